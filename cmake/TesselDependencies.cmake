@@ -1,0 +1,44 @@
+# Finds tessel's dependencies. Every message names the Debian package that provides what is missing;
+# scripts/install-deps.sh installs them all.
+
+# Resolves an AUTO/ON/OFF option: sets ${var}_ENABLED.
+function(tessel_resolve_optional option found package)
+  if(${option} STREQUAL "OFF")
+    set(${option}_ENABLED OFF PARENT_SCOPE)
+  elseif(${found})
+    set(${option}_ENABLED ON PARENT_SCOPE)
+  elseif(${option} STREQUAL "ON")
+    message(FATAL_ERROR "${option}=ON but its dependency was not found: install ${package} "
+                        "(scripts/install-deps.sh does), or configure with -D${option}=OFF")
+  else()
+    message(STATUS "${option}: ${package} not found, building without it (install ${package} to enable)")
+    set(${option}_ENABLED OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(NOT TESSEL_USE_LLVM STREQUAL "OFF")
+  find_package(LLVM 19 CONFIG QUIET PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+  if(NOT LLVM_FOUND)
+    find_package(LLVM 19 CONFIG QUIET)
+  endif()
+endif()
+tessel_resolve_optional(TESSEL_USE_LLVM LLVM_FOUND "llvm-19-dev")
+
+if(NOT TESSEL_USE_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc)
+    set(TESSEL_NVRTC_FOUND ON)
+  endif()
+endif()
+tessel_resolve_optional(TESSEL_USE_CUDA TESSEL_NVRTC_FOUND "the CUDA toolkit (nvrtc)")
+
+message(STATUS "tessel: LLVM backend ${TESSEL_USE_LLVM_ENABLED}, CUDA backend ${TESSEL_USE_CUDA_ENABLED}, "
+               "tests ${TESSEL_BUILD_TESTS}, python ${TESSEL_BUILD_PYTHON}")
+
+if(TESSEL_BUILD_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    message(FATAL_ERROR "TESSEL_BUILD_TESTS=ON needs GoogleTest: install libgtest-dev "
+                        "(scripts/install-deps.sh does), or configure with -DTESSEL_BUILD_TESTS=OFF")
+  endif()
+endif()

@@ -1,0 +1,18 @@
+# Build options. The backends are AUTO by default: used when their dependency is found, skipped
+# with a message naming the package otherwise. ON makes a missing dependency a configure error.
+set(TESSEL_USE_LLVM AUTO CACHE STRING "LLVM 19 CPU backend: ON, OFF or AUTO (package llvm-19-dev)")
+set_property(CACHE TESSEL_USE_LLVM PROPERTY STRINGS ON OFF AUTO)
+set(TESSEL_USE_CUDA AUTO CACHE STRING "CUDA backend through NVRTC: ON, OFF or AUTO (CUDA toolkit)")
+set_property(CACHE TESSEL_USE_CUDA PROPERTY STRINGS ON OFF AUTO)
+option(TESSEL_BUILD_TESTS "Build the C++ tests (package libgtest-dev)" ON)
+option(TESSEL_BUILD_PYTHON "Build the Python extension (pybind11)" OFF)
+option(TESSEL_WERROR "Treat warnings as errors" OFF)
+set(TESSEL_SANITIZE "" CACHE STRING "Sanitizers, e.g. 'address,undefined' or 'thread'")
+
+add_library(tessel_warnings INTERFACE)
+target_compile_options(tessel_warnings INTERFACE -Wall -Wextra $<$<BOOL:${TESSEL_WERROR}>:-Werror>)
+
+if(TESSEL_SANITIZE)
+  add_compile_options(-fsanitize=${TESSEL_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${TESSEL_SANITIZE})
+endif()

@@ -1,0 +1,723 @@
+// tessel's IR: expressions and statements, from tensor expressions down to flat loops.
+//
+// ## Semantics
+//
+// **Types.** Every expression has a Type (ir/Type.h): bool, int8..64, uint8..64, float16, bfloat16,
+// float32, float64, each with 1 or more vector lanes. Operands of binary nodes have identical types;
+// there are no implicit conversions inside the IR (the DSL inserts Casts or adapts literals).
+//
+// **Index dtype.** Loop variables, shapes and indices are int32 unless some extent or the product of
+// a buffer's extents does not fit in int32; then that whole loop nest / buffer uses int64. The
+// DSL picks this when a placeholder or compute is declared (te/), lowering keeps it.
+//
+// **Integers.** Add, Sub and Mul wrap modulo 2^bits (two's complement), exactly as the LLVM backend
+// emits plain `add`/`sub`/`mul` without nsw/nuw flags; the simplifier may only apply rewrites that
+// are valid under wrapping, except for index arithmetic, which the index dtype policy above keeps
+// from overflowing. Div and Mod truncate toward zero (C semantics); FloorDiv and FloorMod round
+// toward negative infinity (the remainder has the divisor's sign); index arithmetic created by
+// schedules uses FloorDiv/FloorMod. Division or modulo by zero yields 0 for every integer node
+// (backends guard the divisor unless it is proven non-zero); INT_MIN / -1 yields INT_MIN.
+// Shifts are not IR nodes. Casts between integers truncate or extend (sign- or zero- by source
+// type); float to integer truncates toward zero and saturates; NaN converts to 0.
+//
+// **Floats.** IEEE-754 in the declared width, round-to-nearest-even, no fast-math unless a target
+// asks for it: no reassociation, contraction only through the explicit `fma` intrinsic. float16 and
+// bfloat16 arithmetic is specified as computed in float32 and rounded back after each operation.
+// Div on floats is true division; Mod on floats is C's fmod; FloorDiv on floats is floor(a / b).
+// Min/Max on floats return the non-NaN operand when exactly one is NaN (fmin/fmax).
+//
+// **Booleans.** Comparisons yield bool with the operands' lane count. And/Or take bool operands and
+// evaluate both sides (they are pure); Select evaluates all three operands; the intrinsic
+// `if_then_else(c, t, f)` evaluates only the taken branch (use it where the untaken branch could
+// read out of bounds).
+//
+// **Evaluation order.** Expressions are pure and may be evaluated in any order, any number of times,
+// except Call of impure intrinsics (barriers), which is only valid as the value of an Evaluate
+// statement. Statements execute in program order; a For's iterations run in increasing order
+// unless its kind says they may run concurrently (parallel, vectorized, thread-bound), in which case
+// the program must not have races between iterations. Let binds a value once, before its body.
+//
+// **Vectors.** Ramp(base, stride, n) is the vector base + i*stride for i in [0, n); Broadcast(v, n)
+// repeats v. A vector Load/Store with a Ramp index moves n elements; other vector indices gather or
+// scatter. Arithmetic on vectors is lane-wise.
+//
+// **Memory.** Before storage flattening, tensors are accessed with BufferLoad/BufferStore through a
+// Buffer (shape, strides, dtype, scope); afterwards with flat Load/Store on the buffer's data
+// variable, indexed in elements. Every access must be in bounds; tessel's interpreters check it.
+//
+// ## Representation
+//
+// Nodes are immutable, reference-counted structs created by their checking `make()`; `Expr` and
+// `Stmt` are handles to them. Variables have identity: two Vars with the same name are different
+// variables (STYLE.md, rule 4); printing makes names unique. The X-macro lists below generate the
+// node enum and the visitor, mutator, printer and equality declarations.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessel/Error.h"
+#include "tessel/ir/Type.h"
+
+namespace tessel {
+
+// clang-format off
+/// Every expression node, in a fixed order (also the order of the node enum).
+#define TESSEL_FOR_EACH_EXPR_NODE(X) \
+    X(IntImm) X(UIntImm) X(FloatImm) X(Variable) X(Cast) \
+    X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) \
+    X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) X(Not) \
+    X(Select) X(Ramp) X(Broadcast) X(Let) X(Call) X(TensorRead) X(Reduce) X(Load) X(BufferLoad)
+
+/// Every statement node.
+#define TESSEL_FOR_EACH_STMT_NODE(X) \
+    X(LetStmt) X(AttrStmt) X(AssertStmt) X(For) X(Store) X(BufferStore) X(Allocate) X(Seq) \
+    X(IfThenElse) X(Evaluate)
+// clang-format on
+
+#define TESSEL_DECLARE_NODE(T) struct T;
+TESSEL_FOR_EACH_EXPR_NODE(TESSEL_DECLARE_NODE)
+TESSEL_FOR_EACH_STMT_NODE(TESSEL_DECLARE_NODE)
+#undef TESSEL_DECLARE_NODE
+
+/// The type tag of every IR node.
+enum class IRNodeType : uint8_t {
+#define TESSEL_NODE_ENUM(T) T,
+    TESSEL_FOR_EACH_EXPR_NODE(TESSEL_NODE_ENUM) TESSEL_FOR_EACH_STMT_NODE(TESSEL_NODE_ENUM)
+#undef TESSEL_NODE_ENUM
+};
+
+/// The node's name, e.g. "FloorDiv".
+const char* node_type_name(IRNodeType t);
+
+// ---------------------------------------------------------------------------------------------
+// Reference counting
+
+/// Base of every reference-counted object of the IR (nodes, buffers, tensors, operations).
+struct RefCounted {
+    mutable std::atomic<int> ref_count{0};
+    RefCounted() = default;
+    RefCounted(const RefCounted&) = delete;
+    RefCounted& operator=(const RefCounted&) = delete;
+    virtual ~RefCounted() = default;
+};
+
+/// An intrusive shared pointer to an immutable RefCounted object.
+template <typename T>
+class Ptr {
+public:
+    Ptr() = default;
+    Ptr(const T* p) : ptr_(p) { acquire(); }  // NOLINT: implicit from a fresh node
+    Ptr(const Ptr& o) : ptr_(o.ptr_) { acquire(); }
+    Ptr(Ptr&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
+    template <typename U>
+    Ptr(const Ptr<U>& o) : ptr_(o.get()) {  // NOLINT: upcast
+        acquire();
+    }
+    ~Ptr() { release(); }
+    Ptr& operator=(const Ptr& o) {
+        Ptr tmp(o);
+        std::swap(ptr_, tmp.ptr_);
+        return *this;
+    }
+    Ptr& operator=(Ptr&& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        return *this;
+    }
+
+    const T* get() const { return ptr_; }
+    const T* operator->() const { return ptr_; }
+    const T& operator*() const { return *ptr_; }
+    bool defined() const { return ptr_ != nullptr; }
+    /// Identity: both handles point at the same object.
+    bool same_as(const Ptr& o) const { return ptr_ == o.ptr_; }
+
+private:
+    void acquire() {
+        if (ptr_) ptr_->ref_count.fetch_add(1, std::memory_order_relaxed);
+    }
+    void release() {
+        if (ptr_ && ptr_->ref_count.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ptr_;
+        ptr_ = nullptr;
+    }
+    const T* ptr_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Base nodes and handles
+
+/// Base of all IR nodes.
+struct IRNode : RefCounted {
+    const IRNodeType node_type;
+    explicit IRNode(IRNodeType t) : node_type(t) {}
+};
+
+/// Base of expression nodes: every expression has a type.
+struct ExprNode : IRNode {
+    Type type;
+    ExprNode(IRNodeType t, Type ty) : IRNode(t), type(ty) {}
+};
+
+/// Base of statement nodes.
+struct StmtNode : IRNode {
+    explicit StmtNode(IRNodeType t) : IRNode(t) {}
+};
+
+/// A handle to an immutable expression node. Implicitly built from C++ literals:
+/// int → int32, int64_t → int64, float → float32, double → float64.
+class Expr : public Ptr<ExprNode> {
+public:
+    Expr() = default;
+    Expr(const ExprNode* n) : Ptr<ExprNode>(n) {}  // NOLINT
+    Expr(Ptr<ExprNode> n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
+    Expr(int value);      // NOLINT
+    Expr(int64_t value);  // NOLINT
+    Expr(float value);    // NOLINT
+    Expr(double value);   // NOLINT
+
+    /// The expression's type. The handle must be defined.
+    Type type() const { return get()->type; }
+    IRNodeType node_type() const { return get()->node_type; }
+    /// The node as a T, or nullptr if it is another kind of node (or undefined).
+    template <typename T>
+    const T* as() const {
+        if (get() && get()->node_type == T::kNodeType) return static_cast<const T*>(get());
+        return nullptr;
+    }
+};
+
+/// A handle to an immutable statement node.
+class Stmt : public Ptr<StmtNode> {
+public:
+    Stmt() = default;
+    Stmt(const StmtNode* n) : Ptr<StmtNode>(n) {}  // NOLINT
+    IRNodeType node_type() const { return get()->node_type; }
+    template <typename T>
+    const T* as() const {
+        if (get() && get()->node_type == T::kNodeType) return static_cast<const T*>(get());
+        return nullptr;
+    }
+};
+
+/// Hash and equality of handles by identity (for unordered containers keyed by node).
+struct PtrHash {
+    template <typename T>
+    size_t operator()(const Ptr<T>& p) const {
+        return std::hash<const void*>()(p.get());
+    }
+};
+struct PtrEqual {
+    template <typename T>
+    bool operator()(const Ptr<T>& a, const Ptr<T>& b) const {
+        return a.same_as(b);
+    }
+};
+
+template <typename T>
+struct ExprNodeBase : ExprNode {
+    explicit ExprNodeBase(Type t) : ExprNode(T::kNodeType, t) {}
+};
+template <typename T>
+struct StmtNodeBase : StmtNode {
+    StmtNodeBase() : StmtNode(T::kNodeType) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Variables
+
+/// A variable. Identity is the node itself; `name` only labels it for printing.
+struct Variable : ExprNodeBase<Variable> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Variable;
+    std::string name;
+    Variable(std::string n, Type t) : ExprNodeBase(t), name(std::move(n)) {}
+};
+
+/// A handle to a Variable; usable wherever an Expr is. Each constructor call makes a new variable.
+class Var : public Expr {
+public:
+    /// An undefined handle.
+    Var() = default;
+    /// A new variable named `name` (a label: it need not be unique).
+    explicit Var(const std::string& name, Type t = Int(32));
+    /// Wraps an existing Variable node (keeps its identity).
+    explicit Var(const Variable* v) : Expr(v) {}
+    const Variable* get() const { return static_cast<const Variable*>(Expr::get()); }
+    const Variable* operator->() const { return get(); }
+    const std::string& name() const { return get()->name; }
+};
+
+/// Half-open range [min, min + extent).
+struct Range {
+    Expr min;
+    Expr extent;
+    Range() = default;
+    Range(Expr min_, Expr extent_) : min(std::move(min_)), extent(std::move(extent_)) {}
+};
+
+/// What an iteration variable iterates over.
+enum class IterVarKind : uint8_t {
+    DataPar,  ///< a data-parallel axis of a compute
+    Reduce,   ///< a reduction axis
+};
+
+struct IterVarNode : RefCounted {
+    Var var;
+    Range dom;
+    IterVarKind kind;
+};
+
+/// An iteration axis: a variable with its domain and kind. Identity by object.
+class IterVar : public Ptr<IterVarNode> {
+public:
+    IterVar() = default;
+    IterVar(Var var, Range dom, IterVarKind kind);
+    const Var& var() const { return get()->var; }
+    const Range& dom() const { return get()->dom; }
+    IterVarKind kind() const { return get()->kind; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reducers, buffers, tensors
+
+struct CommReducerNode : RefCounted {
+    std::string name;
+    std::vector<Var> lhs;          ///< accumulated values
+    std::vector<Var> rhs;          ///< incoming values
+    std::vector<Expr> result;      ///< combine(lhs, rhs), one per value
+    std::vector<Expr> identity;    ///< identity element, one per value
+};
+
+/// A commutative, associative reducer with an identity, over one or more values (argmax: two).
+class CommReducer : public Ptr<CommReducerNode> {
+public:
+    CommReducer() = default;
+    CommReducer(std::string name, std::vector<Var> lhs, std::vector<Var> rhs,
+                std::vector<Expr> result, std::vector<Expr> identity);
+    size_t num_values() const { return get()->result.size(); }
+};
+
+/// Where a buffer lives.
+enum class StorageScope : uint8_t {
+    Global,  ///< device (or host) main memory
+    Shared,  ///< GPU shared memory, one copy per thread block
+    Local,   ///< registers / stack, one copy per thread
+};
+const char* scope_name(StorageScope s);
+
+struct BufferNode : RefCounted {
+    Var data;                   ///< handle variable naming the storage
+    Type dtype;                 ///< element type
+    std::vector<Expr> shape;    ///< extents, outermost first
+    std::vector<Expr> strides;  ///< element strides; empty means compact row-major
+    Expr elem_offset;           ///< offset of element 0, in elements
+    std::string name;
+    StorageScope scope = StorageScope::Global;
+    int alignment = 0;  ///< bytes the data pointer is known to be aligned to (0: element size)
+};
+
+/// A multi-dimensional view of memory, read by BufferLoad and written by BufferStore.
+class Buffer : public Ptr<BufferNode> {
+public:
+    Buffer() = default;
+    /// A compact row-major buffer with a fresh data variable.
+    Buffer(std::string name, Type dtype, std::vector<Expr> shape,
+           StorageScope scope = StorageScope::Global);
+    explicit Buffer(const BufferNode* n) : Ptr<BufferNode>(n) {}
+    const std::string& name() const { return get()->name; }
+    Type dtype() const { return get()->dtype; }
+    const std::vector<Expr>& shape() const { return get()->shape; }
+};
+
+/// What kind of operation produces a tensor.
+enum class OpKind : uint8_t {
+    Placeholder,  ///< an input: data supplied by the caller
+    Compute,      ///< computed from other tensors (te::ComputeOpNode)
+};
+
+/// The producer of one or more tensors. The DSL's operation types derive from it (te/Operation.h).
+struct OperationNode : RefCounted {
+    OpKind kind;
+    std::string name;
+    explicit OperationNode(OpKind k, std::string n) : kind(k), name(std::move(n)) {}
+};
+using Operation = Ptr<OperationNode>;
+
+struct TensorNode : RefCounted {
+    Operation op;             ///< the producing operation
+    int value_index = 0;      ///< which of op's outputs this is
+    std::vector<Expr> shape;  ///< extents, outermost first
+    Type dtype;
+    std::string name;
+};
+
+/// A tensor of the tensor-expression DSL: one output of an Operation. Identity by object.
+/// Indexing (`A(i, j)`) is part of the DSL (te/Tensor.cpp) and checks the index count and range.
+class Tensor : public Ptr<TensorNode> {
+public:
+    Tensor() = default;
+    explicit Tensor(const TensorNode* n) : Ptr<TensorNode>(n) {}
+    const std::string& name() const { return get()->name; }
+    Type dtype() const { return get()->dtype; }
+    const std::vector<Expr>& shape() const { return get()->shape; }
+    size_t ndim() const { return get()->shape.size(); }
+    const Operation& op() const { return get()->op; }
+    int value_index() const { return get()->value_index; }
+
+    /// Reads this tensor at `indices` (a TensorRead). Throws DSLError on a wrong index count,
+    /// a non-integer index, or a constant index out of range.
+    Expr operator()(const std::vector<Expr>& indices) const;
+    template <typename... Args>
+    Expr operator()(Expr first, Args&&... rest) const {
+        return (*this)(std::vector<Expr>{std::move(first), Expr(std::forward<Args>(rest))...});
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expression nodes
+
+/// A signed integer constant of type int8..int64 (or a bool constant, type bool: 0 or 1).
+struct IntImm : ExprNodeBase<IntImm> {
+    static constexpr IRNodeType kNodeType = IRNodeType::IntImm;
+    int64_t value;
+    IntImm(Type t, int64_t v) : ExprNodeBase(t), value(v) {}
+    /// Checks the value fits the type (scalar int or bool); throws InternalError otherwise.
+    static Expr make(Type t, int64_t value);
+};
+
+/// An unsigned integer constant of type uint8..uint64.
+struct UIntImm : ExprNodeBase<UIntImm> {
+    static constexpr IRNodeType kNodeType = IRNodeType::UIntImm;
+    uint64_t value;
+    UIntImm(Type t, uint64_t v) : ExprNodeBase(t), value(v) {}
+    static Expr make(Type t, uint64_t value);
+};
+
+/// A float constant; `value` is already rounded to the type's precision.
+struct FloatImm : ExprNodeBase<FloatImm> {
+    static constexpr IRNodeType kNodeType = IRNodeType::FloatImm;
+    double value;
+    FloatImm(Type t, double v) : ExprNodeBase(t), value(v) {}
+    static Expr make(Type t, double value);
+};
+
+/// Type conversion (see the semantics above for the rules).
+struct Cast : ExprNodeBase<Cast> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Cast;
+    Expr value;
+    Cast(Type t, Expr v) : ExprNodeBase(t), value(std::move(v)) {}
+    /// Lanes of `t` and `value` must agree.
+    static Expr make(Type t, Expr value);
+};
+
+/// Binary arithmetic, min/max: both operands have the node's type.
+template <typename T>
+struct BinaryOpNode : ExprNodeBase<T> {
+    Expr a, b;
+    BinaryOpNode(Type t, Expr a_, Expr b_) : ExprNodeBase<T>(t), a(std::move(a_)), b(std::move(b_)) {}
+    /// Both operands defined and of the same type; throws InternalError otherwise.
+    static Expr make(Expr a, Expr b);
+};
+
+/// Comparisons: operands of one type, result bool with their lane count.
+template <typename T>
+struct CmpOpNode : ExprNodeBase<T> {
+    Expr a, b;
+    CmpOpNode(Type t, Expr a_, Expr b_) : ExprNodeBase<T>(t), a(std::move(a_)), b(std::move(b_)) {}
+    static Expr make(Expr a, Expr b);
+};
+
+#define TESSEL_BINARY_NODE(T, Base)                                    \
+    struct T : Base<T> {                                               \
+        static constexpr IRNodeType kNodeType = IRNodeType::T;         \
+        using Base<T>::Base;                                           \
+    };
+TESSEL_BINARY_NODE(Add, BinaryOpNode)
+TESSEL_BINARY_NODE(Sub, BinaryOpNode)
+TESSEL_BINARY_NODE(Mul, BinaryOpNode)
+TESSEL_BINARY_NODE(Div, BinaryOpNode)       ///< ints: truncating; floats: true division
+TESSEL_BINARY_NODE(Mod, BinaryOpNode)       ///< ints: truncating remainder; floats: fmod
+TESSEL_BINARY_NODE(FloorDiv, BinaryOpNode)  ///< rounds toward -infinity
+TESSEL_BINARY_NODE(FloorMod, BinaryOpNode)  ///< remainder with the divisor's sign
+TESSEL_BINARY_NODE(Min, BinaryOpNode)
+TESSEL_BINARY_NODE(Max, BinaryOpNode)
+TESSEL_BINARY_NODE(EQ, CmpOpNode)
+TESSEL_BINARY_NODE(NE, CmpOpNode)
+TESSEL_BINARY_NODE(LT, CmpOpNode)
+TESSEL_BINARY_NODE(LE, CmpOpNode)
+TESSEL_BINARY_NODE(GT, CmpOpNode)
+TESSEL_BINARY_NODE(GE, CmpOpNode)
+TESSEL_BINARY_NODE(And, BinaryOpNode)  ///< operands are bool
+TESSEL_BINARY_NODE(Or, BinaryOpNode)   ///< operands are bool
+#undef TESSEL_BINARY_NODE
+
+/// Logical negation of a bool.
+struct Not : ExprNodeBase<Not> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Not;
+    Expr a;
+    Not(Type t, Expr a_) : ExprNodeBase(t), a(std::move(a_)) {}
+    static Expr make(Expr a);
+};
+
+/// condition ? true_value : false_value, evaluating all three. The condition is bool with either
+/// one lane or the values' lane count.
+struct Select : ExprNodeBase<Select> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Select;
+    Expr condition, true_value, false_value;
+    Select(Type t, Expr c, Expr tv, Expr fv)
+        : ExprNodeBase(t), condition(std::move(c)), true_value(std::move(tv)), false_value(std::move(fv)) {}
+    static Expr make(Expr condition, Expr true_value, Expr false_value);
+};
+
+/// The vector base + i * stride, i in [0, lanes). base and stride are scalars of one type.
+struct Ramp : ExprNodeBase<Ramp> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Ramp;
+    Expr base, stride;
+    int lanes;
+    Ramp(Type t, Expr b, Expr s, int l) : ExprNodeBase(t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+    static Expr make(Expr base, Expr stride, int lanes);
+};
+
+/// A scalar repeated `lanes` times.
+struct Broadcast : ExprNodeBase<Broadcast> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Broadcast;
+    Expr value;
+    int lanes;
+    Broadcast(Type t, Expr v, int l) : ExprNodeBase(t), value(std::move(v)), lanes(l) {}
+    static Expr make(Expr value, int lanes);
+};
+
+/// `let var = value in body`.
+struct Let : ExprNodeBase<Let> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Let;
+    Var var;
+    Expr value, body;
+    Let(Type t, Var v, Expr val, Expr b) : ExprNodeBase(t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+    static Expr make(Var var, Expr value, Expr body);
+};
+
+// clang-format off
+/// Intrinsic functions: math (pure, lane-wise, float arguments unless said otherwise) and the
+/// intrinsics later passes introduce. X(name, arity, pure).
+#define TESSEL_FOR_EACH_INTRINSIC(X) \
+    X(exp, 1, true) X(exp2, 1, true) X(log, 1, true) X(log2, 1, true) X(sqrt, 1, true)  \
+    X(rsqrt, 1, true) X(tanh, 1, true) X(sigmoid, 1, true) X(erf, 1, true)               \
+    X(sin, 1, true) X(cos, 1, true) X(pow, 2, true)                                      \
+    X(abs, 1, true)          /* ints and floats */                                       \
+    X(floor, 1, true) X(ceil, 1, true) X(round, 1, true) X(trunc, 1, true)               \
+    X(fma, 3, true)          /* a * b + c, rounded once */                               \
+    X(isnan, 1, true)        /* float -> bool */                                         \
+    X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
+    X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
+    X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */
+// clang-format on
+
+enum class Intrinsic : uint8_t {
+#define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
+    TESSEL_FOR_EACH_INTRINSIC(TESSEL_INTRINSIC_ENUM)
+#undef TESSEL_INTRINSIC_ENUM
+};
+
+/// Name ("exp"), argument count and purity of an intrinsic.
+const char* intrinsic_name(Intrinsic op);
+int intrinsic_arity(Intrinsic op);
+bool intrinsic_is_pure(Intrinsic op);
+/// Looks an intrinsic up by name; returns false if there is none.
+bool intrinsic_from_name(const std::string& name, Intrinsic* out);
+
+/// A call to an intrinsic. Its type is the result type (e.g. bool for isnan, the branches' type
+/// for if_then_else, int32 for thread_barrier).
+struct Call : ExprNodeBase<Call> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Call;
+    Intrinsic op;
+    std::vector<Expr> args;
+    Call(Type t, Intrinsic o, std::vector<Expr> a) : ExprNodeBase(t), op(o), args(std::move(a)) {}
+    /// Checks arity and argument types and derives the result type.
+    static Expr make(Intrinsic op, std::vector<Expr> args);
+};
+
+/// An element of a DSL tensor, before lowering turns it into a BufferLoad.
+struct TensorRead : ExprNodeBase<TensorRead> {
+    static constexpr IRNodeType kNodeType = IRNodeType::TensorRead;
+    Tensor tensor;
+    std::vector<Expr> indices;
+    TensorRead(Type t, Tensor ten, std::vector<Expr> idx) : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
+    /// Checks the index count and that indices are scalar integers (InternalError otherwise;
+    /// the DSL reports user errors before calling this).
+    static Expr make(Tensor tensor, std::vector<Expr> indices);
+};
+
+/// A reduction: combine `source` over every point of `axis` where `condition` holds, starting
+/// from the combiner's identity; the value is output `value_index` of the combiner.
+struct Reduce : ExprNodeBase<Reduce> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Reduce;
+    CommReducer combiner;
+    std::vector<Expr> source;  ///< one per combiner value
+    std::vector<IterVar> axis;
+    Expr condition;            ///< bool; `true` when there is none
+    int value_index;
+    Reduce(Type t, CommReducer c, std::vector<Expr> s, std::vector<IterVar> ax, Expr cond, int vi)
+        : ExprNodeBase(t), combiner(std::move(c)), source(std::move(s)), axis(std::move(ax)),
+          condition(std::move(cond)), value_index(vi) {}
+    static Expr make(CommReducer combiner, std::vector<Expr> source, std::vector<IterVar> axis,
+                     Expr condition, int value_index);
+};
+
+/// A flat load from a buffer variable, indexed in elements. A vector index loads one element per
+/// lane; `predicate` (optional, bool with the index's lanes) masks lanes off (they read as 0).
+struct Load : ExprNodeBase<Load> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Load;
+    Var buffer_var;
+    Expr index;
+    Expr predicate;
+    Load(Type t, Var b, Expr i, Expr p) : ExprNodeBase(t), buffer_var(std::move(b)), index(std::move(i)), predicate(std::move(p)) {}
+    /// `type`: element type with the index's lanes.
+    static Expr make(Type type, Var buffer_var, Expr index, Expr predicate = Expr());
+};
+
+/// A multi-dimensional load through a Buffer (before storage flattening).
+struct BufferLoad : ExprNodeBase<BufferLoad> {
+    static constexpr IRNodeType kNodeType = IRNodeType::BufferLoad;
+    Buffer buffer;
+    std::vector<Expr> indices;
+    BufferLoad(Type t, Buffer b, std::vector<Expr> i) : ExprNodeBase(t), buffer(std::move(b)), indices(std::move(i)) {}
+    /// The type is the buffer's dtype with the lanes of the (last vector) index.
+    static Expr make(Buffer buffer, std::vector<Expr> indices);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Statement nodes
+
+/// `let var = value` over body.
+struct LetStmt : StmtNodeBase<LetStmt> {
+    static constexpr IRNodeType kNodeType = IRNodeType::LetStmt;
+    Var var;
+    Expr value;
+    Stmt body;
+    static Stmt make(Var var, Expr value, Stmt body);
+};
+
+/// An annotation over a statement: `key` names it (e.g. "pragma_unroll"), `value` carries data.
+struct AttrStmt : StmtNodeBase<AttrStmt> {
+    static constexpr IRNodeType kNodeType = IRNodeType::AttrStmt;
+    std::string key;
+    Expr value;
+    Stmt body;
+    static Stmt make(std::string key, Expr value, Stmt body);
+};
+
+/// Fails with RuntimeError(message) when condition is false (bounds-check mode inserts these).
+struct AssertStmt : StmtNodeBase<AssertStmt> {
+    static constexpr IRNodeType kNodeType = IRNodeType::AssertStmt;
+    Expr condition;
+    std::string message;
+    static Stmt make(Expr condition, std::string message);
+};
+
+/// How a loop's iterations are executed.
+enum class ForKind : uint8_t {
+    Serial,       ///< one after another, in increasing order
+    Parallel,     ///< on CPU threads; iterations must be independent
+    Vectorized,   ///< as vector lanes (VectorizeLoops removes these loops)
+    Unrolled,     ///< fully unrolled (UnrollLoops removes these loops)
+    ThreadBound,  ///< mapped to a GPU thread or block index named by thread_tag
+};
+const char* for_kind_name(ForKind k);
+
+/// `for loop_var in [min, min + extent): body`.
+struct For : StmtNodeBase<For> {
+    static constexpr IRNodeType kNodeType = IRNodeType::For;
+    Var loop_var;
+    Expr min, extent;
+    ForKind kind = ForKind::Serial;
+    std::string thread_tag;  ///< "blockIdx.x", "threadIdx.y", "vthread" ... for ThreadBound
+    Stmt body;
+    /// min and extent are scalar integers of the loop variable's type.
+    static Stmt make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
+                     std::string thread_tag = "");
+};
+
+/// A flat store, indexed in elements; see Load for vector indices and predicate.
+struct Store : StmtNodeBase<Store> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Store;
+    Var buffer_var;
+    Expr value, index, predicate;
+    static Stmt make(Var buffer_var, Expr value, Expr index, Expr predicate = Expr());
+};
+
+/// A multi-dimensional store through a Buffer.
+struct BufferStore : StmtNodeBase<BufferStore> {
+    static constexpr IRNodeType kNodeType = IRNodeType::BufferStore;
+    Buffer buffer;
+    Expr value;
+    std::vector<Expr> indices;
+    static Stmt make(Buffer buffer, Expr value, std::vector<Expr> indices);
+};
+
+/// Allocates storage for buffer_var (the product of `extents` elements of dtype) in `scope`,
+/// live over body.
+struct Allocate : StmtNodeBase<Allocate> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Allocate;
+    Var buffer_var;
+    Type dtype;
+    std::vector<Expr> extents;
+    StorageScope scope = StorageScope::Global;
+    Stmt body;
+    static Stmt make(Var buffer_var, Type dtype, std::vector<Expr> extents, StorageScope scope,
+                     Stmt body);
+};
+
+/// Statements executed in order.
+struct Seq : StmtNodeBase<Seq> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Seq;
+    std::vector<Stmt> stmts;
+    /// Flattens nested Seqs; a single statement is returned as is.
+    static Stmt make(std::vector<Stmt> stmts);
+};
+
+/// `if condition: then_case else: else_case` (else_case may be undefined).
+struct IfThenElse : StmtNodeBase<IfThenElse> {
+    static constexpr IRNodeType kNodeType = IRNodeType::IfThenElse;
+    Expr condition;
+    Stmt then_case, else_case;
+    static Stmt make(Expr condition, Stmt then_case, Stmt else_case = Stmt());
+};
+
+/// Evaluates an expression for its effect (e.g. a barrier call).
+struct Evaluate : StmtNodeBase<Evaluate> {
+    static constexpr IRNodeType kNodeType = IRNodeType::Evaluate;
+    Expr value;
+    static Stmt make(Expr value);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Constants
+
+/// A constant of type t (any scalar or vector type except handle; vectors are Broadcasts).
+/// Integers wrap to t's width; floats are rounded to t's precision.
+Expr make_const(Type t, int64_t value);
+Expr make_const(Type t, double value);
+inline Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
+inline Expr make_one(Type t) { return make_const(t, int64_t(1)); }
+Expr const_true(int lanes = 1);
+Expr const_false(int lanes = 1);
+
+/// The value of an integer or bool constant (IntImm, UIntImm fitting int64, or a Broadcast of
+/// one), or nothing if `e` is not one.
+std::optional<int64_t> as_const_int(const Expr& e);
+/// True if `e` is the integer constant `value`.
+bool is_const_int(const Expr& e, int64_t value);
+/// The value of a float constant (or a Broadcast of one), or nothing.
+std::optional<double> as_const_float(const Expr& e);
+inline bool is_zero(const Expr& e) { return is_const_int(e, 0); }
+inline bool is_one(const Expr& e) { return is_const_int(e, 1); }
+
+/// Rounds a double to the precision of a float type (float16/bfloat16/float32/float64).
+double round_to_float_type(double v, Type t);
+/// Wraps an integer to the width and signedness of an integer or bool type.
+int64_t wrap_to_int_type(int64_t v, Type t);
+
+}  // namespace tessel
