@@ -29,7 +29,7 @@ bool match(BiMap<K>* ab, BiMap<K>* ba, K a, K b) {
 }
 
 class StructuralEq {
-public:
+  public:
     explicit StructuralEq(bool map_free_vars) : map_free_(map_free_vars) {}
 
     bool eq(const Expr& a, const Expr& b) {
@@ -38,9 +38,11 @@ public:
         if (a.node_type() != b.node_type() || a.type() != b.type()) return false;
         switch (a.node_type()) {
 #define TESSEL_EQ_DISPATCH(T) \
-    case IRNodeType::T: return visit(static_cast<const T*>(a.get()), static_cast<const T*>(b.get()));
+    case IRNodeType::T:       \
+        return visit(static_cast<const T*>(a.get()), static_cast<const T*>(b.get()));
             TESSEL_FOR_EACH_EXPR_NODE(TESSEL_EQ_DISPATCH)
-            default: TESSEL_CHECK(false) << "statement node in an Expr handle";
+            default:
+                TESSEL_CHECK(false) << "statement node in an Expr handle";
         }
         return false;
     }
@@ -52,19 +54,22 @@ public:
         switch (a.node_type()) {
             TESSEL_FOR_EACH_STMT_NODE(TESSEL_EQ_DISPATCH)
 #undef TESSEL_EQ_DISPATCH
-            default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
+            default:
+                TESSEL_CHECK(false) << "expression node in a Stmt handle";
         }
         return false;
     }
 
-private:
+  private:
 #define TESSEL_EQ_DECL(T) bool visit(const T* a, const T* b);
     TESSEL_FOR_EACH_EXPR_NODE(TESSEL_EQ_DECL)
     TESSEL_FOR_EACH_STMT_NODE(TESSEL_EQ_DECL)
 #undef TESSEL_EQ_DECL
 
     // An identical subtree is equal to itself when no renaming is in force.
-    bool can_shortcut() const { return !map_free_ && bound_ab_.empty() && bound_ba_.empty(); }
+    bool can_shortcut() const {
+        return !map_free_ && bound_ab_.empty() && bound_ba_.empty();
+    }
 
     bool eq_all(const std::vector<Expr>& a, const std::vector<Expr>& b) {
         if (a.size() != b.size()) return false;
@@ -86,7 +91,9 @@ private:
         bound_ba_[b.get()] = a.get();
         return true;
     }
-    size_t mark() const { return undo_.size(); }
+    size_t mark() const {
+        return undo_.size();
+    }
     void unbind(size_t to) {
         while (undo_.size() > to) {
             Undo u = undo_.back();
@@ -119,7 +126,9 @@ private:
         if (!map_free_) return a == b;
         return match(&free_ab_, &free_ba_, a, b);
     }
-    bool eq_var(const Var& a, const Var& b) { return eq_var(a.get(), b.get()); }
+    bool eq_var(const Var& a, const Var& b) {
+        return eq_var(a.get(), b.get());
+    }
 
     bool eq_buffer(const Buffer& a, const Buffer& b) {
         if (a.same_as(b) && can_shortcut()) return true;
@@ -165,16 +174,26 @@ private:
 // ---------------------------------------------------------------------------------------------
 // Expressions (node kinds and types already match)
 
-bool StructuralEq::visit(const IntImm* a, const IntImm* b) { return a->value == b->value; }
-bool StructuralEq::visit(const UIntImm* a, const UIntImm* b) { return a->value == b->value; }
+bool StructuralEq::visit(const IntImm* a, const IntImm* b) {
+    return a->value == b->value;
+}
+bool StructuralEq::visit(const UIntImm* a, const UIntImm* b) {
+    return a->value == b->value;
+}
 bool StructuralEq::visit(const FloatImm* a, const FloatImm* b) {
     return std::memcmp(&a->value, &b->value, sizeof(double)) == 0;
 }
-bool StructuralEq::visit(const Variable* a, const Variable* b) { return eq_var(a, b); }
-bool StructuralEq::visit(const Cast* a, const Cast* b) { return eq(a->value, b->value); }
+bool StructuralEq::visit(const Variable* a, const Variable* b) {
+    return eq_var(a, b);
+}
+bool StructuralEq::visit(const Cast* a, const Cast* b) {
+    return eq(a->value, b->value);
+}
 
-#define TESSEL_EQ_BINARY(T) \
-    bool StructuralEq::visit(const T* a, const T* b) { return binary(a, b); }
+#define TESSEL_EQ_BINARY(T)                            \
+    bool StructuralEq::visit(const T* a, const T* b) { \
+        return binary(a, b);                           \
+    }
 TESSEL_EQ_BINARY(Add)
 TESSEL_EQ_BINARY(Sub)
 TESSEL_EQ_BINARY(Mul)
@@ -194,7 +213,9 @@ TESSEL_EQ_BINARY(And)
 TESSEL_EQ_BINARY(Or)
 #undef TESSEL_EQ_BINARY
 
-bool StructuralEq::visit(const Not* a, const Not* b) { return eq(a->a, b->a); }
+bool StructuralEq::visit(const Not* a, const Not* b) {
+    return eq(a->a, b->a);
+}
 
 bool StructuralEq::visit(const Select* a, const Select* b) {
     return eq(a->condition, b->condition) && eq(a->true_value, b->true_value) &&
@@ -311,7 +332,9 @@ bool StructuralEq::visit(const IfThenElse* a, const IfThenElse* b) {
            eq(a->else_case, b->else_case);
 }
 
-bool StructuralEq::visit(const Evaluate* a, const Evaluate* b) { return eq(a->value, b->value); }
+bool StructuralEq::visit(const Evaluate* a, const Evaluate* b) {
+    return eq(a->value, b->value);
+}
 
 }  // namespace
 

@@ -31,7 +31,7 @@ enum Prec : int {
 // Unique names for one kind of object, assigned in order of first appearance. The objects are
 // kept alive so that a freed address cannot be reused by a new object with the old name.
 class Namer {
-public:
+  public:
     const std::string& name(const RefCounted* obj, const std::string& label) {
         auto it = names_.find(obj);
         if (it != names_.end()) return it->second;
@@ -43,7 +43,7 @@ public:
         return names_.emplace(obj, n).first->second;
     }
 
-private:
+  private:
     std::unordered_map<const RefCounted*, std::string> names_;
     std::unordered_set<std::string> used_;
     std::vector<Ptr<RefCounted>> alive_;
@@ -78,11 +78,16 @@ std::string float_digits(double v, Type t) {
 
 const char* loop_function(ForKind k) {
     switch (k) {
-        case ForKind::Serial: return "range";
-        case ForKind::Parallel: return "parallel";
-        case ForKind::Vectorized: return "vectorized";
-        case ForKind::Unrolled: return "unrolled";
-        case ForKind::ThreadBound: return "thread_binding";
+        case ForKind::Serial:
+            return "range";
+        case ForKind::Parallel:
+            return "parallel";
+        case ForKind::Vectorized:
+            return "vectorized";
+        case ForKind::Unrolled:
+            return "unrolled";
+        case ForKind::ThreadBound:
+            return "thread_binding";
     }
     return "?";
 }
@@ -90,7 +95,7 @@ const char* loop_function(ForKind k) {
 }  // namespace
 
 class IRPrinter::Impl : public IRVisitor {
-public:
+  public:
     explicit Impl(std::ostream& os) : os_(os) {}
     using IRVisitor::visit;
 
@@ -125,13 +130,13 @@ public:
 
     int indent_ = 0;
 
-protected:
+  protected:
 #define TESSEL_PRINTER_DECL(T) void visit(const T* op) override;
     TESSEL_FOR_EACH_EXPR_NODE(TESSEL_PRINTER_DECL)
     TESSEL_FOR_EACH_STMT_NODE(TESSEL_PRINTER_DECL)
 #undef TESSEL_PRINTER_DECL
 
-private:
+  private:
     bool open(int prec) {
         bool paren = prec < need_;
         if (paren) os_ << '(';
@@ -212,7 +217,9 @@ void IRPrinter::Impl::visit(const IntImm* op) {
     }
 }
 
-void IRPrinter::Impl::visit(const UIntImm* op) { os_ << op->type << '(' << op->value << ')'; }
+void IRPrinter::Impl::visit(const UIntImm* op) {
+    os_ << op->type << '(' << op->value << ')';
+}
 
 void IRPrinter::Impl::visit(const FloatImm* op) {
     double v = op->value;
@@ -228,7 +235,9 @@ void IRPrinter::Impl::visit(const FloatImm* op) {
     }
 }
 
-void IRPrinter::Impl::visit(const Variable* op) { os_ << name(Var(op)); }
+void IRPrinter::Impl::visit(const Variable* op) {
+    os_ << name(Var(op));
+}
 
 void IRPrinter::Impl::visit(const Cast* op) {
     os_ << op->type << '(';
@@ -236,9 +245,15 @@ void IRPrinter::Impl::visit(const Cast* op) {
     os_ << ')';
 }
 
-void IRPrinter::Impl::visit(const Add* op) { binary(op->a, op->b, "+", kPrecAdd); }
-void IRPrinter::Impl::visit(const Sub* op) { binary(op->a, op->b, "-", kPrecAdd); }
-void IRPrinter::Impl::visit(const Mul* op) { binary(op->a, op->b, "*", kPrecMul); }
+void IRPrinter::Impl::visit(const Add* op) {
+    binary(op->a, op->b, "+", kPrecAdd);
+}
+void IRPrinter::Impl::visit(const Sub* op) {
+    binary(op->a, op->b, "-", kPrecAdd);
+}
+void IRPrinter::Impl::visit(const Mul* op) {
+    binary(op->a, op->b, "*", kPrecMul);
+}
 void IRPrinter::Impl::visit(const Div* op) {
     if (op->type.is_float()) {
         binary(op->a, op->b, "/", kPrecMul);
@@ -249,18 +264,42 @@ void IRPrinter::Impl::visit(const Div* op) {
 void IRPrinter::Impl::visit(const Mod* op) {
     call(op->type.is_float() ? "fmod" : "truncmod", {op->a, op->b});
 }
-void IRPrinter::Impl::visit(const FloorDiv* op) { binary(op->a, op->b, "//", kPrecMul); }
-void IRPrinter::Impl::visit(const FloorMod* op) { binary(op->a, op->b, "%", kPrecMul); }
-void IRPrinter::Impl::visit(const Min* op) { call("min", {op->a, op->b}); }
-void IRPrinter::Impl::visit(const Max* op) { call("max", {op->a, op->b}); }
-void IRPrinter::Impl::visit(const EQ* op) { binary(op->a, op->b, "==", kPrecCmp); }
-void IRPrinter::Impl::visit(const NE* op) { binary(op->a, op->b, "!=", kPrecCmp); }
-void IRPrinter::Impl::visit(const LT* op) { binary(op->a, op->b, "<", kPrecCmp); }
-void IRPrinter::Impl::visit(const LE* op) { binary(op->a, op->b, "<=", kPrecCmp); }
-void IRPrinter::Impl::visit(const GT* op) { binary(op->a, op->b, ">", kPrecCmp); }
-void IRPrinter::Impl::visit(const GE* op) { binary(op->a, op->b, ">=", kPrecCmp); }
-void IRPrinter::Impl::visit(const And* op) { binary(op->a, op->b, "and", kPrecAnd); }
-void IRPrinter::Impl::visit(const Or* op) { binary(op->a, op->b, "or", kPrecOr); }
+void IRPrinter::Impl::visit(const FloorDiv* op) {
+    binary(op->a, op->b, "//", kPrecMul);
+}
+void IRPrinter::Impl::visit(const FloorMod* op) {
+    binary(op->a, op->b, "%", kPrecMul);
+}
+void IRPrinter::Impl::visit(const Min* op) {
+    call("min", {op->a, op->b});
+}
+void IRPrinter::Impl::visit(const Max* op) {
+    call("max", {op->a, op->b});
+}
+void IRPrinter::Impl::visit(const EQ* op) {
+    binary(op->a, op->b, "==", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const NE* op) {
+    binary(op->a, op->b, "!=", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const LT* op) {
+    binary(op->a, op->b, "<", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const LE* op) {
+    binary(op->a, op->b, "<=", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const GT* op) {
+    binary(op->a, op->b, ">", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const GE* op) {
+    binary(op->a, op->b, ">=", kPrecCmp);
+}
+void IRPrinter::Impl::visit(const And* op) {
+    binary(op->a, op->b, "and", kPrecAnd);
+}
+void IRPrinter::Impl::visit(const Or* op) {
+    binary(op->a, op->b, "or", kPrecOr);
+}
 
 void IRPrinter::Impl::visit(const Not* op) {
     bool paren = open(kPrecNot);
@@ -296,7 +335,9 @@ void IRPrinter::Impl::visit(const Let* op) {
     close(paren);
 }
 
-void IRPrinter::Impl::visit(const Call* op) { call(intrinsic_name(op->op), op->args); }
+void IRPrinter::Impl::visit(const Call* op) {
+    call(intrinsic_name(op->op), op->args);
+}
 
 void IRPrinter::Impl::visit(const TensorRead* op) {
     os_ << name(op->tensor) << '[';
@@ -443,7 +484,9 @@ void IRPrinter::Impl::visit(const Evaluate* op) {
 IRPrinter::IRPrinter(std::ostream& os) : impl_(std::make_unique<Impl>(os)) {}
 IRPrinter::~IRPrinter() = default;
 
-void IRPrinter::print(const Expr& e) { impl_->print_expr(e); }
+void IRPrinter::print(const Expr& e) {
+    impl_->print_expr(e);
+}
 
 void IRPrinter::print(const Stmt& s, int indent) {
     int saved = impl_->indent_;
@@ -452,8 +495,12 @@ void IRPrinter::print(const Stmt& s, int indent) {
     impl_->indent_ = saved;
 }
 
-void IRPrinter::print(const Buffer& b) { impl_->os() << impl_->name(b); }
-void IRPrinter::print(const Tensor& t) { impl_->os() << impl_->name(t); }
+void IRPrinter::print(const Buffer& b) {
+    impl_->os() << impl_->name(b);
+}
+void IRPrinter::print(const Tensor& t) {
+    impl_->os() << impl_->name(t);
+}
 
 std::ostream& operator<<(std::ostream& os, const Expr& e) {
     IRPrinter(os).print(e);

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "ir_test_util.h"
 #include "tessel/ir/Equality.h"
 #include "tessel/ir/Hash.h"
+#include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
 
@@ -21,11 +23,12 @@ namespace {
 // A matmul-like nest over fresh loop variables, reading and writing the given buffers.
 Stmt matmul(const Buffer& A, const Buffer& B, const Buffer& C, ForKind outer = ForKind::Parallel) {
     Var i("i"), j("j"), k("k");
-    Expr update = BufferLoad::make(C, {i, j}) + BufferLoad::make(A, {i, k}) * BufferLoad::make(B, {k, j});
-    return For::make(i, 0, 16, outer,
-                     For::make(j, 0, 16, ForKind::Serial,
-                               For::make(k, 0, 8, ForKind::Serial,
-                                         BufferStore::make(C, update, {i, j}))));
+    Expr update =
+        BufferLoad::make(C, {i, j}) + BufferLoad::make(A, {i, k}) * BufferLoad::make(B, {k, j});
+    return For::make(
+        i, 0, 16, outer,
+        For::make(j, 0, 16, ForKind::Serial,
+                  For::make(k, 0, 8, ForKind::Serial, BufferStore::make(C, update, {i, j}))));
 }
 
 // Both equal (in both modes) and of equal hash.
@@ -71,8 +74,8 @@ TEST(StructuralEqual, LetAllocateAndReduceBindersAreRenamed) {
     Tensor T = make_tensor("T", {16, 16});
     auto sum = [&](const std::string& name) {
         IterVar k = make_reduce_axis(name, 0, 16);
-        return Reduce::make(sum_reducer(), {TensorRead::make(T, {i, k.var()})}, {k},
-                            k.var() < 8, 0);
+        return Reduce::make(sum_reducer(), {TensorRead::make(T, {i, k.var()})}, {k}, k.var() < 8,
+                            0);
     };
     expect_same(sum("k"), sum("r"));
 }
@@ -101,7 +104,9 @@ TEST(StructuralEqual, ShadowingAndRebinding) {
     expect_different(Let::make(x, 1, Let::make(w, 2, x)), Let::make(y, 1, Let::make(y, 2, y)));
     // One variable bound twice in sequence matches two distinct ones.
     Var a("a", Handle());
-    auto loop = [&](const Var& v) { return For::make(v, 0, 4, ForKind::Serial, Store::make(a, v, v)); };
+    auto loop = [&](const Var& v) {
+        return For::make(v, 0, 4, ForKind::Serial, Store::make(a, v, v));
+    };
     expect_same(Seq::make({loop(x), loop(x)}), Seq::make({loop(y), loop(z)}));
 }
 
@@ -176,7 +181,8 @@ TEST(StructuralEqual, BuffersCompareByFieldsAndStorage) {
     EXPECT_NE(structural_hash(load), structural_hash(BufferLoad::make(Ashape, {i, i})));
     // Two distinct free buffers cannot both correspond to one.
     EXPECT_FALSE(structural_equal(BufferLoad::make(A, {i, i}) + BufferLoad::make(A, {i, i}),
-                                  BufferLoad::make(A, {i, i}) + BufferLoad::make(A2, {i, i}), true));
+                                  BufferLoad::make(A, {i, i}) + BufferLoad::make(A2, {i, i}),
+                                  true));
 }
 
 TEST(StructuralEqual, BufferOfAnAllocatedVariableIsBound) {
@@ -246,7 +252,7 @@ TEST(StructuralEqual, OperatorsAndTypesDiffer) {
     expect_different(a % b, truncmod(a, b));
     expect_different(min(a, b), max(a, b));
     expect_different(a < b, a <= b);
-    expect_different(a < b, b > a);
+    expect_different(a<b, b> a);
     expect_different(exp(f), log(f));
     expect_different(cast(Float(32), a), cast(Float(64), a));
     expect_different(Ramp::make(a, 1, 4), Ramp::make(a, 1, 8));
@@ -340,4 +346,84 @@ TEST(StructuralHash, HasherSharesNumberingAcrossTrees) {
         StructuralHasher().add_binder(j).add(T).add_int(3).add_string("y").add(j).result();
     EXPECT_EQ(h1, h2);
     EXPECT_NE(h1, h3);
+}
+
+namespace {
+
+// Rebuilds an expression with fresh Let variables and free variables replaced by `free_map`.
+class Renamer : public IRMutator {
+  public:
+    explicit Renamer(VarMap free_map) : map_(std::move(free_map)) {}
+    using IRMutator::visit;
+
+  protected:
+    Expr visit(const Variable* op) override {
+        auto it = map_.find(op);
+        return it == map_.end() ? Expr(op) : it->second;
+    }
+    Expr visit(const Let* op) override {
+        Var fresh(op->var.name() + "_renamed", op->var.type());
+        Expr value = mutate(op->value);
+        VarMap saved = map_;  // the binder may shadow a mapped free variable
+        map_[op->var.get()] = fresh;
+        Expr body = mutate(op->body);
+        map_ = saved;
+        return Let::make(fresh, value, body);
+    }
+
+  private:
+    VarMap map_;
+};
+
+// A random int32 expression over `vars`, with nested Lets that may shadow them.
+Expr random_expr(std::mt19937* rng, std::vector<Var>* vars, int depth) {
+    std::uniform_int_distribution<int> pick(0, depth > 0 ? 6 : 1);
+    switch (pick(*rng)) {
+        case 0:
+            return Expr(int((*rng)() % 5));
+        case 1:
+            return (*vars)[(*rng)() % vars->size()];
+        case 2:
+            return random_expr(rng, vars, depth - 1) + random_expr(rng, vars, depth - 1);
+        case 3:
+            return random_expr(rng, vars, depth - 1) * random_expr(rng, vars, depth - 1);
+        case 4:
+            return min(random_expr(rng, vars, depth - 1), random_expr(rng, vars, depth - 1));
+        default: {
+            // Sometimes rebind an existing variable (shadowing), sometimes a new one.
+            Var v = ((*rng)() % 3 == 0) ? (*vars)[(*rng)() % vars->size()] : Var("t");
+            Expr value = random_expr(rng, vars, depth - 1);
+            vars->push_back(v);
+            Expr body = random_expr(rng, vars, depth - 1);
+            vars->pop_back();
+            return Let::make(v, value, body);
+        }
+    }
+}
+
+}  // namespace
+
+TEST(StructuralHash, ConsistentWithEqualityOnRandomRenamedTrees) {
+    std::mt19937 rng(1234);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<Var> vars = {Var("a"), Var("b"), Var("c")};
+        Expr e = random_expr(&rng, &vars, 5);
+        VarMap fresh_free;
+        for (const Var& v : vars) fresh_free[v.get()] = Var(v.name());
+        Expr alpha = Renamer(VarMap{}).mutate(e);      // same free vars, fresh binders
+        Expr renamed = Renamer(fresh_free).mutate(e);  // fresh free vars too
+        EXPECT_TRUE(structural_equal(e, alpha)) << e << "\nvs\n" << alpha;
+        EXPECT_TRUE(structural_equal(e, renamed, true)) << e << "\nvs\n" << renamed;
+        EXPECT_EQ(structural_hash(e), structural_hash(alpha)) << e;
+        EXPECT_EQ(structural_hash(e), structural_hash(renamed)) << e;
+        if (!structural_equal(e, renamed)) {
+            // Renaming free variables changes identity-based equality whenever one occurs.
+            EXPECT_TRUE(structural_equal(e, renamed, true));
+        }
+        // Changing one free variable into another breaks equality but keeps the shape.
+        Expr swapped = Renamer(VarMap{{vars[0].get(), vars[1]}}).mutate(e);
+        if (!structural_equal(e, swapped, true)) {
+            EXPECT_FALSE(structural_equal(e, swapped));
+        }
+    }
 }

@@ -31,27 +31,51 @@ struct Samples {
 
     std::vector<Expr> exprs() const {
         Expr fx = x;
-        return {IntImm::make(Int(32), 3), UIntImm::make(UInt(8), 7),
-                FloatImm::make(Float(32), 1.5), i, Cast::make(Float(32), i),
-                Add::make(i, j), Sub::make(i, j), Mul::make(i, j), Div::make(i, j),
-                Mod::make(i, j), FloorDiv::make(i, j), FloorMod::make(i, j), Min::make(i, j),
-                Max::make(i, j), EQ::make(i, j), NE::make(i, j), LT::make(i, j), LE::make(i, j),
-                GT::make(i, j), GE::make(i, j), And::make(i < j, j < i), Or::make(i < j, j < i),
-                Not::make(i < j), Select::make(i < j, fx, fx), Ramp::make(i, 1, 4),
-                Broadcast::make(fx, 4), Let::make(Var("y"), i + 1, j),
-                Call::make(Intrinsic::exp, {fx}), TensorRead::make(tensor, {i}),
+        return {IntImm::make(Int(32), 3),
+                UIntImm::make(UInt(8), 7),
+                FloatImm::make(Float(32), 1.5),
+                i,
+                Cast::make(Float(32), i),
+                Add::make(i, j),
+                Sub::make(i, j),
+                Mul::make(i, j),
+                Div::make(i, j),
+                Mod::make(i, j),
+                FloorDiv::make(i, j),
+                FloorMod::make(i, j),
+                Min::make(i, j),
+                Max::make(i, j),
+                EQ::make(i, j),
+                NE::make(i, j),
+                LT::make(i, j),
+                LE::make(i, j),
+                GT::make(i, j),
+                GE::make(i, j),
+                And::make(i < j, j < i),
+                Or::make(i < j, j < i),
+                Not::make(i < j),
+                Select::make(i < j, fx, fx),
+                Ramp::make(i, 1, 4),
+                Broadcast::make(fx, 4),
+                Let::make(Var("y"), i + 1, j),
+                Call::make(Intrinsic::exp, {fx}),
+                TensorRead::make(tensor, {i}),
                 Reduce::make(sum_reducer(), {TensorRead::make(tensor, {k.var()})}, {k}, Expr(), 0),
-                Load::make(Float(32), h, i), BufferLoad::make(buf, {i, j})};
+                Load::make(Float(32), h, i),
+                BufferLoad::make(buf, {i, j})};
     }
 
     std::vector<Stmt> stmts() const {
         Stmt store = Store::make(h, x, i);
-        return {LetStmt::make(Var("y"), i, store), AttrStmt::make("pragma", 1, store),
+        return {LetStmt::make(Var("y"), i, store),
+                AttrStmt::make("pragma", 1, store),
                 AssertStmt::make(i < 4, "i too large"),
-                For::make(Var("l"), 0, 4, ForKind::Serial, store), store,
+                For::make(Var("l"), 0, 4, ForKind::Serial, store),
+                store,
                 BufferStore::make(buf, x, {i, j}),
                 Allocate::make(Var("t", Handle()), Float(32), {4}, StorageScope::Local, store),
-                Seq::make({store, store}), IfThenElse::make(i < 4, store, store),
+                Seq::make({store, store}),
+                IfThenElse::make(i < 4, store, store),
                 Evaluate::make(Call::make(Intrinsic::thread_barrier, {}))};
     }
 };
@@ -173,15 +197,33 @@ void check_arith_node() {
     EXPECT_THROW(T::make(h, h), InternalError);
 }
 
-TEST(IRNodes, Add) { check_arith_node<Add>(); }
-TEST(IRNodes, Sub) { check_arith_node<Sub>(); }
-TEST(IRNodes, Mul) { check_arith_node<Mul>(); }
-TEST(IRNodes, Div) { check_arith_node<Div>(); }
-TEST(IRNodes, Mod) { check_arith_node<Mod>(); }
-TEST(IRNodes, FloorDiv) { check_arith_node<FloorDiv>(); }
-TEST(IRNodes, FloorMod) { check_arith_node<FloorMod>(); }
-TEST(IRNodes, Min) { check_arith_node<Min>(); }
-TEST(IRNodes, Max) { check_arith_node<Max>(); }
+TEST(IRNodes, Add) {
+    check_arith_node<Add>();
+}
+TEST(IRNodes, Sub) {
+    check_arith_node<Sub>();
+}
+TEST(IRNodes, Mul) {
+    check_arith_node<Mul>();
+}
+TEST(IRNodes, Div) {
+    check_arith_node<Div>();
+}
+TEST(IRNodes, Mod) {
+    check_arith_node<Mod>();
+}
+TEST(IRNodes, FloorDiv) {
+    check_arith_node<FloorDiv>();
+}
+TEST(IRNodes, FloorMod) {
+    check_arith_node<FloorMod>();
+}
+TEST(IRNodes, Min) {
+    check_arith_node<Min>();
+}
+TEST(IRNodes, Max) {
+    check_arith_node<Max>();
+}
 
 template <typename T>
 void check_cmp_node() {
@@ -200,12 +242,24 @@ void check_cmp_node() {
     EXPECT_THROW(T::make(h, h), InternalError);
 }
 
-TEST(IRNodes, EQ) { check_cmp_node<EQ>(); }
-TEST(IRNodes, NE) { check_cmp_node<NE>(); }
-TEST(IRNodes, LT) { check_cmp_node<LT>(); }
-TEST(IRNodes, LE) { check_cmp_node<LE>(); }
-TEST(IRNodes, GT) { check_cmp_node<GT>(); }
-TEST(IRNodes, GE) { check_cmp_node<GE>(); }
+TEST(IRNodes, EQ) {
+    check_cmp_node<EQ>();
+}
+TEST(IRNodes, NE) {
+    check_cmp_node<NE>();
+}
+TEST(IRNodes, LT) {
+    check_cmp_node<LT>();
+}
+TEST(IRNodes, LE) {
+    check_cmp_node<LE>();
+}
+TEST(IRNodes, GT) {
+    check_cmp_node<GT>();
+}
+TEST(IRNodes, GE) {
+    check_cmp_node<GE>();
+}
 
 template <typename T>
 void check_logic_node() {
@@ -222,8 +276,12 @@ void check_logic_node() {
     EXPECT_THROW(T::make(p, Expr()), InternalError);
 }
 
-TEST(IRNodes, And) { check_logic_node<And>(); }
-TEST(IRNodes, Or) { check_logic_node<Or>(); }
+TEST(IRNodes, And) {
+    check_logic_node<And>();
+}
+TEST(IRNodes, Or) {
+    check_logic_node<Or>();
+}
 
 TEST(IRNodes, Not) {
     Var a("a");
@@ -241,7 +299,7 @@ TEST(IRNodes, Select) {
     Expr e = Select::make(a < 0, f, f * 2.0f);
     EXPECT_EQ(e.type(), Float(32));
     EXPECT_TRUE(e.as<Select>()->true_value.same_as(f));
-    EXPECT_EQ(Select::make(a < 0, v, v).type(), Float(32, 4));      // scalar condition
+    EXPECT_EQ(Select::make(a < 0, v, v).type(), Float(32, 4));  // scalar condition
     EXPECT_EQ(Select::make(const_true(4), v, v).type(), Float(32, 4));
     EXPECT_THROW(Select::make(a, f, f), InternalError);
     EXPECT_THROW(Select::make(a < 0, f, a), InternalError);
@@ -512,7 +570,7 @@ TEST(IRNodes, Evaluate) {
 namespace {
 // Counts visits per node kind.
 class Counter : public IRVisitor {
-public:
+  public:
     using IRVisitor::visit;
     std::map<IRNodeType, int> count;
     void visit(const Expr& e) override {
@@ -527,10 +585,10 @@ public:
 
 // Replaces the integer constant 1 by 2.
 class OneToTwo : public IRMutator {
-public:
+  public:
     using IRMutator::visit;
 
-protected:
+  protected:
     Expr visit(const IntImm* op) override {
         if (op->value == 1 && op->type == Int(32)) return Expr(2);
         return op;
@@ -542,10 +600,11 @@ TEST(IRVisitor, VisitsChildrenIncludingAxisDomainsAndExtents) {
     Var i("i"), n("n"), t("t", Handle());
     Tensor T = make_tensor("T", {16});
     IterVar k = make_reduce_axis("k", n, 16);
-    Expr red = Reduce::make(sum_reducer(), {TensorRead::make(T, {k.var() + i})}, {k}, k.var() < n, 0);
-    Stmt s = For::make(i, 0, 4, ForKind::Serial,
-                       Allocate::make(t, Float(32), {n * 2}, StorageScope::Local,
-                                      Store::make(t, red, i, Expr())));
+    Expr red =
+        Reduce::make(sum_reducer(), {TensorRead::make(T, {k.var() + i})}, {k}, k.var() < n, 0);
+    Stmt s = For::make(
+        i, 0, 4, ForKind::Serial,
+        Allocate::make(t, Float(32), {n * 2}, StorageScope::Local, Store::make(t, red, i, Expr())));
     Counter c;
     c.visit(s);
     EXPECT_EQ(c.count[IRNodeType::For], 1);
@@ -574,7 +633,7 @@ TEST(IRVisitor, PostOrderVisitsChildrenFirst) {
     Stmt s = Seq::make({Store::make(h, a, 0), Evaluate::make(b)});
     std::vector<IRNodeType> kinds;
     post_order_visit(s, [&](const IRNode* n) { kinds.push_back(n->node_type); });
-    std::vector<IRNodeType> want = {IRNodeType::Variable, IRNodeType::IntImm, IRNodeType::Store,
+    std::vector<IRNodeType> want = {IRNodeType::Variable, IRNodeType::IntImm,   IRNodeType::Store,
                                     IRNodeType::Variable, IRNodeType::Evaluate, IRNodeType::Seq};
     EXPECT_EQ(kinds, want);
 }
@@ -682,13 +741,13 @@ TEST(Constants, Float16AndBFloat16RoundToNearestEven) {
     EXPECT_EQ(f16(65504.0), 65504.0);
     EXPECT_EQ(f16(65519.0), 65504.0);
     EXPECT_TRUE(std::isinf(f16(65520.0)));
-    EXPECT_EQ(f16(1.0 + std::ldexp(1.0, -11)), 1.0);                           // tie -> even
+    EXPECT_EQ(f16(1.0 + std::ldexp(1.0, -11)), 1.0);                            // tie -> even
     EXPECT_EQ(f16(1.0 + 3 * std::ldexp(1.0, -11)), 1.0 + std::ldexp(1.0, -9));  // tie -> even
     EXPECT_EQ(f16(std::ldexp(1.0, -24)), std::ldexp(1.0, -24));                 // subnormal
     EXPECT_EQ(f16(std::ldexp(1.0, -25)), 0.0);                                  // tie -> 0
     EXPECT_EQ(f16(3 * std::ldexp(1.0, -25)), std::ldexp(1.0, -23));
     EXPECT_EQ(f16(-2.5), -2.5);
-    EXPECT_EQ(bf16(1.0 + std::ldexp(1.0, -8)), 1.0);                           // tie -> even
+    EXPECT_EQ(bf16(1.0 + std::ldexp(1.0, -8)), 1.0);                            // tie -> even
     EXPECT_EQ(bf16(1.0 + 3 * std::ldexp(1.0, -8)), 1.0 + std::ldexp(1.0, -6));  // tie -> even
     EXPECT_EQ(bf16(3.14159265), 3.140625);
     EXPECT_TRUE(std::isnan(bf16(std::nan(""))));
@@ -700,9 +759,9 @@ TEST(Constants, Float16AndBFloat16RoundToNearestEven) {
 }
 
 TEST(Types, StrAndParseRoundTrip) {
-    std::vector<Type> types = {Int(8),      Int(16),       Int(32),   Int(64),    UInt(8),
-                               UInt(16),    UInt(32),      UInt(64),  Float(16),  Float(32),
-                               Float(64),   BFloat(16),    Bool(),    Handle(),   Int(32, 4),
+    std::vector<Type> types = {Int(8),       Int(16),       Int(32),  Int(64),     UInt(8),
+                               UInt(16),     UInt(32),      UInt(64), Float(16),   Float(32),
+                               Float(64),    BFloat(16),    Bool(),   Handle(),    Int(32, 4),
                                Float(16, 8), BFloat(16, 2), Bool(16), UInt(8, 64), Int(64, 65535)};
     for (Type t : types) {
         EXPECT_EQ(Type::parse(t.str()), t) << t.str();
@@ -724,8 +783,8 @@ TEST(Types, StrAndParseRoundTrip) {
 
 TEST(Types, ParseRejectsUnknownNames) {
     for (const char* bad : {"", "foo", "int", "int7", "int128", "float8", "bfloat32", "uint1",
-                            "int32x", "int32x0", "int32x65536", "int32x4x", "int32x 4",
-                            "int32x+4", "handlex2", "Float32", "float32 ", "xint32"}) {
+                            "int32x", "int32x0", "int32x65536", "int32x4x", "int32x 4", "int32x+4",
+                            "handlex2", "Float32", "float32 ", "xint32"}) {
         EXPECT_THROW(Type::parse(bad), DSLError) << "'" << bad << "'";
     }
 }

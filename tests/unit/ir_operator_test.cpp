@@ -41,9 +41,9 @@ TEST(IROperator, LiteralsAdaptToTheOtherOperand) {
     EXPECT_EQ((b * 127).type(), Int(8));
     EXPECT_EQ((u + 255).type(), UInt(8));
     EXPECT_EQ((l < 3).type(), Bool());
-    EXPECT_THROW(b + 128, DSLError);      // does not fit int8
-    EXPECT_THROW(u + -1, DSLError);       // does not fit uint8
-    EXPECT_THROW(l + 1.5, DSLError);      // a float literal never becomes an integer
+    EXPECT_THROW(b + 128, DSLError);              // does not fit int8
+    EXPECT_THROW(u + -1, DSLError);               // does not fit uint8
+    EXPECT_THROW(l + 1.5, DSLError);              // a float literal never becomes an integer
     EXPECT_THROW(Expr(1) + Expr(1.5), DSLError);  // two literals of different types
 }
 

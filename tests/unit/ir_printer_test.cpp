@@ -13,13 +13,15 @@ using namespace tessel;
 using namespace tessel::test;
 
 TEST(IRPrinter, MatmulLoopNest) {
-    Buffer A("A", Float(32), {128, 64}), B("B", Float(32), {64, 128}), C("C", Float(32), {128, 128});
+    Buffer A("A", Float(32), {128, 64}), B("B", Float(32), {64, 128}),
+        C("C", Float(32), {128, 128});
     Var i("i"), j("j"), k("k");
-    Expr update = BufferLoad::make(C, {i, j}) + BufferLoad::make(A, {i, k}) * BufferLoad::make(B, {k, j});
+    Expr update =
+        BufferLoad::make(C, {i, j}) + BufferLoad::make(A, {i, k}) * BufferLoad::make(B, {k, j});
     Stmt body = BufferStore::make(C, update, {i, j});
-    Stmt nest = For::make(i, 0, 128, ForKind::Parallel,
-                          For::make(j, 0, 128, ForKind::Serial,
-                                    For::make(k, 0, 64, ForKind::Unrolled, body)));
+    Stmt nest = For::make(
+        i, 0, 128, ForKind::Parallel,
+        For::make(j, 0, 128, ForKind::Serial, For::make(k, 0, 64, ForKind::Unrolled, body)));
     EXPECT_EQ(to_string(nest),
               "for i in parallel(0, 128):\n"
               "    for j in range(0, 128):\n"
@@ -31,18 +33,18 @@ TEST(IRPrinter, GpuKernelWithAllocateIfLetAndRamp) {
     Var bx("bx"), tx("tx"), v("v"), x("x", Float(32));
     Var in("in", Handle()), out("out", Handle()), sh("sh", Handle());
     Expr idx = Ramp::make(tx * 4, 1, 4);
-    Stmt copy = Store::make(sh, Load::make(Float(32, 4), in, Ramp::make(bx * 128 + tx * 4, 1, 4)),
-                            idx);
+    Stmt copy =
+        Store::make(sh, Load::make(Float(32, 4), in, Ramp::make(bx * 128 + tx * 4, 1, 4)), idx);
     Expr val = Load::make(Float(32), sh, tx);
-    Stmt guarded = IfThenElse::make(
-        tx < 16, Store::make(out, exp(val) * 2.0f, bx * 32 + tx),
-        Store::make(out, Let::make(x, val, x * x), bx * 32 + tx));
+    Stmt guarded = IfThenElse::make(tx < 16, Store::make(out, exp(val) * 2.0f, bx * 32 + tx),
+                                    Store::make(out, Let::make(x, val, x * x), bx * 32 + tx));
     Stmt kernel = For::make(
         bx, 0, 8, ForKind::ThreadBound,
         For::make(tx, 0, 32, ForKind::ThreadBound,
-                  Allocate::make(sh, Float(32), {128}, StorageScope::Shared,
-                                 Seq::make({copy, Evaluate::make(Call::make(Intrinsic::thread_barrier, {})),
-                                            LetStmt::make(v, tx % 4, guarded)})),
+                  Allocate::make(
+                      sh, Float(32), {128}, StorageScope::Shared,
+                      Seq::make({copy, Evaluate::make(Call::make(Intrinsic::thread_barrier, {})),
+                                 LetStmt::make(v, tx % 4, guarded)})),
                   "threadIdx.x"),
         "blockIdx.x");
     EXPECT_EQ(to_string(kernel),
@@ -175,8 +177,8 @@ TEST(IRPrinter, Reduce) {
     Expr r = Reduce::make(sum_reducer(), {TensorRead::make(A, {i, k.var()})}, {k}, Expr(), 0);
     EXPECT_EQ(to_string(r), "sum(A[i, k], axis=[k in range(0, 64)])");
     IterVar k2 = make_reduce_axis("k", 2, 8);
-    Expr rw = Reduce::make(sum_reducer(Float(32), "my_sum"), {TensorRead::make(A, {i, k.var() + k2.var()})},
-                           {k, k2}, k.var() < i, 0);
+    Expr rw = Reduce::make(sum_reducer(Float(32), "my_sum"),
+                           {TensorRead::make(A, {i, k.var() + k2.var()})}, {k, k2}, k.var() < i, 0);
     EXPECT_EQ(to_string(rw),
               "my_sum(A[i, k + k_1], axis=[k in range(0, 64), k_1 in range(2, 10)], where=k < i)");
     // A two-value reducer (argmax-like): every source is listed, and which value is taken.
@@ -191,8 +193,7 @@ TEST(IRPrinter, Reduce) {
 TEST(IRPrinter, DistinctVariablesWithOneNameGetUniqueNames) {
     Var i1("i"), i2("i"), i3("i"), taken("i_1"), a("a", Handle());
     Stmt s = For::make(i1, 0, 4, ForKind::Serial,
-                       For::make(i2, 0, 4, ForKind::Serial,
-                                 Store::make(a, i1 + i2, i1 * 4 + i2)));
+                       For::make(i2, 0, 4, ForKind::Serial, Store::make(a, i1 + i2, i1 * 4 + i2)));
     EXPECT_EQ(to_string(s),
               "for i in range(0, 4):\n"
               "    for i_1 in range(0, 4):\n"
