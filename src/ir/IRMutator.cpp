@@ -1,5 +1,8 @@
 #include "tessel/ir/IRMutator.h"
 
+#include <type_traits>
+#include <unordered_set>
+
 namespace tessel {
 
 Expr IRMutator::mutate(const Expr& e) {
@@ -223,22 +226,50 @@ Stmt IRMutator::visit(const Evaluate* op) {
 // ---------------------------------------------------------------------------------------------
 
 namespace {
+// Variables bound inside the tree (For, Let, LetStmt, Reduce axes) are not free there: while
+// inside a binder of a mapped variable, that variable is left alone.
 class Substituter : public IRMutator {
 public:
     explicit Substituter(const VarMap& map) : map_(map) {}
     using IRMutator::visit;
 
 protected:
+    Expr visit(const Let* op) override {
+        return shadowing({op->var.get()}, [&] { return IRMutator::visit(op); });
+    }
+    Stmt visit(const LetStmt* op) override {
+        return shadowing({op->var.get()}, [&] { return IRMutator::visit(op); });
+    }
+    Stmt visit(const For* op) override {
+        return shadowing({op->loop_var.get()}, [&] { return IRMutator::visit(op); });
+    }
+    Expr visit(const Reduce* op) override {
+        std::vector<const Variable*> vars;
+        for (const IterVar& iv : op->axis) vars.push_back(iv.var().get());
+        return shadowing(vars, [&] { return IRMutator::visit(op); });
+    }
+
     Expr visit(const Variable* op) override {
         auto it = map_.find(op);
-        if (it == map_.end()) return op;
+        if (it == map_.end() || shadowed_.count(op)) return op;
         TESSEL_CHECK(it->second.type() == op->type)
             << "substitute " << op->name << " (" << op->type << ") by a " << it->second.type();
         return it->second;
     }
 
 private:
+    template <typename F>
+    std::invoke_result_t<F> shadowing(const std::vector<const Variable*>& vars, F&& f) {
+        std::vector<const Variable*> added;
+        for (const Variable* v : vars)
+            if (map_.count(v) && shadowed_.insert(v).second) added.push_back(v);
+        auto result = f();
+        for (const Variable* v : added) shadowed_.erase(v);
+        return result;
+    }
+
     const VarMap& map_;
+    std::unordered_set<const Variable*> shadowed_;
 };
 }  // namespace
 
@@ -252,6 +283,9 @@ Stmt substitute(const Stmt& s, const VarMap& replacements) {
 }
 Expr substitute(const Expr& e, const Var& v, const Expr& replacement) {
     return substitute(e, VarMap{{v.get(), replacement}});
+}
+Stmt substitute(const Stmt& s, const Var& v, const Expr& replacement) {
+    return substitute(s, VarMap{{v.get(), replacement}});
 }
 
 }  // namespace tessel

@@ -49,11 +49,12 @@ Type Type::parse(const std::string& name) {
     auto x = name.find('x');
     if (x != std::string::npos) {
         base = name.substr(0, x);
-        try {
-            lanes = std::stoi(name.substr(x + 1));
-        } catch (const std::exception&) {
+        std::string digits = name.substr(x + 1);
+        // std::stoi alone would accept "4x", " 4" or "+4".
+        if (digits.empty() || digits.size() > 5 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
             TESSEL_THROW(DSLError) << "unknown dtype '" << name << "'";
-        }
+        lanes = std::stoi(digits);
         if (lanes < 1 || lanes > 65535) TESSEL_THROW(DSLError) << "bad lane count in dtype '" << name << "'";
     }
     if (base == "bool") return Bool(lanes);

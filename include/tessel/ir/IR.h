@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -173,7 +174,11 @@ class Expr : public Ptr<ExprNode> {
 public:
     Expr() = default;
     Expr(const ExprNode* n) : Ptr<ExprNode>(n) {}  // NOLINT
-    Expr(Ptr<ExprNode> n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
+    /// From a plain node pointer handle. A template taking exactly Ptr<ExprNode>, so that a
+    /// `const Var&` converts to Expr through the copy constructor without ambiguity.
+    template <typename P>
+        requires std::is_same_v<P, Ptr<ExprNode>>
+    Expr(P n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
     Expr(int value);      // NOLINT
     Expr(int64_t value);  // NOLINT
     Expr(float value);    // NOLINT
@@ -700,6 +705,8 @@ struct Evaluate : StmtNodeBase<Evaluate> {
 /// Integers wrap to t's width; floats are rounded to t's precision.
 Expr make_const(Type t, int64_t value);
 Expr make_const(Type t, double value);
+/// `make_const(t, 3)`: an int literal (otherwise ambiguous between the two overloads above).
+inline Expr make_const(Type t, int value) { return make_const(t, int64_t(value)); }
 inline Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
 inline Expr make_one(Type t) { return make_const(t, int64_t(1)); }
 Expr const_true(int lanes = 1);

@@ -32,10 +32,13 @@ protected:
 /// A map from variables (by identity) to expressions.
 using VarMap = std::unordered_map<const Variable*, Expr>;
 
-/// Replaces free occurrences of the mapped variables. Types must match (InternalError otherwise).
+/// Replaces free occurrences of the mapped variables (inside a For, Let, LetStmt or Reduce that
+/// binds a mapped variable, that variable is left alone). Types must match (InternalError
+/// otherwise).
 Expr substitute(const Expr& e, const VarMap& replacements);
 Stmt substitute(const Stmt& s, const VarMap& replacements);
 /// Convenience: replaces one variable.
 Expr substitute(const Expr& e, const Var& v, const Expr& replacement);
+Stmt substitute(const Stmt& s, const Var& v, const Expr& replacement);
 
 }  // namespace tessel
