@@ -6,15 +6,15 @@ namespace tessel {
 
 namespace {
 class FlopCounter : public IRVisitor {
-public:
+  public:
     double count = 0;
     using IRVisitor::visit;
 
-protected:
-#define TESSEL_COUNT_ARITH(T)                 \
-    void visit(const T* op) override {        \
-        count += op->type.lanes;              \
-        IRVisitor::visit(op);                 \
+  protected:
+#define TESSEL_COUNT_ARITH(T)          \
+    void visit(const T* op) override { \
+        count += op->type.lanes;       \
+        IRVisitor::visit(op);          \
     }
     TESSEL_COUNT_ARITH(Add)
     TESSEL_COUNT_ARITH(Sub)
@@ -29,12 +29,17 @@ protected:
 
     void visit(const Call* op) override {
         switch (op->op) {
-            case Intrinsic::fma: count += 2.0 * op->type.lanes; break;
+            case Intrinsic::fma:
+                count += 2.0 * op->type.lanes;
+                break;
             case Intrinsic::isnan:
             case Intrinsic::if_then_else:
             case Intrinsic::likely:
-            case Intrinsic::thread_barrier: break;
-            default: count += op->type.lanes; break;
+            case Intrinsic::thread_barrier:
+                break;
+            default:
+                count += op->type.lanes;
+                break;
         }
         IRVisitor::visit(op);
     }

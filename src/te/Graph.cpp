@@ -31,7 +31,8 @@ std::vector<Operation> topo_order(const std::vector<Tensor>& outputs) {
     std::vector<Operation> order;
     std::unordered_set<const OperationNode*> visited;
     for (size_t k = 0; k < outputs.size(); ++k) {
-        if (!outputs[k].defined()) TESSEL_THROW(DSLError) << "topo_order: output " << k << " is undefined";
+        if (!outputs[k].defined())
+            TESSEL_THROW(DSLError) << "topo_order: output " << k << " is undefined";
         if (!visited.insert(outputs[k].op().get()).second) continue;
         std::vector<Frame> stack;
         stack.push_back({outputs[k].op(), op_inputs(outputs[k].op())});

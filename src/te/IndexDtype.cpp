@@ -11,9 +11,13 @@ namespace {
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 // A symbolic extent of this type may exceed int32.
-bool wider_than_int32(Type t) { return t.bits > 32 || (t.is_uint() && t.bits == 32); }
+bool wider_than_int32(Type t) {
+    return t.bits > 32 || (t.is_uint() && t.bits == 32);
+}
 
-bool is_int_constant(const Expr& e) { return e.as<IntImm>() || e.as<UIntImm>(); }
+bool is_int_constant(const Expr& e) {
+    return e.as<IntImm>() || e.as<UIntImm>();
+}
 
 // Checks one extent and returns its constant value, if it has one.
 std::optional<int64_t> check_extent(const Expr& e, size_t dim, const std::string& what) {

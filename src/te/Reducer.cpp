@@ -133,8 +133,12 @@ Reducer comm_reducer(std::string name, Reducer::FCombine combine, Reducer::FIden
 
 namespace {
 // The lowest (highest) value of a type: -inf (+inf) for floats.
-Expr lowest(Type t) { return t.is_float() ? -inf_value(t) : min_value(t); }
-Expr highest(Type t) { return t.is_float() ? inf_value(t) : max_value(t); }
+Expr lowest(Type t) {
+    return t.is_float() ? -inf_value(t) : min_value(t);
+}
+Expr highest(Type t) {
+    return t.is_float() ? inf_value(t) : max_value(t);
+}
 
 using Values = std::vector<Expr>;
 
@@ -144,10 +148,18 @@ Reducer binary_reducer(const char* name, Expr (*op)(Expr, Expr), Expr (*identity
         [identity](const std::vector<Type>& t) { return Values{identity(t[0])}; });
 }
 
-Expr add(Expr a, Expr b) { return a + b; }
-Expr mul(Expr a, Expr b) { return a * b; }
-Expr max2(Expr a, Expr b) { return max(std::move(a), std::move(b)); }
-Expr min2(Expr a, Expr b) { return min(std::move(a), std::move(b)); }
+Expr add(Expr a, Expr b) {
+    return a + b;
+}
+Expr mul(Expr a, Expr b) {
+    return a * b;
+}
+Expr max2(Expr a, Expr b) {
+    return max(std::move(a), std::move(b));
+}
+Expr min2(Expr a, Expr b) {
+    return min(std::move(a), std::move(b));
+}
 }  // namespace
 
 Expr sum(Expr source, const std::vector<IterVar>& axis, Expr where) {

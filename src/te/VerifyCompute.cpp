@@ -26,8 +26,8 @@ std::vector<const Reduce*> collect_reduces(const std::vector<Expr>& body) {
 
 // Two Reduce nodes of one reducer call: same combiner, sources, axes and condition.
 bool same_reduction(const Reduce* a, const Reduce* b) {
-    bool same_condition = a->condition.same_as(b->condition) ||
-                          (is_one(a->condition) && is_one(b->condition));
+    bool same_condition =
+        a->condition.same_as(b->condition) || (is_one(a->condition) && is_one(b->condition));
     if (!a->combiner.same_as(b->combiner) || !same_condition) return false;
     if (a->source.size() != b->source.size() || a->axis.size() != b->axis.size()) return false;
     for (size_t i = 0; i < a->source.size(); ++i)
@@ -57,7 +57,8 @@ void check_reduce_axes_once(const std::string& name, const std::vector<const Red
 
 bool contains_reduce(const Expr& e) {
     bool found = false;
-    post_order_visit(e, [&](const IRNode* n) { found = found || n->node_type == IRNodeType::Reduce; });
+    post_order_visit(e,
+                     [&](const IRNode* n) { found = found || n->node_type == IRNodeType::Reduce; });
     return found;
 }
 
@@ -69,7 +70,8 @@ void check_reduce_at_top(const std::string& name, const std::vector<Expr>& body)
             for (const Expr& s : r->source) nested = nested || contains_reduce(s);
             nested = nested || contains_reduce(r->condition);
             for (const IterVar& iv : r->axis)
-                nested = nested || contains_reduce(iv.dom().min) || contains_reduce(iv.dom().extent);
+                nested =
+                    nested || contains_reduce(iv.dom().min) || contains_reduce(iv.dom().extent);
         } else {
             nested = contains_reduce(body[v]);
         }
@@ -102,13 +104,13 @@ namespace {
 // Reduce-axis variables only inside a Reduce over them; compute-axis variables only in their own
 // compute.
 class AxisUseChecker : public IRVisitor {
-public:
+  public:
     AxisUseChecker(const std::string& name, const std::vector<IterVar>& axis) : name_(name) {
         for (const IterVar& iv : axis) own_.insert(iv.var().get());
     }
     using IRVisitor::visit;
 
-protected:
+  protected:
     void visit(const Variable* op) override {
         std::optional<IterVarKind> kind = axis_var_kind(op);
         if (kind == IterVarKind::Reduce && bound_.count(op) == 0)
@@ -131,7 +133,7 @@ protected:
         for (const IterVar& iv : op->axis) bound_.erase(iv.var().get());
     }
 
-private:
+  private:
     const std::string& name_;
     std::unordered_set<const Variable*> own_;
     std::unordered_set<const Variable*> bound_;

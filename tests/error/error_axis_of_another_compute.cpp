@@ -8,10 +8,17 @@ using tessel::testing::expect_dsl_error;
 TEST(ErrorAxisOfAnotherCompute, LeakedAxis) {
     Tensor A = placeholder({4}, Float(32), "A");
     Var leaked;
-    compute({4}, [&](Var i) {
-        leaked = i;
-        return A(i);
-    }, "B");
-    expect_dsl_error([&] { compute({4}, [&](Var) { return A(leaked); }, "C"); },
-                     {"compute 'C'", "axis 'i0'", "another compute"});
+    compute(
+        {4},
+        [&](Var i) {
+            leaked = i;
+            return A(i);
+        },
+        "B");
+    expect_dsl_error(
+        [&] {
+            compute(
+                {4}, [&](Var) { return A(leaked); }, "C");
+        },
+        {"compute 'C'", "axis 'i0'", "another compute"});
 }

@@ -16,20 +16,22 @@ TEST(ErrorCommReducerWithoutIdentity, NoIdentityFunction) {
 }
 
 TEST(ErrorCommReducerWithoutIdentity, NoIdentityValues) {
-    Reducer r = comm_reducer("mysum", add, [](const std::vector<Type>&) {
-        return std::vector<Expr>{};
-    });
+    Reducer r =
+        comm_reducer("mysum", add, [](const std::vector<Type>&) { return std::vector<Expr>{}; });
     Tensor A = placeholder({4}, Float(32), "A");
     IterVar k = reduce_axis({0, 4}, "k");
     expect_dsl_error([&] { r(A(k), {k}); }, {"reducer 'mysum'", "no identity"});
 }
 
 TEST(ErrorCommReducerWithoutIdentity, UndefinedIdentity) {
-    Reducer r = comm_reducer("mysum", add, [](const std::vector<Type>&) {
-        return std::vector<Expr>{Expr()};
-    });
+    Reducer r = comm_reducer("mysum", add,
+                             [](const std::vector<Type>&) { return std::vector<Expr>{Expr()}; });
     Tensor A = placeholder({4}, Float(32), "A");
     IterVar k = reduce_axis({0, 4}, "k");
-    expect_dsl_error([&] { compute({1}, [&](Var) { return r(A(k), {k}); }, "S"); },
-                     {"compute 'S'", "reducer 'mysum'", "no identity"});
+    expect_dsl_error(
+        [&] {
+            compute(
+                {1}, [&](Var) { return r(A(k), {k}); }, "S");
+        },
+        {"compute 'S'", "reducer 'mysum'", "no identity"});
 }

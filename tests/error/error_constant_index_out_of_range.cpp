@@ -7,8 +7,12 @@ using tessel::testing::expect_dsl_error;
 
 TEST(ErrorConstantIndexOutOfRange, PastTheEnd) {
     Tensor A = placeholder({4, 8}, Float(32), "A");
-    expect_dsl_error([&] { compute({4}, [&](Var i) { return A(i, 8); }, "B"); },
-                     {"compute 'B'", "tensor 'A'", "index 8", "[0, 8)", "dimension 1"});
+    expect_dsl_error(
+        [&] {
+            compute(
+                {4}, [&](Var i) { return A(i, 8); }, "B");
+        },
+        {"compute 'B'", "tensor 'A'", "index 8", "[0, 8)", "dimension 1"});
 }
 
 TEST(ErrorConstantIndexOutOfRange, Negative) {

@@ -10,9 +10,12 @@ TEST(ErrorMultiOutputDifferentReductions, MixedReduceAndValue) {
     IterVar k = reduce_axis({0, 4}, "k");
     expect_dsl_error(
         [&] {
-            compute_multi({4}, [&](Var i) {
-                return std::vector<Expr>{sum(A(i, k), {k}), A(i, 0)};
-            }, "B");
+            compute_multi(
+                {4},
+                [&](Var i) {
+                    return std::vector<Expr>{sum(A(i, k), {k}), A(i, 0)};
+                },
+                "B");
         },
         {"compute 'B'", "output 1 is not a Reduce"});
 }
@@ -22,9 +25,12 @@ TEST(ErrorMultiOutputDifferentReductions, TwoReducerCalls) {
     IterVar k = reduce_axis({0, 4}, "k"), r = reduce_axis({0, 4}, "r");
     expect_dsl_error(
         [&] {
-            compute_multi({4}, [&](Var i) {
-                return std::vector<Expr>{sum(A(i, k), {k}), sum(A(i, r), {r})};
-            }, "C");
+            compute_multi(
+                {4},
+                [&](Var i) {
+                    return std::vector<Expr>{sum(A(i, k), {k}), sum(A(i, r), {r})};
+                },
+                "C");
         },
         {"compute 'C'", "different reductions"});
 }

@@ -8,8 +8,12 @@ using tessel::testing::expect_dsl_error;
 TEST(ErrorNonIntegerIndex, FloatIndex) {
     Tensor A = placeholder({4}, Float(32), "A");
     Tensor I = placeholder({4}, Float(32), "I");
-    expect_dsl_error([&] { compute({4}, [&](Var i) { return A(I(i)); }, "B"); },
-                     {"compute 'B'", "tensor 'A'", "index 0", "float32", "integer"});
+    expect_dsl_error(
+        [&] {
+            compute(
+                {4}, [&](Var i) { return A(I(i)); }, "B");
+        },
+        {"compute 'B'", "tensor 'A'", "index 0", "float32", "integer"});
 }
 
 TEST(ErrorNonIntegerIndex, BoolIndex) {

@@ -8,8 +8,16 @@ using tessel::testing::expect_dsl_error;
 TEST(ErrorReduceAxisTwice, ListedTwice) {
     Tensor A = placeholder({4, 4}, Float(32), "A");
     IterVar k = reduce_axis({0, 4}, "k");
-    expect_dsl_error([&] { compute({4}, [&](Var i) { return sum(A(i, k), {k, k}); }, "B"); },
-                     {"compute 'B'", "reduce axis 'k'", "twice"});
+    expect_dsl_error(
+        [&] {
+            compute(
+                {4},
+                [&](Var i) {
+                    return sum(A(i, k), {k, k});
+                },
+                "B");
+        },
+        {"compute 'B'", "reduce axis 'k'", "twice"});
 }
 
 TEST(ErrorReduceAxisTwice, TwoReductionsInOneBody) {
@@ -17,7 +25,8 @@ TEST(ErrorReduceAxisTwice, TwoReductionsInOneBody) {
     IterVar k = reduce_axis({0, 4}, "k");
     expect_dsl_error(
         [&] {
-            compute({4}, [&](Var i) { return sum(A(i, k), {k}) + max(A(k, i), {k}); }, "C");
+            compute(
+                {4}, [&](Var i) { return sum(A(i, k), {k}) + max(A(k, i), {k}); }, "C");
         },
         {"compute 'C'", "reduce axis 'k'", "twice"});
 }
@@ -27,9 +36,12 @@ TEST(ErrorReduceAxisTwice, TwoOutputsReducingTheSameAxis) {
     IterVar k = reduce_axis({0, 4}, "k");
     expect_dsl_error(
         [&] {
-            compute_multi({4}, [&](Var i) {
-                return std::vector<Expr>{sum(A(i, k), {k}), max(A(i, k), {k})};
-            }, "D");
+            compute_multi(
+                {4},
+                [&](Var i) {
+                    return std::vector<Expr>{sum(A(i, k), {k}), max(A(i, k), {k})};
+                },
+                "D");
         },
         {"compute 'D'", "reduce axis 'k'", "twice"});
 }

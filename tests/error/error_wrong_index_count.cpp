@@ -7,8 +7,12 @@ using tessel::testing::expect_dsl_error;
 
 TEST(ErrorWrongIndexCount, TooFew) {
     Tensor A = placeholder({4, 8}, Float(32), "A");
-    expect_dsl_error([&] { compute({4}, [&](Var i) { return A(i); }, "B"); },
-                     {"compute 'B'", "tensor 'A'", "2 dimensions", "1 index"});
+    expect_dsl_error(
+        [&] {
+            compute(
+                {4}, [&](Var i) { return A(i); }, "B");
+        },
+        {"compute 'B'", "tensor 'A'", "2 dimensions", "1 index"});
 }
 
 TEST(ErrorWrongIndexCount, TooMany) {

@@ -39,8 +39,10 @@ struct Pair {
 };
 
 Pair combine(const CommReducerNode& c, Pair l, Pair r) {
-    Env env{{c.lhs[0].get(), l.index}, {c.lhs[1].get(), l.value},
-            {c.rhs[0].get(), r.index}, {c.rhs[1].get(), r.value}};
+    Env env{{c.lhs[0].get(), l.index},
+            {c.lhs[1].get(), l.value},
+            {c.rhs[0].get(), r.index},
+            {c.rhs[1].get(), r.value}};
     return {eval(c.result[0], env), eval(c.result[1], env)};
 }
 
@@ -75,9 +77,8 @@ void check_all_orders(const CommReducerNode& c, const std::vector<double>& value
 TEST(TeArgmax, Structure) {
     Tensor A = placeholder({4, 6}, Float(32), "A");
     IterVar k = reduce_axis({0, 6}, "k");
-    std::vector<Tensor> out = compute_multi({4}, [&](Var i) {
-        return argmax(k.var(), A(i, k), {k});
-    }, "am");
+    std::vector<Tensor> out = compute_multi(
+        {4}, [&](Var i) { return argmax(k.var(), A(i, k), {k}); }, "am");
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(out[0].dtype(), Int(32));
     EXPECT_EQ(out[1].dtype(), Float(32));

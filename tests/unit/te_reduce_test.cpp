@@ -32,7 +32,8 @@ void expect_binary_combiner(const Reduce* r) {
 Tensor reduce_rows(Type t, Expr (*reducer)(Expr, const std::vector<IterVar>&, Expr)) {
     Tensor A = placeholder({3, 5}, t, "A");
     IterVar k = reduce_axis({0, 5}, "k");
-    return compute({3}, [&](Var i) { return reducer(A(i, k), {k}, Expr()); }, "R");
+    return compute(
+        {3}, [&](Var i) { return reducer(A(i, k), {k}, Expr()); }, "R");
 }
 }  // namespace
 
@@ -92,7 +93,12 @@ TEST(TeReduce, EachUseHasFreshCombinerVariables) {
 TEST(TeReduce, ConditionAndMultipleAxes) {
     Tensor A = placeholder({8, 8}, Float(32), "A");
     IterVar r = reduce_axis({0, 8}, "r"), s = reduce_axis({0, 8}, "s");
-    Tensor T = compute({1}, [&](Var) { return sum(A(r, s), {r, s}, r.var() < s.var()); }, "upper");
+    Tensor T = compute(
+        {1},
+        [&](Var) {
+            return sum(A(r, s), {r, s}, r.var() < s.var());
+        },
+        "upper");
     const Reduce* red = top_reduce(T);
     ASSERT_NE(red, nullptr);
     EXPECT_EQ(red->axis.size(), 2u);
@@ -125,7 +131,8 @@ TEST(TeReduce, UserReducer) {
     EXPECT_EQ(absmax.name(), "absmax");
     Tensor A = placeholder({3, 5}, Float(32), "A");
     IterVar k = reduce_axis({0, 5}, "k");
-    Tensor R = compute({3}, [&](Var i) { return absmax(A(i, k), {k}); }, "R");
+    Tensor R = compute(
+        {3}, [&](Var i) { return absmax(A(i, k), {k}); }, "R");
     const Reduce* r = top_reduce(R);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->combiner->name, "absmax");
@@ -158,9 +165,12 @@ TEST(TeReduce, TwoValueUserReducer) {
         });
     Tensor A = placeholder({4, 6}, Float(32), "A");
     IterVar k = reduce_axis({0, 6}, "k");
-    std::vector<Tensor> out = compute_multi({4}, [&](Var i) {
-        return sum_count({A(i, k), Expr(1)}, {k});
-    }, "stats");
+    std::vector<Tensor> out = compute_multi(
+        {4},
+        [&](Var i) {
+            return sum_count({A(i, k), Expr(1)}, {k});
+        },
+        "stats");
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(out[0].dtype(), Float(32));
     EXPECT_EQ(out[1].dtype(), Int(32));

@@ -12,9 +12,9 @@
 // ## Index dtype
 // A shape is int32 unless one of its constant extents, or the product of its constant extents, does
 // not fit int32, or a symbolic extent has a type wider than int32 (int64, uint32, uint64): then it
-// is int64. Every extent is converted to that dtype (literals re-typed, other expressions cast), and
-// the operation's axis variables take it. A shape entry that is not a scalar integer is a DSLError.
-// reduce_axis applies the same rule to its (min, extent) pair.
+// is int64. Every extent is converted to that dtype (literals re-typed, other expressions cast),
+// and the operation's axis variables take it. A shape entry that is not a scalar integer is a
+// DSLError. reduce_axis applies the same rule to its (min, extent) pair.
 //
 // ## Tensor identity
 // A TensorNode holds its Operation strongly, so an operation cannot hold its output tensors (that
