@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -115,6 +116,7 @@ public:
     Ptr(const Ptr& o) : ptr_(o.ptr_) { acquire(); }
     Ptr(Ptr&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
     template <typename U>
+        requires std::is_convertible_v<const U*, const T*>
     Ptr(const Ptr<U>& o) : ptr_(o.get()) {  // NOLINT: upcast
         acquire();
     }
@@ -367,13 +369,25 @@ public:
     const Operation& op() const { return get()->op; }
     int value_index() const { return get()->value_index; }
 
-    /// Reads this tensor at `indices` (a TensorRead). Throws DSLError on a wrong index count,
-    /// a non-integer index, or a constant index out of range.
+    /// Reads this tensor at `indices` (a TensorRead). Throws DSLError naming the tensor on a
+    /// wrong index count, a non-integer index, or a constant index out of range of a constant
+    /// extent. Integer indices of another type are cast to the tensor's index dtype.
     Expr operator()(const std::vector<Expr>& indices) const;
+    /// `A(i, j)`: each index is an Expr (or a C++ integer) or an IterVar (its variable); `S()`
+    /// reads a 0-d tensor.
     template <typename... Args>
-    Expr operator()(Expr first, Args&&... rest) const {
-        return (*this)(std::vector<Expr>{std::move(first), Expr(std::forward<Args>(rest))...});
+        requires((std::is_base_of_v<Expr, std::remove_cvref_t<Args>> ||
+                  std::is_convertible_v<Args, Expr> ||
+                  std::is_same_v<std::remove_cvref_t<Args>, IterVar>) && ...)
+    Expr operator()(Args&&... indices) const {
+        return (*this)(std::vector<Expr>{index_expr(std::forward<Args>(indices))...});
     }
+
+private:
+    static Expr index_expr(const IterVar& iv) {
+        return iv.defined() ? static_cast<const Expr&>(iv.var()) : Expr();
+    }
+    static Expr index_expr(const Expr& e) { return e; }
 };
 
 // ---------------------------------------------------------------------------------------------
