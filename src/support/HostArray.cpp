@@ -155,9 +155,10 @@ int64_t HostArray::get_int(int64_t flat) const {
     const bool s = dtype_.is_int();
     switch (dtype_.bits) {
         case 1: return load_as<uint8_t>(p) != 0;
-        case 8: return s ? load_as<int8_t>(p) : load_as<uint8_t>(p);
-        case 16: return s ? load_as<int16_t>(p) : load_as<uint16_t>(p);
-        case 32: return s ? load_as<int32_t>(p) : load_as<uint32_t>(p);
+        // (Each branch converts on its own: `s ? int32 : uint32` would be a uint32.)
+        case 8: return s ? int64_t{load_as<int8_t>(p)} : int64_t{load_as<uint8_t>(p)};
+        case 16: return s ? int64_t{load_as<int16_t>(p)} : int64_t{load_as<uint16_t>(p)};
+        case 32: return s ? int64_t{load_as<int32_t>(p)} : int64_t{load_as<uint32_t>(p)};
         default: return load_as<int64_t>(p);
     }
 }

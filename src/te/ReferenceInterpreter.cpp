@@ -4,10 +4,12 @@
 #include "tessel/te/ReferenceInterpreter.h"
 
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
 #include "tessel/ir/ExprEval.h"
+#include "tessel/ir/IRVisitor.h"
 
 namespace tessel {
 
@@ -16,9 +18,14 @@ namespace {
 constexpr FloatMode kMode = FloatMode::Ideal;
 
 /// The values of one operation's variables while it runs: axis, reduce, combiner and Let
-/// variables each own a slot.
+/// variables each own a slot. Loop level L (0: the data-parallel axes, 1..R: the reduce axes,
+/// R + 1: the combiner's operands) gets a fresh `stamp[L]` whenever its variables change, so a
+/// cached subexpression that depends on levels <= L stays valid while stamp[L] does.
 struct Frame {
     std::vector<Scalar> slots;
+    std::vector<uint64_t> stamp;
+    uint64_t clock = 0;
+    void advance(size_t level) { stamp[level] = ++clock; }
 };
 
 using Thunk = std::function<Scalar(Frame&)>;
@@ -59,10 +66,21 @@ public:
         return s;
     }
     int num_slots() const { return next_slot_; }
+    /// Declares the loop level of a variable (see Frame); `innermost` is the level at which the
+    /// expressions about to be compiled are evaluated most often.
+    void set_level(const Var& v, int level) { level_[v.get()] = level; }
+    void set_innermost(int level) { innermost_ = level; }
+    /// Counts how often each node occurs in `e` (shared subtrees are compiled once and cached).
+    void count_uses(const Expr& e);
 
+    /// Compiles `e`. A subexpression that occurs more than once, or that depends only on outer
+    /// loop levels, is evaluated once per change of the levels it depends on (hoisting and CSE).
     Thunk compile(const Expr& e);
 
 private:
+    Thunk compile_uncached(const Expr& e);
+    /// The deepest loop level of the variables `e` uses (-1 for none).
+    int level_of(const Expr& e) const;
     [[noreturn]] void unsupported(const Expr& e, const char* why) const {
         TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op_name_ << "' contains a "
                                    << node_type_name(e.node_type()) << " (" << why << ")";
@@ -78,9 +96,63 @@ private:
     const ExprEvaluator& constants_;
     std::unordered_map<const Variable*, int> slots_;
     int next_slot_ = 0;
+    std::unordered_map<const Variable*, int> level_;
+    std::unordered_map<const IRNode*, int> uses_;
+    std::unordered_map<const IRNode*, Thunk> memo_;
+    int innermost_ = 0;
+    int let_depth_ = 0;  ///< inside a Let body a node's meaning depends on the binding: no memo
 };
 
+void BodyCompiler::count_uses(const Expr& e) {
+    if (!e.defined() || uses_[e.get()]++ > 0) return;
+    struct Children : IRVisitor {
+        BodyCompiler* self;
+        using IRVisitor::visit;
+        void visit(const Expr& c) override { self->count_uses(c); }
+    } children;
+    children.self = this;
+    children.IRVisitor::visit(e);  // dispatches to the node's children, each through count_uses
+}
+
+int BodyCompiler::level_of(const Expr& e) const {
+    int level = -1;
+    post_order_visit(e, [&](const IRNode* n) {
+        if (n->node_type != IRNodeType::Variable) return;
+        auto it = level_.find(static_cast<const Variable*>(n));
+        level = std::max(level, it == level_.end() ? -1 : it->second);
+    });
+    return level;
+}
+
 Thunk BodyCompiler::compile(const Expr& e) {
+    IRNodeType t = e.node_type();
+    if (t == IRNodeType::Variable || t == IRNodeType::IntImm || t == IRNodeType::UIntImm ||
+        t == IRNodeType::FloatImm)
+        return compile_uncached(e);
+    if (let_depth_ == 0) {
+        auto it = memo_.find(e.get());
+        if (it != memo_.end()) return it->second;
+    }
+    Thunk inner = compile_uncached(e);
+    const int level = std::max(level_of(e), 0);
+    const bool shared = uses_[e.get()] > 1 && let_depth_ == 0;
+    if (!shared && level >= innermost_) return inner;
+    struct Cache {
+        uint64_t stamp = 0;
+        Scalar value{};
+    };
+    auto cache = std::make_shared<Cache>();
+    Thunk cached = [inner, cache, level](Frame& f) {
+        if (cache->stamp == f.stamp[level]) return cache->value;
+        cache->value = inner(f);
+        cache->stamp = f.stamp[level];
+        return cache->value;
+    };
+    if (let_depth_ == 0) memo_.emplace(e.get(), cached);
+    return cached;
+}
+
+Thunk BodyCompiler::compile_uncached(const Expr& e) {
     if (e.type().is_vector()) unsupported(e, "vector expressions only appear after scheduling");
     switch (e.node_type()) {
         case IRNodeType::IntImm:
@@ -163,7 +235,10 @@ Thunk BodyCompiler::compile_let(const Let* l) {
     if (it != slots_.end()) shadowed = it->second;
     int s = next_slot_++;
     slots_[l->var.get()] = s;
+    level_[l->var.get()] = std::max(level_of(l->value), 0);
+    ++let_depth_;
     Thunk body = compile(l->body);
+    --let_depth_;
     if (shadowed) {
         slots_[l->var.get()] = *shadowed;
     } else {
@@ -236,6 +311,8 @@ struct CompiledCompute {
     std::vector<Thunk> reduce_min, reduce_extent, sources, results, identities;
     Thunk condition;
     int num_slots = 0;
+    int num_levels = 1;
+    std::vector<Scalar> scratch;  // the sources of one reduction step
 };
 
 /// Evaluates a DAG operation by operation.
@@ -350,13 +427,19 @@ CompiledCompute Interpreter::compile_compute(const ComputeOpNode* op) {
     }
     c.shape = evaluate_shape("compute '" + op->name + "'", extents);
     c.reduce = op->body.at(0).as<Reduce>();
+    for (const IterVar& iv : op->axis) bc.set_level(iv.var(), 0);
     if (!c.reduce) {
+        for (const Expr& b : op->body) bc.count_uses(b);
         for (const Expr& b : op->body) c.bodies.push_back(bc.compile(b));
+        c.num_levels = 1;
         c.num_slots = bc.num_slots();
         return c;
     }
     const CommReducerNode& comb = *c.reduce->combiner;
+    const int num_reduce = static_cast<int>(c.reduce->axis.size());
+    for (int k = 0; k < num_reduce; ++k) bc.set_level(c.reduce->axis[k].var(), k + 1);
     for (const IterVar& iv : c.reduce->axis) {
+        bc.set_innermost(static_cast<int>(c.reduce_slots.size()));
         c.reduce_slots.push_back(bc.slot_of(iv.var()));
         c.reduce_min.push_back(bc.compile(iv.dom().min));
         c.reduce_extent.push_back(bc.compile(iv.dom().extent));
@@ -364,14 +447,22 @@ CompiledCompute Interpreter::compile_compute(const ComputeOpNode* op) {
     for (size_t j = 0; j < comb.result.size(); ++j) {
         c.lhs_slots.push_back(bc.slot_of(comb.lhs[j]));
         c.rhs_slots.push_back(bc.slot_of(comb.rhs[j]));
+        bc.set_level(comb.lhs[j], num_reduce + 1);
+        bc.set_level(comb.rhs[j], num_reduce + 1);
+        bc.count_uses(c.reduce->source[j]);
+        bc.count_uses(comb.result[j]);
     }
+    bc.count_uses(c.reduce->condition);
+    bc.set_innermost(num_reduce);
+    for (size_t j = 0; j < comb.result.size(); ++j) c.sources.push_back(bc.compile(c.reduce->source[j]));
+    c.condition = bc.compile(c.reduce->condition);
+    bc.set_innermost(num_reduce + 1);
     for (size_t j = 0; j < comb.result.size(); ++j) {
-        c.sources.push_back(bc.compile(c.reduce->source[j]));
         c.results.push_back(bc.compile(comb.result[j]));
         c.identities.push_back(bc.compile(comb.identity[j]));
     }
-    c.condition = bc.compile(c.reduce->condition);
     c.num_slots = bc.num_slots();
+    c.num_levels = num_reduce + 2;
     return c;
 }
 
@@ -379,10 +470,13 @@ void Interpreter::run_reduce(CompiledCompute& c, Frame& f, std::vector<Scalar>& 
     if (level == c.reduce_slots.size()) {
         if (c.condition(f).i == 0) return;
         const size_t n = acc.size();
+        std::vector<Scalar>& src = c.scratch;
+        for (size_t j = 0; j < n; ++j) src[j] = c.sources[j](f);
         for (size_t j = 0; j < n; ++j) {
             f.slots[c.lhs_slots[j]] = acc[j];
-            f.slots[c.rhs_slots[j]] = c.sources[j](f);
+            f.slots[c.rhs_slots[j]] = src[j];
         }
+        f.advance(c.reduce_slots.size() + 1);
         for (size_t j = 0; j < n; ++j) acc[j] = c.results[j](f);
         return;
     }
@@ -390,6 +484,7 @@ void Interpreter::run_reduce(CompiledCompute& c, Frame& f, std::vector<Scalar>& 
     const int slot = c.reduce_slots[level];
     for (int64_t k = lo; k < lo + extent; ++k) {
         f.slots[slot].i = k;
+        f.advance(level + 1);
         run_reduce(c, f, acc, level + 1);
     }
 }
@@ -400,11 +495,14 @@ void Interpreter::run_compute(const ComputeOpNode* op) {
     for (const Expr& b : op->body) outs.emplace_back(b.type(), c.shape, ArrayStorage::Ideal);
     Frame f;
     f.slots.assign(std::max(c.num_slots, 1), Scalar{.i = 0});
+    f.stamp.assign(c.num_levels, 0);
+    c.scratch.resize(c.sources.size());
     const int64_t total = outs.empty() ? 0 : outs[0].size();
     std::vector<int64_t> point(c.shape.size(), 0);
     std::vector<Scalar> acc(c.identities.size());
     for (int64_t flat = 0; flat < total; ++flat) {
         for (size_t d = 0; d < point.size(); ++d) f.slots[c.axis_slots[d]].i = c.axis_min[d] + point[d];
+        f.advance(0);
         if (!c.reduce) {
             for (size_t v = 0; v < outs.size(); ++v) write_element(outs[v], flat, c.bodies[v](f));
         } else {
