@@ -6,7 +6,7 @@
 namespace tessel {
 
 namespace {
-// One outputs per body, for a new operation.
+// One output per body, for a new operation.
 std::vector<Tensor> outputs_of(const Operation& op) {
     std::vector<Tensor> out;
     for (int i = 0; i < op_num_outputs(op); ++i) out.push_back(op_output(op, i));
@@ -26,6 +26,20 @@ std::optional<int64_t> check_bound(const Expr& e, const char* which, const std::
         TESSEL_THROW(DSLError) << "reduce_axis '" << name << "': the " << which
                                << " does not fit int64";
     return v;
+}
+
+// Calls the user's function; DSLErrors it raises (mismatched dtypes, bad indices ...) are
+// re-thrown naming the compute, so every error says which tensor was being declared.
+std::vector<Expr> call_compute_function(const FComputeMulti& f, const std::vector<Var>& vars,
+                                        const std::string& name) {
+    std::string prefix = "compute '" + name + "'";
+    try {
+        return f(vars);
+    } catch (const DSLError& e) {
+        std::string message = e.what();
+        if (message.rfind(prefix, 0) == 0) throw;
+        TESSEL_THROW(DSLError) << prefix << ": " << message;
+    }
 }
 }  // namespace
 
@@ -70,7 +84,7 @@ std::vector<Tensor> compute_multi(const std::vector<Expr>& shape, const FCompute
         axis.emplace_back(v, Range(make_zero(idx), extents[d]), IterVarKind::DataPar);
     }
     if (!f) TESSEL_THROW(DSLError) << "compute '" << name << "': no compute function";
-    std::vector<Expr> body = f(vars);
+    std::vector<Expr> body = call_compute_function(f, vars, name);
     std::vector<IterVar> reduce = internal::verify_compute_body(name, axis, body);
     Operation op(new ComputeOpNode(name, std::move(axis), std::move(reduce), std::move(body)));
     return outputs_of(op);

@@ -115,6 +115,7 @@ std::vector<Expr> Reducer::operator()(const std::vector<Expr>& sources,
     if (where.defined() && where.type() != Bool())
         TESSEL_THROW(DSLError) << who << ": the condition has type " << where.type()
                                << "; it must be a bool";
+    if (!where.defined()) where = const_true();  // one node, shared by every output's Reduce
     CommReducer combiner = instantiate(types);
     std::vector<Expr> out;
     for (size_t i = 0; i < sources.size(); ++i)

@@ -26,7 +26,9 @@ std::vector<const Reduce*> collect_reduces(const std::vector<Expr>& body) {
 
 // Two Reduce nodes of one reducer call: same combiner, sources, axes and condition.
 bool same_reduction(const Reduce* a, const Reduce* b) {
-    if (!a->combiner.same_as(b->combiner) || !a->condition.same_as(b->condition)) return false;
+    bool same_condition = a->condition.same_as(b->condition) ||
+                          (is_one(a->condition) && is_one(b->condition));
+    if (!a->combiner.same_as(b->combiner) || !same_condition) return false;
     if (a->source.size() != b->source.size() || a->axis.size() != b->axis.size()) return false;
     for (size_t i = 0; i < a->source.size(); ++i)
         if (!a->source[i].same_as(b->source[i])) return false;

@@ -169,6 +169,8 @@ struct StmtNode : IRNode {
     explicit StmtNode(IRNodeType t) : IRNode(t) {}
 };
 
+class Var;
+
 /// A handle to an immutable expression node. Implicitly built from C++ literals:
 /// int → int32, int64_t → int64, float → float32, double → float64.
 class Expr : public Ptr<ExprNode> {
@@ -176,6 +178,9 @@ public:
     Expr() = default;
     Expr(const ExprNode* n) : Ptr<ExprNode>(n) {}  // NOLINT
     Expr(Ptr<ExprNode> n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
+    /// From a variable (exact match: `Expr(v)` for a `const Var&` is otherwise ambiguous
+    /// between the copy and the Ptr<ExprNode> constructors).
+    Expr(const Var& v);  // NOLINT
     Expr(int value);      // NOLINT
     Expr(int64_t value);  // NOLINT
     Expr(float value);    // NOLINT
@@ -251,6 +256,8 @@ public:
     const Variable* operator->() const { return get(); }
     const std::string& name() const { return get()->name; }
 };
+
+inline Expr::Expr(const Var& v) : Ptr<ExprNode>(static_cast<const Ptr<ExprNode>&>(v)) {}
 
 /// Half-open range [min, min + extent).
 struct Range {
