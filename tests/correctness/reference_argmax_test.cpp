@@ -15,8 +15,7 @@ void check_arg(bool want_max) {
     Tensor X = placeholder({n, m}, Float(32), "X");
     IterVar k = reduce_axis({0, m}, "k");
     std::vector<Tensor> r = compute_multi({n}, [&](const std::vector<Var>& v) {
-        Var kv = k.var();  // a non-const copy: Expr from `const Var&` is ambiguous (IR.h)
-        return want_max ? argmax(kv, X(v[0], k), {k}) : argmin(kv, X(v[0], k), {k});
+        return want_max ? argmax(k.var(), X(v[0], k), {k}) : argmin(k.var(), X(v[0], k), {k});
     }, want_max ? "argmax" : "argmin");
     ASSERT_EQ(r.size(), 2u);
     // Values from {0, 1, 2, 3}: most rows have ties for the best value.
@@ -52,8 +51,7 @@ TEST(ReferenceArgmax, SecondOutputAloneAndScalarResult) {
     Tensor X = placeholder({5}, Int(32), "X");
     IterVar k = reduce_axis({0, 5}, "k");
     std::vector<Tensor> r = compute_multi({}, [&](const std::vector<Var>&) {
-        Var kv = k.var();
-        return argmax(kv, X(k), {k});
+        return argmax(k.var(), X(k), {k});
     }, "argmax");
     HostArray x = HostArray::from_values(Int(32), {5}, {3, -1, 7, 7, 2});
     std::vector<HostArray> got = evaluate_reference({r[1], r[0]}, {{X, x}});

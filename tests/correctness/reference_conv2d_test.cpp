@@ -22,9 +22,8 @@ Tensor conv2d(const ConvCase& p, const Tensor& X, const Tensor& W) {
     IterVar ry = reduce_axis({0, 3}, "ry");
     IterVar rx = reduce_axis({0, 3}, "rx");
     return compute({p.n, p.k, p.oh(), p.ow()}, [&](Var b, Var k, Var y, Var x) {
-        Var ryv = ry.var(), rxv = rx.var();  // non-const copies: Expr from `const Var&` is ambiguous
-        Expr iy = y * p.stride + ryv - p.pad;
-        Expr ix = x * p.stride + rxv - p.pad;
+        Expr iy = y * p.stride + ry.var() - p.pad;
+        Expr ix = x * p.stride + rx.var() - p.pad;
         Expr inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
         Expr v = if_then_else(inside, X(b, rc, iy, ix), make_zero(Float(32)));
         return sum(v * W(k, rc, ry, rx), {rc, ry, rx});

@@ -107,3 +107,20 @@ TEST(ReferenceElementwise, GuardedShiftUsesLazyIfThenElse) {
     EXPECT_EQ(got.get(0), 0.0);
     for (int i = 1; i < n; ++i) EXPECT_EQ(got.get(i), a.get(i - 1));
 }
+
+TEST(ReferenceElementwise, LetAndSharedSubexpressions) {
+    const int n = 8;
+    Tensor A = placeholder({n}, Float(32), "A");
+    Var t("t", Float(32));
+    Tensor B = compute({n}, [&](Var i) {
+        Expr shared = A(i) + 1.0f;  // one node used three times
+        Expr let = Let::make(t, A(i) * 2.0f, t * t + t);
+        return if_then_else(i > 3, shared * shared, shared) + let;
+    }, "B");
+    HostArray a = HostArray::random(Float(32), {n}, 10);
+    HostArray got = evaluate_reference({B}, {{A, a}})[0];
+    for (int i = 0; i < n; ++i) {
+        double s = a.get(i) + 1, u = a.get(i) * 2;
+        EXPECT_DOUBLE_EQ(got.get(i), (i > 3 ? s * s : s) + u * u + u) << i;
+    }
+}

@@ -60,8 +60,7 @@ TEST(ReferenceMatmul, ConditionalReductionWithBoundedAxis) {
     const int n = 12;
     Tensor A = placeholder({n}, Float(32), "A");
     IterVar r = reduce_axis({0, n}, "r");
-    Var rv = r.var();
-    Tensor C = compute({n}, [&](Var i) { return sum(A(r), {r}, rv <= i); }, "C");
+    Tensor C = compute({n}, [&](Var i) { return sum(A(r), {r}, r.var() <= i); }, "C");
     HostArray a = HostArray::random(Float(32), {n}, 25);
     HostArray got = evaluate_reference({C}, {{A, a}})[0];
     double acc = 0;

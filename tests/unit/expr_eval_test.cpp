@@ -325,7 +325,7 @@ TEST(ExprEval, BarrierAndReduceAreNotEvaluable) {
     Var l("l", Float(32)), r("r", Float(32));
     CommReducer sum_r("sum", {l}, {r}, {Add::make(l, r)}, {f32(0)});
     IterVar k(Var("k"), Range(i32(0), i32(4)), IterVarKind::Reduce);
-    Expr red = Reduce::make(sum_r, {Cast::make(Float(32), Expr(k.var().get()))}, {k}, Expr(), 0);
+    Expr red = Reduce::make(sum_r, {Cast::make(Float(32), k.var())}, {k}, Expr(), 0);
     EXPECT_THROW(evaluate_expr(red), RuntimeError);
     ExprEvalCallbacks cb;
     cb.reduce = [](const Reduce*) { return Value::make_float(Float(32), 6.0); };

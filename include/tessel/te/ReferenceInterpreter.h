@@ -21,8 +21,11 @@
 //  - Symbolic extents: a placeholder extent that is a plain variable is bound to the extent of
 //    the array given for it; every other extent must then evaluate to a constant.
 //
-// Compute bodies are compiled once per operation into a tree of closures over variable slots, so
-// evaluation costs a few closure calls per node and element (matmul 128^3: ~0.1 s in Debug).
+// Compute bodies are compiled once per operation into a tree of closures over variable slots;
+// subexpressions that occur more than once, or that depend only on outer loops (e.g. a conv's
+// input row inside the column loop), are evaluated once per change of what they depend on. The
+// file is built with -O2 even in Debug builds: matmul 128^3 takes ~0.13 s, a 3x3 conv2d on
+// 1x16x32x32 with 16 output channels well under a second.
 #pragma once
 
 #include <utility>
