@@ -138,10 +138,13 @@ class StructuralEq {
     }
 
     bool eq_tensor(const Tensor& a, const Tensor& b) {
-        if (!map_free_) return a.same_as(b);
+        if (!map_free_) return same_tensor(a, b);
         if (a.dtype() != b.dtype() || a.value_index() != b.value_index()) return false;
         if (!eq_all(a.shape(), b.shape())) return false;
-        return match<const TensorNode*>(&tensor_ab_, &tensor_ba_, a.get(), b.get());
+        // Canonical handles: op_output makes a new handle per call for the same output.
+        const TensorNode* ca = tensor_canon_a_.emplace(a, a).first->second.get();
+        const TensorNode* cb = tensor_canon_b_.emplace(b, b).first->second.get();
+        return match<const TensorNode*>(&tensor_ab_, &tensor_ba_, ca, cb);
     }
 
     bool eq_reducer(const CommReducer& a, const CommReducer& b) {
@@ -169,6 +172,7 @@ class StructuralEq {
     std::vector<Undo> undo_;
     BiMap<const Variable*> free_ab_, free_ba_;
     BiMap<const TensorNode*> tensor_ab_, tensor_ba_;
+    std::unordered_map<Tensor, Tensor, TensorHash, TensorEqual> tensor_canon_a_, tensor_canon_b_;
 };
 
 // ---------------------------------------------------------------------------------------------

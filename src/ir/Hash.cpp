@@ -117,7 +117,7 @@ class StructuralHasher::Impl : public IRVisitor {
     }
 
     void emit_tensor(const Tensor& t) {
-        auto [it, fresh] = tensors_.emplace(t.get(), tensors_.size());
+        auto [it, fresh] = tensors_.emplace(t, tensors_.size());
         emit(it->second);
         emit_type(t.dtype());
         emit(uint64_t(t.value_index()));
@@ -222,7 +222,7 @@ class StructuralHasher::Impl : public IRVisitor {
     std::unordered_map<const Variable*, int64_t> bound_;
     std::vector<std::pair<const Variable*, int64_t>> undo_;
     std::unordered_map<const Variable*, uint64_t> free_;
-    std::unordered_map<const TensorNode*, uint64_t> tensors_;
+    std::unordered_map<Tensor, uint64_t, TensorHash, TensorEqual> tensors_;
 };
 
 void StructuralHasher::Impl::visit(const Reduce* op) {

@@ -174,6 +174,19 @@ Buffer::Buffer(std::string name, Type dtype, std::vector<Expr> shape, StorageSco
     static_cast<Ptr<BufferNode>&>(*this) = Ptr<BufferNode>(n);
 }
 
+bool same_tensor(const Tensor& a, const Tensor& b) {
+    if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+    if (!a.op().defined() || !b.op().defined()) return a.same_as(b);
+    return a.op().same_as(b.op()) && a.value_index() == b.value_index();
+}
+
+size_t TensorHash::operator()(const Tensor& t) const {
+    if (!t.defined()) return 0;
+    const void* owner = t.op().defined() ? static_cast<const void*>(t.op().get()) : t.get();
+    size_t h = std::hash<const void*>()(owner);
+    return h ^ (std::hash<int>()(t.value_index()) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Expression nodes
 

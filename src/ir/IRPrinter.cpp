@@ -126,7 +126,11 @@ class IRPrinter::Impl : public IRVisitor {
     std::ostream& os() { return os_; }
     const std::string& name(const Var& v) { return vars_.name(v.get(), v.name()); }
     const std::string& name(const Buffer& b) { return buffers_.name(b.get(), b.name()); }
-    const std::string& name(const Tensor& t) { return tensors_.name(t.get(), t.name()); }
+    const std::string& name(const Tensor& t) {
+        // Handles of one output (op_output makes a new one per call) share one name.
+        const Tensor& canon = tensor_canon_.emplace(t, t).first->second;
+        return tensors_.name(canon.get(), t.name());
+    }
 
     int indent_ = 0;
 
@@ -200,6 +204,7 @@ class IRPrinter::Impl : public IRVisitor {
     int need_ = kPrecLet;
     bool tail_ = true;
     Namer vars_, buffers_, tensors_;
+    std::unordered_map<Tensor, Tensor, TensorHash, TensorEqual> tensor_canon_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -83,15 +83,5 @@ Tensor op_output(const Operation& op, int i) {
     return Tensor(t);
 }
 
-bool same_tensor(const Tensor& a, const Tensor& b) {
-    if (!a.defined() || !b.defined()) return a.defined() == b.defined();
-    return a.op().same_as(b.op()) && a.value_index() == b.value_index();
-}
-
-size_t TensorHash::operator()(const Tensor& t) const {
-    if (!t.defined()) return 0;
-    size_t h = std::hash<const void*>()(t.op().get());
-    return h ^ (std::hash<int>()(t.value_index()) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
 
 }  // namespace tessel

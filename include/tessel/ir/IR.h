@@ -396,6 +396,18 @@ private:
     static Expr index_expr(const Expr& e) { return e; }
 };
 
+/// True if `a` and `b` are the same output (operation identity and value_index) of one operation.
+/// op_output makes a fresh handle per call, so tensors are never compared with `same_as`. A
+/// tensor without an operation (IR-level tests) is identified by its node.
+bool same_tensor(const Tensor& a, const Tensor& b);
+/// Hash and equality of tensors by (operation, value_index), for unordered containers.
+struct TensorHash {
+    size_t operator()(const Tensor& t) const;
+};
+struct TensorEqual {
+    bool operator()(const Tensor& a, const Tensor& b) const { return same_tensor(a, b); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Expression nodes
 

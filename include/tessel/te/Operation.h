@@ -77,15 +77,7 @@ std::vector<Tensor> op_inputs(const Operation& op);
 /// The extents of an operation's output (every output of an operation has the same shape).
 std::vector<Expr> op_shape(const Operation& op);
 
-/// True if `a` and `b` are the same output (operation identity and value_index) of one operation.
-bool same_tensor(const Tensor& a, const Tensor& b);
-/// Hash and equality of tensors by (operation, value_index), for unordered containers.
-struct TensorHash {
-    size_t operator()(const Tensor& t) const;
-};
-struct TensorEqual {
-    bool operator()(const Tensor& a, const Tensor& b) const { return same_tensor(a, b); }
-};
+// same_tensor, TensorHash and TensorEqual live in ir/IR.h.
 
 // ---------------------------------------------------------------------------------------------
 // Declaring tensors
