@@ -42,3 +42,9 @@ if(TESSEL_BUILD_TESTS)
                         "(scripts/install-deps.sh does), or configure with -DTESSEL_BUILD_TESTS=OFF")
   endif()
 endif()
+
+# Schedules and tuning records serialise to JSON.
+find_package(nlohmann_json 3.10 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "tessel needs nlohmann_json: install nlohmann-json3-dev (scripts/install-deps.sh does)")
+endif()
