@@ -1,0 +1,180 @@
+// Schedules: how to compute a tensor-expression DAG.
+//
+//   Schedule s = create_schedule({C});
+//   int c = s.stage_of(C);
+//   s.split(c, 0, 32);                 // leaf 0 of stage c → (i.outer, i.inner) at 0 and 1
+//   s.split(c, 2, 8);                  // leaf 2 (j) → (j.outer, j.inner) at 2 and 3
+//   s.reorder(c, {0, 2, 1, 3, 4});     // i.outer, j.outer, i.inner, j.inner, k
+//   s.vectorize(c, 3);
+//
+// A schedule is the DAG plus an ordered list of Steps (schedule/Step.h). Every primitive is
+// validated against the state it would produce, applied, and recorded; the auto-scheduler's
+// searcher calls the same code, so a step list replays on a fresh schedule of the same DAG and
+// always yields the same state (and byte-identical lowered IR).
+//
+// ## Stages and iterators
+// Stage `i` computes operation `i` of the DAG's topological order (te/Operation.h topo_order).
+// Each stage has a loop nest of *leaf iterators*, outermost first; primitives address a stage by
+// its index (or its tensor) and an iterator by its position in the current leaf list, as Ansor's
+// steps do. Every iterator ever created is kept (with a stable id, its position in
+// `Stage::iters`); relations (split, fuse) connect them back to the root axes, which are the
+// compute's data-parallel axes followed by its reduction axes.
+//
+// Extents are known after every step (`Stage::iters[id].extent`), without lowering: constant for
+// constant shapes, symbolic otherwise. The extents of stages attached with compute_at depend on
+// the region their consumers need; `infer_extents()` computes them.
+//
+// ## Errors
+// A misuse throws ScheduleError naming the primitive, the stage and the iterators, showing the
+// stage's loop nest and, where it can, what would be legal. The schedule is unchanged after a
+// failed primitive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessel/ir/IR.h"
+#include "tessel/schedule/Step.h"
+
+namespace tessel {
+
+/// What an iterator iterates over.
+enum class IterKind : uint8_t {
+    Spatial,    ///< derived from data-parallel axes only
+    Reduction,  ///< derived from reduction axes only
+};
+
+/// One loop of a stage's nest (current or former).
+struct Iterator {
+    std::string name;
+    Expr extent;  ///< int32/int64; a constant unless the shape is symbolic
+    IterKind kind = IterKind::Spatial;
+    IterAnnotation annotation = IterAnnotation::None;
+    /// The constant extent, if it is one.
+    std::optional<int64_t> const_extent() const;
+};
+
+/// A relation between iterators (stable ids).
+struct IterRelation {
+    enum class Kind : uint8_t { Split, Fuse } kind;
+    /// Split: parent → outer × inner, inner extent `factor`. Fuse: outer, inner → fused.
+    int parent = -1, outer = -1, inner = -1, fused = -1;
+    Expr factor;  ///< Split only: the inner extent
+    TailStrategy tail = TailStrategy::Guard;
+};
+
+/// Where a stage is computed.
+enum class AttachKind : uint8_t {
+    Root,     ///< its own loop nest at the top level
+    Inlined,  ///< substituted into its consumers
+    At,       ///< inside another stage's loop (compute_at)
+};
+
+/// One stage: the loop nest of one operation.
+struct Stage {
+    Operation op;
+    std::vector<Iterator> iters;    ///< every iterator ever created; the id is the position
+    std::vector<int> root;          ///< ids of the root axes: data-parallel, then reduction
+    std::vector<int> leaf;          ///< ids of the current loop nest, outermost first
+    std::vector<IterRelation> relations;
+    AttachKind attach = AttachKind::Root;
+    int attach_stage = -1;  ///< At: the consumer stage's index
+    int attach_iter = -1;   ///< At: the consumer's iterator id
+    int64_t auto_unroll_max_step = 0;  ///< pragma: auto-unroll inner loops up to this many steps
+    bool is_output = false;            ///< one of the schedule's outputs
+    /// The operation's name.
+    const std::string& name() const { return op->name; }
+};
+
+/// Limits that keep a schedule from hanging the compiler (configurable per schedule).
+struct ScheduleLimits {
+    int max_vector_lanes = 64;
+    int64_t max_unroll = 512;  ///< unrolled extent of one loop, and the auto-unroll pragma
+};
+
+/// The DAG plus the steps applied to it.
+class Schedule {
+public:
+    /// A schedule with one root stage per operation of `outputs`' DAG and no steps.
+    explicit Schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits = {});
+
+    // --- Primitives. `stage` is a stage index; `iter` a position in the stage's leaf list. ---
+    /// Splits leaf `iter` into (outer, inner) with inner extent `factor`; returns their new leaf
+    /// positions (outer, outer + 1).
+    std::pair<int, int> split(int stage, int iter, int64_t factor,
+                              TailStrategy tail = TailStrategy::Guard);
+    /// Splits leaf `iter` into `nparts` outer iterations.
+    std::pair<int, int> split_nparts(int stage, int iter, int64_t nparts,
+                                     TailStrategy tail = TailStrategy::Guard);
+    /// Fuses adjacent leaves (consecutive positions, outermost first, all spatial or all
+    /// reduction) into one; returns its position (`iters[0]`).
+    int fuse(int stage, const std::vector<int>& iters);
+    /// Reorders the leaves: `order` lists every leaf position once, in the new order.
+    void reorder(int stage, const std::vector<int>& order);
+    /// Splits two leaves by (fx, fy) and reorders to (xo, yo, xi, yi); returns the position of xo.
+    int tile(int stage, int x, int y, int64_t fx, int64_t fy);
+    void vectorize(int stage, int iter);
+    void unroll(int stage, int iter);
+    void parallel(int stage, int iter);
+    /// Any annotation (vectorize, unroll, parallel; GPU bindings with the caches/threads issue).
+    void annotate(int stage, int iter, IterAnnotation annotation);
+    /// Pragma: auto-unroll the stage's innermost loops up to `max_step` total steps.
+    void pragma_auto_unroll(int stage, int64_t max_step);
+    /// Computes `stage` inside consumer `target` at the target's leaf `target_iter`.
+    void compute_at(int stage, int target, int target_iter);
+    /// Substitutes `stage` into its consumers (not outputs, not reductions).
+    void compute_inline(int stage);
+    /// Computes `stage` in its own loop nest at the top level.
+    void compute_root(int stage);
+
+    /// Applies one step (validated as the primitive would be), recording it.
+    void apply(const Step& step);
+
+    // --- Queries ---
+    const std::vector<Stage>& stages() const { return stages_; }
+    const Stage& stage(int index) const;
+    /// The stage computing tensor `t` (ScheduleError if `t` is not of this DAG).
+    int stage_of(const Tensor& t) const;
+    const std::vector<Step>& steps() const { return steps_; }
+    const std::vector<Tensor>& outputs() const { return outputs_; }
+    const ScheduleLimits& limits() const { return limits_; }
+    /// The DAG's workload key: a canonical structural hash, independent of names.
+    uint64_t workload_key() const { return workload_key_; }
+    /// The leaf loop extents of every stage, after inferring the regions of compute_at stages.
+    std::vector<std::vector<Expr>> infer_extents() const;
+    /// The stage's loop nest, one line per leaf: "for i.outer in range(0, 32):  # parallel".
+    std::string loop_nest_string(int stage) const;
+    /// The steps as a runnable Python scheduling script.
+    std::string to_python() const;
+    /// {"workload_key": "<hex>", "steps": [...]}: what a tuning record stores.
+    std::string to_json() const;
+
+private:
+    friend struct ScheduleAccess;
+    void record(const Step& step) { steps_.push_back(step); }
+    std::vector<Tensor> outputs_;
+    std::vector<Stage> stages_;
+    std::vector<Step> steps_;
+    ScheduleLimits limits_;
+    uint64_t workload_key_ = 0;
+};
+
+/// A schedule of the DAG of `outputs`.
+Schedule create_schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits = {});
+
+/// Replays `steps` on a fresh schedule of `outputs`. Throws ScheduleError if a step does not
+/// apply.
+Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,
+                ScheduleLimits limits = {});
+/// Replays Schedule::to_json's output; throws ScheduleError if it was recorded for another DAG
+/// (its workload key differs) or a step does not apply.
+Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::string& json,
+                            ScheduleLimits limits = {});
+
+/// The canonical structural hash of a DAG (the workload key).
+uint64_t dag_hash(const std::vector<Tensor>& outputs);
+
+}  // namespace tessel

@@ -1,0 +1,91 @@
+// Compute-location primitives: compute_at, compute_inline, compute_root.
+#include <sstream>
+
+#include "ScheduleInternal.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+using internal::schedule_fail;
+using A = ScheduleAccess;
+
+namespace {
+
+// True if `stage` is computed (transitively, through compute_at) inside stage `target`.
+bool attached_within(const std::vector<Stage>& stages, int stage, int target) {
+    for (int s = stage, hops = 0; hops <= static_cast<int>(stages.size()); ++hops) {
+        if (stages[s].attach != AttachKind::At) return false;
+        s = stages[s].attach_stage;
+        if (s == target) return true;
+    }
+    return false;
+}
+
+std::string stage_name(const Schedule& s, int i) { return "'" + s.stages()[i].name() + "'"; }
+
+}  // namespace
+
+void Schedule::compute_at(int stage, int target, int target_iter) {
+    const char* prim = "compute_at";
+    A::loop_stage(*this, prim, stage);
+    Stage& st = stages_[stage];
+    std::ostringstream os;
+    if (target == stage) schedule_fail(*this, prim, stage, "a stage cannot be computed at itself");
+    A::loop_stage(*this, prim, target);
+    if (st.is_output)
+        schedule_fail(*this, prim, stage, "is an output of the schedule; outputs are computed at the root");
+    std::vector<int> consumers = internal::consumers_of(*this, stage);
+    bool is_consumer = std::find(consumers.begin(), consumers.end(), target) != consumers.end();
+    if (!is_consumer) {
+        os << "target " << stage_name(*this, target) << " does not read " << stage_name(*this, stage)
+           << "; compute_at needs a consumer (consumers:";
+        for (int c : consumers) os << " " << stage_name(*this, c);
+        os << ")";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    if (attached_within(stages_, target, stage))
+        schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is itself computed inside " +
+                                              stage_name(*this, stage) + ": that would be a cycle");
+    if (stages_[target].attach == AttachKind::Inlined)
+        schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is inlined; it has no loops");
+    int iter_id = A::check_leaf(*this, prim, target, target_iter);
+    for (int c : consumers) {
+        if (c == target || attached_within(stages_, c, target)) continue;
+        os << "it is also read by " << stage_name(*this, c) << ", which is not computed inside "
+           << stage_name(*this, target) << "; compute " << stage_name(*this, c)
+           << " inside it first, or inline/keep this stage at the root";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    st.attach = AttachKind::At;
+    st.attach_stage = target;
+    st.attach_iter = iter_id;
+    record(ComputeAtStep{stage, target, target_iter});
+}
+
+void Schedule::compute_inline(int stage) {
+    const char* prim = "compute_inline";
+    Stage& st = A::loop_stage(*this, prim, stage);
+    if (st.is_output)
+        schedule_fail(*this, prim, stage, "is an output of the schedule; outputs cannot be inlined");
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!c->reduce_axis.empty())
+        schedule_fail(*this, prim, stage,
+                      "is a reduction; only element-wise stages can be inlined (compute_at it instead)");
+    for (size_t i = 0; i < stages_.size(); ++i) {
+        if (stages_[i].attach == AttachKind::At && stages_[i].attach_stage == stage)
+            schedule_fail(*this, prim, stage, "stage " + stage_name(*this, static_cast<int>(i)) +
+                                                  " is computed inside it; move that stage first");
+    }
+    st.attach = AttachKind::Inlined;
+    st.attach_stage = st.attach_iter = -1;
+    record(ComputeInlineStep{stage});
+}
+
+void Schedule::compute_root(int stage) {
+    Stage& st = A::loop_stage(*this, "compute_root", stage);
+    st.attach = AttachKind::Root;
+    st.attach_stage = st.attach_iter = -1;
+    record(ComputeRootStep{stage});
+}
+
+}  // namespace tessel

@@ -1,0 +1,222 @@
+// Loop primitives: split, fuse, reorder, tile, annotations and pragmas.
+#include <algorithm>
+#include <sstream>
+
+#include "ScheduleInternal.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+using internal::schedule_fail;
+
+using A = ScheduleAccess;
+
+namespace {
+
+int add_iter(Stage& st, Iterator it) {
+    st.iters.push_back(std::move(it));
+    return static_cast<int>(st.iters.size()) - 1;
+}
+
+void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, TailStrategy tail,
+                int64_t inner) {
+    if (tail == TailStrategy::Guard) return;
+    const Stage& st = s.stages()[stage];
+    std::ostringstream os;
+    if (it.kind == IterKind::Reduction) {
+        os << "tail strategy " << tail_strategy_name(tail) << " on reduction iterator '" << it.name
+           << "' would visit reduction points twice or past the end; use guard";
+        schedule_fail(s, prim, stage, os.str());
+    }
+    if (tail == TailStrategy::ShiftInwards) {
+        auto ext = it.const_extent();
+        if (!ext || *ext < inner) {
+            os << "shift_inwards needs a constant extent of '" << it.name << "' of at least the inner extent "
+               << inner << " (extent is " << to_string(it.extent) << "); use guard";
+            schedule_fail(s, prim, stage, os.str());
+        }
+    }
+    if (tail == TailStrategy::RoundUp && st.is_output) {
+        os << "round_up pads the storage of '" << st.name()
+           << "', but it is an output whose buffer the caller allocates; use guard or shift_inwards";
+        schedule_fail(s, prim, stage, os.str());
+    }
+}
+
+}  // namespace
+
+static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, int iter,
+                                    int64_t factor, bool by_nparts, TailStrategy tail) {
+    int id = A::check_leaf(s, prim, stage, iter);
+    Stage& st = A::stages(s)[stage];
+    const Iterator it = st.iters[id];
+    if (factor <= 0) {
+        std::ostringstream os;
+        os << (by_nparts ? "nparts" : "factor") << " " << factor << " for iterator '" << it.name
+           << "' must be positive";
+        schedule_fail(s, prim, stage, os.str());
+    }
+    Expr inner_extent, outer_extent;
+    Type t = it.extent.type();
+    if (by_nparts) {
+        outer_extent = make_const(t, factor);
+        inner_extent = internal::ceil_div(it.extent, factor);
+    } else {
+        inner_extent = make_const(t, factor);
+        outer_extent = internal::ceil_div(it.extent, factor);
+    }
+    auto inner_const = as_const_int(inner_extent);
+    check_tail(s, prim, stage, it, tail, inner_const ? *inner_const : 0);
+    int outer = add_iter(st, Iterator{it.name + ".outer", outer_extent, it.kind, IterAnnotation::None});
+    int inner = add_iter(st, Iterator{it.name + ".inner", inner_extent, it.kind, IterAnnotation::None});
+    IterRelation rel{IterRelation::Kind::Split, id, outer, inner, -1, inner_extent, tail};
+    st.relations.push_back(rel);
+    st.leaf[iter] = outer;
+    st.leaf.insert(st.leaf.begin() + iter + 1, inner);
+    A::move_attachments(s, stage, id, inner);
+    A::record(s, SplitStep{stage, iter, factor, by_nparts, tail});
+    return {iter, iter + 1};
+}
+
+std::pair<int, int> Schedule::split(int stage, int iter, int64_t factor, TailStrategy tail) {
+    return do_split(*this, "split", stage, iter, factor, false, tail);
+}
+
+std::pair<int, int> Schedule::split_nparts(int stage, int iter, int64_t nparts, TailStrategy tail) {
+    return do_split(*this, "split", stage, iter, nparts, true, tail);
+}
+
+int Schedule::fuse(int stage, const std::vector<int>& iters) {
+    A::loop_stage(*this, "fuse", stage);
+    if (iters.size() < 2) schedule_fail(*this, "fuse", stage, "needs at least two iterators");
+    for (size_t k = 0; k < iters.size(); ++k) {
+        A::check_leaf(*this, "fuse", stage, iters[k]);
+        if (k > 0 && iters[k] != iters[k - 1] + 1) {
+            std::ostringstream os;
+            os << "iterators at positions " << iters[k - 1] << " and " << iters[k]
+               << " are not adjacent; only consecutive loops can be fused (reorder them first)";
+            schedule_fail(*this, "fuse", stage, os.str());
+        }
+    }
+    Stage& st = stages_[stage];
+    IterKind kind = st.iters[st.leaf[iters[0]]].kind;
+    for (int pos : iters) {
+        if (st.iters[st.leaf[pos]].kind != kind)
+            schedule_fail(*this, "fuse", stage,
+                          "cannot fuse a data-parallel iterator with a reduction iterator ('" +
+                              st.iters[st.leaf[iters[0]]].name + "', '" + st.iters[st.leaf[pos]].name + "')");
+    }
+    int acc = st.leaf[iters[0]];
+    for (size_t k = 1; k < iters.size(); ++k) {
+        int next = st.leaf[iters[k]];
+        const Iterator& a = st.iters[acc];
+        const Iterator& b = st.iters[next];
+        Expr extent = Mul::make(a.extent, b.extent);
+        if (auto ca = a.const_extent(), cb = b.const_extent(); ca && cb)
+            extent = make_const(a.extent.type(), *ca * *cb);
+        int fused = add_iter(st, Iterator{a.name + "." + b.name + ".fused", extent, kind, IterAnnotation::None});
+        st.relations.push_back(IterRelation{IterRelation::Kind::Fuse, -1, acc, next, fused, Expr(), TailStrategy::Guard});
+        A::move_attachments(*this, stage, acc, fused);
+        A::move_attachments(*this, stage, next, fused);
+        acc = fused;
+    }
+    st.leaf.erase(st.leaf.begin() + iters[0], st.leaf.begin() + iters.back() + 1);
+    st.leaf.insert(st.leaf.begin() + iters[0], acc);
+    record(FuseStep{stage, iters});
+    return iters[0];
+}
+
+void Schedule::reorder(int stage, const std::vector<int>& order) {
+    Stage& st = A::loop_stage(*this, "reorder", stage);
+    std::vector<bool> seen(st.leaf.size(), false);
+    if (order.size() != st.leaf.size()) {
+        std::ostringstream os;
+        os << "the order lists " << order.size() << " positions; it must list each of the "
+           << st.leaf.size() << " leaf positions 0.." << st.leaf.size() - 1 << " exactly once";
+        schedule_fail(*this, "reorder", stage, os.str());
+    }
+    for (int pos : order) {
+        if (pos < 0 || pos >= static_cast<int>(st.leaf.size()) || seen[pos]) {
+            std::ostringstream os;
+            os << "position " << pos << (pos >= 0 && pos < static_cast<int>(seen.size()) ? " is listed twice" : " is not a leaf of this stage")
+               << "; the order must be a permutation of 0.." << st.leaf.size() - 1;
+            schedule_fail(*this, "reorder", stage, os.str());
+        }
+        seen[pos] = true;
+    }
+    std::vector<int> leaf;
+    for (int pos : order) leaf.push_back(st.leaf[pos]);
+    st.leaf = leaf;
+    record(ReorderStep{stage, order});
+}
+
+int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
+    Stage& st = A::loop_stage(*this, "tile", stage);
+    if (y != x + 1) schedule_fail(*this, "tile", stage, "tiles two adjacent leaves (y = x + 1)");
+    A::check_leaf(*this, "tile", stage, y);
+    split(stage, x, fx);     // xo xi y
+    split(stage, x + 2, fy);  // xo xi yo yi
+    std::vector<int> order;
+    for (int i = 0; i < static_cast<int>(st.leaf.size()); ++i) order.push_back(i);
+    std::swap(order[x + 1], order[x + 2]);  // xo yo xi yi
+    reorder(stage, order);
+    return x;
+}
+
+void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
+    int id = A::check_leaf(*this, "annotate", stage, iter);
+    Stage& st = stages_[stage];
+    Iterator& it = st.iters[id];
+    const char* prim = annotation_name(annotation);
+    std::ostringstream os;
+    if (annotation == IterAnnotation::None) return;
+    if (annotation >= IterAnnotation::VThread)
+        schedule_fail(*this, prim, stage,
+                      "GPU thread bindings are not supported yet (they come with the thread-mapping work)");
+    if (it.annotation != IterAnnotation::None && it.annotation != annotation) {
+        os << "iterator '" << it.name << "' is already annotated '" << annotation_name(it.annotation) << "'";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    if (annotation != IterAnnotation::Unroll && it.kind == IterKind::Reduction) {
+        os << "iterator '" << it.name << "' is a reduction axis; only data-parallel loops can be "
+           << prim << "d (use rfactor to parallelise a reduction)";
+        schedule_fail(*this, annotation == IterAnnotation::Vectorize ? "vectorize" : prim, stage, os.str());
+    }
+    auto ext = it.const_extent();
+    if (annotation == IterAnnotation::Vectorize) {
+        if (!ext) schedule_fail(*this, "vectorize", stage, "iterator '" + it.name + "' has a non-constant extent " + to_string(it.extent) + "; split it by a constant factor first");
+        if (*ext > limits_.max_vector_lanes || *ext < 1) {
+            os << "iterator '" << it.name << "' has extent " << *ext << ", beyond the vector lane cap of "
+               << limits_.max_vector_lanes << "; split it by a factor <= " << limits_.max_vector_lanes << " first";
+            schedule_fail(*this, "vectorize", stage, os.str());
+        }
+    }
+    if (annotation == IterAnnotation::Unroll) {
+        if (!ext) schedule_fail(*this, "unroll", stage, "iterator '" + it.name + "' has a non-constant extent " + to_string(it.extent) + "; split it by a constant factor first");
+        if (*ext > limits_.max_unroll) {
+            os << "iterator '" << it.name << "' has extent " << *ext << ", beyond the unroll cap of "
+               << limits_.max_unroll << "; split it first";
+            schedule_fail(*this, "unroll", stage, os.str());
+        }
+    }
+    it.annotation = annotation;
+    record(AnnotateStep{stage, iter, annotation});
+}
+
+void Schedule::vectorize(int stage, int iter) { annotate(stage, iter, IterAnnotation::Vectorize); }
+void Schedule::unroll(int stage, int iter) { annotate(stage, iter, IterAnnotation::Unroll); }
+void Schedule::parallel(int stage, int iter) { annotate(stage, iter, IterAnnotation::Parallel); }
+
+void Schedule::pragma_auto_unroll(int stage, int64_t max_step) {
+    Stage& st = A::loop_stage(*this, "pragma", stage);
+    if (max_step < 0 || max_step > limits_.max_unroll) {
+        std::ostringstream os;
+        os << "auto_unroll_max_step " << max_step << " must be in [0, " << limits_.max_unroll << "]";
+        schedule_fail(*this, "pragma", stage, os.str());
+    }
+    st.auto_unroll_max_step = max_step;
+    record(PragmaStep{stage, "auto_unroll_max_step", max_step});
+}
+
+}  // namespace tessel

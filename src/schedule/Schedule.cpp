@@ -1,0 +1,212 @@
+// Schedule construction, queries, step dispatch and error reporting.
+#include "tessel/schedule/Schedule.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ScheduleInternal.h"
+#include "tessel/ir/Hash.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+const char* annotation_name(IterAnnotation a) {
+    switch (a) {
+        case IterAnnotation::None: return "none";
+        case IterAnnotation::Unroll: return "unroll";
+        case IterAnnotation::Vectorize: return "vectorize";
+        case IterAnnotation::Parallel: return "parallel";
+        case IterAnnotation::VThread: return "vthread";
+        case IterAnnotation::BlockX: return "blockIdx.x";
+        case IterAnnotation::BlockY: return "blockIdx.y";
+        case IterAnnotation::BlockZ: return "blockIdx.z";
+        case IterAnnotation::ThreadX: return "threadIdx.x";
+        case IterAnnotation::ThreadY: return "threadIdx.y";
+        case IterAnnotation::ThreadZ: return "threadIdx.z";
+    }
+    return "?";
+}
+
+const char* tail_strategy_name(TailStrategy t) {
+    switch (t) {
+        case TailStrategy::Guard: return "guard";
+        case TailStrategy::ShiftInwards: return "shift_inwards";
+        case TailStrategy::RoundUp: return "round_up";
+    }
+    return "?";
+}
+
+std::optional<int64_t> Iterator::const_extent() const { return as_const_int(extent); }
+
+uint64_t dag_hash(const std::vector<Tensor>& outputs) {
+    std::vector<Operation> ops = topo_order(outputs);
+    StructuralHasher h;
+    // Number every tensor by its operation's position first, so reads hash by producer.
+    for (const Operation& op : ops)
+        for (int v = 0; v < op_num_outputs(op); ++v) h.add(op_output(op, v));
+    for (const Operation& op : ops) {
+        h.add_int(static_cast<uint64_t>(op->kind));
+        if (const PlaceholderOpNode* p = as_placeholder(op)) {
+            h.add_string(p->dtype.str()).add_int(p->shape.size());
+            for (const Expr& e : p->shape) h.add(e);
+            continue;
+        }
+        const ComputeOpNode* c = as_compute(op);
+        h.add_int(c->axis.size());
+        for (const IterVar& iv : c->axis) h.add_binder(iv.var()).add(iv.dom().min).add(iv.dom().extent);
+        for (const Expr& b : c->body) h.add(b);
+    }
+    for (const Tensor& t : outputs) h.add(t);
+    return h.result();
+}
+
+Schedule::Schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits)
+    : outputs_(outputs), limits_(limits) {
+    if (outputs.empty()) TESSEL_THROW(ScheduleError) << "create_schedule: no output tensors";
+    for (const Tensor& t : outputs)
+        if (!t.defined()) TESSEL_THROW(ScheduleError) << "create_schedule: an output is undefined";
+    for (const Operation& op : topo_order(outputs)) {
+        Stage st;
+        st.op = op;
+        if (const ComputeOpNode* c = as_compute(op)) {
+            auto add_root = [&](const IterVar& iv, IterKind kind) {
+                st.root.push_back(static_cast<int>(st.iters.size()));
+                st.iters.push_back(Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
+            };
+            for (const IterVar& iv : c->axis) add_root(iv, IterKind::Spatial);
+            for (const IterVar& iv : c->reduce_axis) add_root(iv, IterKind::Reduction);
+            st.leaf = st.root;
+        }
+        for (const Tensor& t : outputs)
+            if (t.op().same_as(op)) st.is_output = true;
+        stages_.push_back(std::move(st));
+    }
+    workload_key_ = dag_hash(outputs);
+}
+
+Schedule create_schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits) {
+    return Schedule(outputs, limits);
+}
+
+const Stage& Schedule::stage(int index) const {
+    if (index < 0 || index >= static_cast<int>(stages_.size()))
+        TESSEL_THROW(ScheduleError) << "stage index " << index << " out of range: the schedule has "
+                                    << stages_.size() << " stages (0.." << stages_.size() - 1 << ")";
+    return stages_[index];
+}
+
+int Schedule::stage_of(const Tensor& t) const {
+    if (!t.defined()) TESSEL_THROW(ScheduleError) << "stage_of: undefined tensor";
+    for (size_t i = 0; i < stages_.size(); ++i)
+        if (stages_[i].op.same_as(t.op())) return static_cast<int>(i);
+    TESSEL_THROW(ScheduleError) << "stage_of: tensor '" << t.name()
+                                << "' is not part of this schedule's DAG";
+}
+
+std::string Schedule::loop_nest_string(int index) const {
+    const Stage& st = stage(index);
+    std::ostringstream os;
+    if (st.leaf.empty()) {
+        os << "  (stage '" << st.name() << "' is a placeholder: no loops)\n";
+        return os.str();
+    }
+    int depth = 0;
+    for (size_t pos = 0; pos < st.leaf.size(); ++pos) {
+        const Iterator& it = st.iters[st.leaf[pos]];
+        os << std::string(2 + 2 * depth++, ' ') << "[" << pos << "] for " << it.name << " in range("
+           << to_string(it.extent) << ")";
+        if (it.kind == IterKind::Reduction) os << "  # reduce";
+        if (it.annotation != IterAnnotation::None) os << "  # " << annotation_name(it.annotation);
+        os << "\n";
+    }
+    os << std::string(2 + 2 * depth, ' ') << st.name() << "[...] = ...\n";
+    return os.str();
+}
+
+void Schedule::apply(const Step& step) {
+    std::visit(
+        [this](const auto& s) {
+            using T = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<T, SplitStep>) {
+                if (s.by_nparts)
+                    split_nparts(s.stage, s.iter, s.factor, s.tail);
+                else
+                    split(s.stage, s.iter, s.factor, s.tail);
+            } else if constexpr (std::is_same_v<T, FuseStep>) {
+                fuse(s.stage, s.iters);
+            } else if constexpr (std::is_same_v<T, ReorderStep>) {
+                reorder(s.stage, s.order);
+            } else if constexpr (std::is_same_v<T, AnnotateStep>) {
+                annotate(s.stage, s.iter, s.annotation);
+            } else if constexpr (std::is_same_v<T, PragmaStep>) {
+                if (s.key != "auto_unroll_max_step")
+                    TESSEL_THROW(ScheduleError) << "pragma: unknown pragma '" << s.key
+                                                << "' (known: auto_unroll_max_step)";
+                pragma_auto_unroll(s.stage, s.value);
+            } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
+                compute_at(s.stage, s.target, s.target_iter);
+            } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
+                compute_inline(s.stage);
+            } else {
+                static_assert(std::is_same_v<T, ComputeRootStep>);
+                compute_root(s.stage);
+            }
+        },
+        step);
+}
+
+Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,
+                ScheduleLimits limits) {
+    Schedule s(outputs, limits);
+    for (size_t i = 0; i < steps.size(); ++i) {
+        try {
+            s.apply(steps[i]);
+        } catch (const ScheduleError& e) {
+            TESSEL_THROW(ScheduleError) << "replay: step " << i << " (" << step_kind_name(steps[i])
+                                        << ") does not apply: " << e.what();
+        }
+    }
+    return s;
+}
+
+namespace internal {
+
+void schedule_fail(const Schedule& s, const char* primitive, int stage, const std::string& message) {
+    std::ostringstream os;
+    os << primitive << ": ";
+    if (stage >= 0 && stage < static_cast<int>(s.stages().size())) {
+        os << "stage '" << s.stages()[stage].name() << "': " << message << "\n  loop nest of '"
+           << s.stages()[stage].name() << "':\n" << s.loop_nest_string(stage);
+    } else {
+        os << message;
+    }
+    throw ScheduleError(os.str());
+}
+
+Expr ceil_div(const Expr& extent, int64_t factor) {
+    if (auto c = as_const_int(extent)) return make_const(extent.type(), (*c + factor - 1) / factor);
+    Expr f = make_const(extent.type(), factor);
+    return FloorDiv::make(Add::make(extent, make_const(extent.type(), factor - 1)), f);
+}
+
+std::vector<int> consumers_of(const Schedule& s, int stage) {
+    std::vector<int> result;
+    const Operation& op = s.stages()[stage].op;
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        bool reads = false;
+        for (const Tensor& t : op_inputs(s.stages()[i].op)) reads = reads || t.op().same_as(op);
+        if (!reads) continue;
+        // An inlined consumer is replaced by its own consumers: they read this stage now.
+        if (s.stages()[i].attach == AttachKind::Inlined) {
+            for (int c : consumers_of(s, static_cast<int>(i)))
+                if (std::find(result.begin(), result.end(), c) == result.end()) result.push_back(c);
+        } else if (std::find(result.begin(), result.end(), static_cast<int>(i)) == result.end()) {
+            result.push_back(static_cast<int>(i));
+        }
+    }
+    return result;
+}
+
+}  // namespace internal
+}  // namespace tessel

@@ -1,0 +1,62 @@
+// Internals shared by the schedule's source files.
+#pragma once
+
+#include <sstream>
+#include <string>
+
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel::internal {
+
+/// Throws ScheduleError: "<primitive>: stage '<name>': <message>" followed by the stage's loop
+/// nest. Build the message with a std::ostringstream.
+[[noreturn]] void schedule_fail(const Schedule& s, const char* primitive, int stage,
+                                const std::string& message);
+
+/// ceil(extent / factor) as an expression of extent's type (folded for constants).
+Expr ceil_div(const Expr& extent, int64_t factor);
+
+/// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
+/// is replaced by its own consumers (transitively).
+std::vector<int> consumers_of(const Schedule& s, int stage);
+
+}  // namespace tessel::internal
+
+namespace tessel {
+
+// Checks that `stage` is a compute stage whose loops can be scheduled and returns it.
+struct ScheduleAccess {
+    static Stage& loop_stage(Schedule& s, const char* prim, int stage) {
+        if (stage < 0 || stage >= static_cast<int>(s.stages_.size())) {
+            std::ostringstream os;
+            os << "stage index " << stage << " out of range (the schedule has " << s.stages_.size()
+               << " stages)";
+            internal::schedule_fail(s, prim, -1, os.str());
+        }
+        Stage& st = s.stages_[stage];
+        if (!as_compute(st.op))
+            internal::schedule_fail(s, prim, stage, "is a placeholder (an input); it has no loops to schedule");
+        return st;
+    }
+    static int check_leaf(Schedule& s, const char* prim, int stage, int iter) {
+        Stage& st = loop_stage(s, prim, stage);
+        if (iter < 0 || iter >= static_cast<int>(st.leaf.size())) {
+            std::ostringstream os;
+            os << "iterator position " << iter << " is not a leaf loop of this stage; legal positions are 0.."
+               << st.leaf.size() - 1;
+            internal::schedule_fail(s, prim, stage, os.str());
+        }
+        return st.leaf[iter];
+    }
+    static std::vector<Stage>& stages(Schedule& s) { return s.stages_; }
+    static void record(Schedule& s, const Step& step) { s.record(step); }
+    // Stages attached at iterator `from` of `stage` follow it to `to` (Ansor's rule).
+    static void move_attachments(Schedule& s, int stage, int from, int to) {
+        for (Stage& other : s.stages_)
+            if (other.attach == AttachKind::At && other.attach_stage == stage && other.attach_iter == from)
+                other.attach_iter = to;
+    }
+};
+
+}  // namespace tessel
