@@ -53,12 +53,36 @@ int128 fdiv(int128 a, int128 b) { return div_floor128(a, b); }
 
 class Finder {
 public:
-    explicit Finder(const ConstScope& scope) : scope_(scope) {}
+    Finder(const ConstScope& scope, std::unordered_map<const ExprNode*, ConstInterval>* cache)
+        : scope_(scope), cache_(cache) {}
 
     B bounds(const Expr& e) {
         Type t = e.type();
         if (t.is_float() || t.is_handle()) return {};
-        B r = raw(e);
+        bool cacheable = cache_ && local_.empty();
+        if (cacheable) {
+            auto it = cache_->find(e.get());
+            if (it != cache_->end()) return from_const(it->second);
+        }
+        B r = clip(raw(e), t);
+        if (cacheable) (*cache_)[e.get()] = to_const(r);
+        return r;
+    }
+
+    static B from_const(const ConstInterval& c) {
+        B r;
+        if (c.min) r.lo = *c.min;
+        if (c.max) r.hi = *c.max;
+        return r;
+    }
+    static ConstInterval to_const(const B& b) {
+        ConstInterval r;
+        if (b.lo) r.min = fit64(*b.lo);
+        if (b.hi) r.max = fit64(*b.hi);
+        return r;
+    }
+
+    static B clip(B r, Type t) {
         B range = type_range(t);
         if (assumes_no_overflow(t)) {
             if (r.lo) r.lo = std::max(*r.lo, *range.lo);
@@ -77,6 +101,7 @@ private:
     B binary(const Expr& e, const Expr& a, const Expr& b);
 
     const ConstScope& scope_;
+    std::unordered_map<const ExprNode*, ConstInterval>* cache_;
     ConstScope local_;
 };
 
@@ -187,12 +212,9 @@ B Finder::raw(const Expr& e) {
 
 }  // namespace
 
-ConstInterval find_const_bounds(const Expr& e, const ConstScope& scope) {
-    B b = Finder(scope).bounds(e);
-    ConstInterval r;
-    if (b.lo) r.min = fit64(*b.lo);
-    if (b.hi) r.max = fit64(*b.hi);
-    return r;
+ConstInterval find_const_bounds(const Expr& e, const ConstScope& scope,
+                                std::unordered_map<const ExprNode*, ConstInterval>* cache) {
+    return Finder::to_const(Finder(scope, cache).bounds(e));
 }
 
 }  // namespace tessel::internal

@@ -7,6 +7,9 @@
 #include "Simplifier.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRVisitor.h"
+
+#include <unordered_set>
 
 namespace tessel {
 
@@ -62,9 +65,29 @@ Interval type_range(Type t) {
     return Interval(min_value(et), max_value(et));
 }
 
+/// Scope variables that other scope variables' intervals mention ("outer" variables).
+std::unordered_set<const Variable*> outer_variables(const Scope& scope) {
+    std::unordered_set<const Variable*> outer;
+    for (const auto& [v, i] : scope) {
+        for (const Expr& end : {i.min, i.max}) {
+            if (!end.defined()) continue;
+            post_order_visit(end, [&](const IRNode* n) {
+                if (n->node_type == IRNodeType::Variable) {
+                    const auto* var = static_cast<const Variable*>(n);
+                    if (var != v && scope.count(var)) outer.insert(var);
+                }
+            });
+        }
+    }
+    return outer;
+}
+
 class BoundsFinder {
 public:
     explicit BoundsFinder(const Scope& scope) : scope_(scope), cscope_(constant_scope(scope)) {}
+    /// Keeps the `keep` variables symbolic (their constant bounds still apply to the ends).
+    BoundsFinder(const Scope& scope, std::unordered_set<const Variable*> keep)
+        : scope_(scope), cscope_(constant_scope(scope)), keep_(std::move(keep)) {}
 
     Interval get(const Expr& e);
     std::optional<int64_t> lower(const Expr& end) {
@@ -86,6 +109,7 @@ private:
 
     const Scope& scope_;
     ConstScope cscope_;
+    std::unordered_set<const Variable*> keep_;
     Scope local_;
 };
 
@@ -113,6 +137,7 @@ Interval BoundsFinder::node(const Expr& e) {
     if (const_bits(e) || as_const_float(e)) return Interval::single_point(e);
     if (const auto* v = e.as<Variable>()) {
         if (auto it = local_.find(v); it != local_.end()) return it->second;
+        if (keep_.count(v)) return Interval::single_point(e);
         if (auto it = scope_.find(v); it != scope_.end()) return it->second;
         return Interval::single_point(e);
     }
@@ -297,7 +322,9 @@ Interval bounds_of(const Expr& e, const Scope& scope) {
 }
 
 ConstInterval const_bounds_of(const Expr& e, const Scope& scope) {
-    BoundsFinder f(scope);
+    // Inner variables first, outer ones through the constant bounds of the resulting ends, so
+    // that x - n with x in [0, n - 1] is [-n, -1] before n's own range applies.
+    BoundsFinder f(scope, outer_variables(scope));
     Interval i = f.get(e);
     ConstInterval r;
     r.min = f.lower(i.min);

@@ -18,7 +18,10 @@ using ConstScope = std::unordered_map<const Variable*, ConstInterval>;
 
 /// Constant bounds of an integer or bool expression given constant bounds of variables
 /// (ConstBounds.cpp). Wrap-aware: a result that could wrap is the type's whole range.
-ConstInterval find_const_bounds(const Expr& e, const ConstScope& scope);
+/// `cache` (optional) memoizes results by node; it must be cleared when `scope` changes.
+ConstInterval find_const_bounds(
+    const Expr& e, const ConstScope& scope,
+    std::unordered_map<const ExprNode*, ConstInterval>* cache = nullptr);
 
 /// The rule tables, by the class of the node's operand type.
 const std::vector<Rule>& int_rules();
@@ -61,6 +64,8 @@ private:
     Expr rewrite_div_mod(const Expr& e);
     Expr rewrite_compare(const Expr& e);
     Expr rewrite_cast(const Cast* op);
+    /// Decides a comparison through symbolic bounds (when some bound is symbolic).
+    std::optional<bool> symbolic_decide(const Expr& cond);
     Expr lift_broadcast(const Expr& e);
 
     /// Binds v to [lo, hi] (and its symbolic interval) while a scope is open; see Binding.
@@ -80,6 +85,12 @@ private:
     };
     std::vector<Saved> saved_;
     int steps_ = 0;
+    /// Nodes already at their fixed point (kept alive so pointers stay unique). Returning such
+    /// a node unchanged is always sound, whatever the bindings.
+    std::unordered_map<const ExprNode*, Expr> done_;
+    /// Constant bounds by node under the current bindings (cleared when they change).
+    std::unordered_map<const ExprNode*, ConstInterval> bounds_cache_;
+    std::vector<Expr> bounds_cache_keep_;
 };
 
 /// True if `s` does nothing (Evaluate of a constant).

@@ -92,7 +92,10 @@ Simplifier::Simplifier(const Analyzer& analyzer)
 
 Expr Simplifier::mutate(const Expr& e) {
     if (!e.defined()) return e;
-    return rewrite(IRMutator::mutate(e));
+    if (done_.count(e.get())) return e;
+    Expr r = rewrite(IRMutator::mutate(e));
+    done_.emplace(r.get(), r);
+    return r;
 }
 
 Expr Simplifier::apply_rules(const Expr& e) {
@@ -118,7 +121,16 @@ Expr Simplifier::rewrite(const Expr& e) {
     return mutate(r);
 }
 
-ConstInterval Simplifier::const_bounds(const Expr& e) { return find_const_bounds(e, const_scope_); }
+ConstInterval Simplifier::const_bounds(const Expr& e) {
+    if (bounds_cache_.size() > 100000) {
+        bounds_cache_.clear();
+        bounds_cache_keep_.clear();
+    }
+    size_t before = bounds_cache_.size();
+    ConstInterval r = find_const_bounds(e, const_scope_, &bounds_cache_);
+    if (bounds_cache_.size() != before) bounds_cache_keep_.push_back(e);
+    return r;
+}
 
 ModularSet Simplifier::modular(const Expr& e) { return modular_set_of(e, modular_); }
 
@@ -144,13 +156,25 @@ thread_local int symbolic_proof_depth = 0;
 
 bool Simplifier::prove(const Expr& cond) {
     Expr c = rewrite_compare(cond);
-    if (!c.defined()) c = cond;
-    if (is_const_int(c, 1)) return true;
-    if (symbolic_proof_depth > 0 || symbolic_.empty()) return false;
+    return c.defined() && is_const_int(c, 1);
+}
+
+std::optional<bool> Simplifier::symbolic_decide(const Expr& cond) {
+    if (symbolic_proof_depth > 0) return std::nullopt;
+    bool useful = false;
+    for (const auto& [v, i] : symbolic_) {
+        useful = useful || (i.min.defined() && !const_bits(i.min)) ||
+                 (i.max.defined() && !const_bits(i.max));
+    }
+    if (!useful) return std::nullopt;
     ++symbolic_proof_depth;
-    bool r = false;
+    std::optional<bool> r;
     try {
-        r = tessel::can_prove(cond, symbolic_);
+        if (tessel::can_prove(cond, symbolic_)) {
+            r = true;
+        } else if (tessel::can_prove(Not::make(cond), symbolic_)) {
+            r = false;
+        }
     } catch (...) {
         --symbolic_proof_depth;
         throw;
@@ -168,6 +192,8 @@ void Simplifier::push_binding(const Var& v, const Interval& symbolic, const Cons
     if (s.had_modular) s.m = modular_[p];
     if (s.had_symbolic) s.s = symbolic_[p];
     saved_.push_back(s);
+    bounds_cache_.clear();
+    bounds_cache_keep_.clear();
     const_scope_[p] = c;
     modular_[p] = m;
     if (symbolic.min.defined() || symbolic.max.defined()) {
@@ -181,6 +207,8 @@ void Simplifier::pop_binding(const Var& v) {
     Saved s = saved_.back();
     saved_.pop_back();
     TESSEL_CHECK(s.var == v.get()) << "unbalanced simplifier bindings";
+    bounds_cache_.clear();
+    bounds_cache_keep_.clear();
     if (s.had_const) const_scope_[s.var] = s.c; else const_scope_.erase(s.var);
     if (s.had_modular) modular_[s.var] = s.m; else modular_.erase(s.var);
     if (s.had_symbolic) symbolic_[s.var] = s.s; else symbolic_.erase(s.var);

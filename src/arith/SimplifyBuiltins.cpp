@@ -183,6 +183,7 @@ Expr Simplifier::rewrite_compare(const Expr& e) {
         ModularSet m = modular(linear_to_expr(d));
         if (m.coeff > 0 && m.base != 0) return result(op == IRNodeType::NE);
     }
+    if (auto r = symbolic_decide(e)) return result(*r);
     return changed_or_undefined(canonical_compare(op, d, e.type()), e);
 }
 
