@@ -83,15 +83,10 @@ public:
     }
 
     static B clip(B r, Type t) {
+        // Anything outside the type's range may have wrapped anywhere. This holds for index
+        // types too: the simplifier reassociates sums, so an intermediate of a simplified
+        // expression may wrap even where the original expression did not overflow.
         B range = type_range(t);
-        if (assumes_no_overflow(t)) {
-            if (r.lo) r.lo = std::max(*r.lo, *range.lo);
-            if (r.hi) r.hi = std::min(*r.hi, *range.hi);
-            if (!r.lo) r.lo = range.lo;
-            if (!r.hi) r.hi = range.hi;
-            return r;
-        }
-        // Wrapping types: anything outside the type's range may have wrapped anywhere.
         if (!r.bounded() || *r.lo < *range.lo || *r.hi > *range.hi) return range;
         return r;
     }

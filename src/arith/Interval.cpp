@@ -115,8 +115,18 @@ private:
 
 Expr simp(const Expr& e) { return e.defined() ? simplify(e) : e; }
 
+/// op(a, b) of two interval ends, simplified; undefined (unbounded) if an end is, or if both
+/// are constants whose exact result leaves the type's range (folding would wrap it).
 Expr both(IRNodeType t, const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined()) return Expr();
+    auto ca = const_bits(a), cb = const_bits(b);
+    Type ty = a.type();
+    if (ca && cb && ty.is_int_or_uint() &&
+        (t == IRNodeType::Add || t == IRNodeType::Sub || t == IRNodeType::Mul)) {
+        internal::int128 x = internal::const_value128(*ca, ty), y = internal::const_value128(*cb, ty);
+        internal::int128 r = t == IRNodeType::Add ? x + y : t == IRNodeType::Sub ? x - y : x * y;
+        if (r < internal::type_min128(ty) || r > internal::type_max128(ty)) return Expr();
+    }
     return simp(internal::make_binary(t, a, b));
 }
 
@@ -220,8 +230,11 @@ Interval BoundsFinder::mul(const Interval& a, const Interval& b) {
     if (sign(a) > 0 && sign(b) > 0)
         return Interval(both(IRNodeType::Mul, a.min, b.min), both(IRNodeType::Mul, a.max, b.max));
     if (!a.is_bounded() || !b.is_bounded()) return Interval::everything();
-    Expr p[4] = {Mul::make(a.min, b.min), Mul::make(a.min, b.max), Mul::make(a.max, b.min),
-                 Mul::make(a.max, b.max)};
+    Expr p[4] = {both(IRNodeType::Mul, a.min, b.min), both(IRNodeType::Mul, a.min, b.max),
+                 both(IRNodeType::Mul, a.max, b.min), both(IRNodeType::Mul, a.max, b.max)};
+    for (const Expr& x : p) {
+        if (!x.defined()) return Interval::everything();
+    }
     return Interval(simp(Min::make(Min::make(p[0], p[1]), Min::make(p[2], p[3]))),
                     simp(Max::make(Max::make(p[0], p[1]), Max::make(p[2], p[3]))));
 }

@@ -108,6 +108,7 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     if (!assumes_no_overflow(t)) return Expr();
     // (q*c + r) / c = q + r / c and (q*c + r) % c = r % c, exactly (no overflow).
     LinearForm f = linear_form(a), quot, rem;
+    if (f.wrapped) return Expr();
     quot.type = rem.type = t;
     for (const LinearTerm& term : f.terms) {
         if (term.coeff % *c == 0) {
@@ -138,6 +139,10 @@ Expr canonical_compare(IRNodeType op, const LinearForm& d, Type result) {
         default:
             if (c % g != 0) return make_const(result, int64_t(op == IRNodeType::NE));
             k = -c / g;
+    }
+    int64_t smin = Int(d.type.bits).min_int();
+    for (const LinearTerm& t : d.terms) {
+        if (t.coeff == smin) return Expr();  // cannot be negated
     }
     LinearForm p, n;
     p.type = n.type = d.type;
@@ -178,6 +183,7 @@ Expr Simplifier::rewrite_compare(const Expr& e) {
         return Expr();
     }
     LinearForm d = linear_difference(*pa, *pb);
+    if (d.wrapped) return Expr();  // a - b is not the mathematical difference
     if (auto r = decide(op, linear_bounds(d))) return result(*r);
     if (eq_like && !d.terms.empty()) {
         ModularSet m = modular(linear_to_expr(d));
