@@ -70,7 +70,7 @@ static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, in
     check_tail(s, prim, stage, it, tail, inner_const ? *inner_const : 0);
     int outer = add_iter(st, Iterator{it.name + ".outer", outer_extent, it.kind, IterAnnotation::None});
     int inner = add_iter(st, Iterator{it.name + ".inner", inner_extent, it.kind, IterAnnotation::None});
-    IterRelation rel{IterRelation::Kind::Split, id, outer, inner, -1, inner_extent, tail};
+    IterRelation rel{IterRelation::Kind::Split, id, outer, inner, -1, inner_extent, tail, by_nparts, factor};
     st.relations.push_back(rel);
     st.leaf[iter] = outer;
     st.leaf.insert(st.leaf.begin() + iter + 1, inner);
@@ -116,7 +116,12 @@ int Schedule::fuse(int stage, const std::vector<int>& iters) {
         if (auto ca = a.const_extent(), cb = b.const_extent(); ca && cb)
             extent = make_const(a.extent.type(), *ca * *cb);
         int fused = add_iter(st, Iterator{a.name + "." + b.name + ".fused", extent, kind, IterAnnotation::None});
-        st.relations.push_back(IterRelation{IterRelation::Kind::Fuse, -1, acc, next, fused, Expr(), TailStrategy::Guard});
+        IterRelation rel;
+        rel.kind = IterRelation::Kind::Fuse;
+        rel.outer = acc;
+        rel.inner = next;
+        rel.fused = fused;
+        st.relations.push_back(rel);
         A::move_attachments(*this, stage, acc, fused);
         A::move_attachments(*this, stage, next, fused);
         acc = fused;

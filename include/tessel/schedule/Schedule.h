@@ -62,8 +62,10 @@ struct IterRelation {
     enum class Kind : uint8_t { Split, Fuse } kind;
     /// Split: parent → outer × inner, inner extent `factor`. Fuse: outer, inner → fused.
     int parent = -1, outer = -1, inner = -1, fused = -1;
-    Expr factor;  ///< Split only: the inner extent
+    Expr factor;  ///< Split only: the inner extent at the time of the split
     TailStrategy tail = TailStrategy::Guard;
+    bool by_nparts = false;  ///< Split only: `count` is the outer extent, not the inner one
+    int64_t count = 0;       ///< Split only: the factor or the number of parts, as given
 };
 
 /// Where a stage is computed.

@@ -1,0 +1,24 @@
+// ScheduleOps: the loop nests of a schedule, before any other lowering pass.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessel/lower/LoweredFunc.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Builds every stage's loop nest from the schedule (after bound inference): leaf loops in order
+/// with their annotations as For kinds, inlined stages substituted, stages computed at a loop
+/// emitted at the start of its body with their storage allocated there, reductions as an
+/// initialisation nest (over the data-parallel loops inside the first reduction loop) and an
+/// update nest, split guards as `if likely(cond)` around the innermost statements.
+///
+/// `args` lists the tensors the caller passes (every placeholder the DAG reads, every output, in
+/// any order; other stages may be listed too and are then written to the caller's buffer).
+/// The result accesses buffers with BufferLoad/BufferStore. Throws ScheduleError for arguments
+/// that omit a needed placeholder or output, or list a tensor of another DAG, or twice.
+LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args, const std::string& name);
+
+}  // namespace tessel

@@ -1,0 +1,48 @@
+// Bound inference: the loop structure of every stage of a schedule.
+//
+// For each stage: a variable and an extent for every iterator (leaf or not), the value of every
+// root axis as an expression of the leaf variables, and the region of the root axes the stage
+// computes. Root stages compute their whole domain. A stage computed at consumer T's loop L
+// computes the region its consumers read during one iteration of L: the union of the bounds of
+// their read indices (symbolic in T's loop variables at and outside L), clamped to the stage's
+// domain (reads outside the domain do not happen, by the DSL's semantics). Its loops cover a
+// constant extent (the largest the region can be) and a guard skips points past the region.
+//
+// Splits whose factor may not divide the extent add a guard (`root < extent`) on the points
+// past the end (Guard), shift the last iteration inwards (ShiftInwards), or compute the padded
+// points (RoundUp).
+#pragma once
+
+#include <vector>
+
+#include "tessel/ir/IR.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// One condition a stage's body needs, e.g. `i.outer*32 + i.inner < 1000`.
+struct StageGuard {
+    Expr condition;
+    bool on_reduction = false;  ///< involves reduction iterators: guards the update only
+};
+
+/// The loop structure of one stage after bound inference (see the file comment).
+struct StageBounds {
+    std::vector<Var> iter_vars;       ///< per iterator id
+    std::vector<Expr> iter_extents;   ///< per iterator id
+    std::vector<Expr> root_values;    ///< per root axis: absolute index in terms of leaf vars
+    std::vector<Expr> region_min;     ///< per root axis: first point computed
+    std::vector<Expr> region_extent;  ///< per root axis: points computed (constant when possible)
+    std::vector<Expr> storage_extent; ///< per root axis: constant extent of the stage's storage
+    std::vector<StageGuard> guards;
+};
+
+/// Bound inference over every stage. Placeholder and inlined stages get their full domain and
+/// no loops. Throws ScheduleError when a stage's region cannot be bounded or its consumers are
+/// not all inside its attach point.
+std::vector<StageBounds> infer_bounds(const Schedule& s);
+
+/// The bodies of every compute stage with inlined stages substituted (empty for placeholders).
+std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s);
+
+}  // namespace tessel

@@ -1,0 +1,271 @@
+// ScheduleOps (see include/tessel/lower/ScheduleOps.h).
+#include "tessel/lower/ScheduleOps.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/schedule/InferBounds.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+namespace {
+
+ForKind for_kind(IterAnnotation a) {
+    switch (a) {
+        case IterAnnotation::Vectorize: return ForKind::Vectorized;
+        case IterAnnotation::Unroll: return ForKind::Unrolled;
+        case IterAnnotation::Parallel: return ForKind::Parallel;
+        default: return ForKind::Serial;
+    }
+}
+
+class NestBuilder {
+public:
+    NestBuilder(const Schedule& s, const std::vector<Tensor>& args)
+        : s_(s), bounds_(infer_bounds(s)), bodies_(inlined_bodies(s)), buffers_(s.stages().size()),
+          is_arg_(s.stages().size(), false) {
+        make_buffers(args);
+    }
+    LoweredFunc build(const std::string& name);
+
+private:
+    void make_buffers(const std::vector<Tensor>& args);
+    Stmt stage_nest(int i);
+    Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
+    Stmt with_attached(int i, int iter_id, Stmt body);
+    Stmt allocate(int i, Stmt body);
+    Stmt guarded(int i, bool init, Stmt body);
+    Stmt init_stmt(int i);
+    Stmt update_stmt(int i);
+    Expr lower_expr(int i, const Expr& e);
+    std::vector<Expr> store_indices(int i);
+
+    const Schedule& s_;
+    std::vector<StageBounds> bounds_;
+    std::vector<std::vector<Expr>> bodies_;
+    std::vector<std::vector<Buffer>> buffers_;  ///< per stage, per output
+    std::vector<bool> is_arg_;
+    std::vector<Buffer> arg_buffers_;
+};
+
+void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
+    for (const Tensor& t : args) {
+        if (!t.defined()) TESSEL_THROW(ScheduleError) << "lower: an argument tensor is undefined";
+        int stage;
+        try {
+            stage = s_.stage_of(t);
+        } catch (const ScheduleError&) {
+            TESSEL_THROW(ScheduleError) << "lower: argument '" << t.name()
+                                        << "' is not a tensor of this schedule's DAG";
+        }
+        if (s_.stages()[stage].attach == AttachKind::Inlined)
+            TESSEL_THROW(ScheduleError) << "lower: argument '" << t.name()
+                                        << "' is inlined; it has no storage to pass (compute_root it)";
+        Buffer& slot = buffers_[stage].empty() ? buffers_[stage].emplace_back() : buffers_[stage][0];
+        (void)slot;
+        buffers_[stage].resize(op_num_outputs(s_.stages()[stage].op));
+        if (buffers_[stage][t.value_index()].defined())
+            TESSEL_THROW(ScheduleError) << "lower: argument '" << t.name() << "' is listed twice";
+        buffers_[stage][t.value_index()] = Buffer(t.name(), t.dtype(), t.shape());
+        is_arg_[stage] = true;
+        arg_buffers_.push_back(buffers_[stage][t.value_index()]);
+    }
+    std::vector<int> needed;  // placeholders read by a computed stage, and the outputs
+    for (size_t i = 0; i < s_.stages().size(); ++i) {
+        const Stage& st = s_.stages()[i];
+        bool placeholder = as_placeholder(st.op) != nullptr;
+        for (int v = 0; v < op_num_outputs(st.op); ++v) {
+            bool has = is_arg_[i] && v < static_cast<int>(buffers_[i].size()) && buffers_[i][v].defined();
+            if ((placeholder || st.is_output) && !has)
+                TESSEL_THROW(ScheduleError) << "lower: the arguments omit " << (placeholder ? "placeholder" : "output")
+                                            << " '" << op_output(st.op, v).name() << "', which the DAG "
+                                            << (placeholder ? "reads" : "computes") << "; pass it too";
+        }
+        if (is_arg_[i] || placeholder || st.attach == AttachKind::Inlined) continue;
+        const StageBounds& b = bounds_[i];
+        std::vector<Expr> shape;
+        for (size_t d = 0; d < as_compute(st.op)->axis.size(); ++d) {
+            if (!as_const_int(b.storage_extent[d]) && st.attach == AttachKind::At)
+                TESSEL_THROW(ScheduleError) << "lower: stage '" << st.name() << "' needs storage of extent "
+                                            << to_string(b.storage_extent[d]) << " in axis " << d
+                                            << ", which is not constant";
+            shape.push_back(b.storage_extent[d]);
+        }
+        for (int v = 0; v < op_num_outputs(st.op); ++v)
+            buffers_[i].push_back(Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape));
+    }
+}
+
+// Rewrites a stage's body: DSL axis variables become the absolute root values, reads of tensors
+// become buffer loads relative to the producer's region.
+class LowerReads : public IRMutator {
+public:
+    LowerReads(const Schedule& s, const std::vector<StageBounds>& b, const std::vector<std::vector<Buffer>>& bufs)
+        : s_(s), bounds_(b), buffers_(bufs) {}
+    using IRMutator::visit;
+
+protected:
+    Expr visit(const TensorRead* op) override {
+        std::vector<Expr> idx;
+        mutate_all(op->indices, &idx);
+        int p = s_.stage_of(op->tensor);
+        const StageBounds& pb = bounds_[p];
+        for (size_t d = 0; d < idx.size(); ++d) {
+            Expr mn = pb.region_min[d];
+            if (idx[d].type() != mn.type()) idx[d] = Cast::make(mn.type(), idx[d]);
+            if (!is_zero(mn)) idx[d] = Sub::make(idx[d], mn);
+        }
+        return BufferLoad::make(buffers_[p][op->tensor.value_index()], idx);
+    }
+
+private:
+    const Schedule& s_;
+    const std::vector<StageBounds>& bounds_;
+    const std::vector<std::vector<Buffer>>& buffers_;
+};
+
+Expr NestBuilder::lower_expr(int i, const Expr& e) {
+    const ComputeOpNode* c = as_compute(s_.stages()[i].op);
+    VarMap map;
+    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].root_values[r];
+    for (size_t r = 0; r < c->reduce_axis.size(); ++r)
+        map[c->reduce_axis[r].var().get()] = bounds_[i].root_values[c->axis.size() + r];
+    return LowerReads(s_, bounds_, buffers_).mutate(substitute(e, map));
+}
+
+std::vector<Expr> NestBuilder::store_indices(int i) {
+    const ComputeOpNode* c = as_compute(s_.stages()[i].op);
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < c->axis.size(); ++d)
+        idx.push_back(simplify(Sub::make(bounds_[i].root_values[d], bounds_[i].region_min[d])));
+    return idx;
+}
+
+Stmt NestBuilder::init_stmt(int i) {
+    const auto* red = bodies_[i][0].as<Reduce>();
+    std::vector<Stmt> stores;
+    std::vector<Expr> idx = store_indices(i);
+    for (size_t v = 0; v < bodies_[i].size(); ++v)
+        stores.push_back(BufferStore::make(buffers_[i][v], red->combiner->identity[v], idx));
+    return Seq::make(stores);
+}
+
+Stmt NestBuilder::update_stmt(int i) {
+    const auto* red = bodies_[i][0].as<Reduce>();
+    std::vector<Expr> idx = store_indices(i);
+    const CommReducer& comb = red->combiner;
+    VarMap map;
+    for (size_t v = 0; v < comb.num_values(); ++v) {
+        map[comb->lhs[v].get()] = BufferLoad::make(buffers_[i][v], idx);
+        map[comb->rhs[v].get()] = lower_expr(i, red->source[v]);
+    }
+    Stmt update;
+    if (comb.num_values() == 1) {
+        update = BufferStore::make(buffers_[i][0], substitute(comb->result[0], map), idx);
+    } else {
+        // Every result is computed from the old values before any is stored.
+        std::vector<Var> results;
+        std::vector<Stmt> stores;
+        for (size_t v = 0; v < comb.num_values(); ++v) {
+            results.emplace_back(buffers_[i][v].name() + "_v", comb->result[v].type());
+            stores.push_back(BufferStore::make(buffers_[i][v], results.back(), idx));
+        }
+        update = Seq::make(stores);
+        for (size_t v = comb.num_values(); v-- > 0;)
+            update = LetStmt::make(results[v], substitute(comb->result[v], map), update);
+    }
+    if (!is_one(red->condition)) update = IfThenElse::make(lower_expr(i, red->condition), update);
+    return update;
+}
+
+Stmt NestBuilder::guarded(int i, bool init, Stmt body) {
+    const std::vector<StageGuard>& guards = bounds_[i].guards;
+    for (size_t g = guards.size(); g-- > 0;) {
+        if (init && guards[g].on_reduction) continue;
+        body = IfThenElse::make(Call::make(Intrinsic::likely, {guards[g].condition}), body);
+    }
+    return body;
+}
+
+Stmt NestBuilder::allocate(int i, Stmt body) {
+    if (is_arg_[i]) return body;
+    for (size_t v = buffers_[i].size(); v-- > 0;) {
+        const Buffer& b = buffers_[i][v];
+        body = Allocate::make(b->data, b.dtype(), b.shape(), b->scope, body);
+    }
+    return body;
+}
+
+// Stages computed at (i, iter_id), emitted before `body` with their storage around both.
+Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
+    for (int p = static_cast<int>(s_.stages().size()) - 1; p >= 0; --p) {
+        const Stage& st = s_.stages()[p];
+        if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id) continue;
+        body = allocate(p, Seq::make({stage_nest(p), body}));
+    }
+    return body;
+}
+
+// Leaf loops [from, to) of stage i around `inner`; the init nest skips reduction leaves.
+Stmt NestBuilder::loops(int i, size_t from, size_t to, bool init, const Stmt& inner) {
+    const Stage& st = s_.stages()[i];
+    Stmt body = inner;
+    for (size_t pos = to; pos-- > from;) {
+        int id = st.leaf[pos];
+        const Iterator& it = st.iters[id];
+        if (init && it.kind == IterKind::Reduction) continue;
+        if (!init) body = with_attached(i, id, body);
+        body = For::make(bounds_[i].iter_vars[id], make_zero(bounds_[i].iter_extents[id].type()),
+                         bounds_[i].iter_extents[id], for_kind(it.annotation), body);
+    }
+    return body;
+}
+
+Stmt NestBuilder::stage_nest(int i) {
+    const Stage& st = s_.stages()[i];
+    size_t n = st.leaf.size();
+    Stmt nest;
+    if (bodies_[i][0].as<Reduce>()) {
+        size_t p = 0;
+        while (p < n && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
+        Stmt init = loops(i, p, n, true, guarded(i, true, init_stmt(i)));
+        Stmt update = loops(i, p, n, false, guarded(i, false, update_stmt(i)));
+        nest = loops(i, 0, p, false, Seq::make({init, update}));
+    } else {
+        std::vector<Stmt> stores;
+        std::vector<Expr> idx = store_indices(i);
+        for (size_t v = 0; v < bodies_[i].size(); ++v)
+            stores.push_back(BufferStore::make(buffers_[i][v], lower_expr(i, bodies_[i][v]), idx));
+        nest = loops(i, 0, n, false, guarded(i, false, Seq::make(stores)));
+    }
+    if (st.auto_unroll_max_step > 0)
+        nest = AttrStmt::make("pragma_auto_unroll_max_step", make_const(Int(32), st.auto_unroll_max_step), nest);
+    return nest;
+}
+
+LoweredFunc NestBuilder::build(const std::string& name) {
+    std::vector<Stmt> nests;
+    for (size_t i = 0; i < s_.stages().size(); ++i) {
+        const Stage& st = s_.stages()[i];
+        if (!as_compute(st.op) || st.attach != AttachKind::Root) continue;
+        nests.push_back(stage_nest(static_cast<int>(i)));
+    }
+    Stmt body = Seq::make(nests);
+    for (size_t i = s_.stages().size(); i-- > 0;) {
+        const Stage& st = s_.stages()[i];
+        if (as_compute(st.op) && st.attach == AttachKind::Root) body = allocate(static_cast<int>(i), body);
+    }
+    return LoweredFunc{name, arg_buffers_, body};
+}
+
+}  // namespace
+
+LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args, const std::string& name) {
+    return NestBuilder(s, args).build(name);
+}
+
+}  // namespace tessel

@@ -1,0 +1,310 @@
+// Bound inference (see include/tessel/schedule/InferBounds.h).
+#include "tessel/schedule/InferBounds.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ScheduleInternal.h"
+#include "tessel/arith/Interval.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+using internal::schedule_fail;
+
+namespace {
+
+// Replaces reads of inlined tensors by their (already inlined) bodies.
+class InlineReads : public IRMutator {
+public:
+    InlineReads(const Schedule& s, const std::vector<std::vector<Expr>>& bodies) : s_(s), bodies_(bodies) {}
+    using IRMutator::visit;
+
+protected:
+    Expr visit(const TensorRead* op) override {
+        Expr e = IRMutator::visit(op);
+        const auto* read = e.as<TensorRead>();
+        int stage = s_.stage_of(read->tensor);
+        if (s_.stages()[stage].attach != AttachKind::Inlined) return e;
+        const ComputeOpNode* c = as_compute(s_.stages()[stage].op);
+        VarMap map;
+        for (size_t d = 0; d < c->axis.size(); ++d) {
+            Expr index = read->indices[d];
+            if (index.type() != c->axis[d].var().type()) index = Cast::make(c->axis[d].var().type(), index);
+            map[c->axis[d].var().get()] = index;
+        }
+        return substitute(bodies_[stage][read->tensor.value_index()], map);
+    }
+
+private:
+    const Schedule& s_;
+    const std::vector<std::vector<Expr>>& bodies_;
+};
+
+// Every read of stage `producer`'s outputs in `body`.
+std::vector<const TensorRead*> reads_of(const Expr& body, const Operation& producer) {
+    std::vector<const TensorRead*> reads;
+    post_order_visit(body, [&](const IRNode* n) {
+        if (n->node_type != IRNodeType::TensorRead) return;
+        const auto* r = static_cast<const TensorRead*>(n);
+        if (r->tensor.op().same_as(producer)) reads.push_back(r);
+    });
+    return reads;
+}
+
+Expr extent_upper_bound(const Expr& extent, const Scope& scope) {
+    if (as_const_int(extent)) return extent;
+    ConstInterval b = const_bounds_of(extent, scope);
+    if (!b.max) return Expr();
+    return make_const(extent.type(), std::max<int64_t>(*b.max, 1));
+}
+
+Scope leaf_scope(const Stage& st, const StageBounds& b);
+
+class BoundInference {
+public:
+    explicit BoundInference(const Schedule& s) : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()) {}
+
+    std::vector<StageBounds> run() {
+        for (int i = static_cast<int>(s_.stages().size()) - 1; i >= 0; --i) infer_stage(i);
+        return std::move(out_);
+    }
+
+private:
+    void infer_stage(int i);
+    void infer_region(int i);
+    void derive_loops(int i);
+    Interval consumer_root_interval(int c, int target, int attach_pos, size_t r, const Scope& inner);
+    Scope inner_scope(int target, int attach_pos);
+
+    const Schedule& s_;
+    std::vector<std::vector<Expr>> bodies_;
+    std::vector<StageBounds> out_;
+};
+
+void BoundInference::infer_stage(int i) {
+    const Stage& st = s_.stages()[i];
+    StageBounds& b = out_[i];
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!c) {
+        const PlaceholderOpNode* p = as_placeholder(st.op);
+        for (const Expr& e : p->shape) {
+            b.region_min.push_back(make_zero(e.type()));
+            b.region_extent.push_back(e);
+            b.storage_extent.push_back(e);
+        }
+        return;
+    }
+    if (st.attach == AttachKind::At) {
+        infer_region(i);
+    } else {
+        for (size_t r = 0; r < st.root.size(); ++r) {
+            const Range& dom = r < c->axis.size() ? c->axis[r].dom() : c->reduce_axis[r - c->axis.size()].dom();
+            b.region_min.push_back(dom.min);
+            b.region_extent.push_back(dom.extent);
+        }
+    }
+    derive_loops(i);
+}
+
+// The scope of target's leaf loops strictly inside position `attach_pos`: they run during one
+// iteration of the attach loop.
+Scope BoundInference::inner_scope(int target, int attach_pos) {
+    Scope scope;
+    const Stage& t = s_.stages()[target];
+    const StageBounds& tb = out_[target];
+    for (size_t pos = attach_pos + 1; pos < t.leaf.size(); ++pos) {
+        int id = t.leaf[pos];
+        scope[tb.iter_vars[id].get()] =
+            Interval(make_zero(tb.iter_extents[id].type()), simplify(Sub::make(tb.iter_extents[id], make_one(tb.iter_extents[id].type()))));
+    }
+    return scope;
+}
+
+Interval BoundInference::consumer_root_interval(int c, int target, int attach_pos, size_t r,
+                                                const Scope& inner) {
+    const StageBounds& cb = out_[c];
+    Expr dom_max = simplify(Sub::make(Add::make(cb.region_min[r], cb.region_extent[r]), make_one(cb.region_min[r].type())));
+    if (c != target) {
+        // c is computed inside the target's attach loop: its region, over the target's inner loops.
+        Interval lo = bounds_of(cb.region_min[r], inner), hi = bounds_of(dom_max, inner);
+        return Interval(lo.min, hi.max);
+    }
+    (void)attach_pos;
+    Interval v = bounds_of(cb.root_values[r], inner);
+    // Guards keep the consumer inside its domain; round-up splits compute past it.
+    return interval_intersect(v, Interval(cb.region_min[r], dom_max));
+}
+
+void BoundInference::infer_region(int i) {
+    const Stage& st = s_.stages()[i];
+    const ComputeOpNode* pc = as_compute(st.op);
+    int target = st.attach_stage;
+    const Stage& t = s_.stages()[target];
+    int attach_pos = static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), st.attach_iter) - t.leaf.begin());
+    if (attach_pos >= static_cast<int>(t.leaf.size()))
+        schedule_fail(s_, "lower", i, "its attach loop is no longer a leaf of '" + t.name() + "'");
+    Scope inner = inner_scope(target, attach_pos);
+    std::vector<Interval> region(pc->axis.size());
+    std::vector<bool> seen(pc->axis.size(), false);
+    for (int c : internal::consumers_of(s_, i)) {
+        const Stage& cs = s_.stages()[c];
+        if (c != target && !(cs.attach == AttachKind::At && cs.attach_stage == target)) {
+            schedule_fail(s_, "lower", i, "it is computed at '" + t.name() + "' but also read by '" + cs.name() +
+                                              "', which is not computed directly inside '" + t.name() + "'");
+        }
+        if (c != target) {
+            int cpos = static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), cs.attach_iter) - t.leaf.begin());
+            if (cpos < attach_pos)
+                schedule_fail(s_, "lower", i, "its consumer '" + cs.name() + "' is computed outside its attach loop");
+        }
+        const ComputeOpNode* cc = as_compute(cs.op);
+        Scope scope;
+        for (size_t r = 0; r < cs.root.size(); ++r) {
+            const Var& v = r < cc->axis.size() ? cc->axis[r].var() : cc->reduce_axis[r - cc->axis.size()].var();
+            scope[v.get()] = consumer_root_interval(c, target, attach_pos, r, inner);
+        }
+        for (const Expr& body : bodies_[c]) {
+            for (const TensorRead* read : reads_of(body, st.op)) {
+                for (size_t d = 0; d < read->indices.size(); ++d) {
+                    Interval iv = bounds_of(read->indices[d], scope);
+                    region[d] = seen[d] ? interval_union(region[d], iv) : iv;
+                    seen[d] = true;
+                }
+            }
+        }
+    }
+    StageBounds& b = out_[i];
+    Scope outer = leaf_scope(t, out_[target]);  // the target's loops over their whole range
+    for (size_t d = 0; d < pc->axis.size(); ++d) {
+        const Range& dom = pc->axis[d].dom();
+        Type ty = dom.min.type();
+        Expr dmax = simplify(Sub::make(Add::make(dom.min, dom.extent), make_one(ty)));
+        Interval iv = seen[d] ? interval_intersect(region[d], Interval(dom.min, dmax)) : Interval(dom.min, dom.min);
+        if (!iv.is_bounded()) {
+            std::ostringstream os;
+            os << "cannot bound the region of axis " << d << " that its consumers read inside '" << t.name() << "'";
+            schedule_fail(s_, "lower", i, os.str());
+        }
+        Expr mn = simplify(iv.min), ext = simplify(Add::make(Sub::make(iv.max, iv.min), make_one(ty)));
+        Expr bound = extent_upper_bound(ext, outer);
+        if (!bound.defined()) {
+            std::ostringstream os;
+            os << "the region of axis " << d << " has extent " << to_string(ext) << ", which has no constant bound";
+            schedule_fail(s_, "lower", i, os.str());
+        }
+        b.region_min.push_back(mn);
+        b.region_extent.push_back(ext);
+        (void)bound;
+    }
+    for (const IterVar& iv : pc->reduce_axis) {
+        b.region_min.push_back(iv.dom().min);
+        b.region_extent.push_back(iv.dom().extent);
+    }
+}
+
+// [0, extent - 1] for every leaf of `stage` (or only those in `positions` when given).
+Scope leaf_scope(const Stage& st, const StageBounds& b) {
+    Scope scope;
+    for (int id : st.leaf) {
+        Type t = b.iter_extents[id].type();
+        scope[b.iter_vars[id].get()] = Interval(make_zero(t), simplify(Sub::make(b.iter_extents[id], make_one(t))));
+    }
+    return scope;
+}
+
+void BoundInference::derive_loops(int i) {
+    const Stage& st = s_.stages()[i];
+    StageBounds& b = out_[i];
+    size_t n = st.iters.size();
+    b.iter_vars.resize(n);
+    b.iter_extents.assign(n, Expr());
+    for (size_t id = 0; id < n; ++id) b.iter_vars[id] = Var(st.iters[id].name, st.iters[id].extent.type());
+    // Root extents: the region's constant bound (loops cover it; a guard trims the rest).
+    Scope outer;
+    if (st.attach == AttachKind::At) outer = leaf_scope(s_.stages()[st.attach_stage], out_[st.attach_stage]);
+    for (size_t r = 0; r < st.root.size(); ++r) {
+        Expr bound = extent_upper_bound(b.region_extent[r], outer);
+        b.iter_extents[st.root[r]] = bound.defined() ? bound : b.region_extent[r];
+    }
+    // Forward through the relations: the extents of derived iterators.
+    for (const IterRelation& rel : st.relations) {
+        if (rel.kind == IterRelation::Kind::Fuse) {
+            b.iter_extents[rel.fused] = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
+            continue;
+        }
+        Expr parent = b.iter_extents[rel.parent];
+        Expr given = make_const(parent.type(), rel.count);
+        Expr other = simplify(internal::ceil_div(parent, rel.count));
+        b.iter_extents[rel.inner] = rel.by_nparts ? other : given;
+        b.iter_extents[rel.outer] = rel.by_nparts ? given : other;
+    }
+    // Backward: the value of every iterator in terms of the leaves, and the split guards.
+    std::vector<Expr> value(n);
+    for (int id : st.leaf) value[id] = b.iter_vars[id];
+    for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
+        const IterRelation& rel = *it;
+        if (rel.kind == IterRelation::Kind::Fuse) {
+            value[rel.outer] = FloorDiv::make(value[rel.fused], b.iter_extents[rel.inner]);
+            value[rel.inner] = FloorMod::make(value[rel.fused], b.iter_extents[rel.inner]);
+            continue;
+        }
+        Expr outer_v = Mul::make(value[rel.outer], b.iter_extents[rel.inner]);
+        if (rel.tail == TailStrategy::ShiftInwards)
+            outer_v = Max::make(Min::make(outer_v, Sub::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner])),
+                                make_zero(outer_v.type()));
+        value[rel.parent] = Add::make(outer_v, value[rel.inner]);
+        Expr covered = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
+        bool exact = is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])));
+        // Shifting inwards needs at least one whole inner tile; otherwise guard as well.
+        bool shift_ok = rel.tail == TailStrategy::ShiftInwards &&
+                        can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope());
+        if (!exact && rel.tail != TailStrategy::RoundUp && !shift_ok)
+            b.guards.push_back({LT::make(value[rel.parent], b.iter_extents[rel.parent]),
+                                st.iters[rel.parent].kind == IterKind::Reduction});
+    }
+    Scope leaves = leaf_scope(st, b);
+    for (size_t r = 0; r < st.root.size(); ++r) {
+        int id = st.root[r];
+        b.root_values.push_back(simplify(Add::make(b.region_min[r], value[id])));
+        // Loops cover a constant bound of the region; skip the points past its real extent.
+        if (!is_zero(simplify(Sub::make(b.iter_extents[id], b.region_extent[r]))))
+            b.guards.push_back({LT::make(value[id], b.region_extent[r]), st.iters[id].kind == IterKind::Reduction});
+        // Storage covers what the loops touch (round-up splits compute past the region).
+        Expr storage = b.iter_extents[id];
+        ConstInterval ci = const_bounds_of(simplify(value[id]), leaves);
+        if (ci.max && as_const_int(storage) && *ci.max + 1 > *as_const_int(storage))
+            storage = make_const(storage.type(), *ci.max + 1);
+        b.storage_extent.push_back(storage);
+    }
+    for (StageGuard& g : b.guards) g.condition = simplify(g.condition);
+}
+
+}  // namespace
+
+std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s) {
+    std::vector<std::vector<Expr>> bodies(s.stages().size());
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const ComputeOpNode* c = as_compute(s.stages()[i].op);
+        if (!c) continue;
+        InlineReads inliner(s, bodies);
+        for (const Expr& e : c->body) bodies[i].push_back(inliner.mutate(e));
+    }
+    return bodies;
+}
+
+std::vector<StageBounds> infer_bounds(const Schedule& s) { return BoundInference(s).run(); }
+
+std::vector<std::vector<Expr>> Schedule::infer_extents() const {
+    std::vector<StageBounds> bounds = infer_bounds(*this);
+    std::vector<std::vector<Expr>> result(stages_.size());
+    for (size_t i = 0; i < stages_.size(); ++i)
+        for (int id : stages_[i].leaf) result[i].push_back(bounds[i].iter_extents[id]);
+    return result;
+}
+
+}  // namespace tessel
