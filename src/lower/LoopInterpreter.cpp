@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "LoopInterpreterImpl.h"
+#include "tessel/ir/IRPrinter.h"
 
 namespace tessel {
 
@@ -54,8 +55,8 @@ LoopInterpreter::LoopInterpreter(const LoopInterpreterOptions& options)
 int64_t LoopInterpreter::eval_int(const Expr& e, const char* what) {
     Value v = eval_.eval(e);
     if (v.lane_count() != 1 || !(v.type.is_int_or_uint() || v.type.is_bool()))
-        TESSEL_THROW(RuntimeError) << what << " is a " << v.type << ", not a scalar integer"
-                                   << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << what << " is a " << v.type << ", not a scalar integer" << loop_context();
     return v.as_int();
 }
 
@@ -68,19 +69,29 @@ void LoopInterpreter::count_step() {
 void LoopInterpreter::exec(const Stmt& s) {
     count_step();
     switch (s.node_type()) {
-        case IRNodeType::LetStmt: return exec_let(s.as<LetStmt>());
-        case IRNodeType::AttrStmt: return exec(s.as<AttrStmt>()->body);
-        case IRNodeType::AssertStmt: return exec_assert(s.as<AssertStmt>());
-        case IRNodeType::For: return exec_for(s.as<For>());
-        case IRNodeType::Store: return exec_store(s.as<Store>());
-        case IRNodeType::BufferStore: return exec_buffer_store(s.as<BufferStore>());
-        case IRNodeType::Allocate: return exec_allocate(s.as<Allocate>());
+        case IRNodeType::LetStmt:
+            return exec_let(s.as<LetStmt>());
+        case IRNodeType::AttrStmt:
+            return exec(s.as<AttrStmt>()->body);
+        case IRNodeType::AssertStmt:
+            return exec_assert(s.as<AssertStmt>());
+        case IRNodeType::For:
+            return exec_for(s.as<For>());
+        case IRNodeType::Store:
+            return exec_store(s.as<Store>());
+        case IRNodeType::BufferStore:
+            return exec_buffer_store(s.as<BufferStore>());
+        case IRNodeType::Allocate:
+            return exec_allocate(s.as<Allocate>());
         case IRNodeType::Seq:
             for (const Stmt& c : s.as<Seq>()->stmts) exec(c);
             return;
-        case IRNodeType::IfThenElse: return exec_if(s.as<IfThenElse>());
-        case IRNodeType::Evaluate: return exec_evaluate(s.as<Evaluate>());
-        default: break;
+        case IRNodeType::IfThenElse:
+            return exec_if(s.as<IfThenElse>());
+        case IRNodeType::Evaluate:
+            return exec_evaluate(s.as<Evaluate>());
+        default:
+            break;
     }
     TESSEL_CHECK(false) << "loop interpreter: " << node_type_name(s.node_type())
                         << " is not a statement";
@@ -93,13 +104,14 @@ void LoopInterpreter::exec_for(const For* op) {
         case ForKind::Parallel:
             if (options_.check_parallel_races) return exec_parallel(op, min, extent);
             return exec_serial(op, min, extent, nullptr);
-        case ForKind::ThreadBound: return exec_thread_bound(op, min, extent);
-        default: return exec_serial(op, min, extent, nullptr);
+        case ForKind::ThreadBound:
+            return exec_thread_bound(op, min, extent);
+        default:
+            return exec_serial(op, min, extent, nullptr);
     }
 }
 
-void LoopInterpreter::exec_serial(const For* op, int64_t min, int64_t extent,
-                                  ParallelFrame* par) {
+void LoopInterpreter::exec_serial(const For* op, int64_t min, int64_t extent, ParallelFrame* par) {
     if (extent <= 0) return;
     ScopedBinding scope(eval_, op->loop_var);
     const Type t = op->loop_var.type();
@@ -214,6 +226,16 @@ void LoopInterpreter::exec_buffer_store(const BufferStore* op) {
 
 namespace {
 
+/// "float32[64, n]": what a buffer argument expects (extents that are not constants printed as
+/// expressions, so that an unbound variable cannot fail the message itself).
+std::string describe_buffer(const Buffer& b) {
+    std::ostringstream os;
+    os << b.dtype() << "[";
+    for (size_t d = 0; d < b.shape().size(); ++d) os << (d ? ", " : "") << b.shape()[d];
+    os << "]";
+    return os.str();
+}
+
 /// Checks the arguments of run_lowered against the function's buffers (see the header) and
 /// binds plain-variable extents to the arrays' extents.
 void check_and_bind_args(const LoweredFunc& f, const std::vector<HostArray*>& args,
@@ -228,8 +250,8 @@ void check_and_bind_args(const LoweredFunc& f, const std::vector<HostArray*>& ar
         HostArray* a = args[k];
         if (!a) TESSEL_THROW(RuntimeError) << what.str() << " is null";
         if (a->storage() != ArrayStorage::Native)
-            TESSEL_THROW(RuntimeError) << what.str() << " must be a Native array, got "
-                                       << a->describe() << " held as double";
+            TESSEL_THROW(RuntimeError)
+                << what.str() << " must be a Native array, got " << a->describe();
         bool ok = a->dtype() == b.dtype() && a->ndim() == b.shape().size();
         for (size_t d = 0; ok && d < b.shape().size(); ++d) {
             const Expr& e = b.shape()[d];
@@ -240,14 +262,9 @@ void check_and_bind_args(const LoweredFunc& f, const std::vector<HostArray*>& ar
             }
             ok = interp.eval_int(e, "buffer extent") == a->shape()[d];
         }
-        if (!ok) {
-            std::ostringstream expected;
-            expected << b.dtype() << "[";
-            for (size_t d = 0; d < b.shape().size(); ++d)
-                expected << (d ? ", " : "") << interp.evaluator().eval(b.shape()[d]).as_int();
-            TESSEL_THROW(RuntimeError) << what.str() << ": expected " << expected.str()
-                                       << "], got " << a->describe();
-        }
+        if (!ok)
+            TESSEL_THROW(RuntimeError)
+                << what.str() << ": expected " << describe_buffer(b) << ", got " << a->describe();
         interp.bind_buffer(b->data, a, b.name());
     }
 }
@@ -268,8 +285,8 @@ void run_stmt(const Stmt& stmt, const std::vector<std::pair<Var, HostArray*>>& b
     internal::LoopInterpreter interp(options);
     for (const auto& [v, a] : buffers) {
         if (!a || a->storage() != ArrayStorage::Native)
-            TESSEL_THROW(RuntimeError) << "run_stmt: buffer " << v.name()
-                                       << " must be bound to a Native array";
+            TESSEL_THROW(RuntimeError)
+                << "run_stmt: buffer " << v.name() << " must be bound to a Native array";
         interp.bind_buffer(v, a, v.name());
     }
     for (const auto& [v, value] : scalars) interp.bind_scalar(v, value);

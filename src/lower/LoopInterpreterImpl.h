@@ -21,11 +21,11 @@ namespace tessel::internal {
 
 /// The memory behind one buffer variable: a caller's array or an Allocate's own.
 struct InterpStorage {
-    HostArray* array = nullptr;       ///< Native; elements of the storage's dtype
-    std::unique_ptr<HostArray> owned; ///< set for allocations
-    std::string name;                 ///< for messages: the buffer's or the variable's name
-    uint64_t serial = 0;              ///< creation order (storage made inside a parallel loop is
-                                      ///< private to its iteration)
+    HostArray* array = nullptr;        ///< Native; elements of the storage's dtype
+    std::unique_ptr<HostArray> owned;  ///< set for allocations
+    std::string name;                  ///< for messages: the buffer's or the variable's name
+    uint64_t serial = 0;               ///< creation order (storage made inside a parallel loop is
+                                       ///< private to its iteration)
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).

@@ -53,9 +53,9 @@ BufferSlot& LoopInterpreter::slot_of(const Variable* v) {
 InterpStorage& LoopInterpreter::storage_for(const Variable* v, Type elem, const char* verb) {
     InterpStorage* s = slot_of(v).storage;
     if (!s)
-        TESSEL_THROW(RuntimeError) << verb << " " << v->name
-                                   << ": buffer is neither allocated nor bound here"
-                                   << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << verb << " " << v->name << ": buffer is neither allocated nor bound here"
+            << loop_context();
     if (s->array->dtype() != elem)
         TESSEL_THROW(RuntimeError) << verb << " " << s->name << ": accessed as " << elem
                                    << " but holds " << s->array->dtype() << loop_context();
@@ -171,8 +171,7 @@ void LoopInterpreter::track_access(const InterpStorage& s, int64_t flat, bool wr
         TESSEL_THROW(RuntimeError)
             << "race in parallel loop " << par->loop->loop_var.name() << ": iteration "
             << par->iteration << " " << (write ? "writes" : "reads") << " element " << flat
-            << " of " << s.name << ", which iteration " << it->second << " wrote"
-            << loop_context();
+            << " of " << s.name << ", which iteration " << it->second << " wrote" << loop_context();
     }
 }
 

@@ -11,8 +11,8 @@ TEST(LoopInterpreterError, OutOfBoundsBufferStore) {
     Buffer B("B", Int(32), {3, 4});
     Var i("i"), j("j");
     Stmt s = BufferStore::make(B, i + j, {i, j + 1});
-    LoweredFunc f{"shift", {B},
-                  For::make(i, 0, 3, ForKind::Serial, For::make(j, 0, 4, ForKind::Serial, s))};
+    LoweredFunc f{
+        "shift", {B}, For::make(i, 0, 3, ForKind::Serial, For::make(j, 0, 4, ForKind::Serial, s))};
     HostArray b(Int(32), {3, 4});
     expect_runtime_error([&] { run_lowered(f, {&b}); },
                          {"store to B out of bounds: index [0, 4]", "dimension 1: 4 not in [0, 4)",

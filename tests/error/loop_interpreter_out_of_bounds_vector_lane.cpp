@@ -14,7 +14,9 @@ TEST(LoopInterpreterError, OutOfBoundsVectorLane) {
     Stmt s = Store::make(B->data, Load::make(Float(32, 4), A->data, idx), idx);
     LoweredFunc f{"copy", {A, B}, For::make(io, 0, 3, ForKind::Serial, s)};
     HostArray a = HostArray::random(Float(32), {10}, 1), b(Float(32), {12});
-    expect_runtime_error([&] { run_lowered(f, {&a, &b}); },
-                         {"load from A out of bounds", "lane 2 of 4", "index 10", "size 10",
-                          "(io=2)"});
+    expect_runtime_error(
+        [&] {
+            run_lowered(f, {&a, &b});
+        },
+        {"load from A out of bounds", "lane 2 of 4", "index 10", "size 10", "(io=2)"});
 }

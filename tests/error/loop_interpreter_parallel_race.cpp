@@ -16,7 +16,9 @@ TEST(LoopInterpreterError, ParallelRace) {
                            For::make(i, 0, 8, ForKind::Parallel, s)});
     LoweredFunc f{"sum", {A, S}, body};
     HostArray a = HostArray::random(Float(32), {8}, 1), out(Float(32), {1});
-    expect_runtime_error([&] { run_lowered(f, {&a, &out}); },
-                         {"race in parallel loop i", "iteration 1", "element 0 of S",
-                          "iteration 0 wrote"});
+    expect_runtime_error(
+        [&] {
+            run_lowered(f, {&a, &out});
+        },
+        {"race in parallel loop i", "iteration 1", "element 0 of S", "iteration 0 wrote"});
 }

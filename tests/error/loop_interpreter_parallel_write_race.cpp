@@ -13,7 +13,7 @@ TEST(LoopInterpreterError, ParallelWriteRace) {
     Stmt s = Store::make(B->data, i, floordiv(i, 2));
     LoweredFunc f{"halves", {B}, For::make(i, 0, 8, ForKind::Parallel, s)};
     HostArray b(Int(32), {4});
-    expect_runtime_error([&] { run_lowered(f, {&b}); },
-                         {"race in parallel loop i: iteration 1 writes element 0 of B",
-                          "which iteration 0 wrote"});
+    expect_runtime_error(
+        [&] { run_lowered(f, {&b}); },
+        {"race in parallel loop i: iteration 1 writes element 0 of B", "which iteration 0 wrote"});
 }

@@ -15,6 +15,5 @@ TEST(LoopInterpreterError, StepBudget) {
     HostArray a(Int(32), {1});
     LoopInterpreterOptions opts;
     opts.max_steps = 10000;
-    expect_runtime_error([&] { run_lowered(f, {&a}, opts); },
-                         {"step budget exceeded", "10000"});
+    expect_runtime_error([&] { run_lowered(f, {&a}, opts); }, {"step budget exceeded", "10000"});
 }

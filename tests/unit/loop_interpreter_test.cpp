@@ -47,7 +47,8 @@ LoweredFunc flat_matmul(const Buffer& A, const Buffer& B, const Buffer& C, int n
     Var i("i"), j("j"), r("r");
     Var acc("acc", Handle());
     Type f32 = Float(32);
-    Stmt update = Store::make(acc, Load::make(f32, acc, 0) + ld(A, i * k + r) * ld(B, r * m + j), 0);
+    Stmt update =
+        Store::make(acc, Load::make(f32, acc, 0) + ld(A, i * k + r) * ld(B, r * m + j), 0);
     Stmt body = Seq::make({Store::make(acc, make_zero(f32), 0), loop(r, k, update),
                            st(C, Load::make(f32, acc, 0), i * m + j)});
     body = Allocate::make(acc, f32, {1}, StorageScope::Local, body);
@@ -59,7 +60,8 @@ HostArray reference_matmul(const HostArray& a, const HostArray& b, int n, int m,
     Tensor TA = placeholder({n, k}, Float(32), "A");
     Tensor TB = placeholder({k, m}, Float(32), "B");
     IterVar r = reduce_axis({0, k}, "r");
-    Tensor TC = compute({n, m}, [&](Var i, Var j) { return sum(TA(i, r) * TB(r, j), {r}); }, "C");
+    Tensor TC = compute(
+        {n, m}, [&](Var i, Var j) { return sum(TA(i, r) * TB(r, j), {r}); }, "C");
     return evaluate_reference({TC}, {{TA, a}, {TB, b}})[0];
 }
 
@@ -109,8 +111,8 @@ TEST(LoopInterpreter, VectorizedElementwiseWithPredicatedTail) {
 TEST(LoopInterpreter, MaskedStoreLanesDoNotWrite) {
     // Lanes 1 and 3 are off: their elements keep what was there.
     Buffer C("C", Int(32), {4});
-    Expr pred = EQ::make(FloorMod::make(Ramp::make(0, 1, 4), Broadcast::make(2, 4)),
-                         Broadcast::make(0, 4));
+    Expr pred =
+        EQ::make(FloorMod::make(Ramp::make(0, 1, 4), Broadcast::make(2, 4)), Broadcast::make(0, 4));
     LoweredFunc f{"mask", {C}, st(C, Broadcast::make(7, 4), Ramp::make(0, 1, 4), pred)};
     HostArray c = HostArray::full(Int(32), {4}, -1);
     run_lowered(f, {&c});
@@ -125,8 +127,8 @@ TEST(LoopInterpreter, GuardedVectorLoadSkipsOutOfBoundsLanes) {
     Buffer A("A", Float(32), {10}), C("C", Float(32), {12});
     Var io("io");
     Expr idx = Ramp::make(io * 4, 1, 4);
-    Expr guarded = if_then_else(LT::make(idx, Broadcast::make(10, 4)), ld(A, idx),
-                                Broadcast::make(0.0f, 4));
+    Expr guarded =
+        if_then_else(LT::make(idx, Broadcast::make(10, 4)), ld(A, idx), Broadcast::make(0.0f, 4));
     LoweredFunc f{"pad", {A, C}, loop(io, 3, st(C, guarded, idx))};
     HostArray a = HostArray::random(Float(32), {10}, 7);
     HostArray c(Float(32), {12});
@@ -169,9 +171,10 @@ TEST(LoopInterpreter, VectorBufferLoadGathersPerLane) {
     // out[0:4] = M[ramp, 1]: a column of M read as one vector (a strided gather).
     Buffer M("M", Int(32), {4, 3}), O("O", Int(32), {4});
     Expr rows = Ramp::make(0, 1, 4);
-    LoweredFunc f{"column", {M, O},
-                  BufferStore::make(O, BufferLoad::make(M, {rows, make_const(Int(32), 1)}),
-                                    {rows})};
+    LoweredFunc f{
+        "column",
+        {M, O},
+        BufferStore::make(O, BufferLoad::make(M, {rows, make_const(Int(32), 1)}), {rows})};
     HostArray m = HostArray::random(Int(32), {4, 3}, 10), o(Int(32), {4});
     run_lowered(f, {&m, &o});
     for (int x = 0; x < 4; ++x) EXPECT_EQ(o.get_int(x), m.at({x, 1}));
@@ -182,13 +185,15 @@ TEST(LoopInterpreter, Float16RoundsAfterEveryOperation) {
     // ideal sum 1 + 2^-10 is representable. The reference interpreter gives the ideal value.
     Buffer X("X", Float(16), {3}), Y("Y", Float(16), {1});
     LoweredFunc f{"sum3", {X, Y}, st(Y, ld(X, 0) + ld(X, 1) + ld(X, 2), 0)};
-    HostArray x = HostArray::from_values(Float(16), {3}, {1.0, std::ldexp(1, -11), std::ldexp(1, -11)});
+    HostArray x =
+        HostArray::from_values(Float(16), {3}, {1.0, std::ldexp(1, -11), std::ldexp(1, -11)});
     HostArray y(Float(16), {1});
     run_lowered(f, {&x, &y});
     EXPECT_EQ(y.get(0), 1.0);
 
     Tensor TX = placeholder({3}, Float(16), "X");
-    Tensor TY = compute({1}, [&](Var) { return TX(0) + TX(1) + TX(2); }, "Y");
+    Tensor TY = compute(
+        {1}, [&](Var) { return TX(0) + TX(1) + TX(2); }, "Y");
     HostArray ideal = evaluate_reference({TY}, {{TX, x}})[0];
     EXPECT_EQ(ideal.get(0), 1.0 + std::ldexp(1, -10));
     EXPECT_CLOSE_TO_REFERENCE(y, ideal, tolerance_for(Float(16)));
@@ -233,8 +238,8 @@ TEST(LoopInterpreter, LetAssertAndIf) {
 TEST(LoopInterpreter, AttrBarrierAndThreadBoundLoopsRun) {
     Buffer B("B", Int(32), {8});
     Var tx("tx"), v("v");
-    Stmt body = Seq::make({Evaluate::make(Call::make(Intrinsic::thread_barrier, {})),
-                           st(B, tx * 10, tx)});
+    Stmt body =
+        Seq::make({Evaluate::make(Call::make(Intrinsic::thread_barrier, {})), st(B, tx * 10, tx)});
     body = AttrStmt::make("pragma_test", make_const(Int(32), 1), body);
     Stmt s = For::make(tx, 0, 8, ForKind::ThreadBound, body, "threadIdx.x");
     LoweredFunc f{"threads", {B}, s};
@@ -248,8 +253,8 @@ TEST(LoopInterpreter, ParallelLoopsWithPrivateScratchAreNotRaces) {
     // output elements are disjoint.
     Buffer A("A", Float(32), {8}), C("C", Float(32), {8});
     Var i("i"), tmp("tmp", Handle());
-    Stmt body = Seq::make({Store::make(tmp, ld(A, i) * 3.0f, 0),
-                           st(C, Load::make(Float(32), tmp, 0) + 1.0f, i)});
+    Stmt body = Seq::make(
+        {Store::make(tmp, ld(A, i) * 3.0f, 0), st(C, Load::make(Float(32), tmp, 0) + 1.0f, i)});
     body = Allocate::make(tmp, Float(32), {1}, StorageScope::Local, body);
     LoweredFunc f{"par", {A, C}, loop(i, 8, body, ForKind::Parallel)};
     HostArray a = HostArray::random(Float(32), {8}, 11), c(Float(32), {8});
@@ -273,8 +278,8 @@ TEST(LoopInterpreter, UninitialisedAllocationReadsPoison) {
     // Nothing writes tmp: its floats read as NaN and its int32s as 0x5A5A5A5A, never 0.
     Buffer F("F", Float(32), {4}), I("I", Int(32), {4});
     Var i("i"), tf("tf", Handle()), ti("ti", Handle());
-    Stmt body = Seq::make({st(F, Load::make(Float(32), tf, i), i),
-                           st(I, Load::make(Int(32), ti, i), i)});
+    Stmt body =
+        Seq::make({st(F, Load::make(Float(32), tf, i), i), st(I, Load::make(Int(32), ti, i), i)});
     body = Allocate::make(tf, Float(32), {2, 2}, StorageScope::Shared,
                           Allocate::make(ti, Int(32), {4}, StorageScope::Global, loop(i, 4, body)));
     LoweredFunc f{"poison", {F, I}, body};
@@ -314,8 +319,7 @@ TEST(LoopInterpreter, NestedAllocationShadowsAndRestores) {
     Var t("t", Handle());
     Stmt inner = Allocate::make(t, Float(32), {1}, StorageScope::Local,
                                 st(O, Load::make(Float(32), t, 0), 0));
-    Stmt outer = Seq::make({Store::make(t, 5.0f, 0), inner,
-                            st(O, Load::make(Float(32), t, 0), 1)});
+    Stmt outer = Seq::make({Store::make(t, 5.0f, 0), inner, st(O, Load::make(Float(32), t, 0), 1)});
     LoweredFunc f{"shadow", {O}, Allocate::make(t, Float(32), {1}, StorageScope::Local, outer)};
     HostArray o(Float(32), {2});
     run_lowered(f, {&o});
