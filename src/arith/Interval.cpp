@@ -383,12 +383,18 @@ std::optional<bool> prove_compare(const Expr& cond, const Scope& scope) {
     }
     if (!a.type().is_int_or_uint()) return std::nullopt;
     ConstInterval d;
-    if (internal::assumes_no_overflow(a.type())) {
-        d = const_bounds_of(simplify(Sub::make(a, b)), scope);
-    } else {
-        ConstInterval x = const_bounds_of(a, scope), y = const_bounds_of(b, scope);
-        if (x.min && y.max) d.min = internal::fit64(internal::int128(*x.min) - *y.max);
-        if (x.max && y.min) d.max = internal::fit64(internal::int128(*x.max) - *y.min);
+    ConstInterval x = const_bounds_of(a, scope), y = const_bounds_of(b, scope);
+    if (x.min && y.max) d.min = internal::fit64(internal::int128(*x.min) - *y.max);
+    if (x.max && y.min) d.max = internal::fit64(internal::int128(*x.max) - *y.min);
+    // Bounds of the simplified a - b see through shared terms (x - n with x in [0, n - 1]),
+    // but only when a - b cannot wrap in the type (the IR expression a - b would fold so).
+    Type t = a.type();
+    bool fits = d.min && d.max && *d.min >= internal::type_min128(t) &&
+                *d.max <= internal::type_max128(t);
+    if (fits && internal::assumes_no_overflow(t)) {
+        ConstInterval s = const_bounds_of(simplify(Sub::make(a, b)), scope);
+        if (s.min && *s.min > *d.min) d.min = s.min;
+        if (s.max && *s.max < *d.max) d.max = s.max;
     }
     auto lt0 = d.max && *d.max < 0, le0 = d.max && *d.max <= 0;
     auto ge0 = d.min && *d.min >= 0, gt0 = d.min && *d.min > 0;

@@ -82,6 +82,9 @@ Expr Simplifier::lift_broadcast(const Expr& e) {
 Expr Simplifier::rewrite_linear(const Expr& e) {
     if (!e.type().is_int_or_uint()) return Expr();
     LinearForm f = linear_form(e);
+    // A wrapped constant or coefficient is exact modulo 2^bits but changes the mathematical
+    // value, which later no-overflow reasoning on index types relies on: keep the input.
+    if (f.wrapped && assumes_no_overflow(e.type())) return Expr();
     merge_div_mod(&f);
     return changed_or_undefined(linear_to_expr(f), e);
 }
@@ -103,7 +106,9 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     if (b.min && b.max && div_floor(*b.min, *c) == div_floor(*b.max, *c)) {
         int64_t q = div_floor(*b.min, *c);
         if (is_div) return make_const(t, q);
-        return q == 0 ? a : Sub::make(a, make_const(t, q * *c));
+        int128 qc = int128(q) * *c;  // a - q*c, only if q*c is a value of the type
+        if (qc < type_min128(t) || qc > type_max128(t)) return Expr();
+        return q == 0 ? a : Sub::make(a, make_const(t, static_cast<int64_t>(qc)));
     }
     if (!assumes_no_overflow(t)) return Expr();
     // (q*c + r) / c = q + r / c and (q*c + r) % c = r % c, exactly (no overflow).
