@@ -96,9 +96,9 @@ ModularSet ModularFinder::binary(const Expr& e, const ModularSet& a, const Modul
         }
         case IRNodeType::FloorMod: {
             if (!b.is_constant() || b.base <= 0) break;
-            int64_t g = gcd64(a.coeff, b.base);
-            return g == 0 ? ModularSet::constant(internal::mod_floor(a.base, b.base))
-                          : ModularSet(g, a.base);
+            if (a.coeff % b.base == 0)  // includes a constant a (coeff 0)
+                return ModularSet::constant(internal::mod_floor(a.base, b.base));
+            return ModularSet(gcd64(a.coeff, b.base), a.base);
         }
         case IRNodeType::Mod: {
             if (!b.is_constant() || b.base <= 0) break;

@@ -124,7 +124,7 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     }
     quot.constant = div_floor(f.constant, *c);
     rem.constant = f.constant - quot.constant * *c;
-    if (quot.terms.empty() && quot.constant == 0) return Expr();
+    if (quot.terms.empty()) return Expr();  // only a constant moves out: not simpler
     Expr r = linear_to_expr(rem);
     if (!is_div) return FloorMod::make(r, *pb);
     return Add::make(linear_to_expr(quot), FloorDiv::make(r, *pb));
@@ -212,8 +212,24 @@ Expr Simplifier::rewrite_cast(const Cast* op) {
     return from == to ? x : Cast::make(to, x);
 }
 
+namespace {
+/// Commutative nodes other than + and * (which the linear form orders) put a constant last.
+Expr constant_to_the_right(const Expr& e) {
+    switch (e.node_type()) {
+        case IRNodeType::Min: case IRNodeType::Max: case IRNodeType::EQ: case IRNodeType::NE:
+        case IRNodeType::And: case IRNodeType::Or: break;
+        default: return Expr();
+    }
+    const Expr *a, *b;
+    binary_operands(e, &a, &b);
+    bool ca = const_bits(*a) || as_const_float(*a), cb = const_bits(*b) || as_const_float(*b);
+    return (ca && !cb) ? make_binary(e.node_type(), *b, *a) : Expr();
+}
+}  // namespace
+
 Expr Simplifier::rewrite_builtin(const Expr& e) {
     if (Expr r = lift_broadcast(e); r.defined()) return r;
+    if (Expr r = constant_to_the_right(e); r.defined()) return r;
     switch (e.node_type()) {
         case IRNodeType::Ramp: {
             const auto* op = e.as<Ramp>();
