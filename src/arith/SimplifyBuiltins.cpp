@@ -40,7 +40,8 @@ std::optional<bool> decide(IRNodeType op, const ConstInterval& d) {
             if ((d.max && *d.max < 0) || (d.min && *d.min > 0)) return !eq;
             break;
         }
-        default: break;
+        default:
+            break;
     }
     return std::nullopt;
 }
@@ -139,8 +140,12 @@ Expr canonical_compare(IRNodeType op, const LinearForm& d, Type result) {
     int128 k;  // the comparison becomes P/g op N/g + k
     int128 c = d.constant;
     switch (op) {
-        case IRNodeType::LT: k = div_floor128(-c + g - 1, g); break;  // ceil(-c / g)
-        case IRNodeType::LE: k = div_floor128(-c, g); break;
+        case IRNodeType::LT:
+            k = div_floor128(-c + g - 1, g);
+            break;  // ceil(-c / g)
+        case IRNodeType::LE:
+            k = div_floor128(-c, g);
+            break;
         default:
             if (c % g != 0) return make_const(result, int64_t(op == IRNodeType::NE));
             k = -c / g;
@@ -152,8 +157,10 @@ Expr canonical_compare(IRNodeType op, const LinearForm& d, Type result) {
     LinearForm p, n;
     p.type = n.type = d.type;
     for (const LinearTerm& t : d.terms) {
-        if (t.coeff > 0) p.add_term(t.term, t.coeff / g);
-        else n.add_term(t.term, -(t.coeff / g));
+        if (t.coeff > 0)
+            p.add_term(t.term, t.coeff / g);
+        else
+            n.add_term(t.term, -(t.coeff / g));
     }
     if (k <= type_min128(d.type) || k > type_max128(d.type)) return Expr();
     Expr lhs, rhs;
@@ -216,9 +223,15 @@ namespace {
 /// Commutative nodes other than + and * (which the linear form orders) put a constant last.
 Expr constant_to_the_right(const Expr& e) {
     switch (e.node_type()) {
-        case IRNodeType::Min: case IRNodeType::Max: case IRNodeType::EQ: case IRNodeType::NE:
-        case IRNodeType::And: case IRNodeType::Or: break;
-        default: return Expr();
+        case IRNodeType::Min:
+        case IRNodeType::Max:
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::And:
+        case IRNodeType::Or:
+            break;
+        default:
+            return Expr();
     }
     const Expr *a, *b;
     binary_operands(e, &a, &b);
@@ -238,12 +251,20 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
         }
         case IRNodeType::Add:
         case IRNodeType::Sub:
-        case IRNodeType::Mul: return rewrite_linear(e);
+        case IRNodeType::Mul:
+            return rewrite_linear(e);
         case IRNodeType::FloorDiv:
-        case IRNodeType::FloorMod: return rewrite_div_mod(e);
-        case IRNodeType::EQ: case IRNodeType::NE: case IRNodeType::LT: case IRNodeType::LE:
-        case IRNodeType::GT: case IRNodeType::GE: return rewrite_compare(e);
-        case IRNodeType::Cast: return rewrite_cast(e.as<Cast>());
+        case IRNodeType::FloorMod:
+            return rewrite_div_mod(e);
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::LT:
+        case IRNodeType::LE:
+        case IRNodeType::GT:
+        case IRNodeType::GE:
+            return rewrite_compare(e);
+        case IRNodeType::Cast:
+            return rewrite_cast(e.as<Cast>());
         case IRNodeType::Call: {
             const auto* op = e.as<Call>();
             if (op->op != Intrinsic::if_then_else) return Expr();
@@ -251,7 +272,8 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
             if (expr_equal(op->args[1], op->args[2])) return op->args[1];
             return Expr();
         }
-        default: return Expr();
+        default:
+            return Expr();
     }
 }
 

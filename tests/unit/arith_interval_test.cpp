@@ -12,10 +12,10 @@ using tessel::test::show;
 
 namespace {
 void expect_interval(const Interval& got, const Expr& lo, const Expr& hi, int line) {
-    EXPECT_TRUE(same(got.min, lo)) << "line " << line << ": min " << show(got.min)
-                                   << ", expected " << show(lo);
-    EXPECT_TRUE(same(got.max, hi)) << "line " << line << ": max " << show(got.max)
-                                   << ", expected " << show(hi);
+    EXPECT_TRUE(same(got.min, lo))
+        << "line " << line << ": min " << show(got.min) << ", expected " << show(lo);
+    EXPECT_TRUE(same(got.max, hi))
+        << "line " << line << ": max " << show(got.max) << ", expected " << show(hi);
 }
 #define EXPECT_INTERVAL(i, lo, hi) expect_interval((i), (lo), (hi), __LINE__)
 }  // namespace
@@ -79,7 +79,8 @@ TEST(ArithInterval, Unbounded) {
     EXPECT_TRUE(is_const_int(e.min, 0));
     // uint8 arithmetic that could wrap covers the whole type.
     Var p("p", UInt(8));
-    Scope su{{p.get(), Interval(make_const(UInt(8), int64_t(200)), make_const(UInt(8), int64_t(250)))}};
+    Scope su{
+        {p.get(), Interval(make_const(UInt(8), int64_t(200)), make_const(UInt(8), int64_t(250)))}};
     Interval w = bounds_of(p + make_const(UInt(8), int64_t(10)), su);
     EXPECT_TRUE(is_const_int(w.min, 0) && is_const_int(w.max, 255));
     Interval ok = bounds_of(p - make_const(UInt(8), int64_t(100)), su);

@@ -51,7 +51,9 @@ TEST(ArithModular, Wrapping) {
     Var p("p", UInt(8));
     EXPECT_MOD(modular_set_of(p * make_const(UInt(8), int64_t(8))), 8, 0);
     EXPECT_MOD(modular_set_of(p * make_const(UInt(8), int64_t(3))), 1, 0);
-    EXPECT_MOD(modular_set_of(p * make_const(UInt(8), int64_t(24)) + make_const(UInt(8), int64_t(4))), 8, 4);
+    EXPECT_MOD(
+        modular_set_of(p * make_const(UInt(8), int64_t(24)) + make_const(UInt(8), int64_t(4))), 8,
+        4);
     // Truncating casts keep residues modulo powers of two up to the target width.
     Var i("i");
     EXPECT_MOD(modular_set_of(cast(Int(8), i * 512 + 4)), 256, 4);
