@@ -8,7 +8,9 @@
 
 namespace tessel::internal {
 
-int64_t wrap_signed(int64_t v, int bits) { return wrap_to_int_type(v, Int(bits)); }
+int64_t wrap_signed(int64_t v, int bits) {
+    return wrap_to_int_type(v, Int(bits));
+}
 
 namespace {
 // Wrapping arithmetic on coefficients; sets *wrapped when the result is not the exact value.
@@ -138,7 +140,8 @@ bool merge_one(LinearForm* form, size_t i) {
         int64_t k = t.coeff;
         bool found = false;
         for (const LinearTerm& o : form->terms)
-            found = found || (expr_equal(o.term, div) && o.coeff == mul_wrap(c, k, form->type.bits));
+            found =
+                found || (expr_equal(o.term, div) && o.coeff == mul_wrap(c, k, form->type.bits));
         if (!found) return false;
         form->add_term(div, -mul_wrap(c, k, form->type.bits));
         form->add_term(mod, -k);
@@ -181,9 +184,9 @@ Expr linear_to_expr(const LinearForm& form) {
         if (term.coeff >= 0 || term.coeff == smin) continue;
         acc = Sub::make(acc, scaled(term.term, -term.coeff));
     }
-    bool constant_first = std::all_of(form.terms.begin(), form.terms.end(), [&](const LinearTerm& x) {
-        return x.coeff < 0 && x.coeff != smin;
-    });
+    bool constant_first =
+        std::all_of(form.terms.begin(), form.terms.end(),
+                    [&](const LinearTerm& x) { return x.coeff < 0 && x.coeff != smin; });
     if (constant_first || form.constant == 0) return acc;
     if (form.constant < 0 && form.constant != smin)
         return Sub::make(acc, make_const(t, -form.constant));

@@ -15,7 +15,7 @@ namespace tessel::fuzz {
 using i128 = __int128;
 
 class IntEval {
-public:
+  public:
     std::unordered_map<const Variable*, i128> env;  ///< mathematical values
     bool overflowed = false;
 
@@ -65,10 +65,14 @@ public:
         if (const auto* op = e.as<Let>()) {
             i128 v = eval(op->value);
             auto saved = env.find(op->var.get()) != env.end()
-                             ? std::optional<i128>(env[op->var.get()]) : std::nullopt;
+                             ? std::optional<i128>(env[op->var.get()])
+                             : std::nullopt;
             env[op->var.get()] = v;
             i128 r = eval(op->body);
-            if (saved) env[op->var.get()] = *saved; else env.erase(op->var.get());
+            if (saved)
+                env[op->var.get()] = *saved;
+            else
+                env.erase(op->var.get());
             return r;
         }
         if (const auto* op = e.as<Call>()) {
@@ -103,7 +107,7 @@ public:
         return v;
     }
 
-private:
+  private:
     i128 arith(Type t, i128 v) {
         if (t.is_int() && t.bits >= 32 && (v < type_min(t) || v > type_max(t))) overflowed = true;
         return wrap(t, v);

@@ -12,8 +12,8 @@
 #include "unit/ArithTestUtil.h"
 
 using namespace tessel;
-using tessel::fuzz::IntEval;
 using tessel::fuzz::i128;
+using tessel::fuzz::IntEval;
 
 namespace {
 
@@ -21,7 +21,7 @@ constexpr uint64_t kSeed = 0x7e55e1;
 const Type kTypes[] = {Int(32), Int(64), Int(8), UInt(8), UInt(32)};
 
 class Generator {
-public:
+  public:
     explicit Generator(uint64_t seed) : rng_(seed) {
         for (Type t : kTypes) {
             for (const char* name : {"x", "y", "z"}) vars_.push_back(Var(name, t));
@@ -42,9 +42,12 @@ public:
     i128 random_value(Type t) {
         i128 lo = IntEval::type_min(t), hi = IntEval::type_max(t);
         switch (pick(6)) {
-            case 0: return lo + pick(3);
-            case 1: return hi - pick(3);
-            case 2: return IntEval::wrap(t, static_cast<int64_t>(rng_()));
+            case 0:
+                return lo + pick(3);
+            case 1:
+                return hi - pick(3);
+            case 2:
+                return IntEval::wrap(t, static_cast<int64_t>(rng_()));
             default: {
                 i128 v = pick(41) - 20;
                 return v < lo ? lo : v > hi ? hi : v;
@@ -54,8 +57,8 @@ public:
 
     Expr constant(Type t) {
         static const int64_t kSmall[] = {0, 1, 2, 3, 4, 7, 8, 16, -1, -2, -3, -8};
-        int64_t v = pick(5) == 0 ? static_cast<int64_t>(random_value(t))
-                                 : kSmall[pick(std::size(kSmall))];
+        int64_t v =
+            pick(5) == 0 ? static_cast<int64_t>(random_value(t)) : kSmall[pick(std::size(kSmall))];
         return make_const(t, static_cast<int64_t>(IntEval::wrap(t, v)));
     }
 
@@ -70,16 +73,27 @@ public:
         if (depth <= 0 || pick(5) == 0) return leaf(t);
         int d = depth - 1;
         switch (pick(15)) {
-            case 0: case 1: return Add::make(integer(t, d), integer(t, d));
-            case 2: return Sub::make(integer(t, d), integer(t, d));
-            case 3: return Mul::make(integer(t, d), pick(2) ? constant(t) : integer(t, d));
-            case 4: return FloorDiv::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 5: return FloorMod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 6: return Div::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 7: return Mod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 8: return Min::make(integer(t, d), integer(t, d));
-            case 9: return Max::make(integer(t, d), integer(t, d));
-            case 10: return Select::make(boolean(d), integer(t, d), integer(t, d));
+            case 0:
+            case 1:
+                return Add::make(integer(t, d), integer(t, d));
+            case 2:
+                return Sub::make(integer(t, d), integer(t, d));
+            case 3:
+                return Mul::make(integer(t, d), pick(2) ? constant(t) : integer(t, d));
+            case 4:
+                return FloorDiv::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 5:
+                return FloorMod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 6:
+                return Div::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 7:
+                return Mod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 8:
+                return Min::make(integer(t, d), integer(t, d));
+            case 9:
+                return Max::make(integer(t, d), integer(t, d));
+            case 10:
+                return Select::make(boolean(d), integer(t, d), integer(t, d));
             case 11: {
                 Type from = kTypes[pick(std::size(kTypes))];
                 return from == t ? integer(t, d) : Cast::make(t, integer(from, d));
@@ -92,7 +106,8 @@ public:
                 Var v("t", t);
                 return Let::make(v, integer(t, d), Add::make(v, integer(t, d)));
             }
-            default: return leaf(t);
+            default:
+                return leaf(t);
         }
     }
 
@@ -101,16 +116,26 @@ public:
         int d = depth - 1;
         Type t = kTypes[pick(std::size(kTypes))];
         switch (pick(10)) {
-            case 0: return LT::make(integer(t, d), integer(t, d));
-            case 1: return LE::make(integer(t, d), integer(t, d));
-            case 2: return GT::make(integer(t, d), integer(t, d));
-            case 3: return GE::make(integer(t, d), integer(t, d));
-            case 4: return EQ::make(integer(t, d), integer(t, d));
-            case 5: return NE::make(integer(t, d), integer(t, d));
-            case 6: return And::make(boolean(d), boolean(d));
-            case 7: return Or::make(boolean(d), boolean(d));
-            case 8: return Not::make(boolean(d));
-            default: return Select::make(boolean(d), boolean(d), boolean(d));
+            case 0:
+                return LT::make(integer(t, d), integer(t, d));
+            case 1:
+                return LE::make(integer(t, d), integer(t, d));
+            case 2:
+                return GT::make(integer(t, d), integer(t, d));
+            case 3:
+                return GE::make(integer(t, d), integer(t, d));
+            case 4:
+                return EQ::make(integer(t, d), integer(t, d));
+            case 5:
+                return NE::make(integer(t, d), integer(t, d));
+            case 6:
+                return And::make(boolean(d), boolean(d));
+            case 7:
+                return Or::make(boolean(d), boolean(d));
+            case 8:
+                return Not::make(boolean(d));
+            default:
+                return Select::make(boolean(d), boolean(d), boolean(d));
         }
     }
 
@@ -122,7 +147,7 @@ public:
 
     std::mt19937_64& rng() { return rng_; }
 
-private:
+  private:
     std::mt19937_64 rng_;
     std::vector<Var> vars_;
 };
@@ -144,10 +169,11 @@ bool agree(const Expr& original, const Expr& simplified, const IntEval& base, St
     ++stats->compared;
     if (va == vb) return true;
     std::ostringstream os;
-    for (const auto& [v, val] : base.env) os << v->name << ":" << v->type << "=" << int64_t(val) << " ";
-    ADD_FAILURE() << context << "\n  original   " << test::show(original) << " = "
-                  << int64_t(va) << "\n  simplified " << test::show(simplified) << " = "
-                  << int64_t(vb) << "\n  values     " << os.str();
+    for (const auto& [v, val] : base.env)
+        os << v->name << ":" << v->type << "=" << int64_t(val) << " ";
+    ADD_FAILURE() << context << "\n  original   " << test::show(original) << " = " << int64_t(va)
+                  << "\n  simplified " << test::show(simplified) << " = " << int64_t(vb)
+                  << "\n  values     " << os.str();
     return false;
 }
 
@@ -206,14 +232,16 @@ TEST(SimplifyFuzz, BoundVariables) {
                 } else {
                     auto [lo, hi] = it->second;
                     uint64_t span = static_cast<uint64_t>(hi - lo);
-                    ev.env[v.get()] = lo + i128(span == UINT64_MAX ? gen.rng()() : gen.rng()() % (span + 1));
+                    ev.env[v.get()] =
+                        lo + i128(span == UINT64_MAX ? gen.rng()() : gen.rng()() % (span + 1));
                 }
             }
             std::string ctx = "seed " + std::to_string(kSeed + 1) + ", bound expression " +
                               std::to_string(i) + ", ranges";
             for (const auto& [v, r] : ranges)
                 ctx += " " + v->name + ":" + v->type.str() + " in [" +
-                       std::to_string(int64_t(r.first)) + ", " + std::to_string(int64_t(r.second)) + "]";
+                       std::to_string(int64_t(r.first)) + ", " + std::to_string(int64_t(r.second)) +
+                       "]";
             if (!agree(e, s, ev, &stats, ctx)) {
                 ++failures;
                 break;
