@@ -56,11 +56,45 @@ std::vector<const TensorRead*> reads_of(const Expr& body, const Operation& produ
     return reads;
 }
 
-Expr extent_upper_bound(const Expr& extent, const Scope& scope) {
+// A constant upper bound of hi - lo: distributes the difference into min/max/additions so that
+// `min(io*8 + 7, 28) + 2 - io*8` is bounded by 9, not by the loose bound of each end.
+std::optional<int64_t> difference_upper_bound(const Expr& hi, const Expr& lo, const Scope& scope, int depth = 0) {
+    if (depth < 8) {
+        if (const auto* m = hi.as<Min>()) {
+            auto a = difference_upper_bound(m->a, lo, scope, depth + 1);
+            auto b = difference_upper_bound(m->b, lo, scope, depth + 1);
+            if (a && b) return std::min(*a, *b);
+            return a ? a : b;
+        }
+        if (const auto* m = hi.as<Max>()) {
+            auto a = difference_upper_bound(m->a, lo, scope, depth + 1);
+            auto b = difference_upper_bound(m->b, lo, scope, depth + 1);
+            if (a && b) return std::max(*a, *b);
+            return std::nullopt;
+        }
+        if (const auto* add = hi.as<Add>()) {
+            if (auto c = as_const_int(add->b)) {
+                auto d = difference_upper_bound(add->a, lo, scope, depth + 1);
+                if (d) return *d + *c;
+            }
+        }
+        if (const auto* m = lo.as<Max>()) {  // hi - max(a, b) <= hi - a and hi - b
+            auto a = difference_upper_bound(hi, m->a, scope, depth + 1);
+            auto b = difference_upper_bound(hi, m->b, scope, depth + 1);
+            if (a && b) return std::min(*a, *b);
+            return a ? a : b;
+        }
+    }
+    return const_bounds_of(simplify(Sub::make(hi, lo)), scope).max;
+}
+
+// A constant bound of the extent `hi - lo + 1` over the scope, or undefined.
+Expr extent_upper_bound(const Expr& lo, const Expr& hi, const Scope& scope) {
+    Expr extent = simplify(Add::make(Sub::make(hi, lo), make_one(lo.type())));
     if (as_const_int(extent)) return extent;
-    ConstInterval b = const_bounds_of(extent, scope);
-    if (!b.max) return Expr();
-    return make_const(extent.type(), std::max<int64_t>(*b.max, 1));
+    auto d = difference_upper_bound(hi, lo, scope);
+    if (!d) return Expr();
+    return make_const(lo.type(), std::max<int64_t>(*d + 1, 1));
 }
 
 Scope leaf_scope(const Stage& st, const StageBounds& b);
@@ -191,7 +225,7 @@ void BoundInference::infer_region(int i) {
             schedule_fail(s_, "lower", i, os.str());
         }
         Expr mn = simplify(iv.min), ext = simplify(Add::make(Sub::make(iv.max, iv.min), make_one(ty)));
-        Expr bound = extent_upper_bound(ext, outer);
+        Expr bound = extent_upper_bound(simplify(iv.min), simplify(iv.max), outer);
         if (!bound.defined()) {
             std::ostringstream os;
             os << "the region of axis " << d << " has extent " << to_string(ext) << ", which has no constant bound";
@@ -199,11 +233,12 @@ void BoundInference::infer_region(int i) {
         }
         b.region_min.push_back(mn);
         b.region_extent.push_back(ext);
-        (void)bound;
+        b.region_bound.push_back(bound);
     }
     for (const IterVar& iv : pc->reduce_axis) {
         b.region_min.push_back(iv.dom().min);
         b.region_extent.push_back(iv.dom().extent);
+        b.region_bound.push_back(Expr());
     }
 }
 
@@ -225,11 +260,9 @@ void BoundInference::derive_loops(int i) {
     b.iter_extents.assign(n, Expr());
     for (size_t id = 0; id < n; ++id) b.iter_vars[id] = Var(st.iters[id].name, st.iters[id].extent.type());
     // Root extents: the region's constant bound (loops cover it; a guard trims the rest).
-    Scope outer;
-    if (st.attach == AttachKind::At) outer = leaf_scope(s_.stages()[st.attach_stage], out_[st.attach_stage]);
     for (size_t r = 0; r < st.root.size(); ++r) {
-        Expr bound = extent_upper_bound(b.region_extent[r], outer);
-        b.iter_extents[st.root[r]] = bound.defined() ? bound : b.region_extent[r];
+        bool bounded = r < b.region_bound.size() && b.region_bound[r].defined();
+        b.iter_extents[st.root[r]] = bounded ? b.region_bound[r] : b.region_extent[r];
     }
     // Forward through the relations: the extents of derived iterators.
     for (const IterRelation& rel : st.relations) {

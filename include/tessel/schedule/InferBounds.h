@@ -32,7 +32,8 @@ struct StageBounds {
     std::vector<Expr> iter_extents;   ///< per iterator id
     std::vector<Expr> root_values;    ///< per root axis: absolute index in terms of leaf vars
     std::vector<Expr> region_min;     ///< per root axis: first point computed
-    std::vector<Expr> region_extent;  ///< per root axis: points computed (constant when possible)
+    std::vector<Expr> region_extent;  ///< per root axis: points computed (may be symbolic)
+    std::vector<Expr> region_bound;   ///< per root axis: constant bound of region_extent, if any
     std::vector<Expr> storage_extent; ///< per root axis: constant extent of the stage's storage
     std::vector<StageGuard> guards;
 };
