@@ -11,6 +11,11 @@ set(TESSEL_SANITIZE "" CACHE STRING "Sanitizers, e.g. 'address,undefined' or 'th
 
 add_library(tessel_warnings INTERFACE)
 target_compile_options(tessel_warnings INTERFACE -Wall -Wextra $<$<BOOL:${TESSEL_WERROR}>:-Werror>)
+# GCC 12 at -O2/-O3 reports a false -Wrestrict inside libstdc++ for `"literal" + std::string`
+# (GCC bug 105651, fixed in GCC 13).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(tessel_warnings INTERFACE -Wno-restrict)
+endif()
 
 if(TESSEL_SANITIZE)
   add_compile_options(-fsanitize=${TESSEL_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
