@@ -2,9 +2,11 @@
 
 namespace tessel::internal {
 
-Stmt make_no_op() { return Evaluate::make(0); }
+Stmt make_noop_stmt() {
+    return Evaluate::make(0);
+}
 
-bool is_no_op(const Stmt& s) {
+bool is_noop_stmt(const Stmt& s) {
     const auto* e = s.as<Evaluate>();
     return e && e->value.as<IntImm>() != nullptr;
 }

@@ -8,9 +8,9 @@
 namespace tessel::internal {
 
 /// The statement that does nothing: `Evaluate(0)`.
-Stmt make_no_op();
-/// True for `Evaluate(c)` of an integer constant (what make_no_op builds).
-bool is_no_op(const Stmt& s);
+Stmt make_noop_stmt();
+/// True for `Evaluate(c)` of an integer constant (what make_noop_stmt builds).
+bool is_noop_stmt(const Stmt& s);
 
 /// a + b, folding constants and dropping a zero operand. Operands have one type.
 Expr fold_add(const Expr& a, const Expr& b);

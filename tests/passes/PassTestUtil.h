@@ -155,8 +155,9 @@ inline void expect_same_results(const Stmt& before, const Stmt& after,
         const TestMemory &ma = a.memory(arg.data), &mb = b.memory(arg.data);
         for (size_t i = 0; i < ma.data.size(); ++i) {
             ASSERT_EQ(ma.data[i].i, mb.data[i].i)
-                << arg.data.name() << "[" << i << "] differs\nbefore:\n" << before
-                << "after:\n" << after;
+                << arg.data.name() << "[" << i << "] differs\nbefore:\n"
+                << before << "after:\n"
+                << after;
         }
     }
 }

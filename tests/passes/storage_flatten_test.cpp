@@ -17,16 +17,16 @@ Stmt flatten(const std::vector<Buffer>& args, const Stmt& body) {
 TEST(StorageFlatten, TwoDimensionalRowMajor) {
     Buffer A("A", Float(32), {64, 32}), B("B", Float(32), {64, 32});
     Var i("i"), j("j");
-    Stmt body = For::make(
-        i, 0, 64, ForKind::Serial,
-        For::make(j, 0, 32, ForKind::Serial,
-                  BufferStore::make(B, BufferLoad::make(A, {i, j}) * 2.0f, {i, j})));
+    Stmt body =
+        For::make(i, 0, 64, ForKind::Serial,
+                  For::make(j, 0, 32, ForKind::Serial,
+                            BufferStore::make(B, BufferLoad::make(A, {i, j}) * 2.0f, {i, j})));
     Stmt out = flatten({A, B}, body);
     Stmt expected = For::make(
         i, 0, 64, ForKind::Serial,
-        For::make(j, 0, 32, ForKind::Serial,
-                  Store::make(B->data, Load::make(Float(32), A->data, i * 32 + j) * 2.0f,
-                              i * 32 + j)));
+        For::make(
+            j, 0, 32, ForKind::Serial,
+            Store::make(B->data, Load::make(Float(32), A->data, i * 32 + j) * 2.0f, i * 32 + j)));
     EXPECT_TRUE(structural_equal(out, expected)) << out;
     EXPECT_EQ(to_string(out),
               "for i in range(0, 64):\n"
@@ -94,18 +94,18 @@ TEST(StorageFlatten, RampInLastDimensionIsDenseRamp) {
     Expr r = Ramp::make(8, 1, 8);
     Stmt out = flatten({A, B}, BufferStore::make(B, BufferLoad::make(A, {i, r}), {i, r}));
     Expr flat = Ramp::make(i * 32 + 8, 1, 8);
-    EXPECT_TRUE(structural_equal(out, Store::make(B->data, Load::make(Float(32, 8), A->data, flat),
-                                                  flat)))
+    EXPECT_TRUE(
+        structural_equal(out, Store::make(B->data, Load::make(Float(32, 8), A->data, flat), flat)))
         << out;
 }
 
 TEST(StorageFlatten, RampInOuterDimensionIsStridedRamp) {
     Buffer A("A", Float(32), {64, 32});
     Var j("j");
-    Stmt out = flatten({A}, BufferStore::make(A, Broadcast::make(1.0f, 4),
-                                              {Ramp::make(0, 1, 4), j}));
-    EXPECT_TRUE(structural_equal(out, Store::make(A->data, Broadcast::make(1.0f, 4),
-                                                  Ramp::make(j, 32, 4))))
+    Stmt out =
+        flatten({A}, BufferStore::make(A, Broadcast::make(1.0f, 4), {Ramp::make(0, 1, 4), j}));
+    EXPECT_TRUE(
+        structural_equal(out, Store::make(A->data, Broadcast::make(1.0f, 4), Ramp::make(j, 32, 4))))
         << out;
 }
 
@@ -115,8 +115,8 @@ TEST(StorageFlatten, OtherVectorIndexIsLaneWise) {
     Expr r = Ramp::make(0, 1, 4);
     Stmt out = flatten({A}, BufferStore::make(A, Broadcast::make(1.0f, 4), {r, r}));
     Expr expected_index = r * Broadcast::make(32, 4) + r;
-    EXPECT_TRUE(structural_equal(out, Store::make(A->data, Broadcast::make(1.0f, 4),
-                                                  expected_index)))
+    EXPECT_TRUE(
+        structural_equal(out, Store::make(A->data, Broadcast::make(1.0f, 4), expected_index)))
         << out;
 }
 
@@ -136,13 +136,13 @@ TEST(StorageFlatten, SameResultsAsMultiDimensionalAccess) {
     Var i("i"), j("j");
     Stmt body = Allocate::make(
         T->data, Int(32), {5, 6}, StorageScope::Local,
-        Seq::make({For::make(i, 0, 6, ForKind::Serial,
-                             For::make(j, 0, 5, ForKind::Serial,
-                                       BufferStore::make(T, BufferLoad::make(A, {i, j}), {j, i}))),
-                   For::make(i, 0, 5, ForKind::Serial,
-                             For::make(j, 0, 6, ForKind::Serial,
-                                       BufferStore::make(B, BufferLoad::make(T, {i, j}) + 1,
-                                                         {i, j})))}));
+        Seq::make(
+            {For::make(i, 0, 6, ForKind::Serial,
+                       For::make(j, 0, 5, ForKind::Serial,
+                                 BufferStore::make(T, BufferLoad::make(A, {i, j}), {j, i}))),
+             For::make(i, 0, 5, ForKind::Serial,
+                       For::make(j, 0, 6, ForKind::Serial,
+                                 BufferStore::make(B, BufferLoad::make(T, {i, j}) + 1, {i, j})))}));
     Stmt out = flatten({A, B}, body);
     test::TestExecutor ex;
     std::vector<Scalar> a(30), b(30);
