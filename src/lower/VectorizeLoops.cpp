@@ -341,6 +341,8 @@ protected:
             return IfThenElse::make(cond, then_case, else_case);
         }
         // A varying condition: both branches run with their stores and loads masked.
+        if (const auto* hint = cond.as<Call>(); hint && hint->op == Intrinsic::likely)
+            cond = hint->args[0];  // a mask is no branch: the hint has nothing left to say
         Stmt out = Predicator(cond).mutate(then_case);
         if (else_case.defined())
             out = Seq::make({out, Predicator(Not::make(cond)).mutate(else_case)});
