@@ -48,11 +48,15 @@ B divide(const B& a, const B& b, F f) {
     return *r;
 }
 
-int128 tdiv(int128 a, int128 b) { return a / b; }
-int128 fdiv(int128 a, int128 b) { return div_floor128(a, b); }
+int128 tdiv(int128 a, int128 b) {
+    return a / b;
+}
+int128 fdiv(int128 a, int128 b) {
+    return div_floor128(a, b);
+}
 
 class Finder {
-public:
+  public:
     Finder(const ConstScope& scope, std::unordered_map<const ExprNode*, ConstInterval>* cache)
         : scope_(scope), cache_(cache) {}
 
@@ -83,20 +87,15 @@ public:
     }
 
     static B clip(B r, Type t) {
+        // Anything outside the type's range may have wrapped anywhere. This holds for index
+        // types too: the simplifier reassociates sums, so an intermediate of a simplified
+        // expression may wrap even where the original expression did not overflow.
         B range = type_range(t);
-        if (assumes_no_overflow(t)) {
-            if (r.lo) r.lo = std::max(*r.lo, *range.lo);
-            if (r.hi) r.hi = std::min(*r.hi, *range.hi);
-            if (!r.lo) r.lo = range.lo;
-            if (!r.hi) r.hi = range.hi;
-            return r;
-        }
-        // Wrapping types: anything outside the type's range may have wrapped anywhere.
         if (!r.bounded() || *r.lo < *range.lo || *r.hi > *range.hi) return range;
         return r;
     }
 
-private:
+  private:
     B raw(const Expr& e);
     B binary(const Expr& e, const Expr& a, const Expr& b);
 
@@ -118,8 +117,10 @@ B Finder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
         case IRNodeType::Mul:
             if (!both) return {};
             return corners(a, b, [](int128 x, int128 y) { return x * y; });
-        case IRNodeType::Div: return divide(a, b, tdiv);
-        case IRNodeType::FloorDiv: return divide(a, b, fdiv);
+        case IRNodeType::Div:
+            return divide(a, b, tdiv);
+        case IRNodeType::FloorDiv:
+            return divide(a, b, fdiv);
         case IRNodeType::FloorMod: {
             if (!b.bounded()) return {};
             if (b.lo == b.hi && *b.lo > 0 && a.bounded() &&
@@ -146,7 +147,8 @@ B Finder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
         case IRNodeType::Max:
             return {a.lo ? (b.lo ? std::optional<int128>(std::max(*a.lo, *b.lo)) : a.lo) : b.lo,
                     a.hi && b.hi ? std::optional<int128>(std::max(*a.hi, *b.hi)) : std::nullopt};
-        default: return type_range(e.type());  // comparisons, And, Or: bool
+        default:
+            return type_range(e.type());  // comparisons, And, Or: bool
     }
 }
 
@@ -154,8 +156,10 @@ B Finder::raw(const Expr& e) {
     if (auto c = const_bits(e)) return B::point(const_value128(*c, e.type()));
     if (const auto* v = e.as<Variable>()) {
         const ConstInterval* ci = nullptr;
-        if (auto it = local_.find(v); it != local_.end()) ci = &it->second;
-        else if (auto it2 = scope_.find(v); it2 != scope_.end()) ci = &it2->second;
+        if (auto it = local_.find(v); it != local_.end())
+            ci = &it->second;
+        else if (auto it2 = scope_.find(v); it2 != scope_.end())
+            ci = &it2->second;
         if (!ci) return type_range(e.type());
         B r;
         if (ci->min) r.lo = *ci->min;
@@ -182,9 +186,11 @@ B Finder::raw(const Expr& e) {
             B base = bounds(op->base), s = bounds(op->stride);
             if (!base.bounded() || !s.bounded()) return {};
             B last = corners(s, B::point(op->lanes - 1), [](int128 x, int128 y) { return x * y; });
-            return {*base.lo + std::min<int128>(0, *last.lo), *base.hi + std::max<int128>(0, *last.hi)};
+            return {*base.lo + std::min<int128>(0, *last.lo),
+                    *base.hi + std::max<int128>(0, *last.hi)};
         }
-        case IRNodeType::Broadcast: return bounds(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast:
+            return bounds(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             B v = bounds(op->value);
@@ -206,7 +212,8 @@ B Finder::raw(const Expr& e) {
             }
             return type_range(e.type());
         }
-        default: return type_range(e.type());
+        default:
+            return type_range(e.type());
     }
 }
 

@@ -14,7 +14,9 @@ using int128 = __int128;
 
 /// Signed int32/int64 ("index arithmetic") is assumed not to overflow (ir/IR.h); every other
 /// integer type wraps and only rewrites valid under wrapping apply to it.
-inline bool assumes_no_overflow(Type t) { return t.is_int() && t.bits >= 32; }
+inline bool assumes_no_overflow(Type t) {
+    return t.is_int() && t.bits >= 32;
+}
 
 /// Truncating division with IR.h's rules: x / 0 = 0, INT64_MIN / -1 = INT64_MIN.
 inline int64_t div_trunc(int64_t a, int64_t b) {
@@ -73,7 +75,9 @@ inline std::optional<int64_t> const_bits(const Expr& e) {
 }
 
 /// Smallest / largest value of an integer type as int128 (uint64 included exactly).
-inline int128 type_min128(Type t) { return t.is_uint() ? 0 : int128(t.element_of().min_int()); }
+inline int128 type_min128(Type t) {
+    return t.is_uint() ? 0 : int128(t.element_of().min_int());
+}
 inline int128 type_max128(Type t) {
     if (t.is_uint() && t.bits == 64) return (int128(1) << 64) - 1;
     return int128(t.element_of().max_int());

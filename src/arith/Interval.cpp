@@ -13,11 +13,11 @@
 
 namespace tessel {
 
+using internal::binary_operands;
+using internal::const_bits;
 using internal::ConstScope;
 using internal::expr_equal;
 using internal::find_const_bounds;
-using internal::binary_operands;
-using internal::const_bits;
 
 Interval Interval::from_range(const Range& r) {
     Expr one = make_one(r.extent.type());
@@ -83,7 +83,7 @@ std::unordered_set<const Variable*> outer_variables(const Scope& scope) {
 }
 
 class BoundsFinder {
-public:
+  public:
     explicit BoundsFinder(const Scope& scope) : scope_(scope), cscope_(constant_scope(scope)) {}
     /// Keeps the `keep` variables symbolic (their constant bounds still apply to the ends).
     BoundsFinder(const Scope& scope, std::unordered_set<const Variable*> keep)
@@ -98,7 +98,7 @@ public:
     }
     const ConstScope& const_scope() const { return cscope_; }
 
-private:
+  private:
     Interval node(const Expr& e);
     Interval binary(const Expr& e, const Expr& a, const Expr& b);
     Interval mul(const Interval& a, const Interval& b);
@@ -113,10 +113,23 @@ private:
     Scope local_;
 };
 
-Expr simp(const Expr& e) { return e.defined() ? simplify(e) : e; }
+Expr simp(const Expr& e) {
+    return e.defined() ? simplify(e) : e;
+}
 
+/// op(a, b) of two interval ends, simplified; undefined (unbounded) if an end is, or if both
+/// are constants whose exact result leaves the type's range (folding would wrap it).
 Expr both(IRNodeType t, const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined()) return Expr();
+    auto ca = const_bits(a), cb = const_bits(b);
+    Type ty = a.type();
+    if (ca && cb && ty.is_int_or_uint() &&
+        (t == IRNodeType::Add || t == IRNodeType::Sub || t == IRNodeType::Mul)) {
+        internal::int128 x = internal::const_value128(*ca, ty),
+                         y = internal::const_value128(*cb, ty);
+        internal::int128 r = t == IRNodeType::Add ? x + y : t == IRNodeType::Sub ? x - y : x * y;
+        if (r < internal::type_min128(ty) || r > internal::type_max128(ty)) return Expr();
+    }
     return simp(internal::make_binary(t, a, b));
 }
 
@@ -156,21 +169,26 @@ Interval BoundsFinder::node(const Expr& e) {
                 return get(*v ? op->true_value : op->false_value);
             return interval_union(get(op->true_value), get(op->false_value));
         }
-        case IRNodeType::Cast: return cast(e.as<Cast>());
+        case IRNodeType::Cast:
+            return cast(e.as<Cast>());
         case IRNodeType::Ramp: {
             const auto* op = e.as<Ramp>();
-            Expr last = Add::make(op->base, Mul::make(op->stride,
-                                                      make_const(op->stride.type(), int64_t(op->lanes - 1))));
+            Expr last = Add::make(
+                op->base,
+                Mul::make(op->stride, make_const(op->stride.type(), int64_t(op->lanes - 1))));
             return interval_union(get(op->base), get(last));
         }
-        case IRNodeType::Broadcast: return get(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast:
+            return get(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             local_[op->var.get()] = get(op->value);
             return get(op->body);
         }
-        case IRNodeType::Call: return call(e.as<Call>());
-        default: return type_range(e.type());  // loads, tensor reads, reductions
+        case IRNodeType::Call:
+            return call(e.as<Call>());
+        default:
+            return type_range(e.type());  // loads, tensor reads, reductions
     }
 }
 
@@ -184,16 +202,22 @@ Interval BoundsFinder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
             return Interval(both(t, a.min, b.min), both(t, a.max, b.max));
         case IRNodeType::Sub:
             return Interval(both(t, a.min, b.max), both(t, a.max, b.min));
-        case IRNodeType::Mul: return mul(a, b);
+        case IRNodeType::Mul:
+            return mul(a, b);
         case IRNodeType::Div:
-        case IRNodeType::FloorDiv: return divide(e, a, b);
+        case IRNodeType::FloorDiv:
+            return divide(e, a, b);
         case IRNodeType::Mod:
-        case IRNodeType::FloorMod: return modulo(e, a, b);
+        case IRNodeType::FloorMod:
+            return modulo(e, a, b);
         case IRNodeType::Min:
-            return Interval(both(t, a.min, b.min),
-                            !a.max.defined() ? b.max : !b.max.defined() ? a.max : both(t, a.max, b.max));
+            return Interval(both(t, a.min, b.min), !a.max.defined()   ? b.max
+                                                   : !b.max.defined() ? a.max
+                                                                      : both(t, a.max, b.max));
         case IRNodeType::Max:
-            return Interval(!a.min.defined() ? b.min : !b.min.defined() ? a.min : both(t, a.min, b.min),
+            return Interval(!a.min.defined()   ? b.min
+                            : !b.min.defined() ? a.min
+                                               : both(t, a.min, b.min),
                             both(t, a.max, b.max));
         default: {
             // A comparison or And/Or that the simplifier may still decide.
@@ -214,14 +238,21 @@ Interval BoundsFinder::mul(const Interval& a, const Interval& b) {
     if (x->is_single_point() && !y->is_single_point()) std::swap(x, y);
     if (y->is_single_point()) {
         int s = sign(*y);
-        if (s > 0) return Interval(both(IRNodeType::Mul, x->min, y->min), both(IRNodeType::Mul, x->max, y->min));
-        if (s < 0) return Interval(both(IRNodeType::Mul, x->max, y->min), both(IRNodeType::Mul, x->min, y->min));
+        if (s > 0)
+            return Interval(both(IRNodeType::Mul, x->min, y->min),
+                            both(IRNodeType::Mul, x->max, y->min));
+        if (s < 0)
+            return Interval(both(IRNodeType::Mul, x->max, y->min),
+                            both(IRNodeType::Mul, x->min, y->min));
     }
     if (sign(a) > 0 && sign(b) > 0)
         return Interval(both(IRNodeType::Mul, a.min, b.min), both(IRNodeType::Mul, a.max, b.max));
     if (!a.is_bounded() || !b.is_bounded()) return Interval::everything();
-    Expr p[4] = {Mul::make(a.min, b.min), Mul::make(a.min, b.max), Mul::make(a.max, b.min),
-                 Mul::make(a.max, b.max)};
+    Expr p[4] = {both(IRNodeType::Mul, a.min, b.min), both(IRNodeType::Mul, a.min, b.max),
+                 both(IRNodeType::Mul, a.max, b.min), both(IRNodeType::Mul, a.max, b.max)};
+    for (const Expr& x : p) {
+        if (!x.defined()) return Interval::everything();
+    }
     return Interval(simp(Min::make(Min::make(p[0], p[1]), Min::make(p[2], p[3]))),
                     simp(Max::make(Max::make(p[0], p[1]), Max::make(p[2], p[3]))));
 }
@@ -298,8 +329,10 @@ Interval BoundsFinder::cast(const Cast* op) {
 
 Interval BoundsFinder::call(const Call* op) {
     switch (op->op) {
-        case Intrinsic::likely: return get(op->args[0]);
-        case Intrinsic::if_then_else: return interval_union(get(op->args[1]), get(op->args[2]));
+        case Intrinsic::likely:
+            return get(op->args[0]);
+        case Intrinsic::if_then_else:
+            return interval_union(get(op->args[1]), get(op->args[2]));
         case Intrinsic::abs: {
             if (!op->type.is_int()) break;
             Interval a = get(op->args[0]);
@@ -309,7 +342,8 @@ Interval BoundsFinder::call(const Call* op) {
                                 simp(Max::make(Sub::make(make_zero(op->type), a.min), a.max)));
             break;
         }
-        default: break;
+        default:
+            break;
     }
     return type_range(op->type);
 }
@@ -370,18 +404,30 @@ std::optional<bool> prove_compare(const Expr& cond, const Scope& scope) {
     }
     if (!a.type().is_int_or_uint()) return std::nullopt;
     ConstInterval d;
-    if (internal::assumes_no_overflow(a.type())) {
-        d = const_bounds_of(simplify(Sub::make(a, b)), scope);
-    } else {
-        ConstInterval x = const_bounds_of(a, scope), y = const_bounds_of(b, scope);
-        if (x.min && y.max) d.min = internal::fit64(internal::int128(*x.min) - *y.max);
-        if (x.max && y.min) d.max = internal::fit64(internal::int128(*x.max) - *y.min);
+    ConstInterval x = const_bounds_of(a, scope), y = const_bounds_of(b, scope);
+    if (x.min && y.max) d.min = internal::fit64(internal::int128(*x.min) - *y.max);
+    if (x.max && y.min) d.max = internal::fit64(internal::int128(*x.max) - *y.min);
+    // Bounds of the simplified a - b see through shared terms (x - n with x in [0, n - 1]),
+    // but only when a - b cannot wrap in the type (the IR expression a - b would fold so).
+    Type t = a.type();
+    bool fits =
+        d.min && d.max && *d.min >= internal::type_min128(t) && *d.max <= internal::type_max128(t);
+    if (fits && internal::assumes_no_overflow(t)) {
+        ConstInterval s = const_bounds_of(simplify(Sub::make(a, b)), scope);
+        if (s.min && *s.min > *d.min) d.min = s.min;
+        if (s.max && *s.max < *d.max) d.max = s.max;
     }
     auto lt0 = d.max && *d.max < 0, le0 = d.max && *d.max <= 0;
     auto ge0 = d.min && *d.min >= 0, gt0 = d.min && *d.min > 0;
     switch (op) {
-        case IRNodeType::LT: if (lt0) return true; if (ge0) return false; break;
-        case IRNodeType::LE: if (le0) return true; if (gt0) return false; break;
+        case IRNodeType::LT:
+            if (lt0) return true;
+            if (ge0) return false;
+            break;
+        case IRNodeType::LE:
+            if (le0) return true;
+            if (gt0) return false;
+            break;
         case IRNodeType::EQ:
             if (d.min && d.max && *d.min == 0 && *d.max == 0) return true;
             if (lt0 || gt0) return false;
@@ -390,7 +436,8 @@ std::optional<bool> prove_compare(const Expr& cond, const Scope& scope) {
             if (lt0 || gt0) return true;
             if (d.min && d.max && *d.min == 0 && *d.max == 0) return false;
             break;
-        default: break;
+        default:
+            break;
     }
     return std::nullopt;
 }

@@ -8,43 +8,53 @@
 
 namespace tessel::internal {
 
-int64_t wrap_signed(int64_t v, int bits) { return wrap_to_int_type(v, Int(bits)); }
+int64_t wrap_signed(int64_t v, int bits) {
+    return wrap_to_int_type(v, Int(bits));
+}
 
 namespace {
-int64_t mul_wrap(int64_t a, int64_t b, int bits) {
-    return wrap_signed(static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)),
-                       bits);
+// Wrapping arithmetic on coefficients; sets *wrapped when the result is not the exact value.
+int64_t mul_wrap(int64_t a, int64_t b, int bits, bool* wrapped = nullptr) {
+    int64_t r = wrap_signed(
+        static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)), bits);
+    if (wrapped && int128(r) != int128(a) * b) *wrapped = true;
+    return r;
 }
-int64_t add_wrap(int64_t a, int64_t b, int bits) {
-    return wrap_signed(static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)),
-                       bits);
+int64_t add_wrap(int64_t a, int64_t b, int bits, bool* wrapped = nullptr) {
+    int64_t r = wrap_signed(
+        static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)), bits);
+    if (wrapped && int128(r) != int128(a) + b) *wrapped = true;
+    return r;
 }
 }  // namespace
 
 void LinearForm::add_term(const Expr& term, int64_t coeff) {
     for (LinearTerm& t : terms) {
         if (expr_equal(t.term, term)) {
-            t.coeff = add_wrap(t.coeff, coeff, type.bits);
+            t.coeff = add_wrap(t.coeff, coeff, type.bits, &wrapped);
             return;
         }
     }
+    if (wrap_signed(coeff, type.bits) != coeff) wrapped = true;
     terms.push_back({term, wrap_signed(coeff, type.bits)});
 }
 
 void LinearForm::add(const Expr& e, int64_t scale) {
     if (auto c = const_bits(e)) {
-        constant = add_wrap(constant, mul_wrap(*c, scale, type.bits), type.bits);
+        int64_t v = type.is_uint() ? wrap_signed(*c, type.bits) : *c;
+        if (type.is_uint() && v != *c) wrapped = true;
+        constant = add_wrap(constant, mul_wrap(v, scale, type.bits, &wrapped), type.bits, &wrapped);
     } else if (const auto* op = e.as<Add>()) {
         add(op->a, scale);
         add(op->b, scale);
     } else if (const auto* op = e.as<Sub>()) {
         add(op->a, scale);
-        add(op->b, wrap_signed(static_cast<int64_t>(0 - static_cast<uint64_t>(scale)), type.bits));
+        add(op->b, mul_wrap(scale, -1, type.bits, &wrapped));
     } else if (const auto* op = e.as<Mul>()) {
         if (auto cb = const_bits(op->b)) {
-            add(op->a, mul_wrap(scale, *cb, type.bits));
+            add(op->a, mul_wrap(scale, *cb, type.bits, &wrapped));
         } else if (auto ca = const_bits(op->a)) {
-            add(op->b, mul_wrap(scale, *ca, type.bits));
+            add(op->b, mul_wrap(scale, *ca, type.bits, &wrapped));
         } else {
             add_term(e, scale);
         }
@@ -54,8 +64,11 @@ void LinearForm::add(const Expr& e, int64_t scale) {
 }
 
 void LinearForm::add_form(const LinearForm& other, int64_t scale) {
-    for (const LinearTerm& t : other.terms) add_term(t.term, mul_wrap(t.coeff, scale, type.bits));
-    constant = add_wrap(constant, mul_wrap(other.constant, scale, type.bits), type.bits);
+    for (const LinearTerm& t : other.terms)
+        add_term(t.term, mul_wrap(t.coeff, scale, type.bits, &wrapped));
+    constant = add_wrap(constant, mul_wrap(other.constant, scale, type.bits, &wrapped), type.bits,
+                        &wrapped);
+    wrapped = wrapped || other.wrapped;
 }
 
 void LinearForm::prune() {
@@ -127,7 +140,8 @@ bool merge_one(LinearForm* form, size_t i) {
         int64_t k = t.coeff;
         bool found = false;
         for (const LinearTerm& o : form->terms)
-            found = found || (expr_equal(o.term, div) && o.coeff == mul_wrap(c, k, form->type.bits));
+            found =
+                found || (expr_equal(o.term, div) && o.coeff == mul_wrap(c, k, form->type.bits));
         if (!found) return false;
         form->add_term(div, -mul_wrap(c, k, form->type.bits));
         form->add_term(mod, -k);
@@ -170,9 +184,9 @@ Expr linear_to_expr(const LinearForm& form) {
         if (term.coeff >= 0 || term.coeff == smin) continue;
         acc = Sub::make(acc, scaled(term.term, -term.coeff));
     }
-    bool constant_first = std::all_of(form.terms.begin(), form.terms.end(), [&](const LinearTerm& x) {
-        return x.coeff < 0 && x.coeff != smin;
-    });
+    bool constant_first =
+        std::all_of(form.terms.begin(), form.terms.end(),
+                    [&](const LinearTerm& x) { return x.coeff < 0 && x.coeff != smin; });
     if (constant_first || form.constant == 0) return acc;
     if (form.constant < 0 && form.constant != smin)
         return Sub::make(acc, make_const(t, -form.constant));

@@ -18,6 +18,9 @@ struct LinearForm {
     Type type;
     std::vector<LinearTerm> terms;
     int64_t constant = 0;  ///< wrapped to the type's width, read as signed
+    /// True if some coefficient or the constant wrapped: the form is then exact modulo 2^bits
+    /// only, not as a mathematical sum (so it cannot decide comparisons).
+    bool wrapped = false;
 
     /// Adds `scale * e`, flattening +, -, and * by constants.
     void add(const Expr& e, int64_t scale);

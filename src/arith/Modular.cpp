@@ -51,7 +51,7 @@ int128 gcd128(int128 a, int128 b) {
 }
 
 class ModularFinder {
-public:
+  public:
     explicit ModularFinder(const ModularScope& scope) : scope_(scope) {}
 
     ModularSet get(const Expr& e) {
@@ -66,7 +66,7 @@ public:
         return ModularSet(static_cast<int64_t>(p), m.base);
     }
 
-private:
+  private:
     ModularSet node(const Expr& e);
     ModularSet binary(const Expr& e, const ModularSet& a, const ModularSet& b);
 
@@ -96,9 +96,9 @@ ModularSet ModularFinder::binary(const Expr& e, const ModularSet& a, const Modul
         }
         case IRNodeType::FloorMod: {
             if (!b.is_constant() || b.base <= 0) break;
-            int64_t g = gcd64(a.coeff, b.base);
-            return g == 0 ? ModularSet::constant(internal::mod_floor(a.base, b.base))
-                          : ModularSet(g, a.base);
+            if (a.coeff % b.base == 0)  // includes a constant a (coeff 0)
+                return ModularSet::constant(internal::mod_floor(a.base, b.base));
+            return ModularSet(gcd64(a.coeff, b.base), a.base);
         }
         case IRNodeType::Mod: {
             if (!b.is_constant() || b.base <= 0) break;
@@ -107,8 +107,10 @@ ModularSet ModularFinder::binary(const Expr& e, const ModularSet& a, const Modul
             break;
         }
         case IRNodeType::Min:
-        case IRNodeType::Max: return modular_union(a, b);
-        default: break;
+        case IRNodeType::Max:
+            return modular_union(a, b);
+        default:
+            break;
     }
     return ModularSet::everything();
 }
@@ -147,7 +149,8 @@ ModularSet ModularFinder::node(const Expr& e) {
             ModularSet base = get(op->base), stride = get(op->stride);
             return from128(gcd128(gcd128(base.coeff, stride.coeff), stride.base), base.base);
         }
-        case IRNodeType::Broadcast: return get(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast:
+            return get(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             local_[op->var.get()] = get(op->value);
@@ -159,7 +162,8 @@ ModularSet ModularFinder::node(const Expr& e) {
                 return modular_union(get(op->args[1]), get(op->args[2]));
             break;
         }
-        default: break;
+        default:
+            break;
     }
     return ModularSet::everything();
 }

@@ -47,8 +47,10 @@ const Pat type_max = make_pat(PatOp::TypeMax);
 const Pat type_min = make_pat(PatOp::TypeMin);
 }  // namespace pattern
 
-#define TESSEL_PAT_BINARY(fn, T) \
-    Pat fn(const Pat& a, const Pat& b) { return make_pat(PatOp::Node, IRNodeType::T, a, b); }
+#define TESSEL_PAT_BINARY(fn, T)                           \
+    Pat fn(const Pat& a, const Pat& b) {                   \
+        return make_pat(PatOp::Node, IRNodeType::T, a, b); \
+    }
 TESSEL_PAT_BINARY(operator+, Add)
 TESSEL_PAT_BINARY(operator-, Sub)
 TESSEL_PAT_BINARY(operator*, Mul)
@@ -70,21 +72,39 @@ TESSEL_PAT_BINARY(truncdiv, Div)
 TESSEL_PAT_BINARY(truncmod, Mod)
 #undef TESSEL_PAT_BINARY
 
-Pat operator!(const Pat& a) { return make_pat(PatOp::Node, IRNodeType::Not, a); }
+Pat operator!(const Pat& a) {
+    return make_pat(PatOp::Node, IRNodeType::Not, a);
+}
 Pat select(const Pat& c, const Pat& t, const Pat& f) {
     return make_pat(PatOp::Node, IRNodeType::Select, c, t, f);
 }
 Pat ramp(const Pat& base, const Pat& stride) {
     return make_pat(PatOp::Node, IRNodeType::Ramp, base, stride);
 }
-Pat broadcast(const Pat& value) { return make_pat(PatOp::Node, IRNodeType::Broadcast, value); }
-Pat fold(const Pat& a) { return make_pat(PatOp::Fold, IRNodeType::IntImm, a); }
-Pat lower(const Pat& wild) { return make_pat(PatOp::Lower, IRNodeType::IntImm, wild); }
-Pat upper(const Pat& wild) { return make_pat(PatOp::Upper, IRNodeType::IntImm, wild); }
-Pat mod_coeff(const Pat& wild) { return make_pat(PatOp::ModCoeff, IRNodeType::IntImm, wild); }
-Pat mod_base(const Pat& wild) { return make_pat(PatOp::ModBase, IRNodeType::IntImm, wild); }
-Pat prove(const Pat& cond) { return make_pat(PatOp::Prove, IRNodeType::IntImm, cond); }
-Pat is_int(const Pat& wild) { return make_pat(PatOp::IsInt, IRNodeType::IntImm, wild); }
+Pat broadcast(const Pat& value) {
+    return make_pat(PatOp::Node, IRNodeType::Broadcast, value);
+}
+Pat fold(const Pat& a) {
+    return make_pat(PatOp::Fold, IRNodeType::IntImm, a);
+}
+Pat lower(const Pat& wild) {
+    return make_pat(PatOp::Lower, IRNodeType::IntImm, wild);
+}
+Pat upper(const Pat& wild) {
+    return make_pat(PatOp::Upper, IRNodeType::IntImm, wild);
+}
+Pat mod_coeff(const Pat& wild) {
+    return make_pat(PatOp::ModCoeff, IRNodeType::IntImm, wild);
+}
+Pat mod_base(const Pat& wild) {
+    return make_pat(PatOp::ModBase, IRNodeType::IntImm, wild);
+}
+Pat prove(const Pat& cond) {
+    return make_pat(PatOp::Prove, IRNodeType::IntImm, cond);
+}
+Pat is_int(const Pat& wild) {
+    return make_pat(PatOp::IsInt, IRNodeType::IntImm, wild);
+}
 
 Rule rule(Pat lhs, Pat rhs, Pat pred, std::source_location loc) {
     TESSEL_CHECK(lhs.defined() && lhs->op == PatOp::Node) << "rule at line " << loc.line();
@@ -98,23 +118,30 @@ namespace {
 
 /// A non-owning reference to a continuation `bool(MatchState&)`.
 class Cont {
-public:
+  public:
     template <typename F>
     Cont(F& f)  // NOLINT
         : obj_(&f), fn_([](void* o, MatchState& m) { return (*static_cast<F*>(o))(m); }) {}
     bool operator()(MatchState& m) const { return fn_(obj_, m); }
 
-private:
+  private:
     void* obj_;
     bool (*fn_)(void*, MatchState&);
 };
 
 bool is_commutative(IRNodeType t) {
     switch (t) {
-        case IRNodeType::Add: case IRNodeType::Mul: case IRNodeType::Min: case IRNodeType::Max:
-        case IRNodeType::EQ: case IRNodeType::NE: case IRNodeType::And: case IRNodeType::Or:
+        case IRNodeType::Add:
+        case IRNodeType::Mul:
+        case IRNodeType::Min:
+        case IRNodeType::Max:
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::And:
+        case IRNodeType::Or:
             return true;
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -126,8 +153,8 @@ bool match_lanes(int lanes, MatchState& m) {
     return true;
 }
 
-bool match_pair(const PatNode* pa, const Expr& ea, const PatNode* pb, const Expr& eb,
-                MatchState& m, Cont k) {
+bool match_pair(const PatNode* pa, const Expr& ea, const PatNode* pb, const Expr& eb, MatchState& m,
+                Cont k) {
     MatchState saved = m;
     auto second = [&](MatchState& m2) { return match(pb, eb, m2, k); };
     if (match(pa, ea, m, second)) return true;
@@ -143,7 +170,8 @@ bool match_node(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
         return is_commutative(p->node) && match_pair(p->a.get(), *b, p->b.get(), *a, m, k);
     }
     switch (p->node) {
-        case IRNodeType::Not: return match(p->a.get(), e.as<Not>()->a, m, k);
+        case IRNodeType::Not:
+            return match(p->a.get(), e.as<Not>()->a, m, k);
         case IRNodeType::Select: {
             const auto* op = e.as<Select>();
             auto rest = [&](MatchState& m2) {
@@ -161,7 +189,8 @@ bool match_node(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
             if (!match_lanes(op->lanes, m)) return false;
             return match(p->a.get(), op->value, m, k);
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -194,8 +223,10 @@ bool match(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
             auto f = as_const_float(e);
             return f && *f == p->fvalue && std::signbit(*f) == std::signbit(p->fvalue) && k(m);
         }
-        case PatOp::Node: return match_node(p, e, m, k);
-        default: return false;
+        case PatOp::Node:
+            return match_node(p, e, m, k);
+        default:
+            return false;
     }
 }
 
@@ -204,21 +235,31 @@ bool match(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
 
 std::optional<Type> infer(const PatNode* p, const MatchState& m) {
     switch (p->op) {
-        case PatOp::Wild: return m.wild[p->index].type();
-        case PatOp::ConstWild: return m.ctype[p->index];
-        case PatOp::Fold: return infer(p->a.get(), m);
-        case PatOp::Node: break;
-        default: return std::nullopt;
+        case PatOp::Wild:
+            return m.wild[p->index].type();
+        case PatOp::ConstWild:
+            return m.ctype[p->index];
+        case PatOp::Fold:
+            return infer(p->a.get(), m);
+        case PatOp::Node:
+            break;
+        default:
+            return std::nullopt;
     }
     switch (p->node) {
-        case IRNodeType::EQ: case IRNodeType::NE: case IRNodeType::LT: case IRNodeType::LE:
-        case IRNodeType::GT: case IRNodeType::GE: {
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::LT:
+        case IRNodeType::LE:
+        case IRNodeType::GT:
+        case IRNodeType::GE: {
             auto t = infer(p->a.get(), m);
             if (!t) t = infer(p->b.get(), m);
             if (t) return Bool(t->lanes);
             return std::nullopt;
         }
-        case IRNodeType::Not: return infer(p->a.get(), m);
+        case IRNodeType::Not:
+            return infer(p->a.get(), m);
         case IRNodeType::Select: {
             auto t = infer(p->b.get(), m);
             return t ? t : infer(p->c.get(), m);
@@ -251,12 +292,17 @@ Expr build(const PatNode* p, const MatchState& m, Type hint);
 
 Expr build_node(const PatNode* p, const MatchState& m, Type hint) {
     switch (p->node) {
-        case IRNodeType::EQ: case IRNodeType::NE: case IRNodeType::LT: case IRNodeType::LE:
-        case IRNodeType::GT: case IRNodeType::GE: {
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::LT:
+        case IRNodeType::LE:
+        case IRNodeType::GT:
+        case IRNodeType::GE: {
             Type t = operand_type(p, m, m.operand_type);
             return make_binary(p->node, build(p->a.get(), m, t), build(p->b.get(), m, t));
         }
-        case IRNodeType::Not: return Not::make(build(p->a.get(), m, hint));
+        case IRNodeType::Not:
+            return Not::make(build(p->a.get(), m, hint));
         case IRNodeType::Select: {
             auto vt = infer(p->b.get(), m);
             if (!vt) vt = infer(p->c.get(), m);
@@ -279,14 +325,22 @@ Expr build_node(const PatNode* p, const MatchState& m, Type hint) {
 
 Expr build(const PatNode* p, const MatchState& m, Type hint) {
     switch (p->op) {
-        case PatOp::Wild: return m.wild[p->index];
-        case PatOp::ConstWild: return make_const(m.ctype[p->index], m.cval[p->index]);
-        case PatOp::IntLit: return make_const(hint, p->value);
-        case PatOp::FloatLit: return make_const(hint, p->fvalue);
-        case PatOp::BoolLit: return make_const(Bool(hint.lanes), p->value);
-        case PatOp::Node: return build_node(p, m, hint);
-        case PatOp::Fold: return const_fold_tree(build(p->a.get(), m, hint));
-        default: TESSEL_CHECK(false) << "predicate-only pattern in a rewrite";
+        case PatOp::Wild:
+            return m.wild[p->index];
+        case PatOp::ConstWild:
+            return make_const(m.ctype[p->index], m.cval[p->index]);
+        case PatOp::IntLit:
+            return make_const(hint, p->value);
+        case PatOp::FloatLit:
+            return make_const(hint, p->fvalue);
+        case PatOp::BoolLit:
+            return make_const(Bool(hint.lanes), p->value);
+        case PatOp::Node:
+            return build_node(p, m, hint);
+        case PatOp::Fold:
+            return const_fold_tree(build(p->a.get(), m, hint));
+        default:
+            TESSEL_CHECK(false) << "predicate-only pattern in a rewrite";
     }
     return Expr();
 }
@@ -313,34 +367,52 @@ std::optional<int128> eval_node(const PatNode* p, const MatchState& m, RuleConte
     auto a = eval(p->a.get(), m, ctx), b = eval(p->b.get(), m, ctx);
     if (!a || !b) return std::nullopt;
     switch (p->node) {
-        case IRNodeType::Add: return *a + *b;
-        case IRNodeType::Sub: return *a - *b;
-        case IRNodeType::Mul: return *a * *b;
-        case IRNodeType::Div: return *b == 0 ? std::nullopt : std::optional<int128>(*a / *b);
-        case IRNodeType::Mod: return *b == 0 ? std::nullopt : std::optional<int128>(*a % *b);
+        case IRNodeType::Add:
+            return *a + *b;
+        case IRNodeType::Sub:
+            return *a - *b;
+        case IRNodeType::Mul:
+            return *a * *b;
+        case IRNodeType::Div:
+            return *b == 0 ? std::nullopt : std::optional<int128>(*a / *b);
+        case IRNodeType::Mod:
+            return *b == 0 ? std::nullopt : std::optional<int128>(*a % *b);
         case IRNodeType::FloorDiv:
             return *b == 0 ? std::nullopt : std::optional<int128>(div_floor128(*a, *b));
         case IRNodeType::FloorMod:
             if (*b == 0) return std::nullopt;
             return *a - div_floor128(*a, *b) * *b;
-        case IRNodeType::Min: return std::min(*a, *b);
-        case IRNodeType::Max: return std::max(*a, *b);
-        case IRNodeType::EQ: return int128(*a == *b);
-        case IRNodeType::NE: return int128(*a != *b);
-        case IRNodeType::LT: return int128(*a < *b);
-        case IRNodeType::LE: return int128(*a <= *b);
-        case IRNodeType::GT: return int128(*a > *b);
-        case IRNodeType::GE: return int128(*a >= *b);
-        default: return std::nullopt;
+        case IRNodeType::Min:
+            return std::min(*a, *b);
+        case IRNodeType::Max:
+            return std::max(*a, *b);
+        case IRNodeType::EQ:
+            return int128(*a == *b);
+        case IRNodeType::NE:
+            return int128(*a != *b);
+        case IRNodeType::LT:
+            return int128(*a < *b);
+        case IRNodeType::LE:
+            return int128(*a <= *b);
+        case IRNodeType::GT:
+            return int128(*a > *b);
+        case IRNodeType::GE:
+            return int128(*a >= *b);
+        default:
+            return std::nullopt;
     }
 }
 
 std::optional<int128> eval(const PatNode* p, const MatchState& m, RuleContext& ctx) {
     auto wild = [&]() -> const Expr& { return m.wild[p->a->index]; };
     switch (p->op) {
-        case PatOp::IntLit: case PatOp::BoolLit: return int128(p->value);
-        case PatOp::ConstWild: return int128(m.cval[p->index]);
-        case PatOp::Node: return eval_node(p, m, ctx);
+        case PatOp::IntLit:
+        case PatOp::BoolLit:
+            return int128(p->value);
+        case PatOp::ConstWild:
+            return int128(m.cval[p->index]);
+        case PatOp::Node:
+            return eval_node(p, m, ctx);
         case PatOp::Lower: {
             auto b = ctx.const_bounds(wild()).min;
             return b ? std::optional<int128>(*b) : std::nullopt;
@@ -349,14 +421,22 @@ std::optional<int128> eval(const PatNode* p, const MatchState& m, RuleContext& c
             auto b = ctx.const_bounds(wild()).max;
             return b ? std::optional<int128>(*b) : std::nullopt;
         }
-        case PatOp::ModCoeff: return int128(ctx.modular(wild()).coeff);
-        case PatOp::ModBase: return int128(ctx.modular(wild()).base);
-        case PatOp::Prove: return int128(ctx.prove(build(p->a.get(), m, Bool(1))));
-        case PatOp::NoOverflow: return int128(assumes_no_overflow(m.operand_type));
-        case PatOp::TypeMax: return type_max128(m.operand_type);
-        case PatOp::TypeMin: return type_min128(m.operand_type);
-        case PatOp::IsInt: return int128(!wild().type().is_float());
-        default: return std::nullopt;
+        case PatOp::ModCoeff:
+            return int128(ctx.modular(wild()).coeff);
+        case PatOp::ModBase:
+            return int128(ctx.modular(wild()).base);
+        case PatOp::Prove:
+            return int128(ctx.prove(build(p->a.get(), m, Bool(1))));
+        case PatOp::NoOverflow:
+            return int128(assumes_no_overflow(m.operand_type));
+        case PatOp::TypeMax:
+            return type_max128(m.operand_type);
+        case PatOp::TypeMin:
+            return type_min128(m.operand_type);
+        case PatOp::IsInt:
+            return int128(!wild().type().is_float());
+        default:
+            return std::nullopt;
     }
 }
 

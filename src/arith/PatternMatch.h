@@ -25,29 +25,29 @@
 namespace tessel::internal {
 
 enum class PatOp : uint8_t {
-    Wild,       ///< any expression, index = wildcard number
-    ConstWild,  ///< an integer constant, index = wildcard number
-    IntLit,     ///< an integer literal
-    FloatLit,   ///< a float literal (value in fvalue; -0.0 and 0.0 differ)
-    BoolLit,    ///< true / false
-    Node,       ///< an IR node (node = its type) with operands a, b, c
-    Fold,       ///< rhs only: build a and fold its constants
-    Lower,      ///< predicate: constant lower bound of a wildcard
-    Upper,      ///< predicate: constant upper bound of a wildcard
-    ModCoeff,   ///< predicate: modular coefficient of a wildcard
-    ModBase,    ///< predicate: modular base of a wildcard
-    Prove,      ///< predicate: the analyzer proves the built condition a
-    NoOverflow, ///< predicate: the matched type is index arithmetic
-    TypeMax,    ///< predicate: largest value of the matched type
-    TypeMin,    ///< predicate: smallest value of the matched type
-    IsInt,      ///< predicate: the wildcard's type is an integer or bool type
+    Wild,        ///< any expression, index = wildcard number
+    ConstWild,   ///< an integer constant, index = wildcard number
+    IntLit,      ///< an integer literal
+    FloatLit,    ///< a float literal (value in fvalue; -0.0 and 0.0 differ)
+    BoolLit,     ///< true / false
+    Node,        ///< an IR node (node = its type) with operands a, b, c
+    Fold,        ///< rhs only: build a and fold its constants
+    Lower,       ///< predicate: constant lower bound of a wildcard
+    Upper,       ///< predicate: constant upper bound of a wildcard
+    ModCoeff,    ///< predicate: modular coefficient of a wildcard
+    ModBase,     ///< predicate: modular base of a wildcard
+    Prove,       ///< predicate: the analyzer proves the built condition a
+    NoOverflow,  ///< predicate: the matched type is index arithmetic
+    TypeMax,     ///< predicate: largest value of the matched type
+    TypeMin,     ///< predicate: smallest value of the matched type
+    IsInt,       ///< predicate: the wildcard's type is an integer or bool type
 };
 
 struct PatNode;
 
 /// A pattern: a tree of PatNodes shared between rules.
 class Pat {
-public:
+  public:
     Pat() = default;
     Pat(int v);      // NOLINT: integer literal
     Pat(int64_t v);  // NOLINT
@@ -57,7 +57,7 @@ public:
     const PatNode* operator->() const { return node_.get(); }
     bool defined() const { return node_ != nullptr; }
 
-private:
+  private:
     std::shared_ptr<const PatNode> node_;
 };
 
@@ -125,7 +125,7 @@ Rule rule(Pat lhs, Pat rhs, Pat pred = Pat(),
 
 /// What the rules may ask about the expression being simplified.
 class RuleContext {
-public:
+  public:
     virtual ~RuleContext() = default;
     virtual ConstInterval const_bounds(const Expr& e) = 0;
     virtual ModularSet modular(const Expr& e) = 0;

@@ -15,7 +15,9 @@ namespace tessel {
 // ---------------------------------------------------------------------------------------------
 // Analyzer
 
-void Analyzer::bind(const Var& v, const Range& r) { bind(v, Interval::from_range(r)); }
+void Analyzer::bind(const Var& v, const Range& r) {
+    bind(v, Interval::from_range(r));
+}
 
 void Analyzer::bind(const Var& v, int64_t min, int64_t max) {
     bind(v, Interval(make_const(v.type(), min), make_const(v.type(), max)));
@@ -29,7 +31,9 @@ void Analyzer::bind(const Var& v, const Interval& bounds) {
     const_[v.get()] = c;
 }
 
-void Analyzer::bind_modular(const Var& v, const ModularSet& m) { modular_[v.get()] = m; }
+void Analyzer::bind_modular(const Var& v, const ModularSet& m) {
+    modular_[v.get()] = m;
+}
 
 void Analyzer::unbind(const Var& v) {
     scope_.erase(v.get());
@@ -47,14 +51,20 @@ Stmt Analyzer::simplify(const Stmt& s) const {
     return internal::Simplifier(*this).mutate(s);
 }
 
-bool Analyzer::can_prove(const Expr& cond) const { return tessel::can_prove(cond, scope_); }
+bool Analyzer::can_prove(const Expr& cond) const {
+    return tessel::can_prove(cond, scope_);
+}
 
 ConstInterval Analyzer::const_bounds(const Expr& e) const {
     return internal::find_const_bounds(e, const_);
 }
 
-Expr simplify(const Expr& e) { return Analyzer().simplify(e); }
-Stmt simplify(const Stmt& s) { return Analyzer().simplify(s); }
+Expr simplify(const Expr& e) {
+    return Analyzer().simplify(e);
+}
+Stmt simplify(const Stmt& s) {
+    return Analyzer().simplify(s);
+}
 
 namespace internal {
 
@@ -132,7 +142,9 @@ ConstInterval Simplifier::const_bounds(const Expr& e) {
     return r;
 }
 
-ModularSet Simplifier::modular(const Expr& e) { return modular_set_of(e, modular_); }
+ModularSet Simplifier::modular(const Expr& e) {
+    return modular_set_of(e, modular_);
+}
 
 ConstInterval Simplifier::linear_bounds(const LinearForm& f) {
     int128 lo = f.constant, hi = f.constant;
@@ -186,8 +198,8 @@ std::optional<bool> Simplifier::symbolic_decide(const Expr& cond) {
 void Simplifier::push_binding(const Var& v, const Interval& symbolic, const ConstInterval& c,
                               const ModularSet& m) {
     const Variable* p = v.get();
-    Saved s{p, const_scope_.count(p) > 0, modular_.count(p) > 0, symbolic_.count(p) > 0,
-            {}, {}, {}};
+    Saved s{p, const_scope_.count(p) > 0, modular_.count(p) > 0, symbolic_.count(p) > 0, {}, {},
+            {}};
     if (s.had_const) s.c = const_scope_[p];
     if (s.had_modular) s.m = modular_[p];
     if (s.had_symbolic) s.s = symbolic_[p];
@@ -209,9 +221,18 @@ void Simplifier::pop_binding(const Var& v) {
     TESSEL_CHECK(s.var == v.get()) << "unbalanced simplifier bindings";
     bounds_cache_.clear();
     bounds_cache_keep_.clear();
-    if (s.had_const) const_scope_[s.var] = s.c; else const_scope_.erase(s.var);
-    if (s.had_modular) modular_[s.var] = s.m; else modular_.erase(s.var);
-    if (s.had_symbolic) symbolic_[s.var] = s.s; else symbolic_.erase(s.var);
+    if (s.had_const)
+        const_scope_[s.var] = s.c;
+    else
+        const_scope_.erase(s.var);
+    if (s.had_modular)
+        modular_[s.var] = s.m;
+    else
+        modular_.erase(s.var);
+    if (s.had_symbolic)
+        symbolic_[s.var] = s.s;
+    else
+        symbolic_.erase(s.var);
 }
 
 Expr Simplifier::visit(const Let* op) {

@@ -40,7 +40,8 @@ std::optional<bool> decide(IRNodeType op, const ConstInterval& d) {
             if ((d.max && *d.max < 0) || (d.min && *d.min > 0)) return !eq;
             break;
         }
-        default: break;
+        default:
+            break;
     }
     return std::nullopt;
 }
@@ -82,6 +83,9 @@ Expr Simplifier::lift_broadcast(const Expr& e) {
 Expr Simplifier::rewrite_linear(const Expr& e) {
     if (!e.type().is_int_or_uint()) return Expr();
     LinearForm f = linear_form(e);
+    // A wrapped constant or coefficient is exact modulo 2^bits but changes the mathematical
+    // value, which later no-overflow reasoning on index types relies on: keep the input.
+    if (f.wrapped && assumes_no_overflow(e.type())) return Expr();
     merge_div_mod(&f);
     return changed_or_undefined(linear_to_expr(f), e);
 }
@@ -103,11 +107,14 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     if (b.min && b.max && div_floor(*b.min, *c) == div_floor(*b.max, *c)) {
         int64_t q = div_floor(*b.min, *c);
         if (is_div) return make_const(t, q);
-        return q == 0 ? a : Sub::make(a, make_const(t, q * *c));
+        int128 qc = int128(q) * *c;  // a - q*c, only if q*c is a value of the type
+        if (qc < type_min128(t) || qc > type_max128(t)) return Expr();
+        return q == 0 ? a : Sub::make(a, make_const(t, static_cast<int64_t>(qc)));
     }
     if (!assumes_no_overflow(t)) return Expr();
     // (q*c + r) / c = q + r / c and (q*c + r) % c = r % c, exactly (no overflow).
     LinearForm f = linear_form(a), quot, rem;
+    if (f.wrapped) return Expr();
     quot.type = rem.type = t;
     for (const LinearTerm& term : f.terms) {
         if (term.coeff % *c == 0) {
@@ -118,7 +125,7 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     }
     quot.constant = div_floor(f.constant, *c);
     rem.constant = f.constant - quot.constant * *c;
-    if (quot.terms.empty() && quot.constant == 0) return Expr();
+    if (quot.terms.empty()) return Expr();  // only a constant moves out: not simpler
     Expr r = linear_to_expr(rem);
     if (!is_div) return FloorMod::make(r, *pb);
     return Add::make(linear_to_expr(quot), FloorDiv::make(r, *pb));
@@ -133,17 +140,27 @@ Expr canonical_compare(IRNodeType op, const LinearForm& d, Type result) {
     int128 k;  // the comparison becomes P/g op N/g + k
     int128 c = d.constant;
     switch (op) {
-        case IRNodeType::LT: k = div_floor128(-c + g - 1, g); break;  // ceil(-c / g)
-        case IRNodeType::LE: k = div_floor128(-c, g); break;
+        case IRNodeType::LT:
+            k = div_floor128(-c + g - 1, g);
+            break;  // ceil(-c / g)
+        case IRNodeType::LE:
+            k = div_floor128(-c, g);
+            break;
         default:
             if (c % g != 0) return make_const(result, int64_t(op == IRNodeType::NE));
             k = -c / g;
     }
+    int64_t smin = Int(d.type.bits).min_int();
+    for (const LinearTerm& t : d.terms) {
+        if (t.coeff == smin) return Expr();  // cannot be negated
+    }
     LinearForm p, n;
     p.type = n.type = d.type;
     for (const LinearTerm& t : d.terms) {
-        if (t.coeff > 0) p.add_term(t.term, t.coeff / g);
-        else n.add_term(t.term, -(t.coeff / g));
+        if (t.coeff > 0)
+            p.add_term(t.term, t.coeff / g);
+        else
+            n.add_term(t.term, -(t.coeff / g));
     }
     if (k <= type_min128(d.type) || k > type_max128(d.type)) return Expr();
     Expr lhs, rhs;
@@ -178,6 +195,7 @@ Expr Simplifier::rewrite_compare(const Expr& e) {
         return Expr();
     }
     LinearForm d = linear_difference(*pa, *pb);
+    if (d.wrapped) return Expr();  // a - b is not the mathematical difference
     if (auto r = decide(op, linear_bounds(d))) return result(*r);
     if (eq_like && !d.terms.empty()) {
         ModularSet m = modular(linear_to_expr(d));
@@ -201,8 +219,30 @@ Expr Simplifier::rewrite_cast(const Cast* op) {
     return from == to ? x : Cast::make(to, x);
 }
 
+namespace {
+/// Commutative nodes other than + and * (which the linear form orders) put a constant last.
+Expr constant_to_the_right(const Expr& e) {
+    switch (e.node_type()) {
+        case IRNodeType::Min:
+        case IRNodeType::Max:
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::And:
+        case IRNodeType::Or:
+            break;
+        default:
+            return Expr();
+    }
+    const Expr *a, *b;
+    binary_operands(e, &a, &b);
+    bool ca = const_bits(*a) || as_const_float(*a), cb = const_bits(*b) || as_const_float(*b);
+    return (ca && !cb) ? make_binary(e.node_type(), *b, *a) : Expr();
+}
+}  // namespace
+
 Expr Simplifier::rewrite_builtin(const Expr& e) {
     if (Expr r = lift_broadcast(e); r.defined()) return r;
+    if (Expr r = constant_to_the_right(e); r.defined()) return r;
     switch (e.node_type()) {
         case IRNodeType::Ramp: {
             const auto* op = e.as<Ramp>();
@@ -211,12 +251,20 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
         }
         case IRNodeType::Add:
         case IRNodeType::Sub:
-        case IRNodeType::Mul: return rewrite_linear(e);
+        case IRNodeType::Mul:
+            return rewrite_linear(e);
         case IRNodeType::FloorDiv:
-        case IRNodeType::FloorMod: return rewrite_div_mod(e);
-        case IRNodeType::EQ: case IRNodeType::NE: case IRNodeType::LT: case IRNodeType::LE:
-        case IRNodeType::GT: case IRNodeType::GE: return rewrite_compare(e);
-        case IRNodeType::Cast: return rewrite_cast(e.as<Cast>());
+        case IRNodeType::FloorMod:
+            return rewrite_div_mod(e);
+        case IRNodeType::EQ:
+        case IRNodeType::NE:
+        case IRNodeType::LT:
+        case IRNodeType::LE:
+        case IRNodeType::GT:
+        case IRNodeType::GE:
+            return rewrite_compare(e);
+        case IRNodeType::Cast:
+            return rewrite_cast(e.as<Cast>());
         case IRNodeType::Call: {
             const auto* op = e.as<Call>();
             if (op->op != Intrinsic::if_then_else) return Expr();
@@ -224,7 +272,8 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
             if (expr_equal(op->args[1], op->args[2])) return op->args[1];
             return Expr();
         }
-        default: return Expr();
+        default:
+            return Expr();
     }
 }
 

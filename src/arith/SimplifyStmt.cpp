@@ -12,7 +12,9 @@ bool is_no_op(const Stmt& s) {
     return e && (const_bits(e->value) || as_const_float(e->value));
 }
 
-Stmt make_no_op() { return Evaluate::make(0); }
+Stmt make_no_op() {
+    return Evaluate::make(0);
+}
 
 Stmt Simplifier::visit(const For* op) {
     Expr min = mutate(op->min), extent = mutate(op->extent);

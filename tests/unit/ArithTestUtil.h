@@ -11,22 +11,38 @@ namespace tessel::test {
 
 inline const char* op_symbol(IRNodeType t) {
     switch (t) {
-        case IRNodeType::Add: return " + ";
-        case IRNodeType::Sub: return " - ";
-        case IRNodeType::Mul: return "*";
-        case IRNodeType::Div: return " tdiv ";
-        case IRNodeType::Mod: return " tmod ";
-        case IRNodeType::FloorDiv: return " / ";
-        case IRNodeType::FloorMod: return " % ";
-        case IRNodeType::EQ: return " == ";
-        case IRNodeType::NE: return " != ";
-        case IRNodeType::LT: return " < ";
-        case IRNodeType::LE: return " <= ";
-        case IRNodeType::GT: return " > ";
-        case IRNodeType::GE: return " >= ";
-        case IRNodeType::And: return " && ";
-        case IRNodeType::Or: return " || ";
-        default: return nullptr;
+        case IRNodeType::Add:
+            return " + ";
+        case IRNodeType::Sub:
+            return " - ";
+        case IRNodeType::Mul:
+            return "*";
+        case IRNodeType::Div:
+            return " tdiv ";
+        case IRNodeType::Mod:
+            return " tmod ";
+        case IRNodeType::FloorDiv:
+            return " / ";
+        case IRNodeType::FloorMod:
+            return " % ";
+        case IRNodeType::EQ:
+            return " == ";
+        case IRNodeType::NE:
+            return " != ";
+        case IRNodeType::LT:
+            return " < ";
+        case IRNodeType::LE:
+            return " <= ";
+        case IRNodeType::GT:
+            return " > ";
+        case IRNodeType::GE:
+            return " >= ";
+        case IRNodeType::And:
+            return " && ";
+        case IRNodeType::Or:
+            return " || ";
+        default:
+            return nullptr;
     }
 }
 
@@ -41,13 +57,13 @@ bool binary_parts(const Expr& e, Expr* a, Expr* b) {
 }
 
 inline bool any_binary(const Expr& e, Expr* a, Expr* b) {
-    return binary_parts<Add>(e, a, b) || binary_parts<Sub>(e, a, b) ||
-           binary_parts<Mul>(e, a, b) || binary_parts<Div>(e, a, b) ||
-           binary_parts<Mod>(e, a, b) || binary_parts<FloorDiv>(e, a, b) ||
-           binary_parts<FloorMod>(e, a, b) || binary_parts<Min>(e, a, b) ||
-           binary_parts<Max>(e, a, b) || binary_parts<EQ>(e, a, b) || binary_parts<NE>(e, a, b) ||
-           binary_parts<LT>(e, a, b) || binary_parts<LE>(e, a, b) || binary_parts<GT>(e, a, b) ||
-           binary_parts<GE>(e, a, b) || binary_parts<And>(e, a, b) || binary_parts<Or>(e, a, b);
+    return binary_parts<Add>(e, a, b) || binary_parts<Sub>(e, a, b) || binary_parts<Mul>(e, a, b) ||
+           binary_parts<Div>(e, a, b) || binary_parts<Mod>(e, a, b) ||
+           binary_parts<FloorDiv>(e, a, b) || binary_parts<FloorMod>(e, a, b) ||
+           binary_parts<Min>(e, a, b) || binary_parts<Max>(e, a, b) || binary_parts<EQ>(e, a, b) ||
+           binary_parts<NE>(e, a, b) || binary_parts<LT>(e, a, b) || binary_parts<LE>(e, a, b) ||
+           binary_parts<GT>(e, a, b) || binary_parts<GE>(e, a, b) || binary_parts<And>(e, a, b) ||
+           binary_parts<Or>(e, a, b);
 }
 
 inline void print(std::ostream& os, const Expr& e) {
@@ -57,8 +73,10 @@ inline void print(std::ostream& os, const Expr& e) {
     }
     Expr a, b;
     if (const auto* i = e.as<IntImm>()) {
-        if (e.type().is_bool()) os << (i->value ? "true" : "false");
-        else os << i->value;
+        if (e.type().is_bool())
+            os << (i->value ? "true" : "false");
+        else
+            os << i->value;
         if (e.type() != Int(32) && !e.type().is_bool()) os << "_" << e.type();
     } else if (const auto* u = e.as<UIntImm>()) {
         os << u->value << "_" << e.type();

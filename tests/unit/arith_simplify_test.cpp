@@ -17,7 +17,10 @@ struct Case {
     Expr in, expected;
     int line;
 };
-#define C(in, out) Case{(in), (out), __LINE__}
+#define C(in, out)            \
+    Case {                    \
+        (in), (out), __LINE__ \
+    }
 
 void check_cases(const std::vector<Case>& cases, const Analyzer& an = Analyzer()) {
     for (const Case& c : cases) {
@@ -28,12 +31,24 @@ void check_cases(const std::vector<Case>& cases, const Analyzer& an = Analyzer()
     }
 }
 
-Expr i64(int64_t v) { return make_const(Int(64), v); }
-Expr u8(int v) { return make_const(UInt(8), int64_t(v)); }
-Expr i8(int v) { return make_const(Int(8), int64_t(v)); }
-Expr f32(double v) { return make_const(Float(32), v); }
-Expr T() { return const_true(); }
-Expr F() { return const_false(); }
+Expr i64(int64_t v) {
+    return make_const(Int(64), v);
+}
+Expr u8(int v) {
+    return make_const(UInt(8), int64_t(v));
+}
+Expr i8(int v) {
+    return make_const(Int(8), int64_t(v));
+}
+Expr f32(double v) {
+    return make_const(Float(32), v);
+}
+Expr T() {
+    return const_true();
+}
+Expr F() {
+    return const_false();
+}
 
 struct Vars {
     Var x{"x"}, y{"y"}, z{"z"}, w{"w"}, n{"n"};
@@ -312,9 +327,9 @@ TEST(ArithSimplify, Floats) {
         C(f / f32(1.0), f),
         C(f - f32(0.0), f),
         C(f + neg_zero, f),
-        C(f + f32(0.0), f + f32(0.0)),   // -0.0 + 0.0 is +0.0
-        C(f - f, f - f),                 // NaN, inf
-        C(f * f32(0.0), f * f32(0.0)),   // NaN, -0.0
+        C(f + f32(0.0), f + f32(0.0)),                            // -0.0 + 0.0 is +0.0
+        C(f - f, f - f),                                          // NaN, inf
+        C(f * f32(0.0), f * f32(0.0)),                            // NaN, -0.0
         C((f + f32(1.0)) + f32(2.0), (f + f32(1.0)) + f32(2.0)),  // no reassociation
         C(cast(Float(64), cast(Float(32), f)), cast(Float(64), f)),
     });
@@ -359,28 +374,30 @@ TEST(ArithSimplify, WithBounds) {
     an.bind(x, Range(0, 8));
     an.bind(y, 0, 100);
     an.bind(n, Range(1, 64));
-    check_cases({
-        C(x / 8, Expr(0)),
-        C(x % 8, x),
-        C(min(x, 10), x),
-        C(max(x, 10), Expr(10)),
-        C(max(x, -1), x),
-        C(x < 10, T()),
-        C(x >= 0, T()),
-        C(x < 7, x < 7),
-        C(x + 8 < 16, T()),
-        C((y * 8 + x) / 8, y),
-        C((y * 8 + x) % 8, x),
-        C(truncdiv(y, 4), y / 4),
-        C(truncmod(y, 4), y % 4),
-        C((x + 8) / 8, Expr(1)),
-        C((x + 8) % 8, x),
-        C(y / 128, Expr(0)),
-        C(min(y, n), min(y, n)),
-        C(max(n, 0), n),
-        C(select(x < 8, y, n), y),
-        C(x * 4 < 32, T()),
-    }, an);
+    check_cases(
+        {
+            C(x / 8, Expr(0)),
+            C(x % 8, x),
+            C(min(x, 10), x),
+            C(max(x, 10), Expr(10)),
+            C(max(x, -1), x),
+            C(x < 10, T()),
+            C(x >= 0, T()),
+            C(x < 7, x < 7),
+            C(x + 8 < 16, T()),
+            C((y * 8 + x) / 8, y),
+            C((y * 8 + x) % 8, x),
+            C(truncdiv(y, 4), y / 4),
+            C(truncmod(y, 4), y % 4),
+            C((x + 8) / 8, Expr(1)),
+            C((x + 8) % 8, x),
+            C(y / 128, Expr(0)),
+            C(min(y, n), min(y, n)),
+            C(max(n, 0), n),
+            C(select(x < 8, y, n), y),
+            C(x * 4 < 32, T()),
+        },
+        an);
 }
 
 TEST(ArithSimplify, SymbolicBounds) {
@@ -389,26 +406,30 @@ TEST(ArithSimplify, SymbolicBounds) {
     an.bind(n, Range(1, 100));
     an.bind(x, Interval(Expr(0), n - 1));
     an.bind(ii, Range(0, 32));
-    check_cases({
-        C(x < n, T()),
-        C(min(x, n), x),
-        C(max(x, n - 1), n - 1),
-        C(x - n < 0, T()),
-        C((io * 32 + ii) / 32, io),
-        C((io * 32 + ii) % 32, ii),
-    }, an);
+    check_cases(
+        {
+            C(x < n, T()),
+            C(min(x, n), x),
+            C(max(x, n - 1), n - 1),
+            C(x - n < 0, T()),
+            C((io * 32 + ii) / 32, io),
+            C((io * 32 + ii) % 32, ii),
+        },
+        an);
 }
 
 TEST(ArithSimplify, ModularBindings) {
     Var x("x"), y("y");
     Analyzer an;
     an.bind_modular(x, ModularSet(4, 1));
-    check_cases({
-        C(x % 4, Expr(1)),
-        C(x % 2, Expr(1)),
-        C(x == 2, F()),
-        C((x + 3) % 4, Expr(0)),
-    }, an);
+    check_cases(
+        {
+            C(x % 4, Expr(1)),
+            C(x % 2, Expr(1)),
+            C(x == 2, F()),
+            C((x + 3) % 4, Expr(0)),
+        },
+        an);
 }
 
 TEST(ArithSimplify, Statements) {
@@ -431,8 +452,8 @@ TEST(ArithSimplify, Statements) {
     Stmt s4 = simplify(IfThenElse::make(Expr(1) > 2, st, Store::make(buf, Expr(2.0f), i)));
     ASSERT_NE(s4.as<Store>(), nullptr);
     // assert(true) is dropped; nested Seqs flatten and lose no-ops
-    Stmt s5 = simplify(Seq::make({AssertStmt::make(Expr(1) < 2, "ok"), st,
-                                  Seq::make({Evaluate::make(0), st})}));
+    Stmt s5 = simplify(
+        Seq::make({AssertStmt::make(Expr(1) < 2, "ok"), st, Seq::make({Evaluate::make(0), st})}));
     const auto* seq = s5.as<Seq>();
     ASSERT_NE(seq, nullptr);
     EXPECT_EQ(seq->stmts.size(), 2u);
@@ -444,8 +465,8 @@ TEST(ArithSimplify, Statements) {
     ASSERT_NE(f6, nullptr);
     EXPECT_TRUE(f6->body.as<Store>()->index.same_as(i)) << show(f6->body.as<Store>()->index);
     // a guard that always holds inside the loop goes away
-    Stmt s7 = simplify(For::make(i, Expr(0), Expr(8), ForKind::Serial,
-                                 IfThenElse::make(i < 8, st)));
+    Stmt s7 =
+        simplify(For::make(i, Expr(0), Expr(8), ForKind::Serial, IfThenElse::make(i < 8, st)));
     EXPECT_NE(s7.as<For>()->body.as<Store>(), nullptr);
     // LetStmt of a constant is inlined
     Stmt s8 = simplify(LetStmt::make(j, Expr(5), Store::make(buf, Expr(1.0f), j + 1)));
