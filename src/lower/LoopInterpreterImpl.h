@@ -1,0 +1,130 @@
+// The loop-IR interpreter's machinery (the public API is include/tessel/lower/LoopInterpreter.h).
+//
+// LoopInterpreter.cpp executes statements; LoopInterpreterMemory.cpp holds storage, the
+// bounds-checked element accesses and the parallel race detector. Thread-bound loops go through
+// the virtual exec_thread_bound (and barriers through exec_barrier), so an SPMD mode can derive
+// from the class and replace just those.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tessel/HostArray.h"
+#include "tessel/ir/ExprEval.h"
+#include "tessel/ir/IR.h"
+#include "tessel/lower/LoopInterpreter.h"
+
+namespace tessel::internal {
+
+/// The memory behind one buffer variable: a caller's array or an Allocate's own.
+struct InterpStorage {
+    HostArray* array = nullptr;        ///< Native; elements of the storage's dtype
+    std::unique_ptr<HostArray> owned;  ///< set for allocations
+    std::string name;                  ///< for messages: the buffer's or the variable's name
+    uint64_t serial = 0;               ///< creation order (storage made inside a parallel loop is
+                                       ///< private to its iteration)
+};
+
+/// What a buffer variable refers to right now (nullptr: not allocated or bound here).
+struct BufferSlot {
+    const Variable* var = nullptr;
+    InterpStorage* storage = nullptr;
+};
+
+/// A Buffer's shape, strides (always filled: compact row-major when the buffer has none) and
+/// element offset, evaluated once per run.
+struct BufferLayout {
+    const BufferNode* node = nullptr;
+    std::vector<int64_t> shape, strides;
+    int64_t elem_offset = 0;
+};
+
+/// An enclosing loop and its variable's current value, for error messages.
+struct LoopFrame {
+    const Variable* var = nullptr;
+    int64_t value = 0;
+};
+
+/// A Parallel loop being checked for races: who touched which element of outside storage.
+struct ParallelFrame {
+    const For* loop = nullptr;
+    uint64_t first_private_serial = 0;  ///< storage with this serial or later is iteration-private
+    int64_t iteration = 0;
+    std::unordered_map<uint64_t, int64_t> writer;  ///< (serial, element) key → writing iteration
+};
+
+/// Executes statements of the loop IR (see the public header for the semantics).
+class LoopInterpreter {
+public:
+    explicit LoopInterpreter(const LoopInterpreterOptions& options);
+    virtual ~LoopInterpreter() = default;
+    LoopInterpreter(const LoopInterpreter&) = delete;
+    LoopInterpreter& operator=(const LoopInterpreter&) = delete;
+
+    /// Binds buffer variable `var` to `array` (Native) for the whole run; `name` labels messages.
+    void bind_buffer(const Var& var, HostArray* array, const std::string& name);
+    /// Binds a free scalar variable.
+    void bind_scalar(const Var& var, Value value) { eval_.bind(var, std::move(value)); }
+    /// Evaluates a scalar integer expression under the current bindings.
+    int64_t eval_int(const Expr& e, const char* what);
+    /// The evaluator (to look bindings up).
+    ExprEvaluator& evaluator() { return eval_; }
+    /// Executes `s`.
+    void run(const Stmt& s) { exec(s); }
+
+protected:
+    void exec(const Stmt& s);
+    void exec_for(const For* op);
+    /// Runs a loop's iterations in order; `par` (optional) is told the current iteration.
+    void exec_serial(const For* op, int64_t min, int64_t extent, ParallelFrame* par);
+    void exec_parallel(const For* op, int64_t min, int64_t extent);
+    /// Thread-bound loops: serial for now; an SPMD interpreter overrides this.
+    virtual void exec_thread_bound(const For* op, int64_t min, int64_t extent);
+    /// A thread_barrier() Evaluate: a no-op outside SPMD execution.
+    virtual void exec_barrier() {}
+    void exec_let(const LetStmt* op);
+    void exec_assert(const AssertStmt* op);
+    void exec_if(const IfThenElse* op);
+    void exec_evaluate(const Evaluate* op);
+    void exec_allocate(const Allocate* op);
+    void exec_store(const Store* op);
+    void exec_buffer_store(const BufferStore* op);
+    void count_step();
+
+    // Memory (LoopInterpreterMemory.cpp).
+    Value load(const Load* op, const Value& index, const Value& mask);
+    Value buffer_load(const BufferLoad* op, const std::vector<Value>& indices, const Value& mask);
+    /// The slot of buffer variable v (created unbound on first sight).
+    BufferSlot& slot_of(const Variable* v);
+    /// The storage `v` refers to, checked to hold elements of `elem`; `verb` is "load from" or
+    /// "store to".
+    InterpStorage& storage_for(const Variable* v, Type elem, const char* verb);
+    const BufferLayout& layout_of(const BufferNode* b);
+    /// Element `flat` of `s` as a lane of type `elem`, after the bounds and race checks.
+    Scalar read_element(InterpStorage& s, Type elem, int64_t flat);
+    void write_element(InterpStorage& s, Type elem, int64_t flat, Scalar v);
+    /// The flat element of a BufferLoad/BufferStore lane; throws if out of bounds.
+    int64_t buffer_offset(const BufferNode* b, InterpStorage& s, const std::vector<Value>& idx,
+                          int lane, const char* verb);
+    void track_access(const InterpStorage& s, int64_t flat, bool write);
+    [[noreturn]] void flat_out_of_bounds(const char* verb, const InterpStorage& s, int64_t index,
+                                         int lane, int lanes);
+    /// " (i=32, j=0)", or "" outside loops.
+    std::string loop_context() const;
+
+    LoopInterpreterOptions options_;
+    ExprEvaluator eval_;
+    int64_t steps_ = 0;
+    uint64_t next_serial_ = 0;
+    std::vector<std::unique_ptr<BufferSlot>> slots_;
+    size_t last_slot_ = 0;
+    std::vector<std::unique_ptr<InterpStorage>> bound_;  ///< storage of bound arrays
+    std::vector<std::unique_ptr<BufferLayout>> layouts_;
+    std::vector<LoopFrame> loops_;
+    std::vector<std::unique_ptr<ParallelFrame>> parallel_;
+};
+
+}  // namespace tessel::internal
