@@ -1,0 +1,33 @@
+// PartitionLoops: splits loops so that their main part runs without bound guards.
+//
+// Expects: loop nests as lowering builds them, where a split of an extent that the factor does
+// not divide leaves a guard such as
+//     for io in range(0, 32):
+//         for ii in range(0, 32):
+//             if likely(io * 32 + ii < 1000):
+//                 body
+// Guards are IfThenElse statements and if_then_else calls; the `likely` hint is optional (any
+// condition is tried) and is stripped where a guard is decided.
+//
+// Guarantees: the result does the same as the input. For a Serial, Parallel or Unrolled loop with
+// constant min and extent whose body holds guards depending on the loop variable, the pass
+// searches the range where a conjunct of a guard is provably true for every value of the inner
+// loop variables (arith's can_prove, over symbolic intervals) and splits the loop into a head
+// [min, b), a main part [b, e) and a tail [e, end) (head and tail only where non-empty), each a
+// loop of the same kind. Inside every loop, and so in each part, a guard whose condition is
+// provably true there is replaced by its then branch, one provably false by its else branch (or
+// removed), and parts left without effect are dropped. Inner loops are partitioned inside each
+// part with the outer ranges known, so the example above becomes io in [0, 31) guard-free, and
+// for io = 31 the loop ii in [0, 8) guard-free (ii in [8, 32) does nothing and is dropped).
+// Vectorized and thread-bound loops are never split (their bodies are still simplified), nor are
+// loops with symbolic bounds. The pass does not simplify indices: run simplify afterwards.
+#pragma once
+
+#include "tessel/ir/IR.h"
+
+namespace tessel {
+
+/// Partitions the loops of `s` around their guards (see the file comment).
+Stmt partition_loops(const Stmt& s);
+
+}  // namespace tessel

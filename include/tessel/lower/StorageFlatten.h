@@ -1,0 +1,30 @@
+// StorageFlatten: multi-dimensional buffer accesses → flat loads and stores.
+//
+// Expects: a lowered function whose body accesses memory through BufferLoad / BufferStore, and
+// allocates each of its own buffers with an `Allocate` whose buffer variable is the buffer's data
+// variable and whose extents are the buffer's shape (the form lowering builds before flattening).
+// Indices may be vectors (after vectorization): a Ramp index in one dimension, the others scalar,
+// becomes a Ramp flat index; any other vector index becomes a lane-wise (gather) flat index.
+//
+// Guarantees: no BufferLoad or BufferStore is left. Each access becomes a Load / Store on the
+// buffer's data variable at the element index
+//     sum_k index_k * stride_k + elem_offset,
+// where stride_k are the buffer's strides when it has them and the compact row-major strides of
+// its shape otherwise (stride of the last dimension 1); zero offsets and unit strides are folded
+// away. The index type is the widest of the buffer's shape / stride types and the index types
+// (int32 indices into an int64 buffer are cast). Every Allocate with several extents gets one
+// extent, their product (folded when constant). The function's args are unchanged.
+#pragma once
+
+#include "tessel/lower/LoweredFunc.h"
+
+namespace tessel {
+
+/// Flattens every buffer access and allocation of `f` (see the file comment).
+LoweredFunc storage_flatten(const LoweredFunc& f);
+
+/// The flat element index of `indices` into `buffer` (the expression storage_flatten emits);
+/// exposed for passes and tests that build flat accesses themselves.
+Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices);
+
+}  // namespace tessel

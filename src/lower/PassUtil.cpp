@@ -1,0 +1,71 @@
+#include "PassUtil.h"
+
+namespace tessel::internal {
+
+Stmt make_noop_stmt() {
+    return Evaluate::make(0);
+}
+
+bool is_noop_stmt(const Stmt& s) {
+    const auto* e = s.as<Evaluate>();
+    return e && e->value.as<IntImm>() != nullptr;
+}
+
+namespace {
+
+/// Both operands are scalar integer constants of one type: their values.
+bool both_const(const Expr& a, const Expr& b, int64_t* x, int64_t* y) {
+    if (!a.as<IntImm>() || !b.as<IntImm>()) return false;
+    *x = a.as<IntImm>()->value;
+    *y = b.as<IntImm>()->value;
+    return true;
+}
+
+}  // namespace
+
+Expr fold_add(const Expr& a, const Expr& b) {
+    int64_t x, y;
+    if (both_const(a, b, &x, &y)) return make_const(a.type(), x + y);
+    if (is_zero(b)) return a;
+    if (is_zero(a)) return b;
+    return Add::make(a, b);
+}
+
+Expr fold_sub(const Expr& a, const Expr& b) {
+    int64_t x, y;
+    if (both_const(a, b, &x, &y)) return make_const(a.type(), x - y);
+    if (is_zero(b)) return a;
+    return Sub::make(a, b);
+}
+
+Expr fold_mul(const Expr& a, const Expr& b) {
+    int64_t x, y;
+    if (both_const(a, b, &x, &y)) return make_const(a.type(), x * y);
+    if (is_one(b)) return a;
+    if (is_one(a)) return b;
+    if (is_zero(b)) return b;
+    if (is_zero(a)) return a;
+    return Mul::make(a, b);
+}
+
+Expr cast_index(Type t, const Expr& e) {
+    t = t.with_lanes(e.type().lanes);
+    if (e.type() == t) return e;
+    if (const auto* imm = e.as<IntImm>()) return make_const(t, imm->value);
+    return Cast::make(t, e);
+}
+
+Type wider_index_type(Type a, Type b) {
+    a = a.element_of();
+    b = b.element_of();
+    if (a == b) return a;
+    return a.bits >= b.bits ? a : b;
+}
+
+Expr fold_product(const std::vector<Expr>& extents, Type t) {
+    Expr p = make_one(t);
+    for (const Expr& e : extents) p = fold_mul(p, cast_index(t, e));
+    return p;
+}
+
+}  // namespace tessel::internal

@@ -1,0 +1,404 @@
+// VectorizeLoops: see the header. The widening mutator throws CannotVectorize where it cannot
+// keep the semantics; the pass then keeps the loop as a serial loop (always correct).
+#include "tessel/lower/VectorizeLoops.h"
+
+#include <unordered_set>
+
+#include "PassUtil.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IRVisitor.h"
+
+namespace tessel {
+
+using internal::fold_add;
+using internal::fold_mul;
+using internal::fold_sub;
+
+namespace {
+
+/// Thrown inside the widener when a body cannot be vectorized correctly.
+struct CannotVectorize {};
+
+/// `e` with `lanes` lanes: scalars are broadcast, vectors of that width kept, others refused.
+Expr widen(const Expr& e, int lanes) {
+    if (e.type().lanes == lanes) return e;
+    if (e.type().is_scalar()) return Broadcast::make(e, lanes);
+    throw CannotVectorize();
+}
+
+/// The scalar behind a loop-invariant operand (a scalar, or a Broadcast of one), or undefined.
+Expr invariant_scalar(const Expr& e) {
+    if (e.type().is_scalar()) return e;
+    if (const auto* b = e.as<Broadcast>()) return b->value;
+    return Expr();
+}
+
+/// Keeps Ramp arithmetic affine: ramp ± invariant, ramp ± ramp, ramp * invariant.
+Expr ramp_arith(IRNodeType op, const Expr& a, const Expr& b) {
+    const auto *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+    Expr sa = invariant_scalar(a), sb = invariant_scalar(b);
+    switch (op) {
+        case IRNodeType::Add:
+            if (ra && rb)
+                return Ramp::make(fold_add(ra->base, rb->base), fold_add(ra->stride, rb->stride),
+                                  ra->lanes);
+            if (ra && sb.defined())
+                return Ramp::make(fold_add(ra->base, sb), ra->stride, ra->lanes);
+            if (rb && sa.defined())
+                return Ramp::make(fold_add(sa, rb->base), rb->stride, rb->lanes);
+            break;
+        case IRNodeType::Sub:
+            if (ra && rb)
+                return Ramp::make(fold_sub(ra->base, rb->base), fold_sub(ra->stride, rb->stride),
+                                  ra->lanes);
+            if (ra && sb.defined())
+                return Ramp::make(fold_sub(ra->base, sb), ra->stride, ra->lanes);
+            if (rb && sa.defined()) {
+                return Ramp::make(fold_sub(sa, rb->base),
+                                  fold_sub(make_zero(sa.type()), rb->stride), rb->lanes);
+            }
+            break;
+        case IRNodeType::Mul:
+            if (ra && sb.defined())
+                return Ramp::make(fold_mul(ra->base, sb), fold_mul(ra->stride, sb), ra->lanes);
+            if (rb && sa.defined())
+                return Ramp::make(fold_mul(sa, rb->base), fold_mul(sa, rb->stride), rb->lanes);
+            break;
+        default:
+            break;
+    }
+    return Expr();
+}
+
+/// True if `s` calls an impure intrinsic (a barrier) anywhere.
+bool has_impure_call(const Stmt& s) {
+    bool found = false;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Call)
+            found = found || !intrinsic_is_pure(static_cast<const Call*>(n)->op);
+    });
+    return found;
+}
+
+/// The buffer variables `e` loads from.
+std::unordered_set<const Variable*> loaded_buffers(const Expr& e) {
+    std::unordered_set<const Variable*> out;
+    post_order_visit(e, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Load)
+            out.insert(static_cast<const Load*>(n)->buffer_var.get());
+        if (n->node_type == IRNodeType::BufferLoad)
+            out.insert(static_cast<const BufferLoad*>(n)->buffer->data.get());
+    });
+    return out;
+}
+
+/// True if `s` stores to any of `buffers`.
+bool stores_to_any(const Stmt& s, const std::unordered_set<const Variable*>& buffers) {
+    bool found = false;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Store)
+            found = found || buffers.count(static_cast<const Store*>(n)->buffer_var.get());
+        if (n->node_type == IRNodeType::BufferStore)
+            found = found || buffers.count(static_cast<const BufferStore*>(n)->buffer->data.get());
+    });
+    return found;
+}
+
+/// Rebinds Let/LetStmt variables whose values changed type to fresh variables of the new type.
+class Rebinder : public IRMutator {
+public:
+    using IRMutator::visit;
+
+protected:
+    Expr visit(const Variable* op) override {
+        auto it = rebound_.find(op);
+        return it == rebound_.end() ? Expr(op) : it->second;
+    }
+    Expr visit(const Let* op) override {
+        Expr value = mutate(op->value);
+        Var var = rebind(op->var, value);
+        Expr body = mutate(op->body);
+        if (var.same_as(op->var) && value.same_as(op->value) && body.same_as(op->body)) return op;
+        return Let::make(var, value, body);
+    }
+    Stmt visit(const LetStmt* op) override {
+        Expr value = mutate(op->value);
+        Var var = rebind(op->var, value);
+        Stmt body = mutate(op->body);
+        if (var.same_as(op->var) && value.same_as(op->value) && body.same_as(op->body)) return op;
+        return LetStmt::make(var, value, body);
+    }
+
+private:
+    Var rebind(const Var& var, const Expr& value) {
+        if (value.type() == var.type()) return var;
+        Var fresh(var.name(), value.type());
+        rebound_[var.get()] = fresh;
+        return fresh;
+    }
+    VarMap rebound_;
+};
+
+/// Adds `mask` (bool, `lanes` lanes) to every store and load of a widened branch.
+class Predicator : public Rebinder {
+public:
+    using Rebinder::visit;
+    explicit Predicator(Expr mask) : mask_(std::move(mask)), lanes_(mask_.type().lanes) {}
+
+protected:
+    Expr visit(const Load* op) override {
+        Expr index = widen(mutate(op->index), lanes_);
+        Expr pred = op->predicate.defined() ? And::make(widen(mutate(op->predicate), lanes_), mask_)
+                                            : mask_;
+        return Load::make(op->type.with_lanes(lanes_), op->buffer_var, index, pred);
+    }
+    Stmt visit(const Store* op) override {
+        Expr value = mutate(op->value), index = mutate(op->index);
+        if (index.type().lanes != lanes_) throw CannotVectorize();
+        Expr pred = op->predicate.defined() ? And::make(mutate(op->predicate), mask_) : mask_;
+        return Store::make(op->buffer_var, widen(value, lanes_), index, pred);
+    }
+    Stmt visit(const Evaluate* op) override {
+        if (!internal::is_noop_stmt(op)) throw CannotVectorize();
+        return op;
+    }
+#define TESSEL_REFUSE(T)            \
+    Stmt visit(const T*) override { \
+        throw CannotVectorize();    \
+    }
+    TESSEL_REFUSE(For)
+    TESSEL_REFUSE(IfThenElse)
+    TESSEL_REFUSE(Allocate)
+    TESSEL_REFUSE(AssertStmt)
+    TESSEL_REFUSE(AttrStmt)
+    TESSEL_REFUSE(BufferStore)
+#undef TESSEL_REFUSE
+    Expr visit(const BufferLoad*) override {
+        throw CannotVectorize();
+    }
+
+private:
+    Expr mask_;
+    int lanes_;
+};
+
+/// Widens the body of one vectorized loop: the loop variable becomes `ramp(min, 1, lanes)`.
+class Widener : public Rebinder {
+public:
+    using Rebinder::visit;
+    /// Mutates `op` as the base mutator does; refuses when that changes it (it mentions the
+    /// loop variable where no vector may go).
+    template <typename T>
+    auto refuse_if_changed(const T* op) -> decltype(IRMutator::visit(op)) {
+        auto out = IRMutator::visit(op);
+        if (!out.same_as(op)) throw CannotVectorize();
+        return out;
+    }
+
+    Widener(const Var& var, const Expr& min, int lanes) : var_(var), lanes_(lanes) {
+        ramp_ = Ramp::make(min, make_one(min.type()), lanes);
+    }
+
+protected:
+    Expr visit(const Variable* op) override {
+        if (op == var_.get()) return ramp_;
+        return Rebinder::visit(op);
+    }
+
+    template <typename T>
+    Expr widen_binary(const T* op) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        if (a.type().is_scalar() && b.type().is_scalar()) return T::make(a, b);
+        if (Expr r = ramp_arith(T::kNodeType, a, b); r.defined()) return r;
+        const auto *ba = a.as<Broadcast>(), *bb = b.as<Broadcast>();
+        if (ba && bb) return Broadcast::make(T::make(ba->value, bb->value), lanes_);
+        return T::make(widen(a, lanes_), widen(b, lanes_));
+    }
+
+#define TESSEL_WIDEN_BINARY(T)         \
+    Expr visit(const T* op) override { \
+        return widen_binary(op);       \
+    }
+    TESSEL_WIDEN_BINARY(Add)
+    TESSEL_WIDEN_BINARY(Sub)
+    TESSEL_WIDEN_BINARY(Mul)
+    TESSEL_WIDEN_BINARY(Div)
+    TESSEL_WIDEN_BINARY(Mod)
+    TESSEL_WIDEN_BINARY(FloorDiv)
+    TESSEL_WIDEN_BINARY(FloorMod)
+    TESSEL_WIDEN_BINARY(Min)
+    TESSEL_WIDEN_BINARY(Max)
+    TESSEL_WIDEN_BINARY(EQ)
+    TESSEL_WIDEN_BINARY(NE)
+    TESSEL_WIDEN_BINARY(LT)
+    TESSEL_WIDEN_BINARY(LE)
+    TESSEL_WIDEN_BINARY(GT)
+    TESSEL_WIDEN_BINARY(GE)
+    TESSEL_WIDEN_BINARY(And)
+    TESSEL_WIDEN_BINARY(Or)
+#undef TESSEL_WIDEN_BINARY
+
+    Expr visit(const Cast* op) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return op;
+        return Cast::make(op->type.with_lanes(v.type().lanes), v);
+    }
+    Expr visit(const Select* op) override {
+        Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+            return op;
+        if (t.type().is_scalar() && f.type().is_scalar() && c.type().is_scalar())
+            return Select::make(c, t, f);
+        if (!c.type().is_scalar()) c = widen(c, lanes_);
+        return Select::make(c, widen(t, lanes_), widen(f, lanes_));
+    }
+    // A vector inside an existing vector node would need nested vectorization: refuse.
+    Expr visit(const Ramp* op) override {
+        Expr base = mutate(op->base), stride = mutate(op->stride);
+        if (base.type().is_vector() || stride.type().is_vector()) throw CannotVectorize();
+        if (base.same_as(op->base) && stride.same_as(op->stride)) return op;
+        return Ramp::make(base, stride, op->lanes);
+    }
+    Expr visit(const Broadcast* op) override {
+        Expr value = mutate(op->value);
+        if (value.type().is_vector()) throw CannotVectorize();
+        if (value.same_as(op->value)) return op;
+        return Broadcast::make(value, op->lanes);
+    }
+    Expr visit(const Call* op) override {
+        std::vector<Expr> args;
+        if (!mutate_all(op->args, &args)) return op;
+        bool vector = false;
+        for (const Expr& a : args) vector = vector || a.type().is_vector();
+        if (!vector) return Call::make(op->op, args);
+        for (size_t k = 0; k < args.size(); ++k) {
+            bool scalar_condition = op->op == Intrinsic::if_then_else && k == 0;
+            if (!(scalar_condition && args[k].type().is_scalar())) args[k] = widen(args[k], lanes_);
+        }
+        return Call::make(op->op, args);
+    }
+    Expr visit(const TensorRead* op) override {
+        return refuse_if_changed(op);
+    }
+    Expr visit(const Reduce* op) override {
+        return refuse_if_changed(op);
+    }
+
+    Expr visit(const Load* op) override {
+        Expr index = mutate(op->index), pred = mutate(op->predicate);
+        if (index.same_as(op->index) && pred.same_as(op->predicate)) return op;
+        int lanes = std::max<int>(index.type().lanes, pred.defined() ? pred.type().lanes : 1);
+        if (lanes == 1) return Load::make(op->type, op->buffer_var, index, pred);
+        if (pred.defined()) pred = widen(pred, lanes_);
+        return Load::make(op->type.with_lanes(lanes_), op->buffer_var, widen(index, lanes_), pred);
+    }
+    Expr visit(const BufferLoad* op) override {
+        std::vector<Expr> indices;
+        if (!mutate_all(op->indices, &indices)) return op;
+        for (const Expr& i : indices)
+            if (i.type().is_vector() && i.type().lanes != lanes_) throw CannotVectorize();
+        return BufferLoad::make(op->buffer, indices);
+    }
+
+    Stmt visit(const Store* op) override {
+        Expr value = mutate(op->value), index = mutate(op->index), pred = mutate(op->predicate);
+        // Every lane would write one location: a loop-carried reduction, not vectorizable.
+        if (index.type().is_scalar() || index.as<Broadcast>()) throw CannotVectorize();
+        if (pred.defined()) pred = widen(pred, lanes_);
+        return Store::make(op->buffer_var, widen(value, lanes_), widen(index, lanes_), pred);
+    }
+    Stmt visit(const BufferStore* op) override {
+        Expr value = mutate(op->value);
+        std::vector<Expr> indices;
+        mutate_all(op->indices, &indices);
+        bool varying = false;
+        for (const Expr& i : indices) {
+            if (i.type().is_vector() && i.type().lanes != lanes_) throw CannotVectorize();
+            varying = varying || (i.type().is_vector() && !i.as<Broadcast>());
+        }
+        if (!varying) throw CannotVectorize();
+        return BufferStore::make(op->buffer, widen(value, lanes_), indices);
+    }
+    Stmt visit(const For* op) override {
+        Expr min = mutate(op->min), extent = mutate(op->extent);
+        if (min.type().is_vector() || extent.type().is_vector()) throw CannotVectorize();
+        Stmt body = mutate(op->body);
+        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) return op;
+        return For::make(op->loop_var, min, extent, op->kind, body, op->thread_tag);
+    }
+    Stmt visit(const IfThenElse* op) override {
+        // A condition reading what the loop writes would see other lanes' stores out of order.
+        std::unordered_set<const Variable*> read = loaded_buffers(op->condition);
+        if (stores_to_any(op->then_case, read) || stores_to_any(op->else_case, read))
+            throw CannotVectorize();
+        Expr cond = mutate(op->condition);
+        Stmt then_case = mutate(op->then_case), else_case = mutate(op->else_case);
+        if (cond.type().is_scalar()) {
+            if (cond.same_as(op->condition) && then_case.same_as(op->then_case) &&
+                else_case.same_as(op->else_case))
+                return op;
+            return IfThenElse::make(cond, then_case, else_case);
+        }
+        // A varying condition: both branches run with their stores and loads masked.
+        if (const auto* hint = cond.as<Call>(); hint && hint->op == Intrinsic::likely)
+            cond = hint->args[0];  // a mask is no branch: the hint has nothing left to say
+        Stmt out = Predicator(cond).mutate(then_case);
+        if (else_case.defined())
+            out = Seq::make({out, Predicator(Not::make(cond)).mutate(else_case)});
+        return out;
+    }
+    Stmt visit(const Allocate*) override {
+        throw CannotVectorize();
+    }
+    Stmt visit(const AssertStmt* op) override {
+        return refuse_if_changed(op);
+    }
+    Stmt visit(const AttrStmt* op) override {
+        if (!mutate(op->value).same_as(op->value)) throw CannotVectorize();
+        return IRMutator::visit(op);
+    }
+    Stmt visit(const Evaluate* op) override {
+        if (has_impure_call(op)) throw CannotVectorize();
+        return IRMutator::visit(op);
+    }
+
+private:
+    Var var_;
+    Expr ramp_;
+    int lanes_;
+};
+
+/// Vectorizes loops bottom-up (inner loops first), falling back to serial loops.
+class LoopVectorizer : public IRMutator {
+public:
+    using IRMutator::visit;
+
+protected:
+    Stmt visit(const For* op) override {
+        Stmt body = mutate(op->body);
+        if (op->kind != ForKind::Vectorized) {
+            if (body.same_as(op->body)) return op;
+            return For::make(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag);
+        }
+        std::optional<int64_t> n = as_const_int(op->extent);
+        Stmt serial = For::make(op->loop_var, op->min, op->extent, ForKind::Serial, body);
+        if (!n || *n <= 0) return serial;
+        if (*n == 1) return substitute(body, op->loop_var, op->min);
+        TESSEL_CHECK(*n <= 65535) << "vectorized loop " << op->loop_var.name() << " of " << *n
+                                  << " lanes";
+        try {
+            return Widener(op->loop_var, op->min, static_cast<int>(*n)).mutate(body);
+        } catch (const CannotVectorize&) {
+            return serial;
+        }
+    }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s) {
+    return LoopVectorizer().mutate(s);
+}
+
+}  // namespace tessel

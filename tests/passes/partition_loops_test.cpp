@@ -1,0 +1,171 @@
+// PartitionLoops: guard-free main parts for split loops, heads and tails keeping their guards.
+#include <gtest/gtest.h>
+
+#include "PassTestUtil.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
+#include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/PartitionLoops.h"
+
+namespace tessel {
+namespace {
+
+Expr load(const Var& buf, Expr index) {
+    return Load::make(Float(32), buf, std::move(index));
+}
+
+Stmt sfor(const Var& v, Expr min, Expr extent, Stmt body) {
+    return For::make(v, std::move(min), std::move(extent), ForKind::Serial, std::move(body));
+}
+
+Expr likely(Expr c) {
+    return Call::make(Intrinsic::likely, {std::move(c)});
+}
+
+int count_nodes(const Stmt& s, IRNodeType t) {
+    int n = 0;
+    post_order_visit(s, [&](const IRNode* node) { n += node->node_type == t; });
+    return n;
+}
+
+TEST(PartitionLoops, SplitBy32Of1000HasAGuardFreeMainBody) {
+    Var A("A", Handle()), B("B", Handle()), io("io"), ii("ii");
+    Expr i = io * 32 + ii;
+    Stmt in = sfor(
+        io, 0, 32,
+        sfor(ii, 0, 32, IfThenElse::make(likely(i < 1000), Store::make(B, load(A, i) * 2.0f, i))));
+    Stmt out = partition_loops(in);
+    EXPECT_EQ(to_string(out),
+              "for io in range(0, 31):\n"
+              "    for ii in range(0, 32):\n"
+              "        B[io * 32 + ii] = A[io * 32 + ii] * 2.0f\n"
+              "for io in range(31, 32):\n"
+              "    for ii in range(0, 8):\n"
+              "        B[io * 32 + ii] = A[io * 32 + ii] * 2.0f\n");
+    EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 0);
+    test::expect_same_results(in, out, {{A, Float(32), 1000}, {B, Float(32), 1000}});
+}
+
+/// C[i, j] += A[i, k] * B[k, j] for NxN (k of 4), i and j split by 32 with one guard each, as
+/// the split primitive leaves them.
+Stmt split_matmul(int N, const Var& A, const Var& B, const Var& C) {
+    const int K = 4;
+    Var io("io"), ii("ii"), jo("jo"), ji("ji"), k("k");
+    Expr i = io * 32 + ii, j = jo * 32 + ji;
+    int outer = (N + 31) / 32;
+    Stmt update =
+        Store::make(C, load(C, i * N + j) + load(A, i * K + k) * load(B, k * N + j), i * N + j);
+    return sfor(
+        io, 0, outer,
+        sfor(jo, 0, outer,
+             sfor(ii, 0, 32,
+                  IfThenElse::make(
+                      likely(i < N),
+                      sfor(ji, 0, 32, IfThenElse::make(likely(j < N), sfor(k, 0, K, update)))))));
+}
+
+TEST(PartitionLoops, MatmulSplitBothAxes) {
+    Var A("A", Handle()), B("B", Handle()), C("C", Handle());
+    Stmt out = partition_loops(split_matmul(1000, A, B, C));
+    // The first part of every loop is the main one: the nest io < 31, jo < 31 has no guard.
+    const auto* seq = out.as<Seq>();
+    ASSERT_TRUE(seq) << out;
+    const auto* main_io = seq->stmts[0].as<For>();
+    ASSERT_TRUE(main_io && is_const_int(main_io->extent, 31)) << out;
+    const auto* jo_seq = main_io->body.as<Seq>();
+    ASSERT_TRUE(jo_seq) << out;
+    const auto* main_jo = jo_seq->stmts[0].as<For>();
+    ASSERT_TRUE(main_jo && is_const_int(main_jo->extent, 31)) << out;
+    EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 0) << out;
+    // Same results on a smaller instance (100 = 3 * 32 + 4).
+    Stmt small = split_matmul(100, A, B, C);
+    Stmt small_out = partition_loops(small);
+    EXPECT_EQ(count_nodes(small_out, IRNodeType::IfThenElse), 0) << small_out;
+    test::expect_same_results(small, small_out,
+                              {{A, Float(32), 400}, {B, Float(32), 400}, {C, Float(32), 10000}});
+}
+
+TEST(PartitionLoops, SimplifiedSplitIndicesHaveNoDivisions) {
+    // A reshape of a 1000-vector into rows of 32 read through the split loop: after partitioning
+    // and simplify, the innermost indices of the main part are plain affine expressions.
+    Var A("A", Handle()), B("B", Handle()), io("io"), ii("ii");
+    Expr i = io * 32 + ii;
+    Expr reshaped = floordiv(i, 32) * 32 + floormod(i, 32);
+    Stmt in = sfor(
+        io, 0, 32,
+        sfor(ii, 0, 32, IfThenElse::make(likely(i < 1000), Store::make(B, load(A, reshaped), i))));
+    Stmt out = simplify(partition_loops(in));
+    EXPECT_EQ(count_nodes(out, IRNodeType::FloorDiv), 0) << out;
+    EXPECT_EQ(count_nodes(out, IRNodeType::FloorMod), 0) << out;
+    EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 0) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 1000}, {B, Float(32), 1000}});
+}
+
+TEST(PartitionLoops, HeadPartWhereTheGuardIsFalse) {
+    Var A("A", Handle()), v("v");
+    Stmt in = sfor(v, 0, 20, IfThenElse::make(v >= 3, Store::make(A, 1.0f, v)));
+    Stmt out = partition_loops(in);
+    EXPECT_TRUE(structural_equal(out, sfor(v, 3, 17, Store::make(A, 1.0f, v)))) << out;
+}
+
+TEST(PartitionLoops, HeadMainAndTailWithElseBranches) {
+    Var A("A", Handle()), v("v");
+    Stmt in = sfor(v, 0, 20,
+                   IfThenElse::make(likely(v >= 2 && v < 18), Store::make(A, 1.0f, v),
+                                    Store::make(A, 2.0f, v)));
+    Stmt out = partition_loops(in);
+    Stmt expected =
+        Seq::make({sfor(v, 0, 2, Store::make(A, 2.0f, v)), sfor(v, 2, 16, Store::make(A, 1.0f, v)),
+                   sfor(v, 18, 2, Store::make(A, 2.0f, v))});
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 20}});
+}
+
+TEST(PartitionLoops, PaddingReadThroughIfThenElse) {
+    Var A("A", Handle()), B("B", Handle()), v("v");
+    Stmt in = sfor(v, 0, 10, Store::make(B, if_then_else(likely(v >= 1), load(A, v - 1), 0.0f), v));
+    Stmt out = partition_loops(in);
+    Stmt expected = Seq::make(
+        {sfor(v, 0, 1, Store::make(B, 0.0f, v)), sfor(v, 1, 9, Store::make(B, load(A, v - 1), v))});
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 9}, {B, Float(32), 10}});
+}
+
+TEST(PartitionLoops, UnprovableOrSymbolicGuardsStay) {
+    Var A("A", Handle()), v("v"), n("n");
+    Stmt data_dependent =
+        sfor(v, 0, 8, IfThenElse::make(load(A, v) > 0.0f, Store::make(A, 0.0f, v)));
+    EXPECT_TRUE(partition_loops(data_dependent).same_as(data_dependent));
+    Stmt symbolic = sfor(v, 0, n, IfThenElse::make(likely(v < 100), Store::make(A, 0.0f, v)));
+    EXPECT_TRUE(structural_equal(partition_loops(symbolic), symbolic));
+}
+
+TEST(PartitionLoops, VectorizedLoopsAreNotSplit) {
+    Var A("A", Handle()), io("io"), v("v");
+    Expr i = io * 8 + v;
+    Stmt in = sfor(io, 0, 3,
+                   For::make(v, 0, 8, ForKind::Vectorized,
+                             IfThenElse::make(likely(i < 20), Store::make(A, 1.0f, i))));
+    Stmt out = partition_loops(in);
+    // io splits into [0, 2) guard-free and io = 2 where the vectorized loop keeps its guard.
+    const auto* seq = out.as<Seq>();
+    ASSERT_TRUE(seq && seq->stmts.size() == 2) << out;
+    EXPECT_EQ(count_nodes(seq->stmts[0], IRNodeType::IfThenElse), 0) << out;
+    const auto* tail = seq->stmts[1].as<For>();
+    ASSERT_TRUE(tail) << out;
+    const auto* vec = tail->body.as<For>();
+    ASSERT_TRUE(vec && vec->kind == ForKind::Vectorized && is_const_int(vec->extent, 8)) << out;
+    EXPECT_TRUE(vec->body.as<IfThenElse>()) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 20}});
+}
+
+TEST(PartitionLoops, GuardsTrueEverywhereAreRemovedWithoutSplitting) {
+    Var A("A", Handle()), v("v");
+    Stmt in = sfor(v, 0, 8, IfThenElse::make(likely(v < 8), Store::make(A, 1.0f, v)));
+    EXPECT_TRUE(structural_equal(partition_loops(in), sfor(v, 0, 8, Store::make(A, 1.0f, v))));
+}
+
+}  // namespace
+}  // namespace tessel

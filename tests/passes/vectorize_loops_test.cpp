@@ -1,0 +1,204 @@
+// VectorizeLoops: vectorized loops → Ramp-indexed vector loads and stores, or serial fallbacks.
+#include <gtest/gtest.h>
+
+#include "PassTestUtil.h"
+#include "tessel/ir/Equality.h"
+#include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/VectorizeLoops.h"
+
+namespace tessel {
+namespace {
+
+Expr load(const Var& buf, Expr index, Type t = Float(32)) {
+    Type type = t.with_lanes(index.type().lanes);
+    return Load::make(type, buf, std::move(index));
+}
+
+Stmt vfor(const Var& v, int extent, Stmt body) {
+    return For::make(v, 0, extent, ForKind::Vectorized, std::move(body));
+}
+
+Stmt sfor(const Var& v, Expr min, Expr extent, Stmt body) {
+    return For::make(v, std::move(min), std::move(extent), ForKind::Serial, std::move(body));
+}
+
+bool has_for_kind(const Stmt& s, ForKind k) {
+    bool found = false;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::For) found = found || static_cast<const For*>(n)->kind == k;
+    });
+    return found;
+}
+
+TEST(VectorizeLoops, ElementwiseDenseRampAndBroadcast) {
+    Var A("A", Handle()), B("B", Handle()), i("i"), v("v"), s("s", Float(32));
+    Stmt body =
+        sfor(i, 0, 16, vfor(v, 8, Store::make(B, load(A, i * 8 + v) * s + 1.0f, i * 8 + v)));
+    Stmt out = vectorize_loops(body);
+    Expr r = Ramp::make(i * 8, 1, 8);
+    Stmt expected = sfor(
+        i, 0, 16,
+        Store::make(
+            B, Add::make(Mul::make(load(A, r), Broadcast::make(s, 8)), Broadcast::make(1.0f, 8)),
+            r));
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    EXPECT_EQ(to_string(out),
+              "for i in range(0, 16):\n"
+              "    B[ramp(i * 8, 1, 8)] = A[ramp(i * 8, 1, 8)] * broadcast(s, 8) + "
+              "broadcast(1.0f, 8)\n");
+}
+
+TEST(VectorizeLoops, LoopInvariantLoadIsBroadcast) {
+    Var A("A", Handle()), B("B", Handle()), v("v");
+    Stmt out = vectorize_loops(vfor(v, 4, Store::make(B, load(A, 0) + load(A, v + 1), v)));
+    Expr r = Ramp::make(0, 1, 4);
+    Stmt expected =
+        Store::make(B, Add::make(Broadcast::make(load(A, 0), 4), load(A, Ramp::make(1, 1, 4))), r);
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    test::expect_same_results(vfor(v, 4, Store::make(B, load(A, 0) + load(A, v + 1), v)), out,
+                              {{A, Float(32), 5}, {B, Float(32), 4}});
+}
+
+TEST(VectorizeLoops, NonzeroMinAndIntegerArithmetic) {
+    Var A("A", Handle()), v("v");
+    Stmt in = For::make(v, 3, 4, ForKind::Vectorized, Store::make(A, v * 2 - 1, 10 - v, Expr()));
+    Stmt out = vectorize_loops(in);
+    // 10 - ramp(3, 1, 4) is a descending ramp; v*2 - 1 stays affine.
+    Stmt expected = Store::make(A, Ramp::make(5, 2, 4), Ramp::make(7, -1, 4));
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    test::expect_same_results(in, out, {{A, Int(32), 8}});
+}
+
+TEST(VectorizeLoops, OuterVectorizedWithSerialInnerLoop) {
+    Var A("A", Handle()), C("C", Handle()), v("v"), k("k");
+    Stmt in = vfor(v, 4, sfor(k, 0, 8, Store::make(C, load(C, v) + load(A, v * 8 + k), v)));
+    Stmt out = vectorize_loops(in);
+    Expr r = Ramp::make(0, 1, 4);
+    Stmt expected = sfor(k, 0, 8, Store::make(C, load(C, r) + load(A, Ramp::make(k, 8, 4)), r));
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 32}, {C, Float(32), 4}});
+}
+
+TEST(VectorizeLoops, GuardedBodyBecomesPredicated) {
+    Var A("A", Handle()), B("B", Handle()), i("i"), v("v");
+    Stmt in =
+        sfor(i, 0, 3,
+             vfor(v, 8,
+                  IfThenElse::make(i * 8 + v < 20, Store::make(B, load(A, i * 8 + v), i * 8 + v))));
+    Stmt out = vectorize_loops(in);
+    Expr r = Ramp::make(i * 8, 1, 8);
+    Expr mask = LT::make(r, Broadcast::make(20, 8));
+    Stmt expected = sfor(i, 0, 3, Store::make(B, Load::make(Float(32, 8), A, r, mask), r, mask));
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+    // Buffers of exactly 20 elements: an unmasked lane would be out of bounds.
+    test::expect_same_results(in, out, {{A, Float(32), 20}, {B, Float(32), 20}});
+}
+
+TEST(VectorizeLoops, GuardWithElseBranch) {
+    Var A("A", Handle()), B("B", Handle()), v("v");
+    Stmt in = vfor(v, 8,
+                   IfThenElse::make(load(A, v, Int(32)) > 50, Store::make(B, 1, v),
+                                    Store::make(B, load(A, v, Int(32)), v)));
+    Stmt out = vectorize_loops(in);
+    EXPECT_FALSE(has_for_kind(out, ForKind::Serial)) << out;
+    test::expect_same_results(in, out, {{A, Int(32), 8}, {B, Int(32), 8}});
+}
+
+TEST(VectorizeLoops, UniformGuardStaysAnIf) {
+    Var A("A", Handle()), i("i"), v("v");
+    Stmt out = vectorize_loops(vfor(v, 4, IfThenElse::make(i < 3, Store::make(A, 0.0f, v))));
+    Stmt expected =
+        IfThenElse::make(i < 3, Store::make(A, Broadcast::make(0.0f, 4), Ramp::make(0, 1, 4)));
+    EXPECT_TRUE(structural_equal(out, expected)) << out;
+}
+
+TEST(VectorizeLoops, LetOfAVectorGetsAVectorVariable) {
+    Var A("A", Handle()), B("B", Handle()), v("v"), x("x", Float(32));
+    Stmt in = vfor(v, 4, LetStmt::make(x, load(A, v) * 2.0f, Store::make(B, x + x, v)));
+    Stmt out = vectorize_loops(in);
+    const auto* let = out.as<LetStmt>();
+    ASSERT_TRUE(let) << out;
+    EXPECT_EQ(let->var.type(), Float(32, 4));
+    EXPECT_EQ(let->var.name(), "x");
+    test::expect_same_results(in, out, {{A, Float(32), 4}, {B, Float(32), 4}});
+}
+
+TEST(VectorizeLoops, BufferStoreBeforeFlattening) {
+    Buffer A("A", Float(32), {16, 8}), B("B", Float(32), {16, 8});
+    Var i("i"), v("v");
+    Stmt out =
+        vectorize_loops(vfor(v, 8, BufferStore::make(B, BufferLoad::make(A, {i, v}), {i, v})));
+    Expr r = Ramp::make(0, 1, 8);
+    EXPECT_TRUE(structural_equal(out, BufferStore::make(B, BufferLoad::make(A, {i, r}), {i, r})))
+        << out;
+}
+
+TEST(VectorizeLoops, ExtentOneSubstitutesTheMin) {
+    Var A("A", Handle()), v("v");
+    Stmt out = vectorize_loops(For::make(v, 5, 1, ForKind::Vectorized, Store::make(A, v, v)));
+    EXPECT_TRUE(structural_equal(out, Store::make(A, 5, 5))) << out;
+}
+
+/// Each body here must stay a serial loop (vectorizing it would be wrong or impossible).
+void expect_serial_fallback(const Stmt& in, const std::vector<test::FlatArg>& args) {
+    Stmt out = vectorize_loops(in);
+    EXPECT_FALSE(has_for_kind(out, ForKind::Vectorized)) << out;
+    EXPECT_TRUE(has_for_kind(out, ForKind::Serial)) << out;
+    test::expect_same_results(in, out, args);
+}
+
+TEST(VectorizeLoops, ReductionIntoOneElementStaysSerial) {
+    Var A("A", Handle()), S("S", Handle()), v("v");
+    expect_serial_fallback(vfor(v, 8, Store::make(S, load(S, 0) + load(A, v), 0)),
+                           {{A, Float(32), 8}, {S, Float(32), 1}});
+}
+
+TEST(VectorizeLoops, InnerExtentDependingOnVarStaysSerial) {
+    Var A("A", Handle()), v("v"), k("k");
+    expect_serial_fallback(vfor(v, 4, sfor(k, 0, v, Store::make(A, k, v * 4 + k))),
+                           {{A, Int(32), 16}});
+}
+
+TEST(VectorizeLoops, VaryingGuardAroundALoopStaysSerial) {
+    Var A("A", Handle()), v("v"), k("k");
+    expect_serial_fallback(
+        vfor(v, 4, IfThenElse::make(v < 2, sfor(k, 0, 2, Store::make(A, k, v * 2 + k)))),
+        {{A, Int(32), 8}});
+}
+
+TEST(VectorizeLoops, GuardReadingWhatItWritesStaysSerial) {
+    Var A("A", Handle()), v("v");
+    expect_serial_fallback(
+        vfor(v, 4, IfThenElse::make(load(A, 0, Int(32)) < 50, Store::make(A, 99, 3 - v))),
+        {{A, Int(32), 4}});
+}
+
+TEST(VectorizeLoops, AllocationInsideStaysSerial) {
+    Var A("A", Handle()), T("T", Handle()), v("v");
+    Stmt body =
+        Allocate::make(T, Int(32), {1}, StorageScope::Local,
+                       Seq::make({Store::make(T, v, 0), Store::make(A, load(T, 0, Int(32)), v)}));
+    expect_serial_fallback(vfor(v, 4, body), {{A, Int(32), 4}});
+}
+
+TEST(VectorizeLoops, NonConstantExtentStaysSerial) {
+    Var A("A", Handle()), v("v"), n("n");
+    Stmt out = vectorize_loops(For::make(v, 0, n, ForKind::Vectorized, Store::make(A, 1, v)));
+    EXPECT_TRUE(structural_equal(out, sfor(v, 0, n, Store::make(A, 1, v)))) << out;
+}
+
+TEST(VectorizeLoops, NestedVectorizedLoopsKeepTheInnerOne) {
+    Var A("A", Handle()), u("u"), v("v");
+    Stmt in = vfor(u, 2, vfor(v, 4, Store::make(A, u + v, u * 4 + v)));
+    Stmt out = vectorize_loops(in);
+    EXPECT_FALSE(has_for_kind(out, ForKind::Vectorized)) << out;
+    const auto* loop = out.as<For>();
+    ASSERT_TRUE(loop) << out;
+    EXPECT_TRUE(loop->body.as<Store>() && loop->body.as<Store>()->index.as<Ramp>()) << out;
+    test::expect_same_results(in, out, {{A, Int(32), 8}});
+}
+
+}  // namespace
+}  // namespace tessel
