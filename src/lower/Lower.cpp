@@ -9,7 +9,14 @@
 
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
+#include "tessel/lower/InjectBoundsChecks.h"
+#include "tessel/lower/PartitionLoops.h"
+#include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
+#include "tessel/lower/StorageFlatten.h"
+#include "tessel/lower/UnrollLoops.h"
+#include "tessel/lower/VectorizeLoops.h"
+#include "tessel/lower/VerifyLowered.h"
 
 namespace tessel {
 
@@ -66,8 +73,19 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std:
                   const LowerOptions& options) {
     PassRunner pass(options);
     LoweredFunc f;
+    int64_t max_unroll = s.limits().max_unroll;
     pass.run("schedule_ops", &f, [&](LoweredFunc* g) { *g = schedule_ops(s, args, name); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
+    pass.run("partition_loops", &f, [](LoweredFunc* g) { g->body = partition_loops(g->body); });
+    pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });
+    pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
+    pass.run("vectorize_loops", &f, [](LoweredFunc* g) { g->body = vectorize_loops(g->body); });
+    pass.run("unroll_loops", &f, [&](LoweredFunc* g) { g->body = unroll_loops(g->body, static_cast<int>(max_unroll)); });
+    pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
+    pass.run("remove_no_op", &f, [](LoweredFunc* g) { g->body = remove_no_op(g->body); });
+    if (options.bounds_check)
+        pass.run("inject_bounds_checks", &f, [](LoweredFunc* g) { *g = inject_bounds_checks(*g); });
+    pass.run("verify_lowered", &f, [](LoweredFunc* g) { verify_lowered(*g); });
     return f;
 }
 
