@@ -37,7 +37,7 @@ TEST(InjectBoundsChecks, ScalarLoadAndStore) {
         ex.run(out);
         FAIL() << "expected the bounds check on A to fail";
     } catch (const RuntimeError& e) {
-        EXPECT_STREQ(e.what(), "bounds check: A[i + 1] outside [0, 32)");
+        EXPECT_STREQ(e.what(), "bounds check: A[i + 1] outside [0, 32) (i=31)");
     }
 }
 
