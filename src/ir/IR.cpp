@@ -6,6 +6,23 @@
 
 namespace tessel {
 
+void destroy_ref_counted(const RefCounted* object) {
+    // While one deletion runs on this thread, the deletions it triggers wait in its queue.
+    thread_local std::vector<const RefCounted*>* pending = nullptr;
+    if (pending) {
+        pending->push_back(object);
+        return;
+    }
+    std::vector<const RefCounted*> queue{object};
+    pending = &queue;
+    while (!queue.empty()) {
+        const RefCounted* next = queue.back();
+        queue.pop_back();
+        delete next;
+    }
+    pending = nullptr;
+}
+
 const char* node_type_name(IRNodeType t) {
     switch (t) {
 #define TESSEL_NODE_NAME(T) \

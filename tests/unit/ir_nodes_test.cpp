@@ -788,3 +788,19 @@ TEST(Types, ParseRejectsUnknownNames) {
         EXPECT_THROW(Type::parse(bad), DSLError) << "'" << bad << "'";
     }
 }
+
+namespace tessel {
+namespace {
+
+TEST(IRLifetime, DeepTreesAreDestroyedWithoutRecursion) {
+    // A million-node chain would overflow the stack if each node deleted its child recursively.
+    Var x("x");
+    Expr e = x;
+    for (int i = 0; i < 1000000; ++i) e = Add::make(e, Expr(1));
+    EXPECT_EQ(e.as<Add>()->b.type(), Int(32));
+    e = Expr();  // must not crash
+    SUCCEED();
+}
+
+}  // namespace
+}  // namespace tessel

@@ -107,6 +107,11 @@ struct RefCounted {
     virtual ~RefCounted() = default;
 };
 
+/// Deletes an object whose last reference went away. Deleting a node releases its children; to
+/// keep destruction of very deep trees (long expression chains, DAGs of thousands of operations)
+/// from overflowing the stack, nested deletions are queued and run iteratively.
+void destroy_ref_counted(const RefCounted* object);
+
 /// An intrusive shared pointer to an immutable RefCounted object.
 template <typename T>
 class Ptr {
@@ -143,7 +148,8 @@ private:
         if (ptr_) ptr_->ref_count.fetch_add(1, std::memory_order_relaxed);
     }
     void release() {
-        if (ptr_ && ptr_->ref_count.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ptr_;
+        if (ptr_ && ptr_->ref_count.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            destroy_ref_counted(ptr_);
         ptr_ = nullptr;
     }
     const T* ptr_ = nullptr;
