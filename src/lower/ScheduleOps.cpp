@@ -131,9 +131,10 @@ private:
 Expr NestBuilder::lower_expr(int i, const Expr& e) {
     const ComputeOpNode* c = as_compute(s_.stages()[i].op);
     VarMap map;
-    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].root_values[r];
+    // read_values: round-up splits store past the region but read at its last point.
+    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
-        map[c->reduce_axis[r].var().get()] = bounds_[i].root_values[c->axis.size() + r];
+        map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
     return LowerReads(s_, bounds_, buffers_).mutate(substitute(e, map));
 }
 
