@@ -140,9 +140,12 @@ void Schedule::apply(const Step& step) {
             } else if constexpr (std::is_same_v<T, AnnotateStep>) {
                 annotate(s.stage, s.iter, s.annotation);
             } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                if (s.key != "auto_unroll_max_step")
-                    TESSEL_THROW(ScheduleError) << "pragma: unknown pragma '" << s.key
-                                                << "' (known: auto_unroll_max_step)";
+                if (s.key != "auto_unroll_max_step") {
+                    ScheduleAccess::loop_stage(*this, "pragma", s.stage);
+                    internal::schedule_fail(*this, "pragma", s.stage,
+                                            "unknown pragma '" + s.key +
+                                                "' (known: auto_unroll_max_step)");
+                }
                 pragma_auto_unroll(s.stage, s.value);
             } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
                 compute_at(s.stage, s.target, s.target_iter);
