@@ -48,7 +48,16 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
                                               stage_name(*this, stage) + ": that would be a cycle");
     if (stages_[target].attach == AttachKind::Inlined)
         schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is inlined; it has no loops");
-    int iter_id = A::check_leaf(*this, prim, target, target_iter);
+    const Stage& t = stages_[target];
+    if (target_iter < 0 || target_iter >= static_cast<int>(t.leaf.size())) {
+        // Name the stage being moved, but show the target's nest: that is where the position
+        // points.
+        os << "cannot compute " << stage_name(*this, stage) << " at iterator position "
+           << target_iter << ": it is not a leaf loop of this stage; legal positions are 0.."
+           << t.leaf.size() - 1;
+        schedule_fail(*this, prim, target, os.str());
+    }
+    int iter_id = t.leaf[target_iter];
     for (int c : consumers) {
         if (c == target || attached_within(stages_, c, target)) continue;
         os << "it is also read by " << stage_name(*this, c) << ", which is not computed inside "
