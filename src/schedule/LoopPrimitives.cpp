@@ -57,8 +57,21 @@ static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, in
            << "' must be positive";
         schedule_fail(s, prim, stage, os.str());
     }
-    Expr inner_extent, outer_extent;
     Type t = it.extent.type();
+    if (factor > t.max_int()) {
+        std::ostringstream os;
+        os << (by_nparts ? "nparts" : "factor") << " " << factor << " for iterator '" << it.name
+           << "' does not fit its index type " << t.str();
+        schedule_fail(s, prim, stage, os.str());
+    }
+    if (tail != TailStrategy::Guard && tail != TailStrategy::ShiftInwards &&
+        tail != TailStrategy::RoundUp) {
+        std::ostringstream os;
+        os << "unknown tail strategy " << static_cast<int>(tail) << " for iterator '" << it.name
+           << "' (guard, shift_inwards or round_up)";
+        schedule_fail(s, prim, stage, os.str());
+    }
+    Expr inner_extent, outer_extent;
     if (by_nparts) {
         outer_extent = make_const(t, factor);
         inner_extent = internal::ceil_div(it.extent, factor);

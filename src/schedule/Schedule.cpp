@@ -188,7 +188,9 @@ void schedule_fail(const Schedule& s, const char* primitive, int stage, const st
 }
 
 Expr ceil_div(const Expr& extent, int64_t factor) {
-    if (auto c = as_const_int(extent)) return make_const(extent.type(), (*c + factor - 1) / factor);
+    // (c - 1) / f + 1, not (c + f - 1) / f: no overflow for factors near the type's maximum.
+    if (auto c = as_const_int(extent))
+        return make_const(extent.type(), *c <= 0 ? 0 : (*c - 1) / factor + 1);
     Expr f = make_const(extent.type(), factor);
     return FloorDiv::make(Add::make(extent, make_const(extent.type(), factor - 1)), f);
 }
