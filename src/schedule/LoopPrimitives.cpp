@@ -29,6 +29,13 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
            << "' would visit reduction points twice or past the end; use guard";
         schedule_fail(s, prim, stage, os.str());
     }
+    if (tail == TailStrategy::ShiftInwards && !as_compute(st.op)->reduce_axis.empty()) {
+        // The shifted iteration runs the update of the overlapping points again: inside a
+        // reduction loop they would be accumulated twice (as Halide, no shift in updates).
+        os << "shift_inwards on '" << it.name << "' of a reduction stage would accumulate the "
+           << "recomputed points twice; use guard";
+        schedule_fail(s, prim, stage, os.str());
+    }
     if (tail == TailStrategy::ShiftInwards) {
         auto ext = it.const_extent();
         if (!ext || *ext < inner) {
