@@ -80,6 +80,10 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         bool placeholder = as_placeholder(st.op) != nullptr;
         for (int v = 0; v < op_num_outputs(st.op); ++v) {
             bool has = is_arg_[i] && v < static_cast<int>(buffers_[i].size()) && buffers_[i][v].defined();
+            if (is_arg_[i] && !has)
+                TESSEL_THROW(ScheduleError) << "lower: the arguments list another output of '" << st.name()
+                                            << "' but not '" << op_output(st.op, v).name()
+                                            << "'; pass every output of a multi-output stage";
             if ((placeholder || st.is_output) && !has)
                 TESSEL_THROW(ScheduleError) << "lower: the arguments omit " << (placeholder ? "placeholder" : "output")
                                             << " '" << op_output(st.op, v).name() << "', which the DAG "
