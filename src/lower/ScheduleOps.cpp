@@ -80,6 +80,10 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         bool placeholder = as_placeholder(st.op) != nullptr;
         for (int v = 0; v < op_num_outputs(st.op); ++v) {
             bool has = is_arg_[i] && v < static_cast<int>(buffers_[i].size()) && buffers_[i][v].defined();
+            if (is_arg_[i] && !has)
+                TESSEL_THROW(ScheduleError) << "lower: the arguments list another output of '" << st.name()
+                                            << "' but not '" << op_output(st.op, v).name()
+                                            << "'; pass every output of a multi-output stage";
             if ((placeholder || st.is_output) && !has)
                 TESSEL_THROW(ScheduleError) << "lower: the arguments omit " << (placeholder ? "placeholder" : "output")
                                             << " '" << op_output(st.op, v).name() << "', which the DAG "
@@ -131,9 +135,10 @@ private:
 Expr NestBuilder::lower_expr(int i, const Expr& e) {
     const ComputeOpNode* c = as_compute(s_.stages()[i].op);
     VarMap map;
-    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].root_values[r];
+    // read_values: round-up splits store past the region but read at its last point.
+    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
-        map[c->reduce_axis[r].var().get()] = bounds_[i].root_values[c->axis.size() + r];
+        map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
     return LowerReads(s_, bounds_, buffers_).mutate(substitute(e, map));
 }
 

@@ -23,6 +23,35 @@ bool attached_within(const std::vector<Stage>& stages, int stage, int target) {
 
 std::string stage_name(const Schedule& s, int i) { return "'" + s.stages()[i].name() + "'"; }
 
+// Moves `stage` to (kind, target, iter), then checks that every stage computed at a loop still
+// has all its readers inside that loop's stage: moving one stage changes who reads the others
+// (compute_root of a reader, inlining a stage between two others). On failure the move is undone
+// and the primitive fails, naming the stage whose attachment would break.
+void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
+                  AttachKind kind, int target, int iter) {
+    Stage& st = stages[stage];
+    AttachKind old_kind = st.attach;
+    int old_target = st.attach_stage, old_iter = st.attach_iter;
+    st.attach = kind;
+    st.attach_stage = target;
+    st.attach_iter = iter;
+    for (int x = 0; x < static_cast<int>(stages.size()); ++x) {
+        if (stages[x].attach != AttachKind::At) continue;
+        int t = stages[x].attach_stage;
+        for (int c : internal::consumers_of(s, x)) {
+            if (c == t || attached_within(stages, c, t)) continue;
+            std::string msg = "stage " + stage_name(s, x) + " is computed at " +
+                              stage_name(s, t) + ", but would then be read by " +
+                              stage_name(s, c) + ", which is not computed inside " +
+                              stage_name(s, t) + "; compute_root " + stage_name(s, x) + " first";
+            st.attach = old_kind;
+            st.attach_stage = old_target;
+            st.attach_iter = old_iter;
+            schedule_fail(s, prim, stage, msg);
+        }
+    }
+}
+
 }  // namespace
 
 void Schedule::compute_at(int stage, int target, int target_iter) {
@@ -48,7 +77,16 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
                                               stage_name(*this, stage) + ": that would be a cycle");
     if (stages_[target].attach == AttachKind::Inlined)
         schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is inlined; it has no loops");
-    int iter_id = A::check_leaf(*this, prim, target, target_iter);
+    const Stage& t = stages_[target];
+    if (target_iter < 0 || target_iter >= static_cast<int>(t.leaf.size())) {
+        // Name the stage being moved, but show the target's nest: that is where the position
+        // points.
+        os << "cannot compute " << stage_name(*this, stage) << " at iterator position "
+           << target_iter << ": it is not a leaf loop of this stage; legal positions are 0.."
+           << t.leaf.size() - 1;
+        schedule_fail(*this, prim, target, os.str());
+    }
+    int iter_id = t.leaf[target_iter];
     for (int c : consumers) {
         if (c == target || attached_within(stages_, c, target)) continue;
         os << "it is also read by " << stage_name(*this, c) << ", which is not computed inside "
@@ -56,9 +94,7 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
            << " inside it first, or inline/keep this stage at the root";
         schedule_fail(*this, prim, stage, os.str());
     }
-    st.attach = AttachKind::At;
-    st.attach_stage = target;
-    st.attach_iter = iter_id;
+    move_checked(*this, stages_, prim, stage, AttachKind::At, target, iter_id);
     record(ComputeAtStep{stage, target, target_iter});
 }
 
@@ -76,15 +112,13 @@ void Schedule::compute_inline(int stage) {
             schedule_fail(*this, prim, stage, "stage " + stage_name(*this, static_cast<int>(i)) +
                                                   " is computed inside it; move that stage first");
     }
-    st.attach = AttachKind::Inlined;
-    st.attach_stage = st.attach_iter = -1;
+    move_checked(*this, stages_, prim, stage, AttachKind::Inlined, -1, -1);
     record(ComputeInlineStep{stage});
 }
 
 void Schedule::compute_root(int stage) {
-    Stage& st = A::loop_stage(*this, "compute_root", stage);
-    st.attach = AttachKind::Root;
-    st.attach_stage = st.attach_iter = -1;
+    A::loop_stage(*this, "compute_root", stage);
+    move_checked(*this, stages_, "compute_root", stage, AttachKind::Root, -1, -1);
     record(ComputeRootStep{stage});
 }
 

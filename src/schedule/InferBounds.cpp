@@ -169,7 +169,7 @@ Interval BoundInference::consumer_root_interval(int c, int target, int attach_po
         return Interval(lo.min, hi.max);
     }
     (void)attach_pos;
-    Interval v = bounds_of(cb.root_values[r], inner);
+    Interval v = bounds_of(cb.read_values[r], inner);
     // Guards keep the consumer inside its domain; round-up splits compute past it.
     return interval_intersect(v, Interval(cb.region_min[r], dom_max));
 }
@@ -252,6 +252,16 @@ Scope leaf_scope(const Stage& st, const StageBounds& b) {
     return scope;
 }
 
+// The index the body reads at for root axis r (see StageBounds::read_values): `value` (relative
+// to the region) clamped to the region's last point where a round-up split may run past it.
+Expr clamped_read_value(const StageBounds& b, size_t r, const Expr& value, const Scope& leaves,
+                        bool has_round_up) {
+    Expr v = simplify(value);
+    Expr last = simplify(Sub::make(b.region_extent[r], make_one(v.type())));
+    if (has_round_up && !can_prove(LE::make(v, last), leaves)) v = simplify(Min::make(v, last));
+    return simplify(Add::make(b.region_min[r], v));
+}
+
 void BoundInference::derive_loops(int i) {
     const Stage& st = s_.stages()[i];
     StageBounds& b = out_[i];
@@ -301,9 +311,14 @@ void BoundInference::derive_loops(int i) {
                                 st.iters[rel.parent].kind == IterKind::Reduction});
     }
     Scope leaves = leaf_scope(st, b);
+    bool has_round_up = false;
+    for (const IterRelation& rel : st.relations)
+        has_round_up = has_round_up || (rel.kind == IterRelation::Kind::Split &&
+                                        rel.tail == TailStrategy::RoundUp);
     for (size_t r = 0; r < st.root.size(); ++r) {
         int id = st.root[r];
         b.root_values.push_back(simplify(Add::make(b.region_min[r], value[id])));
+        b.read_values.push_back(clamped_read_value(b, r, value[id], leaves, has_round_up));
         // Loops cover a constant bound of the region; skip the points past its real extent.
         if (!is_zero(simplify(Sub::make(b.iter_extents[id], b.region_extent[r]))))
             b.guards.push_back({LT::make(value[id], b.region_extent[r]), st.iters[id].kind == IterKind::Reduction});

@@ -29,6 +29,13 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
            << "' would visit reduction points twice or past the end; use guard";
         schedule_fail(s, prim, stage, os.str());
     }
+    if (tail == TailStrategy::ShiftInwards && !as_compute(st.op)->reduce_axis.empty()) {
+        // The shifted iteration runs the update of the overlapping points again: inside a
+        // reduction loop they would be accumulated twice (as Halide, no shift in updates).
+        os << "shift_inwards on '" << it.name << "' of a reduction stage would accumulate the "
+           << "recomputed points twice; use guard";
+        schedule_fail(s, prim, stage, os.str());
+    }
     if (tail == TailStrategy::ShiftInwards) {
         auto ext = it.const_extent();
         if (!ext || *ext < inner) {
@@ -57,8 +64,21 @@ static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, in
            << "' must be positive";
         schedule_fail(s, prim, stage, os.str());
     }
-    Expr inner_extent, outer_extent;
     Type t = it.extent.type();
+    if (factor > t.max_int()) {
+        std::ostringstream os;
+        os << (by_nparts ? "nparts" : "factor") << " " << factor << " for iterator '" << it.name
+           << "' does not fit its index type " << t.str();
+        schedule_fail(s, prim, stage, os.str());
+    }
+    if (tail != TailStrategy::Guard && tail != TailStrategy::ShiftInwards &&
+        tail != TailStrategy::RoundUp) {
+        std::ostringstream os;
+        os << "unknown tail strategy " << static_cast<int>(tail) << " for iterator '" << it.name
+           << "' (guard, shift_inwards or round_up)";
+        schedule_fail(s, prim, stage, os.str());
+    }
+    Expr inner_extent, outer_extent;
     if (by_nparts) {
         outer_extent = make_const(t, factor);
         inner_extent = internal::ceil_div(it.extent, factor);
@@ -159,7 +179,17 @@ void Schedule::reorder(int stage, const std::vector<int>& order) {
 int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
     Stage& st = A::loop_stage(*this, "tile", stage);
     if (y != x + 1) schedule_fail(*this, "tile", stage, "tiles two adjacent leaves (y = x + 1)");
+    A::check_leaf(*this, "tile", stage, x);
     A::check_leaf(*this, "tile", stage, y);
+    // Validate both factors before the first split, so that a failed tile changes nothing.
+    for (int64_t f : {fx, fy}) {
+        if (f <= 0) {
+            std::ostringstream os;
+            os << "factor " << f << " for iterator '" << st.iters[st.leaf[f == fx ? x : y]].name
+               << "' must be positive";
+            schedule_fail(*this, "tile", stage, os.str());
+        }
+    }
     split(stage, x, fx);     // xo xi y
     split(stage, x + 2, fy);  // xo xi yo yi
     std::vector<int> order;

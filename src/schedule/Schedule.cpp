@@ -140,9 +140,12 @@ void Schedule::apply(const Step& step) {
             } else if constexpr (std::is_same_v<T, AnnotateStep>) {
                 annotate(s.stage, s.iter, s.annotation);
             } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                if (s.key != "auto_unroll_max_step")
-                    TESSEL_THROW(ScheduleError) << "pragma: unknown pragma '" << s.key
-                                                << "' (known: auto_unroll_max_step)";
+                if (s.key != "auto_unroll_max_step") {
+                    ScheduleAccess::loop_stage(*this, "pragma", s.stage);
+                    internal::schedule_fail(*this, "pragma", s.stage,
+                                            "unknown pragma '" + s.key +
+                                                "' (known: auto_unroll_max_step)");
+                }
                 pragma_auto_unroll(s.stage, s.value);
             } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
                 compute_at(s.stage, s.target, s.target_iter);
@@ -185,7 +188,9 @@ void schedule_fail(const Schedule& s, const char* primitive, int stage, const st
 }
 
 Expr ceil_div(const Expr& extent, int64_t factor) {
-    if (auto c = as_const_int(extent)) return make_const(extent.type(), (*c + factor - 1) / factor);
+    // (c - 1) / f + 1, not (c + f - 1) / f: no overflow for factors near the type's maximum.
+    if (auto c = as_const_int(extent))
+        return make_const(extent.type(), *c <= 0 ? 0 : (*c - 1) / factor + 1);
     Expr f = make_const(extent.type(), factor);
     return FloorDiv::make(Add::make(extent, make_const(extent.type(), factor - 1)), f);
 }

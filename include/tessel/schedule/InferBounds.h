@@ -10,7 +10,8 @@
 //
 // Splits whose factor may not divide the extent add a guard (`root < extent`) on the points
 // past the end (Guard), shift the last iteration inwards (ShiftInwards), or compute the padded
-// points (RoundUp).
+// points (RoundUp): those store past the region into padded storage, but evaluate the body at
+// the region's last point (`read_values`), so they never read past their producers.
 #pragma once
 
 #include <vector>
@@ -31,6 +32,10 @@ struct StageBounds {
     std::vector<Var> iter_vars;       ///< per iterator id
     std::vector<Expr> iter_extents;   ///< per iterator id
     std::vector<Expr> root_values;    ///< per root axis: absolute index in terms of leaf vars
+    /// Per root axis: the index the body is evaluated at. root_values, except where round-up
+    /// splits run past the region: there it is clamped to the region's last point, so the padded
+    /// points recompute that point (into padded storage) instead of reading past the inputs.
+    std::vector<Expr> read_values;
     std::vector<Expr> region_min;     ///< per root axis: first point computed
     std::vector<Expr> region_extent;  ///< per root axis: points computed (may be symbolic)
     std::vector<Expr> region_bound;   ///< per root axis: constant bound of region_extent, if any

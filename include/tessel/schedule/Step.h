@@ -48,37 +48,45 @@ struct SplitStep {
     int64_t factor;
     bool by_nparts = false;
     TailStrategy tail = TailStrategy::Guard;
+    bool operator==(const SplitStep&) const = default;
 };
 /// Fuses adjacent leaves `iters` (consecutive positions, outermost first) into one.
 struct FuseStep {
     int stage;
     std::vector<int> iters;
+    bool operator==(const FuseStep&) const = default;
 };
 /// Permutes the leaves: order[i] is the old position of the new i-th leaf.
 struct ReorderStep {
     int stage;
     std::vector<int> order;
+    bool operator==(const ReorderStep&) const = default;
 };
 /// Sets a leaf's annotation (vectorize, unroll, parallel, ...).
 struct AnnotateStep {
     int stage, iter;
     IterAnnotation annotation;
+    bool operator==(const AnnotateStep&) const = default;
 };
 /// A stage pragma; today only "auto_unroll_max_step".
 struct PragmaStep {
     int stage;
     std::string key;
     int64_t value;
+    bool operator==(const PragmaStep&) const = default;
 };
 /// Computes `stage` inside stage `target`'s leaf `target_iter`.
 struct ComputeAtStep {
     int stage, target, target_iter;
+    bool operator==(const ComputeAtStep&) const = default;
 };
 struct ComputeInlineStep {
     int stage;
+    bool operator==(const ComputeInlineStep&) const = default;
 };
 struct ComputeRootStep {
     int stage;
+    bool operator==(const ComputeRootStep&) const = default;
 };
 
 /// One recorded schedule step.

@@ -1,0 +1,117 @@
+// Helpers for the schedule correctness tests: lower a schedule, run it in the loop-IR interpreter
+// on random inputs and compare every output with the reference interpreter.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/HostArray.h"
+#include "tessel/Tolerance.h"
+#include "tessel/ir/IROperator.h"
+#include "tessel/lower/LoopInterpreter.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+#include "tessel/te/ReferenceInterpreter.h"
+
+namespace tessel::testing {
+
+/// The constant shape of `t` (fails the test if an extent is symbolic).
+inline std::vector<int64_t> const_shape(const Tensor& t) {
+    std::vector<int64_t> shape;
+    for (const Expr& e : t.shape()) {
+        auto c = as_const_int(e);
+        EXPECT_TRUE(c.has_value()) << "tensor " << t.name() << " has a symbolic extent";
+        shape.push_back(c ? *c : 1);
+    }
+    return shape;
+}
+
+/// The leaf extents of stage `stage` after Schedule::infer_extents(), as constants (-1 where
+/// an extent is symbolic).
+inline std::vector<int64_t> inferred_extents(const Schedule& s, int stage) {
+    std::vector<int64_t> result;
+    std::vector<std::vector<Expr>> all = s.infer_extents();  // outlives the loop
+    for (const Expr& e : all[stage]) result.push_back(as_const_int(e).value_or(-1));
+    return result;
+}
+
+/// The placeholders of the schedule's DAG, in stage order.
+inline std::vector<Tensor> placeholders_of(const Schedule& s) {
+    std::vector<Tensor> result;
+    for (const Stage& st : s.stages())
+        if (as_placeholder(st.op)) result.push_back(op_output(st.op, 0));
+    return result;
+}
+
+/// Lowers `s` over (placeholders, outputs), runs it on random inputs and compares each output
+/// with the reference interpreter; `reduction_length` sets the float tolerance. Returns the
+/// lowered IR, printed (for extra checks on its shape).
+inline std::string expect_matches_reference(const Schedule& s, int64_t reduction_length = 1,
+                                            uint64_t seed = 1) {
+    std::vector<Tensor> inputs = placeholders_of(s);
+    std::vector<Tensor> args = inputs;
+    for (const Tensor& t : s.outputs()) args.push_back(t);
+    LoweredFunc f = lower(s, args);
+    std::string ir = to_string(f);
+    std::vector<HostArray> arrays;
+    std::vector<std::pair<Tensor, HostArray>> ref_inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        arrays.push_back(HostArray::random(inputs[i].dtype(), const_shape(inputs[i]), seed + i));
+        ref_inputs.emplace_back(inputs[i], arrays.back());
+    }
+    for (const Tensor& t : s.outputs()) arrays.emplace_back(t.dtype(), const_shape(t));
+    std::vector<HostArray*> ptrs;
+    for (HostArray& a : arrays) ptrs.push_back(&a);
+    try {
+        run_lowered(f, ptrs);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "run_lowered failed: " << e.what() << "\n" << ir;
+        return ir;
+    }
+    std::vector<HostArray> ref = evaluate_reference(s.outputs(), ref_inputs);
+    for (size_t o = 0; o < ref.size(); ++o) {
+        CompareResult r =
+            compare_to_reference(arrays[inputs.size() + o], ref[o],
+                                 tolerance_for(s.outputs()[o].dtype(), reduction_length));
+        EXPECT_TRUE(r.ok) << "output " << s.outputs()[o].name() << ": " << r.message() << "\n"
+                          << ir;
+    }
+    return ir;
+}
+
+/// C = A(n, k) @ B(k, m) in float32, the reduction axis named "k".
+struct Matmul {
+    Tensor A, B, C;
+    Matmul(int n, int m, int k) {
+        A = placeholder({n, k}, Float(32), "A");
+        B = placeholder({k, m}, Float(32), "B");
+        IterVar kk = reduce_axis(Range(0, k), "k");
+        C = compute(
+            {n, m}, [&](Var i, Var j) { return sum(A(i, kk) * B(kk, j), {kk}); }, "C");
+    }
+};
+
+/// NCHW 3x3 convolution with zero padding through if_then_else; the input is X(n, c, h, w).
+inline Tensor conv2d_3x3(const Tensor& X, const Tensor& W, int pad, const std::string& name) {
+    const std::vector<Expr>& xs = X.shape();
+    const std::vector<Expr>& ws = W.shape();
+    int h = static_cast<int>(*as_const_int(xs[2])), w = static_cast<int>(*as_const_int(xs[3]));
+    int c = static_cast<int>(*as_const_int(xs[1]));
+    IterVar rc = reduce_axis({0, c}, "rc"), ry = reduce_axis({0, 3}, "ry");
+    IterVar rx = reduce_axis({0, 3}, "rx");
+    return compute(
+        {xs[0], ws[0], h + 2 * pad - 2, w + 2 * pad - 2},
+        [&](Var b, Var k, Var y, Var x) {
+            Expr iy = y + ry.var() - pad, ix = x + rx.var() - pad;
+            Expr inside = iy >= 0 && iy < h && ix >= 0 && ix < w;
+            Expr v = if_then_else(inside, X(b, rc, iy, ix), make_zero(Float(32)));
+            return sum(v * W(k, rc, ry, rx), {rc, ry, rx});
+        },
+        name);
+}
+
+}  // namespace tessel::testing

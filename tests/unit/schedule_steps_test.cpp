@@ -1,0 +1,229 @@
+// Steps as data, for every step kind: JSON round trip, replay with byte-identical lowered IR,
+// to_python lines, and the same IR from tools/tessel-lower in other processes. Also the workload
+// key: equal for the same DAG built twice under other names, different for another DAG.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tessel/ir/IROperator.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+using namespace tessel;
+
+namespace {
+
+// The operator of tools/tessel-lower (names included: the printed IR must match it).
+struct Workload {
+    Tensor A, B, Bs, C, R;
+    int bs = 0, c = 0, r = 0;  // stage indices
+    explicit Workload(const std::string& suffix = "", int m = 48) {
+        A = placeholder({64, 32}, Float(32), "A" + suffix);
+        B = placeholder({32, m}, Float(32), "B" + suffix);
+        Bs = compute(
+            {32, m}, [&](Var k, Var j) { return B(k, j) * 0.5f; }, "Bs" + suffix);
+        IterVar k = reduce_axis({0, 32}, "k" + suffix);
+        C = compute(
+            {64, m}, [&](Var i, Var j) { return sum(A(i, k) * Bs(k, j), {k}); }, "C" + suffix);
+        R = compute(
+            {64, m}, [&](Var i, Var j) { return max(C(i, j), 0.0f); }, "R" + suffix);
+    }
+    Schedule schedule() {
+        Schedule s = create_schedule({R});
+        bs = s.stage_of(Bs);
+        c = s.stage_of(C);
+        r = s.stage_of(R);
+        return s;
+    }
+    std::string lowered(const Schedule& s) const {
+        std::ostringstream os;
+        os << "# workload " << std::hex << s.workload_key() << "\n"
+           << to_string(lower(s, {A, B, R}, "main", LowerOptions{}));
+        return os.str();
+    }
+};
+
+// One schedule per step kind: the steps to apply, and lines to_python must print.
+struct StepCase {
+    const char* name;
+    std::function<void(Schedule&, const Workload&)> apply;
+    std::vector<std::string> python;
+};
+
+std::vector<StepCase> step_cases() {
+    return {
+        {"split",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.c, 0, 8);
+             s.split_nparts(w.r, 1, 5, TailStrategy::ShiftInwards);
+             s.split(w.bs, 1, 7, TailStrategy::RoundUp);
+         },
+         {"s.split(3, 0, factor=8)  # C: split i0",
+          "s.split(4, 1, nparts=5, tail=\"shift_inwards\")  # R: split i1",
+          "s.split(2, 1, factor=7, tail=\"round_up\")  # Bs: split i1"}},
+        {"fuse",
+         [](Schedule& s, const Workload& w) {
+             s.fuse(w.r, {0, 1});
+         },
+         {"s.fuse(4, [0, 1])  # R"}},
+        {"reorder",
+         [](Schedule& s, const Workload& w) {
+             s.reorder(w.c, {2, 0, 1});
+         },
+         {"s.reorder(3, [2, 0, 1])  # C"}},
+        {"annotate",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.c, 1, 8);
+             s.vectorize(w.c, 2);
+             s.parallel(w.c, 0);
+             s.unroll(w.r, 1);
+         },
+         {"s.vectorize(3, 2)  # C: i1.inner", "s.parallel(3, 0)  # C: i0",
+          "s.unroll(4, 1)  # R: i1"}},
+        {"pragma",
+         [](Schedule& s, const Workload& w) { s.pragma_auto_unroll(w.c, 16); },
+         {"s.pragma(3, \"auto_unroll_max_step\", 16)  # C"}},
+        {"compute_at",
+         [](Schedule& s, const Workload& w) {
+             s.tile(w.r, 0, 1, 16, 8);
+             s.compute_at(w.c, w.r, 1);
+             s.compute_at(w.bs, w.c, 1);
+         },
+         {"s.compute_at(3, 4, 1)  # C at R's i1.outer", "s.compute_at(2, 3, 1)  # Bs at C's i1"}},
+        {"compute_inline",
+         [](Schedule& s, const Workload& w) { s.compute_inline(w.bs); },
+         {"s.compute_inline(2)  # Bs"}},
+        {"compute_root",
+         [](Schedule& s, const Workload& w) {
+             s.compute_at(w.c, w.r, 0);
+             s.compute_root(w.c);
+         },
+         {"s.compute_root(3)  # C"}},
+    };
+}
+
+// Runs tools/tessel-lower with `steps_json` as its argument; returns its standard output.
+std::string run_tool(const std::string& steps_json) {
+    std::string cmd = std::string(TESSEL_LOWER_TOOL) + " '" + steps_json + "'";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    if (!pipe) return "popen failed";
+    std::string out;
+    std::array<char, 4096> buf;
+    while (size_t n = std::fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
+    return out;
+}
+
+}  // namespace
+
+TEST(ScheduleSteps, EveryKindIsCovered) {
+    std::vector<std::string> kinds;
+    for (const StepCase& k : step_cases()) kinds.push_back(k.name);
+    EXPECT_EQ(kinds.size(), std::variant_size_v<Step>);
+}
+
+TEST(ScheduleSteps, JsonRoundTrip) {
+    for (const StepCase& k : step_cases()) {
+        SCOPED_TRACE(k.name);
+        Workload w;
+        Schedule s = w.schedule();
+        k.apply(s, w);
+        std::string json = steps_to_json(s.steps());
+        EXPECT_NE(json.find(std::string("\"kind\":\"") + k.name + "\""), std::string::npos) << json;
+        std::vector<Step> back = steps_from_json(json);
+        EXPECT_EQ(back, s.steps()) << json;
+        EXPECT_EQ(steps_to_json(back), json);
+    }
+}
+
+TEST(ScheduleSteps, ReplayGivesIdenticalIR) {
+    for (const StepCase& k : step_cases()) {
+        SCOPED_TRACE(k.name);
+        Workload w;
+        Schedule s = w.schedule();
+        k.apply(s, w);
+        Schedule again = replay({w.R}, steps_from_json(steps_to_json(s.steps())));
+        EXPECT_EQ(again.steps(), s.steps());
+        EXPECT_EQ(w.lowered(again), w.lowered(s));
+        Schedule from_record = schedule_from_json({w.R}, s.to_json());
+        EXPECT_EQ(w.lowered(from_record), w.lowered(s));
+    }
+}
+
+TEST(ScheduleSteps, ReplayOnTheSameDagBuiltAgain) {
+    for (const StepCase& k : step_cases()) {
+        SCOPED_TRACE(k.name);
+        Workload w, w2;
+        Schedule s = w.schedule();
+        k.apply(s, w);
+        Schedule again = schedule_from_json({w2.R}, s.to_json());
+        EXPECT_EQ(w2.lowered(again), w.lowered(s));
+    }
+}
+
+TEST(ScheduleSteps, ToPythonLines) {
+    for (const StepCase& k : step_cases()) {
+        SCOPED_TRACE(k.name);
+        Workload w;
+        Schedule s = w.schedule();
+        k.apply(s, w);
+        std::string py = s.to_python();
+        EXPECT_NE(py.find("def apply_schedule(s):"), std::string::npos) << py;
+        EXPECT_NE(py.find("0=A 1=B 2=Bs 3=C 4=R"), std::string::npos) << py;
+        for (const std::string& line : k.python)
+            EXPECT_NE(py.find("    " + line + "\n"), std::string::npos)
+                << "missing: " << line << "\n"
+                << py;
+    }
+}
+
+TEST(ScheduleSteps, ToPythonWithoutSteps) {
+    Workload w;
+    Schedule s = w.schedule();
+    EXPECT_NE(s.to_python().find("def apply_schedule(s):\n    pass\n"), std::string::npos);
+}
+
+TEST(ScheduleSteps, CrossProcessDeterminism) {
+    for (const StepCase& k : step_cases()) {
+        SCOPED_TRACE(k.name);
+        Workload w;
+        Schedule s = w.schedule();
+        k.apply(s, w);
+        std::string json = steps_to_json(s.steps());
+        std::string first = run_tool(json), second = run_tool(json);
+        EXPECT_EQ(first, second);
+        EXPECT_EQ(first, w.lowered(s));
+    }
+}
+
+TEST(ScheduleSteps, WorkloadKeyIgnoresNames) {
+    Workload w, renamed("_renamed");
+    EXPECT_EQ(dag_hash({w.R}), dag_hash({renamed.R}));
+    EXPECT_EQ(w.schedule().workload_key(), renamed.schedule().workload_key());
+}
+
+TEST(ScheduleSteps, WorkloadKeyDiffersForAnotherDag) {
+    Workload w, wider("", 49);
+    EXPECT_NE(dag_hash({w.R}), dag_hash({wider.R}));
+    // Same shapes, another body.
+    Tensor X = placeholder({8}, Float(32), "X");
+    Tensor Y1 = compute(
+        {8}, [&](Var i) { return X(i) + 1.0f; }, "Y");
+    Tensor Y2 = compute(
+        {8}, [&](Var i) { return X(i) * 1.0f; }, "Y");
+    Tensor Y3 = compute(
+        {8}, [&](Var i) { return X(7 - i) + 1.0f; }, "Y");
+    EXPECT_NE(dag_hash({Y1}), dag_hash({Y2}));
+    EXPECT_NE(dag_hash({Y1}), dag_hash({Y3}));
+    // Same structure, another dtype.
+    Tensor Xh = placeholder({8}, Float(16), "X");
+    Tensor Yh = compute(
+        {8}, [&](Var i) { return Xh(i) + make_const(Float(16), 1.0); }, "Y");
+    EXPECT_NE(dag_hash({Y1}), dag_hash({Yh}));
+}
