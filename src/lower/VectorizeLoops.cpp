@@ -146,6 +146,66 @@ public:
     explicit Predicator(Expr mask) : mask_(std::move(mask)), lanes_(mask_.type().lanes) {}
 
 protected:
+    // A scalar load under a mask becomes a masked gather of one address (a lane that is off
+    // must not read: the whole vector may be off), so operands may change from scalar to vector;
+    // the nodes above them widen their other operands to match.
+    template <typename T>
+    Expr match_lanes(const T* op) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        if (a.type().lanes != b.type().lanes) a = widen(a, lanes_), b = widen(b, lanes_);
+        return T::make(a, b);
+    }
+#define TESSEL_MATCH_LANES(T)          \
+    Expr visit(const T* op) override { \
+        return match_lanes(op);        \
+    }
+    TESSEL_MATCH_LANES(Add)
+    TESSEL_MATCH_LANES(Sub)
+    TESSEL_MATCH_LANES(Mul)
+    TESSEL_MATCH_LANES(Div)
+    TESSEL_MATCH_LANES(Mod)
+    TESSEL_MATCH_LANES(FloorDiv)
+    TESSEL_MATCH_LANES(FloorMod)
+    TESSEL_MATCH_LANES(Min)
+    TESSEL_MATCH_LANES(Max)
+    TESSEL_MATCH_LANES(EQ)
+    TESSEL_MATCH_LANES(NE)
+    TESSEL_MATCH_LANES(LT)
+    TESSEL_MATCH_LANES(LE)
+    TESSEL_MATCH_LANES(GT)
+    TESSEL_MATCH_LANES(GE)
+    TESSEL_MATCH_LANES(And)
+    TESSEL_MATCH_LANES(Or)
+#undef TESSEL_MATCH_LANES
+    Expr visit(const Broadcast* op) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return op;
+        return v.type().is_vector() ? widen(v, op->lanes) : Broadcast::make(v, op->lanes);
+    }
+    Expr visit(const Select* op) override {
+        Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+            return op;
+        if (t.type().lanes != f.type().lanes || (c.type().is_vector() && c.type().lanes != t.type().lanes))
+            t = widen(t, lanes_), f = widen(f, lanes_);
+        if (c.type().is_vector() || t.type().is_vector()) c = c.type().is_vector() ? c : widen(c, lanes_);
+        return Select::make(c, t, f);
+    }
+    Expr visit(const Cast* op) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return op;
+        return Cast::make(op->type.with_lanes(v.type().lanes), v);
+    }
+    Expr visit(const Call* op) override {
+        std::vector<Expr> args;
+        if (!mutate_all(op->args, &args)) return op;
+        bool vector = false;
+        for (const Expr& a : args) vector = vector || a.type().is_vector();
+        if (vector)
+            for (Expr& a : args) a = widen(a, lanes_);
+        return Call::make(op->op, args);
+    }
     Expr visit(const Load* op) override {
         Expr index = widen(mutate(op->index), lanes_);
         Expr pred = op->predicate.defined() ? And::make(widen(mutate(op->predicate), lanes_), mask_)

@@ -214,6 +214,8 @@ void BoundInference::infer_region(int i) {
     }
     StageBounds& b = out_[i];
     Scope outer = leaf_scope(t, out_[target]);  // the target's loops over their whole range
+    Analyzer known;
+    for (const auto& [v, range] : outer) known.bind(Var(v), range);
     for (size_t d = 0; d < pc->axis.size(); ++d) {
         const Range& dom = pc->axis[d].dom();
         Type ty = dom.min.type();
@@ -224,8 +226,10 @@ void BoundInference::infer_region(int i) {
             os << "cannot bound the region of axis " << d << " that its consumers read inside '" << t.name() << "'";
             schedule_fail(s_, "lower", i, os.str());
         }
-        Expr mn = simplify(iv.min), ext = simplify(Add::make(Sub::make(iv.max, iv.min), make_one(ty)));
-        Expr bound = extent_upper_bound(simplify(iv.min), simplify(iv.max), outer);
+        // Simplify knowing the target's loop ranges: max(io*8, 0) is io*8.
+        Expr lo = known.simplify(iv.min), hi = known.simplify(iv.max);
+        Expr mn = lo, ext = known.simplify(Add::make(Sub::make(hi, lo), make_one(ty)));
+        Expr bound = extent_upper_bound(lo, hi, outer);
         if (!bound.defined()) {
             std::ostringstream os;
             os << "the region of axis " << d << " has extent " << to_string(ext) << ", which has no constant bound";

@@ -13,6 +13,7 @@
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
+#include "tessel/lower/ScheduleOps.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
 #include "tessel/te/ReferenceInterpreter.h"
@@ -48,15 +49,16 @@ inline std::vector<Tensor> placeholders_of(const Schedule& s) {
 }
 
 /// Lowers `s` over (placeholders, outputs), runs it on random inputs and compares each output
-/// with the reference interpreter; `reduction_length` sets the float tolerance. Returns the
-/// lowered IR, printed (for extra checks on its shape).
+/// with the reference interpreter; `reduction_length` sets the float tolerance. Returns the loop
+/// nests as schedule_ops builds them (before partitioning, vectorization and unrolling), printed,
+/// for extra checks on the schedule's structure.
 inline std::string expect_matches_reference(const Schedule& s, int64_t reduction_length = 1,
                                             uint64_t seed = 1) {
     std::vector<Tensor> inputs = placeholders_of(s);
     std::vector<Tensor> args = inputs;
     for (const Tensor& t : s.outputs()) args.push_back(t);
     LoweredFunc f = lower(s, args);
-    std::string ir = to_string(f);
+    std::string ir = to_string(schedule_ops(s, args, "main"));
     std::vector<HostArray> arrays;
     std::vector<std::pair<Tensor, HostArray>> ref_inputs;
     for (size_t i = 0; i < inputs.size(); ++i) {
