@@ -88,10 +88,12 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     }
     int iter_id = t.leaf[target_iter];
     for (int c : consumers) {
-        if (c == target || attached_within(stages_, c, target)) continue;
-        os << "it is also read by " << stage_name(*this, c) << ", which is not computed inside "
-           << stage_name(*this, target) << "; compute " << stage_name(*this, c)
-           << " inside it first, or inline/keep this stage at the root";
+        // Bound inference unions the regions of readers computed directly inside the target.
+        const Stage& reader = stages_[c];
+        if (c == target || (reader.attach == AttachKind::At && reader.attach_stage == target)) continue;
+        os << "it is also read by " << stage_name(*this, c) << ", which is not computed directly inside "
+           << stage_name(*this, target) << "; compute_at " << stage_name(*this, c)
+           << " to a loop of it first, or inline/keep this stage at the root";
         schedule_fail(*this, prim, stage, os.str());
     }
     move_checked(*this, stages_, prim, stage, AttachKind::At, target, iter_id);

@@ -1,5 +1,7 @@
 // Steps to and from JSON (nlohmann_json).
 #include <nlohmann/json.hpp>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "ScheduleInternal.h"
@@ -59,6 +61,20 @@ T field(const json& j, const char* key, size_t index) {
     if (!j.contains(key))
         TESSEL_THROW(ScheduleError) << "step " << index << ": missing field '" << key << "' in " << j.dump();
     try {
+        // Integers must be written as integers: 1.5 or 1e12 is not a factor.
+        bool integral_ok = true;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            integral_ok = j.at(key).is_number_integer();
+            if (integral_ok && j.at(key).is_number_unsigned())
+                integral_ok = j.at(key).get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+            if (integral_ok && j.at(key).is_number_integer() && !j.at(key).is_number_unsigned())
+                integral_ok = j.at(key).get<int64_t>() >= std::numeric_limits<T>::min() &&
+                              j.at(key).get<int64_t>() <= std::numeric_limits<T>::max();
+        } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+            for (const json& e : j.at(key)) integral_ok = integral_ok && e.is_number_integer() &&
+                                                          std::abs(e.get<int64_t>()) < (int64_t(1) << 31);
+        }
+        if (!integral_ok) throw json::type_error::create(302, "not an integer of the field's range", nullptr);
         return j.at(key).get<T>();
     } catch (const json::exception&) {
         TESSEL_THROW(ScheduleError) << "step " << index << ": field '" << key << "' has the wrong type in "
