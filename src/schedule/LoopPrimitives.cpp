@@ -1,6 +1,7 @@
 // Loop primitives: split, fuse, reorder, tile, annotations and pragmas.
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "ScheduleInternal.h"
 #include "tessel/ir/IRPrinter.h"
@@ -159,7 +160,17 @@ void Schedule::reorder(int stage, const std::vector<int>& order) {
 int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
     Stage& st = A::loop_stage(*this, "tile", stage);
     if (y != x + 1) schedule_fail(*this, "tile", stage, "tiles two adjacent leaves (y = x + 1)");
+    A::check_leaf(*this, "tile", stage, x);
     A::check_leaf(*this, "tile", stage, y);
+    // Check both factors before the first split, so that a failed tile changes nothing.
+    for (auto [pos, f] : {std::pair{x, fx}, std::pair{y, fy}}) {
+        if (f <= 0) {
+            std::ostringstream os;
+            os << "factor " << f << " for iterator '" << st.iters[st.leaf[pos]].name
+               << "' must be positive";
+            schedule_fail(*this, "tile", stage, os.str());
+        }
+    }
     split(stage, x, fx);     // xo xi y
     split(stage, x + 2, fy);  // xo xi yo yi
     std::vector<int> order;
