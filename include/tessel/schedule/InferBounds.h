@@ -10,7 +10,10 @@
 //
 // Splits whose factor may not divide the extent add a guard (`root < extent`) on the points
 // past the end (Guard), shift the last iteration inwards (ShiftInwards), or compute the padded
-// points (RoundUp).
+// points (RoundUp). Each falls back to a guard where it would be wrong: ShiftInwards when a loop
+// derived from the shifted outer iterator is parallel (two iterations would write one element)
+// or, in a reduction, runs inside a reduction loop (recomputed points would be accumulated
+// twice); RoundUp when the padded points would read a producer outside its domain.
 #pragma once
 
 #include <vector>
