@@ -111,7 +111,8 @@ Scope leaf_scope(const Stage& st, const StageBounds& b);
 class BoundInference {
 public:
     explicit BoundInference(const Schedule& s)
-        : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()), padded_(s.stages().size(), false) {}
+        : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()),
+          padded_(s.stages().size(), false) {}
 
     std::vector<StageBounds> run() {
         for (int i = static_cast<int>(s_.stages().size()) - 1; i >= 0; --i) infer_stage(i);
@@ -189,7 +190,8 @@ Interval BoundInference::consumer_root_interval(int c, int target, int attach_po
     const StageBounds& cb = out_[c];
     // The last point c computes: the end of its region, or of its padded storage.
     Expr end = padded_[c] ? cb.storage_extent[r] : cb.region_extent[r];
-    Expr dom_max = simplify(Sub::make(Add::make(cb.region_min[r], end), make_one(cb.region_min[r].type())));
+    Type t = cb.region_min[r].type();
+    Expr dom_max = simplify(Sub::make(Add::make(cb.region_min[r], end), make_one(t)));
     if (c != target) {
         // c is computed inside the target's attach loop: its region, over the target's inner loops.
         Interval lo = bounds_of(cb.region_min[r], inner), hi = bounds_of(dom_max, inner);
@@ -274,8 +276,9 @@ std::vector<bool> derived_from(const Stage& st, int id) {
     std::vector<bool> d(st.iters.size(), false);
     d[id] = true;
     for (const IterRelation& rel : st.relations) {
-        if (rel.kind == IterRelation::Kind::Split && d[rel.parent]) d[rel.outer] = d[rel.inner] = true;
-        if (rel.kind == IterRelation::Kind::Fuse && (d[rel.outer] || d[rel.inner])) d[rel.fused] = true;
+        bool split = rel.kind == IterRelation::Kind::Split;
+        if (split && d[rel.parent]) d[rel.outer] = d[rel.inner] = true;
+        if (!split && (d[rel.outer] || d[rel.inner])) d[rel.fused] = true;
     }
     return d;
 }
@@ -286,7 +289,8 @@ std::vector<bool> derived_from(const Stage& st, int id) {
 // (the update of the recomputed points would be applied twice).
 bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
     if (rel.tail != TailStrategy::ShiftInwards) return false;
-    if (!can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope())) return false;
+    if (!can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope()))
+        return false;
     std::vector<bool> outer = derived_from(st, rel.outer);
     bool inside_reduction = false;
     for (int id : st.leaf) {
@@ -323,9 +327,11 @@ bool BoundInference::padding_reads_in_bounds(int i, const std::vector<Expr>& val
     const ComputeOpNode* c = as_compute(st.op);
     Scope axes;  // the DSL's axis variables over every point the loops compute
     for (size_t r = 0; r < st.root.size(); ++r) {
-        ConstInterval ci = const_bounds_of(simplify(Add::make(b.region_min[r], value[st.root[r]])), scope);
+        Expr point = simplify(Add::make(b.region_min[r], value[st.root[r]]));
+        ConstInterval ci = const_bounds_of(point, scope);
         if (!ci.min || !ci.max) return false;
-        const Var& v = r < c->axis.size() ? c->axis[r].var() : c->reduce_axis[r - c->axis.size()].var();
+        size_t na = c->axis.size();
+        const Var& v = r < na ? c->axis[r].var() : c->reduce_axis[r - na].var();
         axes[v.get()] = Interval(make_const(v.type(), *ci.min), make_const(v.type(), *ci.max));
     }
     bool ok = true;
@@ -389,7 +395,8 @@ void BoundInference::derive_loops(int i) {
         if (rel.kind == IterRelation::Kind::Fuse) continue;
         Expr covered = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
         if (is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])))) continue;
-        bool unguarded = rel.tail == TailStrategy::RoundUp ? padding_ok : shift_inwards_is_safe(st, b, rel);
+        bool unguarded =
+            rel.tail == TailStrategy::RoundUp ? padding_ok : shift_inwards_is_safe(st, b, rel);
         padded_[i] = padded_[i] || (rel.tail == TailStrategy::RoundUp && unguarded);
         if (!unguarded)
             b.guards.push_back({LT::make(value[rel.parent], b.iter_extents[rel.parent]),

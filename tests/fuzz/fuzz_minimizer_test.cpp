@@ -17,9 +17,9 @@ bool has_split(const std::vector<Step>& steps, int64_t factor) {
 }
 
 std::vector<Step> some_steps() {
-    return {SplitStep{0, 0, 3}, ReorderStep{0, {1, 0}}, SplitStep{0, 1, 5},
-            AnnotateStep{0, 0, IterAnnotation::Parallel}, SplitStep{0, 2, 7},
-            ComputeInlineStep{1}};
+    return {SplitStep{0, 0, 3}, ReorderStep{0, {1, 0}},
+            SplitStep{0, 1, 5}, AnnotateStep{0, 0, IterAnnotation::Parallel},
+            SplitStep{0, 2, 7}, ComputeInlineStep{1}};
 }
 
 }  // namespace

@@ -14,8 +14,7 @@ TEST(Regression, NestedComputeAtRegionBoundOverflow) {
   {"kind":"compute_at","stage":3,"target":4,"target_iter":2},
   {"kind":"compute_at","stage":1,"target":3,"target_iter":0}
 ])json";
-    tessel::fuzz::CaseOutcome r =
-        tessel::fuzz::check_steps_json("conv2d", steps, 20240603);
+    tessel::fuzz::CaseOutcome r = tessel::fuzz::check_steps_json("conv2d", steps, 20240603);
     EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)
         << tessel::fuzz::verdict_name(r.verdict) << " (" << r.category << "): " << r.message;
 }

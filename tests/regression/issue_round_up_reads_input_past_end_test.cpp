@@ -12,8 +12,7 @@ TEST(Regression, RoundUpReadsInputPastEnd) {
     const char* steps = R"json([
   {"factor":16,"iter":2,"kind":"split","nparts":false,"stage":1,"tail":"round_up"}
 ])json";
-    tessel::fuzz::CaseOutcome r =
-        tessel::fuzz::check_steps_json("max_pool", steps, 20240603);
+    tessel::fuzz::CaseOutcome r = tessel::fuzz::check_steps_json("max_pool", steps, 20240603);
     EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)
         << tessel::fuzz::verdict_name(r.verdict) << " (" << r.category << "): " << r.message;
 }

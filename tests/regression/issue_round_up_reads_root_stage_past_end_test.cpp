@@ -12,8 +12,7 @@ TEST(Regression, RoundUpReadsRootStagePastEnd) {
     const char* steps = R"json([
   {"factor":5,"iter":0,"kind":"split","nparts":false,"stage":2,"tail":"round_up"}
 ])json";
-    tessel::fuzz::CaseOutcome r =
-        tessel::fuzz::check_steps_json("layer_norm", steps, 20240603);
+    tessel::fuzz::CaseOutcome r = tessel::fuzz::check_steps_json("layer_norm", steps, 20240603);
     EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)
         << tessel::fuzz::verdict_name(r.verdict) << " (" << r.category << "): " << r.message;
 }

@@ -13,8 +13,7 @@ TEST(Regression, ShiftInwardsInsideReductionLoop) {
   {"factor":4,"iter":1,"kind":"split","nparts":true,"stage":2,"tail":"shift_inwards"},
   {"kind":"reorder","order":[3,2,0,1],"stage":2}
 ])json";
-    tessel::fuzz::CaseOutcome r =
-        tessel::fuzz::check_steps_json("matmul", steps, 20240603);
+    tessel::fuzz::CaseOutcome r = tessel::fuzz::check_steps_json("matmul", steps, 20240603);
     EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)
         << tessel::fuzz::verdict_name(r.verdict) << " (" << r.category << "): " << r.message;
 }

@@ -11,7 +11,8 @@ using namespace tessel;
 
 TEST(Regression, TileWithBadSecondFactorChangesNothing) {
     Tensor A = placeholder({13, 11}, Float(32), "A");
-    Tensor B = compute({13, 11}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+    Tensor B = compute(
+        {13, 11}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
     Schedule s = create_schedule({B});
     int b = s.stage_of(B);
     EXPECT_THROW(s.tile(b, 0, 1, 4, 0), ScheduleError);

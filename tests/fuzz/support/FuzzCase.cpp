@@ -36,7 +36,8 @@ CaseOutcome run_phase(const char* phase, Verdict on_schedule_error, F f) {
         return fail(e.category, e.what());
     } catch (const ScheduleError& e) {
         if (on_schedule_error == Verdict::Failure) return fail("schedule_error", e.what());
-        return CaseOutcome{on_schedule_error, "schedule_error", std::string(phase) + ": " + e.what()};
+        return CaseOutcome{on_schedule_error, "schedule_error",
+                           std::string(phase) + ": " + e.what()};
     } catch (const RuntimeError& e) {
         std::string what = e.what();
         if (what.find("step budget exceeded") != std::string::npos)
@@ -72,12 +73,17 @@ void run_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
         arrays.emplace_back(p.op.outputs[i].dtype(), p.expected[i].shape());
     std::vector<HostArray*> args;
     for (HostArray& a : arrays) args.push_back(&a);
-    run_lowered(f, args);
+    // Far above what any suite operator needs (a few 100k steps with heavy recomputation), low
+    // enough that a runaway schedule costs a second, not minutes.
+    LoopInterpreterOptions options;
+    options.max_steps = 2'000'000;
+    run_lowered(f, args, options);
     for (size_t i = 0; i < p.op.outputs.size(); ++i) {
         const HostArray& got = arrays[p.inputs.size() + i];
         CompareResult r = compare_to_reference(got, p.expected[i], p.op.tolerance(i));
         if (!r.ok)
-            throw FuzzCheckFailed("mismatch", "output '" + p.op.outputs[i].name() + "': " + r.message());
+            throw FuzzCheckFailed("mismatch",
+                                  "output '" + p.op.outputs[i].name() + "': " + r.message());
     }
 }
 
@@ -85,11 +91,16 @@ void run_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
 
 const char* verdict_name(Verdict v) {
     switch (v) {
-        case Verdict::Pass: return "pass";
-        case Verdict::LateReject: return "late_reject";
-        case Verdict::Budget: return "budget";
-        case Verdict::Invalid: return "invalid";
-        case Verdict::Failure: return "failure";
+        case Verdict::Pass:
+            return "pass";
+        case Verdict::LateReject:
+            return "late_reject";
+        case Verdict::Budget:
+            return "budget";
+        case Verdict::Invalid:
+            return "invalid";
+        case Verdict::Failure:
+            return "failure";
     }
     return "?";
 }
@@ -98,7 +109,8 @@ PreparedOperator prepare_operator(const std::string& name, uint64_t input_seed) 
     PreparedOperator p{make_operator(name), input_seed, {}, {}};
     p.inputs = p.op.random_inputs(input_seed);
     std::vector<std::pair<Tensor, HostArray>> bound;
-    for (size_t i = 0; i < p.inputs.size(); ++i) bound.emplace_back(p.op.placeholders[i], p.inputs[i]);
+    for (size_t i = 0; i < p.inputs.size(); ++i)
+        bound.emplace_back(p.op.placeholders[i], p.inputs[i]);
     p.expected = evaluate_reference(p.op.outputs, bound);
     return p;
 }

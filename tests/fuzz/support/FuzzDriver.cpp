@@ -22,7 +22,9 @@ uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+    return s.substr(0, s.find('\n'));
+}
 
 // Applies random primitives; a primitive that fails other than by ScheduleError is the outcome.
 CaseOutcome generate(StepGenerator& gen, Schedule& s, int count) {
@@ -41,13 +43,18 @@ CaseOutcome generate(StepGenerator& gen, Schedule& s, int count) {
 void record(FuzzReport& r, const std::string& op, int64_t index, const Schedule& s,
             const std::string& attempt, const CaseOutcome& o) {
     switch (o.verdict) {
-        case Verdict::Pass: ++r.passed; return;
-        case Verdict::Budget: ++r.budget; return;
+        case Verdict::Pass:
+            ++r.passed;
+            return;
+        case Verdict::Budget:
+            ++r.budget;
+            return;
         case Verdict::LateReject:
             ++r.late_rejects;
             ++r.late_reject_reasons[op + ": " + first_line(o.message)];
             return;
-        default: break;
+        default:
+            break;
     }
     ++r.failures;
     for (const FuzzFailure& f : r.first_failures)
@@ -68,7 +75,8 @@ FuzzConfig FuzzConfig::from_env() {
 FuzzReport run_fuzz(const FuzzConfig& config) {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<PreparedOperator> ops;
-    for (const std::string& name : operator_names()) ops.push_back(prepare_operator(name, config.seed));
+    for (const std::string& name : operator_names())
+        ops.push_back(prepare_operator(name, config.seed));
     FuzzReport r;
     for (int64_t k = 0; k < config.cases; ++k) {
         const PreparedOperator& p = ops[static_cast<size_t>(k) % ops.size()];
@@ -98,7 +106,8 @@ std::string FuzzReport::summary() const {
                   (long long)attempts,
                   attempts ? 100.0 * double(stats.total_rejected()) / double(attempts) : 0.0);
     os << line << stats.report();
-    if (!late_reject_reasons.empty()) os << "rejected by lower() (ScheduleError after every step applied):\n";
+    if (!late_reject_reasons.empty())
+        os << "rejected by lower() (ScheduleError after every step applied):\n";
     for (const auto& [reason, n] : late_reject_reasons) os << "  " << n << "x " << reason << "\n";
     return os.str();
 }
@@ -109,7 +118,8 @@ std::string save_failure(const FuzzFailure& f, uint64_t input_seed, const std::s
        << " [" << f.outcome.category << "]: " << f.outcome.message << "\n";
     if (!f.attempt.empty()) {
         // A primitive failed itself: the repro is the steps before it plus that call.
-        os << "  while attempting " << f.attempt << " after steps:\n" << steps_to_json_lines(f.steps) << "\n";
+        os << "  while attempting " << f.attempt << " after steps:\n"
+           << steps_to_json_lines(f.steps) << "\n";
         return os.str();
     }
     PreparedOperator p = prepare_operator(f.op_name, input_seed);
@@ -120,7 +130,8 @@ std::string save_failure(const FuzzFailure& f, uint64_t input_seed, const std::s
                       steps, f.outcome.message};
     std::string path = write_regression_test(dir, rc);
     os << "  minimised to " << steps.size() << " of " << f.steps.size() << " steps, saved as "
-       << std::filesystem::absolute(path).string() << ":\n" << steps_to_json_lines(steps) << "\n";
+       << std::filesystem::absolute(path).string() << ":\n"
+       << steps_to_json_lines(steps) << "\n";
     return os.str();
 }
 

@@ -17,10 +17,14 @@ FuzzOperator elementwise_broadcast() {
     Tensor A = placeholder({7, 13}, Float(32), "A");
     Tensor bias = placeholder({13}, Float(32), "bias");
     Tensor scale = placeholder({7, 1}, Float(32), "scale");
-    Tensor B = compute({7, 13}, [&](Var i, Var j) { return A(i, j) + bias(j); }, "add_bias");
-    Tensor C = compute({7, 13}, [&](Var i, Var j) { return B(i, j) * scale(i, 0); }, "scaled");
-    Tensor D = compute({7, 13}, [&](Var i, Var j) { return max(C(i, j), 0.0f); }, "relu");
-    Tensor E = compute({7, 13}, [&](Var i, Var j) { return D(i, j) * D(i, j) - A(i, j); }, "sq");
+    Tensor B = compute(
+        {7, 13}, [&](Var i, Var j) { return A(i, j) + bias(j); }, "add_bias");
+    Tensor C = compute(
+        {7, 13}, [&](Var i, Var j) { return B(i, j) * scale(i, 0); }, "scaled");
+    Tensor D = compute(
+        {7, 13}, [&](Var i, Var j) { return max(C(i, j), 0.0f); }, "relu");
+    Tensor E = compute(
+        {7, 13}, [&](Var i, Var j) { return D(i, j) * D(i, j) - A(i, j); }, "sq");
     return {"elementwise_broadcast", {A, bias, scale}, {D, E}, 1, 2.0};
 }
 
@@ -28,7 +32,8 @@ FuzzOperator matmul() {
     Tensor A = placeholder({13, 11}, Float(32), "A");
     Tensor B = placeholder({11, 17}, Float(32), "B");
     IterVar k = reduce_axis({0, 11}, "k");
-    Tensor C = compute({13, 17}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor C = compute(
+        {13, 17}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
     return {"matmul", {A, B}, {C}, 11, 1.0};
 }
 
@@ -107,10 +112,14 @@ FuzzOperator softmax() {
     const int n = 5, m = 13;
     Tensor X = placeholder({n, m}, Float(32), "X");
     IterVar k1 = reduce_axis({0, m}, "k1"), k2 = reduce_axis({0, m}, "k2");
-    Tensor mx = compute({n}, [&](Var i) { return max(X(i, k1), {k1}); }, "row_max");
-    Tensor e = compute({n, m}, [&](Var i, Var j) { return exp(X(i, j) - mx(i)); }, "exp");
-    Tensor s = compute({n}, [&](Var i) { return sum(e(i, k2), {k2}); }, "row_sum");
-    Tensor out = compute({n, m}, [&](Var i, Var j) { return e(i, j) / s(i); }, "softmax");
+    Tensor mx = compute(
+        {n}, [&](Var i) { return max(X(i, k1), {k1}); }, "row_max");
+    Tensor e = compute(
+        {n, m}, [&](Var i, Var j) { return exp(X(i, j) - mx(i)); }, "exp");
+    Tensor s = compute(
+        {n}, [&](Var i) { return sum(e(i, k2), {k2}); }, "row_sum");
+    Tensor out = compute(
+        {n, m}, [&](Var i, Var j) { return e(i, j) / s(i); }, "softmax");
     return {"softmax", {X}, {out}, m, 1.0};
 }
 
@@ -121,8 +130,10 @@ FuzzOperator layer_norm() {
     Tensor gamma = placeholder({m}, Float(32), "gamma");
     Tensor beta = placeholder({m}, Float(32), "beta");
     IterVar k1 = reduce_axis({0, m}, "k1"), k2 = reduce_axis({0, m}, "k2");
-    Tensor total = compute({n}, [&](Var i) { return sum(X(i, k1), {k1}); }, "total");
-    Tensor mean = compute({n}, [&](Var i) { return total(i) / float(m); }, "mean");
+    Tensor total = compute(
+        {n}, [&](Var i) { return sum(X(i, k1), {k1}); }, "total");
+    Tensor mean = compute(
+        {n}, [&](Var i) { return total(i) / float(m); }, "mean");
     Tensor var = compute(
         {n},
         [&](Var i) {
@@ -143,18 +154,21 @@ FuzzOperator layer_norm() {
 // Squares, then sums over the middle axis of a 3-D tensor.
 FuzzOperator reduce_middle_axis() {
     Tensor X = placeholder({7, 9, 5}, Float(32), "X");
-    Tensor S = compute({7, 9, 5}, [&](Var a, Var b, Var c) { return X(a, b, c) * X(a, b, c); },
-                       "square");
+    Tensor S = compute(
+        {7, 9, 5}, [&](Var a, Var b, Var c) { return X(a, b, c) * X(a, b, c); }, "square");
     IterVar k = reduce_axis({0, 9}, "k");
-    Tensor R = compute({7, 5}, [&](Var a, Var c) { return sum(S(a, k, c), {k}); }, "reduce");
+    Tensor R = compute(
+        {7, 5}, [&](Var a, Var c) { return sum(S(a, k, c), {k}); }, "reduce");
     return {"reduce_middle_axis", {X}, {R}, 9, 1.0};
 }
 
 // A scaled copy, then a 3-D transpose (2, 0, 1).
 FuzzOperator transpose() {
     Tensor X = placeholder({7, 11, 3}, Float(32), "X");
-    Tensor Y = compute({7, 11, 3}, [&](Var a, Var b, Var c) { return X(a, b, c) * 3.0f; }, "scale");
-    Tensor T = compute({3, 7, 11}, [&](Var c, Var a, Var b) { return Y(a, b, c); }, "transpose");
+    Tensor Y = compute(
+        {7, 11, 3}, [&](Var a, Var b, Var c) { return X(a, b, c) * 3.0f; }, "scale");
+    Tensor T = compute(
+        {3, 7, 11}, [&](Var c, Var a, Var b) { return Y(a, b, c); }, "transpose");
     return {"transpose", {X}, {T}, 1, 3.0};
 }
 

@@ -38,12 +38,22 @@ std::string comment_lines(const std::string& text) {
     return out.str();
 }
 
+// The call that runs the case, on one line when it fits in 100 columns (as clang-format would).
+std::string check_call(const RegressionCase& c) {
+    std::string lhs = "    tessel::fuzz::CaseOutcome r =";
+    std::string call = "tessel::fuzz::check_steps_json(\"" + c.op_name + "\", steps, " +
+                       std::to_string(c.input_seed) + ");";
+    if (lhs.size() + 1 + call.size() <= 100) return lhs + " " + call + "\n";
+    return lhs + "\n        " + call + "\n";
+}
+
 }  // namespace
 
 std::string regression_slug(const std::string& op_name, const std::string& category,
                             const std::vector<Step>& steps) {
     uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (char ch : steps_to_json(steps)) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+    for (char ch : steps_to_json(steps))
+        h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
     char hex[16];
     std::snprintf(hex, sizeof hex, "%08llx", static_cast<unsigned long long>(h & 0xffffffffu));
     return "fuzz_" + op_name + "_" + category + "_" + hex;
@@ -61,19 +71,20 @@ std::string steps_to_json_lines(const std::vector<Step>& steps) {
 std::string regression_test_source(const RegressionCase& c) {
     std::ostringstream os;
     os << "// Regression test from the schedule fuzzer (tests/fuzz/schedule_fuzz_test.cpp): the\n"
-       << "// minimised step list below, applied to the suite operator '" << c.op_name << "', failed:\n"
+       << "// minimised step list below, applied to the suite operator '" << c.op_name
+       << "', failed:\n"
        << comment_lines(c.failure)
-       << "// The case must lower with bounds checks, run in bounds, match the reference interpreter\n"
+       << "// The case must lower with bounds checks, run in bounds, match the reference "
+          "interpreter\n"
        << "// and replay (directly and through JSON) to byte-identical IR.\n"
        << "#include <gtest/gtest.h>\n\n"
        << "#include \"fuzz/support/FuzzCase.h\"\n\n"
        << "TEST(Regression, " << camel_case(c.slug) << ") {\n"
        << "    const char* steps = R\"json(" << steps_to_json_lines(c.steps) << ")json\";\n"
-       << "    tessel::fuzz::CaseOutcome r =\n"
-       << "        tessel::fuzz::check_steps_json(\"" << c.op_name << "\", steps, "
-       << c.input_seed << ");\n"
+       << check_call(c)
        << "    EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)\n"
-       << "        << tessel::fuzz::verdict_name(r.verdict) << \" (\" << r.category << \"): \" << r.message;\n"
+       << "        << tessel::fuzz::verdict_name(r.verdict) << \" (\" << r.category << \"): \" << "
+          "r.message;\n"
        << "}\n";
     return os.str();
 }

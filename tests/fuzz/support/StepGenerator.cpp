@@ -86,9 +86,12 @@ int64_t StepGenerator::random_factor(const Schedule& s, int stage, int leaf) {
         ext = s.stages()[stage].iters[s.stages()[stage].leaf[leaf]].const_extent();
     if (!ext || pick(2) == 0) return kSmall[pick(static_cast<int>(std::size(kSmall)))];
     switch (pick(4)) {
-        case 0: return *ext;
-        case 1: return *ext + 1 + pick(3);
-        default: return 1 + pick(static_cast<int>(*ext));
+        case 0:
+            return *ext;
+        case 1:
+            return *ext + 1 + pick(3);
+        default:
+            return 1 + pick(static_cast<int>(*ext));
     }
 }
 
@@ -96,7 +99,6 @@ TailStrategy StepGenerator::random_tail() {
     int r = pick(10);
     return r < 6 ? TailStrategy::Guard : r < 8 ? TailStrategy::ShiftInwards : TailStrategy::RoundUp;
 }
-
 
 // An attempt without splits.
 StepGenerator::Attempt StepGenerator::simple(std::string kind, std::string call,
@@ -224,27 +226,39 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
     // Compute-location primitives mostly move intermediate stages.
     std::vector<int> inner;
     for (size_t i = 0; i < s.stages().size(); ++i)
-        if (as_compute(s.stages()[i].op) && !s.stages()[i].is_output) inner.push_back(static_cast<int>(i));
-    int moved = !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
+        if (as_compute(s.stages()[i].op) && !s.stages()[i].is_output)
+            inner.push_back(static_cast<int>(i));
+    int moved =
+        !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
     static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4};
     int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
     while (r >= kWeights[kind]) r -= kWeights[kind++];
     switch (kind) {
-        case 0: return split_attempt(s, stage, false);
-        case 1: return split_attempt(s, stage, true);
-        case 2: return tile_attempt(s, stage);
-        case 3: return fuse_attempt(s, stage);
-        case 4: return reorder_attempt(s, stage);
-        case 5: return annotate_attempt(s, stage, IterAnnotation::Vectorize);
-        case 6: return annotate_attempt(s, stage, IterAnnotation::Unroll);
-        case 7: return annotate_attempt(s, stage, IterAnnotation::Parallel);
+        case 0:
+            return split_attempt(s, stage, false);
+        case 1:
+            return split_attempt(s, stage, true);
+        case 2:
+            return tile_attempt(s, stage);
+        case 3:
+            return fuse_attempt(s, stage);
+        case 4:
+            return reorder_attempt(s, stage);
+        case 5:
+            return annotate_attempt(s, stage, IterAnnotation::Vectorize);
+        case 6:
+            return annotate_attempt(s, stage, IterAnnotation::Unroll);
+        case 7:
+            return annotate_attempt(s, stage, IterAnnotation::Parallel);
         case 8: {
             static const int64_t kSteps[] = {0, 1, 4, 16, 64, 512, 513, -1};
             int64_t v = kSteps[pick(static_cast<int>(std::size(kSteps)))];
-            std::string call = "pragma_auto_unroll(" + std::to_string(stage) + ", " + std::to_string(v) + ")";
+            std::string call =
+                "pragma_auto_unroll(" + std::to_string(stage) + ", " + std::to_string(v) + ")";
             return simple("pragma", call, [=](Schedule& sch) { sch.pragma_auto_unroll(stage, v); });
         }
-        case 9: return compute_at_attempt(s, moved);
+        case 9:
+            return compute_at_attempt(s, moved);
         case 10:
             return simple("compute_inline", "compute_inline(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_inline(moved); });
@@ -264,9 +278,9 @@ void StepGenerator::apply_random(Schedule& s, int count) {
         } catch (const ScheduleError& e) {
             ++stats_->rejected[a.kind];
             if (snapshot(s) != before)
-                throw FuzzCheckFailed("rejected_step_changed_schedule",
-                                      a.call + " threw ScheduleError but changed the schedule: " +
-                                          e.what());
+                throw FuzzCheckFailed(
+                    "rejected_step_changed_schedule",
+                    a.call + " threw ScheduleError but changed the schedule: " + e.what());
             continue;
         }
         ++stats_->applied[a.kind];
@@ -307,7 +321,8 @@ std::string StepStats::report() const {
     auto pct = [](int64_t a, int64_t b) { return b == 0 ? 0.0 : 100.0 * double(a) / double(b); };
     std::ostringstream os;
     char line[160];
-    std::snprintf(line, sizeof line, "  %-16s %9s %9s %8s\n", "primitive", "applied", "rejected", "reject%");
+    std::snprintf(line, sizeof line, "  %-16s %9s %9s %8s\n", "primitive", "applied", "rejected",
+                  "reject%");
     os << line;
     for (const auto& [k, unused] : kinds) {
         int64_t ap = get(applied, k), rj = get(rejected, k);
@@ -319,7 +334,8 @@ std::string StepStats::report() const {
     std::snprintf(line, sizeof line, "  %-16s %9lld %9lld %7.1f%%\n", "total", (long long)ap,
                   (long long)rj, pct(rj, ap + rj));
     os << line;
-    std::snprintf(line, sizeof line, "  non-dividing split factors: %lld of %lld applied splits (%.1f%%)\n",
+    std::snprintf(line, sizeof line,
+                  "  non-dividing split factors: %lld of %lld applied splits (%.1f%%)\n",
                   (long long)non_dividing, (long long)splits, pct(non_dividing, splits));
     os << line << "  tail strategies of applied splits:";
     for (const auto& [k, v] : tails) os << " " << k << "=" << v;

@@ -46,8 +46,7 @@ public:
 
 private:
     struct Attempt;
-    static Attempt simple(std::string kind, std::string call,
-                          std::function<void(Schedule&)> apply);
+    static Attempt simple(std::string kind, std::string call, std::function<void(Schedule&)> apply);
     Attempt random_attempt(const Schedule& s);
     Attempt split_attempt(const Schedule& s, int stage, bool nparts);
     Attempt tile_attempt(const Schedule& s, int stage);
