@@ -284,19 +284,20 @@ std::vector<bool> derived_from(const Stage& st, int id) {
 }
 
 // Whether a shift-inwards split may recompute points instead of guarding them. It needs one
-// whole inner tile; no loop derived from its outer iterator may be parallel (two iterations
-// would write one element); and in a reduction no such loop may run inside a reduction loop
-// (the update of the recomputed points would be applied twice).
+// whole inner tile. A recomputed point is visited at two (outer, inner) pairs, so no loop derived
+// from the split iterator may be parallel (two iterations would write one element); and in a
+// reduction no loop derived from the outer part may run inside a reduction loop (the two visits
+// would accumulate into one initialisation).
 bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
     if (rel.tail != TailStrategy::ShiftInwards) return false;
     if (!can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope()))
         return false;
-    std::vector<bool> outer = derived_from(st, rel.outer);
+    std::vector<bool> split = derived_from(st, rel.parent), outer = derived_from(st, rel.outer);
     bool inside_reduction = false;
     for (int id : st.leaf) {
         inside_reduction = inside_reduction || st.iters[id].kind == IterKind::Reduction;
-        if (outer[id] && (inside_reduction || st.iters[id].annotation == IterAnnotation::Parallel))
-            return false;
+        if (split[id] && st.iters[id].annotation == IterAnnotation::Parallel) return false;
+        if (outer[id] && inside_reduction) return false;
     }
     return true;
 }

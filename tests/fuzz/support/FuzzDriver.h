@@ -2,7 +2,7 @@
 // (round robin), checked by check_schedule; statistics and the failures found.
 //
 // Environment (README.md lists them):
-//   TESSEL_FUZZ_CASES     cases per run (default 300, the CI run)
+//   TESSEL_FUZZ_CASES     cases per run (default 500, the CI run)
 //   TESSEL_FUZZ_SEED      the base seed (default 20240603); case k uses a seed derived from it
 //   TESSEL_FUZZ_SAVE_DIR  where minimised failures are written as regression tests
 //                         (default: fuzz_failures/ in the working directory)
@@ -20,7 +20,7 @@ namespace tessel::fuzz {
 
 /// How a fuzz run is configured.
 struct FuzzConfig {
-    int64_t cases = 300;
+    int64_t cases = 500;
     uint64_t seed = 20240603;
     int max_attempts = 16;  ///< primitives attempted per case: uniform in [1, max_attempts]
     std::string save_dir = "fuzz_failures";
