@@ -2,6 +2,7 @@
 #include "tessel/schedule/InferBounds.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "ScheduleInternal.h"
@@ -78,6 +79,13 @@ std::optional<int64_t> difference_upper_bound(const Expr& hi, const Expr& lo, co
                 if (d) return *d + *c;
             }
         }
+        if (const auto *ma = hi.as<Mul>(), *mb = lo.as<Mul>(); ma && mb) {  // a*c - b*c
+            auto ca = as_const_int(ma->b), cb = as_const_int(mb->b);
+            if (ca && cb && *ca == *cb && *ca > 0) {
+                auto d = difference_upper_bound(ma->a, mb->a, scope, depth + 1);
+                if (d) return *d * *ca;
+            }
+        }
         if (const auto* m = lo.as<Max>()) {  // hi - max(a, b) <= hi - a and hi - b
             auto a = difference_upper_bound(hi, m->a, scope, depth + 1);
             auto b = difference_upper_bound(hi, m->b, scope, depth + 1);
@@ -93,7 +101,8 @@ Expr extent_upper_bound(const Expr& lo, const Expr& hi, const Scope& scope) {
     Expr extent = simplify(Add::make(Sub::make(hi, lo), make_one(lo.type())));
     if (as_const_int(extent)) return extent;
     auto d = difference_upper_bound(hi, lo, scope);
-    if (!d) return Expr();
+    // A bound at the type's limit comes from a variable the scope does not bound: no bound.
+    if (!d || *d >= lo.type().max_int()) return Expr();
     return make_const(lo.type(), std::max<int64_t>(*d + 1, 1));
 }
 
@@ -101,7 +110,8 @@ Scope leaf_scope(const Stage& st, const StageBounds& b);
 
 class BoundInference {
 public:
-    explicit BoundInference(const Schedule& s) : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()) {}
+    explicit BoundInference(const Schedule& s)
+        : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()) {}
 
     std::vector<StageBounds> run() {
         for (int i = static_cast<int>(s_.stages().size()) - 1; i >= 0; --i) infer_stage(i);
@@ -114,6 +124,7 @@ private:
     void derive_loops(int i);
     Interval consumer_root_interval(int c, int target, int attach_pos, size_t r, const Scope& inner);
     Scope inner_scope(int target, int attach_pos);
+    Scope enclosing_scope(int target);
 
     const Schedule& s_;
     std::vector<std::vector<Expr>> bodies_;
@@ -159,10 +170,25 @@ Scope BoundInference::inner_scope(int target, int attach_pos) {
     return scope;
 }
 
+// The loops of `target` and of every stage it is computed inside, over their whole range: the
+// variables that a region attached inside `target` may depend on.
+Scope BoundInference::enclosing_scope(int target) {
+    Scope scope;
+    for (int t = target, hops = 0; t >= 0 && hops <= static_cast<int>(s_.stages().size()); ++hops) {
+        const Stage& st = s_.stages()[t];
+        for (const auto& [var, interval] : leaf_scope(st, out_[t])) scope.emplace(var, interval);
+        t = st.attach == AttachKind::At ? st.attach_stage : -1;
+    }
+    return scope;
+}
+
 Interval BoundInference::consumer_root_interval(int c, int target, int attach_pos, size_t r,
                                                 const Scope& inner) {
     const StageBounds& cb = out_[c];
-    Expr dom_max = simplify(Sub::make(Add::make(cb.region_min[r], cb.region_extent[r]), make_one(cb.region_min[r].type())));
+    // The last point c reads at (round-up splits compute past it but read at it, read_values).
+    Expr end = cb.region_extent[r];
+    Type t = cb.region_min[r].type();
+    Expr dom_max = simplify(Sub::make(Add::make(cb.region_min[r], end), make_one(t)));
     if (c != target) {
         // c is computed inside the target's attach loop: its region, over the target's inner loops.
         Interval lo = bounds_of(cb.region_min[r], inner), hi = bounds_of(dom_max, inner);
@@ -213,7 +239,7 @@ void BoundInference::infer_region(int i) {
         }
     }
     StageBounds& b = out_[i];
-    Scope outer = leaf_scope(t, out_[target]);  // the target's loops over their whole range
+    Scope outer = enclosing_scope(target);  // loops the region may depend on, whole ranges
     Analyzer known;
     for (const auto& [v, range] : outer) known.bind(Var(v), range);
     for (size_t d = 0; d < pc->axis.size(); ++d) {
@@ -244,6 +270,37 @@ void BoundInference::infer_region(int i) {
         b.region_extent.push_back(iv.dom().extent);
         b.region_bound.push_back(Expr());
     }
+}
+
+// Iterators derived from `id` by later relations (the parts of its splits, the fusions).
+std::vector<bool> derived_from(const Stage& st, int id) {
+    std::vector<bool> d(st.iters.size(), false);
+    d[id] = true;
+    for (const IterRelation& rel : st.relations) {
+        bool split = rel.kind == IterRelation::Kind::Split;
+        if (split && d[rel.parent]) d[rel.outer] = d[rel.inner] = true;
+        if (!split && (d[rel.outer] || d[rel.inner])) d[rel.fused] = true;
+    }
+    return d;
+}
+
+// Whether a shift-inwards split may recompute points instead of guarding them. It needs one
+// whole inner tile. A recomputed point is visited at two (outer, inner) pairs, so no loop derived
+// from the split iterator may be parallel (two iterations would write one element); and in a
+// reduction no loop derived from the outer part may run inside a reduction loop (the two visits
+// would accumulate into one initialisation).
+bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
+    if (rel.tail != TailStrategy::ShiftInwards) return false;
+    if (!can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope()))
+        return false;
+    std::vector<bool> split = derived_from(st, rel.parent), outer = derived_from(st, rel.outer);
+    bool inside_reduction = false;
+    for (int id : st.leaf) {
+        inside_reduction = inside_reduction || st.iters[id].kind == IterKind::Reduction;
+        if (split[id] && st.iters[id].annotation == IterAnnotation::Parallel) return false;
+        if (outer[id] && inside_reduction) return false;
+    }
+    return true;
 }
 
 // [0, extent - 1] for every leaf of `stage` (or only those in `positions` when given).
@@ -301,16 +358,19 @@ void BoundInference::derive_loops(int i) {
             continue;
         }
         Expr outer_v = Mul::make(value[rel.outer], b.iter_extents[rel.inner]);
-        if (rel.tail == TailStrategy::ShiftInwards)
+        if (shift_inwards_is_safe(st, b, rel))  // else it is guarded, unshifted
             outer_v = Max::make(Min::make(outer_v, Sub::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner])),
                                 make_zero(outer_v.type()));
         value[rel.parent] = Add::make(outer_v, value[rel.inner]);
+    }
+    for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
+        const IterRelation& rel = *it;
+        if (rel.kind == IterRelation::Kind::Fuse) continue;
         Expr covered = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
-        bool exact = is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])));
-        // Shifting inwards needs at least one whole inner tile; otherwise guard as well.
-        bool shift_ok = rel.tail == TailStrategy::ShiftInwards &&
-                        can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope());
-        if (!exact && rel.tail != TailStrategy::RoundUp && !shift_ok)
+        if (is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])))) continue;
+        // Round-up points store into padding and read at the region's last point (read_values).
+        bool unguarded = rel.tail == TailStrategy::RoundUp || shift_inwards_is_safe(st, b, rel);
+        if (!unguarded)
             b.guards.push_back({LT::make(value[rel.parent], b.iter_extents[rel.parent]),
                                 st.iters[rel.parent].kind == IterKind::Reduction});
     }

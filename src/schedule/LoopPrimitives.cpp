@@ -1,6 +1,7 @@
 // Loop primitives: split, fuse, reorder, tile, annotations and pragmas.
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "ScheduleInternal.h"
 #include "tessel/ir/IRPrinter.h"
@@ -27,13 +28,6 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
     if (it.kind == IterKind::Reduction) {
         os << "tail strategy " << tail_strategy_name(tail) << " on reduction iterator '" << it.name
            << "' would visit reduction points twice or past the end; use guard";
-        schedule_fail(s, prim, stage, os.str());
-    }
-    if (tail == TailStrategy::ShiftInwards && !as_compute(st.op)->reduce_axis.empty()) {
-        // The shifted iteration runs the update of the overlapping points again: inside a
-        // reduction loop they would be accumulated twice (as Halide, no shift in updates).
-        os << "shift_inwards on '" << it.name << "' of a reduction stage would accumulate the "
-           << "recomputed points twice; use guard";
         schedule_fail(s, prim, stage, os.str());
     }
     if (tail == TailStrategy::ShiftInwards) {
@@ -181,11 +175,11 @@ int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
     if (y != x + 1) schedule_fail(*this, "tile", stage, "tiles two adjacent leaves (y = x + 1)");
     A::check_leaf(*this, "tile", stage, x);
     A::check_leaf(*this, "tile", stage, y);
-    // Validate both factors before the first split, so that a failed tile changes nothing.
-    for (int64_t f : {fx, fy}) {
+    // Check both factors before the first split, so that a failed tile changes nothing.
+    for (auto [pos, f] : {std::pair{x, fx}, std::pair{y, fy}}) {
         if (f <= 0) {
             std::ostringstream os;
-            os << "factor " << f << " for iterator '" << st.iters[st.leaf[f == fx ? x : y]].name
+            os << "factor " << f << " for iterator '" << st.iters[st.leaf[pos]].name
                << "' must be positive";
             schedule_fail(*this, "tile", stage, os.str());
         }

@@ -12,6 +12,10 @@
 // past the end (Guard), shift the last iteration inwards (ShiftInwards), or compute the padded
 // points (RoundUp): those store past the region into padded storage, but evaluate the body at
 // the region's last point (`read_values`), so they never read past their producers.
+// ShiftInwards falls back to a guard where recomputing would be wrong: when a loop derived from
+// the shifted iterator is parallel (two iterations would write one element) or, in a reduction,
+// a loop derived from the outer part runs inside a reduction loop (recomputed points would be
+// accumulated twice).
 #pragma once
 
 #include <vector>
