@@ -1,10 +1,36 @@
 // Compute-location primitives: compute_at, compute_inline, compute_root.
+#include <algorithm>
 #include <sstream>
 
 #include "ScheduleInternal.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel {
+
+namespace internal {
+
+std::string attachment_error(const Schedule& s) {
+    const std::vector<Stage>& stages = s.stages();
+    for (int x = 0; x < static_cast<int>(stages.size()); ++x) {
+        if (stages[x].attach != AttachKind::At) continue;
+        int t = stages[x].attach_stage;
+        const std::vector<int>& leaf = stages[t].leaf;
+        auto pos = [&](int id) { return std::find(leaf.begin(), leaf.end(), id) - leaf.begin(); };
+        for (int c : consumers_of(s, x)) {
+            if (c == t) continue;
+            const Stage& reader = stages[c];
+            bool direct = reader.attach == AttachKind::At && reader.attach_stage == t;
+            if (direct && pos(reader.attach_iter) >= pos(stages[x].attach_iter)) continue;
+            return "stage '" + stages[x].name() + "' is computed at '" + stages[t].name() +
+                   "' loop '" + stages[t].iters[stages[x].attach_iter].name + "', but its reader '" +
+                   reader.name() + "' would not be computed inside that loop; compute_at '" +
+                   reader.name() + "' inside it, or compute_root '" + stages[x].name() + "' first";
+        }
+    }
+    return "";
+}
+
+}  // namespace internal
 
 using internal::schedule_fail;
 using A = ScheduleAccess;
@@ -23,10 +49,10 @@ bool attached_within(const std::vector<Stage>& stages, int stage, int target) {
 
 std::string stage_name(const Schedule& s, int i) { return "'" + s.stages()[i].name() + "'"; }
 
-// Moves `stage` to (kind, target, iter), then checks that every stage computed at a loop still
-// has all its readers inside that loop's stage: moving one stage changes who reads the others
-// (compute_root of a reader, inlining a stage between two others). On failure the move is undone
-// and the primitive fails, naming the stage whose attachment would break.
+// Moves `stage` to (kind, target, iter), then checks that every attachment is still valid
+// (internal::attachment_error): moving one stage changes who reads the others (compute_root of
+// a reader, inlining a stage between two others). On failure the move is undone and the
+// primitive fails, naming the stage whose attachment would break.
 void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
                   AttachKind kind, int target, int iter) {
     Stage& st = stages[stage];
@@ -35,21 +61,12 @@ void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int
     st.attach = kind;
     st.attach_stage = target;
     st.attach_iter = iter;
-    for (int x = 0; x < static_cast<int>(stages.size()); ++x) {
-        if (stages[x].attach != AttachKind::At) continue;
-        int t = stages[x].attach_stage;
-        for (int c : internal::consumers_of(s, x)) {
-            if (c == t || attached_within(stages, c, t)) continue;
-            std::string msg = "stage " + stage_name(s, x) + " is computed at " +
-                              stage_name(s, t) + ", but would then be read by " +
-                              stage_name(s, c) + ", which is not computed inside " +
-                              stage_name(s, t) + "; compute_root " + stage_name(s, x) + " first";
-            st.attach = old_kind;
-            st.attach_stage = old_target;
-            st.attach_iter = old_iter;
-            schedule_fail(s, prim, stage, msg);
-        }
-    }
+    std::string error = internal::attachment_error(s);
+    if (error.empty()) return;
+    st.attach = old_kind;
+    st.attach_stage = old_target;
+    st.attach_iter = old_iter;
+    schedule_fail(s, prim, stage, error);
 }
 
 }  // namespace
@@ -91,6 +108,7 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
         // Bound inference unions the regions of readers computed directly inside the target.
         const Stage& reader = stages_[c];
         if (c == target || (reader.attach == AttachKind::At && reader.attach_stage == target)) continue;
+        // (move_checked below also checks the reader's loop is inside the attach loop.)
         os << "it is also read by " << stage_name(*this, c) << ", which is not computed directly inside "
            << stage_name(*this, target) << "; compute_at " << stage_name(*this, c)
            << " to a loop of it first, or inline/keep this stage at the root";

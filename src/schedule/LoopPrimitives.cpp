@@ -166,7 +166,13 @@ void Schedule::reorder(int stage, const std::vector<int>& order) {
     }
     std::vector<int> leaf;
     for (int pos : order) leaf.push_back(st.leaf[pos]);
-    st.leaf = leaf;
+    std::swap(st.leaf, leaf);
+    // Stages computed at this stage's loops must stay inside their readers' loops.
+    std::string error = internal::attachment_error(*this);
+    if (!error.empty()) {
+        std::swap(st.leaf, leaf);
+        schedule_fail(*this, "reorder", stage, error);
+    }
     record(ReorderStep{stage, order});
 }
 

@@ -17,6 +17,11 @@ namespace tessel::internal {
 /// ceil(extent / factor) as an expression of extent's type (folded for constants).
 Expr ceil_div(const Expr& extent, int64_t factor);
 
+/// The first broken attachment, as a message, or "" when every stage computed at a loop has all
+/// its readers inside that loop (the reader is the target, or is computed directly at the target
+/// at the same loop or a loop nested inside it) — what bound inference needs.
+std::string attachment_error(const Schedule& s);
+
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
 /// is replaced by its own consumers (transitively).
 std::vector<int> consumers_of(const Schedule& s, int stage);

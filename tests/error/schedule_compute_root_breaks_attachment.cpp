@@ -20,7 +20,7 @@ TEST(ErrorComputeRootBreaksAttachment, Throws) {
     s.compute_at(b, c, 0);
     s.compute_at(p, c, 0);
     expect_schedule_error([&] { s.compute_root(b); },
-                          {"compute_root", "stage 'B'", "'P' is computed at 'C'", "read by 'B'",
+                          {"compute_root", "stage 'B'", "'P' is computed at 'C'", "its reader 'B'",
                            "loop nest", "for i0 in range(16)"});
     EXPECT_EQ(s.steps().size(), 2u);
     EXPECT_EQ(s.stage(b).attach, AttachKind::At);

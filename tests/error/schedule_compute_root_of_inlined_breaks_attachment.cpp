@@ -21,7 +21,7 @@ TEST(ErrorComputeRootOfInlinedBreaksAttachment, Throws) {
     s.compute_inline(b);
     s.compute_at(p, c, 0);  // P's reader is C now
     expect_schedule_error([&] { s.compute_root(b); },
-                          {"compute_root", "stage 'B'", "'P' is computed at 'C'", "read by 'B'",
+                          {"compute_root", "stage 'B'", "'P' is computed at 'C'", "its reader 'B'",
                            "compute_root 'P' first"});
     EXPECT_EQ(s.stage(b).attach, AttachKind::Inlined);
     s.compute_at(b, c, 1);  // still legal: B inside C
