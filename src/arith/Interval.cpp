@@ -147,8 +147,11 @@ Interval BoundsFinder::get(const Expr& e) {
 }
 
 Interval BoundsFinder::node(const Expr& e) {
+    // Bounds of a vector are over its lanes: always scalar expressions.
+    if (const auto* bc = e.as<Broadcast>()) return get(bc->value);
     if (const_bits(e) || as_const_float(e)) return Interval::single_point(e);
     if (const auto* v = e.as<Variable>()) {
+        if (v->type.is_vector()) return type_range(v->type);
         if (auto it = local_.find(v); it != local_.end()) return it->second;
         if (keep_.count(v)) return Interval::single_point(e);
         if (auto it = scope_.find(v); it != scope_.end()) return it->second;

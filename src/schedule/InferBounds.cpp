@@ -303,6 +303,18 @@ bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRela
     return true;
 }
 
+// Whether the points a round-up split of iterator `id` computes past its extent lie past the
+// region (into padding): true for a root axis and the outer parts of its splits. Past the end
+// of an inner part (or a fused loop) they would alias the next outer iteration's points, which
+// would be computed twice (a race under parallel loops, a double update in reductions), so such
+// splits are guarded instead.
+bool round_up_pads(const Stage& st, int id) {
+    if (std::find(st.root.begin(), st.root.end(), id) != st.root.end()) return true;
+    for (const IterRelation& rel : st.relations)
+        if (rel.kind == IterRelation::Kind::Split && rel.outer == id) return round_up_pads(st, rel.parent);
+    return false;
+}
+
 // [0, extent - 1] for every leaf of `stage` (or only those in `positions` when given).
 Scope leaf_scope(const Stage& st, const StageBounds& b) {
     Scope scope;
@@ -369,7 +381,8 @@ void BoundInference::derive_loops(int i) {
         Expr covered = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
         if (is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])))) continue;
         // Round-up points store into padding and read at the region's last point (read_values).
-        bool unguarded = rel.tail == TailStrategy::RoundUp || shift_inwards_is_safe(st, b, rel);
+        bool unguarded = (rel.tail == TailStrategy::RoundUp && round_up_pads(st, rel.parent)) ||
+                         shift_inwards_is_safe(st, b, rel);
         if (!unguarded)
             b.guards.push_back({LT::make(value[rel.parent], b.iter_extents[rel.parent]),
                                 st.iters[rel.parent].kind == IterKind::Reduction});

@@ -15,7 +15,7 @@ namespace tessel::fuzz {
 namespace {
 
 LowerOptions fuzz_lower_options() {
-    LowerOptions o;
+    LowerOptions o = LowerOptions::from_env();  // TESSEL_DEBUG shows the passes of a failing case
     o.bounds_check = true;
     return o;
 }
