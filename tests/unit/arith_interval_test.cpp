@@ -144,3 +144,21 @@ TEST(ArithProve, CanProve) {
     EXPECT_TRUE(an.can_prove(x < n));
     EXPECT_TRUE(an.can_prove(x * 2 < n * 2));
 }
+
+TEST(ArithInterval, VectorsHaveScalarBoundsOverTheirLanes) {
+    // Regression (schedule fuzzer, argmax): bounds of a vector load minus a broadcast constant
+    // mixed a vector end with a scalar one.
+    Var k("k"), buf("buf", Handle()), lanes_var("v", Int(32, 4));
+    Expr load = Load::make(Int(32, 4), buf, Ramp::make(Expr(0), Expr(1), 4));
+    Scope scope;
+    scope[k.get()] = Interval(Expr(0), Expr(4));
+    Interval b = bounds_of(Sub::make(load, Broadcast::make(Expr(7), 4)), scope);
+    EXPECT_TRUE(!b.min.defined() || b.min.type().is_scalar());
+    Interval r = bounds_of(Add::make(Broadcast::make(k, 4), Broadcast::make(Expr(3), 4)), scope);
+    ASSERT_TRUE(r.is_bounded());
+    EXPECT_EQ(as_const_int(r.min), 3);
+    EXPECT_EQ(as_const_int(r.max), 7);
+    Interval v = bounds_of(lanes_var + Broadcast::make(Expr(1), 4), scope);
+    EXPECT_TRUE(!v.max.defined() || v.max.type().is_scalar());
+    EXPECT_FALSE(can_prove(LT::make(Broadcast::make(k, 4), Sub::make(load, Broadcast::make(Expr(7), 4))), scope));
+}
