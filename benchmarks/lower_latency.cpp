@@ -27,7 +27,8 @@ Matmul matmul(int n) {
     m.A = placeholder({n, n}, Float(32), "A");
     m.B = placeholder({n, n}, Float(32), "B");
     IterVar k = reduce_axis(Range(0, n), "k");
-    m.C = compute({n, n}, [&](Var i, Var j) { return sum(m.A(i, k) * m.B(k, j), {k}); }, "C");
+    m.C = compute(
+        {n, n}, [&](Var i, Var j) { return sum(m.A(i, k) * m.B(k, j), {k}); }, "C");
     return m;
 }
 
@@ -35,9 +36,9 @@ Matmul matmul(int n) {
 Schedule tiled(const Matmul& m) {
     Schedule s = create_schedule({m.C});
     int c = s.stage_of(m.C);
-    s.tile(c, 0, 1, 32, 32);      // io jo ii ji k
-    s.split(c, 3, 8);             // io jo ii jio jii k
-    s.split(c, 5, 4);             // io jo ii jio jii ko ki
+    s.tile(c, 0, 1, 32, 32);              // io jo ii ji k
+    s.split(c, 3, 8);                     // io jo ii jio jii k
+    s.split(c, 5, 4);                     // io jo ii jio jii ko ki
     s.reorder(c, {0, 1, 5, 2, 6, 3, 4});  // io jo ko ii ki jio jii
     s.vectorize(c, 6);
     s.unroll(c, 4);
@@ -49,7 +50,8 @@ bool check(const LowerOptions& options) {
     Matmul m = matmul(64);
     LoweredFunc f = lower(tiled(m), {m.A, m.B, m.C}, "main", options);
     if (LowerOptions::from_env().debug > 0) std::printf("%s\n", to_string(f).c_str());
-    HostArray a = HostArray::random(Float(32), {64, 64}, 1), b = HostArray::random(Float(32), {64, 64}, 2);
+    HostArray a = HostArray::random(Float(32), {64, 64}, 1),
+              b = HostArray::random(Float(32), {64, 64}, 2);
     HostArray c(Float(32), {64, 64});
     run_lowered(f, {&a, &b, &c});
     CompareResult r = compare_to_reference(c, evaluate_reference({m.C}, {{m.A, a}, {m.B, b}})[0],
@@ -69,11 +71,14 @@ int main() {
     for (int rep = 0; rep < 60; ++rep) {
         auto t0 = std::chrono::steady_clock::now();
         LoweredFunc f = lower(s, {m.A, m.B, m.C}, "main", options);
-        double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                       .count();
         if (rep >= 10) ms.push_back(t);  // the first runs warm caches and the allocator
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("lowered a tiled, vectorized, unrolled 1024^3 matmul %zu times after 10 warm-up runs\n", ms.size());
+    std::printf(
+        "lowered a tiled, vectorized, unrolled 1024^3 matmul %zu times after 10 warm-up runs\n",
+        ms.size());
     std::printf("BENCH lower_latency matmul1024_tiled ms=%.3f\n", ms[ms.size() / 2]);
     return 0;
 }

@@ -67,12 +67,14 @@ bool run_matmul(int64_t n, int64_t m, int64_t k) {
 bool run_softmax(int64_t rows, int64_t cols) {
     Tensor X = placeholder({Expr(int(rows)), Expr(int(cols))}, Float(32), "X");
     IterVar j1 = reduce_axis(Range(0, int(cols)), "j");
-    Tensor M = compute({Expr(int(rows))}, [&](Var i) { return max(X(i, j1), {j1}); }, "rowmax");
+    Tensor M = compute(
+        {Expr(int(rows))}, [&](Var i) { return max(X(i, j1), {j1}); }, "rowmax");
     Tensor E = compute(
         {Expr(int(rows)), Expr(int(cols))}, [&](Var i, Var j) { return exp(X(i, j) - M(i)); },
         "expd");
     IterVar j2 = reduce_axis(Range(0, int(cols)), "j");
-    Tensor S = compute({Expr(int(rows))}, [&](Var i) { return sum(E(i, j2), {j2}); }, "rowsum");
+    Tensor S = compute(
+        {Expr(int(rows))}, [&](Var i) { return sum(E(i, j2), {j2}); }, "rowsum");
     Tensor Y = compute(
         {Expr(int(rows)), Expr(int(cols))}, [&](Var i, Var j) { return E(i, j) / S(i); }, "Y");
     std::printf("== softmax %lldx%lld\n%s", (long long)rows, (long long)cols,
@@ -83,7 +85,8 @@ bool run_softmax(int64_t rows, int64_t cols) {
     HostArray y = evaluate_reference({Y}, {{X, x}})[0];
     double secs = seconds_since(t0);
 
-    HostArray expected = HostArray::full(Float(32), {rows, cols}, 0.0).with_storage(ArrayStorage::Ideal);
+    HostArray expected =
+        HostArray::full(Float(32), {rows, cols}, 0.0).with_storage(ArrayStorage::Ideal);
     for (int64_t i = 0; i < rows; ++i) {
         double mx = -INFINITY, total = 0;
         for (int64_t j = 0; j < cols; ++j) mx = std::max(mx, x.get(i * cols + j));
@@ -99,12 +102,13 @@ bool run_scheduled_matmul(int n) {
     Tensor A = placeholder({n, n}, Float(32), "A");
     Tensor B = placeholder({n, n}, Float(32), "B");
     IterVar k = reduce_axis(Range(0, n), "k");
-    Tensor C = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor C = compute(
+        {n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
     Schedule s = create_schedule({C});
     int c = s.stage_of(C);
-    s.tile(c, 0, 1, 16, 16);              // i.outer j.outer i.inner j.inner k
-    s.split(c, 3, 8);                     // ... j.inner.outer j.inner.inner k
-    s.reorder(c, {0, 1, 5, 2, 3, 4});     // i.outer j.outer k i.inner j.inner.outer j.inner.inner
+    s.tile(c, 0, 1, 16, 16);           // i.outer j.outer i.inner j.inner k
+    s.split(c, 3, 8);                  // ... j.inner.outer j.inner.inner k
+    s.reorder(c, {0, 1, 5, 2, 3, 4});  // i.outer j.outer k i.inner j.inner.outer j.inner.inner
     s.vectorize(c, 5);
     s.unroll(c, 4);
     s.parallel(c, 0);
@@ -113,7 +117,8 @@ bool run_scheduled_matmul(int n) {
     double lower_ms = seconds_since(t0) * 1e3;
     std::printf("== scheduled matmul %dx%dx%d\n%s\n%s", n, n, n, s.to_python().c_str(),
                 to_string(f).c_str());
-    HostArray a = HostArray::random(Float(32), {n, n}, 4), b = HostArray::random(Float(32), {n, n}, 5);
+    HostArray a = HostArray::random(Float(32), {n, n}, 4),
+              b = HostArray::random(Float(32), {n, n}, 5);
     HostArray out(Float(32), {n, n});
     t0 = std::chrono::steady_clock::now();
     run_lowered(f, {&a, &b, &out});

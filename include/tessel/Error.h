@@ -41,7 +41,8 @@ public:
     explicit CompileError(const std::string& message) : Error(message) {}
 };
 
-/// A failure while running a compiled kernel or evaluating a program (bad arguments, out-of-bounds).
+/// A failure while running a compiled kernel or evaluating a program (bad arguments,
+/// out-of-bounds).
 class RuntimeError : public Error {
 public:
     explicit RuntimeError(const std::string& message) : Error(message) {}
@@ -92,9 +93,9 @@ struct Raiser {
 
 /// Internal invariant: `TESSEL_CHECK(x > 0) << "more context";` throws InternalError if false.
 /// (A `while` rather than `if/else`: the raiser never returns, and no dangling-else arises.)
-#define TESSEL_CHECK(cond)                   \
-    while (__builtin_expect(!(cond), 0))     \
-    ::tessel::internal::Raiser() &           \
+#define TESSEL_CHECK(cond)               \
+    while (__builtin_expect(!(cond), 0)) \
+    ::tessel::internal::Raiser() &       \
         ::tessel::internal::ErrorBuilder<::tessel::InternalError>(__FILE__, __LINE__, #cond)
 
 /// Throws a typed user error: `TESSEL_THROW(DSLError) << "compute 'C': ...";`

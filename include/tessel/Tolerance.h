@@ -50,14 +50,14 @@ Tolerance tolerance_for(Type dtype, int64_t reduction_length = 1, double magnitu
 
 /// The outcome of comparing an array with its reference.
 struct CompareResult {
-    bool ok = true;                   ///< shapes match and no element is out of tolerance
-    std::string shape_error;          ///< set when the shapes or element counts differ
-    int64_t mismatches = 0;           ///< elements out of tolerance
-    int64_t total = 0;                ///< elements compared
-    std::vector<int64_t> worst_index; ///< the element with the largest error / allowed ratio
+    bool ok = true;                    ///< shapes match and no element is out of tolerance
+    std::string shape_error;           ///< set when the shapes or element counts differ
+    int64_t mismatches = 0;            ///< elements out of tolerance
+    int64_t total = 0;                 ///< elements compared
+    std::vector<int64_t> worst_index;  ///< the element with the largest error / allowed ratio
     double worst_actual = 0;
     double worst_expected = 0;
-    double worst_ratio = 0;           ///< its |error| / allowed error (> 1 fails; inf for NaN)
+    double worst_ratio = 0;  ///< its |error| / allowed error (> 1 fails; inf for NaN)
     Tolerance tolerance;
 
     explicit operator bool() const { return ok; }
@@ -75,17 +75,17 @@ CompareResult compare_to_reference(const HostArray& actual, const HostArray& exp
 
 /// A GoogleTest assertion: `EXPECT_CLOSE_TO_REFERENCE(out, ref, tolerance_for(Float(32), K));`
 /// prints CompareResult::message() on failure. Usable wherever <gtest/gtest.h> is included.
-#define EXPECT_CLOSE_TO_REFERENCE(actual, expected, tolerance)                                 \
-    do {                                                                                        \
-        ::tessel::CompareResult tessel_cmp_ =                                                   \
-            ::tessel::compare_to_reference((actual), (expected), (tolerance));                  \
-        EXPECT_TRUE(tessel_cmp_.ok) << #actual << " vs " << #expected << ": "                   \
-                                    << tessel_cmp_.message();                                   \
+#define EXPECT_CLOSE_TO_REFERENCE(actual, expected, tolerance)                  \
+    do {                                                                        \
+        ::tessel::CompareResult tessel_cmp_ =                                   \
+            ::tessel::compare_to_reference((actual), (expected), (tolerance));  \
+        EXPECT_TRUE(tessel_cmp_.ok)                                             \
+            << #actual << " vs " << #expected << ": " << tessel_cmp_.message(); \
     } while (0)
-#define ASSERT_CLOSE_TO_REFERENCE(actual, expected, tolerance)                                 \
-    do {                                                                                        \
-        ::tessel::CompareResult tessel_cmp_ =                                                   \
-            ::tessel::compare_to_reference((actual), (expected), (tolerance));                  \
-        ASSERT_TRUE(tessel_cmp_.ok) << #actual << " vs " << #expected << ": "                   \
-                                    << tessel_cmp_.message();                                   \
+#define ASSERT_CLOSE_TO_REFERENCE(actual, expected, tolerance)                  \
+    do {                                                                        \
+        ::tessel::CompareResult tessel_cmp_ =                                   \
+            ::tessel::compare_to_reference((actual), (expected), (tolerance));  \
+        ASSERT_TRUE(tessel_cmp_.ok)                                             \
+            << #actual << " vs " << #expected << ": " << tessel_cmp_.message(); \
     } while (0)

@@ -56,7 +56,7 @@ int128 fdiv(int128 a, int128 b) {
 }
 
 class Finder {
-  public:
+public:
     Finder(const ConstScope& scope, std::unordered_map<const ExprNode*, ConstInterval>* cache)
         : scope_(scope), cache_(cache) {}
 
@@ -95,7 +95,7 @@ class Finder {
         return r;
     }
 
-  private:
+private:
     B raw(const Expr& e);
     B binary(const Expr& e, const Expr& a, const Expr& b);
 

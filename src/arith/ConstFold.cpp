@@ -209,7 +209,7 @@ Expr const_fold(const Expr& e) {
 
 namespace {
 class FoldTree : public IRMutator {
-  public:
+public:
     using IRMutator::mutate;
     Expr mutate(const Expr& e) override {
         Expr r = IRMutator::mutate(e);

@@ -14,14 +14,14 @@ bool binary_operands(const Expr& e, const Expr** a, const Expr** b) {
         return true;                \
     }
         TESSEL_BINARY_CASE(Add)
-        TESSEL_BINARY_CASE(Sub) TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div)
-            TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod)
-                TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max) TESSEL_BINARY_CASE(EQ)
-                    TESSEL_BINARY_CASE(NE) TESSEL_BINARY_CASE(LT) TESSEL_BINARY_CASE(LE)
-                        TESSEL_BINARY_CASE(GT) TESSEL_BINARY_CASE(GE) TESSEL_BINARY_CASE(And)
-                            TESSEL_BINARY_CASE(Or)
+        TESSEL_BINARY_CASE(Sub)
+        TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod)
+            TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
+                TESSEL_BINARY_CASE(Max) TESSEL_BINARY_CASE(EQ) TESSEL_BINARY_CASE(NE)
+                    TESSEL_BINARY_CASE(LT) TESSEL_BINARY_CASE(LE) TESSEL_BINARY_CASE(GT)
+                        TESSEL_BINARY_CASE(GE) TESSEL_BINARY_CASE(And) TESSEL_BINARY_CASE(Or)
 #undef TESSEL_BINARY_CASE
-                                default : return false;
+                            default : return false;
     }
 }
 
@@ -31,7 +31,8 @@ Expr make_binary(IRNodeType t, Expr a, Expr b) {
     case IRNodeType::T:     \
         return T::make(std::move(a), std::move(b));
         TESSEL_MAKE_CASE(Add)
-            TESSEL_MAKE_CASE(Sub) TESSEL_MAKE_CASE(Mul) TESSEL_MAKE_CASE(Div) TESSEL_MAKE_CASE(Mod)
+        TESSEL_MAKE_CASE(Sub)
+            TESSEL_MAKE_CASE(Mul) TESSEL_MAKE_CASE(Div) TESSEL_MAKE_CASE(Mod)
                 TESSEL_MAKE_CASE(FloorDiv) TESSEL_MAKE_CASE(FloorMod) TESSEL_MAKE_CASE(Min)
                     TESSEL_MAKE_CASE(Max) TESSEL_MAKE_CASE(EQ) TESSEL_MAKE_CASE(NE)
                         TESSEL_MAKE_CASE(LT) TESSEL_MAKE_CASE(LE) TESSEL_MAKE_CASE(GT)

@@ -83,7 +83,7 @@ std::unordered_set<const Variable*> outer_variables(const Scope& scope) {
 }
 
 class BoundsFinder {
-  public:
+public:
     explicit BoundsFinder(const Scope& scope) : scope_(scope), cscope_(constant_scope(scope)) {}
     /// Keeps the `keep` variables symbolic (their constant bounds still apply to the ends).
     BoundsFinder(const Scope& scope, std::unordered_set<const Variable*> keep)
@@ -98,7 +98,7 @@ class BoundsFinder {
     }
     const ConstScope& const_scope() const { return cscope_; }
 
-  private:
+private:
     Interval node(const Expr& e);
     Interval binary(const Expr& e, const Expr& a, const Expr& b);
     Interval mul(const Interval& a, const Interval& b);

@@ -51,7 +51,7 @@ int128 gcd128(int128 a, int128 b) {
 }
 
 class ModularFinder {
-  public:
+public:
     explicit ModularFinder(const ModularScope& scope) : scope_(scope) {}
 
     ModularSet get(const Expr& e) {
@@ -66,7 +66,7 @@ class ModularFinder {
         return ModularSet(static_cast<int64_t>(p), m.base);
     }
 
-  private:
+private:
     ModularSet node(const Expr& e);
     ModularSet binary(const Expr& e, const ModularSet& a, const ModularSet& b);
 

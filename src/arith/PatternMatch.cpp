@@ -118,13 +118,13 @@ namespace {
 
 /// A non-owning reference to a continuation `bool(MatchState&)`.
 class Cont {
-  public:
+public:
     template <typename F>
     Cont(F& f)  // NOLINT
         : obj_(&f), fn_([](void* o, MatchState& m) { return (*static_cast<F*>(o))(m); }) {}
     bool operator()(MatchState& m) const { return fn_(obj_, m); }
 
-  private:
+private:
     void* obj_;
     bool (*fn_)(void*, MatchState&);
 };

@@ -47,7 +47,7 @@ struct PatNode;
 
 /// A pattern: a tree of PatNodes shared between rules.
 class Pat {
-  public:
+public:
     Pat() = default;
     Pat(int v);      // NOLINT: integer literal
     Pat(int64_t v);  // NOLINT
@@ -57,7 +57,7 @@ class Pat {
     const PatNode* operator->() const { return node_.get(); }
     bool defined() const { return node_ != nullptr; }
 
-  private:
+private:
     std::shared_ptr<const PatNode> node_;
 };
 
@@ -125,7 +125,7 @@ Rule rule(Pat lhs, Pat rhs, Pat pred = Pat(),
 
 /// What the rules may ask about the expression being simplified.
 class RuleContext {
-  public:
+public:
     virtual ~RuleContext() = default;
     virtual ConstInterval const_bounds(const Expr& e) = 0;
     virtual ModularSet modular(const Expr& e) = 0;

@@ -29,7 +29,7 @@ const std::vector<Rule>& float_rules();
 const std::vector<Rule>& bool_rules();
 
 class Simplifier : public IRMutator, public RuleContext {
-  public:
+public:
     /// Rewrites per simplify() call before the simplifier stops rewriting (a cycle guard).
     static constexpr int kMaxSteps = 100000;
 
@@ -44,7 +44,7 @@ class Simplifier : public IRMutator, public RuleContext {
     /// Constant bounds of a linear form (valid for index arithmetic).
     ConstInterval linear_bounds(const LinearForm& f);
 
-  protected:
+protected:
     Expr visit(const Let* op) override;
     Stmt visit(const For* op) override;
     Stmt visit(const LetStmt* op) override;
@@ -55,7 +55,7 @@ class Simplifier : public IRMutator, public RuleContext {
     Stmt visit(const AttrStmt* op) override;
     Stmt visit(const Evaluate* op) override;
 
-  private:
+private:
     Expr rewrite(const Expr& e);
     Expr apply_rules(const Expr& e);
     /// SimplifyBuiltins.cpp: returns the rewritten expression or undefined.

@@ -29,7 +29,7 @@ bool match(BiMap<K>* ab, BiMap<K>* ba, K a, K b) {
 }
 
 class StructuralEq {
-  public:
+public:
     explicit StructuralEq(bool map_free_vars) : map_free_(map_free_vars) {}
 
     bool eq(const Expr& a, const Expr& b) {
@@ -60,7 +60,7 @@ class StructuralEq {
         return false;
     }
 
-  private:
+private:
 #define TESSEL_EQ_DECL(T) bool visit(const T* a, const T* b);
     TESSEL_FOR_EACH_EXPR_NODE(TESSEL_EQ_DECL)
     TESSEL_FOR_EACH_STMT_NODE(TESSEL_EQ_DECL)

@@ -45,7 +45,7 @@ constexpr uint64_t kStmtNode = 0x1000ull;
 }  // namespace
 
 class StructuralHasher::Impl : public IRVisitor {
-  public:
+public:
     using IRVisitor::visit;
 
     void emit(uint64_t v) { h_ = mix64(h_ ^ mix64(v + 0x9e3779b97f4a7c15ull)) + (h_ << 7); }
@@ -139,7 +139,7 @@ class StructuralHasher::Impl : public IRVisitor {
 
     uint64_t result() const { return mix64(h_); }
 
-  protected:
+protected:
     void visit(const IntImm* op) override { emit(uint64_t(op->value)); }
     void visit(const UIntImm* op) override { emit(op->value); }
     void visit(const FloatImm* op) override {
@@ -216,7 +216,7 @@ class StructuralHasher::Impl : public IRVisitor {
         for (const Stmt& s : op->stmts) visit(s);
     }
 
-  private:
+private:
     uint64_t h_ = 0x7e55e1ull;
     uint64_t next_ = 0;  // the next variable number, shared by bound and free variables
     std::unordered_map<const Variable*, int64_t> bound_;

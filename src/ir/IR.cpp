@@ -26,7 +26,8 @@ void destroy_ref_counted(const RefCounted* object) {
 const char* node_type_name(IRNodeType t) {
     switch (t) {
 #define TESSEL_NODE_NAME(T) \
-    case IRNodeType::T: return #T;
+    case IRNodeType::T:     \
+        return #T;
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_NODE_NAME)
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_NODE_NAME)
 #undef TESSEL_NODE_NAME
@@ -113,8 +114,12 @@ Expr make_const(Type t, double value) {
     return make_const(t, static_cast<int64_t>(value));
 }
 
-Expr const_true(int lanes) { return make_const(Bool(lanes), int64_t(1)); }
-Expr const_false(int lanes) { return make_const(Bool(lanes), int64_t(0)); }
+Expr const_true(int lanes) {
+    return make_const(Bool(lanes), int64_t(1));
+}
+Expr const_false(int lanes) {
+    return make_const(Bool(lanes), int64_t(0));
+}
 
 std::optional<int64_t> as_const_int(const Expr& e) {
     if (!e.defined()) return std::nullopt;
@@ -173,9 +178,12 @@ CommReducer::CommReducer(std::string name, std::vector<Var> lhs, std::vector<Var
 
 const char* scope_name(StorageScope s) {
     switch (s) {
-        case StorageScope::Global: return "global";
-        case StorageScope::Shared: return "shared";
-        case StorageScope::Local: return "local";
+        case StorageScope::Global:
+            return "global";
+        case StorageScope::Shared:
+            return "shared";
+        case StorageScope::Local:
+            return "local";
     }
     return "?";
 }
@@ -216,7 +224,8 @@ Expr Cast::make(Type t, Expr value) {
 
 template <typename T>
 Expr BinaryOpNode<T>::make(Expr a, Expr b) {
-    TESSEL_CHECK(a.defined() && b.defined()) << node_type_name(T::kNodeType) << " of undefined operands";
+    TESSEL_CHECK(a.defined() && b.defined())
+        << node_type_name(T::kNodeType) << " of undefined operands";
     TESSEL_CHECK(a.type() == b.type()) << node_type_name(T::kNodeType) << " of mismatched types "
                                        << a.type() << " and " << b.type();
     if constexpr (T::kNodeType == IRNodeType::And || T::kNodeType == IRNodeType::Or) {
@@ -231,7 +240,8 @@ Expr BinaryOpNode<T>::make(Expr a, Expr b) {
 
 template <typename T>
 Expr CmpOpNode<T>::make(Expr a, Expr b) {
-    TESSEL_CHECK(a.defined() && b.defined()) << node_type_name(T::kNodeType) << " of undefined operands";
+    TESSEL_CHECK(a.defined() && b.defined())
+        << node_type_name(T::kNodeType) << " of undefined operands";
     TESSEL_CHECK(a.type() == b.type()) << node_type_name(T::kNodeType) << " of mismatched types "
                                        << a.type() << " and " << b.type();
     TESSEL_CHECK(!a.type().is_handle()) << "comparison of handles";
@@ -316,9 +326,15 @@ const IntrinsicInfo kIntrinsics[] = {
 };
 }  // namespace
 
-const char* intrinsic_name(Intrinsic op) { return kIntrinsics[static_cast<int>(op)].name; }
-int intrinsic_arity(Intrinsic op) { return kIntrinsics[static_cast<int>(op)].arity; }
-bool intrinsic_is_pure(Intrinsic op) { return kIntrinsics[static_cast<int>(op)].pure; }
+const char* intrinsic_name(Intrinsic op) {
+    return kIntrinsics[static_cast<int>(op)].name;
+}
+int intrinsic_arity(Intrinsic op) {
+    return kIntrinsics[static_cast<int>(op)].arity;
+}
+bool intrinsic_is_pure(Intrinsic op) {
+    return kIntrinsics[static_cast<int>(op)].pure;
+}
 
 bool intrinsic_from_name(const std::string& name, Intrinsic* out) {
     for (size_t i = 0; i < std::size(kIntrinsics); ++i) {
@@ -337,7 +353,8 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     for (const Expr& a : args) TESSEL_CHECK(a.defined()) << name << " of an undefined argument";
     Type t = Int(32);
     switch (op) {
-        case Intrinsic::thread_barrier: break;
+        case Intrinsic::thread_barrier:
+            break;
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;
@@ -351,9 +368,11 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
             TESSEL_CHECK(t.is_bool()) << "likely of " << t;
             break;
         case Intrinsic::if_then_else:
-            TESSEL_CHECK(args[0].type().is_bool()) << "if_then_else condition of " << args[0].type();
+            TESSEL_CHECK(args[0].type().is_bool())
+                << "if_then_else condition of " << args[0].type();
             TESSEL_CHECK(args[1].type() == args[2].type())
-                << "if_then_else of mismatched types " << args[1].type() << " and " << args[2].type();
+                << "if_then_else of mismatched types " << args[1].type() << " and "
+                << args[2].type();
             TESSEL_CHECK(args[0].type().lanes == 1 || args[0].type().lanes == args[1].type().lanes)
                 << "if_then_else condition lanes";
             t = args[1].type();
@@ -362,7 +381,8 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
             t = args[0].type();
             TESSEL_CHECK(t.is_float()) << name << " of " << t << " (float expected)";
             for (const Expr& a : args)
-                TESSEL_CHECK(a.type() == t) << name << " of mismatched types " << t << ", " << a.type();
+                TESSEL_CHECK(a.type() == t)
+                    << name << " of mismatched types " << t << ", " << a.type();
     }
     return new Call(t, op, std::move(args));
 }
@@ -387,7 +407,8 @@ Expr Reduce::make(CommReducer combiner, std::vector<Expr> source, std::vector<It
     TESSEL_CHECK(value_index >= 0 && value_index < static_cast<int>(source.size()))
         << "Reduce value_index " << value_index;
     for (const IterVar& iv : axis)
-        TESSEL_CHECK(iv.defined() && iv.kind() == IterVarKind::Reduce) << "Reduce over a non-reduce axis";
+        TESSEL_CHECK(iv.defined() && iv.kind() == IterVarKind::Reduce)
+            << "Reduce over a non-reduce axis";
     if (!condition.defined()) condition = const_true();
     TESSEL_CHECK(condition.type() == Bool()) << "Reduce condition of type " << condition.type();
     Type t = source[value_index].type();
@@ -428,7 +449,8 @@ static T* new_stmt() {
 }
 
 Stmt LetStmt::make(Var var, Expr value, Stmt body) {
-    TESSEL_CHECK(var.defined() && value.defined() && body.defined()) << "LetStmt with undefined parts";
+    TESSEL_CHECK(var.defined() && value.defined() && body.defined())
+        << "LetStmt with undefined parts";
     TESSEL_CHECK(var.type() == value.type())
         << "LetStmt " << var.name() << " of type " << var.type() << " bound to " << value.type();
     auto* n = new_stmt<LetStmt>();
@@ -457,16 +479,22 @@ Stmt AssertStmt::make(Expr condition, std::string message) {
 
 const char* for_kind_name(ForKind k) {
     switch (k) {
-        case ForKind::Serial: return "serial";
-        case ForKind::Parallel: return "parallel";
-        case ForKind::Vectorized: return "vectorized";
-        case ForKind::Unrolled: return "unrolled";
-        case ForKind::ThreadBound: return "thread_bound";
+        case ForKind::Serial:
+            return "serial";
+        case ForKind::Parallel:
+            return "parallel";
+        case ForKind::Vectorized:
+            return "vectorized";
+        case ForKind::Unrolled:
+            return "unrolled";
+        case ForKind::ThreadBound:
+            return "thread_bound";
     }
     return "?";
 }
 
-Stmt For::make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag) {
+Stmt For::make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
+               std::string thread_tag) {
     TESSEL_CHECK(loop_var.defined() && min.defined() && extent.defined() && body.defined())
         << "For with undefined parts";
     Type t = loop_var.type();
@@ -488,12 +516,14 @@ Stmt For::make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std
 }
 
 Stmt Store::make(Var buffer_var, Expr value, Expr index, Expr predicate) {
-    TESSEL_CHECK(buffer_var.defined() && value.defined() && index.defined()) << "Store with undefined parts";
+    TESSEL_CHECK(buffer_var.defined() && value.defined() && index.defined())
+        << "Store with undefined parts";
     TESSEL_CHECK(buffer_var.type().is_handle()) << "Store to non-handle " << buffer_var.name();
     TESSEL_CHECK(index.type().is_int_or_uint() && index.type().lanes == value.type().lanes)
         << "Store of " << value.type() << " with index " << index.type();
     if (predicate.defined())
-        TESSEL_CHECK(predicate.type() == Bool(value.type().lanes)) << "Store predicate " << predicate.type();
+        TESSEL_CHECK(predicate.type() == Bool(value.type().lanes))
+            << "Store predicate " << predicate.type();
     auto* n = new_stmt<Store>();
     n->buffer_var = std::move(buffer_var);
     n->value = std::move(value);

@@ -9,10 +9,12 @@ Expr IRMutator::mutate(const Expr& e) {
     if (!e.defined()) return e;
     switch (e.node_type()) {
 #define TESSEL_DISPATCH(T) \
-    case IRNodeType::T: return visit(static_cast<const T*>(e.get()));
+    case IRNodeType::T:    \
+        return visit(static_cast<const T*>(e.get()));
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default: TESSEL_CHECK(false) << "statement node in an Expr handle";
+        default:
+            TESSEL_CHECK(false) << "statement node in an Expr handle";
     }
     return e;
 }
@@ -21,10 +23,12 @@ Stmt IRMutator::mutate(const Stmt& s) {
     if (!s.defined()) return s;
     switch (s.node_type()) {
 #define TESSEL_DISPATCH(T) \
-    case IRNodeType::T: return visit(static_cast<const T*>(s.get()));
+    case IRNodeType::T:    \
+        return visit(static_cast<const T*>(s.get()));
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
+        default:
+            TESSEL_CHECK(false) << "expression node in a Stmt handle";
     }
     return s;
 }
@@ -40,10 +44,18 @@ bool IRMutator::mutate_all(const std::vector<Expr>& in, std::vector<Expr>* out) 
     return changed;
 }
 
-Expr IRMutator::visit(const IntImm* op) { return op; }
-Expr IRMutator::visit(const UIntImm* op) { return op; }
-Expr IRMutator::visit(const FloatImm* op) { return op; }
-Expr IRMutator::visit(const Variable* op) { return op; }
+Expr IRMutator::visit(const IntImm* op) {
+    return op;
+}
+Expr IRMutator::visit(const UIntImm* op) {
+    return op;
+}
+Expr IRMutator::visit(const FloatImm* op) {
+    return op;
+}
+Expr IRMutator::visit(const Variable* op) {
+    return op;
+}
 
 Expr IRMutator::visit(const Cast* op) {
     Expr v = mutate(op->value);
@@ -51,11 +63,11 @@ Expr IRMutator::visit(const Cast* op) {
     return Cast::make(op->type, v);
 }
 
-#define TESSEL_MUTATE_BINARY(T)                          \
-    Expr IRMutator::visit(const T* op) {                 \
-        Expr a = mutate(op->a), b = mutate(op->b);       \
+#define TESSEL_MUTATE_BINARY(T)                              \
+    Expr IRMutator::visit(const T* op) {                     \
+        Expr a = mutate(op->a), b = mutate(op->b);           \
         if (a.same_as(op->a) && b.same_as(op->b)) return op; \
-        return T::make(a, b);                            \
+        return T::make(a, b);                                \
     }
 TESSEL_MUTATE_BINARY(Add)
 TESSEL_MUTATE_BINARY(Sub)
@@ -84,7 +96,8 @@ Expr IRMutator::visit(const Not* op) {
 
 Expr IRMutator::visit(const Select* op) {
     Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
-    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return op;
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+        return op;
     return Select::make(c, t, f);
 }
 

@@ -7,7 +7,9 @@ namespace tessel {
 namespace internal {
 
 namespace {
-bool is_literal(const Expr& e) { return e.as<IntImm>() || e.as<UIntImm>() || e.as<FloatImm>(); }
+bool is_literal(const Expr& e) {
+    return e.as<IntImm>() || e.as<UIntImm>() || e.as<FloatImm>();
+}
 
 // Re-types a literal constant to `t`, or throws if the value cannot be represented.
 Expr adapt_literal(const char* op_name, const Expr& lit, Type t) {
@@ -99,9 +101,15 @@ Expr compare(const char* name, Expr a, Expr b) {
 }
 }  // namespace
 
-Expr operator+(Expr a, Expr b) { return arith<Add>("+", std::move(a), std::move(b)); }
-Expr operator-(Expr a, Expr b) { return arith<Sub>("-", std::move(a), std::move(b)); }
-Expr operator*(Expr a, Expr b) { return arith<Mul>("*", std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b) {
+    return arith<Add>("+", std::move(a), std::move(b));
+}
+Expr operator-(Expr a, Expr b) {
+    return arith<Sub>("-", std::move(a), std::move(b));
+}
+Expr operator*(Expr a, Expr b) {
+    return arith<Mul>("*", std::move(a), std::move(b));
+}
 Expr operator/(Expr a, Expr b) {
     match_types("/", &a, &b);
     require_arith("/", a);
@@ -112,23 +120,37 @@ Expr operator/(Expr a, Expr b) {
 Expr operator%(Expr a, Expr b) {
     match_types("%", &a, &b);
     require_arith("%", a);
-    if (a.type().is_float()) TESSEL_THROW(DSLError) << "%: not defined on " << a.type() << "; use truncmod or floormod";
+    if (a.type().is_float())
+        TESSEL_THROW(DSLError) << "%: not defined on " << a.type() << "; use truncmod or floormod";
     require_nonzero_const("%", b);
     return FloorMod::make(std::move(a), std::move(b));
 }
 Expr operator-(Expr a) {
     if (!a.defined()) TESSEL_THROW(DSLError) << "unary -: operand is undefined";
     require_arith("unary -", a);
-    if (auto i = as_const_int(a); i && a.type().is_int() && a.type().is_scalar()) return make_const(a.type(), -*i);
+    if (auto i = as_const_int(a); i && a.type().is_int() && a.type().is_scalar())
+        return make_const(a.type(), -*i);
     if (auto f = as_const_float(a); f && a.type().is_scalar()) return make_const(a.type(), -*f);
     return Sub::make(make_zero(a.type()), a);
 }
-Expr operator<(Expr a, Expr b) { return compare<LT>("<", std::move(a), std::move(b)); }
-Expr operator<=(Expr a, Expr b) { return compare<LE>("<=", std::move(a), std::move(b)); }
-Expr operator>(Expr a, Expr b) { return compare<GT>(">", std::move(a), std::move(b)); }
-Expr operator>=(Expr a, Expr b) { return compare<GE>(">=", std::move(a), std::move(b)); }
-Expr operator==(Expr a, Expr b) { return compare<EQ>("==", std::move(a), std::move(b)); }
-Expr operator!=(Expr a, Expr b) { return compare<NE>("!=", std::move(a), std::move(b)); }
+Expr operator<(Expr a, Expr b) {
+    return compare<LT>("<", std::move(a), std::move(b));
+}
+Expr operator<=(Expr a, Expr b) {
+    return compare<LE>("<=", std::move(a), std::move(b));
+}
+Expr operator>(Expr a, Expr b) {
+    return compare<GT>(">", std::move(a), std::move(b));
+}
+Expr operator>=(Expr a, Expr b) {
+    return compare<GE>(">=", std::move(a), std::move(b));
+}
+Expr operator==(Expr a, Expr b) {
+    return compare<EQ>("==", std::move(a), std::move(b));
+}
+Expr operator!=(Expr a, Expr b) {
+    return compare<NE>("!=", std::move(a), std::move(b));
+}
 Expr operator&&(Expr a, Expr b) {
     require_bool("&&", a);
     require_bool("&&", b);
@@ -146,11 +168,19 @@ Expr operator!(Expr a) {
     return Not::make(std::move(a));
 }
 
-#define TESSEL_LITERAL_OPS(op)                                                  \
-    Expr operator op(Expr a, int b) { return std::move(a) op Expr(b); }         \
-    Expr operator op(int a, Expr b) { return Expr(a) op std::move(b); }         \
-    Expr operator op(Expr a, double b) { return std::move(a) op Expr(b); }      \
-    Expr operator op(double a, Expr b) { return Expr(a) op std::move(b); }
+#define TESSEL_LITERAL_OPS(op)           \
+    Expr operator op(Expr a, int b) {    \
+        return std::move(a) op Expr(b);  \
+    }                                    \
+    Expr operator op(int a, Expr b) {    \
+        return Expr(a) op std::move(b);  \
+    }                                    \
+    Expr operator op(Expr a, double b) { \
+        return std::move(a) op Expr(b);  \
+    }                                    \
+    Expr operator op(double a, Expr b) { \
+        return Expr(a) op std::move(b);  \
+    }
 TESSEL_LITERAL_OPS(+)
 TESSEL_LITERAL_OPS(-)
 TESSEL_LITERAL_OPS(*)
@@ -164,8 +194,12 @@ TESSEL_LITERAL_OPS(==)
 TESSEL_LITERAL_OPS(!=)
 #undef TESSEL_LITERAL_OPS
 
-Expr min(Expr a, Expr b) { return arith<Min>("min", std::move(a), std::move(b)); }
-Expr max(Expr a, Expr b) { return arith<Max>("max", std::move(a), std::move(b)); }
+Expr min(Expr a, Expr b) {
+    return arith<Min>("min", std::move(a), std::move(b));
+}
+Expr max(Expr a, Expr b) {
+    return arith<Max>("max", std::move(a), std::move(b));
+}
 Expr floordiv(Expr a, Expr b) {
     match_types("floordiv", &a, &b);
     require_arith("floordiv", a);
@@ -206,12 +240,14 @@ Expr if_then_else(Expr condition, Expr true_value, Expr false_value) {
     if (condition.type().lanes != 1 && condition.type().lanes != true_value.type().lanes)
         TESSEL_THROW(DSLError) << "if_then_else: condition has " << condition.type().lanes
                                << " lanes, values " << true_value.type().lanes;
-    return Call::make(Intrinsic::if_then_else, {std::move(condition), std::move(true_value), std::move(false_value)});
+    return Call::make(Intrinsic::if_then_else,
+                      {std::move(condition), std::move(true_value), std::move(false_value)});
 }
 
 Expr cast(Type t, Expr value) {
     if (!value.defined()) TESSEL_THROW(DSLError) << "cast: operand is undefined";
-    if (t.is_handle() || value.type().is_handle()) TESSEL_THROW(DSLError) << "cast: cannot cast handles";
+    if (t.is_handle() || value.type().is_handle())
+        TESSEL_THROW(DSLError) << "cast: cannot cast handles";
     if (t.is_scalar() && value.type().is_vector()) t = t.with_lanes(value.type().lanes);
     if (t.lanes != value.type().lanes)
         TESSEL_THROW(DSLError) << "cast: cannot cast " << value.type() << " to " << t;
@@ -232,28 +268,60 @@ Expr float_intrinsic(Intrinsic op, std::vector<Expr> args) {
 }
 }  // namespace
 
-Expr exp(Expr x) { return float_intrinsic(Intrinsic::exp, {std::move(x)}); }
-Expr exp2(Expr x) { return float_intrinsic(Intrinsic::exp2, {std::move(x)}); }
-Expr log(Expr x) { return float_intrinsic(Intrinsic::log, {std::move(x)}); }
-Expr log2(Expr x) { return float_intrinsic(Intrinsic::log2, {std::move(x)}); }
-Expr sqrt(Expr x) { return float_intrinsic(Intrinsic::sqrt, {std::move(x)}); }
-Expr rsqrt(Expr x) { return float_intrinsic(Intrinsic::rsqrt, {std::move(x)}); }
-Expr tanh(Expr x) { return float_intrinsic(Intrinsic::tanh, {std::move(x)}); }
-Expr sigmoid(Expr x) { return float_intrinsic(Intrinsic::sigmoid, {std::move(x)}); }
-Expr erf(Expr x) { return float_intrinsic(Intrinsic::erf, {std::move(x)}); }
-Expr sin(Expr x) { return float_intrinsic(Intrinsic::sin, {std::move(x)}); }
-Expr cos(Expr x) { return float_intrinsic(Intrinsic::cos, {std::move(x)}); }
+Expr exp(Expr x) {
+    return float_intrinsic(Intrinsic::exp, {std::move(x)});
+}
+Expr exp2(Expr x) {
+    return float_intrinsic(Intrinsic::exp2, {std::move(x)});
+}
+Expr log(Expr x) {
+    return float_intrinsic(Intrinsic::log, {std::move(x)});
+}
+Expr log2(Expr x) {
+    return float_intrinsic(Intrinsic::log2, {std::move(x)});
+}
+Expr sqrt(Expr x) {
+    return float_intrinsic(Intrinsic::sqrt, {std::move(x)});
+}
+Expr rsqrt(Expr x) {
+    return float_intrinsic(Intrinsic::rsqrt, {std::move(x)});
+}
+Expr tanh(Expr x) {
+    return float_intrinsic(Intrinsic::tanh, {std::move(x)});
+}
+Expr sigmoid(Expr x) {
+    return float_intrinsic(Intrinsic::sigmoid, {std::move(x)});
+}
+Expr erf(Expr x) {
+    return float_intrinsic(Intrinsic::erf, {std::move(x)});
+}
+Expr sin(Expr x) {
+    return float_intrinsic(Intrinsic::sin, {std::move(x)});
+}
+Expr cos(Expr x) {
+    return float_intrinsic(Intrinsic::cos, {std::move(x)});
+}
 Expr pow(Expr x, Expr y) {
     return float_intrinsic(Intrinsic::pow, {std::move(x), std::move(y)});
 }
-Expr floor(Expr x) { return float_intrinsic(Intrinsic::floor, {std::move(x)}); }
-Expr ceil(Expr x) { return float_intrinsic(Intrinsic::ceil, {std::move(x)}); }
-Expr round(Expr x) { return float_intrinsic(Intrinsic::round, {std::move(x)}); }
-Expr trunc(Expr x) { return float_intrinsic(Intrinsic::trunc, {std::move(x)}); }
+Expr floor(Expr x) {
+    return float_intrinsic(Intrinsic::floor, {std::move(x)});
+}
+Expr ceil(Expr x) {
+    return float_intrinsic(Intrinsic::ceil, {std::move(x)});
+}
+Expr round(Expr x) {
+    return float_intrinsic(Intrinsic::round, {std::move(x)});
+}
+Expr trunc(Expr x) {
+    return float_intrinsic(Intrinsic::trunc, {std::move(x)});
+}
 Expr fma(Expr a, Expr b, Expr c) {
     return float_intrinsic(Intrinsic::fma, {std::move(a), std::move(b), std::move(c)});
 }
-Expr isnan(Expr x) { return float_intrinsic(Intrinsic::isnan, {std::move(x)}); }
+Expr isnan(Expr x) {
+    return float_intrinsic(Intrinsic::isnan, {std::move(x)});
+}
 Expr abs(Expr x) {
     if (!x.defined()) TESSEL_THROW(DSLError) << "abs: argument is undefined";
     require_arith("abs", x);
@@ -263,7 +331,7 @@ Expr abs(Expr x) {
 
 Expr max_value(Type t) {
     if (t.is_float()) {
-        double v = t.is_bfloat() ? 3.3895313892515355e38
+        double v = t.is_bfloat()  ? 3.3895313892515355e38
                    : t.bits == 16 ? 65504.0
                    : t.bits == 32 ? static_cast<double>(std::numeric_limits<float>::max())
                                   : std::numeric_limits<double>::max();

@@ -31,7 +31,7 @@ enum Prec : int {
 // Unique names for one kind of object, assigned in order of first appearance. The objects are
 // kept alive so that a freed address cannot be reused by a new object with the old name.
 class Namer {
-  public:
+public:
     const std::string& name(const RefCounted* obj, const std::string& label) {
         auto it = names_.find(obj);
         if (it != names_.end()) return it->second;
@@ -43,7 +43,7 @@ class Namer {
         return names_.emplace(obj, n).first->second;
     }
 
-  private:
+private:
     std::unordered_map<const RefCounted*, std::string> names_;
     std::unordered_set<std::string> used_;
     std::vector<Ptr<RefCounted>> alive_;
@@ -95,7 +95,7 @@ const char* loop_function(ForKind k) {
 }  // namespace
 
 class IRPrinter::Impl : public IRVisitor {
-  public:
+public:
     explicit Impl(std::ostream& os) : os_(os) {}
     using IRVisitor::visit;
 
@@ -134,13 +134,13 @@ class IRPrinter::Impl : public IRVisitor {
 
     int indent_ = 0;
 
-  protected:
+protected:
 #define TESSEL_PRINTER_DECL(T) void visit(const T* op) override;
     TESSEL_FOR_EACH_EXPR_NODE(TESSEL_PRINTER_DECL)
     TESSEL_FOR_EACH_STMT_NODE(TESSEL_PRINTER_DECL)
 #undef TESSEL_PRINTER_DECL
 
-  private:
+private:
     bool open(int prec) {
         bool paren = prec < need_;
         if (paren) os_ << '(';

@@ -5,22 +5,28 @@ namespace tessel {
 void IRVisitor::visit(const Expr& e) {
     if (!e.defined()) return;
     switch (e.node_type()) {
-#define TESSEL_DISPATCH(T) \
-    case IRNodeType::T: visit(static_cast<const T*>(e.get())); return;
+#define TESSEL_DISPATCH(T)                     \
+    case IRNodeType::T:                        \
+        visit(static_cast<const T*>(e.get())); \
+        return;
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default: TESSEL_CHECK(false) << "statement node in an Expr handle";
+        default:
+            TESSEL_CHECK(false) << "statement node in an Expr handle";
     }
 }
 
 void IRVisitor::visit(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.node_type()) {
-#define TESSEL_DISPATCH(T) \
-    case IRNodeType::T: visit(static_cast<const T*>(s.get())); return;
+#define TESSEL_DISPATCH(T)                     \
+    case IRNodeType::T:                        \
+        visit(static_cast<const T*>(s.get())); \
+        return;
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
+        default:
+            TESSEL_CHECK(false) << "expression node in a Stmt handle";
     }
 }
 
@@ -28,12 +34,14 @@ void IRVisitor::visit(const IntImm*) {}
 void IRVisitor::visit(const UIntImm*) {}
 void IRVisitor::visit(const FloatImm*) {}
 void IRVisitor::visit(const Variable*) {}
-void IRVisitor::visit(const Cast* op) { visit(op->value); }
+void IRVisitor::visit(const Cast* op) {
+    visit(op->value);
+}
 
-#define TESSEL_VISIT_BINARY(T)             \
-    void IRVisitor::visit(const T* op) {   \
-        visit(op->a);                      \
-        visit(op->b);                      \
+#define TESSEL_VISIT_BINARY(T)           \
+    void IRVisitor::visit(const T* op) { \
+        visit(op->a);                    \
+        visit(op->b);                    \
     }
 TESSEL_VISIT_BINARY(Add)
 TESSEL_VISIT_BINARY(Sub)
@@ -54,7 +62,9 @@ TESSEL_VISIT_BINARY(And)
 TESSEL_VISIT_BINARY(Or)
 #undef TESSEL_VISIT_BINARY
 
-void IRVisitor::visit(const Not* op) { visit(op->a); }
+void IRVisitor::visit(const Not* op) {
+    visit(op->a);
+}
 void IRVisitor::visit(const Select* op) {
     visit(op->condition);
     visit(op->true_value);
@@ -64,7 +74,9 @@ void IRVisitor::visit(const Ramp* op) {
     visit(op->base);
     visit(op->stride);
 }
-void IRVisitor::visit(const Broadcast* op) { visit(op->value); }
+void IRVisitor::visit(const Broadcast* op) {
+    visit(op->value);
+}
 void IRVisitor::visit(const Let* op) {
     visit(op->value);
     visit(op->body);
@@ -99,7 +111,9 @@ void IRVisitor::visit(const AttrStmt* op) {
     visit(op->value);
     visit(op->body);
 }
-void IRVisitor::visit(const AssertStmt* op) { visit(op->condition); }
+void IRVisitor::visit(const AssertStmt* op) {
+    visit(op->condition);
+}
 void IRVisitor::visit(const For* op) {
     visit(op->min);
     visit(op->extent);
@@ -126,7 +140,9 @@ void IRVisitor::visit(const IfThenElse* op) {
     visit(op->then_case);
     visit(op->else_case);
 }
-void IRVisitor::visit(const Evaluate* op) { visit(op->value); }
+void IRVisitor::visit(const Evaluate* op) {
+    visit(op->value);
+}
 
 namespace {
 class PostOrder : public IRVisitor {
@@ -163,18 +179,25 @@ bool uses_var_impl(const Node& n, const Var& v) {
     post_order_visit(n, [&](const IRNode* node) {
         if (node == target) found = true;
         // Flat memory accesses name their buffer variable outside the expression fields.
-        if (node->node_type == IRNodeType::Load && static_cast<const Load*>(node)->buffer_var.get() == target)
+        if (node->node_type == IRNodeType::Load &&
+            static_cast<const Load*>(node)->buffer_var.get() == target)
             found = true;
-        if (node->node_type == IRNodeType::Store && static_cast<const Store*>(node)->buffer_var.get() == target)
+        if (node->node_type == IRNodeType::Store &&
+            static_cast<const Store*>(node)->buffer_var.get() == target)
             found = true;
-        if (node->node_type == IRNodeType::For && static_cast<const For*>(node)->loop_var.get() == target)
+        if (node->node_type == IRNodeType::For &&
+            static_cast<const For*>(node)->loop_var.get() == target)
             found = true;
     });
     return found;
 }
 }  // namespace
 
-bool uses_var(const Expr& e, const Var& v) { return uses_var_impl(e, v); }
-bool uses_var(const Stmt& s, const Var& v) { return uses_var_impl(s, v); }
+bool uses_var(const Expr& e, const Var& v) {
+    return uses_var_impl(e, v);
+}
+bool uses_var(const Stmt& s, const Var& v) {
+    return uses_var_impl(s, v);
+}
 
 }  // namespace tessel

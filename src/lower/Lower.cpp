@@ -52,7 +52,8 @@ public:
         auto t0 = std::chrono::steady_clock::now();
         Stmt before = f->body;
         pass(f);
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
         if (o_.debug >= 1) std::fprintf(stderr, "[tessel] pass %s\n", name);
         if (o_.debug >= 2) {
             if (before.same_as(f->body))
@@ -80,7 +81,9 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std:
     pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("vectorize_loops", &f, [](LoweredFunc* g) { g->body = vectorize_loops(g->body); });
-    pass.run("unroll_loops", &f, [&](LoweredFunc* g) { g->body = unroll_loops(g->body, static_cast<int>(max_unroll)); });
+    pass.run("unroll_loops", &f, [&](LoweredFunc* g) {
+        g->body = unroll_loops(g->body, static_cast<int>(max_unroll));
+    });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("remove_no_op", &f, [](LoweredFunc* g) { g->body = remove_no_op(g->body); });
     if (options.bounds_check)

@@ -16,17 +16,24 @@ namespace {
 
 ForKind for_kind(IterAnnotation a) {
     switch (a) {
-        case IterAnnotation::Vectorize: return ForKind::Vectorized;
-        case IterAnnotation::Unroll: return ForKind::Unrolled;
-        case IterAnnotation::Parallel: return ForKind::Parallel;
-        default: return ForKind::Serial;
+        case IterAnnotation::Vectorize:
+            return ForKind::Vectorized;
+        case IterAnnotation::Unroll:
+            return ForKind::Unrolled;
+        case IterAnnotation::Parallel:
+            return ForKind::Parallel;
+        default:
+            return ForKind::Serial;
     }
 }
 
 class NestBuilder {
 public:
     NestBuilder(const Schedule& s, const std::vector<Tensor>& args)
-        : s_(s), bounds_(infer_bounds(s)), bodies_(inlined_bodies(s)), buffers_(s.stages().size()),
+        : s_(s),
+          bounds_(infer_bounds(s)),
+          bodies_(inlined_bodies(s)),
+          buffers_(s.stages().size()),
           is_arg_(s.stages().size(), false) {
         make_buffers(args);
     }
@@ -59,13 +66,15 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         try {
             stage = s_.stage_of(t);
         } catch (const ScheduleError&) {
-            TESSEL_THROW(ScheduleError) << "lower: argument '" << t.name()
-                                        << "' is not a tensor of this schedule's DAG";
+            TESSEL_THROW(ScheduleError)
+                << "lower: argument '" << t.name() << "' is not a tensor of this schedule's DAG";
         }
         if (s_.stages()[stage].attach == AttachKind::Inlined)
-            TESSEL_THROW(ScheduleError) << "lower: argument '" << t.name()
-                                        << "' is inlined; it has no storage to pass (compute_root it)";
-        Buffer& slot = buffers_[stage].empty() ? buffers_[stage].emplace_back() : buffers_[stage][0];
+            TESSEL_THROW(ScheduleError)
+                << "lower: argument '" << t.name()
+                << "' is inlined; it has no storage to pass (compute_root it)";
+        Buffer& slot =
+            buffers_[stage].empty() ? buffers_[stage].emplace_back() : buffers_[stage][0];
         (void)slot;
         buffers_[stage].resize(op_num_outputs(s_.stages()[stage].op));
         if (buffers_[stage][t.value_index()].defined())
@@ -79,28 +88,32 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         const Stage& st = s_.stages()[i];
         bool placeholder = as_placeholder(st.op) != nullptr;
         for (int v = 0; v < op_num_outputs(st.op); ++v) {
-            bool has = is_arg_[i] && v < static_cast<int>(buffers_[i].size()) && buffers_[i][v].defined();
+            bool has =
+                is_arg_[i] && v < static_cast<int>(buffers_[i].size()) && buffers_[i][v].defined();
             if (is_arg_[i] && !has)
-                TESSEL_THROW(ScheduleError) << "lower: the arguments list another output of '" << st.name()
-                                            << "' but not '" << op_output(st.op, v).name()
-                                            << "'; pass every output of a multi-output stage";
+                TESSEL_THROW(ScheduleError)
+                    << "lower: the arguments list another output of '" << st.name() << "' but not '"
+                    << op_output(st.op, v).name() << "'; pass every output of a multi-output stage";
             if ((placeholder || st.is_output) && !has)
-                TESSEL_THROW(ScheduleError) << "lower: the arguments omit " << (placeholder ? "placeholder" : "output")
-                                            << " '" << op_output(st.op, v).name() << "', which the DAG "
-                                            << (placeholder ? "reads" : "computes") << "; pass it too";
+                TESSEL_THROW(ScheduleError)
+                    << "lower: the arguments omit " << (placeholder ? "placeholder" : "output")
+                    << " '" << op_output(st.op, v).name() << "', which the DAG "
+                    << (placeholder ? "reads" : "computes") << "; pass it too";
         }
         if (is_arg_[i] || placeholder || st.attach == AttachKind::Inlined) continue;
         const StageBounds& b = bounds_[i];
         std::vector<Expr> shape;
         for (size_t d = 0; d < as_compute(st.op)->axis.size(); ++d) {
             if (!as_const_int(b.storage_extent[d]) && st.attach == AttachKind::At)
-                TESSEL_THROW(ScheduleError) << "lower: stage '" << st.name() << "' needs storage of extent "
-                                            << to_string(b.storage_extent[d]) << " in axis " << d
-                                            << ", which is not constant";
+                TESSEL_THROW(ScheduleError)
+                    << "lower: stage '" << st.name() << "' needs storage of extent "
+                    << to_string(b.storage_extent[d]) << " in axis " << d
+                    << ", which is not constant";
             shape.push_back(b.storage_extent[d]);
         }
         for (int v = 0; v < op_num_outputs(st.op); ++v)
-            buffers_[i].push_back(Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape));
+            buffers_[i].push_back(
+                Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape));
     }
 }
 
@@ -108,7 +121,8 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
 // become buffer loads relative to the producer's region.
 class LowerReads : public IRMutator {
 public:
-    LowerReads(const Schedule& s, const std::vector<StageBounds>& b, const std::vector<std::vector<Buffer>>& bufs)
+    LowerReads(const Schedule& s, const std::vector<StageBounds>& b,
+               const std::vector<std::vector<Buffer>>& bufs)
         : s_(s), bounds_(b), buffers_(bufs) {}
     using IRMutator::visit;
 
@@ -136,7 +150,8 @@ Expr NestBuilder::lower_expr(int i, const Expr& e) {
     const ComputeOpNode* c = as_compute(s_.stages()[i].op);
     VarMap map;
     // read_values: round-up splits store past the region but read at its last point.
-    for (size_t r = 0; r < c->axis.size(); ++r) map[c->axis[r].var().get()] = bounds_[i].read_values[r];
+    for (size_t r = 0; r < c->axis.size(); ++r)
+        map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
         map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
     return LowerReads(s_, bounds_, buffers_).mutate(substitute(e, map));
@@ -209,7 +224,8 @@ Stmt NestBuilder::allocate(int i, Stmt body) {
 Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
     for (int p = static_cast<int>(s_.stages().size()) - 1; p >= 0; --p) {
         const Stage& st = s_.stages()[p];
-        if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id) continue;
+        if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id)
+            continue;
         body = allocate(p, Seq::make({stage_nest(p), body}));
     }
     return body;
@@ -248,7 +264,8 @@ Stmt NestBuilder::stage_nest(int i) {
         nest = loops(i, 0, n, false, guarded(i, false, Seq::make(stores)));
     }
     if (st.auto_unroll_max_step > 0)
-        nest = AttrStmt::make("pragma_auto_unroll_max_step", make_const(Int(32), st.auto_unroll_max_step), nest);
+        nest = AttrStmt::make("pragma_auto_unroll_max_step",
+                              make_const(Int(32), st.auto_unroll_max_step), nest);
     return nest;
 }
 
@@ -262,14 +279,16 @@ LoweredFunc NestBuilder::build(const std::string& name) {
     Stmt body = Seq::make(nests);
     for (size_t i = s_.stages().size(); i-- > 0;) {
         const Stage& st = s_.stages()[i];
-        if (as_compute(st.op) && st.attach == AttachKind::Root) body = allocate(static_cast<int>(i), body);
+        if (as_compute(st.op) && st.attach == AttachKind::Root)
+            body = allocate(static_cast<int>(i), body);
     }
     return LoweredFunc{name, arg_buffers_, body};
 }
 
 }  // namespace
 
-LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args, const std::string& name) {
+LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
+                         const std::string& name) {
     return NestBuilder(s, args).build(name);
 }
 

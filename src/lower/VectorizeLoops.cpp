@@ -187,9 +187,11 @@ protected:
         Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
         if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
             return op;
-        if (t.type().lanes != f.type().lanes || (c.type().is_vector() && c.type().lanes != t.type().lanes))
+        if (t.type().lanes != f.type().lanes ||
+            (c.type().is_vector() && c.type().lanes != t.type().lanes))
             t = widen(t, lanes_), f = widen(f, lanes_);
-        if (c.type().is_vector() || t.type().is_vector()) c = c.type().is_vector() ? c : widen(c, lanes_);
+        if (c.type().is_vector() || t.type().is_vector())
+            c = c.type().is_vector() ? c : widen(c, lanes_);
         return Select::make(c, t, f);
     }
     Expr visit(const Cast* op) override {

@@ -22,9 +22,10 @@ std::string attachment_error(const Schedule& s) {
             bool direct = reader.attach == AttachKind::At && reader.attach_stage == t;
             if (direct && pos(reader.attach_iter) >= pos(stages[x].attach_iter)) continue;
             return "stage '" + stages[x].name() + "' is computed at '" + stages[t].name() +
-                   "' loop '" + stages[t].iters[stages[x].attach_iter].name + "', but its reader '" +
-                   reader.name() + "' would not be computed inside that loop; compute_at '" +
-                   reader.name() + "' inside it, or compute_root '" + stages[x].name() + "' first";
+                   "' loop '" + stages[t].iters[stages[x].attach_iter].name +
+                   "', but its reader '" + reader.name() +
+                   "' would not be computed inside that loop; compute_at '" + reader.name() +
+                   "' inside it, or compute_root '" + stages[x].name() + "' first";
         }
     }
     return "";
@@ -47,7 +48,9 @@ bool attached_within(const std::vector<Stage>& stages, int stage, int target) {
     return false;
 }
 
-std::string stage_name(const Schedule& s, int i) { return "'" + s.stages()[i].name() + "'"; }
+std::string stage_name(const Schedule& s, int i) {
+    return "'" + s.stages()[i].name() + "'";
+}
 
 // Moves `stage` to (kind, target, iter), then checks that every attachment is still valid
 // (internal::attachment_error): moving one stage changes who reads the others (compute_root of
@@ -79,21 +82,24 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     if (target == stage) schedule_fail(*this, prim, stage, "a stage cannot be computed at itself");
     A::loop_stage(*this, prim, target);
     if (st.is_output)
-        schedule_fail(*this, prim, stage, "is an output of the schedule; outputs are computed at the root");
+        schedule_fail(*this, prim, stage,
+                      "is an output of the schedule; outputs are computed at the root");
     std::vector<int> consumers = internal::consumers_of(*this, stage);
     bool is_consumer = std::find(consumers.begin(), consumers.end(), target) != consumers.end();
     if (!is_consumer) {
-        os << "target " << stage_name(*this, target) << " does not read " << stage_name(*this, stage)
-           << "; compute_at needs a consumer (consumers:";
+        os << "target " << stage_name(*this, target) << " does not read "
+           << stage_name(*this, stage) << "; compute_at needs a consumer (consumers:";
         for (int c : consumers) os << " " << stage_name(*this, c);
         os << ")";
         schedule_fail(*this, prim, stage, os.str());
     }
     if (attached_within(stages_, target, stage))
-        schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is itself computed inside " +
-                                              stage_name(*this, stage) + ": that would be a cycle");
+        schedule_fail(*this, prim, stage,
+                      "target " + stage_name(*this, target) + " is itself computed inside " +
+                          stage_name(*this, stage) + ": that would be a cycle");
     if (stages_[target].attach == AttachKind::Inlined)
-        schedule_fail(*this, prim, stage, "target " + stage_name(*this, target) + " is inlined; it has no loops");
+        schedule_fail(*this, prim, stage,
+                      "target " + stage_name(*this, target) + " is inlined; it has no loops");
     const Stage& t = stages_[target];
     if (target_iter < 0 || target_iter >= static_cast<int>(t.leaf.size())) {
         // Name the stage being moved, but show the target's nest: that is where the position
@@ -107,10 +113,12 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     for (int c : consumers) {
         // Bound inference unions the regions of readers computed directly inside the target.
         const Stage& reader = stages_[c];
-        if (c == target || (reader.attach == AttachKind::At && reader.attach_stage == target)) continue;
+        if (c == target || (reader.attach == AttachKind::At && reader.attach_stage == target))
+            continue;
         // (move_checked below also checks the reader's loop is inside the attach loop.)
-        os << "it is also read by " << stage_name(*this, c) << ", which is not computed directly inside "
-           << stage_name(*this, target) << "; compute_at " << stage_name(*this, c)
+        os << "it is also read by " << stage_name(*this, c)
+           << ", which is not computed directly inside " << stage_name(*this, target)
+           << "; compute_at " << stage_name(*this, c)
            << " to a loop of it first, or inline/keep this stage at the root";
         schedule_fail(*this, prim, stage, os.str());
     }
@@ -122,15 +130,18 @@ void Schedule::compute_inline(int stage) {
     const char* prim = "compute_inline";
     Stage& st = A::loop_stage(*this, prim, stage);
     if (st.is_output)
-        schedule_fail(*this, prim, stage, "is an output of the schedule; outputs cannot be inlined");
+        schedule_fail(*this, prim, stage,
+                      "is an output of the schedule; outputs cannot be inlined");
     const ComputeOpNode* c = as_compute(st.op);
     if (!c->reduce_axis.empty())
-        schedule_fail(*this, prim, stage,
-                      "is a reduction; only element-wise stages can be inlined (compute_at it instead)");
+        schedule_fail(
+            *this, prim, stage,
+            "is a reduction; only element-wise stages can be inlined (compute_at it instead)");
     for (size_t i = 0; i < stages_.size(); ++i) {
         if (stages_[i].attach == AttachKind::At && stages_[i].attach_stage == stage)
-            schedule_fail(*this, prim, stage, "stage " + stage_name(*this, static_cast<int>(i)) +
-                                                  " is computed inside it; move that stage first");
+            schedule_fail(*this, prim, stage,
+                          "stage " + stage_name(*this, static_cast<int>(i)) +
+                              " is computed inside it; move that stage first");
     }
     move_checked(*this, stages_, prim, stage, AttachKind::Inlined, -1, -1);
     record(ComputeInlineStep{stage});

@@ -22,7 +22,8 @@ namespace {
 // Replaces reads of inlined tensors by their (already inlined) bodies.
 class InlineReads : public IRMutator {
 public:
-    InlineReads(const Schedule& s, const std::vector<std::vector<Expr>>& bodies) : s_(s), bodies_(bodies) {}
+    InlineReads(const Schedule& s, const std::vector<std::vector<Expr>>& bodies)
+        : s_(s), bodies_(bodies) {}
     using IRMutator::visit;
 
 protected:
@@ -35,7 +36,8 @@ protected:
         VarMap map;
         for (size_t d = 0; d < c->axis.size(); ++d) {
             Expr index = read->indices[d];
-            if (index.type() != c->axis[d].var().type()) index = Cast::make(c->axis[d].var().type(), index);
+            if (index.type() != c->axis[d].var().type())
+                index = Cast::make(c->axis[d].var().type(), index);
             map[c->axis[d].var().get()] = index;
         }
         return substitute(bodies_[stage][read->tensor.value_index()], map);
@@ -59,7 +61,8 @@ std::vector<const TensorRead*> reads_of(const Expr& body, const Operation& produ
 
 // A constant upper bound of hi - lo: distributes the difference into min/max/additions so that
 // `min(io*8 + 7, 28) + 2 - io*8` is bounded by 9, not by the loose bound of each end.
-std::optional<int64_t> difference_upper_bound(const Expr& hi, const Expr& lo, const Scope& scope, int depth = 0) {
+std::optional<int64_t> difference_upper_bound(const Expr& hi, const Expr& lo, const Scope& scope,
+                                              int depth = 0) {
     if (depth < 8) {
         if (const auto* m = hi.as<Min>()) {
             auto a = difference_upper_bound(m->a, lo, scope, depth + 1);
@@ -79,7 +82,7 @@ std::optional<int64_t> difference_upper_bound(const Expr& hi, const Expr& lo, co
                 if (d) return *d + *c;
             }
         }
-        if (const auto *ma = hi.as<Mul>(), *mb = lo.as<Mul>(); ma && mb) {  // a*c - b*c
+        if (const auto* ma = hi.as<Mul>(), *mb = lo.as<Mul>(); ma && mb) {  // a*c - b*c
             auto ca = as_const_int(ma->b), cb = as_const_int(mb->b);
             if (ca && cb && *ca == *cb && *ca > 0) {
                 auto d = difference_upper_bound(ma->a, mb->a, scope, depth + 1);
@@ -122,7 +125,8 @@ private:
     void infer_stage(int i);
     void infer_region(int i);
     void derive_loops(int i);
-    Interval consumer_root_interval(int c, int target, int attach_pos, size_t r, const Scope& inner);
+    Interval consumer_root_interval(int c, int target, int attach_pos, size_t r,
+                                    const Scope& inner);
     Scope inner_scope(int target, int attach_pos);
     Scope enclosing_scope(int target);
 
@@ -148,7 +152,8 @@ void BoundInference::infer_stage(int i) {
         infer_region(i);
     } else {
         for (size_t r = 0; r < st.root.size(); ++r) {
-            const Range& dom = r < c->axis.size() ? c->axis[r].dom() : c->reduce_axis[r - c->axis.size()].dom();
+            const Range& dom =
+                r < c->axis.size() ? c->axis[r].dom() : c->reduce_axis[r - c->axis.size()].dom();
             b.region_min.push_back(dom.min);
             b.region_extent.push_back(dom.extent);
         }
@@ -164,8 +169,9 @@ Scope BoundInference::inner_scope(int target, int attach_pos) {
     const StageBounds& tb = out_[target];
     for (size_t pos = attach_pos + 1; pos < t.leaf.size(); ++pos) {
         int id = t.leaf[pos];
-        scope[tb.iter_vars[id].get()] =
-            Interval(make_zero(tb.iter_extents[id].type()), simplify(Sub::make(tb.iter_extents[id], make_one(tb.iter_extents[id].type()))));
+        scope[tb.iter_vars[id].get()] = Interval(
+            make_zero(tb.iter_extents[id].type()),
+            simplify(Sub::make(tb.iter_extents[id], make_one(tb.iter_extents[id].type()))));
     }
     return scope;
 }
@@ -205,7 +211,8 @@ void BoundInference::infer_region(int i) {
     const ComputeOpNode* pc = as_compute(st.op);
     int target = st.attach_stage;
     const Stage& t = s_.stages()[target];
-    int attach_pos = static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), st.attach_iter) - t.leaf.begin());
+    int attach_pos =
+        static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), st.attach_iter) - t.leaf.begin());
     if (attach_pos >= static_cast<int>(t.leaf.size()))
         schedule_fail(s_, "lower", i, "its attach loop is no longer a leaf of '" + t.name() + "'");
     Scope inner = inner_scope(target, attach_pos);
@@ -214,18 +221,23 @@ void BoundInference::infer_region(int i) {
     for (int c : internal::consumers_of(s_, i)) {
         const Stage& cs = s_.stages()[c];
         if (c != target && !(cs.attach == AttachKind::At && cs.attach_stage == target)) {
-            schedule_fail(s_, "lower", i, "it is computed at '" + t.name() + "' but also read by '" + cs.name() +
-                                              "', which is not computed directly inside '" + t.name() + "'");
+            schedule_fail(s_, "lower", i,
+                          "it is computed at '" + t.name() + "' but also read by '" + cs.name() +
+                              "', which is not computed directly inside '" + t.name() + "'");
         }
         if (c != target) {
-            int cpos = static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), cs.attach_iter) - t.leaf.begin());
+            int cpos = static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), cs.attach_iter) -
+                                        t.leaf.begin());
             if (cpos < attach_pos)
-                schedule_fail(s_, "lower", i, "its consumer '" + cs.name() + "' is computed outside its attach loop");
+                schedule_fail(
+                    s_, "lower", i,
+                    "its consumer '" + cs.name() + "' is computed outside its attach loop");
         }
         const ComputeOpNode* cc = as_compute(cs.op);
         Scope scope;
         for (size_t r = 0; r < cs.root.size(); ++r) {
-            const Var& v = r < cc->axis.size() ? cc->axis[r].var() : cc->reduce_axis[r - cc->axis.size()].var();
+            const Var& v = r < cc->axis.size() ? cc->axis[r].var()
+                                               : cc->reduce_axis[r - cc->axis.size()].var();
             scope[v.get()] = consumer_root_interval(c, target, attach_pos, r, inner);
         }
         for (const Expr& body : bodies_[c]) {
@@ -246,10 +258,12 @@ void BoundInference::infer_region(int i) {
         const Range& dom = pc->axis[d].dom();
         Type ty = dom.min.type();
         Expr dmax = simplify(Sub::make(Add::make(dom.min, dom.extent), make_one(ty)));
-        Interval iv = seen[d] ? interval_intersect(region[d], Interval(dom.min, dmax)) : Interval(dom.min, dom.min);
+        Interval iv = seen[d] ? interval_intersect(region[d], Interval(dom.min, dmax))
+                              : Interval(dom.min, dom.min);
         if (!iv.is_bounded()) {
             std::ostringstream os;
-            os << "cannot bound the region of axis " << d << " that its consumers read inside '" << t.name() << "'";
+            os << "cannot bound the region of axis " << d << " that its consumers read inside '"
+               << t.name() << "'";
             schedule_fail(s_, "lower", i, os.str());
         }
         // Simplify knowing the target's loop ranges: max(io*8, 0) is io*8.
@@ -258,7 +272,8 @@ void BoundInference::infer_region(int i) {
         Expr bound = extent_upper_bound(lo, hi, outer);
         if (!bound.defined()) {
             std::ostringstream os;
-            os << "the region of axis " << d << " has extent " << to_string(ext) << ", which has no constant bound";
+            os << "the region of axis " << d << " has extent " << to_string(ext)
+               << ", which has no constant bound";
             schedule_fail(s_, "lower", i, os.str());
         }
         b.region_min.push_back(mn);
@@ -311,7 +326,8 @@ bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRela
 bool round_up_pads(const Stage& st, int id) {
     if (std::find(st.root.begin(), st.root.end(), id) != st.root.end()) return true;
     for (const IterRelation& rel : st.relations)
-        if (rel.kind == IterRelation::Kind::Split && rel.outer == id) return round_up_pads(st, rel.parent);
+        if (rel.kind == IterRelation::Kind::Split && rel.outer == id)
+            return round_up_pads(st, rel.parent);
     return false;
 }
 
@@ -320,7 +336,8 @@ Scope leaf_scope(const Stage& st, const StageBounds& b) {
     Scope scope;
     for (int id : st.leaf) {
         Type t = b.iter_extents[id].type();
-        scope[b.iter_vars[id].get()] = Interval(make_zero(t), simplify(Sub::make(b.iter_extents[id], make_one(t))));
+        scope[b.iter_vars[id].get()] =
+            Interval(make_zero(t), simplify(Sub::make(b.iter_extents[id], make_one(t))));
     }
     return scope;
 }
@@ -341,7 +358,8 @@ void BoundInference::derive_loops(int i) {
     size_t n = st.iters.size();
     b.iter_vars.resize(n);
     b.iter_extents.assign(n, Expr());
-    for (size_t id = 0; id < n; ++id) b.iter_vars[id] = Var(st.iters[id].name, st.iters[id].extent.type());
+    for (size_t id = 0; id < n; ++id)
+        b.iter_vars[id] = Var(st.iters[id].name, st.iters[id].extent.type());
     // Root extents: the region's constant bound (loops cover it; a guard trims the rest).
     for (size_t r = 0; r < st.root.size(); ++r) {
         bool bounded = r < b.region_bound.size() && b.region_bound[r].defined();
@@ -350,7 +368,8 @@ void BoundInference::derive_loops(int i) {
     // Forward through the relations: the extents of derived iterators.
     for (const IterRelation& rel : st.relations) {
         if (rel.kind == IterRelation::Kind::Fuse) {
-            b.iter_extents[rel.fused] = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
+            b.iter_extents[rel.fused] =
+                simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
             continue;
         }
         Expr parent = b.iter_extents[rel.parent];
@@ -371,7 +390,8 @@ void BoundInference::derive_loops(int i) {
         }
         Expr outer_v = Mul::make(value[rel.outer], b.iter_extents[rel.inner]);
         if (shift_inwards_is_safe(st, b, rel))  // else it is guarded, unshifted
-            outer_v = Max::make(Min::make(outer_v, Sub::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner])),
+            outer_v = Max::make(Min::make(outer_v, Sub::make(b.iter_extents[rel.parent],
+                                                             b.iter_extents[rel.inner])),
                                 make_zero(outer_v.type()));
         value[rel.parent] = Add::make(outer_v, value[rel.inner]);
     }
@@ -390,15 +410,16 @@ void BoundInference::derive_loops(int i) {
     Scope leaves = leaf_scope(st, b);
     bool has_round_up = false;
     for (const IterRelation& rel : st.relations)
-        has_round_up = has_round_up || (rel.kind == IterRelation::Kind::Split &&
-                                        rel.tail == TailStrategy::RoundUp);
+        has_round_up = has_round_up ||
+                       (rel.kind == IterRelation::Kind::Split && rel.tail == TailStrategy::RoundUp);
     for (size_t r = 0; r < st.root.size(); ++r) {
         int id = st.root[r];
         b.root_values.push_back(simplify(Add::make(b.region_min[r], value[id])));
         b.read_values.push_back(clamped_read_value(b, r, value[id], leaves, has_round_up));
         // Loops cover a constant bound of the region; skip the points past its real extent.
         if (!is_zero(simplify(Sub::make(b.iter_extents[id], b.region_extent[r]))))
-            b.guards.push_back({LT::make(value[id], b.region_extent[r]), st.iters[id].kind == IterKind::Reduction});
+            b.guards.push_back({LT::make(value[id], b.region_extent[r]),
+                                st.iters[id].kind == IterKind::Reduction});
         // Storage covers what the loops touch (round-up splits compute past the region).
         Expr storage = b.iter_extents[id];
         ConstInterval ci = const_bounds_of(simplify(value[id]), leaves);
@@ -422,7 +443,9 @@ std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s) {
     return bodies;
 }
 
-std::vector<StageBounds> infer_bounds(const Schedule& s) { return BoundInference(s).run(); }
+std::vector<StageBounds> infer_bounds(const Schedule& s) {
+    return BoundInference(s).run();
+}
 
 std::vector<std::vector<Expr>> Schedule::infer_extents() const {
     std::vector<StageBounds> bounds = infer_bounds(*this);

@@ -33,14 +33,16 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
     if (tail == TailStrategy::ShiftInwards) {
         auto ext = it.const_extent();
         if (!ext || *ext < inner) {
-            os << "shift_inwards needs a constant extent of '" << it.name << "' of at least the inner extent "
-               << inner << " (extent is " << to_string(it.extent) << "); use guard";
+            os << "shift_inwards needs a constant extent of '" << it.name
+               << "' of at least the inner extent " << inner << " (extent is "
+               << to_string(it.extent) << "); use guard";
             schedule_fail(s, prim, stage, os.str());
         }
     }
     if (tail == TailStrategy::RoundUp && st.is_output) {
         os << "round_up pads the storage of '" << st.name()
-           << "', but it is an output whose buffer the caller allocates; use guard or shift_inwards";
+           << "', but it is an output whose buffer the caller allocates; use guard or "
+              "shift_inwards";
         schedule_fail(s, prim, stage, os.str());
     }
 }
@@ -82,9 +84,12 @@ static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, in
     }
     auto inner_const = as_const_int(inner_extent);
     check_tail(s, prim, stage, it, tail, inner_const ? *inner_const : 0);
-    int outer = add_iter(st, Iterator{it.name + ".outer", outer_extent, it.kind, IterAnnotation::None});
-    int inner = add_iter(st, Iterator{it.name + ".inner", inner_extent, it.kind, IterAnnotation::None});
-    IterRelation rel{IterRelation::Kind::Split, id, outer, inner, -1, inner_extent, tail, by_nparts, factor};
+    int outer =
+        add_iter(st, Iterator{it.name + ".outer", outer_extent, it.kind, IterAnnotation::None});
+    int inner =
+        add_iter(st, Iterator{it.name + ".inner", inner_extent, it.kind, IterAnnotation::None});
+    IterRelation rel{
+        IterRelation::Kind::Split, id, outer, inner, -1, inner_extent, tail, by_nparts, factor};
     st.relations.push_back(rel);
     st.leaf[iter] = outer;
     st.leaf.insert(st.leaf.begin() + iter + 1, inner);
@@ -119,7 +124,8 @@ int Schedule::fuse(int stage, const std::vector<int>& iters) {
         if (st.iters[st.leaf[pos]].kind != kind)
             schedule_fail(*this, "fuse", stage,
                           "cannot fuse a data-parallel iterator with a reduction iterator ('" +
-                              st.iters[st.leaf[iters[0]]].name + "', '" + st.iters[st.leaf[pos]].name + "')");
+                              st.iters[st.leaf[iters[0]]].name + "', '" +
+                              st.iters[st.leaf[pos]].name + "')");
     }
     int acc = st.leaf[iters[0]];
     for (size_t k = 1; k < iters.size(); ++k) {
@@ -129,7 +135,8 @@ int Schedule::fuse(int stage, const std::vector<int>& iters) {
         Expr extent = Mul::make(a.extent, b.extent);
         if (auto ca = a.const_extent(), cb = b.const_extent(); ca && cb)
             extent = make_const(a.extent.type(), *ca * *cb);
-        int fused = add_iter(st, Iterator{a.name + "." + b.name + ".fused", extent, kind, IterAnnotation::None});
+        int fused = add_iter(
+            st, Iterator{a.name + "." + b.name + ".fused", extent, kind, IterAnnotation::None});
         IterRelation rel;
         rel.kind = IterRelation::Kind::Fuse;
         rel.outer = acc;
@@ -158,7 +165,9 @@ void Schedule::reorder(int stage, const std::vector<int>& order) {
     for (int pos : order) {
         if (pos < 0 || pos >= static_cast<int>(st.leaf.size()) || seen[pos]) {
             std::ostringstream os;
-            os << "position " << pos << (pos >= 0 && pos < static_cast<int>(seen.size()) ? " is listed twice" : " is not a leaf of this stage")
+            os << "position " << pos
+               << (pos >= 0 && pos < static_cast<int>(seen.size()) ? " is listed twice"
+                                                                   : " is not a leaf of this stage")
                << "; the order must be a permutation of 0.." << st.leaf.size() - 1;
             schedule_fail(*this, "reorder", stage, os.str());
         }
@@ -190,7 +199,7 @@ int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
             schedule_fail(*this, "tile", stage, os.str());
         }
     }
-    split(stage, x, fx);     // xo xi y
+    split(stage, x, fx);      // xo xi y
     split(stage, x + 2, fy);  // xo xi yo yi
     std::vector<int> order;
     for (int i = 0; i < static_cast<int>(st.leaf.size()); ++i) order.push_back(i);
@@ -207,31 +216,41 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
     std::ostringstream os;
     if (annotation == IterAnnotation::None) return;
     if (annotation >= IterAnnotation::VThread)
-        schedule_fail(*this, prim, stage,
-                      "GPU thread bindings are not supported yet (they come with the thread-mapping work)");
+        schedule_fail(
+            *this, prim, stage,
+            "GPU thread bindings are not supported yet (they come with the thread-mapping work)");
     if (it.annotation != IterAnnotation::None && it.annotation != annotation) {
-        os << "iterator '" << it.name << "' is already annotated '" << annotation_name(it.annotation) << "'";
+        os << "iterator '" << it.name << "' is already annotated '"
+           << annotation_name(it.annotation) << "'";
         schedule_fail(*this, prim, stage, os.str());
     }
     if (annotation != IterAnnotation::Unroll && it.kind == IterKind::Reduction) {
         os << "iterator '" << it.name << "' is a reduction axis; only data-parallel loops can be "
            << prim << "d (use rfactor to parallelise a reduction)";
-        schedule_fail(*this, annotation == IterAnnotation::Vectorize ? "vectorize" : prim, stage, os.str());
+        schedule_fail(*this, annotation == IterAnnotation::Vectorize ? "vectorize" : prim, stage,
+                      os.str());
     }
     auto ext = it.const_extent();
     if (annotation == IterAnnotation::Vectorize) {
-        if (!ext) schedule_fail(*this, "vectorize", stage, "iterator '" + it.name + "' has a non-constant extent " + to_string(it.extent) + "; split it by a constant factor first");
+        if (!ext)
+            schedule_fail(*this, "vectorize", stage,
+                          "iterator '" + it.name + "' has a non-constant extent " +
+                              to_string(it.extent) + "; split it by a constant factor first");
         if (*ext > limits_.max_vector_lanes || *ext < 1) {
-            os << "iterator '" << it.name << "' has extent " << *ext << ", beyond the vector lane cap of "
-               << limits_.max_vector_lanes << "; split it by a factor <= " << limits_.max_vector_lanes << " first";
+            os << "iterator '" << it.name << "' has extent " << *ext
+               << ", beyond the vector lane cap of " << limits_.max_vector_lanes
+               << "; split it by a factor <= " << limits_.max_vector_lanes << " first";
             schedule_fail(*this, "vectorize", stage, os.str());
         }
     }
     if (annotation == IterAnnotation::Unroll) {
-        if (!ext) schedule_fail(*this, "unroll", stage, "iterator '" + it.name + "' has a non-constant extent " + to_string(it.extent) + "; split it by a constant factor first");
+        if (!ext)
+            schedule_fail(*this, "unroll", stage,
+                          "iterator '" + it.name + "' has a non-constant extent " +
+                              to_string(it.extent) + "; split it by a constant factor first");
         if (*ext > limits_.max_unroll) {
-            os << "iterator '" << it.name << "' has extent " << *ext << ", beyond the unroll cap of "
-               << limits_.max_unroll << "; split it first";
+            os << "iterator '" << it.name << "' has extent " << *ext
+               << ", beyond the unroll cap of " << limits_.max_unroll << "; split it first";
             schedule_fail(*this, "unroll", stage, os.str());
         }
     }
@@ -239,15 +258,22 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
     record(AnnotateStep{stage, iter, annotation});
 }
 
-void Schedule::vectorize(int stage, int iter) { annotate(stage, iter, IterAnnotation::Vectorize); }
-void Schedule::unroll(int stage, int iter) { annotate(stage, iter, IterAnnotation::Unroll); }
-void Schedule::parallel(int stage, int iter) { annotate(stage, iter, IterAnnotation::Parallel); }
+void Schedule::vectorize(int stage, int iter) {
+    annotate(stage, iter, IterAnnotation::Vectorize);
+}
+void Schedule::unroll(int stage, int iter) {
+    annotate(stage, iter, IterAnnotation::Unroll);
+}
+void Schedule::parallel(int stage, int iter) {
+    annotate(stage, iter, IterAnnotation::Parallel);
+}
 
 void Schedule::pragma_auto_unroll(int stage, int64_t max_step) {
     Stage& st = A::loop_stage(*this, "pragma", stage);
     if (max_step < 0 || max_step > limits_.max_unroll) {
         std::ostringstream os;
-        os << "auto_unroll_max_step " << max_step << " must be in [0, " << limits_.max_unroll << "]";
+        os << "auto_unroll_max_step " << max_step << " must be in [0, " << limits_.max_unroll
+           << "]";
         schedule_fail(*this, "pragma", stage, os.str());
     }
     st.auto_unroll_max_step = max_step;

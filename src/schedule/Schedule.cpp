@@ -13,31 +13,47 @@ namespace tessel {
 
 const char* annotation_name(IterAnnotation a) {
     switch (a) {
-        case IterAnnotation::None: return "none";
-        case IterAnnotation::Unroll: return "unroll";
-        case IterAnnotation::Vectorize: return "vectorize";
-        case IterAnnotation::Parallel: return "parallel";
-        case IterAnnotation::VThread: return "vthread";
-        case IterAnnotation::BlockX: return "blockIdx.x";
-        case IterAnnotation::BlockY: return "blockIdx.y";
-        case IterAnnotation::BlockZ: return "blockIdx.z";
-        case IterAnnotation::ThreadX: return "threadIdx.x";
-        case IterAnnotation::ThreadY: return "threadIdx.y";
-        case IterAnnotation::ThreadZ: return "threadIdx.z";
+        case IterAnnotation::None:
+            return "none";
+        case IterAnnotation::Unroll:
+            return "unroll";
+        case IterAnnotation::Vectorize:
+            return "vectorize";
+        case IterAnnotation::Parallel:
+            return "parallel";
+        case IterAnnotation::VThread:
+            return "vthread";
+        case IterAnnotation::BlockX:
+            return "blockIdx.x";
+        case IterAnnotation::BlockY:
+            return "blockIdx.y";
+        case IterAnnotation::BlockZ:
+            return "blockIdx.z";
+        case IterAnnotation::ThreadX:
+            return "threadIdx.x";
+        case IterAnnotation::ThreadY:
+            return "threadIdx.y";
+        case IterAnnotation::ThreadZ:
+            return "threadIdx.z";
     }
     return "?";
 }
 
 const char* tail_strategy_name(TailStrategy t) {
     switch (t) {
-        case TailStrategy::Guard: return "guard";
-        case TailStrategy::ShiftInwards: return "shift_inwards";
-        case TailStrategy::RoundUp: return "round_up";
+        case TailStrategy::Guard:
+            return "guard";
+        case TailStrategy::ShiftInwards:
+            return "shift_inwards";
+        case TailStrategy::RoundUp:
+            return "round_up";
     }
     return "?";
 }
 
-std::optional<int64_t> Iterator::const_extent() const { return as_const_int(extent); }
+std::optional<int64_t> Iterator::const_extent() const {
+    return as_const_int(extent);
+}
 
 uint64_t dag_hash(const std::vector<Tensor>& outputs) {
     std::vector<Operation> ops = topo_order(outputs);
@@ -54,7 +70,8 @@ uint64_t dag_hash(const std::vector<Tensor>& outputs) {
         }
         const ComputeOpNode* c = as_compute(op);
         h.add_int(c->axis.size());
-        for (const IterVar& iv : c->axis) h.add_binder(iv.var()).add(iv.dom().min).add(iv.dom().extent);
+        for (const IterVar& iv : c->axis)
+            h.add_binder(iv.var()).add(iv.dom().min).add(iv.dom().extent);
         for (const Expr& b : c->body) h.add(b);
     }
     for (const Tensor& t : outputs) h.add(t);
@@ -72,7 +89,8 @@ Schedule::Schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits)
         if (const ComputeOpNode* c = as_compute(op)) {
             auto add_root = [&](const IterVar& iv, IterKind kind) {
                 st.root.push_back(static_cast<int>(st.iters.size()));
-                st.iters.push_back(Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
+                st.iters.push_back(
+                    Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
             };
             for (const IterVar& iv : c->axis) add_root(iv, IterKind::Spatial);
             for (const IterVar& iv : c->reduce_axis) add_root(iv, IterKind::Reduction);
@@ -91,8 +109,9 @@ Schedule create_schedule(const std::vector<Tensor>& outputs, ScheduleLimits limi
 
 const Stage& Schedule::stage(int index) const {
     if (index < 0 || index >= static_cast<int>(stages_.size()))
-        TESSEL_THROW(ScheduleError) << "stage index " << index << " out of range: the schedule has "
-                                    << stages_.size() << " stages (0.." << stages_.size() - 1 << ")";
+        TESSEL_THROW(ScheduleError)
+            << "stage index " << index << " out of range: the schedule has " << stages_.size()
+            << " stages (0.." << stages_.size() - 1 << ")";
     return stages_[index];
 }
 
@@ -142,9 +161,9 @@ void Schedule::apply(const Step& step) {
             } else if constexpr (std::is_same_v<T, PragmaStep>) {
                 if (s.key != "auto_unroll_max_step") {
                     ScheduleAccess::loop_stage(*this, "pragma", s.stage);
-                    internal::schedule_fail(*this, "pragma", s.stage,
-                                            "unknown pragma '" + s.key +
-                                                "' (known: auto_unroll_max_step)");
+                    internal::schedule_fail(
+                        *this, "pragma", s.stage,
+                        "unknown pragma '" + s.key + "' (known: auto_unroll_max_step)");
                 }
                 pragma_auto_unroll(s.stage, s.value);
             } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
@@ -175,12 +194,14 @@ Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& ste
 
 namespace internal {
 
-void schedule_fail(const Schedule& s, const char* primitive, int stage, const std::string& message) {
+void schedule_fail(const Schedule& s, const char* primitive, int stage,
+                   const std::string& message) {
     std::ostringstream os;
     os << primitive << ": ";
     if (stage >= 0 && stage < static_cast<int>(s.stages().size())) {
         os << "stage '" << s.stages()[stage].name() << "': " << message << "\n  loop nest of '"
-           << s.stages()[stage].name() << "':\n" << s.loop_nest_string(stage);
+           << s.stages()[stage].name() << "':\n"
+           << s.loop_nest_string(stage);
     } else {
         os << message;
     }

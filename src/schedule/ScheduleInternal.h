@@ -41,14 +41,16 @@ struct ScheduleAccess {
         }
         Stage& st = s.stages_[stage];
         if (!as_compute(st.op))
-            internal::schedule_fail(s, prim, stage, "is a placeholder (an input); it has no loops to schedule");
+            internal::schedule_fail(s, prim, stage,
+                                    "is a placeholder (an input); it has no loops to schedule");
         return st;
     }
     static int check_leaf(Schedule& s, const char* prim, int stage, int iter) {
         Stage& st = loop_stage(s, prim, stage);
         if (iter < 0 || iter >= static_cast<int>(st.leaf.size())) {
             std::ostringstream os;
-            os << "iterator position " << iter << " is not a leaf loop of this stage; legal positions are 0.."
+            os << "iterator position " << iter
+               << " is not a leaf loop of this stage; legal positions are 0.."
                << st.leaf.size() - 1;
             internal::schedule_fail(s, prim, stage, os.str());
         }
@@ -59,7 +61,8 @@ struct ScheduleAccess {
     // Stages attached at iterator `from` of `stage` follow it to `to` (Ansor's rule).
     static void move_attachments(Schedule& s, int stage, int from, int to) {
         for (Stage& other : s.stages_)
-            if (other.attach == AttachKind::At && other.attach_stage == stage && other.attach_iter == from)
+            if (other.attach == AttachKind::At && other.attach_stage == stage &&
+                other.attach_iter == from)
                 other.attach_iter = to;
     }
 };

@@ -1,7 +1,7 @@
 // Steps to and from JSON (nlohmann_json).
-#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ScheduleInternal.h"
@@ -11,8 +11,8 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {"split", "fuse", "reorder", "annotate", "pragma", "compute_at",
-                                  "compute_inline", "compute_root"};
+    static const char* names[] = {"split",  "fuse",       "reorder",        "annotate",
+                                  "pragma", "compute_at", "compute_inline", "compute_root"};
     static_assert(std::variant_size_v<Step> == std::size(names));
     return names[step.index()];
 }
@@ -20,10 +20,12 @@ const char* step_kind_name(const Step& step) {
 namespace {
 
 const IterAnnotation kAnnotations[] = {
-    IterAnnotation::None,    IterAnnotation::Unroll,  IterAnnotation::Vectorize, IterAnnotation::Parallel,
-    IterAnnotation::VThread, IterAnnotation::BlockX,  IterAnnotation::BlockY,    IterAnnotation::BlockZ,
-    IterAnnotation::ThreadX, IterAnnotation::ThreadY, IterAnnotation::ThreadZ};
-const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards, TailStrategy::RoundUp};
+    IterAnnotation::None,     IterAnnotation::Unroll,  IterAnnotation::Vectorize,
+    IterAnnotation::Parallel, IterAnnotation::VThread, IterAnnotation::BlockX,
+    IterAnnotation::BlockY,   IterAnnotation::BlockZ,  IterAnnotation::ThreadX,
+    IterAnnotation::ThreadY,  IterAnnotation::ThreadZ};
+const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards,
+                               TailStrategy::RoundUp};
 
 json to_json(const Step& step) {
     json j;
@@ -59,26 +61,30 @@ json to_json(const Step& step) {
 template <typename T>
 T field(const json& j, const char* key, size_t index) {
     if (!j.contains(key))
-        TESSEL_THROW(ScheduleError) << "step " << index << ": missing field '" << key << "' in " << j.dump();
+        TESSEL_THROW(ScheduleError)
+            << "step " << index << ": missing field '" << key << "' in " << j.dump();
     try {
         // Integers must be written as integers: 1.5 or 1e12 is not a factor.
         bool integral_ok = true;
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
             integral_ok = j.at(key).is_number_integer();
             if (integral_ok && j.at(key).is_number_unsigned())
-                integral_ok = j.at(key).get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+                integral_ok = j.at(key).get<uint64_t>() <=
+                              static_cast<uint64_t>(std::numeric_limits<T>::max());
             if (integral_ok && j.at(key).is_number_integer() && !j.at(key).is_number_unsigned())
                 integral_ok = j.at(key).get<int64_t>() >= std::numeric_limits<T>::min() &&
                               j.at(key).get<int64_t>() <= std::numeric_limits<T>::max();
         } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-            for (const json& e : j.at(key)) integral_ok = integral_ok && e.is_number_integer() &&
-                                                          std::abs(e.get<int64_t>()) < (int64_t(1) << 31);
+            for (const json& e : j.at(key))
+                integral_ok = integral_ok && e.is_number_integer() &&
+                              std::abs(e.get<int64_t>()) < (int64_t(1) << 31);
         }
-        if (!integral_ok) throw json::type_error::create(302, "not an integer of the field's range", nullptr);
+        if (!integral_ok)
+            throw json::type_error::create(302, "not an integer of the field's range", nullptr);
         return j.at(key).get<T>();
     } catch (const json::exception&) {
-        TESSEL_THROW(ScheduleError) << "step " << index << ": field '" << key << "' has the wrong type in "
-                                    << j.dump();
+        TESSEL_THROW(ScheduleError)
+            << "step " << index << ": field '" << key << "' has the wrong type in " << j.dump();
     }
 }
 
@@ -92,18 +98,21 @@ Enum enum_field(const json& j, const char* key, size_t index, const Enum (&value
 }
 
 Step from_json(const json& j, size_t i) {
-    if (!j.is_object()) TESSEL_THROW(ScheduleError) << "step " << i << ": not a JSON object: " << j.dump();
+    if (!j.is_object())
+        TESSEL_THROW(ScheduleError) << "step " << i << ": not a JSON object: " << j.dump();
     std::string kind = field<std::string>(j, "kind", i);
     int stage = field<int>(j, "stage", i);
     if (kind == "split")
         return SplitStep{stage, field<int>(j, "iter", i), field<int64_t>(j, "factor", i),
-                         field<bool>(j, "nparts", i), enum_field(j, "tail", i, kTails, tail_strategy_name)};
+                         field<bool>(j, "nparts", i),
+                         enum_field(j, "tail", i, kTails, tail_strategy_name)};
     if (kind == "fuse") return FuseStep{stage, field<std::vector<int>>(j, "iters", i)};
     if (kind == "reorder") return ReorderStep{stage, field<std::vector<int>>(j, "order", i)};
     if (kind == "annotate")
         return AnnotateStep{stage, field<int>(j, "iter", i),
                             enum_field(j, "annotation", i, kAnnotations, annotation_name)};
-    if (kind == "pragma") return PragmaStep{stage, field<std::string>(j, "key", i), field<int64_t>(j, "value", i)};
+    if (kind == "pragma")
+        return PragmaStep{stage, field<std::string>(j, "key", i), field<int64_t>(j, "value", i)};
     if (kind == "compute_at")
         return ComputeAtStep{stage, field<int>(j, "target", i), field<int>(j, "target_iter", i)};
     if (kind == "compute_inline") return ComputeInlineStep{stage};
@@ -140,7 +149,9 @@ std::string steps_to_json(const std::vector<Step>& steps) {
     return arr.dump();
 }
 
-std::vector<Step> steps_from_json(const std::string& text) { return steps_from(parse(text, "steps_from_json")); }
+std::vector<Step> steps_from_json(const std::string& text) {
+    return steps_from(parse(text, "steps_from_json"));
+}
 
 std::string Schedule::to_json() const {
     json j;
@@ -153,13 +164,14 @@ Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::strin
                             ScheduleLimits limits) {
     json j = parse(text, "schedule_from_json");
     if (!j.is_object() || !j.contains("workload_key") || !j.contains("steps"))
-        TESSEL_THROW(ScheduleError) << "schedule_from_json: expected {\"workload_key\": ..., \"steps\": [...]}";
+        TESSEL_THROW(ScheduleError)
+            << "schedule_from_json: expected {\"workload_key\": ..., \"steps\": [...]}";
     std::string key = j["workload_key"].is_string() ? j["workload_key"].get<std::string>() : "";
     std::string mine = hex(dag_hash(outputs));
     if (key != mine)
-        TESSEL_THROW(ScheduleError) << "schedule_from_json: the steps were recorded for workload " << key
-                                    << ", but this DAG's workload key is " << mine
-                                    << "; they cannot be replayed on it";
+        TESSEL_THROW(ScheduleError)
+            << "schedule_from_json: the steps were recorded for workload " << key
+            << ", but this DAG's workload key is " << mine << "; they cannot be replayed on it";
     return replay(outputs, steps_from(j["steps"]), limits);
 }
 

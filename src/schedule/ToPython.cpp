@@ -32,27 +32,30 @@ std::string python_line(const Schedule& s, const Step& step) {
             if constexpr (std::is_same_v<T, SplitStep>) {
                 os << "s.split(" << st.stage << ", " << st.iter << ", "
                    << (st.by_nparts ? "nparts=" : "factor=") << st.factor;
-                if (st.tail != TailStrategy::Guard) os << ", tail=\"" << tail_strategy_name(st.tail) << "\"";
+                if (st.tail != TailStrategy::Guard)
+                    os << ", tail=\"" << tail_strategy_name(st.tail) << "\"";
                 os << ")  # " << stage << ": split " << leaf_name(s, st.stage, st.iter);
             } else if constexpr (std::is_same_v<T, FuseStep>) {
                 os << "s.fuse(" << st.stage << ", " << list(st.iters) << ")  # " << stage;
             } else if constexpr (std::is_same_v<T, ReorderStep>) {
                 os << "s.reorder(" << st.stage << ", " << list(st.order) << ")  # " << stage;
             } else if constexpr (std::is_same_v<T, AnnotateStep>) {
-                std::string what = st.annotation == IterAnnotation::Vectorize ? "vectorize"
-                                   : st.annotation == IterAnnotation::Unroll  ? "unroll"
+                std::string what = st.annotation == IterAnnotation::Vectorize  ? "vectorize"
+                                   : st.annotation == IterAnnotation::Unroll   ? "unroll"
                                    : st.annotation == IterAnnotation::Parallel ? "parallel"
                                                                                : "";
                 if (!what.empty())
                     os << "s." << what << "(" << st.stage << ", " << st.iter << ")";
                 else
-                    os << "s.bind(" << st.stage << ", " << st.iter << ", \"" << annotation_name(st.annotation) << "\")";
+                    os << "s.bind(" << st.stage << ", " << st.iter << ", \""
+                       << annotation_name(st.annotation) << "\")";
                 os << "  # " << stage << ": " << leaf_name(s, st.stage, st.iter);
             } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                os << "s.pragma(" << st.stage << ", \"" << st.key << "\", " << st.value << ")  # " << stage;
+                os << "s.pragma(" << st.stage << ", \"" << st.key << "\", " << st.value << ")  # "
+                   << stage;
             } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
-                os << "s.compute_at(" << st.stage << ", " << st.target << ", " << st.target_iter << ")  # "
-                   << stage << " at " << s.stages()[st.target].name() << "'s "
+                os << "s.compute_at(" << st.stage << ", " << st.target << ", " << st.target_iter
+                   << ")  # " << stage << " at " << s.stages()[st.target].name() << "'s "
                    << leaf_name(s, st.target, st.target_iter);
             } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
                 os << "s.compute_inline(" << st.stage << ")  # " << stage;

@@ -77,7 +77,9 @@ HostArray::HostArray(Type dtype, std::vector<int64_t> shape, ArrayStorage storag
         TESSEL_THROW(RuntimeError) << "HostArray: dtype " << dtype << " is not a scalar data type";
     size_ = 1;
     for (int64_t e : shape_) {
-        if (e < 0) TESSEL_THROW(RuntimeError) << "HostArray: negative extent in shape " << format_index(shape_);
+        if (e < 0)
+            TESSEL_THROW(RuntimeError)
+                << "HostArray: negative extent in shape " << format_index(shape_);
         size_ *= e;
     }
     bytes_.assign(static_cast<size_t>(size_) * element_bytes(), 0x5a);
@@ -85,7 +87,9 @@ HostArray::HostArray(Type dtype, std::vector<int64_t> shape, ArrayStorage storag
         for (int64_t i = 0; i < size_; ++i) set(i, NAN);
 }
 
-int HostArray::element_bytes() const { return holds_doubles() ? 8 : dtype_.bytes(); }
+int HostArray::element_bytes() const {
+    return holds_doubles() ? 8 : dtype_.bytes();
+}
 
 HostArray HostArray::random(Type dtype, std::vector<int64_t> shape, uint64_t seed, double lo,
                             double hi) {
@@ -99,8 +103,8 @@ HostArray HostArray::random(Type dtype, std::vector<int64_t> shape, uint64_t see
     int64_t ilo = static_cast<int64_t>(std::ceil(std::max(lo, tlo)));
     int64_t ihi = static_cast<int64_t>(std::floor(std::min(hi, thi)));
     if (ihi < ilo)
-        TESSEL_THROW(RuntimeError) << "HostArray::random: no " << dtype << " value in [" << lo
-                                   << ", " << hi << "]";
+        TESSEL_THROW(RuntimeError)
+            << "HostArray::random: no " << dtype << " value in [" << lo << ", " << hi << "]";
     uint64_t span = static_cast<uint64_t>(ihi - ilo) + 1;
     for (int64_t i = 0; i < a.size_; ++i)
         a.set_int(i, ilo + static_cast<int64_t>(span == 0 ? rng.next() : rng.next() % span));
@@ -142,8 +146,10 @@ double HostArray::get(int64_t flat) const {
             uint32_t bits = static_cast<uint32_t>(load_as<uint16_t>(p)) << 16;
             return load_as<float>(reinterpret_cast<const uint8_t*>(&bits));
         }
-        case TypeCode::UInt: return static_cast<double>(static_cast<uint64_t>(get_int(flat)));
-        default: return static_cast<double>(get_int(flat));
+        case TypeCode::UInt:
+            return static_cast<double>(static_cast<uint64_t>(get_int(flat)));
+        default:
+            return static_cast<double>(get_int(flat));
     }
 }
 
@@ -154,12 +160,17 @@ int64_t HostArray::get_int(int64_t flat) const {
     const uint8_t* p = bytes_.data() + flat * element_bytes();
     const bool s = dtype_.is_int();
     switch (dtype_.bits) {
-        case 1: return load_as<uint8_t>(p) != 0;
+        case 1:
+            return load_as<uint8_t>(p) != 0;
         // (Each branch converts on its own: `s ? int32 : uint32` would be a uint32.)
-        case 8: return s ? int64_t{load_as<int8_t>(p)} : int64_t{load_as<uint8_t>(p)};
-        case 16: return s ? int64_t{load_as<int16_t>(p)} : int64_t{load_as<uint16_t>(p)};
-        case 32: return s ? int64_t{load_as<int32_t>(p)} : int64_t{load_as<uint32_t>(p)};
-        default: return load_as<int64_t>(p);
+        case 8:
+            return s ? int64_t{load_as<int8_t>(p)} : int64_t{load_as<uint8_t>(p)};
+        case 16:
+            return s ? int64_t{load_as<int16_t>(p)} : int64_t{load_as<uint16_t>(p)};
+        case 32:
+            return s ? int64_t{load_as<int32_t>(p)} : int64_t{load_as<uint32_t>(p)};
+        default:
+            return load_as<int64_t>(p);
     }
 }
 
@@ -168,11 +179,13 @@ void HostArray::set(int64_t flat, double value) {
     uint8_t* p = bytes_.data() + flat * element_bytes();
     if (holds_doubles()) return store_as<double>(p, value);
     if (!dtype_.is_float())
-        return set_int(flat, eval_cast_lane(dtype_, Float(64), Scalar{.f = value}, FloatMode::Ideal).i);
+        return set_int(flat,
+                       eval_cast_lane(dtype_, Float(64), Scalar{.f = value}, FloatMode::Ideal).i);
     double r = round_to_float_type(value, dtype_);
     if (dtype_.is_bfloat()) {
         float f = static_cast<float>(r);
-        return store_as<uint16_t>(p, static_cast<uint16_t>(load_as<uint32_t>(reinterpret_cast<uint8_t*>(&f)) >> 16));
+        return store_as<uint16_t>(
+            p, static_cast<uint16_t>(load_as<uint32_t>(reinterpret_cast<uint8_t*>(&f)) >> 16));
     }
     if (dtype_.bits == 16) return store_as<uint16_t>(p, half_bits(r));
     if (dtype_.bits == 32) return store_as<float>(p, static_cast<float>(r));
@@ -186,10 +199,14 @@ void HostArray::set_int(int64_t flat, int64_t value) {
     int64_t w = wrap_to_int_type(value, dtype_);
     switch (dtype_.bits) {
         case 1:
-        case 8: return store_as<uint8_t>(p, static_cast<uint8_t>(w));
-        case 16: return store_as<uint16_t>(p, static_cast<uint16_t>(w));
-        case 32: return store_as<uint32_t>(p, static_cast<uint32_t>(w));
-        default: return store_as<int64_t>(p, w);
+        case 8:
+            return store_as<uint8_t>(p, static_cast<uint8_t>(w));
+        case 16:
+            return store_as<uint16_t>(p, static_cast<uint16_t>(w));
+        case 32:
+            return store_as<uint32_t>(p, static_cast<uint32_t>(w));
+        default:
+            return store_as<int64_t>(p, w);
     }
 }
 
@@ -201,8 +218,9 @@ int64_t HostArray::offset_of(const std::vector<int64_t>& index, const std::strin
         flat = flat * shape_[d] + index[d];
     }
     if (!ok)
-        TESSEL_THROW(RuntimeError) << "out-of-bounds access to " << what << ": index "
-                                   << format_index(index) << " outside shape " << format_index(shape_);
+        TESSEL_THROW(RuntimeError)
+            << "out-of-bounds access to " << what << ": index " << format_index(index)
+            << " outside shape " << format_index(shape_);
     return flat;
 }
 

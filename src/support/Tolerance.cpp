@@ -71,8 +71,8 @@ std::string CompareResult::message() const {
     }
     if (total > 0)
         os << "; worst at " << format_index(worst_index) << ": actual " << worst_actual
-           << " expected " << worst_expected << " (error " << std::fabs(worst_actual - worst_expected)
-           << ", " << worst_ratio << "x allowed)";
+           << " expected " << worst_expected << " (error "
+           << std::fabs(worst_actual - worst_expected) << ", " << worst_ratio << "x allowed)";
     os << " [rtol " << tolerance.rtol << ", atol " << tolerance.atol << "]";
     return os.str();
 }

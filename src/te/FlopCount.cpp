@@ -6,11 +6,11 @@ namespace tessel {
 
 namespace {
 class FlopCounter : public IRVisitor {
-  public:
+public:
     double count = 0;
     using IRVisitor::visit;
 
-  protected:
+protected:
 #define TESSEL_COUNT_ARITH(T)          \
     void visit(const T* op) override { \
         count += op->type.lanes;       \

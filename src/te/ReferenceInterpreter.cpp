@@ -82,8 +82,9 @@ private:
     /// The deepest loop level of the variables `e` uses (-1 for none).
     int level_of(const Expr& e) const;
     [[noreturn]] void unsupported(const Expr& e, const char* why) const {
-        TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op_name_ << "' contains a "
-                                   << node_type_name(e.node_type()) << " (" << why << ")";
+        TESSEL_THROW(RuntimeError)
+            << "reference interpreter: compute '" << op_name_ << "' contains a "
+            << node_type_name(e.node_type()) << " (" << why << ")";
     }
     Thunk compile_variable(const Variable* v);
     Thunk compile_binary(IRNodeType op, const Expr& a, const Expr& b);
@@ -161,41 +162,53 @@ Thunk BodyCompiler::compile_uncached(const Expr& e) {
             Scalar s = evaluate_expr(e).lanes[0];
             return [s](Frame&) { return s; };
         }
-        case IRNodeType::Variable: return compile_variable(e.as<Variable>());
+        case IRNodeType::Variable:
+            return compile_variable(e.as<Variable>());
         case IRNodeType::Cast: {
             Type to = e.type(), from = e.as<Cast>()->value.type();
             Thunk v = compile(e.as<Cast>()->value);
             return [=](Frame& f) { return eval_cast_lane(to, from, v(f), kMode); };
         }
 #define TESSEL_COMPILE_BINARY(T) \
-    case IRNodeType::T: return compile_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
-            TESSEL_COMPILE_BINARY(Add) TESSEL_COMPILE_BINARY(Sub) TESSEL_COMPILE_BINARY(Mul)
-            TESSEL_COMPILE_BINARY(Div) TESSEL_COMPILE_BINARY(Mod) TESSEL_COMPILE_BINARY(FloorDiv)
-            TESSEL_COMPILE_BINARY(FloorMod) TESSEL_COMPILE_BINARY(Min) TESSEL_COMPILE_BINARY(Max)
-            TESSEL_COMPILE_BINARY(EQ) TESSEL_COMPILE_BINARY(NE) TESSEL_COMPILE_BINARY(LT)
-            TESSEL_COMPILE_BINARY(LE) TESSEL_COMPILE_BINARY(GT) TESSEL_COMPILE_BINARY(GE)
-            TESSEL_COMPILE_BINARY(And) TESSEL_COMPILE_BINARY(Or)
+    case IRNodeType::T:          \
+        return compile_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
+            TESSEL_COMPILE_BINARY(Add)
+            TESSEL_COMPILE_BINARY(Sub) TESSEL_COMPILE_BINARY(Mul) TESSEL_COMPILE_BINARY(Div)
+                TESSEL_COMPILE_BINARY(Mod) TESSEL_COMPILE_BINARY(FloorDiv)
+                    TESSEL_COMPILE_BINARY(FloorMod) TESSEL_COMPILE_BINARY(Min)
+                        TESSEL_COMPILE_BINARY(Max) TESSEL_COMPILE_BINARY(EQ)
+                            TESSEL_COMPILE_BINARY(NE) TESSEL_COMPILE_BINARY(LT)
+                                TESSEL_COMPILE_BINARY(LE) TESSEL_COMPILE_BINARY(GT)
+                                    TESSEL_COMPILE_BINARY(GE) TESSEL_COMPILE_BINARY(And)
+                                        TESSEL_COMPILE_BINARY(Or)
 #undef TESSEL_COMPILE_BINARY
-        case IRNodeType::Not: {
-            Thunk a = compile(e.as<Not>()->a);
-            return [=](Frame& f) { return Scalar{.i = a(f).i == 0}; };
-        }
+                                            case IRNodeType::Not : {
+                Thunk a = compile(e.as<Not>()->a);
+                return [=](Frame& f) { return Scalar{.i = a(f).i == 0}; };
+            }
         case IRNodeType::Select: {
             const auto* s = e.as<Select>();
-            Thunk c = compile(s->condition), t = compile(s->true_value), fv = compile(s->false_value);
+            Thunk c = compile(s->condition), t = compile(s->true_value),
+                  fv = compile(s->false_value);
             return [=](Frame& f) {
                 bool take = c(f).i != 0;
                 Scalar a = t(f), b = fv(f);  // Select evaluates both operands
                 return take ? a : b;
             };
         }
-        case IRNodeType::Let: return compile_let(e.as<Let>());
-        case IRNodeType::Call: return compile_call(e.as<Call>());
-        case IRNodeType::TensorRead: return compile_read(e.as<TensorRead>());
-        case IRNodeType::Reduce: unsupported(e, "a Reduce must be the whole body of a compute");
+        case IRNodeType::Let:
+            return compile_let(e.as<Let>());
+        case IRNodeType::Call:
+            return compile_call(e.as<Call>());
+        case IRNodeType::TensorRead:
+            return compile_read(e.as<TensorRead>());
+        case IRNodeType::Reduce:
+            unsupported(e, "a Reduce must be the whole body of a compute");
         case IRNodeType::Load:
-        case IRNodeType::BufferLoad: unsupported(e, "loads only appear after lowering");
-        default: unsupported(e, "not an expression of the tensor-expression DSL");
+        case IRNodeType::BufferLoad:
+            unsupported(e, "loads only appear after lowering");
+        default:
+            unsupported(e, "not an expression of the tensor-expression DSL");
     }
 }
 
@@ -211,9 +224,10 @@ Thunk BodyCompiler::compile_variable(const Variable* v) {
     }
     std::string name = v->name, op = op_name_;
     return [name, op](Frame&) -> Scalar {
-        TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op << "' uses variable '"
-                                   << name << "', which is neither one of its axes nor a shape "
-                                   << "variable bound by an input";
+        TESSEL_THROW(RuntimeError)
+            << "reference interpreter: compute '" << op << "' uses variable '" << name
+            << "', which is neither one of its axes nor a shape "
+            << "variable bound by an input";
     };
 }
 
@@ -348,7 +362,8 @@ std::vector<HostArray> Interpreter::run() {
     std::vector<HostArray> result;
     for (const Tensor& t : outputs_) {
         const HostArray& a = store_.at(t.op().get()).at(t.value_index());
-        result.push_back(a.storage() == ArrayStorage::Ideal ? a : a.with_storage(ArrayStorage::Ideal));
+        result.push_back(a.storage() == ArrayStorage::Ideal ? a
+                                                            : a.with_storage(ArrayStorage::Ideal));
     }
     return result;
 }
@@ -356,13 +371,14 @@ std::vector<HostArray> Interpreter::run() {
 void Interpreter::bind_inputs() {
     std::unordered_map<const OperationNode*, const HostArray*> given;
     for (const auto& [t, a] : inputs_) {
-        if (!t.defined()) TESSEL_THROW(RuntimeError) << "evaluate_reference: an input for an undefined tensor";
+        if (!t.defined())
+            TESSEL_THROW(RuntimeError) << "evaluate_reference: an input for an undefined tensor";
         if (!as_placeholder(t.op()))
             TESSEL_THROW(RuntimeError) << "evaluate_reference: input given for tensor '" << t.name()
                                        << "', which is computed, not a placeholder";
         if (!given.emplace(t.op().get(), &a).second)
-            TESSEL_THROW(RuntimeError) << "evaluate_reference: two inputs given for placeholder '"
-                                       << t.name() << "'";
+            TESSEL_THROW(RuntimeError)
+                << "evaluate_reference: two inputs given for placeholder '" << t.name() << "'";
     }
     std::vector<std::pair<const PlaceholderOpNode*, const HostArray*>> used;
     for (const Operation& op : order_) {
@@ -370,8 +386,8 @@ void Interpreter::bind_inputs() {
         if (!ph) continue;
         auto it = given.find(op.get());
         if (it == given.end())
-            TESSEL_THROW(RuntimeError) << "evaluate_reference: no input given for placeholder '"
-                                       << ph->name << "'";
+            TESSEL_THROW(RuntimeError)
+                << "evaluate_reference: no input given for placeholder '" << ph->name << "'";
         used.emplace_back(ph, it->second);
         // Plain-variable extents take the array's extent (checked against the rank below).
         for (size_t d = 0; d < ph->shape.size() && d < it->second->ndim(); ++d) {
@@ -392,9 +408,9 @@ void Interpreter::check_input(const PlaceholderOpNode* ph, const HostArray& a) {
                                    << "' has dtype " << a.dtype() << ", expected " << ph->dtype;
     std::vector<int64_t> expected = evaluate_shape("placeholder '" + ph->name + "'", ph->shape);
     if (a.shape() != expected)
-        TESSEL_THROW(RuntimeError) << "evaluate_reference: the input for placeholder '" << ph->name
-                                   << "' has shape " << format_index(a.shape()) << ", expected "
-                                   << format_index(expected);
+        TESSEL_THROW(RuntimeError)
+            << "evaluate_reference: the input for placeholder '" << ph->name << "' has shape "
+            << format_index(a.shape()) << ", expected " << format_index(expected);
 }
 
 std::vector<int64_t> Interpreter::evaluate_shape(const std::string& what,
@@ -405,8 +421,8 @@ std::vector<int64_t> Interpreter::evaluate_shape(const std::string& what,
         try {
             v = shape_vars_.eval(e).as_int();
         } catch (const RuntimeError& err) {
-            TESSEL_THROW(RuntimeError) << "evaluate_reference: cannot determine the shape of " << what
-                                       << ": " << err.what();
+            TESSEL_THROW(RuntimeError) << "evaluate_reference: cannot determine the shape of "
+                                       << what << ": " << err.what();
         }
         if (v <= 0)
             TESSEL_THROW(RuntimeError) << "evaluate_reference: " << what << " has extent " << v;
@@ -454,7 +470,8 @@ CompiledCompute Interpreter::compile_compute(const ComputeOpNode* op) {
     }
     bc.count_uses(c.reduce->condition);
     bc.set_innermost(num_reduce);
-    for (size_t j = 0; j < comb.result.size(); ++j) c.sources.push_back(bc.compile(c.reduce->source[j]));
+    for (size_t j = 0; j < comb.result.size(); ++j)
+        c.sources.push_back(bc.compile(c.reduce->source[j]));
     c.condition = bc.compile(c.reduce->condition);
     bc.set_innermost(num_reduce + 1);
     for (size_t j = 0; j < comb.result.size(); ++j) {
@@ -501,7 +518,8 @@ void Interpreter::run_compute(const ComputeOpNode* op) {
     std::vector<int64_t> point(c.shape.size(), 0);
     std::vector<Scalar> acc(c.identities.size());
     for (int64_t flat = 0; flat < total; ++flat) {
-        for (size_t d = 0; d < point.size(); ++d) f.slots[c.axis_slots[d]].i = c.axis_min[d] + point[d];
+        for (size_t d = 0; d < point.size(); ++d)
+            f.slots[c.axis_slots[d]].i = c.axis_min[d] + point[d];
         f.advance(0);
         if (!c.reduce) {
             for (size_t v = 0; v < outs.size(); ++v) write_element(outs[v], flat, c.bodies[v](f));

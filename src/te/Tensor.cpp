@@ -83,5 +83,4 @@ Tensor op_output(const Operation& op, int i) {
     return Tensor(t);
 }
 
-
 }  // namespace tessel

@@ -104,13 +104,13 @@ namespace {
 // Reduce-axis variables only inside a Reduce over them; compute-axis variables only in their own
 // compute.
 class AxisUseChecker : public IRVisitor {
-  public:
+public:
     AxisUseChecker(const std::string& name, const std::vector<IterVar>& axis) : name_(name) {
         for (const IterVar& iv : axis) own_.insert(iv.var().get());
     }
     using IRVisitor::visit;
 
-  protected:
+protected:
     void visit(const Variable* op) override {
         std::optional<IterVarKind> kind = axis_var_kind(op);
         if (kind == IterVarKind::Reduce && bound_.count(op) == 0)
@@ -133,7 +133,7 @@ class AxisUseChecker : public IRVisitor {
         for (const IterVar& iv : op->axis) bound_.erase(iv.var().get());
     }
 
-  private:
+private:
     const std::string& name_;
     std::unordered_set<const Variable*> own_;
     std::unordered_set<const Variable*> bound_;

@@ -14,9 +14,12 @@ void check_arg(bool want_max) {
     const int n = 40, m = 12;
     Tensor X = placeholder({n, m}, Float(32), "X");
     IterVar k = reduce_axis({0, m}, "k");
-    std::vector<Tensor> r = compute_multi({n}, [&](const std::vector<Var>& v) {
-        return want_max ? argmax(k.var(), X(v[0], k), {k}) : argmin(k.var(), X(v[0], k), {k});
-    }, want_max ? "argmax" : "argmin");
+    std::vector<Tensor> r = compute_multi(
+        {n},
+        [&](const std::vector<Var>& v) {
+            return want_max ? argmax(k.var(), X(v[0], k), {k}) : argmin(k.var(), X(v[0], k), {k});
+        },
+        want_max ? "argmax" : "argmin");
     ASSERT_EQ(r.size(), 2u);
     // Values from {0, 1, 2, 3}: most rows have ties for the best value.
     HostArray x = HostArray::random(Float(32), {n, m}, 51, 0, 3.999);
@@ -43,16 +46,19 @@ void check_arg(bool want_max) {
 
 }  // namespace
 
-TEST(ReferenceArgmax, TiesGoToLowestIndex) { check_arg(true); }
+TEST(ReferenceArgmax, TiesGoToLowestIndex) {
+    check_arg(true);
+}
 
-TEST(ReferenceArgmin, TiesGoToLowestIndex) { check_arg(false); }
+TEST(ReferenceArgmin, TiesGoToLowestIndex) {
+    check_arg(false);
+}
 
 TEST(ReferenceArgmax, SecondOutputAloneAndScalarResult) {
     Tensor X = placeholder({5}, Int(32), "X");
     IterVar k = reduce_axis({0, 5}, "k");
-    std::vector<Tensor> r = compute_multi({}, [&](const std::vector<Var>&) {
-        return argmax(k.var(), X(k), {k});
-    }, "argmax");
+    std::vector<Tensor> r = compute_multi(
+        {}, [&](const std::vector<Var>&) { return argmax(k.var(), X(k), {k}); }, "argmax");
     HostArray x = HostArray::from_values(Int(32), {5}, {3, -1, 7, 7, 2});
     std::vector<HostArray> got = evaluate_reference({r[1], r[0]}, {{X, x}});
     EXPECT_EQ(got[0].get_int(0), 7);

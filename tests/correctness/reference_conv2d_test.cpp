@@ -21,13 +21,16 @@ Tensor conv2d(const ConvCase& p, const Tensor& X, const Tensor& W) {
     IterVar rc = reduce_axis({0, p.c}, "rc");
     IterVar ry = reduce_axis({0, 3}, "ry");
     IterVar rx = reduce_axis({0, 3}, "rx");
-    return compute({p.n, p.k, p.oh(), p.ow()}, [&](Var b, Var k, Var y, Var x) {
-        Expr iy = y * p.stride + ry.var() - p.pad;
-        Expr ix = x * p.stride + rx.var() - p.pad;
-        Expr inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
-        Expr v = if_then_else(inside, X(b, rc, iy, ix), make_zero(Float(32)));
-        return sum(v * W(k, rc, ry, rx), {rc, ry, rx});
-    }, "conv");
+    return compute(
+        {p.n, p.k, p.oh(), p.ow()},
+        [&](Var b, Var k, Var y, Var x) {
+            Expr iy = y * p.stride + ry.var() - p.pad;
+            Expr ix = x * p.stride + rx.var() - p.pad;
+            Expr inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+            Expr v = if_then_else(inside, X(b, rc, iy, ix), make_zero(Float(32)));
+            return sum(v * W(k, rc, ry, rx), {rc, ry, rx});
+        },
+        "conv");
 }
 
 HostArray conv2d_loops(const ConvCase& p, const HostArray& x, const HostArray& w) {
@@ -64,10 +67,18 @@ void check_conv(const ConvCase& p, double max_seconds = 1e9) {
 
 }  // namespace
 
-TEST(ReferenceConv2d, Stride1Pad1) { check_conv({2, 3, 8, 7, 4, 1, 1}); }
+TEST(ReferenceConv2d, Stride1Pad1) {
+    check_conv({2, 3, 8, 7, 4, 1, 1});
+}
 
-TEST(ReferenceConv2d, Stride2Pad1) { check_conv({1, 4, 9, 10, 3, 2, 1}); }
+TEST(ReferenceConv2d, Stride2Pad1) {
+    check_conv({1, 4, 9, 10, 3, 2, 1});
+}
 
-TEST(ReferenceConv2d, Stride2NoPad) { check_conv({1, 2, 7, 7, 2, 2, 0}); }
+TEST(ReferenceConv2d, Stride2NoPad) {
+    check_conv({1, 2, 7, 7, 2, 2, 0});
+}
 
-TEST(ReferenceConv2d, Size16x32x32IsFast) { check_conv({1, 16, 32, 32, 16, 1, 1}, 1.0); }
+TEST(ReferenceConv2d, Size16x32x32IsFast) {
+    check_conv({1, 16, 32, 32, 16, 1, 1}, 1.0);
+}

@@ -13,7 +13,8 @@ TEST(ReferenceElementwise, AddMulTanh) {
     const int n = 17, m = 9;
     Tensor A = placeholder({n, m}, Float(32), "A");
     Tensor B = placeholder({n, m}, Float(32), "B");
-    Tensor C = compute({n, m}, [&](Var i, Var j) { return tanh(A(i, j) * B(i, j) + 0.5f); }, "C");
+    Tensor C = compute(
+        {n, m}, [&](Var i, Var j) { return tanh(A(i, j) * B(i, j) + 0.5f); }, "C");
     HostArray a = HostArray::random(Float(32), {n, m}, 1);
     HostArray b = HostArray::random(Float(32), {n, m}, 2, -3, 3);
     std::vector<HostArray> out = evaluate_reference({C}, {{A, a}, {B, b}});
@@ -30,7 +31,8 @@ TEST(ReferenceElementwise, BroadcastColumnPlusRow) {
     const int n = 6, m = 11;
     Tensor A = placeholder({n, 1}, Float(32), "A");
     Tensor B = placeholder({1, m}, Float(32), "B");
-    Tensor C = compute({n, m}, [&](Var i, Var j) { return A(i, 0) + B(0, j); }, "C");
+    Tensor C = compute(
+        {n, m}, [&](Var i, Var j) { return A(i, 0) + B(0, j); }, "C");
     HostArray a = HostArray::random(Float(32), {n, 1}, 3);
     HostArray b = HostArray::random(Float(32), {1, m}, 4);
     HostArray got = evaluate_reference({C}, {{A, a}, {B, b}})[0];
@@ -42,7 +44,8 @@ TEST(ReferenceElementwise, Int8ComputeWrapsAround) {
     const int n = 200;
     Tensor A = placeholder({n}, Int(8), "A");
     Tensor B = placeholder({n}, Int(8), "B");
-    Tensor C = compute({n}, [&](Var i) { return A(i) * B(i) + A(i); }, "C");
+    Tensor C = compute(
+        {n}, [&](Var i) { return A(i) * B(i) + A(i); }, "C");
     HostArray a = HostArray::random(Int(8), {n}, 5, -128, 127);
     HostArray b = HostArray::random(Int(8), {n}, 6, -128, 127);
     HostArray got = evaluate_reference({C}, {{A, a}, {B, b}})[0];
@@ -61,8 +64,10 @@ TEST(ReferenceElementwise, Int8ComputeWrapsAround) {
 TEST(ReferenceElementwise, IntegerDivisionAndCasts) {
     const int n = 64;
     Tensor A = placeholder({n}, Int(32), "A");
-    Tensor Q = compute({n}, [&](Var i) { return A(i) / 3 + truncdiv(A(i), 3) * 100; }, "Q");
-    Tensor F = compute({n}, [&](Var i) { return cast(Int(8), cast(Float(32), A(i)) * 7.5f); }, "F");
+    Tensor Q = compute(
+        {n}, [&](Var i) { return A(i) / 3 + truncdiv(A(i), 3) * 100; }, "Q");
+    Tensor F = compute(
+        {n}, [&](Var i) { return cast(Int(8), cast(Float(32), A(i)) * 7.5f); }, "F");
     HostArray a = HostArray::random(Int(32), {n}, 7, -50, 50);
     std::vector<HostArray> out = evaluate_reference({Q, F}, {{A, a}});
     for (int i = 0; i < n; ++i) {
@@ -78,8 +83,10 @@ TEST(ReferenceElementwise, FloatsAreHeldIdeal) {
     // A float16 compute of 300 * 300 is 90000 in the ideal semantics (a float16 kernel gives inf;
     // the tolerance, not the reference, accounts for rounding), and intermediates are not rounded.
     Tensor A = placeholder({2}, Float(16), "A");
-    Tensor B = compute({2}, [&](Var i) { return A(i) * A(i); }, "B");
-    Tensor C = compute({2}, [&](Var i) { return B(i) / A(i); }, "C");
+    Tensor B = compute(
+        {2}, [&](Var i) { return A(i) * A(i); }, "B");
+    Tensor C = compute(
+        {2}, [&](Var i) { return B(i) / A(i); }, "C");
     HostArray a = HostArray::from_values(Float(16), {2}, {300.0, 0.1});
     std::vector<HostArray> out = evaluate_reference({B, C}, {{A, a}});
     EXPECT_EQ(out[0].get(0), 90000.0);
@@ -91,7 +98,8 @@ TEST(ReferenceElementwise, FloatsAreHeldIdeal) {
 TEST(ReferenceElementwise, SymbolicShapeBoundFromInput) {
     Var n("n");
     Tensor A = placeholder({n, 3}, Float(32), "A");
-    Tensor B = compute({n, 3}, [&](Var i, Var j) { return A(i, j) * cast(Float(32), n); }, "B");
+    Tensor B = compute(
+        {n, 3}, [&](Var i, Var j) { return A(i, j) * cast(Float(32), n); }, "B");
     HostArray a = HostArray::random(Float(32), {5, 3}, 8);
     HostArray got = evaluate_reference({B}, {{A, a}})[0];
     EXPECT_EQ(got.shape(), (std::vector<int64_t>{5, 3}));
@@ -101,7 +109,8 @@ TEST(ReferenceElementwise, SymbolicShapeBoundFromInput) {
 TEST(ReferenceElementwise, GuardedShiftUsesLazyIfThenElse) {
     const int n = 10;
     Tensor A = placeholder({n}, Float(32), "A");
-    Tensor B = compute({n}, [&](Var i) { return if_then_else(i > 0, A(i - 1), A(i) * 0.0f); }, "B");
+    Tensor B = compute(
+        {n}, [&](Var i) { return if_then_else(i > 0, A(i - 1), A(i) * 0.0f); }, "B");
     HostArray a = HostArray::random(Float(32), {n}, 9);
     HostArray got = evaluate_reference({B}, {{A, a}})[0];
     EXPECT_EQ(got.get(0), 0.0);
@@ -112,11 +121,14 @@ TEST(ReferenceElementwise, LetAndSharedSubexpressions) {
     const int n = 8;
     Tensor A = placeholder({n}, Float(32), "A");
     Var t("t", Float(32));
-    Tensor B = compute({n}, [&](Var i) {
-        Expr shared = A(i) + 1.0f;  // one node used three times
-        Expr let = Let::make(t, A(i) * 2.0f, t * t + t);
-        return if_then_else(i > 3, shared * shared, shared) + let;
-    }, "B");
+    Tensor B = compute(
+        {n},
+        [&](Var i) {
+            Expr shared = A(i) + 1.0f;  // one node used three times
+            Expr let = Let::make(t, A(i) * 2.0f, t * t + t);
+            return if_then_else(i > 3, shared * shared, shared) + let;
+        },
+        "B");
     HostArray a = HostArray::random(Float(32), {n}, 10);
     HostArray got = evaluate_reference({B}, {{A, a}})[0];
     for (int i = 0; i < n; ++i) {

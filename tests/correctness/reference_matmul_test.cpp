@@ -29,7 +29,8 @@ TEST(ReferenceMatmul, MatchesLoops) {
     Tensor A = placeholder({n, k}, Float(32), "A");
     Tensor B = placeholder({k, m}, Float(32), "B");
     IterVar r = reduce_axis({0, k}, "r");
-    Tensor C = compute({n, m}, [&](Var i, Var j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
+    Tensor C = compute(
+        {n, m}, [&](Var i, Var j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
     HostArray a = HostArray::random(Float(32), {n, k}, 21);
     HostArray b = HostArray::random(Float(32), {k, m}, 22);
     HostArray got = evaluate_reference({C}, {{A, a}, {B, b}})[0];
@@ -41,9 +42,10 @@ TEST(ReferenceMatmul, Int32AccumulationIsExact) {
     Tensor A = placeholder({n, k}, Int(8), "A");
     Tensor B = placeholder({k, m}, Int(8), "B");
     IterVar r = reduce_axis({0, k}, "r");
-    Tensor C = compute({n, m}, [&](Var i, Var j) {
-        return sum(cast(Int(32), A(i, r)) * cast(Int(32), B(r, j)), {r});
-    }, "C");
+    Tensor C = compute(
+        {n, m},
+        [&](Var i, Var j) { return sum(cast(Int(32), A(i, r)) * cast(Int(32), B(r, j)), {r}); },
+        "C");
     HostArray a = HostArray::random(Int(8), {n, k}, 23, -128, 127);
     HostArray b = HostArray::random(Int(8), {k, m}, 24, -128, 127);
     HostArray got = evaluate_reference({C}, {{A, a}, {B, b}})[0];
@@ -60,7 +62,8 @@ TEST(ReferenceMatmul, ConditionalReductionWithBoundedAxis) {
     const int n = 12;
     Tensor A = placeholder({n}, Float(32), "A");
     IterVar r = reduce_axis({0, n}, "r");
-    Tensor C = compute({n}, [&](Var i) { return sum(A(r), {r}, r.var() <= i); }, "C");
+    Tensor C = compute(
+        {n}, [&](Var i) { return sum(A(r), {r}, r.var() <= i); }, "C");
     HostArray a = HostArray::random(Float(32), {n}, 25);
     HostArray got = evaluate_reference({C}, {{A, a}})[0];
     double acc = 0;
@@ -75,7 +78,8 @@ TEST(ReferenceMatmul, Size128IsFast) {
     Tensor A = placeholder({s, s}, Float(32), "A");
     Tensor B = placeholder({s, s}, Float(32), "B");
     IterVar r = reduce_axis({0, s}, "r");
-    Tensor C = compute({s, s}, [&](Var i, Var j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
+    Tensor C = compute(
+        {s, s}, [&](Var i, Var j) { return sum(A(i, r) * B(r, j), {r}); }, "C");
     HostArray a = HostArray::random(Float(32), {s, s}, 26);
     HostArray b = HostArray::random(Float(32), {s, s}, 27);
     auto t0 = std::chrono::steady_clock::now();

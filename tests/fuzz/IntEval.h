@@ -15,7 +15,7 @@ namespace tessel::fuzz {
 using i128 = __int128;
 
 class IntEval {
-  public:
+public:
     std::unordered_map<const Variable*, i128> env;  ///< mathematical values
     bool overflowed = false;
 
@@ -107,7 +107,7 @@ class IntEval {
         return v;
     }
 
-  private:
+private:
     i128 arith(Type t, i128 v) {
         if (t.is_int() && t.bits >= 32 && (v < type_min(t) || v > type_max(t))) overflowed = true;
         return wrap(t, v);

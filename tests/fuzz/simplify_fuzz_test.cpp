@@ -21,7 +21,7 @@ constexpr uint64_t kSeed = 0x7e55e1;
 const Type kTypes[] = {Int(32), Int(64), Int(8), UInt(8), UInt(32)};
 
 class Generator {
-  public:
+public:
     explicit Generator(uint64_t seed) : rng_(seed) {
         for (Type t : kTypes) {
             for (const char* name : {"x", "y", "z"}) vars_.push_back(Var(name, t));
@@ -147,7 +147,7 @@ class Generator {
 
     std::mt19937_64& rng() { return rng_; }
 
-  private:
+private:
     std::mt19937_64 rng_;
     std::vector<Var> vars_;
 };

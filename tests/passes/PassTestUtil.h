@@ -27,9 +27,13 @@ struct TestMemory {
 class TestExecutor {
 public:
     /// Gives `data_var` the memory `mem` (replacing earlier contents).
-    void set_memory(const Var& data_var, TestMemory mem) { mem_[data_var.get()] = {data_var, std::move(mem)}; }
+    void set_memory(const Var& data_var, TestMemory mem) {
+        mem_[data_var.get()] = {data_var, std::move(mem)};
+    }
     const TestMemory& memory(const Var& data_var) const { return mem_.at(data_var.get()).second; }
-    void bind_int(const Var& v, int64_t value) { scalars_.emplace_back(v, Value::make_int(v.type(), value)); }
+    void bind_int(const Var& v, int64_t value) {
+        scalars_.emplace_back(v, Value::make_int(v.type(), value));
+    }
 
     void run(const Stmt& s) {
         std::vector<HostArray> arrays;

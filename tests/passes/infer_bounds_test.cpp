@@ -18,12 +18,16 @@ struct Conv {
 Conv conv3x3(int h, int w) {
     Conv c;
     c.X = placeholder({h, w}, Float(32), "X");
-    c.P = compute({h, w}, [&](Var i, Var j) { return c.X(i, j) * 2.0f; }, "P");
+    c.P = compute(
+        {h, w}, [&](Var i, Var j) { return c.X(i, j) * 2.0f; }, "P");
     c.W = placeholder({3, 3}, Float(32), "W");
     IterVar ry = reduce_axis(Range(0, 3), "ry"), rx = reduce_axis(Range(0, 3), "rx");
     c.Y = compute(
         {h - 2, w - 2},
-        [&](Var i, Var j) { return sum(c.P(i + ry.var(), j + rx.var()) * c.W(ry, rx), {ry, rx}); }, "Y");
+        [&](Var i, Var j) {
+            return sum(c.P(i + ry.var(), j + rx.var()) * c.W(ry, rx), {ry, rx});
+        },
+        "Y");
     return c;
 }
 

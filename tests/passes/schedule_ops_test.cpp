@@ -13,8 +13,10 @@ namespace {
 
 TEST(ScheduleOps, InlineSubstitutesTheProducerBody) {
     Tensor A = placeholder({16}, Float(32), "A");
-    Tensor B = compute({16}, [&](Var i) { return A(i) + 1.0f; }, "B");
-    Tensor C = compute({16}, [&](Var i) { return B(i) * B(i); }, "C");
+    Tensor B = compute(
+        {16}, [&](Var i) { return A(i) + 1.0f; }, "B");
+    Tensor C = compute(
+        {16}, [&](Var i) { return B(i) * B(i); }, "C");
     Schedule s = create_schedule({C});
     s.compute_inline(s.stage_of(B));
     LoweredFunc f = schedule_ops(s, {A, C}, "main");
@@ -26,7 +28,8 @@ TEST(ScheduleOps, InlineSubstitutesTheProducerBody) {
 TEST(ScheduleOps, ReductionHasInitAndUpdateNests) {
     Tensor A = placeholder({8, 4}, Float(32), "A");
     IterVar k = reduce_axis(Range(0, 4), "k");
-    Tensor S = compute({8}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+    Tensor S = compute(
+        {8}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
     Schedule s = create_schedule({S});
     LoweredFunc f = schedule_ops(s, {A, S}, "main");
     EXPECT_EQ(to_string(f.body),
@@ -43,7 +46,8 @@ struct Census {
 Census census(const Stmt& s) {
     Census c;
     post_order_visit(s, [&](const IRNode* n) {
-        if (n->node_type == IRNodeType::FloorDiv || n->node_type == IRNodeType::FloorMod) ++c.divmods;
+        if (n->node_type == IRNodeType::FloorDiv || n->node_type == IRNodeType::FloorMod)
+            ++c.divmods;
         if (n->node_type == IRNodeType::IfThenElse) ++c.ifs;
     });
     return c;
@@ -53,7 +57,8 @@ TEST(LowerPipeline, Matmul1000SplitBy32HasAGuardFreeMainBody) {
     Tensor A = placeholder({1000, 1000}, Float(32), "A");
     Tensor B = placeholder({1000, 1000}, Float(32), "B");
     IterVar k = reduce_axis(Range(0, 1000), "k");
-    Tensor C = compute({1000, 1000}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Tensor C = compute(
+        {1000, 1000}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
     Schedule s = create_schedule({C});
     int c = s.stage_of(C);
     s.tile(c, 0, 1, 32, 32);

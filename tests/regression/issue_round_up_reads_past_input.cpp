@@ -14,13 +14,14 @@ using namespace tessel;
 
 TEST(IssueRoundUpReadsPastInput, PaddedPointsStayInsideTheInput) {
     Tensor A = placeholder({5, 23}, Float(32), "A");
-    Tensor B = compute({5, 23}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
-    Tensor C = compute({5, 23}, [&](Var i, Var j) { return B(i, j) + 1.0f; }, "C");
+    Tensor B = compute(
+        {5, 23}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+    Tensor C = compute(
+        {5, 23}, [&](Var i, Var j) { return B(i, j) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
     s.split(s.stage_of(B), 1, 4, TailStrategy::RoundUp);
     LoweredFunc f = lower(s, {A, C});
     HostArray a = HostArray::random(Float(32), {5, 23}, 1), out(Float(32), {5, 23});
     run_lowered(f, {&a, &out});
-    EXPECT_CLOSE_TO_REFERENCE(out, evaluate_reference({C}, {{A, a}})[0],
-                              tolerance_for(Float(32)));
+    EXPECT_CLOSE_TO_REFERENCE(out, evaluate_reference({C}, {{A, a}})[0], tolerance_for(Float(32)));
 }

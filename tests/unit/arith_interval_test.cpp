@@ -160,5 +160,6 @@ TEST(ArithInterval, VectorsHaveScalarBoundsOverTheirLanes) {
     EXPECT_EQ(as_const_int(r.max), 7);
     Interval v = bounds_of(lanes_var + Broadcast::make(Expr(1), 4), scope);
     EXPECT_TRUE(!v.max.defined() || v.max.type().is_scalar());
-    EXPECT_FALSE(can_prove(LT::make(Broadcast::make(k, 4), Sub::make(load, Broadcast::make(Expr(7), 4))), scope));
+    EXPECT_FALSE(can_prove(
+        LT::make(Broadcast::make(k, 4), Sub::make(load, Broadcast::make(Expr(7), 4))), scope));
 }

@@ -11,13 +11,27 @@ using namespace tessel;
 
 namespace {
 
-int64_t eval_int(const Expr& e) { return evaluate_expr(e).as_int(); }
-double eval_ideal(const Expr& e) { return evaluate_expr(e, {}, FloatMode::Ideal).as_double(); }
-double eval_exact(const Expr& e) { return evaluate_expr(e, {}, FloatMode::Exact).as_double(); }
-Expr i8(int64_t v) { return make_const(Int(8), v); }
-Expr i32(int64_t v) { return make_const(Int(32), v); }
-Expr u8(int64_t v) { return make_const(UInt(8), v); }
-Expr f32(double v) { return make_const(Float(32), v); }
+int64_t eval_int(const Expr& e) {
+    return evaluate_expr(e).as_int();
+}
+double eval_ideal(const Expr& e) {
+    return evaluate_expr(e, {}, FloatMode::Ideal).as_double();
+}
+double eval_exact(const Expr& e) {
+    return evaluate_expr(e, {}, FloatMode::Exact).as_double();
+}
+Expr i8(int64_t v) {
+    return make_const(Int(8), v);
+}
+Expr i32(int64_t v) {
+    return make_const(Int(32), v);
+}
+Expr u8(int64_t v) {
+    return make_const(UInt(8), v);
+}
+Expr f32(double v) {
+    return make_const(Float(32), v);
+}
 
 }  // namespace
 
@@ -123,7 +137,8 @@ TEST(ExprEval, Float16Rounding) {
     Expr a = Add::make(make_const(h, 1.0), make_const(h, std::ldexp(1.0, -11)));
     EXPECT_EQ(eval_exact(a), 1.0);
     EXPECT_EQ(eval_ideal(a), 1.0 + std::ldexp(1.0, -11));
-    Expr b = Add::make(make_const(h, 1.0 + std::ldexp(1.0, -10)), make_const(h, std::ldexp(1.0, -11)));
+    Expr b =
+        Add::make(make_const(h, 1.0 + std::ldexp(1.0, -10)), make_const(h, std::ldexp(1.0, -11)));
     EXPECT_EQ(eval_exact(b), 1.0 + std::ldexp(1.0, -9));
     EXPECT_TRUE(std::isinf(eval_exact(Mul::make(make_const(h, 300.0), make_const(h, 300.0)))));
     EXPECT_EQ(eval_ideal(Mul::make(make_const(h, 300.0), make_const(h, 300.0))), 90000.0);
@@ -238,8 +253,8 @@ TEST(ExprEval, MathIntrinsics) {
     EXPECT_FALSE(evaluate_expr(isnan(f32(1))).as_bool());
     EXPECT_TRUE(evaluate_expr(Call::make(Intrinsic::likely, {const_true()})).as_bool());
     // Exact mode rounds transcendental results to float32.
-    EXPECT_EQ(eval_exact(exp(f32(x))), static_cast<double>(static_cast<float>(std::exp(
-                                           static_cast<double>(static_cast<float>(x))))));
+    EXPECT_EQ(eval_exact(exp(f32(x))), static_cast<double>(static_cast<float>(
+                                           std::exp(static_cast<double>(static_cast<float>(x))))));
 }
 
 TEST(ExprEval, FmaRoundsOnceInExactMode) {

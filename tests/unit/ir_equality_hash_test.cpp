@@ -352,11 +352,11 @@ namespace {
 
 // Rebuilds an expression with fresh Let variables and free variables replaced by `free_map`.
 class Renamer : public IRMutator {
-  public:
+public:
     explicit Renamer(VarMap free_map) : map_(std::move(free_map)) {}
     using IRMutator::visit;
 
-  protected:
+protected:
     Expr visit(const Variable* op) override {
         auto it = map_.find(op);
         return it == map_.end() ? Expr(op) : it->second;
@@ -371,7 +371,7 @@ class Renamer : public IRMutator {
         return Let::make(fresh, value, body);
     }
 
-  private:
+private:
     VarMap map_;
 };
 

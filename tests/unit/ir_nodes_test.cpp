@@ -570,7 +570,7 @@ TEST(IRNodes, Evaluate) {
 namespace {
 // Counts visits per node kind.
 class Counter : public IRVisitor {
-  public:
+public:
     using IRVisitor::visit;
     std::map<IRNodeType, int> count;
     void visit(const Expr& e) override {
@@ -585,10 +585,10 @@ class Counter : public IRVisitor {
 
 // Replaces the integer constant 1 by 2.
 class OneToTwo : public IRMutator {
-  public:
+public:
     using IRMutator::visit;
 
-  protected:
+protected:
     Expr visit(const IntImm* op) override {
         if (op->value == 1 && op->type == Int(32)) return Expr(2);
         return op;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRVisitor.h"
 
 using namespace tessel;

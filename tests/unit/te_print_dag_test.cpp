@@ -12,11 +12,13 @@ TEST(PrintDAG, MatmulListsPlaceholdersThenComputeWithFlops) {
     Tensor A = placeholder({16, 8}, Float(32), "A");
     Tensor B = placeholder({8, 4}, Float(32), "B");
     IterVar k = reduce_axis(Range(0, 8), "k");
-    Tensor C = compute({16, 4}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-    EXPECT_EQ(dag_to_string({C}),
-              "A = placeholder((16, 8), float32)\n"
-              "B = placeholder((8, 4), float32)\n"
-              "C[i0, i1] = sum(A[i0, k] * B[k, i1], axis=[k in range(0, 8)])  # float32, 1024 flops\n");
+    Tensor C = compute(
+        {16, 4}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    EXPECT_EQ(
+        dag_to_string({C}),
+        "A = placeholder((16, 8), float32)\n"
+        "B = placeholder((8, 4), float32)\n"
+        "C[i0, i1] = sum(A[i0, k] * B[k, i1], axis=[k in range(0, 8)])  # float32, 1024 flops\n");
 }
 
 TEST(PrintDAG, HandlesOfOneOutputShareANameHashAndEquality) {

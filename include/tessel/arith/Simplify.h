@@ -29,7 +29,7 @@ namespace tessel {
 ///     an.bind(x, Range(0, 8));       // 0 <= x < 8
 ///     an.simplify(floordiv(x, 8));   // → 0
 class Analyzer {
-  public:
+public:
     Analyzer() = default;
     /// v lies in the half-open range [r.min, r.min + r.extent); the ends may mention other
     /// variables (bind those first or leave them free).
@@ -62,7 +62,7 @@ class Analyzer {
     const ModularScope& modular_scope() const { return modular_; }
     const std::unordered_map<const Variable*, ConstInterval>& const_scope() const { return const_; }
 
-  private:
+private:
     Scope scope_;
     ModularScope modular_;
     std::unordered_map<const Variable*, ConstInterval> const_;  ///< constant bounds of scope_

@@ -31,7 +31,7 @@ uint64_t structural_hash(const Stmt& s);
 /// variable or tensor shared by several trees (e.g. a compute's axes and its body) is recognised.
 /// structural_hash(e) equals StructuralHasher().add(e).result().
 class StructuralHasher {
-  public:
+public:
     StructuralHasher();
     ~StructuralHasher();
     StructuralHasher(const StructuralHasher&) = delete;
@@ -53,7 +53,7 @@ class StructuralHasher {
     /// The hash of everything added so far.
     uint64_t result() const;
 
-  private:
+private:
     class Impl;
     std::unique_ptr<Impl> impl_;
 };

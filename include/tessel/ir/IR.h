@@ -3,11 +3,12 @@
 // ## Semantics
 //
 // **Types.** Every expression has a Type (ir/Type.h): bool, int8..64, uint8..64, float16, bfloat16,
-// float32, float64, each with 1 or more vector lanes. Operands of binary nodes have identical types;
-// there are no implicit conversions inside the IR (the DSL inserts Casts or adapts literals).
+// float32, float64, each with 1 or more vector lanes. Operands of binary nodes have identical
+// types; there are no implicit conversions inside the IR (the DSL inserts Casts or adapts
+// literals).
 //
-// **Index dtype.** Loop variables, shapes and indices are int32 unless some extent or the product of
-// a buffer's extents does not fit in int32; then that whole loop nest / buffer uses int64. The
+// **Index dtype.** Loop variables, shapes and indices are int32 unless some extent or the product
+// of a buffer's extents does not fit in int32; then that whole loop nest / buffer uses int64. The
 // DSL picks this when a placeholder or compute is declared (te/), lowering keeps it.
 //
 // **Integers.** Add, Sub and Mul wrap modulo 2^bits (two's complement), exactly as the LLVM backend
@@ -31,11 +32,12 @@
 // `if_then_else(c, t, f)` evaluates only the taken branch (use it where the untaken branch could
 // read out of bounds).
 //
-// **Evaluation order.** Expressions are pure and may be evaluated in any order, any number of times,
-// except Call of impure intrinsics (barriers), which is only valid as the value of an Evaluate
-// statement. Statements execute in program order; a For's iterations run in increasing order
-// unless its kind says they may run concurrently (parallel, vectorized, thread-bound), in which case
-// the program must not have races between iterations. Let binds a value once, before its body.
+// **Evaluation order.** Expressions are pure and may be evaluated in any order, any number of
+// times, except Call of impure intrinsics (barriers), which is only valid as the value of an
+// Evaluate statement. Statements execute in program order; a For's iterations run in increasing
+// order unless its kind says they may run concurrently (parallel, vectorized, thread-bound), in
+// which case the program must not have races between iterations. Let binds a value once, before its
+// body.
 //
 // **Vectors.** Ramp(base, stride, n) is the vector base + i*stride for i in [0, n); Broadcast(v, n)
 // repeats v. A vector Load/Store with a Ramp index moves n elements; other vector indices gather or
@@ -121,8 +123,8 @@ public:
     Ptr(const Ptr& o) : ptr_(o.ptr_) { acquire(); }
     Ptr(Ptr&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
     template <typename U>
-        requires std::is_convertible_v<const U*, const T*>
-    Ptr(const Ptr<U>& o) : ptr_(o.get()) {  // NOLINT: upcast
+    requires std::is_convertible_v<const U*, const T*> Ptr(const Ptr<U>& o)
+        : ptr_(o.get()) {  // NOLINT: upcast
         acquire();
     }
     ~Ptr() { release(); }
@@ -175,7 +177,6 @@ struct StmtNode : IRNode {
     explicit StmtNode(IRNodeType t) : IRNode(t) {}
 };
 
-
 /// A handle to an immutable expression node. Implicitly built from C++ literals:
 /// int → int32, int64_t → int64, float → float32, double → float64.
 class Expr : public Ptr<ExprNode> {
@@ -185,12 +186,11 @@ public:
     /// From a plain node pointer handle. A template taking exactly Ptr<ExprNode>, so that a
     /// `const Var&` converts to Expr through the copy constructor without ambiguity.
     template <typename P>
-        requires std::is_same_v<P, Ptr<ExprNode>>
-    Expr(P n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
-    Expr(int value);      // NOLINT
-    Expr(int64_t value);  // NOLINT
-    Expr(float value);    // NOLINT
-    Expr(double value);   // NOLINT
+    requires std::is_same_v<P, Ptr<ExprNode>> Expr(P n) : Ptr<ExprNode>(std::move(n)) {}  // NOLINT
+    Expr(int value);                                                                      // NOLINT
+    Expr(int64_t value);                                                                  // NOLINT
+    Expr(float value);                                                                    // NOLINT
+    Expr(double value);                                                                   // NOLINT
 
     /// The expression's type. The handle must be defined.
     Type type() const { return get()->type; }
@@ -263,7 +263,6 @@ public:
     const std::string& name() const { return get()->name; }
 };
 
-
 /// Half-open range [min, min + extent).
 struct Range {
     Expr min;
@@ -299,10 +298,10 @@ public:
 
 struct CommReducerNode : RefCounted {
     std::string name;
-    std::vector<Var> lhs;          ///< accumulated values
-    std::vector<Var> rhs;          ///< incoming values
-    std::vector<Expr> result;      ///< combine(lhs, rhs), one per value
-    std::vector<Expr> identity;    ///< identity element, one per value
+    std::vector<Var> lhs;        ///< accumulated values
+    std::vector<Var> rhs;        ///< incoming values
+    std::vector<Expr> result;    ///< combine(lhs, rhs), one per value
+    std::vector<Expr> identity;  ///< identity element, one per value
 };
 
 /// A commutative, associative reducer with an identity, over one or more values (argmax: two).
@@ -388,10 +387,10 @@ public:
     /// `A(i, j)`: each index is an Expr (or a C++ integer) or an IterVar (its variable); `S()`
     /// reads a 0-d tensor.
     template <typename... Args>
-        requires((std::is_base_of_v<Expr, std::remove_cvref_t<Args>> ||
-                  std::is_convertible_v<Args, Expr> ||
-                  std::is_same_v<std::remove_cvref_t<Args>, IterVar>) && ...)
-    Expr operator()(Args&&... indices) const {
+    requires((std::is_base_of_v<Expr, std::remove_cvref_t<Args>> ||
+              std::is_convertible_v<Args, Expr> ||
+              std::is_same_v<std::remove_cvref_t<Args>, IterVar>)&&...) Expr
+    operator()(Args&&... indices) const {
         return (*this)(std::vector<Expr>{index_expr(std::forward<Args>(indices))...});
     }
 
@@ -455,7 +454,8 @@ struct Cast : ExprNodeBase<Cast> {
 template <typename T>
 struct BinaryOpNode : ExprNodeBase<T> {
     Expr a, b;
-    BinaryOpNode(Type t, Expr a_, Expr b_) : ExprNodeBase<T>(t), a(std::move(a_)), b(std::move(b_)) {}
+    BinaryOpNode(Type t, Expr a_, Expr b_)
+        : ExprNodeBase<T>(t), a(std::move(a_)), b(std::move(b_)) {}
     /// Both operands defined and of the same type; throws InternalError otherwise.
     static Expr make(Expr a, Expr b);
 };
@@ -468,10 +468,10 @@ struct CmpOpNode : ExprNodeBase<T> {
     static Expr make(Expr a, Expr b);
 };
 
-#define TESSEL_BINARY_NODE(T, Base)                                    \
-    struct T : Base<T> {                                               \
-        static constexpr IRNodeType kNodeType = IRNodeType::T;         \
-        using Base<T>::Base;                                           \
+#define TESSEL_BINARY_NODE(T, Base)                            \
+    struct T : Base<T> {                                       \
+        static constexpr IRNodeType kNodeType = IRNodeType::T; \
+        using Base<T>::Base;                                   \
     };
 TESSEL_BINARY_NODE(Add, BinaryOpNode)
 TESSEL_BINARY_NODE(Sub, BinaryOpNode)
@@ -506,7 +506,10 @@ struct Select : ExprNodeBase<Select> {
     static constexpr IRNodeType kNodeType = IRNodeType::Select;
     Expr condition, true_value, false_value;
     Select(Type t, Expr c, Expr tv, Expr fv)
-        : ExprNodeBase(t), condition(std::move(c)), true_value(std::move(tv)), false_value(std::move(fv)) {}
+        : ExprNodeBase(t),
+          condition(std::move(c)),
+          true_value(std::move(tv)),
+          false_value(std::move(fv)) {}
     static Expr make(Expr condition, Expr true_value, Expr false_value);
 };
 
@@ -515,7 +518,8 @@ struct Ramp : ExprNodeBase<Ramp> {
     static constexpr IRNodeType kNodeType = IRNodeType::Ramp;
     Expr base, stride;
     int lanes;
-    Ramp(Type t, Expr b, Expr s, int l) : ExprNodeBase(t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
+    Ramp(Type t, Expr b, Expr s, int l)
+        : ExprNodeBase(t), base(std::move(b)), stride(std::move(s)), lanes(l) {}
     static Expr make(Expr base, Expr stride, int lanes);
 };
 
@@ -533,7 +537,8 @@ struct Let : ExprNodeBase<Let> {
     static constexpr IRNodeType kNodeType = IRNodeType::Let;
     Var var;
     Expr value, body;
-    Let(Type t, Var v, Expr val, Expr b) : ExprNodeBase(t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+    Let(Type t, Var v, Expr val, Expr b)
+        : ExprNodeBase(t), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
     static Expr make(Var var, Expr value, Expr body);
 };
 
@@ -582,7 +587,8 @@ struct TensorRead : ExprNodeBase<TensorRead> {
     static constexpr IRNodeType kNodeType = IRNodeType::TensorRead;
     Tensor tensor;
     std::vector<Expr> indices;
-    TensorRead(Type t, Tensor ten, std::vector<Expr> idx) : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
+    TensorRead(Type t, Tensor ten, std::vector<Expr> idx)
+        : ExprNodeBase(t), tensor(std::move(ten)), indices(std::move(idx)) {}
     /// Checks the index count and that indices are scalar integers (InternalError otherwise;
     /// the DSL reports user errors before calling this).
     static Expr make(Tensor tensor, std::vector<Expr> indices);
@@ -595,11 +601,15 @@ struct Reduce : ExprNodeBase<Reduce> {
     CommReducer combiner;
     std::vector<Expr> source;  ///< one per combiner value
     std::vector<IterVar> axis;
-    Expr condition;            ///< bool; `true` when there is none
+    Expr condition;  ///< bool; `true` when there is none
     int value_index;
     Reduce(Type t, CommReducer c, std::vector<Expr> s, std::vector<IterVar> ax, Expr cond, int vi)
-        : ExprNodeBase(t), combiner(std::move(c)), source(std::move(s)), axis(std::move(ax)),
-          condition(std::move(cond)), value_index(vi) {}
+        : ExprNodeBase(t),
+          combiner(std::move(c)),
+          source(std::move(s)),
+          axis(std::move(ax)),
+          condition(std::move(cond)),
+          value_index(vi) {}
     static Expr make(CommReducer combiner, std::vector<Expr> source, std::vector<IterVar> axis,
                      Expr condition, int value_index);
 };
@@ -611,7 +621,8 @@ struct Load : ExprNodeBase<Load> {
     Var buffer_var;
     Expr index;
     Expr predicate;
-    Load(Type t, Var b, Expr i, Expr p) : ExprNodeBase(t), buffer_var(std::move(b)), index(std::move(i)), predicate(std::move(p)) {}
+    Load(Type t, Var b, Expr i, Expr p)
+        : ExprNodeBase(t), buffer_var(std::move(b)), index(std::move(i)), predicate(std::move(p)) {}
     /// `type`: element type with the index's lanes.
     static Expr make(Type type, Var buffer_var, Expr index, Expr predicate = Expr());
 };
@@ -621,7 +632,8 @@ struct BufferLoad : ExprNodeBase<BufferLoad> {
     static constexpr IRNodeType kNodeType = IRNodeType::BufferLoad;
     Buffer buffer;
     std::vector<Expr> indices;
-    BufferLoad(Type t, Buffer b, std::vector<Expr> i) : ExprNodeBase(t), buffer(std::move(b)), indices(std::move(i)) {}
+    BufferLoad(Type t, Buffer b, std::vector<Expr> i)
+        : ExprNodeBase(t), buffer(std::move(b)), indices(std::move(i)) {}
     /// The type is the buffer's dtype with the lanes of the (last vector) index.
     static Expr make(Buffer buffer, std::vector<Expr> indices);
 };
@@ -739,9 +751,15 @@ struct Evaluate : StmtNodeBase<Evaluate> {
 Expr make_const(Type t, int64_t value);
 Expr make_const(Type t, double value);
 /// `make_const(t, 3)`: an int literal (otherwise ambiguous between the two overloads above).
-inline Expr make_const(Type t, int value) { return make_const(t, int64_t(value)); }
-inline Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
-inline Expr make_one(Type t) { return make_const(t, int64_t(1)); }
+inline Expr make_const(Type t, int value) {
+    return make_const(t, int64_t(value));
+}
+inline Expr make_zero(Type t) {
+    return make_const(t, int64_t(0));
+}
+inline Expr make_one(Type t) {
+    return make_const(t, int64_t(1));
+}
 Expr const_true(int lanes = 1);
 Expr const_false(int lanes = 1);
 
@@ -752,8 +770,12 @@ std::optional<int64_t> as_const_int(const Expr& e);
 bool is_const_int(const Expr& e, int64_t value);
 /// The value of a float constant (or a Broadcast of one), or nothing.
 std::optional<double> as_const_float(const Expr& e);
-inline bool is_zero(const Expr& e) { return is_const_int(e, 0); }
-inline bool is_one(const Expr& e) { return is_const_int(e, 1); }
+inline bool is_zero(const Expr& e) {
+    return is_const_int(e, 0);
+}
+inline bool is_one(const Expr& e) {
+    return is_const_int(e, 1);
+}
 
 /// Rounds a double to the precision of a float type (float16/bfloat16/float32/float64).
 double round_to_float_type(double v, Type t);

@@ -30,10 +30,10 @@ Expr operator||(Expr a, Expr b);
 Expr operator!(Expr a);
 
 // Literal adaptation: the literal takes the Expr operand's type.
-#define TESSEL_LITERAL_OPS(op)                   \
-    Expr operator op(Expr a, int b);             \
-    Expr operator op(int a, Expr b);             \
-    Expr operator op(Expr a, double b);          \
+#define TESSEL_LITERAL_OPS(op)          \
+    Expr operator op(Expr a, int b);    \
+    Expr operator op(int a, Expr b);    \
+    Expr operator op(Expr a, double b); \
     Expr operator op(double a, Expr b);
 TESSEL_LITERAL_OPS(+)
 TESSEL_LITERAL_OPS(-)

@@ -43,7 +43,7 @@ namespace tessel {
 /// Prints several IR trees with one consistent set of unique names (e.g. a loop nest and the
 /// expressions an error message refers to).
 class IRPrinter {
-  public:
+public:
     /// Prints to `os`, which must outlive the printer.
     explicit IRPrinter(std::ostream& os);
     ~IRPrinter();
@@ -59,7 +59,7 @@ class IRPrinter {
     void print(const Buffer& b);
     void print(const Tensor& t);
 
-  private:
+private:
     class Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -66,13 +66,23 @@ struct Type {
 
 std::ostream& operator<<(std::ostream& os, const Type& t);
 
-inline constexpr Type Int(int bits, int lanes = 1) { return Type(TypeCode::Int, bits, lanes); }
-inline constexpr Type UInt(int bits, int lanes = 1) { return Type(TypeCode::UInt, bits, lanes); }
-inline constexpr Type Float(int bits, int lanes = 1) { return Type(TypeCode::Float, bits, lanes); }
+inline constexpr Type Int(int bits, int lanes = 1) {
+    return Type(TypeCode::Int, bits, lanes);
+}
+inline constexpr Type UInt(int bits, int lanes = 1) {
+    return Type(TypeCode::UInt, bits, lanes);
+}
+inline constexpr Type Float(int bits, int lanes = 1) {
+    return Type(TypeCode::Float, bits, lanes);
+}
 inline constexpr Type BFloat(int bits = 16, int lanes = 1) {
     return Type(TypeCode::BFloat, bits, lanes);
 }
-inline constexpr Type Bool(int lanes = 1) { return Type(TypeCode::Bool, 1, lanes); }
-inline constexpr Type Handle() { return Type(TypeCode::Handle, 64, 1); }
+inline constexpr Type Bool(int lanes = 1) {
+    return Type(TypeCode::Bool, 1, lanes);
+}
+inline constexpr Type Handle() {
+    return Type(TypeCode::Handle, 64, 1);
+}
 
 }  // namespace tessel

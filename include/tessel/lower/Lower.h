@@ -24,7 +24,8 @@ struct LowerOptions {
 /// output, in the order the caller will pass them). Deterministic: the same schedule and
 /// arguments give byte-identical printed IR, in any process. Throws ScheduleError for bad
 /// arguments or schedules that cannot be lowered.
-LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name = "main",
+LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args,
+                  const std::string& name = "main",
                   const LowerOptions& options = LowerOptions::from_env());
 
 /// The function printed: its signature, then its body (ir/IRPrinter.h).

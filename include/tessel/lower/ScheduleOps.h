@@ -19,6 +19,7 @@ namespace tessel {
 /// any order; other stages may be listed too and are then written to the caller's buffer).
 /// The result accesses buffers with BufferLoad/BufferStore. Throws ScheduleError for arguments
 /// that omit a needed placeholder or output, or list a tensor of another DAG, or twice.
-LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args, const std::string& name);
+LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
+                         const std::string& name);
 
 }  // namespace tessel

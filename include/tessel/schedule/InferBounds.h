@@ -33,17 +33,17 @@ struct StageGuard {
 
 /// The loop structure of one stage after bound inference (see the file comment).
 struct StageBounds {
-    std::vector<Var> iter_vars;       ///< per iterator id
-    std::vector<Expr> iter_extents;   ///< per iterator id
-    std::vector<Expr> root_values;    ///< per root axis: absolute index in terms of leaf vars
+    std::vector<Var> iter_vars;      ///< per iterator id
+    std::vector<Expr> iter_extents;  ///< per iterator id
+    std::vector<Expr> root_values;   ///< per root axis: absolute index in terms of leaf vars
     /// Per root axis: the index the body is evaluated at. root_values, except where round-up
     /// splits run past the region: there it is clamped to the region's last point, so the padded
     /// points recompute that point (into padded storage) instead of reading past the inputs.
     std::vector<Expr> read_values;
-    std::vector<Expr> region_min;     ///< per root axis: first point computed
-    std::vector<Expr> region_extent;  ///< per root axis: points computed (may be symbolic)
-    std::vector<Expr> region_bound;   ///< per root axis: constant bound of region_extent, if any
-    std::vector<Expr> storage_extent; ///< per root axis: constant extent of the stage's storage
+    std::vector<Expr> region_min;      ///< per root axis: first point computed
+    std::vector<Expr> region_extent;   ///< per root axis: points computed (may be symbolic)
+    std::vector<Expr> region_bound;    ///< per root axis: constant bound of region_extent, if any
+    std::vector<Expr> storage_extent;  ///< per root axis: constant extent of the stage's storage
     std::vector<StageGuard> guards;
 };
 

@@ -78,13 +78,13 @@ enum class AttachKind : uint8_t {
 /// One stage: the loop nest of one operation.
 struct Stage {
     Operation op;
-    std::vector<Iterator> iters;    ///< every iterator ever created; the id is the position
-    std::vector<int> root;          ///< ids of the root axes: data-parallel, then reduction
-    std::vector<int> leaf;          ///< ids of the current loop nest, outermost first
+    std::vector<Iterator> iters;  ///< every iterator ever created; the id is the position
+    std::vector<int> root;        ///< ids of the root axes: data-parallel, then reduction
+    std::vector<int> leaf;        ///< ids of the current loop nest, outermost first
     std::vector<IterRelation> relations;
     AttachKind attach = AttachKind::Root;
-    int attach_stage = -1;  ///< At: the consumer stage's index
-    int attach_iter = -1;   ///< At: the consumer's iterator id
+    int attach_stage = -1;             ///< At: the consumer stage's index
+    int attach_iter = -1;              ///< At: the consumer's iterator id
     int64_t auto_unroll_max_step = 0;  ///< pragma: auto-unroll inner loops up to this many steps
     bool is_output = false;            ///< one of the schedule's outputs
     /// The operation's name.

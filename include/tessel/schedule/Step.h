@@ -7,7 +7,8 @@
 //
 // Adding a primitive touches: its struct and the Step variant here; Schedule::apply and the
 // primitive in src/schedule/Schedule*.cpp; the JSON reader/writer in src/schedule/StepJson.cpp;
-// the Python printer in src/schedule/ToPython.cpp; and a test in tests/unit/schedule_steps_test.cpp.
+// the Python printer in src/schedule/ToPython.cpp; and a test in
+// tests/unit/schedule_steps_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -45,7 +45,8 @@ struct PlaceholderOpNode : OperationNode {
     std::vector<Expr> shape;  ///< extents in the index dtype, outermost first
     Type dtype;               ///< element type
     PlaceholderOpNode(std::string name, std::vector<Expr> shape_, Type dtype_)
-        : OperationNode(OpKind::Placeholder, std::move(name)), shape(std::move(shape_)),
+        : OperationNode(OpKind::Placeholder, std::move(name)),
+          shape(std::move(shape_)),
           dtype(dtype_) {}
 };
 
@@ -58,8 +59,10 @@ struct ComputeOpNode : OperationNode {
     std::vector<Expr> body;            ///< one per output
     ComputeOpNode(std::string name, std::vector<IterVar> axis_, std::vector<IterVar> reduce_axis_,
                   std::vector<Expr> body_)
-        : OperationNode(OpKind::Compute, std::move(name)), axis(std::move(axis_)),
-          reduce_axis(std::move(reduce_axis_)), body(std::move(body_)) {}
+        : OperationNode(OpKind::Compute, std::move(name)),
+          axis(std::move(axis_)),
+          reduce_axis(std::move(reduce_axis_)),
+          body(std::move(body_)) {}
 };
 
 /// The operation as a compute, or nullptr.
@@ -133,32 +136,28 @@ R call_with_vars(const F& f, const std::vector<Var>& v, const std::string& name)
 }
 }  // namespace internal
 
+// clang-format off (clang-format 14 mangles requires-clauses)
 /// Convenience overload for 1 to 4 dimensions: `compute({n, m}, [&](Var i, Var j) {...})`.
 template <typename F>
-Tensor compute(const std::vector<Expr>& shape, F f, const std::string& name = "compute")
-    requires(!std::is_convertible_v<F, FCompute>)
-{
-    return compute(
-        shape,
-        FCompute([f, name](const std::vector<Var>& v) {
-            return internal::call_with_vars<Expr>(f, v, name);
-        }),
-        name);
+Tensor compute(const std::vector<Expr>& shape, F f,
+               const std::string& name = "compute") requires(!std::is_convertible_v<F, FCompute>) {
+    return compute(shape, FCompute([f, name](const std::vector<Var>& v) {
+                       return internal::call_with_vars<Expr>(f, v, name);
+                   }),
+                   name);
 }
 
 /// Convenience overload for 1 to 4 dimensions: `compute_multi({n}, [&](Var i) {...})`.
 template <typename F>
-std::vector<Tensor> compute_multi(const std::vector<Expr>& shape, F f,
-                                  const std::string& name = "compute")
-    requires(!std::is_convertible_v<F, FComputeMulti>)
-{
-    return compute_multi(
-        shape,
-        FComputeMulti([f, name](const std::vector<Var>& v) {
-            return internal::call_with_vars<std::vector<Expr>>(f, v, name);
-        }),
-        name);
+std::vector<Tensor> compute_multi(
+    const std::vector<Expr>& shape, F f,
+    const std::string& name = "compute") requires(!std::is_convertible_v<F, FComputeMulti>) {
+    return compute_multi(shape, FComputeMulti([f, name](const std::vector<Var>& v) {
+                             return internal::call_with_vars<std::vector<Expr>>(f, v, name);
+                         }),
+                         name);
 }
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Reductions

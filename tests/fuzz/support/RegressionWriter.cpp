@@ -81,8 +81,7 @@ std::string regression_test_source(const RegressionCase& c) {
        << "#include \"fuzz/support/FuzzCase.h\"\n\n"
        << "TEST(Regression, " << camel_case(c.slug) << ") {\n"
        << "    const char* steps = R\"json(" << steps_to_json_lines(c.steps) << ")json\";\n"
-       << check_call(c)
-       << "    EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)\n"
+       << check_call(c) << "    EXPECT_EQ(r.verdict, tessel::fuzz::Verdict::Pass)\n"
        << "        << tessel::fuzz::verdict_name(r.verdict) << \" (\" << r.category << \"): \" << "
           "r.message;\n"
        << "}\n";
