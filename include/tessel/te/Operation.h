@@ -136,26 +136,33 @@ R call_with_vars(const F& f, const std::vector<Var>& v, const std::string& name)
 }
 }  // namespace internal
 
-// clang-format off (clang-format 14 mangles requires-clauses)
+// clang-format 14 mangles requires-clauses: these two are formatted by hand.
+// clang-format off
 /// Convenience overload for 1 to 4 dimensions: `compute({n, m}, [&](Var i, Var j) {...})`.
 template <typename F>
-Tensor compute(const std::vector<Expr>& shape, F f,
-               const std::string& name = "compute") requires(!std::is_convertible_v<F, FCompute>) {
-    return compute(shape, FCompute([f, name](const std::vector<Var>& v) {
-                       return internal::call_with_vars<Expr>(f, v, name);
-                   }),
-                   name);
+Tensor compute(const std::vector<Expr>& shape, F f, const std::string& name = "compute")
+    requires(!std::is_convertible_v<F, FCompute>)
+{
+    return compute(
+        shape,
+        FCompute([f, name](const std::vector<Var>& v) {
+            return internal::call_with_vars<Expr>(f, v, name);
+        }),
+        name);
 }
 
 /// Convenience overload for 1 to 4 dimensions: `compute_multi({n}, [&](Var i) {...})`.
 template <typename F>
-std::vector<Tensor> compute_multi(
-    const std::vector<Expr>& shape, F f,
-    const std::string& name = "compute") requires(!std::is_convertible_v<F, FComputeMulti>) {
-    return compute_multi(shape, FComputeMulti([f, name](const std::vector<Var>& v) {
-                             return internal::call_with_vars<std::vector<Expr>>(f, v, name);
-                         }),
-                         name);
+std::vector<Tensor> compute_multi(const std::vector<Expr>& shape, F f,
+                                  const std::string& name = "compute")
+    requires(!std::is_convertible_v<F, FComputeMulti>)
+{
+    return compute_multi(
+        shape,
+        FComputeMulti([f, name](const std::vector<Var>& v) {
+            return internal::call_with_vars<std::vector<Expr>>(f, v, name);
+        }),
+        name);
 }
 // clang-format on
 
