@@ -44,12 +44,15 @@ Registry& registry() {
 }  // namespace
 }  // namespace internal
 
-std::string Device::str() const {
-    const char* name = type == DeviceType::CPU    ? "cpu"
-                       : type == DeviceType::CUDA ? "cuda"
-                                                  : "device";
-    return std::string(name) + ":" + std::to_string(id);
+std::string device_type_name(DeviceType type) {
+    switch (type) {
+        case DeviceType::CPU: return "cpu";
+        case DeviceType::CUDA: return "cuda";
+    }
+    return "device type " + std::to_string(static_cast<int>(type));
 }
+
+std::string Device::str() const { return device_type_name(type) + ":" + std::to_string(id); }
 
 void register_device_api(DeviceType type, std::shared_ptr<DeviceAPI> api) {
     auto& r = internal::registry();

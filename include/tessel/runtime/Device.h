@@ -30,6 +30,9 @@ struct Device {
     bool operator==(const Device& o) const = default;
 };
 
+/// "cpu", "cuda".
+std::string device_type_name(DeviceType type);
+
 /// The host CPU.
 inline constexpr Device cpu() { return {DeviceType::CPU, 0}; }
 /// CUDA device `id`.
