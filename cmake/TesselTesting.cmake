@@ -1,15 +1,20 @@
 include(GoogleTest)
 
-# tessel_add_test(<kind>): one GoogleTest executable per test folder (tests/<kind>/*.cpp), each
-# TEST registered with ctest under the label <kind>.
+# tessel_add_test(<kind> [LIBRARY <target>]): one GoogleTest executable per test folder
+# (tests/<kind>/*.cpp), each TEST registered with ctest under the label <kind>. It links libtessel,
+# or <target> instead (the runtime tests link tessel_runtime alone).
 function(tessel_add_test kind)
+  cmake_parse_arguments(ARG "" "LIBRARY" "" ${ARGN})
+  if(NOT ARG_LIBRARY)
+    set(ARG_LIBRARY tessel)
+  endif()
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${kind}/*.cpp)
   if(NOT sources)
     return()
   endif()
   set(target tessel_test_${kind})
   add_executable(${target} ${sources})
-  target_link_libraries(${target} PRIVATE tessel GTest::gtest GTest::gtest_main tessel_warnings)
+  target_link_libraries(${target} PRIVATE ${ARG_LIBRARY} GTest::gtest GTest::gtest_main tessel_warnings)
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   gtest_discover_tests(${target} TEST_PREFIX "${kind}." PROPERTIES LABELS ${kind}
                        DISCOVERY_TIMEOUT 60)

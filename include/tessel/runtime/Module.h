@@ -1,0 +1,82 @@
+// Module: the named kernels of one compiled program, and their serialised form.
+//
+// A module is a list of kernel signatures plus one payload blob in a named format: object code
+// from the LLVM backend, a cubin from the CUDA backend. A payload loader registered for the format
+// turns the blob into callable entry points, so a process without LLVM loads CPU object code as
+// long as a loader for it is registered. save() writes signatures, payload and sources to bytes;
+// load() reads them back in any process (the tuner's measurement workers start fresh).
+//
+// Byte format (version 1): the 8 bytes "TSLMODUL", a little-endian uint32 version, a uint64
+// length and that many bytes of JSON (kernels, payload format, sources), a uint64 length and that
+// many bytes of payload, and nothing after. A corrupt or truncated string throws RuntimeError.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessel/runtime/Kernel.h"
+#include "tessel/runtime/KernelSignature.h"
+
+namespace tessel {
+
+/// Code loaded from a module payload: finds kernels' entry points, keeps the code mapped while
+/// it lives.
+class LoadedCode {
+public:
+    virtual ~LoadedCode() = default;
+    /// The entry point of kernel `name`, or null if the code has none.
+    virtual KernelEntry lookup(const std::string& name) const = 0;
+};
+
+/// Turns a payload blob into loaded code; throws RuntimeError on a payload it cannot load.
+using PayloadLoader =
+    std::function<std::shared_ptr<const LoadedCode>(const std::vector<uint8_t>& payload)>;
+
+/// Registers `loader` for payloads of `format` (replacing any earlier one). Thread-safe.
+void register_payload_loader(const std::string& format, PayloadLoader loader);
+
+/// Named kernels with their code (see the file comment). Copies share the loaded code.
+class Module {
+public:
+    /// Serialisation format version written by save().
+    static constexpr uint32_t kFormatVersion = 1;
+
+    /// An empty module (no kernels).
+    Module() = default;
+    /// Loads `payload` with the loader registered for `payload_format` and resolves every
+    /// kernel's entry point. `sources` maps a source kind ("ll", "asm", "cuda") to text. Throws
+    /// RuntimeError for an unknown format, a missing entry point or duplicate kernel names.
+    Module(std::vector<KernelSignature> kernels, std::string payload_format,
+           std::vector<uint8_t> payload, std::map<std::string, std::string> sources = {});
+
+    /// The kernel called `name`; RuntimeError naming the available ones if there is none.
+    Kernel get(const std::string& name) const;
+    /// Names of the kernels, in the order they were given.
+    std::vector<std::string> kernel_names() const;
+    /// The kernels' signatures, in the order they were given.
+    const std::vector<KernelSignature>& signatures() const;
+    /// Every source of the module, by kind.
+    const std::map<std::string, std::string>& sources() const;
+    /// The format and bytes of the payload.
+    const std::string& payload_format() const;
+    const std::vector<uint8_t>& payload() const;
+    /// The source of `kind` ("ll", "asm" ...); RuntimeError when the module has none of it.
+    const std::string& get_source(const std::string& kind) const;
+
+    /// The module as bytes (see the file comment).
+    std::vector<uint8_t> save() const;
+    /// A module from save()'s bytes, its payload loaded. Throws RuntimeError on corrupt or
+    /// truncated bytes, an unsupported version, or a payload format with no loader.
+    static Module load(const std::vector<uint8_t>& bytes);
+
+private:
+    struct State;
+    const State& state() const;
+    std::shared_ptr<const State> state_;
+};
+
+}  // namespace tessel

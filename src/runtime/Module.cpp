@@ -1,0 +1,133 @@
+// Modules, kernels and the payload-loader registry.
+#include "tessel/runtime/Module.h"
+
+#include <mutex>
+#include <set>
+
+#include "tessel/Error.h"
+
+namespace tessel {
+
+struct Module::State {
+    std::vector<KernelSignature> kernels;
+    std::string payload_format;
+    std::vector<uint8_t> payload;
+    std::map<std::string, std::string> sources;
+    std::shared_ptr<const LoadedCode> code;
+    std::vector<KernelEntry> entries;  // parallel to `kernels`
+};
+
+namespace internal {
+namespace {
+
+struct LoaderRegistry {
+    std::mutex mutex;
+    std::map<std::string, PayloadLoader> loaders;
+};
+
+LoaderRegistry& loader_registry() {
+    static LoaderRegistry r;
+    return r;
+}
+
+PayloadLoader find_loader(const std::string& format) {
+    auto& r = loader_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.loaders.find(format);
+    if (it == r.loaders.end()) {
+        TESSEL_THROW(RuntimeError) << "no loader for module payload format '" << format
+                                   << "' in this process (is its backend built and loaded?)";
+    }
+    return it->second;
+}
+
+}  // namespace
+}  // namespace internal
+
+void register_payload_loader(const std::string& format, PayloadLoader loader) {
+    auto& r = internal::loader_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.loaders[format] = std::move(loader);
+}
+
+Kernel::Kernel(KernelSignature signature, KernelEntry entry,
+               std::shared_ptr<const void> code_owner)
+    : signature_(std::move(signature)), entry_(entry), code_owner_(std::move(code_owner)) {}
+
+void Kernel::operator()(const std::vector<NDArray>& args) const {
+    if (!entry_) TESSEL_THROW(RuntimeError) << "call of an empty Kernel";
+    std::vector<int64_t> shape_vars = check_arguments(signature_, args);
+    std::vector<void*> pointers;
+    pointers.reserve(args.size());
+    for (const NDArray& a : args) pointers.push_back(a.data());
+    int32_t status = entry_(pointers.data(), shape_vars.data());
+    if (status != 0) {
+        TESSEL_THROW(RuntimeError) << "kernel '" << signature_.name << "' failed with status "
+                                   << status;
+    }
+}
+
+Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
+               std::vector<uint8_t> payload, std::map<std::string, std::string> sources) {
+    auto state = std::make_shared<State>();
+    std::set<std::string> names;
+    for (const auto& k : kernels) {
+        if (!names.insert(k.name).second) {
+            TESSEL_THROW(RuntimeError) << "module has two kernels named '" << k.name << "'";
+        }
+    }
+    state->code = internal::find_loader(payload_format)(payload);
+    if (!state->code) {
+        TESSEL_THROW(RuntimeError) << "loader of '" << payload_format << "' returned no code";
+    }
+    for (const auto& k : kernels) {
+        KernelEntry entry = state->code->lookup(k.name);
+        if (!entry) {
+            TESSEL_THROW(RuntimeError) << "module payload (" << payload_format
+                                       << ") has no entry point for kernel '" << k.name << "'";
+        }
+        state->entries.push_back(entry);
+    }
+    state->kernels = std::move(kernels);
+    state->payload_format = std::move(payload_format);
+    state->payload = std::move(payload);
+    state->sources = std::move(sources);
+    state_ = std::move(state);
+}
+
+const Module::State& Module::state() const {
+    static const State empty_state;
+    return state_ ? *state_ : empty_state;
+}
+
+Kernel Module::get(const std::string& name) const {
+    const State& s = state();
+    for (size_t i = 0; i < s.kernels.size(); ++i) {
+        if (s.kernels[i].name == name) return Kernel(s.kernels[i], s.entries[i], state_);
+    }
+    std::string available;
+    for (const auto& k : s.kernels) available += (available.empty() ? "'" : ", '") + k.name + "'";
+    TESSEL_THROW(RuntimeError) << "module has no kernel '" << name << "' (it has: "
+                               << (available.empty() ? "none" : available) << ")";
+}
+
+std::vector<std::string> Module::kernel_names() const {
+    std::vector<std::string> names;
+    for (const auto& k : state().kernels) names.push_back(k.name);
+    return names;
+}
+
+const std::vector<KernelSignature>& Module::signatures() const { return state().kernels; }
+const std::map<std::string, std::string>& Module::sources() const { return state().sources; }
+const std::string& Module::payload_format() const { return state().payload_format; }
+const std::vector<uint8_t>& Module::payload() const { return state().payload; }
+
+const std::string& Module::get_source(const std::string& kind) const {
+    auto it = state().sources.find(kind);
+    if (it == state().sources.end()) {
+        TESSEL_THROW(RuntimeError) << "module has no '" << kind << "' source";
+    }
+    return it->second;
+}
+
+}  // namespace tessel
