@@ -196,10 +196,14 @@ void CodeGenLLVM::emit_serial_for(const For* op) {
 void CodeGenLLVM::emit_parallel_for(const For* op) {
     std::vector<Var> captured;
     std::unordered_set<const IRNode*> seen;
+    auto capture = [&](const Variable* v) {
+        if (seen.insert(v).second && vars_.count(v)) captured.emplace_back(v);
+    };
     post_order_visit(op->body, [&](const IRNode* n) {
-        if (n->node_type != IRNodeType::Variable || !seen.insert(n).second) return;
-        auto* v = static_cast<const Variable*>(n);
-        if (vars_.count(v)) captured.emplace_back(v);
+        if (n->node_type == IRNodeType::Variable) capture(static_cast<const Variable*>(n));
+        if (n->node_type == IRNodeType::Load) capture(static_cast<const Load*>(n)->buffer_var.get());
+        if (n->node_type == IRNodeType::Store)
+            capture(static_cast<const Store*>(n)->buffer_var.get());
     });
     llvm::Value* lo = codegen(op->min);
     llvm::Value* extent = codegen(op->extent);

@@ -197,9 +197,10 @@ std::shared_ptr<const LoadedCode> load_llvm_ir(const std::vector<uint8_t>& paylo
     initialize_llvm();
     auto context = std::make_unique<llvm::LLVMContext>();
     llvm::SMDiagnostic diag;
-    llvm::StringRef text(reinterpret_cast<const char*>(payload.data()), payload.size());
-    std::unique_ptr<llvm::Module> module =
-        llvm::parseIR(llvm::MemoryBufferRef(text, "payload"), diag, *context);
+    // The IR parser reads up to a terminating NUL, which a copy into a MemoryBuffer provides.
+    std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(reinterpret_cast<const char*>(payload.data()), payload.size()), "payload");
+    std::unique_ptr<llvm::Module> module = llvm::parseIR(buffer->getMemBufferRef(), diag, *context);
     if (!module) TESSEL_THROW(RuntimeError) << "llvm-ir payload: " << diag.getMessage().str();
     auto jtmb = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "host");
     jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
