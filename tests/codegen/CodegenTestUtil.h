@@ -9,25 +9,8 @@
 #include <vector>
 
 #include "correctness/ScheduleTestUtil.h"
-#include "tessel/codegen/Build.h"
-#include "tessel/runtime/NDArray.h"
 
 namespace tessel::testing {
-
-/// The runtime type of a tessel type (bool as one byte).
-inline DataType to_runtime(Type t) {
-    if (t.is_bool()) return boolean();
-    auto code = t.is_int()     ? DataTypeCode::Int
-                : t.is_uint()  ? DataTypeCode::UInt
-                : t.is_bfloat() ? DataTypeCode::BFloat
-                                : DataTypeCode::Float;
-    return {code, t.bits, 1};
-}
-
-/// An NDArray viewing `a`'s storage (which must outlive it).
-inline NDArray view_of(HostArray& a) {
-    return NDArray::from_external(a.data(), a.shape(), to_runtime(a.dtype()), cpu(), nullptr);
-}
 
 /// Builds `s` for `target`, runs it on random inputs and compares each output with the
 /// reference interpreter (as expect_matches_reference does with the loop-IR interpreter).
