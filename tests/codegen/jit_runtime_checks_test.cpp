@@ -50,3 +50,23 @@ TEST(JitRuntimeChecks, Float16Elementwise) {
     s.vectorize(s.stage_of(C), 1);
     tessel::testing::expect_jit_matches_reference(s);
 }
+
+TEST(JitRuntimeChecks, SymbolicExtentsComeFromTheArguments) {
+    Var n("n");
+    Tensor A = placeholder({n}, Float(32), "A");
+    Tensor C = compute(
+        {n}, [&](Var i) { return A(i) * 2.0f + 1.0f; }, "C");
+    Schedule s = create_schedule({C});
+    s.split(s.stage_of(C), 0, 8);
+    s.parallel(s.stage_of(C), 0);
+    Module m = build(s, {A, C});
+    ASSERT_EQ(m.signatures()[0].shape_vars(), std::vector<std::string>{"n"});
+    for (int64_t size : {1, 8, 37}) {
+        NDArray a = NDArray::empty({size}, float32()), c = NDArray::empty({size}, float32());
+        for (int64_t i = 0; i < size; ++i) a.data_as<float>()[i] = float(i);
+        m.get("main")({a, c});
+        for (int64_t i = 0; i < size; ++i) EXPECT_EQ(c.data_as<float>()[i], 2.0f * i + 1.0f);
+    }
+    NDArray a = NDArray::empty({5}, float32()), c = NDArray::empty({6}, float32());
+    EXPECT_THROW(m.get("main")({a, c}), RuntimeError);  // inconsistent n
+}
