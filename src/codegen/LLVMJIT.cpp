@@ -3,6 +3,8 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/CodeGen/ReplaceWithVeclib.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -119,11 +121,26 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& t) {
     return tm;
 }
 
+// Vector math calls go to glibc's libmvec (a vectorized exp must not become lane-wise expf
+// calls). Its 8-lane float / 4-lane double variants need AVX2, so the mapping is used only where
+// the target has it.
+bool use_libmvec(const llvm::TargetMachine& tm) {
+    return tm.getTargetTriple().isX86() && tm.getTargetTriple().isOSLinux() &&
+           tm.getTargetFeatureString().contains("+avx2");
+}
+
 void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
+    llvm::TargetLibraryInfoImpl tlii(tm.getTargetTriple());
+    bool libmvec = use_libmvec(tm);
+    if (libmvec) {
+        tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86,
+                                                tm.getTargetTriple());
+    }
+    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
     llvm::PassBuilder pb(&tm);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
@@ -131,6 +148,7 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    if (libmvec) mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ReplaceWithVeclib()));
     mpm.run(module, mam);
 }
 
@@ -191,6 +209,14 @@ void define_runtime_symbols(llvm::orc::LLJIT& jit) {
         check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                   jit.getDataLayout().getGlobalPrefix()),
               "process symbols"));
+    // libmvec, which vectorized math calls (optimize_module) need; absent on non-glibc systems.
+    auto mvec = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        "libmvec.so.1", jit.getDataLayout().getGlobalPrefix());
+    if (mvec) {
+        jit.getMainJITDylib().addGenerator(std::move(*mvec));
+    } else {
+        llvm::consumeError(mvec.takeError());
+    }
 }
 
 std::shared_ptr<const LoadedCode> load_llvm_ir(const std::vector<uint8_t>& payload) {

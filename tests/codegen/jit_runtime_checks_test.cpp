@@ -1,5 +1,6 @@
 // Run-time checks inside generated code: a failed AssertStmt (as bounds-check mode inserts) is a
-// RuntimeError carrying its message, also from inside a parallel loop; float16 arithmetic.
+// RuntimeError carrying its message, also from inside a parallel loop; float16 arithmetic;
+// symbolic extents; vectorized exp through libmvec.
 #include <gtest/gtest.h>
 
 #include "codegen/CodegenTestUtil.h"
@@ -69,4 +70,27 @@ TEST(JitRuntimeChecks, SymbolicExtentsComeFromTheArguments) {
     }
     NDArray a = NDArray::empty({5}, float32()), c = NDArray::empty({6}, float32());
     EXPECT_THROW(m.get("main")({a, c}), RuntimeError);  // inconsistent n
+}
+
+TEST(JitRuntimeChecks, VectorizedExpCallsNoScalarLibm) {
+    Tensor A = placeholder({64}, Float(32), "A");
+    Tensor C = compute(
+        {64}, [&](Var i) { return exp(A(i)); }, "C");
+    Schedule s = create_schedule({C});
+    s.split(s.stage_of(C), 0, 8);
+    s.vectorize(s.stage_of(C), 1);
+    std::string target = "llvm -mcpu=x86-64 -mattr=+avx2,+fma";
+    Module m = build(s, {A, C}, target);
+    const std::string& assembly = m.get_source("asm");
+    auto count = [&](const std::string& what) {
+        size_t n = 0;
+        for (size_t at = assembly.find(what); at != std::string::npos;
+             at = assembly.find(what, at + 1))
+            ++n;
+        return n;
+    };
+    EXPECT_EQ(count("expf"), count("_ZGVdN8v_expf")) << "a scalar expf call:\n" << assembly;
+    EXPECT_NE(assembly.find("_ZGVdN8v_expf"), std::string::npos) << assembly;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))  // runnable here
+        tessel::testing::expect_jit_matches_reference(s, 1, target);
 }
