@@ -5,9 +5,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <unordered_set>
-#include <iostream>
 
 #include "codegen/CodeGenLLVM.h"
 #include "codegen/LLVMJIT.h"
@@ -22,12 +22,18 @@ namespace {
 
 DataType runtime_type(Type t) {
     switch (t.code) {
-        case TypeCode::Int: return {DataTypeCode::Int, t.bits, t.lanes};
-        case TypeCode::UInt: return {DataTypeCode::UInt, t.bits, t.lanes};
-        case TypeCode::Float: return {DataTypeCode::Float, t.bits, t.lanes};
-        case TypeCode::BFloat: return {DataTypeCode::BFloat, t.bits, t.lanes};
-        case TypeCode::Bool: return {DataTypeCode::Bool, 8, t.lanes};
-        case TypeCode::Handle: break;
+        case TypeCode::Int:
+            return {DataTypeCode::Int, t.bits, t.lanes};
+        case TypeCode::UInt:
+            return {DataTypeCode::UInt, t.bits, t.lanes};
+        case TypeCode::Float:
+            return {DataTypeCode::Float, t.bits, t.lanes};
+        case TypeCode::BFloat:
+            return {DataTypeCode::BFloat, t.bits, t.lanes};
+        case TypeCode::Bool:
+            return {DataTypeCode::Bool, 8, t.lanes};
+        case TypeCode::Handle:
+            break;
     }
     TESSEL_THROW(CompileError) << "llvm: a kernel argument cannot have type " << t;
 }
@@ -61,8 +67,8 @@ KernelSignature make_signature(const LoweredFunc& f, std::vector<Var>* shape_var
             auto [it, fresh] = by_name.emplace(v->name, v);
             if (fresh) shape_vars->emplace_back(v);
             if (it->second != v) {
-                TESSEL_THROW(CompileError) << "llvm: two different extent variables are named '"
-                                           << v->name << "'";
+                TESSEL_THROW(CompileError)
+                    << "llvm: two different extent variables are named '" << v->name << "'";
             }
             spec.shape.emplace_back(v->name);
         }

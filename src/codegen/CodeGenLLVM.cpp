@@ -93,18 +93,19 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
 #define TESSEL_BINARY_CASE(T) \
     case IRNodeType::T:       \
         return emit_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b, t);
-            TESSEL_BINARY_CASE(Add) TESSEL_BINARY_CASE(Sub) TESSEL_BINARY_CASE(Mul)
-            TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv)
-            TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(Add)
+            TESSEL_BINARY_CASE(Sub) TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div)
+                TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod)
+                    TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
         return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
-            TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
-            TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+                        TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
+                            TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
-        case IRNodeType::And:
-            return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
+                                case IRNodeType::And
+                : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));
         case IRNodeType::Not:
@@ -126,7 +127,10 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             auto saved = vars_.find(op->var.get()) != vars_.end() ? lookup(op->var) : nullptr;
             vars_[op->var.get()] = value;
             llvm::Value* body = codegen(op->body);
-            if (saved) vars_[op->var.get()] = saved; else vars_.erase(op->var.get());
+            if (saved)
+                vars_[op->var.get()] = saved;
+            else
+                vars_.erase(op->var.get());
             return body;
         }
         case IRNodeType::Call:
@@ -152,7 +156,8 @@ llvm::Value* CodeGenLLVM::emit_cast(Type to, const Expr& value) {
     llvm::Type* dst = llvm_type(to);
     if (from == to) return v;
     if (to.is_bool()) {
-        if (from.is_float()) return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+        if (from.is_float())
+            return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
         return builder_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     }
     if (to.is_float()) {
@@ -180,8 +185,7 @@ llvm::Value* CodeGenLLVM::emit_binary(IRNodeType op, const Expr& a, const Expr& 
     return emit_int_binary(op, va, vb, t);
 }
 
-llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm::Value* b,
-                                            Type t) {
+llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
     (void)t;
     switch (op) {
         case IRNodeType::Add:
@@ -240,8 +244,7 @@ llvm::Value* CodeGenLLVM::emit_int_binary(IRNodeType op, llvm::Value* a, llvm::V
 // x / 0 == x % 0 == 0; INT_MIN / -1 == INT_MIN (sdiv would be undefined for both, so the divisor
 // is replaced by 1 and the result selected). Floor variants fix the truncated quotient up when
 // the remainder is non-zero and has the other sign than the divisor.
-llvm::Value* CodeGenLLVM::emit_int_division(IRNodeType op, llvm::Value* a, llvm::Value* b,
-                                            Type t) {
+llvm::Value* CodeGenLLVM::emit_int_division(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
     llvm::Type* ty = a->getType();
     llvm::Value* zero = llvm::Constant::getNullValue(ty);
     llvm::Value* one = llvm::ConstantInt::get(ty, 1);
@@ -261,8 +264,7 @@ llvm::Value* CodeGenLLVM::emit_int_division(IRNodeType op, llvm::Value* a, llvm:
         result = op == IRNodeType::Div ? q : r;
     } else {
         llvm::Value* adjust = builder_.CreateAnd(
-            builder_.CreateICmpNE(r, zero),
-            builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero));
+            builder_.CreateICmpNE(r, zero), builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero));
         result = op == IRNodeType::FloorDiv
                      ? builder_.CreateSub(q, builder_.CreateZExt(adjust, ty))
                      : builder_.CreateAdd(r, builder_.CreateSelect(adjust, b, zero));
@@ -283,8 +285,10 @@ llvm::Value* CodeGenLLVM::emit_compare(IRNodeType op, const Expr& a, const Expr&
                                P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
         return builder_.CreateFCmp(fp[index], va, vb);
     }
-    static const P sp[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
-    static const P up[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+    static const P sp[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
+                           P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+    static const P up[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_ULT,
+                           P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
     return builder_.CreateICmp(t.is_int() ? sp[index] : up[index], va, vb);
 }
 
@@ -314,8 +318,7 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
             if (!op->args[0].type().is_float()) {
                 llvm::Value* x = codegen(op->args[0]);
                 if (!t.is_int()) return x;
-                return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x,
-                                                      builder_.getFalse());
+                return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder_.getFalse());
             }
             break;
         case Intrinsic::thread_barrier:
@@ -334,18 +337,30 @@ llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Valu
     llvm::Value* x = args[0];
     auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
     switch (op->op) {
-        case Intrinsic::exp: return unary(I::exp);
-        case Intrinsic::exp2: return unary(I::exp2);
-        case Intrinsic::log: return unary(I::log);
-        case Intrinsic::log2: return unary(I::log2);
-        case Intrinsic::sqrt: return unary(I::sqrt);
-        case Intrinsic::sin: return unary(I::sin);
-        case Intrinsic::cos: return unary(I::cos);
-        case Intrinsic::abs: return unary(I::fabs);
-        case Intrinsic::floor: return unary(I::floor);
-        case Intrinsic::ceil: return unary(I::ceil);
-        case Intrinsic::round: return unary(I::roundeven);  // nearbyint: half to even
-        case Intrinsic::trunc: return unary(I::trunc);
+        case Intrinsic::exp:
+            return unary(I::exp);
+        case Intrinsic::exp2:
+            return unary(I::exp2);
+        case Intrinsic::log:
+            return unary(I::log);
+        case Intrinsic::log2:
+            return unary(I::log2);
+        case Intrinsic::sqrt:
+            return unary(I::sqrt);
+        case Intrinsic::sin:
+            return unary(I::sin);
+        case Intrinsic::cos:
+            return unary(I::cos);
+        case Intrinsic::abs:
+            return unary(I::fabs);
+        case Intrinsic::floor:
+            return unary(I::floor);
+        case Intrinsic::ceil:
+            return unary(I::ceil);
+        case Intrinsic::round:
+            return unary(I::roundeven);  // nearbyint: half to even
+        case Intrinsic::trunc:
+            return unary(I::trunc);
         case Intrinsic::rsqrt:
             return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unary(I::sqrt));
         case Intrinsic::sigmoid: {
@@ -353,9 +368,12 @@ llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Valu
             llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
             return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
         }
-        case Intrinsic::tanh: return emit_libm_call("tanh", x, t);
-        case Intrinsic::erf: return emit_libm_call("erf", x, t);
-        case Intrinsic::pow: return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
+        case Intrinsic::tanh:
+            return emit_libm_call("tanh", x, t);
+        case Intrinsic::erf:
+            return emit_libm_call("erf", x, t);
+        case Intrinsic::pow:
+            return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
         case Intrinsic::fma:
             return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
         default:

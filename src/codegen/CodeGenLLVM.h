@@ -72,8 +72,7 @@ private:
     void emit_assert(const AssertStmt* op);
     void emit_failure_unless(llvm::Value* ok, llvm::Value* status);
 
-    llvm::Function* new_function(const std::string& name, llvm::FunctionType* type,
-                                 bool external);
+    llvm::Function* new_function(const std::string& name, llvm::FunctionType* type, bool external);
     llvm::AllocaInst* entry_alloca(llvm::Type* type, uint64_t align);
     llvm::BasicBlock* new_block(const std::string& name);
     llvm::Value* widen_half(llvm::Value* v, Type t);

@@ -161,9 +161,8 @@ void CodeGenLLVM::emit_for(const For* op) {
             emit_parallel_for(op);
             break;
         case ForKind::ThreadBound:
-            TESSEL_THROW(CompileError) << "llvm: loop '" << op->loop_var.name()
-                                       << "' is bound to " << op->thread_tag
-                                       << ", which a CPU target cannot run";
+            TESSEL_THROW(CompileError) << "llvm: loop '" << op->loop_var.name() << "' is bound to "
+                                       << op->thread_tag << ", which a CPU target cannot run";
         default:  // Vectorized and Unrolled loops left by the passes run serially
             emit_serial_for(op);
     }
@@ -201,7 +200,8 @@ void CodeGenLLVM::emit_parallel_for(const For* op) {
     };
     post_order_visit(op->body, [&](const IRNode* n) {
         if (n->node_type == IRNodeType::Variable) capture(static_cast<const Variable*>(n));
-        if (n->node_type == IRNodeType::Load) capture(static_cast<const Load*>(n)->buffer_var.get());
+        if (n->node_type == IRNodeType::Load)
+            capture(static_cast<const Load*>(n)->buffer_var.get());
         if (n->node_type == IRNodeType::Store)
             capture(static_cast<const Store*>(n)->buffer_var.get());
     });
@@ -240,8 +240,8 @@ llvm::Function* CodeGenLLVM::emit_closure(const For* op, const std::vector<Var>&
     llvm::IRBuilderBase::InsertPoint saved_ip = builder_.saveIP();
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(),
                                          {builder_.getInt64Ty(), builder_.getPtrTy()}, false);
-    std::string name = state_.function->getName().str() + "_parallel_" +
-                       std::to_string(closure_count_++);
+    std::string name =
+        state_.function->getName().str() + "_parallel_" + std::to_string(closure_count_++);
     llvm::Function* fn = new_function(name, type, false);
     state_ = {fn, nullptr};
     vars_.clear();
@@ -272,7 +272,10 @@ void CodeGenLLVM::emit_allocate(const Allocate* op) {
     bool constant = true;
     for (const Expr& e : op->extents) {
         auto c = as_const_int(e);
-        if (c) bytes *= *c; else constant = false;
+        if (c)
+            bytes *= *c;
+        else
+            constant = false;
     }
     if (constant && bytes <= kMaxStackBytes) {
         llvm::Type* array = llvm::ArrayType::get(builder_.getInt8Ty(), std::max<int64_t>(bytes, 1));

@@ -57,8 +57,8 @@ void check_cpu_and_features(const LLVMTarget& t, const std::string& target) {
     std::unique_ptr<llvm::MCSubtargetInfo> sti(
         llvm_target->createMCSubtargetInfo(t.triple, "generic", ""));
     if (t.cpu != "generic" && !sti->isCPUStringValid(t.cpu)) {
-        TESSEL_THROW(CompileError) << "target '" << target << "': unknown CPU '" << t.cpu
-                                   << "' for " << t.triple;
+        TESSEL_THROW(CompileError)
+            << "target '" << target << "': unknown CPU '" << t.cpu << "' for " << t.triple;
     }
     std::stringstream ss(t.features);
     std::string f;
@@ -114,9 +114,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& t) {
     const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, error);
     if (!target) TESSEL_THROW(CompileError) << "llvm: " << error;
     llvm::TargetOptions options;
-    std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-        t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
-        llvm::CodeGenOptLevel::Aggressive, true));
+    std::unique_ptr<llvm::TargetMachine> tm(
+        target->createTargetMachine(t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_,
+                                    std::nullopt, llvm::CodeGenOptLevel::Aggressive, true));
     if (!tm) TESSEL_THROW(CompileError) << "llvm: no target machine for " << t.triple;
     return tm;
 }
@@ -157,8 +157,7 @@ std::string emit_assembly(const llvm::Module& module, llvm::TargetMachine& tm) {
     llvm::SmallString<0> text;
     llvm::raw_svector_ostream os(text);
     llvm::legacy::PassManager pm;
-    if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-        return "";
+    if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) return "";
     pm.run(*copy);
     return std::string(text.str());
 }
@@ -187,8 +186,8 @@ private:
 template <typename T>
 T check(llvm::Expected<T> value, const char* what) {
     if (!value) {
-        TESSEL_THROW(RuntimeError) << "llvm-ir payload: " << what << ": "
-                                   << llvm::toString(value.takeError());
+        TESSEL_THROW(RuntimeError)
+            << "llvm-ir payload: " << what << ": " << llvm::toString(value.takeError());
     }
     return std::move(*value);
 }
@@ -233,8 +232,8 @@ std::shared_ptr<const LoadedCode> load_llvm_ir(const std::vector<uint8_t>& paylo
     auto jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "JIT");
     define_runtime_symbols(*jit);
     module->setDataLayout(jit->getDataLayout());
-    llvm::Error err = jit->addIRModule(
-        llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
+    llvm::Error err =
+        jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
     if (err) TESSEL_THROW(RuntimeError) << "llvm-ir payload: " << llvm::toString(std::move(err));
     return std::make_shared<const JITCode>(std::move(jit));
 }

@@ -22,8 +22,8 @@ TEST(JitSchedules, MatmulTiledVectorizedUnrolledParallel) {
     Matmul mm(64, 48, 32);
     Schedule s = create_schedule({mm.C});
     int c = s.stage_of(mm.C);
-    s.tile(c, 0, 1, 8, 16);           // io jo ii ji k
-    s.split(c, 4, 4);                 // io jo ii ji ko ki
+    s.tile(c, 0, 1, 8, 16);            // io jo ii ji k
+    s.split(c, 4, 4);                  // io jo ii ji ko ki
     s.reorder(c, {0, 1, 4, 2, 5, 3});  // io jo ko ii ki ji
     s.vectorize(c, 5);
     s.unroll(c, 4);

@@ -23,10 +23,14 @@ TEST(JitSemantics, DivisionFamilyWithNegativesAndZero) {
     Tensor A = placeholder({97}, Int(32), "A");
     Tensor B = placeholder({97}, Int(32), "B");
     std::vector<Tensor> outs;
-    outs.push_back(compute({97}, [&](Var i) { return floordiv(A(i), B(i)); }, "fdiv"));
-    outs.push_back(compute({97}, [&](Var i) { return floormod(A(i), B(i)); }, "fmod"));
-    outs.push_back(compute({97}, [&](Var i) { return truncdiv(A(i), B(i)); }, "tdiv"));
-    outs.push_back(compute({97}, [&](Var i) { return truncmod(A(i), B(i)); }, "tmod"));
+    outs.push_back(compute(
+        {97}, [&](Var i) { return floordiv(A(i), B(i)); }, "fdiv"));
+    outs.push_back(compute(
+        {97}, [&](Var i) { return floormod(A(i), B(i)); }, "fmod"));
+    outs.push_back(compute(
+        {97}, [&](Var i) { return truncdiv(A(i), B(i)); }, "tdiv"));
+    outs.push_back(compute(
+        {97}, [&](Var i) { return truncmod(A(i), B(i)); }, "tmod"));
     for (const Tensor& t : outs) {
         Schedule s = create_schedule({t});
         SCOPED_TRACE(t.name());
@@ -40,7 +44,8 @@ TEST(JitSemantics, DivisionFamilyWithNegativesAndZero) {
 TEST(JitSemantics, IntMinByMinusOne) {
     Tensor A = placeholder({4}, Int(32), "A");
     Tensor C = compute(
-        {4}, [&](Var i) {
+        {4},
+        [&](Var i) {
             Expr big = make_const(Int(32), int64_t(INT32_MIN));
             return floordiv(big + A(i) - A(i), make_const(Int(32), -1)) +
                    truncdiv(big, A(i) * 0 - 1) + floormod(big, A(i) * 0 - 1);

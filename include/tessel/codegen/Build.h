@@ -4,8 +4,9 @@
 //   m.get("main")({a, b, c});
 //
 // Only available when tessel is built with the LLVM backend (TESSEL_USE_LLVM); without it build()
-// throws CompileError. The module's payload (format "llvm-ir") is the optimised LLVM IR, JIT-compiled
-// with ORC LLJIT when the module is made or loaded; the Module keeps the compiled code alive.
+// throws CompileError. The module's payload (format "llvm-ir") is the optimised LLVM IR,
+// JIT-compiled with ORC LLJIT when the module is made or loaded; the Module keeps the compiled code
+// alive.
 #pragma once
 
 #include <string>
