@@ -17,9 +17,15 @@ function(tessel_resolve_optional option found package)
 endfunction()
 
 if(NOT TESSEL_USE_LLVM STREQUAL "OFF")
-  find_package(LLVM 19 CONFIG QUIET PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+  # LLVM's version file accepts only an exact major.minor ("19" asks for 19.0), so find it
+  # without a version and check the major version ourselves.
+  find_package(LLVM CONFIG QUIET PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
   if(NOT LLVM_FOUND)
-    find_package(LLVM 19 CONFIG QUIET)
+    find_package(LLVM CONFIG QUIET)
+  endif()
+  if(LLVM_FOUND AND NOT LLVM_VERSION_MAJOR EQUAL 19)
+    message(STATUS "tessel: found LLVM ${LLVM_PACKAGE_VERSION}, but the backend needs LLVM 19")
+    set(LLVM_FOUND OFF)
   endif()
 endif()
 tessel_resolve_optional(TESSEL_USE_LLVM LLVM_FOUND "llvm-19-dev")

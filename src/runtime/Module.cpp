@@ -3,6 +3,7 @@
 
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "tessel/Error.h"
 
@@ -54,6 +55,20 @@ Kernel::Kernel(KernelSignature signature, KernelEntry entry,
                std::shared_ptr<const void> code_owner)
     : signature_(std::move(signature)), entry_(entry), code_owner_(std::move(code_owner)) {}
 
+namespace {
+
+// The message of the last failed check inside a kernel (tessel_report_kernel_error). Shared by
+// all threads: a check may fail on a worker thread of a parallel loop.
+std::mutex kernel_error_mutex;
+std::string kernel_error;
+
+std::string take_kernel_error() {
+    std::lock_guard<std::mutex> lock(kernel_error_mutex);
+    return std::exchange(kernel_error, std::string());
+}
+
+}  // namespace
+
 void Kernel::operator()(const std::vector<NDArray>& args) const {
     if (!entry_) TESSEL_THROW(RuntimeError) << "call of an empty Kernel";
     std::vector<int64_t> shape_vars = check_arguments(signature_, args);
@@ -62,8 +77,9 @@ void Kernel::operator()(const std::vector<NDArray>& args) const {
     for (const NDArray& a : args) pointers.push_back(a.data());
     int32_t status = entry_(pointers.data(), shape_vars.data());
     if (status != 0) {
+        std::string message = take_kernel_error();
         TESSEL_THROW(RuntimeError) << "kernel '" << signature_.name << "' failed with status "
-                                   << status;
+                                   << status << (message.empty() ? "" : ": ") << message;
     }
 }
 
@@ -131,3 +147,8 @@ const std::string& Module::get_source(const std::string& kind) const {
 }
 
 }  // namespace tessel
+
+extern "C" void tessel_report_kernel_error(const char* message) {
+    std::lock_guard<std::mutex> lock(tessel::kernel_error_mutex);
+    if (tessel::kernel_error.empty()) tessel::kernel_error = message ? message : "";
+}

@@ -10,12 +10,14 @@
 
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
+#include "tessel/codegen/Build.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/lower/ScheduleOps.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
+#include "tessel/runtime/NDArray.h"
 #include "tessel/te/ReferenceInterpreter.h"
 
 namespace tessel::testing {
@@ -48,10 +50,43 @@ inline std::vector<Tensor> placeholders_of(const Schedule& s) {
     return result;
 }
 
+/// The runtime type of a tessel type (bool as one byte).
+inline DataType to_runtime(Type t) {
+    if (t.is_bool()) return boolean();
+    auto code = t.is_int()      ? DataTypeCode::Int
+                : t.is_uint()   ? DataTypeCode::UInt
+                : t.is_bfloat() ? DataTypeCode::BFloat
+                                : DataTypeCode::Float;
+    return {code, t.bits, 1};
+}
+
+/// An NDArray viewing `a`'s storage (which must outlive it).
+inline NDArray view_of(HostArray& a) {
+    return NDArray::from_external(a.data(), a.shape(), to_runtime(a.dtype()), cpu(), nullptr);
+}
+
+/// Builds `s` over `args` with the LLVM backend and runs it on `arrays` (inputs already filled);
+/// adds a test failure and returns false if building or running throws.
+inline bool run_jit(const Schedule& s, const std::vector<Tensor>& args,
+                    std::vector<HostArray>& arrays, const std::string& ir,
+                    const std::string& target = "llvm") {
+    try {
+        Module m = build(s, args, target);
+        std::vector<NDArray> views;
+        for (HostArray& a : arrays) views.push_back(view_of(a));
+        m.get("main")(views);
+        return true;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "JIT (" << target << ") failed: " << e.what() << "\n" << ir;
+        return false;
+    }
+}
+
 /// Lowers `s` over (placeholders, outputs), runs it on random inputs and compares each output
 /// with the reference interpreter; `reduction_length` sets the float tolerance. Returns the loop
 /// nests as schedule_ops builds them (before partitioning, vectorization and unrolling), printed,
-/// for extra checks on the schedule's structure.
+/// for extra checks on the schedule's structure. With the LLVM backend built in, the schedule also
+/// runs JIT-compiled (build(), codegen/Build.h) and is compared with the reference the same way.
 inline std::string expect_matches_reference(const Schedule& s, int64_t reduction_length = 1,
                                             uint64_t seed = 1) {
     std::vector<Tensor> inputs = placeholders_of(s);
@@ -82,6 +117,18 @@ inline std::string expect_matches_reference(const Schedule& s, int64_t reduction
         EXPECT_TRUE(r.ok) << "output " << s.outputs()[o].name() << ": " << r.message() << "\n"
                           << ir;
     }
+#ifdef TESSEL_HAVE_LLVM
+    for (size_t o = 0; o < ref.size(); ++o)
+        arrays[inputs.size() + o] = HostArray(s.outputs()[o].dtype(), const_shape(s.outputs()[o]));
+    if (!run_jit(s, args, arrays, ir)) return ir;
+    for (size_t o = 0; o < ref.size(); ++o) {
+        CompareResult r =
+            compare_to_reference(arrays[inputs.size() + o], ref[o],
+                                 tolerance_for(s.outputs()[o].dtype(), reduction_length));
+        EXPECT_TRUE(r.ok) << "JIT output " << s.outputs()[o].name() << ": " << r.message() << "\n"
+                          << ir;
+    }
+#endif
     return ir;
 }
 

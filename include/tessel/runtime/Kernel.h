@@ -42,3 +42,9 @@ private:
 };
 
 }  // namespace tessel
+
+extern "C" {
+/// Called by generated code when a check inside a kernel fails, before it returns a non-zero
+/// status: Kernel::operator() adds the (first) message to its RuntimeError. Thread-safe.
+void tessel_report_kernel_error(const char* message);
+}

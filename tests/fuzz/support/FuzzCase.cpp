@@ -9,6 +9,10 @@
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/ReferenceInterpreter.h"
+#ifdef TESSEL_HAVE_LLVM
+#include "correctness/ScheduleTestUtil.h"  // view_of
+#include "tessel/codegen/Build.h"
+#endif
 
 namespace tessel::fuzz {
 
@@ -67,6 +71,17 @@ void check_replay(const PreparedOperator& p, const Schedule& s, const std::strin
     (void)s.to_python();
 }
 
+void compare_outputs(const PreparedOperator& p, const std::vector<HostArray>& arrays,
+                     const std::string& category) {
+    for (size_t i = 0; i < p.op.outputs.size(); ++i) {
+        const HostArray& got = arrays[p.inputs.size() + i];
+        CompareResult r = compare_to_reference(got, p.expected[i], p.op.tolerance(i));
+        if (!r.ok)
+            throw FuzzCheckFailed(category,
+                                  "output '" + p.op.outputs[i].name() + "': " + r.message());
+    }
+}
+
 void run_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
     std::vector<HostArray> arrays = p.inputs;
     for (size_t i = 0; i < p.op.outputs.size(); ++i)
@@ -78,14 +93,22 @@ void run_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
     LoopInterpreterOptions options;
     options.max_steps = 2'000'000;
     run_lowered(f, args, options);
-    for (size_t i = 0; i < p.op.outputs.size(); ++i) {
-        const HostArray& got = arrays[p.inputs.size() + i];
-        CompareResult r = compare_to_reference(got, p.expected[i], p.op.tolerance(i));
-        if (!r.ok)
-            throw FuzzCheckFailed("mismatch",
-                                  "output '" + p.op.outputs[i].name() + "': " + r.message());
-    }
+    compare_outputs(p, arrays, "mismatch");
 }
+
+#ifdef TESSEL_HAVE_LLVM
+// The same function JIT-compiled by the LLVM backend (bounds checks included) must agree too.
+void run_jit_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
+    std::vector<HostArray> arrays = p.inputs;
+    for (size_t i = 0; i < p.op.outputs.size(); ++i)
+        arrays.emplace_back(p.op.outputs[i].dtype(), p.expected[i].shape());
+    Module m = build(f, "llvm");
+    std::vector<NDArray> views;
+    for (HostArray& a : arrays) views.push_back(testing::view_of(a));
+    m.get(f.name)(views);
+    compare_outputs(p, arrays, "jit_mismatch");
+}
+#endif
 
 }  // namespace
 
@@ -126,7 +149,12 @@ CaseOutcome check_schedule(const PreparedOperator& p, const Schedule& s) {
     if (o.verdict != Verdict::Pass) return o;
     o = run_phase("replay", Verdict::Failure, [&] { check_replay(p, s, ir); });
     if (o.verdict != Verdict::Pass) return o;
-    return run_phase("run", Verdict::Failure, [&] { run_and_compare(p, f); });
+    o = run_phase("run", Verdict::Failure, [&] { run_and_compare(p, f); });
+#ifdef TESSEL_HAVE_LLVM
+    if (o.verdict != Verdict::Pass) return o;
+    o = run_phase("jit", Verdict::Failure, [&] { run_jit_and_compare(p, f); });
+#endif
+    return o;
 }
 
 CaseOutcome check_steps(const PreparedOperator& p, const std::vector<Step>& steps) {

@@ -1,0 +1,38 @@
+// build(): a schedule (or a lowered function) to a runtime Module of machine code.
+//
+//   Module m = build(s, {A, B, C}, "llvm -mattr=+avx2");
+//   m.get("main")({a, b, c});
+//
+// Only available when tessel is built with the LLVM backend (TESSEL_USE_LLVM); without it build()
+// throws CompileError. The module's payload (format "llvm-ir") is the optimised LLVM IR,
+// JIT-compiled with ORC LLJIT when the module is made or loaded; the Module keeps the compiled code
+// alive.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessel/lower/LoweredFunc.h"
+#include "tessel/runtime/Module.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Lowers `s` over `args` (lower() in lower/Lower.h) and compiles it for `target` into a module
+/// with one kernel called `name`. Targets: "llvm" (the host CPU: its features, generic tuning),
+/// "llvm -mcpu=<cpu>" and "llvm -mattr=+avx2,-fma,..." (options combine). Throws CompileError for
+/// any other target string, an unknown CPU or feature, or IR the backend cannot compile.
+Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
+             const std::string& name = "main");
+
+/// Compiles an already lowered function (after storage flattening) for `target`.
+Module build(const LoweredFunc& f, const std::string& target = "llvm");
+
+/// Registers the loader of "llvm-ir" payloads, so Module::load() works in a process that has not
+/// called build() yet. build() registers it itself. Thread-safe; a no-op without LLVM.
+void register_llvm_payload_loader();
+
+/// True when this tessel was built with the LLVM backend.
+bool has_llvm_backend();
+
+}  // namespace tessel

@@ -1,0 +1,487 @@
+// Lowered IR to LLVM IR: expressions and memory. Statements, loops and closures are in
+// CodeGenLLVMStmt.cpp.
+#include "codegen/CodeGenLLVM.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "tessel/Error.h"
+
+namespace tessel::internal {
+
+CodeGenLLVM::CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features)
+    : module_(module),
+      context_(module.getContext()),
+      builder_(module.getContext()),
+      cpu_(std::move(cpu)),
+      features_(std::move(features)) {}
+
+llvm::Type* CodeGenLLVM::llvm_type(Type t) {
+    llvm::Type* elem = nullptr;
+    switch (t.code) {
+        case TypeCode::Int:
+        case TypeCode::UInt:
+            elem = llvm::Type::getIntNTy(context_, t.bits);
+            break;
+        case TypeCode::Bool:
+            elem = llvm::Type::getInt1Ty(context_);
+            break;
+        case TypeCode::Float:
+            elem = t.bits == 16   ? llvm::Type::getHalfTy(context_)
+                   : t.bits == 32 ? llvm::Type::getFloatTy(context_)
+                                  : llvm::Type::getDoubleTy(context_);
+            break;
+        case TypeCode::BFloat:
+            elem = llvm::Type::getBFloatTy(context_);
+            break;
+        case TypeCode::Handle:
+            elem = llvm::PointerType::get(context_, 0);
+            break;
+    }
+    if (t.lanes == 1) return elem;
+    return llvm::FixedVectorType::get(elem, t.lanes);
+}
+
+// Bools take one byte in memory.
+llvm::Type* CodeGenLLVM::memory_type(Type t) {
+    return t.is_bool() ? llvm_type(UInt(8, t.lanes)) : llvm_type(t);
+}
+
+llvm::Value* CodeGenLLVM::to_memory(llvm::Value* v, Type t) {
+    return t.is_bool() ? builder_.CreateZExt(v, memory_type(t)) : v;
+}
+
+llvm::Value* CodeGenLLVM::from_memory(llvm::Value* v, Type t) {
+    if (!t.is_bool()) return v;
+    return builder_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+}
+
+llvm::Value* CodeGenLLVM::lookup(const Var& v) {
+    auto it = vars_.find(v.get());
+    TESSEL_CHECK(it != vars_.end()) << "codegen: unbound variable " << v.name();
+    return it->second;
+}
+
+llvm::Value* CodeGenLLVM::constant(Type t, int64_t value) {
+    return llvm::ConstantInt::get(llvm_type(t), static_cast<uint64_t>(value), t.is_int());
+}
+
+// float16 and bfloat16 compute in float32 and round back after each operation (ir/IR.h).
+llvm::Value* CodeGenLLVM::widen_half(llvm::Value* v, Type t) {
+    if (!t.is_float() || t.bits != 16) return v;
+    return builder_.CreateFPExt(v, llvm_type(Float(32, t.lanes)));
+}
+
+llvm::Value* CodeGenLLVM::narrow_half(llvm::Value* v, Type t) {
+    if (!t.is_float() || t.bits != 16) return v;
+    return builder_.CreateFPTrunc(v, llvm_type(t));
+}
+
+llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
+    TESSEL_CHECK(e.defined()) << "codegen of an undefined expression";
+    Type t = e.type();
+    switch (e.node_type()) {
+        case IRNodeType::IntImm:
+            return constant(t, e.as<IntImm>()->value);
+        case IRNodeType::UIntImm:
+            return llvm::ConstantInt::get(llvm_type(t), e.as<UIntImm>()->value, false);
+        case IRNodeType::FloatImm:
+            return llvm::ConstantFP::get(llvm_type(t), e.as<FloatImm>()->value);
+        case IRNodeType::Variable:
+            return lookup(Var(e.as<Variable>()));
+        case IRNodeType::Cast:
+            return emit_cast(t, e.as<Cast>()->value);
+#define TESSEL_BINARY_CASE(T) \
+    case IRNodeType::T:       \
+        return emit_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b, t);
+            TESSEL_BINARY_CASE(Add)
+            TESSEL_BINARY_CASE(Sub) TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div)
+                TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod)
+                    TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+#undef TESSEL_BINARY_CASE
+#define TESSEL_COMPARE_CASE(T) \
+    case IRNodeType::T:        \
+        return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
+                        TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
+                            TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+#undef TESSEL_COMPARE_CASE
+                                case IRNodeType::And
+                : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
+        case IRNodeType::Or:
+            return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));
+        case IRNodeType::Not:
+            return builder_.CreateNot(codegen(e.as<Not>()->a));
+        case IRNodeType::Select: {
+            const Select* op = e.as<Select>();
+            llvm::Value* c = codegen(op->condition);
+            return builder_.CreateSelect(c, codegen(op->true_value), codegen(op->false_value));
+        }
+        case IRNodeType::Ramp:
+            return emit_ramp(e.as<Ramp>());
+        case IRNodeType::Broadcast: {
+            const Broadcast* op = e.as<Broadcast>();
+            return builder_.CreateVectorSplat(op->lanes, codegen(op->value));
+        }
+        case IRNodeType::Let: {
+            const Let* op = e.as<Let>();
+            llvm::Value* value = codegen(op->value);
+            auto saved = vars_.find(op->var.get()) != vars_.end() ? lookup(op->var) : nullptr;
+            vars_[op->var.get()] = value;
+            llvm::Value* body = codegen(op->body);
+            if (saved)
+                vars_[op->var.get()] = saved;
+            else
+                vars_.erase(op->var.get());
+            return body;
+        }
+        case IRNodeType::Call:
+            return emit_call(e.as<Call>());
+        case IRNodeType::Load:
+            return emit_load(e.as<Load>());
+        case IRNodeType::TensorRead:
+        case IRNodeType::Reduce:
+        case IRNodeType::BufferLoad:
+            TESSEL_CHECK(false) << "codegen: " << node_type_name(e.node_type())
+                                << " must be lowered away before code generation";
+            break;
+        default:
+            TESSEL_CHECK(false) << "codegen: " << node_type_name(e.node_type())
+                                << " is not an expression";
+    }
+    return nullptr;
+}
+
+llvm::Value* CodeGenLLVM::emit_cast(Type to, const Expr& value) {
+    Type from = value.type();
+    llvm::Value* v = codegen(value);
+    llvm::Type* dst = llvm_type(to);
+    if (from == to) return v;
+    if (to.is_bool()) {
+        if (from.is_float())
+            return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+        return builder_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+    }
+    if (to.is_float()) {
+        if (from.is_float()) {
+            if (from.bits == 16 && to.bits == 16) v = widen_half(v, from);  // half <-> bfloat
+            return builder_.CreateFPCast(v, dst);
+        }
+        return from.is_int() ? builder_.CreateSIToFP(v, dst) : builder_.CreateUIToFP(v, dst);
+    }
+    if (from.is_float()) {
+        // Truncates toward zero, saturates, NaN → 0: exactly fpto[su]i.sat.
+        auto id = to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+        return builder_.CreateIntrinsic(id, {dst, v->getType()}, {v});
+    }
+    return builder_.CreateIntCast(v, dst, from.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_binary(IRNodeType op, const Expr& a, const Expr& b, Type t) {
+    llvm::Value* va = codegen(a);
+    llvm::Value* vb = codegen(b);
+    if (t.is_float()) {
+        llvm::Value* r = emit_float_binary(op, widen_half(va, t), widen_half(vb, t), t);
+        return narrow_half(r, t);
+    }
+    return emit_int_binary(op, va, vb, t);
+}
+
+llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
+    (void)t;
+    switch (op) {
+        case IRNodeType::Add:
+            return builder_.CreateFAdd(a, b);
+        case IRNodeType::Sub:
+            return builder_.CreateFSub(a, b);
+        case IRNodeType::Mul:
+            return builder_.CreateFMul(a, b);
+        case IRNodeType::Div:
+            return builder_.CreateFDiv(a, b);
+        case IRNodeType::Mod:
+            return builder_.CreateFRem(a, b);
+        case IRNodeType::FloorDiv:
+            return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+        case IRNodeType::FloorMod: {
+            llvm::Value* q =
+                builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+            return builder_.CreateFSub(a, builder_.CreateFMul(b, q));
+        }
+        case IRNodeType::Min:
+            return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+        case IRNodeType::Max:
+            return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+        default:
+            TESSEL_CHECK(false) << "codegen: float " << node_type_name(op);
+    }
+    return nullptr;
+}
+
+llvm::Value* CodeGenLLVM::emit_int_binary(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
+    bool sgn = t.is_int();
+    switch (op) {
+        case IRNodeType::Add:  // wrapping: no nsw/nuw (ir/IR.h)
+            return builder_.CreateAdd(a, b);
+        case IRNodeType::Sub:
+            return builder_.CreateSub(a, b);
+        case IRNodeType::Mul:
+            return builder_.CreateMul(a, b);
+        case IRNodeType::Div:
+        case IRNodeType::Mod:
+        case IRNodeType::FloorDiv:
+        case IRNodeType::FloorMod:
+            return emit_int_division(op, a, b, t);
+        case IRNodeType::Min:
+            return builder_.CreateBinaryIntrinsic(
+                sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+        case IRNodeType::Max:
+            return builder_.CreateBinaryIntrinsic(
+                sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+        default:
+            TESSEL_CHECK(false) << "codegen: integer " << node_type_name(op);
+    }
+    return nullptr;
+}
+
+// x / 0 == x % 0 == 0; INT_MIN / -1 == INT_MIN (sdiv would be undefined for both, so the divisor
+// is replaced by 1 and the result selected). Floor variants fix the truncated quotient up when
+// the remainder is non-zero and has the other sign than the divisor.
+llvm::Value* CodeGenLLVM::emit_int_division(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
+    llvm::Type* ty = a->getType();
+    llvm::Value* zero = llvm::Constant::getNullValue(ty);
+    llvm::Value* one = llvm::ConstantInt::get(ty, 1);
+    llvm::Value* b_zero = builder_.CreateICmpEQ(b, zero);
+    bool is_div = op == IRNodeType::Div || op == IRNodeType::FloorDiv;
+    if (!t.is_int()) {
+        llvm::Value* safe = builder_.CreateSelect(b_zero, one, b);
+        llvm::Value* r = is_div ? builder_.CreateUDiv(a, safe) : builder_.CreateURem(a, safe);
+        return builder_.CreateSelect(b_zero, zero, r);
+    }
+    llvm::Value* b_neg1 = builder_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(ty));
+    llvm::Value* safe = builder_.CreateSelect(builder_.CreateOr(b_zero, b_neg1), one, b);
+    llvm::Value* q = builder_.CreateSDiv(a, safe);
+    llvm::Value* r = builder_.CreateSRem(a, safe);
+    llvm::Value* result = nullptr;
+    if (op == IRNodeType::Div || op == IRNodeType::Mod) {
+        result = op == IRNodeType::Div ? q : r;
+    } else {
+        llvm::Value* adjust = builder_.CreateAnd(
+            builder_.CreateICmpNE(r, zero), builder_.CreateICmpSLT(builder_.CreateXor(r, b), zero));
+        result = op == IRNodeType::FloorDiv
+                     ? builder_.CreateSub(q, builder_.CreateZExt(adjust, ty))
+                     : builder_.CreateAdd(r, builder_.CreateSelect(adjust, b, zero));
+    }
+    llvm::Value* by_neg1 = is_div ? builder_.CreateNeg(a) : zero;
+    result = builder_.CreateSelect(b_neg1, by_neg1, result);
+    return builder_.CreateSelect(b_zero, zero, result);
+}
+
+llvm::Value* CodeGenLLVM::emit_compare(IRNodeType op, const Expr& a, const Expr& b) {
+    Type t = a.type();
+    llvm::Value* va = codegen(a);
+    llvm::Value* vb = codegen(b);
+    using P = llvm::CmpInst::Predicate;
+    int index = static_cast<int>(op) - static_cast<int>(IRNodeType::EQ);  // EQ NE LT LE GT GE
+    if (t.is_float()) {
+        static const P fp[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT,
+                               P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+        return builder_.CreateFCmp(fp[index], va, vb);
+    }
+    static const P sp[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
+                           P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+    static const P up[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_ULT,
+                           P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+    return builder_.CreateICmp(t.is_int() ? sp[index] : up[index], va, vb);
+}
+
+llvm::Value* CodeGenLLVM::emit_ramp(const Ramp* op) {
+    Type elem = op->base.type();
+    llvm::Value* base = builder_.CreateVectorSplat(op->lanes, codegen(op->base));
+    llvm::Value* stride = builder_.CreateVectorSplat(op->lanes, codegen(op->stride));
+    std::vector<llvm::Constant*> iota;
+    for (int i = 0; i < op->lanes; ++i)
+        iota.push_back(llvm::ConstantInt::get(llvm_type(elem), static_cast<uint64_t>(i)));
+    llvm::Value* offsets = builder_.CreateMul(stride, llvm::ConstantVector::get(iota));
+    return builder_.CreateAdd(base, offsets);
+}
+
+llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
+    Type t = op->type;
+    switch (op->op) {
+        case Intrinsic::likely:
+            return codegen(op->args[0]);
+        case Intrinsic::if_then_else:
+            return emit_lazy_select(op);
+        case Intrinsic::isnan: {
+            llvm::Value* x = codegen(op->args[0]);
+            return builder_.CreateFCmpUNO(x, x);
+        }
+        case Intrinsic::abs:
+            if (!op->args[0].type().is_float()) {
+                llvm::Value* x = codegen(op->args[0]);
+                if (!t.is_int()) return x;
+                return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder_.getFalse());
+            }
+            break;
+        case Intrinsic::thread_barrier:
+            TESSEL_THROW(CompileError) << "llvm: thread_barrier has no meaning on a CPU target "
+                                          "(a GPU schedule was compiled for llvm)";
+        default:
+            break;
+    }
+    std::vector<llvm::Value*> args;
+    for (const Expr& a : op->args) args.push_back(widen_half(codegen(a), t));
+    return narrow_half(emit_float_math(op, args, t), t);
+}
+
+llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Value*> args, Type t) {
+    namespace I = llvm::Intrinsic;
+    llvm::Value* x = args[0];
+    auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
+    switch (op->op) {
+        case Intrinsic::exp:
+            return unary(I::exp);
+        case Intrinsic::exp2:
+            return unary(I::exp2);
+        case Intrinsic::log:
+            return unary(I::log);
+        case Intrinsic::log2:
+            return unary(I::log2);
+        case Intrinsic::sqrt:
+            return unary(I::sqrt);
+        case Intrinsic::sin:
+            return unary(I::sin);
+        case Intrinsic::cos:
+            return unary(I::cos);
+        case Intrinsic::abs:
+            return unary(I::fabs);
+        case Intrinsic::floor:
+            return unary(I::floor);
+        case Intrinsic::ceil:
+            return unary(I::ceil);
+        case Intrinsic::round:
+            return unary(I::roundeven);  // nearbyint: half to even
+        case Intrinsic::trunc:
+            return unary(I::trunc);
+        case Intrinsic::rsqrt:
+            return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unary(I::sqrt));
+        case Intrinsic::sigmoid: {
+            llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+            llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
+            return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
+        }
+        case Intrinsic::tanh:
+            return emit_libm_call("tanh", x, t);
+        case Intrinsic::erf:
+            return emit_libm_call("erf", x, t);
+        case Intrinsic::pow:
+            return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
+        case Intrinsic::fma:
+            return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
+        default:
+            TESSEL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
+    }
+    return nullptr;
+}
+
+// libm's scalar function, per lane for vectors (`x` is already float32 for 16-bit types).
+llvm::Value* CodeGenLLVM::emit_libm_call(const std::string& name, llvm::Value* x, Type t) {
+    bool is_double = t.bits == 64;
+    llvm::Type* scalar = is_double ? builder_.getDoubleTy() : builder_.getFloatTy();
+    llvm::FunctionCallee fn = module_.getOrInsertFunction(
+        is_double ? name : name + "f", llvm::FunctionType::get(scalar, {scalar}, false));
+    if (t.lanes == 1) return builder_.CreateCall(fn, {x});
+    llvm::Value* result = llvm::PoisonValue::get(x->getType());
+    for (int i = 0; i < t.lanes; ++i) {
+        llvm::Value* lane = builder_.CreateCall(fn, {builder_.CreateExtractElement(x, i)});
+        result = builder_.CreateInsertElement(result, lane, i);
+    }
+    return result;
+}
+
+// if_then_else evaluates only the taken branch: a branch for a scalar condition; a vector
+// condition selects between both (vectorization has already predicated the loads in them).
+llvm::Value* CodeGenLLVM::emit_lazy_select(const Call* op) {
+    llvm::Value* c = codegen(op->args[0]);
+    if (op->args[0].type().is_vector())
+        return builder_.CreateSelect(c, codegen(op->args[1]), codegen(op->args[2]));
+    llvm::BasicBlock* then_bb = new_block("ite.then");
+    llvm::BasicBlock* else_bb = new_block("ite.else");
+    llvm::BasicBlock* done = new_block("ite.done");
+    builder_.CreateCondBr(c, then_bb, else_bb);
+    builder_.SetInsertPoint(then_bb);
+    llvm::Value* tv = codegen(op->args[1]);
+    llvm::BasicBlock* then_end = builder_.GetInsertBlock();
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(else_bb);
+    llvm::Value* fv = codegen(op->args[2]);
+    llvm::BasicBlock* else_end = builder_.GetInsertBlock();
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(done);
+    llvm::PHINode* phi = builder_.CreatePHI(tv->getType(), 2);
+    phi->addIncoming(tv, then_end);
+    phi->addIncoming(fv, else_end);
+    return phi;
+}
+
+llvm::Value* CodeGenLLVM::emit_mask(const Expr& predicate, int lanes) {
+    if (predicate.defined()) return codegen(predicate);
+    return llvm::Constant::getAllOnesValue(llvm_type(Bool(lanes)));
+}
+
+// Dense Ramp accesses become vector loads (masked when predicated); other vector indices gather.
+// External buffers are only known to be aligned to their element size.
+llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
+    Type t = op->type;
+    llvm::Type* elem = memory_type(t.element_of());
+    llvm::Type* vec = memory_type(t);
+    llvm::Value* base = lookup(op->buffer_var);
+    llvm::Align align(t.element_of().bytes());
+    const Ramp* ramp = op->index.as<Ramp>();
+    llvm::Value* v = nullptr;
+    if (t.lanes == 1) {
+        TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
+            << "codegen: predicated scalar load";
+        v = builder_.CreateAlignedLoad(elem, builder_.CreateGEP(elem, base, codegen(op->index)),
+                                       align);
+    } else if (ramp && is_one(ramp->stride)) {
+        llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        if (op->predicate.defined()) {
+            v = builder_.CreateMaskedLoad(vec, ptr, align, emit_mask(op->predicate, t.lanes),
+                                          llvm::Constant::getNullValue(vec));
+        } else {
+            v = builder_.CreateAlignedLoad(vec, ptr, align);
+        }
+    } else {
+        llvm::Value* ptrs = builder_.CreateGEP(elem, base, codegen(op->index));
+        v = builder_.CreateMaskedGather(vec, ptrs, align, emit_mask(op->predicate, t.lanes),
+                                        llvm::Constant::getNullValue(vec));
+    }
+    return from_memory(v, t);
+}
+
+void CodeGenLLVM::emit_store(const Store* op) {
+    Type t = op->value.type();
+    llvm::Type* elem = memory_type(t.element_of());
+    llvm::Value* base = lookup(op->buffer_var);
+    llvm::Align align(t.element_of().bytes());
+    llvm::Value* value = to_memory(codegen(op->value), t);
+    const Ramp* ramp = op->index.as<Ramp>();
+    if (t.lanes == 1) {
+        TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
+            << "codegen: predicated scalar store";
+        builder_.CreateAlignedStore(value, builder_.CreateGEP(elem, base, codegen(op->index)),
+                                    align);
+    } else if (ramp && is_one(ramp->stride)) {
+        llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        if (op->predicate.defined()) {
+            builder_.CreateMaskedStore(value, ptr, align, emit_mask(op->predicate, t.lanes));
+        } else {
+            builder_.CreateAlignedStore(value, ptr, align);
+        }
+    } else {
+        // A scatter writes lanes in increasing order, as the IR's lane-wise semantics ask.
+        llvm::Value* ptrs = builder_.CreateGEP(elem, base, codegen(op->index));
+        builder_.CreateMaskedScatter(value, ptrs, align, emit_mask(op->predicate, t.lanes));
+    }
+}
+
+}  // namespace tessel::internal

@@ -1,0 +1,39 @@
+// The LLVM side of build(): target strings, the optimisation pipeline, assembly, and the JIT
+// that loads "llvm-ir" payloads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace tessel::internal {
+
+/// A parsed target string.
+struct LLVMTarget {
+    std::string triple;
+    std::string cpu;       ///< "generic" for the host
+    std::string features;  ///< "+avx2,+fma,..."
+};
+
+/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b" (see codegen/Build.h); CompileError on
+/// anything else, an unknown CPU or an unknown feature.
+LLVMTarget parse_llvm_target(const std::string& target);
+
+/// A target machine for `target` (optimisation level O3).
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& target);
+
+/// Runs LLVM's O3 pipeline on `module` for `tm`.
+void optimize_module(llvm::Module& module, llvm::TargetMachine& tm);
+
+/// The assembly of `module` for `tm`.
+std::string emit_assembly(const llvm::Module& module, llvm::TargetMachine& tm);
+
+/// Registers the "llvm-ir" payload loader (once).
+void register_llvm_ir_loader();
+
+/// Initialises LLVM's native target (once).
+void initialize_llvm();
+
+}  // namespace tessel::internal
