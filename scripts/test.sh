@@ -4,9 +4,10 @@
 # the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --llvm
 jobs="${TESSEL_JOBS:-$(nproc)}"
 dir="${TESSEL_BUILD_DIR:-build/release}"
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=ON -DTESSEL_WERROR=ON
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=ON -DTESSEL_WERROR=ON \
+    -DTESSEL_USE_LLVM=ON
 cmake --build "$dir" -j "$jobs"
 ctest --test-dir "$dir" --output-on-failure -j "$jobs"
