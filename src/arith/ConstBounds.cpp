@@ -117,10 +117,8 @@ B Finder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
         case IRNodeType::Mul:
             if (!both) return {};
             return corners(a, b, [](int128 x, int128 y) { return x * y; });
-        case IRNodeType::Div:
-            return divide(a, b, tdiv);
-        case IRNodeType::FloorDiv:
-            return divide(a, b, fdiv);
+        case IRNodeType::Div: return divide(a, b, tdiv);
+        case IRNodeType::FloorDiv: return divide(a, b, fdiv);
         case IRNodeType::FloorMod: {
             if (!b.bounded()) return {};
             if (b.lo == b.hi && *b.lo > 0 && a.bounded() &&
@@ -147,8 +145,7 @@ B Finder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
         case IRNodeType::Max:
             return {a.lo ? (b.lo ? std::optional<int128>(std::max(*a.lo, *b.lo)) : a.lo) : b.lo,
                     a.hi && b.hi ? std::optional<int128>(std::max(*a.hi, *b.hi)) : std::nullopt};
-        default:
-            return type_range(e.type());  // comparisons, And, Or: bool
+        default: return type_range(e.type());  // comparisons, And, Or: bool
     }
 }
 
@@ -189,8 +186,7 @@ B Finder::raw(const Expr& e) {
             return {*base.lo + std::min<int128>(0, *last.lo),
                     *base.hi + std::max<int128>(0, *last.hi)};
         }
-        case IRNodeType::Broadcast:
-            return bounds(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast: return bounds(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             B v = bounds(op->value);
@@ -212,8 +208,7 @@ B Finder::raw(const Expr& e) {
             }
             return type_range(e.type());
         }
-        default:
-            return type_range(e.type());
+        default: return type_range(e.type());
     }
 }
 

@@ -21,12 +21,9 @@ std::optional<int64_t> fold_int(IRNodeType op, Type t, int64_t a, int64_t b) {
     bool u = t.is_uint();
     int128 va = const_value128(a, t), vb = const_value128(b, t);
     switch (op) {
-        case IRNodeType::Add:
-            return static_cast<int64_t>(ua + ub);
-        case IRNodeType::Sub:
-            return static_cast<int64_t>(ua - ub);
-        case IRNodeType::Mul:
-            return static_cast<int64_t>(ua * ub);
+        case IRNodeType::Add: return static_cast<int64_t>(ua + ub);
+        case IRNodeType::Sub: return static_cast<int64_t>(ua - ub);
+        case IRNodeType::Mul: return static_cast<int64_t>(ua * ub);
         case IRNodeType::Div:
         case IRNodeType::FloorDiv:
             if (u) return ub == 0 ? 0 : static_cast<int64_t>(ua / ub);
@@ -35,28 +32,17 @@ std::optional<int64_t> fold_int(IRNodeType op, Type t, int64_t a, int64_t b) {
         case IRNodeType::FloorMod:
             if (u) return ub == 0 ? 0 : static_cast<int64_t>(ua % ub);
             return op == IRNodeType::Mod ? mod_trunc(a, b) : mod_floor(a, b);
-        case IRNodeType::Min:
-            return va <= vb ? a : b;
-        case IRNodeType::Max:
-            return va >= vb ? a : b;
-        case IRNodeType::EQ:
-            return va == vb;
-        case IRNodeType::NE:
-            return va != vb;
-        case IRNodeType::LT:
-            return va < vb;
-        case IRNodeType::LE:
-            return va <= vb;
-        case IRNodeType::GT:
-            return va > vb;
-        case IRNodeType::GE:
-            return va >= vb;
-        case IRNodeType::And:
-            return (a != 0) && (b != 0);
-        case IRNodeType::Or:
-            return (a != 0) || (b != 0);
-        default:
-            return std::nullopt;
+        case IRNodeType::Min: return va <= vb ? a : b;
+        case IRNodeType::Max: return va >= vb ? a : b;
+        case IRNodeType::EQ: return va == vb;
+        case IRNodeType::NE: return va != vb;
+        case IRNodeType::LT: return va < vb;
+        case IRNodeType::LE: return va <= vb;
+        case IRNodeType::GT: return va > vb;
+        case IRNodeType::GE: return va >= vb;
+        case IRNodeType::And: return (a != 0) && (b != 0);
+        case IRNodeType::Or: return (a != 0) || (b != 0);
+        default: return std::nullopt;
     }
 }
 
@@ -69,36 +55,21 @@ double round_arith(double v, Type t) {
 Expr fold_float(IRNodeType op, Type t, double a, double b) {
     Type bt = Bool(t.lanes);
     switch (op) {
-        case IRNodeType::Add:
-            return make_const(t, round_arith(a + b, t));
-        case IRNodeType::Sub:
-            return make_const(t, round_arith(a - b, t));
-        case IRNodeType::Mul:
-            return make_const(t, round_arith(a * b, t));
-        case IRNodeType::Div:
-            return make_const(t, round_arith(a / b, t));
-        case IRNodeType::Mod:
-            return make_const(t, round_arith(std::fmod(a, b), t));
-        case IRNodeType::FloorDiv:
-            return make_const(t, std::floor(round_arith(a / b, t)));
-        case IRNodeType::Min:
-            return make_const(t, std::fmin(a, b));
-        case IRNodeType::Max:
-            return make_const(t, std::fmax(a, b));
-        case IRNodeType::EQ:
-            return make_const(bt, int64_t(a == b));
-        case IRNodeType::NE:
-            return make_const(bt, int64_t(a != b));
-        case IRNodeType::LT:
-            return make_const(bt, int64_t(a < b));
-        case IRNodeType::LE:
-            return make_const(bt, int64_t(a <= b));
-        case IRNodeType::GT:
-            return make_const(bt, int64_t(a > b));
-        case IRNodeType::GE:
-            return make_const(bt, int64_t(a >= b));
-        default:
-            return Expr();
+        case IRNodeType::Add: return make_const(t, round_arith(a + b, t));
+        case IRNodeType::Sub: return make_const(t, round_arith(a - b, t));
+        case IRNodeType::Mul: return make_const(t, round_arith(a * b, t));
+        case IRNodeType::Div: return make_const(t, round_arith(a / b, t));
+        case IRNodeType::Mod: return make_const(t, round_arith(std::fmod(a, b), t));
+        case IRNodeType::FloorDiv: return make_const(t, std::floor(round_arith(a / b, t)));
+        case IRNodeType::Min: return make_const(t, std::fmin(a, b));
+        case IRNodeType::Max: return make_const(t, std::fmax(a, b));
+        case IRNodeType::EQ: return make_const(bt, int64_t(a == b));
+        case IRNodeType::NE: return make_const(bt, int64_t(a != b));
+        case IRNodeType::LT: return make_const(bt, int64_t(a < b));
+        case IRNodeType::LE: return make_const(bt, int64_t(a <= b));
+        case IRNodeType::GT: return make_const(bt, int64_t(a > b));
+        case IRNodeType::GE: return make_const(bt, int64_t(a >= b));
+        default: return Expr();
     }
 }
 
@@ -155,10 +126,8 @@ Expr fold_call(const Call* op) {
     }
     Type t = op->type;
     switch (op->op) {
-        case Intrinsic::likely:
-            return op->args[0];
-        case Intrinsic::if_then_else:
-            return *const_bits(op->args[0]) ? op->args[1] : op->args[2];
+        case Intrinsic::likely: return op->args[0];
+        case Intrinsic::if_then_else: return *const_bits(op->args[0]) ? op->args[1] : op->args[2];
         case Intrinsic::abs:
             if (t.is_float()) return make_const(t, std::fabs(*as_const_float(op->args[0])));
             if (t.is_int()) {
@@ -167,18 +136,14 @@ Expr fold_call(const Call* op) {
                                   v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v);
             }
             return op->args[0];
-        case Intrinsic::floor:
-            return make_const(t, std::floor(*as_const_float(op->args[0])));
-        case Intrinsic::ceil:
-            return make_const(t, std::ceil(*as_const_float(op->args[0])));
-        case Intrinsic::trunc:
-            return make_const(t, std::trunc(*as_const_float(op->args[0])));
+        case Intrinsic::floor: return make_const(t, std::floor(*as_const_float(op->args[0])));
+        case Intrinsic::ceil: return make_const(t, std::ceil(*as_const_float(op->args[0])));
+        case Intrinsic::trunc: return make_const(t, std::trunc(*as_const_float(op->args[0])));
         case Intrinsic::round:  // round half to even, as the backends emit it
             return make_const(t, std::nearbyint(*as_const_float(op->args[0])));
         case Intrinsic::isnan:
             return make_const(t, int64_t(std::isnan(*as_const_float(op->args[0]))));
-        default:
-            return Expr();  // libm results are not folded: they may differ per target
+        default: return Expr();  // libm results are not folded: they may differ per target
     }
 }
 
@@ -192,18 +157,15 @@ Expr const_fold(const Expr& e) {
             auto v = const_bits(e.as<Not>()->a);
             return v ? make_const(e.type(), int64_t(*v == 0)) : Expr();
         }
-        case IRNodeType::Cast:
-            return fold_cast(e.as<Cast>());
+        case IRNodeType::Cast: return fold_cast(e.as<Cast>());
         case IRNodeType::Select: {
             const auto* op = e.as<Select>();
             auto c = const_bits(op->condition);
             if (!c) return Expr();
             return *c ? op->true_value : op->false_value;
         }
-        case IRNodeType::Call:
-            return fold_call(e.as<Call>());
-        default:
-            return Expr();
+        case IRNodeType::Call: return fold_call(e.as<Call>());
+        default: return Expr();
     }
 }
 

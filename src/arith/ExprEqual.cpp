@@ -15,11 +15,12 @@ bool binary_operands(const Expr& e, const Expr** a, const Expr** b) {
     }
         TESSEL_BINARY_CASE(Add)
         TESSEL_BINARY_CASE(Sub)
-        TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod)
-            TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
-                TESSEL_BINARY_CASE(Max) TESSEL_BINARY_CASE(EQ) TESSEL_BINARY_CASE(NE)
-                    TESSEL_BINARY_CASE(LT) TESSEL_BINARY_CASE(LE) TESSEL_BINARY_CASE(GT)
-                        TESSEL_BINARY_CASE(GE) TESSEL_BINARY_CASE(And) TESSEL_BINARY_CASE(Or)
+        TESSEL_BINARY_CASE(Mul)
+        TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv)
+            TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+                TESSEL_BINARY_CASE(EQ) TESSEL_BINARY_CASE(NE) TESSEL_BINARY_CASE(LT)
+                    TESSEL_BINARY_CASE(LE) TESSEL_BINARY_CASE(GT) TESSEL_BINARY_CASE(GE)
+                        TESSEL_BINARY_CASE(And) TESSEL_BINARY_CASE(Or)
 #undef TESSEL_BINARY_CASE
                             default : return false;
     }
@@ -28,15 +29,15 @@ bool binary_operands(const Expr& e, const Expr** a, const Expr** b) {
 Expr make_binary(IRNodeType t, Expr a, Expr b) {
     switch (t) {
 #define TESSEL_MAKE_CASE(T) \
-    case IRNodeType::T:     \
-        return T::make(std::move(a), std::move(b));
+    case IRNodeType::T: return T::make(std::move(a), std::move(b));
         TESSEL_MAKE_CASE(Add)
         TESSEL_MAKE_CASE(Sub)
-            TESSEL_MAKE_CASE(Mul) TESSEL_MAKE_CASE(Div) TESSEL_MAKE_CASE(Mod)
-                TESSEL_MAKE_CASE(FloorDiv) TESSEL_MAKE_CASE(FloorMod) TESSEL_MAKE_CASE(Min)
-                    TESSEL_MAKE_CASE(Max) TESSEL_MAKE_CASE(EQ) TESSEL_MAKE_CASE(NE)
-                        TESSEL_MAKE_CASE(LT) TESSEL_MAKE_CASE(LE) TESSEL_MAKE_CASE(GT)
-                            TESSEL_MAKE_CASE(GE) TESSEL_MAKE_CASE(And) TESSEL_MAKE_CASE(Or)
+        TESSEL_MAKE_CASE(Mul)
+            TESSEL_MAKE_CASE(Div) TESSEL_MAKE_CASE(Mod) TESSEL_MAKE_CASE(FloorDiv)
+                TESSEL_MAKE_CASE(FloorMod) TESSEL_MAKE_CASE(Min) TESSEL_MAKE_CASE(Max)
+                    TESSEL_MAKE_CASE(EQ) TESSEL_MAKE_CASE(NE) TESSEL_MAKE_CASE(LT)
+                        TESSEL_MAKE_CASE(LE) TESSEL_MAKE_CASE(GT) TESSEL_MAKE_CASE(GE)
+                            TESSEL_MAKE_CASE(And) TESSEL_MAKE_CASE(Or)
 #undef TESSEL_MAKE_CASE
                                 default : TESSEL_CHECK(false)
                                           << "make_binary of "
@@ -61,20 +62,15 @@ bool same_node_equal(const Expr& a, const Expr& b) {
         return expr_equal(*a0, *b0) && expr_equal(*a1, *b1);
     }
     switch (a.node_type()) {
-        case IRNodeType::IntImm:
-            return a.as<IntImm>()->value == b.as<IntImm>()->value;
-        case IRNodeType::UIntImm:
-            return a.as<UIntImm>()->value == b.as<UIntImm>()->value;
+        case IRNodeType::IntImm: return a.as<IntImm>()->value == b.as<IntImm>()->value;
+        case IRNodeType::UIntImm: return a.as<UIntImm>()->value == b.as<UIntImm>()->value;
         case IRNodeType::FloatImm: {
             double x = a.as<FloatImm>()->value, y = b.as<FloatImm>()->value;
             return x == y ? std::signbit(x) == std::signbit(y) : (x != x && y != y);
         }
-        case IRNodeType::Variable:
-            return false;  // identity was checked by the caller
-        case IRNodeType::Cast:
-            return expr_equal(a.as<Cast>()->value, b.as<Cast>()->value);
-        case IRNodeType::Not:
-            return expr_equal(a.as<Not>()->a, b.as<Not>()->a);
+        case IRNodeType::Variable: return false;  // identity was checked by the caller
+        case IRNodeType::Cast: return expr_equal(a.as<Cast>()->value, b.as<Cast>()->value);
+        case IRNodeType::Not: return expr_equal(a.as<Not>()->a, b.as<Not>()->a);
         case IRNodeType::Select: {
             const auto *x = a.as<Select>(), *y = b.as<Select>();
             return expr_equal(x->condition, y->condition) &&
@@ -110,8 +106,7 @@ bool same_node_equal(const Expr& a, const Expr& b) {
             const auto *x = a.as<BufferLoad>(), *y = b.as<BufferLoad>();
             return x->buffer.same_as(y->buffer) && all_equal(x->indices, y->indices);
         }
-        default:
-            return false;  // Reduce: by identity only
+        default: return false;  // Reduce: by identity only
     }
 }
 }  // namespace

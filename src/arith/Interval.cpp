@@ -172,8 +172,7 @@ Interval BoundsFinder::node(const Expr& e) {
                 return get(*v ? op->true_value : op->false_value);
             return interval_union(get(op->true_value), get(op->false_value));
         }
-        case IRNodeType::Cast:
-            return cast(e.as<Cast>());
+        case IRNodeType::Cast: return cast(e.as<Cast>());
         case IRNodeType::Ramp: {
             const auto* op = e.as<Ramp>();
             Expr last = Add::make(
@@ -181,17 +180,14 @@ Interval BoundsFinder::node(const Expr& e) {
                 Mul::make(op->stride, make_const(op->stride.type(), int64_t(op->lanes - 1))));
             return interval_union(get(op->base), get(last));
         }
-        case IRNodeType::Broadcast:
-            return get(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast: return get(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             local_[op->var.get()] = get(op->value);
             return get(op->body);
         }
-        case IRNodeType::Call:
-            return call(e.as<Call>());
-        default:
-            return type_range(e.type());  // loads, tensor reads, reductions
+        case IRNodeType::Call: return call(e.as<Call>());
+        default: return type_range(e.type());  // loads, tensor reads, reductions
     }
 }
 
@@ -201,18 +197,13 @@ Interval BoundsFinder::binary(const Expr& e, const Expr& ea, const Expr& eb) {
     if (a.is_single_point() && b.is_single_point())
         return Interval::single_point(simp(internal::make_binary(t, a.min, b.min)));
     switch (t) {
-        case IRNodeType::Add:
-            return Interval(both(t, a.min, b.min), both(t, a.max, b.max));
-        case IRNodeType::Sub:
-            return Interval(both(t, a.min, b.max), both(t, a.max, b.min));
-        case IRNodeType::Mul:
-            return mul(a, b);
+        case IRNodeType::Add: return Interval(both(t, a.min, b.min), both(t, a.max, b.max));
+        case IRNodeType::Sub: return Interval(both(t, a.min, b.max), both(t, a.max, b.min));
+        case IRNodeType::Mul: return mul(a, b);
         case IRNodeType::Div:
-        case IRNodeType::FloorDiv:
-            return divide(e, a, b);
+        case IRNodeType::FloorDiv: return divide(e, a, b);
         case IRNodeType::Mod:
-        case IRNodeType::FloorMod:
-            return modulo(e, a, b);
+        case IRNodeType::FloorMod: return modulo(e, a, b);
         case IRNodeType::Min:
             return Interval(both(t, a.min, b.min), !a.max.defined()   ? b.max
                                                    : !b.max.defined() ? a.max
@@ -332,10 +323,8 @@ Interval BoundsFinder::cast(const Cast* op) {
 
 Interval BoundsFinder::call(const Call* op) {
     switch (op->op) {
-        case Intrinsic::likely:
-            return get(op->args[0]);
-        case Intrinsic::if_then_else:
-            return interval_union(get(op->args[1]), get(op->args[2]));
+        case Intrinsic::likely: return get(op->args[0]);
+        case Intrinsic::if_then_else: return interval_union(get(op->args[1]), get(op->args[2]));
         case Intrinsic::abs: {
             if (!op->type.is_int()) break;
             Interval a = get(op->args[0]);
@@ -345,8 +334,7 @@ Interval BoundsFinder::call(const Call* op) {
                                 simp(Max::make(Sub::make(make_zero(op->type), a.min), a.max)));
             break;
         }
-        default:
-            break;
+        default: break;
     }
     return type_range(op->type);
 }
@@ -439,8 +427,7 @@ std::optional<bool> prove_compare(const Expr& cond, const Scope& scope) {
             if (lt0 || gt0) return true;
             if (d.min && d.max && *d.min == 0 && *d.max == 0) return false;
             break;
-        default:
-            break;
+        default: break;
     }
     return std::nullopt;
 }

@@ -76,10 +76,8 @@ private:
 
 ModularSet ModularFinder::binary(const Expr& e, const ModularSet& a, const ModularSet& b) {
     switch (e.node_type()) {
-        case IRNodeType::Add:
-            return from128(gcd128(a.coeff, b.coeff), int128(a.base) + b.base);
-        case IRNodeType::Sub:
-            return from128(gcd128(a.coeff, b.coeff), int128(a.base) - b.base);
+        case IRNodeType::Add: return from128(gcd128(a.coeff, b.coeff), int128(a.base) + b.base);
+        case IRNodeType::Sub: return from128(gcd128(a.coeff, b.coeff), int128(a.base) - b.base);
         case IRNodeType::Mul: {
             int128 g = gcd128(gcd128(int128(a.coeff) * b.coeff, int128(a.coeff) * b.base),
                               int128(b.coeff) * a.base);
@@ -107,10 +105,8 @@ ModularSet ModularFinder::binary(const Expr& e, const ModularSet& a, const Modul
             break;
         }
         case IRNodeType::Min:
-        case IRNodeType::Max:
-            return modular_union(a, b);
-        default:
-            break;
+        case IRNodeType::Max: return modular_union(a, b);
+        default: break;
     }
     return ModularSet::everything();
 }
@@ -149,8 +145,7 @@ ModularSet ModularFinder::node(const Expr& e) {
             ModularSet base = get(op->base), stride = get(op->stride);
             return from128(gcd128(gcd128(base.coeff, stride.coeff), stride.base), base.base);
         }
-        case IRNodeType::Broadcast:
-            return get(e.as<Broadcast>()->value);
+        case IRNodeType::Broadcast: return get(e.as<Broadcast>()->value);
         case IRNodeType::Let: {
             const auto* op = e.as<Let>();
             local_[op->var.get()] = get(op->value);
@@ -162,8 +157,7 @@ ModularSet ModularFinder::node(const Expr& e) {
                 return modular_union(get(op->args[1]), get(op->args[2]));
             break;
         }
-        default:
-            break;
+        default: break;
     }
     return ModularSet::everything();
 }

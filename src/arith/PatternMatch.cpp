@@ -138,10 +138,8 @@ bool is_commutative(IRNodeType t) {
         case IRNodeType::EQ:
         case IRNodeType::NE:
         case IRNodeType::And:
-        case IRNodeType::Or:
-            return true;
-        default:
-            return false;
+        case IRNodeType::Or: return true;
+        default: return false;
     }
 }
 
@@ -170,8 +168,7 @@ bool match_node(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
         return is_commutative(p->node) && match_pair(p->a.get(), *b, p->b.get(), *a, m, k);
     }
     switch (p->node) {
-        case IRNodeType::Not:
-            return match(p->a.get(), e.as<Not>()->a, m, k);
+        case IRNodeType::Not: return match(p->a.get(), e.as<Not>()->a, m, k);
         case IRNodeType::Select: {
             const auto* op = e.as<Select>();
             auto rest = [&](MatchState& m2) {
@@ -189,8 +186,7 @@ bool match_node(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
             if (!match_lanes(op->lanes, m)) return false;
             return match(p->a.get(), op->value, m, k);
         }
-        default:
-            return false;
+        default: return false;
     }
 }
 
@@ -217,16 +213,13 @@ bool match(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
         }
         case PatOp::IntLit:
             return !e.type().is_float() && !e.type().is_bool() && is_const_int(e, p->value) && k(m);
-        case PatOp::BoolLit:
-            return e.type().is_bool() && is_const_int(e, p->value) && k(m);
+        case PatOp::BoolLit: return e.type().is_bool() && is_const_int(e, p->value) && k(m);
         case PatOp::FloatLit: {
             auto f = as_const_float(e);
             return f && *f == p->fvalue && std::signbit(*f) == std::signbit(p->fvalue) && k(m);
         }
-        case PatOp::Node:
-            return match_node(p, e, m, k);
-        default:
-            return false;
+        case PatOp::Node: return match_node(p, e, m, k);
+        default: return false;
     }
 }
 
@@ -235,16 +228,11 @@ bool match(const PatNode* p, const Expr& e, MatchState& m, Cont k) {
 
 std::optional<Type> infer(const PatNode* p, const MatchState& m) {
     switch (p->op) {
-        case PatOp::Wild:
-            return m.wild[p->index].type();
-        case PatOp::ConstWild:
-            return m.ctype[p->index];
-        case PatOp::Fold:
-            return infer(p->a.get(), m);
-        case PatOp::Node:
-            break;
-        default:
-            return std::nullopt;
+        case PatOp::Wild: return m.wild[p->index].type();
+        case PatOp::ConstWild: return m.ctype[p->index];
+        case PatOp::Fold: return infer(p->a.get(), m);
+        case PatOp::Node: break;
+        default: return std::nullopt;
     }
     switch (p->node) {
         case IRNodeType::EQ:
@@ -258,8 +246,7 @@ std::optional<Type> infer(const PatNode* p, const MatchState& m) {
             if (t) return Bool(t->lanes);
             return std::nullopt;
         }
-        case IRNodeType::Not:
-            return infer(p->a.get(), m);
+        case IRNodeType::Not: return infer(p->a.get(), m);
         case IRNodeType::Select: {
             auto t = infer(p->b.get(), m);
             return t ? t : infer(p->c.get(), m);
@@ -301,8 +288,7 @@ Expr build_node(const PatNode* p, const MatchState& m, Type hint) {
             Type t = operand_type(p, m, m.operand_type);
             return make_binary(p->node, build(p->a.get(), m, t), build(p->b.get(), m, t));
         }
-        case IRNodeType::Not:
-            return Not::make(build(p->a.get(), m, hint));
+        case IRNodeType::Not: return Not::make(build(p->a.get(), m, hint));
         case IRNodeType::Select: {
             auto vt = infer(p->b.get(), m);
             if (!vt) vt = infer(p->c.get(), m);
@@ -325,22 +311,14 @@ Expr build_node(const PatNode* p, const MatchState& m, Type hint) {
 
 Expr build(const PatNode* p, const MatchState& m, Type hint) {
     switch (p->op) {
-        case PatOp::Wild:
-            return m.wild[p->index];
-        case PatOp::ConstWild:
-            return make_const(m.ctype[p->index], m.cval[p->index]);
-        case PatOp::IntLit:
-            return make_const(hint, p->value);
-        case PatOp::FloatLit:
-            return make_const(hint, p->fvalue);
-        case PatOp::BoolLit:
-            return make_const(Bool(hint.lanes), p->value);
-        case PatOp::Node:
-            return build_node(p, m, hint);
-        case PatOp::Fold:
-            return const_fold_tree(build(p->a.get(), m, hint));
-        default:
-            TESSEL_CHECK(false) << "predicate-only pattern in a rewrite";
+        case PatOp::Wild: return m.wild[p->index];
+        case PatOp::ConstWild: return make_const(m.ctype[p->index], m.cval[p->index]);
+        case PatOp::IntLit: return make_const(hint, p->value);
+        case PatOp::FloatLit: return make_const(hint, p->fvalue);
+        case PatOp::BoolLit: return make_const(Bool(hint.lanes), p->value);
+        case PatOp::Node: return build_node(p, m, hint);
+        case PatOp::Fold: return const_fold_tree(build(p->a.get(), m, hint));
+        default: TESSEL_CHECK(false) << "predicate-only pattern in a rewrite";
     }
     return Expr();
 }
@@ -367,39 +345,25 @@ std::optional<int128> eval_node(const PatNode* p, const MatchState& m, RuleConte
     auto a = eval(p->a.get(), m, ctx), b = eval(p->b.get(), m, ctx);
     if (!a || !b) return std::nullopt;
     switch (p->node) {
-        case IRNodeType::Add:
-            return *a + *b;
-        case IRNodeType::Sub:
-            return *a - *b;
-        case IRNodeType::Mul:
-            return *a * *b;
-        case IRNodeType::Div:
-            return *b == 0 ? std::nullopt : std::optional<int128>(*a / *b);
-        case IRNodeType::Mod:
-            return *b == 0 ? std::nullopt : std::optional<int128>(*a % *b);
+        case IRNodeType::Add: return *a + *b;
+        case IRNodeType::Sub: return *a - *b;
+        case IRNodeType::Mul: return *a * *b;
+        case IRNodeType::Div: return *b == 0 ? std::nullopt : std::optional<int128>(*a / *b);
+        case IRNodeType::Mod: return *b == 0 ? std::nullopt : std::optional<int128>(*a % *b);
         case IRNodeType::FloorDiv:
             return *b == 0 ? std::nullopt : std::optional<int128>(div_floor128(*a, *b));
         case IRNodeType::FloorMod:
             if (*b == 0) return std::nullopt;
             return *a - div_floor128(*a, *b) * *b;
-        case IRNodeType::Min:
-            return std::min(*a, *b);
-        case IRNodeType::Max:
-            return std::max(*a, *b);
-        case IRNodeType::EQ:
-            return int128(*a == *b);
-        case IRNodeType::NE:
-            return int128(*a != *b);
-        case IRNodeType::LT:
-            return int128(*a < *b);
-        case IRNodeType::LE:
-            return int128(*a <= *b);
-        case IRNodeType::GT:
-            return int128(*a > *b);
-        case IRNodeType::GE:
-            return int128(*a >= *b);
-        default:
-            return std::nullopt;
+        case IRNodeType::Min: return std::min(*a, *b);
+        case IRNodeType::Max: return std::max(*a, *b);
+        case IRNodeType::EQ: return int128(*a == *b);
+        case IRNodeType::NE: return int128(*a != *b);
+        case IRNodeType::LT: return int128(*a < *b);
+        case IRNodeType::LE: return int128(*a <= *b);
+        case IRNodeType::GT: return int128(*a > *b);
+        case IRNodeType::GE: return int128(*a >= *b);
+        default: return std::nullopt;
     }
 }
 
@@ -407,12 +371,9 @@ std::optional<int128> eval(const PatNode* p, const MatchState& m, RuleContext& c
     auto wild = [&]() -> const Expr& { return m.wild[p->a->index]; };
     switch (p->op) {
         case PatOp::IntLit:
-        case PatOp::BoolLit:
-            return int128(p->value);
-        case PatOp::ConstWild:
-            return int128(m.cval[p->index]);
-        case PatOp::Node:
-            return eval_node(p, m, ctx);
+        case PatOp::BoolLit: return int128(p->value);
+        case PatOp::ConstWild: return int128(m.cval[p->index]);
+        case PatOp::Node: return eval_node(p, m, ctx);
         case PatOp::Lower: {
             auto b = ctx.const_bounds(wild()).min;
             return b ? std::optional<int128>(*b) : std::nullopt;
@@ -421,22 +382,14 @@ std::optional<int128> eval(const PatNode* p, const MatchState& m, RuleContext& c
             auto b = ctx.const_bounds(wild()).max;
             return b ? std::optional<int128>(*b) : std::nullopt;
         }
-        case PatOp::ModCoeff:
-            return int128(ctx.modular(wild()).coeff);
-        case PatOp::ModBase:
-            return int128(ctx.modular(wild()).base);
-        case PatOp::Prove:
-            return int128(ctx.prove(build(p->a.get(), m, Bool(1))));
-        case PatOp::NoOverflow:
-            return int128(assumes_no_overflow(m.operand_type));
-        case PatOp::TypeMax:
-            return type_max128(m.operand_type);
-        case PatOp::TypeMin:
-            return type_min128(m.operand_type);
-        case PatOp::IsInt:
-            return int128(!wild().type().is_float());
-        default:
-            return std::nullopt;
+        case PatOp::ModCoeff: return int128(ctx.modular(wild()).coeff);
+        case PatOp::ModBase: return int128(ctx.modular(wild()).base);
+        case PatOp::Prove: return int128(ctx.prove(build(p->a.get(), m, Bool(1))));
+        case PatOp::NoOverflow: return int128(assumes_no_overflow(m.operand_type));
+        case PatOp::TypeMax: return type_max128(m.operand_type);
+        case PatOp::TypeMin: return type_min128(m.operand_type);
+        case PatOp::IsInt: return int128(!wild().type().is_float());
+        default: return std::nullopt;
     }
 }
 

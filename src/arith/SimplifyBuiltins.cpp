@@ -40,8 +40,7 @@ std::optional<bool> decide(IRNodeType op, const ConstInterval& d) {
             if ((d.max && *d.max < 0) || (d.min && *d.min > 0)) return !eq;
             break;
         }
-        default:
-            break;
+        default: break;
     }
     return std::nullopt;
 }
@@ -140,12 +139,8 @@ Expr canonical_compare(IRNodeType op, const LinearForm& d, Type result) {
     int128 k;  // the comparison becomes P/g op N/g + k
     int128 c = d.constant;
     switch (op) {
-        case IRNodeType::LT:
-            k = div_floor128(-c + g - 1, g);
-            break;  // ceil(-c / g)
-        case IRNodeType::LE:
-            k = div_floor128(-c, g);
-            break;
+        case IRNodeType::LT: k = div_floor128(-c + g - 1, g); break;  // ceil(-c / g)
+        case IRNodeType::LE: k = div_floor128(-c, g); break;
         default:
             if (c % g != 0) return make_const(result, int64_t(op == IRNodeType::NE));
             k = -c / g;
@@ -228,10 +223,8 @@ Expr constant_to_the_right(const Expr& e) {
         case IRNodeType::EQ:
         case IRNodeType::NE:
         case IRNodeType::And:
-        case IRNodeType::Or:
-            break;
-        default:
-            return Expr();
+        case IRNodeType::Or: break;
+        default: return Expr();
     }
     const Expr *a, *b;
     binary_operands(e, &a, &b);
@@ -251,20 +244,16 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
         }
         case IRNodeType::Add:
         case IRNodeType::Sub:
-        case IRNodeType::Mul:
-            return rewrite_linear(e);
+        case IRNodeType::Mul: return rewrite_linear(e);
         case IRNodeType::FloorDiv:
-        case IRNodeType::FloorMod:
-            return rewrite_div_mod(e);
+        case IRNodeType::FloorMod: return rewrite_div_mod(e);
         case IRNodeType::EQ:
         case IRNodeType::NE:
         case IRNodeType::LT:
         case IRNodeType::LE:
         case IRNodeType::GT:
-        case IRNodeType::GE:
-            return rewrite_compare(e);
-        case IRNodeType::Cast:
-            return rewrite_cast(e.as<Cast>());
+        case IRNodeType::GE: return rewrite_compare(e);
+        case IRNodeType::Cast: return rewrite_cast(e.as<Cast>());
         case IRNodeType::Call: {
             const auto* op = e.as<Call>();
             if (op->op != Intrinsic::if_then_else) return Expr();
@@ -272,8 +261,7 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
             if (expr_equal(op->args[1], op->args[2])) return op->args[1];
             return Expr();
         }
-        default:
-            return Expr();
+        default: return Expr();
     }
 }
 

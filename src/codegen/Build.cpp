@@ -22,18 +22,12 @@ namespace {
 
 DataType runtime_type(Type t) {
     switch (t.code) {
-        case TypeCode::Int:
-            return {DataTypeCode::Int, t.bits, t.lanes};
-        case TypeCode::UInt:
-            return {DataTypeCode::UInt, t.bits, t.lanes};
-        case TypeCode::Float:
-            return {DataTypeCode::Float, t.bits, t.lanes};
-        case TypeCode::BFloat:
-            return {DataTypeCode::BFloat, t.bits, t.lanes};
-        case TypeCode::Bool:
-            return {DataTypeCode::Bool, 8, t.lanes};
-        case TypeCode::Handle:
-            break;
+        case TypeCode::Int: return {DataTypeCode::Int, t.bits, t.lanes};
+        case TypeCode::UInt: return {DataTypeCode::UInt, t.bits, t.lanes};
+        case TypeCode::Float: return {DataTypeCode::Float, t.bits, t.lanes};
+        case TypeCode::BFloat: return {DataTypeCode::BFloat, t.bits, t.lanes};
+        case TypeCode::Bool: return {DataTypeCode::Bool, 8, t.lanes};
+        case TypeCode::Handle: break;
     }
     TESSEL_THROW(CompileError) << "llvm: a kernel argument cannot have type " << t;
 }

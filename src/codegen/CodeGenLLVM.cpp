@@ -19,23 +19,15 @@ llvm::Type* CodeGenLLVM::llvm_type(Type t) {
     llvm::Type* elem = nullptr;
     switch (t.code) {
         case TypeCode::Int:
-        case TypeCode::UInt:
-            elem = llvm::Type::getIntNTy(context_, t.bits);
-            break;
-        case TypeCode::Bool:
-            elem = llvm::Type::getInt1Ty(context_);
-            break;
+        case TypeCode::UInt: elem = llvm::Type::getIntNTy(context_, t.bits); break;
+        case TypeCode::Bool: elem = llvm::Type::getInt1Ty(context_); break;
         case TypeCode::Float:
             elem = t.bits == 16   ? llvm::Type::getHalfTy(context_)
                    : t.bits == 32 ? llvm::Type::getFloatTy(context_)
                                   : llvm::Type::getDoubleTy(context_);
             break;
-        case TypeCode::BFloat:
-            elem = llvm::Type::getBFloatTy(context_);
-            break;
-        case TypeCode::Handle:
-            elem = llvm::PointerType::get(context_, 0);
-            break;
+        case TypeCode::BFloat: elem = llvm::Type::getBFloatTy(context_); break;
+        case TypeCode::Handle: elem = llvm::PointerType::get(context_, 0); break;
     }
     if (t.lanes == 1) return elem;
     return llvm::FixedVectorType::get(elem, t.lanes);
@@ -80,23 +72,20 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
     TESSEL_CHECK(e.defined()) << "codegen of an undefined expression";
     Type t = e.type();
     switch (e.node_type()) {
-        case IRNodeType::IntImm:
-            return constant(t, e.as<IntImm>()->value);
+        case IRNodeType::IntImm: return constant(t, e.as<IntImm>()->value);
         case IRNodeType::UIntImm:
             return llvm::ConstantInt::get(llvm_type(t), e.as<UIntImm>()->value, false);
         case IRNodeType::FloatImm:
             return llvm::ConstantFP::get(llvm_type(t), e.as<FloatImm>()->value);
-        case IRNodeType::Variable:
-            return lookup(Var(e.as<Variable>()));
-        case IRNodeType::Cast:
-            return emit_cast(t, e.as<Cast>()->value);
+        case IRNodeType::Variable: return lookup(Var(e.as<Variable>()));
+        case IRNodeType::Cast: return emit_cast(t, e.as<Cast>()->value);
 #define TESSEL_BINARY_CASE(T) \
-    case IRNodeType::T:       \
-        return emit_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b, t);
+    case IRNodeType::T: return emit_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b, t);
             TESSEL_BINARY_CASE(Add)
-            TESSEL_BINARY_CASE(Sub) TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div)
-                TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod)
-                    TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(Sub)
+            TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod)
+                TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
+                    TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
@@ -108,15 +97,13 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));
-        case IRNodeType::Not:
-            return builder_.CreateNot(codegen(e.as<Not>()->a));
+        case IRNodeType::Not: return builder_.CreateNot(codegen(e.as<Not>()->a));
         case IRNodeType::Select: {
             const Select* op = e.as<Select>();
             llvm::Value* c = codegen(op->condition);
             return builder_.CreateSelect(c, codegen(op->true_value), codegen(op->false_value));
         }
-        case IRNodeType::Ramp:
-            return emit_ramp(e.as<Ramp>());
+        case IRNodeType::Ramp: return emit_ramp(e.as<Ramp>());
         case IRNodeType::Broadcast: {
             const Broadcast* op = e.as<Broadcast>();
             return builder_.CreateVectorSplat(op->lanes, codegen(op->value));
@@ -133,10 +120,8 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
                 vars_.erase(op->var.get());
             return body;
         }
-        case IRNodeType::Call:
-            return emit_call(e.as<Call>());
-        case IRNodeType::Load:
-            return emit_load(e.as<Load>());
+        case IRNodeType::Call: return emit_call(e.as<Call>());
+        case IRNodeType::Load: return emit_load(e.as<Load>());
         case IRNodeType::TensorRead:
         case IRNodeType::Reduce:
         case IRNodeType::BufferLoad:
@@ -188,16 +173,11 @@ llvm::Value* CodeGenLLVM::emit_binary(IRNodeType op, const Expr& a, const Expr& 
 llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
     (void)t;
     switch (op) {
-        case IRNodeType::Add:
-            return builder_.CreateFAdd(a, b);
-        case IRNodeType::Sub:
-            return builder_.CreateFSub(a, b);
-        case IRNodeType::Mul:
-            return builder_.CreateFMul(a, b);
-        case IRNodeType::Div:
-            return builder_.CreateFDiv(a, b);
-        case IRNodeType::Mod:
-            return builder_.CreateFRem(a, b);
+        case IRNodeType::Add: return builder_.CreateFAdd(a, b);
+        case IRNodeType::Sub: return builder_.CreateFSub(a, b);
+        case IRNodeType::Mul: return builder_.CreateFMul(a, b);
+        case IRNodeType::Div: return builder_.CreateFDiv(a, b);
+        case IRNodeType::Mod: return builder_.CreateFRem(a, b);
         case IRNodeType::FloorDiv:
             return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
         case IRNodeType::FloorMod: {
@@ -205,12 +185,9 @@ llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm:
                 builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
             return builder_.CreateFSub(a, builder_.CreateFMul(b, q));
         }
-        case IRNodeType::Min:
-            return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
-        case IRNodeType::Max:
-            return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
-        default:
-            TESSEL_CHECK(false) << "codegen: float " << node_type_name(op);
+        case IRNodeType::Min: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+        case IRNodeType::Max: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+        default: TESSEL_CHECK(false) << "codegen: float " << node_type_name(op);
     }
     return nullptr;
 }
@@ -220,23 +197,19 @@ llvm::Value* CodeGenLLVM::emit_int_binary(IRNodeType op, llvm::Value* a, llvm::V
     switch (op) {
         case IRNodeType::Add:  // wrapping: no nsw/nuw (ir/IR.h)
             return builder_.CreateAdd(a, b);
-        case IRNodeType::Sub:
-            return builder_.CreateSub(a, b);
-        case IRNodeType::Mul:
-            return builder_.CreateMul(a, b);
+        case IRNodeType::Sub: return builder_.CreateSub(a, b);
+        case IRNodeType::Mul: return builder_.CreateMul(a, b);
         case IRNodeType::Div:
         case IRNodeType::Mod:
         case IRNodeType::FloorDiv:
-        case IRNodeType::FloorMod:
-            return emit_int_division(op, a, b, t);
+        case IRNodeType::FloorMod: return emit_int_division(op, a, b, t);
         case IRNodeType::Min:
             return builder_.CreateBinaryIntrinsic(
                 sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
         case IRNodeType::Max:
             return builder_.CreateBinaryIntrinsic(
                 sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
-        default:
-            TESSEL_CHECK(false) << "codegen: integer " << node_type_name(op);
+        default: TESSEL_CHECK(false) << "codegen: integer " << node_type_name(op);
     }
     return nullptr;
 }
@@ -306,10 +279,8 @@ llvm::Value* CodeGenLLVM::emit_ramp(const Ramp* op) {
 llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
     Type t = op->type;
     switch (op->op) {
-        case Intrinsic::likely:
-            return codegen(op->args[0]);
-        case Intrinsic::if_then_else:
-            return emit_lazy_select(op);
+        case Intrinsic::likely: return codegen(op->args[0]);
+        case Intrinsic::if_then_else: return emit_lazy_select(op);
         case Intrinsic::isnan: {
             llvm::Value* x = codegen(op->args[0]);
             return builder_.CreateFCmpUNO(x, x);
@@ -324,8 +295,7 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
         case Intrinsic::thread_barrier:
             TESSEL_THROW(CompileError) << "llvm: thread_barrier has no meaning on a CPU target "
                                           "(a GPU schedule was compiled for llvm)";
-        default:
-            break;
+        default: break;
     }
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) args.push_back(widen_half(codegen(a), t));
@@ -337,30 +307,18 @@ llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Valu
     llvm::Value* x = args[0];
     auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
     switch (op->op) {
-        case Intrinsic::exp:
-            return unary(I::exp);
-        case Intrinsic::exp2:
-            return unary(I::exp2);
-        case Intrinsic::log:
-            return unary(I::log);
-        case Intrinsic::log2:
-            return unary(I::log2);
-        case Intrinsic::sqrt:
-            return unary(I::sqrt);
-        case Intrinsic::sin:
-            return unary(I::sin);
-        case Intrinsic::cos:
-            return unary(I::cos);
-        case Intrinsic::abs:
-            return unary(I::fabs);
-        case Intrinsic::floor:
-            return unary(I::floor);
-        case Intrinsic::ceil:
-            return unary(I::ceil);
-        case Intrinsic::round:
-            return unary(I::roundeven);  // nearbyint: half to even
-        case Intrinsic::trunc:
-            return unary(I::trunc);
+        case Intrinsic::exp: return unary(I::exp);
+        case Intrinsic::exp2: return unary(I::exp2);
+        case Intrinsic::log: return unary(I::log);
+        case Intrinsic::log2: return unary(I::log2);
+        case Intrinsic::sqrt: return unary(I::sqrt);
+        case Intrinsic::sin: return unary(I::sin);
+        case Intrinsic::cos: return unary(I::cos);
+        case Intrinsic::abs: return unary(I::fabs);
+        case Intrinsic::floor: return unary(I::floor);
+        case Intrinsic::ceil: return unary(I::ceil);
+        case Intrinsic::round: return unary(I::roundeven);  // nearbyint: half to even
+        case Intrinsic::trunc: return unary(I::trunc);
         case Intrinsic::rsqrt:
             return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unary(I::sqrt));
         case Intrinsic::sigmoid: {
@@ -368,16 +326,12 @@ llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Valu
             llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
             return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
         }
-        case Intrinsic::tanh:
-            return emit_libm_call("tanh", x, t);
-        case Intrinsic::erf:
-            return emit_libm_call("erf", x, t);
-        case Intrinsic::pow:
-            return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
+        case Intrinsic::tanh: return emit_libm_call("tanh", x, t);
+        case Intrinsic::erf: return emit_libm_call("erf", x, t);
+        case Intrinsic::pow: return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
         case Intrinsic::fma:
             return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
-        default:
-            TESSEL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
+        default: TESSEL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
     }
     return nullptr;
 }

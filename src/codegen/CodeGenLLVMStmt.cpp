@@ -73,30 +73,16 @@ void CodeGenLLVM::codegen(const Stmt& s) {
             vars_.erase(op->var.get());
             break;
         }
-        case IRNodeType::AttrStmt:
-            codegen(s.as<AttrStmt>()->body);
-            break;
-        case IRNodeType::AssertStmt:
-            emit_assert(s.as<AssertStmt>());
-            break;
-        case IRNodeType::For:
-            emit_for(s.as<For>());
-            break;
-        case IRNodeType::Store:
-            emit_store(s.as<Store>());
-            break;
-        case IRNodeType::Allocate:
-            emit_allocate(s.as<Allocate>());
-            break;
+        case IRNodeType::AttrStmt: codegen(s.as<AttrStmt>()->body); break;
+        case IRNodeType::AssertStmt: emit_assert(s.as<AssertStmt>()); break;
+        case IRNodeType::For: emit_for(s.as<For>()); break;
+        case IRNodeType::Store: emit_store(s.as<Store>()); break;
+        case IRNodeType::Allocate: emit_allocate(s.as<Allocate>()); break;
         case IRNodeType::Seq:
             for (const Stmt& stmt : s.as<Seq>()->stmts) codegen(stmt);
             break;
-        case IRNodeType::IfThenElse:
-            emit_if(s.as<IfThenElse>());
-            break;
-        case IRNodeType::Evaluate:
-            codegen(s.as<Evaluate>()->value);
-            break;
+        case IRNodeType::IfThenElse: emit_if(s.as<IfThenElse>()); break;
+        case IRNodeType::Evaluate: codegen(s.as<Evaluate>()->value); break;
         case IRNodeType::BufferStore:
             TESSEL_CHECK(false) << "codegen: BufferStore must be flattened before code generation";
             break;
@@ -157,9 +143,7 @@ void CodeGenLLVM::emit_assert(const AssertStmt* op) {
 
 void CodeGenLLVM::emit_for(const For* op) {
     switch (op->kind) {
-        case ForKind::Parallel:
-            emit_parallel_for(op);
-            break;
+        case ForKind::Parallel: emit_parallel_for(op); break;
         case ForKind::ThreadBound:
             TESSEL_THROW(CompileError) << "llvm: loop '" << op->loop_var.name() << "' is bound to "
                                        << op->thread_tag << ", which a CPU target cannot run";

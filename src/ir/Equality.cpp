@@ -41,8 +41,7 @@ public:
     case IRNodeType::T:       \
         return visit(static_cast<const T*>(a.get()), static_cast<const T*>(b.get()));
             TESSEL_FOR_EACH_EXPR_NODE(TESSEL_EQ_DISPATCH)
-            default:
-                TESSEL_CHECK(false) << "statement node in an Expr handle";
+            default: TESSEL_CHECK(false) << "statement node in an Expr handle";
         }
         return false;
     }
@@ -54,8 +53,7 @@ public:
         switch (a.node_type()) {
             TESSEL_FOR_EACH_STMT_NODE(TESSEL_EQ_DISPATCH)
 #undef TESSEL_EQ_DISPATCH
-            default:
-                TESSEL_CHECK(false) << "expression node in a Stmt handle";
+            default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
         }
         return false;
     }

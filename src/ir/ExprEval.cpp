@@ -123,47 +123,24 @@ namespace {
 Scalar float_binary(IRNodeType op, Type t, double a, double b, FloatMode mode) {
     double r = 0;
     switch (op) {
-        case IRNodeType::Add:
-            r = a + b;
-            break;
-        case IRNodeType::Sub:
-            r = a - b;
-            break;
-        case IRNodeType::Mul:
-            r = a * b;
-            break;
-        case IRNodeType::Div:
-            r = a / b;
-            break;
-        case IRNodeType::Mod:
-            r = std::fmod(a, b);
-            break;
-        case IRNodeType::FloorDiv:
-            r = std::floor(round_float_result(a / b, t, mode));
-            break;
+        case IRNodeType::Add: r = a + b; break;
+        case IRNodeType::Sub: r = a - b; break;
+        case IRNodeType::Mul: r = a * b; break;
+        case IRNodeType::Div: r = a / b; break;
+        case IRNodeType::Mod: r = std::fmod(a, b); break;
+        case IRNodeType::FloorDiv: r = std::floor(round_float_result(a / b, t, mode)); break;
         case IRNodeType::FloorMod:
             r = a - b * std::floor(round_float_result(a / b, t, mode));
             break;
-        case IRNodeType::Min:
-            r = std::fmin(a, b);
-            break;
-        case IRNodeType::Max:
-            r = std::fmax(a, b);
-            break;
-        case IRNodeType::EQ:
-            return int_lane(a == b);
-        case IRNodeType::NE:
-            return int_lane(a != b);
-        case IRNodeType::LT:
-            return int_lane(a < b);
-        case IRNodeType::LE:
-            return int_lane(a <= b);
-        case IRNodeType::GT:
-            return int_lane(a > b);
-        case IRNodeType::GE:
-            return int_lane(a >= b);
-        default:
-            TESSEL_CHECK(false) << node_type_name(op) << " of floats";
+        case IRNodeType::Min: r = std::fmin(a, b); break;
+        case IRNodeType::Max: r = std::fmax(a, b); break;
+        case IRNodeType::EQ: return int_lane(a == b);
+        case IRNodeType::NE: return int_lane(a != b);
+        case IRNodeType::LT: return int_lane(a < b);
+        case IRNodeType::LE: return int_lane(a <= b);
+        case IRNodeType::GT: return int_lane(a > b);
+        case IRNodeType::GE: return int_lane(a >= b);
+        default: TESSEL_CHECK(false) << node_type_name(op) << " of floats";
     }
     return float_lane(round_float_result(r, t, mode));
 }
@@ -188,15 +165,9 @@ Scalar int_binary(IRNodeType op, Type t, int64_t a, int64_t b) {
     const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
     int64_t r = 0;
     switch (op) {
-        case IRNodeType::Add:
-            r = static_cast<int64_t>(ua + ub);
-            break;
-        case IRNodeType::Sub:
-            r = static_cast<int64_t>(ua - ub);
-            break;
-        case IRNodeType::Mul:
-            r = static_cast<int64_t>(ua * ub);
-            break;
+        case IRNodeType::Add: r = static_cast<int64_t>(ua + ub); break;
+        case IRNodeType::Sub: r = static_cast<int64_t>(ua - ub); break;
+        case IRNodeType::Mul: r = static_cast<int64_t>(ua * ub); break;
         case IRNodeType::Div:
         case IRNodeType::FloorDiv:
             if (sgn) {
@@ -219,24 +190,15 @@ Scalar int_binary(IRNodeType op, Type t, int64_t a, int64_t b) {
         case IRNodeType::Max:
             r = sgn ? std::max(a, b) : static_cast<int64_t>(std::max(ua, ub));
             break;
-        case IRNodeType::EQ:
-            return int_lane(a == b);
-        case IRNodeType::NE:
-            return int_lane(a != b);
-        case IRNodeType::LT:
-            return int_lane(sgn ? a < b : ua < ub);
-        case IRNodeType::LE:
-            return int_lane(sgn ? a <= b : ua <= ub);
-        case IRNodeType::GT:
-            return int_lane(sgn ? a > b : ua > ub);
-        case IRNodeType::GE:
-            return int_lane(sgn ? a >= b : ua >= ub);
-        case IRNodeType::And:
-            return int_lane((a != 0) && (b != 0));
-        case IRNodeType::Or:
-            return int_lane((a != 0) || (b != 0));
-        default:
-            TESSEL_CHECK(false) << node_type_name(op) << " of integers";
+        case IRNodeType::EQ: return int_lane(a == b);
+        case IRNodeType::NE: return int_lane(a != b);
+        case IRNodeType::LT: return int_lane(sgn ? a < b : ua < ub);
+        case IRNodeType::LE: return int_lane(sgn ? a <= b : ua <= ub);
+        case IRNodeType::GT: return int_lane(sgn ? a > b : ua > ub);
+        case IRNodeType::GE: return int_lane(sgn ? a >= b : ua >= ub);
+        case IRNodeType::And: return int_lane((a != 0) && (b != 0));
+        case IRNodeType::Or: return int_lane((a != 0) || (b != 0));
+        default: TESSEL_CHECK(false) << node_type_name(op) << " of integers";
     }
     return int_lane(wrap_to_int_type(r, t));
 }
@@ -280,44 +242,25 @@ namespace {
 double float_math(Intrinsic op, const Scalar* a) {
     double x = a[0].f;
     switch (op) {
-        case Intrinsic::exp:
-            return std::exp(x);
-        case Intrinsic::exp2:
-            return std::exp2(x);
-        case Intrinsic::log:
-            return std::log(x);
-        case Intrinsic::log2:
-            return std::log2(x);
-        case Intrinsic::sqrt:
-            return std::sqrt(x);
-        case Intrinsic::rsqrt:
-            return 1.0 / std::sqrt(x);
-        case Intrinsic::tanh:
-            return std::tanh(x);
-        case Intrinsic::sigmoid:
-            return 1.0 / (1.0 + std::exp(-x));
-        case Intrinsic::erf:
-            return std::erf(x);
-        case Intrinsic::sin:
-            return std::sin(x);
-        case Intrinsic::cos:
-            return std::cos(x);
-        case Intrinsic::pow:
-            return std::pow(x, a[1].f);
-        case Intrinsic::abs:
-            return std::fabs(x);
-        case Intrinsic::floor:
-            return std::floor(x);
-        case Intrinsic::ceil:
-            return std::ceil(x);
-        case Intrinsic::round:
-            return std::nearbyint(x);
-        case Intrinsic::trunc:
-            return std::trunc(x);
-        case Intrinsic::fma:
-            return std::fma(x, a[1].f, a[2].f);
-        default:
-            TESSEL_CHECK(false) << intrinsic_name(op) << " is not a float math intrinsic";
+        case Intrinsic::exp: return std::exp(x);
+        case Intrinsic::exp2: return std::exp2(x);
+        case Intrinsic::log: return std::log(x);
+        case Intrinsic::log2: return std::log2(x);
+        case Intrinsic::sqrt: return std::sqrt(x);
+        case Intrinsic::rsqrt: return 1.0 / std::sqrt(x);
+        case Intrinsic::tanh: return std::tanh(x);
+        case Intrinsic::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+        case Intrinsic::erf: return std::erf(x);
+        case Intrinsic::sin: return std::sin(x);
+        case Intrinsic::cos: return std::cos(x);
+        case Intrinsic::pow: return std::pow(x, a[1].f);
+        case Intrinsic::abs: return std::fabs(x);
+        case Intrinsic::floor: return std::floor(x);
+        case Intrinsic::ceil: return std::ceil(x);
+        case Intrinsic::round: return std::nearbyint(x);
+        case Intrinsic::trunc: return std::trunc(x);
+        case Intrinsic::fma: return std::fma(x, a[1].f, a[2].f);
+        default: TESSEL_CHECK(false) << intrinsic_name(op) << " is not a float math intrinsic";
     }
     return 0;
 }
@@ -326,10 +269,8 @@ double float_math(Intrinsic op, const Scalar* a) {
 
 Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode mode) {
     switch (op) {
-        case Intrinsic::likely:
-            return args[0];
-        case Intrinsic::isnan:
-            return int_lane(t.is_float() && std::isnan(args[0].f));
+        case Intrinsic::likely: return args[0];
+        case Intrinsic::isnan: return int_lane(t.is_float() && std::isnan(args[0].f));
         case Intrinsic::abs:
             if (!t.is_float()) {
                 int64_t v = args[0].i;
@@ -349,8 +290,7 @@ Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode m
         case Intrinsic::thread_barrier:
             TESSEL_CHECK(false) << intrinsic_name(op) << " has no lane-wise semantics";
             break;
-        default:
-            break;
+        default: break;
     }
     TESSEL_CHECK(t.is_float()) << intrinsic_name(op) << " of " << t;
     return float_lane(round_float_result(float_math(op, args), t, mode));
@@ -394,12 +334,10 @@ Value ExprEvaluator::eval(const Expr& e) {
 Value ExprEvaluator::eval_node(const Expr& e) {
     const Type t = e.type();
     switch (e.node_type()) {
-        case IRNodeType::IntImm:
-            return Value::make_int(t, e.as<IntImm>()->value);
+        case IRNodeType::IntImm: return Value::make_int(t, e.as<IntImm>()->value);
         case IRNodeType::UIntImm:
             return Value::make_int(t, static_cast<int64_t>(e.as<UIntImm>()->value));
-        case IRNodeType::FloatImm:
-            return Value::make_float(t, e.as<FloatImm>()->value);
+        case IRNodeType::FloatImm: return Value::make_float(t, e.as<FloatImm>()->value);
         case IRNodeType::Variable: {
             const auto* v = e.as<Variable>();
             const Value* bound = lookup(v);
@@ -417,23 +355,21 @@ Value ExprEvaluator::eval_node(const Expr& e) {
             return r;
         }
 #define TESSEL_EVAL_BINARY(T) \
-    case IRNodeType::T:       \
-        return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
+    case IRNodeType::T: return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_EVAL_BINARY(Add)
-            TESSEL_EVAL_BINARY(Sub) TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div)
-                TESSEL_EVAL_BINARY(Mod) TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod)
-                    TESSEL_EVAL_BINARY(Min) TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ)
-                        TESSEL_EVAL_BINARY(NE) TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE)
-                            TESSEL_EVAL_BINARY(GT) TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And)
-                                TESSEL_EVAL_BINARY(Or)
+            TESSEL_EVAL_BINARY(Sub)
+            TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod)
+                TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min)
+                    TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE)
+                        TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT)
+                            TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
 #undef TESSEL_EVAL_BINARY
-                                    case IRNodeType::Not : {
+                                case IRNodeType::Not : {
                 Value r = eval_node(e.as<Not>()->a);
                 for (auto& l : r.lanes) l.i = !l.i;
                 return r;
             }
-        case IRNodeType::Select:
-            return eval_select(e.as<Select>());
+        case IRNodeType::Select: return eval_select(e.as<Select>());
         case IRNodeType::Ramp: {
             const auto* r = e.as<Ramp>();
             Value base = eval_node(r->base), stride = eval_node(r->stride);
@@ -451,14 +387,11 @@ Value ExprEvaluator::eval_node(const Expr& e) {
             Value v = eval_node(b->value);
             return Value{t, std::vector<Scalar>(b->lanes, v.lanes[0])};
         }
-        case IRNodeType::Let:
-            return eval_let(e.as<Let>());
-        case IRNodeType::Call:
-            return eval_call(e.as<Call>());
+        case IRNodeType::Let: return eval_let(e.as<Let>());
+        case IRNodeType::Call: return eval_call(e.as<Call>());
         case IRNodeType::TensorRead:
         case IRNodeType::BufferLoad:
-        case IRNodeType::Load:
-            return eval_read(e);
+        case IRNodeType::Load: return eval_read(e);
         case IRNodeType::Reduce:
             if (!callbacks_.reduce)
                 TESSEL_THROW(RuntimeError)
@@ -466,8 +399,7 @@ Value ExprEvaluator::eval_node(const Expr& e) {
                     << e.as<Reduce>()->combiner->name << "') can only be evaluated by an "
                     << "interpreter that iterates its axes";
             return callbacks_.reduce(e.as<Reduce>());
-        default:
-            break;
+        default: break;
     }
     TESSEL_CHECK(false) << "evaluating a " << node_type_name(e.node_type());
     return {};

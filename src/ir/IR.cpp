@@ -26,8 +26,7 @@ void destroy_ref_counted(const RefCounted* object) {
 const char* node_type_name(IRNodeType t) {
     switch (t) {
 #define TESSEL_NODE_NAME(T) \
-    case IRNodeType::T:     \
-        return #T;
+    case IRNodeType::T: return #T;
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_NODE_NAME)
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_NODE_NAME)
 #undef TESSEL_NODE_NAME
@@ -178,12 +177,9 @@ CommReducer::CommReducer(std::string name, std::vector<Var> lhs, std::vector<Var
 
 const char* scope_name(StorageScope s) {
     switch (s) {
-        case StorageScope::Global:
-            return "global";
-        case StorageScope::Shared:
-            return "shared";
-        case StorageScope::Local:
-            return "local";
+        case StorageScope::Global: return "global";
+        case StorageScope::Shared: return "shared";
+        case StorageScope::Local: return "local";
     }
     return "?";
 }
@@ -353,8 +349,7 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     for (const Expr& a : args) TESSEL_CHECK(a.defined()) << name << " of an undefined argument";
     Type t = Int(32);
     switch (op) {
-        case Intrinsic::thread_barrier:
-            break;
+        case Intrinsic::thread_barrier: break;
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;
@@ -479,16 +474,11 @@ Stmt AssertStmt::make(Expr condition, std::string message) {
 
 const char* for_kind_name(ForKind k) {
     switch (k) {
-        case ForKind::Serial:
-            return "serial";
-        case ForKind::Parallel:
-            return "parallel";
-        case ForKind::Vectorized:
-            return "vectorized";
-        case ForKind::Unrolled:
-            return "unrolled";
-        case ForKind::ThreadBound:
-            return "thread_bound";
+        case ForKind::Serial: return "serial";
+        case ForKind::Parallel: return "parallel";
+        case ForKind::Vectorized: return "vectorized";
+        case ForKind::Unrolled: return "unrolled";
+        case ForKind::ThreadBound: return "thread_bound";
     }
     return "?";
 }

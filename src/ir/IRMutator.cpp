@@ -9,12 +9,10 @@ Expr IRMutator::mutate(const Expr& e) {
     if (!e.defined()) return e;
     switch (e.node_type()) {
 #define TESSEL_DISPATCH(T) \
-    case IRNodeType::T:    \
-        return visit(static_cast<const T*>(e.get()));
+    case IRNodeType::T: return visit(static_cast<const T*>(e.get()));
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default:
-            TESSEL_CHECK(false) << "statement node in an Expr handle";
+        default: TESSEL_CHECK(false) << "statement node in an Expr handle";
     }
     return e;
 }
@@ -23,12 +21,10 @@ Stmt IRMutator::mutate(const Stmt& s) {
     if (!s.defined()) return s;
     switch (s.node_type()) {
 #define TESSEL_DISPATCH(T) \
-    case IRNodeType::T:    \
-        return visit(static_cast<const T*>(s.get()));
+    case IRNodeType::T: return visit(static_cast<const T*>(s.get()));
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default:
-            TESSEL_CHECK(false) << "expression node in a Stmt handle";
+        default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
     }
     return s;
 }

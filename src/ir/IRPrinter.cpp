@@ -78,16 +78,11 @@ std::string float_digits(double v, Type t) {
 
 const char* loop_function(ForKind k) {
     switch (k) {
-        case ForKind::Serial:
-            return "range";
-        case ForKind::Parallel:
-            return "parallel";
-        case ForKind::Vectorized:
-            return "vectorized";
-        case ForKind::Unrolled:
-            return "unrolled";
-        case ForKind::ThreadBound:
-            return "thread_binding";
+        case ForKind::Serial: return "range";
+        case ForKind::Parallel: return "parallel";
+        case ForKind::Vectorized: return "vectorized";
+        case ForKind::Unrolled: return "unrolled";
+        case ForKind::ThreadBound: return "thread_binding";
     }
     return "?";
 }

@@ -5,28 +5,22 @@ namespace tessel {
 void IRVisitor::visit(const Expr& e) {
     if (!e.defined()) return;
     switch (e.node_type()) {
-#define TESSEL_DISPATCH(T)                     \
-    case IRNodeType::T:                        \
-        visit(static_cast<const T*>(e.get())); \
-        return;
+#define TESSEL_DISPATCH(T) \
+    case IRNodeType::T: visit(static_cast<const T*>(e.get())); return;
         TESSEL_FOR_EACH_EXPR_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default:
-            TESSEL_CHECK(false) << "statement node in an Expr handle";
+        default: TESSEL_CHECK(false) << "statement node in an Expr handle";
     }
 }
 
 void IRVisitor::visit(const Stmt& s) {
     if (!s.defined()) return;
     switch (s.node_type()) {
-#define TESSEL_DISPATCH(T)                     \
-    case IRNodeType::T:                        \
-        visit(static_cast<const T*>(s.get())); \
-        return;
+#define TESSEL_DISPATCH(T) \
+    case IRNodeType::T: visit(static_cast<const T*>(s.get())); return;
         TESSEL_FOR_EACH_STMT_NODE(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-        default:
-            TESSEL_CHECK(false) << "expression node in a Stmt handle";
+        default: TESSEL_CHECK(false) << "expression node in a Stmt handle";
     }
 }
 

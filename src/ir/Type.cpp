@@ -24,36 +24,21 @@ double Type::epsilon() const {
     if (code == TypeCode::BFloat) return 1.0 / 128.0;  // 7 stored mantissa bits
     if (code != TypeCode::Float) return 0.0;
     switch (bits) {
-        case 16:
-            return 1.0 / 1024.0;
-        case 32:
-            return std::numeric_limits<float>::epsilon();
-        default:
-            return std::numeric_limits<double>::epsilon();
+        case 16: return 1.0 / 1024.0;
+        case 32: return std::numeric_limits<float>::epsilon();
+        default: return std::numeric_limits<double>::epsilon();
     }
 }
 
 std::string Type::str() const {
     std::string s;
     switch (code) {
-        case TypeCode::Int:
-            s = "int" + std::to_string(bits);
-            break;
-        case TypeCode::UInt:
-            s = "uint" + std::to_string(bits);
-            break;
-        case TypeCode::Float:
-            s = "float" + std::to_string(bits);
-            break;
-        case TypeCode::BFloat:
-            s = "bfloat" + std::to_string(bits);
-            break;
-        case TypeCode::Bool:
-            s = "bool";
-            break;
-        case TypeCode::Handle:
-            s = "handle";
-            break;
+        case TypeCode::Int: s = "int" + std::to_string(bits); break;
+        case TypeCode::UInt: s = "uint" + std::to_string(bits); break;
+        case TypeCode::Float: s = "float" + std::to_string(bits); break;
+        case TypeCode::BFloat: s = "bfloat" + std::to_string(bits); break;
+        case TypeCode::Bool: s = "bool"; break;
+        case TypeCode::Handle: s = "handle"; break;
     }
     if (lanes > 1) s += "x" + std::to_string(lanes);
     return s;

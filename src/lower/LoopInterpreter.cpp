@@ -69,29 +69,19 @@ void LoopInterpreter::count_step() {
 void LoopInterpreter::exec(const Stmt& s) {
     count_step();
     switch (s.node_type()) {
-        case IRNodeType::LetStmt:
-            return exec_let(s.as<LetStmt>());
-        case IRNodeType::AttrStmt:
-            return exec(s.as<AttrStmt>()->body);
-        case IRNodeType::AssertStmt:
-            return exec_assert(s.as<AssertStmt>());
-        case IRNodeType::For:
-            return exec_for(s.as<For>());
-        case IRNodeType::Store:
-            return exec_store(s.as<Store>());
-        case IRNodeType::BufferStore:
-            return exec_buffer_store(s.as<BufferStore>());
-        case IRNodeType::Allocate:
-            return exec_allocate(s.as<Allocate>());
+        case IRNodeType::LetStmt: return exec_let(s.as<LetStmt>());
+        case IRNodeType::AttrStmt: return exec(s.as<AttrStmt>()->body);
+        case IRNodeType::AssertStmt: return exec_assert(s.as<AssertStmt>());
+        case IRNodeType::For: return exec_for(s.as<For>());
+        case IRNodeType::Store: return exec_store(s.as<Store>());
+        case IRNodeType::BufferStore: return exec_buffer_store(s.as<BufferStore>());
+        case IRNodeType::Allocate: return exec_allocate(s.as<Allocate>());
         case IRNodeType::Seq:
             for (const Stmt& c : s.as<Seq>()->stmts) exec(c);
             return;
-        case IRNodeType::IfThenElse:
-            return exec_if(s.as<IfThenElse>());
-        case IRNodeType::Evaluate:
-            return exec_evaluate(s.as<Evaluate>());
-        default:
-            break;
+        case IRNodeType::IfThenElse: return exec_if(s.as<IfThenElse>());
+        case IRNodeType::Evaluate: return exec_evaluate(s.as<Evaluate>());
+        default: break;
     }
     TESSEL_CHECK(false) << "loop interpreter: " << node_type_name(s.node_type())
                         << " is not a statement";
@@ -104,10 +94,8 @@ void LoopInterpreter::exec_for(const For* op) {
         case ForKind::Parallel:
             if (options_.check_parallel_races) return exec_parallel(op, min, extent);
             return exec_serial(op, min, extent, nullptr);
-        case ForKind::ThreadBound:
-            return exec_thread_bound(op, min, extent);
-        default:
-            return exec_serial(op, min, extent, nullptr);
+        case ForKind::ThreadBound: return exec_thread_bound(op, min, extent);
+        default: return exec_serial(op, min, extent, nullptr);
     }
 }
 

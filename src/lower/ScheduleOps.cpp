@@ -16,14 +16,10 @@ namespace {
 
 ForKind for_kind(IterAnnotation a) {
     switch (a) {
-        case IterAnnotation::Vectorize:
-            return ForKind::Vectorized;
-        case IterAnnotation::Unroll:
-            return ForKind::Unrolled;
-        case IterAnnotation::Parallel:
-            return ForKind::Parallel;
-        default:
-            return ForKind::Serial;
+        case IterAnnotation::Vectorize: return ForKind::Vectorized;
+        case IterAnnotation::Unroll: return ForKind::Unrolled;
+        case IterAnnotation::Parallel: return ForKind::Parallel;
+        default: return ForKind::Serial;
     }
 }
 

@@ -25,11 +25,8 @@ int64_t leaf_steps(const Stmt& s) {
             case IRNodeType::Store:
             case IRNodeType::BufferStore:
             case IRNodeType::Evaluate:
-            case IRNodeType::AssertStmt:
-                ++steps;
-                break;
-            default:
-                break;
+            case IRNodeType::AssertStmt: ++steps; break;
+            default: break;
         }
     });
     return steps;

@@ -64,8 +64,7 @@ Expr ramp_arith(IRNodeType op, const Expr& a, const Expr& b) {
             if (rb && sa.defined())
                 return Ramp::make(fold_mul(sa, rb->base), fold_mul(sa, rb->stride), rb->lanes);
             break;
-        default:
-            break;
+        default: break;
     }
     return Expr();
 }

@@ -29,8 +29,10 @@ std::string shape_str(const std::vector<Dim>& shape) {
     os << "[";
     for (size_t i = 0; i < shape.size(); ++i) {
         os << (i ? ", " : "");
-        if (shape[i].is_symbolic()) os << shape[i].name;
-        else os << shape[i].value;
+        if (shape[i].is_symbolic())
+            os << shape[i].name;
+        else
+            os << shape[i].value;
     }
     os << "]";
     return os.str();
@@ -50,9 +52,9 @@ void check_shape(const KernelSignature& sig, size_t index, const NDArray& array,
         }
         auto [it, inserted] = bound.emplace(dim.name, shape[d]);
         if (!inserted && it->second != shape[d]) {
-            TESSEL_THROW(RuntimeError) << argument_label(sig, index) << ": extent " << d << " is "
-                                       << shape[d] << " but '" << dim.name << "' is already "
-                                       << it->second << " from an earlier argument";
+            TESSEL_THROW(RuntimeError)
+                << argument_label(sig, index) << ": extent " << d << " is " << shape[d] << " but '"
+                << dim.name << "' is already " << it->second << " from an earlier argument";
         }
     }
     if (!ok) {
@@ -69,25 +71,24 @@ void check_one(const KernelSignature& sig, size_t index, const NDArray& array,
         TESSEL_THROW(RuntimeError) << label << ": null data pointer";
     }
     if (array.device().type != sig.device_type) {
-        TESSEL_THROW(RuntimeError) << label << ": on device " << array.device().str()
-                                   << ", but the kernel runs on "
-                                   << device_type_name(sig.device_type);
+        TESSEL_THROW(RuntimeError)
+            << label << ": on device " << array.device().str() << ", but the kernel runs on "
+            << device_type_name(sig.device_type);
     }
     if (array.dtype() != spec.dtype) {
-        TESSEL_THROW(RuntimeError) << label << ": expected dtype " << spec.dtype.str() << ", got "
-                                   << array.dtype().str();
+        TESSEL_THROW(RuntimeError)
+            << label << ": expected dtype " << spec.dtype.str() << ", got " << array.dtype().str();
     }
     check_shape(sig, index, array, bound);
     if (!array.is_contiguous()) {
-        TESSEL_THROW(RuntimeError) << label << ": not contiguous (strides "
-                                   << shape_str(array.strides()) << " for shape "
-                                   << shape_str(array.shape())
-                                   << "); kernels take compact row-major arrays";
+        TESSEL_THROW(RuntimeError)
+            << label << ": not contiguous (strides " << shape_str(array.strides()) << " for shape "
+            << shape_str(array.shape()) << "); kernels take compact row-major arrays";
     }
     int64_t required = spec.alignment > 0 ? spec.alignment : spec.dtype.bytes();
     if (required > 1 && reinterpret_cast<uintptr_t>(array.data()) % required != 0) {
-        TESSEL_THROW(RuntimeError) << label << ": data pointer is aligned to "
-                                   << array.alignment() << " bytes, the kernel needs " << required;
+        TESSEL_THROW(RuntimeError) << label << ": data pointer is aligned to " << array.alignment()
+                                   << " bytes, the kernel needs " << required;
     }
 }
 
@@ -128,8 +129,7 @@ std::vector<std::string> KernelSignature::shape_vars() const {
     return names;
 }
 
-std::vector<int64_t> check_arguments(const KernelSignature& sig,
-                                     const std::vector<NDArray>& args) {
+std::vector<int64_t> check_arguments(const KernelSignature& sig, const std::vector<NDArray>& args) {
     if (args.size() != sig.args.size()) {
         TESSEL_THROW(RuntimeError) << "kernel '" << sig.name << "' takes " << sig.args.size()
                                    << " arguments, got " << args.size();

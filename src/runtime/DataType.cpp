@@ -26,11 +26,10 @@ DataType DataType::from_dlpack(dlpack::DLDataType t) {
         case dlpack::kDLFloat:
         case dlpack::kDLOpaqueHandle:
         case dlpack::kDLBfloat:
-        case dlpack::kDLBool:
-            return {static_cast<DataTypeCode>(t.code), t.bits, t.lanes};
+        case dlpack::kDLBool: return {static_cast<DataTypeCode>(t.code), t.bits, t.lanes};
         default:
-            TESSEL_THROW(RuntimeError) << "DLPack dtype code " << int(t.code)
-                                       << " (bits " << int(t.bits) << ") is not supported by tessel";
+            TESSEL_THROW(RuntimeError) << "DLPack dtype code " << int(t.code) << " (bits "
+                                       << int(t.bits) << ") is not supported by tessel";
     }
 }
 

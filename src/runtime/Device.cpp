@@ -18,7 +18,8 @@ public:
         size_t rounded = (bytes + alignment - 1) / alignment * alignment;
         if (rounded == 0) rounded = alignment;
         void* ptr = std::aligned_alloc(alignment, rounded);
-        if (!ptr) TESSEL_THROW(RuntimeError) << "out of host memory allocating " << bytes << " bytes";
+        if (!ptr)
+            TESSEL_THROW(RuntimeError) << "out of host memory allocating " << bytes << " bytes";
         return ptr;
     }
     void free(Device, void* ptr) override { std::free(ptr); }
@@ -52,7 +53,9 @@ std::string device_type_name(DeviceType type) {
     return "device type " + std::to_string(static_cast<int>(type));
 }
 
-std::string Device::str() const { return device_type_name(type) + ":" + std::to_string(id); }
+std::string Device::str() const {
+    return device_type_name(type) + ":" + std::to_string(id);
+}
 
 void register_device_api(DeviceType type, std::shared_ptr<DeviceAPI> api) {
     auto& r = internal::registry();

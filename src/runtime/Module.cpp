@@ -51,8 +51,7 @@ void register_payload_loader(const std::string& format, PayloadLoader loader) {
     r.loaders[format] = std::move(loader);
 }
 
-Kernel::Kernel(KernelSignature signature, KernelEntry entry,
-               std::shared_ptr<const void> code_owner)
+Kernel::Kernel(KernelSignature signature, KernelEntry entry, std::shared_ptr<const void> code_owner)
     : signature_(std::move(signature)), entry_(entry), code_owner_(std::move(code_owner)) {}
 
 namespace {
@@ -123,8 +122,8 @@ Kernel Module::get(const std::string& name) const {
     }
     std::string available;
     for (const auto& k : s.kernels) available += (available.empty() ? "'" : ", '") + k.name + "'";
-    TESSEL_THROW(RuntimeError) << "module has no kernel '" << name << "' (it has: "
-                               << (available.empty() ? "none" : available) << ")";
+    TESSEL_THROW(RuntimeError) << "module has no kernel '" << name
+                               << "' (it has: " << (available.empty() ? "none" : available) << ")";
 }
 
 std::vector<std::string> Module::kernel_names() const {
@@ -133,10 +132,18 @@ std::vector<std::string> Module::kernel_names() const {
     return names;
 }
 
-const std::vector<KernelSignature>& Module::signatures() const { return state().kernels; }
-const std::map<std::string, std::string>& Module::sources() const { return state().sources; }
-const std::string& Module::payload_format() const { return state().payload_format; }
-const std::vector<uint8_t>& Module::payload() const { return state().payload; }
+const std::vector<KernelSignature>& Module::signatures() const {
+    return state().kernels;
+}
+const std::map<std::string, std::string>& Module::sources() const {
+    return state().sources;
+}
+const std::string& Module::payload_format() const {
+    return state().payload_format;
+}
+const std::vector<uint8_t>& Module::payload() const {
+    return state().payload;
+}
 
 const std::string& Module::get_source(const std::string& kind) const {
     auto it = state().sources.find(kind);

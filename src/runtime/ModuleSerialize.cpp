@@ -46,8 +46,10 @@ ArgSpec arg_from_json(const json& j) {
     a.dtype = DataType::from_dlpack(
         {t.at(0).get<uint8_t>(), t.at(1).get<uint8_t>(), t.at(2).get<uint16_t>()});
     for (const json& d : j.at("shape")) {
-        if (d.is_string()) a.shape.emplace_back(d.get<std::string>());
-        else a.shape.emplace_back(d.get<int64_t>());
+        if (d.is_string())
+            a.shape.emplace_back(d.get<std::string>());
+        else
+            a.shape.emplace_back(d.get<int64_t>());
     }
     a.access = parse_access(j.at("access").get<std::string>());
     a.in_place = j.at("in_place").get<bool>();
@@ -70,7 +72,8 @@ KernelSignature kernel_from_json(const json& j) {
     KernelSignature k;
     k.name = j.at("name").get<std::string>();
     int device = j.at("device_type").get<int>();
-    if (device != static_cast<int>(DeviceType::CPU) && device != static_cast<int>(DeviceType::CUDA)) {
+    if (device != static_cast<int>(DeviceType::CPU) &&
+        device != static_cast<int>(DeviceType::CUDA)) {
         TESSEL_THROW(RuntimeError) << "Module::load: unknown device type " << device;
     }
     k.device_type = static_cast<DeviceType>(device);
@@ -96,9 +99,9 @@ struct Reader {
     }
     void need(uint64_t n) const {
         if (n > bytes.size() - pos) {
-            TESSEL_THROW(RuntimeError) << "Module::load: truncated module bytes (" << bytes.size()
-                                       << " bytes, needed " << n << " more at offset " << pos
-                                       << ")";
+            TESSEL_THROW(RuntimeError)
+                << "Module::load: truncated module bytes (" << bytes.size() << " bytes, needed "
+                << n << " more at offset " << pos << ")";
         }
     }
 };
@@ -126,9 +129,9 @@ Module Module::load(const std::vector<uint8_t>& bytes) {
     r.pos = 8;
     uint64_t version = r.u64(4);
     if (version != kFormatVersion) {
-        TESSEL_THROW(RuntimeError) << "Module::load: format version " << version
-                                   << " is not supported (this build reads " << kFormatVersion
-                                   << ")";
+        TESSEL_THROW(RuntimeError)
+            << "Module::load: format version " << version << " is not supported (this build reads "
+            << kFormatVersion << ")";
     }
     uint64_t header_size = r.u64();
     r.need(header_size);
@@ -139,8 +142,8 @@ Module Module::load(const std::vector<uint8_t>& bytes) {
     std::vector<uint8_t> payload(bytes.begin() + r.pos, bytes.begin() + r.pos + payload_size);
     r.pos += payload_size;
     if (r.pos != bytes.size()) {
-        TESSEL_THROW(RuntimeError) << "Module::load: " << bytes.size() - r.pos
-                                   << " unexpected bytes after the payload";
+        TESSEL_THROW(RuntimeError)
+            << "Module::load: " << bytes.size() - r.pos << " unexpected bytes after the payload";
     }
     std::vector<KernelSignature> kernels;
     std::string format;

@@ -21,8 +21,8 @@ namespace {
 void check_shape(const std::vector<int64_t>& shape, DataType dtype, const char* caller) {
     for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] < 0) {
-            TESSEL_THROW(RuntimeError) << caller << ": extent " << shape[i] << " of dimension "
-                                       << i << " is negative";
+            TESSEL_THROW(RuntimeError)
+                << caller << ": extent " << shape[i] << " of dimension " << i << " is negative";
         }
     }
     if (dtype.bits == 0 || dtype.lanes == 0) {
@@ -77,11 +77,21 @@ const NDArray::State& NDArray::state() const {
     return *state_;
 }
 
-const std::vector<int64_t>& NDArray::shape() const { return state().shape; }
-const std::vector<int64_t>& NDArray::strides() const { return state().strides; }
-DataType NDArray::dtype() const { return state().dtype; }
-Device NDArray::device() const { return state().device; }
-int64_t NDArray::byte_offset() const { return state().byte_offset; }
+const std::vector<int64_t>& NDArray::shape() const {
+    return state().shape;
+}
+const std::vector<int64_t>& NDArray::strides() const {
+    return state().strides;
+}
+DataType NDArray::dtype() const {
+    return state().dtype;
+}
+Device NDArray::device() const {
+    return state().device;
+}
+int64_t NDArray::byte_offset() const {
+    return state().byte_offset;
+}
 
 void* NDArray::data() const {
     if (!state_ || !state_->base) return nullptr;
@@ -119,25 +129,25 @@ void NDArray::check_host_access(int64_t element_bytes) const {
                                    << " does not match dtype " << dtype().str();
     }
     if (device().type != DeviceType::CPU || !is_contiguous()) {
-        TESSEL_THROW(RuntimeError) << "NDArray::data_as needs a contiguous CPU array, not one on "
-                                   << device().str();
+        TESSEL_THROW(RuntimeError)
+            << "NDArray::data_as needs a contiguous CPU array, not one on " << device().str();
     }
 }
 
 void NDArray::copy_from(const void* host_src, int64_t bytes) {
     if (!is_contiguous() || bytes != nbytes()) {
-        TESSEL_THROW(RuntimeError) << "NDArray::copy_from: " << bytes << " bytes into a "
-                                   << (is_contiguous() ? "" : "non-contiguous ") << "array of "
-                                   << nbytes() << " bytes";
+        TESSEL_THROW(RuntimeError)
+            << "NDArray::copy_from: " << bytes << " bytes into a "
+            << (is_contiguous() ? "" : "non-contiguous ") << "array of " << nbytes() << " bytes";
     }
     device_api(device())->copy_to_device(device(), data(), host_src, static_cast<size_t>(bytes));
 }
 
 void NDArray::copy_to(void* host_dst, int64_t bytes) const {
     if (!is_contiguous() || bytes != nbytes()) {
-        TESSEL_THROW(RuntimeError) << "NDArray::copy_to: " << bytes << " bytes from a "
-                                   << (is_contiguous() ? "" : "non-contiguous ") << "array of "
-                                   << nbytes() << " bytes";
+        TESSEL_THROW(RuntimeError)
+            << "NDArray::copy_to: " << bytes << " bytes from a "
+            << (is_contiguous() ? "" : "non-contiguous ") << "array of " << nbytes() << " bytes";
     }
     device_api(device())->copy_to_host(device(), host_dst, data(), static_cast<size_t>(bytes));
 }

@@ -84,8 +84,7 @@ void ThreadPool::worker_loop(int index) {
     }
 }
 
-void ThreadPool::parallel_for(int64_t begin, int64_t end,
-                              const std::function<void(int64_t)>& fn) {
+void ThreadPool::parallel_for(int64_t begin, int64_t end, const std::function<void(int64_t)>& fn) {
     if (end <= begin) return;
     if (internal::t_inside_parallel || workers_.empty() || end - begin == 1) {
         return internal::run_serial(begin, end, fn);

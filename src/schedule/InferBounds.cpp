@@ -316,7 +316,8 @@ bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRela
         // Parallel iterations, or vector lanes (which update in lock step), would both visit a
         // recomputed point.
         IterAnnotation a = st.iters[id].annotation;
-        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize)) return false;
+        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize))
+            return false;
         if (outer[id] && inside_reduction) return false;
     }
     return true;

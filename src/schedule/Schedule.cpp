@@ -13,40 +13,26 @@ namespace tessel {
 
 const char* annotation_name(IterAnnotation a) {
     switch (a) {
-        case IterAnnotation::None:
-            return "none";
-        case IterAnnotation::Unroll:
-            return "unroll";
-        case IterAnnotation::Vectorize:
-            return "vectorize";
-        case IterAnnotation::Parallel:
-            return "parallel";
-        case IterAnnotation::VThread:
-            return "vthread";
-        case IterAnnotation::BlockX:
-            return "blockIdx.x";
-        case IterAnnotation::BlockY:
-            return "blockIdx.y";
-        case IterAnnotation::BlockZ:
-            return "blockIdx.z";
-        case IterAnnotation::ThreadX:
-            return "threadIdx.x";
-        case IterAnnotation::ThreadY:
-            return "threadIdx.y";
-        case IterAnnotation::ThreadZ:
-            return "threadIdx.z";
+        case IterAnnotation::None: return "none";
+        case IterAnnotation::Unroll: return "unroll";
+        case IterAnnotation::Vectorize: return "vectorize";
+        case IterAnnotation::Parallel: return "parallel";
+        case IterAnnotation::VThread: return "vthread";
+        case IterAnnotation::BlockX: return "blockIdx.x";
+        case IterAnnotation::BlockY: return "blockIdx.y";
+        case IterAnnotation::BlockZ: return "blockIdx.z";
+        case IterAnnotation::ThreadX: return "threadIdx.x";
+        case IterAnnotation::ThreadY: return "threadIdx.y";
+        case IterAnnotation::ThreadZ: return "threadIdx.z";
     }
     return "?";
 }
 
 const char* tail_strategy_name(TailStrategy t) {
     switch (t) {
-        case TailStrategy::Guard:
-            return "guard";
-        case TailStrategy::ShiftInwards:
-            return "shift_inwards";
-        case TailStrategy::RoundUp:
-            return "round_up";
+        case TailStrategy::Guard: return "guard";
+        case TailStrategy::ShiftInwards: return "shift_inwards";
+        case TailStrategy::RoundUp: return "round_up";
     }
     return "?";
 }

@@ -146,10 +146,8 @@ double HostArray::get(int64_t flat) const {
             uint32_t bits = static_cast<uint32_t>(load_as<uint16_t>(p)) << 16;
             return load_as<float>(reinterpret_cast<const uint8_t*>(&bits));
         }
-        case TypeCode::UInt:
-            return static_cast<double>(static_cast<uint64_t>(get_int(flat)));
-        default:
-            return static_cast<double>(get_int(flat));
+        case TypeCode::UInt: return static_cast<double>(static_cast<uint64_t>(get_int(flat)));
+        default: return static_cast<double>(get_int(flat));
     }
 }
 
@@ -160,17 +158,12 @@ int64_t HostArray::get_int(int64_t flat) const {
     const uint8_t* p = bytes_.data() + flat * element_bytes();
     const bool s = dtype_.is_int();
     switch (dtype_.bits) {
-        case 1:
-            return load_as<uint8_t>(p) != 0;
+        case 1: return load_as<uint8_t>(p) != 0;
         // (Each branch converts on its own: `s ? int32 : uint32` would be a uint32.)
-        case 8:
-            return s ? int64_t{load_as<int8_t>(p)} : int64_t{load_as<uint8_t>(p)};
-        case 16:
-            return s ? int64_t{load_as<int16_t>(p)} : int64_t{load_as<uint16_t>(p)};
-        case 32:
-            return s ? int64_t{load_as<int32_t>(p)} : int64_t{load_as<uint32_t>(p)};
-        default:
-            return load_as<int64_t>(p);
+        case 8: return s ? int64_t{load_as<int8_t>(p)} : int64_t{load_as<uint8_t>(p)};
+        case 16: return s ? int64_t{load_as<int16_t>(p)} : int64_t{load_as<uint16_t>(p)};
+        case 32: return s ? int64_t{load_as<int32_t>(p)} : int64_t{load_as<uint32_t>(p)};
+        default: return load_as<int64_t>(p);
     }
 }
 
@@ -199,14 +192,10 @@ void HostArray::set_int(int64_t flat, int64_t value) {
     int64_t w = wrap_to_int_type(value, dtype_);
     switch (dtype_.bits) {
         case 1:
-        case 8:
-            return store_as<uint8_t>(p, static_cast<uint8_t>(w));
-        case 16:
-            return store_as<uint16_t>(p, static_cast<uint16_t>(w));
-        case 32:
-            return store_as<uint32_t>(p, static_cast<uint32_t>(w));
-        default:
-            return store_as<int64_t>(p, w);
+        case 8: return store_as<uint8_t>(p, static_cast<uint8_t>(w));
+        case 16: return store_as<uint16_t>(p, static_cast<uint16_t>(w));
+        case 32: return store_as<uint32_t>(p, static_cast<uint32_t>(w));
+        default: return store_as<int64_t>(p, w);
     }
 }
 

@@ -29,17 +29,12 @@ protected:
 
     void visit(const Call* op) override {
         switch (op->op) {
-            case Intrinsic::fma:
-                count += 2.0 * op->type.lanes;
-                break;
+            case Intrinsic::fma: count += 2.0 * op->type.lanes; break;
             case Intrinsic::isnan:
             case Intrinsic::if_then_else:
             case Intrinsic::likely:
-            case Intrinsic::thread_barrier:
-                break;
-            default:
-                count += op->type.lanes;
-                break;
+            case Intrinsic::thread_barrier: break;
+            default: count += op->type.lanes; break;
         }
         IRVisitor::visit(op);
     }

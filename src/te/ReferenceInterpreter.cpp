@@ -162,27 +162,25 @@ Thunk BodyCompiler::compile_uncached(const Expr& e) {
             Scalar s = evaluate_expr(e).lanes[0];
             return [s](Frame&) { return s; };
         }
-        case IRNodeType::Variable:
-            return compile_variable(e.as<Variable>());
+        case IRNodeType::Variable: return compile_variable(e.as<Variable>());
         case IRNodeType::Cast: {
             Type to = e.type(), from = e.as<Cast>()->value.type();
             Thunk v = compile(e.as<Cast>()->value);
             return [=](Frame& f) { return eval_cast_lane(to, from, v(f), kMode); };
         }
 #define TESSEL_COMPILE_BINARY(T) \
-    case IRNodeType::T:          \
-        return compile_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
+    case IRNodeType::T: return compile_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_COMPILE_BINARY(Add)
-            TESSEL_COMPILE_BINARY(Sub) TESSEL_COMPILE_BINARY(Mul) TESSEL_COMPILE_BINARY(Div)
-                TESSEL_COMPILE_BINARY(Mod) TESSEL_COMPILE_BINARY(FloorDiv)
-                    TESSEL_COMPILE_BINARY(FloorMod) TESSEL_COMPILE_BINARY(Min)
-                        TESSEL_COMPILE_BINARY(Max) TESSEL_COMPILE_BINARY(EQ)
-                            TESSEL_COMPILE_BINARY(NE) TESSEL_COMPILE_BINARY(LT)
-                                TESSEL_COMPILE_BINARY(LE) TESSEL_COMPILE_BINARY(GT)
-                                    TESSEL_COMPILE_BINARY(GE) TESSEL_COMPILE_BINARY(And)
-                                        TESSEL_COMPILE_BINARY(Or)
+            TESSEL_COMPILE_BINARY(Sub)
+            TESSEL_COMPILE_BINARY(Mul) TESSEL_COMPILE_BINARY(Div) TESSEL_COMPILE_BINARY(Mod)
+                TESSEL_COMPILE_BINARY(FloorDiv) TESSEL_COMPILE_BINARY(FloorMod)
+                    TESSEL_COMPILE_BINARY(Min) TESSEL_COMPILE_BINARY(Max) TESSEL_COMPILE_BINARY(EQ)
+                        TESSEL_COMPILE_BINARY(NE) TESSEL_COMPILE_BINARY(LT)
+                            TESSEL_COMPILE_BINARY(LE) TESSEL_COMPILE_BINARY(GT)
+                                TESSEL_COMPILE_BINARY(GE) TESSEL_COMPILE_BINARY(And)
+                                    TESSEL_COMPILE_BINARY(Or)
 #undef TESSEL_COMPILE_BINARY
-                                            case IRNodeType::Not : {
+                                        case IRNodeType::Not : {
                 Thunk a = compile(e.as<Not>()->a);
                 return [=](Frame& f) { return Scalar{.i = a(f).i == 0}; };
             }
@@ -196,19 +194,13 @@ Thunk BodyCompiler::compile_uncached(const Expr& e) {
                 return take ? a : b;
             };
         }
-        case IRNodeType::Let:
-            return compile_let(e.as<Let>());
-        case IRNodeType::Call:
-            return compile_call(e.as<Call>());
-        case IRNodeType::TensorRead:
-            return compile_read(e.as<TensorRead>());
-        case IRNodeType::Reduce:
-            unsupported(e, "a Reduce must be the whole body of a compute");
+        case IRNodeType::Let: return compile_let(e.as<Let>());
+        case IRNodeType::Call: return compile_call(e.as<Call>());
+        case IRNodeType::TensorRead: return compile_read(e.as<TensorRead>());
+        case IRNodeType::Reduce: unsupported(e, "a Reduce must be the whole body of a compute");
         case IRNodeType::Load:
-        case IRNodeType::BufferLoad:
-            unsupported(e, "loads only appear after lowering");
-        default:
-            unsupported(e, "not an expression of the tensor-expression DSL");
+        case IRNodeType::BufferLoad: unsupported(e, "loads only appear after lowering");
+        default: unsupported(e, "not an expression of the tensor-expression DSL");
     }
 }
 

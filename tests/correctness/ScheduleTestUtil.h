@@ -15,9 +15,9 @@
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/lower/ScheduleOps.h"
+#include "tessel/runtime/NDArray.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
-#include "tessel/runtime/NDArray.h"
 #include "tessel/te/ReferenceInterpreter.h"
 
 namespace tessel::testing {

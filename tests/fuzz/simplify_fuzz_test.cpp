@@ -42,12 +42,9 @@ public:
     i128 random_value(Type t) {
         i128 lo = IntEval::type_min(t), hi = IntEval::type_max(t);
         switch (pick(6)) {
-            case 0:
-                return lo + pick(3);
-            case 1:
-                return hi - pick(3);
-            case 2:
-                return IntEval::wrap(t, static_cast<int64_t>(rng_()));
+            case 0: return lo + pick(3);
+            case 1: return hi - pick(3);
+            case 2: return IntEval::wrap(t, static_cast<int64_t>(rng_()));
             default: {
                 i128 v = pick(41) - 20;
                 return v < lo ? lo : v > hi ? hi : v;
@@ -74,26 +71,16 @@ public:
         int d = depth - 1;
         switch (pick(15)) {
             case 0:
-            case 1:
-                return Add::make(integer(t, d), integer(t, d));
-            case 2:
-                return Sub::make(integer(t, d), integer(t, d));
-            case 3:
-                return Mul::make(integer(t, d), pick(2) ? constant(t) : integer(t, d));
-            case 4:
-                return FloorDiv::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 5:
-                return FloorMod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 6:
-                return Div::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 7:
-                return Mod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
-            case 8:
-                return Min::make(integer(t, d), integer(t, d));
-            case 9:
-                return Max::make(integer(t, d), integer(t, d));
-            case 10:
-                return Select::make(boolean(d), integer(t, d), integer(t, d));
+            case 1: return Add::make(integer(t, d), integer(t, d));
+            case 2: return Sub::make(integer(t, d), integer(t, d));
+            case 3: return Mul::make(integer(t, d), pick(2) ? constant(t) : integer(t, d));
+            case 4: return FloorDiv::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 5: return FloorMod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 6: return Div::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 7: return Mod::make(integer(t, d), pick(3) ? constant(t) : integer(t, d));
+            case 8: return Min::make(integer(t, d), integer(t, d));
+            case 9: return Max::make(integer(t, d), integer(t, d));
+            case 10: return Select::make(boolean(d), integer(t, d), integer(t, d));
             case 11: {
                 Type from = kTypes[pick(std::size(kTypes))];
                 return from == t ? integer(t, d) : Cast::make(t, integer(from, d));
@@ -106,8 +93,7 @@ public:
                 Var v("t", t);
                 return Let::make(v, integer(t, d), Add::make(v, integer(t, d)));
             }
-            default:
-                return leaf(t);
+            default: return leaf(t);
         }
     }
 
@@ -116,26 +102,16 @@ public:
         int d = depth - 1;
         Type t = kTypes[pick(std::size(kTypes))];
         switch (pick(10)) {
-            case 0:
-                return LT::make(integer(t, d), integer(t, d));
-            case 1:
-                return LE::make(integer(t, d), integer(t, d));
-            case 2:
-                return GT::make(integer(t, d), integer(t, d));
-            case 3:
-                return GE::make(integer(t, d), integer(t, d));
-            case 4:
-                return EQ::make(integer(t, d), integer(t, d));
-            case 5:
-                return NE::make(integer(t, d), integer(t, d));
-            case 6:
-                return And::make(boolean(d), boolean(d));
-            case 7:
-                return Or::make(boolean(d), boolean(d));
-            case 8:
-                return Not::make(boolean(d));
-            default:
-                return Select::make(boolean(d), boolean(d), boolean(d));
+            case 0: return LT::make(integer(t, d), integer(t, d));
+            case 1: return LE::make(integer(t, d), integer(t, d));
+            case 2: return GT::make(integer(t, d), integer(t, d));
+            case 3: return GE::make(integer(t, d), integer(t, d));
+            case 4: return EQ::make(integer(t, d), integer(t, d));
+            case 5: return NE::make(integer(t, d), integer(t, d));
+            case 6: return And::make(boolean(d), boolean(d));
+            case 7: return Or::make(boolean(d), boolean(d));
+            case 8: return Not::make(boolean(d));
+            default: return Select::make(boolean(d), boolean(d), boolean(d));
         }
     }
 

@@ -23,7 +23,9 @@ inline int32_t add_kernel(void* const* args, const int64_t* shape_vars) {
 }
 
 /// Always fails with status 7.
-inline int32_t failing_kernel(void* const*, const int64_t*) { return 7; }
+inline int32_t failing_kernel(void* const*, const int64_t*) {
+    return 7;
+}
 
 /// The signature of add_kernel, named `name`; `c_in_place` declares C in-place.
 inline KernelSignature add_signature(const std::string& name = "add", bool c_in_place = false) {
@@ -44,9 +46,8 @@ inline void register_test_native() {
             return add_kernel;
         }
     };
-    register_payload_loader("test-native", [](const std::vector<uint8_t>&) {
-        return std::make_shared<const Code>();
-    });
+    register_payload_loader(
+        "test-native", [](const std::vector<uint8_t>&) { return std::make_shared<const Code>(); });
 }
 
 }  // namespace tessel::test

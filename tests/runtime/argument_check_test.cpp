@@ -33,8 +33,9 @@ protected:
             module_.get(name)(args);
             ADD_FAILURE() << "expected RuntimeError";
         } catch (const RuntimeError& e) {
-            for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-                << "'" << p << "' missing from: " << e.what();
+            for (const auto& p : parts)
+                EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+                    << "'" << p << "' missing from: " << e.what();
         }
         EXPECT_EQ(test::add_calls, 0);
         EXPECT_EQ(storage_, before_storage);
@@ -79,8 +80,7 @@ TEST_F(ArgumentCheck, WrongDevice) {
 }
 
 TEST_F(ArgumentCheck, NonContiguous) {
-    NDArray strided =
-        NDArray::from_external(storage_.data(), {8}, float32(), cpu(), nullptr, {2});
+    NDArray strided = NDArray::from_external(storage_.data(), {8}, float32(), cpu(), nullptr, {2});
     expect_rejected({arrays_[0], arrays_[1], strided}, {"argument 2 ('C')", "not contiguous"});
 }
 

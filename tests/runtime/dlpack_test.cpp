@@ -38,8 +38,10 @@ struct Producer {
 
     static dlpack::DLManagedTensor* make(bool with_strides, uint8_t code = dlpack::kDLFloat) {
         auto* p = new Producer;
-        p->managed.dl_tensor = {p->data, {dlpack::kDLCPU, 0}, 2, {code, 32, 1}, p->shape,
-                                with_strides ? p->strides : nullptr, 0};
+        p->managed.dl_tensor = {p->data,  {dlpack::kDLCPU, 0},
+                                2,        {code, 32, 1},
+                                p->shape, with_strides ? p->strides : nullptr,
+                                0};
         p->managed.manager_ctx = p;
         p->managed.deleter = [](dlpack::DLManagedTensor* self) {
             ++deleted;

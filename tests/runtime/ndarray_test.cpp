@@ -78,8 +78,8 @@ TEST(NDArray, StridesAndByteOffset) {
     EXPECT_TRUE(c.is_contiguous());
     NDArray o = NDArray::from_external(storage.data(), {2}, float32(), cpu(), nullptr, {}, 8);
     EXPECT_EQ(o.data(), storage.data() + 2);
-    NDArray unit = NDArray::from_external(storage.data(), {1, 4}, float32(), cpu(), nullptr,
-                                          {100, 1});
+    NDArray unit =
+        NDArray::from_external(storage.data(), {1, 4}, float32(), cpu(), nullptr, {100, 1});
     EXPECT_TRUE(unit.is_contiguous());
     EXPECT_THROW(NDArray::from_external(storage.data(), {4}, float32(), cpu(), nullptr, {1, 1}),
                  RuntimeError);

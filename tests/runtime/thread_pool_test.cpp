@@ -73,8 +73,10 @@ TEST(ThreadPool, NumThreadsFromEnvironment) {
     EXPECT_EQ(ThreadPool::default_num_threads(), 3);
     setenv("TESSEL_NUM_THREADS", "lots", 1);
     EXPECT_THROW(ThreadPool::default_num_threads(), RuntimeError);
-    if (old) setenv("TESSEL_NUM_THREADS", saved.c_str(), 1);
-    else unsetenv("TESSEL_NUM_THREADS");
+    if (old)
+        setenv("TESSEL_NUM_THREADS", saved.c_str(), 1);
+    else
+        unsetenv("TESSEL_NUM_THREADS");
 }
 
 void add_index(int64_t i, void* closure) {

@@ -70,8 +70,7 @@ TEST(TimeEvaluator, InvalidOptionsAndThrowingFunction) {
     o.min_repeats = 0;
     EXPECT_THROW(time_evaluate([](int) {}, 1, o), RuntimeError);
     EXPECT_THROW(time_evaluate([](int) {}, 0, {}), RuntimeError);
-    EXPECT_THROW(time_evaluate([](int) { throw std::logic_error("x"); }, 1, {}),
-                 std::logic_error);
+    EXPECT_THROW(time_evaluate([](int) { throw std::logic_error("x"); }, 1, {}), std::logic_error);
     TimingResult real = time_evaluate([](int) {}, 1, {0, 3, 3, 0.0, {}});
     EXPECT_EQ(real.samples.size(), 3u);
     EXPECT_GE(real.min, 0.0);

@@ -11,38 +11,22 @@ namespace tessel::test {
 
 inline const char* op_symbol(IRNodeType t) {
     switch (t) {
-        case IRNodeType::Add:
-            return " + ";
-        case IRNodeType::Sub:
-            return " - ";
-        case IRNodeType::Mul:
-            return "*";
-        case IRNodeType::Div:
-            return " tdiv ";
-        case IRNodeType::Mod:
-            return " tmod ";
-        case IRNodeType::FloorDiv:
-            return " / ";
-        case IRNodeType::FloorMod:
-            return " % ";
-        case IRNodeType::EQ:
-            return " == ";
-        case IRNodeType::NE:
-            return " != ";
-        case IRNodeType::LT:
-            return " < ";
-        case IRNodeType::LE:
-            return " <= ";
-        case IRNodeType::GT:
-            return " > ";
-        case IRNodeType::GE:
-            return " >= ";
-        case IRNodeType::And:
-            return " && ";
-        case IRNodeType::Or:
-            return " || ";
-        default:
-            return nullptr;
+        case IRNodeType::Add: return " + ";
+        case IRNodeType::Sub: return " - ";
+        case IRNodeType::Mul: return "*";
+        case IRNodeType::Div: return " tdiv ";
+        case IRNodeType::Mod: return " tmod ";
+        case IRNodeType::FloorDiv: return " / ";
+        case IRNodeType::FloorMod: return " % ";
+        case IRNodeType::EQ: return " == ";
+        case IRNodeType::NE: return " != ";
+        case IRNodeType::LT: return " < ";
+        case IRNodeType::LE: return " <= ";
+        case IRNodeType::GT: return " > ";
+        case IRNodeType::GE: return " >= ";
+        case IRNodeType::And: return " && ";
+        case IRNodeType::Or: return " || ";
+        default: return nullptr;
     }
 }
 

@@ -379,16 +379,11 @@ private:
 Expr random_expr(std::mt19937* rng, std::vector<Var>* vars, int depth) {
     std::uniform_int_distribution<int> pick(0, depth > 0 ? 6 : 1);
     switch (pick(*rng)) {
-        case 0:
-            return Expr(int((*rng)() % 5));
-        case 1:
-            return (*vars)[(*rng)() % vars->size()];
-        case 2:
-            return random_expr(rng, vars, depth - 1) + random_expr(rng, vars, depth - 1);
-        case 3:
-            return random_expr(rng, vars, depth - 1) * random_expr(rng, vars, depth - 1);
-        case 4:
-            return min(random_expr(rng, vars, depth - 1), random_expr(rng, vars, depth - 1));
+        case 0: return Expr(int((*rng)() % 5));
+        case 1: return (*vars)[(*rng)() % vars->size()];
+        case 2: return random_expr(rng, vars, depth - 1) + random_expr(rng, vars, depth - 1);
+        case 3: return random_expr(rng, vars, depth - 1) * random_expr(rng, vars, depth - 1);
+        case 4: return min(random_expr(rng, vars, depth - 1), random_expr(rng, vars, depth - 1));
         default: {
             // Sometimes rebind an existing variable (shadowing), sometimes a new one.
             Var v = ((*rng)() % 3 == 0) ? (*vars)[(*rng)() % vars->size()] : Var("t");

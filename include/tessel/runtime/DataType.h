@@ -30,9 +30,7 @@ struct DataType {
     /// "float32", "int8", "bool", "float32x4" ...
     std::string str() const;
     /// The DLPack form of this type.
-    dlpack::DLDataType to_dlpack() const {
-        return {static_cast<uint8_t>(code), bits, lanes};
-    }
+    dlpack::DLDataType to_dlpack() const { return {static_cast<uint8_t>(code), bits, lanes}; }
     /// Converts a DLPack type; throws RuntimeError on a code tessel does not know (e.g. complex).
     static DataType from_dlpack(dlpack::DLDataType t);
 
@@ -40,13 +38,29 @@ struct DataType {
 };
 
 /// The common element types.
-inline constexpr DataType float32() { return {DataTypeCode::Float, 32, 1}; }
-inline constexpr DataType float64() { return {DataTypeCode::Float, 64, 1}; }
-inline constexpr DataType float16() { return {DataTypeCode::Float, 16, 1}; }
-inline constexpr DataType int32() { return {DataTypeCode::Int, 32, 1}; }
-inline constexpr DataType int64() { return {DataTypeCode::Int, 64, 1}; }
-inline constexpr DataType int8() { return {DataTypeCode::Int, 8, 1}; }
-inline constexpr DataType uint8() { return {DataTypeCode::UInt, 8, 1}; }
-inline constexpr DataType boolean() { return {DataTypeCode::Bool, 8, 1}; }
+inline constexpr DataType float32() {
+    return {DataTypeCode::Float, 32, 1};
+}
+inline constexpr DataType float64() {
+    return {DataTypeCode::Float, 64, 1};
+}
+inline constexpr DataType float16() {
+    return {DataTypeCode::Float, 16, 1};
+}
+inline constexpr DataType int32() {
+    return {DataTypeCode::Int, 32, 1};
+}
+inline constexpr DataType int64() {
+    return {DataTypeCode::Int, 64, 1};
+}
+inline constexpr DataType int8() {
+    return {DataTypeCode::Int, 8, 1};
+}
+inline constexpr DataType uint8() {
+    return {DataTypeCode::UInt, 8, 1};
+}
+inline constexpr DataType boolean() {
+    return {DataTypeCode::Bool, 8, 1};
+}
 
 }  // namespace tessel

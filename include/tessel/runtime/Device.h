@@ -34,9 +34,13 @@ struct Device {
 std::string device_type_name(DeviceType type);
 
 /// The host CPU.
-inline constexpr Device cpu() { return {DeviceType::CPU, 0}; }
+inline constexpr Device cpu() {
+    return {DeviceType::CPU, 0};
+}
 /// CUDA device `id`.
-inline constexpr Device cuda(int id = 0) { return {DeviceType::CUDA, id}; }
+inline constexpr Device cuda(int id = 0) {
+    return {DeviceType::CUDA, id};
+}
 
 /// Memory management for one device type. Implementations must be thread-safe.
 class DeviceAPI {

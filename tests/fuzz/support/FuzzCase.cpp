@@ -114,16 +114,11 @@ void run_jit_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
 
 const char* verdict_name(Verdict v) {
     switch (v) {
-        case Verdict::Pass:
-            return "pass";
-        case Verdict::LateReject:
-            return "late_reject";
-        case Verdict::Budget:
-            return "budget";
-        case Verdict::Invalid:
-            return "invalid";
-        case Verdict::Failure:
-            return "failure";
+        case Verdict::Pass: return "pass";
+        case Verdict::LateReject: return "late_reject";
+        case Verdict::Budget: return "budget";
+        case Verdict::Invalid: return "invalid";
+        case Verdict::Failure: return "failure";
     }
     return "?";
 }

@@ -43,18 +43,13 @@ CaseOutcome generate(StepGenerator& gen, Schedule& s, int count) {
 void record(FuzzReport& r, const std::string& op, int64_t index, const Schedule& s,
             const std::string& attempt, const CaseOutcome& o) {
     switch (o.verdict) {
-        case Verdict::Pass:
-            ++r.passed;
-            return;
-        case Verdict::Budget:
-            ++r.budget;
-            return;
+        case Verdict::Pass: ++r.passed; return;
+        case Verdict::Budget: ++r.budget; return;
         case Verdict::LateReject:
             ++r.late_rejects;
             ++r.late_reject_reasons[op + ": " + first_line(o.message)];
             return;
-        default:
-            break;
+        default: break;
     }
     ++r.failures;
     for (const FuzzFailure& f : r.first_failures)

@@ -86,12 +86,9 @@ int64_t StepGenerator::random_factor(const Schedule& s, int stage, int leaf) {
         ext = s.stages()[stage].iters[s.stages()[stage].leaf[leaf]].const_extent();
     if (!ext || pick(2) == 0) return kSmall[pick(static_cast<int>(std::size(kSmall)))];
     switch (pick(4)) {
-        case 0:
-            return *ext;
-        case 1:
-            return *ext + 1 + pick(3);
-        default:
-            return 1 + pick(static_cast<int>(*ext));
+        case 0: return *ext;
+        case 1: return *ext + 1 + pick(3);
+        default: return 1 + pick(static_cast<int>(*ext));
     }
 }
 
@@ -234,22 +231,14 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
     int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
     while (r >= kWeights[kind]) r -= kWeights[kind++];
     switch (kind) {
-        case 0:
-            return split_attempt(s, stage, false);
-        case 1:
-            return split_attempt(s, stage, true);
-        case 2:
-            return tile_attempt(s, stage);
-        case 3:
-            return fuse_attempt(s, stage);
-        case 4:
-            return reorder_attempt(s, stage);
-        case 5:
-            return annotate_attempt(s, stage, IterAnnotation::Vectorize);
-        case 6:
-            return annotate_attempt(s, stage, IterAnnotation::Unroll);
-        case 7:
-            return annotate_attempt(s, stage, IterAnnotation::Parallel);
+        case 0: return split_attempt(s, stage, false);
+        case 1: return split_attempt(s, stage, true);
+        case 2: return tile_attempt(s, stage);
+        case 3: return fuse_attempt(s, stage);
+        case 4: return reorder_attempt(s, stage);
+        case 5: return annotate_attempt(s, stage, IterAnnotation::Vectorize);
+        case 6: return annotate_attempt(s, stage, IterAnnotation::Unroll);
+        case 7: return annotate_attempt(s, stage, IterAnnotation::Parallel);
         case 8: {
             static const int64_t kSteps[] = {0, 1, 4, 16, 64, 512, 513, -1};
             int64_t v = kSteps[pick(static_cast<int>(std::size(kSteps)))];
@@ -257,8 +246,7 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
                 "pragma_auto_unroll(" + std::to_string(stage) + ", " + std::to_string(v) + ")";
             return simple("pragma", call, [=](Schedule& sch) { sch.pragma_auto_unroll(stage, v); });
         }
-        case 9:
-            return compute_at_attempt(s, moved);
+        case 9: return compute_at_attempt(s, moved);
         case 10:
             return simple("compute_inline", "compute_inline(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_inline(moved); });
