@@ -4,6 +4,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -33,7 +34,16 @@ DataType runtime_type(Type t) {
 }
 
 // The signature of `f`, and the symbolic extent variables in shape_vars() order.
-KernelSignature make_signature(const LoweredFunc& f, std::vector<Var>* shape_vars) {
+KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options,
+                               std::vector<Var>* shape_vars) {
+    for (const std::string& name : options.in_place) {
+        bool found = false;
+        for (const Buffer& b : f.args) found = found || b.name() == name;
+        if (!found) {
+            TESSEL_THROW(CompileError) << "build: in_place names '" << name
+                                       << "', which is not an argument of '" << f.name << "'";
+        }
+    }
     std::unordered_set<const IRNode*> written, read;
     post_order_visit(f.body, [&](const IRNode* n) {
         if (n->node_type == IRNodeType::Store)
@@ -44,7 +54,9 @@ KernelSignature make_signature(const LoweredFunc& f, std::vector<Var>* shape_var
     std::map<std::string, const Variable*> by_name;
     KernelSignature sig{f.name, DeviceType::CPU, {}};
     for (const Buffer& b : f.args) {
-        ArgSpec spec{b.name(), runtime_type(b.dtype()), {}, ArgAccess::Read, false, 0};
+        bool in_place = std::find(options.in_place.begin(), options.in_place.end(), b.name()) !=
+                        options.in_place.end();
+        ArgSpec spec{b.name(), runtime_type(b.dtype()), {}, ArgAccess::Read, in_place, 0};
         if (written.count(b->data.get()))
             spec.access = read.count(b->data.get()) ? ArgAccess::ReadWrite : ArgAccess::Write;
         for (const Expr& e : b.shape()) {
@@ -89,22 +101,25 @@ void register_llvm_payload_loader() {
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target,
-             const std::string& name) {
+             const std::string& name, const BuildOptions& options) {
     internal::parse_llvm_target(target);  // a bad target fails before lowering
-    return build(lower(s, args, name), target);
+    return build(lower(s, args, name), target, options);
 }
 
-Module build(const LoweredFunc& f, const std::string& target) {
+Module build(const LoweredFunc& f, const std::string& target, const BuildOptions& options) {
     internal::LLVMTarget t = internal::parse_llvm_target(target);
     verify_lowered(f);
     std::vector<Var> shape_vars;
-    KernelSignature sig = make_signature(f, &shape_vars);
+    KernelSignature sig = make_signature(f, options, &shape_vars);
     std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t);
     llvm::LLVMContext context;
     llvm::Module module(f.name, context);
     module.setTargetTriple(t.triple);
     module.setDataLayout(tm->createDataLayout());
-    internal::CodeGenLLVM(module, t.cpu, t.features).add_function(f, shape_vars);
+    std::vector<bool> in_place;
+    for (const ArgSpec& a : sig.args) in_place.push_back(a.in_place);
+    internal::CodeGenLLVM(module, t.cpu, t.features, t.fast_math)
+        .add_function(f, shape_vars, in_place);
     std::string errors;
     llvm::raw_string_ostream es(errors);
     if (llvm::verifyModule(module, &es)) {

@@ -2,18 +2,24 @@
 // CodeGenLLVMStmt.cpp.
 #include "codegen/CodeGenLLVM.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Intrinsics.h>
 
 #include "tessel/Error.h"
+#include "tessel/arith/Modular.h"
 
 namespace tessel::internal {
 
-CodeGenLLVM::CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features)
+CodeGenLLVM::CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features,
+                         bool fast_math)
     : module_(module),
       context_(module.getContext()),
       builder_(module.getContext()),
       cpu_(std::move(cpu)),
-      features_(std::move(features)) {}
+      features_(std::move(features)) {
+    if (fast_math) builder_.setFastMathFlags(llvm::FastMathFlags::getFast());
+}
 
 llvm::Type* CodeGenLLVM::llvm_type(Type t) {
     llvm::Type* elem = nullptr;
@@ -83,17 +89,17 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
     case IRNodeType::T: return emit_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b, t);
             TESSEL_BINARY_CASE(Add)
             TESSEL_BINARY_CASE(Sub)
-            TESSEL_BINARY_CASE(Mul) TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod)
-                TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
-                    TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(Mul)
+            TESSEL_BINARY_CASE(Div) TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv)
+                TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
         return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
-                        TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
-                            TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+                    TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
+                        TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
-                                case IRNodeType::And
+                            case IRNodeType::And
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));
@@ -302,55 +308,6 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
     return narrow_half(emit_float_math(op, args, t), t);
 }
 
-llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Value*> args, Type t) {
-    namespace I = llvm::Intrinsic;
-    llvm::Value* x = args[0];
-    auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, x); };
-    switch (op->op) {
-        case Intrinsic::exp: return unary(I::exp);
-        case Intrinsic::exp2: return unary(I::exp2);
-        case Intrinsic::log: return unary(I::log);
-        case Intrinsic::log2: return unary(I::log2);
-        case Intrinsic::sqrt: return unary(I::sqrt);
-        case Intrinsic::sin: return unary(I::sin);
-        case Intrinsic::cos: return unary(I::cos);
-        case Intrinsic::abs: return unary(I::fabs);
-        case Intrinsic::floor: return unary(I::floor);
-        case Intrinsic::ceil: return unary(I::ceil);
-        case Intrinsic::round: return unary(I::roundeven);  // nearbyint: half to even
-        case Intrinsic::trunc: return unary(I::trunc);
-        case Intrinsic::rsqrt:
-            return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unary(I::sqrt));
-        case Intrinsic::sigmoid: {
-            llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-            llvm::Value* e = builder_.CreateUnaryIntrinsic(I::exp, builder_.CreateFNeg(x));
-            return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
-        }
-        case Intrinsic::tanh: return emit_libm_call("tanh", x, t);
-        case Intrinsic::erf: return emit_libm_call("erf", x, t);
-        case Intrinsic::pow: return builder_.CreateBinaryIntrinsic(I::pow, x, args[1]);
-        case Intrinsic::fma:
-            return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
-        default: TESSEL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
-    }
-    return nullptr;
-}
-
-// libm's scalar function, per lane for vectors (`x` is already float32 for 16-bit types).
-llvm::Value* CodeGenLLVM::emit_libm_call(const std::string& name, llvm::Value* x, Type t) {
-    bool is_double = t.bits == 64;
-    llvm::Type* scalar = is_double ? builder_.getDoubleTy() : builder_.getFloatTy();
-    llvm::FunctionCallee fn = module_.getOrInsertFunction(
-        is_double ? name : name + "f", llvm::FunctionType::get(scalar, {scalar}, false));
-    if (t.lanes == 1) return builder_.CreateCall(fn, {x});
-    llvm::Value* result = llvm::PoisonValue::get(x->getType());
-    for (int i = 0; i < t.lanes; ++i) {
-        llvm::Value* lane = builder_.CreateCall(fn, {builder_.CreateExtractElement(x, i)});
-        result = builder_.CreateInsertElement(result, lane, i);
-    }
-    return result;
-}
-
 // if_then_else evaluates only the taken branch: a branch for a scalar condition; a vector
 // condition selects between both (vectorization has already predicated the loads in them).
 llvm::Value* CodeGenLLVM::emit_lazy_select(const Call* op) {
@@ -381,8 +338,32 @@ llvm::Value* CodeGenLLVM::emit_mask(const Expr& predicate, int lanes) {
     return llvm::Constant::getAllOnesValue(llvm_type(Bool(lanes)));
 }
 
+// Accesses get the buffer's alias scopes (see the file comment of CodeGenLLVM.h).
+void CodeGenLLVM::annotate_access(llvm::Instruction* access, const Var& buffer) {
+    auto it = buffers_.find(buffer.get());
+    if (it == buffers_.end() || !it->second.scope) return;
+    access->setMetadata(llvm::LLVMContext::MD_alias_scope, it->second.scope);
+    if (it->second.noalias) access->setMetadata(llvm::LLVMContext::MD_noalias, it->second.noalias);
+}
+
+// The alignment of an access at element `offset` of `buffer`: the element size for arguments;
+// for the kernel's own 64-byte aligned buffers, the largest power of two (up to 64) that divides
+// every possible byte offset.
+llvm::Align CodeGenLLVM::access_alignment(const Var& buffer, const Expr& offset, Type t) {
+    uint64_t elem = static_cast<uint64_t>(t.element_of().bytes());
+    auto it = buffers_.find(buffer.get());
+    if (it == buffers_.end() || !it->second.own) return llvm::Align(elem);
+    ModularSet m = modular_set_of(offset);
+    uint64_t align = 64;
+    for (int64_t part : {m.coeff, m.base}) {
+        if (part == 0) continue;
+        uint64_t bytes = static_cast<uint64_t>(part < 0 ? -part : part) * elem;
+        align = std::min<uint64_t>(align, bytes & (~bytes + 1));  // lowest set bit
+    }
+    return llvm::Align(std::max<uint64_t>(align, elem));
+}
+
 // Dense Ramp accesses become vector loads (masked when predicated); other vector indices gather.
-// External buffers are only known to be aligned to their element size.
 llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
     Type t = op->type;
     llvm::Type* elem = memory_type(t.element_of());
@@ -390,14 +371,15 @@ llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
     llvm::Value* base = lookup(op->buffer_var);
     llvm::Align align(t.element_of().bytes());
     const Ramp* ramp = op->index.as<Ramp>();
-    llvm::Value* v = nullptr;
+    llvm::Instruction* v = nullptr;
     if (t.lanes == 1) {
         TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
             << "codegen: predicated scalar load";
         v = builder_.CreateAlignedLoad(elem, builder_.CreateGEP(elem, base, codegen(op->index)),
-                                       align);
+                                       access_alignment(op->buffer_var, op->index, t));
     } else if (ramp && is_one(ramp->stride)) {
         llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        align = access_alignment(op->buffer_var, ramp->base, t);
         if (op->predicate.defined()) {
             v = builder_.CreateMaskedLoad(vec, ptr, align, emit_mask(op->predicate, t.lanes),
                                           llvm::Constant::getNullValue(vec));
@@ -409,6 +391,7 @@ llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
         v = builder_.CreateMaskedGather(vec, ptrs, align, emit_mask(op->predicate, t.lanes),
                                         llvm::Constant::getNullValue(vec));
     }
+    annotate_access(v, op->buffer_var);
     return from_memory(v, t);
 }
 
@@ -419,23 +402,26 @@ void CodeGenLLVM::emit_store(const Store* op) {
     llvm::Align align(t.element_of().bytes());
     llvm::Value* value = to_memory(codegen(op->value), t);
     const Ramp* ramp = op->index.as<Ramp>();
+    llvm::Instruction* st = nullptr;
     if (t.lanes == 1) {
         TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
             << "codegen: predicated scalar store";
-        builder_.CreateAlignedStore(value, builder_.CreateGEP(elem, base, codegen(op->index)),
-                                    align);
+        st = builder_.CreateAlignedStore(value, builder_.CreateGEP(elem, base, codegen(op->index)),
+                                         access_alignment(op->buffer_var, op->index, t));
     } else if (ramp && is_one(ramp->stride)) {
         llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        align = access_alignment(op->buffer_var, ramp->base, t);
         if (op->predicate.defined()) {
-            builder_.CreateMaskedStore(value, ptr, align, emit_mask(op->predicate, t.lanes));
+            st = builder_.CreateMaskedStore(value, ptr, align, emit_mask(op->predicate, t.lanes));
         } else {
-            builder_.CreateAlignedStore(value, ptr, align);
+            st = builder_.CreateAlignedStore(value, ptr, align);
         }
     } else {
         // A scatter writes lanes in increasing order, as the IR's lane-wise semantics ask.
         llvm::Value* ptrs = builder_.CreateGEP(elem, base, codegen(op->index));
-        builder_.CreateMaskedScatter(value, ptrs, align, emit_mask(op->predicate, t.lanes));
+        st = builder_.CreateMaskedScatter(value, ptrs, align, emit_mask(op->predicate, t.lanes));
     }
+    annotate_access(st, op->buffer_var);
 }
 
 }  // namespace tessel::internal

@@ -4,7 +4,15 @@
 // guarded division (x / 0 == 0, INT_MIN / -1 == INT_MIN), floor division fix-ups, saturating
 // float-to-int casts, float16/bfloat16 computed in float32 and rounded after each operation.
 // Parallel loops become outlined closures run through `tessel_parallel_for`; a failed AssertStmt
-// reports its message through `tessel_report_kernel_error` and returns status 1.
+// reports its message through `tessel_report_kernel_error` and returns status 1, after freeing
+// every workspace block the function holds.
+//
+// Memory facts the code generator passes on to LLVM, each one proven:
+// - Every access names its buffer, so accesses get alias scopes: a buffer the kernel allocates is
+//   disjoint from every other buffer, and so is an argument not declared in-place (the runtime
+//   rejects overlapping arguments before the call; runtime/Kernel.h). In-place arguments get none.
+// - Arguments are aligned to their element size only; tessel's own allocations to 64 bytes, and a
+//   dense vector access into one gets the alignment the modular analysis proves of its offset.
 #pragma once
 
 #include <string>
@@ -22,12 +30,15 @@ namespace tessel::internal {
 /// Emits lowered functions into one LLVM module (see the file comment).
 class CodeGenLLVM {
 public:
-    /// Functions get the "target-cpu" / "target-features" attributes `cpu` and `features`.
-    CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features);
+    /// Functions get the "target-cpu" / "target-features" attributes `cpu` and `features`;
+    /// `fast_math` puts LLVM's fast-math flags on every float operation.
+    CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features, bool fast_math);
 
     /// Emits `f` as an external function named f.name; `shape_vars` are the symbolic extent
-    /// variables in the order of the entry point's shape_vars argument.
-    void add_function(const LoweredFunc& f, const std::vector<Var>& shape_vars);
+    /// variables in the order of the entry point's shape_vars argument; `in_place[i]` says
+    /// argument i may share memory with other arguments.
+    void add_function(const LoweredFunc& f, const std::vector<Var>& shape_vars,
+                      const std::vector<bool>& in_place);
 
 private:
     // Where a failure goes: the entry returns the status; a parallel closure stores it in its
@@ -35,6 +46,18 @@ private:
     struct FunctionState {
         llvm::Function* function = nullptr;
         llvm::Value* error_slot = nullptr;
+        std::vector<llvm::Value*> workspaces;  ///< live heap blocks, freed on every exit
+    };
+    // What is known of the memory behind a buffer variable.
+    struct BufferFacts {
+        llvm::MDNode* scope = nullptr;    ///< its alias scope (a list of one), if disjoint
+        llvm::MDNode* noalias = nullptr;  ///< the scopes of every other disjoint buffer
+        bool own = false;                 ///< allocated by the kernel: 64-byte aligned
+    };
+    // A libmvec variant: ISA letter ('b', 'd', 'e'; 0 for none) and lanes per call.
+    struct VectorLib {
+        char isa = 0;
+        int width = 0;
     };
 
     llvm::Value* codegen(const Expr& e);
@@ -57,6 +80,12 @@ private:
     llvm::Value* emit_call(const Call* op);
     llvm::Value* emit_float_math(const Call* op, std::vector<llvm::Value*> args, Type t);
     llvm::Value* emit_libm_call(const std::string& name, llvm::Value* x, Type t);
+    llvm::Value* emit_vector_math(const std::string& name, const std::vector<llvm::Value*>& args);
+    VectorLib vector_lib(int elem_bits) const;
+    void plan_buffers(const LoweredFunc& f, const std::vector<bool>& in_place);
+    void annotate_access(llvm::Instruction* access, const Var& buffer);
+    llvm::Align access_alignment(const Var& buffer, const Expr& offset, Type t);
+    void free_workspaces();
     llvm::Value* emit_lazy_select(const Call* op);
     llvm::Value* emit_load(const Load* op);
     llvm::Value* emit_mask(const Expr& predicate, int lanes);
@@ -84,6 +113,7 @@ private:
     std::string cpu_, features_;
     FunctionState state_;
     std::unordered_map<const Variable*, llvm::Value*> vars_;
+    std::unordered_map<const Variable*, BufferFacts> buffers_;
     int closure_count_ = 0;
 };
 

@@ -41,11 +41,44 @@ llvm::AllocaInst* CodeGenLLVM::entry_alloca(llvm::Type* type, uint64_t align) {
     return a;
 }
 
-void CodeGenLLVM::add_function(const LoweredFunc& f, const std::vector<Var>& shape_vars) {
+// Gives every buffer that provably shares memory with no other its own alias scope: the kernel's
+// allocations, and the arguments not declared in-place.
+void CodeGenLLVM::plan_buffers(const LoweredFunc& f, const std::vector<bool>& in_place) {
+    buffers_.clear();
+    std::vector<const Variable*> disjoint;
+    for (size_t i = 0; i < f.args.size(); ++i) {
+        if (!in_place[i]) disjoint.push_back(f.args[i]->data.get());
+    }
+    post_order_visit(f.body, [&](const IRNode* n) {
+        if (n->node_type != IRNodeType::Allocate) return;
+        const Variable* v = static_cast<const Allocate*>(n)->buffer_var.get();
+        buffers_[v].own = true;
+        disjoint.push_back(v);
+    });
+    llvm::MDBuilder md(context_);
+    llvm::MDNode* domain = md.createAnonymousAliasScopeDomain(f.name);
+    std::vector<llvm::Metadata*> scopes;
+    for (const Variable* v : disjoint)
+        scopes.push_back(md.createAnonymousAliasScope(domain, v->name));
+    for (size_t i = 0; i < disjoint.size(); ++i) {
+        BufferFacts& facts = buffers_[disjoint[i]];
+        facts.scope = llvm::MDNode::get(context_, {scopes[i]});
+        std::vector<llvm::Metadata*> others;
+        for (size_t j = 0; j < disjoint.size(); ++j) {
+            if (j != i) others.push_back(scopes[j]);
+        }
+        if (!others.empty()) facts.noalias = llvm::MDNode::get(context_, others);
+    }
+}
+
+void CodeGenLLVM::add_function(const LoweredFunc& f, const std::vector<Var>& shape_vars,
+                               const std::vector<bool>& in_place) {
+    TESSEL_CHECK(in_place.size() == f.args.size()) << "codegen: in_place flags per argument";
     llvm::Type* ptr = llvm::PointerType::get(context_, 0);
     auto* type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr}, false);
-    state_ = {new_function(f.name, type, true), nullptr};
+    state_ = {new_function(f.name, type, true), nullptr, {}};
     vars_.clear();
+    plan_buffers(f, in_place);
     builder_.SetInsertPoint(new_block("entry"));
     llvm::Value* args = state_.function->getArg(0);
     llvm::Value* shapes = state_.function->getArg(1);
@@ -108,13 +141,23 @@ void CodeGenLLVM::emit_if(const IfThenElse* op) {
     builder_.SetInsertPoint(done);
 }
 
-// Leaves the function with `status` unless `ok`: the entry returns it; a closure stores it in
-// the error slot its caller checks after tessel_parallel_for, and returns.
+// Frees the function's live workspace blocks, innermost first (on a failure path).
+void CodeGenLLVM::free_workspaces() {
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        "tessel_workspace_free", builder_.getVoidTy(), builder_.getPtrTy());
+    for (auto it = state_.workspaces.rbegin(); it != state_.workspaces.rend(); ++it)
+        builder_.CreateCall(free_fn, {*it});
+}
+
+// Leaves the function with `status` unless `ok`, freeing its workspace blocks: the entry returns
+// the status; a closure stores it in the error slot its caller checks after tessel_parallel_for,
+// and returns.
 void CodeGenLLVM::emit_failure_unless(llvm::Value* ok, llvm::Value* status) {
     llvm::BasicBlock* fail = new_block("fail");
     llvm::BasicBlock* cont = new_block("ok");
     builder_.CreateCondBr(ok, cont, fail, llvm::MDBuilder(context_).createLikelyBranchWeights());
     builder_.SetInsertPoint(fail);
+    free_workspaces();
     if (state_.error_slot) {
         auto* st = builder_.CreateStore(status, state_.error_slot);
         st->setAtomic(llvm::AtomicOrdering::Monotonic);
@@ -227,7 +270,7 @@ llvm::Function* CodeGenLLVM::emit_closure(const For* op, const std::vector<Var>&
     std::string name =
         state_.function->getName().str() + "_parallel_" + std::to_string(closure_count_++);
     llvm::Function* fn = new_function(name, type, false);
-    state_ = {fn, nullptr};
+    state_ = {fn, nullptr, {}};
     vars_.clear();
     builder_.SetInsertPoint(new_block("entry"));
     llvm::Value* closure = fn->getArg(1);
@@ -250,7 +293,8 @@ llvm::Function* CodeGenLLVM::emit_closure(const For* op, const std::vector<Var>&
 }
 
 // Small constant allocations go on the stack (in the entry block, so loops do not grow it);
-// others are 64-byte aligned heap blocks freed after the body.
+// others are 64-byte aligned workspace blocks (runtime/Workspace.h) freed after the body and on
+// every failure path inside it.
 void CodeGenLLVM::emit_allocate(const Allocate* op) {
     int64_t bytes = op->dtype.bytes();
     bool constant = true;
@@ -271,17 +315,16 @@ void CodeGenLLVM::emit_allocate(const Allocate* op) {
     llvm::Value* size = builder_.getInt64(op->dtype.bytes());
     for (const Expr& e : op->extents)
         size = builder_.CreateMul(size, builder_.CreateSExt(codegen(e), builder_.getInt64Ty()));
-    // aligned_alloc wants a non-zero multiple of the alignment.
-    size = builder_.CreateAnd(builder_.CreateAdd(size, builder_.getInt64(kAllocAlign)),
-                              builder_.getInt64(~(kAllocAlign - 1)));
     llvm::FunctionCallee alloc = module_.getOrInsertFunction(
-        "aligned_alloc", builder_.getPtrTy(), builder_.getInt64Ty(), builder_.getInt64Ty());
-    llvm::FunctionCallee free_fn =
-        module_.getOrInsertFunction("free", builder_.getVoidTy(), builder_.getPtrTy());
-    llvm::Value* data = builder_.CreateCall(alloc, {builder_.getInt64(kAllocAlign), size});
+        "tessel_workspace_alloc", builder_.getPtrTy(), builder_.getInt64Ty());
+    llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
+        "tessel_workspace_free", builder_.getVoidTy(), builder_.getPtrTy());
+    llvm::Value* data = builder_.CreateCall(alloc, {size});
     emit_failure_unless(builder_.CreateIsNotNull(data), builder_.getInt32(2));
     vars_[op->buffer_var.get()] = data;
+    state_.workspaces.push_back(data);
     codegen(op->body);
+    state_.workspaces.pop_back();
     vars_.erase(op->buffer_var.get());
     builder_.CreateCall(free_fn, {data});
 }

@@ -26,6 +26,7 @@
 #include "tessel/runtime/Kernel.h"
 #include "tessel/runtime/Module.h"
 #include "tessel/runtime/ThreadPool.h"
+#include "tessel/runtime/Workspace.h"
 
 namespace tessel::internal {
 
@@ -98,9 +99,11 @@ LLVMTarget parse_llvm_target(const std::string& target) {
             host = false;
         } else if (word.rfind("-mattr=", 0) == 0) {
             mattr = word.substr(7);
+        } else if (word == "-fast-math") {
+            t.fast_math = true;
         } else {
             TESSEL_THROW(CompileError) << "target '" << target << "': unknown option '" << word
-                                       << "' (known: -mcpu=<cpu>, -mattr=+feature,...)";
+                                       << "' (known: -mcpu=<cpu>, -mattr=+feature,..., -fast-math)";
         }
     }
     if (host) t.features = host_features();
@@ -202,6 +205,8 @@ void define_runtime_symbols(llvm::orc::LLJIT& jit) {
     };
     add("tessel_parallel_for", reinterpret_cast<void*>(&tessel_parallel_for));
     add("tessel_report_kernel_error", reinterpret_cast<void*>(&tessel_report_kernel_error));
+    add("tessel_workspace_alloc", reinterpret_cast<void*>(&tessel_workspace_alloc));
+    add("tessel_workspace_free", reinterpret_cast<void*>(&tessel_workspace_free));
     llvm::cantFail(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))));
     // libc and libm (aligned_alloc, free, expf ...) come from the process.
     jit.getMainJITDylib().addGenerator(

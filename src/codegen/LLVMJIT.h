@@ -13,12 +13,13 @@ namespace tessel::internal {
 /// A parsed target string.
 struct LLVMTarget {
     std::string triple;
-    std::string cpu;       ///< "generic" for the host
-    std::string features;  ///< "+avx2,+fma,..."
+    std::string cpu;         ///< "generic" for the host
+    std::string features;    ///< "+avx2,+fma,..."
+    bool fast_math = false;  ///< "-fast-math": LLVM's fast-math flags on every float operation
 };
 
-/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b" (see codegen/Build.h); CompileError on
-/// anything else, an unknown CPU or an unknown feature.
+/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b", "llvm -fast-math" (see codegen/Build.h);
+/// CompileError on anything else, an unknown CPU or an unknown feature.
 LLVMTarget parse_llvm_target(const std::string& target);
 
 /// A target machine for `target` (optimisation level O3).

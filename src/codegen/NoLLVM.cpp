@@ -15,11 +15,11 @@ namespace {
 }  // namespace
 
 Module build(const Schedule&, const std::vector<Tensor>&, const std::string& target,
-             const std::string&) {
+             const std::string&, const BuildOptions&) {
     no_backend(target);
 }
 
-Module build(const LoweredFunc&, const std::string& target) {
+Module build(const LoweredFunc&, const std::string& target, const BuildOptions&) {
     no_backend(target);
 }
 

@@ -18,15 +18,27 @@
 
 namespace tessel {
 
+/// What build() may assume of a kernel's arguments beyond the signature.
+struct BuildOptions {
+    /// Names of arguments that may share memory with other arguments (e.g. an elementwise
+    /// kernel computing its output over its input). They are exempt from the runtime's overlap
+    /// check, and the generated code makes no no-alias assumption about them; every other
+    /// argument is assumed disjoint from all others (the runtime checks it before each call).
+    std::vector<std::string> in_place;
+};
+
 /// Lowers `s` over `args` (lower() in lower/Lower.h) and compiles it for `target` into a module
 /// with one kernel called `name`. Targets: "llvm" (the host CPU: its features, generic tuning),
-/// "llvm -mcpu=<cpu>" and "llvm -mattr=+avx2,-fma,..." (options combine). Throws CompileError for
-/// any other target string, an unknown CPU or feature, or IR the backend cannot compile.
+/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,..." and "llvm -fast-math" (LLVM's fast-math
+/// flags on every float operation: reassociation, no NaNs or infinities; off by default); options
+/// combine. Throws CompileError for any other target string, an unknown CPU or feature, an
+/// unknown argument name in `options`, or IR the backend cannot compile.
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
-             const std::string& name = "main");
+             const std::string& name = "main", const BuildOptions& options = {});
 
 /// Compiles an already lowered function (after storage flattening) for `target`.
-Module build(const LoweredFunc& f, const std::string& target = "llvm");
+Module build(const LoweredFunc& f, const std::string& target = "llvm",
+             const BuildOptions& options = {});
 
 /// Registers the loader of "llvm-ir" payloads, so Module::load() works in a process that has not
 /// called build() yet. build() registers it itself. Thread-safe; a no-op without LLVM.
