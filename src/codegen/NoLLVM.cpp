@@ -1,6 +1,7 @@
 // build() in a tessel built without the LLVM backend (TESSEL_USE_LLVM=OFF): a clear error.
 #include "tessel/Error.h"
 #include "tessel/codegen/Build.h"
+#include "tessel/codegen/Export.h"
 
 namespace tessel {
 
@@ -24,6 +25,22 @@ Module build(const LoweredFunc&, const std::string& target, const BuildOptions&)
 }
 
 void register_llvm_payload_loader() {}
+
+void export_object(const Module&, const std::string&) {
+    no_backend("llvm");
+}
+
+void export_library(const Module&, const std::string&) {
+    no_backend("llvm");
+}
+
+std::string c_header(const Module&) {
+    no_backend("llvm");
+}
+
+void export_header(const Module&, const std::string&) {
+    no_backend("llvm");
+}
 
 bool has_llvm_backend() {
     return false;
