@@ -112,8 +112,9 @@ Module build(const LoweredFunc& f, const std::string& target, const BuildOptions
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, &shape_vars);
     std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t);
-    llvm::LLVMContext context;
-    llvm::Module module(f.name, context);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto owned_module = std::make_unique<llvm::Module>(f.name, *context);
+    llvm::Module& module = *owned_module;
     module.setTargetTriple(t.triple);
     module.setDataLayout(tm->createDataLayout());
     std::vector<bool> in_place;
@@ -130,10 +131,15 @@ Module build(const LoweredFunc& f, const std::string& target, const BuildOptions
     std::string ll = to_text(module);
     const char* debug = std::getenv("TESSEL_DEBUG");
     if (debug && std::atoi(debug) >= 3) std::cerr << ll;
-    std::map<std::string, std::string> sources = {{"ll", ll},
-                                                  {"asm", internal::emit_assembly(module, *tm)}};
     internal::register_llvm_ir_loader();
-    return Module({sig}, "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()), std::move(sources));
+    // The optimised module goes to the JIT as it is (no re-parse); the assembly, a second code
+    // generation, is only made when asked for.
+    std::shared_ptr<const LoadedCode> code =
+        internal::jit_compile(std::move(owned_module), std::move(context));
+    std::map<std::string, SourceGenerator> lazy = {
+        {"asm", [ll, t] { return internal::assembly_of_ir(ll, t); }}};
+    return Module({sig}, "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()), std::move(code),
+                  {{"ll", ll}}, std::move(lazy));
 }
 
 }  // namespace tessel

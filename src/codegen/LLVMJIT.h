@@ -8,6 +8,8 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "tessel/runtime/Module.h"
+
 namespace tessel::internal {
 
 /// A parsed target string.
@@ -30,6 +32,13 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& tm);
 
 /// The assembly of `module` for `tm`.
 std::string emit_assembly(const llvm::Module& module, llvm::TargetMachine& tm);
+
+/// JIT-compiles `module` (its context handed over with it) into loaded code for a Module.
+std::shared_ptr<const LoadedCode> jit_compile(std::unique_ptr<llvm::Module> module,
+                                              std::unique_ptr<llvm::LLVMContext> context);
+
+/// The assembly of textual LLVM IR `ll` for `target` (a lazy "asm" source of built modules).
+std::string assembly_of_ir(const std::string& ll, const LLVMTarget& target);
 
 /// Registers the "llvm-ir" payload loader (once).
 void register_llvm_ir_loader();

@@ -13,7 +13,9 @@ struct Module::State {
     std::vector<KernelSignature> kernels;
     std::string payload_format;
     std::vector<uint8_t> payload;
-    std::map<std::string, std::string> sources;
+    mutable std::map<std::string, std::string> sources;
+    mutable std::map<std::string, SourceGenerator> lazy_sources;  // generated once, then moved
+    mutable std::mutex sources_mutex;
     std::shared_ptr<const LoadedCode> code;
     std::vector<KernelEntry> entries;  // parallel to `kernels`
 };
@@ -83,7 +85,14 @@ void Kernel::operator()(const std::vector<NDArray>& args) const {
 }
 
 Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
-               std::vector<uint8_t> payload, std::map<std::string, std::string> sources) {
+               std::vector<uint8_t> payload, std::map<std::string, std::string> sources)
+    : Module(std::move(kernels), std::move(payload_format), std::move(payload), nullptr,
+             std::move(sources), {}) {}
+
+Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
+               std::vector<uint8_t> payload, std::shared_ptr<const LoadedCode> code,
+               std::map<std::string, std::string> sources,
+               std::map<std::string, SourceGenerator> lazy_sources) {
     auto state = std::make_shared<State>();
     std::set<std::string> names;
     for (const auto& k : kernels) {
@@ -91,7 +100,7 @@ Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
             TESSEL_THROW(RuntimeError) << "module has two kernels named '" << k.name << "'";
         }
     }
-    state->code = internal::find_loader(payload_format)(payload);
+    state->code = code ? std::move(code) : internal::find_loader(payload_format)(payload);
     if (!state->code) {
         TESSEL_THROW(RuntimeError) << "loader of '" << payload_format << "' returned no code";
     }
@@ -107,6 +116,7 @@ Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
     state->payload_format = std::move(payload_format);
     state->payload = std::move(payload);
     state->sources = std::move(sources);
+    state->lazy_sources = std::move(lazy_sources);
     state_ = std::move(state);
 }
 
@@ -136,7 +146,11 @@ const std::vector<KernelSignature>& Module::signatures() const {
     return state().kernels;
 }
 const std::map<std::string, std::string>& Module::sources() const {
-    return state().sources;
+    const State& s = state();
+    std::lock_guard<std::mutex> lock(s.sources_mutex);
+    for (auto& [kind, generate] : s.lazy_sources) s.sources[kind] = generate();
+    s.lazy_sources.clear();
+    return s.sources;
 }
 const std::string& Module::payload_format() const {
     return state().payload_format;
@@ -146,8 +160,15 @@ const std::vector<uint8_t>& Module::payload() const {
 }
 
 const std::string& Module::get_source(const std::string& kind) const {
-    auto it = state().sources.find(kind);
-    if (it == state().sources.end()) {
+    const State& s = state();
+    std::lock_guard<std::mutex> lock(s.sources_mutex);
+    auto lazy = s.lazy_sources.find(kind);
+    if (lazy != s.lazy_sources.end()) {
+        s.sources[kind] = lazy->second();
+        s.lazy_sources.erase(lazy);
+    }
+    auto it = s.sources.find(kind);
+    if (it == s.sources.end()) {
         TESSEL_THROW(RuntimeError) << "module has no '" << kind << "' source";
     }
     return it->second;

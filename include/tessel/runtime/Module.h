@@ -36,6 +36,9 @@ public:
 using PayloadLoader =
     std::function<std::shared_ptr<const LoadedCode>(const std::vector<uint8_t>& payload)>;
 
+/// Produces a source text on demand (e.g. assembly, which costs a code generation).
+using SourceGenerator = std::function<std::string()>;
+
 /// Registers `loader` for payloads of `format` (replacing any earlier one). Thread-safe.
 void register_payload_loader(const std::string& format, PayloadLoader loader);
 
@@ -52,6 +55,12 @@ public:
     /// RuntimeError for an unknown format, a missing entry point or duplicate kernel names.
     Module(std::vector<KernelSignature> kernels, std::string payload_format,
            std::vector<uint8_t> payload, std::map<std::string, std::string> sources = {});
+    /// As above, with the payload's code already loaded by the caller (a backend that has just
+    /// compiled it), and sources generated on first use (get_source, sources, save).
+    Module(std::vector<KernelSignature> kernels, std::string payload_format,
+           std::vector<uint8_t> payload, std::shared_ptr<const LoadedCode> code,
+           std::map<std::string, std::string> sources,
+           std::map<std::string, SourceGenerator> lazy_sources);
 
     /// The kernel called `name`; RuntimeError naming the available ones if there is none.
     Kernel get(const std::string& name) const;
@@ -59,12 +68,13 @@ public:
     std::vector<std::string> kernel_names() const;
     /// The kernels' signatures, in the order they were given.
     const std::vector<KernelSignature>& signatures() const;
-    /// Every source of the module, by kind.
+    /// Every source of the module, by kind (lazy ones generated now). Thread-safe.
     const std::map<std::string, std::string>& sources() const;
     /// The format and bytes of the payload.
     const std::string& payload_format() const;
     const std::vector<uint8_t>& payload() const;
-    /// The source of `kind` ("ll", "asm" ...); RuntimeError when the module has none of it.
+    /// The source of `kind` ("ll", "asm" ...), generated on first use if it is lazy; RuntimeError
+    /// when the module has none of it. Thread-safe.
     const std::string& get_source(const std::string& kind) const;
 
     /// The module as bytes (see the file comment).
