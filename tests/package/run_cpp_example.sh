@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the tessel just built into a temporary prefix, builds tutorials/cpp/dense_relu against
+# it with find_package(tessel), runs the product program, and checks it loads no LLVM.
+#   run_cpp_example.sh <tessel build folder> <tessel source folder>
+set -euo pipefail
+build="$1"
+source="$2"
+work="$(mktemp -d /tmp/tessel-package-XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$source/tutorials/cpp/dense_relu" -B "$work/build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/build" >/dev/null
+"$work/build/dense_relu_demo"
+if ldd "$work/build/dense_relu_demo" | grep -i llvm; then
+    echo "dense_relu_demo loads LLVM" >&2
+    exit 1
+fi
+echo "package example: ok"
