@@ -28,7 +28,8 @@ Matmul matmul(int n) {
     m.A = placeholder({n, n}, Float(32), "A");
     m.B = placeholder({n, n}, Float(32), "B");
     IterVar k = reduce_axis(Range(0, n), "k");
-    m.C = compute({n, n}, [&](Var i, Var j) { return sum(m.A(i, k) * m.B(k, j), {k}); }, "C");
+    m.C = compute(
+        {n, n}, [&](Var i, Var j) { return sum(m.A(i, k) * m.B(k, j), {k}); }, "C");
     return m;
 }
 
@@ -82,9 +83,10 @@ int main() {
         if (rep >= 5) ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("built a tiled, vectorized, unrolled, parallel 1024^3 matmul %zu times after 5 "
-                "warm-up builds (lower + LLVM codegen + O3 + JIT, one thread); cold: %.1f ms\n",
-                ms.size(), cold);
+    std::printf(
+        "built a tiled, vectorized, unrolled, parallel 1024^3 matmul %zu times after 5 "
+        "warm-up builds (lower + LLVM codegen + O3 + JIT, one thread); cold: %.1f ms\n",
+        ms.size(), cold);
     std::printf("BENCH compile_latency matmul1024_tiled_cold ms=%.1f\n", cold);
     std::printf("BENCH compile_latency matmul1024_tiled ms=%.1f\n", ms[ms.size() / 2]);
     return 0;
