@@ -119,8 +119,11 @@ Module build(const LoweredFunc& f, const std::string& target, const BuildOptions
     module.setDataLayout(tm->createDataLayout());
     std::vector<bool> in_place;
     for (const ArgSpec& a : sig.args) in_place.push_back(a.in_place);
-    internal::CodeGenLLVM(module, t.cpu, t.features, t.fast_math)
-        .add_function(f, shape_vars, in_place);
+    using FloatMode = internal::CodeGenLLVM::FloatMode;
+    FloatMode mode = t.fast_math      ? FloatMode::Fast
+                     : t.strict_float ? FloatMode::Strict
+                                      : FloatMode::Contract;
+    internal::CodeGenLLVM(module, t.cpu, t.features, mode).add_function(f, shape_vars, in_place);
     std::string errors;
     llvm::raw_string_ostream es(errors);
     if (llvm::verifyModule(module, &es)) {

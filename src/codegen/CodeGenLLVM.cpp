@@ -12,13 +12,16 @@
 namespace tessel::internal {
 
 CodeGenLLVM::CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features,
-                         bool fast_math)
+                         FloatMode mode)
     : module_(module),
       context_(module.getContext()),
       builder_(module.getContext()),
       cpu_(std::move(cpu)),
       features_(std::move(features)) {
-    if (fast_math) builder_.setFastMathFlags(llvm::FastMathFlags::getFast());
+    llvm::FastMathFlags flags;
+    if (mode == FloatMode::Fast) flags = llvm::FastMathFlags::getFast();
+    if (mode == FloatMode::Contract) flags.setAllowContract(true);
+    builder_.setFastMathFlags(flags);
 }
 
 llvm::Type* CodeGenLLVM::llvm_type(Type t) {
@@ -91,8 +94,9 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Sub)
             TESSEL_BINARY_CASE(Mul)
             TESSEL_BINARY_CASE(Div)
-            TESSEL_BINARY_CASE(Mod) TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod)
-                TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(Mod)
+            TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
+                TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \

@@ -30,9 +30,12 @@ namespace tessel::internal {
 /// Emits lowered functions into one LLVM module (see the file comment).
 class CodeGenLLVM {
 public:
+    /// How float operations may be optimised (ir/IR.h, "Floats").
+    enum class FloatMode { Strict, Contract, Fast };
     /// Functions get the "target-cpu" / "target-features" attributes `cpu` and `features`;
-    /// `fast_math` puts LLVM's fast-math flags on every float operation.
-    CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features, bool fast_math);
+    /// `mode` sets LLVM's fast-math flags on every float operation: none (Strict), `contract`
+    /// (a * b + c may become an fma; the default), or all of them (Fast).
+    CodeGenLLVM(llvm::Module& module, std::string cpu, std::string features, FloatMode mode);
 
     /// Emits `f` as an external function named f.name; `shape_vars` are the symbolic extent
     /// variables in the order of the entry point's shape_vars argument; `in_place[i]` says

@@ -101,9 +101,12 @@ LLVMTarget parse_llvm_target(const std::string& target) {
             mattr = word.substr(7);
         } else if (word == "-fast-math") {
             t.fast_math = true;
+        } else if (word == "-strict-float") {
+            t.strict_float = true;
         } else {
-            TESSEL_THROW(CompileError) << "target '" << target << "': unknown option '" << word
-                                       << "' (known: -mcpu=<cpu>, -mattr=+feature,..., -fast-math)";
+            TESSEL_THROW(CompileError)
+                << "target '" << target << "': unknown option '" << word
+                << "' (known: -mcpu=<cpu>, -mattr=+feature,..., -fast-math, -strict-float)";
         }
     }
     if (host) t.features = host_features();

@@ -15,12 +15,14 @@ namespace tessel::internal {
 /// A parsed target string.
 struct LLVMTarget {
     std::string triple;
-    std::string cpu;         ///< "generic" for the host
-    std::string features;    ///< "+avx2,+fma,..."
-    bool fast_math = false;  ///< "-fast-math": LLVM's fast-math flags on every float operation
+    std::string cpu;            ///< "generic" for the host
+    std::string features;       ///< "+avx2,+fma,..."
+    bool fast_math = false;     ///< "-fast-math": LLVM's fast-math flags on every float operation
+    bool strict_float = false;  ///< "-strict-float": no contraction of a * b + c into an fma
 };
 
-/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b", "llvm -fast-math" (see codegen/Build.h);
+/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b", "-fast-math", "-strict-float" (see
+/// codegen/Build.h);
 /// CompileError on anything else, an unknown CPU or an unknown feature.
 LLVMTarget parse_llvm_target(const std::string& target);
 

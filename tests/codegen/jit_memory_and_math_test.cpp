@@ -89,13 +89,21 @@ TEST(JitVectorMath, MatchesTheReferenceOnTheHost) {
     }
 }
 
-TEST(JitFastMath, IsOptIn) {
+// Float modes: contraction of a * b + c into an fma by default, none with -strict-float, every
+// fast-math flag only with -fast-math.
+TEST(JitFloatModes, ContractByDefaultStrictAndFastOptIn) {
     Schedule s = vector_map(64, 8, [](Expr x) { return x * 2.0f + 1.0f; });
-    std::string plain = build_all(s, "llvm").get_source("ll");
-    std::string fast = build_all(s, "llvm -fast-math").get_source("ll");
-    EXPECT_EQ(plain.find("fast"), std::string::npos) << plain;
+    const std::string target = "llvm -mcpu=x86-64 -mattr=+avx2,+fma";
+    Module plain = build_all(s, target);
+    std::string strict = build_all(s, target + " -strict-float").get_source("ll");
+    std::string fast = build_all(s, target + " -fast-math").get_source("ll");
+    EXPECT_NE(plain.get_source("ll").find("fmul contract"), std::string::npos);
+    EXPECT_EQ(plain.get_source("ll").find("fast"), std::string::npos);
+    EXPECT_NE(plain.get_source("asm").find("vfmadd"), std::string::npos) << plain.get_source("asm");
+    EXPECT_EQ(strict.find("contract"), std::string::npos) << strict;
     EXPECT_NE(fast.find("fmul fast"), std::string::npos) << fast;
-    expect_jit_matches_reference(s, 1, "llvm -fast-math");
+    for (const char* options : {"", " -strict-float", " -fast-math"})
+        expect_jit_matches_reference(s, 1, std::string("llvm") + options);
 }
 
 // Distinct arguments get alias scopes; arguments declared in-place get none and may be passed

@@ -29,9 +29,10 @@ struct BuildOptions {
 
 /// Lowers `s` over `args` (lower() in lower/Lower.h) and compiles it for `target` into a module
 /// with one kernel called `name`. Targets: "llvm" (the host CPU: its features, generic tuning),
-/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,..." and "llvm -fast-math" (LLVM's fast-math
-/// flags on every float operation: reassociation, no NaNs or infinities; off by default); options
-/// combine. Throws CompileError for any other target string, an unknown CPU or feature, an
+/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,...", "llvm -fast-math" (LLVM's fast-math
+/// flags on every float operation: reassociation, no NaNs or infinities; off by default) and
+/// "llvm -strict-float" (no contraction of a * b + c into a fused multiply-add, which is allowed
+/// by default; ir/IR.h, "Floats"); options combine. Throws CompileError for any other target string, an unknown CPU or feature, an
 /// unknown argument name in `options`, or IR the backend cannot compile.
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
              const std::string& name = "main", const BuildOptions& options = {});

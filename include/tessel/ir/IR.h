@@ -22,7 +22,10 @@
 // type); float to integer truncates toward zero and saturates; NaN converts to 0.
 //
 // **Floats.** IEEE-754 in the declared width, round-to-nearest-even, no fast-math unless a target
-// asks for it: no reassociation, contraction only through the explicit `fma` intrinsic. float16 and
+// asks for it: no reassociation. A backend may contract `a * b + c` into one fused multiply-add
+// (one rounding instead of two), as TVM and Halide do, unless the target is strict ("llvm
+// -strict-float"); the interpreters round every operation, and the explicit `fma` intrinsic is
+// always fused. float16 and
 // bfloat16 arithmetic is specified as computed in float32 and rounded back after each operation.
 // Div on floats is true division; Mod on floats is C's fmod; FloorDiv on floats is floor(a / b).
 // Min/Max on floats return the non-NaN operand when exactly one is NaN (fmin/fmax).
