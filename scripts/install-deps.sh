@@ -5,12 +5,14 @@
 #
 #   scripts/install-deps.sh            # build + test dependencies
 #   scripts/install-deps.sh --llvm     # also LLVM 19 (the CPU backend; llvm-19-dev)
+#   scripts/install-deps.sh --bench    # also the benchmarks' reference libraries (oneDNN, OpenBLAS)
 set -euo pipefail
 
 packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev)
 for arg in "$@"; do
     case "$arg" in
         --llvm) packages+=(llvm-19-dev) ;;
+        --bench) packages+=(libdnnl-dev libopenblas-dev) ;;
         *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
     esac
 done
