@@ -36,6 +36,17 @@ void init_error(py::module_& m) {
         "A failure while running a kernel or evaluating a program (a RuntimeError).");
     static PyObject* internal = new_exception(m, "InternalError", base, PyExc_RuntimeError,
                                               "A bug in tessel (a RuntimeError); please report it.");
+    // For tests/python/test_errors.py: throws the named C++ error type with `message`, so the
+    // mapping of every type is tested (an InternalError has no legitimate trigger).
+    m.def("_throw_for_testing", [](const std::string& kind, const std::string& message) {
+        if (kind == "DSLError") throw DSLError(message);
+        if (kind == "ScheduleError") throw ScheduleError(message);
+        if (kind == "CompileError") throw CompileError(message);
+        if (kind == "RuntimeError") throw RuntimeError(message);
+        if (kind == "InternalError") throw InternalError(message);
+        if (kind == "Error") throw Error(message);
+        throw py::value_error("unknown error kind " + kind);
+    });
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
