@@ -49,8 +49,8 @@ Function only_function(const Module& m) {
     if (names.size() != 1) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        TESSEL_THROW(RuntimeError) << "the module has kernels [" << list
-                                   << "]: call one by name, module[\"name\"](...)";
+        TESSEL_THROW(RuntimeError)
+            << "the module has kernels [" << list << "]: call one by name, module[\"name\"](...)";
     }
     return Function{m, m.get(names[0])};
 }
@@ -141,11 +141,13 @@ void init_build(py::module_& m) {
 
     py::class_<Function>(m, "Function", "A compiled kernel; call it with arrays.")
         .def_property_readonly("name", [](const Function& f) { return f.kernel.signature().name; })
-        .def_property_readonly("arg_names", [](const Function& f) {
-            std::vector<std::string> names;
-            for (const ArgSpec& a : f.kernel.signature().args) names.push_back(a.name);
-            return names;
-        })
+        .def_property_readonly("arg_names",
+                               [](const Function& f) {
+                                   std::vector<std::string> names;
+                                   for (const ArgSpec& a : f.kernel.signature().args)
+                                       names.push_back(a.name);
+                                   return names;
+                               })
         .def_property_readonly("module", [](const Function& f) { return f.module; })
         .def("__call__", [](const Function& f, py::args args) { call_kernel(f.kernel, args); })
         .def("time_evaluator", &time_evaluator, py::kw_only(), py::arg("warmup") = 1,
@@ -154,51 +156,70 @@ void init_build(py::module_& m) {
              "A callable taking the kernel's arguments and returning a TimingResult.");
 
     py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.")
-        .def("__call__", [](const Module& mod, py::args args) {
-            call_kernel(only_function(mod).kernel, args);
-        })
-        .def("__getitem__", [](const Module& mod, const std::string& name) {
-            return Function{mod, mod.get(name)};
-        })
-        .def("get_function", [](const Module& mod, const std::string& name) {
-            return Function{mod, mod.get(name)};
-        }, py::arg("name"))
+        .def("__call__",
+             [](const Module& mod, py::args args) { call_kernel(only_function(mod).kernel, args); })
+        .def("__getitem__",
+             [](const Module& mod, const std::string& name) {
+                 return Function{mod, mod.get(name)};
+             })
+        .def(
+            "get_function",
+            [](const Module& mod, const std::string& name) {
+                return Function{mod, mod.get(name)};
+            },
+            py::arg("name"))
         .def_property_readonly("kernel_names", &Module::kernel_names)
-        .def_property_readonly("source_kinds", [](const Module& mod) {
-            std::vector<std::string> kinds;
-            for (const auto& [k, v] : mod.sources()) kinds.push_back(k);
-            return kinds;
-        })
-        .def("get_source", [](const Module& mod, const std::string& kind) {
-            return mod.get_source(kind);
-        }, py::arg("kind") = "ll", "The module's source of `kind` (\"ll\": optimised LLVM IR).")
-        .def("save", [](const Module& mod) {
-            std::vector<uint8_t> bytes = mod.save();
-            return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        }, "The module as bytes (ts.load_module reads them in any process).")
-        .def("time_evaluator", [](const Module& mod, int warmup, int min_repeats, int max_repeats,
-                                  double min_total_seconds) {
-            return time_evaluator(only_function(mod), warmup, min_repeats, max_repeats,
-                                  min_total_seconds);
-        }, py::kw_only(), py::arg("warmup") = 1, py::arg("min_repeats") = 3,
-           py::arg("max_repeats") = 1000, py::arg("min_total_seconds") = 0.05);
+        .def_property_readonly("source_kinds",
+                               [](const Module& mod) {
+                                   std::vector<std::string> kinds;
+                                   for (const auto& [k, v] : mod.sources()) kinds.push_back(k);
+                                   return kinds;
+                               })
+        .def(
+            "get_source",
+            [](const Module& mod, const std::string& kind) { return mod.get_source(kind); },
+            py::arg("kind") = "ll", "The module's source of `kind` (\"ll\": optimised LLVM IR).")
+        .def(
+            "save",
+            [](const Module& mod) {
+                std::vector<uint8_t> bytes = mod.save();
+                return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            },
+            "The module as bytes (ts.load_module reads them in any process).")
+        .def(
+            "time_evaluator",
+            [](const Module& mod, int warmup, int min_repeats, int max_repeats,
+               double min_total_seconds) {
+                return time_evaluator(only_function(mod), warmup, min_repeats, max_repeats,
+                                      min_total_seconds);
+            },
+            py::kw_only(), py::arg("warmup") = 1, py::arg("min_repeats") = 3,
+            py::arg("max_repeats") = 1000, py::arg("min_total_seconds") = 0.05);
 
-    m.def("load_module", [](py::bytes data) {
-        std::string s = data;
-        std::vector<uint8_t> bytes(s.begin(), s.end());
-        register_llvm_payload_loader();
-        return run_interruptible<Module>([bytes] { return Module::load(bytes); });
-    }, py::arg("data"), "A module from Module.save()'s bytes.");
-    m.def("build", [](const Schedule& s, std::vector<Tensor> args, const std::string& target,
-                      const std::string& name) {
-        return run_interruptible<Module>([s, args, target, name] {
-            return build(s, args, target, name);
-        });
-    }, py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
-       "Lowers and compiles the schedule into a module with one kernel `name`.");
-    m.def("build", [](const LoweredFunc& f, const std::string& target) {
-        return run_interruptible<Module>([f, target] { return build(f, target); });
-    }, py::arg("func"), py::arg("target") = "llvm", "Compiles an already lowered function.");
+    m.def(
+        "load_module",
+        [](py::bytes data) {
+            std::string s = data;
+            std::vector<uint8_t> bytes(s.begin(), s.end());
+            register_llvm_payload_loader();
+            return run_interruptible<Module>([bytes] { return Module::load(bytes); });
+        },
+        py::arg("data"), "A module from Module.save()'s bytes.");
+    m.def(
+        "build",
+        [](const Schedule& s, std::vector<Tensor> args, const std::string& target,
+           const std::string& name) {
+            return run_interruptible<Module>(
+                [s, args, target, name] { return build(s, args, target, name); });
+        },
+        py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
+        "Lowers and compiles the schedule into a module with one kernel `name`.");
+    m.def(
+        "build",
+        [](const LoweredFunc& f, const std::string& target) {
+            return run_interruptible<Module>([f, target] { return build(f, target); });
+        },
+        py::arg("func"), py::arg("target") = "llvm", "Compiles an already lowered function.");
     m.def("_wait_for_abandoned_workers", &wait_for_abandoned_workers, py::arg("seconds"));
 }
 

@@ -74,12 +74,22 @@ namespace tessel::python {
 template <typename Class>
 void add_operators(Class& cls) {
     auto e = [](py::handle v) { return to_expr(v, "operator"); };
-#define TESSEL_PY_BINARY(name, rname, expr)                                              \
-    cls.def(name, [e](py::object a, py::object b) { Expr x = e(a), y = e(b); return expr; }, \
-            py::is_operator());                                                           \
-    if (rname[0])                                                                         \
-        cls.def(rname, [e](py::object a, py::object b) { Expr y = e(a), x = e(b); return expr; }, \
-                py::is_operator());
+#define TESSEL_PY_BINARY(name, rname, expr)   \
+    cls.def(                                  \
+        name,                                 \
+        [e](py::object a, py::object b) {     \
+            Expr x = e(a), y = e(b);          \
+            return expr;                      \
+        },                                    \
+        py::is_operator());                   \
+    if (rname[0])                             \
+        cls.def(                              \
+            rname,                            \
+            [e](py::object a, py::object b) { \
+                Expr y = e(a), x = e(b);      \
+                return expr;                  \
+            },                                \
+            py::is_operator());
     TESSEL_PY_BINARY("__add__", "__radd__", x + y)
     TESSEL_PY_BINARY("__sub__", "__rsub__", x - y)
     TESSEL_PY_BINARY("__mul__", "__rmul__", x * y)

@@ -33,15 +33,22 @@ void init_device(py::module_& m) {
         .def_property_readonly("id", [](const Device& d) { return d.id; })
         .def("__str__", &Device::str)
         .def("__repr__", [](const Device& d) { return "ts.device(\"" + d.str() + "\")"; })
-        .def("__eq__", [](const Device& a, py::object b) {
-            return py::isinstance<Device>(b) && a == b.cast<Device>();
-        })
+        .def("__eq__",
+             [](const Device& a, py::object b) {
+                 return py::isinstance<Device>(b) && a == b.cast<Device>();
+             })
         .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000003 + d.id; });
-    m.def("cpu", [](int id) { return Device{DeviceType::CPU, id}; }, py::arg("id") = 0,
-          "The host CPU.");
-    m.def("cuda", [](int id) { return cuda(id); }, py::arg("id") = 0, "CUDA device `id`.");
-    m.def("device", [](py::object d) { return to_device(d); }, py::arg("name"),
-          "A device from \"cpu\", \"cuda\", \"cuda:1\".");
+    m.def(
+        "cpu",
+        [](int id) {
+            return Device{DeviceType::CPU, id};
+        },
+        py::arg("id") = 0, "The host CPU.");
+    m.def(
+        "cuda", [](int id) { return cuda(id); }, py::arg("id") = 0, "CUDA device `id`.");
+    m.def(
+        "device", [](py::object d) { return to_device(d); }, py::arg("name"),
+        "A device from \"cpu\", \"cuda\", \"cuda:1\".");
 }
 
 }  // namespace tessel::python

@@ -27,15 +27,16 @@ void init_error(py::module_& m) {
         new_exception(m, "TesselError", PyExc_Exception, nullptr, "Base of every tessel error.");
     static PyObject* dsl = new_exception(m, "DSLError", base, PyExc_TypeError,
                                          "Misuse of the tensor-expression DSL (a TypeError).");
-    static PyObject* schedule = new_exception(
-        m, "ScheduleError", base, PyExc_ValueError, "Misuse of a schedule primitive (a ValueError).");
+    static PyObject* schedule = new_exception(m, "ScheduleError", base, PyExc_ValueError,
+                                              "Misuse of a schedule primitive (a ValueError).");
     static PyObject* compile = new_exception(m, "CompileError", base, PyExc_RuntimeError,
                                              "A program tessel cannot compile (a RuntimeError).");
-    static PyObject* runtime = new_exception(
-        m, "TesselRuntimeError", base, PyExc_RuntimeError,
-        "A failure while running a kernel or evaluating a program (a RuntimeError).");
-    static PyObject* internal = new_exception(m, "InternalError", base, PyExc_RuntimeError,
-                                              "A bug in tessel (a RuntimeError); please report it.");
+    static PyObject* runtime =
+        new_exception(m, "TesselRuntimeError", base, PyExc_RuntimeError,
+                      "A failure while running a kernel or evaluating a program (a RuntimeError).");
+    static PyObject* internal =
+        new_exception(m, "InternalError", base, PyExc_RuntimeError,
+                      "A bug in tessel (a RuntimeError); please report it.");
     // For tests/python/test_errors.py: throws the named C++ error type with `message`, so the
     // mapping of every type is tested (an InternalError has no legitimate trigger).
     m.def("_throw_for_testing", [](const std::string& kind, const std::string& message) {

@@ -99,10 +99,12 @@ void init_expr(py::module_& m) {
     py::class_<Expr> expr(m, "Expr", "A symbolic expression (immutable).");
     add_operators(expr);
     expr.def_property_readonly("dtype", [](const Expr& e) { return e.type().str(); })
-        .def("astype", [](const Expr& e, py::object t) { return cast(to_type(t), e); },
-             py::arg("dtype"), "The expression converted to `dtype`.")
-        .def("same_as", [](const Expr& a, const Expr& b) { return a.same_as(b); },
-             "True if both are the same node (identity, not structure).")
+        .def(
+            "astype", [](const Expr& e, py::object t) { return cast(to_type(t), e); },
+            py::arg("dtype"), "The expression converted to `dtype`.")
+        .def(
+            "same_as", [](const Expr& a, const Expr& b) { return a.same_as(b); },
+            "True if both are the same node (identity, not structure).")
         .def("__bool__", [](const Expr&) -> bool { throw_truth_value_error(); })
         .def("__int__",
              [](const Expr& e) {
@@ -123,8 +125,10 @@ void init_expr(py::module_& m) {
     py::class_<Var, Expr>(m, "Var", "A variable: identity by object, the name only labels it.")
         .def_property_readonly("name", &Var::name);
 
-    m.def("var", [](const std::string& name, py::object t) { return Var(name, to_type(t, Int(32))); },
-          py::arg("name") = "v", py::arg("dtype") = "int32", "A new variable (e.g. a symbolic size).");
+    m.def(
+        "var", [](const std::string& name, py::object t) { return Var(name, to_type(t, Int(32))); },
+        py::arg("name") = "v", py::arg("dtype") = "int32",
+        "A new variable (e.g. a symbolic size).");
     m.def(
         "const",
         [](py::object value, py::object dtype) {
@@ -142,33 +146,39 @@ void init_expr(py::module_& m) {
                 return make_const(t, *i);
             }
             if (!t.is_float())
-                TESSEL_THROW(DSLError) << "const: the float " << to_string(e)
-                                       << " cannot be a " << t << " (cast it explicitly)";
+                TESSEL_THROW(DSLError) << "const: the float " << to_string(e) << " cannot be a "
+                                       << t << " (cast it explicitly)";
             return make_const(t, *as_const_float(e));
         },
         py::arg("value"), py::arg("dtype") = py::none(),
         "A constant: int32 / float32 by default, else of `dtype`.");
-    m.def("cast", [](py::object t, py::object v) { return cast(to_type(t), to_expr(v, "cast")); },
-          py::arg("dtype"), py::arg("value"), "`value` converted to `dtype`.");
+    m.def(
+        "cast", [](py::object t, py::object v) { return cast(to_type(t), to_expr(v, "cast")); },
+        py::arg("dtype"), py::arg("value"), "`value` converted to `dtype`.");
 
     auto e = [](py::handle v) { return to_expr(v); };
-    m.def("select", [e](py::object c, py::object t, py::object f) { return select(e(c), e(t), e(f)); },
-          py::arg("condition"), py::arg("true_value"), py::arg("false_value"),
-          "Both values are evaluated; the condition picks one.");
+    m.def(
+        "select",
+        [e](py::object c, py::object t, py::object f) { return select(e(c), e(t), e(f)); },
+        py::arg("condition"), py::arg("true_value"), py::arg("false_value"),
+        "Both values are evaluated; the condition picks one.");
     m.def(
         "if_then_else",
         [e](py::object c, py::object t, py::object f) { return if_then_else(e(c), e(t), e(f)); },
         py::arg("condition"), py::arg("true_value"), py::arg("false_value"),
         "Only the taken branch is evaluated (safe for guarded reads).");
 #define TESSEL_DEF_BINARY(fn, doc) \
-    m.def(#fn, [e](py::object a, py::object b) { return fn(e(a), e(b)); }, doc)
+    m.def(                         \
+        #fn, [e](py::object a, py::object b) { return fn(e(a), e(b)); }, doc)
     TESSEL_DEF_BINARY(floordiv, "Division rounding toward -infinity.");
     TESSEL_DEF_BINARY(floormod, "Remainder of floordiv (the divisor's sign).");
     TESSEL_DEF_BINARY(truncdiv, "C-style division rounding toward zero.");
     TESSEL_DEF_BINARY(truncmod, "Remainder of truncdiv.");
     TESSEL_DEF_BINARY(pow, "x ** y (floats).");
 #undef TESSEL_DEF_BINARY
-#define TESSEL_DEF_UNARY(fn) m.def(#fn, [e](py::object x) { return fn(e(x)); }, py::arg("x"))
+#define TESSEL_DEF_UNARY(fn) \
+    m.def(                   \
+        #fn, [e](py::object x) { return fn(e(x)); }, py::arg("x"))
     TESSEL_DEF_UNARY(exp);
     TESSEL_DEF_UNARY(exp2);
     TESSEL_DEF_UNARY(log);
@@ -187,11 +197,15 @@ void init_expr(py::module_& m) {
     TESSEL_DEF_UNARY(trunc);
     TESSEL_DEF_UNARY(isnan);
 #undef TESSEL_DEF_UNARY
-    m.def("fma", [e](py::object a, py::object b, py::object c) { return fma(e(a), e(b), e(c)); },
-          "a * b + c, rounded once.");
-    m.def("max_value", [](py::object t) { return max_value(to_type(t)); }, py::arg("dtype"));
-    m.def("min_value", [](py::object t) { return min_value(to_type(t)); }, py::arg("dtype"));
-    m.def("inf_value", [](py::object t) { return inf_value(to_type(t)); }, py::arg("dtype"));
+    m.def(
+        "fma", [e](py::object a, py::object b, py::object c) { return fma(e(a), e(b), e(c)); },
+        "a * b + c, rounded once.");
+    m.def(
+        "max_value", [](py::object t) { return max_value(to_type(t)); }, py::arg("dtype"));
+    m.def(
+        "min_value", [](py::object t) { return min_value(to_type(t)); }, py::arg("dtype"));
+    m.def(
+        "inf_value", [](py::object t) { return inf_value(to_type(t)); }, py::arg("dtype"));
 }
 
 }  // namespace tessel::python

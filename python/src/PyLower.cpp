@@ -7,11 +7,14 @@ namespace tessel::python {
 void init_lower(py::module_& m) {
     py::class_<LoweredFunc>(m, "LoweredFunc", "A lowered kernel: its arguments and loop IR.")
         .def_readonly("name", &LoweredFunc::name)
-        .def_property_readonly("args", [](const LoweredFunc& f) {
-            std::vector<std::string> names;
-            for (const Buffer& b : f.args) names.push_back(b.name());
-            return names;
-        }, "The argument buffers' names, in call order.")
+        .def_property_readonly(
+            "args",
+            [](const LoweredFunc& f) {
+                std::vector<std::string> names;
+                for (const Buffer& b : f.args) names.push_back(b.name());
+                return names;
+            },
+            "The argument buffers' names, in call order.")
         .def("__str__", [](const LoweredFunc& f) { return to_string(f); })
         .def("__repr__", [](const LoweredFunc& f) { return to_string(f); });
     m.def(

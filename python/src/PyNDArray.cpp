@@ -97,9 +97,8 @@ py::array numpy_view(const NDArray& x) {
 }
 
 NDArray copy_numpy(const py::array& a, Device device) {
-    py::array native = native_byte_order(a) ? a
-                                            : py::array(a.attr("astype")(
-                                                  a.dtype().attr("newbyteorder")("=")));
+    py::array native =
+        native_byte_order(a) ? a : py::array(a.attr("astype")(a.dtype().attr("newbyteorder")("=")));
     DataType dt = dtype_of_numpy(native.dtype());
     std::vector<int64_t> shape(native.shape(), native.shape() + native.ndim());
     NDArray out = NDArray::empty(shape, dt, device);
@@ -119,8 +118,10 @@ NDArray nd_array(py::object obj, py::object dtype, py::object device, py::object
     if (py::isinstance<NDArray>(obj) && dtype.is_none()) {
         NDArray x = obj.cast<NDArray>();
         if (x.device() == dev && (copy.is_none() || !copy.cast<bool>())) return x;
-        if (x.device().type == DeviceType::CPU) obj = numpy_view(x);
-        else return x.copy_to_device(dev);
+        if (x.device().type == DeviceType::CPU)
+            obj = numpy_view(x);
+        else
+            return x.copy_to_device(dev);
     }
     py::object np = py::module_::import("numpy");
     py::array a = dtype.is_none()
@@ -161,14 +162,16 @@ NDArray from_dlpack(py::object obj) {
     py::object cap = obj;
     if (!PyCapsule_CheckExact(obj.ptr())) {
         if (!py::hasattr(obj, "__dlpack__"))
-            throw py::type_error("ts.nd.from_dlpack: expected an object with __dlpack__ or a "
-                                 "DLPack capsule, not " +
-                                 py::str(py::type::of(obj)).cast<std::string>());
+            throw py::type_error(
+                "ts.nd.from_dlpack: expected an object with __dlpack__ or a "
+                "DLPack capsule, not " +
+                py::str(py::type::of(obj)).cast<std::string>());
         cap = obj.attr("__dlpack__")();
     }
     if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
-        throw py::value_error("ts.nd.from_dlpack: not an unconsumed \"dltensor\" capsule (a capsule "
-                              "can be consumed once)");
+        throw py::value_error(
+            "ts.nd.from_dlpack: not an unconsumed \"dltensor\" capsule (a capsule "
+            "can be consumed once)");
     auto* t = static_cast<dlpack::DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
     // We own it now: the capsule must not run the deleter too.
     if (PyCapsule_SetName(cap.ptr(), "used_dltensor") != 0) throw py::error_already_set();
@@ -224,54 +227,76 @@ void finish_arguments(ArgBinding& b) {
 void init_ndarray(py::module_& m) {
     py::class_<NDArray>(m, "NDArray", "An n-dimensional array on a device (tessel's runtime).")
         .def_property_readonly("shape", [](const NDArray& x) { return shape_tuple(x.shape()); })
-        .def_property_readonly("strides", [](const NDArray& x) {
-            return shape_tuple(x.strides().empty() ? compact_strides(x.shape()) : x.strides());
-        }, "Strides in elements.")
+        .def_property_readonly(
+            "strides",
+            [](const NDArray& x) {
+                return shape_tuple(x.strides().empty() ? compact_strides(x.shape()) : x.strides());
+            },
+            "Strides in elements.")
         .def_property_readonly("dtype", [](const NDArray& x) { return x.dtype().str(); })
         .def_property_readonly("device", &NDArray::device)
         .def_property_readonly("ndim", &NDArray::ndim)
         .def_property_readonly("size", &NDArray::num_elements)
         .def_property_readonly("byte_offset", &NDArray::byte_offset)
         .def_property_readonly("is_contiguous", &NDArray::is_contiguous)
-        .def_property_readonly("data_ptr", [](const NDArray& x) {
-            return reinterpret_cast<uintptr_t>(x.data());
-        }, "The address of the first element.")
-        .def("numpy", [](const NDArray& x) {
-            NDArray host = x.device().type == DeviceType::CPU ? x : x.copy_to_device(cpu());
-            return py::array(numpy_view(host).attr("copy")());
-        }, "A copy of the contents as a numpy array.")
-        .def("copyfrom", [](NDArray& x, py::object src) {
-            py::array a = py::module_::import("numpy").attr("asarray")(src, numpy_dtype_of(x.dtype()));
-            if (x.device().type == DeviceType::CPU) {
-                py::module_::import("numpy").attr("copyto")(numpy_view(x), a);
-            } else {
-                py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
-                if (c.size() != x.num_elements())
-                    throw py::value_error("copyfrom: shape mismatch");
-                x.copy_from(c.data(), x.nbytes());
-            }
-            return x;
-        }, py::arg("source"), "Copies `source` (numpy-convertible, same shape) into the array.")
-        .def("copyto", [](const NDArray& x, py::object device) {
-            return x.copy_to_device(to_device(device));
-        }, py::arg("device"))
-        .def("__dlpack__", [](const NDArray& x, py::kwargs kwargs) {
-            if (kwargs.contains("copy") && !kwargs["copy"].is_none() && kwargs["copy"].cast<bool>()) {
-                if (x.device().type != DeviceType::CPU) return to_capsule(x.copy_to_device(x.device()));
-                return to_capsule(copy_numpy(numpy_view(x), cpu()));
-            }
-            return to_capsule(x);
-        }, "A DLPack capsule viewing the array (the array's memory lives until it is consumed "
-           "and released).")
-        .def("__dlpack_device__", [](const NDArray& x) {
-            return py::make_tuple(static_cast<int>(x.device().type), x.device().id);
-        })
-        .def("__array__", [](const NDArray& x, py::object dtype, py::object copy) {
-            py::object a = numpy_view(x);
-            if (!dtype.is_none()) a = a.attr("astype")(dtype);
-            else if (copy.is_none() || copy.cast<bool>()) a = a.attr("copy")();
-            return a;
-        }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+        .def_property_readonly(
+            "data_ptr", [](const NDArray& x) { return reinterpret_cast<uintptr_t>(x.data()); },
+            "The address of the first element.")
+        .def(
+            "numpy",
+            [](const NDArray& x) {
+                NDArray host = x.device().type == DeviceType::CPU ? x : x.copy_to_device(cpu());
+                return py::array(numpy_view(host).attr("copy")());
+            },
+            "A copy of the contents as a numpy array.")
+        .def(
+            "copyfrom",
+            [](NDArray& x, py::object src) {
+                py::array a =
+                    py::module_::import("numpy").attr("asarray")(src, numpy_dtype_of(x.dtype()));
+                if (x.device().type == DeviceType::CPU) {
+                    py::module_::import("numpy").attr("copyto")(numpy_view(x), a);
+                } else {
+                    py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
+                    if (c.size() != x.num_elements())
+                        throw py::value_error("copyfrom: shape mismatch");
+                    x.copy_from(c.data(), x.nbytes());
+                }
+                return x;
+            },
+            py::arg("source"), "Copies `source` (numpy-convertible, same shape) into the array.")
+        .def(
+            "copyto",
+            [](const NDArray& x, py::object device) { return x.copy_to_device(to_device(device)); },
+            py::arg("device"))
+        .def(
+            "__dlpack__",
+            [](const NDArray& x, py::kwargs kwargs) {
+                if (kwargs.contains("copy") && !kwargs["copy"].is_none() &&
+                    kwargs["copy"].cast<bool>()) {
+                    if (x.device().type != DeviceType::CPU)
+                        return to_capsule(x.copy_to_device(x.device()));
+                    return to_capsule(copy_numpy(numpy_view(x), cpu()));
+                }
+                return to_capsule(x);
+            },
+            "A DLPack capsule viewing the array (the array's memory lives until it is consumed "
+            "and released).")
+        .def("__dlpack_device__",
+             [](const NDArray& x) {
+                 return py::make_tuple(static_cast<int>(x.device().type), x.device().id);
+             })
+        .def(
+            "__array__",
+            [](const NDArray& x, py::object dtype, py::object copy) {
+                py::object a = numpy_view(x);
+                if (!dtype.is_none())
+                    a = a.attr("astype")(dtype);
+                else if (copy.is_none() || copy.cast<bool>())
+                    a = a.attr("copy")();
+                return a;
+            },
+            py::arg("dtype") = py::none(), py::arg("copy") = py::none())
         .def("__repr__", [](const NDArray& x) {
             std::string s = "<tessel.NDArray shape=(";
             for (size_t i = 0; i < x.shape().size(); ++i)
@@ -280,12 +305,15 @@ void init_ndarray(py::module_& m) {
         });
     m.def("nd_array", &nd_array, py::arg("data"), py::arg("dtype") = py::none(),
           py::arg("device") = py::none(), py::arg("copy") = py::none());
-    m.def("nd_empty", [](py::object shape, py::object dtype, py::object device) {
-        std::vector<int64_t> sh = py::isinstance<py::int_>(shape)
-                                      ? std::vector<int64_t>{shape.cast<int64_t>()}
-                                      : shape.cast<std::vector<int64_t>>();
-        return NDArray::empty(sh, to_data_type(to_type(dtype)), to_device(device));
-    }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = py::none());
+    m.def(
+        "nd_empty",
+        [](py::object shape, py::object dtype, py::object device) {
+            std::vector<int64_t> sh = py::isinstance<py::int_>(shape)
+                                          ? std::vector<int64_t>{shape.cast<int64_t>()}
+                                          : shape.cast<std::vector<int64_t>>();
+            return NDArray::empty(sh, to_data_type(to_type(dtype)), to_device(device));
+        },
+        py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = py::none());
     m.def("nd_from_dlpack", &from_dlpack, py::arg("tensor"));
 }
 

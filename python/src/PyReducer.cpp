@@ -12,8 +12,9 @@ std::vector<IterVar> to_axis_list(py::handle axis, const char* what) {
     if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
         for (py::handle a : axis) {
             if (!py::isinstance<IterVar>(a))
-                TESSEL_THROW(DSLError) << what << ": axis must be reduce axes (ts.reduce_axis), not "
-                                       << py::str(py::type::of(a)).cast<std::string>();
+                TESSEL_THROW(DSLError)
+                    << what << ": axis must be reduce axes (ts.reduce_axis), not "
+                    << py::str(py::type::of(a)).cast<std::string>();
             out.push_back(a.cast<IterVar>());
         }
         return out;
@@ -49,16 +50,25 @@ void def_reduction(py::module_& m, const char* name, Builtin reduce, Binary bina
         py::arg("where") = py::none());
 }
 
-Expr py_max(Expr a, Expr b) { return max(a, b); }
-Expr py_min(Expr a, Expr b) { return min(a, b); }
-Expr py_add(Expr a, Expr b) { return a + b; }
-Expr py_mul(Expr a, Expr b) { return a * b; }
+Expr py_max(Expr a, Expr b) {
+    return max(a, b);
+}
+Expr py_min(Expr a, Expr b) {
+    return min(a, b);
+}
+Expr py_add(Expr a, Expr b) {
+    return a + b;
+}
+Expr py_mul(Expr a, Expr b) {
+    return a * b;
+}
 
 // A constant of `t` from a Python number returned by an identity function.
 Expr typed_value(py::handle v, Type t, const std::string& reducer) {
     Expr e = to_expr(v, ("comm_reducer '" + reducer + "' identity").c_str());
     if (e.type() == t) return e;
-    if (auto i = as_const_int(e)) return t.is_float() ? make_const(t, double(*i)) : make_const(t, *i);
+    if (auto i = as_const_int(e))
+        return t.is_float() ? make_const(t, double(*i)) : make_const(t, *i);
     if (auto f = as_const_float(e); f && t.is_float()) return make_const(t, *f);
     return e;  // Reducer::instantiate reports the wrong type, naming the reducer
 }
@@ -109,11 +119,12 @@ void init_reducer(py::module_& m) {
         .def_property_readonly("name", &Reducer::name)
         .def(
             "__call__",
-            [](const Reducer& r, py::object source, py::object axis, py::object where) -> py::object {
+            [](const Reducer& r, py::object source, py::object axis,
+               py::object where) -> py::object {
                 std::vector<IterVar> ax = to_axis_list(axis, r.name().c_str());
                 if (py::isinstance<py::tuple>(source) || py::isinstance<py::list>(source))
-                    return py::tuple(py::cast(
-                        r(to_expr_list(source, r.name().c_str()), ax, where_expr(where))));
+                    return py::tuple(
+                        py::cast(r(to_expr_list(source, r.name().c_str()), ax, where_expr(where))));
                 return py::cast(r(to_expr(source, r.name().c_str()), ax, where_expr(where)));
             },
             py::arg("source"), py::arg("axis"), py::arg("where") = py::none(),
@@ -122,15 +133,21 @@ void init_reducer(py::module_& m) {
           py::arg("name") = "reduce",
           "A user reducer: fcombine(x, y) combines (tuples for several values); fidentity(*dtypes) "
           "returns the identity (a number or an expression, or a tuple of them).");
-    m.def("argmax", [](py::object index, py::object value, py::object axis, py::object where) {
-        return py::tuple(py::cast(argmax(to_expr(index, "argmax"), to_expr(value, "argmax"),
-                                         to_axis_list(axis, "argmax"), where_expr(where))));
-    }, py::arg("index"), py::arg("value"), py::arg("axis"), py::arg("where") = py::none(),
-       "(index, value) of the largest value; return both from a compute lambda.");
-    m.def("argmin", [](py::object index, py::object value, py::object axis, py::object where) {
-        return py::tuple(py::cast(argmin(to_expr(index, "argmin"), to_expr(value, "argmin"),
-                                         to_axis_list(axis, "argmin"), where_expr(where))));
-    }, py::arg("index"), py::arg("value"), py::arg("axis"), py::arg("where") = py::none());
+    m.def(
+        "argmax",
+        [](py::object index, py::object value, py::object axis, py::object where) {
+            return py::tuple(py::cast(argmax(to_expr(index, "argmax"), to_expr(value, "argmax"),
+                                             to_axis_list(axis, "argmax"), where_expr(where))));
+        },
+        py::arg("index"), py::arg("value"), py::arg("axis"), py::arg("where") = py::none(),
+        "(index, value) of the largest value; return both from a compute lambda.");
+    m.def(
+        "argmin",
+        [](py::object index, py::object value, py::object axis, py::object where) {
+            return py::tuple(py::cast(argmin(to_expr(index, "argmin"), to_expr(value, "argmin"),
+                                             to_axis_list(axis, "argmin"), where_expr(where))));
+        },
+        py::arg("index"), py::arg("value"), py::arg("axis"), py::arg("where") = py::none());
 }
 
 }  // namespace tessel::python

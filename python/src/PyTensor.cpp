@@ -88,12 +88,16 @@ void init_tensor(py::module_& m) {
     add_operators(iv);
     iv.def_property_readonly("var", &IterVar::var)
         .def_property_readonly("name", [](const IterVar& v) { return v.var().name(); })
-        .def_property_readonly("dom", [](const IterVar& v) {
-            return py::make_tuple(extent_value(v.dom().min), extent_value(v.dom().extent));
-        }, "(min, extent)")
-        .def_property_readonly("kind", [](const IterVar& v) {
-            return v.kind() == IterVarKind::Reduce ? "reduce" : "data_par";
-        })
+        .def_property_readonly(
+            "dom",
+            [](const IterVar& v) {
+                return py::make_tuple(extent_value(v.dom().min), extent_value(v.dom().extent));
+            },
+            "(min, extent)")
+        .def_property_readonly("kind",
+                               [](const IterVar& v) {
+                                   return v.kind() == IterVarKind::Reduce ? "reduce" : "data_par";
+                               })
         .def("__hash__", [](const IterVar& v) { return std::hash<const void*>()(v.get()); })
         .def("__repr__", [](const IterVar& v) {
             return "IterVar(" + v.var().name() + ", range(" + to_string(v.dom().min) + ", " +
@@ -102,78 +106,100 @@ void init_tensor(py::module_& m) {
 
     py::class_<Operation>(m, "Operation", "The producer of one or more tensors.")
         .def_property_readonly("name", [](const Operation& op) { return op->name; })
-        .def_property_readonly("axis", [](const Operation& op) {
-            const ComputeOpNode* c = as_compute(op);
-            return c ? c->axis : std::vector<IterVar>{};
-        }, "The data-parallel axes (a compute's; empty for a placeholder).")
-        .def_property_readonly("reduce_axis", [](const Operation& op) {
-            const ComputeOpNode* c = as_compute(op);
-            return c ? c->reduce_axis : std::vector<IterVar>{};
-        })
-        .def_property_readonly("body", [](const Operation& op) {
-            const ComputeOpNode* c = as_compute(op);
-            return c ? c->body : std::vector<Expr>{};
-        })
-        .def_property_readonly("is_placeholder", [](const Operation& op) {
-            return as_placeholder(op) != nullptr;
-        })
+        .def_property_readonly(
+            "axis",
+            [](const Operation& op) {
+                const ComputeOpNode* c = as_compute(op);
+                return c ? c->axis : std::vector<IterVar>{};
+            },
+            "The data-parallel axes (a compute's; empty for a placeholder).")
+        .def_property_readonly("reduce_axis",
+                               [](const Operation& op) {
+                                   const ComputeOpNode* c = as_compute(op);
+                                   return c ? c->reduce_axis : std::vector<IterVar>{};
+                               })
+        .def_property_readonly("body",
+                               [](const Operation& op) {
+                                   const ComputeOpNode* c = as_compute(op);
+                                   return c ? c->body : std::vector<Expr>{};
+                               })
+        .def_property_readonly("is_placeholder",
+                               [](const Operation& op) { return as_placeholder(op) != nullptr; })
         .def_property_readonly("num_outputs", &op_num_outputs)
         .def_property_readonly("input_tensors", &op_inputs)
-        .def_property_readonly("shape", [](const Operation& op) { return shape_tuple(op_shape(op)); })
-        .def("output", [](const Operation& op, int i) {
-            if (i < 0 || i >= op_num_outputs(op))
-                throw py::index_error("operation '" + op->name + "' has " +
-                                      std::to_string(op_num_outputs(op)) + " outputs");
-            return op_output(op, i);
-        }, py::arg("index"))
-        .def("__eq__", [](const Operation& a, py::object b) {
-            return py::isinstance<Operation>(b) && a.same_as(b.cast<Operation>());
-        })
+        .def_property_readonly("shape",
+                               [](const Operation& op) { return shape_tuple(op_shape(op)); })
+        .def(
+            "output",
+            [](const Operation& op, int i) {
+                if (i < 0 || i >= op_num_outputs(op))
+                    throw py::index_error("operation '" + op->name + "' has " +
+                                          std::to_string(op_num_outputs(op)) + " outputs");
+                return op_output(op, i);
+            },
+            py::arg("index"))
+        .def("__eq__",
+             [](const Operation& a, py::object b) {
+                 return py::isinstance<Operation>(b) && a.same_as(b.cast<Operation>());
+             })
         .def("__hash__", [](const Operation& op) { return std::hash<const void*>()(op.get()); })
         .def("__repr__", [](const Operation& op) { return "Operation(" + op->name + ")"; });
 
     py::class_<Tensor>(m, "Tensor", "A tensor of the DSL: one output of an operation.")
-        .def("__getitem__", [](const Tensor& t, py::object index) {
-            return t(to_expr_list(index, ("index of tensor '" + t.name() + "'").c_str()));
-        })
-        .def("__call__", [](const Tensor& t, py::args index) {
-            return t(to_expr_list(index, ("index of tensor '" + t.name() + "'").c_str()));
-        })
+        .def("__getitem__",
+             [](const Tensor& t, py::object index) {
+                 return t(to_expr_list(index, ("index of tensor '" + t.name() + "'").c_str()));
+             })
+        .def("__call__",
+             [](const Tensor& t, py::args index) {
+                 return t(to_expr_list(index, ("index of tensor '" + t.name() + "'").c_str()));
+             })
         .def_property_readonly("name", &Tensor::name)
         .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype().str(); })
         .def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
         .def_property_readonly("ndim", &Tensor::ndim)
         .def_property_readonly("op", &Tensor::op)
         .def_property_readonly("value_index", &Tensor::value_index)
-        .def("__eq__", [](const Tensor& a, py::object b) {
-            return py::isinstance<Tensor>(b) && same_tensor(a, b.cast<Tensor>());
-        })
+        .def("__eq__",
+             [](const Tensor& a, py::object b) {
+                 return py::isinstance<Tensor>(b) && same_tensor(a, b.cast<Tensor>());
+             })
         .def("__hash__", [](const Tensor& t) { return TensorHash()(t); })
         .def("__repr__", &tensor_repr);
 
-    m.def("placeholder", [](py::object shape, py::object dtype, const std::string& name) {
-        return placeholder(to_shape(shape, ("placeholder '" + name + "' shape").c_str()),
-                           to_type(dtype), name);
-    }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder",
-       "An input tensor.");
+    m.def(
+        "placeholder",
+        [](py::object shape, py::object dtype, const std::string& name) {
+            return placeholder(to_shape(shape, ("placeholder '" + name + "' shape").c_str()),
+                               to_type(dtype), name);
+        },
+        py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder",
+        "An input tensor.");
     m.def("compute", &compute_py, py::arg("shape"), py::arg("fcompute"),
           py::arg("name") = "compute",
           "A tensor computed by `fcompute(i, j, ...)` at every point of `shape`; a tuple of "
           "bodies makes a multi-output operation (a list of tensors).");
-    m.def("reduce_axis", [](py::object dom, const std::string& name) {
-        std::vector<Expr> d = to_expr_list(dom, ("reduce_axis '" + name + "'").c_str());
-        if (d.size() != 2)
-            TESSEL_THROW(DSLError) << "reduce_axis '" << name << "': dom is (begin, end)";
-        Expr extent = is_zero(d[0]) ? d[1] : d[1] - d[0];
-        if (auto b = as_const_int(d[0]), e = as_const_int(d[1]); b && e)
-            extent = make_const(d[1].type(), *e - *b);
-        return reduce_axis(Range(d[0], extent), name);
-    }, py::arg("dom"), py::arg("name") = "rv",
-       "A reduction axis over [begin, end), as TVM's te.reduce_axis((begin, end)).");
-    m.def("flop_count", [](py::object outs) {
-        if (py::isinstance<Tensor>(outs)) return flop_count(std::vector<Tensor>{outs.cast<Tensor>()});
-        return flop_count(outs.cast<std::vector<Tensor>>());
-    }, py::arg("outputs"), "Arithmetic operations of the DAG of `outputs`.");
+    m.def(
+        "reduce_axis",
+        [](py::object dom, const std::string& name) {
+            std::vector<Expr> d = to_expr_list(dom, ("reduce_axis '" + name + "'").c_str());
+            if (d.size() != 2)
+                TESSEL_THROW(DSLError) << "reduce_axis '" << name << "': dom is (begin, end)";
+            Expr extent = is_zero(d[0]) ? d[1] : d[1] - d[0];
+            if (auto b = as_const_int(d[0]), e = as_const_int(d[1]); b && e)
+                extent = make_const(d[1].type(), *e - *b);
+            return reduce_axis(Range(d[0], extent), name);
+        },
+        py::arg("dom"), py::arg("name") = "rv",
+        "A reduction axis over [begin, end), as TVM's te.reduce_axis((begin, end)).");
+    m.def(
+        "flop_count",
+        [](py::object outs) {
+            if (py::isinstance<Tensor>(outs))
+                return flop_count(std::vector<Tensor>{outs.cast<Tensor>()});
+            return flop_count(outs.cast<std::vector<Tensor>>());
+        },
+        py::arg("outputs"), "Arithmetic operations of the DAG of `outputs`.");
 }
 
 }  // namespace tessel::python
