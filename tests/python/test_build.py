@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import rand
+from util import rand, requires_llvm
+
+pytestmark = requires_llvm
 
 
 def add_one(n=64):

@@ -6,6 +6,7 @@ import pytest
 
 import tessel as ts
 from tessel import _tessel
+from util import requires_llvm
 
 CASES = [
     ("DSLError", ts.DSLError, TypeError),
@@ -51,10 +52,11 @@ def test_real_compile_error_for_unknown_target():
     A = ts.placeholder((4,), name="A")
     B = ts.compute((4,), lambda i: A[i] * 2, name="B")
     s = ts.create_schedule(B)
-    with pytest.raises(ts.CompileError, match="target"):
+    with pytest.raises(ts.CompileError):
         ts.build(s, [A, B], target="nonsense")
 
 
+@requires_llvm
 def test_real_runtime_error_for_wrong_shape():
     A = ts.placeholder((4,), name="A")
     B = ts.compute((4,), lambda i: A[i] * 2, name="B")

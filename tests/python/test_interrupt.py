@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 
 import tessel as ts
+from util import requires_llvm
+
+pytestmark = requires_llvm
 
 
 def slow_schedule(stages):

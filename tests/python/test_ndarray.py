@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import rand
+from util import rand, requires_llvm
 
 DTYPES = ["float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
           "uint32", "uint64", "bool"]
@@ -60,6 +60,7 @@ def test_layouts_that_cannot_be_wrapped_are_copied():
     assert ts.nd.array(rec, copy=False).strides == (2,)
 
 
+@requires_llvm
 def test_non_contiguous_kernel_arguments():
     A = ts.placeholder((4, 5), name="A")
     B = ts.compute((4, 5), lambda i, j: A[i, j] * 3, name="B")
@@ -164,6 +165,7 @@ def test_dlpack_device_and_copy():
     assert y.ctypes.data != a.data_ptr
 
 
+@requires_llvm
 def test_kernel_accepts_dlpack_objects():
     torch = pytest.importorskip("torch")
     A = ts.placeholder((8,), name="A")

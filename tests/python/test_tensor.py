@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import rand, run
+from util import rand, requires_llvm, run
 
 
 def test_placeholder_properties():
@@ -14,6 +14,7 @@ def test_placeholder_properties():
     assert A == A and hash(A) == hash(A.op.output(0))
 
 
+@requires_llvm
 def test_symbolic_shape():
     n = ts.var("n")
     A = ts.placeholder((n, 4), name="A")

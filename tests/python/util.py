@@ -1,12 +1,19 @@
 # Helpers shared by the Python tests: build a default schedule and run it on numpy arrays.
 import numpy as np
+import pytest
 
 import tessel as ts
+
+HAVE_LLVM = "llvm" in ts.targets()
+# Tests that run compiled kernels need the LLVM backend; a build without it skips them.
+requires_llvm = pytest.mark.skipif(not HAVE_LLVM, reason="tessel was built without LLVM")
 
 
 def run(args, inputs, schedule=None, outputs=None):
     """Builds `schedule` (default: a fresh one of the last argument) over `args`, runs it on the
     numpy `inputs` (one per placeholder argument) and returns the outputs as numpy arrays."""
+    if not HAVE_LLVM:
+        pytest.skip("tessel was built without LLVM")
     n_in = len(inputs)
     outs = args[n_in:]
     s = schedule or ts.create_schedule(list(outs))
