@@ -183,3 +183,17 @@ def test_lower_options_and_lowered_func():
     assert "assert" in str(f).lower() or "check" in str(f).lower()
     with pytest.raises(ts.ScheduleError):
         ts.lower(s, [A, C])  # B missing
+
+
+def test_queries():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    io, ii = s[C].split(C.op.axis[0], factor=8)
+    st = s[C]
+    assert [v.name for v in st.all_iter_vars] == ["i0", "i1", "k", "i0.outer", "i0.inner"]
+    assert io.stage == st and isinstance(io.id, int) and "C.i0.outer" in repr(io)
+    assert st.leaf_iter_vars[-1].kind == "reduction"
+    assert [x.name for x in s.stages] == ["A", "B", "C"] and repr(st) == "Stage(C)"
+    assert "i0.outer" in s.loop_nest(C) and s.loop_nest(2) == st.loop_nest()
+    assert len(s.workload_key) == 16 and s.outputs[0] == C
+    assert C.op.shape == (24, 20) and "k" in repr(C.op.reduce_axis[0])
