@@ -156,11 +156,13 @@ std::vector<int> full_order(const Stage& st, std::vector<int> given) {
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::vector<int> slots = given;
     std::sort(slots.begin(), slots.end());
+    if (std::adjacent_find(slots.begin(), slots.end()) != slots.end())
+        return given;  // a loop given twice: the primitive reports it
     for (size_t i = 0; i < given.size(); ++i)
         if (slots[i] >= 0 && slots[i] < static_cast<int>(order.size()))
             order[slots[i]] = given[i];
         else
-            return given;  // out of range: the primitive reports it
+            return given;  // out of range: the primitive reports it too
     return order;
 }
 

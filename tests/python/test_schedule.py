@@ -140,11 +140,16 @@ def test_primitive_errors_come_from_cpp():
     s = ts.create_schedule(C)
     with pytest.raises(ts.ScheduleError, match="vectorize"):
         s[C].vectorize(C.op.reduce_axis[0])
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    steps = s.num_steps
+    with pytest.raises(ts.ScheduleError, match="reorder"):
+        s[C].reorder(io, io)  # a loop given twice
+    assert s.num_steps == steps
     with pytest.raises(ts.ScheduleError, match="pragma"):
         s[C].pragma("nonsense", 3)
     with pytest.raises(ts.ScheduleError):
         s[C].compute_inline()  # an output
-    assert s.num_steps == 0
+    assert s.num_steps == steps
 
 
 def test_json_round_trip_and_copy():
