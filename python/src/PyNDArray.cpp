@@ -32,7 +32,7 @@ DataType dtype_of_numpy(const py::dtype& d) {
         case 'b': return DataType{DataTypeCode::Bool, 8, 1};
         default: break;
     }
-    throw py::type_error("numpy dtype " + py::str(d).cast<std::string>() +
+    throw py::type_error("numpy dtype " + py::str(py::handle(d)).cast<std::string>() +
                          " has no tessel equivalent (float, int, uint or bool)");
 }
 
