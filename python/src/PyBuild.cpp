@@ -1,0 +1,226 @@
+// ts.build(s, args, target="llvm") -> Module; calling a module or its functions with tessel
+// NDArrays or numpy arrays; get_source(), save() / ts.load_module(), time_evaluator().
+//
+// The GIL is released while building and while kernels run. Builds run on a worker thread so
+// that Ctrl-C interrupts the wait at once (run_interruptible); a kernel call cannot be
+// interrupted (generated code has no cancellation points).
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "PyCommon.h"
+#include "PyNDArray.h"
+#include "tessel/codegen/Build.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/runtime/TimeEvaluator.h"
+
+namespace tessel::python {
+
+namespace {
+
+struct Workers {
+    std::mutex mu;
+    std::condition_variable cv;
+    int running = 0;
+};
+Workers& workers() {
+    static Workers* w = new Workers;  // never destroyed: workers may outlive static destructors
+    return *w;
+}
+
+// A kernel of a module; holds the module, so its code stays loaded as long as the function.
+struct Function {
+    Module module;
+    Kernel kernel;
+};
+
+void call_kernel(const Kernel& kernel, const py::args& args) {
+    ArgBinding b = bind_arguments(kernel.signature(), args);
+    {
+        py::gil_scoped_release release;
+        kernel(b.arrays);
+    }
+    finish_arguments(b);
+}
+
+Function only_function(const Module& m) {
+    std::vector<std::string> names = m.kernel_names();
+    if (names.size() != 1) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        TESSEL_THROW(RuntimeError)
+            << "the module has kernels [" << list << "]: call one by name, module[\"name\"](...)";
+    }
+    return Function{m, m.get(names[0])};
+}
+
+py::object time_evaluator(const Function& f, int warmup, int min_repeats, int max_repeats,
+                          double min_total_seconds) {
+    TimeEvaluatorOptions o;
+    o.warmup = warmup;
+    o.min_repeats = min_repeats;
+    o.max_repeats = max_repeats;
+    o.min_total_seconds = min_total_seconds;
+    return py::cpp_function([f, o](py::args args) {
+        ArgBinding b = bind_arguments(f.kernel.signature(), args);
+        TimingResult r;
+        {
+            py::gil_scoped_release release;
+            r = time_evaluate([&](int) { f.kernel(b.arrays); }, 1, o);
+        }
+        finish_arguments(b);
+        return r;
+    });
+}
+
+}  // namespace
+
+void run_interruptible(std::function<void()> work) {
+    struct Shared {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool done = false;
+        std::exception_ptr error;
+    };
+    auto shared = std::make_shared<Shared>();
+    {
+        std::lock_guard<std::mutex> lock(workers().mu);
+        ++workers().running;
+    }
+    std::thread([shared, work = std::move(work)]() mutable {
+        try {
+            work();
+        } catch (...) {
+            shared->error = std::current_exception();
+        }
+        work = nullptr;  // drop the captured schedule here, not in whoever is waiting
+        {
+            std::lock_guard<std::mutex> lock(shared->mu);
+            shared->done = true;
+        }
+        shared->cv.notify_all();
+        std::lock_guard<std::mutex> lock(workers().mu);
+        --workers().running;
+        workers().cv.notify_all();
+    }).detach();
+    for (;;) {
+        bool done;
+        {
+            py::gil_scoped_release release;
+            std::unique_lock<std::mutex> lock(shared->mu);
+            done = shared->cv.wait_for(lock, std::chrono::milliseconds(20),
+                                       [&] { return shared->done; });
+        }
+        if (done) break;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // KeyboardInterrupt
+    }
+    if (shared->error) std::rethrow_exception(shared->error);
+}
+
+int wait_for_abandoned_workers(double seconds) {
+    py::gil_scoped_release release;
+    std::unique_lock<std::mutex> lock(workers().mu);
+    workers().cv.wait_for(lock, std::chrono::duration<double>(seconds),
+                          [] { return workers().running == 0; });
+    return workers().running;
+}
+
+void init_build(py::module_& m) {
+    py::class_<TimingResult>(m, "TimingResult", "Samples of a measurement, in seconds.")
+        .def_readonly("samples", &TimingResult::samples)
+        .def_readonly("median", &TimingResult::median)
+        .def_readonly("mean", &TimingResult::mean)
+        .def_readonly("min", &TimingResult::min)
+        .def_readonly("max", &TimingResult::max)
+        .def_readonly("stddev", &TimingResult::stddev)
+        .def("__repr__", [](const TimingResult& r) {
+            return "TimingResult(median=" + std::to_string(r.median) + " s, " +
+                   std::to_string(r.samples.size()) + " samples)";
+        });
+
+    py::class_<Function>(m, "Function", "A compiled kernel; call it with arrays.")
+        .def_property_readonly("name", [](const Function& f) { return f.kernel.signature().name; })
+        .def_property_readonly("arg_names",
+                               [](const Function& f) {
+                                   std::vector<std::string> names;
+                                   for (const ArgSpec& a : f.kernel.signature().args)
+                                       names.push_back(a.name);
+                                   return names;
+                               })
+        .def_property_readonly("module", [](const Function& f) { return f.module; })
+        .def("__call__", [](const Function& f, py::args args) { call_kernel(f.kernel, args); })
+        .def("time_evaluator", &time_evaluator, py::kw_only(), py::arg("warmup") = 1,
+             py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
+             py::arg("min_total_seconds") = 0.05,
+             "A callable taking the kernel's arguments and returning a TimingResult.");
+
+    py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.")
+        .def("__call__",
+             [](const Module& mod, py::args args) { call_kernel(only_function(mod).kernel, args); })
+        .def("__getitem__",
+             [](const Module& mod, const std::string& name) {
+                 return Function{mod, mod.get(name)};
+             })
+        .def(
+            "get_function",
+            [](const Module& mod, const std::string& name) {
+                return Function{mod, mod.get(name)};
+            },
+            py::arg("name"))
+        .def_property_readonly("kernel_names", &Module::kernel_names)
+        .def_property_readonly("source_kinds",
+                               [](const Module& mod) {
+                                   std::vector<std::string> kinds;
+                                   for (const auto& [k, v] : mod.sources()) kinds.push_back(k);
+                                   return kinds;
+                               })
+        .def(
+            "get_source",
+            [](const Module& mod, const std::string& kind) { return mod.get_source(kind); },
+            py::arg("kind") = "ll", "The module's source of `kind` (\"ll\": optimised LLVM IR).")
+        .def(
+            "save",
+            [](const Module& mod) {
+                std::vector<uint8_t> bytes = mod.save();
+                return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            },
+            "The module as bytes (ts.load_module reads them in any process).")
+        .def(
+            "time_evaluator",
+            [](const Module& mod, int warmup, int min_repeats, int max_repeats,
+               double min_total_seconds) {
+                return time_evaluator(only_function(mod), warmup, min_repeats, max_repeats,
+                                      min_total_seconds);
+            },
+            py::kw_only(), py::arg("warmup") = 1, py::arg("min_repeats") = 3,
+            py::arg("max_repeats") = 1000, py::arg("min_total_seconds") = 0.05);
+
+    m.def(
+        "load_module",
+        [](py::bytes data) {
+            std::string s = data;
+            std::vector<uint8_t> bytes(s.begin(), s.end());
+            register_llvm_payload_loader();
+            return run_interruptible<Module>([bytes] { return Module::load(bytes); });
+        },
+        py::arg("data"), "A module from Module.save()'s bytes.");
+    m.def(
+        "build",
+        [](const Schedule& s, std::vector<Tensor> args, const std::string& target,
+           const std::string& name) {
+            return run_interruptible<Module>(
+                [s, args, target, name] { return build(s, args, target, name); });
+        },
+        py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
+        "Lowers and compiles the schedule into a module with one kernel `name`.");
+    m.def(
+        "build",
+        [](const LoweredFunc& f, const std::string& target) {
+            return run_interruptible<Module>([f, target] { return build(f, target); });
+        },
+        py::arg("func"), py::arg("target") = "llvm", "Compiles an already lowered function.");
+    m.def("_wait_for_abandoned_workers", &wait_for_abandoned_workers, py::arg("seconds"));
+}
+
+}  // namespace tessel::python

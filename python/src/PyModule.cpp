@@ -1,0 +1,33 @@
+// The extension module `tessel._tessel`: every Py<Concept>.cpp registers its part here. The
+// `tessel` package re-exports it (python/tessel/__init__.py).
+#include "PyCommon.h"
+#include "tessel/codegen/Build.h"
+
+#ifndef TESSEL_VERSION
+#define TESSEL_VERSION "0.0.0"
+#endif
+
+PYBIND11_MODULE(_tessel, m) {
+    namespace py = pybind11;
+    using namespace tessel::python;
+    m.doc() = "tessel: a tensor-expression compiler (C++ core; see the `tessel` package)";
+    m.attr("__version__") = TESSEL_VERSION;
+    m.def(
+        "targets",
+        [] {
+            std::vector<std::string> t;
+            if (tessel::has_llvm_backend()) t.push_back("llvm");
+            return t;
+        },
+        "The code generation targets this build of tessel supports (\"llvm\" with the LLVM "
+        "backend).");
+    init_error(m);
+    init_device(m);
+    init_expr(m);
+    init_tensor(m);
+    init_reducer(m);
+    init_schedule(m);
+    init_lower(m);
+    init_build(m);
+    init_ndarray(m);
+}

@@ -1,0 +1,424 @@
+// Schedules: ts.create_schedule, the TVM-style stage view (s[C].split(C.op.axis[0], factor=32))
+// and the index-based primitives that Schedule::to_python() prints (s.split(2, 0, factor=32)).
+//
+// Both forms call the same C++ primitive. Stages are addressed by index, tensor, operation or
+// Stage view; iterators by leaf position, by an Iterator handle a primitive returned, or by an
+// IterVar of the operation (C.op.axis[i], C.op.reduce_axis[j]: its root iterator). Handles name
+// the stage by operation and the iterator by its stable id, so they stay valid when later steps
+// insert stages. Adding a primitive: one resolving lambda in def_primitives below.
+#include <memory>
+
+#include <algorithm>
+#include "PyCommon.h"
+
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel::python {
+
+namespace {
+
+using SchedulePtr = std::shared_ptr<Schedule>;
+
+// A stage of a schedule, by operation.
+struct StageRef {
+    SchedulePtr s;
+    Operation op;
+    int index() const {
+        const auto& stages = s->stages();
+        for (size_t i = 0; i < stages.size(); ++i)
+            if (stages[i].op.same_as(op)) return static_cast<int>(i);
+        TESSEL_THROW(ScheduleError)
+            << "operation '" << op->name << "' has no stage in this schedule";
+    }
+    const Stage& stage() const { return s->stage(index()); }
+};
+
+// One iterator of a stage, by stable id (Stage::iters).
+struct IterRef {
+    StageRef stage;
+    int id;
+    const Iterator& iter() const { return stage.stage().iters.at(id); }
+};
+
+std::string leaf_list(const Stage& st) {
+    std::string out;
+    for (size_t i = 0; i < st.leaf.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(i) + "=" + st.iters[st.leaf[i]].name;
+    return out;
+}
+
+int resolve_stage(const SchedulePtr& s, py::handle h, const char* primitive) {
+    if (py::isinstance<py::int_>(h)) {
+        int index = h.cast<int>();
+        s->stage(index);  // checks the range
+        return index;
+    }
+    if (py::isinstance<Tensor>(h)) return s->stage_of(h.cast<Tensor>());
+    if (py::isinstance<Operation>(h)) return StageRef{s, h.cast<Operation>()}.index();
+    if (py::isinstance<StageRef>(h)) {
+        const StageRef& r = h.cast<const StageRef&>();
+        if (r.s != s)
+            TESSEL_THROW(ScheduleError)
+                << primitive << ": stage '" << r.op->name << "' belongs to another schedule";
+        return r.index();
+    }
+    TESSEL_THROW(ScheduleError) << primitive << ": a stage is an index, a tensor or s[tensor], not "
+                                << py::str(py::type::of(h)).cast<std::string>();
+}
+
+// The leaf position of `h` in stage `stage`.
+int resolve_iter(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
+    const Stage& st = s->stage(stage);
+    int id = -1;
+    if (py::isinstance<py::int_>(h)) return h.cast<int>();
+    if (py::isinstance<IterRef>(h)) {
+        const IterRef& r = h.cast<const IterRef&>();
+        if (r.stage.s != s || !r.stage.op.same_as(st.op))
+            TESSEL_THROW(ScheduleError)
+                << primitive << " on stage '" << st.name() << "': iterator '" << r.iter().name
+                << "' belongs to stage '" << r.stage.op->name << "'"
+                << (r.stage.s != s ? " of another schedule" : "");
+        id = r.id;
+    } else if (py::isinstance<IterVar>(h)) {
+        IterVar v = h.cast<IterVar>();
+        const ComputeOpNode* c = as_compute(st.op);
+        if (c) {
+            for (size_t i = 0; i < c->axis.size(); ++i)
+                if (c->axis[i].same_as(v)) id = st.root.at(i);
+            for (size_t j = 0; j < c->reduce_axis.size(); ++j)
+                if (c->reduce_axis[j].same_as(v)) id = st.root.at(c->axis.size() + j);
+        }
+        if (id < 0)
+            TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
+                                        << v.var().name() << "' is not an axis of '" << st.name()
+                                        << "' (use " << st.name() << ".op.axis / .reduce_axis)";
+    } else {
+        TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name()
+                                    << "': an iterator is a leaf position, an axis or an iterator "
+                                       "a primitive returned, not "
+                                    << py::str(py::type::of(h)).cast<std::string>();
+    }
+    for (size_t i = 0; i < st.leaf.size(); ++i)
+        if (st.leaf[i] == id) return static_cast<int>(i);
+    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': iterator '"
+                                << st.iters.at(id).name
+                                << "' is no longer a loop of the stage (it was split or fused); "
+                                   "the loops are: "
+                                << leaf_list(st);
+}
+
+IterRef leaf_ref(const SchedulePtr& s, int stage, int pos) {
+    const Stage& st = s->stage(stage);
+    return IterRef{StageRef{s, st.op}, st.leaf.at(pos)};
+}
+
+TailStrategy parse_tail(const std::string& name) {
+    for (TailStrategy t : {TailStrategy::Guard, TailStrategy::ShiftInwards, TailStrategy::RoundUp})
+        if (name == tail_strategy_name(t)) return t;
+    TESSEL_THROW(ScheduleError) << "split: unknown tail strategy '" << name
+                                << "' (guard, shift_inwards or round_up)";
+}
+
+IterAnnotation parse_annotation(const std::string& name, const char* primitive) {
+    for (int a = 0; a <= static_cast<int>(IterAnnotation::ThreadZ); ++a)
+        if (name == annotation_name(static_cast<IterAnnotation>(a)))
+            return static_cast<IterAnnotation>(a);
+    TESSEL_THROW(ScheduleError) << primitive << ": unknown annotation '" << name
+                                << "' (e.g. vectorize, unroll, parallel, threadIdx.x, blockIdx.x)";
+}
+
+py::tuple split(const SchedulePtr& s, py::handle stage_h, py::handle iter_h, py::object factor,
+                py::object nparts, const std::string& tail) {
+    int stage = resolve_stage(s, stage_h, "split");
+    int iter = resolve_iter(s, stage, iter_h, "split");
+    if (factor.is_none() == nparts.is_none())
+        TESSEL_THROW(ScheduleError) << "split on stage '" << s->stage(stage).name()
+                                    << "': give exactly one of factor= and nparts=";
+    std::pair<int, int> r =
+        factor.is_none() ? s->split_nparts(stage, iter, nparts.cast<int64_t>(), parse_tail(tail))
+                         : s->split(stage, iter, factor.cast<int64_t>(), parse_tail(tail));
+    return py::make_tuple(leaf_ref(s, stage, r.first), leaf_ref(s, stage, r.second));
+}
+
+std::vector<int> resolve_iters(const SchedulePtr& s, int stage, py::handle iters,
+                               const char* prim) {
+    std::vector<int> out;
+    for (py::handle h : iters) out.push_back(resolve_iter(s, stage, h, prim));
+    return out;
+}
+
+// TVM's reorder: the given loops take the positions they held, in the given order; the others
+// stay where they are. A full permutation of positions is the C++ primitive's argument.
+std::vector<int> full_order(const Stage& st, std::vector<int> given) {
+    std::vector<int> order(st.leaf.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::vector<int> slots = given;
+    std::sort(slots.begin(), slots.end());
+    if (std::adjacent_find(slots.begin(), slots.end()) != slots.end())
+        return given;  // a loop given twice: the primitive reports it
+    for (size_t i = 0; i < given.size(); ++i)
+        if (slots[i] >= 0 && slots[i] < static_cast<int>(order.size()))
+            order[slots[i]] = given[i];
+        else
+            return given;  // out of range: the primitive reports it too
+    return order;
+}
+
+// The primitives, index-based (as to_python prints them): every one takes `stage` first.
+void def_primitives(py::class_<Schedule, SchedulePtr>& cls) {
+    using O = py::object;
+    cls.def(
+        "split",
+        [](const SchedulePtr& s, O stage, O iter, O factor, O nparts, std::string tail) {
+            return split(s, stage, iter, factor, nparts, tail);
+        },
+        py::arg("stage"), py::arg("iter"), py::arg("factor") = py::none(),
+        py::arg("nparts") = py::none(), py::arg("tail") = "guard",
+        "Splits a loop by factor= (inner extent) or nparts= (outer extent); returns (outer, "
+        "inner).");
+    cls.def(
+        "fuse",
+        [](const SchedulePtr& s, O stage, py::list iters) {
+            int st = resolve_stage(s, stage, "fuse");
+            return leaf_ref(s, st, s->fuse(st, resolve_iters(s, st, iters, "fuse")));
+        },
+        py::arg("stage"), py::arg("iters"), "Fuses adjacent loops (outermost first).");
+    cls.def(
+        "reorder",
+        [](const SchedulePtr& s, O stage, py::list order) {
+            int st = resolve_stage(s, stage, "reorder");
+            s->reorder(st, full_order(s->stage(st), resolve_iters(s, st, order, "reorder")));
+        },
+        py::arg("stage"), py::arg("order"), "Puts the given loops in this order (in their slots).");
+    cls.def(
+        "tile",
+        [](const SchedulePtr& s, O stage, O x, O y, int64_t fx, int64_t fy) {
+            int st = resolve_stage(s, stage, "tile");
+            int xi = resolve_iter(s, st, x, "tile"), yi = resolve_iter(s, st, y, "tile");
+            int p = s->tile(st, xi, yi, fx, fy);
+            return py::make_tuple(leaf_ref(s, st, p), leaf_ref(s, st, p + 1),
+                                  leaf_ref(s, st, p + 2), leaf_ref(s, st, p + 3));
+        },
+        py::arg("stage"), py::arg("x"), py::arg("y"), py::arg("x_factor"), py::arg("y_factor"),
+        "Tiles two loops; returns (x_outer, y_outer, x_inner, y_inner).");
+#define TESSEL_PY_ANNOTATION(name)                         \
+    cls.def(                                               \
+        #name,                                             \
+        [](const SchedulePtr& s, O stage, O iter) {        \
+            int st = resolve_stage(s, stage, #name);       \
+            s->name(st, resolve_iter(s, st, iter, #name)); \
+        },                                                 \
+        py::arg("stage"), py::arg("iter"));
+    TESSEL_PY_ANNOTATION(vectorize)
+    TESSEL_PY_ANNOTATION(unroll)
+    TESSEL_PY_ANNOTATION(parallel)
+#undef TESSEL_PY_ANNOTATION
+    cls.def(
+        "annotate",
+        [](const SchedulePtr& s, O stage, O iter, const std::string& a) {
+            int st = resolve_stage(s, stage, "annotate");
+            s->annotate(st, resolve_iter(s, st, iter, "annotate"), parse_annotation(a, "annotate"));
+        },
+        py::arg("stage"), py::arg("iter"), py::arg("annotation"));
+    cls.def(
+        "bind",
+        [](const SchedulePtr& s, O stage, O iter, const std::string& thread) {
+            int st = resolve_stage(s, stage, "bind");
+            s->annotate(st, resolve_iter(s, st, iter, "bind"), parse_annotation(thread, "bind"));
+        },
+        py::arg("stage"), py::arg("iter"), py::arg("thread"),
+        "Binds a loop to a GPU thread axis (\"threadIdx.x\", \"blockIdx.y\", \"vthread\").");
+    cls.def(
+        "pragma",
+        [](const SchedulePtr& s, O stage, const std::string& key, int64_t value) {
+            s->apply(PragmaStep{resolve_stage(s, stage, "pragma"), key, value});
+        },
+        py::arg("stage"), py::arg("key"), py::arg("value"),
+        "A stage pragma: \"auto_unroll_max_step\".");
+    cls.def(
+        "compute_at",
+        [](const SchedulePtr& s, O stage, O target, O iter) {
+            int st = resolve_stage(s, stage, "compute_at");
+            int tg = resolve_stage(s, target, "compute_at");
+            s->compute_at(st, tg, resolve_iter(s, tg, iter, "compute_at"));
+        },
+        py::arg("stage"), py::arg("target"), py::arg("target_iter"));
+    cls.def(
+        "compute_inline",
+        [](const SchedulePtr& s, O stage) {
+            s->compute_inline(resolve_stage(s, stage, "compute_inline"));
+        },
+        py::arg("stage"));
+    cls.def(
+        "compute_root",
+        [](const SchedulePtr& s, O stage) {
+            s->compute_root(resolve_stage(s, stage, "compute_root"));
+        },
+        py::arg("stage"));
+}
+
+// The TVM-style view: s[C].<primitive>(...) forwards to the schedule's primitive with its stage.
+void def_stage(py::module_& m) {
+    using O = py::object;
+    auto sched = [](const StageRef& r) { return py::cast(r.s); };
+    py::class_<StageRef>(m, "Stage", "One stage of a schedule (s[tensor]).")
+        .def_property_readonly("op", [](const StageRef& r) { return r.op; })
+        .def_property_readonly("name", [](const StageRef& r) { return r.op->name; })
+        .def_property_readonly("index", &StageRef::index)
+        .def_property_readonly(
+            "leaf_iter_vars",
+            [](const StageRef& r) {
+                std::vector<IterRef> out;
+                for (int id : r.stage().leaf) out.push_back(IterRef{r, id});
+                return out;
+            },
+            "The current loops, outermost first.")
+        .def_property_readonly("all_iter_vars",
+                               [](const StageRef& r) {
+                                   std::vector<IterRef> out;
+                                   for (size_t id = 0; id < r.stage().iters.size(); ++id)
+                                       out.push_back(IterRef{r, static_cast<int>(id)});
+                                   return out;
+                               })
+        .def_property_readonly(
+            "attach",
+            [](const StageRef& r) {
+                AttachKind k = r.stage().attach;
+                return k == AttachKind::Root ? "root" : k == AttachKind::Inlined ? "inline" : "at";
+            })
+        .def("loop_nest", [](const StageRef& r) { return r.s->loop_nest_string(r.index()); })
+        .def(
+            "split",
+            [sched](const StageRef& r, O parent, O factor, O nparts, std::string tail) {
+                return sched(r).attr("split")(r, parent, factor, nparts, tail);
+            },
+            py::arg("parent"), py::arg("factor") = py::none(), py::arg("nparts") = py::none(),
+            py::arg("tail") = "guard")
+        .def("fuse", [sched](const StageRef& r,
+                             py::args iters) { return sched(r).attr("fuse")(r, py::list(iters)); })
+        .def("reorder", [sched](const StageRef& r,
+                                py::args iters) { sched(r).attr("reorder")(r, py::list(iters)); })
+        .def(
+            "tile",
+            [sched](const StageRef& r, O x, O y, O fx, O fy) {
+                return sched(r).attr("tile")(r, x, y, fx, fy);
+            },
+            py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
+        .def("vectorize", [sched](const StageRef& r, O v) { sched(r).attr("vectorize")(r, v); })
+        .def("unroll", [sched](const StageRef& r, O v) { sched(r).attr("unroll")(r, v); })
+        .def("parallel", [sched](const StageRef& r, O v) { sched(r).attr("parallel")(r, v); })
+        .def("annotate",
+             [sched](const StageRef& r, O v, O a) { sched(r).attr("annotate")(r, v, a); })
+        .def(
+            "bind", [sched](const StageRef& r, O v, O t) { sched(r).attr("bind")(r, v, t); },
+            py::arg("iter"), py::arg("thread"))
+        .def(
+            "pragma",
+            [sched](const StageRef& r, O key, O value) { sched(r).attr("pragma")(r, key, value); },
+            py::arg("key"), py::arg("value"))
+        .def(
+            "compute_at",
+            [sched](const StageRef& r, O parent, O scope) {
+                sched(r).attr("compute_at")(r, parent, scope);
+            },
+            py::arg("parent"), py::arg("scope"),
+            "Computes this stage inside `parent`'s loop `scope`.")
+        .def("compute_inline", [sched](const StageRef& r) { sched(r).attr("compute_inline")(r); })
+        .def("compute_root", [sched](const StageRef& r) { sched(r).attr("compute_root")(r); })
+        .def("__eq__",
+             [](const StageRef& a, O b) {
+                 return py::isinstance<StageRef>(b) && a.s == b.cast<StageRef>().s &&
+                        a.op.same_as(b.cast<StageRef>().op);
+             })
+        .def("__hash__", [](const StageRef& r) { return std::hash<const void*>()(r.op.get()); })
+        .def("__repr__", [](const StageRef& r) { return "Stage(" + r.op->name + ")"; });
+
+    py::class_<IterRef>(m, "Iterator", "A loop of a stage (what split, fuse and tile return).")
+        .def_property_readonly("name", [](const IterRef& r) { return r.iter().name; })
+        .def_property_readonly("extent",
+                               [](const IterRef& r) -> py::object {
+                                   if (auto v = r.iter().const_extent()) return py::int_(*v);
+                                   return py::cast(r.iter().extent);
+                               })
+        .def_property_readonly("kind",
+                               [](const IterRef& r) {
+                                   return r.iter().kind == IterKind::Reduction ? "reduction"
+                                                                               : "spatial";
+                               })
+        .def_property_readonly(
+            "annotation", [](const IterRef& r) { return annotation_name(r.iter().annotation); })
+        .def_property_readonly("stage", [](const IterRef& r) { return r.stage; })
+        .def_property_readonly("id", [](const IterRef& r) { return r.id; })
+        .def("__repr__", [](const IterRef& r) {
+            return "Iterator(" + r.stage.op->name + "." + r.iter().name + ")";
+        });
+}
+
+std::vector<Tensor> to_tensors(py::handle outputs) {
+    if (py::isinstance<Tensor>(outputs)) return {outputs.cast<Tensor>()};
+    return outputs.cast<std::vector<Tensor>>();
+}
+
+}  // namespace
+
+void init_schedule(py::module_& m) {
+    def_stage(m);
+    py::class_<Schedule, SchedulePtr> cls(m, "Schedule",
+                                          "How to compute a DAG: its stages and recorded steps.");
+    def_primitives(cls);
+    cls.def("__getitem__",
+            [](const SchedulePtr& s, py::object key) {
+                return StageRef{s, s->stage(resolve_stage(s, key, "schedule[]")).op};
+            })
+        .def_property_readonly("stages",
+                               [](const SchedulePtr& s) {
+                                   std::vector<StageRef> out;
+                                   for (const Stage& st : s->stages())
+                                       out.push_back(StageRef{s, st.op});
+                                   return out;
+                               })
+        .def_property_readonly("outputs", &Schedule::outputs)
+        .def_property_readonly("num_steps", [](const Schedule& s) { return s.steps().size(); })
+        .def_property_readonly("workload_key",
+                               [](const Schedule& s) {
+                                   char buf[17];
+                                   std::snprintf(buf, sizeof buf, "%016llx",
+                                                 (unsigned long long)s.workload_key());
+                                   return std::string(buf);
+                               })
+        .def(
+            "loop_nest",
+            [](const SchedulePtr& s, py::object stage) {
+                return s->loop_nest_string(resolve_stage(s, stage, "loop_nest"));
+            },
+            py::arg("stage"))
+        .def("to_python", &Schedule::to_python, "The steps as a runnable Python script.")
+        .def("to_json", &Schedule::to_json, "The steps as JSON (what a tuning record stores).")
+        .def(
+            "copy", [](const Schedule& s) { return std::make_shared<Schedule>(s); },
+            "An independent copy (same steps).");
+    m.def(
+        "create_schedule",
+        [](py::object outputs, int max_vector_lanes, int64_t max_unroll) {
+            ScheduleLimits limits;
+            limits.max_vector_lanes = max_vector_lanes;
+            limits.max_unroll = max_unroll;
+            return std::make_shared<Schedule>(to_tensors(outputs), limits);
+        },
+        py::arg("outputs"), py::kw_only(), py::arg("max_vector_lanes") = 64,
+        py::arg("max_unroll") = 512, "A schedule of the DAG of `outputs` (a tensor or a list).");
+    m.def(
+        "schedule_from_json",
+        [](py::object outputs, const std::string& json) {
+            return std::make_shared<Schedule>(schedule_from_json(to_tensors(outputs), json));
+        },
+        py::arg("outputs"), py::arg("json"),
+        "Replays Schedule.to_json() on a schedule of `outputs` (ScheduleError for another DAG).");
+    m.def(
+        "dag_hash", [](py::object outputs) { return dag_hash(to_tensors(outputs)); },
+        py::arg("outputs"));
+}
+
+}  // namespace tessel::python

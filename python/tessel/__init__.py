@@ -1,0 +1,106 @@
+"""tessel: a tensor-expression compiler (Python API).
+
+The package is a thin layer over the C++ library (the ``_tessel`` extension): every name here is
+a C++ function or class with Pythonic names and keyword arguments. See docs/python.md.
+
+    import tessel as ts
+    A = ts.placeholder((64, 32), name="A")
+    B = ts.placeholder((32, 48), name="B")
+    k = ts.reduce_axis((0, 32), name="k")
+    C = ts.compute((64, 48), lambda i, j: ts.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = ts.create_schedule(C)
+    print(ts.lower(s, [A, B, C]))
+    f = ts.build(s, [A, B, C], target="llvm")
+"""
+import atexit as _atexit
+
+from . import _tessel
+from ._tessel import (  # noqa: F401  (the public API, re-exported)
+    __version__,
+    targets,
+    # errors
+    TesselError,
+    DSLError,
+    ScheduleError,
+    CompileError,
+    TesselRuntimeError,
+    InternalError,
+    # devices
+    Device,
+    cpu,
+    cuda,
+    device,
+    # expressions
+    Expr,
+    Var,
+    var,
+    const,
+    cast,
+    select,
+    if_then_else,
+    floordiv,
+    floormod,
+    truncdiv,
+    truncmod,
+    exp,
+    exp2,
+    log,
+    log2,
+    sqrt,
+    rsqrt,
+    tanh,
+    sigmoid,
+    erf,
+    sin,
+    cos,
+    pow,
+    abs,
+    floor,
+    ceil,
+    round,
+    trunc,
+    isnan,
+    fma,
+    max_value,
+    min_value,
+    inf_value,
+    # tensors
+    IterVar,
+    Operation,
+    Tensor,
+    placeholder,
+    compute,
+    reduce_axis,
+    flop_count,
+    # reductions
+    Reducer,
+    sum,
+    prod,
+    max,
+    min,
+    comm_reducer,
+    argmax,
+    argmin,
+    # schedules
+    Schedule,
+    Stage,
+    Iterator,
+    create_schedule,
+    schedule_from_json,
+    dag_hash,
+    # lowering and building
+    LoweredFunc,
+    lower,
+    Module,
+    Function,
+    TimingResult,
+    build,
+    load_module,
+    # arrays
+    NDArray,
+)
+from . import nd  # noqa: F401,E402
+
+# A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
+# tears down (bounded, so a hung build cannot hang exit).
+_atexit.register(_tessel._wait_for_abandoned_workers, 30.0)

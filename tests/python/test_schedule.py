@@ -1,0 +1,204 @@
+# Schedules: every primitive in both forms (the TVM-style stage view and the index form that
+# to_python prints), handles, errors, JSON round trip and to_python replay.
+import numpy as np
+import pytest
+
+import tessel as ts
+from util import rand, run
+
+
+def matmul(n=24, m=20, k=12):
+    A = ts.placeholder((n, k), name="A")
+    B = ts.placeholder((k, m), name="B")
+    r = ts.reduce_axis((0, k), name="k")
+    C = ts.compute((n, m), lambda i, j: ts.sum(A[i, r] * B[r, j], axis=r), name="C")
+    return A, B, C
+
+
+def check(s, A, B, C):
+    a, b = rand(*A.shape, seed=1), rand(*B.shape, seed=2)
+    np.testing.assert_allclose(run([A, B, C], [a, b], schedule=s), a @ b, rtol=1e-4, atol=1e-5)
+
+
+def replays(s, args):
+    """Executes s.to_python() on a fresh schedule and checks it lowers to the same IR."""
+    scope = {}
+    exec(s.to_python(), scope)
+    fresh = ts.create_schedule(s.outputs)
+    scope["apply_schedule"](fresh)
+    assert str(ts.lower(fresh, args)) == str(ts.lower(s, args))
+    assert fresh.to_json() == s.to_json()
+
+
+def test_stage_view_primitives():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    sc = s[C]
+    assert sc.name == "C" and sc.index == 2 and s.stages[2] == sc and sc.op == C.op
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    io, ii = sc.split(i, factor=8)
+    jo, ji = sc.split(j, nparts=4)
+    assert (io.name, ii.name, io.extent, ii.extent) == ("i0.outer", "i0.inner", 3, 8)
+    assert ji.extent == 5 and io.kind == "spatial"
+    sc.reorder(io, jo, k, ii, ji)
+    assert [v.name for v in sc.leaf_iter_vars] == ["i0.outer", "i1.outer", "k", "i0.inner", "i1.inner"]
+    f = sc.fuse(io, jo)
+    sc.parallel(f)
+    sc.unroll(ii)
+    sc.vectorize(ji)
+    assert ji.annotation == "vectorize" and f.annotation == "parallel"
+    sc.pragma("auto_unroll_max_step", 16)
+    assert "parallel" in sc.loop_nest()
+    check(s, A, B, C)
+    replays(s, [A, B, C])
+
+
+def test_tile_returns_four_loops():
+    A, B, C = matmul(32, 32, 8)
+    s = ts.create_schedule(C)
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 16, 8)
+    assert [x.name for x in (io, jo, ii, ji)] == ["i0.outer", "i1.outer", "i0.inner", "i1.inner"]
+    s[C].vectorize(ji)
+    check(s, A, B, C)
+    replays(s, [A, B, C])
+
+
+def test_index_form_as_to_python_prints_it():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    s.split(2, 0, factor=8)
+    s.split(2, 2, nparts=2, tail="guard")
+    s.reorder(2, [0, 2, 1, 3, 4])
+    s.fuse(2, [0, 1])
+    s.vectorize(2, 2)
+    s.parallel(2, 0)
+    s.annotate(2, 1, "unroll")
+    s.pragma(2, "auto_unroll_max_step", 8)
+    assert s.num_steps == 8
+    check(s, A, B, C)
+    replays(s, [A, B, C])
+
+
+def test_compute_location_primitives():
+    A = ts.placeholder((16, 16), name="A")
+    B = ts.compute((16, 16), lambda i, j: A[i, j] * 2, name="B")
+    C = ts.compute((16, 16), lambda i, j: B[i, j] + 1, name="C")
+    D = ts.compute((16, 16), lambda i, j: C[i, j] * C[i, j], name="D")
+    s = ts.create_schedule(D)
+    s[B].compute_inline()
+    assert s[B].attach == "inline"
+    xo, xi = s[D].split(D.op.axis[0], factor=4)
+    s[C].compute_at(s[D], xo)
+    assert s[C].attach == "at"
+    a = rand(16, 16)
+    np.testing.assert_allclose(run([A, D], [a], schedule=s), (a * 2 + 1) ** 2, rtol=1e-5)
+    replays(s, [A, D])
+    s[C].compute_root()
+    assert s[C].attach == "root"
+    s.compute_at(2, 3, 0)  # the index form: stage C at D's loop 0
+    s.compute_root(s[C])
+    replays(s, [A, D])
+
+
+def test_stage_lookup_by_tensor_index_and_operation():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    assert s[C] == s[2] == s[C.op]
+    with pytest.raises(ts.ScheduleError, match="out of range"):
+        s[7]
+    other = ts.placeholder((3,), name="Other")
+    with pytest.raises(ts.ScheduleError):
+        s[other]
+
+
+def test_stale_and_foreign_handles_are_schedule_errors():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    i = C.op.axis[0]
+    s[C].split(i, factor=4)
+    with pytest.raises(ts.ScheduleError, match="no longer a loop"):
+        s[C].split(i, factor=2)
+    s2 = ts.create_schedule(C)
+    io, _ = s2[C].split(C.op.axis[1], factor=4)
+    with pytest.raises(ts.ScheduleError, match="another schedule"):
+        s[C].vectorize(io)
+    with pytest.raises(ts.ScheduleError, match="not an axis"):
+        s[C].vectorize(A.op.output(0).op.axis[0] if A.op.axis else ts.reduce_axis((0, 2), name="z"))
+    with pytest.raises(ts.ScheduleError):
+        s[C].vectorize("i")
+    with pytest.raises(ts.ScheduleError, match="exactly one"):
+        s[C].split(C.op.axis[1], factor=2, nparts=2)
+    with pytest.raises(ts.ScheduleError, match="tail"):
+        s[C].split(C.op.axis[1], factor=2, tail="sideways")
+    with pytest.raises(ts.ScheduleError, match="annotation"):
+        s[C].annotate(C.op.axis[1], "sideways")
+
+
+def test_primitive_errors_come_from_cpp():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    with pytest.raises(ts.ScheduleError, match="vectorize"):
+        s[C].vectorize(C.op.reduce_axis[0])
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    steps = s.num_steps
+    with pytest.raises(ts.ScheduleError, match="reorder"):
+        s[C].reorder(io, io)  # a loop given twice
+    assert s.num_steps == steps
+    with pytest.raises(ts.ScheduleError, match="pragma"):
+        s[C].pragma("nonsense", 3)
+    with pytest.raises(ts.ScheduleError):
+        s[C].compute_inline()  # an output
+    assert s.num_steps == steps
+
+
+def test_json_round_trip_and_copy():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    s[C].tile(C.op.axis[0], C.op.axis[1], 8, 4)
+    js = s.to_json()
+    assert s.workload_key in js
+    t = ts.schedule_from_json(C, js)
+    assert str(ts.lower(t, [A, B, C])) == str(ts.lower(s, [A, B, C]))
+    c = s.copy()
+    c[C].parallel(c[C].leaf_iter_vars[0])
+    assert c.num_steps == s.num_steps + 1
+    other = ts.compute((3,), lambda i: ts.const(1.0), name="X")
+    with pytest.raises(ts.ScheduleError):
+        ts.schedule_from_json(other, js)
+    with pytest.raises(ts.ScheduleError):
+        ts.schedule_from_json(C, "{not json")
+
+
+def test_limits_and_multiple_outputs():
+    A = ts.placeholder((8,), name="A")
+    B = ts.compute((8,), lambda i: A[i] + 1, name="B")
+    C = ts.compute((8,), lambda i: A[i] * 2, name="C")
+    s = ts.create_schedule([B, C], max_vector_lanes=4, max_unroll=4)
+    with pytest.raises(ts.ScheduleError):
+        s[B].vectorize(B.op.axis[0])  # 8 lanes > 4
+    assert len(s.outputs) == 2 and isinstance(ts.dag_hash([B, C]), int)
+
+
+def test_lower_options_and_lowered_func():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    f = ts.lower(s, [A, B, C], name="mm", bounds_check=True)
+    assert f.name == "mm" and f.args == ["A", "B", "C"]
+    assert "assert" in str(f).lower() or "check" in str(f).lower()
+    with pytest.raises(ts.ScheduleError):
+        ts.lower(s, [A, C])  # B missing
+
+
+def test_queries():
+    A, B, C = matmul()
+    s = ts.create_schedule(C)
+    io, ii = s[C].split(C.op.axis[0], factor=8)
+    st = s[C]
+    assert [v.name for v in st.all_iter_vars] == ["i0", "i1", "k", "i0.outer", "i0.inner"]
+    assert io.stage == st and isinstance(io.id, int) and "C.i0.outer" in repr(io)
+    assert st.leaf_iter_vars[-1].kind == "reduction"
+    assert [x.name for x in s.stages] == ["A", "B", "C"] and repr(st) == "Stage(C)"
+    assert "i0.outer" in s.loop_nest(C) and s.loop_nest(2) == st.loop_nest()
+    assert len(s.workload_key) == 16 and s.outputs[0] == C
+    assert C.op.shape == (24, 20) and "k" in repr(C.op.reduce_axis[0])

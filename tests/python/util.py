@@ -1,0 +1,30 @@
+# Helpers shared by the Python tests: build a default schedule and run it on numpy arrays.
+import numpy as np
+import pytest
+
+import tessel as ts
+
+HAVE_LLVM = "llvm" in ts.targets()
+# Tests that run compiled kernels need the LLVM backend; a build without it skips them.
+requires_llvm = pytest.mark.skipif(not HAVE_LLVM, reason="tessel was built without LLVM")
+
+
+def run(args, inputs, schedule=None, outputs=None):
+    """Builds `schedule` (default: a fresh one of the last argument) over `args`, runs it on the
+    numpy `inputs` (one per placeholder argument) and returns the outputs as numpy arrays."""
+    if not HAVE_LLVM:
+        pytest.skip("tessel was built without LLVM")
+    n_in = len(inputs)
+    outs = args[n_in:]
+    s = schedule or ts.create_schedule(list(outs))
+    f = ts.build(s, list(args))
+    results = [np.zeros([int(d) for d in t.shape], dtype=t.dtype) for t in outs]
+    f(*inputs, *results)
+    return results if len(results) > 1 else results[0]
+
+
+def rand(*shape, dtype="float32", seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(-50, 50, size=shape).astype(dtype)
