@@ -12,6 +12,7 @@
 #include "PyCommon.h"
 #include "PyNDArray.h"
 #include "tessel/codegen/Build.h"
+#include "tessel/codegen/Export.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/runtime/TimeEvaluator.h"
 
@@ -180,6 +181,33 @@ void init_build(py::module_& m) {
             [](const Module& mod, const std::string& kind) { return mod.get_source(kind); },
             py::arg("kind") = "ll", "The module's source of `kind` (\"ll\": optimised LLVM IR).")
         .def(
+            "export_library",
+            [](const Module& mod, const std::string& path) {
+                run_interruptible<int>([mod, path] {
+                    export_library(mod, path);
+                    return 0;
+                });
+            },
+            py::arg("path"),
+            "Writes the kernels as a shared library (the system C compiler links it); the "
+            "program that loads it links tessel's runtime library (docs/export.md).")
+        .def(
+            "export_object",
+            [](const Module& mod, const std::string& path) {
+                run_interruptible<int>([mod, path] {
+                    export_object(mod, path);
+                    return 0;
+                });
+            },
+            py::arg("path"), "Writes the kernels as a relocatable object file.")
+        .def(
+            "export_header",
+            [](const Module& mod, const std::string& path) { export_header(mod, path); },
+            py::arg("path"), "Writes the C header declaring the kernels (see c_header).")
+        .def(
+            "c_header", [](const Module& mod) { return c_header(mod); },
+            "The C header declaring each kernel's entry point and a typed call function.")
+        .def(
             "save",
             [](const Module& mod) {
                 std::vector<uint8_t> bytes = mod.save();
@@ -208,12 +236,16 @@ void init_build(py::module_& m) {
     m.def(
         "build",
         [](const Schedule& s, std::vector<Tensor> args, const std::string& target,
-           const std::string& name) {
+           const std::string& name, std::vector<std::string> in_place) {
+            BuildOptions options;
+            options.in_place = std::move(in_place);
             return run_interruptible<Module>(
-                [s, args, target, name] { return build(s, args, target, name); });
+                [s, args, target, name, options] { return build(s, args, target, name, options); });
         },
         py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
-        "Lowers and compiles the schedule into a module with one kernel `name`.");
+        py::kw_only(), py::arg("in_place") = std::vector<std::string>{},
+        "Lowers and compiles the schedule into a module with one kernel `name`. `in_place` names "
+        "arguments that may share memory with others (exempt from the overlap check).");
     m.def(
         "build",
         [](const LoweredFunc& f, const std::string& target) {

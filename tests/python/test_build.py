@@ -126,3 +126,42 @@ def test_gil_is_released_while_a_kernel_runs():
         pytest.skip(f"the kernel is too fast ({alone:.3f} s) to observe the ticker")
     # A held GIL would freeze the ticker for the whole call.
     assert len(during) >= 3
+
+
+def test_in_place_arguments_may_share_memory():
+    A, B = add_one()
+    s = ts.create_schedule(B)
+    strict = ts.build(s, [A, B], name="strict")
+    shared = ts.build(s, [A, B], name="shared", in_place=["A", "B"])
+    a = ts.nd.array(rand(64))
+    before = a.numpy().copy()
+    with pytest.raises(ts.TesselRuntimeError, match="overlap"):
+        strict(a, a)
+    np.testing.assert_array_equal(a.numpy(), before)  # nothing written
+    shared(a, a)
+    np.testing.assert_allclose(a.numpy(), before + 1)
+    with pytest.raises(ts.CompileError, match="'C'"):
+        ts.build(s, [A, B], in_place=["C"])
+
+
+def test_export_library_object_and_header(tmp_path):
+    import ctypes
+
+    A, B = add_one()
+    f = ts.build(ts.create_schedule(B), [A, B], name="add_one")
+    f.export_library(str(tmp_path / "libadd_one.so"))
+    f.export_object(str(tmp_path / "add_one.o"))
+    f.export_header(str(tmp_path / "add_one.h"))
+    header = (tmp_path / "add_one.h").read_text()
+    assert "int32_t add_one(void* const* args, const int64_t* shape_vars);" in header
+    assert "add_one_call(const float* A, float* B)" in header
+    assert header == f.c_header()
+    assert (tmp_path / "add_one.o").stat().st_size > 0
+    # The kernel calls no runtime function, so the library loads on its own.
+    lib = ctypes.CDLL(str(tmp_path / "libadd_one.so"))
+    a, b = rand(64), np.zeros(64, "float32")
+    args = (ctypes.c_void_p * 2)(a.ctypes.data, b.ctypes.data)
+    assert lib.add_one(args, None) == 0
+    np.testing.assert_allclose(b, a + 1)
+    with pytest.raises(ts.CompileError, match="main"):
+        ts.build(ts.create_schedule(B), [A, B]).export_object(str(tmp_path / "main.o"))
