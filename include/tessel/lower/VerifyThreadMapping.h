@@ -1,0 +1,20 @@
+// VerifyThreadMapping: checks a schedule's GPU thread bindings before its loop nests are built.
+//
+// A kernel is a root stage with blockIdx/threadIdx-bound loops together with every stage computed
+// (transitively) inside it. The check guarantees, for every kernel:
+//  - every loop bound to one thread axis (blockIdx.x ... threadIdx.z) has the same extent, in
+//    every stage of the kernel (each axis is one launch dimension);
+//  - only the kernel's root stage binds blockIdx, and within a stage the blockIdx loops are
+//    outside the threadIdx loops;
+//  - no stage binds an axis that an enclosing loop (of a stage it is computed inside) binds.
+// Violations throw ScheduleError naming the stages, the axis and the extents, with the loop nest.
+#pragma once
+
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Checks the thread bindings of every kernel of `s` (see the file comment).
+void verify_thread_mapping(const Schedule& s);
+
+}  // namespace tessel
