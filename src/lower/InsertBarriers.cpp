@@ -201,8 +201,11 @@ private:
         if (const auto* q = s.as<Seq>()) {
             std::vector<Stmt> out;
             for (const Stmt& c : q->stmts) {
+                // Allocations, lets and attributes are transparent: the barrier goes inside,
+                // before the first statement that needs it.
+                bool wrapper = c.as<Allocate>() || c.as<LetStmt>() || c.as<AttrStmt>();
                 Pending acc = accesses(c);
-                if (p.conflict(acc)) {
+                if (!wrapper && p.conflict(acc)) {
                     out.push_back(barrier());
                     p.clear();
                 }
@@ -211,7 +214,8 @@ private:
             return Seq::make(out);
         }
         Pending acc = accesses(s);
-        if (p.conflict(acc)) {
+        bool wrapper = s.as<Allocate>() || s.as<LetStmt>() || s.as<AttrStmt>();
+        if (!wrapper && p.conflict(acc)) {
             p.clear();
             return Seq::make({barrier(), plan_child(s, p)});
         }

@@ -66,7 +66,8 @@ struct SpmdBlock {
     std::string where;  ///< " (bx=0, ...)" for messages
     // Scheduling (OS-thread mode): `running` is the thread allowed to run, -1 the coordinator.
     std::mutex mu;
-    std::condition_variable cv;
+    std::condition_variable coordinator;       ///< signalled when the running thread stops
+    std::vector<std::condition_variable> wake;  ///< per thread: signalled when it may run
     int running = -1;
     bool abort = false;
     std::vector<ThreadState> state;
@@ -245,6 +246,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     b.reduce_axes.resize(b.nthreads);
     b.results.resize(b.nthreads);
     b.errors.resize(b.nthreads);
+    b.wake = std::vector<std::condition_variable>(b.nthreads);
     // One interpreter per thread, in this interpreter's environment.
     std::vector<std::unique_ptr<LoopInterpreter>> interps;
     for (int t = 0; t < b.nthreads; ++t) {
@@ -278,7 +280,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
         os_threads.emplace_back([&b, &body, t, in = interps[t].get()] {
             {
                 std::unique_lock lock(b.mu);
-                b.cv.wait(lock, [&] { return b.running == t || b.abort; });
+                b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
             }
             ThreadState end = ThreadState::Done;
             if (!b.abort) {
@@ -293,14 +295,14 @@ void LoopInterpreter::run_block(const Stmt& body) {
             std::lock_guard lock(b.mu);
             b.state[t] = end;
             b.running = -1;
-            b.cv.notify_all();
+            b.coordinator.notify_one();
         });
     }
     auto abandon = [&] {
         {
             std::lock_guard lock(b.mu);
             b.abort = true;
-            b.cv.notify_all();
+            for (auto& w : b.wake) w.notify_one();
         }
         for (auto& th : os_threads) th.join();
     };
@@ -310,8 +312,8 @@ void LoopInterpreter::run_block(const Stmt& body) {
             std::unique_lock lock(b.mu);
             b.state[t] = ThreadState::Running;
             b.running = t;
-            b.cv.notify_all();
-            b.cv.wait(lock, [&] { return b.running == -1; });
+            b.wake[t].notify_one();
+            b.coordinator.wait(lock, [&] { return b.running == -1; });
             if (b.state[t] == ThreadState::Failed) {
                 lock.unlock();
                 abandon();
@@ -405,8 +407,8 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
         b.at[t] = op ? op : kBarrier;
         b.state[t] = ThreadState::AtBarrier;
         b.running = -1;
-        b.cv.notify_all();
-        b.cv.wait(lock, [&] { return b.running == t || b.abort; });
+        b.coordinator.notify_one();
+        b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
         if (b.abort) throw AbortBlock{};
     }
     if (!op) return;
