@@ -54,7 +54,15 @@ Stmt barrier() {
 
 class BarrierPlanner {
 public:
-    Stmt run(const Stmt& s) { return outside(s); }
+    Stmt run(const Stmt& s) {
+        post_order_visit(s, [&](const IRNode* n) {
+            if (n->node_type != IRNodeType::Allocate) return;
+            const auto* a = static_cast<const Allocate*>(n);
+            if (a->scope == StorageScope::Shared) shared_.insert(a->buffer_var.get());
+        });
+        if (shared_.empty()) return s;
+        return outside(s);
+    }
 
 private:
     // Outside kernels: look for blocks.
@@ -123,13 +131,6 @@ private:
             auto e = as_const_int(f->extent);
             dims_[a] = std::max(dims_[a], e ? *e : -1);  // -1: unknown (never uniform)
         });
-        shared_.clear();
-        post_order_visit(body, [&](const IRNode* n) {
-            if (n->node_type != IRNodeType::Allocate) return;
-            const auto* a = static_cast<const Allocate*>(n);
-            if (a->scope == StorageScope::Shared) shared_.insert(a->buffer_var.get());
-        });
-        if (shared_.empty()) return body;
         thread_vars_.clear();
         Pending p;
         return plan(body, p);
