@@ -7,6 +7,7 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Equality.h"
 #include "tessel/ir/IRPrinter.h"
+#include "tessel/te/Operation.h"
 
 namespace tessel {
 
@@ -58,6 +59,59 @@ struct AxisUse {
     Expr extent;
 };
 
+bool is_thread_axis(IterAnnotation a) {
+    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
+}
+
+// Stages whose buffer every thread of the block sees (the kernel's root stage, writing global
+// memory, and shared stages) must bind every thread axis of the block: the threads along an
+// unbound axis would all compute, and write, the same elements. Blocks hold at most 1024 threads;
+// CPU-parallel loops have no place in a kernel.
+void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotation, AxisUse>>& k) {
+    for (const auto& [root, axes] : k) {
+        int64_t threads = 1;
+        for (const auto& [a, use] : axes)
+            if (auto e = as_const_int(use.extent); e && is_thread_axis(a)) threads *= *e;
+        if (threads > 1024) {
+            std::ostringstream os;
+            os << "the kernel's blocks have " << threads
+               << " threads (the product of its threadIdx extents), more than 1024";
+            fail(s, root, os.str());
+        }
+    }
+    for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.attach == AttachKind::Inlined || !as_compute(st.op)) continue;
+        auto kernel = k.find(root_of(s, i));
+        if (kernel == k.end()) continue;
+        for (int id : st.leaf) {
+            if (st.iters[id].annotation == IterAnnotation::Parallel)
+                fail(s, i,
+                     "loop '" + st.iters[id].name +
+                         "' is parallel inside a GPU kernel; CPU threads have no place there "
+                         "(bind it to a thread axis instead)");
+        }
+        bool everyone = i == kernel->first || st.scope == StorageScope::Shared;
+        if (!everyone) continue;
+        for (const auto& [a, use] : kernel->second) {
+            auto e = as_const_int(use.extent);
+            if (!is_thread_axis(a) || (e && *e == 1)) continue;
+            bool bound = false;
+            for (int id : st.leaf) bound = bound || st.iters[id].annotation == a;
+            if (bound) continue;
+            std::ostringstream os;
+            os << "the kernel's blocks have " << to_string(use.extent) << " threads along "
+               << annotation_name(a) << " (stage '" << s.stages()[use.stage].name()
+               << "' binds it), but this stage, whose "
+               << (i == kernel->first ? "global" : "shared")
+               << " buffer every thread of the block writes, binds none of its loops to it: "
+                  "those threads would all compute the same elements. Bind one of its loops to "
+               << annotation_name(a);
+            fail(s, i, os.str());
+        }
+    }
+}
+
 }  // namespace
 
 void verify_thread_mapping(const Schedule& s) {
@@ -92,6 +146,14 @@ void verify_thread_mapping(const Schedule& s) {
                 fail(s, i, os.str());
             }
             seen_thread = seen_thread || !is_block_axis(a);
+            if (!is_block_axis(a) && !outer.empty() && st.scope != StorageScope::Shared &&
+                it.kind != IterKind::Reduction) {
+                os << "loop '" << it.name << "' is bound to " << annotation_name(a)
+                   << ", but the stage's buffer is private to each thread (it is computed inside "
+                      "a kernel and its scope is not shared): each thread would compute only its "
+                      "share of its own copy. set_scope it to shared, or leave its loops unbound";
+                fail(s, i, os.str());
+            }
             if (auto o = outer.find(a); o != outer.end()) {
                 os << "loop '" << it.name << "' is bound to " << annotation_name(a)
                    << ", which an enclosing loop of stage '" << s.stages()[o->second].name()
@@ -110,6 +172,7 @@ void verify_thread_mapping(const Schedule& s) {
             fail(s, i, os.str());
         }
     }
+    check_coverage(s, kernels);
 }
 
 }  // namespace tessel

@@ -307,8 +307,8 @@ std::vector<bool> derived_from(const Stage& st, int id) {
 
 // Whether a shift-inwards split may recompute points instead of guarding them. It needs one
 // whole inner tile. A recomputed point is visited at two (outer, inner) pairs, so no loop derived
-// from the split iterator may be parallel or vectorized (two iterations would write one element
-// at once); and in a
+// from the split iterator may be parallel, vectorized or bound to a GPU block or thread axis (two
+// iterations would write one element at once); and in a
 // reduction no loop derived from the outer part may run inside a reduction loop (the two visits
 // would accumulate into one initialisation).
 bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
@@ -319,10 +319,11 @@ bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRela
     bool inside_reduction = false;
     for (int id : st.leaf) {
         inside_reduction = inside_reduction || st.iters[id].kind == IterKind::Reduction;
-        // Parallel iterations, or vector lanes (which update in lock step), would both visit a
-        // recomputed point.
+        // Parallel iterations, vector lanes (which update in lock step) or GPU threads and blocks
+        // would both visit a recomputed point.
         IterAnnotation a = st.iters[id].annotation;
-        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize))
+        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize ||
+                          a >= IterAnnotation::BlockX))
             return false;
         if (outer[id] && inside_reduction) return false;
     }

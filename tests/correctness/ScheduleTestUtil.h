@@ -85,7 +85,7 @@ inline bool run_jit(const Schedule& s, const std::vector<Tensor>& args,
 /// Whether a stage of `s` binds a loop to blockIdx/threadIdx (the schedule is for a GPU).
 inline bool has_thread_bindings(const Schedule& s) {
     for (const Stage& st : s.stages())
-        for (int id : st.leaf)
+        for (int id : st.attach == AttachKind::Inlined ? std::vector<int>{} : st.leaf)
             if (st.iters[id].annotation >= IterAnnotation::BlockX) return true;
     return false;
 }
