@@ -99,9 +99,9 @@ private:
         }
         if (const auto* a = s.as<Allocate>()) {
             Stmt b = outside(a->body);
-            return b.same_as(a->body) ? s
-                                      : Allocate::make(a->buffer_var, a->dtype, a->extents,
-                                                       a->scope, b);
+            return b.same_as(a->body)
+                       ? s
+                       : Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope, b);
         }
         if (const auto* l = s.as<LetStmt>()) {
             Stmt b = outside(l->body);
@@ -247,9 +247,9 @@ private:
             if (thread) thread_vars_.erase(f->loop_var.get());
             p = entry;
             p.add(start);
-            return b.same_as(f->body) ? s
-                                      : For::make(f->loop_var, f->min, f->extent, f->kind, b,
-                                                  f->thread_tag);
+            return b.same_as(f->body)
+                       ? s
+                       : For::make(f->loop_var, f->min, f->extent, f->kind, b, f->thread_tag);
         }
         if (const auto* a = s.as<Allocate>()) {
             Stmt b = plan(a->body, p);
@@ -287,8 +287,8 @@ private:
         post_order_visit(s, [&](const IRNode* n) {
             if (n->node_type != IRNodeType::Call) return;
             Intrinsic op = static_cast<const Call*>(n)->op;
-            has_sync = has_sync || op == Intrinsic::thread_barrier ||
-                       op == Intrinsic::thread_allreduce;
+            has_sync =
+                has_sync || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
         });
         if (has_sync) {
             std::ostringstream os;

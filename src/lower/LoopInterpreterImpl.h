@@ -34,8 +34,8 @@ struct SpmdBlock;  // LoopInterpreterSPMD.cpp
 /// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
 struct SpmdThread {
     SpmdBlock* block = nullptr;
-    int index = 0;                     ///< linear: x fastest
-    int64_t tid[3] = {0, 0, 0};        ///< threadIdx.x, .y, .z
+    int index = 0;                                     ///< linear: x fastest
+    int64_t tid[3] = {0, 0, 0};                        ///< threadIdx.x, .y, .z
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
 };

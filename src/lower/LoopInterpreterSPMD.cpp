@@ -66,15 +66,15 @@ struct SpmdBlock {
     std::string where;  ///< " (bx=0, ...)" for messages
     // Scheduling (OS-thread mode): `running` is the thread allowed to run, -1 the coordinator.
     std::mutex mu;
-    std::condition_variable coordinator;       ///< signalled when the running thread stops
+    std::condition_variable coordinator;        ///< signalled when the running thread stops
     std::vector<std::condition_variable> wake;  ///< per thread: signalled when it may run
     int running = -1;
     bool abort = false;
     std::vector<ThreadState> state;
-    std::vector<const Call*> at;                 ///< the barrier each stopped thread is at
-    std::vector<std::vector<Value>> values;      ///< all-reduce contributions
-    std::vector<std::vector<int>> reduce_axes;   ///< all-reduce: participating axes, in order
-    std::vector<std::vector<Value>> results;     ///< all-reduce results
+    std::vector<const Call*> at;                ///< the barrier each stopped thread is at
+    std::vector<std::vector<Value>> values;     ///< all-reduce contributions
+    std::vector<std::vector<int>> reduce_axes;  ///< all-reduce: participating axes, in order
+    std::vector<std::vector<Value>> results;    ///< all-reduce results
     std::vector<std::exception_ptr> errors;
     std::vector<SpmdThread> threads;
     // Shared memory.
@@ -109,8 +109,8 @@ BlockShape block_shape(const Stmt& body) {
             if (is_block_tag(f->thread_tag)) shape.nested_blocks = true;
         } else if (n->node_type == IRNodeType::Call) {
             Intrinsic op = static_cast<const Call*>(n)->op;
-            shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
-                          op == Intrinsic::thread_allreduce;
+            shape.syncs =
+                shape.syncs || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
         }
     });
     return shape;
@@ -177,7 +177,8 @@ void LoopInterpreter::exec_thread_bound(const For* op, int64_t min, int64_t exte
         if (k >= extent) return;
         spmd_->axis_of[op->loop_var.get()] = axis;
         loops_.push_back({op->loop_var.get(), min + k});
-        Value v = Value::make_int(op->loop_var.type(), wrap_to_int_type(min + k, op->loop_var.type()));
+        Value v =
+            Value::make_int(op->loop_var.type(), wrap_to_int_type(min + k, op->loop_var.type()));
         const Value* old = eval_.lookup(op->loop_var.get());
         std::optional<Value> saved;
         if (old) saved = *old;
@@ -226,18 +227,18 @@ void LoopInterpreter::run_block(const Stmt& body) {
         try {
             e = eval_int(f->extent, "thread extent");
         } catch (const RuntimeError& err) {
-            TESSEL_THROW(RuntimeError) << "the extent of thread loop " << f->loop_var.name() << " ("
-                                       << f->thread_tag << ") is not known at launch: "
-                                       << err.what();
+            TESSEL_THROW(RuntimeError)
+                << "the extent of thread loop " << f->loop_var.name() << " (" << f->thread_tag
+                << ") is not known at launch: " << err.what();
         }
         int a = thread_axis(f->thread_tag);
         b.dims[a] = std::max(b.dims[a], e);
     }
     const int64_t n = b.dims[0] * b.dims[1] * b.dims[2];
     if (n > kMaxBlockThreads)
-        TESSEL_THROW(RuntimeError) << "a block of " << b.dims[0] << " x " << b.dims[1] << " x "
-                                   << b.dims[2] << " threads exceeds " << kMaxBlockThreads
-                                   << " threads" << b.where;
+        TESSEL_THROW(RuntimeError)
+            << "a block of " << b.dims[0] << " x " << b.dims[1] << " x " << b.dims[2]
+            << " threads exceeds " << kMaxBlockThreads << " threads" << b.where;
     b.nthreads = static_cast<int>(std::max<int64_t>(n, 1));
     b.threads.resize(b.nthreads);
     b.state.assign(b.nthreads, ThreadState::Ready);
@@ -377,8 +378,8 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
     }();
     if (!spmd_) {
         if (!op) return;
-        TESSEL_THROW(RuntimeError) << "thread_allreduce outside a thread-bound loop nest"
-                                   << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << "thread_allreduce outside a thread-bound loop nest" << loop_context();
     }
     SpmdBlock& b = *spmd_->block;
     const int t = spmd_->index;
@@ -433,10 +434,10 @@ InterpStorage* LoopInterpreter::shared_storage(const Allocate* op, int64_t size)
         slot->shared = true;
     }
     if (slot->array->size() != size)
-        TESSEL_THROW(RuntimeError) << "allocate " << op->buffer_var.name()
-                                   << ": shared memory of " << slot->array->size()
-                                   << " elements in one thread of the block but " << size
-                                   << " in another" << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << "allocate " << op->buffer_var.name() << ": shared memory of " << slot->array->size()
+            << " elements in one thread of the block but " << size << " in another"
+            << loop_context();
     return slot.get();
 }
 

@@ -81,9 +81,8 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std:
     pass.run("verify_thread_mapping", &f, [&](LoweredFunc*) { verify_thread_mapping(s); });
     pass.run("schedule_ops", &f, [&](LoweredFunc* g) { *g = schedule_ops(s, args, name); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
-    pass.run("inject_virtual_threads", &f, [&](LoweredFunc* g) {
-        g->body = inject_virtual_threads(g->body, max_unroll);
-    });
+    pass.run("inject_virtual_threads", &f,
+             [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });
     pass.run("insert_barriers", &f, [](LoweredFunc* g) { g->body = insert_barriers(g->body); });
     pass.run("partition_loops", &f, [](LoweredFunc* g) { g->body = partition_loops(g->body); });
     pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });

@@ -321,8 +321,7 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
             TESSEL_THROW(ScheduleError)
                 << "lower: stage '" << st.name() << "': a cross-thread reduction needs every "
                 << "data-parallel loop outside the reduction loops, but '" << it.name
-                << "' is inside them (reorder it outwards)\n  loop nest of '" << st.name()
-                << "':\n"
+                << "' is inside them (reorder it outwards)\n  loop nest of '" << st.name() << "':\n"
                 << s_.loop_nest_string(i);
         (is_thread_axis(it.annotation) ? bound : serial).push_back(st.leaf[pos]);
     }
@@ -330,8 +329,8 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
     std::vector<Expr> zero{make_const(Int(32), 0)};
     for (size_t v = 0; v < comb.num_values(); ++v) {
         Type t = buffers_[i][v].dtype();
-        acc.emplace_back(buffers_[i][v].name() + ".acc", t, std::vector<Expr>{make_const(Int(32), 1)},
-                         StorageScope::Local);
+        acc.emplace_back(buffers_[i][v].name() + ".acc", t,
+                         std::vector<Expr>{make_const(Int(32), 1)}, StorageScope::Local);
         red_buf.emplace_back(buffers_[i][v].name() + ".red", t,
                              std::vector<Expr>{make_const(Int(32), 1)}, StorageScope::Local);
     }
@@ -356,7 +355,8 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
     std::vector<Stmt> stores;
     std::vector<Expr> idx = store_indices(i);
     for (size_t v = 0; v < n; ++v)
-        stores.push_back(BufferStore::make(buffers_[i][v], BufferLoad::make(red_buf[v], zero), idx));
+        stores.push_back(
+            BufferStore::make(buffers_[i][v], BufferLoad::make(red_buf[v], zero), idx));
     Stmt store = guarded(i, true, Seq::make(stores));
     if (buffers_[i][0]->scope != StorageScope::Local) {
         Expr first;
@@ -371,8 +371,8 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
     for (size_t v = n; v-- > 0;) {
         body = Allocate::make(red_buf[v]->data, red_buf[v].dtype(), red_buf[v].shape(),
                               StorageScope::Local, body);
-        body = Allocate::make(acc[v]->data, acc[v].dtype(), acc[v].shape(), StorageScope::Local,
-                              body);
+        body =
+            Allocate::make(acc[v]->data, acc[v].dtype(), acc[v].shape(), StorageScope::Local, body);
     }
     for (size_t k = bound.size(); k-- > 0;)
         body = make_loop(i, bound[k], with_attached(i, bound[k], body));

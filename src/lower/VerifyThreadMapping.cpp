@@ -45,7 +45,8 @@ std::map<IterAnnotation, int> enclosing_axes(const Schedule& s, int i) {
         const Stage& st = s.stages()[i];
         const Stage& t = s.stages()[st.attach_stage];
         for (int id : t.leaf) {
-            if (is_launch_axis(t.iters[id].annotation)) axes[t.iters[id].annotation] = st.attach_stage;
+            if (is_launch_axis(t.iters[id].annotation))
+                axes[t.iters[id].annotation] = st.attach_stage;
             if (id == st.attach_iter) break;
         }
         i = st.attach_stage;
@@ -165,9 +166,9 @@ void verify_thread_mapping(const Schedule& s) {
             auto [use, fresh] = axes.emplace(a, AxisUse{i, it.name, ext});
             if (fresh || structural_equal(use->second.extent, ext)) continue;
             os << "thread axis " << annotation_name(a) << " has extent " << to_string(ext)
-               << " here (loop '" << it.name << "'), but extent "
-               << to_string(use->second.extent) << " in stage '"
-               << s.stages()[use->second.stage].name() << "' (loop '" << use->second.loop
+               << " here (loop '" << it.name << "'), but extent " << to_string(use->second.extent)
+               << " in stage '" << s.stages()[use->second.stage].name() << "' (loop '"
+               << use->second.loop
                << "') of the same kernel; every stage of one kernel must agree on thread extents";
             fail(s, i, os.str());
         }

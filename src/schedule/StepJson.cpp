@@ -11,8 +11,8 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {"split",        "fuse",         "reorder",
-                                  "annotate",     "pragma",       "compute_at",
+    static const char* names[] = {"split",          "fuse",         "reorder",
+                                  "annotate",       "pragma",       "compute_at",
                                   "compute_inline", "compute_root", "set_scope"};
     static_assert(std::variant_size_v<Step> == std::size(names));
     return names[step.index()];
@@ -25,8 +25,7 @@ const IterAnnotation kAnnotations[] = {
     IterAnnotation::Parallel, IterAnnotation::VThread, IterAnnotation::BlockX,
     IterAnnotation::BlockY,   IterAnnotation::BlockZ,  IterAnnotation::ThreadX,
     IterAnnotation::ThreadY,  IterAnnotation::ThreadZ};
-const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared,
-                                StorageScope::Local};
+const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared, StorageScope::Local};
 const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards,
                                TailStrategy::RoundUp};
 

@@ -62,7 +62,11 @@ TEST(CrossThreadReduction, TwoThreadAxesAndSpatialThreads) {
     Tensor X = placeholder({8, 6, 32}, Float(32), "X");
     IterVar k = reduce_axis({0, 6}, "k"), l = reduce_axis({0, 32}, "l");
     Tensor R = compute(
-        {8}, [&](Var i) { return sum(X(i, k, l), {k, l}); }, "R");
+        {8},
+        [&](Var i) {
+            return sum(X(i, k, l), {k, l});
+        },
+        "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
     s.split(r, 0, 2);  // io ii k l
@@ -79,8 +83,7 @@ TEST(CrossThreadReduction, Argmax) {
     Tensor X = placeholder({n, m}, Float(32), "X");
     IterVar k = reduce_axis({0, m}, "k");
     std::vector<Tensor> r = compute_multi(
-        {n}, [&](const std::vector<Var>& v) { return argmax(k.var(), X(v[0], k), {k}); },
-        "argmax");
+        {n}, [&](const std::vector<Var>& v) { return argmax(k.var(), X(v[0], k), {k}); }, "argmax");
     Schedule s = create_schedule(r);
     int st = s.stage_of(r[0]);
     s.bind(st, 0, IterAnnotation::BlockX);

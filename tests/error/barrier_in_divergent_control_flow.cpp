@@ -12,12 +12,12 @@ TEST(ScheduleError, BarrierInDivergentControlFlow) {
     // for tx in threadIdx.x(16): if tx < 10: { S[tx] = A[tx]; A[tx] = S[(tx + 1) % 10] }
     Stmt body = Seq::make({Store::make(S, Load::make(Float(32), A, tx), tx),
                            Store::make(A, Load::make(Float(32), S, floormod(tx + 1, 10)), tx)});
-    Stmt kernel = For::make(tx, 0, 16, ForKind::ThreadBound, IfThenElse::make(tx < 10, body),
-                            "threadIdx.x");
+    Stmt kernel =
+        For::make(tx, 0, 16, ForKind::ThreadBound, IfThenElse::make(tx < 10, body), "threadIdx.x");
     Stmt s = Allocate::make(S, Float(32), {make_const(Int(32), 16)}, StorageScope::Shared, kernel);
-    expect_schedule_error([&] { insert_barriers(s); },
-                          {"insert_barriers: shared memory 'S'", "thread-divergent control flow",
-                           "if tx < 10:"});
+    expect_schedule_error(
+        [&] { insert_barriers(s); },
+        {"insert_barriers: shared memory 'S'", "thread-divergent control flow", "if tx < 10:"});
 }
 
 TEST(ScheduleError, ExistingBarrierInDivergentControlFlow) {
@@ -25,8 +25,8 @@ TEST(ScheduleError, ExistingBarrierInDivergentControlFlow) {
     Var S("S", Handle());
     Stmt body = Seq::make({Store::make(S, make_const(Float(32), 1.0), tx),
                            Evaluate::make(Call::make(Intrinsic::thread_barrier, {}))});
-    Stmt kernel = For::make(tx, 0, 16, ForKind::ThreadBound, IfThenElse::make(tx < 10, body),
-                            "threadIdx.x");
+    Stmt kernel =
+        For::make(tx, 0, 16, ForKind::ThreadBound, IfThenElse::make(tx < 10, body), "threadIdx.x");
     Stmt s = Allocate::make(S, Float(32), {make_const(Int(32), 16)}, StorageScope::Shared, kernel);
     expect_schedule_error([&] { insert_barriers(s); },
                           {"inside thread-divergent control flow cannot be hoisted"});

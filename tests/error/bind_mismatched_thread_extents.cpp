@@ -21,7 +21,10 @@ TEST(ScheduleError, MismatchedThreadExtentsInOneKernel) {
     s.set_scope(p, StorageScope::Shared);
     s.split(p, 1, 16);
     s.bind(p, 2, IterAnnotation::ThreadX);  // 16 threads: disagrees
-    expect_schedule_error([&] { lower(s, {A, C}); },
-                          {"lower: stage", "thread axis threadIdx.x has extent", "32", "16",
-                           "every stage of one kernel must agree on thread extents"});
+    expect_schedule_error(
+        [&] {
+            lower(s, {A, C});
+        },
+        {"lower: stage", "thread axis threadIdx.x has extent", "32", "16",
+         "every stage of one kernel must agree on thread extents"});
 }

@@ -13,10 +13,10 @@ TEST(ScheduleError, BindReductionAxisToBlock) {
         {8}, [&](Var i) { return sum(A(i, k), {k}); }, "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
-    expect_schedule_error([&] { s.bind(r, 1, IterAnnotation::BlockX); },
-                          {"bind: stage 'R'", "'k' is a reduction axis",
-                           "needs a cross-thread reduction", "threadIdx.x/y/z",
-                           "loop nest of 'R'"});
+    expect_schedule_error(
+        [&] { s.bind(r, 1, IterAnnotation::BlockX); },
+        {"bind: stage 'R'", "'k' is a reduction axis", "needs a cross-thread reduction",
+         "threadIdx.x/y/z", "loop nest of 'R'"});
     expect_schedule_error([&] { s.bind(r, 1, IterAnnotation::VThread); },
                           {"'k' is a reduction axis", "vthread"});
     s.bind(r, 1, IterAnnotation::ThreadX);  // possible: an all-reduce over threadIdx.x

@@ -15,8 +15,11 @@ TEST(ScheduleError, SharedScopeOutsideKernel) {
         {8, 8}, [&](Var i, Var j) { return P(i, j) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
     s.set_scope(s.stage_of(P), StorageScope::Shared);
-    expect_schedule_error([&] { lower(s, {A, C}); },
-                          {"stage 'P' has shared scope but is not computed inside a kernel"});
+    expect_schedule_error(
+        [&] {
+            lower(s, {A, C});
+        },
+        {"stage 'P' has shared scope but is not computed inside a kernel"});
     expect_schedule_error([&] { s.set_scope(s.stage_of(C), StorageScope::Local); },
                           {"set_scope: stage 'C'", "is an output"});
 }

@@ -28,8 +28,12 @@ TEST(LoopInterpreterError, RemovedBarrierIsARace) {
     tessel::testing::SharedGemm g(16, 16, 16, 8);
     LoweredFunc f = lower(g.s, {g.A, g.B, g.C});
     f.body = RemoveBarriers().mutate(f.body);
-    HostArray a = HostArray::random(Float(32), {16, 16}, 1), b = HostArray::random(Float(32), {16, 16}, 2);
+    HostArray a = HostArray::random(Float(32), {16, 16}, 1),
+              b = HostArray::random(Float(32), {16, 16}, 2);
     HostArray c(Float(32), {16, 16});
-    expect_runtime_error([&] { run_lowered(f, {&a, &b, &c}); },
-                         {"race on shared memory", "since the last barrier", "thread ("});
+    expect_runtime_error(
+        [&] {
+            run_lowered(f, {&a, &b, &c});
+        },
+        {"race on shared memory", "since the last barrier", "thread ("});
 }

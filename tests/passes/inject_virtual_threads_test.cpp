@@ -13,11 +13,11 @@ namespace {
 TEST(InjectVirtualThreads, SinksBelowThreadLoopsAndUnrolls) {
     Var A("A", Handle()), B("B", Handle()), v("v"), tx("tx");
     Expr i = v * 8 + tx;
-    Stmt in = For::make(
-        v, 0, 2, ForKind::ThreadBound,
-        For::make(tx, 0, 8, ForKind::ThreadBound,
-                  Store::make(B, Load::make(Float(32), A, i) * 2.0f, i), "threadIdx.x"),
-        "vthread");
+    Stmt in =
+        For::make(v, 0, 2, ForKind::ThreadBound,
+                  For::make(tx, 0, 8, ForKind::ThreadBound,
+                            Store::make(B, Load::make(Float(32), A, i) * 2.0f, i), "threadIdx.x"),
+                  "vthread");
     Stmt out = inject_virtual_threads(in, 16);
     EXPECT_EQ(to_string(out),
               "for tx in thread_binding(0, 8, \"threadIdx.x\"):\n"

@@ -75,7 +75,9 @@ TEST(InsertBarriers, LoopCarriedOverwriteGetsABarrierAtTheTopOfTheBody) {
     HostArray a = HostArray::random(Float(32), {24}, 3), b = HostArray::random(Float(32), {8}, 4);
     HostArray expect = b;
     for (int kk = 0; kk < 3; ++kk)
-        for (int t = 0; t < 8; ++t) expect.set(t, static_cast<float>(expect.get(t)) + static_cast<float>(a.get(kk * 8 + 7 - t)));
+        for (int t = 0; t < 8; ++t)
+            expect.set(
+                t, static_cast<float>(expect.get(t)) + static_cast<float>(a.get(kk * 8 + 7 - t)));
     run_stmt(out, {{A, &a}, {B, &b}});
     for (int t = 0; t < 8; ++t) EXPECT_EQ(b.get(t), expect.get(t));
 }
@@ -103,8 +105,9 @@ TEST(InsertBarriers, NothingWithoutSharedMemoryOrConflicts) {
     Stmt plain = tfor(t1, 8, Store::make(B, load(A, t1), t1));
     EXPECT_TRUE(insert_barriers(plain).same_as(plain));
     // Only writes to S: nothing to order.
-    Stmt writes = shared(S, 8, Seq::make({tfor(t1, 8, Store::make(S, load(A, t1), t1)),
-                                          tfor(t2, 8, Store::make(S, load(A, t2), t2))}));
+    Stmt writes = shared(S, 8,
+                         Seq::make({tfor(t1, 8, Store::make(S, load(A, t1), t1)),
+                                    tfor(t2, 8, Store::make(S, load(A, t2), t2))}));
     EXPECT_EQ(to_string(insert_barriers(writes)).find("thread_barrier"), std::string::npos);
 }
 

@@ -28,8 +28,8 @@ TEST(SpmdInterpreter, PhasesBetweenBarriers) {
     Stmt body = Seq::make({Store::make(S, load(A, tx) * 2.0f, tx), barrier(),
                            Store::make(B, load(S, floormod(tx + 1, 32)), tx)});
     Stmt s = For::make(Var("bx"), 0, 1, ForKind::ThreadBound,
-                       Allocate::make(S, Float(32), {make_const(Int(32), 32)},
-                                      StorageScope::Shared, tfor(tx, 32, body)),
+                       Allocate::make(S, Float(32), {make_const(Int(32), 32)}, StorageScope::Shared,
+                                      tfor(tx, 32, body)),
                        "blockIdx.x");
     HostArray a = HostArray::random(Float(32), {32}, 1), b(Float(32), {32});
     run_stmt(s, {{A, &a}, {B, &b}});
@@ -39,9 +39,9 @@ TEST(SpmdInterpreter, PhasesBetweenBarriers) {
 
 TEST(SpmdInterpreter, LocalMemoryIsPerThread) {
     Var B("B", Handle()), L("L", Handle()), tx("tx");
-    Stmt body = Allocate::make(
-        L, Float(32), {make_const(Int(32), 1)}, StorageScope::Local,
-        Seq::make({Store::make(L, cast(Float(32), tx), 0), barrier(), Store::make(B, load(L, 0), tx)}));
+    Stmt body = Allocate::make(L, Float(32), {make_const(Int(32), 1)}, StorageScope::Local,
+                               Seq::make({Store::make(L, cast(Float(32), tx), 0), barrier(),
+                                          Store::make(B, load(L, 0), tx)}));
     HostArray b(Float(32), {8});
     run_stmt(tfor(tx, 8, body), {{B, &b}});
     for (int i = 0; i < 8; ++i) EXPECT_EQ(b.get(i), i);
@@ -55,8 +55,9 @@ TEST(SpmdInterpreter, AllreduceSumsEachGroupInThreadOrder) {
     Expr call = Call::make(Intrinsic::thread_allreduce,
                            {make_const(Int(32), 1), make_const(Int(32), 1), load(A, ty * 8 + tx),
                             zero, lhs, rhs, lhs + rhs, R, tx});
-    Stmt body = Allocate::make(R, Float(32), {make_const(Int(32), 1)}, StorageScope::Local,
-                               Seq::make({Evaluate::make(call), Store::make(B, load(R, 0), ty * 8 + tx)}));
+    Stmt body =
+        Allocate::make(R, Float(32), {make_const(Int(32), 1)}, StorageScope::Local,
+                       Seq::make({Evaluate::make(call), Store::make(B, load(R, 0), ty * 8 + tx)}));
     HostArray a = HostArray::random(Float(32), {32}, 2), b(Float(32), {32});
     run_stmt(tfor(ty, 4, tfor(tx, 8, body), "threadIdx.y"), {{A, &a}, {B, &b}});
     for (int y = 0; y < 4; ++y) {

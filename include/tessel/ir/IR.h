@@ -574,7 +574,6 @@ struct Let : ExprNodeBase<Let> {
 //    is commutative and associative, so any order gives the same result up to float rounding.
 // Its result (int32 0) is meaningless. A CPU backend refuses it; the SPMD loop interpreter runs it.
 
-
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
     TESSEL_FOR_EACH_INTRINSIC(TESSEL_INTRINSIC_ENUM)

@@ -211,8 +211,9 @@ StepGenerator::Attempt StepGenerator::bind_attempt(const Schedule& s, int stage)
     IterAnnotation axis = kAxes[pick(6)];
     if (n > 0 && pick(3) != 0) {
         leaf = pick(std::min(n, 4));
-        axis = leaf == 0 ? IterAnnotation::BlockX : leaf == 1 ? IterAnnotation::ThreadX
-                                                              : kAxes[3 + pick(3)];
+        axis = leaf == 0   ? IterAnnotation::BlockX
+               : leaf == 1 ? IterAnnotation::ThreadX
+                           : kAxes[3 + pick(3)];
     }
     Attempt a;
     a.kind = "bind";
