@@ -66,6 +66,7 @@ struct ParallelFrame {
     uint64_t first_private_serial = 0;  ///< storage with this serial or later is iteration-private
     int64_t iteration = 0;
     std::unordered_map<uint64_t, int64_t> writer;  ///< (serial, element) key → writing iteration
+    std::unordered_map<uint64_t, int64_t> reader;  ///< key → reading iteration (-1: several)
 };
 
 /// Executes statements of the loop IR (see the public header for the semantics).

@@ -166,7 +166,25 @@ void LoopInterpreter::track_access(const InterpStorage& s, int64_t flat, bool wr
         if (s.serial >= par->first_private_serial) continue;  // private to the iteration
         auto it = par->writer.find(key);
         if (it == par->writer.end()) {
-            if (write) par->writer.emplace(key, par->iteration);
+            if (!write) {
+                // Remember who read it: a later write by another iteration is a race too.
+                auto [r, fresh] = par->reader.emplace(key, par->iteration);
+                if (!fresh && r->second != par->iteration) r->second = -1;
+                continue;
+            }
+            auto r = par->reader.find(key);
+            if (r != par->reader.end() && r->second != par->iteration) {
+                std::ostringstream who;
+                if (r->second >= 0)
+                    who << "iteration " << r->second;
+                else
+                    who << "another iteration";
+                TESSEL_THROW(RuntimeError)
+                    << "race in parallel loop " << par->loop->loop_var.name() << ": iteration "
+                    << par->iteration << " writes element " << flat << " of " << s.name
+                    << ", which " << who.str() << " read" << loop_context();
+            }
+            par->writer.emplace(key, par->iteration);
             continue;
         }
         if (it->second == par->iteration) continue;

@@ -14,7 +14,8 @@
 //  - For: Serial, Unrolled and Vectorized loops run their iterations in increasing order.
 //    Parallel loops too, and (with check_parallel_races) record which elements of memory that
 //    lives outside the loop each iteration writes and reads: two iterations writing the same
-//    element, or one reading an element another wrote, is a RuntimeError "race in parallel loop".
+//    element, or one reading an element another wrote (before or after), is a RuntimeError
+//    "race in parallel loop".
 //    ThreadBound loops run as an SPMD program (src/lower/LoopInterpreterSPMD.cpp): blockIdx loops
 //    run their blocks one after another; every thread of a block runs the block body with its
 //    own loop variables, lets and private allocations (shared allocations are one per block), a
