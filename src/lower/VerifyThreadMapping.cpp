@@ -28,14 +28,6 @@ bool is_block_axis(IterAnnotation a) {
     throw ScheduleError(os.str());
 }
 
-// The root stage of stage i's kernel chain (i itself when it is a root).
-int root_of(const Schedule& s, int i) {
-    for (size_t hops = 0; hops <= s.stages().size() && s.stages()[i].attach == AttachKind::At;
-         ++hops)
-        i = s.stages()[i].attach_stage;
-    return i;
-}
-
 // The axes bound by the loops enclosing stage i's nest (its targets' loops at and outside the
 // attach points).
 std::map<IterAnnotation, int> enclosing_axes(const Schedule& s, int i) {
@@ -52,6 +44,16 @@ std::map<IterAnnotation, int> enclosing_axes(const Schedule& s, int i) {
         i = st.attach_stage;
     }
     return axes;
+}
+
+// The stage whose nest opens stage i's kernel: the outermost stage of its attach chain computed
+// outside any launch-bound loop (i itself when no launch-bound loop encloses it).
+int root_of(const Schedule& s, int i) {
+    for (size_t hops = 0; hops <= s.stages().size(); ++hops) {
+        if (enclosing_axes(s, i).empty()) return i;
+        i = s.stages()[i].attach_stage;
+    }
+    return i;
 }
 
 struct AxisUse {
@@ -134,10 +136,10 @@ void verify_thread_mapping(const Schedule& s) {
             IterAnnotation a = it.annotation;
             if (!is_launch_axis(a)) continue;
             std::ostringstream os;
-            if (is_block_axis(a) && st.attach == AttachKind::At) {
+            if (is_block_axis(a) && !outer.empty()) {
                 os << "loop '" << it.name << "' is bound to " << annotation_name(a)
-                   << ", but the stage is computed inside another stage's loops; only a kernel's "
-                      "root stage binds blockIdx";
+                   << ", but the stage is computed inside a kernel (inside another stage's "
+                      "blockIdx/threadIdx loops); only a kernel's root stage binds blockIdx";
                 fail(s, i, os.str());
             }
             if (is_block_axis(a) && seen_thread) {

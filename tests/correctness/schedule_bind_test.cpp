@@ -74,3 +74,19 @@ TEST(ScheduleBind, ReplaysFromJson) {
     EXPECT_NE(s.to_python().find("s.bind(2, 0, \"blockIdx.x\")"), std::string::npos)
         << s.to_python();
 }
+
+TEST(ScheduleBind, KernelLaunchedPerIterationOfASerialLoop) {
+    // P's loops are bound to threads but P is computed at C's serial row loop: one kernel launch
+    // per row, writing P's (global) row buffer that C then reads serially.
+    Tensor A = placeholder({5, 16}, Float(32), "A");
+    Tensor P = compute(
+        {5, 16}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "P");
+    Tensor C = compute(
+        {5, 16}, [&](Var i, Var j) { return P(i, 15 - j) + 1.0f; }, "C");
+    Schedule s = create_schedule({C});
+    int p = s.stage_of(P), c = s.stage_of(C);
+    s.compute_at(p, c, 0);
+    s.bind(p, 1, IterAnnotation::ThreadX);
+    std::string ir = expect_matches_reference(s);
+    EXPECT_NE(ir.find("threadIdx.x"), std::string::npos) << ir;
+}

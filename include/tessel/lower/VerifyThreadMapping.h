@@ -1,7 +1,8 @@
 // VerifyThreadMapping: checks a schedule's GPU thread bindings before its loop nests are built.
 //
-// A kernel is a root stage with blockIdx/threadIdx-bound loops together with every stage computed
-// (transitively) inside it. The check guarantees, for every kernel:
+// A kernel is a stage with blockIdx/threadIdx-bound loops that no such loop encloses (a root
+// stage, or one computed at a serial loop of another: a kernel launched per iteration) together
+// with every stage computed (transitively) inside it. The check guarantees, for every kernel:
 //  - every loop bound to one thread axis (blockIdx.x ... threadIdx.z) has the same extent, in
 //    every stage of the kernel (each axis is one launch dimension);
 //  - only the kernel's root stage binds blockIdx, and within a stage the blockIdx loops are
