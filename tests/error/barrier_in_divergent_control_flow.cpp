@@ -19,15 +19,3 @@ TEST(ScheduleError, BarrierInDivergentControlFlow) {
         [&] { insert_barriers(s); },
         {"insert_barriers: shared memory 'S'", "thread-divergent control flow", "if tx < 10:"});
 }
-
-TEST(ScheduleError, ExistingBarrierInDivergentControlFlow) {
-    Var tx("tx");
-    Var S("S", Handle());
-    Stmt body = Seq::make({Store::make(S, make_const(Float(32), 1.0), tx),
-                           Evaluate::make(Call::make(Intrinsic::thread_barrier, {}))});
-    Stmt kernel =
-        For::make(tx, 0, 16, ForKind::ThreadBound, IfThenElse::make(tx < 10, body), "threadIdx.x");
-    Stmt s = Allocate::make(S, Float(32), {make_const(Int(32), 16)}, StorageScope::Shared, kernel);
-    expect_schedule_error([&] { insert_barriers(s); },
-                          {"inside thread-divergent control flow cannot be hoisted"});
-}
