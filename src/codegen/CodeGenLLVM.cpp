@@ -304,7 +304,9 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
             }
             break;
         case Intrinsic::thread_barrier:
-            TESSEL_THROW(CompileError) << "llvm: thread_barrier has no meaning on a CPU target "
+        case Intrinsic::thread_allreduce:
+            TESSEL_THROW(CompileError) << "llvm: " << intrinsic_name(op->op)
+                                       << " has no meaning on a CPU target: it needs a GPU target "
                                           "(a GPU schedule was compiled for llvm)";
         default: break;
     }

@@ -188,8 +188,10 @@ void CodeGenLLVM::emit_for(const For* op) {
     switch (op->kind) {
         case ForKind::Parallel: emit_parallel_for(op); break;
         case ForKind::ThreadBound:
-            TESSEL_THROW(CompileError) << "llvm: loop '" << op->loop_var.name() << "' is bound to "
-                                       << op->thread_tag << ", which a CPU target cannot run";
+            TESSEL_THROW(CompileError)
+                << "llvm: loop '" << op->loop_var.name() << "' is bound to " << op->thread_tag
+                << ": thread-bound IR needs a GPU target; a CPU target "
+                   "cannot run it";
         default:  // Vectorized and Unrolled loops left by the passes run serially
             emit_serial_for(op);
     }

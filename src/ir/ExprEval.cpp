@@ -288,6 +288,7 @@ Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode m
             break;
         case Intrinsic::if_then_else:
         case Intrinsic::thread_barrier:
+        case Intrinsic::thread_allreduce:
             TESSEL_CHECK(false) << intrinsic_name(op) << " has no lane-wise semantics";
             break;
         default: break;
@@ -448,9 +449,10 @@ Value ExprEvaluator::eval_let(const Let* let) {
 
 Value ExprEvaluator::eval_call(const Call* c) {
     if (c->op == Intrinsic::if_then_else) return eval_if_then_else(c);
-    if (c->op == Intrinsic::thread_barrier)
-        TESSEL_THROW(RuntimeError) << "evaluating an expression: thread_barrier() is only valid as "
-                                      "an Evaluate statement of a thread-bound loop nest";
+    if (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce)
+        TESSEL_THROW(RuntimeError) << "evaluating an expression: " << intrinsic_name(c->op)
+                                   << "() is only valid as an Evaluate statement of a "
+                                      "thread-bound loop nest";
     std::vector<Value> args;
     args.reserve(c->args.size());
     for (const Expr& a : c->args) args.push_back(eval_node(a));

@@ -342,14 +342,36 @@ bool intrinsic_from_name(const std::string& name, Intrinsic* out) {
     return false;
 }
 
+namespace {
+
+void check_allreduce_args(const std::vector<Expr>& args) {
+    TESSEL_CHECK(args.size() >= 2) << "thread_allreduce needs n and m";
+    auto n = as_const_int(args[0]), m = as_const_int(args[1]);
+    TESSEL_CHECK(n && m && *n >= 1 && *m >= 1) << "thread_allreduce: n and m must be positive";
+    TESSEL_CHECK(static_cast<int64_t>(args.size()) == 2 + 6 * *n + *m)
+        << "thread_allreduce: expected " << 2 + 6 * *n + *m << " arguments, got " << args.size();
+    for (int64_t k = 0; k < *n; ++k) {
+        TESSEL_CHECK(args[2 + 2 * *n + k].as<Variable>() && args[2 + 3 * *n + k].as<Variable>())
+            << "thread_allreduce: lhs and rhs must be variables";
+        TESSEL_CHECK(args[2 + 5 * *n + k].type().is_handle())
+            << "thread_allreduce: dest must be buffer handles";
+    }
+    for (int64_t k = 0; k < *m; ++k)
+        TESSEL_CHECK(args[2 + 6 * *n + k].as<Variable>())
+            << "thread_allreduce: the thread axes must be loop variables";
+}
+
+}  // namespace
+
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     const char* name = intrinsic_name(op);
-    TESSEL_CHECK(static_cast<int>(args.size()) == intrinsic_arity(op))
+    TESSEL_CHECK(intrinsic_arity(op) < 0 || static_cast<int>(args.size()) == intrinsic_arity(op))
         << name << " takes " << intrinsic_arity(op) << " arguments, got " << args.size();
     for (const Expr& a : args) TESSEL_CHECK(a.defined()) << name << " of an undefined argument";
     Type t = Int(32);
     switch (op) {
         case Intrinsic::thread_barrier: break;
+        case Intrinsic::thread_allreduce: check_allreduce_args(args); break;
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;

@@ -126,10 +126,6 @@ void LoopInterpreter::exec_parallel(const For* op, int64_t min, int64_t extent) 
     parallel_.pop_back();
 }
 
-void LoopInterpreter::exec_thread_bound(const For* op, int64_t min, int64_t extent) {
-    exec_serial(op, min, extent, nullptr);
-}
-
 void LoopInterpreter::exec_let(const LetStmt* op) {
     Value v = eval_.eval(op->value);
     ScopedBinding scope(eval_, op->var);
@@ -153,6 +149,7 @@ void LoopInterpreter::exec_if(const IfThenElse* op) {
 void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     const Call* c = op->value.as<Call>();
     if (c && c->op == Intrinsic::thread_barrier) return exec_barrier();
+    if (c && c->op == Intrinsic::thread_allreduce) return exec_allreduce(c);
     eval_.eval(op->value);
 }
 
@@ -169,14 +166,21 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
                                        << kMaxAllocationElements << " elements" << loop_context();
         size *= n;
     }
-    auto storage = std::make_unique<InterpStorage>();
-    storage->owned = std::make_unique<HostArray>(op->dtype.element_of(), std::vector{size});
-    storage->array = storage->owned.get();
-    storage->name = name;
-    storage->serial = next_serial_++;
+    std::unique_ptr<InterpStorage> storage;
+    InterpStorage* mine = nullptr;
+    if (spmd_ && op->scope == StorageScope::Shared) {
+        mine = shared_storage(op, size);
+    } else {
+        storage = std::make_unique<InterpStorage>();
+        storage->owned = std::make_unique<HostArray>(op->dtype.element_of(), std::vector{size});
+        storage->array = storage->owned.get();
+        storage->name = name;
+        storage->serial = next_serial_++;
+        mine = storage.get();
+    }
     BufferSlot& slot = slot_of(op->buffer_var.get());
     InterpStorage* outer = slot.storage;
-    slot.storage = storage.get();
+    slot.storage = mine;
     exec(op->body);
     slot.storage = outer;
 }

@@ -1,9 +1,9 @@
 // The loop-IR interpreter's machinery (the public API is include/tessel/lower/LoopInterpreter.h).
 //
 // LoopInterpreter.cpp executes statements; LoopInterpreterMemory.cpp holds storage, the
-// bounds-checked element accesses and the parallel race detector. Thread-bound loops go through
-// the virtual exec_thread_bound (and barriers through exec_barrier), so an SPMD mode can derive
-// from the class and replace just those.
+// bounds-checked element accesses and the parallel race detector; LoopInterpreterSPMD.cpp runs
+// thread-bound loop nests as SPMD programs (one interpreter per simulated thread, all threads of
+// a block advancing in phases between barriers) with the shared-memory race detector.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,18 @@ struct InterpStorage {
     std::string name;                  ///< for messages: the buffer's or the variable's name
     uint64_t serial = 0;               ///< creation order (storage made inside a parallel loop is
                                        ///< private to its iteration)
+    bool shared = false;               ///< shared memory of an SPMD block (race-checked)
+};
+
+struct SpmdBlock;  // LoopInterpreterSPMD.cpp
+
+/// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
+struct SpmdThread {
+    SpmdBlock* block = nullptr;
+    int index = 0;                                     ///< linear: x fastest
+    int64_t tid[3] = {0, 0, 0};                        ///< threadIdx.x, .y, .z
+    std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
+    std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).
@@ -54,6 +66,7 @@ struct ParallelFrame {
     uint64_t first_private_serial = 0;  ///< storage with this serial or later is iteration-private
     int64_t iteration = 0;
     std::unordered_map<uint64_t, int64_t> writer;  ///< (serial, element) key → writing iteration
+    std::unordered_map<uint64_t, int64_t> reader;  ///< key → reading iteration (-1: several)
 };
 
 /// Executes statements of the loop IR (see the public header for the semantics).
@@ -81,10 +94,18 @@ protected:
     /// Runs a loop's iterations in order; `par` (optional) is told the current iteration.
     void exec_serial(const For* op, int64_t min, int64_t extent, ParallelFrame* par);
     void exec_parallel(const For* op, int64_t min, int64_t extent);
-    /// Thread-bound loops: serial for now; an SPMD interpreter overrides this.
+    /// Thread-bound loops: outside a block, launches the kernel (blockIdx loops run their blocks
+    /// one after another, each block SPMD); inside a block, the calling thread's own iteration.
     virtual void exec_thread_bound(const For* op, int64_t min, int64_t extent);
-    /// A thread_barrier() Evaluate: a no-op outside SPMD execution.
-    virtual void exec_barrier() {}
+    /// A thread_barrier() Evaluate: waits for every thread of the block (a no-op outside one).
+    virtual void exec_barrier();
+    /// A thread_allreduce Evaluate (see ir/IR.h).
+    void exec_allreduce(const Call* op);
+    /// Runs `body` as one block of threads (LoopInterpreterSPMD.cpp).
+    void run_block(const Stmt& body);
+    /// The storage of a shared Allocate in this thread's block, made by its first thread.
+    InterpStorage* shared_storage(const Allocate* op, int64_t size);
+    void track_shared(const InterpStorage& s, int64_t flat, bool write);
     void exec_let(const LetStmt* op);
     void exec_assert(const AssertStmt* op);
     void exec_if(const IfThenElse* op);
@@ -125,6 +146,7 @@ protected:
     std::vector<std::unique_ptr<BufferLayout>> layouts_;
     std::vector<LoopFrame> loops_;
     std::vector<std::unique_ptr<ParallelFrame>> parallel_;
+    SpmdThread* spmd_ = nullptr;  ///< set in the interpreter of a simulated thread
 };
 
 }  // namespace tessel::internal

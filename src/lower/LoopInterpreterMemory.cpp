@@ -140,6 +140,7 @@ int64_t LoopInterpreter::buffer_offset(const BufferNode* b, InterpStorage& s,
 
 Scalar LoopInterpreter::read_element(InterpStorage& s, Type elem, int64_t flat) {
     if (!parallel_.empty()) track_access(s, flat, false);
+    if (s.shared) track_shared(s, flat, false);
     Scalar v;
     if (elem.is_float()) {
         v.f = s.array->get(flat);
@@ -151,6 +152,7 @@ Scalar LoopInterpreter::read_element(InterpStorage& s, Type elem, int64_t flat) 
 
 void LoopInterpreter::write_element(InterpStorage& s, Type elem, int64_t flat, Scalar v) {
     if (!parallel_.empty()) track_access(s, flat, true);
+    if (s.shared) track_shared(s, flat, true);
     if (elem.is_float()) {
         s.array->set(flat, v.f);
     } else {
@@ -164,7 +166,25 @@ void LoopInterpreter::track_access(const InterpStorage& s, int64_t flat, bool wr
         if (s.serial >= par->first_private_serial) continue;  // private to the iteration
         auto it = par->writer.find(key);
         if (it == par->writer.end()) {
-            if (write) par->writer.emplace(key, par->iteration);
+            if (!write) {
+                // Remember who read it: a later write by another iteration is a race too.
+                auto [r, fresh] = par->reader.emplace(key, par->iteration);
+                if (!fresh && r->second != par->iteration) r->second = -1;
+                continue;
+            }
+            auto r = par->reader.find(key);
+            if (r != par->reader.end() && r->second != par->iteration) {
+                std::ostringstream who;
+                if (r->second >= 0)
+                    who << "iteration " << r->second;
+                else
+                    who << "another iteration";
+                TESSEL_THROW(RuntimeError)
+                    << "race in parallel loop " << par->loop->loop_var.name() << ": iteration "
+                    << par->iteration << " writes element " << flat << " of " << s.name
+                    << ", which " << who.str() << " read" << loop_context();
+            }
+            par->writer.emplace(key, par->iteration);
             continue;
         }
         if (it->second == par->iteration) continue;

@@ -10,6 +10,8 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/InjectBoundsChecks.h"
+#include "tessel/lower/InjectVirtualThreads.h"
+#include "tessel/lower/InsertBarriers.h"
 #include "tessel/lower/PartitionLoops.h"
 #include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
@@ -17,6 +19,7 @@
 #include "tessel/lower/UnrollLoops.h"
 #include "tessel/lower/VectorizeLoops.h"
 #include "tessel/lower/VerifyLowered.h"
+#include "tessel/lower/VerifyThreadMapping.h"
 
 namespace tessel {
 
@@ -75,8 +78,12 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std:
     PassRunner pass(options);
     LoweredFunc f;
     int64_t max_unroll = s.limits().max_unroll;
+    pass.run("verify_thread_mapping", &f, [&](LoweredFunc*) { verify_thread_mapping(s); });
     pass.run("schedule_ops", &f, [&](LoweredFunc* g) { *g = schedule_ops(s, args, name); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
+    pass.run("inject_virtual_threads", &f,
+             [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });
+    pass.run("insert_barriers", &f, [](LoweredFunc* g) { g->body = insert_barriers(g->body); });
     pass.run("partition_loops", &f, [](LoweredFunc* g) { g->body = partition_loops(g->body); });
     pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });

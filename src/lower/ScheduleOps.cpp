@@ -19,8 +19,56 @@ ForKind for_kind(IterAnnotation a) {
         case IterAnnotation::Vectorize: return ForKind::Vectorized;
         case IterAnnotation::Unroll: return ForKind::Unrolled;
         case IterAnnotation::Parallel: return ForKind::Parallel;
-        default: return ForKind::Serial;
+        case IterAnnotation::None: return ForKind::Serial;
+        default: return ForKind::ThreadBound;
     }
+}
+
+bool is_thread_axis(IterAnnotation a) {
+    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
+}
+bool is_launch_axis(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
+}
+
+// Whether stage i is computed inside a kernel: at a loop inside (or at) a blockIdx/threadIdx
+// loop of its target, or inside a stage that is.
+bool inside_kernel(const Schedule& s, int i) {
+    for (int hops = 0; hops <= static_cast<int>(s.stages().size()); ++hops) {
+        const Stage& st = s.stages()[i];
+        if (st.attach != AttachKind::At) return false;
+        const Stage& t = s.stages()[st.attach_stage];
+        for (int id : t.leaf) {
+            if (is_launch_axis(t.iters[id].annotation)) return true;
+            if (id == st.attach_iter) break;
+        }
+        i = st.attach_stage;
+    }
+    return false;
+}
+
+// Where stage i's storage lives: global stages computed inside a kernel are private to a thread.
+StorageScope effective_scope(const Schedule& s, int i) {
+    const Stage& st = s.stages()[i];
+    if (!inside_kernel(s, i)) {
+        if (st.scope != StorageScope::Global)
+            TESSEL_THROW(ScheduleError)
+                << "lower: stage '" << st.name() << "' has " << scope_name(st.scope)
+                << " scope but is not computed inside a kernel; compute_at it at a loop inside "
+                   "the blockIdx/threadIdx loops of its consumer\n  loop nest of '"
+                << st.name() << "':\n"
+                << s.loop_nest_string(i);
+        return StorageScope::Global;
+    }
+    return st.scope == StorageScope::Global ? StorageScope::Local : st.scope;
+}
+
+// Whether stage i reduces across threads: a reduction leaf bound to threadIdx.
+bool is_cross_thread(const Stage& st) {
+    for (int id : st.leaf)
+        if (st.iters[id].kind == IterKind::Reduction && is_thread_axis(st.iters[id].annotation))
+            return true;
+    return false;
 }
 
 class NestBuilder {
@@ -44,6 +92,9 @@ private:
     Stmt guarded(int i, bool init, Stmt body);
     Stmt init_stmt(int i);
     Stmt update_stmt(int i);
+    Stmt update_into(int i, const std::vector<Buffer>& into, const std::vector<Expr>& idx);
+    Stmt cross_thread_nest(int i, size_t first_reduction);
+    Stmt make_loop(int i, int id, Stmt body);
     Expr lower_expr(int i, const Expr& e);
     std::vector<Expr> store_indices(int i);
 
@@ -107,9 +158,10 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
                     << ", which is not constant";
             shape.push_back(b.storage_extent[d]);
         }
+        StorageScope scope = effective_scope(s_, static_cast<int>(i));
         for (int v = 0; v < op_num_outputs(st.op); ++v)
             buffers_[i].push_back(
-                Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape));
+                Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape, scope));
     }
 }
 
@@ -171,24 +223,29 @@ Stmt NestBuilder::init_stmt(int i) {
 }
 
 Stmt NestBuilder::update_stmt(int i) {
+    return update_into(i, buffers_[i], store_indices(i));
+}
+
+// The update of reduction stage i accumulating into `into` at `idx`.
+Stmt NestBuilder::update_into(int i, const std::vector<Buffer>& into,
+                              const std::vector<Expr>& idx) {
     const auto* red = bodies_[i][0].as<Reduce>();
-    std::vector<Expr> idx = store_indices(i);
     const CommReducer& comb = red->combiner;
     VarMap map;
     for (size_t v = 0; v < comb.num_values(); ++v) {
-        map[comb->lhs[v].get()] = BufferLoad::make(buffers_[i][v], idx);
+        map[comb->lhs[v].get()] = BufferLoad::make(into[v], idx);
         map[comb->rhs[v].get()] = lower_expr(i, red->source[v]);
     }
     Stmt update;
     if (comb.num_values() == 1) {
-        update = BufferStore::make(buffers_[i][0], substitute(comb->result[0], map), idx);
+        update = BufferStore::make(into[0], substitute(comb->result[0], map), idx);
     } else {
         // Every result is computed from the old values before any is stored.
         std::vector<Var> results;
         std::vector<Stmt> stores;
         for (size_t v = 0; v < comb.num_values(); ++v) {
-            results.emplace_back(buffers_[i][v].name() + "_v", comb->result[v].type());
-            stores.push_back(BufferStore::make(buffers_[i][v], results.back(), idx));
+            results.emplace_back(into[v].name() + "_v", comb->result[v].type());
+            stores.push_back(BufferStore::make(into[v], results.back(), idx));
         }
         update = Seq::make(stores);
         for (size_t v = comb.num_values(); v-- > 0;)
@@ -236,9 +293,89 @@ Stmt NestBuilder::loops(int i, size_t from, size_t to, bool init, const Stmt& in
         const Iterator& it = st.iters[id];
         if (init && it.kind == IterKind::Reduction) continue;
         if (!init) body = with_attached(i, id, body);
-        body = For::make(bounds_[i].iter_vars[id], make_zero(bounds_[i].iter_extents[id].type()),
-                         bounds_[i].iter_extents[id], for_kind(it.annotation), body);
+        body = make_loop(i, id, body);
     }
+    return body;
+}
+
+Stmt NestBuilder::make_loop(int i, int id, Stmt body) {
+    IterAnnotation a = s_.stages()[i].iters[id].annotation;
+    ForKind kind = for_kind(a);
+    return For::make(bounds_[i].iter_vars[id], make_zero(bounds_[i].iter_extents[id].type()),
+                     bounds_[i].iter_extents[id], kind, std::move(body),
+                     kind == ForKind::ThreadBound ? annotation_name(a) : "");
+}
+
+// A reduction with threadIdx-bound reduction leaves (Schedule::bind): each thread accumulates its
+// share over the other reduction leaves into a local accumulator, thread_allreduce combines the
+// accumulators of the bound threads, and the threads at index 0 of the bound axes store the result
+// (every thread stores its own copy when the stage's storage is per thread).
+Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
+    const Stage& st = s_.stages()[i];
+    const auto* red = bodies_[i][0].as<Reduce>();
+    const CommReducer& comb = red->combiner;
+    std::vector<int> bound, serial;
+    for (size_t pos = p; pos < st.leaf.size(); ++pos) {
+        const Iterator& it = st.iters[st.leaf[pos]];
+        if (it.kind != IterKind::Reduction)
+            TESSEL_THROW(ScheduleError)
+                << "lower: stage '" << st.name() << "': a cross-thread reduction needs every "
+                << "data-parallel loop outside the reduction loops, but '" << it.name
+                << "' is inside them (reorder it outwards)\n  loop nest of '" << st.name() << "':\n"
+                << s_.loop_nest_string(i);
+        (is_thread_axis(it.annotation) ? bound : serial).push_back(st.leaf[pos]);
+    }
+    std::vector<Buffer> acc, red_buf;
+    std::vector<Expr> zero{make_const(Int(32), 0)};
+    for (size_t v = 0; v < comb.num_values(); ++v) {
+        Type t = buffers_[i][v].dtype();
+        acc.emplace_back(buffers_[i][v].name() + ".acc", t,
+                         std::vector<Expr>{make_const(Int(32), 1)}, StorageScope::Local);
+        red_buf.emplace_back(buffers_[i][v].name() + ".red", t,
+                             std::vector<Expr>{make_const(Int(32), 1)}, StorageScope::Local);
+    }
+    std::vector<Stmt> init;
+    for (size_t v = 0; v < comb.num_values(); ++v)
+        init.push_back(BufferStore::make(acc[v], comb->identity[v], zero));
+    Stmt update = guarded(i, false, update_into(i, acc, zero));
+    for (size_t k = serial.size(); k-- > 0;)
+        update = make_loop(i, serial[k], with_attached(i, serial[k], update));
+    // thread_allreduce(n, m, values, identity, lhs, rhs, result, dest, threads): see ir/IR.h.
+    const size_t n = comb.num_values();
+    std::vector<Expr> args{make_const(Int(32), static_cast<int64_t>(n)),
+                           make_const(Int(32), static_cast<int64_t>(bound.size()))};
+    for (size_t v = 0; v < n; ++v) args.push_back(BufferLoad::make(acc[v], zero));
+    for (size_t v = 0; v < n; ++v) args.push_back(comb->identity[v]);
+    for (size_t v = 0; v < n; ++v) args.push_back(comb->lhs[v]);
+    for (size_t v = 0; v < n; ++v) args.push_back(comb->rhs[v]);
+    for (size_t v = 0; v < n; ++v) args.push_back(comb->result[v]);
+    for (size_t v = 0; v < n; ++v) args.push_back(red_buf[v]->data);
+    for (int id : bound) args.push_back(bounds_[i].iter_vars[id]);
+    Stmt allreduce = Evaluate::make(Call::make(Intrinsic::thread_allreduce, args));
+    std::vector<Stmt> stores;
+    std::vector<Expr> idx = store_indices(i);
+    for (size_t v = 0; v < n; ++v)
+        stores.push_back(
+            BufferStore::make(buffers_[i][v], BufferLoad::make(red_buf[v], zero), idx));
+    Stmt store = guarded(i, true, Seq::make(stores));
+    if (buffers_[i][0]->scope != StorageScope::Local) {
+        Expr first;
+        for (int id : bound) {
+            const Var& x = bounds_[i].iter_vars[id];
+            Expr c = EQ::make(x, make_zero(x.type()));
+            first = first.defined() ? And::make(first, c) : c;
+        }
+        store = IfThenElse::make(first, store);
+    }
+    Stmt body = Seq::make({Seq::make(init), update, allreduce, store});
+    for (size_t v = n; v-- > 0;) {
+        body = Allocate::make(red_buf[v]->data, red_buf[v].dtype(), red_buf[v].shape(),
+                              StorageScope::Local, body);
+        body =
+            Allocate::make(acc[v]->data, acc[v].dtype(), acc[v].shape(), StorageScope::Local, body);
+    }
+    for (size_t k = bound.size(); k-- > 0;)
+        body = make_loop(i, bound[k], with_attached(i, bound[k], body));
     return body;
 }
 
@@ -246,7 +383,11 @@ Stmt NestBuilder::stage_nest(int i) {
     const Stage& st = s_.stages()[i];
     size_t n = st.leaf.size();
     Stmt nest;
-    if (bodies_[i][0].as<Reduce>()) {
+    if (bodies_[i][0].as<Reduce>() && is_cross_thread(st)) {
+        size_t p = 0;
+        while (p < n && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
+        nest = loops(i, 0, p, false, cross_thread_nest(i, p));
+    } else if (bodies_[i][0].as<Reduce>()) {
         size_t p = 0;
         while (p < n && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
         Stmt init = loops(i, p, n, true, guarded(i, true, init_stmt(i)));

@@ -39,6 +39,7 @@ protected:
     }
     void visit(const Evaluate* op) override {
         const auto* call = op->value.as<Call>();
+        if (call && call->op == Intrinsic::thread_allreduce) return visit_allreduce(call);
         if (call && !intrinsic_is_pure(call->op)) {
             for (const Expr& a : call->args) visit(a);
             return;
@@ -82,6 +83,27 @@ protected:
     }
 
 private:
+    // thread_allreduce binds its combiner's lhs and rhs in the results (ir/IR.h).
+    void visit_allreduce(const Call* call) {
+        const int64_t n = as_const_int(call->args[0]).value();
+        for (size_t k = 0; k < call->args.size(); ++k) {
+            const int64_t pos = static_cast<int64_t>(k) - 2;
+            if (pos >= 2 * n && pos < 4 * n) continue;  // lhs, rhs
+            if (pos >= 4 * n && pos < 5 * n) {
+                for (int64_t v = 0; v < n; ++v) {
+                    define(Var(call->args[2 + 2 * n + v].as<Variable>()), Type());
+                    define(Var(call->args[2 + 3 * n + v].as<Variable>()), Type());
+                }
+                visit(call->args[k]);
+                for (int64_t v = 0; v < n; ++v) {
+                    undefine(Var(call->args[2 + 2 * n + v].as<Variable>()));
+                    undefine(Var(call->args[2 + 3 * n + v].as<Variable>()));
+                }
+                continue;
+            }
+            visit(call->args[k]);
+        }
+    }
     template <typename F>
     void scoped(const Var& v, Type dtype, const Stmt& where, F body) {
         if (scope_.count(v.get()))

@@ -127,7 +127,7 @@ private:
     void derive_loops(int i);
     Interval consumer_root_interval(int c, int target, int attach_pos, size_t r,
                                     const Scope& inner);
-    Scope inner_scope(int target, int attach_pos);
+    Scope inner_scope(int target, int attach_pos, bool shared);
     Scope enclosing_scope(int target);
 
     const Schedule& s_;
@@ -163,12 +163,18 @@ void BoundInference::infer_stage(int i) {
 
 // The scope of target's leaf loops strictly inside position `attach_pos`: they run during one
 // iteration of the attach loop.
-Scope BoundInference::inner_scope(int target, int attach_pos) {
+// A shared-scope stage holds what every thread of the block needs: the target's threadIdx and
+// vthread loops outside the attach point are relaxed too.
+Scope BoundInference::inner_scope(int target, int attach_pos, bool shared) {
     Scope scope;
     const Stage& t = s_.stages()[target];
     const StageBounds& tb = out_[target];
-    for (size_t pos = attach_pos + 1; pos < t.leaf.size(); ++pos) {
+    for (size_t pos = 0; pos < t.leaf.size(); ++pos) {
         int id = t.leaf[pos];
+        IterAnnotation a = t.iters[id].annotation;
+        bool per_thread = a == IterAnnotation::VThread ||
+                          (a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ);
+        if (static_cast<int>(pos) <= attach_pos && !(shared && per_thread)) continue;
         scope[tb.iter_vars[id].get()] = Interval(
             make_zero(tb.iter_extents[id].type()),
             simplify(Sub::make(tb.iter_extents[id], make_one(tb.iter_extents[id].type()))));
@@ -215,7 +221,7 @@ void BoundInference::infer_region(int i) {
         static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), st.attach_iter) - t.leaf.begin());
     if (attach_pos >= static_cast<int>(t.leaf.size()))
         schedule_fail(s_, "lower", i, "its attach loop is no longer a leaf of '" + t.name() + "'");
-    Scope inner = inner_scope(target, attach_pos);
+    Scope inner = inner_scope(target, attach_pos, st.scope == StorageScope::Shared);
     std::vector<Interval> region(pc->axis.size());
     std::vector<bool> seen(pc->axis.size(), false);
     for (int c : internal::consumers_of(s_, i)) {
@@ -301,8 +307,8 @@ std::vector<bool> derived_from(const Stage& st, int id) {
 
 // Whether a shift-inwards split may recompute points instead of guarding them. It needs one
 // whole inner tile. A recomputed point is visited at two (outer, inner) pairs, so no loop derived
-// from the split iterator may be parallel or vectorized (two iterations would write one element
-// at once); and in a
+// from the split iterator may be parallel, vectorized or bound to a GPU block or thread axis (two
+// iterations would write one element at once); and in a
 // reduction no loop derived from the outer part may run inside a reduction loop (the two visits
 // would accumulate into one initialisation).
 bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
@@ -313,10 +319,11 @@ bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRela
     bool inside_reduction = false;
     for (int id : st.leaf) {
         inside_reduction = inside_reduction || st.iters[id].kind == IterKind::Reduction;
-        // Parallel iterations, or vector lanes (which update in lock step), would both visit a
-        // recomputed point.
+        // Parallel iterations, vector lanes (which update in lock step) or GPU threads and blocks
+        // would both visit a recomputed point.
         IterAnnotation a = st.iters[id].annotation;
-        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize))
+        if (split[id] && (a == IterAnnotation::Parallel || a == IterAnnotation::Vectorize ||
+                          a >= IterAnnotation::BlockX))
             return false;
         if (outer[id] && inside_reduction) return false;
     }

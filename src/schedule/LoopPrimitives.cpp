@@ -47,6 +47,40 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
     }
 }
 
+bool is_thread_axis(IterAnnotation a) {
+    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
+}
+
+// What bind() checks beyond annotate()'s common checks (see Schedule::bind).
+void check_binding(Schedule& s, int stage, int iter, IterAnnotation a) {
+    const Stage& st = s.stages()[stage];
+    const Iterator& it = st.iters[st.leaf[iter]];
+    std::ostringstream os;
+    if (a != IterAnnotation::VThread) {
+        for (size_t pos = 0; pos < st.leaf.size(); ++pos) {
+            const Iterator& other = st.iters[st.leaf[pos]];
+            if (static_cast<int>(pos) == iter || other.annotation != a) continue;
+            os << "thread axis " << annotation_name(a) << " is already bound to loop '"
+               << other.name << "' (position " << pos << ") of this stage; cannot also bind '"
+               << it.name << "': each thread axis maps to one loop of a stage (fuse the loops "
+               << "first, or use another axis)";
+            schedule_fail(s, "bind", stage, os.str());
+        }
+    }
+    if (it.kind != IterKind::Reduction) return;
+    const ComputeOpNode* c = as_compute(st.op);
+    bool reduction = c && !c->body.empty() && c->body[0].as<Reduce>();
+    if (!is_thread_axis(a) || !reduction) {
+        os << "iterator '" << it.name << "' is a reduction axis; binding it to "
+           << annotation_name(a) << " needs a cross-thread reduction, which is only possible "
+           << "for a threadIdx.x/y/z binding of a reduction stage (blockIdx and vthread "
+           << "bindings of reduction axes are not)";
+        schedule_fail(s, "bind", stage, os.str());
+    }
+    if (st.attach == AttachKind::Inlined)
+        schedule_fail(s, "bind", stage, "the stage is inlined; it has no loops to bind");
+}
+
 }  // namespace
 
 static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, int iter,
@@ -212,17 +246,20 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
     int id = A::check_leaf(*this, "annotate", stage, iter);
     Stage& st = stages_[stage];
     Iterator& it = st.iters[id];
-    const char* prim = annotation_name(annotation);
+    const bool gpu = annotation >= IterAnnotation::VThread;
+    const char* prim = gpu ? "bind" : annotation_name(annotation);
     std::ostringstream os;
     if (annotation == IterAnnotation::None) return;
-    if (annotation >= IterAnnotation::VThread)
-        schedule_fail(
-            *this, prim, stage,
-            "GPU thread bindings are not supported yet (they come with the thread-mapping work)");
     if (it.annotation != IterAnnotation::None && it.annotation != annotation) {
         os << "iterator '" << it.name << "' is already annotated '"
            << annotation_name(it.annotation) << "'";
         schedule_fail(*this, prim, stage, os.str());
+    }
+    if (gpu) {
+        check_binding(*this, stage, iter, annotation);
+        it.annotation = annotation;
+        record(AnnotateStep{stage, iter, annotation});
+        return;
     }
     if (annotation != IterAnnotation::Unroll && it.kind == IterKind::Reduction) {
         os << "iterator '" << it.name << "' is a reduction axis; only data-parallel loops can be "
@@ -256,6 +293,34 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
     }
     it.annotation = annotation;
     record(AnnotateStep{stage, iter, annotation});
+}
+
+void Schedule::bind(int stage, int iter, IterAnnotation thread_axis) {
+    if (thread_axis < IterAnnotation::VThread) {
+        A::check_leaf(*this, "bind", stage, iter);
+        schedule_fail(*this, "bind", stage,
+                      std::string("'") + annotation_name(thread_axis) +
+                          "' is not a thread axis (vthread, blockIdx.x/y/z, threadIdx.x/y/z)");
+    }
+    annotate(stage, iter, thread_axis);
+}
+
+void Schedule::set_scope(int stage, StorageScope scope) {
+    Stage& st = A::loop_stage(*this, "set_scope", stage);
+    if (scope != StorageScope::Global && scope != StorageScope::Shared &&
+        scope != StorageScope::Local) {
+        std::ostringstream os;
+        os << "unknown storage scope " << static_cast<int>(scope) << " (global, shared, local)";
+        schedule_fail(*this, "set_scope", stage, os.str());
+    }
+    if (st.is_output && scope != StorageScope::Global)
+        schedule_fail(*this, "set_scope", stage,
+                      std::string("'") + st.name() +
+                          "' is an output, whose buffer the caller passes in global memory; it "
+                          "cannot be " +
+                          scope_name(scope));
+    st.scope = scope;
+    record(SetScopeStep{stage, scope});
 }
 
 void Schedule::vectorize(int stage, int iter) {

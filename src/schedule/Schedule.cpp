@@ -156,6 +156,8 @@ void Schedule::apply(const Step& step) {
                 compute_at(s.stage, s.target, s.target_iter);
             } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
                 compute_inline(s.stage);
+            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
+                set_scope(s.stage, s.scope);
             } else {
                 static_assert(std::is_same_v<T, ComputeRootStep>);
                 compute_root(s.stage);

@@ -11,8 +11,9 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {"split",  "fuse",       "reorder",        "annotate",
-                                  "pragma", "compute_at", "compute_inline", "compute_root"};
+    static const char* names[] = {"split",          "fuse",         "reorder",
+                                  "annotate",       "pragma",       "compute_at",
+                                  "compute_inline", "compute_root", "set_scope"};
     static_assert(std::variant_size_v<Step> == std::size(names));
     return names[step.index()];
 }
@@ -24,6 +25,7 @@ const IterAnnotation kAnnotations[] = {
     IterAnnotation::Parallel, IterAnnotation::VThread, IterAnnotation::BlockX,
     IterAnnotation::BlockY,   IterAnnotation::BlockZ,  IterAnnotation::ThreadX,
     IterAnnotation::ThreadY,  IterAnnotation::ThreadZ};
+const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared, StorageScope::Local};
 const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards,
                                TailStrategy::RoundUp};
 
@@ -52,6 +54,8 @@ json to_json(const Step& step) {
             } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
                 j["target"] = s.target;
                 j["target_iter"] = s.target_iter;
+            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
+                j["scope"] = scope_name(s.scope);
             }
         },
         step);
@@ -117,6 +121,8 @@ Step from_json(const json& j, size_t i) {
         return ComputeAtStep{stage, field<int>(j, "target", i), field<int>(j, "target_iter", i)};
     if (kind == "compute_inline") return ComputeInlineStep{stage};
     if (kind == "compute_root") return ComputeRootStep{stage};
+    if (kind == "set_scope")
+        return SetScopeStep{stage, enum_field(j, "scope", i, kScopes, scope_name)};
     TESSEL_THROW(ScheduleError) << "step " << i << ": unknown step kind '" << kind << "'";
 }
 

@@ -59,6 +59,9 @@ std::string python_line(const Schedule& s, const Step& step) {
                    << leaf_name(s, st.target, st.target_iter);
             } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
                 os << "s.compute_inline(" << st.stage << ")  # " << stage;
+            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
+                os << "s.set_scope(" << st.stage << ", \"" << scope_name(st.scope) << "\")  # "
+                   << stage;
             } else {
                 os << "s.compute_root(" << st.stage << ")  # " << stage;
             }

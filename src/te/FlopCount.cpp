@@ -33,7 +33,8 @@ protected:
             case Intrinsic::isnan:
             case Intrinsic::if_then_else:
             case Intrinsic::likely:
-            case Intrinsic::thread_barrier: break;
+            case Intrinsic::thread_barrier:
+            case Intrinsic::thread_allreduce: break;
             default: count += op->type.lanes; break;
         }
         IRVisitor::visit(op);

@@ -257,9 +257,9 @@ Thunk BodyCompiler::compile_let(const Let* l) {
 }
 
 Thunk BodyCompiler::compile_call(const Call* c) {
-    if (c->op == Intrinsic::thread_barrier)
-        TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op_name_
-                                   << "' calls thread_barrier(), which is not an expression";
+    if (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce)
+        TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op_name_ << "' calls "
+                                   << intrinsic_name(c->op) << "(), which is not an expression";
     std::vector<Thunk> args;
     for (const Expr& a : c->args) args.push_back(compile(a));
     if (c->op == Intrinsic::if_then_else) {  // lazy: only the taken branch runs

@@ -67,3 +67,28 @@ TEST(BuildErrors, ModuleSourcesAndSaveLoad) {
     loaded.get("main")({a, c});
     for (int i = 0; i < 16; ++i) EXPECT_EQ(c.data_as<float>()[i], float(i) + 1.0f);
 }
+
+TEST(BuildErrors, ThreadBoundIRNeedsAGpuTarget) {
+    Tensor A, C;
+    Schedule s = add_schedule(&A, &C);
+    int c = s.stage_of(C);
+    s.split(c, 0, 4);
+    s.bind(c, 0, IterAnnotation::BlockX);
+    s.bind(c, 1, IterAnnotation::ThreadX);
+    try {
+        build(s, {A, C}, "llvm");
+        ADD_FAILURE() << "the llvm backend accepted thread-bound IR";
+    } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("blockIdx.x"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("needs a GPU target"), std::string::npos) << e.what();
+    }
+    // A bare barrier (IR built by hand) is refused the same way.
+    Stmt body = Evaluate::make(Call::make(Intrinsic::thread_barrier, {}));
+    LoweredFunc f{"barrier", {}, body};
+    try {
+        build(f, "llvm");
+        ADD_FAILURE() << "the llvm backend accepted a barrier";
+    } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("needs a GPU target"), std::string::npos) << e.what();
+    }
+}

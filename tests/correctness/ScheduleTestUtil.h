@@ -82,11 +82,21 @@ inline bool run_jit(const Schedule& s, const std::vector<Tensor>& args,
     }
 }
 
+/// Whether a stage of `s` binds a loop to blockIdx/threadIdx (the schedule is for a GPU).
+inline bool has_thread_bindings(const Schedule& s) {
+    for (const Stage& st : s.stages())
+        for (int id : st.attach == AttachKind::Inlined ? std::vector<int>{} : st.leaf)
+            if (st.iters[id].annotation >= IterAnnotation::BlockX) return true;
+    return false;
+}
+
 /// Lowers `s` over (placeholders, outputs), runs it on random inputs and compares each output
 /// with the reference interpreter; `reduction_length` sets the float tolerance. Returns the loop
 /// nests as schedule_ops builds them (before partitioning, vectorization and unrolling), printed,
 /// for extra checks on the schedule's structure. With the LLVM backend built in, the schedule also
-/// runs JIT-compiled (build(), codegen/Build.h) and is compared with the reference the same way.
+/// runs JIT-compiled (build(), codegen/Build.h) and is compared with the reference the same way;
+/// a schedule with thread bindings runs as an SPMD program in the loop interpreter only, and the
+/// LLVM backend must refuse it with a CompileError.
 inline std::string expect_matches_reference(const Schedule& s, int64_t reduction_length = 1,
                                             uint64_t seed = 1) {
     std::vector<Tensor> inputs = placeholders_of(s);
@@ -118,6 +128,15 @@ inline std::string expect_matches_reference(const Schedule& s, int64_t reduction
                           << ir;
     }
 #ifdef TESSEL_HAVE_LLVM
+    if (has_thread_bindings(s)) {  // a GPU schedule: the CPU backend must refuse it clearly
+        try {
+            build(s, args, "llvm");
+            ADD_FAILURE() << "the llvm backend accepted thread-bound IR\n" << ir;
+        } catch (const CompileError& e) {
+            EXPECT_NE(std::string(e.what()).find("GPU target"), std::string::npos) << e.what();
+        }
+        return ir;
+    }
     for (size_t o = 0; o < ref.size(); ++o)
         arrays[inputs.size() + o] = HostArray(s.outputs()[o].dtype(), const_shape(s.outputs()[o]));
     if (!run_jit(s, args, arrays, ir)) return ir;

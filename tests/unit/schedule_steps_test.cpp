@@ -106,6 +106,16 @@ std::vector<StepCase> step_cases() {
              s.compute_root(w.c);
          },
          {"s.compute_root(3)  # C"}},
+        {"set_scope",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.r, 0, 16);
+             s.bind(w.r, 0, IterAnnotation::BlockX);
+             s.bind(w.r, 1, IterAnnotation::ThreadX);
+             s.compute_at(w.c, w.r, 1);
+             s.set_scope(w.c, StorageScope::Local);
+         },
+         {"s.bind(4, 0, \"blockIdx.x\")  # R: i0.outer",
+          "s.bind(4, 1, \"threadIdx.x\")  # R: i0.inner", "s.set_scope(3, \"local\")  # C"}},
     };
 }
 

@@ -130,6 +130,8 @@ public:
     void unbind(const Var& v);
     /// The current binding of v, or nullptr.
     const Value* lookup(const Variable* v) const;
+    /// Every current binding (to start another evaluator in the same environment).
+    const std::unordered_map<const Variable*, Value>& bindings() const { return env_; }
 
     /// Evaluates `e`. Throws RuntimeError for an unbound variable (naming it), a barrier, a read
     /// without a callback, or a Reduce without the reduce callback.

@@ -558,8 +558,24 @@ struct Let : ExprNodeBase<Let> {
     X(isnan, 1, true)        /* float -> bool */                                         \
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
-    X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */
+    X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */          \
+    X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */
 // clang-format on
+
+// thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
+// is a statement (an Evaluate) that every thread of a block executes together, like a barrier:
+//  - n (int32 constant): the number of values reduced together (argmax: 2, value and index);
+//  - values: this thread's contributions; identity: the combiner's identity elements;
+//  - lhs, rhs (Variables) and result: the combiner, result[v] = combine(lhs, rhs)[v]; the call
+//    binds lhs and rhs in result only (they are defined nowhere else);
+//  - dest (handle Variables of allocated buffers): where each thread receives the reduced value v,
+//    at element 0 of dest[v];
+//  - threads (the m loop variables of threadIdx-bound loops enclosing the call): the participating
+//    thread axes. Threads that agree on every other thread axis form one group; every thread of
+//    a group receives identity combined with the values of the group's threads in increasing
+//    order of their indices along `threads` (the first listed axis varying slowest). The combiner
+//    is commutative and associative, so any order gives the same result up to float rounding.
+// Its result (int32 0) is meaningless. A CPU backend refuses it; the SPMD loop interpreter runs it.
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
@@ -567,7 +583,7 @@ enum class Intrinsic : uint8_t {
 #undef TESSEL_INTRINSIC_ENUM
 };
 
-/// Name ("exp"), argument count and purity of an intrinsic.
+/// Name ("exp"), argument count (-1: variadic, as thread_allreduce) and purity of an intrinsic.
 const char* intrinsic_name(Intrinsic op);
 int intrinsic_arity(Intrinsic op);
 bool intrinsic_is_pure(Intrinsic op);

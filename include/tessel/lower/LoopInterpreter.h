@@ -14,14 +14,24 @@
 //  - For: Serial, Unrolled and Vectorized loops run their iterations in increasing order.
 //    Parallel loops too, and (with check_parallel_races) record which elements of memory that
 //    lives outside the loop each iteration writes and reads: two iterations writing the same
-//    element, or one reading an element another wrote, is a RuntimeError "race in parallel loop".
-//    ThreadBound loops run serially for now (an SPMD mode with barriers comes later).
+//    element, or one reading an element another wrote (before or after), is a RuntimeError
+//    "race in parallel loop".
+//    ThreadBound loops run as an SPMD program (src/lower/LoopInterpreterSPMD.cpp): blockIdx loops
+//    run their blocks one after another; every thread of a block runs the block body with its
+//    own loop variables, lets and private allocations (shared allocations are one per block), a
+//    threadIdx loop runs the calling thread's iteration only, and the threads advance in phases
+//    between barriers (thread_barrier, thread_allreduce). A barrier not reached by every thread
+//    is a RuntimeError "divergent barrier"; two threads touching one element of shared memory in
+//    one phase, one of them writing, is a RuntimeError "race on shared memory". vthread loops
+//    left in the IR run serially.
 //  - LetStmt binds its variable over the body; AttrStmt runs its body (the value is not
 //    evaluated); AssertStmt throws RuntimeError with its message when false; IfThenElse and Seq
-//    as expected; Evaluate evaluates its value (a thread_barrier() call is a no-op here).
+//    as expected; Evaluate evaluates its value (thread_barrier() and thread_allreduce wait for
+//    the block's other threads; outside a block a barrier is a no-op).
 //  - Allocate makes fresh storage of exactly the product of its extents (which must evaluate to
 //    positive integers), filled with a poison pattern (NaN for floats, 0x5A bytes for integers),
-//    never zeros, so that reading memory nobody wrote shows up. Every scope is host memory.
+//    never zeros, so that reading memory nobody wrote shows up. Every scope is host memory; inside
+//    a block a shared Allocate is made once for all its threads.
 //  - Load/Store index flat storage in elements, one element per lane of a vector index; lanes
 //    masked off by a predicate (or by a vector if_then_else around a Load) neither read nor write
 //    (masked loads read 0). BufferLoad/BufferStore index per dimension, checked against the

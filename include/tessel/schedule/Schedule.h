@@ -87,6 +87,7 @@ struct Stage {
     int attach_iter = -1;              ///< At: the consumer's iterator id
     int64_t auto_unroll_max_step = 0;  ///< pragma: auto-unroll inner loops up to this many steps
     bool is_output = false;            ///< one of the schedule's outputs
+    StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope, cache_read/cache_write)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -121,8 +122,19 @@ public:
     void vectorize(int stage, int iter);
     void unroll(int stage, int iter);
     void parallel(int stage, int iter);
-    /// Any annotation (vectorize, unroll, parallel; GPU bindings with the caches/threads issue).
+    /// Any annotation: vectorize, unroll, parallel, or a GPU binding (as bind()).
     void annotate(int stage, int iter, IterAnnotation annotation);
+    /// Binds leaf `iter` to a GPU thread axis: vthread, blockIdx.x/y/z or threadIdx.x/y/z
+    /// (recorded as an AnnotateStep). A stage binds each blockIdx/threadIdx axis to at most one
+    /// of its loops. A reduction leaf may only be bound to threadIdx.*: the stage then computes a
+    /// cross-thread reduction (an all-reduce over the bound threads, `thread_allreduce` in
+    /// ir/IR.h); blockIdx and vthread bindings of reduction leaves are refused.
+    void bind(int stage, int iter, IterAnnotation thread_axis);
+    /// Places the stage's buffer in `scope` (TVM's `s[T].set_scope("shared")`). A shared stage
+    /// computed inside a kernel holds the region every thread of the block needs (bound inference
+    /// relaxes the threadIdx and vthread loops around its attach point); a local one the region of
+    /// one thread. Outputs stay global.
+    void set_scope(int stage, StorageScope scope);
     /// Pragma: auto-unroll the stage's innermost loops up to `max_step` total steps.
     void pragma_auto_unroll(int stage, int64_t max_step);
     /// Computes `stage` inside consumer `target` at the target's leaf `target_iter`.

@@ -18,6 +18,8 @@
 
 namespace tessel {
 
+enum class StorageScope : uint8_t;  // ir/IR.h
+
 /// How a loop is executed; the annotation of an iterator.
 enum class IterAnnotation : uint8_t {
     None,
@@ -63,7 +65,8 @@ struct ReorderStep {
     std::vector<int> order;
     bool operator==(const ReorderStep&) const = default;
 };
-/// Sets a leaf's annotation (vectorize, unroll, parallel, ...).
+/// Sets a leaf's annotation (vectorize, unroll, parallel) or binds it to a GPU thread axis
+/// (vthread, blockIdx.x/y/z, threadIdx.x/y/z: Schedule::bind).
 struct AnnotateStep {
     int stage, iter;
     IterAnnotation annotation;
@@ -89,13 +92,19 @@ struct ComputeRootStep {
     int stage;
     bool operator==(const ComputeRootStep&) const = default;
 };
+/// Places the stage's buffer in `scope` (global, shared or local memory).
+struct SetScopeStep {
+    int stage;
+    StorageScope scope;
+    bool operator==(const SetScopeStep&) const = default;
+};
 
 /// One recorded schedule step.
 using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep>;
+                          ComputeInlineStep, ComputeRootStep, SetScopeStep>;
 
 /// The step's kind as written in JSON: "split", "fuse", "reorder", "annotate", "pragma",
-/// "compute_at", "compute_inline", "compute_root".
+/// "compute_at", "compute_inline", "compute_root", "set_scope".
 const char* step_kind_name(const Step& step);
 
 /// A JSON array of steps, one object per step (see docs/schedule.md for the format).

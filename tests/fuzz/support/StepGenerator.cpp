@@ -33,7 +33,8 @@ std::string snapshot(const Schedule& s) {
         const Stage& st = s.stages()[i];
         os << s.loop_nest_string(static_cast<int>(i)) << static_cast<int>(st.attach) << " "
            << st.attach_stage << " " << st.attach_iter << " " << st.auto_unroll_max_step << " "
-           << st.iters.size() << " " << st.relations.size() << "\n";
+           << st.iters.size() << " " << st.relations.size() << " " << static_cast<int>(st.scope)
+           << "\n";
     }
     return os.str();
 }
@@ -199,6 +200,59 @@ StepGenerator::Attempt StepGenerator::annotate_attempt(const Schedule& s, int st
     return a;
 }
 
+// bind: mostly the outer loops to blockIdx, the next ones to threadIdx, in the order GPU
+// schedules use; sometimes any axis on any loop (often rejected, at the call or when lowering).
+StepGenerator::Attempt StepGenerator::bind_attempt(const Schedule& s, int stage) {
+    static const IterAnnotation kAxes[] = {IterAnnotation::BlockX,  IterAnnotation::BlockY,
+                                           IterAnnotation::BlockZ,  IterAnnotation::ThreadX,
+                                           IterAnnotation::ThreadY, IterAnnotation::ThreadZ};
+    int n = num_leaves(s, stage);
+    int leaf = random_leaf(s, stage);
+    IterAnnotation axis = kAxes[pick(6)];
+    if (n > 0 && pick(3) != 0) {
+        leaf = pick(std::min(n, 4));
+        axis = leaf == 0   ? IterAnnotation::BlockX
+               : leaf == 1 ? IterAnnotation::ThreadX
+                           : kAxes[3 + pick(3)];
+    }
+    Attempt a;
+    a.kind = "bind";
+    a.call = "bind(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+             annotation_name(axis) + ")";
+    a.apply = [=](Schedule& sch) { sch.bind(stage, leaf, axis); };
+    return a;
+}
+
+// A cross-thread reduction: a reduction leaf of a reduction stage bound to threadIdx.
+StepGenerator::Attempt StepGenerator::cross_thread_attempt(const Schedule& s, int stage) {
+    std::vector<int> reductions;
+    if (stage >= 0 && stage < static_cast<int>(s.stages().size())) {
+        const Stage& st = s.stages()[stage];
+        for (size_t pos = 0; pos < st.leaf.size(); ++pos)
+            if (st.iters[st.leaf[pos]].kind == IterKind::Reduction)
+                reductions.push_back(static_cast<int>(pos));
+    }
+    int leaf = reductions.empty() ? random_leaf(s, stage)
+                                  : reductions[pick(static_cast<int>(reductions.size()))];
+    IterAnnotation axis = pick(4) == 0 ? IterAnnotation::ThreadY : IterAnnotation::ThreadX;
+    if (pick(20) == 0) axis = IterAnnotation::BlockX;  // illegal on a reduction axis
+    Attempt a;
+    a.kind = "cross_thread_reduction";
+    a.call = "bind(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+             annotation_name(axis) + ")";
+    a.apply = [=](Schedule& sch) { sch.bind(stage, leaf, axis); };
+    return a;
+}
+
+StepGenerator::Attempt StepGenerator::set_scope_attempt(int stage) {
+    static const StorageScope kScopes[] = {StorageScope::Shared, StorageScope::Local,
+                                           StorageScope::Global};
+    StorageScope scope = kScopes[pick(3)];
+    return simple("set_scope",
+                  "set_scope(" + std::to_string(stage) + ", " + scope_name(scope) + ")",
+                  [=](Schedule& sch) { sch.set_scope(stage, scope); });
+}
+
 StepGenerator::Attempt StepGenerator::compute_at_attempt(const Schedule& s, int stage) {
     // Mostly a stage that reads this one (directly), else any stage.
     std::vector<int> readers;
@@ -227,7 +281,7 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
             inner.push_back(static_cast<int>(i));
     int moved =
         !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
-    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4};
+    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4, 8, 3, 4, 4};
     int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
     while (r >= kWeights[kind]) r -= kWeights[kind++];
     switch (kind) {
@@ -250,6 +304,10 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
         case 10:
             return simple("compute_inline", "compute_inline(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_inline(moved); });
+        case 12: return bind_attempt(s, stage);
+        case 13: return annotate_attempt(s, stage, IterAnnotation::VThread);
+        case 14: return cross_thread_attempt(s, stage);
+        case 15: return set_scope_attempt(moved);
         default:
             return simple("compute_root", "compute_root(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_root(moved); });

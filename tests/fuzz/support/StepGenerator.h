@@ -54,6 +54,9 @@ private:
     Attempt reorder_attempt(const Schedule& s, int stage);
     Attempt annotate_attempt(const Schedule& s, int stage, IterAnnotation a);
     Attempt compute_at_attempt(const Schedule& s, int stage);
+    Attempt bind_attempt(const Schedule& s, int stage);
+    Attempt cross_thread_attempt(const Schedule& s, int stage);
+    Attempt set_scope_attempt(int stage);
     int random_stage(const Schedule& s);
     int random_leaf(const Schedule& s, int stage);
     int64_t random_factor(const Schedule& s, int stage, int leaf);

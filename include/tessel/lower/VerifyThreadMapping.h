@@ -1,0 +1,27 @@
+// VerifyThreadMapping: checks a schedule's GPU thread bindings before its loop nests are built.
+//
+// A kernel is a stage with blockIdx/threadIdx-bound loops that no such loop encloses (a root
+// stage, or one computed at a serial loop of another: a kernel launched per iteration) together
+// with every stage computed (transitively) inside it. The check guarantees, for every kernel:
+//  - every loop bound to one thread axis (blockIdx.x ... threadIdx.z) has the same extent, in
+//    every stage of the kernel (each axis is one launch dimension);
+//  - only the kernel's root stage binds blockIdx, and within a stage the blockIdx loops are
+//    outside the threadIdx loops;
+//  - no stage binds an axis that an enclosing loop (of a stage it is computed inside) binds;
+//  - a stage computed inside a kernel whose buffer is private to each thread (not shared) binds
+//    no data-parallel loop to threadIdx (each thread would fill only part of its own copy);
+//  - the kernel's root stage and its shared-scope stages (whose buffers every thread sees) bind
+//    every threadIdx axis of the kernel whose extent is not 1 (else the threads along it would all
+//    write the same elements);
+//  - a block has at most 1024 threads, and no loop of the kernel is CPU-parallel.
+// Violations throw ScheduleError naming the stages, the axis and the extents, with the loop nest.
+#pragma once
+
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Checks the thread bindings of every kernel of `s` (see the file comment).
+void verify_thread_mapping(const Schedule& s);
+
+}  // namespace tessel

@@ -1,0 +1,476 @@
+// The loop-IR interpreter's SPMD mode: thread-bound loop nests run as GPU kernels would.
+//
+// A kernel starts at the first thread-bound loop met outside a block. blockIdx loops run their
+// iterations one after another; the body of the innermost blockIdx loop (or a threadIdx loop met
+// outside any blockIdx loop) is one *block*. Its thread extents are the extents of the threadIdx
+// loops inside it; every thread runs the whole block body with its own interpreter (its own loop
+// variables, lets and local/global allocations), and a threadIdx loop runs only the calling
+// thread's iteration (none when the thread's index is past the loop's extent). Shared allocations
+// are made once per block and seen by every thread.
+//
+// Threads advance in phases: every thread runs, in order of its linear index, until it reaches a
+// barrier (thread_barrier or thread_allreduce) or finishes; when all have stopped, they must all
+// be at the same barrier (else RuntimeError: a divergent barrier), the all-reduce is combined, and
+// the next phase starts. Blocks without barriers run their threads one after another on the
+// calling thread; blocks with barriers give each simulated thread an OS thread, of which exactly
+// one runs at a time, so execution is deterministic.
+//
+// The race detector: within a phase, two different threads touching the same element of shared
+// memory, at least one of them writing, is a RuntimeError naming the buffer, the element, both
+// threads and the block.
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "LoopInterpreterImpl.h"
+#include "tessel/ir/IRVisitor.h"
+
+namespace tessel::internal {
+
+namespace {
+
+/// Threads of one block at most (CUDA's limit).
+constexpr int64_t kMaxBlockThreads = 1024;
+
+bool is_block_tag(const std::string& tag) {
+    return tag.rfind("blockIdx.", 0) == 0;
+}
+int thread_axis(const std::string& tag) {
+    if (tag == "threadIdx.x") return 0;
+    if (tag == "threadIdx.y") return 1;
+    if (tag == "threadIdx.z") return 2;
+    return -1;
+}
+
+/// Thrown into the simulated threads to unwind them when the block is abandoned.
+struct AbortBlock {};
+
+/// Where a stopped thread is.
+enum class ThreadState : uint8_t { Ready, Running, AtBarrier, Done, Failed };
+
+/// Who touched one element of shared memory in the current phase.
+struct Access {
+    int writer = -1, reader = -1;
+    bool many_readers = false;
+};
+
+}  // namespace
+
+/// State of one block being executed.
+struct SpmdBlock {
+    int64_t dims[3] = {1, 1, 1};
+    int nthreads = 1;
+    std::string where;  ///< " (bx=0, ...)" for messages
+    // Scheduling (OS-thread mode): `running` is the thread allowed to run, -1 the coordinator.
+    std::mutex mu;
+    std::condition_variable coordinator;        ///< signalled when the running thread stops
+    std::vector<std::condition_variable> wake;  ///< per thread: signalled when it may run
+    int running = -1;
+    bool abort = false;
+    std::vector<ThreadState> state;
+    std::vector<const Call*> at;                ///< the barrier each stopped thread is at
+    std::vector<std::vector<Value>> values;     ///< all-reduce contributions
+    std::vector<std::vector<int>> reduce_axes;  ///< all-reduce: participating axes, in order
+    std::vector<std::vector<Value>> results;    ///< all-reduce results
+    std::vector<std::exception_ptr> errors;
+    std::vector<SpmdThread> threads;
+    // Shared memory.
+    std::map<std::pair<const Allocate*, int64_t>, std::unique_ptr<InterpStorage>> shared;
+    uint64_t next_serial = 1;
+    std::unordered_map<uint64_t, Access> accesses;
+
+    std::string thread_name(int t) const {
+        const SpmdThread& th = threads[t];
+        std::ostringstream os;
+        os << "(" << th.tid[0] << ", " << th.tid[1] << ", " << th.tid[2] << ")";
+        return os.str();
+    }
+};
+
+namespace {
+
+/// The threadIdx loops (and whether a barrier or all-reduce occurs) in a block body.
+struct BlockShape {
+    std::vector<const For*> thread_loops;
+    bool syncs = false;
+    bool nested_blocks = false;
+};
+
+BlockShape block_shape(const Stmt& body) {
+    BlockShape shape;
+    post_order_visit(body, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::For) {
+            const For* f = static_cast<const For*>(n);
+            if (f->kind != ForKind::ThreadBound) return;
+            if (thread_axis(f->thread_tag) >= 0) shape.thread_loops.push_back(f);
+            if (is_block_tag(f->thread_tag)) shape.nested_blocks = true;
+        } else if (n->node_type == IRNodeType::Call) {
+            Intrinsic op = static_cast<const Call*>(n)->op;
+            shape.syncs =
+                shape.syncs || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
+        }
+    });
+    return shape;
+}
+
+// ExprEvaluator bindings of the all-reduce's lhs/rhs and their combination.
+std::vector<Value> combine(const Call* op, const std::vector<Value>& acc,
+                           const std::vector<Value>& in) {
+    const int64_t n = as_const_int(op->args[0]).value();
+    ExprEvaluator ev(FloatMode::Exact);
+    for (int64_t v = 0; v < n; ++v) {
+        ev.bind(Var(op->args[2 + 2 * n + v].as<Variable>()), acc[v]);
+        ev.bind(Var(op->args[2 + 3 * n + v].as<Variable>()), in[v]);
+    }
+    std::vector<Value> out;
+    for (int64_t v = 0; v < n; ++v) out.push_back(ev.eval(op->args[2 + 4 * n + v]));
+    return out;
+}
+
+// Combines the contributions of every group of threads at the all-reduce (see ir/IR.h).
+void finish_allreduce(SpmdBlock& b) {
+    const Call* op = b.at[0];
+    const int64_t n = as_const_int(op->args[0]).value();
+    std::map<std::vector<int64_t>, std::vector<int>> groups;  // other axes → threads, in order
+    for (int t = 0; t < b.nthreads; ++t) {
+        const SpmdThread& th = b.threads[t];
+        std::vector<int64_t> key{th.tid[0], th.tid[1], th.tid[2]};
+        for (int a : b.reduce_axes[t]) key[a] = 0;
+        for (int a : b.reduce_axes[t]) key.push_back(th.tid[a]);  // order inside the group
+        std::vector<int64_t> group(key.begin(), key.begin() + 3);
+        groups[group].push_back(t);
+    }
+    for (auto& [key, members] : groups) {
+        std::sort(members.begin(), members.end(), [&](int x, int y) {
+            for (int a : b.reduce_axes[x])
+                if (b.threads[x].tid[a] != b.threads[y].tid[a])
+                    return b.threads[x].tid[a] < b.threads[y].tid[a];
+            return x < y;
+        });
+        std::vector<Value> acc;
+        for (int64_t v = 0; v < n; ++v) acc.push_back(b.values[members[0]][n + v]);  // identity
+        for (int t : members) {
+            std::vector<Value> in(b.values[t].begin(), b.values[t].begin() + n);
+            acc = combine(op, acc, in);
+        }
+        for (int t : members) b.results[t] = acc;
+    }
+}
+
+}  // namespace
+
+void LoopInterpreter::exec_thread_bound(const For* op, int64_t min, int64_t extent) {
+    if (spmd_) {
+        int axis = thread_axis(op->thread_tag);
+        if (axis < 0) {
+            if (is_block_tag(op->thread_tag))
+                TESSEL_THROW(RuntimeError)
+                    << "loop " << op->loop_var.name() << " is bound to " << op->thread_tag
+                    << " inside a block (blockIdx loops must enclose the threadIdx loops)"
+                    << loop_context();
+            return exec_serial(op, min, extent, nullptr);  // a vthread left by the passes
+        }
+        const int64_t k = spmd_->tid[axis];
+        if (k >= extent) return;
+        spmd_->axis_of[op->loop_var.get()] = axis;
+        loops_.push_back({op->loop_var.get(), min + k});
+        Value v =
+            Value::make_int(op->loop_var.type(), wrap_to_int_type(min + k, op->loop_var.type()));
+        const Value* old = eval_.lookup(op->loop_var.get());
+        std::optional<Value> saved;
+        if (old) saved = *old;
+        eval_.bind(op->loop_var, v);
+        exec(op->body);
+        if (saved) {
+            eval_.bind(op->loop_var, *saved);
+        } else {
+            eval_.unbind(op->loop_var);
+        }
+        loops_.pop_back();
+        return;
+    }
+    if (thread_axis(op->thread_tag) >= 0) return run_block(Stmt(op));
+    if (!is_block_tag(op->thread_tag)) return exec_serial(op, min, extent, nullptr);  // vthread
+    // blockIdx: blocks one after another; the innermost blockIdx loop's body is the block.
+    if (extent <= 0) return;
+    BlockShape shape = block_shape(op->body);
+    const Type t = op->loop_var.type();
+    loops_.push_back({op->loop_var.get(), min});
+    std::optional<Value> saved;
+    if (const Value* old = eval_.lookup(op->loop_var.get())) saved = *old;
+    for (int64_t k = 0; k < extent; ++k) {
+        loops_.back().value = wrap_to_int_type(min + k, t);
+        eval_.bind(op->loop_var, Value::make_int(t, loops_.back().value));
+        if (shape.nested_blocks) {
+            exec(op->body);
+        } else {
+            run_block(op->body);
+        }
+    }
+    if (saved) {
+        eval_.bind(op->loop_var, *saved);
+    } else {
+        eval_.unbind(op->loop_var);
+    }
+    loops_.pop_back();
+}
+
+void LoopInterpreter::run_block(const Stmt& body) {
+    BlockShape shape = block_shape(body);
+    SpmdBlock b;
+    b.where = loop_context();
+    for (const For* f : shape.thread_loops) {
+        int64_t e;
+        try {
+            e = eval_int(f->extent, "thread extent");
+        } catch (const RuntimeError& err) {
+            TESSEL_THROW(RuntimeError)
+                << "the extent of thread loop " << f->loop_var.name() << " (" << f->thread_tag
+                << ") is not known at launch: " << err.what();
+        }
+        int a = thread_axis(f->thread_tag);
+        b.dims[a] = std::max(b.dims[a], e);
+    }
+    const int64_t n = b.dims[0] * b.dims[1] * b.dims[2];
+    if (n > kMaxBlockThreads)
+        TESSEL_THROW(RuntimeError)
+            << "a block of " << b.dims[0] << " x " << b.dims[1] << " x " << b.dims[2]
+            << " threads exceeds " << kMaxBlockThreads << " threads" << b.where;
+    b.nthreads = static_cast<int>(std::max<int64_t>(n, 1));
+    b.threads.resize(b.nthreads);
+    b.state.assign(b.nthreads, ThreadState::Ready);
+    b.at.assign(b.nthreads, nullptr);
+    b.values.resize(b.nthreads);
+    b.reduce_axes.resize(b.nthreads);
+    b.results.resize(b.nthreads);
+    b.errors.resize(b.nthreads);
+    b.wake = std::vector<std::condition_variable>(b.nthreads);
+    // One interpreter per thread, in this interpreter's environment.
+    std::vector<std::unique_ptr<LoopInterpreter>> interps;
+    for (int t = 0; t < b.nthreads; ++t) {
+        SpmdThread& th = b.threads[t];
+        th.block = &b;
+        th.index = t;
+        th.tid[0] = t % b.dims[0];
+        th.tid[1] = (t / b.dims[0]) % b.dims[1];
+        th.tid[2] = t / (b.dims[0] * b.dims[1]);
+        auto in = std::make_unique<LoopInterpreter>(options_);
+        for (const auto& [var, value] : eval_.bindings()) in->eval_.bind(Var(var), value);
+        for (const auto& slot : slots_)
+            if (slot->storage) in->slot_of(slot->var).storage = slot->storage;
+        in->loops_ = loops_;
+        in->steps_ = steps_;
+        in->spmd_ = &th;
+        interps.push_back(std::move(in));
+    }
+    int64_t steps = steps_;
+    if (!shape.syncs) {
+        for (auto& in : interps) {
+            in->run(body);
+            steps += in->steps_ - steps_;
+        }
+        steps_ = steps;
+        return;
+    }
+    // OS-thread mode: exactly one simulated thread runs at a time, in phases.
+    std::vector<std::thread> os_threads;
+    for (int t = 0; t < b.nthreads; ++t) {
+        os_threads.emplace_back([&b, &body, t, in = interps[t].get()] {
+            {
+                std::unique_lock lock(b.mu);
+                b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
+            }
+            ThreadState end = ThreadState::Done;
+            if (!b.abort) {
+                try {
+                    in->run(body);
+                } catch (const AbortBlock&) {
+                } catch (...) {
+                    b.errors[t] = std::current_exception();
+                    end = ThreadState::Failed;
+                }
+            }
+            std::lock_guard lock(b.mu);
+            b.state[t] = end;
+            b.running = -1;
+            b.coordinator.notify_one();
+        });
+    }
+    auto abandon = [&] {
+        {
+            std::lock_guard lock(b.mu);
+            b.abort = true;
+            for (auto& w : b.wake) w.notify_one();
+        }
+        for (auto& th : os_threads) th.join();
+    };
+    for (;;) {
+        for (int t = 0; t < b.nthreads; ++t) {
+            if (b.state[t] == ThreadState::Done) continue;
+            std::unique_lock lock(b.mu);
+            b.state[t] = ThreadState::Running;
+            b.running = t;
+            b.wake[t].notify_one();
+            b.coordinator.wait(lock, [&] { return b.running == -1; });
+            if (b.state[t] == ThreadState::Failed) {
+                lock.unlock();
+                abandon();
+                std::rethrow_exception(b.errors[t]);
+            }
+        }
+        int done = 0, first_waiting = -1, first_done = -1;
+        for (int t = 0; t < b.nthreads; ++t) {
+            if (b.state[t] == ThreadState::Done) {
+                ++done;
+                if (first_done < 0) first_done = t;
+            } else if (first_waiting < 0) {
+                first_waiting = t;
+            }
+        }
+        if (done == b.nthreads) break;
+        std::string problem;
+        if (done > 0) {
+            problem = "thread " + b.thread_name(first_waiting) + " waits at " +
+                      intrinsic_name(b.at[first_waiting]->op) + " but thread " +
+                      b.thread_name(first_done) + " finished without reaching it";
+        }
+        for (int t = 0; t < b.nthreads && problem.empty(); ++t) {
+            if (b.at[t] != b.at[first_waiting])
+                problem = "thread " + b.thread_name(first_waiting) + " and thread " +
+                          b.thread_name(t) + " wait at different barriers";
+        }
+        if (!problem.empty()) {
+            abandon();
+            TESSEL_THROW(RuntimeError) << "divergent barrier in a block: " << problem
+                                       << " (a barrier must be reached by every thread of the "
+                                          "block)"
+                                       << b.where;
+        }
+        if (b.at[first_waiting]->op == Intrinsic::thread_allreduce) {
+            try {
+                finish_allreduce(b);
+            } catch (...) {
+                abandon();
+                throw;
+            }
+        }
+        b.accesses.clear();  // a new phase
+    }
+    for (auto& th : os_threads) th.join();
+    for (auto& in : interps) steps += in->steps_ - steps_;
+    steps_ = steps;
+}
+
+void LoopInterpreter::exec_barrier() {
+    if (!spmd_) return;  // outside a block a barrier has nothing to wait for
+    exec_allreduce(nullptr);
+}
+
+// Stops this thread at a barrier (op == nullptr: thread_barrier) or an all-reduce until every
+// thread of the block has arrived; an all-reduce then stores the group's result into dest.
+void LoopInterpreter::exec_allreduce(const Call* op) {
+    static const Call* const kBarrier = [] {
+        static Expr e = Call::make(Intrinsic::thread_barrier, {});
+        return e.as<Call>();
+    }();
+    if (!spmd_) {
+        if (!op) return;
+        TESSEL_THROW(RuntimeError)
+            << "thread_allreduce outside a thread-bound loop nest" << loop_context();
+    }
+    SpmdBlock& b = *spmd_->block;
+    const int t = spmd_->index;
+    int64_t n = 0;
+    if (op) {
+        n = as_const_int(op->args[0]).value();
+        const int64_t m = as_const_int(op->args[1]).value();
+        std::vector<Value> vals;
+        for (int64_t k = 0; k < 2 * n; ++k) vals.push_back(eval_.eval(op->args[2 + k]));
+        std::vector<int> axes;
+        for (int64_t k = 0; k < m; ++k) {
+            const Variable* v = op->args[2 + 6 * n + k].as<Variable>();
+            auto it = spmd_->axis_of.find(v);
+            if (it == spmd_->axis_of.end() || !eval_.lookup(v))
+                TESSEL_THROW(RuntimeError)
+                    << "thread_allreduce over " << v->name
+                    << ", which is not the variable of an enclosing threadIdx loop"
+                    << loop_context();
+            axes.push_back(it->second);
+        }
+        b.values[t] = std::move(vals);
+        b.reduce_axes[t] = std::move(axes);
+    }
+    {
+        std::unique_lock lock(b.mu);
+        b.at[t] = op ? op : kBarrier;
+        b.state[t] = ThreadState::AtBarrier;
+        b.running = -1;
+        b.coordinator.notify_one();
+        b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
+        if (b.abort) throw AbortBlock{};
+    }
+    if (!op) return;
+    for (int64_t v = 0; v < n; ++v) {
+        const Variable* dest = op->args[2 + 5 * n + v].as<Variable>();
+        const Value& r = b.results[t][v];
+        InterpStorage& s = storage_for(dest, r.type.element_of(), "store to");
+        write_element(s, r.type.element_of(), 0, r.lanes[0]);
+    }
+}
+
+InterpStorage* LoopInterpreter::shared_storage(const Allocate* op, int64_t size) {
+    SpmdBlock& b = *spmd_->block;
+    const int64_t occurrence = spmd_->allocations[op]++;
+    auto& slot = b.shared[{op, occurrence}];
+    if (!slot) {
+        slot = std::make_unique<InterpStorage>();
+        slot->owned = std::make_unique<HostArray>(op->dtype.element_of(), std::vector{size});
+        slot->array = slot->owned.get();
+        slot->name = op->buffer_var.name();
+        slot->serial = b.next_serial++;
+        slot->shared = true;
+    }
+    if (slot->array->size() != size)
+        TESSEL_THROW(RuntimeError)
+            << "allocate " << op->buffer_var.name() << ": shared memory of " << slot->array->size()
+            << " elements in one thread of the block but " << size << " in another"
+            << loop_context();
+    return slot.get();
+}
+
+void LoopInterpreter::track_shared(const InterpStorage& s, int64_t flat, bool write) {
+    if (!spmd_) return;
+    SpmdBlock& b = *spmd_->block;
+    const int t = spmd_->index;
+    Access& a = b.accesses[(s.serial << 40) | static_cast<uint64_t>(flat)];
+    int other = -1;
+    const char* what = "";
+    if (a.writer >= 0 && a.writer != t) {
+        other = a.writer;
+        what = "wrote";
+    } else if (write && a.reader >= 0 && (a.reader != t || a.many_readers)) {
+        other = a.reader != t ? a.reader : -2;
+        what = "read";
+    }
+    if (other != -1) {
+        std::ostringstream os;
+        os << "race on shared memory " << s.name << ": thread " << b.thread_name(t) << " "
+           << (write ? "writes" : "reads") << " element " << flat << ", which thread "
+           << (other >= 0 ? b.thread_name(other) : std::string("(another)")) << " " << what
+           << " since the last barrier; insert a thread_barrier between them" << loop_context()
+           << b.where;
+        TESSEL_THROW(RuntimeError) << os.str();
+    }
+    if (write) {
+        a.writer = t;
+    } else if (a.reader < 0) {
+        a.reader = t;
+    } else if (a.reader != t) {
+        a.many_readers = true;
+    }
+}
+
+}  // namespace tessel::internal

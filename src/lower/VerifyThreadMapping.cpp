@@ -1,0 +1,181 @@
+// VerifyThreadMapping (see include/tessel/lower/VerifyThreadMapping.h).
+#include "tessel/lower/VerifyThreadMapping.h"
+
+#include <map>
+#include <sstream>
+
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+namespace {
+
+bool is_launch_axis(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
+}
+bool is_block_axis(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::BlockZ;
+}
+
+[[noreturn]] void fail(const Schedule& s, int stage, const std::string& message) {
+    std::ostringstream os;
+    os << "lower: stage '" << s.stages()[stage].name() << "': " << message << "\n  loop nest of '"
+       << s.stages()[stage].name() << "':\n"
+       << s.loop_nest_string(stage);
+    throw ScheduleError(os.str());
+}
+
+// The axes bound by the loops enclosing stage i's nest (its targets' loops at and outside the
+// attach points).
+std::map<IterAnnotation, int> enclosing_axes(const Schedule& s, int i) {
+    std::map<IterAnnotation, int> axes;
+    for (size_t hops = 0; hops <= s.stages().size() && s.stages()[i].attach == AttachKind::At;
+         ++hops) {
+        const Stage& st = s.stages()[i];
+        const Stage& t = s.stages()[st.attach_stage];
+        for (int id : t.leaf) {
+            if (is_launch_axis(t.iters[id].annotation))
+                axes[t.iters[id].annotation] = st.attach_stage;
+            if (id == st.attach_iter) break;
+        }
+        i = st.attach_stage;
+    }
+    return axes;
+}
+
+// The stage whose nest opens stage i's kernel: the outermost stage of its attach chain computed
+// outside any launch-bound loop (i itself when no launch-bound loop encloses it).
+int root_of(const Schedule& s, int i) {
+    for (size_t hops = 0; hops <= s.stages().size(); ++hops) {
+        if (enclosing_axes(s, i).empty()) return i;
+        i = s.stages()[i].attach_stage;
+    }
+    return i;
+}
+
+struct AxisUse {
+    int stage;
+    std::string loop;
+    Expr extent;
+};
+
+bool is_thread_axis(IterAnnotation a) {
+    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
+}
+
+// Stages whose buffer every thread of the block sees (the kernel's root stage, writing global
+// memory, and shared stages) must bind every thread axis of the block: the threads along an
+// unbound axis would all compute, and write, the same elements. Blocks hold at most 1024 threads;
+// CPU-parallel loops have no place in a kernel.
+void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotation, AxisUse>>& k) {
+    for (const auto& [root, axes] : k) {
+        int64_t threads = 1;
+        for (const auto& [a, use] : axes)
+            if (auto e = as_const_int(use.extent); e && is_thread_axis(a)) threads *= *e;
+        if (threads > 1024) {
+            std::ostringstream os;
+            os << "the kernel's blocks have " << threads
+               << " threads (the product of its threadIdx extents), more than 1024";
+            fail(s, root, os.str());
+        }
+    }
+    for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.attach == AttachKind::Inlined || !as_compute(st.op)) continue;
+        auto kernel = k.find(root_of(s, i));
+        if (kernel == k.end()) continue;
+        for (int id : st.leaf) {
+            if (st.iters[id].annotation == IterAnnotation::Parallel)
+                fail(s, i,
+                     "loop '" + st.iters[id].name +
+                         "' is parallel inside a GPU kernel; CPU threads have no place there "
+                         "(bind it to a thread axis instead)");
+        }
+        bool everyone = i == kernel->first || st.scope == StorageScope::Shared;
+        if (!everyone) continue;
+        for (const auto& [a, use] : kernel->second) {
+            auto e = as_const_int(use.extent);
+            if (!is_thread_axis(a) || (e && *e == 1)) continue;
+            bool bound = false;
+            for (int id : st.leaf) bound = bound || st.iters[id].annotation == a;
+            if (bound) continue;
+            std::ostringstream os;
+            os << "the kernel's blocks have " << to_string(use.extent) << " threads along "
+               << annotation_name(a) << " (stage '" << s.stages()[use.stage].name()
+               << "' binds it), but this stage, whose "
+               << (i == kernel->first ? "global" : "shared")
+               << " buffer every thread of the block writes, binds none of its loops to it: "
+                  "those threads would all compute the same elements. Bind one of its loops to "
+               << annotation_name(a);
+            fail(s, i, os.str());
+        }
+    }
+}
+
+}  // namespace
+
+void verify_thread_mapping(const Schedule& s) {
+    std::vector<std::vector<Expr>> extents;
+    bool any = false;
+    for (const Stage& st : s.stages())
+        for (int id : st.leaf) any = any || is_launch_axis(st.iters[id].annotation);
+    if (!any) return;
+    extents = s.infer_extents();
+    // Per kernel root, per axis: the first loop bound to it.
+    std::map<int, std::map<IterAnnotation, AxisUse>> kernels;
+    for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.attach == AttachKind::Inlined) continue;
+        std::map<IterAnnotation, int> outer = enclosing_axes(s, i);
+        bool seen_thread = false;
+        for (size_t pos = 0; pos < st.leaf.size(); ++pos) {
+            const Iterator& it = st.iters[st.leaf[pos]];
+            IterAnnotation a = it.annotation;
+            if (!is_launch_axis(a)) continue;
+            std::ostringstream os;
+            if (is_block_axis(a) && !outer.empty()) {
+                os << "loop '" << it.name << "' is bound to " << annotation_name(a)
+                   << ", but the stage is computed inside a kernel (inside another stage's "
+                      "blockIdx/threadIdx loops); only a kernel's root stage binds blockIdx";
+                fail(s, i, os.str());
+            }
+            if (is_block_axis(a) && seen_thread) {
+                os << "loop '" << it.name << "' is bound to " << annotation_name(a)
+                   << " inside a threadIdx-bound loop; blockIdx loops must be outside the "
+                      "threadIdx loops (reorder them)";
+                fail(s, i, os.str());
+            }
+            seen_thread = seen_thread || !is_block_axis(a);
+            if (!is_block_axis(a) && !outer.empty() && st.scope != StorageScope::Shared &&
+                it.kind != IterKind::Reduction) {
+                os << "loop '" << it.name << "' is bound to " << annotation_name(a)
+                   << ", but the stage's buffer is private to each thread (it is computed inside "
+                      "a kernel and its scope is not shared): each thread would compute only its "
+                      "share of its own copy. set_scope it to shared, or leave its loops unbound";
+                fail(s, i, os.str());
+            }
+            if (auto o = outer.find(a); o != outer.end()) {
+                os << "loop '" << it.name << "' is bound to " << annotation_name(a)
+                   << ", which an enclosing loop of stage '" << s.stages()[o->second].name()
+                   << "' binds already";
+                fail(s, i, os.str());
+            }
+            Expr ext = simplify(extents[i][pos]);
+            auto& axes = kernels[root_of(s, i)];
+            auto [use, fresh] = axes.emplace(a, AxisUse{i, it.name, ext});
+            if (fresh || structural_equal(use->second.extent, ext)) continue;
+            os << "thread axis " << annotation_name(a) << " has extent " << to_string(ext)
+               << " here (loop '" << it.name << "'), but extent " << to_string(use->second.extent)
+               << " in stage '" << s.stages()[use->second.stage].name() << "' (loop '"
+               << use->second.loop
+               << "') of the same kernel; every stage of one kernel must agree on thread extents";
+            fail(s, i, os.str());
+        }
+    }
+    check_coverage(s, kernels);
+}
+
+}  // namespace tessel
