@@ -129,6 +129,13 @@ IterAnnotation parse_annotation(const std::string& name, const char* primitive) 
                                 << "' (e.g. vectorize, unroll, parallel, threadIdx.x, blockIdx.x)";
 }
 
+StorageScope parse_scope(const std::string& name, const char* primitive) {
+    for (StorageScope sc : {StorageScope::Global, StorageScope::Shared, StorageScope::Local})
+        if (name == scope_name(sc)) return sc;
+    TESSEL_THROW(ScheduleError) << primitive << ": unknown storage scope '" << name
+                                << "' (global, shared or local)";
+}
+
 py::tuple split(const SchedulePtr& s, py::handle stage_h, py::handle iter_h, py::object factor,
                 py::object nparts, const std::string& tail) {
     int stage = resolve_stage(s, stage_h, "split");
@@ -226,10 +233,18 @@ void def_primitives(py::class_<Schedule, SchedulePtr>& cls) {
         "bind",
         [](const SchedulePtr& s, O stage, O iter, const std::string& thread) {
             int st = resolve_stage(s, stage, "bind");
-            s->annotate(st, resolve_iter(s, st, iter, "bind"), parse_annotation(thread, "bind"));
+            s->bind(st, resolve_iter(s, st, iter, "bind"), parse_annotation(thread, "bind"));
         },
         py::arg("stage"), py::arg("iter"), py::arg("thread"),
         "Binds a loop to a GPU thread axis (\"threadIdx.x\", \"blockIdx.y\", \"vthread\").");
+    cls.def(
+        "set_scope",
+        [](const SchedulePtr& s, O stage, const std::string& scope) {
+            s->set_scope(resolve_stage(s, stage, "set_scope"), parse_scope(scope, "set_scope"));
+        },
+        py::arg("stage"), py::arg("scope"),
+        "Where the stage's buffer lives: \"global\", \"shared\" (per thread block) or \"local\" "
+        "(per thread).");
     cls.def(
         "pragma",
         [](const SchedulePtr& s, O stage, const std::string& key, int64_t value) {
@@ -314,6 +329,9 @@ void def_stage(py::module_& m) {
         .def(
             "bind", [sched](const StageRef& r, O v, O t) { sched(r).attr("bind")(r, v, t); },
             py::arg("iter"), py::arg("thread"))
+        .def(
+            "set_scope", [sched](const StageRef& r, O scope) { sched(r).attr("set_scope")(r, scope); },
+            py::arg("scope"))
         .def(
             "pragma",
             [sched](const StageRef& r, O key, O value) { sched(r).attr("pragma")(r, key, value); },

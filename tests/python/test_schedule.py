@@ -202,3 +202,30 @@ def test_queries():
     assert "i0.outer" in s.loop_nest(C) and s.loop_nest(2) == st.loop_nest()
     assert len(s.workload_key) == 16 and s.outputs[0] == C
     assert C.op.shape == (24, 20) and "k" in repr(C.op.reduce_axis[0])
+
+
+def test_gpu_thread_binding_and_scope():
+    n = 64
+    A = ts.placeholder((n, n), name="A")
+    As = ts.compute((n, n), lambda i, j: A[i, j] * 2, name="As")
+    C = ts.compute((n, n), lambda i, j: As[i, j] + 1, name="C")
+    s = ts.create_schedule(C)
+    bo, bi = s[C].split(C.op.axis[0], factor=8)
+    to, ti = s[C].split(C.op.axis[1], factor=16)
+    s[C].bind(bo, "blockIdx.x")
+    s[C].bind(ti, "threadIdx.x")
+    s[As].set_scope("shared")
+    s[As].compute_at(s[C], bo)
+    ax = s[As].leaf_iter_vars
+    s[As].bind(s[As].split(ax[1], factor=16)[1], "threadIdx.x")
+    text = str(ts.lower(s, [A, C]))
+    assert "blockIdx.x" in text and "threadIdx.x" in text and "shared" in text
+    replays(s, [A, C])
+    assert "s.set_scope(" in s.to_python() and 'blockIdx.x"' in s.to_python()
+    with pytest.raises(ts.ScheduleError, match="unknown storage scope"):
+        s[As].set_scope("texture")
+    with pytest.raises(ts.ScheduleError):
+        s[C].bind(bi, "threadIdx.x")  # threadIdx.x is bound to another loop of C already
+    if "llvm" in ts.targets():
+        with pytest.raises(ts.CompileError, match="GPU"):
+            ts.build(s, [A, C], target="llvm")
