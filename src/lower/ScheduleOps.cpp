@@ -2,6 +2,7 @@
 #include "tessel/lower/ScheduleOps.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "tessel/arith/Simplify.h"
@@ -23,6 +24,34 @@ ForKind for_kind(IterAnnotation a) {
     }
 }
 
+// True when the stage's storage is compact row-major over its axes (no storage_* primitive).
+bool default_layout(const Stage& st) {
+    for (size_t k = 0; k < st.storage.size(); ++k) {
+        const StorageDim& d = st.storage[k];
+        if (d.part != StorageDim::Part::Whole || d.axis != static_cast<int>(k) || d.align_factor)
+            return false;
+    }
+    return true;
+}
+
+// Indices into the stage's buffer for logical indices `idx` (relative to its region): one per
+// storage dimension, blocked dimensions as idx / factor and idx % factor.
+std::vector<Expr> storage_indices(const Stage& st, const std::vector<Expr>& idx) {
+    if (default_layout(st)) return idx;
+    std::vector<Expr> out;
+    for (const StorageDim& d : st.storage) {
+        const Expr& i = idx[d.axis];
+        Expr f = make_const(i.type(), d.factor);
+        if (d.part == StorageDim::Part::Whole)
+            out.push_back(i);
+        else if (d.part == StorageDim::Part::Outer)
+            out.push_back(FloorDiv::make(i, f));
+        else
+            out.push_back(FloorMod::make(i, f));
+    }
+    return out;
+}
+
 class NestBuilder {
 public:
     NestBuilder(const Schedule& s, const std::vector<Tensor>& args)
@@ -37,6 +66,7 @@ public:
 
 private:
     void make_buffers(const std::vector<Tensor>& args);
+    Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape);
     Stmt stage_nest(int i);
     Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
     Stmt with_attached(int i, int iter_id, Stmt body);
@@ -53,6 +83,7 @@ private:
     std::vector<std::vector<Buffer>> buffers_;  ///< per stage, per output
     std::vector<bool> is_arg_;
     std::vector<Buffer> arg_buffers_;
+    std::map<const BufferNode*, Expr> alloc_size_;  ///< padded (storage_align) buffers' sizes
 };
 
 void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
@@ -69,6 +100,11 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
             TESSEL_THROW(ScheduleError)
                 << "lower: argument '" << t.name()
                 << "' is inlined; it has no storage to pass (compute_root it)";
+        if (!default_layout(s_.stages()[stage]))
+            TESSEL_THROW(ScheduleError)
+                << "lower: argument '" << t.name()
+                << "' has a storage layout (storage_split/reorder/align); the caller's buffers "
+                   "are compact row-major";
         Buffer& slot =
             buffers_[stage].empty() ? buffers_[stage].emplace_back() : buffers_[stage][0];
         (void)slot;
@@ -108,9 +144,55 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
             shape.push_back(b.storage_extent[d]);
         }
         for (int v = 0; v < op_num_outputs(st.op); ++v)
-            buffers_[i].push_back(
-                Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape));
+            buffers_[i].push_back(laid_out_buffer(st, op_output(st.op, v), shape));
     }
+}
+
+// The buffer of one output of a stage with storage extents `shape`: its storage dimensions in
+// the stage's layout order, with padded strides where storage_align asks for them.
+Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
+                                    const std::vector<Expr>& shape) {
+    if (default_layout(st)) return Buffer(t.name(), t.dtype(), shape, st.scope);
+    std::vector<int64_t> extents, strides(st.storage.size());
+    for (const StorageDim& d : st.storage) {
+        auto e = as_const_int(shape[d.axis]);
+        if (!e)
+            TESSEL_THROW(ScheduleError)
+                << "lower: stage '" << st.name() << "' has a storage layout but extent "
+                << to_string(shape[d.axis]) << " of axis " << d.axis << " is not constant";
+        extents.push_back(d.part == StorageDim::Part::Whole   ? *e
+                          : d.part == StorageDim::Part::Outer ? (*e + d.factor - 1) / d.factor
+                                                              : d.factor);
+    }
+    int64_t stride = 1;
+    bool padded = false;
+    for (size_t k = st.storage.size(); k-- > 0;) {
+        const StorageDim& d = st.storage[k];
+        if (d.align_factor > 0) {
+            int64_t aligned = stride + ((d.align_offset - stride) % d.align_factor +
+                                        d.align_factor) % d.align_factor;
+            padded = padded || aligned != stride;
+            stride = aligned;
+        }
+        strides[k] = stride;
+        stride *= extents[k];
+    }
+    Type idx = shape.empty() ? Int(32) : shape[0].type();
+    if (stride > idx.max_int()) idx = Int(64);
+    std::vector<Expr> phys;
+    for (int64_t e : extents) phys.push_back(make_const(idx, e));
+    auto* n = new BufferNode();
+    n->data = Var(t.name(), Handle());
+    n->dtype = t.dtype();
+    n->shape = phys;
+    n->elem_offset = make_zero(idx);
+    n->name = t.name();
+    n->scope = st.scope;
+    if (padded) {
+        for (int64_t x : strides) n->strides.push_back(make_const(idx, x));
+        alloc_size_[n] = make_const(idx, stride);
+    }
+    return Buffer(n);
 }
 
 // Rewrites a stage's body: DSL axis variables become the absolute root values, reads of tensors
@@ -133,7 +215,8 @@ protected:
             if (idx[d].type() != mn.type()) idx[d] = Cast::make(mn.type(), idx[d]);
             if (!is_zero(mn)) idx[d] = Sub::make(idx[d], mn);
         }
-        return BufferLoad::make(buffers_[p][op->tensor.value_index()], idx);
+        return BufferLoad::make(buffers_[p][op->tensor.value_index()],
+                                storage_indices(s_.stages()[p], idx));
     }
 
 private:
@@ -158,7 +241,7 @@ std::vector<Expr> NestBuilder::store_indices(int i) {
     std::vector<Expr> idx;
     for (size_t d = 0; d < c->axis.size(); ++d)
         idx.push_back(simplify(Sub::make(bounds_[i].root_values[d], bounds_[i].region_min[d])));
-    return idx;
+    return storage_indices(s_.stages()[i], idx);
 }
 
 Stmt NestBuilder::init_stmt(int i) {
@@ -211,7 +294,10 @@ Stmt NestBuilder::allocate(int i, Stmt body) {
     if (is_arg_[i]) return body;
     for (size_t v = buffers_[i].size(); v-- > 0;) {
         const Buffer& b = buffers_[i][v];
-        body = Allocate::make(b->data, b.dtype(), b.shape(), b->scope, body);
+        auto padded = alloc_size_.find(b.get());
+        std::vector<Expr> extents =
+            padded == alloc_size_.end() ? b.shape() : std::vector<Expr>{padded->second};
+        body = Allocate::make(b->data, b.dtype(), extents, b->scope, body);
     }
     return body;
 }
