@@ -95,14 +95,17 @@ std::string python_line(const Schedule& s, const Step& step) {
 
 std::string Schedule::to_python() const {
     std::ostringstream os;
+    // The stages before the first step: cache_read, cache_write and rfactor insert stages later,
+    // and each line's comment names the stages as they are when it runs.
+    Schedule replayed(outputs_, limits_);
+    const std::vector<Stage>& initial = replayed.stages();
     os << "# tessel schedule for workload " << std::hex << workload_key_ << std::dec << "\n"
        << "# stages:";
-    for (size_t i = 0; i < stages_.size(); ++i) os << " " << i << "=" << stages_[i].name();
+    for (size_t i = 0; i < initial.size(); ++i) os << " " << i << "=" << initial[i].name();
     os << "\n"
        << "import tessel as ts\n\n"
        << "def apply_schedule(s):\n";
     if (steps_.empty()) os << "    pass\n";
-    Schedule replayed(outputs_, limits_);
     for (const Step& step : steps_) {
         os << "    " << python_line(replayed, step) << "\n";
         replayed.apply(step);
