@@ -33,7 +33,12 @@ std::string snapshot(const Schedule& s) {
         const Stage& st = s.stages()[i];
         os << s.loop_nest_string(static_cast<int>(i)) << static_cast<int>(st.attach) << " "
            << st.attach_stage << " " << st.attach_iter << " " << st.auto_unroll_max_step << " "
-           << st.iters.size() << " " << st.relations.size() << "\n";
+           << st.iters.size() << " " << st.relations.size() << " " << scope_name(st.scope)
+           << " " << st.op.get() << " " << st.dag_op.get();
+        for (const StorageDim& d : st.storage)
+            os << " " << static_cast<int>(d.part) << "/" << d.axis << "/" << d.factor << "/"
+               << d.align_factor << "/" << d.align_offset;
+        os << "\n";
     }
     return os.str();
 }
@@ -218,6 +223,118 @@ StepGenerator::Attempt StepGenerator::compute_at_attempt(const Schedule& s, int 
     return a;
 }
 
+std::string StepGenerator::random_scope() {
+    static const char* kScopes[] = {"global", "shared", "local"};
+    if (pick(60) == 0) return "texture";  // illegal
+    return kScopes[pick(3)];
+}
+
+StepGenerator::Attempt StepGenerator::cache_read_attempt(const Schedule& s) {
+    // Mostly a tensor (often a placeholder) with readers, and a random non-empty subset of them.
+    int n = static_cast<int>(s.stages().size());
+    int stage = pick(n);
+    std::vector<int> readers;
+    for (int i = 0; i < n; ++i)
+        for (const Tensor& t : op_inputs(s.stages()[i].op))
+            if (t.op().same_as(s.stages()[stage].op)) {
+                if (readers.empty() || pick(2) == 0) readers.push_back(i);
+                break;
+            }
+    if (readers.empty() || pick(30) == 0) readers.push_back(pick(n + 1));  // maybe a non-reader
+    std::string scope = random_scope();
+    Attempt a = simple("cache_read",
+                       "cache_read(" + std::to_string(stage) + ", " + scope + ", " +
+                           join(readers) + ")",
+                       [=](Schedule& sch) { sch.cache_read(stage, scope, readers); });
+    return a;
+}
+
+StepGenerator::Attempt StepGenerator::cache_write_attempt(const Schedule& s, int stage) {
+    (void)s;
+    std::string scope = random_scope();
+    return simple("cache_write", "cache_write(" + std::to_string(stage) + ", " + scope + ")",
+                  [=](Schedule& sch) { sch.cache_write(stage, scope); });
+}
+
+StepGenerator::Attempt StepGenerator::storage_attempt(const Schedule& s, int stage) {
+    int dims = stage >= 0 && stage < static_cast<int>(s.stages().size())
+                   ? static_cast<int>(s.stages()[stage].storage.size())
+                   : 0;
+    int dim = dims > 0 && pick(30) != 0 ? pick(dims) : dims;  // sometimes out of range
+    std::string st = std::to_string(stage);
+    switch (pick(3)) {
+        case 0: {
+            static const int64_t kFactors[] = {1, 2, 3, 4, 8, 16, 0};
+            int64_t f = kFactors[pick(static_cast<int>(std::size(kFactors)))];
+            return simple("storage_split",
+                          "storage_split(" + st + ", " + std::to_string(dim) + ", " +
+                              std::to_string(f) + ")",
+                          [=](Schedule& sch) { sch.storage_split(stage, dim, f); });
+        }
+        case 1: {
+            std::vector<int> order(dims);
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), rng_);
+            if (dims > 0 && pick(30) == 0) order[pick(dims)] = order[pick(dims)];  // illegal
+            return simple("storage_reorder", "storage_reorder(" + st + ", " + join(order) + ")",
+                          [=](Schedule& sch) { sch.storage_reorder(stage, order); });
+        }
+        default: {
+            static const int64_t kFactors[] = {1, 2, 4, 5, 8, 16, 32, 0, -4};
+            int64_t f = kFactors[pick(static_cast<int>(std::size(kFactors)))];
+            int64_t off = f > 0 ? pick(static_cast<int>(f) + (pick(30) == 0 ? 1 : 0)) : 0;
+            return simple("storage_align",
+                          "storage_align(" + st + ", " + std::to_string(dim) + ", " +
+                              std::to_string(f) + ", " + std::to_string(off) + ")",
+                          [=](Schedule& sch) { sch.storage_align(stage, dim, f, off); });
+        }
+    }
+}
+
+StepGenerator::Attempt StepGenerator::follow_split_attempt(const Schedule& s, int stage) {
+    // Mostly an earlier split step (Ansor's follow_split), sometimes another step or none.
+    std::vector<int> splits;
+    for (size_t i = 0; i < s.steps().size(); ++i)
+        if (std::holds_alternative<SplitStep>(s.steps()[i])) splits.push_back(static_cast<int>(i));
+    int src = !splits.empty() && pick(10) != 0 ? splits[pick(static_cast<int>(splits.size()))]
+                                               : pick(static_cast<int>(s.steps().size()) + 1);
+    int leaf = random_leaf(s, stage);
+    Attempt a = simple("follow_split",
+                       "follow_split(" + std::to_string(stage) + ", " + std::to_string(leaf) +
+                           ", " + std::to_string(src) + ")",
+                       [=](Schedule& sch) { sch.follow_split(stage, leaf, src); });
+    if (src >= 0 && src < static_cast<int>(s.steps().size()))
+        if (const auto* sp = std::get_if<SplitStep>(&s.steps()[src])) {
+            if (auto d = split_divides(s, stage, leaf, sp->factor); d && !sp->by_nparts) {
+                a.splits = 1;
+                a.non_dividing = *d ? 0 : 1;
+            }
+            a.tails = {sp->tail};
+        }
+    return a;
+}
+
+StepGenerator::Attempt StepGenerator::rfactor_attempt(const Schedule& s, int stage) {
+    // Mostly a reduction leaf (one part of a split reduction axis, if there is one).
+    int n = num_leaves(s, stage);
+    std::vector<int> reduction;
+    for (int p = 0; p < n; ++p)
+        if (s.stages()[stage].iters[s.stages()[stage].leaf[p]].kind == IterKind::Reduction)
+            reduction.push_back(p);
+    int leaf = !reduction.empty() && pick(10) != 0
+                   ? reduction[pick(static_cast<int>(reduction.size()))]
+                   : random_leaf(s, stage);
+    int axes = 0;
+    if (stage >= 0 && stage < static_cast<int>(s.stages().size()))
+        if (const ComputeOpNode* c = as_compute(s.stages()[stage].op))
+            axes = static_cast<int>(c->axis.size());
+    int factor_axis = pick(30) == 0 ? axes + 1 : pick(axes + 1);
+    return simple("rfactor",
+                  "rfactor(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+                      std::to_string(factor_axis) + ")",
+                  [=](Schedule& sch) { sch.rfactor(stage, leaf, factor_axis); });
+}
+
 StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
     int stage = random_stage(s);
     // Compute-location primitives mostly move intermediate stages.
@@ -227,7 +344,7 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
             inner.push_back(static_cast<int>(i));
     int moved =
         !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
-    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4};
+    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4, 6, 4, 8, 3, 5};
     int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
     while (r >= kWeights[kind]) r -= kWeights[kind++];
     switch (kind) {
@@ -250,9 +367,14 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
         case 10:
             return simple("compute_inline", "compute_inline(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_inline(moved); });
-        default:
+        case 11:
             return simple("compute_root", "compute_root(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_root(moved); });
+        case 12: return cache_read_attempt(s);
+        case 13: return cache_write_attempt(s, stage);
+        case 14: return storage_attempt(s, moved);
+        case 15: return follow_split_attempt(s, stage);
+        default: return rfactor_attempt(s, stage);
     }
 }
 

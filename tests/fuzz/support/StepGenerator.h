@@ -54,6 +54,12 @@ private:
     Attempt reorder_attempt(const Schedule& s, int stage);
     Attempt annotate_attempt(const Schedule& s, int stage, IterAnnotation a);
     Attempt compute_at_attempt(const Schedule& s, int stage);
+    Attempt cache_read_attempt(const Schedule& s);
+    Attempt cache_write_attempt(const Schedule& s, int stage);
+    Attempt storage_attempt(const Schedule& s, int stage);
+    Attempt follow_split_attempt(const Schedule& s, int stage);
+    Attempt rfactor_attempt(const Schedule& s, int stage);
+    std::string random_scope();
     int random_stage(const Schedule& s);
     int random_leaf(const Schedule& s, int stage);
     int64_t random_factor(const Schedule& s, int stage, int leaf);
