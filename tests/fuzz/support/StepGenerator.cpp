@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "fuzz/support/FuzzCase.h"
@@ -315,20 +316,63 @@ StepGenerator::Attempt StepGenerator::follow_split_attempt(const Schedule& s, in
 }
 
 StepGenerator::Attempt StepGenerator::rfactor_attempt(const Schedule& s, int stage) {
-    // Mostly a reduction leaf (one part of a split reduction axis, if there is one).
-    int n = num_leaves(s, stage);
-    std::vector<int> reduction;
-    for (int p = 0; p < n; ++p)
-        if (s.stages()[stage].iters[s.stages()[stage].leaf[p]].kind == IterKind::Reduction)
-            reduction.push_back(p);
-    int leaf = !reduction.empty() && pick(10) != 0
-                   ? reduction[pick(static_cast<int>(reduction.size()))]
-                   : random_leaf(s, stage);
+    // Mostly a part of a split root reduction axis of any stage (the legal case), else a random
+    // leaf of `stage`.
+    std::vector<std::pair<int, int>> legal;  // (stage, leaf)
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        for (size_t p = 0; p < st.leaf.size(); ++p)
+            for (const IterRelation& r : st.relations)
+                if (r.kind == IterRelation::Kind::Split &&
+                    (r.outer == st.leaf[p] || r.inner == st.leaf[p]) &&
+                    st.iters[st.leaf[p]].kind == IterKind::Reduction &&
+                    std::find(st.root.begin(), st.root.end(), r.parent) != st.root.end())
+                    legal.emplace_back(static_cast<int>(i), static_cast<int>(p));
+    }
+    // Without one, mostly split a root reduction leaf first (split and rfactor as one attempt).
+    std::vector<std::pair<int, int>> roots;
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        for (size_t p = 0; p < st.leaf.size(); ++p)
+            if (st.iters[st.leaf[p]].kind == IterKind::Reduction &&
+                std::find(st.root.begin(), st.root.end(), st.leaf[p]) != st.root.end())
+                roots.emplace_back(static_cast<int>(i), static_cast<int>(p));
+    }
+    int leaf;
+    int64_t presplit = 0;
+    if (!legal.empty() && pick(4) != 0) {
+        std::tie(stage, leaf) = legal[pick(static_cast<int>(legal.size()))];
+    } else if (!roots.empty() && pick(4) != 0) {
+        std::tie(stage, leaf) = roots[pick(static_cast<int>(roots.size()))];
+        presplit = random_factor(s, stage, leaf);
+    } else {
+        leaf = random_leaf(s, stage);
+    }
     int axes = 0;
     if (stage >= 0 && stage < static_cast<int>(s.stages().size()))
         if (const ComputeOpNode* c = as_compute(s.stages()[stage].op))
             axes = static_cast<int>(c->axis.size());
     int factor_axis = pick(30) == 0 ? axes + 1 : pick(axes + 1);
+    if (presplit != 0) {
+        int part = leaf + pick(2);
+        Attempt a = simple("rfactor",
+                           "split(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+                               std::to_string(presplit) + ") + rfactor(" + std::to_string(stage) +
+                               ", " + std::to_string(part) + ", " + std::to_string(factor_axis) +
+                               ")",
+                           [=](Schedule& sch) {
+                               Schedule next = sch;  // both steps or neither
+                               next.split(stage, leaf, presplit);
+                               next.rfactor(stage, part, factor_axis);
+                               sch = next;
+                           });
+        if (auto d = split_divides(s, stage, leaf, presplit)) {
+            a.splits = 1;
+            a.non_dividing = *d ? 0 : 1;
+            a.tails = {TailStrategy::Guard};
+        }
+        return a;
+    }
     return simple("rfactor",
                   "rfactor(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
                       std::to_string(factor_axis) + ")",
