@@ -20,6 +20,10 @@
 // `Stage::iters`); relations (split, fuse) connect them back to the root axes, which are the
 // compute's data-parallel axes followed by its reduction axes.
 //
+// cache_read, cache_write and rfactor insert stages (later indices shift by one) and rebuild the
+// operations that read through them; `Stage::dag_op` keeps the DAG operation a stage computes,
+// so the user's tensors still find their stages and the workload key is that of the DAG.
+//
 // Extents are known after every step (`Stage::iters[id].extent`), without lowering: constant for
 // constant shapes, symbolic otherwise. The extents of stages attached with compute_at depend on
 // the region their consumers need; `infer_extents()` computes them.

@@ -4,9 +4,12 @@
 // address stages by index and iterators by their position in the stage's leaf list at the time
 // the step is applied, as Ansor's do, so a step list replays deterministically on a fresh
 // schedule of the same DAG, serialises to JSON, and can be mutated by the auto-scheduler.
+// cache_read, cache_write and rfactor insert a stage: later stage indices shift by one, and the
+// steps recorded before stay valid because a list replays in order. follow_split refers to an
+// earlier split step by its index in the list, so a mutated factor there carries over.
 //
 // Adding a primitive touches: its struct and the Step variant here; Schedule::apply and the
-// primitive in src/schedule/Schedule*.cpp; the JSON reader/writer in src/schedule/StepJson.cpp;
+// primitive in src/schedule/*Primitives.cpp (or RFactor.cpp); the JSON reader/writer in src/schedule/StepJson.cpp;
 // the Python printer in src/schedule/ToPython.cpp; and a test in
 // tests/unit/schedule_steps_test.cpp.
 #pragma once
