@@ -169,8 +169,9 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
     for (size_t k = st.storage.size(); k-- > 0;) {
         const StorageDim& d = st.storage[k];
         if (d.align_factor > 0) {
-            int64_t aligned = stride + ((d.align_offset - stride) % d.align_factor +
-                                        d.align_factor) % d.align_factor;
+            int64_t aligned =
+                stride +
+                ((d.align_offset - stride) % d.align_factor + d.align_factor) % d.align_factor;
             padded = padded || aligned != stride;
             stride = aligned;
         }

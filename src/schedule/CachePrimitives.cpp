@@ -56,7 +56,8 @@ void redirect_reads(std::vector<Stage>& stages, const std::vector<int>& readers,
     for (size_t i = 0; i < stages.size(); ++i) {
         const ComputeOpNode* c = as_compute(stages[i].op);
         if (!c) continue;
-        bool listed = std::find(readers.begin(), readers.end(), static_cast<int>(i)) != readers.end();
+        bool listed =
+            std::find(readers.begin(), readers.end(), static_cast<int>(i)) != readers.end();
         RedirectReads r(listed ? only : none, all);
         std::vector<Expr> body;
         bool changed = false;
@@ -79,8 +80,7 @@ namespace {
 Operation copy_op(const std::vector<Expr>& shape, const std::string& name,
                   const std::function<std::vector<Expr>(const std::vector<Expr>&)>& f) {
     std::vector<Tensor> out = compute_multi(
-        shape,
-        [&](const std::vector<Var>& v) { return f(std::vector<Expr>(v.begin(), v.end())); },
+        shape, [&](const std::vector<Var>& v) { return f(std::vector<Expr>(v.begin(), v.end())); },
         name);
     return out[0].op();
 }

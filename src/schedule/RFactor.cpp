@@ -89,8 +89,8 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
         [&](const std::vector<Var>& v) {
             VarMap map;
             for (size_t d = 0; d < nsp; ++d)
-                map[c->axis[d].var().get()] =
-                    cast_to(c->axis[d].var().type(), v[d < static_cast<size_t>(factor_axis) ? d : d + 1]);
+                map[c->axis[d].var().get()] = cast_to(
+                    c->axis[d].var().type(), v[d < static_cast<size_t>(factor_axis) ? d : d + 1]);
             Expr x = cast_to(rt, v[factor_axis]);
             Expr part = is_outer ? x * cast_to(rt, inner_ext) + ry.var()
                                  : Expr(ry.var()) * cast_to(rt, inner_ext) + x;
@@ -100,8 +100,8 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
             std::vector<Expr> sources, bodies;
             for (const Expr& e : red->source) sources.push_back(substitute(e, map));
             for (size_t k = 0; k < c->body.size(); ++k)
-                bodies.push_back(Reduce::make(red->combiner, sources, rf_axes, cond,
-                                              static_cast<int>(k)));
+                bodies.push_back(
+                    Reduce::make(red->combiner, sources, rf_axes, cond, static_cast<int>(k)));
             return bodies;
         },
         c->name + ".rf");
@@ -110,13 +110,13 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
     std::vector<Tensor> fin = compute_multi(
         spatial_shape,
         [&](const std::vector<Var>& v) {
-            std::vector<Expr> idx = with_inserted(std::vector<Expr>(v.begin(), v.end()),
-                                                  factor_axis, kr.var());
+            std::vector<Expr> idx =
+                with_inserted(std::vector<Expr>(v.begin(), v.end()), factor_axis, kr.var());
             std::vector<Expr> sources, bodies;
             for (const Tensor& t : rf) sources.push_back(t(idx));
             for (size_t k = 0; k < c->body.size(); ++k)
-                bodies.push_back(Reduce::make(red->combiner, sources, {kr},
-                                              make_const(Bool(), 1), static_cast<int>(k)));
+                bodies.push_back(Reduce::make(red->combiner, sources, {kr}, make_const(Bool(), 1),
+                                              static_cast<int>(k)));
             return bodies;
         },
         c->name);

@@ -207,7 +207,8 @@ Stage make_stage(const Operation& op) {
     if (const ComputeOpNode* c = as_compute(op)) {
         auto add_root = [&](const IterVar& iv, IterKind kind) {
             st.root.push_back(static_cast<int>(st.iters.size()));
-            st.iters.push_back(Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
+            st.iters.push_back(
+                Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
         };
         for (const IterVar& iv : c->axis) add_root(iv, IterKind::Spatial);
         for (const IterVar& iv : c->reduce_axis) add_root(iv, IterKind::Reduction);

@@ -11,10 +11,11 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {
-        "split",         "fuse",          "reorder",       "annotate",        "pragma",
-        "compute_at",    "compute_inline", "compute_root", "cache_read",      "cache_write",
-        "storage_split", "storage_reorder", "storage_align", "follow_split", "rfactor"};
+    static const char* names[] = {"split",          "fuse",          "reorder",
+                                  "annotate",       "pragma",        "compute_at",
+                                  "compute_inline", "compute_root",  "cache_read",
+                                  "cache_write",    "storage_split", "storage_reorder",
+                                  "storage_align",  "follow_split",  "rfactor"};
     static_assert(std::variant_size_v<Step> == std::size(names));
     return names[step.index()];
 }

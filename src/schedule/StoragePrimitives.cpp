@@ -90,8 +90,8 @@ void Schedule::storage_reorder(int stage, const std::vector<int>& order) {
         std::ostringstream os;
         os << "order [";
         for (size_t i = 0; i < order.size(); ++i) os << (i ? ", " : "") << order[i];
-        os << "] is not a permutation of the " << st.storage.size()
-           << " storage dimensions " << layout_string(st);
+        os << "] is not a permutation of the " << st.storage.size() << " storage dimensions "
+           << layout_string(st);
         schedule_fail(*this, prim, stage, os.str());
     }
     std::vector<StorageDim> dims;

@@ -74,8 +74,8 @@ std::string python_line(const Schedule& s, const Step& step) {
                 os << "s.storage_reorder(" << st.stage << ", " << list(st.order) << ")  # "
                    << stage;
             } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
-                os << "s.storage_align(" << st.stage << ", " << st.dim << ", " << st.factor
-                   << ", " << st.offset << ")  # " << stage;
+                os << "s.storage_align(" << st.stage << ", " << st.dim << ", " << st.factor << ", "
+                   << st.offset << ")  # " << stage;
             } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
                 os << "s.follow_split(" << st.stage << ", " << st.iter << ", " << st.src_step
                    << ")  # " << stage << ": split " << leaf_name(s, st.stage, st.iter)

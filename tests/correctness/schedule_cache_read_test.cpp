@@ -30,8 +30,8 @@ TEST(ScheduleCacheRead, SharedTileAtTheGemmsOuterLoop) {
     int as = s.cache_read(s.stage_of(mm.A), "shared", {c});
     int bs = s.cache_read(s.stage_of(mm.B), "shared", {c + 1});
     c = s.stage_of(mm.C);
-    s.tile(c, 0, 1, 8, 16);       // io jo ii ji k
-    s.split(c, 4, 5);             // io jo ii ji ko ki
+    s.tile(c, 0, 1, 8, 16);            // io jo ii ji k
+    s.split(c, 4, 5);                  // io jo ii ji ko ki
     s.reorder(c, {0, 1, 4, 2, 3, 5});  // io jo ko ii ji ki
     s.compute_at(as, c, 2);
     s.compute_at(bs, c, 2);
@@ -45,10 +45,10 @@ TEST(ScheduleCacheRead, PackedBInColumnPanels) {
     int c = s.stage_of(mm.C);
     int bp = s.cache_read(s.stage_of(mm.B), "global", {c});
     c = s.stage_of(mm.C);
-    s.storage_split(bp, 1, 16);           // [k][n.outer][n.inner]
-    s.storage_reorder(bp, {1, 0, 2});     // [n.outer][k][n.inner]
-    s.split(c, 1, 32);                    // i jo ji k
-    s.reorder(c, {1, 0, 3, 2});           // jo i k ji
+    s.storage_split(bp, 1, 16);        // [k][n.outer][n.inner]
+    s.storage_reorder(bp, {1, 0, 2});  // [n.outer][k][n.inner]
+    s.split(c, 1, 32);                 // i jo ji k
+    s.reorder(c, {1, 0, 3, 2});        // jo i k ji
     s.vectorize(c, 3);
     s.compute_at(bp, c, 0);
     std::string ir = expect_matches_reference(s, 32);
@@ -67,8 +67,10 @@ TEST(ScheduleCacheRead, PackedBAtRootWithNonDividingBlock) {
 
 TEST(ScheduleCacheRead, TransposedLocalCopyOfAComputedStage) {
     Tensor A = placeholder({17, 9}, Float(32), "A");
-    Tensor B = compute({17, 9}, [&](Var i, Var j) { return A(i, j) * 3.0f; }, "B");
-    Tensor C = compute({9, 17}, [&](Var i, Var j) { return B(j, i) + 1.0f; }, "C");
+    Tensor B = compute(
+        {17, 9}, [&](Var i, Var j) { return A(i, j) * 3.0f; }, "B");
+    Tensor C = compute(
+        {9, 17}, [&](Var i, Var j) { return B(j, i) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
     int bl = s.cache_read(s.stage_of(B), "local", {s.stage_of(C)});
     s.storage_reorder(bl, {1, 0});
@@ -80,8 +82,10 @@ TEST(ScheduleCacheRead, TransposedLocalCopyOfAComputedStage) {
 
 TEST(ScheduleCacheRead, OnlyTheListedReaderIsRedirected) {
     Tensor A = placeholder({12}, Float(32), "A");
-    Tensor B = compute({12}, [&](Var i) { return A(i) + 1.0f; }, "B");
-    Tensor C = compute({12}, [&](Var i) { return A(i) * B(i); }, "C");
+    Tensor B = compute(
+        {12}, [&](Var i) { return A(i) + 1.0f; }, "B");
+    Tensor C = compute(
+        {12}, [&](Var i) { return A(i) * B(i); }, "C");
     Schedule s = create_schedule({C});
     int ac = s.cache_read(s.stage_of(A), "shared", {s.stage_of(C)});
     EXPECT_EQ(ac, 1);

@@ -26,8 +26,8 @@ TEST(ScheduleCacheWrite, RegisterTileUnderTheGemmsTile) {
     Schedule s = create_schedule({mm.C});
     int cl = s.cache_write(s.stage_of(mm.C), "local");
     int c = s.stage_of(mm.C);
-    s.tile(c, 0, 1, 4, 16);  // io jo ii ji
-    s.compute_at(cl, c, 1);  // the local tile per (io, jo)
+    s.tile(c, 0, 1, 4, 16);    // io jo ii ji
+    s.compute_at(cl, c, 1);    // the local tile per (io, jo)
     s.reorder(cl, {2, 0, 1});  // k i j
     s.vectorize(cl, 2);
     s.vectorize(c, 3);
@@ -37,8 +37,10 @@ TEST(ScheduleCacheWrite, RegisterTileUnderTheGemmsTile) {
 
 TEST(ScheduleCacheWrite, ElementwiseStageWithConsumer) {
     Tensor A = placeholder({10, 7}, Float(32), "A");
-    Tensor B = compute({10, 7}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
-    Tensor C = compute({10, 7}, [&](Var i, Var j) { return B(i, j) - 1.0f; }, "C");
+    Tensor B = compute(
+        {10, 7}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+    Tensor C = compute(
+        {10, 7}, [&](Var i, Var j) { return B(i, j) - 1.0f; }, "C");
     Schedule s = create_schedule({C});
     int bl = s.cache_write(s.stage_of(B), "local");
     int b = s.stage_of(B), c = s.stage_of(C);

@@ -14,7 +14,8 @@ using ReduceFn = Expr (*)(Expr, const std::vector<IterVar>&, Expr);
 
 Tensor row_reduce(const Tensor& X, ReduceFn f, const std::string& name) {
     IterVar k = reduce_axis({0, X.shape()[1]}, "k");
-    return compute({X.shape()[0]}, [&](Var i) { return f(X(i, k), {k}, Expr()); }, name);
+    return compute(
+        {X.shape()[0]}, [&](Var i) { return f(X(i, k), {k}, Expr()); }, name);
 }
 
 }  // namespace
@@ -42,7 +43,7 @@ TEST(ScheduleRfactor, GemmWithScheduledStages) {
     Matmul mm(12, 16, 64);
     Schedule s = create_schedule({mm.C});
     int c = s.stage_of(mm.C);
-    s.split(c, 2, 16);  // i j ko ki
+    s.split(c, 2, 16);            // i j ko ki
     int rf = s.rfactor(c, 3, 2);  // C.rf[i, j, ki] = sum over ko
     c = s.stage_of(mm.C);
     s.vectorize(rf, 2);
@@ -67,7 +68,12 @@ TEST(ScheduleRfactor, ArgmaxKeepsTheFirstIndex) {
 TEST(ScheduleRfactor, SecondReductionAxisStaysAReduction) {
     Tensor X = placeholder({3, 10, 12}, Float(32), "X");
     IterVar a = reduce_axis({0, 10}, "a"), b = reduce_axis({0, 12}, "b");
-    Tensor R = compute({3}, [&](Var i) { return sum(X(i, a, b), {a, b}); }, "R");
+    Tensor R = compute(
+        {3},
+        [&](Var i) {
+            return sum(X(i, a, b), {a, b});
+        },
+        "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
     s.split(r, 2, 4);  // i a b.outer b.inner

@@ -35,8 +35,10 @@ TEST(ScheduleStorageAlign, EveryDimensionOfABlockedLayout) {
 
 TEST(ScheduleStorageAlign, AlreadyAlignedStrideIsKept) {
     Tensor A = placeholder({8, 16}, Float(32), "A");
-    Tensor B = compute({8, 16}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
-    Tensor C = compute({8, 16}, [&](Var i, Var j) { return B(i, j) * B(i, j); }, "C");
+    Tensor B = compute(
+        {8, 16}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+    Tensor C = compute(
+        {8, 16}, [&](Var i, Var j) { return B(i, j) * B(i, j); }, "C");
     Schedule s = create_schedule({C});
     s.storage_align(s.stage_of(B), 0, 16, 0);  // stride 16 is aligned already
     expect_matches_reference(s);

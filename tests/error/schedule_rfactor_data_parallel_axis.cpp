@@ -9,7 +9,8 @@ using tessel::testing::expect_schedule_error;
 TEST(ErrorRfactorDataParallelAxis, Throws) {
     Tensor X = placeholder({4, 32}, Float(32), "X");
     IterVar k = reduce_axis({0, 32}, "k");
-    Tensor R = compute({4}, [&](Var i) { return sum(X(i, k), {k}); }, "R");
+    Tensor R = compute(
+        {4}, [&](Var i) { return sum(X(i, k), {k}); }, "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
     s.split(r, 1, 8);

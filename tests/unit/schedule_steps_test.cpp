@@ -111,7 +111,8 @@ std::vector<StepCase> step_cases() {
              int as = s.cache_read(0, "shared", {w.c});
              s.compute_at(as, s.stage_of(w.C), 0);
          },
-         {"s.cache_read(0, \"shared\", [3])  # A.shared", "s.compute_at(1, 4, 0)  # A.shared at C's i0"}},
+         {"s.cache_read(0, \"shared\", [3])  # A.shared",
+          "s.compute_at(1, 4, 0)  # A.shared at C's i0"}},
         {"cache_write",
          [](Schedule& s, const Workload& w) {
              int cl = s.cache_write(w.c, "local");
@@ -122,7 +123,9 @@ std::vector<StepCase> step_cases() {
          [](Schedule& s, const Workload& w) { s.storage_split(w.bs, 1, 16); },
          {"s.storage_split(2, 1, 16)  # Bs"}},
         {"storage_reorder",
-         [](Schedule& s, const Workload& w) { s.storage_reorder(w.c, {1, 0}); },
+         [](Schedule& s, const Workload& w) {
+             s.storage_reorder(w.c, {1, 0});
+         },
          {"s.storage_reorder(3, [1, 0])  # C"}},
         {"storage_align",
          [](Schedule& s, const Workload& w) { s.storage_align(w.c, 0, 16, 3); },

@@ -84,10 +84,10 @@ enum class AttachKind : uint8_t {
 /// storage_reorder and storage_align change it. Only the addresses change, never the DAG.
 struct StorageDim {
     enum class Part : uint8_t { Whole, Outer, Inner } part = Part::Whole;
-    int axis = 0;                ///< the data-parallel axis it stores (part of)
-    int64_t factor = 0;          ///< Outer/Inner: the block size (the inner extent)
-    int64_t align_factor = 0;    ///< storage_align: the stride is padded to
-    int64_t align_offset = 0;    ///<   stride % align_factor == align_offset (0: no padding)
+    int axis = 0;              ///< the data-parallel axis it stores (part of)
+    int64_t factor = 0;        ///< Outer/Inner: the block size (the inner extent)
+    int64_t align_factor = 0;  ///< storage_align: the stride is padded to
+    int64_t align_offset = 0;  ///<   stride % align_factor == align_offset (0: no padding)
     bool operator==(const StorageDim&) const = default;
 };
 

@@ -9,8 +9,8 @@
 // earlier split step by its index in the list, so a mutated factor there carries over.
 //
 // Adding a primitive touches: its struct and the Step variant here; Schedule::apply and the
-// primitive in src/schedule/*Primitives.cpp (or RFactor.cpp); the JSON reader/writer in src/schedule/StepJson.cpp;
-// the Python printer in src/schedule/ToPython.cpp; and a test in
+// primitive in src/schedule/*Primitives.cpp (or RFactor.cpp); the JSON reader/writer in
+// src/schedule/StepJson.cpp; the Python printer in src/schedule/ToPython.cpp; and a test in
 // tests/unit/schedule_steps_test.cpp.
 #pragma once
 

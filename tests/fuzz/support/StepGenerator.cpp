@@ -34,8 +34,8 @@ std::string snapshot(const Schedule& s) {
         const Stage& st = s.stages()[i];
         os << s.loop_nest_string(static_cast<int>(i)) << static_cast<int>(st.attach) << " "
            << st.attach_stage << " " << st.attach_iter << " " << st.auto_unroll_max_step << " "
-           << st.iters.size() << " " << st.relations.size() << " " << scope_name(st.scope)
-           << " " << st.op.get() << " " << st.dag_op.get();
+           << st.iters.size() << " " << st.relations.size() << " " << scope_name(st.scope) << " "
+           << st.op.get() << " " << st.dag_op.get();
         for (const StorageDim& d : st.storage)
             os << " " << static_cast<int>(d.part) << "/" << d.axis << "/" << d.factor << "/"
                << d.align_factor << "/" << d.align_offset;
@@ -243,10 +243,10 @@ StepGenerator::Attempt StepGenerator::cache_read_attempt(const Schedule& s) {
             }
     if (readers.empty() || pick(30) == 0) readers.push_back(pick(n + 1));  // maybe a non-reader
     std::string scope = random_scope();
-    Attempt a = simple("cache_read",
-                       "cache_read(" + std::to_string(stage) + ", " + scope + ", " +
-                           join(readers) + ")",
-                       [=](Schedule& sch) { sch.cache_read(stage, scope, readers); });
+    Attempt a =
+        simple("cache_read",
+               "cache_read(" + std::to_string(stage) + ", " + scope + ", " + join(readers) + ")",
+               [=](Schedule& sch) { sch.cache_read(stage, scope, readers); });
     return a;
 }
 
@@ -267,10 +267,10 @@ StepGenerator::Attempt StepGenerator::storage_attempt(const Schedule& s, int sta
         case 0: {
             static const int64_t kFactors[] = {1, 2, 3, 4, 8, 16, 0};
             int64_t f = kFactors[pick(static_cast<int>(std::size(kFactors)))];
-            return simple("storage_split",
-                          "storage_split(" + st + ", " + std::to_string(dim) + ", " +
-                              std::to_string(f) + ")",
-                          [=](Schedule& sch) { sch.storage_split(stage, dim, f); });
+            return simple(
+                "storage_split",
+                "storage_split(" + st + ", " + std::to_string(dim) + ", " + std::to_string(f) + ")",
+                [=](Schedule& sch) { sch.storage_split(stage, dim, f); });
         }
         case 1: {
             std::vector<int> order(dims);
@@ -355,17 +355,17 @@ StepGenerator::Attempt StepGenerator::rfactor_attempt(const Schedule& s, int sta
     int factor_axis = pick(30) == 0 ? axes + 1 : pick(axes + 1);
     if (presplit != 0) {
         int part = leaf + pick(2);
-        Attempt a = simple("rfactor",
-                           "split(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
-                               std::to_string(presplit) + ") + rfactor(" + std::to_string(stage) +
-                               ", " + std::to_string(part) + ", " + std::to_string(factor_axis) +
-                               ")",
-                           [=](Schedule& sch) {
-                               Schedule next = sch;  // both steps or neither
-                               next.split(stage, leaf, presplit);
-                               next.rfactor(stage, part, factor_axis);
-                               sch = next;
-                           });
+        Attempt a =
+            simple("rfactor",
+                   "split(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+                       std::to_string(presplit) + ") + rfactor(" + std::to_string(stage) + ", " +
+                       std::to_string(part) + ", " + std::to_string(factor_axis) + ")",
+                   [=](Schedule& sch) {
+                       Schedule next = sch;  // both steps or neither
+                       next.split(stage, leaf, presplit);
+                       next.rfactor(stage, part, factor_axis);
+                       sch = next;
+                   });
         if (auto d = split_divides(s, stage, leaf, presplit)) {
             a.splits = 1;
             a.non_dividing = *d ? 0 : 1;
