@@ -1,7 +1,10 @@
 // The schedule fuzzer's random step generator: applies random primitives with random (mostly
 // plausible, sometimes illegal) arguments to a schedule, as Ansor's searcher does, and counts how
 // many each primitive applied and rejected. A rejection is a ScheduleError; it must leave the
-// schedule exactly as it was (checked). Anything else a primitive throws propagates.
+// schedule exactly as it was (checked). Anything else a primitive throws propagates. Every step
+// kind is drawn: loop primitives, compute locations, cache_read / cache_write into every scope,
+// storage_split / storage_reorder / storage_align, follow_split of an earlier split, and rfactor
+// (mostly of a split reduction part, or a split of a root reduction axis followed by rfactor).
 #pragma once
 
 #include <cstdint>
