@@ -169,6 +169,7 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     Operation cache(new ComputeOpNode(c->name + "." + scope, c->axis, c->reduce_axis, c->body));
     Operation copy = copy_op(op_shape(orig), c->name,
                              [&](const std::vector<Expr>& idx) { return read_all(cache, idx); });
+    std::vector<Stage> saved = stages_;
     Stage ns = internal::make_stage(copy);
     ns.dag_op = st.dag_op;
     ns.attach = st.attach;
@@ -183,6 +184,12 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     cs.scope = sc;
     A::insert_stage(*this, stage, std::move(cs));
     internal::redirect_reads(stages_, {}, {}, {{orig, copy}});
+    // The cache stage reads the stage's producers now; one computed at a consumer breaks.
+    std::string error = internal::attachment_error(*this);
+    if (!error.empty()) {
+        stages_ = std::move(saved);
+        schedule_fail(*this, prim, stage, error);
+    }
     record(CacheWriteStep{stage, scope});
     return stage;
 }

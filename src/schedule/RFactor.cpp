@@ -121,6 +121,7 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
         },
         c->name);
     Operation orig = st.op;
+    std::vector<Stage> saved = stages_;
     Stage ns = internal::make_stage(fin[0].op());
     ns.dag_op = st.dag_op;
     ns.attach = st.attach;
@@ -132,6 +133,12 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
     st = std::move(ns);
     A::insert_stage(*this, stage, internal::make_stage(rf_op));
     internal::redirect_reads(stages_, {}, {}, {{orig, fin[0].op()}});
+    // The rfactor stage reads the stage's producers now; one computed at a consumer breaks.
+    std::string error = internal::attachment_error(*this);
+    if (!error.empty()) {
+        stages_ = std::move(saved);
+        schedule_fail(*this, prim, stage, error);
+    }
     record(RfactorStep{stage, iter, factor_axis});
     return stage;
 }
