@@ -2,6 +2,7 @@
 #include "tessel/lower/ScheduleOps.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "tessel/arith/Simplify.h"
@@ -47,10 +48,23 @@ bool inside_kernel(const Schedule& s, int i) {
     return false;
 }
 
+// Whether any loop of the schedule is bound to a GPU block or thread axis (a GPU schedule).
+bool binds_threads(const Schedule& s) {
+    for (const Stage& st : s.stages())
+        for (int id : st.leaf)
+            if (is_launch_axis(st.iters[id].annotation)) return true;
+    return false;
+}
+
 // Where stage i's storage lives: global stages computed inside a kernel are private to a thread.
+// Outside kernels a CPU schedule (no thread bindings) may name any scope: the CPU has one memory,
+// and "local" / "shared" buffers are plain allocations at the attach point (cache_write(C,
+// "local") is the CPU register-tile idiom). A GPU schedule's shared or local stage must be
+// computed inside a kernel.
 StorageScope effective_scope(const Schedule& s, int i) {
     const Stage& st = s.stages()[i];
     if (!inside_kernel(s, i)) {
+        if (st.scope != StorageScope::Global && !binds_threads(s)) return StorageScope::Global;
         if (st.scope != StorageScope::Global)
             TESSEL_THROW(ScheduleError)
                 << "lower: stage '" << st.name() << "' has " << scope_name(st.scope)
@@ -71,6 +85,34 @@ bool is_cross_thread(const Stage& st) {
     return false;
 }
 
+// True when the stage's storage is compact row-major over its axes (no storage_* primitive).
+bool default_layout(const Stage& st) {
+    for (size_t k = 0; k < st.storage.size(); ++k) {
+        const StorageDim& d = st.storage[k];
+        if (d.part != StorageDim::Part::Whole || d.axis != static_cast<int>(k) || d.align_factor)
+            return false;
+    }
+    return true;
+}
+
+// Indices into the stage's buffer for logical indices `idx` (relative to its region): one per
+// storage dimension, blocked dimensions as idx / factor and idx % factor.
+std::vector<Expr> storage_indices(const Stage& st, const std::vector<Expr>& idx) {
+    if (default_layout(st)) return idx;
+    std::vector<Expr> out;
+    for (const StorageDim& d : st.storage) {
+        const Expr& i = idx[d.axis];
+        Expr f = make_const(i.type(), d.factor);
+        if (d.part == StorageDim::Part::Whole)
+            out.push_back(i);
+        else if (d.part == StorageDim::Part::Outer)
+            out.push_back(FloorDiv::make(i, f));
+        else
+            out.push_back(FloorMod::make(i, f));
+    }
+    return out;
+}
+
 class NestBuilder {
 public:
     NestBuilder(const Schedule& s, const std::vector<Tensor>& args)
@@ -85,6 +127,8 @@ public:
 
 private:
     void make_buffers(const std::vector<Tensor>& args);
+    Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
+                           StorageScope scope);
     Stmt stage_nest(int i);
     Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
     Stmt with_attached(int i, int iter_id, Stmt body);
@@ -104,6 +148,7 @@ private:
     std::vector<std::vector<Buffer>> buffers_;  ///< per stage, per output
     std::vector<bool> is_arg_;
     std::vector<Buffer> arg_buffers_;
+    std::map<const BufferNode*, Expr> alloc_size_;  ///< padded (storage_align) buffers' sizes
 };
 
 void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
@@ -120,6 +165,11 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
             TESSEL_THROW(ScheduleError)
                 << "lower: argument '" << t.name()
                 << "' is inlined; it has no storage to pass (compute_root it)";
+        if (!default_layout(s_.stages()[stage]))
+            TESSEL_THROW(ScheduleError)
+                << "lower: argument '" << t.name()
+                << "' has a storage layout (storage_split/reorder/align); the caller's buffers "
+                   "are compact row-major";
         Buffer& slot =
             buffers_[stage].empty() ? buffers_[stage].emplace_back() : buffers_[stage][0];
         (void)slot;
@@ -160,9 +210,56 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         }
         StorageScope scope = effective_scope(s_, static_cast<int>(i));
         for (int v = 0; v < op_num_outputs(st.op); ++v)
-            buffers_[i].push_back(
-                Buffer(op_output(st.op, v).name(), op_output(st.op, v).dtype(), shape, scope));
+            buffers_[i].push_back(laid_out_buffer(st, op_output(st.op, v), shape, scope));
     }
+}
+
+// The buffer of one output of a stage with storage extents `shape`: its storage dimensions in
+// the stage's layout order, with padded strides where storage_align asks for them.
+Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
+                                    const std::vector<Expr>& shape, StorageScope scope) {
+    if (default_layout(st)) return Buffer(t.name(), t.dtype(), shape, scope);
+    std::vector<int64_t> extents, strides(st.storage.size());
+    for (const StorageDim& d : st.storage) {
+        auto e = as_const_int(shape[d.axis]);
+        if (!e)
+            TESSEL_THROW(ScheduleError)
+                << "lower: stage '" << st.name() << "' has a storage layout but extent "
+                << to_string(shape[d.axis]) << " of axis " << d.axis << " is not constant";
+        extents.push_back(d.part == StorageDim::Part::Whole   ? *e
+                          : d.part == StorageDim::Part::Outer ? (*e + d.factor - 1) / d.factor
+                                                              : d.factor);
+    }
+    int64_t stride = 1;
+    bool padded = false;
+    for (size_t k = st.storage.size(); k-- > 0;) {
+        const StorageDim& d = st.storage[k];
+        if (d.align_factor > 0) {
+            int64_t aligned =
+                stride +
+                ((d.align_offset - stride) % d.align_factor + d.align_factor) % d.align_factor;
+            padded = padded || aligned != stride;
+            stride = aligned;
+        }
+        strides[k] = stride;
+        stride *= extents[k];
+    }
+    Type idx = shape.empty() ? Int(32) : shape[0].type();
+    if (stride > idx.max_int()) idx = Int(64);
+    std::vector<Expr> phys;
+    for (int64_t e : extents) phys.push_back(make_const(idx, e));
+    auto* n = new BufferNode();
+    n->data = Var(t.name(), Handle());
+    n->dtype = t.dtype();
+    n->shape = phys;
+    n->elem_offset = make_zero(idx);
+    n->name = t.name();
+    n->scope = scope;
+    if (padded) {
+        for (int64_t x : strides) n->strides.push_back(make_const(idx, x));
+        alloc_size_[n] = make_const(idx, stride);
+    }
+    return Buffer(n);
 }
 
 // Rewrites a stage's body: DSL axis variables become the absolute root values, reads of tensors
@@ -185,7 +282,8 @@ protected:
             if (idx[d].type() != mn.type()) idx[d] = Cast::make(mn.type(), idx[d]);
             if (!is_zero(mn)) idx[d] = Sub::make(idx[d], mn);
         }
-        return BufferLoad::make(buffers_[p][op->tensor.value_index()], idx);
+        return BufferLoad::make(buffers_[p][op->tensor.value_index()],
+                                storage_indices(s_.stages()[p], idx));
     }
 
 private:
@@ -210,7 +308,7 @@ std::vector<Expr> NestBuilder::store_indices(int i) {
     std::vector<Expr> idx;
     for (size_t d = 0; d < c->axis.size(); ++d)
         idx.push_back(simplify(Sub::make(bounds_[i].root_values[d], bounds_[i].region_min[d])));
-    return idx;
+    return storage_indices(s_.stages()[i], idx);
 }
 
 Stmt NestBuilder::init_stmt(int i) {
@@ -268,7 +366,10 @@ Stmt NestBuilder::allocate(int i, Stmt body) {
     if (is_arg_[i]) return body;
     for (size_t v = buffers_[i].size(); v-- > 0;) {
         const Buffer& b = buffers_[i][v];
-        body = Allocate::make(b->data, b.dtype(), b.shape(), b->scope, body);
+        auto padded = alloc_size_.find(b.get());
+        std::vector<Expr> extents =
+            padded == alloc_size_.end() ? b.shape() : std::vector<Expr>{padded->second};
+        body = Allocate::make(b->data, b.dtype(), extents, b->scope, body);
     }
     return body;
 }

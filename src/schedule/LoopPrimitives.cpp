@@ -140,6 +140,24 @@ std::pair<int, int> Schedule::split_nparts(int stage, int iter, int64_t nparts, 
     return do_split(*this, "split", stage, iter, nparts, true, tail);
 }
 
+std::pair<int, int> Schedule::follow_split(int stage, int iter, int src_step) {
+    const char* prim = "follow_split";
+    A::check_leaf(*this, prim, stage, iter);
+    const SplitStep* src = nullptr;
+    if (src_step >= 0 && src_step < static_cast<int>(steps_.size()))
+        src = std::get_if<SplitStep>(&steps_[src_step]);
+    if (!src) {
+        std::ostringstream os;
+        os << "step " << src_step << " is not a split step of this schedule (it has "
+           << steps_.size() << " steps; follow_split follows an earlier split)";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    SplitStep from = *src;  // copied: do_split records into steps_
+    auto result = do_split(*this, prim, stage, iter, from.factor, from.by_nparts, from.tail);
+    steps_.back() = FollowSplitStep{stage, iter, src_step};
+    return result;
+}
+
 int Schedule::fuse(int stage, const std::vector<int>& iters) {
     A::loop_stage(*this, "fuse", stage);
     if (iters.size() < 2) schedule_fail(*this, "fuse", stage, "needs at least two iterators");

@@ -70,18 +70,7 @@ Schedule::Schedule(const std::vector<Tensor>& outputs, ScheduleLimits limits)
     for (const Tensor& t : outputs)
         if (!t.defined()) TESSEL_THROW(ScheduleError) << "create_schedule: an output is undefined";
     for (const Operation& op : topo_order(outputs)) {
-        Stage st;
-        st.op = op;
-        if (const ComputeOpNode* c = as_compute(op)) {
-            auto add_root = [&](const IterVar& iv, IterKind kind) {
-                st.root.push_back(static_cast<int>(st.iters.size()));
-                st.iters.push_back(
-                    Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
-            };
-            for (const IterVar& iv : c->axis) add_root(iv, IterKind::Spatial);
-            for (const IterVar& iv : c->reduce_axis) add_root(iv, IterKind::Reduction);
-            st.leaf = st.root;
-        }
+        Stage st = internal::make_stage(op);
         for (const Tensor& t : outputs)
             if (t.op().same_as(op)) st.is_output = true;
         stages_.push_back(std::move(st));
@@ -105,6 +94,8 @@ int Schedule::stage_of(const Tensor& t) const {
     if (!t.defined()) TESSEL_THROW(ScheduleError) << "stage_of: undefined tensor";
     for (size_t i = 0; i < stages_.size(); ++i)
         if (stages_[i].op.same_as(t.op())) return static_cast<int>(i);
+    for (size_t i = 0; i < stages_.size(); ++i)
+        if (stages_[i].dag_op.same_as(t.op())) return static_cast<int>(i);
     TESSEL_THROW(ScheduleError) << "stage_of: tensor '" << t.name()
                                 << "' is not part of this schedule's DAG";
 }
@@ -158,6 +149,20 @@ void Schedule::apply(const Step& step) {
                 compute_inline(s.stage);
             } else if constexpr (std::is_same_v<T, SetScopeStep>) {
                 set_scope(s.stage, s.scope);
+            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
+                cache_read(s.stage, s.scope, s.readers);
+            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
+                cache_write(s.stage, s.scope);
+            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
+                storage_split(s.stage, s.dim, s.factor);
+            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
+                storage_reorder(s.stage, s.order);
+            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
+                storage_align(s.stage, s.dim, s.factor, s.offset);
+            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
+                follow_split(s.stage, s.iter, s.src_step);
+            } else if constexpr (std::is_same_v<T, RfactorStep>) {
+                rfactor(s.stage, s.iter, s.factor_axis);
             } else {
                 static_assert(std::is_same_v<T, ComputeRootStep>);
                 compute_root(s.stage);
@@ -194,6 +199,35 @@ void schedule_fail(const Schedule& s, const char* primitive, int stage,
         os << message;
     }
     throw ScheduleError(os.str());
+}
+
+Stage make_stage(const Operation& op) {
+    Stage st;
+    st.op = op;
+    st.dag_op = op;
+    st.storage = default_storage(op);
+    if (const ComputeOpNode* c = as_compute(op)) {
+        auto add_root = [&](const IterVar& iv, IterKind kind) {
+            st.root.push_back(static_cast<int>(st.iters.size()));
+            st.iters.push_back(
+                Iterator{iv.var().name(), iv.dom().extent, kind, IterAnnotation::None});
+        };
+        for (const IterVar& iv : c->axis) add_root(iv, IterKind::Spatial);
+        for (const IterVar& iv : c->reduce_axis) add_root(iv, IterKind::Reduction);
+        st.leaf = st.root;
+    }
+    return st;
+}
+
+std::vector<StorageDim> default_storage(const Operation& op) {
+    std::vector<StorageDim> dims;
+    if (const ComputeOpNode* c = as_compute(op))
+        for (size_t d = 0; d < c->axis.size(); ++d) {
+            StorageDim sd;
+            sd.axis = static_cast<int>(d);
+            dims.push_back(sd);
+        }
+    return dims;
 }
 
 Expr ceil_div(const Expr& extent, int64_t factor) {

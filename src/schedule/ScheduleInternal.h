@@ -14,6 +14,24 @@ namespace tessel::internal {
 [[noreturn]] void schedule_fail(const Schedule& s, const char* primitive, int stage,
                                 const std::string& message);
 
+/// A fresh root stage of `op`: one iterator per axis (data-parallel, then reduction), leaves =
+/// roots, default storage, global scope.
+Stage make_stage(const Operation& op);
+
+/// Rebuilds the operations of the stages so that reads of an operation that is a key of `only`
+/// (in the stages listed in `readers`) or of `all` (in every stage) read the mapped operation's
+/// output of the same index instead. A rebuilt operation is itself redirected in every later
+/// stage (the stages are in topological order). `dag_op` is kept.
+void redirect_reads(std::vector<Stage>& stages, const std::vector<int>& readers,
+                    const std::vector<std::pair<Operation, Operation>>& only,
+                    std::vector<std::pair<Operation, Operation>> all);
+
+/// One Whole storage dimension per data-parallel axis of `op` (none for placeholders).
+std::vector<StorageDim> default_storage(const Operation& op);
+
+/// Parses "global", "shared" or "local"; ScheduleError naming `prim` and the stage otherwise.
+StorageScope parse_scope(const Schedule& s, const char* prim, int stage, const std::string& scope);
+
 /// ceil(extent / factor) as an expression of extent's type (folded for constants).
 Expr ceil_div(const Expr& extent, int64_t factor);
 
@@ -57,6 +75,13 @@ struct ScheduleAccess {
         return st.leaf[iter];
     }
     static std::vector<Stage>& stages(Schedule& s) { return s.stages_; }
+    static const std::vector<Step>& steps(const Schedule& s) { return s.steps_; }
+    // Inserts `st` at index `at`; attachments to stages at or after `at` shift with them.
+    static void insert_stage(Schedule& s, int at, Stage st) {
+        for (Stage& other : s.stages_)
+            if (other.attach == AttachKind::At && other.attach_stage >= at) ++other.attach_stage;
+        s.stages_.insert(s.stages_.begin() + at, std::move(st));
+    }
     static void record(Schedule& s, const Step& step) { s.record(step); }
     // Stages attached at iterator `from` of `stage` follow it to `to` (Ansor's rule).
     static void move_attachments(Schedule& s, int stage, int from, int to) {

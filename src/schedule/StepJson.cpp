@@ -11,9 +11,11 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {"split",          "fuse",         "reorder",
-                                  "annotate",       "pragma",       "compute_at",
-                                  "compute_inline", "compute_root", "set_scope"};
+    static const char* names[] = {
+        "split",           "fuse",          "reorder",        "annotate",
+        "pragma",          "compute_at",    "compute_inline", "compute_root",
+        "set_scope",       "cache_read",    "cache_write",    "storage_split",
+        "storage_reorder", "storage_align", "follow_split",   "rfactor"};
     static_assert(std::variant_size_v<Step> == std::size(names));
     return names[step.index()];
 }
@@ -56,6 +58,26 @@ json to_json(const Step& step) {
                 j["target_iter"] = s.target_iter;
             } else if constexpr (std::is_same_v<T, SetScopeStep>) {
                 j["scope"] = scope_name(s.scope);
+            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
+                j["scope"] = s.scope;
+                j["readers"] = s.readers;
+            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
+                j["scope"] = s.scope;
+            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
+                j["dim"] = s.dim;
+                j["factor"] = s.factor;
+            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
+                j["order"] = s.order;
+            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
+                j["dim"] = s.dim;
+                j["factor"] = s.factor;
+                j["offset"] = s.offset;
+            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
+                j["iter"] = s.iter;
+                j["src_step"] = s.src_step;
+            } else if constexpr (std::is_same_v<T, RfactorStep>) {
+                j["iter"] = s.iter;
+                j["factor_axis"] = s.factor_axis;
             }
         },
         step);
@@ -123,6 +145,21 @@ Step from_json(const json& j, size_t i) {
     if (kind == "compute_root") return ComputeRootStep{stage};
     if (kind == "set_scope")
         return SetScopeStep{stage, enum_field(j, "scope", i, kScopes, scope_name)};
+    if (kind == "cache_read")
+        return CacheReadStep{stage, field<std::string>(j, "scope", i),
+                             field<std::vector<int>>(j, "readers", i)};
+    if (kind == "cache_write") return CacheWriteStep{stage, field<std::string>(j, "scope", i)};
+    if (kind == "storage_split")
+        return StorageSplitStep{stage, field<int>(j, "dim", i), field<int64_t>(j, "factor", i)};
+    if (kind == "storage_reorder")
+        return StorageReorderStep{stage, field<std::vector<int>>(j, "order", i)};
+    if (kind == "storage_align")
+        return StorageAlignStep{stage, field<int>(j, "dim", i), field<int64_t>(j, "factor", i),
+                                field<int64_t>(j, "offset", i)};
+    if (kind == "follow_split")
+        return FollowSplitStep{stage, field<int>(j, "iter", i), field<int>(j, "src_step", i)};
+    if (kind == "rfactor")
+        return RfactorStep{stage, field<int>(j, "iter", i), field<int>(j, "factor_axis", i)};
     TESSEL_THROW(ScheduleError) << "step " << i << ": unknown step kind '" << kind << "'";
 }
 

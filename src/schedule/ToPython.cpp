@@ -28,7 +28,9 @@ std::string python_line(const Schedule& s, const Step& step) {
     std::visit(
         [&](const auto& st) {
             using T = std::decay_t<decltype(st)>;
-            std::string stage = s.stages()[st.stage].name();
+            std::string stage = st.stage >= 0 && st.stage < static_cast<int>(s.stages().size())
+                                    ? s.stages()[st.stage].name()
+                                    : "?";
             if constexpr (std::is_same_v<T, SplitStep>) {
                 os << "s.split(" << st.stage << ", " << st.iter << ", "
                    << (st.by_nparts ? "nparts=" : "factor=") << st.factor;
@@ -62,6 +64,28 @@ std::string python_line(const Schedule& s, const Step& step) {
             } else if constexpr (std::is_same_v<T, SetScopeStep>) {
                 os << "s.set_scope(" << st.stage << ", \"" << scope_name(st.scope) << "\")  # "
                    << stage;
+            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
+                os << "s.cache_read(" << st.stage << ", \"" << st.scope << "\", "
+                   << list(st.readers) << ")  # " << stage << "." << st.scope;
+            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
+                os << "s.cache_write(" << st.stage << ", \"" << st.scope << "\")  # " << stage
+                   << "." << st.scope;
+            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
+                os << "s.storage_split(" << st.stage << ", " << st.dim << ", " << st.factor
+                   << ")  # " << stage;
+            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
+                os << "s.storage_reorder(" << st.stage << ", " << list(st.order) << ")  # "
+                   << stage;
+            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
+                os << "s.storage_align(" << st.stage << ", " << st.dim << ", " << st.factor << ", "
+                   << st.offset << ")  # " << stage;
+            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
+                os << "s.follow_split(" << st.stage << ", " << st.iter << ", " << st.src_step
+                   << ")  # " << stage << ": split " << leaf_name(s, st.stage, st.iter)
+                   << " as step " << st.src_step;
+            } else if constexpr (std::is_same_v<T, RfactorStep>) {
+                os << "s.rfactor(" << st.stage << ", " << st.iter << ", " << st.factor_axis
+                   << ")  # " << stage << ": " << leaf_name(s, st.stage, st.iter);
             } else {
                 os << "s.compute_root(" << st.stage << ")  # " << stage;
             }
@@ -74,14 +98,17 @@ std::string python_line(const Schedule& s, const Step& step) {
 
 std::string Schedule::to_python() const {
     std::ostringstream os;
+    // The stages before the first step: cache_read, cache_write and rfactor insert stages later,
+    // and each line's comment names the stages as they are when it runs.
+    Schedule replayed(outputs_, limits_);
+    const std::vector<Stage>& initial = replayed.stages();
     os << "# tessel schedule for workload " << std::hex << workload_key_ << std::dec << "\n"
        << "# stages:";
-    for (size_t i = 0; i < stages_.size(); ++i) os << " " << i << "=" << stages_[i].name();
+    for (size_t i = 0; i < initial.size(); ++i) os << " " << i << "=" << initial[i].name();
     os << "\n"
        << "import tessel as ts\n\n"
        << "def apply_schedule(s):\n";
     if (steps_.empty()) os << "    pass\n";
-    Schedule replayed(outputs_, limits_);
     for (const Step& step : steps_) {
         os << "    " << python_line(replayed, step) << "\n";
         replayed.apply(step);

@@ -1,4 +1,4 @@
-// lower: a shared-scope stage that is not computed inside a kernel.
+// lower: a shared-scope stage of a GPU schedule that is not computed inside a kernel.
 #include "error/ExpectScheduleError.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/schedule/Schedule.h"
@@ -15,6 +15,7 @@ TEST(ScheduleError, SharedScopeOutsideKernel) {
         {8, 8}, [&](Var i, Var j) { return P(i, j) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
     s.set_scope(s.stage_of(P), StorageScope::Shared);
+    s.bind(s.stage_of(C), 0, IterAnnotation::BlockX);  // C is a kernel; P is computed outside it
     expect_schedule_error(
         [&] {
             lower(s, {A, C});

@@ -1,5 +1,5 @@
 // Fuzzes the schedule core: random step lists (split, fuse, reorder, tile, annotations, pragmas,
-// compute locations; legal or not) on a suite of operators, each lowered with bounds checks, run
+// compute locations, caches with storage layouts, follow_split, rfactor; legal or not) on a suite of operators, each lowered with bounds checks, run
 // in the loop-IR interpreter and compared with the reference interpreter, and replayed directly
 // and through JSON to byte-identical IR (support/FuzzCase.h). Prints the seed and, per primitive,
 // how many were applied and rejected. A failing case is minimised and written as a regression test

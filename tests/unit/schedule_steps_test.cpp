@@ -116,6 +116,42 @@ std::vector<StepCase> step_cases() {
          },
          {"s.bind(4, 0, \"blockIdx.x\")  # R: i0.outer",
           "s.bind(4, 1, \"threadIdx.x\")  # R: i0.inner", "s.set_scope(3, \"local\")  # C"}},
+        {"cache_read",
+         [](Schedule& s, const Workload& w) {
+             int as = s.cache_read(0, "shared", {w.c});
+             s.compute_at(as, s.stage_of(w.C), 0);
+         },
+         {"s.cache_read(0, \"shared\", [3])  # A.shared",
+          "s.compute_at(1, 4, 0)  # A.shared at C's i0"}},
+        {"cache_write",
+         [](Schedule& s, const Workload& w) {
+             int cl = s.cache_write(w.c, "local");
+             s.compute_at(cl, s.stage_of(w.C), 1);
+         },
+         {"s.cache_write(3, \"local\")  # C.local", "s.compute_at(3, 4, 1)  # C.local at C's i1"}},
+        {"storage_split",
+         [](Schedule& s, const Workload& w) { s.storage_split(w.bs, 1, 16); },
+         {"s.storage_split(2, 1, 16)  # Bs"}},
+        {"storage_reorder",
+         [](Schedule& s, const Workload& w) {
+             s.storage_reorder(w.c, {1, 0});
+         },
+         {"s.storage_reorder(3, [1, 0])  # C"}},
+        {"storage_align",
+         [](Schedule& s, const Workload& w) { s.storage_align(w.c, 0, 16, 3); },
+         {"s.storage_align(3, 0, 16, 3)  # C"}},
+        {"follow_split",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.r, 0, 8);
+             s.follow_split(w.c, 0, 0);
+         },
+         {"s.follow_split(3, 0, 0)  # C: split i0 as step 0"}},
+        {"rfactor",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.c, 2, 8);
+             s.rfactor(w.c, 3, 0);
+         },
+         {"s.rfactor(3, 3, 0)  # C: k.inner"}},
     };
 }
 

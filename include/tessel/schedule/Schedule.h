@@ -20,6 +20,10 @@
 // `Stage::iters`); relations (split, fuse) connect them back to the root axes, which are the
 // compute's data-parallel axes followed by its reduction axes.
 //
+// cache_read, cache_write and rfactor insert stages (later indices shift by one) and rebuild the
+// operations that read through them; `Stage::dag_op` keeps the DAG operation a stage computes,
+// so the user's tensors still find their stages and the workload key is that of the DAG.
+//
 // Extents are known after every step (`Stage::iters[id].extent`), without lowering: constant for
 // constant shapes, symbolic otherwise. The extents of stages attached with compute_at depend on
 // the region their consumers need; `infer_extents()` computes them.
@@ -75,13 +79,29 @@ enum class AttachKind : uint8_t {
     At,       ///< inside another stage's loop (compute_at)
 };
 
+/// One dimension of a stage's storage (its buffer's layout), outermost first. A stage starts with
+/// one Whole dimension per data-parallel axis, in order (compact row-major); storage_split,
+/// storage_reorder and storage_align change it. Only the addresses change, never the DAG.
+struct StorageDim {
+    enum class Part : uint8_t { Whole, Outer, Inner } part = Part::Whole;
+    int axis = 0;              ///< the data-parallel axis it stores (part of)
+    int64_t factor = 0;        ///< Outer/Inner: the block size (the inner extent)
+    int64_t align_factor = 0;  ///< storage_align: the stride is padded to
+    int64_t align_offset = 0;  ///<   stride % align_factor == align_offset (0: no padding)
+    bool operator==(const StorageDim&) const = default;
+};
+
 /// One stage: the loop nest of one operation.
 struct Stage {
     Operation op;
+    /// The DAG operation this stage computes, as the user's tensors name it: `op` is a rewritten
+    /// copy once cache_read, cache_write or rfactor redirect its reads (stage_of uses both).
+    Operation dag_op;
     std::vector<Iterator> iters;  ///< every iterator ever created; the id is the position
     std::vector<int> root;        ///< ids of the root axes: data-parallel, then reduction
     std::vector<int> leaf;        ///< ids of the current loop nest, outermost first
     std::vector<IterRelation> relations;
+    std::vector<StorageDim> storage;  ///< the buffer's layout, outermost first (see StorageDim)
     AttachKind attach = AttachKind::Root;
     int attach_stage = -1;             ///< At: the consumer stage's index
     int attach_iter = -1;              ///< At: the consumer's iterator id
@@ -144,13 +164,43 @@ public:
     /// Computes `stage` in its own loop nest at the top level.
     void compute_root(int stage);
 
+    // --- Caches, storage layouts, rfactor: these insert stages (later indices shift by one). ---
+    /// Inserts a stage at `stage + 1` copying `stage`'s outputs into `scope` ("global", "shared",
+    /// "local"); the stages `readers` (each must read `stage` directly) read the copy instead.
+    /// `stage` may be a placeholder, not an inlined stage. Returns the new stage's index.
+    int cache_read(int stage, const std::string& scope, const std::vector<int>& readers);
+    /// Inserts a stage at `stage` computing the stage's body into `scope`; the original stage
+    /// (now `stage + 1`, still what the user's tensor names) copies from it. Must come before
+    /// loop transformations of the stage; not for placeholders or inlined stages. Returns the
+    /// index of the new (cache) stage.
+    int cache_write(int stage, const std::string& scope);
+    /// Splits storage dimension `dim` of the stage's buffer into (outer, inner), inner extent
+    /// `factor` (e.g. B[k][n] packed as [n/16][k][16]: storage_split(b, 1, 16), then
+    /// storage_reorder(b, {1, 0, 2})). Only for stages the lowering allocates.
+    void storage_split(int stage, int dim, int64_t factor);
+    /// Permutes the storage dimensions: `order` lists every position once, in the new order.
+    void storage_reorder(int stage, const std::vector<int>& order);
+    /// Pads the stride of storage dimension `dim` so that stride % factor == offset (factor > 0,
+    /// 0 <= offset < factor), e.g. to avoid shared-memory bank conflicts.
+    void storage_align(int stage, int dim, int64_t factor, int64_t offset);
+    /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
+    /// with another factor at `src_step`, this split follows (Ansor's follow_split).
+    std::pair<int, int> follow_split(int stage, int iter, int src_step);
+    /// Factors the reduction over leaf `iter` (the outer or inner part of a split reduction axis)
+    /// into a new stage at index `stage` whose output has that loop as data-parallel dimension
+    /// `factor_axis`; the original stage (now `stage + 1`) reduces the partial results. Fresh
+    /// loop nests for both. Works for every reducer (sum, max, min, prod, argmax, comm_reducer).
+    /// Returns the new (rfactor) stage's index.
+    int rfactor(int stage, int iter, int factor_axis);
+
     /// Applies one step (validated as the primitive would be), recording it.
     void apply(const Step& step);
 
     // --- Queries ---
     const std::vector<Stage>& stages() const { return stages_; }
     const Stage& stage(int index) const;
-    /// The stage computing tensor `t` (ScheduleError if `t` is not of this DAG).
+    /// The stage computing tensor `t` (ScheduleError if `t` is not of this DAG): the stage whose
+    /// op or dag_op is t's operation.
     int stage_of(const Tensor& t) const;
     const std::vector<Step>& steps() const { return steps_; }
     const std::vector<Tensor>& outputs() const { return outputs_; }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "fuzz/support/FuzzCase.h"
@@ -33,8 +34,12 @@ std::string snapshot(const Schedule& s) {
         const Stage& st = s.stages()[i];
         os << s.loop_nest_string(static_cast<int>(i)) << static_cast<int>(st.attach) << " "
            << st.attach_stage << " " << st.attach_iter << " " << st.auto_unroll_max_step << " "
-           << st.iters.size() << " " << st.relations.size() << " " << static_cast<int>(st.scope)
-           << "\n";
+           << st.iters.size() << " " << st.relations.size() << " " << scope_name(st.scope) << " "
+           << st.op.get() << " " << st.dag_op.get();
+        for (const StorageDim& d : st.storage)
+            os << " " << static_cast<int>(d.part) << "/" << d.axis << "/" << d.factor << "/"
+               << d.align_factor << "/" << d.align_offset;
+        os << "\n";
     }
     return os.str();
 }
@@ -272,6 +277,161 @@ StepGenerator::Attempt StepGenerator::compute_at_attempt(const Schedule& s, int 
     return a;
 }
 
+std::string StepGenerator::random_scope() {
+    static const char* kScopes[] = {"global", "shared", "local"};
+    if (pick(60) == 0) return "texture";  // illegal
+    return kScopes[pick(3)];
+}
+
+StepGenerator::Attempt StepGenerator::cache_read_attempt(const Schedule& s) {
+    // Mostly a tensor (often a placeholder) with readers, and a random non-empty subset of them.
+    int n = static_cast<int>(s.stages().size());
+    int stage = pick(n);
+    std::vector<int> readers;
+    for (int i = 0; i < n; ++i)
+        for (const Tensor& t : op_inputs(s.stages()[i].op))
+            if (t.op().same_as(s.stages()[stage].op)) {
+                if (readers.empty() || pick(2) == 0) readers.push_back(i);
+                break;
+            }
+    if (readers.empty() || pick(30) == 0) readers.push_back(pick(n + 1));  // maybe a non-reader
+    std::string scope = random_scope();
+    Attempt a =
+        simple("cache_read",
+               "cache_read(" + std::to_string(stage) + ", " + scope + ", " + join(readers) + ")",
+               [=](Schedule& sch) { sch.cache_read(stage, scope, readers); });
+    return a;
+}
+
+StepGenerator::Attempt StepGenerator::cache_write_attempt(const Schedule& s, int stage) {
+    (void)s;
+    std::string scope = random_scope();
+    return simple("cache_write", "cache_write(" + std::to_string(stage) + ", " + scope + ")",
+                  [=](Schedule& sch) { sch.cache_write(stage, scope); });
+}
+
+StepGenerator::Attempt StepGenerator::storage_attempt(const Schedule& s, int stage) {
+    int dims = stage >= 0 && stage < static_cast<int>(s.stages().size())
+                   ? static_cast<int>(s.stages()[stage].storage.size())
+                   : 0;
+    int dim = dims > 0 && pick(30) != 0 ? pick(dims) : dims;  // sometimes out of range
+    std::string st = std::to_string(stage);
+    switch (pick(3)) {
+        case 0: {
+            static const int64_t kFactors[] = {1, 2, 3, 4, 8, 16, 0};
+            int64_t f = kFactors[pick(static_cast<int>(std::size(kFactors)))];
+            return simple(
+                "storage_split",
+                "storage_split(" + st + ", " + std::to_string(dim) + ", " + std::to_string(f) + ")",
+                [=](Schedule& sch) { sch.storage_split(stage, dim, f); });
+        }
+        case 1: {
+            std::vector<int> order(dims);
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), rng_);
+            if (dims > 0 && pick(30) == 0) order[pick(dims)] = order[pick(dims)];  // illegal
+            return simple("storage_reorder", "storage_reorder(" + st + ", " + join(order) + ")",
+                          [=](Schedule& sch) { sch.storage_reorder(stage, order); });
+        }
+        default: {
+            static const int64_t kFactors[] = {1, 2, 4, 5, 8, 16, 32, 0, -4};
+            int64_t f = kFactors[pick(static_cast<int>(std::size(kFactors)))];
+            int64_t off = f > 0 ? pick(static_cast<int>(f) + (pick(30) == 0 ? 1 : 0)) : 0;
+            return simple("storage_align",
+                          "storage_align(" + st + ", " + std::to_string(dim) + ", " +
+                              std::to_string(f) + ", " + std::to_string(off) + ")",
+                          [=](Schedule& sch) { sch.storage_align(stage, dim, f, off); });
+        }
+    }
+}
+
+StepGenerator::Attempt StepGenerator::follow_split_attempt(const Schedule& s, int stage) {
+    // Mostly an earlier split step (Ansor's follow_split), sometimes another step or none.
+    std::vector<int> splits;
+    for (size_t i = 0; i < s.steps().size(); ++i)
+        if (std::holds_alternative<SplitStep>(s.steps()[i])) splits.push_back(static_cast<int>(i));
+    int src = !splits.empty() && pick(10) != 0 ? splits[pick(static_cast<int>(splits.size()))]
+                                               : pick(static_cast<int>(s.steps().size()) + 1);
+    int leaf = random_leaf(s, stage);
+    Attempt a = simple("follow_split",
+                       "follow_split(" + std::to_string(stage) + ", " + std::to_string(leaf) +
+                           ", " + std::to_string(src) + ")",
+                       [=](Schedule& sch) { sch.follow_split(stage, leaf, src); });
+    if (src >= 0 && src < static_cast<int>(s.steps().size()))
+        if (const auto* sp = std::get_if<SplitStep>(&s.steps()[src])) {
+            if (auto d = split_divides(s, stage, leaf, sp->factor); d && !sp->by_nparts) {
+                a.splits = 1;
+                a.non_dividing = *d ? 0 : 1;
+            }
+            a.tails = {sp->tail};
+        }
+    return a;
+}
+
+StepGenerator::Attempt StepGenerator::rfactor_attempt(const Schedule& s, int stage) {
+    // Mostly a part of a split root reduction axis of any stage (the legal case), else a random
+    // leaf of `stage`.
+    std::vector<std::pair<int, int>> legal;  // (stage, leaf)
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        for (size_t p = 0; p < st.leaf.size(); ++p)
+            for (const IterRelation& r : st.relations)
+                if (r.kind == IterRelation::Kind::Split &&
+                    (r.outer == st.leaf[p] || r.inner == st.leaf[p]) &&
+                    st.iters[st.leaf[p]].kind == IterKind::Reduction &&
+                    std::find(st.root.begin(), st.root.end(), r.parent) != st.root.end())
+                    legal.emplace_back(static_cast<int>(i), static_cast<int>(p));
+    }
+    // Without one, mostly split a root reduction leaf first (split and rfactor as one attempt).
+    std::vector<std::pair<int, int>> roots;
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        for (size_t p = 0; p < st.leaf.size(); ++p)
+            if (st.iters[st.leaf[p]].kind == IterKind::Reduction &&
+                std::find(st.root.begin(), st.root.end(), st.leaf[p]) != st.root.end())
+                roots.emplace_back(static_cast<int>(i), static_cast<int>(p));
+    }
+    int leaf;
+    int64_t presplit = 0;
+    if (!legal.empty() && pick(4) != 0) {
+        std::tie(stage, leaf) = legal[pick(static_cast<int>(legal.size()))];
+    } else if (!roots.empty() && pick(4) != 0) {
+        std::tie(stage, leaf) = roots[pick(static_cast<int>(roots.size()))];
+        presplit = random_factor(s, stage, leaf);
+    } else {
+        leaf = random_leaf(s, stage);
+    }
+    int axes = 0;
+    if (stage >= 0 && stage < static_cast<int>(s.stages().size()))
+        if (const ComputeOpNode* c = as_compute(s.stages()[stage].op))
+            axes = static_cast<int>(c->axis.size());
+    int factor_axis = pick(30) == 0 ? axes + 1 : pick(axes + 1);
+    if (presplit != 0) {
+        int part = leaf + pick(2);
+        Attempt a =
+            simple("rfactor",
+                   "split(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+                       std::to_string(presplit) + ") + rfactor(" + std::to_string(stage) + ", " +
+                       std::to_string(part) + ", " + std::to_string(factor_axis) + ")",
+                   [=](Schedule& sch) {
+                       Schedule next = sch;  // both steps or neither
+                       next.split(stage, leaf, presplit);
+                       next.rfactor(stage, part, factor_axis);
+                       sch = next;
+                   });
+        if (auto d = split_divides(s, stage, leaf, presplit)) {
+            a.splits = 1;
+            a.non_dividing = *d ? 0 : 1;
+            a.tails = {TailStrategy::Guard};
+        }
+        return a;
+    }
+    return simple("rfactor",
+                  "rfactor(" + std::to_string(stage) + ", " + std::to_string(leaf) + ", " +
+                      std::to_string(factor_axis) + ")",
+                  [=](Schedule& sch) { sch.rfactor(stage, leaf, factor_axis); });
+}
+
 StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
     int stage = random_stage(s);
     // Compute-location primitives mostly move intermediate stages.
@@ -281,7 +441,8 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
             inner.push_back(static_cast<int>(i));
     int moved =
         !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
-    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8, 4, 8, 3, 4, 4};
+    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8,
+                                   4,  8, 3, 4, 4,  6, 4, 8, 3, 5};
     int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
     while (r >= kWeights[kind]) r -= kWeights[kind++];
     switch (kind) {
@@ -308,9 +469,14 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
         case 13: return annotate_attempt(s, stage, IterAnnotation::VThread);
         case 14: return cross_thread_attempt(s, stage);
         case 15: return set_scope_attempt(moved);
-        default:
+        case 11:
             return simple("compute_root", "compute_root(" + std::to_string(moved) + ")",
                           [=](Schedule& sch) { sch.compute_root(moved); });
+        case 16: return cache_read_attempt(s);
+        case 17: return cache_write_attempt(s, stage);
+        case 18: return storage_attempt(s, moved);
+        case 19: return follow_split_attempt(s, stage);
+        default: return rfactor_attempt(s, stage);
     }
 }
 

@@ -1,7 +1,10 @@
 // The schedule fuzzer's random step generator: applies random primitives with random (mostly
 // plausible, sometimes illegal) arguments to a schedule, as Ansor's searcher does, and counts how
 // many each primitive applied and rejected. A rejection is a ScheduleError; it must leave the
-// schedule exactly as it was (checked). Anything else a primitive throws propagates.
+// schedule exactly as it was (checked). Anything else a primitive throws propagates. Every step
+// kind is drawn: loop primitives, compute locations, cache_read / cache_write into every scope,
+// storage_split / storage_reorder / storage_align, follow_split of an earlier split, and rfactor
+// (mostly of a split reduction part, or a split of a root reduction axis followed by rfactor).
 #pragma once
 
 #include <cstdint>
@@ -57,6 +60,12 @@ private:
     Attempt bind_attempt(const Schedule& s, int stage);
     Attempt cross_thread_attempt(const Schedule& s, int stage);
     Attempt set_scope_attempt(int stage);
+    Attempt cache_read_attempt(const Schedule& s);
+    Attempt cache_write_attempt(const Schedule& s, int stage);
+    Attempt storage_attempt(const Schedule& s, int stage);
+    Attempt follow_split_attempt(const Schedule& s, int stage);
+    Attempt rfactor_attempt(const Schedule& s, int stage);
+    std::string random_scope();
     int random_stage(const Schedule& s);
     int random_leaf(const Schedule& s, int stage);
     int64_t random_factor(const Schedule& s, int stage, int leaf);

@@ -1,0 +1,123 @@
+// Storage-layout primitives: storage_split, storage_reorder, storage_align. They change how a
+// stage's buffer is laid out (lower/ScheduleOps maps indices onto the layout, StorageFlatten
+// flattens the padded strides), never the DAG or the loops.
+#include <algorithm>
+#include <sstream>
+
+#include "ScheduleInternal.h"
+
+namespace tessel {
+
+using internal::schedule_fail;
+using A = ScheduleAccess;
+
+namespace {
+
+std::string dim_name(const Stage& st, const StorageDim& d) {
+    const ComputeOpNode* c = as_compute(st.op);
+    std::string n = c->axis[d.axis].var().name();
+    if (d.part == StorageDim::Part::Outer) return n + ".outer";
+    if (d.part == StorageDim::Part::Inner) return n + ".inner";
+    return n;
+}
+
+std::string layout_string(const Stage& st) {
+    std::ostringstream os;
+    os << "[";
+    for (size_t i = 0; i < st.storage.size(); ++i)
+        os << (i ? ", " : "") << i << ": " << dim_name(st, st.storage[i]);
+    os << "]";
+    return os.str();
+}
+
+// The stage, checked to own a buffer whose layout the schedule decides.
+Stage& layout_stage(Schedule& s, const char* prim, int stage) {
+    Stage& st = A::loop_stage(s, prim, stage);
+    if (st.is_output)
+        schedule_fail(s, prim, stage,
+                      "is an output; its buffer is the caller's and keeps the compact layout "
+                      "(cache_write it and lay out the cache stage)");
+    if (st.attach == AttachKind::Inlined)
+        schedule_fail(s, prim, stage, "is inlined; it has no storage to lay out");
+    return st;
+}
+
+void check_dim(Schedule& s, const char* prim, int stage, int dim) {
+    const Stage& st = s.stages()[stage];
+    if (dim < 0 || dim >= static_cast<int>(st.storage.size())) {
+        std::ostringstream os;
+        os << "storage dimension " << dim << " does not exist; the storage dimensions are "
+           << layout_string(st);
+        schedule_fail(s, prim, stage, os.str());
+    }
+}
+
+}  // namespace
+
+void Schedule::storage_split(int stage, int dim, int64_t factor) {
+    const char* prim = "storage_split";
+    Stage& st = layout_stage(*this, prim, stage);
+    check_dim(*this, prim, stage, dim);
+    std::ostringstream os;
+    if (st.storage[dim].part != StorageDim::Part::Whole) {
+        os << "storage dimension " << dim << " (" << dim_name(st, st.storage[dim])
+           << ") is already blocked; storage dimensions " << layout_string(st);
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    if (factor <= 0 || factor > (int64_t(1) << 30)) {
+        os << "factor " << factor << " for storage dimension " << dim
+           << " must be positive (and at most 2^30)";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    StorageDim outer = st.storage[dim], inner = st.storage[dim];
+    outer.part = StorageDim::Part::Outer;
+    inner.part = StorageDim::Part::Inner;
+    outer.factor = inner.factor = factor;
+    inner.align_factor = inner.align_offset = 0;
+    st.storage[dim] = outer;
+    st.storage.insert(st.storage.begin() + dim + 1, inner);
+    record(StorageSplitStep{stage, dim, factor});
+}
+
+void Schedule::storage_reorder(int stage, const std::vector<int>& order) {
+    const char* prim = "storage_reorder";
+    Stage& st = layout_stage(*this, prim, stage);
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    bool perm = sorted.size() == st.storage.size();
+    for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == static_cast<int>(i);
+    if (!perm) {
+        std::ostringstream os;
+        os << "order [";
+        for (size_t i = 0; i < order.size(); ++i) os << (i ? ", " : "") << order[i];
+        os << "] is not a permutation of the " << st.storage.size() << " storage dimensions "
+           << layout_string(st);
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    std::vector<StorageDim> dims;
+    for (int o : order) dims.push_back(st.storage[o]);
+    st.storage = dims;
+    record(StorageReorderStep{stage, order});
+}
+
+void Schedule::storage_align(int stage, int dim, int64_t factor, int64_t offset) {
+    const char* prim = "storage_align";
+    Stage& st = layout_stage(*this, prim, stage);
+    check_dim(*this, prim, stage, dim);
+    std::ostringstream os;
+    if (factor <= 0 || factor > (int64_t(1) << 20)) {
+        os << "factor " << factor << " for storage dimension " << dim << " ("
+           << dim_name(st, st.storage[dim]) << ") must be positive (and at most 2^20)";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    if (offset < 0 || offset >= factor) {
+        os << "offset " << offset << " for storage dimension " << dim << " must be in [0, "
+           << factor << ")";
+        schedule_fail(*this, prim, stage, os.str());
+    }
+    st.storage[dim].align_factor = factor;
+    st.storage[dim].align_offset = offset;
+    record(StorageAlignStep{stage, dim, factor, offset});
+}
+
+}  // namespace tessel

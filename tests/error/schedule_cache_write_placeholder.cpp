@@ -1,0 +1,19 @@
+// cache_write of a placeholder: it is not computed.
+#include "error/ExpectScheduleError.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+using namespace tessel;
+using tessel::testing::expect_schedule_error;
+
+TEST(ErrorCacheWritePlaceholder, Throws) {
+    Tensor A = placeholder({16, 8}, Float(32), "A");
+    Tensor B = compute(
+        {16, 8}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+    Tensor C = compute(
+        {16, 8}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+    Schedule s = create_schedule({C});
+    expect_schedule_error([&] { s.cache_write(s.stage_of(A), "local"); },
+                          {"cache_write", "stage 'A'", "is a placeholder"});
+    EXPECT_TRUE(s.steps().empty());
+}

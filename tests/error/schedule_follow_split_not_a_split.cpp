@@ -1,0 +1,20 @@
+// follow_split of a step that is not a split.
+#include "error/ExpectScheduleError.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+using namespace tessel;
+using tessel::testing::expect_schedule_error;
+
+TEST(ErrorFollowSplitNotASplit, Throws) {
+    Tensor A = placeholder({16, 8}, Float(32), "A");
+    Tensor B = compute(
+        {16, 8}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+    Tensor C = compute(
+        {16, 8}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+    Schedule s = create_schedule({C});
+    s.compute_inline(s.stage_of(B));
+    expect_schedule_error([&] { s.follow_split(s.stage_of(C), 0, 0); },
+                          {"follow_split", "stage 'C'", "step 0 is not a split step"});
+    EXPECT_EQ(s.steps().size(), 1u);
+}
