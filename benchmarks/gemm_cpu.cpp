@@ -1,4 +1,5 @@
-// Benchmark: fp32 C = A · B (row-major, square n×n) on the CPU: tessel's GEMM schedule against
+// Benchmark: fp32 C = A · B (row-major, square n×n) on the CPU: the C++ tutorial's final GEMM
+// schedule (tutorials/cpp/gemm/gemm_schedule.cpp) against
 // oneDNN's dnnl_sgemm and OpenBLAS's cblas_sgemm, each on TESSEL_NUM_THREADS threads (default 2).
 // Any packing happens inside the timed call, as dnnl_sgemm does. Runs are interleaved (one run of
 // each per round); the libraries' worker threads are kept from spinning between runs
@@ -20,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "support/gemm_schedule.h"
+#include "gemm_schedule.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
@@ -95,8 +96,8 @@ int run_case(int64_t n) {
         dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c_dnnl.data(), n);
     };
     auto run_blas = [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
-                    b.data(), n, 0.0f, c_blas.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c_blas.data(), n);
     };
     run_tessel();
     run_dnnl();
@@ -115,9 +116,10 @@ int run_case(int64_t n) {
     double flops = 2.0 * n * n * n;
     double t = flops / median(ts) / 1e9, d = flops / median(ds) / 1e9,
            bl = flops / median(bs) / 1e9;
-    std::printf("n=%lld: tessel %.1f, oneDNN %.1f, OpenBLAS %.1f GFLOP/s (median of %d interleaved "
-                "rounds after warm-up; %d threads; tessel build %.0f ms)\n",
-                (long long)n, t, d, bl, rounds, ThreadPool::global().num_threads(), build_ms);
+    std::printf(
+        "n=%lld: tessel %.1f, oneDNN %.1f, OpenBLAS %.1f GFLOP/s (median of %d interleaved "
+        "rounds after warm-up; %d threads; tessel build %.0f ms)\n",
+        (long long)n, t, d, bl, rounds, ThreadPool::global().num_threads(), build_ms);
     std::printf("BENCH gemm_cpu n=%lld tessel=%.1f onednn=%.1f ratio=%.3f\n", (long long)n, t, d,
                 t / d);
     std::printf("BENCH gemm_cpu n=%lld tessel=%.1f openblas=%.1f ratio=%.3f\n", (long long)n, t, bl,
