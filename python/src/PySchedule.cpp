@@ -4,8 +4,11 @@
 // Both forms call the same C++ primitive. Stages are addressed by index, tensor, operation or
 // Stage view; iterators by leaf position, by an Iterator handle a primitive returned, or by an
 // IterVar of the operation (C.op.axis[i], C.op.reduce_axis[j]: its root iterator). Handles name
-// the stage by operation and the iterator by its stable id, so they stay valid when later steps
-// insert stages. Adding a primitive: one resolving lambda in def_primitives below.
+// the stage by its DAG operation (Stage::dag_op) and the iterator by its stable id, so they stay
+// valid when later steps insert stages (cache_read, cache_write, rfactor) or rebuild the stage's
+// operation to read through a cache. cache_write and rfactor give the stage a fresh loop nest:
+// iterator handles of the old one are refused. Adding a primitive: one resolving lambda in
+// def_primitives below (and a forwarding one in def_stage for the stage view).
 #include <memory>
 
 #include <algorithm>
@@ -21,12 +24,15 @@ namespace {
 
 using SchedulePtr = std::shared_ptr<Schedule>;
 
-// A stage of a schedule, by operation.
+// A stage of a schedule, by the DAG operation it computes (Stage::dag_op): stable while steps
+// insert stages or rebuild the stage's operation.
 struct StageRef {
     SchedulePtr s;
     Operation op;
     int index() const {
         const auto& stages = s->stages();
+        for (size_t i = 0; i < stages.size(); ++i)
+            if (stages[i].dag_op.same_as(op)) return static_cast<int>(i);
         for (size_t i = 0; i < stages.size(); ++i)
             if (stages[i].op.same_as(op)) return static_cast<int>(i);
         TESSEL_THROW(ScheduleError)
@@ -35,11 +41,37 @@ struct StageRef {
     const Stage& stage() const { return s->stage(index()); }
 };
 
-// One iterator of a stage, by stable id (Stage::iters).
+StageRef stage_ref(const SchedulePtr& s, int index) { return StageRef{s, s->stage(index).dag_op}; }
+
+// Whether two operations have the same loop variables: a stage whose operation was rebuilt to
+// read through a cache keeps its loops; cache_write and rfactor give it new ones.
+bool same_loops(const Operation& a, const Operation& b) {
+    if (a.same_as(b)) return true;
+    const ComputeOpNode *ca = as_compute(a), *cb = as_compute(b);
+    if (!ca || !cb || ca->axis.size() != cb->axis.size() ||
+        ca->reduce_axis.size() != cb->reduce_axis.size())
+        return false;
+    for (size_t i = 0; i < ca->axis.size(); ++i)
+        if (!ca->axis[i].same_as(cb->axis[i])) return false;
+    for (size_t i = 0; i < ca->reduce_axis.size(); ++i)
+        if (!ca->reduce_axis[i].same_as(cb->reduce_axis[i])) return false;
+    return true;
+}
+
+// One iterator of a stage, by stable id (Stage::iters) of the loop nest of operation `loops`.
 struct IterRef {
     StageRef stage;
     int id;
-    const Iterator& iter() const { return stage.stage().iters.at(id); }
+    Operation loops;  // the stage's operation when the handle was made
+    bool valid() const { return same_loops(loops, stage.stage().op); }
+    const Iterator& iter() const {
+        if (!valid())
+            TESSEL_THROW(ScheduleError)
+                << "iterator handle of stage '" << stage.op->name
+                << "' is from before cache_write or rfactor gave the stage a new loop nest; take "
+                   "the loops from s[...].leaf_iter_vars or s[...].op.axis";
+        return stage.stage().iters.at(id);
+    }
 };
 
 std::string leaf_list(const Stage& st) {
@@ -48,6 +80,8 @@ std::string leaf_list(const Stage& st) {
         out += (i ? ", " : "") + std::to_string(i) + "=" + st.iters[st.leaf[i]].name;
     return out;
 }
+
+std::string type_name(py::handle h) { return py::str(py::type::of(h)).cast<std::string>(); }
 
 int resolve_stage(const SchedulePtr& s, py::handle h, const char* primitive) {
     if (py::isinstance<py::int_>(h)) {
@@ -65,41 +99,65 @@ int resolve_stage(const SchedulePtr& s, py::handle h, const char* primitive) {
         return r.index();
     }
     TESSEL_THROW(ScheduleError) << primitive << ": a stage is an index, a tensor or s[tensor], not "
-                                << py::str(py::type::of(h)).cast<std::string>();
+                                << type_name(h);
+}
+
+// The position among the root axes (data-parallel, then reduction) of IterVar `v` in stage `st`,
+// or -1. The axes of the stage's operation; after cache_write or rfactor rebuilt the stage, also
+// the data-parallel axes of the user's operation (C.op.axis[i] stays axis i of C's stage).
+int root_axis(const Stage& st, const IterVar& v) {
+    if (const ComputeOpNode* c = as_compute(st.op)) {
+        for (size_t i = 0; i < c->axis.size(); ++i)
+            if (c->axis[i].same_as(v)) return static_cast<int>(i);
+        for (size_t j = 0; j < c->reduce_axis.size(); ++j)
+            if (c->reduce_axis[j].same_as(v)) return static_cast<int>(c->axis.size() + j);
+        const ComputeOpNode* d = as_compute(st.dag_op);
+        if (d && d->axis.size() == c->axis.size())
+            for (size_t i = 0; i < d->axis.size(); ++i)
+                if (d->axis[i].same_as(v)) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// The stable id of the iterator `h` names in stage `stage` (a handle or an axis).
+int resolve_iter_id(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
+    const Stage& st = s->stage(stage);
+    if (py::isinstance<IterRef>(h)) {
+        const IterRef& r = h.cast<const IterRef&>();
+        if (r.stage.s != s || !r.stage.op.same_as(st.dag_op))
+            TESSEL_THROW(ScheduleError)
+                << primitive << " on stage '" << st.name() << "': iterator '"
+                << (r.valid() ? r.iter().name : std::string("?")) << "' belongs to stage '"
+                << r.stage.op->name << "'"
+                << (r.stage.s != s ? " of another schedule" : "");
+        if (!r.valid())
+            TESSEL_THROW(ScheduleError)
+                << primitive << " on stage '" << st.name()
+                << "': the iterator handle is from before cache_write or rfactor gave the stage "
+                   "a new loop nest; the loops are: "
+                << leaf_list(st);
+        return r.id;
+    }
+    if (py::isinstance<IterVar>(h)) {
+        IterVar v = h.cast<IterVar>();
+        int axis = root_axis(st, v);
+        if (axis < 0)
+            TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
+                                        << v.var().name() << "' is not an axis of '" << st.name()
+                                        << "' (use s[" << st.name() << "].op.axis / .reduce_axis)";
+        return st.root.at(axis);
+    }
+    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name()
+                                << "': an iterator is a leaf position, an axis or an iterator "
+                                   "a primitive returned, not "
+                                << type_name(h);
 }
 
 // The leaf position of `h` in stage `stage`.
 int resolve_iter(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
-    const Stage& st = s->stage(stage);
-    int id = -1;
     if (py::isinstance<py::int_>(h)) return h.cast<int>();
-    if (py::isinstance<IterRef>(h)) {
-        const IterRef& r = h.cast<const IterRef&>();
-        if (r.stage.s != s || !r.stage.op.same_as(st.op))
-            TESSEL_THROW(ScheduleError)
-                << primitive << " on stage '" << st.name() << "': iterator '" << r.iter().name
-                << "' belongs to stage '" << r.stage.op->name << "'"
-                << (r.stage.s != s ? " of another schedule" : "");
-        id = r.id;
-    } else if (py::isinstance<IterVar>(h)) {
-        IterVar v = h.cast<IterVar>();
-        const ComputeOpNode* c = as_compute(st.op);
-        if (c) {
-            for (size_t i = 0; i < c->axis.size(); ++i)
-                if (c->axis[i].same_as(v)) id = st.root.at(i);
-            for (size_t j = 0; j < c->reduce_axis.size(); ++j)
-                if (c->reduce_axis[j].same_as(v)) id = st.root.at(c->axis.size() + j);
-        }
-        if (id < 0)
-            TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
-                                        << v.var().name() << "' is not an axis of '" << st.name()
-                                        << "' (use " << st.name() << ".op.axis / .reduce_axis)";
-    } else {
-        TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name()
-                                    << "': an iterator is a leaf position, an axis or an iterator "
-                                       "a primitive returned, not "
-                                    << py::str(py::type::of(h)).cast<std::string>();
-    }
+    int id = resolve_iter_id(s, stage, h, primitive);
+    const Stage& st = s->stage(stage);
     for (size_t i = 0; i < st.leaf.size(); ++i)
         if (st.leaf[i] == id) return static_cast<int>(i);
     TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': iterator '"
@@ -109,9 +167,37 @@ int resolve_iter(const SchedulePtr& s, int stage, py::handle h, const char* prim
                                 << leaf_list(st);
 }
 
+// A storage dimension of stage `stage` (StorageDim): a position, or a data-parallel axis (an
+// IterVar or a root iterator handle) that is still stored whole.
+int resolve_dim(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
+    if (py::isinstance<py::int_>(h)) return h.cast<int>();
+    const Stage& st = s->stage(stage);
+    int id = resolve_iter_id(s, stage, h, primitive);
+    auto root = std::find(st.root.begin(), st.root.end(), id);
+    const ComputeOpNode* c = as_compute(st.op);
+    int axis = static_cast<int>(root - st.root.begin());
+    if (root == st.root.end() || !c || axis >= static_cast<int>(c->axis.size()))
+        TESSEL_THROW(ScheduleError)
+            << primitive << " on stage '" << st.name() << "': iterator '" << st.iters.at(id).name
+            << "' is not a data-parallel axis; a storage dimension is a position or an axis";
+    std::string dims;
+    for (size_t d = 0; d < st.storage.size(); ++d) {
+        const StorageDim& sd = st.storage[d];
+        if (sd.axis == axis && sd.part == StorageDim::Part::Whole) return static_cast<int>(d);
+        dims += (d ? ", " : "") + std::to_string(d) + ": " + c->axis[sd.axis].var().name() +
+                (sd.part == StorageDim::Part::Outer   ? ".outer"
+                 : sd.part == StorageDim::Part::Inner ? ".inner"
+                                                      : "");
+    }
+    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
+                                << c->axis[axis].var().name()
+                                << "' is stored split; give a storage dimension position: ["
+                                << dims << "]";
+}
+
 IterRef leaf_ref(const SchedulePtr& s, int stage, int pos) {
     const Stage& st = s->stage(stage);
-    return IterRef{StageRef{s, st.op}, st.leaf.at(pos)};
+    return IterRef{stage_ref(s, stage), st.leaf.at(pos), st.op};
 }
 
 TailStrategy parse_tail(const std::string& name) {
@@ -274,19 +360,104 @@ void def_primitives(py::class_<Schedule, SchedulePtr>& cls) {
         py::arg("stage"));
 }
 
+// The tensor of new stage `index` a user indexes s[...] with: the output `like` names (the same
+// output of a multi-output stage) or the first one.
+Tensor new_stage_tensor(const SchedulePtr& s, int index, py::handle like) {
+    const Operation& op = s->stage(index).dag_op;
+    int v = py::isinstance<Tensor>(like) ? like.cast<Tensor>().value_index() : 0;
+    return op_output(op, v < op_num_outputs(op) ? v : 0);
+}
+
+// cache_read, cache_write, storage layouts, follow_split, rfactor (Schedule.h's second group).
+// The stage-inserting ones return the new stage's tensor, as TVM's do.
+void def_cache_primitives(py::class_<Schedule, SchedulePtr>& cls) {
+    using O = py::object;
+    cls.def(
+        "cache_read",
+        [](const SchedulePtr& s, O tensor, const std::string& scope, O readers) {
+            int st = resolve_stage(s, tensor, "cache_read");
+            std::vector<int> rs;
+            if (py::isinstance<py::list>(readers) || py::isinstance<py::tuple>(readers))
+                for (py::handle r : readers) rs.push_back(resolve_stage(s, r, "cache_read"));
+            else
+                rs.push_back(resolve_stage(s, readers, "cache_read"));
+            return new_stage_tensor(s, s->cache_read(st, scope, rs), tensor);
+        },
+        py::arg("tensor"), py::arg("scope"), py::arg("readers"),
+        "Copies the stage's output into a new stage in `scope` (\"global\", \"shared\", "
+        "\"local\") that `readers` (stages that read it) read instead; returns the copy's tensor.");
+    cls.def(
+        "cache_write",
+        [](const SchedulePtr& s, O tensor, const std::string& scope) {
+            int st = resolve_stage(s, tensor, "cache_write");
+            return new_stage_tensor(s, s->cache_write(st, scope), tensor);
+        },
+        py::arg("tensor"), py::arg("scope"),
+        "Computes the stage into a new stage in `scope` that the stage then copies out (before "
+        "the stage's loop transformations); returns the cache's tensor.");
+    cls.def(
+        "storage_split",
+        [](const SchedulePtr& s, O stage, O dim, int64_t factor) {
+            int st = resolve_stage(s, stage, "storage_split");
+            s->storage_split(st, resolve_dim(s, st, dim, "storage_split"), factor);
+        },
+        py::arg("stage"), py::arg("dim"), py::arg("factor"),
+        "Blocks storage dimension `dim` of the stage's buffer into (outer, inner by `factor`).");
+    cls.def(
+        "storage_reorder",
+        [](const SchedulePtr& s, O stage, py::list order) {
+            int st = resolve_stage(s, stage, "storage_reorder");
+            std::vector<int> dims;
+            for (py::handle d : order) dims.push_back(resolve_dim(s, st, d, "storage_reorder"));
+            s->storage_reorder(st, dims);
+        },
+        py::arg("stage"), py::arg("order"),
+        "Permutes the storage dimensions (every position once, outermost first).");
+    cls.def(
+        "storage_align",
+        [](const SchedulePtr& s, O stage, O dim, int64_t factor, int64_t offset) {
+            int st = resolve_stage(s, stage, "storage_align");
+            s->storage_align(st, resolve_dim(s, st, dim, "storage_align"), factor, offset);
+        },
+        py::arg("stage"), py::arg("dim"), py::arg("factor"), py::arg("offset"),
+        "Pads the stride of storage dimension `dim` to stride % factor == offset.");
+    cls.def(
+        "follow_split",
+        [](const SchedulePtr& s, O stage, O iter, int src_step) {
+            int st = resolve_stage(s, stage, "follow_split");
+            auto r = s->follow_split(st, resolve_iter(s, st, iter, "follow_split"), src_step);
+            return py::make_tuple(leaf_ref(s, st, r.first), leaf_ref(s, st, r.second));
+        },
+        py::arg("stage"), py::arg("iter"), py::arg("src_step"),
+        "Splits a loop as split step `src_step` (an index into the steps) does; returns (outer, "
+        "inner).");
+    cls.def(
+        "rfactor",
+        [](const SchedulePtr& s, O tensor, O axis, int factor_axis) {
+            int st = resolve_stage(s, tensor, "rfactor");
+            int it = resolve_iter(s, st, axis, "rfactor");
+            return new_stage_tensor(s, s->rfactor(st, it, factor_axis), tensor);
+        },
+        py::arg("tensor"), py::arg("axis"), py::arg("factor_axis") = 0,
+        "Factors the reduction over `axis` (a part of a split reduction axis) into a new stage "
+        "whose output has it as dimension `factor_axis`; returns that stage's tensor.");
+}
+
 // The TVM-style view: s[C].<primitive>(...) forwards to the schedule's primitive with its stage.
 void def_stage(py::module_& m) {
     using O = py::object;
     auto sched = [](const StageRef& r) { return py::cast(r.s); };
     py::class_<StageRef>(m, "Stage", "One stage of a schedule (s[tensor]).")
-        .def_property_readonly("op", [](const StageRef& r) { return r.op; })
-        .def_property_readonly("name", [](const StageRef& r) { return r.op->name; })
+        .def_property_readonly(
+            "op", [](const StageRef& r) { return r.stage().op; },
+            "The operation the stage computes now (rebuilt by cache_read, cache_write, rfactor).")
+        .def_property_readonly("name", [](const StageRef& r) { return r.stage().name(); })
         .def_property_readonly("index", &StageRef::index)
         .def_property_readonly(
             "leaf_iter_vars",
             [](const StageRef& r) {
                 std::vector<IterRef> out;
-                for (int id : r.stage().leaf) out.push_back(IterRef{r, id});
+                for (int id : r.stage().leaf) out.push_back(IterRef{r, id, r.stage().op});
                 return out;
             },
             "The current loops, outermost first.")
@@ -294,7 +465,7 @@ void def_stage(py::module_& m) {
                                [](const StageRef& r) {
                                    std::vector<IterRef> out;
                                    for (size_t id = 0; id < r.stage().iters.size(); ++id)
-                                       out.push_back(IterRef{r, static_cast<int>(id)});
+                                       out.push_back(IterRef{r, static_cast<int>(id), r.stage().op});
                                    return out;
                                })
         .def_property_readonly(
@@ -343,6 +514,30 @@ void def_stage(py::module_& m) {
             },
             py::arg("parent"), py::arg("scope"),
             "Computes this stage inside `parent`'s loop `scope`.")
+        .def(
+            "storage_split",
+            [sched](const StageRef& r, O dim, O factor) {
+                sched(r).attr("storage_split")(r, dim, factor);
+            },
+            py::arg("dim"), py::arg("factor"))
+        .def("storage_reorder",
+             [sched](const StageRef& r, py::args dims) {
+                 sched(r).attr("storage_reorder")(r, py::list(dims));
+             })
+        .def(
+            "storage_align",
+            [sched](const StageRef& r, O axis, O factor, O offset) {
+                sched(r).attr("storage_align")(r, axis, factor, offset);
+            },
+            py::arg("axis"), py::arg("factor"), py::arg("offset"),
+            "Pads the stride of `axis` (an axis or a storage dimension position) to "
+            "stride % factor == offset.")
+        .def(
+            "follow_split",
+            [sched](const StageRef& r, O parent, O src_step) {
+                return sched(r).attr("follow_split")(r, parent, src_step);
+            },
+            py::arg("parent"), py::arg("src_step"))
         .def("compute_inline", [sched](const StageRef& r) { sched(r).attr("compute_inline")(r); })
         .def("compute_root", [sched](const StageRef& r) { sched(r).attr("compute_root")(r); })
         .def("__eq__",
@@ -386,15 +581,16 @@ void init_schedule(py::module_& m) {
     py::class_<Schedule, SchedulePtr> cls(m, "Schedule",
                                           "How to compute a DAG: its stages and recorded steps.");
     def_primitives(cls);
+    def_cache_primitives(cls);
     cls.def("__getitem__",
             [](const SchedulePtr& s, py::object key) {
-                return StageRef{s, s->stage(resolve_stage(s, key, "schedule[]")).op};
+                return stage_ref(s, resolve_stage(s, key, "schedule[]"));
             })
         .def_property_readonly("stages",
                                [](const SchedulePtr& s) {
                                    std::vector<StageRef> out;
                                    for (const Stage& st : s->stages())
-                                       out.push_back(StageRef{s, st.op});
+                                       out.push_back(StageRef{s, st.dag_op});
                                    return out;
                                })
         .def_property_readonly("outputs", &Schedule::outputs)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import rand, run
+from util import rand, replays, run
 
 
 def matmul(n=24, m=20, k=12):
@@ -18,16 +18,6 @@ def matmul(n=24, m=20, k=12):
 def check(s, A, B, C):
     a, b = rand(*A.shape, seed=1), rand(*B.shape, seed=2)
     np.testing.assert_allclose(run([A, B, C], [a, b], schedule=s), a @ b, rtol=1e-4, atol=1e-5)
-
-
-def replays(s, args):
-    """Executes s.to_python() on a fresh schedule and checks it lowers to the same IR."""
-    scope = {}
-    exec(s.to_python(), scope)
-    fresh = ts.create_schedule(s.outputs)
-    scope["apply_schedule"](fresh)
-    assert str(ts.lower(fresh, args)) == str(ts.lower(s, args))
-    assert fresh.to_json() == s.to_json()
 
 
 def test_stage_view_primitives():

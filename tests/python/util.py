@@ -28,3 +28,13 @@ def rand(*shape, dtype="float32", seed=0):
     if np.dtype(dtype).kind == "f":
         return rng.standard_normal(shape).astype(dtype)
     return rng.integers(-50, 50, size=shape).astype(dtype)
+
+
+def replays(s, args):
+    """Executes s.to_python() on a fresh schedule and checks it lowers to the same IR."""
+    scope = {}
+    exec(s.to_python(), scope)
+    fresh = ts.create_schedule(s.outputs)
+    scope["apply_schedule"](fresh)
+    assert str(ts.lower(fresh, args)) == str(ts.lower(s, args))
+    assert fresh.to_json() == s.to_json()
