@@ -7,7 +7,6 @@ improve memory access step by step, measuring GFLOP/s after each step beside num
     C[i, j] = sum_k A[i, k] * B[k, j]
 
 Run:  python tutorials/02_cpu_gemm.py [--small]
-(The caching step of the TVM tutorial, cache_write, arrives with a later tessel release.)
 """
 import sys
 import time
@@ -101,30 +100,62 @@ evaluate("3 loop permutation", s, [A, B, C])
 
 # ---------------------------------------------------------------------------------------------
 # Step 4: array packing. A BN-wide column block of B is strided in memory (rows N apart). Packing
-# B into [N / BN][K][BN] makes the block contiguous. The packing is just another compute: the
-# tensor-expression language expresses layout changes too.
-A = ts.placeholder((M, K), name="A")
-B = ts.placeholder((K, N), name="B")
-k = ts.reduce_axis((0, K), name="k")
-packedB = ts.compute((N // BN, K, BN), lambda x, y, z: B[y, x * BN + z], name="packedB")
-C = ts.compute(
-    (M, N), lambda i, j: ts.sum(A[i, k] * packedB[j // BN, k, j % BN], axis=k), name="C"
-)
+# B into [N / BN][K][BN] makes the block contiguous. Packing is a schedule decision, not a change
+# of the computation: cache_read(B, "global", [C]) adds a stage that copies B and makes C read the
+# copy; storage_split and storage_reorder lay the copy out in column panels. (TVM's tutorial
+# declares packedB as a compute, B[y, x * BN + z], and C reads it: that works in tessel too.)
+def pack_b(s, B, C):
+    packedB = s.cache_read(B, "global", [C])  # the copy's tensor: s[packedB] is its stage
+    s[packedB].storage_split(1, BN)  # [K][N / BN][BN]
+    s[packedB].storage_reorder(1, 0, 2)  # [N / BN][K][BN]
+    # Copy panel by panel, each row of a panel one vector store.
+    y, x = s[packedB].op.axis
+    xo, xi = s[packedB].split(x, factor=BN)
+    s[packedB].reorder(xo, y, xi)
+    s[packedB].vectorize(xi)
+    return packedB, xo
+
+
+A, B, C = declare()
 s = ts.create_schedule(C)
+packedB, _ = pack_b(s, B, C)
 io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
 ko, ki = s[C].split(C.op.reduce_axis[0], factor=KFACTOR)
 s[C].reorder(io, jo, ko, ii, ki, ji)
 s[C].vectorize(ji)
-x, y, z = packedB.op.axis
-s[packedB].vectorize(z)
 evaluate("4 array packing", s, [A, B, C])
 
 # ---------------------------------------------------------------------------------------------
-# Step 5: parallelism. The row blocks io are independent: run them on every core (the thread
+# Step 5: write cache. C's block is updated K times; accumulating it in a small buffer that stays
+# in cache (and registers), then copying it out once, saves memory traffic. cache_write(C,
+# "local") moves C's computation into a new stage C.local and leaves C a copy of it; it must come
+# before C's loop transformations. C.local is computed per block of C (compute_at), with its own
+# loops: s[CC].op.axis and .reduce_axis.
+A, B, C = declare()
+s = ts.create_schedule(C)
+packedB, xo = pack_b(s, B, C)
+CC = s.cache_write(C, "local")
+io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
+s[CC].compute_at(s[C], jo)
+mc, nc = s[CC].op.axis
+(kc,) = s[CC].op.reduce_axis
+ko, ki = s[CC].split(kc, factor=KFACTOR)
+# C.local's loops are declared over all of C; at C's jo they cover one BN x BN block (lowering
+# infers that region). vectorize checks the declared extent, so split the vector loop by BN: its
+# outer part then runs once.
+nco, nci = s[CC].split(nc, factor=BN)
+s[CC].reorder(nco, ko, mc, ki, nci)
+s[CC].unroll(ki)
+s[CC].vectorize(nci)
+s[C].vectorize(ji)
+evaluate("5 write cache", s, [A, B, C])
+
+# ---------------------------------------------------------------------------------------------
+# Step 6: parallelism. The row blocks io are independent: run them on every core (the thread
 # pool's size is TESSEL_NUM_THREADS, by default the number of cores), and pack B in parallel.
 s[C].parallel(io)
-s[packedB].parallel(x)
-evaluate("5 parallel", s, [A, B, C])
+s[packedB].parallel(xo)
+evaluate("6 parallel", s, [A, B, C])
 
 print()
 print("The final schedule, as a script that replays it:")

@@ -6,8 +6,8 @@ them, shows how a reduction is lowered (an init statement, then an update loop),
 reductions for the CPU: splitting the reduce axis, choosing which loop is innermost so that
 vectorisation applies, and parallelising over the independent outputs.
 
-(Parallelising *one* long reduction needs rfactor, which arrives with a later tessel release;
-this tutorial sticks to what schedules can do without it.)
+The last section parallelises and vectorises *one* long reduction with rfactor: the reduction is
+factored into independent partial results (a new stage) and a small reduction of those.
 
 Run:  python tutorials/03_reductions.py [--small]
 """
@@ -140,3 +140,49 @@ if HAVE_LLVM:
     np.testing.assert_array_equal(got_idx, x.argmax(axis=1))
     np.testing.assert_array_equal(got_val, x.max(axis=1))
     print("user reducer and argmax: correct")
+
+# ---------------------------------------------------------------------------------------------
+# 6. rfactor: one long reduction, in parallel and in vector lanes
+#
+# The sum of a whole vector has one output, so there is no data-parallel loop to parallelise, and
+# its reduction loop may be neither parallel nor vectorized. s.rfactor(T, loop) factors T's
+# reduction over one part of a split reduce axis into a new stage of *partial results* in which
+# that loop is data-parallel, and T then reduces the partial results. It returns the new stage's
+# tensor (it inserts a stage, so stage indices shift; s[T] and the returned tensor stay valid).
+N = R * C
+V = ts.placeholder((N,), name="V")
+v = x.reshape(-1)
+k = ts.reduce_axis((0, N), name="k")
+total = ts.compute((1,), lambda _: ts.sum(V[k], axis=k), name="total")
+
+# 6a. Parallel chunks: split k into 8 contiguous chunks, one partial sum per chunk.
+s = ts.create_schedule(total)
+ko, ki = s[total].split(k, nparts=8)
+try:
+    s[total].parallel(ko)
+except ts.ScheduleError as e:
+    print("as expected:", str(e).splitlines()[0])
+partial = s.rfactor(total, ko)  # partial[c, 0] = sum of chunk c; total[0] = sum over c
+print("stages:", [st.name for st in s.stages], "partial sums:", partial.shape)
+s[partial].parallel(s[partial].op.axis[0])
+print(ts.lower(s, [V, total]))
+if HAVE_LLVM:
+    (got,) = run(s, [V, total], [v])
+    np.testing.assert_allclose(got, [v.sum(dtype="float64")], rtol=1e-4, atol=1e-2)
+    print("parallel sum: correct")
+
+# 6b. Vector lanes: split k by 16 and factor over the inner part. Each of the 16 lanes sums every
+# 16th element; with the lane loop innermost it vectorizes, and total adds the 16 lanes at the end.
+# factor_axis says where the new dimension goes among the partial results' dimensions.
+s = ts.create_schedule(total)
+ko, ki = s[total].split(k, factor=16)
+lanes = s.rfactor(total, ki, factor_axis=1)  # lanes[0, l] = sum of V[16 * j + l] over j
+lane = s[lanes].op.axis[1]
+(rest,) = s[lanes].op.reduce_axis
+s[lanes].reorder(rest, lane)
+s[lanes].vectorize(lane)
+print(s.to_python())  # the index form: s.rfactor(1, 2, 1) and what follows
+if HAVE_LLVM:
+    (got,) = run(s, [V, total], [v])
+    np.testing.assert_allclose(got, [v.sum(dtype="float64")], rtol=1e-4, atol=1e-2)
+    print("vectorized sum: correct")

@@ -41,7 +41,9 @@ struct StageRef {
     const Stage& stage() const { return s->stage(index()); }
 };
 
-StageRef stage_ref(const SchedulePtr& s, int index) { return StageRef{s, s->stage(index).dag_op}; }
+StageRef stage_ref(const SchedulePtr& s, int index) {
+    return StageRef{s, s->stage(index).dag_op};
+}
 
 // Whether two operations have the same loop variables: a stage whose operation was rebuilt to
 // read through a cache keeps its loops; cache_write and rfactor give it new ones.
@@ -81,7 +83,9 @@ std::string leaf_list(const Stage& st) {
     return out;
 }
 
-std::string type_name(py::handle h) { return py::str(py::type::of(h)).cast<std::string>(); }
+std::string type_name(py::handle h) {
+    return py::str(py::type::of(h)).cast<std::string>();
+}
 
 int resolve_stage(const SchedulePtr& s, py::handle h, const char* primitive) {
     if (py::isinstance<py::int_>(h)) {
@@ -128,8 +132,7 @@ int resolve_iter_id(const SchedulePtr& s, int stage, py::handle h, const char* p
             TESSEL_THROW(ScheduleError)
                 << primitive << " on stage '" << st.name() << "': iterator '"
                 << (r.valid() ? r.iter().name : std::string("?")) << "' belongs to stage '"
-                << r.stage.op->name << "'"
-                << (r.stage.s != s ? " of another schedule" : "");
+                << r.stage.op->name << "'" << (r.stage.s != s ? " of another schedule" : "");
         if (!r.valid())
             TESSEL_THROW(ScheduleError)
                 << primitive << " on stage '" << st.name()
@@ -191,8 +194,8 @@ int resolve_dim(const SchedulePtr& s, int stage, py::handle h, const char* primi
     }
     TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
                                 << c->axis[axis].var().name()
-                                << "' is stored split; give a storage dimension position: ["
-                                << dims << "]";
+                                << "' is stored split; give a storage dimension position: [" << dims
+                                << "]";
 }
 
 IterRef leaf_ref(const SchedulePtr& s, int stage, int pos) {
@@ -461,13 +464,14 @@ void def_stage(py::module_& m) {
                 return out;
             },
             "The current loops, outermost first.")
-        .def_property_readonly("all_iter_vars",
-                               [](const StageRef& r) {
-                                   std::vector<IterRef> out;
-                                   for (size_t id = 0; id < r.stage().iters.size(); ++id)
-                                       out.push_back(IterRef{r, static_cast<int>(id), r.stage().op});
-                                   return out;
-                               })
+        .def_property_readonly(
+            "all_iter_vars",
+            [](const StageRef& r) {
+                std::vector<IterRef> out;
+                for (size_t id = 0; id < r.stage().iters.size(); ++id)
+                    out.push_back(IterRef{r, static_cast<int>(id), r.stage().op});
+                return out;
+            })
         .def_property_readonly(
             "attach",
             [](const StageRef& r) {
@@ -501,7 +505,8 @@ void def_stage(py::module_& m) {
             "bind", [sched](const StageRef& r, O v, O t) { sched(r).attr("bind")(r, v, t); },
             py::arg("iter"), py::arg("thread"))
         .def(
-            "set_scope", [sched](const StageRef& r, O scope) { sched(r).attr("set_scope")(r, scope); },
+            "set_scope",
+            [sched](const StageRef& r, O scope) { sched(r).attr("set_scope")(r, scope); },
             py::arg("scope"))
         .def(
             "pragma",
