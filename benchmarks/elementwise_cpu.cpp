@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reference/elementwise_loop.h"
+#include "support/BenchUtil.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/runtime/NDArray.h"
@@ -36,17 +37,6 @@ void fill(NDArray& a, uint32_t seed) {
             p[i] = static_cast<float>(h >> 8) / 8388608.0f - 1.0f + 1.0f / 4096.0f;
         }
     });
-}
-
-double seconds_of(const std::function<void()>& fn) {
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace

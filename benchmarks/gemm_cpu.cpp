@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gemm_schedule.h"
+#include "support/BenchUtil.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
@@ -30,34 +31,10 @@ using namespace tessel;
 
 namespace {
 
-double seconds_of(const std::function<void()>& fn) {
-    auto t0 = std::chrono::steady_clock::now();
-    fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-// Checks 4096 sampled entries of c against a double-precision dot product.
 bool check(const char* who, int64_t n, const float* a, const float* b, const float* c) {
-    std::mt19937_64 rng(42);
-    for (int s = 0; s < 4096; ++s) {
-        int64_t i = rng() % n, j = rng() % n;
-        double acc = 0, mag = 0;
-        for (int64_t k = 0; k < n; ++k) {
-            acc += double(a[i * n + k]) * b[k * n + j];
-            mag += std::fabs(double(a[i * n + k]) * b[k * n + j]);
-        }
-        if (std::fabs(c[i * n + j] - acc) > 1e-5 * mag + 1e-6) {
-            std::printf("%s: check failed at (%lld, %lld): %g, expected %g\n", who, (long long)i,
-                        (long long)j, c[i * n + j], acc);
-            return false;
-        }
-    }
-    return true;
+    std::string mismatch = check_gemm_sampled(n, a, b, c, 4096);
+    if (!mismatch.empty()) std::printf("%s: check failed: %s\n", who, mismatch.c_str());
+    return mismatch.empty();
 }
 
 // Sets the libraries' threading environment and re-executes once, so they read it at load time.

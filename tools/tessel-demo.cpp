@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "gemm_schedule.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
 #include "tessel/codegen/Build.h"
@@ -134,21 +135,8 @@ bool run_scheduled_matmul(int n) {
     return report("lowered", result, secs, flop_count({C}));
 }
 
-// Checks 512 sampled entries of c = a · b against double-precision dot products.
-bool sampled_check(int64_t n, const float* a, const float* b, const float* c) {
-    for (int64_t s = 0; s < 512; ++s) {
-        int64_t i = (s * 7919) % n, j = (s * 104729 + 13) % n;
-        double acc = 0, magnitude = 0;
-        for (int64_t r = 0; r < n; ++r) {
-            acc += double(a[i * n + r]) * b[r * n + j];
-            magnitude += std::fabs(double(a[i * n + r]) * b[r * n + j]);
-        }
-        if (std::fabs(c[i * n + j] - acc) > 1e-5 * magnitude + 1e-6) return false;
-    }
-    return true;
-}
-
-// Compiles the matmul through LLVM unscheduled and register-blocked; checks and times both.
+// Compiles the matmul through LLVM unscheduled and with the GEMM tutorial's final schedule; checks
+// and times both.
 bool run_compiled_matmul(int n) {
     if (!has_llvm_backend()) {
         std::printf("== compiled matmul: skipped (tessel built without the LLVM backend)\n");
@@ -160,17 +148,10 @@ bool run_compiled_matmul(int n) {
     Tensor C = compute(
         {n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
     Schedule plain = create_schedule({C});
-    // 8 rows × 32 columns of C stay in vector registers while k runs over a 256-long block of
-    // A's rows and B's columns; rows of tiles run in parallel.
+    // The C++ GEMM tutorial's final schedule (tutorials/cpp/gemm): B packed into column panels,
+    // 8×32 register tiles over 128-deep blocks of k, 512-column blocks, parallel rows.
     Schedule blocked = create_schedule({C});
-    int c = blocked.stage_of(C);
-    blocked.split(c, 0, 8);                  // io ii j k
-    blocked.split(c, 2, 32);                 // io ii jo ji k
-    blocked.split(c, 4, 256);                // io ii jo ji ko ki
-    blocked.reorder(c, {0, 4, 2, 5, 1, 3});  // io ko jo ki ii ji
-    blocked.vectorize(c, 5);
-    blocked.unroll(c, 4);
-    blocked.parallel(c, 0);
+    schedule_gemm(blocked, B, C);
     std::printf("== compiled matmul %dx%dx%d (LLVM, %d threads)\n%s", n, n, n,
                 ThreadPool::global().num_threads(), blocked.to_python().c_str());
     NDArray a = NDArray::empty({n, n}, float32()), b = NDArray::empty({n, n}, float32()),
@@ -191,7 +172,8 @@ bool run_compiled_matmul(int n) {
         Kernel kernel = m.get("main");
         kernel({a, b, out});
         bool correct =
-            sampled_check(n, a.data_as<float>(), b.data_as<float>(), out.data_as<float>());
+            check_gemm_sampled(n, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), 512)
+                .empty();
         TimeEvaluatorOptions options;
         options.min_repeats = 3;
         options.min_total_seconds = 0.5;

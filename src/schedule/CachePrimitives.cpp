@@ -170,16 +170,7 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     Operation copy = copy_op(op_shape(orig), c->name,
                              [&](const std::vector<Expr>& idx) { return read_all(cache, idx); });
     std::vector<Stage> saved = stages_;
-    Stage ns = internal::make_stage(copy);
-    ns.dag_op = st.dag_op;
-    ns.attach = st.attach;
-    ns.attach_stage = st.attach_stage;
-    ns.attach_iter = st.attach_iter;
-    ns.is_output = st.is_output;
-    ns.storage = st.storage;
-    ns.scope = st.scope;
-    ns.auto_unroll_max_step = st.auto_unroll_max_step;
-    st = std::move(ns);
+    st = internal::replacement_stage(st, copy);
     Stage cs = internal::make_stage(cache);
     cs.scope = sc;
     A::insert_stage(*this, stage, std::move(cs));

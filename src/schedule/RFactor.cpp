@@ -122,15 +122,7 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
         c->name);
     Operation orig = st.op;
     std::vector<Stage> saved = stages_;
-    Stage ns = internal::make_stage(fin[0].op());
-    ns.dag_op = st.dag_op;
-    ns.attach = st.attach;
-    ns.attach_stage = st.attach_stage;
-    ns.attach_iter = st.attach_iter;
-    ns.is_output = st.is_output;
-    ns.storage = st.storage;
-    ns.scope = st.scope;
-    st = std::move(ns);
+    st = internal::replacement_stage(st, fin[0].op());
     A::insert_stage(*this, stage, internal::make_stage(rf_op));
     internal::redirect_reads(stages_, {}, {}, {{orig, fin[0].op()}});
     // The rfactor stage reads the stage's producers now; one computed at a consumer breaks.

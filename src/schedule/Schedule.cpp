@@ -219,6 +219,19 @@ Stage make_stage(const Operation& op) {
     return st;
 }
 
+Stage replacement_stage(const Stage& old, const Operation& op) {
+    Stage st = make_stage(op);
+    st.dag_op = old.dag_op;
+    st.attach = old.attach;
+    st.attach_stage = old.attach_stage;
+    st.attach_iter = old.attach_iter;
+    st.is_output = old.is_output;
+    st.storage = old.storage;
+    st.scope = old.scope;
+    st.auto_unroll_max_step = old.auto_unroll_max_step;
+    return st;
+}
+
 std::vector<StorageDim> default_storage(const Operation& op) {
     std::vector<StorageDim> dims;
     if (const ComputeOpNode* c = as_compute(op))

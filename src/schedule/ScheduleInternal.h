@@ -18,6 +18,10 @@ namespace tessel::internal {
 /// roots, default storage, global scope.
 Stage make_stage(const Operation& op);
 
+/// A fresh stage of `op` that takes `old`'s place: its DAG operation, attachment, output flag,
+/// storage layout, scope and pragmas (cache_write and rfactor replace a stage this way).
+Stage replacement_stage(const Stage& old, const Operation& op);
+
 /// Rebuilds the operations of the stages so that reads of an operation that is a key of `only`
 /// (in the stages listed in `readers`) or of `all` (in every stage) read the mapped operation's
 /// output of the same index instead. A rebuilt operation is itself redirected in every later

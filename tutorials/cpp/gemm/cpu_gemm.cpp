@@ -106,25 +106,6 @@ void write_cache(Schedule& s, const Gemm& g, bool unroll, bool parallel) {
     if (parallel) s.parallel(c, 0);
 }
 
-// Checks 1024 sampled entries of c against double-precision dot products.
-bool check(int64_t n, const float* a, const float* b, const float* c) {
-    std::mt19937_64 rng(3);
-    for (int t = 0; t < 1024; ++t) {
-        int64_t i = rng() % n, j = rng() % n;
-        double acc = 0, magnitude = 0;
-        for (int64_t k = 0; k < n; ++k) {
-            acc += double(a[i * n + k]) * b[k * n + j];
-            magnitude += std::fabs(double(a[i * n + k]) * b[k * n + j]);
-        }
-        if (std::fabs(c[i * n + j] - acc) > 1e-5 * magnitude + 1e-6) {
-            std::printf("  mismatch at (%lld, %lld): %g, expected %g\n", (long long)i, (long long)j,
-                        c[i * n + j], acc);
-            return false;
-        }
-    }
-    return true;
-}
-
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -165,7 +146,10 @@ int run(int argc, char** argv) {
         Kernel kernel = m.get("gemm");
         std::memset(c.data(), 0, n * n * sizeof(float));
         kernel({a, b, c});
-        bool correct = check(n, a.data_as<float>(), b.data_as<float>(), c.data_as<float>());
+        std::string mismatch =
+            check_gemm_sampled(n, a.data_as<float>(), b.data_as<float>(), c.data_as<float>(), 1024);
+        bool correct = mismatch.empty();
+        if (!correct) std::printf("  %s\n", mismatch.c_str());
         TimeEvaluatorOptions options;
         options.min_repeats = small ? 2 : 3;
         options.min_total_seconds = small ? 0.01 : 0.3;

@@ -12,6 +12,9 @@
 //   tiles sweeps stays in L2; rows of tiles run in parallel inside a column block.
 #include "gemm_schedule.h"
 
+#include <cmath>
+#include <random>
+
 #include "tessel/codegen/Build.h"
 #include "tessel/te/Operation.h"
 
@@ -54,4 +57,23 @@ Module build_gemm(int64_t n, const std::string& name) {
     Schedule s = create_schedule({C});
     schedule_gemm(s, B, C);
     return build(s, {A, B, C}, "llvm", name);
+}
+
+std::string check_gemm_sampled(int64_t n, const float* a, const float* b, const float* c,
+                               int samples) {
+    std::mt19937_64 rng(42);
+    for (int t = 0; t < samples; ++t) {
+        int64_t i = static_cast<int64_t>(rng() % n), j = static_cast<int64_t>(rng() % n);
+        double acc = 0, magnitude = 0;
+        for (int64_t k = 0; k < n; ++k) {
+            double p = double(a[i * n + k]) * b[k * n + j];
+            acc += p;
+            magnitude += std::fabs(p);
+        }
+        if (std::fabs(c[i * n + j] - acc) > 1e-5 * magnitude + 1e-6) {
+            return "C[" + std::to_string(i) + ", " + std::to_string(j) +
+                   "] = " + std::to_string(c[i * n + j]) + ", expected " + std::to_string(acc);
+        }
+    }
+    return "";
 }

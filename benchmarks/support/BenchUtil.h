@@ -1,0 +1,20 @@
+// Small helpers the benchmark programs share.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <vector>
+
+/// Wall-clock seconds of one call of `fn`.
+inline double seconds_of(const std::function<void()>& fn) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The median of `v` (the upper middle element for even sizes); `v` must not be empty.
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
