@@ -41,6 +41,16 @@ std::map<IterAnnotation, int> enclosing_axes(const Schedule& s, int i) {
                 axes[t.iters[id].annotation] = st.attach_stage;
             if (id == st.attach_iter) break;
         }
+        // A cross-thread reduction's thread-bound reduction loops enclose its whole reduction
+        // nest once lowered (the all-reduce needs every thread), so a stage attached at any of
+        // its reduction loops is inside them, wherever they stand in the leaf order.
+        if (t.iters[st.attach_iter].kind == IterKind::Reduction) {
+            for (int id : t.leaf) {
+                const Iterator& r = t.iters[id];
+                if (r.kind == IterKind::Reduction && is_launch_axis(r.annotation))
+                    axes[r.annotation] = st.attach_stage;
+            }
+        }
         i = st.attach_stage;
     }
     return axes;
