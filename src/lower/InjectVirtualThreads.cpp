@@ -1,22 +1,13 @@
 // InjectVirtualThreads (see include/tessel/lower/InjectVirtualThreads.h).
 #include "tessel/lower/InjectVirtualThreads.h"
 
+#include "PassUtil.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
 
 namespace tessel {
 
 namespace {
-
-bool has_sync(const Stmt& s) {
-    bool sync = false;
-    post_order_visit(s, [&](const IRNode* n) {
-        if (n->node_type != IRNodeType::Call) return;
-        Intrinsic op = static_cast<const Call*>(n)->op;
-        sync = sync || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
-    });
-    return sync;
-}
 
 bool is_thread_loop(const Stmt& s) {
     const auto* f = s.as<For>();
@@ -41,7 +32,7 @@ protected:
 private:
     // The vthread loop `op` around `body`, moved inside the threadIdx loops that body opens with.
     Stmt sink(const For* op, const Stmt& body) {
-        if (is_thread_loop(body) && !has_sync(body)) {
+        if (is_thread_loop(body) && !internal::has_thread_sync(body)) {
             const For* t = body.as<For>();
             return For::make(t->loop_var, t->min, t->extent, t->kind, sink(op, t->body),
                              t->thread_tag);

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "PassUtil.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/ir/IRVisitor.h"
 
@@ -283,14 +284,7 @@ private:
 
     // A divergent statement may contain no barrier and need none inside.
     void check_divergent(const Stmt& s, const Stmt& region) {
-        bool has_sync = false;
-        post_order_visit(s, [&](const IRNode* n) {
-            if (n->node_type != IRNodeType::Call) return;
-            Intrinsic op = static_cast<const Call*>(n)->op;
-            has_sync =
-                has_sync || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
-        });
-        if (has_sync) {
+        if (internal::has_thread_sync(s)) {
             std::ostringstream os;
             os << "insert_barriers: a barrier (or cross-thread reduction) inside thread-divergent "
                   "control flow cannot be hoisted: the threads that skip the statement would "

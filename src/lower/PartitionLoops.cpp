@@ -12,17 +12,6 @@ namespace tessel {
 
 namespace {
 
-/// Whether `s` contains a barrier or a cross-thread reduction.
-bool has_sync(const Stmt& s) {
-    bool sync = false;
-    post_order_visit(s, [&](const IRNode* n) {
-        if (n->node_type != IRNodeType::Call) return;
-        Intrinsic op = static_cast<const Call*>(n)->op;
-        sync = sync || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
-    });
-    return sync;
-}
-
 /// `c` without `likely` hints at the top.
 Expr strip_likely(const Expr& c) {
     const auto* call = c.as<Call>();
@@ -185,7 +174,7 @@ Stmt LoopPartitioner::visit(const For* op) {
     // A loop with barriers stays whole: its parts' bounds could differ between threads.
     bool splittable = (op->kind == ForKind::Serial || op->kind == ForKind::Parallel ||
                        op->kind == ForKind::Unrolled) &&
-                      !has_sync(op->body);
+                      !internal::has_thread_sync(op->body);
     if (!min || !extent || *extent < 1) {
         scope_[op->loop_var.get()] = Interval::from_range(Range(op->min, op->extent));
         Stmt body = mutate(op->body);

@@ -1,5 +1,7 @@
 #include "PassUtil.h"
 
+#include "tessel/ir/IRVisitor.h"
+
 namespace tessel::internal {
 
 Stmt make_noop_stmt() {
@@ -66,6 +68,16 @@ Expr fold_product(const std::vector<Expr>& extents, Type t) {
     Expr p = make_one(t);
     for (const Expr& e : extents) p = fold_mul(p, cast_index(t, e));
     return p;
+}
+
+bool has_thread_sync(const Stmt& s) {
+    bool sync = false;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type != IRNodeType::Call) return;
+        Intrinsic op = static_cast<const Call*>(n)->op;
+        sync = sync || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
+    });
+    return sync;
 }
 
 }  // namespace tessel::internal

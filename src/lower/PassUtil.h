@@ -24,5 +24,8 @@ Expr cast_index(Type t, const Expr& e);
 Type wider_index_type(Type a, Type b);
 /// The product of `extents` (folded), in type `t`; 1 for none.
 Expr fold_product(const std::vector<Expr>& extents, Type t);
+/// Whether `s` contains a thread barrier or a cross-thread reduction (a synchronisation of the
+/// threads of a block).
+bool has_thread_sync(const Stmt& s);
 
 }  // namespace tessel::internal
