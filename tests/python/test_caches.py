@@ -5,20 +5,16 @@ import numpy as np
 import pytest
 
 import tessel as ts
+import util
 from util import rand, replays, run
 
 
 def matmul(n=24, m=32, k=12):
-    A = ts.placeholder((n, k), name="A")
-    B = ts.placeholder((k, m), name="B")
-    r = ts.reduce_axis((0, k), name="k")
-    C = ts.compute((n, m), lambda i, j: ts.sum(A[i, r] * B[r, j], axis=r), name="C")
-    return A, B, C
+    return util.matmul(n, m, k)
 
 
 def check(s, A, B, C):
-    a, b = rand(*A.shape, seed=1), rand(*B.shape, seed=2)
-    np.testing.assert_allclose(run([A, B, C], [a, b], schedule=s), a @ b, rtol=1e-4, atol=1e-5)
+    util.check_matmul(s, A, B, C)
     replays(s, [A, B, C])
 
 

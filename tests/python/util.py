@@ -38,3 +38,18 @@ def replays(s, args):
     scope["apply_schedule"](fresh)
     assert str(ts.lower(fresh, args)) == str(ts.lower(s, args))
     assert fresh.to_json() == s.to_json()
+
+
+def matmul(n, m, k):
+    """The tensors A (n×k), B (k×m) and C = A @ B of a matmul."""
+    A = ts.placeholder((n, k), name="A")
+    B = ts.placeholder((k, m), name="B")
+    r = ts.reduce_axis((0, k), name="k")
+    C = ts.compute((n, m), lambda i, j: ts.sum(A[i, r] * B[r, j], axis=r), name="C")
+    return A, B, C
+
+
+def check_matmul(s, A, B, C):
+    """Builds schedule `s` of a matmul and compares it with numpy on random inputs."""
+    a, b = rand(*A.shape, seed=1), rand(*B.shape, seed=2)
+    np.testing.assert_allclose(run([A, B, C], [a, b], schedule=s), a @ b, rtol=1e-4, atol=1e-5)
