@@ -1,4 +1,5 @@
-// build() in a tessel built without the LLVM backend (TESSEL_USE_LLVM=OFF): a clear error.
+// The LLVM backend in a tessel built without it (TESSEL_USE_LLVM=OFF): a clear error.
+#include "codegen/Backends.h"
 #include "tessel/Error.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/codegen/Export.h"
@@ -15,14 +16,17 @@ namespace {
 
 }  // namespace
 
-Module build(const Schedule&, const std::vector<Tensor>&, const std::string& target,
-             const std::string&, const BuildOptions&) {
+namespace internal {
+
+void check_llvm_target(const std::string& target) {
     no_backend(target);
 }
 
-Module build(const LoweredFunc&, const std::string& target, const BuildOptions&) {
+Module build_llvm(const LoweredFunc&, const std::string& target, const BuildOptions&) {
     no_backend(target);
 }
+
+}  // namespace internal
 
 void register_llvm_payload_loader() {}
 

@@ -8,7 +8,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "codegen/CodeGenLLVM.h"
+#include "codegen/llvm/CodeGenLLVM.h"
 #include "tessel/Error.h"
 
 namespace tessel::internal {

@@ -1,6 +1,6 @@
 // Lowered IR to LLVM IR: expressions and memory. Statements, loops and closures are in
 // CodeGenLLVMStmt.cpp.
-#include "codegen/CodeGenLLVM.h"
+#include "codegen/llvm/CodeGenLLVM.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 
 #include <llvm/IR/MDBuilder.h>
 
-#include "codegen/CodeGenLLVM.h"
+#include "codegen/llvm/CodeGenLLVM.h"
 #include "tessel/Error.h"
 #include "tessel/ir/IRVisitor.h"
 

@@ -1,5 +1,5 @@
 // Target strings, the O3 pipeline, assembly output and the ORC JIT behind "llvm-ir" payloads.
-#include "codegen/LLVMJIT.h"
+#include "codegen/llvm/LLVMJIT.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "codegen/LLVMJIT.h"
+#include "codegen/llvm/LLVMJIT.h"
 #include "tessel/Error.h"
 
 extern char** environ;

@@ -1,0 +1,111 @@
+// The launch plan of a CUDA module: what the host does to run one tessel kernel, kept as data.
+//
+// The CUDA backend splits a lowered function into device functions (one per kernel: a nest of
+// blockIdx/threadIdx-bound loops) and this plan. Running the tessel kernel means: allocate the
+// workspaces (global intermediate buffers between device functions), then launch every device
+// function in order on one stream, each with the grid and block extents, the dynamic shared memory
+// and the parameters listed here. No host code is generated; the runtime interprets the plan
+// (src/runtime/cuda/), so a module serialises as cubin + plan and loads in any process.
+//
+// The payload of a CUDA module (format "cuda") is encode_cuda_payload()'s bytes: the plan of every
+// tessel kernel in the module, the target architecture and the cubin. The runtime loads the cubin
+// into a device's primary context lazily, at the first launch on that device, so a module builds,
+// saves and loads on a machine without a GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+/// An integer expression over a kernel's symbolic extents (KernelSignature::shape_vars() order),
+/// in postfix form: launch extents, shared memory and workspace sizes that depend on shapes.
+struct LaunchExpr {
+    enum class Op : uint8_t { Const, ShapeVar, Add, Sub, Mul, FloorDiv, FloorMod, Min, Max };
+    struct Term {
+        Op op = Op::Const;
+        int64_t value = 0;  ///< the constant (Const) or the shape variable's index (ShapeVar)
+        bool operator==(const Term& o) const = default;
+    };
+    std::vector<Term> terms;  ///< postfix; empty means 0
+
+    static LaunchExpr constant(int64_t v);
+    static LaunchExpr shape_var(int index);
+    /// True when the expression uses no shape variable.
+    bool is_constant() const;
+    /// Evaluates the expression; shape_vars may be null when is_constant(). FloorDiv and FloorMod
+    /// by zero give 0 (ir/IR.h). Throws RuntimeError on a malformed expression.
+    int64_t eval(const int64_t* shape_vars) const;
+    /// "(n + 127) // 128", naming shape variables from `names` (or "$i" past its end).
+    std::string str(const std::vector<std::string>& names = {}) const;
+    bool operator==(const LaunchExpr& o) const = default;
+};
+
+/// One parameter of a device function, in declaration order.
+struct CudaParam {
+    enum class Kind : uint8_t {
+        Buffer,    ///< a device pointer: `index` into the tessel kernel's arguments, then workspaces
+        ShapeVar,  ///< an int64_t: `index` into the kernel's shape_vars
+    };
+    Kind kind = Kind::Buffer;
+    int index = 0;
+    bool operator==(const CudaParam& o) const = default;
+};
+
+/// What ptxas reported for one device function (-1: unknown, e.g. a plan read from elsewhere).
+struct CudaResources {
+    int registers = -1;
+    int64_t spill_store_bytes = -1;
+    int64_t spill_load_bytes = -1;
+    int64_t stack_bytes = -1;
+    int64_t static_shared_bytes = -1;
+    bool operator==(const CudaResources& o) const = default;
+};
+
+/// One launch of a device function.
+struct CudaLaunch {
+    std::string function;  ///< the __global__ function's name in the cubin
+    std::string stage;     ///< the stage the kernel computes (its root), for messages
+    std::array<LaunchExpr, 3> grid;   ///< blockIdx.x/y/z extents (1 where unbound)
+    std::array<LaunchExpr, 3> block;  ///< threadIdx.x/y/z extents (1 where unbound)
+    /// Bytes of dynamic shared memory (`extern __shared__`); 0 unless the kernel's shared
+    /// allocations exceed the 48 KB a block gets statically. The runtime raises the function's
+    /// limit to this and checks it against the device's opt-in maximum before the launch.
+    LaunchExpr dynamic_shared_bytes;
+    std::vector<CudaParam> params;
+    CudaResources resources;  ///< filled by the NVRTC compile from ptxas's report
+    bool operator==(const CudaLaunch& o) const = default;
+};
+
+/// A global intermediate buffer that lives for one call of the tessel kernel.
+struct CudaWorkspace {
+    std::string name;
+    LaunchExpr bytes;
+    bool operator==(const CudaWorkspace& o) const = default;
+};
+
+/// Everything the host does to run one tessel kernel (see the file comment).
+struct CudaLaunchPlan {
+    std::vector<CudaWorkspace> workspaces;
+    std::vector<CudaLaunch> launches;  ///< in order, on one stream
+    bool operator==(const CudaLaunchPlan& o) const = default;
+};
+
+/// The payload of a CUDA module (format "cuda").
+struct CudaPayload {
+    std::string arch;                             ///< "sm_90"
+    std::map<std::string, CudaLaunchPlan> plans;  ///< by tessel kernel name
+    std::vector<uint8_t> cubin;
+    bool operator==(const CudaPayload& o) const = default;
+};
+
+/// The payload's bytes: "TSLCUDA1", a little-endian uint64 length and that many bytes of JSON
+/// (arch and plans), then the cubin to the end.
+std::vector<uint8_t> encode_cuda_payload(const CudaPayload& payload);
+/// Reads encode_cuda_payload()'s bytes; throws RuntimeError on corrupt or truncated bytes.
+CudaPayload decode_cuda_payload(const std::vector<uint8_t>& bytes);
+
+}  // namespace tessel

@@ -1,0 +1,91 @@
+// The LLVM backend's build: check, generate LLVM IR, optimise, and wrap the JIT-compiled code in
+// a Module.
+#include "tessel/codegen/Build.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <unordered_set>
+
+#include "codegen/Backends.h"
+#include "codegen/Signature.h"
+#include "codegen/llvm/CodeGenLLVM.h"
+#include "codegen/llvm/LLVMJIT.h"
+#include "tessel/Error.h"
+#include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/lower/VerifyLowered.h"
+
+namespace tessel {
+
+namespace {
+
+std::string to_text(const llvm::Module& module) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os, nullptr);
+    return text;
+}
+
+}  // namespace
+
+bool has_llvm_backend() {
+    return true;
+}
+
+void register_llvm_payload_loader() {
+    internal::register_llvm_ir_loader();
+}
+
+namespace internal {
+
+void check_llvm_target(const std::string& target) {
+    parse_llvm_target(target);
+}
+
+Module build_llvm(const LoweredFunc& f, const std::string& target, const BuildOptions& options) {
+    LLVMTarget t = parse_llvm_target(target);
+    verify_lowered(f);
+    std::vector<Var> shape_vars;
+    KernelSignature sig = make_signature(f, options, DeviceType::CPU, "llvm", &shape_vars);
+    std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto owned_module = std::make_unique<llvm::Module>(f.name, *context);
+    llvm::Module& module = *owned_module;
+    module.setTargetTriple(t.triple);
+    module.setDataLayout(tm->createDataLayout());
+    std::vector<bool> in_place;
+    for (const ArgSpec& a : sig.args) in_place.push_back(a.in_place);
+    using FloatMode = internal::CodeGenLLVM::FloatMode;
+    FloatMode mode = t.fast_math      ? FloatMode::Fast
+                     : t.strict_float ? FloatMode::Strict
+                                      : FloatMode::Contract;
+    internal::CodeGenLLVM(module, t.cpu, t.features, mode).add_function(f, shape_vars, in_place);
+    std::string errors;
+    llvm::raw_string_ostream es(errors);
+    if (llvm::verifyModule(module, &es)) {
+        TESSEL_CHECK(false) << "codegen produced invalid LLVM IR: " << errors << "\n"
+                            << to_text(module);
+    }
+    internal::optimize_module(module, *tm);
+    std::string ll = to_text(module);
+    const char* debug = std::getenv("TESSEL_DEBUG");
+    if (debug && std::atoi(debug) >= 3) std::cerr << ll;
+    internal::register_llvm_ir_loader();
+    // The optimised module goes to the JIT as it is (no re-parse); the assembly, a second code
+    // generation, is only made when asked for.
+    std::shared_ptr<const LoadedCode> code =
+        internal::jit_compile(std::move(owned_module), std::move(context));
+    std::map<std::string, SourceGenerator> lazy = {
+        {"asm", [ll, t] { return internal::assembly_of_ir(ll, t); }}};
+    return Module({sig}, "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()), std::move(code),
+                  {{"ll", ll}}, std::move(lazy));
+}
+
+}  // namespace internal
+
+}  // namespace tessel
