@@ -20,15 +20,17 @@ Schedule add_schedule(Tensor* A, Tensor* C) {
 TEST(BuildErrors, BadTargetStrings) {
     Tensor A, C;
     Schedule s = add_schedule(&A, &C);
-    for (const char* target : {"cuda", "llvmx", "llvm -mcpu=not-a-cpu", "llvm -mattr=+nonsense",
-                               "llvm -mattr=avx2", "llvm -O3"}) {
+    for (const char* target : {"opencl", "llvmx", "llvm -mcpu=not-a-cpu", "llvm -mattr=+nonsense",
+                               "llvm -mattr=avx2", "llvm -O3", "cuda -arch=90", "cuda -arch=sm_x",
+                               "cuda -O3", "cudax"}) {
         SCOPED_TRACE(target);
         EXPECT_THROW(build(s, {A, C}, target), CompileError);
     }
     try {
-        build(s, {A, C}, "cuda");
+        build(s, {A, C}, "cuda -arch=sm90");
+        ADD_FAILURE() << "no error";
     } catch (const CompileError& e) {
-        EXPECT_NE(std::string(e.what()).find("'cuda'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("'sm90'"), std::string::npos) << e.what();
     }
 }
 
