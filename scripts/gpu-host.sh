@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The GPU host's run (docs/cuda.md, "On the GPU host"): builds tessel there with the LLVM backend
+# off and the CUDA backend on, against the offline bundle of libraries the host lacks, then runs
+# the steps named on the command line, each logging to $OUT (or build/gpu-logs) and adding a line
+# to the summary printed last.
+#
+#   ../shared/gpu/fetch-offline-deps.sh .deps      # once, on a machine with network access
+#   scripts/gpu-host.sh build test fuzz sanitize bench
+#
+# Steps:
+#   build     configure and build build/gpu (C++ tests, Python extension, benchmarks)
+#   test      ctest (every GPU test runs for real there) and pytest tests/python
+#   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
+#   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
+#   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
+# Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
+# bundle, default .deps), TESSEL_GPU_FUZZ_CASES.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out="${OUT:-$root/build/gpu-logs}"
+mkdir -p "$out"
+deps="$(cd "${TESSEL_DEPS:-.deps}" 2>/dev/null && pwd)" || {
+    echo "gpu-host.sh: no offline bundle at ${TESSEL_DEPS:-.deps} (see the comment at the top)" >&2
+    exit 2
+}
+export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONUNBUFFERED=1
+jobs="${TESSEL_JOBS:-$(nproc)}"
+dir=build/gpu
+summary=()
+
+# Runs "$@" with its output in $out/<name>.log; records pass/fail and the seconds it took.
+step() {
+    local name=$1
+    shift
+    local t0=$SECONDS
+    echo "== gpu-host: $name"
+    if "$@" >"$out/$name.log" 2>&1; then
+        summary+=("$(printf '%-10s ok      %4ds' "$name" $((SECONDS - t0)))")
+    else
+        summary+=("$(printf '%-10s FAILED  %4ds  (see %s.log)' "$name" $((SECONDS - t0)) "$name")")
+        tail -40 "$out/$name.log"
+    fi
+}
+
+do_build() {
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_USE_LLVM=OFF \
+        -DTESSEL_USE_CUDA=ON -DTESSEL_BUILD_TESTS=ON -DTESSEL_BUILD_PYTHON=ON \
+        -DTESSEL_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$deps/usr" \
+        "-DPython_EXECUTABLE=$(command -v python3)" &&
+        cmake --build "$dir" -j "$jobs"
+}
+
+do_test() {
+    ctest --test-dir "$dir" --output-on-failure -j 8 &&
+        PYTHONPATH="$dir/python" python3 -m pytest -q -rs tests/python
+}
+
+do_fuzz() {
+    TESSEL_GPU_FUZZ_CASES="${TESSEL_GPU_FUZZ_CASES:-300}" "$dir/tests/tessel_test_cuda_fuzz"
+}
+
+do_sanitize() {
+    local bin="$dir/tests/tessel_test_cuda_gpu"
+    compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" &&
+        compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin"
+}
+
+do_bench() {
+    local rc=0
+    for b in gemm_cuda softmax_cuda elementwise_cuda; do
+        TESSEL_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
+    done
+    return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
+for s in "$@"; do
+    case "$s" in
+        build) step build do_build ;;
+        test) step test do_test ;;
+        fuzz) step fuzz do_fuzz ;;
+        sanitize) step sanitize do_sanitize ;;
+        bench) step bench do_bench ;;
+        *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
+    esac
+done
+echo "== gpu-host summary (logs in $out)"
+for line in "${summary[@]}"; do echo "$line"; done
+grep -h "^BENCH" "$out"/bench.log 2>/dev/null
+grep -hE "tests passed|passed|failed" "$out"/test.log 2>/dev/null | tail -3
