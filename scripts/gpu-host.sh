@@ -8,7 +8,7 @@
 #   scripts/gpu-host.sh build test fuzz sanitize bench
 #
 # Steps:
-#   build     configure and build build/gpu (C++ tests, Python extension, benchmarks)
+#   build     configure and build build/gpu (C++ tests and the Python extension)
 #   test      ctest (every GPU test runs for real there) and pytest tests/python
 #   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
@@ -47,7 +47,7 @@ step() {
 do_build() {
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_USE_LLVM=OFF \
         -DTESSEL_USE_CUDA=ON -DTESSEL_BUILD_TESTS=ON -DTESSEL_BUILD_PYTHON=ON \
-        -DTESSEL_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$deps/usr" \
+        -DCMAKE_PREFIX_PATH="$deps/usr" \
         "-DPython_EXECUTABLE=$(command -v python3)" &&
         cmake --build "$dir" -j "$jobs"
 }
@@ -70,7 +70,7 @@ do_sanitize() {
 do_bench() {
     local rc=0
     for b in gemm_cuda softmax_cuda elementwise_cuda; do
-        TESSEL_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
+        TESSEL_BENCH_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
     done
     return $rc
 }
