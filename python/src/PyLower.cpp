@@ -1,8 +1,53 @@
 // ts.lower(s, args): the lowered loop IR, printable (str() is the readable loop nest).
+#include <cstring>
+
+#include <pybind11/numpy.h>
+
 #include "PyCommon.h"
+#include "tessel/HostArray.h"
+#include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 
 namespace tessel::python {
+
+namespace {
+
+// Runs `f` in the loop-IR interpreter on numpy arrays (one per argument, C-contiguous, of the
+// argument's dtype and shape): inputs are copied in, every array is copied back afterwards.
+void run_in_interpreter(const LoweredFunc& f, const py::args& arrays) {
+    if (arrays.size() != f.args.size()) {
+        TESSEL_THROW(RuntimeError) << "LoweredFunc.run: '" << f.name << "' takes "
+                                   << f.args.size() << " arrays, got " << arrays.size();
+    }
+    std::vector<py::array> numpy;
+    std::vector<HostArray> hosts;
+    for (size_t i = 0; i < arrays.size(); ++i) {
+        py::array a = py::array::ensure(arrays[i], py::array::c_style);
+        if (!a || to_type(a.dtype()) != f.args[i].dtype()) {
+            TESSEL_THROW(RuntimeError) << "LoweredFunc.run: argument " << i << " ('"
+                                       << f.args[i].name() << "') must be a C-contiguous numpy "
+                                       << "array of " << f.args[i].dtype();
+        }
+        std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+        hosts.emplace_back(f.args[i].dtype(), shape);
+        if (static_cast<size_t>(a.nbytes()) != hosts.back().nbytes()) {
+            TESSEL_THROW(RuntimeError) << "LoweredFunc.run: argument " << i << " ('"
+                                       << f.args[i].name() << "') has the wrong size";
+        }
+        std::memcpy(hosts.back().data(), a.data(), a.nbytes());
+        numpy.push_back(a);
+    }
+    std::vector<HostArray*> ptrs;
+    for (HostArray& h : hosts) ptrs.push_back(&h);
+    {
+        py::gil_scoped_release release;
+        run_lowered(f, ptrs);
+    }
+    for (size_t i = 0; i < numpy.size(); ++i)
+        std::memcpy(numpy[i].mutable_data(), hosts[i].data(), hosts[i].nbytes());
+}
+
+}  // namespace
 
 void init_lower(py::module_& m) {
     py::class_<LoweredFunc>(m, "LoweredFunc", "A lowered kernel: its arguments and loop IR.")
@@ -15,6 +60,11 @@ void init_lower(py::module_& m) {
                 return names;
             },
             "The argument buffers' names, in call order.")
+        .def("run", &run_in_interpreter,
+             "Runs the lowered IR in tessel's loop-IR interpreter on numpy arrays (one per "
+             "argument; outputs are written into theirs): every access bounds-checked, GPU "
+             "kernels as SPMD programs with the race detector. Slow; for checking schedules "
+             "without compiling them (e.g. GPU schedules on a machine without a GPU).")
         .def("__str__", [](const LoweredFunc& f) { return to_string(f); })
         .def("__repr__", [](const LoweredFunc& f) { return to_string(f); });
     m.def(
