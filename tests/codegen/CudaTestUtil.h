@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@ inline CudaOutput generate_cuda(const Schedule& s, const std::vector<Tensor>& ar
     internal::make_signature(f, options, DeviceType::CUDA, "cuda", &shape_vars);
     CudaOutput out{internal::codegen_cuda(f, shape_vars, {options.in_place, fast_math}), {}};
     for (const Var& v : shape_vars) out.shape_vars.push_back(v.name());
+    const char* debug = std::getenv("TESSEL_DEBUG");
+    if (debug && std::atoi(debug) >= 3) std::cerr << out.code.source;
     return out;
 }
 

@@ -135,6 +135,7 @@ std::vector<CudaParam> CodeGenCUDA::params_of(const Stmt& body) {
         if (uses_var(body, shape_vars_[i]))
             params.push_back({CudaParam::Kind::ShapeVar, static_cast<int>(i)});
     }
+    check_free_variables(body);
     return params;
 }
 
@@ -193,6 +194,44 @@ std::string CodeGenCUDA::shared_declarations(CudaLaunch* launch) {
     }
     launch->dynamic_shared_bytes = LaunchExpr::constant(total);
     return s;
+}
+
+// Every variable the kernel reads is bound inside it, a shape variable or a buffer it can reach;
+// anything else (e.g. a buffer of another function) would only fail in NVRTC.
+void CodeGenCUDA::check_free_variables(const Stmt& body) {
+    std::unordered_set<const Variable*> bound, known;
+    for (const Var& v : shape_vars_) known.insert(v.get());
+    for (const auto& [v, index] : global_param_) known.insert(v);
+    auto bind = [&](const Var& v) { bound.insert(v.get()); };
+    post_order_visit(body, [&](const IRNode* n) {
+        switch (n->node_type) {
+            case IRNodeType::For: return bind(static_cast<const For*>(n)->loop_var);
+            case IRNodeType::LetStmt: return bind(static_cast<const LetStmt*>(n)->var);
+            case IRNodeType::Let: return bind(static_cast<const Let*>(n)->var);
+            case IRNodeType::Allocate: return bind(static_cast<const Allocate*>(n)->buffer_var);
+            case IRNodeType::Call: {
+                const Call* c = static_cast<const Call*>(n);
+                if (c->op != Intrinsic::thread_allreduce) return;
+                int64_t k = *as_const_int(c->args[0]);
+                for (int64_t i = 2 + 2 * k; i < 2 + 4 * k; ++i)
+                    bound.insert(c->args[i].as<Variable>());
+                return;
+            }
+            default: return;
+        }
+    });
+    post_order_visit(body, [&](const IRNode* n) {
+        const Variable* v = nullptr;
+        if (n->node_type == IRNodeType::Variable) v = static_cast<const Variable*>(n);
+        if (n->node_type == IRNodeType::Load) v = static_cast<const Load*>(n)->buffer_var.get();
+        if (n->node_type == IRNodeType::Store) v = static_cast<const Store*>(n)->buffer_var.get();
+        if (!v || bound.count(v) || known.count(v)) return;
+        TESSEL_THROW(CompileError) << "cuda: kernel " << kernel_->name << " (stage "
+                                   << kernel_->stage << ") uses " << v->name
+                                   << ", which is neither bound in it nor a shape variable or "
+                                      "buffer of '"
+                                   << f_.name << "'";
+    });
 }
 
 CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {

@@ -141,15 +141,19 @@ void CodeGenCUDA::warp_allreduce(const Call* op, const std::vector<std::string>&
             line("const " + value_type(r.value(v).type()) + " " + other[v] + " = tsl_shfl_xor(" +
                  mask + ", " + acc[v] + ", " + std::to_string(off) + ");");
         }
-        line("if ((tsl_tid & " + std::to_string(off) + ") != 0) {");
-        ++indent_;
-        combine(op, acc, other, acc);
-        --indent_;
-        line("} else {");
-        ++indent_;
-        combine(op, acc, acc, other);
-        --indent_;
-        line("}");
+        // Both partners combine (lower thread's value, higher thread's value).
+        std::string upper = "(tsl_tid & " + std::to_string(off) + ") != 0";
+        std::vector<std::string> lo, hi;
+        for (int v = 0; v < r.n; ++v) {
+            std::string ty = value_type(r.value(v).type());
+            lo.push_back(fresh("lo"));
+            hi.push_back(fresh("hi"));
+            line("const " + ty + " " + lo[v] + " = " + upper + " ? " + other[v] + " : " + acc[v] +
+                 ";");
+            line("const " + ty + " " + hi[v] + " = " + upper + " ? " + acc[v] + " : " + other[v] +
+                 ";");
+        }
+        combine(op, acc, lo, hi);
         --indent_;
         line("}");
     }

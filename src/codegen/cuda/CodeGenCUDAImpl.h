@@ -53,6 +53,7 @@ private:
     void reset(const DeviceKernel& k);
     void collect_buffers(const Stmt& body);
     std::vector<CudaParam> params_of(const Stmt& body);
+    void check_free_variables(const Stmt& body);
     std::string signature(const DeviceKernel& k, const std::vector<CudaParam>& params);
     std::string shared_declarations(CudaLaunch* launch);
     std::string name_of(const Variable* v);

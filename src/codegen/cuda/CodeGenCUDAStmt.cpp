@@ -110,9 +110,9 @@ void CodeGenCUDA::thread_loop(const For* op) {
     if (guard) line("if ((" + ty + ")" + idx + " < " + ext + ") {");
     if (!block) thread_axis_[op->loop_var.get()] = axis;
     push_bounds(op->loop_var, op->min, op->extent);
-    ++indent_;
+    indent_ += guard ? 1 : 0;
     stmt(op->body);
-    --indent_;
+    indent_ -= guard ? 1 : 0;
     if (guard) line("}");
     --indent_;
     line("}");
@@ -182,15 +182,20 @@ void CodeGenCUDA::allocate(const Allocate* op) {
     }
     Type elem = op->dtype.element_of();
     std::string n = name_of(op->buffer_var.get());
-    if (op->scope == StorageScope::Shared) {
-        shared_.push_back({memory_type(elem), n, count, elem.bytes()});
-    } else {
-        line("__align__(16) " + memory_type(elem) + " " + n + "[" + std::to_string(count) + "];");
-    }
+    bool declared = buffers_.count(op->buffer_var.get()) > 0;  // e.g. an unrolled copy
     BufferInfo& info = buffers_[op->buffer_var.get()];
     info.elem = elem;
     info.aligned16 = true;
+    if (op->scope == StorageScope::Shared) {
+        if (!declared) shared_.push_back({memory_type(elem), n, count, elem.bytes()});
+        return stmt(op->body);
+    }
+    line("{");  // a scope of its own: a later copy of this allocation declares it again
+    ++indent_;
+    line("__align__(16) " + memory_type(elem) + " " + n + "[" + std::to_string(count) + "];");
     stmt(op->body);
+    --indent_;
+    line("}");
 }
 
 void CodeGenCUDA::if_then_else(const IfThenElse* op) {

@@ -1,6 +1,7 @@
 // SplitHostDevice: kernels and workspaces of a lowered function (see the header).
 #include "codegen/cuda/SplitHostDevice.h"
 
+#include <cctype>
 #include <functional>
 #include <unordered_set>
 
@@ -148,7 +149,10 @@ void Splitter::add_workspace(const Allocate* op, const HostContext& ctx) {
 
 void Splitter::add_kernel(const Stmt& s, const HostContext& ctx) {
     DeviceKernel k;
-    k.name = f_.name + "_kernel" + std::to_string(out_.kernels.size());
+    std::string fname = f_.name;
+    for (char& c : fname)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';  // a C identifier
+    k.name = fname + "_kernel" + std::to_string(out_.kernels.size());
     k.stage = stage_of(s);
     k.body = s;
     for (auto it = ctx.wrappers.rbegin(); it != ctx.wrappers.rend(); ++it) k.body = (*it)(k.body);
