@@ -2,6 +2,7 @@
 // shape values. Everything is evaluated and validated against the device and the loaded functions
 // before anything is allocated or launched, so a launch that cannot run throws having queued
 // nothing; then the workspaces are allocated and the launches queued in order on the stream.
+#include <algorithm>
 #include <sstream>
 
 #include "runtime/cuda/CudaModule.h"
@@ -123,15 +124,13 @@ class Workspaces {
 public:
     Workspaces(const DeviceModule& m, CUstream stream) : m_(m), stream_(stream) {}
     ~Workspaces() {
-        bool synced = m_.memory_pools;
+        // Errors are ignored: nothing better to do in a destructor (the launch's own error, if
+        // any, is already on its way).
+        bool any = std::any_of(pointers_.begin(), pointers_.end(), [](CUdeviceptr p) { return p; });
+        if (any && !m_.memory_pools) driver().cuStreamSynchronize(stream_);
         for (CUdeviceptr p : pointers_) {
-            if (!p) continue;
-            if (m_.memory_pools) {
-                driver().cuMemFreeAsync(p, stream_);
-                continue;
-            }
-            if (!synced) synced = driver().cuStreamSynchronize(stream_) == CUDA_SUCCESS || true;
-            driver().cuMemFree_v2(p);
+            if (p && m_.memory_pools) driver().cuMemFreeAsync(p, stream_);
+            if (p && !m_.memory_pools) driver().cuMemFree_v2(p);
         }
     }
     Workspaces(const Workspaces&) = delete;
