@@ -1,6 +1,13 @@
 # The CUDA runtime from Python: driver queries, device arrays, and calling CUDA kernels with tessel
 # arrays or any object with __dlpack__ (torch) on a chosen stream. Without a GPU the device tests
 # skip with the driver's reason; the torch tests skip without torch.
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -9,6 +16,70 @@ import tessel as ts
 HAVE_GPU = ts.cuda_available()
 requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device: " +
                                   ts.cuda_unavailable_reason())
+
+
+ADD_SOURCE = r"""
+extern "C" __global__ void add(const float* a, const float* b, float* c, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+
+def compile_cubin(source, arch):
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.path.exists(nvcc):
+        pytest.skip("no nvcc to compile the test kernel")
+    with tempfile.TemporaryDirectory() as d:
+        cu, cubin = os.path.join(d, "k.cu"), os.path.join(d, "k.cubin")
+        with open(cu, "w") as f:
+            f.write(source)
+        subprocess.run([nvcc, "-cubin", f"-arch={arch}", "-o", cubin, cu], check=True)
+        with open(cubin, "rb") as f:
+            return f.read()
+
+
+def hand_made_add_module(cubin, arch="sm_90"):
+    """A CUDA module's bytes made by hand (Module.h and CudaLaunchPlan.h give the formats): kernel
+    "vadd"(A, B, C: float32[n]) launching `add` on ceil(n / 128) blocks of 128 threads."""
+    u64 = lambda n: struct.pack("<Q", n)  # noqa: E731
+    const, shape_var, add, floordiv = 0, 1, 2, 5  # LaunchExpr::Op
+    one = [[const, 1]]
+    launch = {"function": "add", "stage": "C",
+              "grid": [[[shape_var, 0], [const, 127], [add, 0], [const, 128], [floordiv, 0]],
+                       one, one],
+              "block": [[[const, 128]], one, one], "dynamic_shared_bytes": [],
+              "params": [["buffer", 0], ["buffer", 1], ["buffer", 2], ["shape_var", 0]],
+              "resources": [-1, -1, -1, -1, -1]}
+    plan = json.dumps({"arch": arch, "plans": {"vadd": {"workspaces": [],
+                                                        "launches": [launch]}}}).encode()
+    payload = b"TSLCUDA1" + u64(len(plan)) + plan + cubin
+
+    def arg(name, access):
+        return {"name": name, "dtype": [2, 32, 1], "shape": ["n"], "access": access,
+                "in_place": False, "alignment": 0}
+
+    header = json.dumps({"kernels": [{"name": "vadd", "device_type": 2,
+                                      "args": [arg("A", "read"), arg("B", "read"),
+                                               arg("C", "write")]}],
+                         "payload_format": "cuda", "sources": {"cu": ADD_SOURCE}}).encode()
+    return (b"TSLMODUL" + struct.pack("<I", 1) + u64(len(header)) + header + u64(len(payload)) +
+            payload)
+
+
+def gpu_add_module():
+    arch = ts.cuda_device_info(0)["arch"]
+    return ts.load_module(hand_made_add_module(compile_cubin(ADD_SOURCE, arch), arch))
+
+
+def test_cuda_module_loads_and_saves_without_a_gpu():
+    m = ts.load_module(hand_made_add_module(b"\x7fELF not a real cubin"))
+    assert m.kernel_names == ["vadd"] and m.get_source("cu") == ADD_SOURCE
+    again = ts.load_module(m.save())
+    assert again.kernel_names == ["vadd"] and again.save() == m.save()
+    x = np.zeros(4, "float32")
+    with pytest.raises(ts.TesselRuntimeError, match="cuda"):
+        m(x, x, np.zeros(4, "float32"))  # host arrays for a CUDA kernel
 
 
 def torch_cuda():
@@ -93,9 +164,24 @@ def test_call_with_device_arrays():
 
 
 @requires_gpu
-def test_torch_tensors_in_and_out():
+def test_hand_made_module_on_device_arrays_and_streams():
+    f = gpu_add_module()
+    for n in (1, 1000, 0):
+        a, b = np.random.rand(n).astype("float32"), np.random.rand(n).astype("float32")
+        A, B = ts.nd.array(a, device="cuda"), ts.nd.array(b, device="cuda")
+        C = ts.nd.empty((n,), device="cuda")
+        f(A, B, C)
+        np.testing.assert_allclose(C.numpy(), a + b)
+        f(A, A, C, stream=2)  # CU_STREAM_PER_THREAD
+        ts.cuda_synchronize(0)
+        np.testing.assert_allclose(C.numpy(), a + a)
+
+
+@requires_gpu
+@pytest.mark.parametrize("make", [gpu_add_module, build_add])
+def test_torch_tensors_in_and_out(make):
     torch = torch_cuda()
-    f = build_add()
+    f = make()
     a = torch.rand(1000, device="cuda")
     b = torch.rand(1000, device="cuda")
     c = torch.empty(1000, device="cuda")
@@ -108,12 +194,15 @@ def test_torch_tensors_in_and_out():
     torch.testing.assert_close(tt, a)
     back = ts.nd.from_dlpack(c)
     assert back.data_ptr == c.data_ptr() and back.device == ts.cuda(0)
+    view = ts.nd.array(a, device="cuda")  # no copy: the same device
+    assert view.data_ptr == a.data_ptr()
+    np.testing.assert_array_equal(ts.nd.array(a).numpy(), a.cpu().numpy())  # to the host
 
 
 @requires_gpu
 def test_torch_stream_handshake():
     torch = torch_cuda()
-    f = build_add(1 << 20)
+    f = gpu_add_module()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         a = torch.rand(1 << 20, device="cuda")
