@@ -38,10 +38,10 @@ py::dict device_info_dict(const CudaDeviceInfo& info) {
     d["arch"] = info.arch();
     d["multiprocessors"] = info.multiprocessors;
     d["max_threads_per_block"] = info.max_threads_per_block;
-    d["max_block_dim"] = py::make_tuple(info.max_block_dim[0], info.max_block_dim[1],
-                                        info.max_block_dim[2]);
-    d["max_grid_dim"] = py::make_tuple(info.max_grid_dim[0], info.max_grid_dim[1],
-                                       info.max_grid_dim[2]);
+    d["max_block_dim"] =
+        py::make_tuple(info.max_block_dim[0], info.max_block_dim[1], info.max_block_dim[2]);
+    d["max_grid_dim"] =
+        py::make_tuple(info.max_grid_dim[0], info.max_grid_dim[1], info.max_grid_dim[2]);
     d["registers_per_block"] = info.registers_per_block;
     d["shared_bytes_per_block"] = info.shared_bytes_per_block;
     d["shared_bytes_per_block_optin"] = info.shared_bytes_per_block_optin;
@@ -55,7 +55,8 @@ void init_cuda_queries(py::module_& m) {
           "True when the CUDA driver loaded and reports at least one device.");
     m.def("cuda_unavailable_reason", &cuda_unavailable_reason,
           "Why cuda_available() is False; empty when it is True.");
-    m.def("cuda_device_count", &cuda_device_count, "The number of CUDA devices (0 without a driver).");
+    m.def("cuda_device_count", &cuda_device_count,
+          "The number of CUDA devices (0 without a driver).");
     m.def(
         "cuda_device_info",
         [](int id) {

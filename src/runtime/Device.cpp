@@ -37,8 +37,7 @@ struct Registry {
     std::mutex mutex;
     // Wired here rather than registered by static initialisers, which a static library drops.
     std::map<DeviceType, std::shared_ptr<DeviceAPI>> apis{
-        {DeviceType::CPU, std::make_shared<CpuDeviceAPI>()},
-        {DeviceType::CUDA, cuda_device_api()}};
+        {DeviceType::CPU, std::make_shared<CpuDeviceAPI>()}, {DeviceType::CUDA, cuda_device_api()}};
 };
 
 Registry& registry() {

@@ -87,8 +87,8 @@ TEST_F(CudaLaunch, DeviceInfo) {
     EXPECT_GE(cuda_device_count(), 1);
     EXPECT_TRUE(cuda_unavailable_reason().empty());
     EXPECT_FALSE(info.name.empty());
-    EXPECT_EQ(info.arch(), "sm_" + std::to_string(info.compute_major) +
-                               std::to_string(info.compute_minor));
+    EXPECT_EQ(info.arch(),
+              "sm_" + std::to_string(info.compute_major) + std::to_string(info.compute_minor));
     EXPECT_GE(info.max_threads_per_block, 512);
     EXPECT_GE(info.max_grid_dim[0], 65535);
     EXPECT_GE(info.shared_bytes_per_block_optin, info.shared_bytes_per_block);
@@ -220,9 +220,8 @@ KernelSignature shared_signature() {
 CudaLaunchPlan shared_plan(LaunchExpr dynamic_shared) {
     ::tessel::CudaLaunch l = test::add_launch("reverse_via_shared", 256);
     l.grid[0] = LaunchExpr::constant(1);
-    l.params = {{CudaParam::Kind::Buffer, 0},
-                {CudaParam::Kind::Buffer, 1},
-                {CudaParam::Kind::ShapeVar, 0}};
+    l.params = {
+        {CudaParam::Kind::Buffer, 0}, {CudaParam::Kind::Buffer, 1}, {CudaParam::Kind::ShapeVar, 0}};
     l.stage = "C";
     l.dynamic_shared_bytes = std::move(dynamic_shared);
     CudaLaunchPlan plan;
@@ -233,8 +232,8 @@ CudaLaunchPlan shared_plan(LaunchExpr dynamic_shared) {
 TEST_F(CudaLaunch, DynamicSharedMemoryOver48KB) {
     // n floats of dynamic shared memory: 100 KB needs the function's limit raised.
     LaunchExpr bytes{{{LaunchOp::ShapeVar, 0}, {LaunchOp::Const, 4}, {LaunchOp::Mul, 0}}};
-    Kernel k = make_module(kDynamicSharedSource, shared_signature(), shared_plan(bytes))
-                   .get("reverse");
+    Kernel k =
+        make_module(kDynamicSharedSource, shared_signature(), shared_plan(bytes)).get("reverse");
     for (int64_t n : {int64_t(1000), int64_t(25600)}) {
         NDArray a = device_array(iota(static_cast<size_t>(n), 0.f));
         NDArray c = NDArray::empty({n}, float32(), cuda(0));
@@ -249,8 +248,7 @@ TEST_F(CudaLaunch, DynamicSharedMemoryOver48KB) {
     std::string message = error_of([&] { k({a, c}); });
     EXPECT_TRUE(contains(message, "stage 'C'")) << message;
     EXPECT_TRUE(contains(message, "bytes of shared memory per block")) << message;
-    EXPECT_TRUE(contains(message,
-                         std::to_string(cuda_device_info(0).shared_bytes_per_block_optin)))
+    EXPECT_TRUE(contains(message, std::to_string(cuda_device_info(0).shared_bytes_per_block_optin)))
         << message;
 }
 
@@ -324,8 +322,9 @@ TEST_F(CudaLaunch, MissingFunctionIsReportedAtTheFirstLaunch) {
     plan.launches.push_back(test::add_launch("no_such_function", 128));
     Module m = make_module(test::kAddSource, test::cuda_add_signature(), plan);
     NDArray a = device_array(iota(8, 0.f));
-    std::string message =
-        error_of([&] { m.get("vadd")({a, a, NDArray::empty({8}, float32(), cuda(0))}); });
+    std::string message = error_of([&] {
+        m.get("vadd")({a, a, NDArray::empty({8}, float32(), cuda(0))});
+    });
     EXPECT_TRUE(contains(message, "no function 'no_such_function'")) << message;
 }
 
@@ -333,8 +332,9 @@ TEST_F(CudaLaunch, CorruptCubinIsADecodedDriverError) {
     CudaPayload payload = test::add_payload({0x7f, 'E', 'L', 'F', 0, 0, 0, 0});
     Module m({test::cuda_add_signature()}, "cuda", encode_cuda_payload(payload));
     NDArray a = device_array(iota(8, 0.f));
-    std::string message =
-        error_of([&] { m.get("vadd")({a, a, NDArray::empty({8}, float32(), cuda(0))}); });
+    std::string message = error_of([&] {
+        m.get("vadd")({a, a, NDArray::empty({8}, float32(), cuda(0))});
+    });
     EXPECT_TRUE(contains(message, "cuModuleLoadData failed: CUDA_ERROR_")) << message;
 }
 

@@ -12,8 +12,8 @@ namespace tessel::test {
 /// (a + k - 1) // k over shape variable 0.
 inline LaunchExpr ceil_div_n(int64_t k) {
     using Op = LaunchExpr::Op;
-    return LaunchExpr{{{Op::ShapeVar, 0}, {Op::Const, k - 1}, {Op::Add, 0}, {Op::Const, k},
-                       {Op::FloorDiv, 0}}};
+    return LaunchExpr{
+        {{Op::ShapeVar, 0}, {Op::Const, k - 1}, {Op::Add, 0}, {Op::Const, k}, {Op::FloorDiv, 0}}};
 }
 
 /// C[i] = A[i] + B[i] for i < n, float32[n] each.

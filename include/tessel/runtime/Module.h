@@ -4,8 +4,9 @@
 // from the LLVM backend, a cubin from the CUDA backend. A payload loader registered for the format
 // turns the blob into callable entry points, so a process without LLVM loads CPU object code as
 // long as a loader for it is registered. The loader of "cuda" payloads (CudaLaunchPlan.h) is built
-// in; it needs no GPU (the cubin is loaded onto a device at the first launch there). save() writes signatures, payload and sources to bytes;
-// load() reads them back in any process (the tuner's measurement workers start fresh).
+// in; it needs no GPU (the cubin is loaded onto a device at the first launch there). save() writes
+// signatures, payload and sources to bytes; load() reads them back in any process (the tuner's
+// measurement workers start fresh).
 //
 // Byte format (version 1): the 8 bytes "TSLMODUL", a little-endian uint32 version, a uint64
 // length and that many bytes of JSON (kernels, payload format, sources), a uint64 length and that

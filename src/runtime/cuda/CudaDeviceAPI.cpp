@@ -52,14 +52,16 @@ public:
 
     void copy_to_device(Device device, void* dst, const void* src, size_t bytes) override {
         ContextGuard guard(device.id);
-        if (bytes) check(driver().cuMemcpyHtoD_v2(device_ptr(dst), src, bytes),
-                         "cuMemcpyHtoD" + on(device));
+        if (bytes)
+            check(driver().cuMemcpyHtoD_v2(device_ptr(dst), src, bytes),
+                  "cuMemcpyHtoD" + on(device));
     }
 
     void copy_to_host(Device device, void* dst, const void* src, size_t bytes) override {
         ContextGuard guard(device.id);
-        if (bytes) check(driver().cuMemcpyDtoH_v2(dst, device_ptr(src), bytes),
-                         "cuMemcpyDtoH" + on(device));
+        if (bytes)
+            check(driver().cuMemcpyDtoH_v2(dst, device_ptr(src), bytes),
+                  "cuMemcpyDtoH" + on(device));
     }
 
     void copy_between(Device dst_device, void* dst, Device src_device, const void* src,

@@ -71,8 +71,7 @@ std::string decode(const DriverApi& api, CUresult result) {
     const char* name = nullptr;
     const char* text = nullptr;
     if (api.cuGetErrorName && api.cuGetErrorName(result, &name) != CUDA_SUCCESS) name = nullptr;
-    if (api.cuGetErrorString && api.cuGetErrorString(result, &text) != CUDA_SUCCESS)
-        text = nullptr;
+    if (api.cuGetErrorString && api.cuGetErrorString(result, &text) != CUDA_SUCCESS) text = nullptr;
     std::string out = name ? name : "CUDA error " + std::to_string(result);
     if (text) out += std::string(": ") + text;
     return out;
@@ -133,7 +132,8 @@ std::string error_text(CUresult result) {
 }
 
 void check(CUresult result, const std::string& what) {
-    if (result != CUDA_SUCCESS) TESSEL_THROW(RuntimeError) << what << " failed: " << error_text(result);
+    if (result != CUDA_SUCCESS)
+        TESSEL_THROW(RuntimeError) << what << " failed: " << error_text(result);
 }
 
 int device_count() {

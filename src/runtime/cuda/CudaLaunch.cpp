@@ -39,15 +39,16 @@ public:
 
     /// Throws RuntimeError naming the launch and what exceeds which limit.
     [[noreturn]] void fail(const std::string& what) const {
-        TESSEL_THROW(RuntimeError) << label_ << ": " << what << " (cuda:" << device_ << ", "
-                                   << info_.name << ")";
+        TESSEL_THROW(RuntimeError)
+            << label_ << ": " << what << " (cuda:" << device_ << ", " << info_.name << ")";
     }
 
     void check_block(const ResolvedLaunch& r) const {
         static const char* axis[3] = {"x", "y", "z"};
         for (int d = 0; d < 3; ++d) {
-            if (r.block[d] < 1) fail("block extent " + std::string(axis[d]) + " is " +
-                                     std::to_string(r.block[d]) + "; it must be at least 1");
+            if (r.block[d] < 1)
+                fail("block extent " + std::string(axis[d]) + " is " + std::to_string(r.block[d]) +
+                     "; it must be at least 1");
             if (r.block[d] > info_.max_block_dim[d])
                 fail("block " + dims(r.block) + ": extent " + axis[d] + " " +
                      std::to_string(r.block[d]) + " exceeds the device's maximum " +
@@ -72,8 +73,9 @@ public:
     void check_grid(ResolvedLaunch& r) const {
         static const char* axis[3] = {"x", "y", "z"};
         for (int d = 0; d < 3; ++d) {
-            if (r.grid[d] < 0) fail("grid extent " + std::string(axis[d]) + " is negative (" +
-                                    std::to_string(r.grid[d]) + ")");
+            if (r.grid[d] < 0)
+                fail("grid extent " + std::string(axis[d]) + " is negative (" +
+                     std::to_string(r.grid[d]) + ")");
             if (r.grid[d] == 0) r.empty = true;
             if (r.grid[d] > info_.max_grid_dim[d])
                 fail("grid " + dims(r.grid) + ": extent " + axis[d] + " " +
@@ -138,8 +140,8 @@ public:
 
     void allocate(const std::string& label, const CudaWorkspace& w, int64_t bytes) {
         if (bytes < 0) {
-            TESSEL_THROW(RuntimeError) << label << ": workspace '" << w.name << "' has "
-                                       << bytes << " bytes";
+            TESSEL_THROW(RuntimeError)
+                << label << ": workspace '" << w.name << "' has " << bytes << " bytes";
         }
         CUdeviceptr p = 0;
         if (bytes > 0) {
@@ -182,7 +184,8 @@ public:
         auto cu_stream = static_cast<CUstream>(stream);
         Workspaces workspaces(m, cu_stream);
         for (const CudaWorkspace& w : plan_.workspaces)
-            workspaces.allocate("CUDA kernel '" + kernel_ + "'", w, w.bytes.eval(shape_vars.data()));
+            workspaces.allocate("CUDA kernel '" + kernel_ + "'", w,
+                                w.bytes.eval(shape_vars.data()));
         for (const ResolvedLaunch& r : launches) {
             if (!r.empty) queue(r, args, shape_vars, workspaces, cu_stream);
         }
@@ -207,7 +210,8 @@ private:
             return static_cast<uint64_t>(shape_vars[index]);
         if (ok && p.kind == CudaParam::Kind::Buffer && index < args.size())
             return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(args[index].data()));
-        if (ok && p.kind == CudaParam::Kind::Buffer && index - args.size() < plan_.workspaces.size())
+        if (ok && p.kind == CudaParam::Kind::Buffer &&
+            index - args.size() < plan_.workspaces.size())
             return ws.at(index - args.size());
         TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': malformed launch plan ("
                                    << "parameter index " << p.index << " out of range)";

@@ -27,8 +27,8 @@ FunctionInfo load_function(CUmodule module, const std::string& name) {
     FunctionInfo f;
     CUresult r = driver().cuModuleGetFunction(&f.handle, module, name.c_str());
     if (r == CUDA_ERROR_NOT_FOUND) {
-        TESSEL_THROW(RuntimeError) << "CUDA module: the cubin has no function '" << name
-                                   << "' that the launch plan names";
+        TESSEL_THROW(RuntimeError)
+            << "CUDA module: the cubin has no function '" << name << "' that the launch plan names";
     }
     check(r, "cuModuleGetFunction('" + name + "')");
     f.registers = function_attribute(f.handle, kFuncNumRegs, name);
@@ -43,9 +43,9 @@ CUmodule load_cubin(const CudaPayload& payload, int id) {
     CUmodule module = nullptr;
     CUresult r = driver().cuModuleLoadData(&module, payload.cubin.data());
     if (r != CUDA_SUCCESS) {
-        TESSEL_THROW(RuntimeError) << "cuModuleLoadData failed: " << error_text(r)
-                                   << " (a cubin for " << payload.arch << " on cuda:" << id
-                                   << ", a " << cuda_device_info(id).arch() << " device)";
+        TESSEL_THROW(RuntimeError)
+            << "cuModuleLoadData failed: " << error_text(r) << " (a cubin for " << payload.arch
+            << " on cuda:" << id << ", a " << cuda_device_info(id).arch() << " device)";
     }
     return module;
 }

@@ -36,7 +36,7 @@ struct DeviceModule {
     int device = 0;
     CUmodule module = nullptr;
     std::map<std::string, FunctionInfo> functions;  ///< every function the plans launch
-    bool memory_pools = false;  ///< cuMemAllocAsync usable for workspaces
+    bool memory_pools = false;                      ///< cuMemAllocAsync usable for workspaces
 };
 
 /// The code of a CUDA module: the decoded payload, and the cubin per device once loaded there.
