@@ -63,17 +63,15 @@ TEST(CudaSemantics, IntegerTypesAndCasts) {
 }
 
 TEST(CudaSemantics, PlainDivisionOfNonNegativeIndex) {
-    CudaOutput o = elementwise(Int(32), Int(32), [&](Expr a, Expr, Var i) {
-        return a + floordiv(i, 3) + floormod(i, 5);
-    });
+    CudaOutput o = elementwise(
+        Int(32), Int(32), [&](Expr a, Expr, Var i) { return a + floordiv(i, 3) + floormod(i, 5); });
     EXPECT_TRUE(contains(o.code.source, " / 3)")) << o.code.source;
     EXPECT_TRUE(contains(o.code.source, " % 5)")) << o.code.source;
 }
 
 TEST(CudaSemantics, LazyIfThenElse) {
-    CudaOutput o = elementwise(Float(32), Float(32), [&](Expr a, Expr, Var i) {
-        return if_then_else(i > 0, a, 0.0f);
-    });
+    CudaOutput o = elementwise(Float(32), Float(32),
+                               [&](Expr a, Expr, Var i) { return if_then_else(i > 0, a, 0.0f); });
     EXPECT_TRUE(contains(o.code.source, " ? ")) << o.code.source;
 }
 
@@ -92,7 +90,11 @@ TEST(CudaSemantics, ReductionOverTwoThreadAxes) {
     Tensor X = placeholder({8, 64, 16}, Float(32), "X");
     IterVar k = reduce_axis({0, 16}, "k"), l = reduce_axis({0, 64}, "l");
     Tensor R = compute(
-        {8}, [&](Var i) { return sum(X(i, l, k), {l, k}); }, "R");
+        {8},
+        [&](Var i) {
+            return sum(X(i, l, k), {l, k});
+        },
+        "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
     s.bind(r, 0, IterAnnotation::BlockX);

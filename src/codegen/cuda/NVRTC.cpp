@@ -46,7 +46,8 @@ NvrtcResult nvrtc_compile(const std::string& source, const std::string& arch,
     if (rc != NVRTC_SUCCESS) {
         nvrtcDestroyProgram(&prog);
         TESSEL_THROW(CompileError) << "nvrtc: compiling for " << arch << " failed:\n"
-                                   << r.log << "\n" << numbered(source);
+                                   << r.log << "\n"
+                                   << numbered(source);
     }
     nvrtcGetPTXSize(prog, &size);
     r.ptx.resize(size);
