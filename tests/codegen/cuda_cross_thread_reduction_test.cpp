@@ -73,8 +73,7 @@ TEST(CudaCrossThreadReduction, Argmax) {
     Tensor X = placeholder({n, m}, Float(32), "X");
     IterVar k = reduce_axis({0, m}, "k");
     std::vector<Tensor> r = compute_multi(
-        {n}, [&](const std::vector<Var>& v) { return argmax(k.var(), X(v[0], k), {k}); },
-        "argmax");
+        {n}, [&](const std::vector<Var>& v) { return argmax(k.var(), X(v[0], k), {k}); }, "argmax");
     Schedule s = create_schedule(r);
     int st = s.stage_of(r[0]);
     s.bind(st, 0, IterAnnotation::BlockX);

@@ -35,9 +35,8 @@ TEST(CudaElementwise, VectorizedFloat4) {
     EXPECT_EQ(l.grid[1], LaunchExpr::constant(1024));
     EXPECT_EQ(l.block[0], LaunchExpr::constant(256));
     EXPECT_EQ(l.block[1], LaunchExpr::constant(1));
-    std::vector<CudaParam> params = {{CudaParam::Kind::Buffer, 0},
-                                     {CudaParam::Kind::Buffer, 1},
-                                     {CudaParam::Kind::Buffer, 2}};
+    std::vector<CudaParam> params = {
+        {CudaParam::Kind::Buffer, 0}, {CudaParam::Kind::Buffer, 1}, {CudaParam::Kind::Buffer, 2}};
     EXPECT_EQ(l.params, params);
     EXPECT_TRUE(out.code.plan.workspaces.empty());
     EXPECT_EQ(out.code.arg_alignment, (std::vector<int64_t>{16, 16, 16}));

@@ -35,8 +35,9 @@ TEST(CudaKernels, TwoKernelsWithWorkspace) {
     std::vector<CudaParam> p1 = {{CudaParam::Kind::Buffer, 1}, {CudaParam::Kind::Buffer, 2}};
     EXPECT_EQ(plan.launches[0].params, p0);
     EXPECT_EQ(plan.launches[1].params, p1);
-    EXPECT_TRUE(contains(out.code.source, "main_kernel1(float* __restrict__ C, const float* "
-                                          "__restrict__ T)"))
+    EXPECT_TRUE(contains(out.code.source,
+                         "main_kernel1(float* __restrict__ C, const float* "
+                         "__restrict__ T)"))
         << out.code.source;
 }
 

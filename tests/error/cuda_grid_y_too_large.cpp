@@ -14,6 +14,9 @@ TEST(ScheduleError, CudaGridYOverLimit) {
     int c = s.stage_of(C);
     s.bind(c, 0, IterAnnotation::BlockY);
     s.bind(c, 1, IterAnnotation::ThreadX);
-    expect_schedule_error([&] { tessel::testing::generate_cuda(s, {A, C}); },
-                          {"stage C", "70000", "blockIdx.y", "65535", "4465"});
+    expect_schedule_error(
+        [&] {
+            tessel::testing::generate_cuda(s, {A, C});
+        },
+        {"stage C", "70000", "blockIdx.y", "65535", "4465"});
 }

@@ -11,6 +11,9 @@ TEST(ScheduleError, CudaLoopOutsideEveryKernel) {
     Tensor C = compute(
         {64, 64}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "C");
     Schedule s = create_schedule({C});
-    expect_schedule_error([&] { tessel::testing::generate_cuda(s, {A, C}); },
-                          {"loop i", "stage C", "outside every GPU kernel", "blockIdx"});
+    expect_schedule_error(
+        [&] {
+            tessel::testing::generate_cuda(s, {A, C});
+        },
+        {"loop i", "stage C", "outside every GPU kernel", "blockIdx"});
 }

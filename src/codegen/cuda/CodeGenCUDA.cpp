@@ -17,17 +17,23 @@ constexpr int64_t kStaticSharedLimit = 48 * 1024;
 // Names a generated identifier may not take: C++ keywords and the CUDA names the code uses.
 bool reserved(const std::string& s) {
     static const char* const words[] = {
-        "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double",
-        "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline", "int", "long",
-        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-        "switch", "true", "typedef", "union", "unsigned", "void", "volatile", "while", "class",
-        "new", "delete", "this", "template", "typename", "namespace", "operator", "private",
-        "public", "protected", "virtual", "friend", "using", "asm", "try", "catch", "throw",
-        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "abs", "exp",
-        "log", "sqrt", "pow", "floor", "ceil", "round", "trunc", "fma", "erf", "tanh", "sin",
-        "cos", "isnan", "main", "and", "or", "not", "xor", "float2", "float4", "int2", "int4",
-        "uint2", "uint4", "dim3", "NULL", "nullptr", "alignas", "constexpr", "decltype",
-        "noexcept", "static_assert", "thread_local", "mutable", "explicit", "export"};
+        "auto",         "bool",      "break",     "case",     "char",     "const",
+        "continue",     "default",   "do",        "double",   "else",     "enum",
+        "extern",       "false",     "float",     "for",      "goto",     "if",
+        "inline",       "int",       "long",      "register", "restrict", "return",
+        "short",        "signed",    "sizeof",    "static",   "struct",   "switch",
+        "true",         "typedef",   "union",     "unsigned", "void",     "volatile",
+        "while",        "class",     "new",       "delete",   "this",     "template",
+        "typename",     "namespace", "operator",  "private",  "public",   "protected",
+        "virtual",      "friend",    "using",     "asm",      "try",      "catch",
+        "throw",        "threadIdx", "blockIdx",  "blockDim", "gridDim",  "warpSize",
+        "min",          "max",       "abs",       "exp",      "log",      "sqrt",
+        "pow",          "floor",     "ceil",      "round",    "trunc",    "fma",
+        "erf",          "tanh",      "sin",       "cos",      "isnan",    "main",
+        "and",          "or",        "not",       "xor",      "float2",   "float4",
+        "int2",         "int4",      "uint2",     "uint4",    "dim3",     "NULL",
+        "nullptr",      "alignas",   "constexpr", "decltype", "noexcept", "static_assert",
+        "thread_local", "mutable",   "explicit",  "export"};
     for (const char* w : words)
         if (s == w) return true;
     return s.rfind("tsl_", 0) == 0 || s.rfind("__", 0) == 0;
@@ -161,9 +167,9 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
             if (info.param == params[i].index) var = v;
         const BufferInfo& info = buffers_.at(var);
         bool is_arg = params[i].index < static_cast<int>(f_.args.size());
-        bool in_place = is_arg && std::find(options_.in_place.begin(), options_.in_place.end(),
-                                            f_.args[params[i].index].name()) !=
-                                      options_.in_place.end();
+        bool in_place =
+            is_arg && std::find(options_.in_place.begin(), options_.in_place.end(),
+                                f_.args[params[i].index].name()) != options_.in_place.end();
         s += (info.written ? "" : "const ") + memory_type(info.elem) + "* " +
              (in_place ? "" : "__restrict__ ") + name_of(var);
     }

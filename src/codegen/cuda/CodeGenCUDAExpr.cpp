@@ -34,8 +34,10 @@ std::string CodeGenCUDA::value_type(Type t) {
     switch (t.code) {
         case TypeCode::Bool: return "bool";
         case TypeCode::Int:
-            return t.bits == 8 ? "signed char" : t.bits == 16 ? "short" : t.bits == 32 ? "int"
-                                                                                    : "long long";
+            return t.bits == 8    ? "signed char"
+                   : t.bits == 16 ? "short"
+                   : t.bits == 32 ? "int"
+                                  : "long long";
         case TypeCode::UInt:
             return t.bits == 8    ? "unsigned char"
                    : t.bits == 16 ? "unsigned short"
@@ -126,8 +128,8 @@ std::string CodeGenCUDA::expr(const Expr& e, int lane) {
         case IRNodeType::Select: {
             const Select* op = e.as<Select>();
             int c_lane = op->condition.type().is_vector() ? lane : 0;
-            return paren(expr(op->condition, c_lane) + " ? " + expr(op->true_value, lane) +
-                         " : " + expr(op->false_value, lane));
+            return paren(expr(op->condition, c_lane) + " ? " + expr(op->true_value, lane) + " : " +
+                         expr(op->false_value, lane));
         }
         case IRNodeType::Ramp: {
             const Ramp* op = e.as<Ramp>();
@@ -135,10 +137,10 @@ std::string CodeGenCUDA::expr(const Expr& e, int lane) {
             // Index arithmetic: base + lane * stride does not overflow.
             ++index_depth_;
             Expr lane_index = make_const(op->stride.type(), int64_t(lane));
-            std::string offset = as_const_int(op->stride)
-                                     ? constant(make_const(op->stride.type(),
-                                                           *as_const_int(op->stride) * lane))
-                                     : paren(expr(op->stride) + " * " + constant(lane_index));
+            std::string offset =
+                as_const_int(op->stride)
+                    ? constant(make_const(op->stride.type(), *as_const_int(op->stride) * lane))
+                    : paren(expr(op->stride) + " * " + constant(lane_index));
             std::string r = paren(expr(op->base) + " + " + offset);
             --index_depth_;
             return r;
@@ -178,8 +180,8 @@ std::string CodeGenCUDA::constant(const Expr& e) {
     TESSEL_CHECK(op) << "cuda: constant of a " << node_type_name(e.node_type());
     double v = op->value;
     bool dbl = t.bits == 64;
-    if (std::isnan(v)) return dbl ? "__longlong_as_double(0x7ff8000000000000LL)"
-                                  : "__uint_as_float(0x7fc00000u)";
+    if (std::isnan(v))
+        return dbl ? "__longlong_as_double(0x7ff8000000000000LL)" : "__uint_as_float(0x7fc00000u)";
     if (std::isinf(v)) {
         std::string inf =
             dbl ? "__longlong_as_double(0x7ff0000000000000LL)" : "__uint_as_float(0x7f800000u)";
@@ -276,8 +278,7 @@ std::string CodeGenCUDA::float_binary(IRNodeType op, const std::string& a, const
 
 // Add, Sub and Mul wrap (ir/IR.h): value arithmetic goes through the unsigned type, where C
 // defines overflow; index arithmetic never overflows and stays plain, so that nvcc may optimise.
-std::string CodeGenCUDA::int_binary(IRNodeType op, const Expr& a, const Expr& b, Type t,
-                                    int lane) {
+std::string CodeGenCUDA::int_binary(IRNodeType op, const Expr& a, const Expr& b, Type t, int lane) {
     if (op == IRNodeType::Div || op == IRNodeType::Mod || op == IRNodeType::FloorDiv ||
         op == IRNodeType::FloorMod)
         return int_division(op, a, b, t, lane);
@@ -300,14 +301,16 @@ std::string CodeGenCUDA::int_division(IRNodeType op, const Expr& a, const Expr& 
     std::string x = expr(a, lane), y = expr(b, lane);
     bool is_div = op == IRNodeType::Div || op == IRNodeType::FloorDiv;
     auto c = as_const_int(b);
-    bool plain = c && *c > 0 &&
-                 (t.is_uint() || can_prove(a.type().is_vector() ? a >= make_zero(a.type())
-                                                                : a >= make_zero(t),
-                                           bounds_));
+    bool plain =
+        c && *c > 0 &&
+        (t.is_uint() ||
+         can_prove(a.type().is_vector() ? a >= make_zero(a.type()) : a >= make_zero(t), bounds_));
     if (plain) return paren(x + (is_div ? " / " : " % ") + y);
     static const char* const names[] = {"tsl_div", "tsl_mod", "tsl_floordiv", "tsl_floormod"};
-    int i = op == IRNodeType::Div ? 0 : op == IRNodeType::Mod ? 1 : op == IRNodeType::FloorDiv ? 2
-                                                                                            : 3;
+    int i = op == IRNodeType::Div        ? 0
+            : op == IRNodeType::Mod      ? 1
+            : op == IRNodeType::FloorDiv ? 2
+                                         : 3;
     // Narrow types compute in int/unsigned: the quotient fits, and the cast back wraps.
     std::string wide = t.bits == 64 ? value_type(t) : t.is_int() ? "int" : "unsigned";
     std::string r = std::string(names[i]) + "((" + wide + ")" + x + ", (" + wide + ")" + y + ")";
@@ -331,8 +334,8 @@ std::string CodeGenCUDA::let(const Let* op, int lane) {
     std::string body = expr(op->body, lane);
     --lazy_depth_;
     if (split) lane_split_.insert(op->var.get());
-    return "([&]() { const " + value_type(op->value.type()) + " " + n + " = " + v +
-           "; return " + body + "; }())";
+    return "([&]() { const " + value_type(op->value.type()) + " " + n + " = " + v + "; return " +
+           body + "; }())";
 }
 
 std::string CodeGenCUDA::call(const Call* op, int lane) {
@@ -359,14 +362,13 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
                 // Wrapping negation: abs(INT_MIN) == INT_MIN.
                 std::string ty = value_type(op->type), u = unsigned_of(op->type);
                 std::string x = arg(0);
-                return paren(x + " < 0 ? (" + ty + ")((" + u + ")0 - (" + u + ")" + x + ") : " +
-                             x);
+                return paren(x + " < 0 ? (" + ty + ")((" + u + ")0 - (" + u + ")" + x + ") : " + x);
             }
             break;
         case Intrinsic::thread_barrier:
         case Intrinsic::thread_allreduce:
-            TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op)
-                                       << " is only valid as a statement of its own";
+            TESSEL_THROW(CompileError)
+                << "cuda: " << intrinsic_name(op->op) << " is only valid as a statement of its own";
         default: break;
     }
     return round_to(op->type, float_math(op, lane));
@@ -391,7 +393,8 @@ std::string CodeGenCUDA::float_math(const Call* op, int lane) {
         case Intrinsic::rsqrt: return fast ? "rsqrtf(" + a[0] + ")" : fn("rsqrt");
         case Intrinsic::tanh: return fn("tanh");
         case Intrinsic::sigmoid: {
-            std::string e = fast ? "__expf(-" + a[0] + ")" : (dbl ? "exp(-" : "expf(-") + a[0] + ")";
+            std::string e =
+                fast ? "__expf(-" + a[0] + ")" : (dbl ? "exp(-" : "expf(-") + a[0] + ")";
             std::string one = dbl ? "1.0" : "1.0f";
             return paren(one + " / (" + one + " + " + e + ")");
         }
@@ -416,7 +419,8 @@ std::string CodeGenCUDA::float_math(const Call* op, int lane) {
 bool CodeGenCUDA::dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate,
                                       Type t) {
     const Ramp* ramp = index.as<Ramp>();
-    if (!ramp || !is_one(ramp->stride) || (t.lanes != 2 && t.lanes != 4) || t.bits != 32) return false;
+    if (!ramp || !is_one(ramp->stride) || (t.lanes != 2 && t.lanes != 4) || t.bits != 32)
+        return false;
     if (t.is_bool() || t.is_bfloat()) return false;
     if (predicate.defined() && !is_one(predicate)) return false;
     ModularSet m = modular_set_of(ramp->base, modular_);
@@ -437,11 +441,13 @@ std::string CodeGenCUDA::load(const Load* op, int lane) {
         dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
         auto it = hoisted_.find(op);
         if (it == hoisted_.end()) {
-            std::string vt = (t.is_float() ? "float" : t.is_int() ? "int" : "uint") +
+            std::string vt = (t.is_float() ? "float"
+                              : t.is_int() ? "int"
+                                           : "uint") +
                              std::to_string(t.lanes);
             std::string tmp = fresh("v");
-            pre_.push_back("const " + vt + " " + tmp + " = *reinterpret_cast<const " + vt +
-                           "*>(" + buf + " + " + index_expr(op->index.as<Ramp>()->base) + ");");
+            pre_.push_back("const " + vt + " " + tmp + " = *reinterpret_cast<const " + vt + "*>(" +
+                           buf + " + " + index_expr(op->index.as<Ramp>()->base) + ");");
             it = hoisted_.emplace(op, tmp).first;
         }
         return it->second + "." + "xyzw"[lane];

@@ -38,8 +38,8 @@ public:
 private:
     // A buffer the kernel accesses.
     struct BufferInfo {
-        Type elem;              // element type
-        int param = -1;         // CudaParam index (args, then workspaces); -1: allocated inside
+        Type elem;       // element type
+        int param = -1;  // CudaParam index (args, then workspaces); -1: allocated inside
         bool written = false;
         bool aligned16 = false;  // may be accessed as float4 (param: alignment recorded)
     };
@@ -119,14 +119,14 @@ private:
     int indent_ = 1;
     std::unordered_map<const Variable*, std::string> names_;
     std::unordered_set<std::string> used_names_;
-    std::unordered_set<const Variable*> lane_split_;      // vector LetStmt vars: one C var per lane
+    std::unordered_set<const Variable*> lane_split_;  // vector LetStmt vars: one C var per lane
     std::unordered_map<const Variable*, int> thread_axis_;  // threadIdx loop var → axis
     std::unordered_map<const Variable*, BufferInfo> buffers_;
     std::vector<SharedArray> shared_;
     Scope bounds_;
     ModularScope modular_;
-    int index_depth_ = 0;  // > 0 inside index arithmetic (no overflow: plain C operators)
-    int lazy_depth_ = 0;   // > 0 where an expression may not be evaluated (no hoisting)
+    int index_depth_ = 0;           // > 0 inside index arithmetic (no overflow: plain C operators)
+    int lazy_depth_ = 0;            // > 0 where an expression may not be evaluated (no hoisting)
     std::vector<std::string> pre_;  // hoisted vector loads of the statement being printed
     std::unordered_map<const Load*, std::string> hoisted_;
     int allreduce_count_ = 0;

@@ -51,8 +51,8 @@ void CodeGenCUDA::let_stmt(const LetStmt* op) {
     if (t.is_vector()) {
         lane_split_.insert(op->var.get());
         for (int l = 0; l < t.lanes; ++l)
-            line("const " + value_type(t) + " " + n + "_l" + std::to_string(l) + " = " +
-                 lanes[l] + ";");
+            line("const " + value_type(t) + " " + n + "_l" + std::to_string(l) + " = " + lanes[l] +
+                 ";");
     } else {
         line("const " + value_type(t) + " " + n + " = " + lanes[0] + ";");
         bounds_[op->var.get()] = bounds_of(op->value, bounds_);
@@ -125,8 +125,8 @@ void CodeGenCUDA::store(const Store* op) {
     Type elem = t.element_of();
     if (t.is_scalar()) {
         std::string v = expr(op->value), i = index_expr(op->index);
-        std::string p = op->predicate.defined() && !is_one(op->predicate)
-                            ? index_expr(op->predicate) : "";
+        std::string p =
+            op->predicate.defined() && !is_one(op->predicate) ? index_expr(op->predicate) : "";
         flush_pre();
         std::string s = buf + "[" + i + "] = " + to_memory(v, elem) + ";";
         line(p.empty() ? s : "if (" + p + ") " + s);
@@ -135,7 +135,9 @@ void CodeGenCUDA::store(const Store* op) {
     std::vector<std::string> lanes;
     for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
     if (dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
-        std::string vt = (t.is_float() ? "float" : t.is_int() ? "int" : "uint") +
+        std::string vt = (t.is_float() ? "float"
+                          : t.is_int() ? "int"
+                                       : "uint") +
                          std::to_string(t.lanes);
         std::string base = index_expr(op->index.as<Ramp>()->base);
         std::string make = "make_" + vt + "(" + lanes[0];

@@ -109,9 +109,9 @@ void Splitter::walk(const Stmt& s, const HostContext& ctx) {
                 << "blockIdx/threadIdx, e.g. s[" << stage_of(s) << "].bind(axis, \"blockIdx.x\")";
         }
         default:
-            TESSEL_THROW(CompileError) << "cuda: a " << node_type_name(s.node_type())
-                                       << " statement outside every kernel in '" << f_.name
-                                       << "' cannot run on the host";
+            TESSEL_THROW(CompileError)
+                << "cuda: a " << node_type_name(s.node_type())
+                << " statement outside every kernel in '" << f_.name << "' cannot run on the host";
     }
 }
 
@@ -139,8 +139,8 @@ void Splitter::add_workspace(const Allocate* op, const HostContext& ctx) {
     Expr elems = make_const(Int(64), int64_t(op->dtype.bytes()) * op->dtype.lanes);
     for (const Expr& e : op->extents) elems = elems * cast(Int(64), substitute(e, ctx.lets));
     std::string what = "the size of workspace " + op->buffer_var.name();
-    out_.workspaces.push_back({op->buffer_var.name(), to_launch_expr(simplify(elems), shape_vars_,
-                                                                     what)});
+    out_.workspaces.push_back(
+        {op->buffer_var.name(), to_launch_expr(simplify(elems), shape_vars_, what)});
     out_.workspace_vars.push_back(op->buffer_var);
     out_.workspace_types.push_back(op->dtype.element_of());
     global_.insert(op->buffer_var.get());

@@ -32,10 +32,10 @@ namespace tessel::internal {
 
 /// One kernel: its statement and launch geometry.
 struct DeviceKernel {
-    std::string name;          ///< "<function>_kernel<i>"
-    std::string stage;         ///< the buffer its root stage stores to (best effort)
-    Stmt body;                 ///< the kernel, inside the host lets, ifs and asserts in scope
-    std::array<Expr, 3> grid;  ///< blockIdx.x/y/z extents (int64, 1 where unbound)
+    std::string name;           ///< "<function>_kernel<i>"
+    std::string stage;          ///< the buffer its root stage stores to (best effort)
+    Stmt body;                  ///< the kernel, inside the host lets, ifs and asserts in scope
+    std::array<Expr, 3> grid;   ///< blockIdx.x/y/z extents (int64, 1 where unbound)
     std::array<Expr, 3> block;  ///< threadIdx.x/y/z extents (int64, 1 where unbound)
 };
 
