@@ -162,6 +162,24 @@ TEST_F(CudaLaunch, SavedModuleLoadsLazilyFromManyThreads) {
     for (const NDArray& c : outs) EXPECT_EQ(host_values(c)[4095], 8190.f);
 }
 
+TEST_F(CudaLaunch, TwoDevices) {
+    if (cuda_device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    std::vector<float> values = iota(777, 3.f);
+    NDArray a0 = device_array(values);
+    NDArray a1 = a0.copy_to_device(cuda(1));  // peer copy
+    EXPECT_EQ(a1.device(), cuda(1));
+    EXPECT_EQ(host_values(a1), values);
+    Kernel k = add_module().get("vadd");  // the cubin loads on each device at its first launch
+    NDArray c0 = NDArray::empty({777}, float32(), cuda(0));
+    NDArray c1 = NDArray::empty({777}, float32(), cuda(1));
+    k({a0, a0, c0});
+    k({a1, a1, c1});
+    EXPECT_EQ(host_values(c1), host_values(c0));
+    EXPECT_EQ(host_values(c1.copy_to_device(cuda(0)))[776], 2.f * values[776]);
+    std::string message = error_of([&] { k({a0, a1, c0}); });
+    EXPECT_TRUE(contains(message, "must all be on one device")) << message;
+}
+
 const char* kTwoStageSource = R"(
 extern "C" __global__ void twice(const float* a, float* tmp, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;

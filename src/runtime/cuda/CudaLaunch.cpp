@@ -3,7 +3,6 @@
 // before anything is allocated or launched, so a launch that cannot run throws having queued
 // nothing; then the workspaces are allocated and the launches queued in order on the stream.
 #include <algorithm>
-#include <sstream>
 
 #include "runtime/cuda/CudaModule.h"
 #include "tessel/Error.h"
@@ -30,17 +29,18 @@ std::string dims(const int64_t (&d)[3]) {
 class LaunchChecker {
 public:
     LaunchChecker(const std::string& kernel, size_t index, const CudaLaunch& l, int device)
-        : device_(device), info_(cuda_device_info(device)) {
-        std::ostringstream os;
-        os << "CUDA kernel '" << kernel << "', launch " << index << " of '" << l.function
-           << "' (stage '" << l.stage << "')";
-        label_ = os.str();
-    }
+        : kernel_(kernel),
+          index_(index),
+          launch_(l),
+          device_(device),
+          info_(cuda_device_info(device)) {}
 
     /// Throws RuntimeError naming the launch and what exceeds which limit.
     [[noreturn]] void fail(const std::string& what) const {
         TESSEL_THROW(RuntimeError)
-            << label_ << ": " << what << " (cuda:" << device_ << ", " << info_.name << ")";
+            << "CUDA kernel '" << kernel_ << "', launch " << index_ << " of '" << launch_.function
+            << "' (stage '" << launch_.stage << "'): " << what << " (cuda:" << device_ << ", "
+            << info_.name << ")";
     }
 
     void check_block(const ResolvedLaunch& r) const {
@@ -96,9 +96,11 @@ public:
     }
 
 private:
+    const std::string& kernel_;
+    size_t index_;
+    const CudaLaunch& launch_;
     int device_;
     CudaDeviceInfo info_;
-    std::string label_;
 };
 
 ResolvedLaunch resolve_launch(const std::string& kernel, size_t index, const CudaLaunch& l,
@@ -230,6 +232,7 @@ private:
         CUresult result = driver().cuLaunchKernel(
             r.function->handle, u(r.grid[0]), u(r.grid[1]), u(r.grid[2]), u(r.block[0]),
             u(r.block[1]), u(r.block[2]), u(r.dynamic_shared), stream, params.data(), nullptr);
+        if (result == CUDA_SUCCESS) return;
         check(result, "cuLaunchKernel of '" + l.function + "' (CUDA kernel '" + kernel_ +
                           "', stage '" + l.stage + "', grid " + dims(r.grid) + ", block " +
                           dims(r.block) + ", " + std::to_string(r.dynamic_shared) +
