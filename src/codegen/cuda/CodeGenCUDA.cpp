@@ -1,12 +1,239 @@
-// CUDA C generation (placeholder until the generator lands on this branch).
+// CUDA C generation: the host/device split, then one device function per kernel and its launch.
 #include "codegen/cuda/CodeGenCUDA.h"
 
+#include <algorithm>
+#include <cctype>
+
+#include "codegen/cuda/CodeGenCUDAImpl.h"
 #include "tessel/Error.h"
+#include "tessel/ir/IRVisitor.h"
 
 namespace tessel::internal {
 
-CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>&, const CudaCodegenOptions&) {
-    TESSEL_THROW(CompileError) << "cuda: code generation for '" << f.name << "' is not built yet";
+namespace {
+
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+// Names a generated identifier may not take: C++ keywords and the CUDA names the code uses.
+bool reserved(const std::string& s) {
+    static const char* const words[] = {
+        "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double",
+        "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline", "int", "long",
+        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "true", "typedef", "union", "unsigned", "void", "volatile", "while", "class",
+        "new", "delete", "this", "template", "typename", "namespace", "operator", "private",
+        "public", "protected", "virtual", "friend", "using", "asm", "try", "catch", "throw",
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "abs", "exp",
+        "log", "sqrt", "pow", "floor", "ceil", "round", "trunc", "fma", "erf", "tanh", "sin",
+        "cos", "isnan", "main", "and", "or", "not", "xor", "float2", "float4", "int2", "int4",
+        "uint2", "uint4", "dim3", "NULL", "nullptr", "alignas", "constexpr", "decltype",
+        "noexcept", "static_assert", "thread_local", "mutable", "explicit", "export"};
+    for (const char* w : words)
+        if (s == w) return true;
+    return s.rfind("tsl_", 0) == 0 || s.rfind("__", 0) == 0;
+}
+
+std::string sanitize(const std::string& name) {
+    std::string s;
+    for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
+    if (reserved(s)) s = "v_" + s;
+    return s;
+}
+
+}  // namespace
+
+CodeGenCUDA::CodeGenCUDA(const LoweredFunc& f, const std::vector<Var>& shape_vars,
+                         const HostDeviceSplit& split, const CudaCodegenOptions& options)
+    : f_(f), shape_vars_(shape_vars), split_(split), options_(options) {
+    for (size_t i = 0; i < f.args.size(); ++i) {
+        arg_alignment_.push_back(f.args[i].dtype().bytes());
+        global_param_[f.args[i]->data.get()] = static_cast<int>(i);
+    }
+    for (size_t i = 0; i < split.workspace_vars.size(); ++i)
+        global_param_[split.workspace_vars[i].get()] = static_cast<int>(f.args.size() + i);
+}
+
+std::string CodeGenCUDA::fresh(const std::string& hint) {
+    std::string base = sanitize(hint);
+    std::string s = base;
+    for (int k = 1; used_names_.count(s); ++k) s = base + "_" + std::to_string(k);
+    used_names_.insert(s);
+    return s;
+}
+
+// Variables keep one name per kernel (names only label them: two variables may share one).
+std::string CodeGenCUDA::name_of(const Variable* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    std::string hint = v->name;
+    auto p = global_param_.find(v);
+    if (p != global_param_.end() && p->second < static_cast<int>(f_.args.size()))
+        hint = f_.args[p->second].name();
+    return names_[v] = fresh(hint);
+}
+
+void CodeGenCUDA::line(const std::string& s) {
+    body_ << std::string(4 * indent_, ' ') << s << "\n";
+}
+
+// Hoisted vector loads go right before the statement that uses them.
+void CodeGenCUDA::flush_pre() {
+    for (const std::string& s : pre_) line(s);
+    pre_.clear();
+    hoisted_.clear();
+}
+
+void CodeGenCUDA::reset(const DeviceKernel& k) {
+    kernel_ = &k;
+    body_.str("");
+    indent_ = 1;
+    names_.clear();
+    used_names_.clear();
+    lane_split_.clear();
+    thread_axis_.clear();
+    buffers_.clear();
+    shared_.clear();
+    bounds_.clear();
+    modular_.clear();
+    pre_.clear();
+    hoisted_.clear();
+    index_depth_ = lazy_depth_ = 0;
+    // Shape variables are positive extents: this proves most index divisions non-negative.
+    for (const Var& v : shape_vars_)
+        bounds_[v.get()] = Interval(make_const(v.type(), int64_t(1)), Expr());
+}
+
+void CodeGenCUDA::collect_buffers(const Stmt& body) {
+    auto touch = [&](const Var& v, Type t, bool write) {
+        auto p = global_param_.find(v.get());
+        if (p == global_param_.end()) return;
+        BufferInfo& info = buffers_[v.get()];
+        info.elem = t.element_of();
+        info.param = p->second;
+        info.written = info.written || write;
+    };
+    post_order_visit(body, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Load) {
+            const Load* op = static_cast<const Load*>(n);
+            touch(op->buffer_var, op->type, false);
+        } else if (n->node_type == IRNodeType::Store) {
+            const Store* op = static_cast<const Store*>(n);
+            touch(op->buffer_var, op->value.type(), true);
+        }
+    });
+}
+
+// Buffers (arguments, then workspaces, in plan order), then the shape variables the kernel uses.
+std::vector<CudaParam> CodeGenCUDA::params_of(const Stmt& body) {
+    std::vector<CudaParam> params;
+    for (const auto& [var, info] : buffers_)
+        if (info.param >= 0) params.push_back({CudaParam::Kind::Buffer, info.param});
+    std::sort(params.begin(), params.end(),
+              [](const CudaParam& a, const CudaParam& b) { return a.index < b.index; });
+    for (size_t i = 0; i < shape_vars_.size(); ++i) {
+        if (uses_var(body, shape_vars_[i]))
+            params.push_back({CudaParam::Kind::ShapeVar, static_cast<int>(i)});
+    }
+    return params;
+}
+
+std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<CudaParam>& params) {
+    std::string s = "extern \"C\" __global__ void ";
+    int64_t threads = 1;
+    bool constant = true;
+    for (const Expr& e : k.block) {
+        auto c = as_const_int(e);
+        constant = constant && c.has_value();
+        threads *= c.value_or(1);
+    }
+    if (constant) s += "__launch_bounds__(" + std::to_string(threads) + ") ";
+    s += k.name + "(";
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (i) s += ", ";
+        if (params[i].kind == CudaParam::Kind::ShapeVar) {
+            s += "long long tsl_shape_" + std::to_string(params[i].index);
+            continue;
+        }
+        const Variable* var = nullptr;
+        for (const auto& [v, info] : buffers_)
+            if (info.param == params[i].index) var = v;
+        const BufferInfo& info = buffers_.at(var);
+        bool is_arg = params[i].index < static_cast<int>(f_.args.size());
+        bool in_place = is_arg && std::find(options_.in_place.begin(), options_.in_place.end(),
+                                            f_.args[params[i].index].name()) !=
+                                      options_.in_place.end();
+        s += (info.written ? "" : "const ") + memory_type(info.elem) + "* " +
+             (in_place ? "" : "__restrict__ ") + name_of(var);
+    }
+    return s + ")";
+}
+
+// Shared arrays: static when they fit in 48 KB, else one dynamic buffer (offsets aligned 16).
+std::string CodeGenCUDA::shared_declarations(CudaLaunch* launch) {
+    int64_t total = 0;
+    std::vector<int64_t> offsets;
+    for (const SharedArray& a : shared_) {
+        offsets.push_back(total);
+        total += (a.count * a.elem_bytes + 15) / 16 * 16;
+    }
+    std::string s;
+    if (total <= kStaticSharedLimit) {
+        for (const SharedArray& a : shared_)
+            s += "    __shared__ __align__(16) " + a.c_type + " " + a.name + "[" +
+                 std::to_string(a.count) + "];\n";
+        return s;
+    }
+    s += "    // " + std::to_string(total) + " bytes of shared memory: more than 48 KB, dynamic\n";
+    s += "    extern __shared__ __align__(16) unsigned char tsl_dynamic_shared[];\n";
+    for (size_t i = 0; i < shared_.size(); ++i) {
+        const SharedArray& a = shared_[i];
+        s += "    " + a.c_type + "* const " + a.name + " = reinterpret_cast<" + a.c_type +
+             "*>(tsl_dynamic_shared + " + std::to_string(offsets[i]) + ");\n";
+    }
+    launch->dynamic_shared_bytes = LaunchExpr::constant(total);
+    return s;
+}
+
+CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
+    reset(k);
+    collect_buffers(k.body);
+    std::vector<CudaParam> params = params_of(k.body);
+    std::string sig = signature(k, params);  // names the parameters first
+    std::string shape_decls;
+    for (const CudaParam& p : params) {
+        if (p.kind != CudaParam::Kind::ShapeVar) continue;
+        const Var& v = shape_vars_[p.index];
+        shape_decls += "    const " + value_type(v.type()) + " " + name_of(v.get()) + " = (" +
+                       value_type(v.type()) + ")tsl_shape_" + std::to_string(p.index) + ";\n";
+    }
+    stmt(k.body);
+    CudaLaunch launch;
+    launch.function = k.name;
+    launch.stage = k.stage;
+    for (int a = 0; a < 3; ++a) {
+        launch.grid[a] = to_launch_expr(k.grid[a], shape_vars_, "the grid of " + k.name);
+        launch.block[a] = to_launch_expr(k.block[a], shape_vars_, "the block of " + k.name);
+    }
+    launch.dynamic_shared_bytes = LaunchExpr::constant(0);
+    launch.params = params;
+    os << "// stage " << k.stage << "\n" << sig << " {\n";
+    os << shared_declarations(&launch) << shape_decls << body_.str() << "}\n\n";
+    return launch;
+}
+
+CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
+                      const CudaCodegenOptions& options) {
+    HostDeviceSplit split = split_host_device(f, shape_vars);
+    CodeGenCUDA cg(f, shape_vars, split, options);
+    CudaCode code;
+    std::ostringstream os;
+    os << cuda_prelude();
+    for (const DeviceKernel& k : split.kernels) code.plan.launches.push_back(cg.emit_kernel(k, os));
+    code.plan.workspaces = split.workspaces;
+    code.source = os.str();
+    code.arg_alignment = cg.arg_alignment();
+    return code;
 }
 
 }  // namespace tessel::internal

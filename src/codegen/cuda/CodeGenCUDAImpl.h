@@ -1,0 +1,134 @@
+// The CUDA C printer behind codegen_cuda(): one device function per kernel of a HostDeviceSplit.
+// Expressions are printed as C expressions, vector expressions one lane at a time (every vector
+// operation of the IR is lane-wise), except dense float32/int32 accesses of 2 or 4 lanes at a
+// proven multiple of the lane count, which become float2/float4 (int, uint) accesses. Values of
+// float16/bfloat16 type are C floats holding the rounded value; memory holds their 16 bits.
+// Expression printing is in CodeGenCUDAExpr.cpp, statements in CodeGenCUDAStmt.cpp, cross-thread
+// reductions in CodeGenCUDAAllreduce.cpp, the helper functions every source starts with in
+// CudaPrelude.cpp.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "codegen/cuda/CodeGenCUDA.h"
+#include "codegen/cuda/SplitHostDevice.h"
+#include "tessel/arith/Interval.h"
+#include "tessel/arith/Modular.h"
+
+namespace tessel::internal {
+
+/// The helper functions (fp16/bf16 conversions, guarded integer division, shuffles ...) that
+/// every generated source starts with.
+const char* cuda_prelude();
+
+/// Prints the device functions of one lowered function (see the file comment).
+class CodeGenCUDA {
+public:
+    CodeGenCUDA(const LoweredFunc& f, const std::vector<Var>& shape_vars,
+                const HostDeviceSplit& split, const CudaCodegenOptions& options);
+    /// Prints kernel `k` into `os` and returns its launch.
+    CudaLaunch emit_kernel(const DeviceKernel& k, std::ostream& os);
+    /// Per argument of the function, the alignment the code assumes (see CudaCode).
+    const std::vector<int64_t>& arg_alignment() const { return arg_alignment_; }
+
+private:
+    // A buffer the kernel accesses.
+    struct BufferInfo {
+        Type elem;              // element type
+        int param = -1;         // CudaParam index (args, then workspaces); -1: allocated inside
+        bool written = false;
+        bool aligned16 = false;  // may be accessed as float4 (param: alignment recorded)
+    };
+    // A __shared__ array, hoisted to function scope.
+    struct SharedArray {
+        std::string c_type, name;
+        int64_t count = 0, elem_bytes = 0;
+    };
+
+    // Kernel setup (CodeGenCUDA.cpp).
+    void reset(const DeviceKernel& k);
+    void collect_buffers(const Stmt& body);
+    std::vector<CudaParam> params_of(const Stmt& body);
+    std::string signature(const DeviceKernel& k, const std::vector<CudaParam>& params);
+    std::string shared_declarations(CudaLaunch* launch);
+    std::string name_of(const Variable* v);
+    std::string fresh(const std::string& hint);
+    void line(const std::string& s);
+    void flush_pre();
+
+    // Types (CodeGenCUDAExpr.cpp).
+    static std::string value_type(Type t);
+    static std::string memory_type(Type t);
+    static std::string to_memory(const std::string& v, Type t);
+    static std::string from_memory(const std::string& v, Type t);
+    static std::string zero_of(Type t);
+
+    // Expressions (CodeGenCUDAExpr.cpp).
+    std::string expr(const Expr& e, int lane = 0);
+    std::string index_expr(const Expr& e, int lane = 0);
+    std::string constant(const Expr& e);
+    std::string variable(const Variable* v, int lane);
+    std::string cast(Type to, const Expr& value, int lane);
+    std::string binary(IRNodeType op, const Expr& a, const Expr& b, Type t, int lane);
+    std::string float_binary(IRNodeType op, const std::string& a, const std::string& b, Type t);
+    std::string int_binary(IRNodeType op, const Expr& a, const Expr& b, Type t, int lane);
+    std::string int_division(IRNodeType op, const Expr& a, const Expr& b, Type t, int lane);
+    std::string compare(IRNodeType op, const Expr& a, const Expr& b, int lane);
+    std::string call(const Call* op, int lane);
+    std::string float_math(const Call* op, int lane);
+    std::string let(const Let* op, int lane);
+    std::string load(const Load* op, int lane);
+    bool dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
+    std::string round_to(Type t, const std::string& v);
+
+    // Statements (CodeGenCUDAStmt.cpp).
+    void stmt(const Stmt& s);
+    void let_stmt(const LetStmt* op);
+    void for_loop(const For* op);
+    void thread_loop(const For* op);
+    void store(const Store* op);
+    void allocate(const Allocate* op);
+    void if_then_else(const IfThenElse* op);
+    void evaluate(const Evaluate* op);
+    void push_bounds(const Var& v, const Expr& min, const Expr& extent);
+
+    // Cross-thread reductions (CodeGenCUDAAllreduce.cpp).
+    void allreduce(const Call* op);
+    void combine(const Call* op, const std::vector<std::string>& out,
+                 const std::vector<std::string>& a, const std::vector<std::string>& b);
+    void warp_allreduce(const Call* op, const std::vector<std::string>& acc, int group, int total);
+    void shared_allreduce(const Call* op, const std::vector<std::string>& acc,
+                          const std::vector<int>& axes);
+    std::string linear_thread_index() const;
+
+    const LoweredFunc& f_;
+    const std::vector<Var>& shape_vars_;
+    const HostDeviceSplit& split_;
+    CudaCodegenOptions options_;
+    std::vector<int64_t> arg_alignment_;
+    std::unordered_map<const Variable*, int> global_param_;  // data var → CudaParam buffer index
+
+    // Per kernel.
+    const DeviceKernel* kernel_ = nullptr;
+    std::ostringstream body_;
+    int indent_ = 1;
+    std::unordered_map<const Variable*, std::string> names_;
+    std::unordered_set<std::string> used_names_;
+    std::unordered_set<const Variable*> lane_split_;      // vector LetStmt vars: one C var per lane
+    std::unordered_map<const Variable*, int> thread_axis_;  // threadIdx loop var → axis
+    std::unordered_map<const Variable*, BufferInfo> buffers_;
+    std::vector<SharedArray> shared_;
+    Scope bounds_;
+    ModularScope modular_;
+    int index_depth_ = 0;  // > 0 inside index arithmetic (no overflow: plain C operators)
+    int lazy_depth_ = 0;   // > 0 where an expression may not be evaluated (no hoisting)
+    std::vector<std::string> pre_;  // hoisted vector loads of the statement being printed
+    std::unordered_map<const Load*, std::string> hoisted_;
+    int allreduce_count_ = 0;
+};
+
+}  // namespace tessel::internal

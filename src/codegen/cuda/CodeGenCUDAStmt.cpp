@@ -1,0 +1,222 @@
+// CUDA C printing of statements (see CodeGenCUDAImpl.h). Thread-bound loops are no loops: each
+// thread runs its own iteration, as the SPMD interpreter runs them.
+#include "codegen/cuda/CodeGenCUDAImpl.h"
+#include "tessel/Error.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
+#include "tessel/ir/IROperator.h"
+
+namespace tessel::internal {
+
+void CodeGenCUDA::stmt(const Stmt& s) {
+    if (!s.defined()) return;
+    switch (s.node_type()) {
+        case IRNodeType::LetStmt: return let_stmt(s.as<LetStmt>());
+        case IRNodeType::AttrStmt: return stmt(s.as<AttrStmt>()->body);
+        case IRNodeType::AssertStmt: {
+            // No host to report to: a failed check stops the kernel with an error the runtime
+            // sees at its next synchronisation, rather than computing out of bounds.
+            const AssertStmt* op = s.as<AssertStmt>();
+            std::string c = index_expr(op->condition);
+            flush_pre();
+            std::string msg = op->message;
+            for (char& ch : msg)
+                if (ch == '\n' || ch == '*' || ch == '/') ch = ' ';
+            line("if (!" + c + ") __trap();  // " + msg);
+            return;
+        }
+        case IRNodeType::For: return for_loop(s.as<For>());
+        case IRNodeType::Store: return store(s.as<Store>());
+        case IRNodeType::Allocate: return allocate(s.as<Allocate>());
+        case IRNodeType::Seq:
+            for (const Stmt& x : s.as<Seq>()->stmts) stmt(x);
+            return;
+        case IRNodeType::IfThenElse: return if_then_else(s.as<IfThenElse>());
+        case IRNodeType::Evaluate: return evaluate(s.as<Evaluate>());
+        default:
+            TESSEL_THROW(CompileError) << "cuda: " << node_type_name(s.node_type())
+                                       << " must be lowered away before code generation";
+    }
+}
+
+// A scope of its own: the same variable may be bound again by a later (e.g. unrolled) copy.
+void CodeGenCUDA::let_stmt(const LetStmt* op) {
+    Type t = op->value.type();
+    std::string n = name_of(op->var.get());
+    std::vector<std::string> lanes;
+    for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
+    flush_pre();
+    line("{");
+    ++indent_;
+    if (t.is_vector()) {
+        lane_split_.insert(op->var.get());
+        for (int l = 0; l < t.lanes; ++l)
+            line("const " + value_type(t) + " " + n + "_l" + std::to_string(l) + " = " +
+                 lanes[l] + ";");
+    } else {
+        line("const " + value_type(t) + " " + n + " = " + lanes[0] + ";");
+        bounds_[op->var.get()] = bounds_of(op->value, bounds_);
+        modular_[op->var.get()] = modular_set_of(op->value, modular_);
+    }
+    stmt(op->body);
+    --indent_;
+    line("}");
+}
+
+void CodeGenCUDA::push_bounds(const Var& v, const Expr& min, const Expr& extent) {
+    bounds_[v.get()] = Interval::from_range(Range(min, extent));
+    modular_.erase(v.get());
+}
+
+void CodeGenCUDA::for_loop(const For* op) {
+    if (op->kind == ForKind::ThreadBound && thread_tag_axis(op->thread_tag) >= 0)
+        return thread_loop(op);
+    // Serial, unrolled (if unroll_loops left it), vthread left by the passes: one after another.
+    // Vectorized and parallel loops are legal as serial loops too (their iterations are
+    // independent); they are not expected here.
+    std::string ty = value_type(op->loop_var.type());
+    std::string v = name_of(op->loop_var.get());
+    std::string min = index_expr(op->min), extent = index_expr(op->extent);
+    flush_pre();
+    if (op->kind == ForKind::Unrolled) line("#pragma unroll");
+    std::string end = is_zero(op->min) ? extent : min + " + " + extent;
+    line("for (" + ty + " " + v + " = " + min + "; " + v + " < " + end + "; ++" + v + ") {");
+    push_bounds(op->loop_var, op->min, op->extent);
+    ++indent_;
+    stmt(op->body);
+    --indent_;
+    line("}");
+}
+
+// blockIdx/threadIdx: the thread's own iteration. A loop with a smaller extent than the launch
+// dimension (the interpreter runs no iteration for the threads past it) is guarded.
+void CodeGenCUDA::thread_loop(const For* op) {
+    int axis = thread_tag_axis(op->thread_tag);
+    bool block = is_block_tag(op->thread_tag);
+    const Expr& dim = block ? kernel_->grid[axis] : kernel_->block[axis];
+    Expr extent = simplify(tessel::cast(Int(64), op->extent));
+    bool guard = !structural_equal(extent, dim);
+    if (auto a = as_const_int(extent), b = as_const_int(dim); a && b) guard = *a != *b;
+    std::string ty = value_type(op->loop_var.type());
+    std::string idx = op->thread_tag;
+    std::string v = name_of(op->loop_var.get());
+    std::string min = index_expr(op->min);
+    std::string ext = guard ? index_expr(op->extent) : "";
+    flush_pre();
+    line("{");
+    ++indent_;
+    std::string value = "(" + ty + ")" + idx;
+    line("const " + ty + " " + v + " = " + (is_zero(op->min) ? value : value + " + " + min) + ";");
+    if (guard) line("if ((" + ty + ")" + idx + " < " + ext + ") {");
+    if (!block) thread_axis_[op->loop_var.get()] = axis;
+    push_bounds(op->loop_var, op->min, op->extent);
+    ++indent_;
+    stmt(op->body);
+    --indent_;
+    if (guard) line("}");
+    --indent_;
+    line("}");
+}
+
+// Vector stores compute every lane before storing any (a store may overlap the lanes it reads).
+void CodeGenCUDA::store(const Store* op) {
+    Type t = op->value.type();
+    std::string buf = name_of(op->buffer_var.get());
+    Type elem = t.element_of();
+    if (t.is_scalar()) {
+        std::string v = expr(op->value), i = index_expr(op->index);
+        std::string p = op->predicate.defined() && !is_one(op->predicate)
+                            ? index_expr(op->predicate) : "";
+        flush_pre();
+        std::string s = buf + "[" + i + "] = " + to_memory(v, elem) + ";";
+        line(p.empty() ? s : "if (" + p + ") " + s);
+        return;
+    }
+    std::vector<std::string> lanes;
+    for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
+    if (dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
+        std::string vt = (t.is_float() ? "float" : t.is_int() ? "int" : "uint") +
+                         std::to_string(t.lanes);
+        std::string base = index_expr(op->index.as<Ramp>()->base);
+        std::string make = "make_" + vt + "(" + lanes[0];
+        for (int l = 1; l < t.lanes; ++l) make += ", " + lanes[l];
+        flush_pre();
+        line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + base + ") = " + make + ");");
+        return;
+    }
+    std::vector<std::string> idx, pred;
+    for (int l = 0; l < t.lanes; ++l) {
+        idx.push_back(index_expr(op->index, op->index.type().is_vector() ? l : 0));
+        bool masked = op->predicate.defined() && !is_one(op->predicate);
+        pred.push_back(masked ? index_expr(op->predicate, l) : "");
+    }
+    flush_pre();
+    line("{");
+    ++indent_;
+    std::vector<std::string> tmp;
+    for (int l = 0; l < t.lanes; ++l) {
+        tmp.push_back(fresh("lane"));
+        line("const " + value_type(elem) + " " + tmp[l] + " = " + lanes[l] + ";");
+    }
+    for (int l = 0; l < t.lanes; ++l) {
+        std::string s = buf + "[" + idx[l] + "] = " + to_memory(tmp[l], elem) + ";";
+        line(pred[l].empty() ? s : "if (" + pred[l] + ") " + s);
+    }
+    --indent_;
+    line("}");
+}
+
+// Shared arrays are hoisted to the function's top (one per block, as the interpreter makes them);
+// local ones (and global ones inside a kernel: private to the thread) are C arrays.
+void CodeGenCUDA::allocate(const Allocate* op) {
+    int64_t count = op->dtype.lanes;
+    for (const Expr& e : op->extents) {
+        auto c = as_const_int(e);
+        if (!c) {
+            TESSEL_THROW(CompileError)
+                << "cuda: " << scope_name(op->scope) << " buffer " << op->buffer_var.name()
+                << " in kernel " << kernel_->name << " (stage " << kernel_->stage
+                << ") has a size that is not a constant; GPU on-chip buffers need constant sizes";
+        }
+        count *= *c;
+    }
+    Type elem = op->dtype.element_of();
+    std::string n = name_of(op->buffer_var.get());
+    if (op->scope == StorageScope::Shared) {
+        shared_.push_back({memory_type(elem), n, count, elem.bytes()});
+    } else {
+        line("__align__(16) " + memory_type(elem) + " " + n + "[" + std::to_string(count) + "];");
+    }
+    BufferInfo& info = buffers_[op->buffer_var.get()];
+    info.elem = elem;
+    info.aligned16 = true;
+    stmt(op->body);
+}
+
+void CodeGenCUDA::if_then_else(const IfThenElse* op) {
+    std::string c = index_expr(op->condition);
+    flush_pre();
+    line("if (" + c + ") {");
+    ++indent_;
+    stmt(op->then_case);
+    --indent_;
+    if (op->else_case.defined()) {
+        line("} else {");
+        ++indent_;
+        stmt(op->else_case);
+        --indent_;
+    }
+    line("}");
+}
+
+void CodeGenCUDA::evaluate(const Evaluate* op) {
+    if (const Call* c = op->value.as<Call>()) {
+        if (c->op == Intrinsic::thread_barrier) return line("__syncthreads();");
+        if (c->op == Intrinsic::thread_allreduce) return allreduce(c);
+    }
+    std::string v = expr(op->value);
+    flush_pre();
+    line("(void)" + v + ";");
+}
+
+}  // namespace tessel::internal
