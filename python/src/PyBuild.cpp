@@ -1,7 +1,10 @@
 // ts.build(s, args, target="llvm") -> Module; calling a module or its functions with tessel
 // NDArrays or numpy arrays; get_source(), save() / ts.load_module(), time_evaluator().
 //
-// The GIL is released while building and while kernels run. Builds run on a worker thread so
+// A CUDA kernel is queued asynchronously on the call's `stream=` (an int CUstream handle; 0, the
+// default, is the legacy default stream); arguments with __dlpack__ (torch tensors) are imported
+// with the DLPack stream handshake for that stream. The GIL is released while building and while
+// kernels run. Builds run on a worker thread so
 // that Ctrl-C interrupts the wait at once (run_interruptible); a kernel call cannot be
 // interrupted (generated code has no cancellation points).
 #include <chrono>
@@ -36,13 +39,33 @@ struct Function {
     Kernel kernel;
 };
 
-void call_kernel(const Kernel& kernel, const py::args& args) {
-    ArgBinding b = bind_arguments(kernel.signature(), args);
+// The `stream=` keyword of a kernel call (0 when absent); TypeError for any other keyword.
+uintptr_t stream_keyword(const py::kwargs& kwargs) {
+    uintptr_t stream = 0;
+    for (const auto& [key, value] : kwargs) {
+        std::string k = py::str(key);
+        if (k != "stream")
+            throw py::type_error("a kernel call takes arrays and the keyword 'stream', not '" + k +
+                                 "'");
+        if (!value.is_none()) stream = value.cast<uintptr_t>();
+    }
+    return stream;
+}
+
+void call_kernel(const Kernel& kernel, const py::args& args, const py::kwargs& kwargs) {
+    uintptr_t stream = stream_keyword(kwargs);
+    ArgBinding b = bind_arguments(kernel.signature(), args, stream);
     {
         py::gil_scoped_release release;
-        kernel(b.arrays);
+        kernel.launch(b.arrays, reinterpret_cast<void*>(stream));
     }
     finish_arguments(b);
+}
+
+// Waits for a kernel run on a device with streams (CUDA), so that timings cover its execution.
+void wait_for_device(const std::vector<NDArray>& args) {
+    if (args.empty() || args[0].device().type == DeviceType::CPU) return;
+    device_api(args[0].device())->synchronize(args[0].device(), nullptr);
 }
 
 Function only_function(const Module& m) {
@@ -68,7 +91,13 @@ py::object time_evaluator(const Function& f, int warmup, int min_repeats, int ma
         TimingResult r;
         {
             py::gil_scoped_release release;
-            r = time_evaluate([&](int) { f.kernel(b.arrays); }, 1, o);
+            wait_for_device(b.arrays);
+            r = time_evaluate(
+                [&](int) {
+                    f.kernel(b.arrays);
+                    wait_for_device(b.arrays);
+                },
+                1, o);
         }
         finish_arguments(b);
         return r;
@@ -150,7 +179,13 @@ void init_build(py::module_& m) {
                                    return names;
                                })
         .def_property_readonly("module", [](const Function& f) { return f.module; })
-        .def("__call__", [](const Function& f, py::args args) { call_kernel(f.kernel, args); })
+        .def(
+            "__call__",
+            [](const Function& f, py::args args, py::kwargs kwargs) {
+                call_kernel(f.kernel, args, kwargs);
+            },
+            "Runs the kernel on the arrays (a CUDA kernel: queued on `stream=`, an int CUstream "
+            "handle, default 0: the legacy default stream).")
         .def("time_evaluator", &time_evaluator, py::kw_only(), py::arg("warmup") = 1,
              py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
              py::arg("min_total_seconds") = 0.05,
@@ -158,7 +193,9 @@ void init_build(py::module_& m) {
 
     py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.")
         .def("__call__",
-             [](const Module& mod, py::args args) { call_kernel(only_function(mod).kernel, args); })
+             [](const Module& mod, py::args args, py::kwargs kwargs) {
+                 call_kernel(only_function(mod).kernel, args, kwargs);
+             })
         .def("__getitem__",
              [](const Module& mod, const std::string& name) {
                  return Function{mod, mod.get(name)};

@@ -1,5 +1,7 @@
-// Devices: ts.cpu(), ts.cuda(1), ts.device("cuda:1").
+// Devices: ts.cpu(), ts.cuda(1), ts.device("cuda:1"); the CUDA driver's queries:
+// ts.cuda_available(), ts.cuda_device_info(0), ts.cuda_synchronize(0).
 #include "PyCommon.h"
+#include "tessel/runtime/CUDA.h"
 
 namespace tessel::python {
 
@@ -27,7 +29,60 @@ Device to_device(py::handle device) {
     throw py::value_error("unknown device '" + s + "': expected \"cpu\" or \"cuda[:id]\"");
 }
 
+namespace {
+
+py::dict device_info_dict(const CudaDeviceInfo& info) {
+    py::dict d;
+    d["name"] = info.name;
+    d["compute_capability"] = py::make_tuple(info.compute_major, info.compute_minor);
+    d["arch"] = info.arch();
+    d["multiprocessors"] = info.multiprocessors;
+    d["max_threads_per_block"] = info.max_threads_per_block;
+    d["max_block_dim"] = py::make_tuple(info.max_block_dim[0], info.max_block_dim[1],
+                                        info.max_block_dim[2]);
+    d["max_grid_dim"] = py::make_tuple(info.max_grid_dim[0], info.max_grid_dim[1],
+                                       info.max_grid_dim[2]);
+    d["registers_per_block"] = info.registers_per_block;
+    d["shared_bytes_per_block"] = info.shared_bytes_per_block;
+    d["shared_bytes_per_block_optin"] = info.shared_bytes_per_block_optin;
+    d["total_memory_bytes"] = info.total_memory_bytes;
+    d["l2_bytes"] = info.l2_bytes;
+    return d;
+}
+
+void init_cuda_queries(py::module_& m) {
+    m.def("cuda_available", &cuda_available,
+          "True when the CUDA driver loaded and reports at least one device.");
+    m.def("cuda_unavailable_reason", &cuda_unavailable_reason,
+          "Why cuda_available() is False; empty when it is True.");
+    m.def("cuda_device_count", &cuda_device_count, "The number of CUDA devices (0 without a driver).");
+    m.def(
+        "cuda_device_info",
+        [](int id) {
+            CudaDeviceInfo info;
+            {
+                py::gil_scoped_release release;
+                info = cuda_device_info(id);
+            }
+            return device_info_dict(info);
+        },
+        py::arg("id") = 0,
+        "Device `id`'s properties as a dict (name, compute_capability, arch, multiprocessors, "
+        "max_threads_per_block, ..., shared_bytes_per_block_optin, total_memory_bytes, l2_bytes).");
+    m.def(
+        "cuda_synchronize",
+        [](int id) {
+            py::gil_scoped_release release;
+            cuda_synchronize(id);
+        },
+        py::arg("id") = 0,
+        "Waits for all work on device `id`; raises the error of a kernel that failed.");
+}
+
+}  // namespace
+
 void init_device(py::module_& m) {
+    init_cuda_queries(m);
     py::class_<Device>(m, "Device", "A device: its type (\"cpu\", \"cuda\") and index.")
         .def_property_readonly("type", [](const Device& d) { return device_type_name(d.type); })
         .def_property_readonly("id", [](const Device& d) { return d.id; })

@@ -5,6 +5,12 @@
 // taken, from whichever thread drops the last view); a numpy view of an NDArray holds the
 // NDArray through its `base`; a DLPack capsule owns its tensor until a consumer renames it
 // "used_dltensor", so the tensor's deleter runs exactly once: by the consumer, or by the capsule.
+//
+// Streams (the DLPack Python specification's handshake): importing a CUDA tensor passes the
+// consumer's stream to the producer's __dlpack__(stream=...) (1: the legacy default stream), so
+// the producer orders its pending work before it; exporting a CUDA array to a consumer that names
+// a stream synchronises the device first (tessel does not track which stream wrote an array).
+// Copies between the host and a device release the GIL.
 #include <pybind11/numpy.h>
 
 #include "PyCommon.h"
@@ -106,6 +112,7 @@ NDArray copy_numpy(const py::array& a, Device device) {
         py::module_::import("numpy").attr("copyto")(numpy_view(out), native);
     } else {
         py::array c = py::module_::import("numpy").attr("ascontiguousarray")(native);
+        py::gil_scoped_release release;
         out.copy_from(c.data(), out.nbytes());
     }
     return out;
@@ -113,15 +120,36 @@ NDArray copy_numpy(const py::array& a, Device device) {
 
 namespace {
 
+// The DLPack device type of `obj` (its __dlpack_device__), or kDLCPU when it does not say.
+int dlpack_device_type(const py::object& obj) {
+    if (!py::hasattr(obj, "__dlpack_device__")) return dlpack::kDLCPU;
+    py::tuple d = obj.attr("__dlpack_device__")();
+    return d[0].cast<int>();
+}
+
 NDArray nd_array(py::object obj, py::object dtype, py::object device, py::object copy) {
     Device dev = to_device(device);
     if (py::isinstance<NDArray>(obj) && dtype.is_none()) {
         NDArray x = obj.cast<NDArray>();
         if (x.device() == dev && (copy.is_none() || !copy.cast<bool>())) return x;
-        if (x.device().type == DeviceType::CPU)
+        if (x.device().type == DeviceType::CPU) {
             obj = numpy_view(x);
-        else
+        } else {
+            py::gil_scoped_release release;
             return x.copy_to_device(dev);
+        }
+    }
+    if (!py::isinstance<NDArray>(obj) && dtype.is_none() && py::hasattr(obj, "__dlpack__") &&
+        dlpack_device_type(obj) != dlpack::kDLCPU) {
+        // A device tensor (e.g. torch on CUDA): viewed through DLPack, copied when asked or
+        // when it lives elsewhere.
+        NDArray x = from_dlpack(obj, dlpack_stream_of(0));
+        if (x.device() == dev && (copy.is_none() || !copy.cast<bool>())) return x;
+        if (!copy.is_none() && !copy.cast<bool>())
+            throw py::value_error("ts.nd.array(copy=False): the tensor is on " + x.device().str() +
+                                  ", not " + dev.str());
+        py::gil_scoped_release release;
+        return x.copy_to_device(dev);
     }
     py::object np = py::module_::import("numpy");
     py::array a = dtype.is_none()
@@ -158,7 +186,9 @@ py::capsule to_capsule(const NDArray& x) {
     return py::reinterpret_steal<py::capsule>(cap);
 }
 
-NDArray from_dlpack(py::object obj) {
+}  // namespace
+
+NDArray from_dlpack(py::object obj, py::object stream) {
     py::object cap = obj;
     if (!PyCapsule_CheckExact(obj.ptr())) {
         if (!py::hasattr(obj, "__dlpack__"))
@@ -166,7 +196,11 @@ NDArray from_dlpack(py::object obj) {
                 "ts.nd.from_dlpack: expected an object with __dlpack__ or a "
                 "DLPack capsule, not " +
                 py::str(py::type::of(obj)).cast<std::string>());
-        cap = obj.attr("__dlpack__")();
+        // The stream handshake applies to CUDA producers only (a CPU producer takes None).
+        if (!stream.is_none() && dlpack_device_type(obj) == dlpack::kDLCUDA)
+            cap = obj.attr("__dlpack__")(py::arg("stream") = stream);
+        else
+            cap = obj.attr("__dlpack__")();
     }
     if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
         throw py::value_error(
@@ -178,6 +212,13 @@ NDArray from_dlpack(py::object obj) {
     return NDArray::from_dlpack(t);  // runs the deleter at once if it rejects the tensor
 }
 
+py::object dlpack_stream_of(uintptr_t stream) {
+    // DLPack: 0 is ambiguous and disallowed; the legacy default stream is 1.
+    return py::int_(stream == 0 ? uintptr_t(1) : stream);
+}
+
+namespace {
+
 py::tuple shape_tuple(const std::vector<int64_t>& v) {
     py::tuple t(v.size());
     for (size_t i = 0; i < v.size(); ++i) t[i] = v[i];
@@ -186,7 +227,7 @@ py::tuple shape_tuple(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-ArgBinding bind_arguments(const KernelSignature& sig, const py::args& args) {
+ArgBinding bind_arguments(const KernelSignature& sig, const py::args& args, uintptr_t stream) {
     ArgBinding b;
     py::object np = py::module_::import("numpy");
     for (size_t i = 0; i < args.size(); ++i) {
@@ -209,10 +250,12 @@ ArgBinding bind_arguments(const KernelSignature& sig, const py::args& args) {
             }
             b.arrays.push_back(x);
         } else if (py::hasattr(h, "__dlpack__")) {
-            b.arrays.push_back(from_dlpack(py::reinterpret_borrow<py::object>(h)));
+            b.arrays.push_back(
+                from_dlpack(py::reinterpret_borrow<py::object>(h), dlpack_stream_of(stream)));
         } else {
             throw py::type_error("kernel '" + sig.name + "': argument " + std::to_string(i) +
-                                 " must be a tessel NDArray or a numpy array, not " +
+                                 " must be a tessel NDArray, a numpy array or an object with "
+                                 "__dlpack__, not " +
                                  py::str(py::type::of(h)).cast<std::string>());
         }
     }
@@ -245,8 +288,14 @@ void init_ndarray(py::module_& m) {
         .def(
             "numpy",
             [](const NDArray& x) {
-                NDArray host = x.device().type == DeviceType::CPU ? x : x.copy_to_device(cpu());
-                return py::array(numpy_view(host).attr("copy")());
+                if (x.device().type == DeviceType::CPU)
+                    return py::array(numpy_view(x).attr("copy")());
+                NDArray host;
+                {
+                    py::gil_scoped_release release;
+                    host = x.copy_to_device(cpu());  // waits for the legacy default stream
+                }
+                return numpy_view(host);
             },
             "A copy of the contents as a numpy array.")
         .def(
@@ -260,6 +309,7 @@ void init_ndarray(py::module_& m) {
                     py::array c = py::module_::import("numpy").attr("ascontiguousarray")(a);
                     if (c.size() != x.num_elements())
                         throw py::value_error("copyfrom: shape mismatch");
+                    py::gil_scoped_release release;
                     x.copy_from(c.data(), x.nbytes());
                 }
                 return x;
@@ -267,11 +317,20 @@ void init_ndarray(py::module_& m) {
             py::arg("source"), "Copies `source` (numpy-convertible, same shape) into the array.")
         .def(
             "copyto",
-            [](const NDArray& x, py::object device) { return x.copy_to_device(to_device(device)); },
+            [](const NDArray& x, py::object device) {
+                Device d = to_device(device);
+                py::gil_scoped_release release;
+                return x.copy_to_device(d);
+            },
             py::arg("device"))
         .def(
             "__dlpack__",
             [](const NDArray& x, py::kwargs kwargs) {
+                if (x.device().type == DeviceType::CUDA && kwargs.contains("stream") &&
+                    !kwargs["stream"].is_none() && kwargs["stream"].cast<int64_t>() != -1) {
+                    py::gil_scoped_release release;
+                    device_api(x.device())->synchronize(x.device(), nullptr);
+                }
                 if (kwargs.contains("copy") && !kwargs["copy"].is_none() &&
                     kwargs["copy"].cast<bool>()) {
                     if (x.device().type != DeviceType::CPU)
@@ -281,7 +340,8 @@ void init_ndarray(py::module_& m) {
                 return to_capsule(x);
             },
             "A DLPack capsule viewing the array (the array's memory lives until it is consumed "
-            "and released).")
+            "and released). `stream` (a CUDA consumer's stream, -1: no synchronisation): a CUDA "
+            "array's device is synchronised first.")
         .def("__dlpack_device__",
              [](const NDArray& x) {
                  return py::make_tuple(static_cast<int>(x.device().type), x.device().id);
@@ -314,7 +374,10 @@ void init_ndarray(py::module_& m) {
             return NDArray::empty(sh, to_data_type(to_type(dtype)), to_device(device));
         },
         py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = py::none());
-    m.def("nd_from_dlpack", &from_dlpack, py::arg("tensor"));
+    m.def("nd_from_dlpack", &from_dlpack, py::arg("tensor"), py::kw_only(),
+          py::arg("stream") = py::none(),
+          "Imports an object with __dlpack__ (or a capsule) without copying. `stream`: the CUDA "
+          "stream the array will be used on (1: legacy default), passed to the producer.");
 }
 
 }  // namespace tessel::python

@@ -30,6 +30,11 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     cpu,
     cuda,
     device,
+    cuda_available,
+    cuda_unavailable_reason,
+    cuda_device_count,
+    cuda_device_info,
+    cuda_synchronize,
     # expressions
     Expr,
     Var,

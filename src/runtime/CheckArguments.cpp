@@ -92,6 +92,16 @@ void check_one(const KernelSignature& sig, size_t index, const NDArray& array,
     }
 }
 
+void check_one_device(const KernelSignature& sig, const std::vector<NDArray>& args) {
+    for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i].device() == args[0].device()) continue;
+        TESSEL_THROW(RuntimeError)
+            << argument_label(sig, i) << ": on device " << args[i].device().str()
+            << ", but argument 0 ('" << sig.args[0].name << "') is on " << args[0].device().str()
+            << "; a kernel's arguments must all be on one device";
+    }
+}
+
 bool overlaps(const NDArray& a, const NDArray& b) {
     if (a.nbytes() == 0 || b.nbytes() == 0 || !(a.device() == b.device())) return false;
     auto a0 = reinterpret_cast<uintptr_t>(a.data()), b0 = reinterpret_cast<uintptr_t>(b.data());
@@ -136,6 +146,7 @@ std::vector<int64_t> check_arguments(const KernelSignature& sig, const std::vect
     }
     std::map<std::string, int64_t> bound;
     for (size_t i = 0; i < args.size(); ++i) internal::check_one(sig, i, args[i], bound);
+    internal::check_one_device(sig, args);
     internal::check_overlaps(sig, args);
     std::vector<int64_t> values;
     for (const auto& name : sig.shape_vars()) values.push_back(bound.at(name));

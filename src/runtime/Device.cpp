@@ -1,9 +1,11 @@
-// The DeviceAPI registry and the built-in CPU DeviceAPI.
+// The DeviceAPI registry and the built-in CPU DeviceAPI (the CUDA one: runtime/cuda/).
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
 
+#include "runtime/cuda/CudaDeviceAPI.h"
 #include "tessel/Error.h"
 #include "tessel/runtime/Device.h"
 
@@ -33,8 +35,10 @@ public:
 
 struct Registry {
     std::mutex mutex;
+    // Wired here rather than registered by static initialisers, which a static library drops.
     std::map<DeviceType, std::shared_ptr<DeviceAPI>> apis{
-        {DeviceType::CPU, std::make_shared<CpuDeviceAPI>()}};
+        {DeviceType::CPU, std::make_shared<CpuDeviceAPI>()},
+        {DeviceType::CUDA, cuda_device_api()}};
 };
 
 Registry& registry() {
@@ -44,6 +48,15 @@ Registry& registry() {
 
 }  // namespace
 }  // namespace internal
+
+void DeviceAPI::copy_between(Device dst_device, void* dst, Device src_device, const void* src,
+                             size_t bytes) {
+    std::vector<char> staging(bytes);
+    copy_to_host(src_device, staging.data(), src, bytes);
+    copy_to_device(dst_device, dst, staging.data(), bytes);
+}
+
+void DeviceAPI::synchronize(Device, void*) {}
 
 std::string device_type_name(DeviceType type) {
     switch (type) {
@@ -68,9 +81,6 @@ std::shared_ptr<DeviceAPI> device_api(Device device) {
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.apis.find(device.type);
     if (it != r.apis.end() && it->second) return it->second;
-    if (device.type == DeviceType::CUDA) {
-        TESSEL_THROW(RuntimeError) << "CUDA runtime not available in this build";
-    }
     TESSEL_THROW(RuntimeError) << "no runtime for device " << device.str() << " in this build";
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "runtime/cuda/CudaModule.h"
 #include "tessel/Error.h"
 
 namespace tessel {
@@ -17,7 +18,8 @@ struct Module::State {
     mutable std::map<std::string, SourceGenerator> lazy_sources;  // generated once, then moved
     mutable std::mutex sources_mutex;
     std::shared_ptr<const LoadedCode> code;
-    std::vector<KernelEntry> entries;  // parallel to `kernels`
+    std::vector<KernelEntry> entries;  // parallel to `kernels`; null where a launcher runs it
+    std::vector<std::shared_ptr<const KernelLauncher>> launchers;  // parallel to `kernels`
 };
 
 namespace internal {
@@ -25,7 +27,9 @@ namespace {
 
 struct LoaderRegistry {
     std::mutex mutex;
-    std::map<std::string, PayloadLoader> loaders;
+    // Built-in loaders, wired here rather than registered by static initialisers (which a static
+    // library drops).
+    std::map<std::string, PayloadLoader> loaders{{"cuda", cuda_payload_loader()}};
 };
 
 LoaderRegistry& loader_registry() {
@@ -56,6 +60,12 @@ void register_payload_loader(const std::string& format, PayloadLoader loader) {
 Kernel::Kernel(KernelSignature signature, KernelEntry entry, std::shared_ptr<const void> code_owner)
     : signature_(std::move(signature)), entry_(entry), code_owner_(std::move(code_owner)) {}
 
+Kernel::Kernel(KernelSignature signature, std::shared_ptr<const KernelLauncher> launcher,
+               std::shared_ptr<const void> code_owner)
+    : signature_(std::move(signature)),
+      launcher_(std::move(launcher)),
+      code_owner_(std::move(code_owner)) {}
+
 namespace {
 
 // The message of the last failed check inside a kernel (tessel_report_kernel_error). Shared by
@@ -70,9 +80,13 @@ std::string take_kernel_error() {
 
 }  // namespace
 
-void Kernel::operator()(const std::vector<NDArray>& args) const {
-    if (!entry_) TESSEL_THROW(RuntimeError) << "call of an empty Kernel";
+void Kernel::launch(const std::vector<NDArray>& args, void* stream) const {
+    if (!entry_ && !launcher_) TESSEL_THROW(RuntimeError) << "call of an empty Kernel";
     std::vector<int64_t> shape_vars = check_arguments(signature_, args);
+    if (!entry_) {
+        launcher_->launch(args, shape_vars, stream);
+        return;
+    }
     std::vector<void*> pointers;
     pointers.reserve(args.size());
     for (const NDArray& a : args) pointers.push_back(a.data());
@@ -106,11 +120,14 @@ Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
     }
     for (const auto& k : kernels) {
         KernelEntry entry = state->code->lookup(k.name);
-        if (!entry) {
+        std::shared_ptr<const KernelLauncher> launcher;
+        if (!entry) launcher = state->code->launcher(k.name);
+        if (!entry && !launcher) {
             TESSEL_THROW(RuntimeError) << "module payload (" << payload_format
                                        << ") has no entry point for kernel '" << k.name << "'";
         }
         state->entries.push_back(entry);
+        state->launchers.push_back(std::move(launcher));
     }
     state->kernels = std::move(kernels);
     state->payload_format = std::move(payload_format);
@@ -128,7 +145,9 @@ const Module::State& Module::state() const {
 Kernel Module::get(const std::string& name) const {
     const State& s = state();
     for (size_t i = 0; i < s.kernels.size(); ++i) {
-        if (s.kernels[i].name == name) return Kernel(s.kernels[i], s.entries[i], state_);
+        if (s.kernels[i].name != name) continue;
+        if (s.entries[i]) return Kernel(s.kernels[i], s.entries[i], state_);
+        return Kernel(s.kernels[i], s.launchers[i], state_);
     }
     std::string available;
     for (const auto& k : s.kernels) available += (available.empty() ? "'" : ", '") + k.name + "'";

@@ -153,9 +153,17 @@ void NDArray::copy_to(void* host_dst, int64_t bytes) const {
 }
 
 NDArray NDArray::copy_to_device(Device target) const {
+    if (!is_contiguous()) {
+        TESSEL_THROW(RuntimeError) << "NDArray::copy_to_device: the array is not contiguous";
+    }
     NDArray result = empty(shape(), dtype(), target);
     if (device().type == DeviceType::CPU) {
         result.copy_from(data(), nbytes());
+    } else if (target.type == DeviceType::CPU) {
+        copy_to(result.data(), nbytes());
+    } else if (target.type == device().type) {
+        device_api(target)->copy_between(target, result.data(), device(), data(),
+                                         static_cast<size_t>(nbytes()));
     } else {
         std::vector<char> staging(static_cast<size_t>(nbytes()));
         copy_to(staging.data(), nbytes());

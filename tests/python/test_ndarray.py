@@ -1,6 +1,7 @@
 # Arrays: numpy interop (dtypes, non-contiguous input, offsets, copies, lifetimes) and DLPack
 # both ways with the deleter run exactly once.
 import gc
+import re
 import sys
 
 import numpy as np
@@ -111,8 +112,9 @@ def test_empty_and_copyfrom():
     assert c.data_ptr != a.data_ptr
 
 
-def test_cuda_without_runtime_is_an_error():
-    with pytest.raises(RuntimeError):
+@pytest.mark.skipif(ts.cuda_available(), reason="a CUDA device is present (test_cuda.py)")
+def test_cuda_without_a_device_is_an_error():
+    with pytest.raises(RuntimeError, match=re.escape(ts.cuda_unavailable_reason())):
         ts.nd.empty((2,), device="cuda")
 
 

@@ -1,8 +1,8 @@
 // Devices the runtime knows, and the DeviceAPI hook through which a backend provides memory.
 //
-// The CPU's DeviceAPI is built in. A CUDA backend registers its own (allocation, copies) with
-// register_device_api(DeviceType::CUDA, ...) when it loads; until then every CUDA allocation
-// throws RuntimeError("CUDA runtime not available in this build").
+// The CPU's and CUDA's DeviceAPIs are built in; register_device_api() replaces one (tests, other
+// allocators). The CUDA one opens the driver on first use (runtime/CUDA.h): without a driver or a
+// device, every CUDA allocation or copy throws RuntimeError saying why.
 #pragma once
 
 #include <cstddef>
@@ -55,13 +55,20 @@ public:
     virtual void copy_to_device(Device device, void* dst, const void* host_src, size_t bytes) = 0;
     /// Copies `bytes` from device memory to host memory.
     virtual void copy_to_host(Device device, void* host_dst, const void* src, size_t bytes) = 0;
+    /// Copies `bytes` from `src` on `src_device` to `dst` on `dst_device`, both devices of this
+    /// API's type (they may be the same device). The default stages through host memory.
+    virtual void copy_between(Device dst_device, void* dst, Device src_device, const void* src,
+                              size_t bytes);
+    /// Waits until the work queued on `stream` of `device` (null: on the whole device) is done.
+    /// The default has nothing to wait for (synchronous devices).
+    virtual void synchronize(Device device, void* stream);
 };
 
 /// Installs `api` for every device of `type` (replacing any earlier one). Thread-safe.
 void register_device_api(DeviceType type, std::shared_ptr<DeviceAPI> api);
 
-/// The DeviceAPI of `device`'s type; throws RuntimeError if none is registered (for CUDA:
-/// "CUDA runtime not available in this build").
+/// The DeviceAPI of `device`'s type (the built-in one unless another was registered); throws
+/// RuntimeError for a device type this build has no runtime for.
 std::shared_ptr<DeviceAPI> device_api(Device device);
 
 }  // namespace tessel

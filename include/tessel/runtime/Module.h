@@ -3,7 +3,8 @@
 // A module is a list of kernel signatures plus one payload blob in a named format: object code
 // from the LLVM backend, a cubin from the CUDA backend. A payload loader registered for the format
 // turns the blob into callable entry points, so a process without LLVM loads CPU object code as
-// long as a loader for it is registered. save() writes signatures, payload and sources to bytes;
+// long as a loader for it is registered. The loader of "cuda" payloads (CudaLaunchPlan.h) is built
+// in; it needs no GPU (the cubin is loaded onto a device at the first launch there). save() writes signatures, payload and sources to bytes;
 // load() reads them back in any process (the tuner's measurement workers start fresh).
 //
 // Byte format (version 1): the 8 bytes "TSLMODUL", a little-endian uint32 version, a uint64
@@ -23,13 +24,18 @@
 
 namespace tessel {
 
-/// Code loaded from a module payload: finds kernels' entry points, keeps the code mapped while
-/// it lives.
+/// Code loaded from a module payload: finds kernels' entry points (or launchers), keeps the code
+/// mapped while it lives.
 class LoadedCode {
 public:
     virtual ~LoadedCode() = default;
     /// The entry point of kernel `name`, or null if the code has none.
     virtual KernelEntry lookup(const std::string& name) const = 0;
+    /// The launcher of kernel `name` for code whose kernels are not C entry points (lookup()
+    /// returns null for them); null if the code has none. The launcher may keep the code alive.
+    virtual std::shared_ptr<const KernelLauncher> launcher(const std::string&) const {
+        return nullptr;
+    }
 };
 
 /// Turns a payload blob into loaded code; throws RuntimeError on a payload it cannot load.
@@ -39,7 +45,8 @@ using PayloadLoader =
 /// Produces a source text on demand (e.g. assembly, which costs a code generation).
 using SourceGenerator = std::function<std::string()>;
 
-/// Registers `loader` for payloads of `format` (replacing any earlier one). Thread-safe.
+/// Registers `loader` for payloads of `format` (replacing any earlier one, the built-in "cuda"
+/// loader included). Thread-safe.
 void register_payload_loader(const std::string& format, PayloadLoader loader);
 
 /// Named kernels with their code (see the file comment). Copies share the loaded code.

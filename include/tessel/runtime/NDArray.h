@@ -30,7 +30,8 @@ public:
     NDArray() = default;
 
     /// A new compact array; contents uninitialised. Throws RuntimeError on a negative extent, a
-    /// zero-bit dtype, or a device with no DeviceAPI (CUDA in this build).
+    /// zero-bit dtype, or a device that is unusable (CUDA without a driver or device: the
+    /// message says why).
     static NDArray empty(std::vector<int64_t> shape, DataType dtype, Device device = cpu());
     /// Wraps external memory without copying. `keep_alive` is released (its deleter run) when
     /// the last view of the array dies; it may be null when the caller guarantees the memory
@@ -69,11 +70,16 @@ public:
     int64_t alignment() const;
 
     /// Copies `bytes` from host memory into the array; needs a contiguous array and `bytes` ==
-    /// nbytes() (RuntimeError otherwise).
+    /// nbytes() (RuntimeError otherwise). For a CUDA array the copy is ordered after the work on
+    /// the legacy default stream and `host_src` may be reused when the call returns.
     void copy_from(const void* host_src, int64_t bytes);
-    /// Copies the array into `bytes` of host memory; same requirements as copy_from.
+    /// Copies the array into `bytes` of host memory; same requirements as copy_from. For a CUDA
+    /// array the copy waits for the work on the legacy default stream (kernels launched there,
+    /// e.g. by Kernel::operator()) and is complete when the call returns.
     void copy_to(void* host_dst, int64_t bytes) const;
-    /// A new array of the same shape and dtype on `device`, holding a copy of the contents.
+    /// A new array of the same shape and dtype on `device`, holding a copy of the contents of
+    /// this contiguous array: any direction between the host and devices, device to device
+    /// included (on the legacy default stream when both are CUDA).
     NDArray copy_to_device(Device device) const;
 
     /// Typed pointer to the first element of a contiguous CPU array, for tests and tools.

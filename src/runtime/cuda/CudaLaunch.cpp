@@ -1,0 +1,247 @@
+// Launching a CUDA kernel: interpret its launch plan (runtime/CudaLaunchPlan.h) with the call's
+// shape values. Everything is evaluated and validated against the device and the loaded functions
+// before anything is allocated or launched, so a launch that cannot run throws having queued
+// nothing; then the workspaces are allocated and the launches queued in order on the stream.
+#include <algorithm>
+#include <sstream>
+
+#include "runtime/cuda/CudaModule.h"
+#include "tessel/Error.h"
+#include "tessel/runtime/CUDA.h"
+
+namespace tessel::internal::cuda {
+
+namespace {
+
+/// One launch of the plan, evaluated for this call.
+struct ResolvedLaunch {
+    const CudaLaunch* launch = nullptr;
+    const FunctionInfo* function = nullptr;
+    int64_t grid[3] = {1, 1, 1};
+    int64_t block[3] = {1, 1, 1};
+    int64_t dynamic_shared = 0;
+    bool empty = false;  // a zero grid extent: nothing to launch
+};
+
+std::string dims(const int64_t (&d)[3]) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+class LaunchChecker {
+public:
+    LaunchChecker(const std::string& kernel, size_t index, const CudaLaunch& l, int device)
+        : device_(device), info_(cuda_device_info(device)) {
+        std::ostringstream os;
+        os << "CUDA kernel '" << kernel << "', launch " << index << " of '" << l.function
+           << "' (stage '" << l.stage << "')";
+        label_ = os.str();
+    }
+
+    /// Throws RuntimeError naming the launch and what exceeds which limit.
+    [[noreturn]] void fail(const std::string& what) const {
+        TESSEL_THROW(RuntimeError) << label_ << ": " << what << " (cuda:" << device_ << ", "
+                                   << info_.name << ")";
+    }
+
+    void check_block(const ResolvedLaunch& r) const {
+        static const char* axis[3] = {"x", "y", "z"};
+        for (int d = 0; d < 3; ++d) {
+            if (r.block[d] < 1) fail("block extent " + std::string(axis[d]) + " is " +
+                                     std::to_string(r.block[d]) + "; it must be at least 1");
+            if (r.block[d] > info_.max_block_dim[d])
+                fail("block " + dims(r.block) + ": extent " + axis[d] + " " +
+                     std::to_string(r.block[d]) + " exceeds the device's maximum " +
+                     std::to_string(info_.max_block_dim[d]));
+        }
+        int64_t threads = r.block[0] * r.block[1] * r.block[2];
+        if (threads > info_.max_threads_per_block)
+            fail(std::to_string(threads) + " threads per block (block " + dims(r.block) +
+                 ") exceed the device's maximum of " + std::to_string(info_.max_threads_per_block));
+        const FunctionInfo& f = *r.function;
+        if (f.registers * threads > info_.registers_per_block)
+            fail(std::to_string(f.registers) + " registers per thread x " +
+                 std::to_string(threads) + " threads = " + std::to_string(f.registers * threads) +
+                 " registers per block exceed the device's " +
+                 std::to_string(info_.registers_per_block) + "; use fewer threads per block");
+        if (threads > f.max_threads)
+            fail(std::to_string(threads) + " threads per block exceed the " +
+                 std::to_string(f.max_threads) + " the compiled function can run (it uses " +
+                 std::to_string(f.registers) + " registers per thread)");
+    }
+
+    void check_grid(ResolvedLaunch& r) const {
+        static const char* axis[3] = {"x", "y", "z"};
+        for (int d = 0; d < 3; ++d) {
+            if (r.grid[d] < 0) fail("grid extent " + std::string(axis[d]) + " is negative (" +
+                                    std::to_string(r.grid[d]) + ")");
+            if (r.grid[d] == 0) r.empty = true;
+            if (r.grid[d] > info_.max_grid_dim[d])
+                fail("grid " + dims(r.grid) + ": extent " + axis[d] + " " +
+                     std::to_string(r.grid[d]) + " exceeds the device's maximum " +
+                     std::to_string(info_.max_grid_dim[d]));
+        }
+    }
+
+    void check_shared(const ResolvedLaunch& r) const {
+        if (r.dynamic_shared < 0)
+            fail("negative dynamic shared memory (" + std::to_string(r.dynamic_shared) + " bytes)");
+        int64_t total = r.function->static_shared_bytes + r.dynamic_shared;
+        if (total > info_.shared_bytes_per_block_optin)
+            fail(std::to_string(total) + " bytes of shared memory per block (" +
+                 std::to_string(r.function->static_shared_bytes) + " static + " +
+                 std::to_string(r.dynamic_shared) + " dynamic) exceed the device's maximum of " +
+                 std::to_string(info_.shared_bytes_per_block_optin));
+    }
+
+private:
+    int device_;
+    CudaDeviceInfo info_;
+    std::string label_;
+};
+
+ResolvedLaunch resolve_launch(const std::string& kernel, size_t index, const CudaLaunch& l,
+                              const DeviceModule& m, const std::vector<int64_t>& shape_vars) {
+    ResolvedLaunch r;
+    r.launch = &l;
+    r.function = &m.functions.at(l.function);
+    for (int d = 0; d < 3; ++d) {
+        r.grid[d] = l.grid[d].eval(shape_vars.data());
+        r.block[d] = l.block[d].eval(shape_vars.data());
+    }
+    r.dynamic_shared = l.dynamic_shared_bytes.eval(shape_vars.data());
+    LaunchChecker checker(kernel, index, l, m.device);
+    checker.check_grid(r);
+    if (r.empty) return r;  // nothing runs: no limit applies
+    checker.check_block(r);
+    checker.check_shared(r);
+    return r;
+}
+
+/// The workspaces of one call: stream-ordered allocations where the device has memory pools
+/// (freed on the stream after the launches), otherwise cuMemAlloc'd and freed after a stream
+/// synchronisation.
+class Workspaces {
+public:
+    Workspaces(const DeviceModule& m, CUstream stream) : m_(m), stream_(stream) {}
+    ~Workspaces() {
+        // Errors are ignored: nothing better to do in a destructor (the launch's own error, if
+        // any, is already on its way).
+        bool any = std::any_of(pointers_.begin(), pointers_.end(), [](CUdeviceptr p) { return p; });
+        if (any && !m_.memory_pools) driver().cuStreamSynchronize(stream_);
+        for (CUdeviceptr p : pointers_) {
+            if (p && m_.memory_pools) driver().cuMemFreeAsync(p, stream_);
+            if (p && !m_.memory_pools) driver().cuMemFree_v2(p);
+        }
+    }
+    Workspaces(const Workspaces&) = delete;
+    Workspaces& operator=(const Workspaces&) = delete;
+
+    void allocate(const std::string& label, const CudaWorkspace& w, int64_t bytes) {
+        if (bytes < 0) {
+            TESSEL_THROW(RuntimeError) << label << ": workspace '" << w.name << "' has "
+                                       << bytes << " bytes";
+        }
+        CUdeviceptr p = 0;
+        if (bytes > 0) {
+            std::string what = label + ": allocating workspace '" + w.name + "' (" +
+                               std::to_string(bytes) + " bytes)";
+            if (m_.memory_pools)
+                check(driver().cuMemAllocAsync(&p, static_cast<size_t>(bytes), stream_), what);
+            else
+                check(driver().cuMemAlloc_v2(&p, static_cast<size_t>(bytes)), what);
+        }
+        pointers_.push_back(p);
+    }
+    CUdeviceptr at(size_t i) const { return pointers_.at(i); }
+
+private:
+    const DeviceModule& m_;
+    CUstream stream_;
+    std::vector<CUdeviceptr> pointers_;
+};
+
+class CudaKernelLauncher final : public KernelLauncher {
+public:
+    CudaKernelLauncher(std::shared_ptr<const CudaLoadedCode> code, std::string kernel)
+        : code_(std::move(code)),
+          kernel_(std::move(kernel)),
+          plan_(code_->payload().plans.at(kernel_)) {}
+
+    void launch(const std::vector<NDArray>& args, const std::vector<int64_t>& shape_vars,
+                void* stream) const override {
+        int device = device_of(args);
+        ContextGuard guard(device);  // throws, saying why, when CUDA is unavailable
+        const DeviceModule& m = code_->on_device(device);
+        std::vector<ResolvedLaunch> launches;
+        for (size_t i = 0; i < plan_.launches.size(); ++i)
+            launches.push_back(resolve_launch(kernel_, i, plan_.launches[i], m, shape_vars));
+        for (const ResolvedLaunch& r : launches) {
+            if (!r.empty && r.dynamic_shared > 0)
+                code_->allow_dynamic_shared(m, r.launch->function, r.dynamic_shared);
+        }
+        auto cu_stream = static_cast<CUstream>(stream);
+        Workspaces workspaces(m, cu_stream);
+        for (const CudaWorkspace& w : plan_.workspaces)
+            workspaces.allocate("CUDA kernel '" + kernel_ + "'", w, w.bytes.eval(shape_vars.data()));
+        for (const ResolvedLaunch& r : launches) {
+            if (!r.empty) queue(r, args, shape_vars, workspaces, cu_stream);
+        }
+    }
+
+private:
+    int device_of(const std::vector<NDArray>& args) const {
+        if (args.empty()) return 0;
+        Device d = args[0].device();
+        if (d.type != DeviceType::CUDA) {
+            TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': its arguments are on "
+                                       << d.str() << ", not on a CUDA device";
+        }
+        return d.id;
+    }
+
+    uint64_t param_value(const CudaParam& p, const std::vector<NDArray>& args,
+                         const std::vector<int64_t>& shape_vars, const Workspaces& ws) const {
+        auto index = static_cast<size_t>(p.index);
+        bool ok = p.index >= 0;
+        if (ok && p.kind == CudaParam::Kind::ShapeVar && index < shape_vars.size())
+            return static_cast<uint64_t>(shape_vars[index]);
+        if (ok && p.kind == CudaParam::Kind::Buffer && index < args.size())
+            return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(args[index].data()));
+        if (ok && p.kind == CudaParam::Kind::Buffer && index - args.size() < plan_.workspaces.size())
+            return ws.at(index - args.size());
+        TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': malformed launch plan ("
+                                   << "parameter index " << p.index << " out of range)";
+    }
+
+    void queue(const ResolvedLaunch& r, const std::vector<NDArray>& args,
+               const std::vector<int64_t>& shape_vars, const Workspaces& ws,
+               CUstream stream) const {
+        const CudaLaunch& l = *r.launch;
+        // Device pointers (CUdeviceptr) and shape values (int64_t) are both 8 bytes.
+        std::vector<uint64_t> values;
+        for (const CudaParam& p : l.params) values.push_back(param_value(p, args, shape_vars, ws));
+        std::vector<void*> params;
+        for (uint64_t& v : values) params.push_back(&v);
+        auto u = [](int64_t v) { return static_cast<unsigned>(v); };
+        CUresult result = driver().cuLaunchKernel(
+            r.function->handle, u(r.grid[0]), u(r.grid[1]), u(r.grid[2]), u(r.block[0]),
+            u(r.block[1]), u(r.block[2]), u(r.dynamic_shared), stream, params.data(), nullptr);
+        check(result, "cuLaunchKernel of '" + l.function + "' (CUDA kernel '" + kernel_ +
+                          "', stage '" + l.stage + "', grid " + dims(r.grid) + ", block " +
+                          dims(r.block) + ", " + std::to_string(r.dynamic_shared) +
+                          " bytes dynamic shared)");
+    }
+
+    std::shared_ptr<const CudaLoadedCode> code_;
+    std::string kernel_;
+    const CudaLaunchPlan& plan_;
+};
+
+}  // namespace
+
+std::shared_ptr<const KernelLauncher> make_cuda_launcher(std::shared_ptr<const CudaLoadedCode> code,
+                                                         const std::string& kernel) {
+    return std::make_shared<CudaKernelLauncher>(std::move(code), kernel);
+}
+
+}  // namespace tessel::internal::cuda
