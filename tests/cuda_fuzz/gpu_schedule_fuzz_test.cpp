@@ -19,9 +19,7 @@ TEST(GpuScheduleFuzz, RandomGpuSchedulesMatchTheReference) {
     GpuFuzzReport report = run_gpu_fuzz(config);
     std::printf("%s", report.summary(config).c_str());
     for (const GpuFuzzFailure& f : report.failures) {
-        std::string text = describe(f, config.seed);
-        std::printf("%s", text.c_str());
-        ADD_FAILURE() << text;
+        ADD_FAILURE() << describe(f, config.seed);
     }
     EXPECT_EQ(report.count(GpuVerdict::Failed), 0);
     int64_t checked = report.count(GpuVerdict::PassedOnGpu) + report.count(GpuVerdict::CompiledOnly) +
