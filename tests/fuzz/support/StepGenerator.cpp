@@ -441,10 +441,15 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
             inner.push_back(static_cast<int>(i));
     int moved =
         !inner.empty() && pick(6) != 0 ? inner[pick(static_cast<int>(inner.size()))] : stage;
-    static const int kWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8,
-                                   4,  8, 3, 4, 4,  6, 4, 8, 3, 5};
-    int r = pick(std::accumulate(std::begin(kWeights), std::end(kWeights), 0)), kind = 0;
-    while (r >= kWeights[kind]) r -= kWeights[kind++];
+    // Weights in the order of the cases below.
+    static const int kCpuWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8,
+                                      4,  8, 3, 4, 4,  6, 4, 8, 3, 5};
+    static const int kGpuWeights[] = {20, 6, 6, 8, 8, 6, 6, 0, 2, 15, 8,
+                                      3,  2, 4, 8, 6, 10, 6, 3, 3, 8};
+    const int* weights = mix_ == StepMix::Gpu ? kGpuWeights : kCpuWeights;
+    int total = std::accumulate(weights, weights + std::size(kCpuWeights), 0);
+    int r = pick(total), kind = 0;
+    while (r >= weights[kind]) r -= weights[kind++];
     switch (kind) {
         case 0: return split_attempt(s, stage, false);
         case 1: return split_attempt(s, stage, true);

@@ -32,10 +32,18 @@ struct StepStats {
     std::string report() const;
 };
 
+/// Which primitives are drawn how often.
+enum class StepMix {
+    Cpu,  ///< every primitive (the schedule fuzzer)
+    Gpu,  ///< no CPU-parallel loops; more caches, compute_at, cross-thread reductions and rfactor
+          ///< (the GPU schedule fuzzer, which binds the kernels' loops itself afterwards)
+};
+
 /// Applies random primitives to schedules (see the file comment).
 class StepGenerator {
 public:
-    StepGenerator(uint64_t seed, StepStats* stats) : rng_(seed), stats_(stats) {}
+    StepGenerator(uint64_t seed, StepStats* stats, StepMix mix = StepMix::Cpu)
+        : rng_(seed), stats_(stats), mix_(mix) {}
 
     /// Attempts `count` random primitives on `s`. Throws FuzzCheckFailed when a rejected
     /// primitive changed the schedule; whatever else a primitive throws (other than
@@ -73,6 +81,7 @@ private:
 
     std::mt19937_64 rng_;
     StepStats* stats_;
+    StepMix mix_;
     std::string last_;
 };
 
