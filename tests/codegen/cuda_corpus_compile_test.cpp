@@ -16,7 +16,9 @@ TEST_P(CudaCorpusCompile, InterpreterMatchesAndNvrtcCompiles) {
     if (!internal::has_nvrtc()) GTEST_SKIP() << "tessel built without the CUDA backend (NVRTC)";
     GpuProgram p = make_gpu_corpus_program(GetParam());
     std::optional<Module> m = expect_gpu_program_ok(p);
-    if (m) EXPECT_NE(m->get_source("cu").find("__global__"), std::string::npos) << p.name;
+    if (m) {
+        EXPECT_NE(m->get_source("cu").find("__global__"), std::string::npos) << p.name;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CudaCorpusCompile, ::testing::ValuesIn(gpu_corpus_names()),

@@ -56,8 +56,9 @@ TEST(CudaSemantics, IntegerTypesAndCasts) {
     for (Type t : {Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(32), UInt(64), Bool()}) {
         for (Type f : {Float(32), Float(64), Float(16)}) {
             CudaOutput o = elementwise(f, t, [&](Expr a, Expr, Var) { return a; });
-            if (t.is_int() && t.bits == 32 && f.bits == 32)
+            if (t.is_int() && t.bits == 32 && f.bits == 32) {
                 EXPECT_TRUE(contains(o.code.source, "__float2int_rz(")) << o.code.source;
+            }
         }
     }
 }
