@@ -29,9 +29,10 @@ CudaTarget parse_cuda_target(const std::string& target) {
     while (words >> word) {
         if (word.rfind("-arch=", 0) == 0) {
             t.arch = word.substr(6);
-            bool digits = t.arch.size() > 3 && t.arch.rfind("sm_", 0) == 0 &&
-                          t.arch.find_first_not_of("0123456789", 3) >= t.arch.size() - 1;
-            if (!digits) {
+            // sm_ followed by two or more digits, optionally an architecture suffix (sm_90a).
+            std::string digits = t.arch.rfind("sm_", 0) == 0 ? t.arch.substr(3) : "";
+            if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
+            if (digits.size() < 2 || digits.find_first_not_of("0123456789") != std::string::npos) {
                 TESSEL_THROW(CompileError) << "cuda target '" << target << "': bad architecture '"
                                            << t.arch << "' (expected e.g. -arch=sm_90)";
             }
