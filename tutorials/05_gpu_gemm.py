@@ -168,7 +168,10 @@ def step4(n, block=128, threads=16, bk=8):
     s[C].unroll(xo)
     s[C].vectorize(xv)
     s[CL].compute_at(s[C], tx)
-    yo, xo = CL.op.axis
+    # Unrolling checks a loop's declared extent (the whole axis): split by the tile first.
+    per_thread = block // threads
+    _, yo = s[CL].split(CL.op.axis[0], factor=per_thread)
+    _, xo = s[CL].split(CL.op.axis[1], factor=per_thread)
     (k,) = CL.op.reduce_axis
     ko, ki = s[CL].split(k, factor=bk)
     s[CL].reorder(ko, ki, yo, xo)
@@ -176,16 +179,17 @@ def step4(n, block=128, threads=16, bk=8):
         s[CL].unroll(loop)
     s[AS].storage_reorder(1, 0)  # [k][i]: a column of the tile is contiguous
     s[AS].storage_align(0, block, 4)  # rows of block + 4 floats
-    for T in (AS, BS):
-        s[T].compute_at(s[CL], ko)
-        stage_copy(s, T, threads, 4)
-    for T in (AL, BL):
+    for T in (AL, BL):  # first: the shared tiles are then computed where their readers are
         s[T].compute_at(s[CL], ki)
         a, b = s[T].op.axis
         inner = a if T == AL else b
+        _, inner = s[T].split(inner, factor=block // threads)
         o, v = s[T].split(inner, factor=4)
         s[T].unroll(o)
         s[T].vectorize(v)
+    for T in (AS, BS):
+        s[T].compute_at(s[CL], ko)
+        stage_copy(s, T, threads, 4)
     return s, [A, B, C]
 
 

@@ -167,7 +167,11 @@ void verify_thread_mapping(const Schedule& s) {
                       "share of its own copy. set_scope it to shared, or leave its loops unbound";
                 fail(s, i, os.str());
             }
-            if (auto o = outer.find(a); o != outer.end()) {
+            // A shared stage computed inside threadIdx loops may bind the same thread axes: the
+            // block's threads fill it together (a cooperative fetch), each thread taking its own
+            // iteration, as in TVM; bound inference relaxes its region over those loops.
+            bool cooperative = st.scope == StorageScope::Shared && a != IterAnnotation::VThread;
+            if (auto o = outer.find(a); o != outer.end() && !cooperative) {
                 os << "loop '" << it.name << "' is bound to " << annotation_name(a)
                    << ", which an enclosing loop of stage '" << s.stages()[o->second].name()
                    << "' binds already";

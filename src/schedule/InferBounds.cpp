@@ -1,6 +1,7 @@
 // Bound inference (see include/tessel/schedule/InferBounds.h).
 #include "tessel/schedule/InferBounds.h"
 
+#include <cstdio>
 #include <algorithm>
 #include <cstdint>
 #include <sstream>
@@ -163,8 +164,9 @@ void BoundInference::infer_stage(int i) {
 
 // The scope of target's leaf loops strictly inside position `attach_pos`: they run during one
 // iteration of the attach loop.
-// A shared-scope stage holds what every thread of the block needs: the target's threadIdx and
-// vthread loops outside the attach point are relaxed too.
+// A shared-scope stage holds what every thread of the block needs: the threadIdx and vthread
+// loops outside the attach point, the target's and those of the stages it is computed inside,
+// are relaxed too.
 Scope BoundInference::inner_scope(int target, int attach_pos, bool shared) {
     Scope scope;
     const Stage& t = s_.stages()[target];
@@ -178,6 +180,24 @@ Scope BoundInference::inner_scope(int target, int attach_pos, bool shared) {
         scope[tb.iter_vars[id].get()] = Interval(
             make_zero(tb.iter_extents[id].type()),
             simplify(Sub::make(tb.iter_extents[id], make_one(tb.iter_extents[id].type()))));
+    }
+    if (!shared) return scope;
+    // ... and so are the thread loops of every stage the target is computed inside: a shared
+    // stage computed inside a thread's loops is filled by all threads of the block together.
+    for (int a = t.attach == AttachKind::At ? t.attach_stage : -1, hops = 0;
+         a >= 0 && hops <= static_cast<int>(s_.stages().size()); ++hops) {
+        const Stage& as = s_.stages()[a];
+        const StageBounds& ab = out_[a];
+        for (int id : as.leaf) {
+            IterAnnotation an = as.iters[id].annotation;
+            if (an != IterAnnotation::VThread &&
+                !(an >= IterAnnotation::ThreadX && an <= IterAnnotation::ThreadZ))
+                continue;
+            scope[ab.iter_vars[id].get()] = Interval(
+                make_zero(ab.iter_extents[id].type()),
+                simplify(Sub::make(ab.iter_extents[id], make_one(ab.iter_extents[id].type()))));
+        }
+        a = as.attach == AttachKind::At ? as.attach_stage : -1;
     }
     return scope;
 }
@@ -208,8 +228,10 @@ Interval BoundInference::consumer_root_interval(int c, int target, int attach_po
     }
     (void)attach_pos;
     Interval v = bounds_of(cb.read_values[r], inner);
-    // Guards keep the consumer inside its domain; round-up splits compute past it.
-    return interval_intersect(v, Interval(cb.region_min[r], dom_max));
+    // Guards keep the consumer inside its domain; round-up splits compute past it. The domain is
+    // relaxed over `inner` too (a shared stage covers every thread's region).
+    return interval_intersect(
+        v, Interval(bounds_of(cb.region_min[r], inner).min, bounds_of(dom_max, inner).max));
 }
 
 void BoundInference::infer_region(int i) {

@@ -7,7 +7,9 @@
 //    every stage of the kernel (each axis is one launch dimension);
 //  - only the kernel's root stage binds blockIdx, and within a stage the blockIdx loops are
 //    outside the threadIdx loops;
-//  - no stage binds an axis that an enclosing loop (of a stage it is computed inside) binds;
+//  - no stage binds an axis that an enclosing loop (of a stage it is computed inside) binds,
+//    except a shared-scope stage binding threadIdx axes: the block's threads fill it together
+//    (a cooperative fetch; bound inference relaxes its region over the enclosing thread loops);
 //  - a stage computed inside a kernel whose buffer is private to each thread (not shared) binds
 //    no data-parallel loop to threadIdx (each thread would fill only part of its own copy);
 //  - the kernel's root stage and its shared-scope stages (whose buffers every thread sees) bind
