@@ -234,18 +234,20 @@ def run_on_gpu(make, n):
     return 2.0 * n**3 / np.median(times) / 1e9, f
 
 
-for title, make in STEPS:
-    check_in_interpreter(make)
-    s, args = make(N_RUN)
-    module = ts.build(s, args, target="cuda -arch=sm_90")  # NVRTC, with or without a GPU
-    assert "__global__" in module.get_source("cu") and module.get_source("ptx")
-    if HAVE_GPU:
-        gflops, f = run_on_gpu(make, N_RUN)
-        print(f"{title}: correct, {gflops:8.1f} GFLOP/s at n={N_RUN}")
-    else:
-        print(f"{title}: correct in the interpreter, compiles for sm_90 (no GPU here: "
-              f"{ts.cuda_unavailable_reason()})")
+if __name__ == "__main__":
+    for title, make in STEPS:
+        check_in_interpreter(make)
+        s, args = make(N_RUN)
+        module = ts.build(s, args, target="cuda -arch=sm_90")  # NVRTC, with or without a GPU
+        assert "__global__" in module.get_source("cu") and module.get_source("ptx")
+        if HAVE_GPU:
+            gflops, f = run_on_gpu(make, N_RUN)
+            print(f"{title}: correct, {gflops:8.1f} GFLOP/s at n={N_RUN}")
+        else:
+            print(f"{title}: correct in the interpreter, compiles for sm_90 (no GPU here: "
+                  f"{ts.cuda_unavailable_reason()})")
 
-# The final kernel, as CUDA C: print(module.get_source("cu")). Its registers and spills are in
-# ptxas's report: print(module.get_source("nvrtc_log")).
-print("\n".join(l for l in module.get_source("nvrtc_log").splitlines() if "Used" in l or "spill" in l))
+    # The final kernel, as CUDA C: print(module.get_source("cu")). Its registers and spills are in
+    # ptxas's report: print(module.get_source("nvrtc_log")).
+    report = module.get_source("nvrtc_log").splitlines()
+    print("\n".join(line for line in report if "Used" in line or "spill" in line))
