@@ -24,8 +24,11 @@ lines = []
 for n in [int(a) for a in sys.argv[1:]] or [4096]:
     s, args = gemm.step4(n)
     f = ts.build(s, args, target="cuda")
-    report = f.get_source("nvrtc_log").splitlines()
-    print("\n".join(line for line in report if "ptxas" in line and "gmem" not in line))
+    log = f.get_source("nvrtc_log")
+    print("ptxas report of the kernel (NVRTC's log):\n" + (log or "(empty)"))
+    if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
+        with open(os.path.join(os.environ["OUT"], f"gemm_cuda_n{n}.cu"), "w") as out:
+            out.write(f.get_source("cu"))
     g = torch.Generator(device="cuda").manual_seed(n)
     a = torch.randn(n, n, device="cuda", generator=g)
     b = torch.randn(n, n, device="cuda", generator=g)

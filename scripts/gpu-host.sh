@@ -48,8 +48,7 @@ do_build() {
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_USE_LLVM=OFF \
         -DTESSEL_USE_CUDA=ON -DTESSEL_BUILD_TESTS=ON -DTESSEL_BUILD_PYTHON=ON \
         -DCMAKE_PREFIX_PATH="$deps/usr" \
-        "-DPython_EXECUTABLE=$(command -v python3)" \
-        "-DCMAKE_MODULE_LINKER_FLAGS=-Wl,--no-as-needed $(g++ -print-file-name=libstdc++.so.6)" &&
+        "-DPython_EXECUTABLE=$(command -v python3)" &&
         cmake --build "$dir" -j "$jobs"
 }
 
