@@ -13,6 +13,7 @@
 #   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
 #   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
+#   tutorials the GPU tutorials (05, 06) at full size on the GPU
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
 # bundle, default .deps), TESSEL_GPU_FUZZ_CASES.
 set -uo pipefail
@@ -75,6 +76,12 @@ do_bench() {
     return $rc
 }
 
+do_tutorials() {
+    for t in tutorials/05_gpu_gemm.py tutorials/06_gpu_softmax.py; do
+        PYTHONPATH="$dir/python" python3 "$t" || return 1
+    done
+}
+
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 for s in "$@"; do
     case "$s" in
@@ -83,10 +90,14 @@ for s in "$@"; do
         fuzz) step fuzz do_fuzz ;;
         sanitize) step sanitize do_sanitize ;;
         bench) step bench do_bench ;;
+        tutorials) step tutorials do_tutorials ;;
         *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
     esac
 done
 echo "== gpu-host summary (logs in $out)"
 for line in "${summary[@]}"; do echo "$line"; done
 grep -h "^BENCH" "$out"/bench.log 2>/dev/null
+grep -h "GFLOP/s\|GB/s" "$out"/tutorials.log 2>/dev/null
+grep -h "^schedule fuzz\|^gpu schedule fuzz\|passed on GPU" "$out"/fuzz.log 2>/dev/null
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize.log 2>/dev/null
 grep -hE "tests passed|passed|failed" "$out"/test.log 2>/dev/null | tail -3
