@@ -17,10 +17,12 @@ PYBIND11_MODULE(_tessel, m) {
         [] {
             std::vector<std::string> t;
             if (tessel::has_llvm_backend()) t.push_back("llvm");
+            if (tessel::has_cuda_backend()) t.push_back("cuda");
             return t;
         },
         "The code generation targets this build of tessel supports (\"llvm\" with the LLVM "
-        "backend).");
+        "backend, \"cuda\" with the CUDA backend's NVRTC; running CUDA kernels also needs a "
+        "GPU: ts.cuda_available()).");
     init_error(m);
     init_device(m);
     init_expr(m);

@@ -47,5 +47,8 @@ void register_llvm_payload_loader();
 
 /// True when this tessel was built with the LLVM backend.
 bool has_llvm_backend();
+/// True when this tessel was built with the CUDA backend's compiler (NVRTC): build() accepts
+/// "cuda" targets. Running the kernels also needs a GPU and its driver (runtime/CUDA.h).
+bool has_cuda_backend();
 
 }  // namespace tessel

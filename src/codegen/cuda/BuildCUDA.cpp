@@ -87,3 +87,11 @@ Module build_cuda(const LoweredFunc& f, const std::string& target, const BuildOp
 }
 
 }  // namespace tessel::internal
+
+namespace tessel {
+
+bool has_cuda_backend() {
+    return internal::has_nvrtc();
+}
+
+}  // namespace tessel
