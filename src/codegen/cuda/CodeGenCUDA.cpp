@@ -96,7 +96,7 @@ void CodeGenCUDA::reset(const DeviceKernel& k) {
     indent_ = 1;
     names_.clear();
     used_names_.clear();
-    lane_split_.clear();
+    lane_names_.clear();
     thread_axis_.clear();
     buffers_.clear();
     shared_.clear();

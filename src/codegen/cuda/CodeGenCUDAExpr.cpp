@@ -200,9 +200,8 @@ std::string CodeGenCUDA::constant(const Expr& e) {
 }
 
 std::string CodeGenCUDA::variable(const Variable* v, int lane) {
-    std::string n = name_of(v);
-    if (lane_split_.count(v)) return n + "_l" + std::to_string(lane);
-    return n;
+    auto it = lane_names_.find(v);
+    return it != lane_names_.end() ? it->second[lane] : name_of(v);
 }
 
 // Casts (ir/IR.h): integers truncate or extend by the source's signedness; float to integer
@@ -327,13 +326,13 @@ std::string CodeGenCUDA::compare(IRNodeType op, const Expr& a, const Expr& b, in
 std::string CodeGenCUDA::let(const Let* op, int lane) {
     std::string n = name_of(op->var.get());
     std::string v = expr(op->value, op->value.type().is_vector() ? lane : 0);
-    bool split = lane_split_.erase(op->var.get()) > 0;  // the lambda binds this lane only
+    auto split = lane_names_.extract(op->var.get());  // the lambda binds this lane only
     bounds_[op->var.get()] = bounds_of(op->value, bounds_);
     modular_[op->var.get()] = modular_set_of(op->value, modular_);
     ++lazy_depth_;
     std::string body = expr(op->body, lane);
     --lazy_depth_;
-    if (split) lane_split_.insert(op->var.get());
+    if (!split.empty()) lane_names_.insert(std::move(split));
     return "([&]() { const " + value_type(op->value.type()) + " " + n + " = " + v + "; return " +
            body + "; }())";
 }

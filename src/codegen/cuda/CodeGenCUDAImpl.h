@@ -119,7 +119,8 @@ private:
     int indent_ = 1;
     std::unordered_map<const Variable*, std::string> names_;
     std::unordered_set<std::string> used_names_;
-    std::unordered_set<const Variable*> lane_split_;  // vector LetStmt vars: one C var per lane
+    // Vector LetStmt vars: the C variable of each lane (fresh names: "x_l0" may name another).
+    std::unordered_map<const Variable*, std::vector<std::string>> lane_names_;
     std::unordered_map<const Variable*, int> thread_axis_;  // threadIdx loop var → axis
     std::unordered_map<const Variable*, BufferInfo> buffers_;
     std::vector<SharedArray> shared_;

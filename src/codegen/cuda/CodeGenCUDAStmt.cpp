@@ -48,17 +48,22 @@ void CodeGenCUDA::let_stmt(const LetStmt* op) {
     flush_pre();
     line("{");
     ++indent_;
+    // An enclosing binding of the same variable (its lanes) is visible again after this one.
+    auto outer = lane_names_.extract(op->var.get());
     if (t.is_vector()) {
-        lane_split_.insert(op->var.get());
-        for (int l = 0; l < t.lanes; ++l)
-            line("const " + value_type(t) + " " + n + "_l" + std::to_string(l) + " = " + lanes[l] +
-                 ";");
+        std::vector<std::string>& names = lane_names_[op->var.get()];
+        for (int l = 0; l < t.lanes; ++l) {
+            names.push_back(fresh(n + "_l" + std::to_string(l)));
+            line("const " + value_type(t) + " " + names[l] + " = " + lanes[l] + ";");
+        }
     } else {
         line("const " + value_type(t) + " " + n + " = " + lanes[0] + ";");
         bounds_[op->var.get()] = bounds_of(op->value, bounds_);
         modular_[op->var.get()] = modular_set_of(op->value, modular_);
     }
     stmt(op->body);
+    lane_names_.erase(op->var.get());
+    if (!outer.empty()) lane_names_.insert(std::move(outer));
     --indent_;
     line("}");
 }
