@@ -156,32 +156,6 @@ void export_case(const std::string& name, const Schedule& s, std::vector<Tensor>
        << " %d mismatches\\n\", bad);\n  return bad != 0;\n}\n";
 }
 
-Schedule softmax(int n, int m, int threads, Tensor* X, Tensor* Y) {
-    *X = placeholder({n, m}, Float(32), "X");
-    IterVar k1 = reduce_axis({0, m}, "k1"), k2 = reduce_axis({0, m}, "k2");
-    Tensor M = compute(
-        {n}, [&](Var i) { return max((*X)(i, k1), {k1}); }, "M");
-    Tensor E = compute(
-        {n, m}, [&](Var i, Var j) { return exp((*X)(i, j) - M(i)); }, "E");
-    Tensor S = compute(
-        {n}, [&](Var i) { return sum(E(i, k2), {k2}); }, "S");
-    *Y = compute(
-        {n, m}, [&](Var i, Var j) { return E(i, j) / S(i); }, "Y");
-    Schedule s = create_schedule({*Y});
-    int mm = s.stage_of(M), e = s.stage_of(E), ss = s.stage_of(S), y = s.stage_of(*Y);
-    s.compute_inline(e);
-    s.bind(y, 0, IterAnnotation::BlockX);
-    s.split(y, 1, threads);
-    s.bind(y, 2, IterAnnotation::ThreadX);
-    for (int st : {ss, mm}) {
-        s.compute_at(st, y, 0);
-        s.set_scope(st, StorageScope::Shared);
-        s.split(st, 1, threads);
-        s.bind(st, 2, IterAnnotation::ThreadX);
-    }
-    return s;
-}
-
 void elementwise_case(const std::string& name, Type in, Type out,
                       const std::function<Expr(Expr, Expr, Var)>& fn, int vector = 1,
                       double rtol = 1e-4) {
@@ -207,12 +181,12 @@ TEST(CudaGpuExport, Cases) {
     if (!std::getenv("TESSEL_CUDA_GPU_EXPORT")) GTEST_SKIP();
     for (int threads : {128, 16, 24, 64}) {
         Tensor X, Y;
-        Schedule s = softmax(64, 256 - (threads == 24 ? 16 : 0), threads, &X, &Y);
+        Schedule s = block_softmax(64, 256 - (threads == 24 ? 16 : 0), threads, &X, &Y);
         export_case("softmax" + std::to_string(threads), s, {X, Y});
     }
     {
         Tensor X, Y;
-        Schedule s = softmax(64, 256, 128, &X, &Y);
+        Schedule s = block_softmax(64, 256, 128, &X, &Y);
         export_case("softmax128_fast", s, {X, Y}, {}, 1e-3, {}, true);
     }
     for (Type t : {Float(16), BFloat(16)}) {  // exact: rounded after every operation
