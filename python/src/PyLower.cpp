@@ -16,8 +16,8 @@ namespace {
 // argument's dtype and shape): inputs are copied in, every array is copied back afterwards.
 void run_in_interpreter(const LoweredFunc& f, const py::args& arrays) {
     if (arrays.size() != f.args.size()) {
-        TESSEL_THROW(RuntimeError) << "LoweredFunc.run: '" << f.name << "' takes "
-                                   << f.args.size() << " arrays, got " << arrays.size();
+        TESSEL_THROW(RuntimeError) << "LoweredFunc.run: '" << f.name << "' takes " << f.args.size()
+                                   << " arrays, got " << arrays.size();
     }
     std::vector<py::array> numpy;
     std::vector<HostArray> hosts;

@@ -22,9 +22,8 @@ DataType runtime_type(Type t, const char* backend) {
     TESSEL_THROW(CompileError) << backend << ": a kernel argument cannot have type " << t;
 }
 
-KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options,
-                               DeviceType device, const char* backend,
-                               std::vector<Var>* shape_vars) {
+KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options, DeviceType device,
+                               const char* backend, std::vector<Var>* shape_vars) {
     for (const std::string& name : options.in_place) {
         bool found = false;
         for (const Buffer& b : f.args) found = found || b.name() == name;

@@ -17,9 +17,8 @@ DataType runtime_type(Type t, const char* backend);
 /// flags from `options`, symbolic extents by name) and the symbolic extent variables in
 /// shape_vars() order. CompileError (naming `backend`) for an in-place name that is no argument,
 /// or an extent that is neither a constant nor a variable.
-KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options,
-                               DeviceType device, const char* backend,
-                               std::vector<Var>* shape_vars);
+KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options, DeviceType device,
+                               const char* backend, std::vector<Var>* shape_vars);
 
 /// The first word of a target string ("llvm", "cuda").
 std::string target_kind(const std::string& target);

@@ -88,12 +88,14 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     bool is_consumer = std::find(consumers.begin(), consumers.end(), target) != consumers.end();
     // As in TVM, a stage may also be computed at a stage that its consumers are all computed at
     // (a shared tile at k.outer of the stage whose k.inner computes the tile's register copy).
-    bool consumers_inside = !consumers.empty() && std::all_of(consumers.begin(), consumers.end(), [&](int c) {
-        return stages_[c].attach == AttachKind::At && stages_[c].attach_stage == target;
-    });
+    bool consumers_inside =
+        !consumers.empty() && std::all_of(consumers.begin(), consumers.end(), [&](int c) {
+            return stages_[c].attach == AttachKind::At && stages_[c].attach_stage == target;
+        });
     if (!is_consumer && !consumers_inside) {
         os << "target " << stage_name(*this, target) << " does not read "
-           << stage_name(*this, stage) << "; compute_at needs a consumer, or a stage every consumer is computed at (consumers:";
+           << stage_name(*this, stage)
+           << "; compute_at needs a consumer, or a stage every consumer is computed at (consumers:";
         for (int c : consumers) os << " " << stage_name(*this, c);
         os << ")";
         schedule_fail(*this, prim, stage, os.str());

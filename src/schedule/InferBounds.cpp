@@ -1,9 +1,9 @@
 // Bound inference (see include/tessel/schedule/InferBounds.h).
 #include "tessel/schedule/InferBounds.h"
 
-#include <cstdio>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 
 #include "ScheduleInternal.h"

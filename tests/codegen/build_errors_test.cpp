@@ -20,9 +20,9 @@ Schedule add_schedule(Tensor* A, Tensor* C) {
 TEST(BuildErrors, BadTargetStrings) {
     Tensor A, C;
     Schedule s = add_schedule(&A, &C);
-    for (const char* target : {"opencl", "llvmx", "llvm -mcpu=not-a-cpu", "llvm -mattr=+nonsense",
-                               "llvm -mattr=avx2", "llvm -O3", "cuda -arch=90", "cuda -arch=sm_x",
-                               "cuda -O3", "cudax"}) {
+    for (const char* target :
+         {"opencl", "llvmx", "llvm -mcpu=not-a-cpu", "llvm -mattr=+nonsense", "llvm -mattr=avx2",
+          "llvm -O3", "cuda -arch=90", "cuda -arch=sm_x", "cuda -O3", "cudax"}) {
         SCOPED_TRACE(target);
         EXPECT_THROW(build(s, {A, C}, target), CompileError);
     }

@@ -29,13 +29,14 @@ Schedule local_accumulator_matmul(const Matmul& mm) {
 
 TEST(GpuHelpers, ScheduleCompilesAndMatchesInTheInterpreter) {
     Matmul mm(50, 70, 33);
-    std::optional<Module> m = expect_gpu_schedule_ok(local_accumulator_matmul(mm),
-                                                     {mm.A, mm.B, mm.C}, 33);
+    std::optional<Module> m =
+        expect_gpu_schedule_ok(local_accumulator_matmul(mm), {mm.A, mm.B, mm.C}, 33);
     ASSERT_TRUE(m.has_value());
     EXPECT_NE(m->get_source("ptx").find(".entry"), std::string::npos);
 }
 
 TEST(GpuHelpers, ScheduleRunsOnTheGpu) {
     Matmul mm(50, 70, 33);
-    EXPECT_GPU_RUN_MATCHES_REFERENCE(local_accumulator_matmul(mm), std::vector<Tensor>({mm.A, mm.B, mm.C}), 33);
+    EXPECT_GPU_RUN_MATCHES_REFERENCE(local_accumulator_matmul(mm),
+                                     std::vector<Tensor>({mm.A, mm.B, mm.C}), 33);
 }

@@ -106,8 +106,8 @@ Module compile_for_gpu(const GpuProgram& p, const std::string& target) {
     for (const char* kind : {"cu", "ptx"}) {
         auto it = m.sources().find(kind);
         if (it == m.sources().end() || it->second.empty())
-            throw GpuCheckError(p.name + ": the module built for '" + target + "' has no '" +
-                                kind + "' source");
+            throw GpuCheckError(p.name + ": the module built for '" + target + "' has no '" + kind +
+                                "' source");
     }
     return m;
 }

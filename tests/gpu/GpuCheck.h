@@ -80,7 +80,7 @@ void check_on_gpu(const GpuProgram& p, const Module& m, const GpuData& d);
 
 /// Compares outputs (one per p.outputs) with the expected ones; GpuCheckError naming the first
 /// output out of tolerance and `where` ("interpreter", "GPU").
-void compare_gpu_outputs(const GpuProgram& p, const std::vector<HostArray>& got,
-                         const GpuData& d, const std::string& where);
+void compare_gpu_outputs(const GpuProgram& p, const std::vector<HostArray>& got, const GpuData& d,
+                         const std::string& where);
 
 }  // namespace tessel::testing

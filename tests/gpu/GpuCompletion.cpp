@@ -23,7 +23,8 @@ std::optional<int> leaf_bound_to(const Stage& st, IterAnnotation a) {
 }
 
 bool binds_a_block_axis(const Stage& st) {
-    for (IterAnnotation a : {IterAnnotation::BlockX, IterAnnotation::BlockY, IterAnnotation::BlockZ})
+    for (IterAnnotation a :
+         {IterAnnotation::BlockX, IterAnnotation::BlockY, IterAnnotation::BlockZ})
         if (leaf_bound_to(st, a)) return true;
     return false;
 }

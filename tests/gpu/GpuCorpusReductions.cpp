@@ -52,7 +52,11 @@ GpuProgram cross_thread_two_axes() {  // reduction over threadIdx.y and threadId
     Tensor X = placeholder({8, 6, 32}, Float(32), "X");
     IterVar k = reduce_axis({0, 6}, "k"), l = reduce_axis({0, 32}, "l");
     Tensor R = compute(
-        {8}, [&](Var i) { return sum(X(i, k, l), {k, l}); }, "R");
+        {8},
+        [&](Var i) {
+            return sum(X(i, k, l), {k, l});
+        },
+        "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
     s.split(r, 0, 2);  // io ii k l
@@ -109,11 +113,11 @@ GpuProgram rfactor_cross_thread() {  // TVM's rfactor tutorial: partial sums per
         {n}, [&](Var i) { return sum(X(i, k), {k}); }, "R");
     Schedule s = create_schedule({R});
     int r = s.stage_of(R);
-    s.split(r, 1, threads);           // i ko ki (200 = 6*32 + 8)
-    int rf = s.rfactor(r, 2, 1);      // R.rf[i, ki] = sum over ko; R sums over ki
+    s.split(r, 1, threads);       // i ko ki (200 = 6*32 + 8)
+    int rf = s.rfactor(r, 2, 1);  // R.rf[i, ki] = sum over ko; R sums over ki
     r = s.stage_of(R);
     s.bind(r, 0, kBx);
-    s.bind(r, 1, kTx);                // the cross-thread reduction over ki
+    s.bind(r, 1, kTx);  // the cross-thread reduction over ki
     s.compute_at(rf, r, 1);
     s.set_scope(rf, StorageScope::Local);
     return gpu_program("rfactor_cross_thread", s, m);

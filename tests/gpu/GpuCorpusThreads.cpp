@@ -47,10 +47,10 @@ GpuProgram bind_xyz() {  // every block and thread axis, partial tiles on the in
         {6, 8, 40}, [&](Var i, Var j, Var k) { return A(i, j, k) * 2.0f - 1.0f; }, "B");
     Schedule s = create_schedule({B});
     int b = s.stage_of(B);
-    s.split(b, 0, 2);                     // io ii j k
-    s.split(b, 2, 4);                     // io ii jo ji k
-    s.split(b, 4, 16);                    // io ii jo ji ko ki (40 = 2*16 + 8)
-    s.reorder(b, {0, 2, 4, 1, 3, 5});     // io jo ko ii ji ki
+    s.split(b, 0, 2);                  // io ii j k
+    s.split(b, 2, 4);                  // io ii jo ji k
+    s.split(b, 4, 16);                 // io ii jo ji ko ki (40 = 2*16 + 8)
+    s.reorder(b, {0, 2, 4, 1, 3, 5});  // io jo ko ii ji ki
     bind_leaves(s, b, {kBz, kBy, kBx, kTz, kTy, kTx});
     return gpu_program("bind_xyz", s);
 }

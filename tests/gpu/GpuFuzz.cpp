@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "gpu/GpuCompletion.h"
 #include "fuzz/support/FuzzCase.h"
+#include "gpu/GpuCompletion.h"
 #include "tessel/Error.h"
 #include "tessel/runtime/CUDA.h"
 
@@ -86,7 +86,8 @@ std::set<std::string> primitives_of(const Schedule& s, size_t random_steps) {
     }
     for (const Stage& st : s.stages()) {
         if (st.attach == AttachKind::Inlined) continue;
-        if (st.scope != StorageScope::Global) used.insert(std::string("scope ") + scope_name(st.scope));
+        if (st.scope != StorageScope::Global)
+            used.insert(std::string("scope ") + scope_name(st.scope));
         for (int id : st.leaf)
             if (st.iters[id].kind == IterKind::Reduction &&
                 st.iters[id].annotation >= IterAnnotation::ThreadX)

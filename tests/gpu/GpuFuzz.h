@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/GpuCheck.h"
 #include "fuzz/support/StepGenerator.h"
+#include "gpu/GpuCheck.h"
 
 namespace tessel::testing {
 
@@ -43,7 +43,7 @@ const char* gpu_verdict_name(GpuVerdict v);
 struct GpuFuzzFailure {
     std::string op_name;
     uint64_t draw_seed = 0;
-    std::string phase;       ///< "steps", "complete", "interpreter", "build", "gpu"
+    std::string phase;  ///< "steps", "complete", "interpreter", "build", "gpu"
     std::string message;
     std::string steps_json;  ///< every step, the completion's included
 };

@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "gpu/GpuFuzz.h"
 #include "fuzz/support/FuzzCase.h"
+#include "gpu/GpuFuzz.h"
 #include "tessel/Error.h"
 #include "tessel/runtime/CUDA.h"
 
@@ -40,8 +40,8 @@ std::string GpuFuzzReport::summary(const GpuFuzzConfig& config) const {
     os << "gpu schedule fuzz: seed " << config.seed << ", " << draws << " draws in "
        << static_cast<int64_t>(seconds * 10) / 10.0 << " s for " << config.cases
        << " checked cases:";
-    for (GpuVerdict v : kVerdicts) os << (v == kVerdicts[0] ? " " : ", ") << count(v) << " "
-                                      << gpu_verdict_name(v);
+    for (GpuVerdict v : kVerdicts)
+        os << (v == kVerdicts[0] ? " " : ", ") << count(v) << " " << gpu_verdict_name(v);
     os << "\n";
     if (!cuda_available()) os << "  (no GPU: " << cuda_unavailable_reason() << ")\n";
     os << per_primitive_table(*this);
@@ -54,8 +54,8 @@ std::string GpuFuzzReport::summary(const GpuFuzzConfig& config) const {
 std::string describe(const GpuFuzzFailure& f, uint64_t input_seed) {
     std::ostringstream os;
     os << "GPU fuzz failure: operator " << f.op_name << ", draw seed " << f.draw_seed
-       << ", TESSEL_GPU_FUZZ_SEED " << input_seed << ", phase " << f.phase << ":\n  "
-       << f.message << "\n  steps (completion included): " << f.steps_json
+       << ", TESSEL_GPU_FUZZ_SEED " << input_seed << ", phase " << f.phase << ":\n  " << f.message
+       << "\n  steps (completion included): " << f.steps_json
        << "\n  reproduce: check_gpu_steps_json(\"" << f.op_name << "\", R\"(" << f.steps_json
        << ")\", " << input_seed << ", &message)\n";
     return os.str();
@@ -64,8 +64,11 @@ std::string describe(const GpuFuzzFailure& f, uint64_t input_seed) {
 GpuVerdict check_gpu_steps_json(const std::string& op_name, const std::string& steps_json,
                                 uint64_t input_seed, std::string* message) {
     fuzz::PreparedOperator p = fuzz::prepare_operator(op_name, input_seed);
-    GpuProgram g{op_name, replay(p.op.outputs, steps_from_json(steps_json)), p.op.placeholders,
-                 p.op.outputs, {}};
+    GpuProgram g{op_name,
+                 replay(p.op.outputs, steps_from_json(steps_json)),
+                 p.op.placeholders,
+                 p.op.outputs,
+                 {}};
     g.reduction_length = p.op.reduction_length;
     g.magnitude = p.op.magnitude;
     GpuData d{p.inputs, p.expected};

@@ -22,8 +22,11 @@ namespace tessel::testing {
 inline GpuProgram gpu_program_of(const Schedule& s, const std::vector<Tensor>& args,
                                  int64_t reduction_length) {
     size_t n_in = args.size() - s.outputs().size();
-    GpuProgram p{"schedule", s, {args.begin(), args.begin() + static_cast<long>(n_in)},
-                 {args.begin() + static_cast<long>(n_in), args.end()}, {}};
+    GpuProgram p{"schedule",
+                 s,
+                 {args.begin(), args.begin() + static_cast<long>(n_in)},
+                 {args.begin() + static_cast<long>(n_in), args.end()},
+                 {}};
     p.reduction_length = reduction_length;
     return p;
 }
@@ -64,12 +67,12 @@ inline std::optional<Module> expect_gpu_schedule_ok(const Schedule& s,
 }
 
 /// expect_gpu_program_runs for schedule `s` over `args`; skips the test without a GPU.
-#define EXPECT_GPU_RUN_MATCHES_REFERENCE(s, args, reduction_length)                             \
-    do {                                                                                        \
-        if (!::tessel::cuda_available())                                                        \
-            GTEST_SKIP() << "no GPU: " << ::tessel::cuda_unavailable_reason();                  \
-        ::tessel::testing::expect_gpu_program_runs(                                             \
-            ::tessel::testing::gpu_program_of((s), (args), (reduction_length)));                \
+#define EXPECT_GPU_RUN_MATCHES_REFERENCE(s, args, reduction_length)              \
+    do {                                                                         \
+        if (!::tessel::cuda_available())                                         \
+            GTEST_SKIP() << "no GPU: " << ::tessel::cuda_unavailable_reason();   \
+        ::tessel::testing::expect_gpu_program_runs(                              \
+            ::tessel::testing::gpu_program_of((s), (args), (reduction_length))); \
     } while (0)
 
 }  // namespace tessel::testing

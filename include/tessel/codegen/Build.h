@@ -32,8 +32,9 @@ struct BuildOptions {
 /// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,...", "llvm -fast-math" (LLVM's fast-math
 /// flags on every float operation: reassociation, no NaNs or infinities; off by default) and
 /// "llvm -strict-float" (no contraction of a * b + c into a fused multiply-add, which is allowed
-/// by default; ir/IR.h, "Floats"); options combine. Throws CompileError for any other target string, an unknown CPU or feature, an
-/// unknown argument name in `options`, or IR the backend cannot compile.
+/// by default; ir/IR.h, "Floats"); options combine. Throws CompileError for any other target
+/// string, an unknown CPU or feature, an unknown argument name in `options`, or IR the backend
+/// cannot compile.
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
              const std::string& name = "main", const BuildOptions& options = {});
 

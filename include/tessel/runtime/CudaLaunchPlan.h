@@ -47,7 +47,7 @@ struct LaunchExpr {
 /// One parameter of a device function, in declaration order.
 struct CudaParam {
     enum class Kind : uint8_t {
-        Buffer,    ///< a device pointer: `index` into the tessel kernel's arguments, then workspaces
+        Buffer,  ///< a device pointer: `index` into the tessel kernel's arguments, then workspaces
         ShapeVar,  ///< an int64_t: `index` into the kernel's shape_vars
     };
     Kind kind = Kind::Buffer;
@@ -67,8 +67,8 @@ struct CudaResources {
 
 /// One launch of a device function.
 struct CudaLaunch {
-    std::string function;  ///< the __global__ function's name in the cubin
-    std::string stage;     ///< the stage the kernel computes (its root), for messages
+    std::string function;             ///< the __global__ function's name in the cubin
+    std::string stage;                ///< the stage the kernel computes (its root), for messages
     std::array<LaunchExpr, 3> grid;   ///< blockIdx.x/y/z extents (1 where unbound)
     std::array<LaunchExpr, 3> block;  ///< threadIdx.x/y/z extents (1 where unbound)
     /// Bytes of dynamic shared memory (`extern __shared__`); 0 unless the kernel's shared

@@ -31,7 +31,8 @@ CudaTarget parse_cuda_target(const std::string& target) {
             t.arch = word.substr(6);
             // sm_ followed by two or more digits, optionally an architecture suffix (sm_90a).
             std::string digits = t.arch.rfind("sm_", 0) == 0 ? t.arch.substr(3) : "";
-            if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
+            if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+                digits.pop_back();
             if (digits.size() < 2 || digits.find_first_not_of("0123456789") != std::string::npos) {
                 TESSEL_THROW(CompileError) << "cuda target '" << target << "': bad architecture '"
                                            << t.arch << "' (expected e.g. -arch=sm_90)";
@@ -39,8 +40,8 @@ CudaTarget parse_cuda_target(const std::string& target) {
         } else if (word == "-fast-math") {
             t.fast_math = true;
         } else {
-            TESSEL_THROW(CompileError) << "cuda target '" << target << "': unknown option '"
-                                       << word << "' (options: -arch=sm_XX, -fast-math)";
+            TESSEL_THROW(CompileError) << "cuda target '" << target << "': unknown option '" << word
+                                       << "' (options: -arch=sm_XX, -fast-math)";
         }
     }
     if (!has_nvrtc()) nvrtc_compile("", "", {});  // throws the "built without CUDA" error

@@ -95,16 +95,16 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Mul)
             TESSEL_BINARY_CASE(Div)
             TESSEL_BINARY_CASE(Mod)
-            TESSEL_BINARY_CASE(FloorDiv) TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min)
-                TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(FloorDiv)
+            TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
         return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
-                    TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
-                        TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+                TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
+                    TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
-                            case IRNodeType::And
+                        case IRNodeType::And
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));

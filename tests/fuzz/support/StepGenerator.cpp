@@ -444,7 +444,7 @@ StepGenerator::Attempt StepGenerator::random_attempt(const Schedule& s) {
     // Weights in the order of the cases below.
     static const int kCpuWeights[] = {20, 8, 6, 8, 10, 8, 6, 6, 3, 15, 8,
                                       4,  8, 3, 4, 4,  6, 4, 8, 3, 5};
-    static const int kGpuWeights[] = {20, 6, 6, 8, 8, 6, 6, 0, 2, 15, 8,
+    static const int kGpuWeights[] = {20, 6, 6, 8, 8, 6,  6, 0, 2, 15, 8,
                                       3,  2, 4, 8, 6, 10, 6, 3, 3, 8};
     const int* weights = mix_ == StepMix::Gpu ? kGpuWeights : kCpuWeights;
     int total = std::accumulate(weights, weights + std::size(kCpuWeights), 0);
