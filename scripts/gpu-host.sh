@@ -15,7 +15,8 @@
 #   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
 #   tutorials the GPU tutorials (05, 06) at full size on the GPU
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
-# bundle, default .deps), TESSEL_GPU_FUZZ_CASES.
+# bundle, default .deps), TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT
+# (seconds before the fuzz step or one sanitizer run is cut off; 400 and 240 by default).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -59,13 +60,25 @@ do_test() {
 }
 
 do_fuzz() {
-    TESSEL_GPU_FUZZ_CASES="${TESSEL_GPU_FUZZ_CASES:-300}" "$dir/tests/tessel_test_cuda_fuzz"
+    TESSEL_GPU_FUZZ_CASES="${TESSEL_GPU_FUZZ_CASES:-300}" timeout "${TESSEL_FUZZ_TIMEOUT:-400}" \
+        "$dir/tests/tessel_test_cuda_fuzz"
 }
 
+# Every GPU test binary under compute-sanitizer, memcheck then racecheck: the corpus on the GPU
+# (cuda_gpu), the runtime's launch tests (cuda) and its device-array tests (runtime, CudaRuntime.*).
+# Each run is cut off after TESSEL_SANITIZE_TIMEOUT seconds (default 240) so the summary prints.
 do_sanitize() {
-    local bin="$dir/tests/tessel_test_cuda_gpu"
-    compute-sanitizer --tool memcheck --error-exitcode 1 "$bin" &&
-        compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin"
+    local limit="${TESSEL_SANITIZE_TIMEOUT:-240}" rc=0 tool bin filter
+    for tool in memcheck racecheck; do
+        for bin in cuda_gpu cuda runtime; do
+            filter=()
+            [[ $bin == runtime ]] && filter=(--gtest_filter='CudaRuntime.*')
+            echo "== compute-sanitizer --tool $tool tessel_test_$bin ${filter[*]}"
+            timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+                "$dir/tests/tessel_test_$bin" "${filter[@]}" || rc=1
+        done
+    done
+    return $rc
 }
 
 do_bench() {
@@ -99,5 +112,6 @@ for line in "${summary[@]}"; do echo "$line"; done
 grep -h "^BENCH" "$out"/bench.log 2>/dev/null
 grep -h "GFLOP/s\|GB/s" "$out"/tutorials.log 2>/dev/null
 grep -h "^schedule fuzz\|^gpu schedule fuzz\|passed on GPU" "$out"/fuzz.log 2>/dev/null
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/sanitize.log 2>/dev/null
+grep -h "^== compute-sanitizer\|ERROR SUMMARY\|RACECHECK SUMMARY\|tests ran\|PASSED\|FAILED" \
+    "$out"/sanitize.log 2>/dev/null
 grep -hE "tests passed|passed|failed" "$out"/test.log 2>/dev/null | tail -3
