@@ -117,6 +117,7 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
         BufferInfo& info = buffers_[v.get()];
         info.elem = t.element_of();
         info.param = p->second;
+        info.read = info.read || !write;
         info.written = info.written || write;
     };
     post_order_visit(body, [&](const IRNode* n) {
@@ -155,6 +156,16 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
         threads *= c.value_or(1);
     }
     if (constant) s += "__launch_bounds__(" + std::to_string(threads) + ") ";
+    // No __restrict__ in a kernel that loads a global buffer it also stores to. NVCC 13 (NVRTC
+    // too) merges `c ? in[i] : out[j]` into one load through a selected pointer and then emits
+    // it as ld.global.nc, the read-only path, because one of the two pointers is a read-only
+    // __restrict__ argument: the load returns out[j]'s value from before this kernel's stores
+    // (tests/regression/issue_cuda_fuzz_argmax_gpu_mismatch_test.cpp). Without __restrict__
+    // nothing is proven read-only, so no load takes that path. Kernels that only store to
+    // their outputs, the fast schedules, keep it.
+    bool restrict_ok = std::none_of(buffers_.begin(), buffers_.end(), [](const auto& b) {
+        return b.second.param >= 0 && b.second.read && b.second.written;
+    });
     s += k.name + "(";
     for (size_t i = 0; i < params.size(); ++i) {
         if (i) s += ", ";
@@ -171,7 +182,7 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
             is_arg && std::find(options_.in_place.begin(), options_.in_place.end(),
                                 f_.args[params[i].index].name()) != options_.in_place.end();
         s += (info.written ? "" : "const ") + memory_type(info.elem) + "* " +
-             (in_place ? "" : "__restrict__ ") + name_of(var);
+             (in_place || !restrict_ok ? "" : "__restrict__ ") + name_of(var);
     }
     return s + ")";
 }

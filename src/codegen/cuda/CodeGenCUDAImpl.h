@@ -40,6 +40,7 @@ private:
     struct BufferInfo {
         Type elem;       // element type
         int param = -1;  // CudaParam index (args, then workspaces); -1: allocated inside
+        bool read = false;
         bool written = false;
         bool aligned16 = false;  // may be accessed as float4 (param: alignment recorded)
     };
