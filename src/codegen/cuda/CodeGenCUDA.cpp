@@ -156,14 +156,16 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
         threads *= c.value_or(1);
     }
     if (constant) s += "__launch_bounds__(" + std::to_string(threads) + ") ";
-    // No __restrict__ in a kernel that loads a global buffer it also stores to. NVCC 13 (NVRTC
-    // too) merges `c ? in[i] : out[j]` into one load through a selected pointer and then emits
-    // it as ld.global.nc, the read-only path, because one of the two pointers is a read-only
-    // __restrict__ argument: the load returns out[j]'s value from before this kernel's stores
-    // (tests/regression/issue_cuda_fuzz_argmax_gpu_mismatch_test.cpp). Without __restrict__
-    // nothing is proven read-only, so no load takes that path. Kernels that only store to
-    // their outputs, the fast schedules, keep it.
-    bool restrict_ok = std::none_of(buffers_.begin(), buffers_.end(), [](const auto& b) {
+    // In a kernel that loads a global buffer it also stores to (a reduction into its output,
+    // say), the arguments it only reads lose __restrict__ (they stay const). NVRTC 13 marks loads
+    // through a `const __restrict__` argument read-only early; it then merges
+    // `c ? in[i] : out[j]` into one load through a selected pointer and keeps the mark, so the
+    // load is an ld.global.nc that returns out[j] as it was before the kernel's own stores
+    // (tests/regression/issue_cuda_fuzz_argmax_gpu_mismatch_test.cpp). Without the pair it
+    // proves read-only loads from the final pointer, which is sound. The written arguments keep
+    // __restrict__, so an accumulator in global memory still lives in a register across its
+    // loop.
+    bool read_write = std::any_of(buffers_.begin(), buffers_.end(), [](const auto& b) {
         return b.second.param >= 0 && b.second.read && b.second.written;
     });
     s += k.name + "(";
@@ -182,7 +184,7 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
             is_arg && std::find(options_.in_place.begin(), options_.in_place.end(),
                                 f_.args[params[i].index].name()) != options_.in_place.end();
         s += (info.written ? "" : "const ") + memory_type(info.elem) + "* " +
-             (in_place || !restrict_ok ? "" : "__restrict__ ") + name_of(var);
+             (in_place || (read_write && !info.written) ? "" : "__restrict__ ") + name_of(var);
     }
     return s + ")";
 }
