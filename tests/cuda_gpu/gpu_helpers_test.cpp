@@ -5,7 +5,9 @@
 
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuTestUtil.h"
+#include "tessel/codegen/Build.h"
 #include "tessel/runtime/CUDA.h"
+#include "tessel/runtime/CudaLaunchPlan.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -39,4 +41,24 @@ TEST(GpuHelpers, ScheduleRunsOnTheGpu) {
     Matmul mm(50, 70, 33);
     EXPECT_GPU_RUN_MATCHES_REFERENCE(local_accumulator_matmul(mm),
                                      std::vector<Tensor>({mm.A, mm.B, mm.C}), 33);
+}
+
+// ptxas's report comes back with the module, GPU or not: NVRTC's log holds it, and each launch of
+// the plan carries the registers, spills, stack and static shared memory of its function.
+TEST(GpuHelpers, PtxasReportIsInTheModule) {
+    Matmul mm(50, 70, 33);
+    Module m = build(local_accumulator_matmul(mm), {mm.A, mm.B, mm.C}, kCudaCompileTarget);
+    std::string log = m.get_source("nvrtc_log");
+    EXPECT_NE(log.find("ptxas info    : Used"), std::string::npos) << "NVRTC's log:\n" << log;
+    CudaPayload payload = decode_cuda_payload(m.payload());
+    ASSERT_EQ(payload.plans.size(), 1u);
+    const CudaLaunchPlan& plan = payload.plans.begin()->second;
+    ASSERT_EQ(plan.launches.size(), 1u);
+    const CudaResources& r = plan.launches[0].resources;
+    EXPECT_GT(r.registers, 0) << log;
+    EXPECT_LE(r.registers, 255) << log;
+    EXPECT_EQ(r.spill_store_bytes, 0) << log;
+    EXPECT_EQ(r.spill_load_bytes, 0) << log;
+    EXPECT_GE(r.stack_bytes, 0) << log;
+    EXPECT_EQ(r.static_shared_bytes, 0) << log;  // no shared stage
 }

@@ -119,7 +119,8 @@ TEST(Regression, CudaNoReadOnlyLoadThroughAMergedPointer) {
     ASSERT_FALSE(k1.empty()) << ptx;
     std::vector<std::string> bad = merged_pointer_nc_loads(k1);
     EXPECT_TRUE(bad.empty()) << bad.size() << " read-only loads through a merged pointer, e.g. "
-                             << (bad.empty() ? "" : bad[0]) << "\n" << k1;
+                             << (bad.empty() ? "" : bad[0]) << "\n"
+                             << k1;
     // The read-only path is still taken where the pointer is one argument's.
     EXPECT_NE(k1.find("ld.global.nc"), std::string::npos) << k1;
     EXPECT_NE(entry_ptx(ptx, "main_kernel0").find("ld.global.nc"), std::string::npos);

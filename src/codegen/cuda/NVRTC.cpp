@@ -1,6 +1,7 @@
 // NVRTC: CUDA C to cubin (and PTX on demand), ptxas's resource report, and the compile cache.
 #include "codegen/cuda/NVRTC.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -115,6 +116,15 @@ std::string get_ptx(nvrtcProgram p) {
     return ptx;
 }
 
+// Where the process's NVRTC came from. Another library may have loaded one with the same soname
+// first (PyTorch's NVRTC wheel, imported before tessel), and that one is then used.
+std::string nvrtc_library_path() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&nvrtcCompileProgram), &info) && info.dli_fname)
+        return info.dli_fname;
+    return "an unknown path";
+}
+
 NvrtcResult compile_uncached(const std::string& source, const std::string& arch,
                              const std::vector<std::string>& options) {
     std::vector<std::string> all = {"--gpu-architecture=" + arch, "--std=c++17",
@@ -134,6 +144,15 @@ NvrtcResult compile_uncached(const std::string& source, const std::string& arch,
     out.cubin = get_cubin(program.get());
     out.ptx = get_ptx(program.get());
     out.resources = parse_resources(out.log);
+    if (out.resources.empty()) {
+        // Seen with PyTorch's NVRTC wheel on the GPU host: same version, compiles the same
+        // cubin, but its log has no ptxas report.
+        out.log += "[tessel] NVRTC's log has no ptxas report, so registers and spills are unknown "
+                   "(-1). NVRTC was loaded from " +
+                   nvrtc_library_path() +
+                   "; if another library (PyTorch) loaded its own NVRTC first, import tessel "
+                   "before it.\n";
+    }
     return out;
 }
 
