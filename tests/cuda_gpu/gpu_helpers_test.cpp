@@ -3,6 +3,8 @@
 // without a GPU), then run on the GPU (skipped, saying why, without one).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuTestUtil.h"
 #include "tessel/codegen/Build.h"
@@ -45,10 +47,18 @@ TEST(GpuHelpers, ScheduleRunsOnTheGpu) {
 
 // ptxas's report comes back with the module, GPU or not: NVRTC's log holds it, and each launch of
 // the plan carries the registers, spills, stack and static shared memory of its function.
+// Under compute-sanitizer's racecheck (which injects itself through CUDA_INJECTION64_PATH) the
+// same NVRTC's log came back without the report on the GPU host; the module then says so in
+// nvrtc_log (docs/cuda.md), which is checked instead.
 TEST(GpuHelpers, PtxasReportIsInTheModule) {
     Matmul mm(50, 70, 33);
     Module m = build(local_accumulator_matmul(mm), {mm.A, mm.B, mm.C}, kCudaCompileTarget);
     std::string log = m.get_source("nvrtc_log");
+    if (std::getenv("CUDA_INJECTION64_PATH") && log.find("ptxas info") == std::string::npos) {
+        EXPECT_NE(log.find("NVRTC's log has no ptxas report"), std::string::npos) << log;
+        GTEST_SKIP() << "a CUDA tool is injected (CUDA_INJECTION64_PATH) and NVRTC's log has no "
+                        "ptxas report";
+    }
     EXPECT_NE(log.find("ptxas info    : Used"), std::string::npos) << "NVRTC's log:\n" << log;
     CudaPayload payload = decode_cuda_payload(m.payload());
     ASSERT_EQ(payload.plans.size(), 1u);

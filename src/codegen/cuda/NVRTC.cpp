@@ -145,13 +145,14 @@ NvrtcResult compile_uncached(const std::string& source, const std::string& arch,
     out.ptx = get_ptx(program.get());
     out.resources = parse_resources(out.log);
     if (out.resources.empty()) {
-        // Seen with PyTorch's NVRTC wheel on the GPU host: same version, compiles the same
-        // cubin, but its log has no ptxas report.
-        out.log += "[tessel] NVRTC's log has no ptxas report, so registers and spills are unknown "
-                   "(-1). NVRTC was loaded from " +
-                   nvrtc_library_path() +
-                   "; if another library (PyTorch) loaded its own NVRTC first, import tessel "
-                   "before it.\n";
+        // Seen on the GPU host with PyTorch's NVRTC wheel (same version, same cubin) and with
+        // the toolkit's NVRTC under compute-sanitizer's racecheck.
+        out.log +=
+            "[tessel] NVRTC's log has no ptxas report, so registers and spills are unknown "
+            "(-1). NVRTC was loaded from " +
+            nvrtc_library_path() +
+            "; if another library (PyTorch) loaded its own NVRTC first, import tessel "
+            "before it.\n";
     }
     return out;
 }
