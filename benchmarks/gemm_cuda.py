@@ -8,12 +8,11 @@ import sys
 
 # tessel before torch: the process then uses tessel's NVRTC, whose log has ptxas's report; the
 # NVRTC of torch's wheel, loaded first, would be used instead and reports nothing (docs/cuda.md).
-import tessel as ts  # noqa: E402, I001
-import torch  # noqa: E402
+import tessel as ts
+import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import cuda_bench  # noqa: E402
-
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False

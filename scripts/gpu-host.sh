@@ -68,7 +68,8 @@ do_fuzz() {
 # (cuda_gpu), the runtime's launch tests (cuda) and its device-array tests (runtime, CudaRuntime.*).
 # The runtime's tests make failing driver calls on purpose (a bad device ordinal, a corrupt cubin,
 # a missing function) and check the decoded error, so the sanitizer's own report of API errors is
-# off: a driver error the code did not expect fails its test. Each run is cut off after TESSEL_SANITIZE_TIMEOUT seconds (default 240) so the summary prints.
+# off: a driver error the code did not expect fails its test. Each run is cut off after
+# TESSEL_SANITIZE_TIMEOUT seconds (default 240) so the summary prints.
 do_sanitize() {
     local limit="${TESSEL_SANITIZE_TIMEOUT:-240}" rc=0 tool bin filter
     for tool in memcheck racecheck; do
