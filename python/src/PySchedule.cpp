@@ -1,20 +1,22 @@
-// Schedules: ts.create_schedule, the TVM-style stage view (s[C].split(C.op.axis[0], factor=32))
-// and the index-based primitives that Schedule::to_python() prints (s.split(2, 0, factor=32)).
+// Schedules: ts.create_schedule, the index-based primitives that Schedule::to_python() prints
+// (s.split(2, 0, factor=32)) and the TVM-style stage view (s[C].split(C.op.axis[0], factor=32)).
 //
-// Both forms call the same C++ primitive. Stages are addressed by index, tensor, operation or
-// Stage view; iterators by leaf position, by an Iterator handle a primitive returned, or by an
-// IterVar of the operation (C.op.axis[i], C.op.reduce_axis[j]: its root iterator). Handles name
-// the stage by its DAG operation (Stage::dag_op) and the iterator by its stable id, so they stay
-// valid when later steps insert stages (cache_read, cache_write, rfactor) or rebuild the stage's
-// operation to read through a cache. cache_write and rfactor give the stage a fresh loop nest:
-// iterator handles of the old one are refused. Adding a primitive: one resolving lambda in
-// def_primitives below (and a forwarding one in def_stage for the stage view).
+// The primitives are not listed here: one method per step kind is made from the step's field
+// description (schedule/Step.h, `fields()`), each argument converted by its field's role — a
+// stage is an index, a tensor, an operation or s[...]; a loop is a leaf position, a loop a
+// primitive returned, or an axis of the operation; a choice is its name. The references
+// themselves and what they resolve to are C++ (schedule/References.h); this file only converts.
+// Sugar over the step kinds: vectorize, unroll, parallel and bind (annotate), and tile.
+#include <deque>
 #include <memory>
+#include <optional>
+#include <set>
+#include <type_traits>
 
-#include <algorithm>
 #include "PyCommon.h"
 
 #include "tessel/ir/IRPrinter.h"
+#include "tessel/schedule/References.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
 
@@ -24,344 +26,167 @@ namespace {
 
 using SchedulePtr = std::shared_ptr<Schedule>;
 
-// A stage of a schedule, by the DAG operation it computes (Stage::dag_op): stable while steps
-// insert stages or rebuild the stage's operation.
-struct StageRef {
+// s[...]: a stage of a particular schedule.
+struct PyStage {
     SchedulePtr s;
-    Operation op;
-    int index() const {
-        const auto& stages = s->stages();
-        for (size_t i = 0; i < stages.size(); ++i)
-            if (stages[i].dag_op.same_as(op)) return static_cast<int>(i);
-        for (size_t i = 0; i < stages.size(); ++i)
-            if (stages[i].op.same_as(op)) return static_cast<int>(i);
-        TESSEL_THROW(ScheduleError)
-            << "operation '" << op->name << "' has no stage in this schedule";
-    }
+    StageRef ref;
+    int index() const { return resolve_stage(*s, ref, "stage"); }
     const Stage& stage() const { return s->stage(index()); }
 };
 
-StageRef stage_ref(const SchedulePtr& s, int index) {
-    return StageRef{s, s->stage(index).dag_op};
-}
-
-// Whether two operations have the same loop variables: a stage whose operation was rebuilt to
-// read through a cache keeps its loops; cache_write and rfactor give it new ones.
-bool same_loops(const Operation& a, const Operation& b) {
-    if (a.same_as(b)) return true;
-    const ComputeOpNode *ca = as_compute(a), *cb = as_compute(b);
-    if (!ca || !cb || ca->axis.size() != cb->axis.size() ||
-        ca->reduce_axis.size() != cb->reduce_axis.size())
-        return false;
-    for (size_t i = 0; i < ca->axis.size(); ++i)
-        if (!ca->axis[i].same_as(cb->axis[i])) return false;
-    for (size_t i = 0; i < ca->reduce_axis.size(); ++i)
-        if (!ca->reduce_axis[i].same_as(cb->reduce_axis[i])) return false;
-    return true;
-}
-
-// One iterator of a stage, by stable id (Stage::iters) of the loop nest of operation `loops`.
-struct IterRef {
-    StageRef stage;
-    int id;
-    Operation loops;  // the stage's operation when the handle was made
-    bool valid() const { return same_loops(loops, stage.stage().op); }
-    const Iterator& iter() const {
-        if (!valid())
-            TESSEL_THROW(ScheduleError)
-                << "iterator handle of stage '" << stage.op->name
-                << "' is from before cache_write or rfactor gave the stage a new loop nest; take "
-                   "the loops from s[...].leaf_iter_vars or s[...].op.axis";
-        return stage.stage().iters.at(id);
-    }
+// A loop of a particular schedule (what split, fuse and tile return).
+struct PyIter {
+    SchedulePtr s;
+    IterRef ref;
+    const Iterator& iter() const { return iterator_of(*s, ref); }
 };
-
-std::string leaf_list(const Stage& st) {
-    std::string out;
-    for (size_t i = 0; i < st.leaf.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(i) + "=" + st.iters[st.leaf[i]].name;
-    return out;
-}
 
 std::string type_name(py::handle h) {
     return py::str(py::type::of(h)).cast<std::string>();
 }
 
-int resolve_stage(const SchedulePtr& s, py::handle h, const char* primitive) {
+PyIter py_leaf(const SchedulePtr& s, int stage, int pos) {
+    return PyIter{s, leaf_ref(*s, stage, pos)};
+}
+
+int to_stage(const SchedulePtr& s, py::handle h, const char* prim) {
     if (py::isinstance<py::int_>(h)) {
         int index = h.cast<int>();
         s->stage(index);  // checks the range
         return index;
     }
     if (py::isinstance<Tensor>(h)) return s->stage_of(h.cast<Tensor>());
-    if (py::isinstance<Operation>(h)) return StageRef{s, h.cast<Operation>()}.index();
-    if (py::isinstance<StageRef>(h)) {
-        const StageRef& r = h.cast<const StageRef&>();
+    if (py::isinstance<Operation>(h)) return resolve_stage(*s, StageRef{h.cast<Operation>()}, prim);
+    if (py::isinstance<PyStage>(h)) {
+        const PyStage& r = h.cast<const PyStage&>();
         if (r.s != s)
             TESSEL_THROW(ScheduleError)
-                << primitive << ": stage '" << r.op->name << "' belongs to another schedule";
+                << prim << ": stage '" << r.ref.op->name << "' belongs to another schedule";
         return r.index();
     }
-    TESSEL_THROW(ScheduleError) << primitive << ": a stage is an index, a tensor or s[tensor], not "
+    TESSEL_THROW(ScheduleError) << prim << ": a stage is an index, a tensor or s[tensor], not "
                                 << type_name(h);
 }
 
-// The position among the root axes (data-parallel, then reduction) of IterVar `v` in stage `st`,
-// or -1. The axes of the stage's operation; after cache_write or rfactor rebuilt the stage, also
-// the data-parallel axes of the user's operation (C.op.axis[i] stays axis i of C's stage).
-int root_axis(const Stage& st, const IterVar& v) {
-    if (const ComputeOpNode* c = as_compute(st.op)) {
-        for (size_t i = 0; i < c->axis.size(); ++i)
-            if (c->axis[i].same_as(v)) return static_cast<int>(i);
-        for (size_t j = 0; j < c->reduce_axis.size(); ++j)
-            if (c->reduce_axis[j].same_as(v)) return static_cast<int>(c->axis.size() + j);
-        const ComputeOpNode* d = as_compute(st.dag_op);
-        if (d && d->axis.size() == c->axis.size())
-            for (size_t i = 0; i < d->axis.size(); ++i)
-                if (d->axis[i].same_as(v)) return static_cast<int>(i);
+// The stable id of the loop `h` names in stage `stage` (a loop reference or an axis).
+int to_iter_id(const SchedulePtr& s, int stage, py::handle h, const char* prim) {
+    if (py::isinstance<PyIter>(h)) {
+        const PyIter& r = h.cast<const PyIter&>();
+        if (r.s != s)
+            TESSEL_THROW(ScheduleError) << prim << " on stage '" << s->stage(stage).name()
+                                        << "': the loop belongs to another schedule";
+        return resolve_iter_id(*s, stage, r.ref, prim);
     }
-    return -1;
-}
-
-// The stable id of the iterator `h` names in stage `stage` (a handle or an axis).
-int resolve_iter_id(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
-    const Stage& st = s->stage(stage);
-    if (py::isinstance<IterRef>(h)) {
-        const IterRef& r = h.cast<const IterRef&>();
-        if (r.stage.s != s || !r.stage.op.same_as(st.dag_op))
-            TESSEL_THROW(ScheduleError)
-                << primitive << " on stage '" << st.name() << "': iterator '"
-                << (r.valid() ? r.iter().name : std::string("?")) << "' belongs to stage '"
-                << r.stage.op->name << "'" << (r.stage.s != s ? " of another schedule" : "");
-        if (!r.valid())
-            TESSEL_THROW(ScheduleError)
-                << primitive << " on stage '" << st.name()
-                << "': the iterator handle is from before cache_write or rfactor gave the stage "
-                   "a new loop nest; the loops are: "
-                << leaf_list(st);
-        return r.id;
-    }
-    if (py::isinstance<IterVar>(h)) {
-        IterVar v = h.cast<IterVar>();
-        int axis = root_axis(st, v);
-        if (axis < 0)
-            TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
-                                        << v.var().name() << "' is not an axis of '" << st.name()
-                                        << "' (use s[" << st.name() << "].op.axis / .reduce_axis)";
-        return st.root.at(axis);
-    }
-    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name()
-                                << "': an iterator is a leaf position, an axis or an iterator "
-                                   "a primitive returned, not "
+    if (py::isinstance<IterVar>(h)) return resolve_iter_id(*s, stage, h.cast<IterVar>(), prim);
+    TESSEL_THROW(ScheduleError) << prim << " on stage '" << s->stage(stage).name()
+                                << "': a loop is a leaf position, an axis or a loop a primitive "
+                                   "returned, not "
                                 << type_name(h);
 }
 
-// The leaf position of `h` in stage `stage`.
-int resolve_iter(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
+int to_leaf(const SchedulePtr& s, int stage, py::handle h, const char* prim) {
     if (py::isinstance<py::int_>(h)) return h.cast<int>();
-    int id = resolve_iter_id(s, stage, h, primitive);
-    const Stage& st = s->stage(stage);
-    for (size_t i = 0; i < st.leaf.size(); ++i)
-        if (st.leaf[i] == id) return static_cast<int>(i);
-    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': iterator '"
-                                << st.iters.at(id).name
-                                << "' is no longer a loop of the stage (it was split or fused); "
-                                   "the loops are: "
-                                << leaf_list(st);
+    return leaf_position(*s, stage, to_iter_id(s, stage, h, prim), prim);
 }
 
-// A storage dimension of stage `stage` (StorageDim): a position, or a data-parallel axis (an
-// IterVar or a root iterator handle) that is still stored whole.
-int resolve_dim(const SchedulePtr& s, int stage, py::handle h, const char* primitive) {
+int to_dim(const SchedulePtr& s, int stage, py::handle h, const char* prim) {
     if (py::isinstance<py::int_>(h)) return h.cast<int>();
-    const Stage& st = s->stage(stage);
-    int id = resolve_iter_id(s, stage, h, primitive);
-    auto root = std::find(st.root.begin(), st.root.end(), id);
-    const ComputeOpNode* c = as_compute(st.op);
-    int axis = static_cast<int>(root - st.root.begin());
-    if (root == st.root.end() || !c || axis >= static_cast<int>(c->axis.size()))
-        TESSEL_THROW(ScheduleError)
-            << primitive << " on stage '" << st.name() << "': iterator '" << st.iters.at(id).name
-            << "' is not a data-parallel axis; a storage dimension is a position or an axis";
-    std::string dims;
-    for (size_t d = 0; d < st.storage.size(); ++d) {
-        const StorageDim& sd = st.storage[d];
-        if (sd.axis == axis && sd.part == StorageDim::Part::Whole) return static_cast<int>(d);
-        dims += (d ? ", " : "") + std::to_string(d) + ": " + c->axis[sd.axis].var().name() +
-                (sd.part == StorageDim::Part::Outer   ? ".outer"
-                 : sd.part == StorageDim::Part::Inner ? ".inner"
-                                                      : "");
+    return storage_dim_of(*s, stage, to_iter_id(s, stage, h, prim), prim);
+}
+
+bool is_sequence(py::handle h) {
+    return py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h);
+}
+
+// Reads a step's fields from a Python call's arguments, each by its role (Step.h): positional
+// arguments in field order, then keywords by field name; `preset` fields are fixed by the method
+// (vectorize presets the annotation) and `aliases` maps other keyword names onto fields.
+struct StepArgs {
+    const SchedulePtr& s;
+    const char* prim;
+    py::tuple args;
+    py::dict kwargs;
+    py::dict preset;
+    size_t next = 0;
+
+    py::object take(const char* name, bool required = true) {
+        if (preset.contains(name)) return preset[name];
+        if (kwargs.contains(name)) {
+            if (next < args.size())
+                throw py::type_error(std::string(prim) + "() got multiple values for '" + name +
+                                     "'");
+            return kwargs[name];
+        }
+        if (next < args.size()) return args[next++];
+        if (required)
+            throw py::type_error(std::string(prim) + "() missing argument '" + name + "'");
+        return py::none();
     }
-    TESSEL_THROW(ScheduleError) << primitive << " on stage '" << st.name() << "': axis '"
-                                << c->axis[axis].var().name()
-                                << "' is stored split; give a storage dimension position: [" << dims
-                                << "]";
-}
-
-IterRef leaf_ref(const SchedulePtr& s, int stage, int pos) {
-    const Stage& st = s->stage(stage);
-    return IterRef{stage_ref(s, stage), st.leaf.at(pos), st.op};
-}
-
-TailStrategy parse_tail(const std::string& name) {
-    for (TailStrategy t : {TailStrategy::Guard, TailStrategy::ShiftInwards, TailStrategy::RoundUp})
-        if (name == tail_strategy_name(t)) return t;
-    TESSEL_THROW(ScheduleError) << "split: unknown tail strategy '" << name
-                                << "' (guard, shift_inwards or round_up)";
-}
-
-IterAnnotation parse_annotation(const std::string& name, const char* primitive) {
-    for (int a = 0; a <= static_cast<int>(IterAnnotation::ThreadZ); ++a)
-        if (name == annotation_name(static_cast<IterAnnotation>(a)))
-            return static_cast<IterAnnotation>(a);
-    TESSEL_THROW(ScheduleError) << primitive << ": unknown annotation '" << name
-                                << "' (e.g. vectorize, unroll, parallel, threadIdx.x, blockIdx.x)";
-}
-
-StorageScope parse_scope(const std::string& name, const char* primitive) {
-    for (StorageScope sc : {StorageScope::Global, StorageScope::Shared, StorageScope::Local})
-        if (name == scope_name(sc)) return sc;
-    TESSEL_THROW(ScheduleError) << primitive << ": unknown storage scope '" << name
-                                << "' (global, shared or local)";
-}
-
-py::tuple split(const SchedulePtr& s, py::handle stage_h, py::handle iter_h, py::object factor,
-                py::object nparts, const std::string& tail) {
-    int stage = resolve_stage(s, stage_h, "split");
-    int iter = resolve_iter(s, stage, iter_h, "split");
-    if (factor.is_none() == nparts.is_none())
-        TESSEL_THROW(ScheduleError) << "split on stage '" << s->stage(stage).name()
-                                    << "': give exactly one of factor= and nparts=";
-    std::pair<int, int> r =
-        factor.is_none() ? s->split_nparts(stage, iter, nparts.cast<int64_t>(), parse_tail(tail))
-                         : s->split(stage, iter, factor.cast<int64_t>(), parse_tail(tail));
-    return py::make_tuple(leaf_ref(s, stage, r.first), leaf_ref(s, stage, r.second));
-}
-
-std::vector<int> resolve_iters(const SchedulePtr& s, int stage, py::handle iters,
-                               const char* prim) {
-    std::vector<int> out;
-    for (py::handle h : iters) out.push_back(resolve_iter(s, stage, h, prim));
-    return out;
-}
-
-// TVM's reorder: the given loops take the positions they held, in the given order; the others
-// stay where they are. A full permutation of positions is the C++ primitive's argument.
-std::vector<int> full_order(const Stage& st, std::vector<int> given) {
-    std::vector<int> order(st.leaf.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    std::vector<int> slots = given;
-    std::sort(slots.begin(), slots.end());
-    if (std::adjacent_find(slots.begin(), slots.end()) != slots.end())
-        return given;  // a loop given twice: the primitive reports it
-    for (size_t i = 0; i < given.size(); ++i)
-        if (slots[i] >= 0 && slots[i] < static_cast<int>(order.size()))
-            order[slots[i]] = given[i];
-        else
-            return given;  // out of range: the primitive reports it too
-    return order;
-}
-
-// The primitives, index-based (as to_python prints them): every one takes `stage` first.
-void def_primitives(py::class_<Schedule, SchedulePtr>& cls) {
-    using O = py::object;
-    cls.def(
-        "split",
-        [](const SchedulePtr& s, O stage, O iter, O factor, O nparts, std::string tail) {
-            return split(s, stage, iter, factor, nparts, tail);
-        },
-        py::arg("stage"), py::arg("iter"), py::arg("factor") = py::none(),
-        py::arg("nparts") = py::none(), py::arg("tail") = "guard",
-        "Splits a loop by factor= (inner extent) or nparts= (outer extent); returns (outer, "
-        "inner).");
-    cls.def(
-        "fuse",
-        [](const SchedulePtr& s, O stage, py::list iters) {
-            int st = resolve_stage(s, stage, "fuse");
-            return leaf_ref(s, st, s->fuse(st, resolve_iters(s, st, iters, "fuse")));
-        },
-        py::arg("stage"), py::arg("iters"), "Fuses adjacent loops (outermost first).");
-    cls.def(
-        "reorder",
-        [](const SchedulePtr& s, O stage, py::list order) {
-            int st = resolve_stage(s, stage, "reorder");
-            s->reorder(st, full_order(s->stage(st), resolve_iters(s, st, order, "reorder")));
-        },
-        py::arg("stage"), py::arg("order"), "Puts the given loops in this order (in their slots).");
-    cls.def(
-        "tile",
-        [](const SchedulePtr& s, O stage, O x, O y, int64_t fx, int64_t fy) {
-            int st = resolve_stage(s, stage, "tile");
-            int xi = resolve_iter(s, st, x, "tile"), yi = resolve_iter(s, st, y, "tile");
-            int p = s->tile(st, xi, yi, fx, fy);
-            return py::make_tuple(leaf_ref(s, st, p), leaf_ref(s, st, p + 1),
-                                  leaf_ref(s, st, p + 2), leaf_ref(s, st, p + 3));
-        },
-        py::arg("stage"), py::arg("x"), py::arg("y"), py::arg("x_factor"), py::arg("y_factor"),
-        "Tiles two loops; returns (x_outer, y_outer, x_inner, y_inner).");
-#define TESSEL_PY_ANNOTATION(name)                         \
-    cls.def(                                               \
-        #name,                                             \
-        [](const SchedulePtr& s, O stage, O iter) {        \
-            int st = resolve_stage(s, stage, #name);       \
-            s->name(st, resolve_iter(s, st, iter, #name)); \
-        },                                                 \
-        py::arg("stage"), py::arg("iter"));
-    TESSEL_PY_ANNOTATION(vectorize)
-    TESSEL_PY_ANNOTATION(unroll)
-    TESSEL_PY_ANNOTATION(parallel)
-#undef TESSEL_PY_ANNOTATION
-    cls.def(
-        "annotate",
-        [](const SchedulePtr& s, O stage, O iter, const std::string& a) {
-            int st = resolve_stage(s, stage, "annotate");
-            s->annotate(st, resolve_iter(s, st, iter, "annotate"), parse_annotation(a, "annotate"));
-        },
-        py::arg("stage"), py::arg("iter"), py::arg("annotation"));
-    cls.def(
-        "bind",
-        [](const SchedulePtr& s, O stage, O iter, const std::string& thread) {
-            int st = resolve_stage(s, stage, "bind");
-            s->bind(st, resolve_iter(s, st, iter, "bind"), parse_annotation(thread, "bind"));
-        },
-        py::arg("stage"), py::arg("iter"), py::arg("thread"),
-        "Binds a loop to a GPU thread axis (\"threadIdx.x\", \"blockIdx.y\", \"vthread\").");
-    cls.def(
-        "set_scope",
-        [](const SchedulePtr& s, O stage, const std::string& scope) {
-            s->set_scope(resolve_stage(s, stage, "set_scope"), parse_scope(scope, "set_scope"));
-        },
-        py::arg("stage"), py::arg("scope"),
-        "Where the stage's buffer lives: \"global\", \"shared\" (per thread block) or \"local\" "
-        "(per thread).");
-    cls.def(
-        "pragma",
-        [](const SchedulePtr& s, O stage, const std::string& key, int64_t value) {
-            s->apply(PragmaStep{resolve_stage(s, stage, "pragma"), key, value});
-        },
-        py::arg("stage"), py::arg("key"), py::arg("value"),
-        "A stage pragma: \"auto_unroll_max_step\".");
-    cls.def(
-        "compute_at",
-        [](const SchedulePtr& s, O stage, O target, O iter) {
-            int st = resolve_stage(s, stage, "compute_at");
-            int tg = resolve_stage(s, target, "compute_at");
-            s->compute_at(st, tg, resolve_iter(s, tg, iter, "compute_at"));
-        },
-        py::arg("stage"), py::arg("target"), py::arg("target_iter"));
-    cls.def(
-        "compute_inline",
-        [](const SchedulePtr& s, O stage) {
-            s->compute_inline(resolve_stage(s, stage, "compute_inline"));
-        },
-        py::arg("stage"));
-    cls.def(
-        "compute_root",
-        [](const SchedulePtr& s, O stage) {
-            s->compute_root(resolve_stage(s, stage, "compute_root"));
-        },
-        py::arg("stage"));
-}
+    template <typename F>
+    std::vector<int> list(py::handle h, F convert) {
+        std::vector<int> out;
+        if (!is_sequence(h)) return {convert(h)};
+        for (py::handle e : h) out.push_back(convert(e));
+        return out;
+    }
+    void stage(const char* name, int& v) { v = to_stage(s, take(name), prim); }
+    void stages(const char* name, std::vector<int>& v) {
+        v = list(take(name), [&](py::handle h) { return to_stage(s, h, prim); });
+    }
+    void leaf(const char* name, int& v, int st) { v = to_leaf(s, st, take(name), prim); }
+    void leaves(const char* name, std::vector<int>& v, int st) {
+        v = list(take(name), [&](py::handle h) { return to_leaf(s, st, h, prim); });
+    }
+    void leaf_order(const char* name, std::vector<int>& v, int st) { leaves(name, v, st); }
+    void dim(const char* name, int& v, int st) { v = to_dim(s, st, take(name), prim); }
+    void dim_order(const char* name, std::vector<int>& v, int st) {
+        v = list(take(name), [&](py::handle h) { return to_dim(s, st, h, prim); });
+    }
+    template <typename T>
+    void number(const char* name, T& v) {
+        v = take(name).template cast<T>();
+    }
+    template <typename T>
+    void number(const char* name, T& v, T dflt) {
+        py::object o = take(name, false);
+        v = o.is_none() ? dflt : o.template cast<T>();
+    }
+    void text(const char* name, std::string& v) { v = take(name).cast<std::string>(); }
+    template <typename E>
+    void choice(const char* name, E& v, std::type_identity_t<std::optional<E>> dflt = {}) {
+        py::object o = take(name, !dflt.has_value());
+        if (o.is_none()) {
+            v = *dflt;
+            return;
+        }
+        std::string text = py::str(o).cast<std::string>(), legal;
+        for (E e : choice_values(E{})) {
+            if (text == choice_name(e)) {
+                v = e;
+                return;
+            }
+            legal += (legal.empty() ? "" : ", ") + std::string(choice_name(e));
+        }
+        TESSEL_THROW(ScheduleError) << prim << ": unknown " << choice_kind(E{}) << " '" << text
+                                    << "' (one of: " << legal << ")";
+    }
+    void step_index(const char* name, int& v) { v = take(name).cast<int>(); }
+    void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) {
+        py::object fo = take(factor, false), no = py::none();
+        if (kwargs.contains(nparts)) no = kwargs[nparts];
+        if (fo.is_none() == no.is_none())
+            TESSEL_THROW(ScheduleError)
+                << prim << ": give exactly one of " << factor << "= and " << nparts << "=";
+        by_nparts = !no.is_none();
+        f = (by_nparts ? no : fo).cast<int64_t>();
+    }
+    void check_all_used() const {
+        if (next < args.size())
+            throw py::type_error(std::string(prim) + "() takes at most " + std::to_string(next) +
+                                 " positional arguments but " + std::to_string(args.size()) +
+                                 " were given");
+    }
+};
 
 // The tensor of new stage `index` a user indexes s[...] with: the output `like` names (the same
 // output of a multi-output stage) or the first one.
@@ -371,206 +196,236 @@ Tensor new_stage_tensor(const SchedulePtr& s, int index, py::handle like) {
     return op_output(op, v < op_num_outputs(op) ? v : 0);
 }
 
-// cache_read, cache_write, storage layouts, follow_split, rfactor (Schedule.h's second group).
-// The stage-inserting ones return the new stage's tensor, as TVM's do.
-void def_cache_primitives(py::class_<Schedule, SchedulePtr>& cls) {
-    using O = py::object;
-    cls.def(
-        "cache_read",
-        [](const SchedulePtr& s, O tensor, const std::string& scope, O readers) {
-            int st = resolve_stage(s, tensor, "cache_read");
-            std::vector<int> rs;
-            if (py::isinstance<py::list>(readers) || py::isinstance<py::tuple>(readers))
-                for (py::handle r : readers) rs.push_back(resolve_stage(s, r, "cache_read"));
-            else
-                rs.push_back(resolve_stage(s, readers, "cache_read"));
-            return new_stage_tensor(s, s->cache_read(st, scope, rs), tensor);
-        },
-        py::arg("tensor"), py::arg("scope"), py::arg("readers"),
-        "Copies the stage's output into a new stage in `scope` (\"global\", \"shared\", "
-        "\"local\") that `readers` (stages that read it) read instead; returns the copy's tensor.");
-    cls.def(
-        "cache_write",
-        [](const SchedulePtr& s, O tensor, const std::string& scope) {
-            int st = resolve_stage(s, tensor, "cache_write");
-            return new_stage_tensor(s, s->cache_write(st, scope), tensor);
-        },
-        py::arg("tensor"), py::arg("scope"),
-        "Computes the stage into a new stage in `scope` that the stage then copies out (before "
-        "the stage's loop transformations); returns the cache's tensor.");
-    cls.def(
-        "storage_split",
-        [](const SchedulePtr& s, O stage, O dim, int64_t factor) {
-            int st = resolve_stage(s, stage, "storage_split");
-            s->storage_split(st, resolve_dim(s, st, dim, "storage_split"), factor);
-        },
-        py::arg("stage"), py::arg("dim"), py::arg("factor"),
-        "Blocks storage dimension `dim` of the stage's buffer into (outer, inner by `factor`).");
-    cls.def(
-        "storage_reorder",
-        [](const SchedulePtr& s, O stage, py::list order) {
-            int st = resolve_stage(s, stage, "storage_reorder");
-            std::vector<int> dims;
-            for (py::handle d : order) dims.push_back(resolve_dim(s, st, d, "storage_reorder"));
-            s->storage_reorder(st, dims);
-        },
-        py::arg("stage"), py::arg("order"),
-        "Permutes the storage dimensions (every position once, outermost first).");
-    cls.def(
-        "storage_align",
-        [](const SchedulePtr& s, O stage, O dim, int64_t factor, int64_t offset) {
-            int st = resolve_stage(s, stage, "storage_align");
-            s->storage_align(st, resolve_dim(s, st, dim, "storage_align"), factor, offset);
-        },
-        py::arg("stage"), py::arg("dim"), py::arg("factor"), py::arg("offset"),
-        "Pads the stride of storage dimension `dim` to stride % factor == offset.");
-    cls.def(
-        "follow_split",
-        [](const SchedulePtr& s, O stage, O iter, int src_step) {
-            int st = resolve_stage(s, stage, "follow_split");
-            auto r = s->follow_split(st, resolve_iter(s, st, iter, "follow_split"), src_step);
-            return py::make_tuple(leaf_ref(s, st, r.first), leaf_ref(s, st, r.second));
-        },
-        py::arg("stage"), py::arg("iter"), py::arg("src_step"),
-        "Splits a loop as split step `src_step` (an index into the steps) does; returns (outer, "
-        "inner).");
-    cls.def(
-        "rfactor",
-        [](const SchedulePtr& s, O tensor, O axis, int factor_axis) {
-            int st = resolve_stage(s, tensor, "rfactor");
-            int it = resolve_iter(s, st, axis, "rfactor");
-            return new_stage_tensor(s, s->rfactor(st, it, factor_axis), tensor);
-        },
-        py::arg("tensor"), py::arg("axis"), py::arg("factor_axis") = 0,
-        "Factors the reduction over `axis` (a part of a split reduction axis) into a new stage "
-        "whose output has it as dimension `factor_axis`; returns that stage's tensor.");
+// Applies a step of kind T read from the call's arguments; returns what it made: the new stage's
+// tensor (cache_read, cache_write, rfactor), the new loops (split: (outer, inner); fuse), or None.
+template <typename T>
+const std::set<std::string>& field_names();
+
+template <typename T>
+py::object apply_step(const SchedulePtr& s, const char* prim, py::args args, py::kwargs kwargs,
+                      py::dict preset = {}) {
+    // An unknown keyword is Python's TypeError before any field is read.
+    for (auto item : kwargs)
+        if (!field_names<T>().count(item.first.cast<std::string>()))
+            throw py::type_error(std::string(prim) + "() got an unexpected keyword argument '" +
+                                 item.first.cast<std::string>() + "'");
+    StepArgs in{s, prim, args, kwargs, preset, 0};
+    T step;
+    T::fields(step, in);
+    in.check_all_used();
+    StepResult r = s->apply(step);
+    if (r.new_stage >= 0) {
+        py::object like = !args.empty()              ? py::object(args[0])
+                          : kwargs.contains("stage") ? py::object(kwargs["stage"])
+                                                     : py::object(py::none());
+        return py::cast(new_stage_tensor(s, r.new_stage, like));
+    }
+    if (r.leaves.size() == 1) return py::cast(py_leaf(s, step.stage, r.leaves[0]));
+    if (r.leaves.size() == 2)
+        return py::make_tuple(py_leaf(s, step.stage, r.leaves[0]),
+                              py_leaf(s, step.stage, r.leaves[1]));
+    return py::none();
 }
 
-// The TVM-style view: s[C].<primitive>(...) forwards to the schedule's primitive with its stage.
+// The argument list of a step kind's method, for its docstring: "split(stage, iter, ...)".
+struct Signature {
+    std::string params;
+    std::set<std::string> names;
+    void add(const char* name, const std::string& suffix = "") {
+        params += (params.empty() ? "" : ", ") + std::string(name) + suffix;
+        names.insert(name);
+    }
+    void stage(const char* n, int) { add(n); }
+    void stages(const char* n, const std::vector<int>&) { add(n); }
+    void leaf(const char* n, int, int) { add(n); }
+    void leaves(const char* n, const std::vector<int>&, int) { add(n); }
+    void leaf_order(const char* n, const std::vector<int>&, int) { add(n); }
+    void dim(const char* n, int, int) { add(n); }
+    void dim_order(const char* n, const std::vector<int>&, int) { add(n); }
+    template <typename T>
+    void number(const char* n, T, std::type_identity_t<std::optional<T>> dflt = {}) {
+        add(n, dflt ? "=" + std::to_string(*dflt) : "");
+    }
+    void text(const char* n, const std::string&) { add(n); }
+    template <typename E>
+    void choice(const char* n, E, std::type_identity_t<std::optional<E>> dflt = {}) {
+        add(n, dflt ? std::string("=\"") + choice_name(*dflt) + "\"" : "");
+    }
+    void step_index(const char* n, int) { add(n); }
+    void split_factor(const char* f, const char* n, int64_t, bool) {
+        add(f, "=None");
+        add(n, "=None");
+    }
+};
+
+// A method's docstring; pybind11 keeps the pointer, so the text lives as long as the module.
+const char* doc(std::string text) {
+    static std::deque<std::string> docs;
+    return docs.emplace_back(std::move(text)).c_str();
+}
+
+template <typename T>
+const std::set<std::string>& field_names() {
+    static const std::set<std::string> names = [] {
+        Signature sig;
+        const T step{};
+        T::fields(step, sig);
+        return sig.names;
+    }();
+    return names;
+}
+
+template <typename T>
+const char* step_doc() {
+    Signature sig;
+    const T step{};
+    T::fields(step, sig);
+    return doc("Applies a '" + std::string(T::kind) + "' step (docs/schedule.md): " + T::kind +
+               "(" + sig.params + ")");
+}
+
+// One method per step kind, and the annotation sugar (vectorize, unroll, parallel, bind).
+void def_step_methods(py::class_<Schedule, SchedulePtr>& cls) {
+    for_each_step_kind([&cls](auto kind) {
+        using T = decltype(kind);
+        cls.def(
+            T::kind,
+            [](const SchedulePtr& s, py::args args, py::kwargs kw) {
+                return apply_step<T>(s, T::kind, args, kw);
+            },
+            step_doc<T>());
+    });
+    for (IterAnnotation a :
+         {IterAnnotation::Vectorize, IterAnnotation::Unroll, IterAnnotation::Parallel}) {
+        const char* name = annotation_name(a);
+        cls.def(
+            name,
+            [name](const SchedulePtr& s, py::args args, py::kwargs kw) {
+                py::dict preset;
+                preset["annotation"] = name;
+                return apply_step<AnnotateStep>(s, name, args, kw, preset);
+            },
+            doc(std::string(name) + "(stage, iter): annotates a loop"));
+    }
+    cls.def(
+        "bind",
+        [](const SchedulePtr& s, py::args args, py::kwargs kw) {
+            if (kw.contains("thread")) kw["annotation"] = kw.attr("pop")("thread");
+            return apply_step<AnnotateStep>(s, "bind", args, kw);
+        },
+        "bind(stage, iter, thread): binds a loop to a GPU thread axis (\"threadIdx.x\", "
+        "\"blockIdx.y\", \"vthread\").");
+    cls.def(
+        "tile",
+        [](const SchedulePtr& s, py::object stage, py::object x, py::object y, int64_t fx,
+           int64_t fy) {
+            int st = to_stage(s, stage, "tile");
+            int p = s->tile(st, to_leaf(s, st, x, "tile"), to_leaf(s, st, y, "tile"), fx, fy);
+            return py::make_tuple(py_leaf(s, st, p), py_leaf(s, st, p + 1), py_leaf(s, st, p + 2),
+                                  py_leaf(s, st, p + 3));
+        },
+        py::arg("stage"), py::arg("x"), py::arg("y"), py::arg("x_factor"), py::arg("y_factor"),
+        "Tiles two loops; returns (x_outer, y_outer, x_inner, y_inner).");
+}
+
+// Whether a step kind's fields after the stage are one list of loops or dimensions (reorder,
+// fuse, storage_reorder): the stage view then takes its items as arguments, as TVM's does.
+template <typename T>
+constexpr bool takes_loop_list() {
+    return std::is_same_v<T, FuseStep> || std::is_same_v<T, ReorderStep> ||
+           std::is_same_v<T, StorageReorderStep>;
+}
+
+// s[C].<method>(...) calls s.<method>(s[C], ...).
+py::object forward(const PyStage& r, const char* method, py::tuple args, py::kwargs kw) {
+    py::list all;
+    all.append(py::cast(r));
+    for (py::handle a : args) all.append(a);
+    return py::cast(r.s).attr(method)(*py::tuple(all), **kw);
+}
+
+void def_stage_view_methods(py::class_<PyStage>& cls) {
+    for_each_step_kind([&cls](auto kind) {
+        using T = decltype(kind);
+        cls.def(T::kind, [](const PyStage& r, py::args args, py::kwargs kw) {
+            if (takes_loop_list<T>() && !(args.size() == 1 && is_sequence(args[0])))
+                return forward(r, T::kind, py::make_tuple(py::list(args)), kw);
+            return forward(r, T::kind, args, kw);
+        });
+    });
+    for (const char* name : {"vectorize", "unroll", "parallel", "bind"})
+        cls.def(name, [name](const PyStage& r, py::args args, py::kwargs kw) {
+            return forward(r, name, args, kw);
+        });
+    cls.def(
+        "tile",
+        [](const PyStage& r, py::object x, py::object y, py::object fx, py::object fy) {
+            return py::cast(r.s).attr("tile")(r, x, y, fx, fy);
+        },
+        py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"));
+}
+
 void def_stage(py::module_& m) {
-    using O = py::object;
-    auto sched = [](const StageRef& r) { return py::cast(r.s); };
-    py::class_<StageRef>(m, "Stage", "One stage of a schedule (s[tensor]).")
-        .def_property_readonly(
-            "op", [](const StageRef& r) { return r.stage().op; },
-            "The operation the stage computes now (rebuilt by cache_read, cache_write, rfactor).")
-        .def_property_readonly("name", [](const StageRef& r) { return r.stage().name(); })
-        .def_property_readonly("index", &StageRef::index)
+    py::class_<PyStage> cls(m, "Stage", "One stage of a schedule (s[tensor]).");
+    cls.def_property_readonly(
+           "op", [](const PyStage& r) { return r.stage().op; },
+           "The operation the stage computes now (rebuilt by cache_read, cache_write, rfactor).")
+        .def_property_readonly("name", [](const PyStage& r) { return r.stage().name(); })
+        .def_property_readonly("index", &PyStage::index)
         .def_property_readonly(
             "leaf_iter_vars",
-            [](const StageRef& r) {
-                std::vector<IterRef> out;
-                for (int id : r.stage().leaf) out.push_back(IterRef{r, id, r.stage().op});
+            [](const PyStage& r) {
+                std::vector<PyIter> out;
+                for (size_t pos = 0; pos < r.stage().leaf.size(); ++pos)
+                    out.push_back(py_leaf(r.s, r.index(), static_cast<int>(pos)));
                 return out;
             },
             "The current loops, outermost first.")
         .def_property_readonly(
             "all_iter_vars",
-            [](const StageRef& r) {
-                std::vector<IterRef> out;
+            [](const PyStage& r) {
+                std::vector<PyIter> out;
                 for (size_t id = 0; id < r.stage().iters.size(); ++id)
-                    out.push_back(IterRef{r, static_cast<int>(id), r.stage().op});
+                    out.push_back(PyIter{r.s, iter_ref(*r.s, r.index(), static_cast<int>(id))});
                 return out;
             })
         .def_property_readonly(
             "attach",
-            [](const StageRef& r) {
+            [](const PyStage& r) {
                 AttachKind k = r.stage().attach;
                 return k == AttachKind::Root ? "root" : k == AttachKind::Inlined ? "inline" : "at";
             })
-        .def("loop_nest", [](const StageRef& r) { return r.s->loop_nest_string(r.index()); })
-        .def(
-            "split",
-            [sched](const StageRef& r, O parent, O factor, O nparts, std::string tail) {
-                return sched(r).attr("split")(r, parent, factor, nparts, tail);
-            },
-            py::arg("parent"), py::arg("factor") = py::none(), py::arg("nparts") = py::none(),
-            py::arg("tail") = "guard")
-        .def("fuse", [sched](const StageRef& r,
-                             py::args iters) { return sched(r).attr("fuse")(r, py::list(iters)); })
-        .def("reorder", [sched](const StageRef& r,
-                                py::args iters) { sched(r).attr("reorder")(r, py::list(iters)); })
-        .def(
-            "tile",
-            [sched](const StageRef& r, O x, O y, O fx, O fy) {
-                return sched(r).attr("tile")(r, x, y, fx, fy);
-            },
-            py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
-        .def("vectorize", [sched](const StageRef& r, O v) { sched(r).attr("vectorize")(r, v); })
-        .def("unroll", [sched](const StageRef& r, O v) { sched(r).attr("unroll")(r, v); })
-        .def("parallel", [sched](const StageRef& r, O v) { sched(r).attr("parallel")(r, v); })
-        .def("annotate",
-             [sched](const StageRef& r, O v, O a) { sched(r).attr("annotate")(r, v, a); })
-        .def(
-            "bind", [sched](const StageRef& r, O v, O t) { sched(r).attr("bind")(r, v, t); },
-            py::arg("iter"), py::arg("thread"))
-        .def(
-            "set_scope",
-            [sched](const StageRef& r, O scope) { sched(r).attr("set_scope")(r, scope); },
-            py::arg("scope"))
-        .def(
-            "pragma",
-            [sched](const StageRef& r, O key, O value) { sched(r).attr("pragma")(r, key, value); },
-            py::arg("key"), py::arg("value"))
-        .def(
-            "compute_at",
-            [sched](const StageRef& r, O parent, O scope) {
-                sched(r).attr("compute_at")(r, parent, scope);
-            },
-            py::arg("parent"), py::arg("scope"),
-            "Computes this stage inside `parent`'s loop `scope`.")
-        .def(
-            "storage_split",
-            [sched](const StageRef& r, O dim, O factor) {
-                sched(r).attr("storage_split")(r, dim, factor);
-            },
-            py::arg("dim"), py::arg("factor"))
-        .def("storage_reorder",
-             [sched](const StageRef& r, py::args dims) {
-                 sched(r).attr("storage_reorder")(r, py::list(dims));
-             })
-        .def(
-            "storage_align",
-            [sched](const StageRef& r, O axis, O factor, O offset) {
-                sched(r).attr("storage_align")(r, axis, factor, offset);
-            },
-            py::arg("axis"), py::arg("factor"), py::arg("offset"),
-            "Pads the stride of `axis` (an axis or a storage dimension position) to "
-            "stride % factor == offset.")
-        .def(
-            "follow_split",
-            [sched](const StageRef& r, O parent, O src_step) {
-                return sched(r).attr("follow_split")(r, parent, src_step);
-            },
-            py::arg("parent"), py::arg("src_step"))
-        .def("compute_inline", [sched](const StageRef& r) { sched(r).attr("compute_inline")(r); })
-        .def("compute_root", [sched](const StageRef& r) { sched(r).attr("compute_root")(r); })
+        .def("loop_nest", [](const PyStage& r) { return r.s->loop_nest_string(r.index()); })
         .def("__eq__",
-             [](const StageRef& a, O b) {
-                 return py::isinstance<StageRef>(b) && a.s == b.cast<StageRef>().s &&
-                        a.op.same_as(b.cast<StageRef>().op);
+             [](const PyStage& a, py::object b) {
+                 return py::isinstance<PyStage>(b) && a.s == b.cast<PyStage>().s &&
+                        a.ref.op.same_as(b.cast<PyStage>().ref.op);
              })
-        .def("__hash__", [](const StageRef& r) { return std::hash<const void*>()(r.op.get()); })
-        .def("__repr__", [](const StageRef& r) { return "Stage(" + r.op->name + ")"; });
+        .def("__hash__", [](const PyStage& r) { return std::hash<const void*>()(r.ref.op.get()); })
+        .def("__repr__", [](const PyStage& r) { return "Stage(" + r.ref.op->name + ")"; });
+    def_stage_view_methods(cls);
 
-    py::class_<IterRef>(m, "Iterator", "A loop of a stage (what split, fuse and tile return).")
-        .def_property_readonly("name", [](const IterRef& r) { return r.iter().name; })
+    py::class_<PyIter>(m, "Iterator", "A loop of a stage (what split, fuse and tile return).")
+        .def_property_readonly("name", [](const PyIter& r) { return r.iter().name; })
         .def_property_readonly("extent",
-                               [](const IterRef& r) -> py::object {
+                               [](const PyIter& r) -> py::object {
                                    if (auto v = r.iter().const_extent()) return py::int_(*v);
                                    return py::cast(r.iter().extent);
                                })
         .def_property_readonly("kind",
-                               [](const IterRef& r) {
+                               [](const PyIter& r) {
                                    return r.iter().kind == IterKind::Reduction ? "reduction"
                                                                                : "spatial";
                                })
-        .def_property_readonly(
-            "annotation", [](const IterRef& r) { return annotation_name(r.iter().annotation); })
-        .def_property_readonly("stage", [](const IterRef& r) { return r.stage; })
-        .def_property_readonly("id", [](const IterRef& r) { return r.id; })
-        .def("__repr__", [](const IterRef& r) {
-            return "Iterator(" + r.stage.op->name + "." + r.iter().name + ")";
+        .def_property_readonly("annotation",
+                               [](const PyIter& r) { return annotation_name(r.iter().annotation); })
+        .def_property_readonly("stage",
+                               [](const PyIter& r) {
+                                   return PyStage{r.s, r.ref.stage};
+                               })
+        .def_property_readonly("id", [](const PyIter& r) { return r.ref.id; })
+        .def("__repr__", [](const PyIter& r) {
+            return "Iterator(" + r.ref.stage.op->name + "." + r.iter().name + ")";
         });
 }
 
@@ -579,23 +434,16 @@ std::vector<Tensor> to_tensors(py::handle outputs) {
     return outputs.cast<std::vector<Tensor>>();
 }
 
-}  // namespace
-
-void init_schedule(py::module_& m) {
-    def_stage(m);
-    py::class_<Schedule, SchedulePtr> cls(m, "Schedule",
-                                          "How to compute a DAG: its stages and recorded steps.");
-    def_primitives(cls);
-    def_cache_primitives(cls);
+void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
     cls.def("__getitem__",
             [](const SchedulePtr& s, py::object key) {
-                return stage_ref(s, resolve_stage(s, key, "schedule[]"));
+                return PyStage{s, stage_ref(*s, to_stage(s, key, "schedule[]"))};
             })
         .def_property_readonly("stages",
                                [](const SchedulePtr& s) {
-                                   std::vector<StageRef> out;
+                                   std::vector<PyStage> out;
                                    for (const Stage& st : s->stages())
-                                       out.push_back(StageRef{s, st.dag_op});
+                                       out.push_back(PyStage{s, StageRef{st.dag_op}});
                                    return out;
                                })
         .def_property_readonly("outputs", &Schedule::outputs)
@@ -610,7 +458,7 @@ void init_schedule(py::module_& m) {
         .def(
             "loop_nest",
             [](const SchedulePtr& s, py::object stage) {
-                return s->loop_nest_string(resolve_stage(s, stage, "loop_nest"));
+                return s->loop_nest_string(to_stage(s, stage, "loop_nest"));
             },
             py::arg("stage"))
         .def("to_python", &Schedule::to_python, "The steps as a runnable Python script.")
@@ -618,6 +466,16 @@ void init_schedule(py::module_& m) {
         .def(
             "copy", [](const Schedule& s) { return std::make_shared<Schedule>(s); },
             "An independent copy (same steps).");
+}
+
+}  // namespace
+
+void init_schedule(py::module_& m) {
+    def_stage(m);
+    py::class_<Schedule, SchedulePtr> cls(m, "Schedule",
+                                          "How to compute a DAG: its stages and recorded steps.");
+    def_step_methods(cls);
+    def_schedule_queries(cls);
     m.def(
         "create_schedule",
         [](py::object outputs, int max_vector_lanes, int64_t max_unroll) {

@@ -205,26 +205,33 @@ int Schedule::fuse(int stage, const std::vector<int>& iters) {
     return iters[0];
 }
 
-void Schedule::reorder(int stage, const std::vector<int>& order) {
+void Schedule::reorder(int stage, const std::vector<int>& given) {
     Stage& st = A::loop_stage(*this, "reorder", stage);
     std::vector<bool> seen(st.leaf.size(), false);
-    if (order.size() != st.leaf.size()) {
+    if (given.size() > st.leaf.size()) {
         std::ostringstream os;
-        os << "the order lists " << order.size() << " positions; it must list each of the "
-           << st.leaf.size() << " leaf positions 0.." << st.leaf.size() - 1 << " exactly once";
+        os << "the order lists " << given.size() << " positions, but the stage has "
+           << st.leaf.size() << " leaves (positions 0.." << st.leaf.size() - 1 << ")";
         schedule_fail(*this, "reorder", stage, os.str());
     }
-    for (int pos : order) {
+    for (int pos : given) {
         if (pos < 0 || pos >= static_cast<int>(st.leaf.size()) || seen[pos]) {
             std::ostringstream os;
             os << "position " << pos
                << (pos >= 0 && pos < static_cast<int>(seen.size()) ? " is listed twice"
                                                                    : " is not a leaf of this stage")
-               << "; the order must be a permutation of 0.." << st.leaf.size() - 1;
+               << "; the order must be a permutation of (some of) the leaf positions 0.."
+               << st.leaf.size() - 1;
             schedule_fail(*this, "reorder", stage, os.str());
         }
         seen[pos] = true;
     }
+    // Some of the leaves: they take the slots they held, in the given order (TVM's reorder).
+    std::vector<int> order(st.leaf.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::vector<int> slots = given;
+    std::sort(slots.begin(), slots.end());
+    for (size_t i = 0; i < given.size(); ++i) order[slots[i]] = given[i];
     std::vector<int> leaf;
     for (int pos : order) leaf.push_back(st.leaf[pos]);
     std::swap(st.leaf, leaf);

@@ -120,55 +120,58 @@ std::string Schedule::loop_nest_string(int index) const {
     return os.str();
 }
 
-void Schedule::apply(const Step& step) {
-    std::visit(
-        [this](const auto& s) {
+StepResult Schedule::apply(const Step& step) {
+    return std::visit(
+        [this](const auto& s) -> StepResult {
             using T = std::decay_t<decltype(s)>;
-            if constexpr (std::is_same_v<T, SplitStep>) {
-                if (s.by_nparts)
-                    split_nparts(s.stage, s.iter, s.factor, s.tail);
-                else
-                    split(s.stage, s.iter, s.factor, s.tail);
-            } else if constexpr (std::is_same_v<T, FuseStep>) {
-                fuse(s.stage, s.iters);
-            } else if constexpr (std::is_same_v<T, ReorderStep>) {
+            auto pair = [](std::pair<int, int> p) { return StepResult{{p.first, p.second}, -1}; };
+            if constexpr (std::is_same_v<T, SplitStep>)
+                return pair(s.by_nparts ? split_nparts(s.stage, s.iter, s.factor, s.tail)
+                                        : split(s.stage, s.iter, s.factor, s.tail));
+            else if constexpr (std::is_same_v<T, FuseStep>)
+                return {{fuse(s.stage, s.iters)}, -1};
+            else if constexpr (std::is_same_v<T, ReorderStep>)
                 reorder(s.stage, s.order);
-            } else if constexpr (std::is_same_v<T, AnnotateStep>) {
+            else if constexpr (std::is_same_v<T, AnnotateStep>)
                 annotate(s.stage, s.iter, s.annotation);
-            } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                if (s.key != "auto_unroll_max_step") {
-                    ScheduleAccess::loop_stage(*this, "pragma", s.stage);
-                    internal::schedule_fail(
-                        *this, "pragma", s.stage,
-                        "unknown pragma '" + s.key + "' (known: auto_unroll_max_step)");
-                }
-                pragma_auto_unroll(s.stage, s.value);
-            } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
+            else if constexpr (std::is_same_v<T, PragmaStep>)
+                pragma(s.stage, s.key, s.value);
+            else if constexpr (std::is_same_v<T, ComputeAtStep>)
                 compute_at(s.stage, s.target, s.target_iter);
-            } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
+            else if constexpr (std::is_same_v<T, ComputeInlineStep>)
                 compute_inline(s.stage);
-            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
-                set_scope(s.stage, s.scope);
-            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
-                cache_read(s.stage, s.scope, s.readers);
-            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
-                cache_write(s.stage, s.scope);
-            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
-                storage_split(s.stage, s.dim, s.factor);
-            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
-                storage_reorder(s.stage, s.order);
-            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
-                storage_align(s.stage, s.dim, s.factor, s.offset);
-            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
-                follow_split(s.stage, s.iter, s.src_step);
-            } else if constexpr (std::is_same_v<T, RfactorStep>) {
-                rfactor(s.stage, s.iter, s.factor_axis);
-            } else {
-                static_assert(std::is_same_v<T, ComputeRootStep>);
+            else if constexpr (std::is_same_v<T, ComputeRootStep>)
                 compute_root(s.stage);
-            }
+            else if constexpr (std::is_same_v<T, SetScopeStep>)
+                set_scope(s.stage, s.scope);
+            else if constexpr (std::is_same_v<T, CacheReadStep>)
+                return {{}, cache_read(s.stage, s.scope, s.readers)};
+            else if constexpr (std::is_same_v<T, CacheWriteStep>)
+                return {{}, cache_write(s.stage, s.scope)};
+            else if constexpr (std::is_same_v<T, StorageSplitStep>)
+                storage_split(s.stage, s.dim, s.factor);
+            else if constexpr (std::is_same_v<T, StorageReorderStep>)
+                storage_reorder(s.stage, s.order);
+            else if constexpr (std::is_same_v<T, StorageAlignStep>)
+                storage_align(s.stage, s.dim, s.factor, s.offset);
+            else if constexpr (std::is_same_v<T, FollowSplitStep>)
+                return pair(follow_split(s.stage, s.iter, s.src_step));
+            else if constexpr (std::is_same_v<T, RfactorStep>)
+                return {{}, rfactor(s.stage, s.iter, s.factor_axis)};
+            else
+                static_assert(sizeof(T) == 0, "a step kind without its primitive");
+            return {};
         },
         step);
+}
+
+void Schedule::pragma(int stage, const std::string& key, int64_t value) {
+    if (key != "auto_unroll_max_step") {
+        ScheduleAccess::loop_stage(*this, "pragma", stage);
+        internal::schedule_fail(*this, "pragma", stage,
+                                "unknown pragma '" + key + "' (known: auto_unroll_max_step)");
+    }
+    pragma_auto_unroll(stage, value);
 }
 
 Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,

@@ -1,4 +1,5 @@
-// Steps to and from JSON (nlohmann_json).
+// Steps to and from JSON (nlohmann_json), generic over each step's field description
+// (Step.h, `fields()`): one writer and one reader for every kind.
 #include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -11,13 +12,7 @@ namespace tessel {
 using json = nlohmann::json;
 
 const char* step_kind_name(const Step& step) {
-    static const char* names[] = {
-        "split",           "fuse",          "reorder",        "annotate",
-        "pragma",          "compute_at",    "compute_inline", "compute_root",
-        "set_scope",       "cache_read",    "cache_write",    "storage_split",
-        "storage_reorder", "storage_align", "follow_split",   "rfactor"};
-    static_assert(std::variant_size_v<Step> == std::size(names));
-    return names[step.index()];
+    return std::visit([](const auto& s) { return std::decay_t<decltype(s)>::kind; }, step);
 }
 
 namespace {
@@ -31,136 +26,160 @@ const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared, Stor
 const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards,
                                TailStrategy::RoundUp};
 
+// Writes every field under its name.
+struct JsonWriter {
+    json& j;
+    void stage(const char* name, int v) { j[name] = v; }
+    void stages(const char* name, const std::vector<int>& v) { j[name] = v; }
+    void leaf(const char* name, int v, int) { j[name] = v; }
+    void leaves(const char* name, const std::vector<int>& v, int) { j[name] = v; }
+    void leaf_order(const char* name, const std::vector<int>& v, int) { j[name] = v; }
+    void dim(const char* name, int v, int) { j[name] = v; }
+    void dim_order(const char* name, const std::vector<int>& v, int) { j[name] = v; }
+    template <typename T>
+    void number(const char* name, T v, T = T{}) {
+        j[name] = v;
+    }
+    void text(const char* name, const std::string& v) { j[name] = v; }
+    template <typename E>
+    void choice(const char* name, E v, E = E{}) {
+        j[name] = choice_name(v);
+    }
+    void step_index(const char* name, int v) { j[name] = v; }
+    void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
+        j[factor] = f;
+        j[nparts] = by_nparts;
+    }
+};
+
 json to_json(const Step& step) {
     json j;
     j["kind"] = step_kind_name(step);
     std::visit(
         [&j](const auto& s) {
-            using T = std::decay_t<decltype(s)>;
-            j["stage"] = s.stage;
-            if constexpr (std::is_same_v<T, SplitStep>) {
-                j["iter"] = s.iter;
-                j["factor"] = s.factor;
-                j["nparts"] = s.by_nparts;
-                j["tail"] = tail_strategy_name(s.tail);
-            } else if constexpr (std::is_same_v<T, FuseStep>) {
-                j["iters"] = s.iters;
-            } else if constexpr (std::is_same_v<T, ReorderStep>) {
-                j["order"] = s.order;
-            } else if constexpr (std::is_same_v<T, AnnotateStep>) {
-                j["iter"] = s.iter;
-                j["annotation"] = annotation_name(s.annotation);
-            } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                j["key"] = s.key;
-                j["value"] = s.value;
-            } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
-                j["target"] = s.target;
-                j["target_iter"] = s.target_iter;
-            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
-                j["scope"] = scope_name(s.scope);
-            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
-                j["scope"] = s.scope;
-                j["readers"] = s.readers;
-            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
-                j["scope"] = s.scope;
-            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
-                j["dim"] = s.dim;
-                j["factor"] = s.factor;
-            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
-                j["order"] = s.order;
-            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
-                j["dim"] = s.dim;
-                j["factor"] = s.factor;
-                j["offset"] = s.offset;
-            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
-                j["iter"] = s.iter;
-                j["src_step"] = s.src_step;
-            } else if constexpr (std::is_same_v<T, RfactorStep>) {
-                j["iter"] = s.iter;
-                j["factor_axis"] = s.factor_axis;
-            }
+            JsonWriter w{j};
+            std::decay_t<decltype(s)>::fields(s, w);
         },
         step);
     return j;
 }
 
+// Whether `v` is an integer of T's range (1.5 or 1e12 is not a factor).
 template <typename T>
-T field(const json& j, const char* key, size_t index) {
-    if (!j.contains(key))
-        TESSEL_THROW(ScheduleError)
-            << "step " << index << ": missing field '" << key << "' in " << j.dump();
-    try {
-        // Integers must be written as integers: 1.5 or 1e12 is not a factor.
-        bool integral_ok = true;
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            integral_ok = j.at(key).is_number_integer();
-            if (integral_ok && j.at(key).is_number_unsigned())
-                integral_ok = j.at(key).get<uint64_t>() <=
-                              static_cast<uint64_t>(std::numeric_limits<T>::max());
-            if (integral_ok && j.at(key).is_number_integer() && !j.at(key).is_number_unsigned())
-                integral_ok = j.at(key).get<int64_t>() >= std::numeric_limits<T>::min() &&
-                              j.at(key).get<int64_t>() <= std::numeric_limits<T>::max();
-        } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-            for (const json& e : j.at(key))
-                integral_ok = integral_ok && e.is_number_integer() &&
-                              std::abs(e.get<int64_t>()) < (int64_t(1) << 31);
-        }
-        if (!integral_ok)
-            throw json::type_error::create(302, "not an integer of the field's range", nullptr);
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        TESSEL_THROW(ScheduleError)
-            << "step " << index << ": field '" << key << "' has the wrong type in " << j.dump();
-    }
+bool integral_in_range(const json& v) {
+    if (!v.is_number_integer()) return false;
+    if (v.is_number_unsigned())
+        return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    return v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+           v.get<int64_t>() <= std::numeric_limits<T>::max();
 }
 
-template <typename Enum, size_t N>
-Enum enum_field(const json& j, const char* key, size_t index, const Enum (&values)[N],
-                const char* (*name)(Enum)) {
-    std::string text = field<std::string>(j, key, index);
-    for (Enum v : values)
-        if (text == name(v)) return v;
-    TESSEL_THROW(ScheduleError) << "step " << index << ": unknown " << key << " '" << text << "'";
-}
+// Reads every field by its name, checking its JSON type; `index` names the step in messages.
+struct JsonReader {
+    const json& j;
+    size_t index;
+
+    // A field of the wrong type; `expected` says what it should be.
+    [[noreturn]] void fail(const char* name, const char* expected) const {
+        TESSEL_THROW(ScheduleError)
+            << "step " << index << ": field '" << name << "' has the wrong type (expected "
+            << expected << ") in " << j.dump();
+    }
+    const json& at(const char* name) const {
+        if (!j.contains(name))
+            TESSEL_THROW(ScheduleError)
+                << "step " << index << ": missing field '" << name << "' in " << j.dump();
+        return j.at(name);
+    }
+    template <typename T>
+    void integer(const char* name, T& v) const {
+        const json& x = at(name);
+        if (!integral_in_range<T>(x)) fail(name, "an integer of the field's range");
+        v = x.get<T>();
+    }
+    void int_list(const char* name, std::vector<int>& v) const {
+        const json& x = at(name);
+        if (!x.is_array()) fail(name, "a list of integers");
+        v.clear();
+        for (const json& e : x) {
+            if (!integral_in_range<int>(e)) fail(name, "a list of integers");
+            v.push_back(e.get<int>());
+        }
+    }
+    void stage(const char* name, int& v) const { integer(name, v); }
+    void stages(const char* name, std::vector<int>& v) const { int_list(name, v); }
+    void leaf(const char* name, int& v, int) const { integer(name, v); }
+    void leaves(const char* name, std::vector<int>& v, int) const { int_list(name, v); }
+    void leaf_order(const char* name, std::vector<int>& v, int) const { int_list(name, v); }
+    void dim(const char* name, int& v, int) const { integer(name, v); }
+    void dim_order(const char* name, std::vector<int>& v, int) const { int_list(name, v); }
+    template <typename T>
+    void number(const char* name, T& v) const {
+        integer(name, v);
+    }
+    template <typename T>
+    void number(const char* name, T& v, T dflt) const {
+        if (j.contains(name))
+            integer(name, v);
+        else
+            v = dflt;
+    }
+    void text(const char* name, std::string& v) const {
+        const json& x = at(name);
+        if (!x.is_string()) fail(name, "a string");
+        v = x.get<std::string>();
+    }
+    template <typename E>
+    void choice(const char* name, E& v) const {
+        std::string t;
+        text(name, t);
+        for (E e : choice_values(E{}))
+            if (t == choice_name(e)) {
+                v = e;
+                return;
+            }
+        std::string legal;
+        for (E e : choice_values(E{}))
+            legal += std::string(legal.empty() ? "" : ", ") + choice_name(e);
+        TESSEL_THROW(ScheduleError) << "step " << index << ": unknown " << name << " '" << t
+                                    << "' (one of: " << legal << ")";
+    }
+    template <typename E>
+    void choice(const char* name, E& v, E dflt) const {
+        if (j.contains(name))
+            choice(name, v);
+        else
+            v = dflt;
+    }
+    void step_index(const char* name, int& v) const { integer(name, v); }
+    void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) const {
+        integer(factor, f);
+        by_nparts = false;
+        if (!j.contains(nparts)) return;
+        if (!j.at(nparts).is_boolean()) fail(nparts, "true or false");
+        by_nparts = j.at(nparts).get<bool>();
+    }
+};
 
 Step from_json(const json& j, size_t i) {
     if (!j.is_object())
         TESSEL_THROW(ScheduleError) << "step " << i << ": not a JSON object: " << j.dump();
-    std::string kind = field<std::string>(j, "kind", i);
-    int stage = field<int>(j, "stage", i);
-    if (kind == "split")
-        return SplitStep{stage, field<int>(j, "iter", i), field<int64_t>(j, "factor", i),
-                         field<bool>(j, "nparts", i),
-                         enum_field(j, "tail", i, kTails, tail_strategy_name)};
-    if (kind == "fuse") return FuseStep{stage, field<std::vector<int>>(j, "iters", i)};
-    if (kind == "reorder") return ReorderStep{stage, field<std::vector<int>>(j, "order", i)};
-    if (kind == "annotate")
-        return AnnotateStep{stage, field<int>(j, "iter", i),
-                            enum_field(j, "annotation", i, kAnnotations, annotation_name)};
-    if (kind == "pragma")
-        return PragmaStep{stage, field<std::string>(j, "key", i), field<int64_t>(j, "value", i)};
-    if (kind == "compute_at")
-        return ComputeAtStep{stage, field<int>(j, "target", i), field<int>(j, "target_iter", i)};
-    if (kind == "compute_inline") return ComputeInlineStep{stage};
-    if (kind == "compute_root") return ComputeRootStep{stage};
-    if (kind == "set_scope")
-        return SetScopeStep{stage, enum_field(j, "scope", i, kScopes, scope_name)};
-    if (kind == "cache_read")
-        return CacheReadStep{stage, field<std::string>(j, "scope", i),
-                             field<std::vector<int>>(j, "readers", i)};
-    if (kind == "cache_write") return CacheWriteStep{stage, field<std::string>(j, "scope", i)};
-    if (kind == "storage_split")
-        return StorageSplitStep{stage, field<int>(j, "dim", i), field<int64_t>(j, "factor", i)};
-    if (kind == "storage_reorder")
-        return StorageReorderStep{stage, field<std::vector<int>>(j, "order", i)};
-    if (kind == "storage_align")
-        return StorageAlignStep{stage, field<int>(j, "dim", i), field<int64_t>(j, "factor", i),
-                                field<int64_t>(j, "offset", i)};
-    if (kind == "follow_split")
-        return FollowSplitStep{stage, field<int>(j, "iter", i), field<int>(j, "src_step", i)};
-    if (kind == "rfactor")
-        return RfactorStep{stage, field<int>(j, "iter", i), field<int>(j, "factor_axis", i)};
-    TESSEL_THROW(ScheduleError) << "step " << i << ": unknown step kind '" << kind << "'";
+    JsonReader r{j, i};
+    std::string kind;
+    r.text("kind", kind);
+    Step step;
+    bool known = with_step_kind(kind, [&](auto s) {
+        decltype(s)::fields(s, r);
+        step = s;
+    });
+    if (!known) {
+        std::string legal;
+        for_each_step_kind(
+            [&](auto s) { legal += (legal.empty() ? "" : ", ") + std::string(s.kind); });
+        TESSEL_THROW(ScheduleError)
+            << "step " << i << ": unknown step kind '" << kind << "' (one of: " << legal << ")";
+    }
+    return step;
 }
 
 json parse(const std::string& text, const char* what) {
@@ -184,7 +203,32 @@ std::string hex(uint64_t v) {
     return os.str();
 }
 
+// The format version of a schedule record: absent means 1 (written before versions existed).
+void check_format_version(const json& j) {
+    if (!j.contains("format_version")) return;
+    const json& v = j["format_version"];
+    if (!v.is_number_integer())
+        TESSEL_THROW(ScheduleError)
+            << "schedule_from_json: format_version is not an integer: " << v.dump();
+    int64_t version = v.get<int64_t>();
+    if (version < 1 || version > kScheduleFormatVersion)
+        TESSEL_THROW(ScheduleError)
+            << "schedule_from_json: the record has format version " << version
+            << ", and this tessel reads versions 1 to " << kScheduleFormatVersion
+            << (version > kScheduleFormatVersion ? " (it was written by a newer tessel)" : "");
+}
+
 }  // namespace
+
+std::span<const IterAnnotation> choice_values(IterAnnotation) {
+    return kAnnotations;
+}
+std::span<const TailStrategy> choice_values(TailStrategy) {
+    return kTails;
+}
+std::span<const StorageScope> choice_values(StorageScope) {
+    return kScopes;
+}
 
 std::string steps_to_json(const std::vector<Step>& steps) {
     json arr = json::array();
@@ -198,8 +242,10 @@ std::vector<Step> steps_from_json(const std::string& text) {
 
 std::string Schedule::to_json() const {
     json j;
+    j["format_version"] = kScheduleFormatVersion;
     j["workload_key"] = hex(workload_key_);
-    j["steps"] = json::parse(steps_to_json(steps_));
+    j["steps"] = json::array();
+    for (const Step& s : steps_) j["steps"].push_back(tessel::to_json(s));
     return j.dump();
 }
 
@@ -208,7 +254,9 @@ Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::strin
     json j = parse(text, "schedule_from_json");
     if (!j.is_object() || !j.contains("workload_key") || !j.contains("steps"))
         TESSEL_THROW(ScheduleError)
-            << "schedule_from_json: expected {\"workload_key\": ..., \"steps\": [...]}";
+            << "schedule_from_json: expected {\"format_version\": " << kScheduleFormatVersion
+            << ", \"workload_key\": ..., \"steps\": [...]}";
+    check_format_version(j);
     std::string key = j["workload_key"].is_string() ? j["workload_key"].get<std::string>() : "";
     std::string mine = hex(dag_hash(outputs));
     if (key != mine)

@@ -21,76 +21,90 @@ std::string leaf_name(const Schedule& s, int stage, int pos) {
     return st.iters[st.leaf[pos]].name;
 }
 
+std::string stage_name(const Schedule& s, int stage) {
+    return stage >= 0 && stage < static_cast<int>(s.stages().size()) ? s.stages()[stage].name()
+                                                                     : "?";
+}
+
+// Prints a step's fields as the arguments of its Python method, generic over the step's field
+// description (Step.h): positional until a field that is keyword-only (a split's factor= or
+// nparts=) or left at its default; the comment names the stages and loops, as they are in the
+// state before the step.
+struct PythonPrinter {
+    const Schedule& s;
+    std::vector<std::string> args;
+    std::string comment;
+    bool keyword = false;  // once a keyword argument is printed, the rest are keywords too
+
+    void arg(const char* name, const std::string& value) {
+        args.push_back(keyword ? std::string(name) + "=" + value : value);
+    }
+    void stage(const char* name, int v) {
+        arg(name, std::to_string(v));
+        comment += comment.empty() ? stage_name(s, v) : " at " + stage_name(s, v);
+    }
+    void stages(const char* name, const std::vector<int>& v) { arg(name, list(v)); }
+    void leaf(const char* name, int v, int stage) {
+        arg(name, std::to_string(v));
+        comment += (comment == stage_name(s, stage) ? ": " : "'s ") + leaf_name(s, stage, v);
+    }
+    void leaves(const char* name, const std::vector<int>& v, int) { arg(name, list(v)); }
+    void leaf_order(const char* name, const std::vector<int>& v, int) { arg(name, list(v)); }
+    void dim(const char* name, int v, int) { arg(name, std::to_string(v)); }
+    void dim_order(const char* name, const std::vector<int>& v, int) { arg(name, list(v)); }
+    template <typename T>
+    void number(const char* name, T v) {
+        arg(name, std::to_string(v));
+    }
+    template <typename T>
+    void number(const char* name, T v, T) {
+        arg(name, std::to_string(v));
+    }
+    void text(const char* name, const std::string& v) { arg(name, quoted(v)); }
+    template <typename E>
+    void choice(const char* name, E v) {
+        arg(name, quoted(choice_name(v)));
+    }
+    template <typename E>
+    void choice(const char* name, E v, E dflt) {
+        if (v == dflt) {
+            keyword = true;
+            return;
+        }
+        arg(name, quoted(choice_name(v)));
+    }
+    void step_index(const char* name, int v) {
+        arg(name, std::to_string(v));
+        comment += " as step " + std::to_string(v);
+    }
+    void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
+        keyword = true;
+        arg(by_nparts ? nparts : factor, std::to_string(f));
+    }
+    static std::string quoted(const std::string& v) { return "\"" + v + "\""; }
+};
+
+// The Python method for a step: its kind, except that annotations print as the primitive a user
+// writes (s.vectorize(...), s.bind(..., "threadIdx.x")), which the Python API also offers.
+std::string python_method(const Step& step, std::vector<std::string>& args) {
+    const auto* a = std::get_if<AnnotateStep>(&step);
+    if (!a) return step_kind_name(step);
+    if (a->annotation >= IterAnnotation::VThread) return "bind";
+    if (a->annotation == IterAnnotation::None) return "annotate";
+    args.pop_back();  // vectorize, unroll, parallel: the method says it
+    return annotation_name(a->annotation);
+}
+
 // One line of Python for `step`, with a comment naming what it touches in state `s` (the state
 // before the step).
 std::string python_line(const Schedule& s, const Step& step) {
+    PythonPrinter p{s, {}, {}};
+    std::visit([&p](const auto& st) { std::decay_t<decltype(st)>::fields(st, p); }, step);
+    std::string method = python_method(step, p.args);
     std::ostringstream os;
-    std::visit(
-        [&](const auto& st) {
-            using T = std::decay_t<decltype(st)>;
-            std::string stage = st.stage >= 0 && st.stage < static_cast<int>(s.stages().size())
-                                    ? s.stages()[st.stage].name()
-                                    : "?";
-            if constexpr (std::is_same_v<T, SplitStep>) {
-                os << "s.split(" << st.stage << ", " << st.iter << ", "
-                   << (st.by_nparts ? "nparts=" : "factor=") << st.factor;
-                if (st.tail != TailStrategy::Guard)
-                    os << ", tail=\"" << tail_strategy_name(st.tail) << "\"";
-                os << ")  # " << stage << ": split " << leaf_name(s, st.stage, st.iter);
-            } else if constexpr (std::is_same_v<T, FuseStep>) {
-                os << "s.fuse(" << st.stage << ", " << list(st.iters) << ")  # " << stage;
-            } else if constexpr (std::is_same_v<T, ReorderStep>) {
-                os << "s.reorder(" << st.stage << ", " << list(st.order) << ")  # " << stage;
-            } else if constexpr (std::is_same_v<T, AnnotateStep>) {
-                std::string what = st.annotation == IterAnnotation::Vectorize  ? "vectorize"
-                                   : st.annotation == IterAnnotation::Unroll   ? "unroll"
-                                   : st.annotation == IterAnnotation::Parallel ? "parallel"
-                                                                               : "";
-                if (!what.empty())
-                    os << "s." << what << "(" << st.stage << ", " << st.iter << ")";
-                else
-                    os << "s.bind(" << st.stage << ", " << st.iter << ", \""
-                       << annotation_name(st.annotation) << "\")";
-                os << "  # " << stage << ": " << leaf_name(s, st.stage, st.iter);
-            } else if constexpr (std::is_same_v<T, PragmaStep>) {
-                os << "s.pragma(" << st.stage << ", \"" << st.key << "\", " << st.value << ")  # "
-                   << stage;
-            } else if constexpr (std::is_same_v<T, ComputeAtStep>) {
-                os << "s.compute_at(" << st.stage << ", " << st.target << ", " << st.target_iter
-                   << ")  # " << stage << " at " << s.stages()[st.target].name() << "'s "
-                   << leaf_name(s, st.target, st.target_iter);
-            } else if constexpr (std::is_same_v<T, ComputeInlineStep>) {
-                os << "s.compute_inline(" << st.stage << ")  # " << stage;
-            } else if constexpr (std::is_same_v<T, SetScopeStep>) {
-                os << "s.set_scope(" << st.stage << ", \"" << scope_name(st.scope) << "\")  # "
-                   << stage;
-            } else if constexpr (std::is_same_v<T, CacheReadStep>) {
-                os << "s.cache_read(" << st.stage << ", \"" << st.scope << "\", "
-                   << list(st.readers) << ")  # " << stage << "." << st.scope;
-            } else if constexpr (std::is_same_v<T, CacheWriteStep>) {
-                os << "s.cache_write(" << st.stage << ", \"" << st.scope << "\")  # " << stage
-                   << "." << st.scope;
-            } else if constexpr (std::is_same_v<T, StorageSplitStep>) {
-                os << "s.storage_split(" << st.stage << ", " << st.dim << ", " << st.factor
-                   << ")  # " << stage;
-            } else if constexpr (std::is_same_v<T, StorageReorderStep>) {
-                os << "s.storage_reorder(" << st.stage << ", " << list(st.order) << ")  # "
-                   << stage;
-            } else if constexpr (std::is_same_v<T, StorageAlignStep>) {
-                os << "s.storage_align(" << st.stage << ", " << st.dim << ", " << st.factor << ", "
-                   << st.offset << ")  # " << stage;
-            } else if constexpr (std::is_same_v<T, FollowSplitStep>) {
-                os << "s.follow_split(" << st.stage << ", " << st.iter << ", " << st.src_step
-                   << ")  # " << stage << ": split " << leaf_name(s, st.stage, st.iter)
-                   << " as step " << st.src_step;
-            } else if constexpr (std::is_same_v<T, RfactorStep>) {
-                os << "s.rfactor(" << st.stage << ", " << st.iter << ", " << st.factor_axis
-                   << ")  # " << stage << ": " << leaf_name(s, st.stage, st.iter);
-            } else {
-                os << "s.compute_root(" << st.stage << ")  # " << stage;
-            }
-        },
-        step);
+    os << "s." << method << "(";
+    for (size_t i = 0; i < p.args.size(); ++i) os << (i ? ", " : "") << p.args[i];
+    os << ")  # " << p.comment;
     return os.str();
 }
 

@@ -65,9 +65,9 @@ std::vector<StepCase> step_cases() {
              s.split_nparts(w.r, 1, 5, TailStrategy::ShiftInwards);
              s.split(w.bs, 1, 7, TailStrategy::RoundUp);
          },
-         {"s.split(3, 0, factor=8)  # C: split i0",
-          "s.split(4, 1, nparts=5, tail=\"shift_inwards\")  # R: split i1",
-          "s.split(2, 1, factor=7, tail=\"round_up\")  # Bs: split i1"}},
+         {"s.split(3, 0, factor=8)  # C: i0",
+          "s.split(4, 1, nparts=5, tail=\"shift_inwards\")  # R: i1",
+          "s.split(2, 1, factor=7, tail=\"round_up\")  # Bs: i1"}},
         {"fuse",
          [](Schedule& s, const Workload& w) {
              s.fuse(w.r, {0, 1});
@@ -121,14 +121,13 @@ std::vector<StepCase> step_cases() {
              int as = s.cache_read(0, "shared", {w.c});
              s.compute_at(as, s.stage_of(w.C), 0);
          },
-         {"s.cache_read(0, \"shared\", [3])  # A.shared",
-          "s.compute_at(1, 4, 0)  # A.shared at C's i0"}},
+         {"s.cache_read(0, \"shared\", [3])  # A", "s.compute_at(1, 4, 0)  # A.shared at C's i0"}},
         {"cache_write",
          [](Schedule& s, const Workload& w) {
              int cl = s.cache_write(w.c, "local");
              s.compute_at(cl, s.stage_of(w.C), 1);
          },
-         {"s.cache_write(3, \"local\")  # C.local", "s.compute_at(3, 4, 1)  # C.local at C's i1"}},
+         {"s.cache_write(3, \"local\")  # C", "s.compute_at(3, 4, 1)  # C.local at C's i1"}},
         {"storage_split",
          [](Schedule& s, const Workload& w) { s.storage_split(w.bs, 1, 16); },
          {"s.storage_split(2, 1, 16)  # Bs"}},
@@ -145,7 +144,7 @@ std::vector<StepCase> step_cases() {
              s.split(w.r, 0, 8);
              s.follow_split(w.c, 0, 0);
          },
-         {"s.follow_split(3, 0, 0)  # C: split i0 as step 0"}},
+         {"s.follow_split(3, 0, 0)  # C: i0 as step 0"}},
         {"rfactor",
          [](Schedule& s, const Workload& w) {
              s.split(w.c, 2, 8);

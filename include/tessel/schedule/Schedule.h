@@ -107,7 +107,8 @@ struct Stage {
     int attach_iter = -1;              ///< At: the consumer's iterator id
     int64_t auto_unroll_max_step = 0;  ///< pragma: auto-unroll inner loops up to this many steps
     bool is_output = false;            ///< one of the schedule's outputs
-    StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope, cache_read/cache_write)
+    StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
+                                                ///< cache_read/cache_write)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -116,6 +117,15 @@ struct Stage {
 struct ScheduleLimits {
     int max_vector_lanes = 64;
     int64_t max_unroll = 512;  ///< unrolled extent of one loop, and the auto-unroll pragma
+};
+
+/// What applying a step made (Schedule::apply).
+struct StepResult {
+    /// The leaf positions of the loops the step made: split and follow_split (outer, inner),
+    /// fuse (the fused loop); empty for the other kinds.
+    std::vector<int> leaves;
+    /// The index of the stage the step inserted (cache_read, cache_write, rfactor), or -1.
+    int new_stage = -1;
 };
 
 /// The DAG plus the steps applied to it.
@@ -135,7 +145,10 @@ public:
     /// Fuses adjacent leaves (consecutive positions, outermost first, all spatial or all
     /// reduction) into one; returns its position (`iters[0]`).
     int fuse(int stage, const std::vector<int>& iters);
-    /// Reorders the leaves: `order` lists every leaf position once, in the new order.
+    /// Reorders the leaves: `order` lists leaf positions, each at most once, in their new order.
+    /// Listing every leaf gives the new nest; listing some, they take the slots they held among
+    /// themselves and the others stay (TVM's reorder: reorder(s, {3, 1}) swaps leaves 1 and 3).
+    /// The recorded ReorderStep holds the whole permutation.
     void reorder(int stage, const std::vector<int>& order);
     /// Splits two leaves by (fx, fy) and reorders to (xo, yo, xi, yi); returns the position of xo.
     int tile(int stage, int x, int y, int64_t fx, int64_t fy);
@@ -157,6 +170,8 @@ public:
     void set_scope(int stage, StorageScope scope);
     /// Pragma: auto-unroll the stage's innermost loops up to `max_step` total steps.
     void pragma_auto_unroll(int stage, int64_t max_step);
+    /// A stage pragma by name: "auto_unroll_max_step" (pragma_auto_unroll).
+    void pragma(int stage, const std::string& key, int64_t value);
     /// Computes `stage` inside consumer `target` at the target's leaf `target_iter`.
     void compute_at(int stage, int target, int target_iter);
     /// Substitutes `stage` into its consumers (not outputs, not reductions).
@@ -193,8 +208,8 @@ public:
     /// Returns the new (rfactor) stage's index.
     int rfactor(int stage, int iter, int factor_axis);
 
-    /// Applies one step (validated as the primitive would be), recording it.
-    void apply(const Step& step);
+    /// Applies one step (validated as the primitive would be), recording it; says what it made.
+    StepResult apply(const Step& step);
 
     // --- Queries ---
     const std::vector<Stage>& stages() const { return stages_; }

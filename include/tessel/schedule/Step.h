@@ -8,20 +8,30 @@
 // steps recorded before stay valid because a list replays in order. follow_split refers to an
 // earlier split step by its index in the list, so a mutated factor there carries over.
 //
-// Adding a primitive touches: its struct and the Step variant here; Schedule::apply and the
-// primitive in src/schedule/*Primitives.cpp (or RFactor.cpp); the JSON reader/writer in
-// src/schedule/StepJson.cpp; the Python printer in src/schedule/ToPython.cpp; and a test in
-// tests/unit/schedule_steps_test.cpp.
+// ## Fields described once
+// Each step kind names itself (`kind`) and describes its fields once, in `fields()`: the field's
+// name and its role (a stage, a leaf of a stage, a list of leaves, a storage dimension, a number,
+// a choice among named values, ...). The JSON reader and writer (StepJson.cpp), the Python printer
+// (ToPython.cpp) and the Python bindings (python/src/PySchedule.cpp, which converts each argument
+// by its role) are generic over that description; none of them lists the fields again.
+//
+// Adding a primitive touches: its struct here (with `kind` and `fields()`) and the Step variant;
+// the primitive in src/schedule/*Primitives.cpp (or RFactor.cpp) and its line in Schedule::apply;
+// and a case in tests/unit/schedule_steps_test.cpp.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace tessel {
 
 enum class StorageScope : uint8_t;  // ir/IR.h
+/// "global", "shared", "local" (ir/IR.h).
+const char* scope_name(StorageScope s);
 
 /// How a loop is executed; the annotation of an iterator.
 enum class IterAnnotation : uint8_t {
@@ -48,108 +58,250 @@ enum class TailStrategy : uint8_t {
 };
 const char* tail_strategy_name(TailStrategy t);
 
+/// The named values of the enumerations step fields hold (for parsing and error messages), and
+/// their names: `choice_name(v)` is annotation_name, tail_strategy_name or scope_name.
+std::span<const IterAnnotation> choice_values(IterAnnotation);
+std::span<const TailStrategy> choice_values(TailStrategy);
+std::span<const StorageScope> choice_values(StorageScope);
+inline const char* choice_name(IterAnnotation a) {
+    return annotation_name(a);
+}
+inline const char* choice_name(TailStrategy t) {
+    return tail_strategy_name(t);
+}
+inline const char* choice_name(StorageScope s) {
+    return scope_name(s);
+}
+/// What a value of the enumeration is, for messages: "annotation", "tail strategy", "storage
+/// scope".
+inline const char* choice_kind(IterAnnotation) {
+    return "annotation";
+}
+inline const char* choice_kind(TailStrategy) {
+    return "tail strategy";
+}
+inline const char* choice_kind(StorageScope) {
+    return "storage scope";
+}
+
+// How `fields(step, v)` describes a field to a visitor `v` (every visitor has these members;
+// `Int` is `int` or `const int`, and so on, as the step is mutable or not):
+//   v.stage(name, Int& stage)                    a stage index
+//   v.stages(name, IntVector& stages)            a list of stage indices
+//   v.leaf(name, Int& pos, int stage)            a leaf position of stage `stage`
+//   v.leaves(name, IntVector& pos, int stage)    consecutive leaf positions (fuse)
+//   v.leaf_order(name, IntVector& order, int stage)  a permutation of the leaves (reorder)
+//   v.dim(name, Int& dim, int stage)             a storage dimension of stage `stage`
+//   v.dim_order(name, IntVector& order, int stage)   a permutation of the storage dimensions
+//   v.number(name, Number& value)                an integer (int or int64_t)
+//   v.number(name, Number& value, default)       an integer that may be left out
+//   v.text(name, String& value)                  a string (a pragma key, a cache scope)
+//   v.choice(name, Enum& value)                  one of choice_values(Enum{})
+//   v.choice(name, Enum& value, default)         ... that may be left out
+//   v.step_index(name, Int& index)               an index into the schedule's step list
+//   v.split_factor(factor_name, nparts_name, Int64& factor, Bool& by_nparts)
+//                                                a split's factor, or its number of outer parts
+// Fields are described in order: the index a leaf or a dimension belongs to comes first.
+
+#define TESSEL_STEP(Name, kind_name)               \
+    static constexpr const char* kind = kind_name; \
+    bool operator==(const Name&) const = default;
+
 /// Splits leaf `iter` by `factor` (inner extent), or into `factor` outer parts when by_nparts.
 struct SplitStep {
-    int stage, iter;
-    int64_t factor;
+    int stage = 0, iter = 0;
+    int64_t factor = 0;
     bool by_nparts = false;
     TailStrategy tail = TailStrategy::Guard;
-    bool operator==(const SplitStep&) const = default;
+    TESSEL_STEP(SplitStep, "split")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.split_factor("factor", "nparts", s.factor, s.by_nparts);
+        v.choice("tail", s.tail, TailStrategy::Guard);
+    }
 };
 /// Fuses adjacent leaves `iters` (consecutive positions, outermost first) into one.
 struct FuseStep {
-    int stage;
+    int stage = 0;
     std::vector<int> iters;
-    bool operator==(const FuseStep&) const = default;
+    TESSEL_STEP(FuseStep, "fuse")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaves("iters", s.iters, s.stage);
+    }
 };
-/// Permutes the leaves: order[i] is the old position of the new i-th leaf.
+/// Permutes the leaves: order[i] is the old position of the new i-th leaf. (Schedule::reorder
+/// also takes some of the leaves, which keep their slots; the step records the whole order.)
 struct ReorderStep {
-    int stage;
+    int stage = 0;
     std::vector<int> order;
-    bool operator==(const ReorderStep&) const = default;
+    TESSEL_STEP(ReorderStep, "reorder")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf_order("order", s.order, s.stage);
+    }
 };
 /// Sets a leaf's annotation (vectorize, unroll, parallel) or binds it to a GPU thread axis
 /// (vthread, blockIdx.x/y/z, threadIdx.x/y/z: Schedule::bind).
 struct AnnotateStep {
-    int stage, iter;
-    IterAnnotation annotation;
-    bool operator==(const AnnotateStep&) const = default;
+    int stage = 0, iter = 0;
+    IterAnnotation annotation = IterAnnotation::None;
+    TESSEL_STEP(AnnotateStep, "annotate")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.choice("annotation", s.annotation);
+    }
 };
 /// A stage pragma; today only "auto_unroll_max_step".
 struct PragmaStep {
-    int stage;
+    int stage = 0;
     std::string key;
-    int64_t value;
-    bool operator==(const PragmaStep&) const = default;
+    int64_t value = 0;
+    TESSEL_STEP(PragmaStep, "pragma")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.text("key", s.key);
+        v.number("value", s.value);
+    }
 };
 /// Computes `stage` inside stage `target`'s leaf `target_iter`.
 struct ComputeAtStep {
-    int stage, target, target_iter;
-    bool operator==(const ComputeAtStep&) const = default;
+    int stage = 0, target = 0, target_iter = 0;
+    TESSEL_STEP(ComputeAtStep, "compute_at")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.stage("target", s.target);
+        v.leaf("target_iter", s.target_iter, s.target);
+    }
 };
+/// Substitutes the stage into its consumers.
 struct ComputeInlineStep {
-    int stage;
-    bool operator==(const ComputeInlineStep&) const = default;
+    int stage = 0;
+    TESSEL_STEP(ComputeInlineStep, "compute_inline")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
 };
+/// Computes the stage in its own loop nest at the top level.
 struct ComputeRootStep {
-    int stage;
-    bool operator==(const ComputeRootStep&) const = default;
+    int stage = 0;
+    TESSEL_STEP(ComputeRootStep, "compute_root")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
 };
 /// Places the stage's buffer in `scope` (global, shared or local memory).
 struct SetScopeStep {
-    int stage;
-    StorageScope scope;
-    bool operator==(const SetScopeStep&) const = default;
+    int stage = 0;
+    StorageScope scope{};
+    TESSEL_STEP(SetScopeStep, "set_scope")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.choice("scope", s.scope);
+    }
 };
 /// Inserts a stage right after `stage` (at index stage + 1) that copies stage's outputs into
 /// storage `scope` ("global", "shared" or "local"); the stages `readers` (indices before the
 /// insertion) read the copy instead. Later stages shift up by one.
 struct CacheReadStep {
-    int stage;
+    int stage = 0;
     std::string scope;
     std::vector<int> readers;
-    bool operator==(const CacheReadStep&) const = default;
+    TESSEL_STEP(CacheReadStep, "cache_read")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.text("scope", s.scope);
+        v.stages("readers", s.readers);
+    }
 };
 /// Inserts a stage at index `stage` that computes the stage's body into storage `scope`; the
 /// original stage (now stage + 1) copies from it. Later stages shift up by one.
 struct CacheWriteStep {
-    int stage;
+    int stage = 0;
     std::string scope;
-    bool operator==(const CacheWriteStep&) const = default;
+    TESSEL_STEP(CacheWriteStep, "cache_write")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.text("scope", s.scope);
+    }
 };
 /// Storage layout: splits storage dimension `dim` of the stage's buffer into (outer, inner) with
 /// inner extent `factor` (blocking, as packing B of a GEMM into column panels).
 struct StorageSplitStep {
-    int stage, dim;
-    int64_t factor;
-    bool operator==(const StorageSplitStep&) const = default;
+    int stage = 0, dim = 0;
+    int64_t factor = 0;
+    TESSEL_STEP(StorageSplitStep, "storage_split")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.dim("dim", s.dim, s.stage);
+        v.number("factor", s.factor);
+    }
 };
 /// Storage layout: permutes the storage dimensions; order[i] is the old position of the new i-th.
 struct StorageReorderStep {
-    int stage;
+    int stage = 0;
     std::vector<int> order;
-    bool operator==(const StorageReorderStep&) const = default;
+    TESSEL_STEP(StorageReorderStep, "storage_reorder")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.dim_order("order", s.order, s.stage);
+    }
 };
 /// Storage layout: pads storage dimension `dim`'s stride so that stride % factor == offset.
 struct StorageAlignStep {
-    int stage, dim;
-    int64_t factor, offset;
-    bool operator==(const StorageAlignStep&) const = default;
+    int stage = 0, dim = 0;
+    int64_t factor = 0, offset = 0;
+    TESSEL_STEP(StorageAlignStep, "storage_align")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.dim("dim", s.dim, s.stage);
+        v.number("factor", s.factor);
+        v.number("offset", s.offset);
+    }
 };
 /// Splits leaf `iter` by the factor of split step `src_step` (an index into the schedule's step
 /// list, which must be a SplitStep recorded earlier): the split follows that step when a searcher
 /// mutates its factor (Ansor's FollowSplitStep).
 struct FollowSplitStep {
-    int stage, iter, src_step;
-    bool operator==(const FollowSplitStep&) const = default;
+    int stage = 0, iter = 0, src_step = 0;
+    TESSEL_STEP(FollowSplitStep, "follow_split")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.step_index("src_step", s.src_step);
+    }
 };
 /// Factors the reduction of `stage` over leaf `iter` (one part of a split reduction axis) into a
 /// new stage inserted at index `stage`, whose output has the factored loop as data-parallel
 /// dimension `factor_axis`; the original stage (now stage + 1) reduces over it.
 struct RfactorStep {
-    int stage, iter, factor_axis;
-    bool operator==(const RfactorStep&) const = default;
+    int stage = 0, iter = 0, factor_axis = 0;
+    TESSEL_STEP(RfactorStep, "rfactor")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.number("factor_axis", s.factor_axis, 0);
+    }
 };
+#undef TESSEL_STEP
 
 /// One recorded schedule step.
 using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
@@ -157,10 +309,40 @@ using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, Pragma
                           CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
                           FollowSplitStep, RfactorStep>;
 
-/// The step's kind as written in JSON: "split", "fuse", "reorder", "annotate", "pragma",
-/// "compute_at", "compute_inline", "compute_root", "set_scope", "cache_read", "cache_write",
-/// "storage_split", "storage_reorder", "storage_align", "follow_split", "rfactor".
+/// The step's kind as written in JSON and as the Python method that applies it: "split",
+/// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
+/// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
+/// "storage_align", "follow_split", "rfactor" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
+
+/// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that
+/// type); returns false when no kind has that name.
+template <typename F, size_t I = 0>
+bool with_step_kind(const std::string& kind, F&& f) {
+    if constexpr (I == std::variant_size_v<Step>) {
+        return false;
+    } else {
+        using T = std::variant_alternative_t<I, Step>;
+        if (kind == T::kind) {
+            f(T{});
+            return true;
+        }
+        return with_step_kind<F, I + 1>(kind, std::forward<F>(f));
+    }
+}
+
+/// Calls `f(StepType{})` for every step kind, in the variant's order.
+template <typename F>
+void for_each_step_kind(F&& f) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+        (f(std::variant_alternative_t<I, Step>{}), ...);
+    }
+    (std::make_index_sequence<std::variant_size_v<Step>>{});
+}
+
+/// The version of the step and schedule JSON format this tessel writes (and the newest it reads).
+/// Version 1 is the first versioned one; JSON without a version is read as version 1.
+constexpr int kScheduleFormatVersion = 1;
 
 /// A JSON array of steps, one object per step (see docs/schedule.md for the format).
 std::string steps_to_json(const std::vector<Step>& steps);
