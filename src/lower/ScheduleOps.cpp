@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tessel/arith/Simplify.h"
@@ -438,9 +439,25 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
     std::vector<Stmt> init;
     for (size_t v = 0; v < comb.num_values(); ++v)
         init.push_back(BufferStore::make(acc[v], comb->identity[v], zero));
+    // The bound loops go outside the serial ones. A stage computed at a bound loop that had
+    // serial loops outside it in the leaf order needs those loops' variables (its region was
+    // inferred per leaf-order iteration): it is computed inside the innermost of them instead.
+    std::map<int, std::vector<int>> hosted;  // serial loop id -> bound loops computed inside it
+    std::set<int> moved;
+    for (int b : bound) {
+        int host = -1;
+        for (size_t pos = p; st.leaf[pos] != b; ++pos)
+            if (!is_thread_axis(st.iters[st.leaf[pos]].annotation)) host = st.leaf[pos];
+        if (host < 0) continue;
+        hosted[host].push_back(b);
+        moved.insert(b);
+    }
     Stmt update = guarded(i, false, update_into(i, acc, zero));
-    for (size_t k = serial.size(); k-- > 0;)
+    for (size_t k = serial.size(); k-- > 0;) {
+        const std::vector<int>& here = hosted[serial[k]];
+        for (size_t h = here.size(); h-- > 0;) update = with_attached(i, here[h], update);
         update = make_loop(i, serial[k], with_attached(i, serial[k], update));
+    }
     // thread_allreduce(n, m, values, identity, lhs, rhs, result, dest, threads): see ir/IR.h.
     const size_t n = comb.num_values();
     std::vector<Expr> args{make_const(Int(32), static_cast<int64_t>(n)),
@@ -476,7 +493,8 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
             Allocate::make(acc[v]->data, acc[v].dtype(), acc[v].shape(), StorageScope::Local, body);
     }
     for (size_t k = bound.size(); k-- > 0;)
-        body = make_loop(i, bound[k], with_attached(i, bound[k], body));
+        body =
+            make_loop(i, bound[k], moved.count(bound[k]) ? body : with_attached(i, bound[k], body));
     return body;
 }
 
