@@ -378,12 +378,36 @@ Scope leaf_scope(const Stage& st, const StageBounds& b) {
 
 // The index the body reads at for root axis r (see StageBounds::read_values): `value` (relative
 // to the region) clamped to the region's last point where a round-up split may run past it.
-Expr clamped_read_value(const StageBounds& b, size_t r, const Expr& value, const Scope& leaves,
-                        bool has_round_up) {
-    Expr v = simplify(value);
-    Expr last = simplify(Sub::make(b.region_extent[r], make_one(v.type())));
-    if (has_round_up && !can_prove(LE::make(v, last), leaves)) v = simplify(Min::make(v, last));
+// region_min[r] + v (v simplified), folded without the simplifier where it is trivial.
+Expr offset_by_region_min(const StageBounds& b, size_t r, const Expr& v) {
+    if (is_zero(b.region_min[r])) return v;
     return simplify(Add::make(b.region_min[r], v));
+}
+
+// The index the body reads at for root axis r, whose value in the leaves is `v` (simplified).
+Expr clamped_read_value(const StageBounds& b, size_t r, const Expr& v, const Expr& root_value,
+                        const Scope& leaves, bool has_round_up) {
+    if (!has_round_up) return root_value;
+    Expr last = simplify(Sub::make(b.region_extent[r], make_one(v.type())));
+    if (can_prove(LE::make(v, last), leaves)) return root_value;
+    return offset_by_region_min(b, r, simplify(Min::make(v, last)));
+}
+
+// a * b, ceil(a / f) and a == b for extents: integer arithmetic when they are constants (the
+// common case, and the search replays and lowers many states), the simplifier otherwise.
+Expr extent_mul(const Expr& a, const Expr& b) {
+    auto x = as_const_int(a), y = as_const_int(b);
+    if (x && y) return make_const(a.type(), *x * *y);
+    return simplify(Mul::make(a, b));
+}
+Expr extent_ceil_div(const Expr& a, int64_t f) {
+    Expr q = internal::ceil_div(a, f);
+    return as_const_int(q) ? q : simplify(q);
+}
+bool extents_equal(const Expr& a, const Expr& b) {
+    auto x = as_const_int(a), y = as_const_int(b);
+    if (x && y) return *x == *y;
+    return is_zero(simplify(Sub::make(a, b)));
 }
 
 void BoundInference::derive_loops(int i) {
@@ -403,12 +427,12 @@ void BoundInference::derive_loops(int i) {
     for (const IterRelation& rel : st.relations) {
         if (rel.kind == IterRelation::Kind::Fuse) {
             b.iter_extents[rel.fused] =
-                simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
+                extent_mul(b.iter_extents[rel.outer], b.iter_extents[rel.inner]);
             continue;
         }
         Expr parent = b.iter_extents[rel.parent];
         Expr given = make_const(parent.type(), rel.count);
-        Expr other = simplify(internal::ceil_div(parent, rel.count));
+        Expr other = extent_ceil_div(parent, rel.count);
         b.iter_extents[rel.inner] = rel.by_nparts ? other : given;
         b.iter_extents[rel.outer] = rel.by_nparts ? given : other;
     }
@@ -432,8 +456,8 @@ void BoundInference::derive_loops(int i) {
     for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
         const IterRelation& rel = *it;
         if (rel.kind == IterRelation::Kind::Fuse) continue;
-        Expr covered = simplify(Mul::make(b.iter_extents[rel.outer], b.iter_extents[rel.inner]));
-        if (is_zero(simplify(Sub::make(covered, b.iter_extents[rel.parent])))) continue;
+        Expr covered = extent_mul(b.iter_extents[rel.outer], b.iter_extents[rel.inner]);
+        if (extents_equal(covered, b.iter_extents[rel.parent])) continue;
         // Round-up points store into padding and read at the region's last point (read_values).
         bool unguarded = (rel.tail == TailStrategy::RoundUp && round_up_pads(st, rel.parent)) ||
                          shift_inwards_is_safe(st, b, rel);
@@ -448,15 +472,17 @@ void BoundInference::derive_loops(int i) {
                        (rel.kind == IterRelation::Kind::Split && rel.tail == TailStrategy::RoundUp);
     for (size_t r = 0; r < st.root.size(); ++r) {
         int id = st.root[r];
-        b.root_values.push_back(simplify(Add::make(b.region_min[r], value[id])));
-        b.read_values.push_back(clamped_read_value(b, r, value[id], leaves, has_round_up));
+        Expr v = simplify(value[id]);
+        b.root_values.push_back(offset_by_region_min(b, r, v));
+        b.read_values.push_back(
+            clamped_read_value(b, r, v, b.root_values.back(), leaves, has_round_up));
         // Loops cover a constant bound of the region; skip the points past its real extent.
-        if (!is_zero(simplify(Sub::make(b.iter_extents[id], b.region_extent[r]))))
+        if (!extents_equal(b.iter_extents[id], b.region_extent[r]))
             b.guards.push_back({LT::make(value[id], b.region_extent[r]),
                                 st.iters[id].kind == IterKind::Reduction});
         // Storage covers what the loops touch (round-up splits compute past the region).
         Expr storage = b.iter_extents[id];
-        ConstInterval ci = const_bounds_of(simplify(value[id]), leaves);
+        ConstInterval ci = const_bounds_of(v, leaves);
         if (ci.max && as_const_int(storage) && *ci.max + 1 > *as_const_int(storage))
             storage = make_const(storage.type(), *ci.max + 1);
         b.storage_extent.push_back(storage);

@@ -174,9 +174,11 @@ void Schedule::pragma(int stage, const std::string& key, int64_t value) {
     pragma_auto_unroll(stage, value);
 }
 
-Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,
-                ScheduleLimits limits) {
-    Schedule s(outputs, limits);
+Schedule replay(const Schedule& base, const std::vector<Step>& steps) {
+    if (!base.steps().empty())
+        TESSEL_THROW(ScheduleError) << "replay: the base schedule has " << base.steps().size()
+                                    << " steps; replay starts from a fresh schedule";
+    Schedule s = base;  // shares the DAG, its stages' operations and its workload key
     for (size_t i = 0; i < steps.size(); ++i) {
         try {
             s.apply(steps[i]);
@@ -186,6 +188,11 @@ Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& ste
         }
     }
     return s;
+}
+
+Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,
+                ScheduleLimits limits) {
+    return replay(Schedule(outputs, limits), steps);
 }
 
 namespace internal {

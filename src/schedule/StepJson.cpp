@@ -258,12 +258,13 @@ Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::strin
             << ", \"workload_key\": ..., \"steps\": [...]}";
     check_format_version(j);
     std::string key = j["workload_key"].is_string() ? j["workload_key"].get<std::string>() : "";
-    std::string mine = hex(dag_hash(outputs));
+    Schedule fresh(outputs, limits);
+    std::string mine = hex(fresh.workload_key());
     if (key != mine)
         TESSEL_THROW(ScheduleError)
             << "schedule_from_json: the steps were recorded for workload " << key
             << ", but this DAG's workload key is " << mine << "; they cannot be replayed on it";
-    return replay(outputs, steps_from(j["steps"]), limits);
+    return replay(fresh, steps_from(j["steps"]));
 }
 
 }  // namespace tessel

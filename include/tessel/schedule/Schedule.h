@@ -248,6 +248,10 @@ Schedule create_schedule(const std::vector<Tensor>& outputs, ScheduleLimits limi
 /// apply.
 Schedule replay(const std::vector<Tensor>& outputs, const std::vector<Step>& steps,
                 ScheduleLimits limits = {});
+/// Replays `steps` on a copy of `base`, a schedule without steps: what a searcher does for every
+/// candidate. The DAG is not walked or hashed again (the copy shares it), so a replay costs only
+/// its steps.
+Schedule replay(const Schedule& base, const std::vector<Step>& steps);
 /// Replays Schedule::to_json's output; throws ScheduleError if it was recorded for another DAG
 /// (its workload key differs) or a step does not apply.
 Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::string& json,
