@@ -2,6 +2,7 @@
 #include "tessel/Target.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -108,30 +109,40 @@ std::string device_arch(const std::string& spec) {
     return cuda_device_info(0).arch();
 }
 
-void check_arch(const std::string& spec, const std::string& arch) {
+// Device 0's properties when it has architecture `arch` (ignoring an "a" / "f" suffix).
+std::optional<CudaDeviceInfo> device_with_arch(const std::string& arch) {
+    if (!cuda_available() || cuda_device_count() < 1) return std::nullopt;
+    CudaDeviceInfo info = cuda_device_info(0);
+    if (info.arch() != internal::gpu_base_arch(arch)) return std::nullopt;
+    return info;
+}
+
+// A known architecture: one of the table's, or device 0's own.
+void check_arch(const std::string& spec, const std::string& arch, bool on_device) {
     std::string base = internal::gpu_base_arch(arch);
-    bool known = internal::gpu_arch_limits(arch) != nullptr;
+    bool known = internal::gpu_arch_limits(arch) != nullptr || (on_device && base == arch);
     // The "a" (architecture-specific) and "f" (family) suffixes exist from sm_90 on.
     if (known && base != arch) known = std::stoi(base.substr(3)) >= 90;
     if (!known) {
-        TESSEL_THROW(CompileError) << "cuda target '" << spec << "': unknown architecture '" << arch
-                                   << "' (known: " << join(internal::gpu_arch_names(), ", ")
+        TESSEL_THROW(CompileError) << "cuda target '" << spec << "': unknown architecture '"
+                                   << arch << "' (known: "
+                                   << join(internal::gpu_arch_names(), ", ")
                                    << "; sm_90 and later also with an 'a' or 'f' suffix)";
     }
 }
 
 // The limits of `arch`: device 0's when it has that architecture, else the table's.
-GpuLimits gpu_limits_of(const std::string& arch) {
-    GpuLimits limits = *internal::gpu_arch_limits(arch);
-    if (!cuda_available() || cuda_device_count() < 1) return limits;
-    CudaDeviceInfo info = cuda_device_info(0);
-    if (info.arch() != internal::gpu_base_arch(arch)) return limits;
-    limits.max_threads_per_block = info.max_threads_per_block;
-    limits.max_shared_memory_per_block = info.shared_bytes_per_block;
-    limits.max_shared_memory_per_block_optin = info.shared_bytes_per_block_optin;
-    limits.max_registers_per_block = info.registers_per_block;
-    limits.warp_size = info.warp_size;
-    limits.sm_count = info.multiprocessors;
+GpuLimits gpu_limits_of(const std::string& arch, const std::optional<CudaDeviceInfo>& device) {
+    const GpuLimits* table = internal::gpu_arch_limits(arch);
+    GpuLimits limits = table ? *table : GpuLimits{};
+    if (!device) return limits;
+    limits.max_threads_per_block = device->max_threads_per_block;
+    limits.max_shared_memory_per_block = device->shared_bytes_per_block;
+    limits.max_shared_memory_per_block_optin = device->shared_bytes_per_block_optin;
+    limits.max_registers_per_block = device->registers_per_block;
+    limits.warp_size = device->warp_size;
+    limits.max_vthread_extent = 8;
+    limits.sm_count = device->multiprocessors;
     limits.from_driver = true;
     return limits;
 }
@@ -207,18 +218,16 @@ void Target::parse_cuda(const std::string& spec, const std::vector<std::string>&
         std::string value;
         if (option_value(w, "-arch", &value)) {
             set_once(spec, "-arch", value, &arch_, "sm_XX");
-            check_arch(spec, arch_);
         } else if (w == "-fast-math") {
             float_mode_ = TargetFloatMode::Fast;
         } else {
             unknown_option(spec, w, "cuda", kCUDAOptions);
         }
     }
-    if (arch_.empty()) {
-        arch_ = device_arch(spec);
-        check_arch(spec, arch_);
-    }
-    gpu_ = gpu_limits_of(arch_);
+    if (arch_.empty()) arch_ = device_arch(spec);
+    std::optional<CudaDeviceInfo> device = device_with_arch(arch_);
+    check_arch(spec, arch_, device.has_value());
+    gpu_ = gpu_limits_of(arch_, device);
 }
 
 void Target::make_str() {
