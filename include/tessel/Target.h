@@ -11,7 +11,8 @@
 //   llvm  [-mcpu=<cpu>] [-mattr=+f,-g,...] [-num-cores=<n>] [-fast-math | -strict-float]
 //   cuda  [-arch=sm_XX] [-fast-math]
 // `llvm` without -mcpu means this machine: str() spells out the host's CPU name and features.
-// `cuda` without -arch means device 0's architecture (CompileError where there is no GPU).
+// `cuda` without -arch means device 0's architecture (CompileError where there is no GPU); -arch
+// takes an architecture of tessel's table (known_cuda_archs()) or device 0's own.
 // Any unknown kind, option or value is a CompileError that names it and lists the legal ones.
 //
 // The canonical string is kind, then options in a fixed order, each written once:
