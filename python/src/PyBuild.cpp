@@ -272,23 +272,27 @@ void init_build(py::module_& m) {
         py::arg("data"), "A module from Module.save()'s bytes.");
     m.def(
         "build",
-        [](const Schedule& s, std::vector<Tensor> args, const std::string& target,
-           const std::string& name, std::vector<std::string> in_place) {
+        [](const Schedule& s, std::vector<Tensor> args, py::object target, const std::string& name,
+           std::vector<std::string> in_place) {
+            Target t = to_target(target);  // parsed once, here
             BuildOptions options;
             options.in_place = std::move(in_place);
             return run_interruptible<Module>(
-                [s, args, target, name, options] { return build(s, args, target, name, options); });
+                [s, args, t, name, options] { return build(s, args, t, name, options); });
         },
         py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
         py::kw_only(), py::arg("in_place") = std::vector<std::string>{},
-        "Lowers and compiles the schedule into a module with one kernel `name`. `in_place` names "
-        "arguments that may share memory with others (exempt from the overlap check).");
+        "Lowers and compiles the schedule for `target` (a string or a Target) into a module with "
+        "one kernel `name`. `in_place` names arguments that may share memory with others (exempt "
+        "from the overlap check).");
     m.def(
         "build",
-        [](const LoweredFunc& f, const std::string& target) {
-            return run_interruptible<Module>([f, target] { return build(f, target); });
+        [](const LoweredFunc& f, py::object target) {
+            Target t = to_target(target);
+            return run_interruptible<Module>([f, t] { return build(f, t); });
         },
-        py::arg("func"), py::arg("target") = "llvm", "Compiles an already lowered function.");
+        py::arg("func"), py::arg("target") = "llvm",
+        "Compiles an already lowered function for `target` (a string or a Target).");
     m.def("_wait_for_abandoned_workers", &wait_for_abandoned_workers, py::arg("seconds"));
 }
 

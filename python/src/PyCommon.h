@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessel/Error.h"
+#include "tessel/Target.h"
 #include "tessel/ir/IR.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/runtime/DataType.h"
@@ -32,6 +33,7 @@ void init_lower(py::module_& m);
 void init_build(py::module_& m);
 void init_ndarray(py::module_& m);
 void init_device(py::module_& m);
+void init_target(py::module_& m);
 
 /// A Python value as an expression: Expr, IterVar (its variable), bool, int (int32 when it fits,
 /// else int64), float (float32, as TVM's literals). Anything else is a DSLError naming `what`.
@@ -48,6 +50,8 @@ std::vector<IterVar> to_axis_list(py::handle axis, const char* what);
 DataType to_data_type(Type t);
 /// A device from "cpu", "cpu:0", "cuda:1" or a Device.
 Device to_device(py::handle device);
+/// A target from a string (parsed: CompileError for a bad one) or a Target; TypeError otherwise.
+Target to_target(py::handle target);
 
 /// Runs `work` on a worker thread with the GIL released, checking for Ctrl-C (and other
 /// signals) every few milliseconds: on KeyboardInterrupt the call returns at once (raising it)

@@ -38,6 +38,7 @@ py::dict device_info_dict(const CudaDeviceInfo& info) {
     d["arch"] = info.arch();
     d["multiprocessors"] = info.multiprocessors;
     d["max_threads_per_block"] = info.max_threads_per_block;
+    d["warp_size"] = info.warp_size;
     d["max_block_dim"] =
         py::make_tuple(info.max_block_dim[0], info.max_block_dim[1], info.max_block_dim[2]);
     d["max_grid_dim"] =

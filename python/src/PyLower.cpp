@@ -1,5 +1,6 @@
 // ts.lower(s, args): the lowered loop IR, printable (str() is the readable loop nest).
 #include <cstring>
+#include <optional>
 
 #include <pybind11/numpy.h>
 
@@ -69,19 +70,30 @@ void init_lower(py::module_& m) {
         .def("__repr__", [](const LoweredFunc& f) { return to_string(f); });
     m.def(
         "lower",
-        [](const Schedule& s, std::vector<Tensor> args, const std::string& name,
-           py::object bounds_check) {
+        [](const Schedule& s, std::vector<Tensor> args, const std::string& name, py::object target,
+           py::object bounds_check, const std::string& stop_after) {
             LowerOptions options = LowerOptions::from_env();
             if (!bounds_check.is_none()) options.bounds_check = bounds_check.cast<bool>();
+            options.stop_after = stop_after;
+            std::optional<Target> t;
+            if (!target.is_none()) t = to_target(target);
             // Runs without the GIL; Ctrl-C interrupts the wait (see run_interruptible).
-            return run_interruptible<LoweredFunc>(
-                [s, args, name, options] { return lower(s, args, name, options); });
+            return run_interruptible<LoweredFunc>([s, args, name, options, t] {
+                return t ? lower(s, args, *t, name, options) : lower(s, args, name, options);
+            });
         },
         py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::kw_only(),
-        py::arg("bounds_check") = py::none(),
+        py::arg("target") = py::none(), py::arg("bounds_check") = py::none(),
+        py::arg("stop_after") = "",
         "Lowers the schedule to loop IR over `args` (placeholders and outputs, in call order). "
-        "bounds_check=True inserts a run-time check before every access (default: "
-        "TESSEL_BOUNDS_CHECK).");
+        "target= (a string or a Target) lowers for it: for a GPU target the function is split "
+        "into kernels and the target's limits are checked; without one, thread-bound loops stay "
+        "in place for the interpreter. bounds_check=True inserts a run-time check before every "
+        "access (default: TESSEL_BOUNDS_CHECK). stop_after='partition_loops' returns the IR "
+        "after that pass (lower_pass_names() lists them).");
+    m.def(
+        "lower_pass_names", [](py::object target) { return lower_pass_names(to_target(target)); },
+        py::arg("target") = "llvm", "The passes of lower() for `target`, in order.");
 }
 
 }  // namespace tessel::python

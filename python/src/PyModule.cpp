@@ -29,6 +29,7 @@ PYBIND11_MODULE(_tessel, m) {
     init_tensor(m);
     init_reducer(m);
     init_schedule(m);
+    init_target(m);
     init_lower(m);
     init_build(m);
     init_ndarray(m);

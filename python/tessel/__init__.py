@@ -93,9 +93,11 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     create_schedule,
     schedule_from_json,
     dag_hash,
-    # lowering and building
+    # targets, lowering and building
+    Target,
     LoweredFunc,
     lower,
+    lower_pass_names,
     Module,
     Function,
     TimingResult,

@@ -1,20 +1,19 @@
-// The backends behind build(): Build.cpp picks one by the target string's first word.
+// The backends behind build(): Build.cpp picks one by the target's kind.
 #pragma once
 
-#include <string>
-
+#include "tessel/Target.h"
 #include "tessel/codegen/Build.h"
 
 namespace tessel::internal {
 
-/// Throws CompileError for a malformed "llvm ..." target (or when LLVM is not built in).
-void check_llvm_target(const std::string& target);
+/// Throws CompileError when the LLVM backend is not built in (NoLLVM.cpp).
+void check_llvm_backend(const Target& target);
 /// The LLVM backend (codegen/llvm/BuildLLVM.cpp, or NoLLVM.cpp's error).
-Module build_llvm(const LoweredFunc& f, const std::string& target, const BuildOptions& options);
+Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions& options);
 
-/// Throws CompileError for a malformed "cuda ..." target (or when NVRTC is not built in).
-void check_cuda_target(const std::string& target);
+/// Throws CompileError when NVRTC is not built in.
+void check_cuda_backend(const Target& target);
 /// The CUDA backend (codegen/cuda/BuildCUDA.cpp).
-Module build_cuda(const LoweredFunc& f, const std::string& target, const BuildOptions& options);
+Module build_cuda(const LoweredFunc& f, const Target& target, const BuildOptions& options);
 
 }  // namespace tessel::internal

@@ -18,12 +18,12 @@ namespace {
 
 namespace internal {
 
-void check_llvm_target(const std::string& target) {
-    no_backend(target);
+void check_llvm_backend(const Target& target) {
+    no_backend(target.str());
 }
 
-Module build_llvm(const LoweredFunc&, const std::string& target, const BuildOptions&) {
-    no_backend(target);
+Module build_llvm(const LoweredFunc&, const Target& target, const BuildOptions&) {
+    no_backend(target.str());
 }
 
 }  // namespace internal

@@ -71,11 +71,4 @@ KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options
     return sig;
 }
 
-std::string target_kind(const std::string& target) {
-    size_t begin = target.find_first_not_of(' ');
-    if (begin == std::string::npos) return "";
-    size_t end = target.find(' ', begin);
-    return target.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-}
-
 }  // namespace tessel::internal

@@ -20,7 +20,4 @@ DataType runtime_type(Type t, const char* backend);
 KernelSignature make_signature(const LoweredFunc& f, const BuildOptions& options, DeviceType device,
                                const char* backend, std::vector<Var>* shape_vars);
 
-/// The first word of a target string ("llvm", "cuda").
-std::string target_kind(const std::string& target);
-
 }  // namespace tessel::internal

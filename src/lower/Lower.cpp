@@ -1,12 +1,15 @@
 // The lowering pipeline: every pass, in order. TESSEL_DEBUG=1 prints pass names, =2 the IR after
-// each pass; TESSEL_TIME_PASSES=1 prints pass timings (STYLE.md rule 1).
+// each pass; TESSEL_TIME_PASSES=1 prints pass timings (STYLE.md rule 1); LowerOptions::stop_after
+// ends the pipeline after a named pass.
 #include "tessel/lower/Lower.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "tessel/Error.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/InjectBoundsChecks.h"
@@ -15,6 +18,7 @@
 #include "tessel/lower/PartitionLoops.h"
 #include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
+#include "tessel/lower/SplitHostDevice.h"
 #include "tessel/lower/StorageFlatten.h"
 #include "tessel/lower/UnrollLoops.h"
 #include "tessel/lower/VectorizeLoops.h"
@@ -46,12 +50,39 @@ std::string to_string(const LoweredFunc& f) {
 
 namespace {
 
-// Runs one pass with the logging STYLE.md asks for.
+// The passes in pipeline order; a GPU target adds split_host_device before verify_lowered.
+std::vector<std::string> pass_names(bool gpu) {
+    std::vector<std::string> names = {
+        "verify_thread_mapping",  "schedule_ops",        "simplify",
+        "inject_virtual_threads", "insert_barriers",     "partition_loops",
+        "storage_flatten",        "vectorize_loops",     "unroll_loops",
+        "remove_no_op",           "inject_bounds_checks"};
+    if (gpu) names.push_back("split_host_device");
+    names.push_back("verify_lowered");
+    return names;
+}
+
+void check_stop_after(const LowerOptions& o, const std::vector<std::string>& names) {
+    if (o.stop_after.empty() || std::find(names.begin(), names.end(), o.stop_after) != names.end())
+        return;
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    TESSEL_THROW(ScheduleError) << "lower: unknown pass '" << o.stop_after
+                                << "' in stop_after (passes: " << list << ")";
+}
+
+// Runs one pass with the logging STYLE.md asks for; after the stop_after pass, runs nothing.
 class PassRunner {
 public:
-    explicit PassRunner(const LowerOptions& o) : o_(o) {}
+    PassRunner(const LowerOptions& o, std::vector<std::string> names)
+        : o_(o), names_(std::move(names)) {
+        check_stop_after(o, names_);
+    }
     template <typename F>
     void run(const char* name, LoweredFunc* f, F pass) {
+        TESSEL_CHECK(std::find(names_.begin(), names_.end(), name) != names_.end())
+            << "pass " << name << " is missing from pass_names()";
+        if (stopped_) return;
         auto t0 = std::chrono::steady_clock::now();
         Stmt before = f->body;
         pass(f);
@@ -65,17 +96,20 @@ public:
                 std::fprintf(stderr, "%s\n", to_string(*f).c_str());
         }
         if (o_.time_passes) std::fprintf(stderr, "[tessel] %-24s %8.3f ms\n", name, ms);
+        stopped_ = o_.stop_after == name;
     }
 
 private:
     const LowerOptions& o_;
+    std::vector<std::string> names_;
+    bool stopped_ = false;
 };
 
-}  // namespace
-
-LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
-                  const LowerOptions& options) {
-    PassRunner pass(options);
+// The pipeline; `target` is null for target-independent lowering.
+LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const Target* target,
+                      const std::string& name, const LowerOptions& options) {
+    bool gpu = target && target->is_gpu();
+    PassRunner pass(options, pass_names(gpu));
     LoweredFunc f;
     int64_t max_unroll = s.limits().max_unroll;
     pass.run("verify_thread_mapping", &f, [&](LoweredFunc*) { verify_thread_mapping(s); });
@@ -95,8 +129,27 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std:
     pass.run("remove_no_op", &f, [](LoweredFunc* g) { g->body = remove_no_op(g->body); });
     if (options.bounds_check)
         pass.run("inject_bounds_checks", &f, [](LoweredFunc* g) { *g = inject_bounds_checks(*g); });
+    if (gpu)
+        pass.run("split_host_device", &f,
+                 [&](LoweredFunc* g) { *g = split_host_device(*g, *target); });
     pass.run("verify_lowered", &f, [](LoweredFunc* g) { verify_lowered(*g); });
     return f;
+}
+
+}  // namespace
+
+std::vector<std::string> lower_pass_names(const Target& target) {
+    return pass_names(target.is_gpu());
+}
+
+LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
+                  const std::string& name, const LowerOptions& options) {
+    return lower_for(s, args, &target, name, options);
+}
+
+LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
+                  const LowerOptions& options) {
+    return lower_for(s, args, nullptr, name, options);
 }
 
 }  // namespace tessel

@@ -14,6 +14,7 @@
 #include "codegen/cuda/NVRTC.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/Lower.h"
+#include "tessel/lower/SplitHostDevice.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
 
@@ -25,10 +26,21 @@ struct CudaOutput {
     std::vector<std::string> shape_vars;
 };
 
-/// Lowers and generates (codegen_cuda); throws what they throw.
+/// The target the CUDA tests compile for (no GPU needed).
+inline const Target& cuda_test_target() {
+    static const Target t("cuda -arch=sm_90");
+    return t;
+}
+
+/// `f` split into kernels for cuda_test_target() (hand-written IR before codegen_cuda).
+inline LoweredFunc split_for_cuda(const LoweredFunc& f) {
+    return split_host_device(f, cuda_test_target());
+}
+
+/// Lowers for cuda_test_target() and generates (codegen_cuda); throws what they throw.
 inline CudaOutput generate_cuda(const Schedule& s, const std::vector<Tensor>& args,
                                 const BuildOptions& options = {}, bool fast_math = false) {
-    LoweredFunc f = lower(s, args, "main");
+    LoweredFunc f = lower(s, args, cuda_test_target(), "main");
     std::vector<Var> shape_vars;
     internal::make_signature(f, options, DeviceType::CUDA, "cuda", &shape_vars);
     CudaOutput out{internal::codegen_cuda(f, shape_vars, {options.in_place, fast_math}), {}};

@@ -48,7 +48,8 @@ TEST(CudaDeclarationScopes, SameAllocateAndLetTwiceInOneSequence) {
     Stmt copy0 = LetStmt::make(x, t * 4, through_local(tmp, c, x, 1.0f));
     Stmt copy1 = LetStmt::make(x, t * 4 + 1, through_local(tmp, c, x, 2.0f));
     std::string src =
-        internal::codegen_cuda(one_block(c, t, Seq::make({copy0, copy1})), {}, {}).source;
+        internal::codegen_cuda(split_for_cuda(one_block(c, t, Seq::make({copy0, copy1}))), {}, {})
+            .source;
     EXPECT_EQ(count(src, "float tmp[1];"), 2u) << src;
     expect_nvrtc_compiles(src);
 }
@@ -62,7 +63,8 @@ TEST(CudaDeclarationScopes, RebindingInsideItsOwnBodyAndDistinctVarsOfOneName) {
     Stmt nested = Allocate::make(other, Float(32), {1}, StorageScope::Local,
                                  through_local(tmp, c, t * 4 + 2, Load::make(Float(32), other, 0)));
     std::string src =
-        internal::codegen_cuda(one_block(c, t, Seq::make({outer, nested})), {}, {}).source;
+        internal::codegen_cuda(split_for_cuda(one_block(c, t, Seq::make({outer, nested}))), {}, {})
+            .source;
     EXPECT_TRUE(contains(src, "float tmp[1];")) << src;
     EXPECT_TRUE(contains(src, "float tmp_1[1];")) << src;
     expect_nvrtc_compiles(src);
@@ -75,7 +77,7 @@ TEST(CudaDeclarationScopes, VectorLetLanesDoNotTakeAnotherVariablesName) {
     Expr value = x + Broadcast::make(y, 4);
     Stmt store = Store::make(c->data, value, Ramp::make(t * 4, 1, 4));
     Stmt body = LetStmt::make(x, Ramp::make(t, 1, 4), LetStmt::make(y, t + 7, store));
-    std::string src = internal::codegen_cuda(one_block(c, t, body), {}, {}).source;
+    std::string src = internal::codegen_cuda(split_for_cuda(one_block(c, t, body)), {}, {}).source;
     EXPECT_EQ(count(src, " x_l0 = "), 1u) << src;  // lane 0 of x and the variable x_l0 differ
     expect_nvrtc_compiles(src);
 }

@@ -92,7 +92,7 @@ void export_case(const std::string& name, const Schedule& s, std::vector<Tensor>
                  std::vector<int64_t> shape_values = {}, bool fast_math = false) {
     const char* dir = std::getenv("TESSEL_CUDA_GPU_EXPORT");
     if (!dir) GTEST_SKIP();
-    LoweredFunc f = lower(s, args, "main");
+    LoweredFunc f = lower(s, args, cuda_test_target(), "main");
     std::vector<Var> shape_vars;
     KernelSignature sig = internal::make_signature(f, {}, DeviceType::CUDA, "cuda", &shape_vars);
     internal::CudaCode code = internal::codegen_cuda(f, shape_vars, {{}, fast_math});

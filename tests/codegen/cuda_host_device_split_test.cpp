@@ -29,7 +29,7 @@ TEST(CudaHostDeviceSplit, HostLetIfAndAssertMoveIntoKernels) {
                            kernel(c, floordiv(n, 64), 1.0f), Store::make(c->data, 2.0f, 0)});
     body = IfThenElse::make(n > 64, LetStmt::make(half, floordiv(n, 2), body));
     LoweredFunc f{"f", {c}, body};
-    internal::CudaCode code = internal::codegen_cuda(f, {n}, {});
+    internal::CudaCode code = internal::codegen_cuda(split_for_cuda(f), {n}, {});
     ASSERT_EQ(code.plan.launches.size(), 2u);
     int64_t n_value = 640;
     EXPECT_EQ(code.plan.launches[0].grid[0].eval(&n_value), 10);
@@ -51,5 +51,5 @@ TEST(CudaHostDeviceSplit, SharedBufferOfSymbolicSize) {
     Stmt inner = Allocate::make(s, Float(32), {n}, StorageScope::Shared, outer->body);
     Stmt body = For::make(outer->loop_var, 0, 4, ForKind::ThreadBound, inner, "blockIdx.x");
     LoweredFunc f{"f", {c}, body};
-    EXPECT_THROW(internal::codegen_cuda(f, {n}, {}), CompileError);
+    EXPECT_THROW(internal::codegen_cuda(split_for_cuda(f), {n}, {}), CompileError);
 }

@@ -1,6 +1,6 @@
 // build(): a schedule (or a lowered function) to a runtime Module of machine code.
 //
-//   Module m = build(s, {A, B, C}, "llvm -mattr=+avx2");
+//   Module m = build(s, {A, B, C}, Target("llvm -mattr=+avx2"));   // or the string itself
 //   m.get("main")({a, b, c});
 //
 // Only available when tessel is built with the LLVM backend (TESSEL_USE_LLVM); without it build()
@@ -12,33 +12,46 @@
 #include <string>
 #include <vector>
 
+#include "tessel/Target.h"
+#include "tessel/lower/Lower.h"
 #include "tessel/lower/LoweredFunc.h"
 #include "tessel/runtime/Module.h"
 #include "tessel/schedule/Schedule.h"
 
 namespace tessel {
 
-/// What build() may assume of a kernel's arguments beyond the signature.
+/// What build() may assume of a kernel's arguments beyond the signature, and how it reports.
 struct BuildOptions {
     /// Names of arguments that may share memory with other arguments (e.g. an elementwise
     /// kernel computing its output over its input). They are exempt from the runtime's overlap
     /// check, and the generated code makes no no-alias assumption about them; every other
     /// argument is assumed disjoint from all others (the runtime checks it before each call).
     std::vector<std::string> in_place;
+    /// The options of lower() and of the backends' output, read from the environment once, when
+    /// the BuildOptions is made: `lower.debug` >= 3 (TESSEL_DEBUG=3) prints the optimised LLVM IR
+    /// or the CUDA C of each built kernel.
+    LowerOptions lower = LowerOptions::from_env();
 };
 
-/// Lowers `s` over `args` (lower() in lower/Lower.h) and compiles it for `target` into a module
-/// with one kernel called `name`. Targets: "llvm" (the host CPU: its features, generic tuning),
-/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,...", "llvm -fast-math" (LLVM's fast-math
-/// flags on every float operation: reassociation, no NaNs or infinities; off by default) and
-/// "llvm -strict-float" (no contraction of a * b + c into a fused multiply-add, which is allowed
-/// by default; ir/IR.h, "Floats"); options combine. Throws CompileError for any other target
-/// string, an unknown CPU or feature, an unknown argument name in `options`, or IR the backend
-/// cannot compile.
+/// Lowers `s` over `args` for `target` (lower() in lower/Lower.h) and compiles it into a module
+/// with one kernel called `name`. llvm targets need the LLVM backend, cuda targets NVRTC
+/// (CompileError naming the missing backend, before lowering). Throws CompileError for an
+/// unknown argument name in `options` or IR the backend cannot compile, ScheduleError for a
+/// schedule that cannot be lowered for the target (docs/target.md lists the targets).
+Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
+             const std::string& name = "main", const BuildOptions& options = {});
+
+/// build() for the target string `target`, parsed once (Target(target)): "llvm" (this machine),
+/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,...", "llvm -fast-math", "llvm -strict-float",
+/// "cuda", "cuda -arch=sm_90"; CompileError for any other string (docs/target.md).
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
              const std::string& name = "main", const BuildOptions& options = {});
 
-/// Compiles an already lowered function (after storage flattening) for `target`.
+/// Compiles an already lowered function (after storage flattening) for `target`. A function
+/// lowered without a GPU target is split into kernels here (split_host_device) for cuda.
+Module build(const LoweredFunc& f, const Target& target, const BuildOptions& options = {});
+
+/// build() of a lowered function for the target string `target`, parsed once.
 Module build(const LoweredFunc& f, const std::string& target = "llvm",
              const BuildOptions& options = {});
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/Target.h"
 #include "tessel/lower/LoweredFunc.h"
 #include "tessel/schedule/Schedule.h"
 
@@ -13,17 +14,37 @@ namespace tessel {
 struct LowerOptions {
     /// Insert a run-time check before every load and store (TESSEL_BOUNDS_CHECK=1).
     bool bounds_check = false;
-    /// 0: quiet; 1: pass names; 2: the IR after each pass (TESSEL_DEBUG).
+    /// 0: quiet; 1: pass names; 2: the IR after each pass; 3: also the code build() generates
+    /// (TESSEL_DEBUG).
     int debug = 0;
     /// Print each pass's time (TESSEL_TIME_PASSES=1).
     bool time_passes = false;
+    /// When not empty, the pipeline stops after the pass of this name (its first run, for
+    /// "simplify") and returns the IR as it is then: "partition_loops" gives the IR just before
+    /// storage flattening, with multi-dimensional BufferLoad/BufferStore accesses (what the cost
+    /// model's features read). lower_pass_names() lists the names; any other name is a
+    /// ScheduleError listing them.
+    std::string stop_after;
     static LowerOptions from_env();
 };
 
+/// The passes of lower() for `target`, in order ("simplify" runs three times and is listed
+/// once): the names LowerOptions::stop_after accepts and TESSEL_DEBUG prints.
+std::vector<std::string> lower_pass_names(const Target& target);
+
 /// Lowers schedule `s` to a function over `args` (every placeholder the DAG reads and every
-/// output, in the order the caller will pass them). Deterministic: the same schedule and
-/// arguments give byte-identical printed IR, in any process. Throws ScheduleError for bad
-/// arguments or schedules that cannot be lowered.
+/// output, in the order the caller will pass them) for `target`. For a GPU target the last pass
+/// splits the function into workspaces and kernels (split_host_device, lower/SplitHostDevice.h)
+/// and checks the target's limits. Deterministic: the same schedule, arguments and target give
+/// byte-identical printed IR, in any process. Throws ScheduleError for bad arguments (an unknown
+/// stop_after name included) or schedules that cannot be lowered for the target.
+LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
+                  const std::string& name = "main",
+                  const LowerOptions& options = LowerOptions::from_env());
+
+/// Lowers without a target: the pipeline up to verify_lowered, with no host/device split and no
+/// target limits. Thread-bound loops stay in place, so the loop interpreter runs GPU schedules as
+/// SPMD programs; build() for "cuda" splits such a function itself.
 LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args,
                   const std::string& name = "main",
                   const LowerOptions& options = LowerOptions::from_env());

@@ -26,6 +26,7 @@ struct CudaDeviceInfo {
     int compute_major = 0, compute_minor = 0;
     int multiprocessors = 0;
     int max_threads_per_block = 0;
+    int warp_size = 0;
     int max_block_dim[3] = {0, 0, 0};
     int max_grid_dim[3] = {0, 0, 0};
     int registers_per_block = 0;

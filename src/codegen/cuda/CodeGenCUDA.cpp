@@ -282,7 +282,7 @@ CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
 
 CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
                       const CudaCodegenOptions& options) {
-    HostDeviceSplit split = split_host_device(f, shape_vars);
+    HostDeviceSplit split = collect_kernels(f, shape_vars);
     CodeGenCUDA cg(f, shape_vars, split, options);
     CudaCode code;
     std::ostringstream os;

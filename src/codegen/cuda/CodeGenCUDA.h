@@ -30,12 +30,11 @@ struct CudaCode {
     std::vector<int64_t> arg_alignment;
 };
 
-/// Splits `f` (after lower(): storage flattened, thread-bound loops in place) into device
-/// functions and a launch plan, and prints them as CUDA C. `shape_vars` are the symbolic extents
-/// in the signature's shape_vars() order. Throws ScheduleError for IR that cannot run on a GPU
-/// (a loop outside every kernel that no thread axis is bound to, naming the stage and the loop),
-/// CompileError for IR the backend cannot express (naming what), and checks the static limits
-/// (threads per block, grid y/z over 65535, static shared memory over 48 KB).
+/// Prints the kernels of `f` as CUDA C with their launch plan. `f` comes from lower() with a GPU
+/// target: storage flattened and split into workspaces and kernels by split_host_device
+/// (lower/SplitHostDevice.h; InternalError otherwise). `shape_vars` are the symbolic extents in
+/// the signature's shape_vars() order. Throws CompileError for IR the backend cannot express
+/// (naming what); the schedule's mistakes were reported by lower() as ScheduleErrors.
 CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
                       const CudaCodegenOptions& options);
 

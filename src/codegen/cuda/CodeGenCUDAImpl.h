@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "codegen/cuda/CodeGenCUDA.h"
-#include "codegen/cuda/SplitHostDevice.h"
+#include "codegen/cuda/CollectKernels.h"
 #include "tessel/arith/Interval.h"
 #include "tessel/arith/Modular.h"
 

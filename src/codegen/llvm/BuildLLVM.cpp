@@ -6,7 +6,6 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <unordered_set>
@@ -43,12 +42,10 @@ void register_llvm_payload_loader() {
 
 namespace internal {
 
-void check_llvm_target(const std::string& target) {
-    parse_llvm_target(target);
-}
+void check_llvm_backend(const Target&) {}
 
-Module build_llvm(const LoweredFunc& f, const std::string& target, const BuildOptions& options) {
-    LLVMTarget t = parse_llvm_target(target);
+Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions& options) {
+    LLVMTarget t = llvm_target_of(target);
     verify_lowered(f);
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, DeviceType::CPU, "llvm", &shape_vars);
@@ -73,8 +70,7 @@ Module build_llvm(const LoweredFunc& f, const std::string& target, const BuildOp
     }
     internal::optimize_module(module, *tm);
     std::string ll = to_text(module);
-    const char* debug = std::getenv("TESSEL_DEBUG");
-    if (debug && std::atoi(debug) >= 3) std::cerr << ll;
+    if (options.lower.debug >= 3) std::cerr << ll;
     internal::register_llvm_ir_loader();
     // The optimised module goes to the JIT as it is (no re-parse); the assembly, a second code
     // generation, is only made when asked for.

@@ -1,4 +1,4 @@
-// Target strings, the O3 pipeline, assembly output and the ORC JIT behind "llvm-ir" payloads.
+// The target machine, the O3 pipeline, assembly output and the ORC JIT behind "llvm-ir" payloads.
 #include "codegen/llvm/LLVMJIT.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -10,7 +10,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IRReader/IRReader.h>
-#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
@@ -20,7 +19,6 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <mutex>
-#include <sstream>
 
 #include "tessel/Error.h"
 #include "tessel/runtime/Kernel.h"
@@ -39,79 +37,11 @@ void initialize_llvm() {
     });
 }
 
-namespace {
-
-std::string host_features() {
-    std::string features;
-    for (const auto& f : llvm::sys::getHostCPUFeatures()) {
-        if (!features.empty()) features += ",";
-        features += (f.second ? "+" : "-") + f.first().str();
-    }
-    return features;
-}
-
-// Checks the CPU name and every feature against the target's tables.
-void check_cpu_and_features(const LLVMTarget& t, const std::string& target) {
-    std::string error;
-    const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(t.triple, error);
-    if (!llvm_target) TESSEL_THROW(CompileError) << "target '" << target << "': " << error;
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(
-        llvm_target->createMCSubtargetInfo(t.triple, "generic", ""));
-    if (t.cpu != "generic" && !sti->isCPUStringValid(t.cpu)) {
-        TESSEL_THROW(CompileError)
-            << "target '" << target << "': unknown CPU '" << t.cpu << "' for " << t.triple;
-    }
-    std::stringstream ss(t.features);
-    std::string f;
-    while (std::getline(ss, f, ',')) {
-        if (f.empty()) continue;
-        bool known = (f[0] == '+' || f[0] == '-');
-        if (known) {
-            known = false;
-            for (const llvm::SubtargetFeatureKV& kv : sti->getAllProcessorFeatures())
-                if (f.substr(1) == kv.Key) known = true;
-        }
-        if (!known) {
-            TESSEL_THROW(CompileError) << "target '" << target << "': unknown CPU feature '" << f
-                                       << "' (write features as +name or -name)";
-        }
-    }
-}
-
-}  // namespace
-
-LLVMTarget parse_llvm_target(const std::string& target) {
-    initialize_llvm();
-    std::stringstream ss(target);
-    std::string word;
-    ss >> word;
-    if (word != "llvm") {
-        TESSEL_THROW(CompileError) << "unsupported target '" << target
-                                   << "': the CPU backend's targets are 'llvm', "
-                                      "'llvm -mcpu=<cpu>' and 'llvm -mattr=+feature,...'";
-    }
-    LLVMTarget t{llvm::sys::getProcessTriple(), "generic", ""};
-    bool host = true;
-    std::string mattr;
-    while (ss >> word) {
-        if (word.rfind("-mcpu=", 0) == 0) {
-            t.cpu = word.substr(6);
-            host = false;
-        } else if (word.rfind("-mattr=", 0) == 0) {
-            mattr = word.substr(7);
-        } else if (word == "-fast-math") {
-            t.fast_math = true;
-        } else if (word == "-strict-float") {
-            t.strict_float = true;
-        } else {
-            TESSEL_THROW(CompileError)
-                << "target '" << target << "': unknown option '" << word
-                << "' (known: -mcpu=<cpu>, -mattr=+feature,..., -fast-math, -strict-float)";
-        }
-    }
-    if (host) t.features = host_features();
-    if (!mattr.empty()) t.features += (t.features.empty() ? "" : ",") + mattr;
-    check_cpu_and_features(t, target);
+LLVMTarget llvm_target_of(const Target& target) {
+    TESSEL_CHECK(target.kind() == TargetKind::LLVM) << "not an llvm target: " << target.str();
+    LLVMTarget t{llvm::sys::getProcessTriple(), target.cpu(), target.feature_string()};
+    t.fast_math = target.float_mode() == TargetFloatMode::Fast;
+    t.strict_float = target.float_mode() == TargetFloatMode::Strict;
     return t;
 }
 

@@ -1,4 +1,4 @@
-// The LLVM side of build(): target strings, the optimisation pipeline, assembly, and the JIT
+// The LLVM side of build(): the target machine, the optimisation pipeline, assembly, and the JIT
 // that loads "llvm-ir" payloads.
 #pragma once
 
@@ -8,23 +8,23 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "tessel/Target.h"
 #include "tessel/runtime/Module.h"
 
 namespace tessel::internal {
 
-/// A parsed target string.
+/// What LLVM needs of a target.
 struct LLVMTarget {
     std::string triple;
-    std::string cpu;            ///< "generic" for the host
-    std::string features;       ///< "+avx2,+fma,..."
+    std::string cpu;            ///< LLVM's CPU name ("generic" in exported modules without one)
+    std::string features;       ///< "+avx2,-fma,...": the differences from the CPU's features
     bool fast_math = false;     ///< "-fast-math": LLVM's fast-math flags on every float operation
     bool strict_float = false;  ///< "-strict-float": no contraction of a * b + c into an fma
 };
 
-/// Parses "llvm", "llvm -mcpu=X", "llvm -mattr=+a,-b", "-fast-math", "-strict-float" (see
-/// codegen/Build.h);
-/// CompileError on anything else, an unknown CPU or an unknown feature.
-LLVMTarget parse_llvm_target(const std::string& target);
+/// The LLVM view of an llvm Target (already checked against LLVM's tables when it was parsed):
+/// the process's triple, its CPU, features and float mode.
+LLVMTarget llvm_target_of(const Target& target);
 
 /// A target machine for `target` (optimisation level O3).
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& target);

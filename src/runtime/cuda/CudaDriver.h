@@ -36,6 +36,7 @@ enum DeviceAttribute : int {
     kMaxBlockDimX = 2,                   // ..._MAX_BLOCK_DIM_X (Y = 3, Z = 4)
     kMaxGridDimX = 5,                    // ..._MAX_GRID_DIM_X (Y = 6, Z = 7)
     kMaxSharedMemoryPerBlock = 8,        // ..._MAX_SHARED_MEMORY_PER_BLOCK
+    kWarpSize = 10,                      // ..._WARP_SIZE
     kMaxRegistersPerBlock = 12,          // ..._MAX_REGISTERS_PER_BLOCK
     kMultiprocessorCount = 16,           // ..._MULTIPROCESSOR_COUNT
     kL2CacheSize = 38,                   // ..._L2_CACHE_SIZE

@@ -25,6 +25,7 @@ CudaDeviceInfo query_device_info(int id) {
     info.compute_minor = attr(kComputeCapabilityMinor);
     info.multiprocessors = attr(kMultiprocessorCount);
     info.max_threads_per_block = attr(kMaxThreadsPerBlock);
+    info.warp_size = attr(kWarpSize);
     for (int d = 0; d < 3; ++d) {
         info.max_block_dim[d] = attr(static_cast<DeviceAttribute>(kMaxBlockDimX + d));
         info.max_grid_dim[d] = attr(static_cast<DeviceAttribute>(kMaxGridDimX + d));
