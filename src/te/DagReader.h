@@ -89,6 +89,7 @@ private:
     std::unordered_map<std::string, std::vector<Expr>> reductions_;  // its reducer calls
     std::vector<std::string> path_;
     int depth_ = 0;
+    bool in_body_ = false;  // reading a compute's bodies: tensor reads and reductions allowed
 };
 
 }  // namespace tessel::internal

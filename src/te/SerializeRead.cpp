@@ -5,6 +5,7 @@
 // comes back passed the same checks as a DAG declared by hand.
 #include <algorithm>
 #include <exception>
+#include <limits>
 
 #include "DagReader.h"
 #include "SerializeInternal.h"
@@ -153,6 +154,7 @@ Operation DagReader::read_compute(const json& j) {
         shape, [&](const std::vector<Var>& vars) { return read_bodies(j, vars); },
         string_field(j, "name"));
     for (const auto& [id, iv] : reduce_axes_) unbind(id);
+    reduce_axes_.clear();
     return out[0].op();
 }
 
@@ -164,7 +166,9 @@ std::vector<Expr> DagReader::read_bodies(const json& j, const std::vector<Var>& 
         ids.push_back(integer(axis[d], "an axis"));
         bind(ids.back(), axis_vars[d]);
     }
+    in_body_ = true;
     std::vector<Expr> bodies = exprs(j, "body");
+    in_body_ = false;
     for (int64_t id : ids) unbind(id);
     return bodies;
 }

@@ -251,6 +251,9 @@ Expr DagReader::call(const json& j) {
 }
 
 Expr DagReader::tensor_read(const json& j) {
+    if (!in_body_)
+        TESSEL_THROW(DSLError) << "a TensorRead outside a compute's body (shapes and reduce-axis "
+                               << "domains may only use constants and the document's variables)";
     Tensor t;
     {
         At at(*this, "tensor");
@@ -262,6 +265,7 @@ Expr DagReader::tensor_read(const json& j) {
 // Reduces of one reducer call (argmax's index and value) are written once per output; they are
 // read back as one call, so that they share combiner, sources and axes as compute requires.
 Expr DagReader::reduce(const json& j) {
+    if (!in_body_) TESSEL_THROW(DSLError) << "a Reduce outside a compute's body";
     int64_t value_index = integer_field(j, "value_index");
     json call = j;
     call.erase("value_index");

@@ -1,5 +1,5 @@
 // JSON DAGs naming node kinds, operation kinds, intrinsics or dtypes that do not exist, or nodes
-// a tensor expression cannot hold.
+// a tensor expression cannot hold (where it cannot hold them).
 #include "error/DagJson.h"
 #include "error/ExpectDSLError.h"
 
@@ -43,6 +43,14 @@ TEST(ErrorDagJsonUnknownNode, Throws) {
             dag_from_json(j.dump());
         },
         {"thread_barrier", "cannot occur in a tensor expression"});
+    expect_dsl_error(
+        [] {
+            nlohmann::json j = valid_dag_json();
+            nlohmann::json read = j["ops"][1]["body"][0]["source"][0]["a"];  // A[i, k]
+            j["ops"][2]["shape"][0] = read;  // B's extent reads a tensor
+            dag_from_json(j.dump());
+        },
+        {"at ops[2].shape[0]", "a TensorRead outside a compute's body"});
     expect_dsl_error(
         [] {
             nlohmann::json j = valid_dag_json();
