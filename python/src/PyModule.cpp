@@ -33,4 +33,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_lower(m);
     init_build(m);
     init_ndarray(m);
+    init_workload(m);
 }

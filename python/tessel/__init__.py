@@ -105,6 +105,18 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     load_module,
     # arrays
     NDArray,
+    # DAGs as data, workloads
+    TensorDAG,
+    make_tensor_dag,
+    dag_to_json,
+    dag_from_json,
+    register_workload,
+    unregister_workload,
+    workload_names,
+    workload_params,
+    make_workload,
+    workload_key,
+    parse_workload_key,
 )
 from . import nd  # noqa: F401,E402
 

@@ -10,6 +10,7 @@ namespace {
 // `e` as a value of type `t`: C++ literals adapt, anything else must already have type `t`.
 Expr conform(const std::string& who, const std::string& what, Expr e, Type t) {
     if (e.type() == t) return e;
+    Type given = e.type();
     Var target("target", t);
     Expr other = target;
     try {
@@ -18,7 +19,7 @@ Expr conform(const std::string& who, const std::string& what, Expr e, Type t) {
         e = Expr();
     }
     if (!e.defined() || e.type() != t)
-        TESSEL_THROW(DSLError) << who << ": " << what << " has type " << e.type()
+        TESSEL_THROW(DSLError) << who << ": " << what << " has type " << given
                                << " but the value it stands for has type " << t;
     return e;
 }

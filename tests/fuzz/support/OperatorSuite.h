@@ -1,5 +1,6 @@
-// The schedule fuzzer's operator suite: small tensor-expression DAGs (odd and prime extents, so
-// that split factors often do not divide) covering the shapes of computation schedules meet:
+// The schedule fuzzer's operator suite: built-in workloads (auto_schedule/Workload.h) at small
+// sizes (odd and prime extents, so that split factors often do not divide) covering the shapes
+// of computation schedules meet:
 // elementwise chains with broadcast, matmul, batch matmul, conv2d with padding and stride 2,
 // depthwise conv, max pooling, softmax, layer norm, a reduction over a non-innermost axis,
 // transpose and a two-output argmax. Each case runs in milliseconds in the loop interpreter.
