@@ -9,7 +9,7 @@
 
 #include <pybind11/numpy.h>
 
-#include "PyCommon.h"
+#include "PyWorkload.h"
 #include "tessel/auto_schedule/Workload.h"
 #include "tessel/te/Serialize.h"
 
@@ -49,6 +49,8 @@ WorkloadParam to_param(py::handle v, size_t i) {
     return fail();
 }
 
+}  // namespace
+
 WorkloadParams to_params(py::handle values) {
     if (!py::isinstance<py::list>(values) && !py::isinstance<py::tuple>(values))
         TESSEL_THROW(DSLError) << "workload parameters must be a list or tuple, not a "
@@ -73,6 +75,8 @@ py::object from_param(const WorkloadParam& p) {
 }
 
 // The tensors a Python workload returns: its inputs (placeholders), then its outputs.
+namespace {
+
 TensorDAG to_tensor_dag(py::handle result, const std::string& name) {
     std::string who = "workload '" + name + "'";
     if (py::isinstance<Tensor>(result) ||

@@ -117,6 +117,8 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     make_workload,
     workload_key,
     parse_workload_key,
+    # tuning tasks
+    SearchTask,
 )
 from . import nd  # noqa: F401,E402
 

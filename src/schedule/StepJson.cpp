@@ -249,22 +249,25 @@ std::string Schedule::to_json() const {
     return j.dump();
 }
 
-Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::string& text,
-                            ScheduleLimits limits) {
+Schedule schedule_from_json(const Schedule& base, const std::string& text) {
     json j = parse(text, "schedule_from_json");
     if (!j.is_object() || !j.contains("workload_key") || !j.contains("steps"))
-        TESSEL_THROW(ScheduleError)
-            << "schedule_from_json: expected {\"format_version\": " << kScheduleFormatVersion
-            << ", \"workload_key\": ..., \"steps\": [...]}";
+        TESSEL_THROW(ScheduleError) << "schedule_from_json: expected {\"format_version\": "
+                                    << kScheduleFormatVersion
+                                    << ", \"workload_key\": ..., \"steps\": [...]}";
     check_format_version(j);
     std::string key = j["workload_key"].is_string() ? j["workload_key"].get<std::string>() : "";
-    Schedule fresh(outputs, limits);
-    std::string mine = hex(fresh.workload_key());
+    std::string mine = hex(base.workload_key());
     if (key != mine)
         TESSEL_THROW(ScheduleError)
             << "schedule_from_json: the steps were recorded for workload " << key
             << ", but this DAG's workload key is " << mine << "; they cannot be replayed on it";
-    return replay(fresh, steps_from(j["steps"]));
+    return replay(base, steps_from(j["steps"]));
+}
+
+Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::string& text,
+                            ScheduleLimits limits) {
+    return schedule_from_json(Schedule(outputs, limits), text);
 }
 
 }  // namespace tessel

@@ -256,6 +256,9 @@ Schedule replay(const Schedule& base, const std::vector<Step>& steps);
 /// (its workload key differs) or a step does not apply.
 Schedule schedule_from_json(const std::vector<Tensor>& outputs, const std::string& json,
                             ScheduleLimits limits = {});
+/// Replays Schedule::to_json's output on a copy of `base` (a schedule without steps), after the
+/// same check of the workload key.
+Schedule schedule_from_json(const Schedule& base, const std::string& json);
 
 /// The canonical structural hash of a DAG (the workload key).
 uint64_t dag_hash(const std::vector<Tensor>& outputs);
