@@ -4,7 +4,7 @@
 # the steps named on the command line, each logging to $OUT (or build/gpu-logs) and adding a line
 # to the summary printed last.
 #
-#   ../shared/gpu/fetch-offline-deps.sh .deps      # once, on a machine with network access
+#   scripts/fetch-gpu-deps.sh .deps      # once, on a machine with network access
 #   scripts/gpu-host.sh build test fuzz sanitize bench
 #
 # Steps:

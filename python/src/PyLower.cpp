@@ -8,6 +8,7 @@
 #include "tessel/HostArray.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
+#include "tessel/lower/VerifySchedule.h"
 
 namespace tessel::python {
 
@@ -91,6 +92,12 @@ void init_lower(py::module_& m) {
         "in place for the interpreter. bounds_check=True inserts a run-time check before every "
         "access (default: TESSEL_BOUNDS_CHECK). stop_after='partition_loops' returns the IR "
         "after that pass (lower_pass_names() lists them).");
+    m.def(
+        "verify_schedule",
+        [](const Schedule& s, py::object target) { verify_schedule(s, to_target(target)); },
+        py::arg("schedule"), py::arg("target"),
+        "Checks that the schedule can be lowered and built for `target` without lowering it "
+        "(docs/schedule.md): ScheduleError (CompileError for thread bindings on a CPU target).");
     m.def(
         "lower_pass_names", [](py::object target) { return lower_pass_names(to_target(target)); },
         py::arg("target") = "llvm", "The passes of lower() for `target`, in order.");

@@ -98,6 +98,7 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     LoweredFunc,
     lower,
     lower_pass_names,
+    verify_schedule,
     Module,
     Function,
     TimingResult,

@@ -23,6 +23,7 @@
 #include "tessel/lower/UnrollLoops.h"
 #include "tessel/lower/VectorizeLoops.h"
 #include "tessel/lower/VerifyLowered.h"
+#include "tessel/lower/VerifySchedule.h"
 #include "tessel/lower/VerifyThreadMapping.h"
 
 namespace tessel {
@@ -53,7 +54,7 @@ namespace {
 // The passes in pipeline order; a GPU target adds split_host_device before verify_lowered.
 std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
-        "verify_thread_mapping",  "schedule_ops",        "simplify",
+        "verify_schedule",        "schedule_ops",        "simplify",
         "inject_virtual_threads", "insert_barriers",     "partition_loops",
         "storage_flatten",        "vectorize_loops",     "unroll_loops",
         "remove_no_op",           "inject_bounds_checks"};
@@ -112,7 +113,12 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     PassRunner pass(options, pass_names(gpu));
     LoweredFunc f;
     int64_t max_unroll = s.limits().max_unroll;
-    pass.run("verify_thread_mapping", &f, [&](LoweredFunc*) { verify_thread_mapping(s); });
+    pass.run("verify_schedule", &f, [&](LoweredFunc*) {
+        if (target)
+            verify_schedule(s, *target);
+        else
+            verify_thread_mapping(s);  // no target: the target-independent part
+    });
     pass.run("schedule_ops", &f, [&](LoweredFunc* g) { *g = schedule_ops(s, args, name); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("inject_virtual_threads", &f,

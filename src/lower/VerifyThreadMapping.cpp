@@ -80,15 +80,17 @@ bool is_thread_axis(IterAnnotation a) {
 // memory, and shared stages) must bind every thread axis of the block: the threads along an
 // unbound axis would all compute, and write, the same elements. Blocks hold at most 1024 threads;
 // CPU-parallel loops have no place in a kernel.
-void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotation, AxisUse>>& k) {
+void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotation, AxisUse>>& k,
+                    int max_threads) {
     for (const auto& [root, axes] : k) {
         int64_t threads = 1;
         for (const auto& [a, use] : axes)
             if (auto e = as_const_int(use.extent); e && is_thread_axis(a)) threads *= *e;
-        if (threads > 1024) {
+        if (threads > max_threads) {
             std::ostringstream os;
             os << "the kernel's blocks have " << threads
-               << " threads (the product of its threadIdx extents), more than 1024";
+               << " threads (the product of its threadIdx extents), more than the "
+               << max_threads << " a block may have";
             fail(s, root, os.str());
         }
     }
@@ -127,7 +129,7 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
 
 }  // namespace
 
-void verify_thread_mapping(const Schedule& s) {
+void verify_thread_mapping(const Schedule& s, int max_threads_per_block) {
     std::vector<std::vector<Expr>> extents;
     bool any = false;
     for (const Stage& st : s.stages())
@@ -189,7 +191,7 @@ void verify_thread_mapping(const Schedule& s) {
             fail(s, i, os.str());
         }
     }
-    check_coverage(s, kernels);
+    check_coverage(s, kernels, max_threads_per_block);
 }
 
 }  // namespace tessel

@@ -81,6 +81,44 @@ void check_binding(Schedule& s, int stage, int iter, IterAnnotation a) {
         schedule_fail(s, "bind", stage, "the stage is inlined; it has no loops to bind");
 }
 
+bool is_launch_binding(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
+}
+
+// GPU mapping rules the stage alone already shows, checked by the primitive that would break
+// them (lowering would refuse the schedule later): a CPU-parallel loop in a stage that binds
+// blockIdx/threadIdx (a kernel has no CPU threads), and a cross-thread reduction (a reduction
+// loop bound to threadIdx) with a data-parallel loop inside its reduction loops. Returns "" or the
+// problem; `leaf` is the stage's loop nest to check (the one the primitive would make).
+std::string gpu_mapping_error(const Stage& st, const std::vector<int>& leaf) {
+    const Iterator* parallel = nullptr;
+    const Iterator* launch = nullptr;
+    const Iterator* cross = nullptr;
+    for (int id : leaf) {
+        const Iterator& it = st.iters[id];
+        if (it.annotation == IterAnnotation::Parallel) parallel = &it;
+        if (is_launch_binding(it.annotation)) launch = &it;
+        if (it.kind == IterKind::Reduction && is_thread_axis(it.annotation)) cross = &it;
+    }
+    if (parallel && launch)
+        return "loop '" + parallel->name + "' is parallel and loop '" + launch->name +
+               "' is bound to " + annotation_name(launch->annotation) +
+               ": a GPU kernel has no CPU threads (bind the loop to a thread axis instead)";
+    if (!cross) return "";
+    bool in_reduction = false;
+    for (int id : leaf) {
+        const Iterator& it = st.iters[id];
+        in_reduction = in_reduction || it.kind == IterKind::Reduction;
+        if (in_reduction && it.kind == IterKind::Spatial)
+            return "reduction loop '" + cross->name + "' is bound to " +
+                   annotation_name(cross->annotation) +
+                   " (a cross-thread reduction), which needs every data-parallel loop outside "
+                   "the reduction loops, but '" +
+                   it.name + "' is inside them (reorder it outwards)";
+    }
+    return "";
+}
+
 }  // namespace
 
 static std::pair<int, int> do_split(Schedule& s, const char* prim, int stage, int iter,
@@ -234,6 +272,8 @@ void Schedule::reorder(int stage, const std::vector<int>& given) {
     for (size_t i = 0; i < given.size(); ++i) order[slots[i]] = given[i];
     std::vector<int> leaf;
     for (int pos : order) leaf.push_back(st.leaf[pos]);
+    if (std::string error = gpu_mapping_error(st, leaf); !error.empty())
+        schedule_fail(*this, "reorder", stage, error);
     std::swap(st.leaf, leaf);
     // Stages computed at this stage's loops must stay inside their readers' loops.
     std::string error = internal::attachment_error(*this);
@@ -258,12 +298,22 @@ int Schedule::tile(int stage, int x, int y, int64_t fx, int64_t fy) {
             schedule_fail(*this, "tile", stage, os.str());
         }
     }
-    split(stage, x, fx);      // xo xi y
-    split(stage, x + 2, fy);  // xo xi yo yi
-    std::vector<int> order;
-    for (int i = 0; i < static_cast<int>(st.leaf.size()); ++i) order.push_back(i);
-    std::swap(order[x + 1], order[x + 2]);  // xo yo xi yi
-    reorder(stage, order);
+    // The reorder can still fail (it would break an attachment or a cross-thread reduction):
+    // then the splits are undone too, so a failed tile changes nothing.
+    std::vector<Stage> saved = stages_;
+    size_t steps = steps_.size();
+    try {
+        split(stage, x, fx);      // xo xi y
+        split(stage, x + 2, fy);  // xo xi yo yi
+        std::vector<int> order;
+        for (int i = 0; i < static_cast<int>(st.leaf.size()); ++i) order.push_back(i);
+        std::swap(order[x + 1], order[x + 2]);  // xo yo xi yi
+        reorder(stage, order);
+    } catch (const ScheduleError&) {
+        stages_ = std::move(saved);
+        steps_.resize(steps);
+        throw;
+    }
     return x;
 }
 
@@ -282,7 +332,12 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
     }
     if (gpu) {
         check_binding(*this, stage, iter, annotation);
+        IterAnnotation before = it.annotation;
         it.annotation = annotation;
+        if (std::string error = gpu_mapping_error(st, st.leaf); !error.empty()) {
+            it.annotation = before;
+            schedule_fail(*this, prim, stage, error);
+        }
         record(AnnotateStep{stage, iter, annotation});
         return;
     }
@@ -316,7 +371,12 @@ void Schedule::annotate(int stage, int iter, IterAnnotation annotation) {
             schedule_fail(*this, "unroll", stage, os.str());
         }
     }
+    IterAnnotation before = it.annotation;
     it.annotation = annotation;
+    if (std::string error = gpu_mapping_error(st, st.leaf); !error.empty()) {
+        it.annotation = before;
+        schedule_fail(*this, prim, stage, error);
+    }
     record(AnnotateStep{stage, iter, annotation});
 }
 

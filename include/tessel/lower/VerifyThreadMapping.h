@@ -15,7 +15,8 @@
 //  - the kernel's root stage and its shared-scope stages (whose buffers every thread sees) bind
 //    every threadIdx axis of the kernel whose extent is not 1 (else the threads along it would all
 //    write the same elements);
-//  - a block has at most 1024 threads, and no loop of the kernel is CPU-parallel.
+//  - a block has at most `max_threads_per_block` threads (1024 unless a target says otherwise),
+//    and no loop of the kernel is CPU-parallel.
 // Violations throw ScheduleError naming the stages, the axis and the extents, with the loop nest.
 #pragma once
 
@@ -24,6 +25,6 @@
 namespace tessel {
 
 /// Checks the thread bindings of every kernel of `s` (see the file comment).
-void verify_thread_mapping(const Schedule& s);
+void verify_thread_mapping(const Schedule& s, int max_threads_per_block = 1024);
 
 }  // namespace tessel

@@ -1,0 +1,26 @@
+// VerifySchedule: whether a schedule can be lowered and built for a target, answered on the
+// Schedule itself, without building its loop nests.
+//
+// The primitives check what a step makes visible at once (schedule/Schedule.h); what needs the
+// finished schedule, its bounds or the target is checked here, and lower() runs this check first
+// when it is given a target (the "verify_schedule" pass). The searcher calls it to drop a
+// candidate before spending a lowering on it. Checks:
+//  - every stage computed at a loop has all its readers inside that loop;
+//  - GPU thread mapping (lower/VerifyThreadMapping.h), with the target's threads-per-block limit;
+//  - a CPU target: no loop bound to blockIdx/threadIdx (vthread runs serially; a CompileError: the target does not fit the
+//    schedule);
+//  - a GPU target: every shared or local stage is computed inside a kernel, and the shared memory
+//    of each kernel (its shared stages' storage, as bound inference sizes it) fits the target's
+//    opt-in limit per block.
+// Other violations throw ScheduleError naming the stage, the loops and the limit.
+#pragma once
+
+#include "tessel/Target.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Checks that `s` can be lowered and built for `target` (see the file comment).
+void verify_schedule(const Schedule& s, const Target& target);
+
+}  // namespace tessel

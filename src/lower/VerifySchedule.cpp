@@ -1,0 +1,111 @@
+// verify_schedule (lower/VerifySchedule.h): the checks that need the finished schedule, its bounds
+// or the target, without lowering.
+#include "tessel/lower/VerifySchedule.h"
+
+#include <map>
+#include <sstream>
+
+#include "../schedule/ScheduleInternal.h"
+#include "tessel/lower/VerifyThreadMapping.h"
+#include "tessel/schedule/InferBounds.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+namespace {
+
+bool is_launch_axis(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
+}
+
+// Whether a loop bound to blockIdx/threadIdx encloses stage i's nest or is one of its own.
+bool inside_kernel(const Schedule& s, int i) {
+    for (size_t hops = 0; i >= 0 && hops <= s.stages().size(); ++hops) {
+        const Stage& st = s.stages()[i];
+        for (int id : st.leaf)
+            if (is_launch_axis(st.iters[id].annotation)) return true;
+        i = st.attach == AttachKind::At ? st.attach_stage : -1;
+    }
+    return false;
+}
+
+// The top-level stage whose nest holds stage i.
+int top_of(const Schedule& s, int i) {
+    for (size_t hops = 0; s.stages()[i].attach == AttachKind::At && hops <= s.stages().size();
+         ++hops)
+        i = s.stages()[i].attach_stage;
+    return i;
+}
+
+// A schedule with GPU thread bindings built for a CPU: the schedule may be fine, the target is
+// not the one it was written for, so this is a CompileError (as the LLVM backend's was).
+void check_cpu(const Schedule& s, const Target& target) {
+    for (const Stage& st : s.stages()) {
+        for (int id : st.leaf) {
+            IterAnnotation a = st.iters[id].annotation;
+            if (a < IterAnnotation::BlockX) continue;  // vthread loops run serially on a CPU
+            TESSEL_THROW(CompileError)
+                << "verify_schedule: stage '" << st.name() << "': loop '" << st.iters[id].name
+                << "' is bound to " << annotation_name(a)
+                << ": a thread-bound schedule needs a GPU target, and '" << target.str()
+                << "' is a CPU (build for a cuda target, or leave the loop unbound)";
+        }
+    }
+}
+
+// Bytes of stage i's storage, as bound inference sizes it (0 when not constant).
+int64_t storage_bytes(const Stage& st, const StageBounds& b) {
+    int64_t n = op_output(st.op, 0).dtype().bytes();
+    for (const Expr& e : b.storage_extent) {
+        auto c = as_const_int(e);
+        if (!c) return 0;
+        n *= *c;
+    }
+    return n;
+}
+
+void check_gpu(const Schedule& s, const Target& target) {
+    verify_thread_mapping(s, target.max_threads_per_block());
+    bool any_shared = false;
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.scope == StorageScope::Global || st.attach == AttachKind::Inlined) continue;
+        any_shared = any_shared || st.scope == StorageScope::Shared;
+        if (!inside_kernel(s, static_cast<int>(i)))
+            internal::schedule_fail(s, "verify_schedule", static_cast<int>(i),
+                                    std::string("the stage has ") + scope_name(st.scope) +
+                                        " scope but is not computed inside a kernel; compute_at "
+                                        "it at a loop inside the blockIdx/threadIdx loops of its "
+                                        "consumer");
+    }
+    if (!any_shared) return;
+    std::vector<StageBounds> bounds = infer_bounds(s);
+    std::map<int, int64_t> shared;  // per top-level stage
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.scope != StorageScope::Shared || st.attach == AttachKind::Inlined) continue;
+        int top = top_of(s, static_cast<int>(i));
+        shared[top] += storage_bytes(st, bounds[i]);
+        int64_t limit = target.max_shared_memory_per_block_optin();
+        if (shared[top] <= limit) continue;
+        std::ostringstream os;
+        os << "the kernel of '" << s.stages()[top].name() << "' needs " << shared[top]
+           << " bytes of shared memory per block with this stage (" << storage_bytes(st, bounds[i])
+           << " bytes), more than the " << limit << " bytes a block may have on '" << target.str()
+           << "'";
+        internal::schedule_fail(s, "verify_schedule", static_cast<int>(i), os.str());
+    }
+}
+
+}  // namespace
+
+void verify_schedule(const Schedule& s, const Target& target) {
+    std::string error = internal::attachment_error(s);
+    if (!error.empty()) TESSEL_THROW(ScheduleError) << "verify_schedule: " << error;
+    if (target.is_gpu())
+        check_gpu(s, target);
+    else
+        check_cpu(s, target);
+}
+
+}  // namespace tessel
