@@ -5,6 +5,7 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -125,8 +126,20 @@ std::string nvrtc_library_path() {
     return "an unknown path";
 }
 
+// NVRTC (12.9 and later) keeps compiled programs in the CUDA compute cache on disk when a driver
+// is present, and a program taken from there comes back without ptxas's report: registers and
+// spills, which the tuner reads, would be unknown for every kernel compiled before, in any
+// process (seen on the GPU host: a test passed once, then failed on every run). So the disk
+// cache is off for the process, unless the user set CUDA_CACHE_DISABLE themselves; repeated
+// compiles within a process hit tessel's own cache below. Called before the first compile.
+void disable_compute_cache() {
+    static std::once_flag once;
+    std::call_once(once, [] { setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0); });
+}
+
 NvrtcResult compile_uncached(const std::string& source, const std::string& arch,
                              const std::vector<std::string>& options) {
+    disable_compute_cache();
     std::vector<std::string> all = {"--gpu-architecture=" + arch, "--std=c++17",
                                     "--ptxas-options=--verbose"};
     all.insert(all.end(), options.begin(), options.end());
