@@ -34,4 +34,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_build(m);
     init_ndarray(m);
     init_workload(m);
+    init_op(m);
 }
