@@ -67,19 +67,20 @@ py::object param_to_python(const WorkloadParam& p) {
 void def_elementwise(py::module_& m) {
     using UnaryFn = Tensor (*)(const Tensor&, const std::string&);
     const std::pair<const char*, UnaryFn> unary[] = {
-        {"relu", &op::relu}, {"gelu", &op::gelu}, {"silu", &op::silu},
-        {"sigmoid", &op::sigmoid}, {"tanh", &op::tanh}, {"exp", &op::exp},
-        {"log", &op::log}, {"sqrt", &op::sqrt}, {"abs", &op::abs},
+        {"relu", &op::relu},        {"gelu", &op::gelu}, {"silu", &op::silu},
+        {"sigmoid", &op::sigmoid},  {"tanh", &op::tanh}, {"exp", &op::exp},
+        {"log", &op::log},          {"sqrt", &op::sqrt}, {"abs", &op::abs},
         {"negative", &op::negative}};
     for (auto [name, fn] : unary) m.def(name, fn, "x"_a, "name"_a = name);
     using BinaryFn = Tensor (*)(const Tensor&, const Tensor&, const std::string&);
     const std::pair<const char*, BinaryFn> binary[] = {
-        {"add", &op::add},         {"subtract", &op::subtract}, {"multiply", &op::multiply},
-        {"divide", &op::divide},   {"maximum", &op::maximum},   {"minimum", &op::minimum},
+        {"add", &op::add},       {"subtract", &op::subtract}, {"multiply", &op::multiply},
+        {"divide", &op::divide}, {"maximum", &op::maximum},   {"minimum", &op::minimum},
         {"power", &op::power}};
     for (auto [name, fn] : binary) m.def(name, fn, "a"_a, "b"_a, "name"_a = name);
     m.def(
-        "cast", [](const Tensor& x, py::handle dtype, const std::string& name) {
+        "cast",
+        [](const Tensor& x, py::handle dtype, const std::string& name) {
             return op::cast(x, to_type(dtype), name);
         },
         "x"_a, "dtype"_a, "name"_a = "cast");
@@ -102,8 +103,8 @@ void def_matmul(py::module_& m) {
 }
 
 void def_conv(py::module_& m) {
-    for (auto [name, fn] : {std::pair{"conv2d_nchw", &op::conv2d_nchw},
-                            std::pair{"conv2d_nhwc", &op::conv2d_nhwc}})
+    for (auto [name, fn] :
+         {std::pair{"conv2d_nchw", &op::conv2d_nchw}, std::pair{"conv2d_nhwc", &op::conv2d_nhwc}})
         m.def(
             name,
             [fn](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
@@ -179,8 +180,8 @@ void def_norm(py::module_& m) {
 }
 
 void def_reduce(py::module_& m) {
-    using ReduceFn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool,
-                                const std::string&);
+    using ReduceFn =
+        Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
     const std::pair<const char*, ReduceFn> reducers[] = {
         {"sum", &op::sum}, {"mean", &op::mean}, {"max", &op::max}, {"min", &op::min}};
     for (auto [name, fn] : reducers)

@@ -17,7 +17,8 @@ void check_params(const Conv2DParams& p, const char* op) {
         if (d < 1) bad_param(op, "dilation", "must be at least 1, got " + std::to_string(d));
     for (int64_t pad : p.padding)
         if (pad < 0) bad_param(op, "padding", "must not be negative, got " + std::to_string(pad));
-    if (p.groups < 1) bad_param(op, "groups", "must be at least 1, got " + std::to_string(p.groups));
+    if (p.groups < 1)
+        bad_param(op, "groups", "must be at least 1, got " + std::to_string(p.groups));
 }
 
 // Checks the channels of input (C) and weight (K filters of `wc` channels each) for `groups`.
@@ -33,8 +34,8 @@ void check_channels(int64_t c, int64_t k, int64_t wc, int64_t groups, const char
 }
 
 // The output extent along one axis, checking that the dilated kernel fits the padded input.
-int64_t out_extent(int64_t in, int64_t kernel, int64_t s, int64_t before, int64_t after,
-                   int64_t d, const char* op) {
+int64_t out_extent(int64_t in, int64_t kernel, int64_t s, int64_t before, int64_t after, int64_t d,
+                   const char* op) {
     int64_t dilated = (kernel - 1) * d + 1, padded = in + before + after;
     if (dilated > padded)
         bad_param(op, "w",
@@ -73,8 +74,10 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     check_params(p, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     check_channels(sx[1], sw[0], sw[1], p.groups, op);
-    int64_t oh = out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    int64_t ow = out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    int64_t oh =
+        out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    int64_t ow =
+        out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
     Tensor padded = pad_hw(x, 2, 3, p, name);
     const int64_t kg = sw[0] / p.groups, cg = sw[1];
     IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
@@ -100,8 +103,10 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     check_params(p, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     check_channels(sx[3], sw[3], sw[2], p.groups, op);
-    int64_t oh = out_extent(sx[1], sw[0], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    int64_t ow = out_extent(sx[2], sw[1], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    int64_t oh =
+        out_extent(sx[1], sw[0], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    int64_t ow =
+        out_extent(sx[2], sw[1], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
     Tensor padded = pad_hw(x, 1, 2, p, name);
     const int64_t kg = sw[3] / p.groups, cg = sw[2];
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[0])}, "ry");
@@ -151,7 +156,8 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     internal::check_rank(w, 4, op, "w");
     internal::check_same_dtype(x, w, op, "w");
     check_params(p, op);
-    if (p.groups != 1) bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");
+    if (p.groups != 1)
+        bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     if (sw[0] != sx[1])
         bad_param(op, "w",
@@ -173,10 +179,10 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     return compute(
         internal::to_exprs({sx[0], sw[1], out[0], out[1]}),
         [&](Var n, Var k, Var y, Var xx) {
-            auto [iy, vy] = transpose_source(y, ry.var(), sx[2], p.stride[0], p.padding[0],
-                                             p.dilation[0]);
-            auto [ix, vx] = transpose_source(xx, rx.var(), sx[3], p.stride[1], p.padding[1],
-                                             p.dilation[1]);
+            auto [iy, vy] =
+                transpose_source(y, ry.var(), sx[2], p.stride[0], p.padding[0], p.dilation[0]);
+            auto [ix, vx] =
+                transpose_source(xx, rx.var(), sx[3], p.stride[1], p.padding[1], p.dilation[1]);
             Expr v = if_then_else(vy && vx, x(n, rc, iy, ix), make_zero(x.dtype()));
             return tessel::sum(v * w(rc, k, ry, rx), {rc, ry, rx});
         },

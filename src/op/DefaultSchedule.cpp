@@ -220,20 +220,25 @@ Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& targ
     for (const auto& [p, q] : tiles) {
         bool q_tiled = scheduled.count(q.get()) > 0;
         int ps = stage_of_op(s, p), qs = stage_of_op(s, q);
-        if (target.is_gpu()) schedule_tiled_gpu(s, ps, qs, q_tiled, target);
-        else schedule_tiled_cpu(s, ps, qs, q_tiled, target);
+        if (target.is_gpu())
+            schedule_tiled_gpu(s, ps, qs, q_tiled, target);
+        else
+            schedule_tiled_cpu(s, ps, qs, q_tiled, target);
         scheduled[p.get()] = scheduled[q.get()] = true;
     }
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];
-        if (as_placeholder(st.op) || st.attach != AttachKind::Root || scheduled.count(st.op.get()) ||
-            scheduled.count(st.dag_op.get()))
+        if (as_placeholder(st.op) || st.attach != AttachKind::Root ||
+            scheduled.count(st.op.get()) || scheduled.count(st.dag_op.get()))
             continue;
         const int stage = static_cast<int>(i);
         bool reduction = !as_compute(st.op)->reduce_axis.empty();
-        if (target.is_gpu()) schedule_reduction_gpu(s, stage, target);
-        else if (reduction) schedule_reduction_cpu(s, stage, target);
-        else schedule_injective_cpu(s, stage, target);
+        if (target.is_gpu())
+            schedule_reduction_gpu(s, stage, target);
+        else if (reduction)
+            schedule_reduction_cpu(s, stage, target);
+        else
+            schedule_injective_cpu(s, stage, target);
     }
     return s;
 }

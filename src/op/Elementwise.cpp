@@ -28,12 +28,12 @@ Expr constant(Expr like, double value) {
 
 const char* activation_name(Activation a) {
     switch (a) {
-    case Activation::None: return "none";
-    case Activation::ReLU: return "relu";
-    case Activation::GELU: return "gelu";
-    case Activation::SiLU: return "silu";
-    case Activation::Sigmoid: return "sigmoid";
-    case Activation::Tanh: return "tanh";
+        case Activation::None: return "none";
+        case Activation::ReLU: return "relu";
+        case Activation::GELU: return "gelu";
+        case Activation::SiLU: return "silu";
+        case Activation::Sigmoid: return "sigmoid";
+        case Activation::Tanh: return "tanh";
     }
     return "?";
 }
@@ -48,17 +48,17 @@ Activation parse_activation(const std::string& name, const char* param) {
 
 Expr apply_activation(Activation a, Expr x) {
     if (a != Activation::None && a != Activation::ReLU && !x.type().is_float())
-        TESSEL_THROW(DSLError) << "activation " << activation_name(a) << ": needs a float value, got "
-                               << x.type().str();
+        TESSEL_THROW(DSLError) << "activation " << activation_name(a)
+                               << ": needs a float value, got " << x.type().str();
     switch (a) {
-    case Activation::None: return x;
-    case Activation::ReLU: return tessel::max(x, make_zero(x.type()));
-    case Activation::GELU:
-        return x * constant(x, 0.5) *
-               (constant(x, 1.0) + tessel::erf(x * constant(x, 1.0 / std::sqrt(2.0))));
-    case Activation::SiLU: return x * tessel::sigmoid(x);
-    case Activation::Sigmoid: return tessel::sigmoid(x);
-    case Activation::Tanh: return tessel::tanh(x);
+        case Activation::None: return x;
+        case Activation::ReLU: return tessel::max(x, make_zero(x.type()));
+        case Activation::GELU:
+            return x * constant(x, 0.5) *
+                   (constant(x, 1.0) + tessel::erf(x * constant(x, 1.0 / std::sqrt(2.0))));
+        case Activation::SiLU: return x * tessel::sigmoid(x);
+        case Activation::Sigmoid: return tessel::sigmoid(x);
+        case Activation::Tanh: return tessel::tanh(x);
     }
     return x;
 }
@@ -81,9 +81,7 @@ Tensor unary(const Tensor& x, const std::function<Expr(Expr)>& f, const std::str
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
     return compute(
         internal::to_exprs(shape),
-        [&](const std::vector<Var>& v) {
-            return f(x(std::vector<Expr>(v.begin(), v.end())));
-        },
+        [&](const std::vector<Var>& v) { return f(x(std::vector<Expr>(v.begin(), v.end()))); },
         name);
 }
 
@@ -121,55 +119,69 @@ Tensor activation(const Tensor& x, Activation a, const std::string& name) {
     std::string n = internal::name_or(name, activation_name(a));
     if (a != Activation::None && a != Activation::ReLU && x.defined())
         internal::check_float(x, n.c_str(), "x");
-    return unary(x, [a](Expr e) { return apply_activation(a, e); }, n);
+    return unary(
+        x, [a](Expr e) { return apply_activation(a, e); }, n);
 }
 
 Tensor exp(const Tensor& x, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
-    return unary(x, [](Expr e) { return tessel::exp(e); }, name);
+    return unary(
+        x, [](Expr e) { return tessel::exp(e); }, name);
 }
 Tensor log(const Tensor& x, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
-    return unary(x, [](Expr e) { return tessel::log(e); }, name);
+    return unary(
+        x, [](Expr e) { return tessel::log(e); }, name);
 }
 Tensor sqrt(const Tensor& x, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
-    return unary(x, [](Expr e) { return tessel::sqrt(e); }, name);
+    return unary(
+        x, [](Expr e) { return tessel::sqrt(e); }, name);
 }
 Tensor abs(const Tensor& x, const std::string& name) {
-    return unary(x, [](Expr e) { return tessel::abs(e); }, name);
+    return unary(
+        x, [](Expr e) { return tessel::abs(e); }, name);
 }
 Tensor negative(const Tensor& x, const std::string& name) {
-    return unary(x, [](Expr e) { return -e; }, name);
+    return unary(
+        x, [](Expr e) { return -e; }, name);
 }
 
 Tensor add(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return x + y; }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return x + y; }, name);
 }
 Tensor subtract(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return x - y; }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return x - y; }, name);
 }
 Tensor multiply(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return x * y; }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return x * y; }, name);
 }
 Tensor divide(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return x / y; }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return x / y; }, name);
 }
 Tensor maximum(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return tessel::max(x, y); }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return tessel::max(x, y); }, name);
 }
 Tensor minimum(const Tensor& a, const Tensor& b, const std::string& name) {
-    return binary(a, b, [](Expr x, Expr y) { return tessel::min(x, y); }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return tessel::min(x, y); }, name);
 }
 Tensor power(const Tensor& a, const Tensor& b, const std::string& name) {
     internal::check_float(a, name.c_str(), "a");
-    return binary(a, b, [](Expr x, Expr y) { return tessel::pow(x, y); }, name);
+    return binary(
+        a, b, [](Expr x, Expr y) { return tessel::pow(x, y); }, name);
 }
 
 Tensor cast(const Tensor& x, Type dtype, const std::string& name) {
     if (dtype.lanes != 1 || dtype.is_handle())
         bad_param(name.c_str(), "dtype", "must be a scalar type, got " + dtype.str());
-    return unary(x, [dtype](Expr e) { return tessel::cast(dtype, e); }, name);
+    return unary(
+        x, [dtype](Expr e) { return tessel::cast(dtype, e); }, name);
 }
 
 Tensor clip(const Tensor& x, double lo, double hi, const std::string& name) {
@@ -191,8 +203,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, const std::st
     std::vector<int64_t> sa = constant_shape(a, name.c_str(), "a");
     std::vector<int64_t> sb = constant_shape(b, name.c_str(), "b");
     internal::check_same_dtype(a, b, name.c_str(), "b");
-    std::vector<int64_t> out = broadcast_shape(broadcast_shape(sc, sa, name.c_str()), sb,
-                                               name.c_str());
+    std::vector<int64_t> out =
+        broadcast_shape(broadcast_shape(sc, sa, name.c_str()), sb, name.c_str());
     return compute(
         internal::to_exprs(out),
         [&](const std::vector<Var>& v) {

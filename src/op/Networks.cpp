@@ -29,17 +29,31 @@ std::vector<PresetLayer> resnet50() {
            V{2, 2}, V{1, 1, 1, 1}, int64_t(1), Float(32)},
          1},
         // 56 x 56: 3 bottlenecks (64, 256); the projection 1x1 64 → 256 is the expand's shape
-        conv(64, 56, 64, 1, 1, 1), conv(64, 56, 64, 3, 1, 3), conv(64, 56, 256, 1, 1, 4),
+        conv(64, 56, 64, 1, 1, 1),
+        conv(64, 56, 64, 3, 1, 3),
+        conv(64, 56, 256, 1, 1, 4),
         conv(256, 56, 64, 1, 1, 2),
         // 28 x 28: 4 bottlenecks (128, 512)
-        conv(256, 56, 128, 1, 1, 1), conv(128, 56, 128, 3, 2, 1), conv(128, 28, 512, 1, 1, 4),
-        conv(256, 56, 512, 1, 2, 1), conv(512, 28, 128, 1, 1, 3), conv(128, 28, 128, 3, 1, 3),
+        conv(256, 56, 128, 1, 1, 1),
+        conv(128, 56, 128, 3, 2, 1),
+        conv(128, 28, 512, 1, 1, 4),
+        conv(256, 56, 512, 1, 2, 1),
+        conv(512, 28, 128, 1, 1, 3),
+        conv(128, 28, 128, 3, 1, 3),
         // 14 x 14: 6 bottlenecks (256, 1024)
-        conv(512, 28, 256, 1, 1, 1), conv(256, 28, 256, 3, 2, 1), conv(256, 14, 1024, 1, 1, 6),
-        conv(512, 28, 1024, 1, 2, 1), conv(1024, 14, 256, 1, 1, 5), conv(256, 14, 256, 3, 1, 5),
+        conv(512, 28, 256, 1, 1, 1),
+        conv(256, 28, 256, 3, 2, 1),
+        conv(256, 14, 1024, 1, 1, 6),
+        conv(512, 28, 1024, 1, 2, 1),
+        conv(1024, 14, 256, 1, 1, 5),
+        conv(256, 14, 256, 3, 1, 5),
         // 7 x 7: 3 bottlenecks (512, 2048)
-        conv(1024, 14, 512, 1, 1, 1), conv(512, 14, 512, 3, 2, 1), conv(512, 7, 2048, 1, 1, 3),
-        conv(1024, 14, 2048, 1, 2, 1), conv(2048, 7, 512, 1, 1, 2), conv(512, 7, 512, 3, 1, 2),
+        conv(1024, 14, 512, 1, 1, 1),
+        conv(512, 14, 512, 3, 2, 1),
+        conv(512, 7, 2048, 1, 1, 3),
+        conv(1024, 14, 2048, 1, 2, 1),
+        conv(2048, 7, 512, 1, 1, 2),
+        conv(512, 7, 512, 3, 1, 2),
         {"op.global_pool2d",
          P{int64_t(1), int64_t(2048), int64_t(7), int64_t(7), std::string("avg"), Float(32)}, 1},
         {"op.dense",
@@ -51,8 +65,8 @@ std::vector<PresetLayer> resnet50() {
 // One BERT-base encoder layer: batch 1, sequence 128, hidden 768, 12 heads of 64, FFN 3072.
 std::vector<PresetLayer> bert_base_layer() {
     auto dense = [](int64_t n, int64_t k, const char* act, int count) {
-        return PresetLayer{
-            "op.dense", P{int64_t(128), n, k, int64_t(1), std::string(act), Float(32)}, count};
+        return PresetLayer{"op.dense",
+                           P{int64_t(128), n, k, int64_t(1), std::string(act), Float(32)}, count};
     };
     return {
         dense(768, 768, "none", 4),  // Q, K, V and the output projection

@@ -63,9 +63,11 @@ Tensor softmax(const Tensor& x, int64_t axis, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
     Tensor mx = max(x, {axis}, true, name + ".max");
-    Tensor e = binary(x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
+    Tensor e = binary(
+        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
     Tensor s = sum(e, {axis}, true, name + ".sum");
-    return binary(e, s, [](Expr a, Expr t) { return a / t; }, name);
+    return binary(
+        e, s, [](Expr a, Expr t) { return a / t; }, name);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis, const std::string& name) {
@@ -73,11 +75,13 @@ Tensor log_softmax(const Tensor& x, int64_t axis, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
     Tensor mx = max(x, {axis}, true, name + ".max");
-    Tensor e = binary(x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
+    Tensor e = binary(
+        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
     Tensor s = sum(e, {axis}, true, name + ".sum");
-    Tensor shift = binary(mx, s, [](Expr m, Expr t) { return m + tessel::log(t); },
-                          name + ".shift");
-    return binary(x, shift, [](Expr a, Expr b) { return a - b; }, name);
+    Tensor shift = binary(
+        mx, s, [](Expr m, Expr t) { return m + tessel::log(t); }, name + ".shift");
+    return binary(
+        x, shift, [](Expr a, Expr b) { return a - b; }, name);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,
@@ -88,7 +92,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     check_vector(beta, shape.back(), x, op, "beta");
     const Type t = x.dtype();
     const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
-    Tensor total = last_axis_sum(shape, [&](const Indices& i) { return x(i); }, name + ".sum");
+    Tensor total = last_axis_sum(
+        shape, [&](const Indices& i) { return x(i); }, name + ".sum");
     Tensor sq = last_axis_sum(
         shape,
         [&](const Indices& i) {
@@ -115,8 +120,8 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps, const std::str
     check_vector(gamma, shape.back(), x, op, "gamma");
     const Type t = x.dtype();
     const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
-    Tensor sq = last_axis_sum(shape, [&](const Indices& i) { return x(i) * x(i); },
-                              name + ".sqsum");
+    Tensor sq = last_axis_sum(
+        shape, [&](const Indices& i) { return x(i) * x(i); }, name + ".sqsum");
     return compute(
         internal::to_exprs(shape),
         [&](const std::vector<Var>& v) {

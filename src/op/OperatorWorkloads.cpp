@@ -1,7 +1,8 @@
 // The operator library's workloads: every operator registered under "op.<operator>" with its
 // parameters (docs/operators.md lists them), so that a search task or the tuning daemon can
 // build it by name. The names carry the "op." prefix because the fuzzer's built-in workloads
-// ("matmul", "softmax", ...) are fixed computations of other shapes (src/auto_schedule/Workloads.cpp).
+// ("matmul", "softmax", ...) are fixed computations of other shapes
+// (src/auto_schedule/Workloads.cpp).
 #include <functional>
 #include <map>
 
@@ -85,14 +86,14 @@ TensorDAG unary(const P& p) {
 }
 
 TensorDAG binary(const P& p) {
-    static const std::map<std::string, std::function<Tensor(const Tensor&, const Tensor&)>> fns =
-        {{"add", [](const Tensor& a, const Tensor& b) { return op::add(a, b); }},
-         {"subtract", [](const Tensor& a, const Tensor& b) { return op::subtract(a, b); }},
-         {"multiply", [](const Tensor& a, const Tensor& b) { return op::multiply(a, b); }},
-         {"divide", [](const Tensor& a, const Tensor& b) { return op::divide(a, b); }},
-         {"maximum", [](const Tensor& a, const Tensor& b) { return op::maximum(a, b); }},
-         {"minimum", [](const Tensor& a, const Tensor& b) { return op::minimum(a, b); }},
-         {"power", [](const Tensor& a, const Tensor& b) { return op::power(a, b); }}};
+    static const std::map<std::string, std::function<Tensor(const Tensor&, const Tensor&)>> fns = {
+        {"add", [](const Tensor& a, const Tensor& b) { return op::add(a, b); }},
+        {"subtract", [](const Tensor& a, const Tensor& b) { return op::subtract(a, b); }},
+        {"multiply", [](const Tensor& a, const Tensor& b) { return op::multiply(a, b); }},
+        {"divide", [](const Tensor& a, const Tensor& b) { return op::divide(a, b); }},
+        {"maximum", [](const Tensor& a, const Tensor& b) { return op::maximum(a, b); }},
+        {"minimum", [](const Tensor& a, const Tensor& b) { return op::minimum(a, b); }},
+        {"power", [](const Tensor& a, const Tensor& b) { return op::power(a, b); }}};
     auto it = fns.find(text(p, 2));
     if (it == fns.end())
         op::internal::bad_param("op.binary", "fn", "'" + text(p, 2) + "' is not a binary operator");
@@ -104,13 +105,16 @@ TensorDAG reduction(const P& p, const std::string& kind) {
     Tensor x = input(list(p, 0), dtype(p), "x");
     bool keep = integer(p, 2) != 0;
     if (kind == "argmax" || kind == "argmin") {
-        if (list(p, 1).size() != 1) op::internal::bad_param(kind.c_str(), "axis", "must be one axis");
+        if (list(p, 1).size() != 1)
+            op::internal::bad_param(kind.c_str(), "axis", "must be one axis");
         int64_t a = list(p, 1)[0];
         return {{x}, {kind == "argmax" ? op::argmax(x, a, keep) : op::argmin(x, a, keep)}};
     }
     using Fn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
-    Fn fn = kind == "sum" ? Fn(&op::sum) : kind == "mean" ? Fn(&op::mean)
-            : kind == "max" ? Fn(&op::max) : Fn(&op::min);
+    Fn fn = kind == "sum"    ? Fn(&op::sum)
+            : kind == "mean" ? Fn(&op::mean)
+            : kind == "max"  ? Fn(&op::max)
+                             : Fn(&op::min);
     return {{x}, {fn(x, list(p, 1), keep, kind)}};
 }
 
@@ -249,8 +253,16 @@ std::vector<BuiltinWorkload> tensor_workloads() {
 }
 
 std::vector<BuiltinWorkload> nn_workloads() {
-    auto conv = spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"K", I}, {"kernel", L},
-                      {"stride", L}, {"padding", L}, {"dilation", L}, {"groups", I}});
+    auto conv = spec({{"N", I},
+                      {"C", I},
+                      {"H", I},
+                      {"W", I},
+                      {"K", I},
+                      {"kernel", L},
+                      {"stride", L},
+                      {"padding", L},
+                      {"dilation", L},
+                      {"groups", I}});
     std::vector<BuiltinWorkload> w = {
         {"op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
          [](const P& p) {
@@ -270,28 +282,50 @@ std::vector<BuiltinWorkload> nn_workloads() {
         {"op.conv2d_nchw", conv, [](const P& p) { return conv2d(p, false); }},
         {"op.conv2d_nhwc", conv, [](const P& p) { return conv2d(p, true); }},
         {"op.depthwise_conv2d_nchw",
-         spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"multiplier", I}, {"kernel", L},
-               {"stride", L}, {"padding", L}, {"dilation", L}}),
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"multiplier", I},
+               {"kernel", L},
+               {"stride", L},
+               {"padding", L},
+               {"dilation", L}}),
          depthwise},
         {"op.conv2d_transpose_nchw",
-         spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"K", I}, {"kernel", L}, {"stride", L},
-               {"padding", L}, {"dilation", L}, {"output_padding", L}}),
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"K", I},
+               {"kernel", L},
+               {"stride", L},
+               {"padding", L},
+               {"dilation", L},
+               {"output_padding", L}}),
          conv2d_transpose},
         {"op.pool2d",
-         spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"kind", S}, {"window", L}, {"stride", L},
-               {"padding", L}, {"count_include_pad", I}}),
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"kind", S},
+               {"window", L},
+               {"stride", L},
+               {"padding", L},
+               {"count_include_pad", I}}),
          pool},
         {"op.global_pool2d", spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"kind", S}}),
          [](const P& p) {
-             Tensor x = input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)},
-                              dtype(p), "x");
+             Tensor x =
+                 input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, dtype(p), "x");
              return TensorDAG{{x}, {op::global_pool2d(x, op::parse_pool_kind(text(p, 4)))}};
          }},
         {"op.adaptive_avg_pool2d",
          spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"out_h", I}, {"out_w", I}}),
          [](const P& p) {
-             Tensor x = input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)},
-                              dtype(p), "x");
+             Tensor x =
+                 input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, dtype(p), "x");
              return TensorDAG{{x}, {op::adaptive_avg_pool2d(x, integer(p, 4), integer(p, 5))}};
          }},
         {"op.layer_norm", spec({{"shape", L}}), [](const P& p) { return norm(p, "layer_norm"); }},

@@ -32,8 +32,10 @@ PoolGeometry check_pool(const std::vector<int64_t>& shape, std::array<int64_t, 2
                         const char* op) {
     PoolGeometry g{{shape[2], shape[3]}, window, stride, {padding[0], padding[1]}, {0, 0}};
     for (int a = 0; a < 2; ++a) {
-        if (window[a] < 1) bad_param(op, "window", "must be at least 1, got " + std::to_string(window[a]));
-        if (stride[a] < 1) bad_param(op, "stride", "must be at least 1, got " + std::to_string(stride[a]));
+        if (window[a] < 1)
+            bad_param(op, "window", "must be at least 1, got " + std::to_string(window[a]));
+        if (stride[a] < 1)
+            bad_param(op, "stride", "must be at least 1, got " + std::to_string(stride[a]));
         for (int64_t p : {padding[a], padding[a + 2]}) {
             if (p < 0) bad_param(op, "padding", "must not be negative, got " + std::to_string(p));
             if (2 * p > window[a])
@@ -62,8 +64,8 @@ Expr valid_count(const PoolGeometry& g, Expr y, Expr x) {
 }  // namespace
 
 Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
-              std::array<int64_t, 2> stride, std::array<int64_t, 4> padding,
-              bool count_include_pad, const std::string& name) {
+              std::array<int64_t, 2> stride, std::array<int64_t, 4> padding, bool count_include_pad,
+              const std::string& name) {
     const std::string n = internal::name_or(name, std::string(pool_kind_name(kind)) + "_pool2d");
     const char* op = n.c_str();
     internal::check_rank(x, 4, op, "x");
@@ -98,15 +100,16 @@ Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
     return compute(
         shape,
         [&](Var b, Var c, Var y, Var xx) {
-            Expr count = count_include_pad ? Expr(int(window[0] * window[1])) : valid_count(g, y, xx);
+            Expr count =
+                count_include_pad ? Expr(int(window[0] * window[1])) : valid_count(g, y, xx);
             return total(b, c, y, xx) / tessel::cast(t, count);
         },
         n);
 }
 
 Tensor global_pool2d(const Tensor& x, PoolKind kind, const std::string& name) {
-    const std::string n = internal::name_or(name, std::string("global_") + pool_kind_name(kind) +
-                                                      "_pool2d");
+    const std::string n =
+        internal::name_or(name, std::string("global_") + pool_kind_name(kind) + "_pool2d");
     internal::check_rank(x, 4, n.c_str(), "x");
     return kind == PoolKind::Max ? max(x, {2, 3}, true, n) : mean(x, {2, 3}, true, n);
 }
@@ -122,11 +125,14 @@ Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, const 
     int64_t longest[2] = {1, 1};
     for (int a = 0; a < 2; ++a)
         for (int64_t i = 0; i < out[a]; ++i)
-            longest[a] = std::max(longest[a], ((i + 1) * in[a] + out[a] - 1) / out[a] - i * in[a] / out[a]);
+            longest[a] =
+                std::max(longest[a], ((i + 1) * in[a] + out[a] - 1) / out[a] - i * in[a] / out[a]);
     IterVar ry = reduce_axis({0, make_const(Int(32), longest[0])}, "ry");
     IterVar rx = reduce_axis({0, make_const(Int(32), longest[1])}, "rx");
     auto start = [&](Expr i, int a) { return floordiv(i * int(in[a]), int(out[a])); };
-    auto end = [&](Expr i, int a) { return floordiv((i + 1) * int(in[a]) + int(out[a] - 1), int(out[a])); };
+    auto end = [&](Expr i, int a) {
+        return floordiv((i + 1) * int(in[a]) + int(out[a] - 1), int(out[a]));
+    };
     std::vector<Expr> oshape = {x.shape()[0], x.shape()[1], make_const(Int(32), out_h),
                                 make_const(Int(32), out_w)};
     Tensor total = compute(
@@ -134,7 +140,8 @@ Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, const 
         [&](Var b, Var c, Var y, Var xx) {
             Expr iy = start(y, 0) + ry.var(), ix = start(xx, 1) + rx.var();
             Expr inside = iy < end(y, 0) && ix < end(xx, 1);
-            return tessel::sum(if_then_else(inside, x(b, c, iy, ix), make_zero(x.dtype())), {ry, rx});
+            return tessel::sum(if_then_else(inside, x(b, c, iy, ix), make_zero(x.dtype())),
+                               {ry, rx});
         },
         name + ".sum");
     return compute(

@@ -71,10 +71,9 @@ std::vector<Tensor> reduce_over(const Tensor& x, const std::vector<int64_t>& axi
 Tensor reduce_one(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
                   const std::string& name,
                   Expr (*reducer)(Expr, const std::vector<IterVar>&, Expr)) {
-    return reduce_over(x, axis, keepdims, name,
-                       [reducer](Expr v, const std::vector<IterVar>& r) {
-                           return std::vector<Expr>{reducer(v, r, Expr())};
-                       })[0];
+    return reduce_over(x, axis, keepdims, name, [reducer](Expr v, const std::vector<IterVar>& r) {
+        return std::vector<Expr>{reducer(v, r, Expr())};
+    })[0];
 }
 
 }  // namespace
@@ -93,7 +92,8 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
     for (size_t d = 0; d < shape.size(); ++d) count *= reduced[d] ? shape[d] : 1;
     Tensor total = reduce_one(x, axis, keepdims, name + ".sum", &tessel::sum);
     const double inv = 1.0 / static_cast<double>(count);
-    return unary(total, [inv](Expr e) { return e * make_const(e.type(), inv); }, name);
+    return unary(
+        total, [inv](Expr e) { return e * make_const(e.type(), inv); }, name);
 }
 
 Tensor max(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
@@ -114,12 +114,12 @@ Tensor arg_reduce(const Tensor& x, int64_t axis, bool keepdims, const std::strin
                   bool is_max) {
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
-    Tensor pair = reduce_over(x, {axis}, keepdims, name + ".pair",
-                              [is_max](Expr v, const std::vector<IterVar>& r) {
-                                  return is_max ? tessel::argmax(r[0].var(), v, r)
-                                                : tessel::argmin(r[0].var(), v, r);
-                              })[0];
-    return unary(pair, [](Expr e) { return e; }, name);
+    Tensor pair = reduce_over(
+        x, {axis}, keepdims, name + ".pair", [is_max](Expr v, const std::vector<IterVar>& r) {
+            return is_max ? tessel::argmax(r[0].var(), v, r) : tessel::argmin(r[0].var(), v, r);
+        })[0];
+    return unary(
+        pair, [](Expr e) { return e; }, name);
 }
 
 }  // namespace

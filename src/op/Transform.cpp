@@ -31,7 +31,8 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> axes, const std::string& 
     if (axes.empty())
         for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(n - 1 - i));
     std::vector<bool> seen(n, false);
-    if (axes.size() != n) bad_param(name.c_str(), "axes", list_string(axes) + " is not a permutation");
+    if (axes.size() != n)
+        bad_param(name.c_str(), "axes", list_string(axes) + " is not a permutation");
     for (int64_t& a : axes) {
         a = normalize_axis(a, n, name.c_str(), "axes");
         if (seen[a]) bad_param(name.c_str(), "axes", list_string(axes) + " is not a permutation");
@@ -54,9 +55,12 @@ Tensor reshape(const Tensor& x, std::vector<int64_t> shape, const std::string& n
     int64_t total = std::accumulate(in.begin(), in.end(), int64_t(1), std::multiplies<>());
     int64_t known = 1, inferred = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] == -1 && inferred < 0) inferred = static_cast<int64_t>(i);
-        else if (shape[i] < 1) bad_param(name.c_str(), "shape", list_string(shape) + " has a bad extent");
-        else known *= shape[i];
+        if (shape[i] == -1 && inferred < 0)
+            inferred = static_cast<int64_t>(i);
+        else if (shape[i] < 1)
+            bad_param(name.c_str(), "shape", list_string(shape) + " has a bad extent");
+        else
+            known *= shape[i];
     }
     if (inferred >= 0 && known > 0 && total % known == 0) shape[inferred] = total / known;
     if (std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>()) != total)

@@ -26,8 +26,8 @@ inline void expect_default_cpu_matches(const std::vector<Tensor>& outputs,
 inline void expect_default_gpu_matches(const std::vector<Tensor>& outputs,
                                        int64_t reduction_length = 1, double magnitude = 1.0) {
     Target target(kCudaCompileTarget);
-    GpuProgram p = gpu_program("op", op::default_schedule(outputs, target), reduction_length,
-                               magnitude);
+    GpuProgram p =
+        gpu_program("op", op::default_schedule(outputs, target), reduction_length, magnitude);
     try {
         check_in_interpreter(p, make_gpu_data(p, 7));
         if (has_cuda_backend()) compile_for_gpu(p);

@@ -31,9 +31,8 @@ TEST(OpConv, NchwGroupsThree) {
 TEST(OpConv, NhwcStrideGroupsAndDilation) {
     Tensor x = placeholder({1, 11, 9, 6}), w = placeholder({3, 3, 2, 9});
     expect_default_schedules_match({op::conv2d_nhwc(x, w, op::conv_params(2, 1, 1, 3))}, 18);
-    expect_default_cpu_matches({op::conv2d_nhwc(x, placeholder({3, 3, 6, 5}),
-                                                op::conv_params(1, 2, 2))},
-                               54);
+    expect_default_cpu_matches(
+        {op::conv2d_nhwc(x, placeholder({3, 3, 6, 5}), op::conv_params(1, 2, 2))}, 54);
 }
 
 TEST(OpConv, DepthwiseWithMultiplier) {

@@ -28,8 +28,8 @@ TEST(OpMatmul, BatchMatmulBroadcastsABatchOfOne) {
 
 TEST(OpMatmul, DenseWithBiasAndActivations) {
     Tensor x = placeholder({6, 19}), w = placeholder({13, 19}), bias = placeholder({13});
-    for (op::Activation act : {op::Activation::None, op::Activation::ReLU, op::Activation::GELU,
-                               op::Activation::SiLU}) {
+    for (op::Activation act :
+         {op::Activation::None, op::Activation::ReLU, op::Activation::GELU, op::Activation::SiLU}) {
         expect_default_schedules_match({op::dense(x, w, bias, act)}, 19);
     }
     expect_default_cpu_matches({op::dense(x, w)}, 19);

@@ -23,7 +23,8 @@ TEST(OpNorm, BatchNormInference) {
     std::vector<Tensor> v;
     for (int i = 0; i < 4; ++i) v.push_back(placeholder({3}));
     // var must be positive: use |var| through the reference's random inputs in [-1, 1] + 2
-    Tensor var = compute({3}, [&](Var c) { return v[3](c) + 2.0f; }, "var_pos");
+    Tensor var = compute(
+        {3}, [&](Var c) { return v[3](c) + 2.0f; }, "var_pos");
     expect_default_schedules_match({op::batch_norm(x, v[0], v[1], v[2], var)}, 1);
 }
 

@@ -21,15 +21,14 @@ namespace tessel::op {
 
 /// The parameters every conv2d variant takes.
 struct Conv2DParams {
-    std::array<int64_t, 2> stride = {1, 1};        ///< (vertical, horizontal), each >= 1
+    std::array<int64_t, 2> stride = {1, 1};         ///< (vertical, horizontal), each >= 1
     std::array<int64_t, 4> padding = {0, 0, 0, 0};  ///< (top, left, bottom, right), each >= 0
     std::array<int64_t, 2> dilation = {1, 1};       ///< (vertical, horizontal), each >= 1
-    int64_t groups = 1;                              ///< divides the input and output channels
+    int64_t groups = 1;                             ///< divides the input and output channels
 };
 
 /// Padding of `p` on every side.
-Conv2DParams conv_params(int64_t stride, int64_t padding, int64_t dilation = 1,
-                         int64_t groups = 1);
+Conv2DParams conv_params(int64_t stride, int64_t padding, int64_t dilation = 1, int64_t groups = 1);
 
 /// Output extent of a convolution over `in` (already without padding) along one axis.
 int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad_before,
