@@ -46,6 +46,15 @@ int64_t leaf_extent(const Schedule& s, int stage, int pos) {
     return st.iters[st.leaf[static_cast<size_t>(pos)]].const_extent().value_or(-1);
 }
 
+// Whether a stage does enough work (points of its loop nest) to pay for starting threads: a
+// parallel loop costs tens of microseconds, more than a small norm or softmax takes serially.
+bool worth_parallel(const Schedule& s, int stage) {
+    int64_t points = 1;
+    for (size_t i = 0; i < s.stage(stage).leaf.size(); ++i)
+        points *= std::max<int64_t>(leaf_extent(s, stage, static_cast<int>(i)), 1);
+    return points >= (int64_t(1) << 17);
+}
+
 Type dtype_of(const Stage& st) {
     return op_output(st.op, 0).dtype();
 }
@@ -77,8 +86,8 @@ void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
     if (lanes > 1) {
         auto [outer, inner] = s.split(stage, 0, lanes);
         s.vectorize(stage, inner);
-        if (total / lanes > 1) s.parallel(stage, outer);
-    } else if (total > 1) {
+        if (total / lanes > 1 && worth_parallel(s, stage)) s.parallel(stage, outer);
+    } else if (total > 1 && worth_parallel(s, stage)) {
         s.parallel(stage, 0);
     }
 }
@@ -104,7 +113,8 @@ void schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
         (void)o;
     }
     int outer = fuse_outer(s, stage, vector ? spatial - 1 : spatial);
-    if (outer == 1 && leaf_extent(s, stage, 0) > 1) s.parallel(stage, 0);
+    if (outer == 1 && leaf_extent(s, stage, 0) > 1 && worth_parallel(s, stage))
+        s.parallel(stage, 0);
 }
 
 // GPU, a reduction that is not tiled: one thread per output point, the reduction serial.
