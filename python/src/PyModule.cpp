@@ -35,4 +35,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_ndarray(m);
     init_workload(m);
     init_search_task(m);
+    init_op(m);
 }

@@ -19,4 +19,7 @@ struct BuiltinWorkload {
 /// Every built-in workload, in a fixed order.
 std::vector<BuiltinWorkload> builtin_workloads();
 
+/// The operator library's workloads, "op.<operator>" (src/op/OperatorWorkloads.cpp).
+std::vector<BuiltinWorkload> operator_workloads();
+
 }  // namespace tessel::internal

@@ -27,6 +27,8 @@ Registry& registry() {
         auto* fresh = new Registry();
         for (internal::BuiltinWorkload& w : internal::builtin_workloads())
             fresh->entries[w.name] = Entry{std::move(w.params), std::move(w.builder)};
+        for (internal::BuiltinWorkload& w : internal::operator_workloads())
+            fresh->entries[w.name] = Entry{std::move(w.params), std::move(w.builder)};
         return fresh;
     }();
     return *r;

@@ -1,0 +1,58 @@
+// Convolutions of the operator library (docs/operators.md): conv2d in NCHW and NHWC with padding,
+// stride, dilation and groups, depthwise conv2d, and conv2d_transpose.
+//
+//   Conv2DParams p;  p.stride = {2, 2};  p.padding = {1, 1, 1, 1};
+//   Tensor y = op::conv2d_nchw(x, w, p);            // x (N, C, H, W), w (K, C / groups, R, S)
+//
+// Zero padding is a stage of its own (`<name>.pad`, a select on the bounds) that
+// default_schedule() inlines into the convolution. The convolution sums in the operands' dtype.
+// DSLError names the operator and the parameter: negative padding, a stride or dilation below 1,
+// groups that do not divide the channels, a channel mismatch, a (dilated) kernel larger than the
+// padded input, operands of the wrong rank or of different dtypes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "tessel/te/Operation.h"
+
+namespace tessel::op {
+
+/// The parameters every conv2d variant takes.
+struct Conv2DParams {
+    std::array<int64_t, 2> stride = {1, 1};         ///< (vertical, horizontal), each >= 1
+    std::array<int64_t, 4> padding = {0, 0, 0, 0};  ///< (top, left, bottom, right), each >= 0
+    std::array<int64_t, 2> dilation = {1, 1};       ///< (vertical, horizontal), each >= 1
+    int64_t groups = 1;                             ///< divides the input and output channels
+};
+
+/// Padding of `p` on every side.
+Conv2DParams conv_params(int64_t stride, int64_t padding, int64_t dilation = 1, int64_t groups = 1);
+
+/// Output extent of a convolution over `in` (already without padding) along one axis.
+int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad_before,
+                           int64_t pad_after, int64_t dilation);
+
+/// NCHW conv2d: x (N, C, H, W), w (K, C / groups, R, S) → (N, K, OH, OW).
+Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                   const std::string& name = "conv2d_nchw");
+
+/// NHWC conv2d: x (N, H, W, C), w (R, S, C / groups, K) (HWIO) → (N, OH, OW, K).
+Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                   const std::string& name = "conv2d_nhwc");
+
+/// Depthwise NCHW conv2d: x (N, C, H, W), w (C * M, 1, R, S) → (N, C * M, OH, OW); conv2d_nchw
+/// with groups = C (p.groups is ignored).
+Tensor depthwise_conv2d_nchw(const Tensor& x, const Tensor& w, Conv2DParams p = {},
+                             const std::string& name = "depthwise_conv2d_nchw");
+
+/// NCHW transposed convolution (the gradient of conv2d_nchw with respect to its input, as
+/// PyTorch's ConvTranspose2d without groups): x (N, C, H, W), w (C, K, R, S) → (N, K, OH, OW) with
+/// OH = (H - 1) * stride - pad_top - pad_bottom + dilation * (R - 1) + output_padding + 1.
+/// `output_padding` (each below the stride or the dilation) adds rows and columns at the end.
+Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                             std::array<int64_t, 2> output_padding = {0, 0},
+                             const std::string& name = "conv2d_transpose_nchw");
+
+}  // namespace tessel::op

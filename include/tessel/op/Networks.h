@@ -1,0 +1,28 @@
+// Network presets: the distinct layers of whole networks as operator-library workloads with their
+// counts, for the tuning daemon (tune each once, weight it by its count).
+//
+//   for (const PresetLayer& l : network_preset("resnet50")) make_workload(l.workload, l.params);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessel/auto_schedule/Workload.h"
+
+namespace tessel::op {
+
+/// One distinct layer of a network.
+struct PresetLayer {
+    std::string workload;   ///< a registered workload name ("op.conv2d_nchw", ...)
+    WorkloadParams params;  ///< its parameters
+    int count = 1;          ///< how many times the network runs it
+};
+
+/// The names of the presets: "resnet50" (batch 1, 224 x 224, NCHW float32: its distinct conv2d,
+/// pooling and dense layers) and "bert_base_layer" (one encoder layer, batch 1, sequence 128).
+std::vector<std::string> network_preset_names();
+
+/// The layers of preset `name`; DSLError naming `name` (and listing the presets) if unknown.
+std::vector<PresetLayer> network_preset(const std::string& name);
+
+}  // namespace tessel::op

@@ -1,0 +1,265 @@
+// The operator library as `tessel.op` (python/tessel/op.py re-exports this submodule): every
+// operator of include/tessel/op/ with keyword arguments, default_schedule, and the network
+// presets. Only conversions here; the checks are the C++ operators' (DSLError → TypeError).
+#include <array>
+#include <memory>
+
+#include "PyCommon.h"
+#include "tessel/op/Conv.h"
+#include "tessel/op/DefaultSchedule.h"
+#include "tessel/op/Elementwise.h"
+#include "tessel/op/Matmul.h"
+#include "tessel/op/Networks.h"
+#include "tessel/op/Norm.h"
+#include "tessel/op/Pool.h"
+#include "tessel/op/Reduce.h"
+#include "tessel/op/Transform.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel::python {
+
+namespace {
+
+using namespace pybind11::literals;
+
+// An int or a sequence of ints as a vector.
+std::vector<int64_t> to_ints(py::handle v, const char* what) {
+    if (v.is_none()) return {};
+    if (py::isinstance<py::int_>(v)) return {v.cast<int64_t>()};
+    try {
+        return v.cast<std::vector<int64_t>>();
+    } catch (const py::cast_error&) {
+        TESSEL_THROW(DSLError) << "tessel.op: parameter '" << what
+                               << "' must be an int or a sequence of ints";
+    }
+}
+
+// An int or a sequence of 1 or N ints (N = 4 also takes 2: (vertical, horizontal)) as N ints.
+template <size_t N>
+std::array<int64_t, N> to_array(py::handle v, const char* what) {
+    std::vector<int64_t> l = to_ints(v, what);
+    if (l.size() != 1 && l.size() != N && !(N == 4 && l.size() == 2))
+        TESSEL_THROW(DSLError) << "tessel.op: parameter '" << what << "' has " << l.size()
+                               << " entries; expected 1" << (N == 4 ? ", 2" : "") << " or " << N;
+    std::array<int64_t, N> a{};
+    for (size_t i = 0; i < N; ++i) a[i] = l.size() == N ? l[i] : l[i % l.size()];
+    return a;
+}
+
+op::Conv2DParams conv_params(py::handle stride, py::handle padding, py::handle dilation,
+                             int64_t groups) {
+    return {to_array<2>(stride, "stride"), to_array<4>(padding, "padding"),
+            to_array<2>(dilation, "dilation"), groups};
+}
+
+Tensor opt_tensor(const std::optional<Tensor>& t) {
+    return t ? *t : Tensor();
+}
+
+py::object param_to_python(const WorkloadParam& p) {
+    if (auto* i = std::get_if<int64_t>(&p)) return py::int_(*i);
+    if (auto* d = std::get_if<double>(&p)) return py::float_(*d);
+    if (auto* s = std::get_if<std::string>(&p)) return py::str(*s);
+    if (auto* t = std::get_if<Type>(&p)) return py::str(t->str());
+    return py::cast(std::get<std::vector<int64_t>>(p));
+}
+
+void def_elementwise(py::module_& m) {
+    using UnaryFn = Tensor (*)(const Tensor&, const std::string&);
+    const std::pair<const char*, UnaryFn> unary[] = {
+        {"relu", &op::relu},        {"gelu", &op::gelu}, {"silu", &op::silu},
+        {"sigmoid", &op::sigmoid},  {"tanh", &op::tanh}, {"exp", &op::exp},
+        {"log", &op::log},          {"sqrt", &op::sqrt}, {"abs", &op::abs},
+        {"negative", &op::negative}};
+    for (auto [name, fn] : unary) m.def(name, fn, "x"_a, "name"_a = name);
+    using BinaryFn = Tensor (*)(const Tensor&, const Tensor&, const std::string&);
+    const std::pair<const char*, BinaryFn> binary[] = {
+        {"add", &op::add},       {"subtract", &op::subtract}, {"multiply", &op::multiply},
+        {"divide", &op::divide}, {"maximum", &op::maximum},   {"minimum", &op::minimum},
+        {"power", &op::power}};
+    for (auto [name, fn] : binary) m.def(name, fn, "a"_a, "b"_a, "name"_a = name);
+    m.def(
+        "cast",
+        [](const Tensor& x, py::handle dtype, const std::string& name) {
+            return op::cast(x, to_type(dtype), name);
+        },
+        "x"_a, "dtype"_a, "name"_a = "cast");
+    m.def("clip", &op::clip, "x"_a, "lo"_a, "hi"_a, "name"_a = "clip");
+    m.def("where", &op::where, "cond"_a, "a"_a, "b"_a, "name"_a = "where");
+}
+
+void def_matmul(py::module_& m) {
+    m.def("matmul", &op::matmul, "a"_a, "b"_a, "transpose_a"_a = false, "transpose_b"_a = false,
+          "name"_a = "matmul");
+    m.def("batch_matmul", &op::batch_matmul, "a"_a, "b"_a, "transpose_a"_a = false,
+          "transpose_b"_a = false, "name"_a = "batch_matmul");
+    m.def(
+        "dense",
+        [](const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
+           const std::string& activation, const std::string& name) {
+            return op::dense(x, w, opt_tensor(bias), op::parse_activation(activation), name);
+        },
+        "x"_a, "weight"_a, "bias"_a = py::none(), "activation"_a = "none", "name"_a = "dense");
+}
+
+void def_conv(py::module_& m) {
+    for (auto [name, fn] :
+         {std::pair{"conv2d_nchw", &op::conv2d_nchw}, std::pair{"conv2d_nhwc", &op::conv2d_nhwc}})
+        m.def(
+            name,
+            [fn](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
+                 py::object dilation, int64_t groups, const std::string& name) {
+                return fn(x, w, conv_params(stride, padding, dilation, groups), name);
+            },
+            "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "groups"_a = 1,
+            "name"_a = name);
+    m.def(
+        "depthwise_conv2d_nchw",
+        [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
+           py::object dilation, const std::string& name) {
+            return op::depthwise_conv2d_nchw(x, w, conv_params(stride, padding, dilation, 1), name);
+        },
+        "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1,
+        "name"_a = "depthwise_conv2d_nchw");
+    m.def(
+        "conv2d_transpose_nchw",
+        [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
+           py::object dilation, py::object output_padding, const std::string& name) {
+            return op::conv2d_transpose_nchw(x, w, conv_params(stride, padding, dilation, 1),
+                                             to_array<2>(output_padding, "output_padding"), name);
+        },
+        "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "output_padding"_a = 0,
+        "name"_a = "conv2d_transpose_nchw");
+}
+
+void def_pool(py::module_& m) {
+    m.def(
+        "pool2d",
+        [](const Tensor& x, const std::string& kind, py::object window, py::object stride,
+           py::object padding, bool count_include_pad, const std::string& name) {
+            return op::pool2d(x, op::parse_pool_kind(kind), to_array<2>(window, "window"),
+                              to_array<2>(stride.is_none() ? window : stride, "stride"),
+                              to_array<4>(padding, "padding"), count_include_pad, name);
+        },
+        "x"_a, "kind"_a, "window"_a, "stride"_a = py::none(), "padding"_a = 0,
+        "count_include_pad"_a = true, "name"_a = "");
+    m.def(
+        "global_pool2d",
+        [](const Tensor& x, const std::string& kind, const std::string& name) {
+            return op::global_pool2d(x, op::parse_pool_kind(kind), name);
+        },
+        "x"_a, "kind"_a = "avg", "name"_a = "");
+    m.def(
+        "adaptive_avg_pool2d",
+        [](const Tensor& x, py::object size, const std::string& name) {
+            auto s = to_array<2>(size, "output_size");
+            return op::adaptive_avg_pool2d(x, s[0], s[1], name);
+        },
+        "x"_a, "output_size"_a, "name"_a = "adaptive_avg_pool2d");
+}
+
+void def_norm(py::module_& m) {
+    m.def("softmax", &op::softmax, "x"_a, "axis"_a = -1, "name"_a = "softmax");
+    m.def("log_softmax", &op::log_softmax, "x"_a, "axis"_a = -1, "name"_a = "log_softmax");
+    m.def(
+        "layer_norm",
+        [](const Tensor& x, std::optional<Tensor> gamma, std::optional<Tensor> beta, double eps,
+           const std::string& name) {
+            return op::layer_norm(x, opt_tensor(gamma), opt_tensor(beta), eps, name);
+        },
+        "x"_a, "gamma"_a = py::none(), "beta"_a = py::none(), "eps"_a = 1e-5,
+        "name"_a = "layer_norm");
+    m.def(
+        "rms_norm",
+        [](const Tensor& x, std::optional<Tensor> gamma, double eps, const std::string& name) {
+            return op::rms_norm(x, opt_tensor(gamma), eps, name);
+        },
+        "x"_a, "gamma"_a = py::none(), "eps"_a = 1e-6, "name"_a = "rms_norm");
+    m.def("batch_norm", &op::batch_norm, "x"_a, "gamma"_a, "beta"_a, "mean"_a, "var"_a,
+          "eps"_a = 1e-5, "axis"_a = 1, "name"_a = "batch_norm");
+}
+
+void def_reduce(py::module_& m) {
+    using ReduceFn =
+        Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
+    const std::pair<const char*, ReduceFn> reducers[] = {
+        {"sum", &op::sum}, {"mean", &op::mean}, {"max", &op::max}, {"min", &op::min}};
+    for (auto [name, fn] : reducers)
+        m.def(
+            name,
+            [fn](const Tensor& x, py::object axis, bool keepdims, const std::string& name) {
+                return fn(x, to_ints(axis, "axis"), keepdims, name);
+            },
+            "x"_a, "axis"_a = py::none(), "keepdims"_a = false, "name"_a = name);
+    m.def("argmax", &op::argmax, "x"_a, "axis"_a, "keepdims"_a = false, "name"_a = "argmax");
+    m.def("argmin", &op::argmin, "x"_a, "axis"_a, "keepdims"_a = false, "name"_a = "argmin");
+}
+
+void def_transform(py::module_& m) {
+    m.def(
+        "transpose",
+        [](const Tensor& x, py::object axes, const std::string& name) {
+            return op::transpose(x, to_ints(axes, "axes"), name);
+        },
+        "x"_a, "axes"_a = py::none(), "name"_a = "transpose");
+    m.def(
+        "reshape",
+        [](const Tensor& x, py::object shape, const std::string& name) {
+            return op::reshape(x, to_ints(shape, "shape"), name);
+        },
+        "x"_a, "shape"_a, "name"_a = "reshape");
+    m.def("concatenate", &op::concatenate, "xs"_a, "axis"_a = 0, "name"_a = "concatenate");
+    m.def(
+        "split",
+        [](const Tensor& x, py::object parts, int64_t axis, const std::string& name) {
+            if (py::isinstance<py::int_>(parts))
+                return op::split_sections(x, parts.cast<int64_t>(), axis, name);
+            return op::split(x, to_ints(parts, "indices_or_sections"), axis, name);
+        },
+        "x"_a, "indices_or_sections"_a, "axis"_a = 0, "name"_a = "split");
+    m.def(
+        "pad",
+        [](const Tensor& x, py::object before, py::object after, double value,
+           const std::string& name) {
+            return op::pad(x, to_ints(before, "before"), to_ints(after, "after"), value, name);
+        },
+        "x"_a, "before"_a, "after"_a = py::none(), "value"_a = 0.0, "name"_a = "pad");
+    m.def("take", &op::take, "x"_a, "indices"_a, "axis"_a = 0, "name"_a = "take");
+}
+
+}  // namespace
+
+void init_op(py::module_& parent) {
+    py::module_ m = parent.def_submodule("op", "The operator library (docs/operators.md).");
+    def_elementwise(m);
+    def_matmul(m);
+    def_conv(m);
+    def_pool(m);
+    def_norm(m);
+    def_reduce(m);
+    def_transform(m);
+    m.def(
+        "default_schedule",
+        [](py::object outputs, py::object target) {
+            std::vector<Tensor> outs = py::isinstance<Tensor>(outputs)
+                                           ? std::vector<Tensor>{outputs.cast<Tensor>()}
+                                           : outputs.cast<std::vector<Tensor>>();
+            return std::make_shared<Schedule>(op::default_schedule(outs, to_target(target)));
+        },
+        "outputs"_a, "target"_a = "llvm", "A default schedule of the outputs' DAG for `target`.");
+    m.def("network_preset_names", &op::network_preset_names);
+    m.def(
+        "network_preset",
+        [](const std::string& name) {
+            py::list layers;
+            for (const op::PresetLayer& l : op::network_preset(name)) {
+                py::list params;
+                for (const WorkloadParam& p : l.params) params.append(param_to_python(p));
+                layers.append(py::make_tuple(l.workload, params, l.count));
+            }
+            return layers;
+        },
+        "name"_a, "The distinct layers of a network: [(workload, params, count), ...].");
+}
+
+}  // namespace tessel::python

@@ -1,0 +1,192 @@
+// Convolutions (op/Conv.h).
+#include "tessel/op/Conv.h"
+
+#include "op/OpUtil.h"
+#include "tessel/op/Transform.h"
+
+namespace tessel::op {
+
+using internal::bad_param;
+
+namespace {
+
+void check_params(const Conv2DParams& p, const char* op) {
+    for (int64_t s : p.stride)
+        if (s < 1) bad_param(op, "stride", "must be at least 1, got " + std::to_string(s));
+    for (int64_t d : p.dilation)
+        if (d < 1) bad_param(op, "dilation", "must be at least 1, got " + std::to_string(d));
+    for (int64_t pad : p.padding)
+        if (pad < 0) bad_param(op, "padding", "must not be negative, got " + std::to_string(pad));
+    if (p.groups < 1)
+        bad_param(op, "groups", "must be at least 1, got " + std::to_string(p.groups));
+}
+
+// Checks the channels of input (C) and weight (K filters of `wc` channels each) for `groups`.
+void check_channels(int64_t c, int64_t k, int64_t wc, int64_t groups, const char* op) {
+    if (c % groups != 0 || k % groups != 0)
+        bad_param(op, "groups",
+                  "(" + std::to_string(groups) + ") must divide the input channels (" +
+                      std::to_string(c) + ") and the output channels (" + std::to_string(k) + ")");
+    if (wc * groups != c)
+        bad_param(op, "w",
+                  "has " + std::to_string(wc) + " input channels per group but x has " +
+                      std::to_string(c) + " channels in " + std::to_string(groups) + " groups");
+}
+
+// The output extent along one axis, checking that the dilated kernel fits the padded input.
+int64_t out_extent(int64_t in, int64_t kernel, int64_t s, int64_t before, int64_t after, int64_t d,
+                   const char* op) {
+    int64_t dilated = (kernel - 1) * d + 1, padded = in + before + after;
+    if (dilated > padded)
+        bad_param(op, "w",
+                  "has a (dilated) kernel extent of " + std::to_string(dilated) +
+                      ", larger than the padded input extent " + std::to_string(padded));
+    return (padded - dilated) / s + 1;
+}
+
+// x zero-padded on its axes `hy` and `wx` (x itself when there is no padding).
+Tensor pad_hw(const Tensor& x, size_t hy, size_t wx, const Conv2DParams& p,
+              const std::string& name) {
+    if (p.padding == std::array<int64_t, 4>{0, 0, 0, 0}) return x;
+    std::vector<int64_t> before(x.ndim(), 0), after(x.ndim(), 0);
+    before[hy] = p.padding[0], before[wx] = p.padding[1];
+    after[hy] = p.padding[2], after[wx] = p.padding[3];
+    return pad(x, before, after, 0.0, name + ".pad");
+}
+
+}  // namespace
+
+Conv2DParams conv_params(int64_t stride, int64_t padding, int64_t dilation, int64_t groups) {
+    return {{stride, stride}, {padding, padding, padding, padding}, {dilation, dilation}, groups};
+}
+
+int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad_before,
+                           int64_t pad_after, int64_t dilation) {
+    return (in + pad_before + pad_after - (kernel - 1) * dilation - 1) / stride + 1;
+}
+
+Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                   const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 4, op, "x");
+    internal::check_rank(w, 4, op, "w");
+    internal::check_same_dtype(x, w, op, "w");
+    check_params(p, op);
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    check_channels(sx[1], sw[0], sw[1], p.groups, op);
+    int64_t oh =
+        out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    int64_t ow =
+        out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    Tensor padded = pad_hw(x, 2, 3, p, name);
+    const int64_t kg = sw[0] / p.groups, cg = sw[1];
+    IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
+    IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
+    IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
+    return compute(
+        internal::to_exprs({sx[0], sw[0], oh, ow}),
+        [&](Var n, Var k, Var y, Var xx) {
+            Expr c = p.groups == 1 ? Expr(rc.var()) : floordiv(k, int(kg)) * int(cg) + rc.var();
+            Expr iy = y * int(p.stride[0]) + ry.var() * int(p.dilation[0]);
+            Expr ix = xx * int(p.stride[1]) + rx.var() * int(p.dilation[1]);
+            return tessel::sum(padded(n, c, iy, ix) * w(k, rc, ry, rx), {rc, ry, rx});
+        },
+        name);
+}
+
+Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                   const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 4, op, "x");
+    internal::check_rank(w, 4, op, "w");
+    internal::check_same_dtype(x, w, op, "w");
+    check_params(p, op);
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    check_channels(sx[3], sw[3], sw[2], p.groups, op);
+    int64_t oh =
+        out_extent(sx[1], sw[0], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    int64_t ow =
+        out_extent(sx[2], sw[1], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    Tensor padded = pad_hw(x, 1, 2, p, name);
+    const int64_t kg = sw[3] / p.groups, cg = sw[2];
+    IterVar ry = reduce_axis({0, make_const(Int(32), sw[0])}, "ry");
+    IterVar rx = reduce_axis({0, make_const(Int(32), sw[1])}, "rx");
+    IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
+    return compute(
+        internal::to_exprs({sx[0], oh, ow, sw[3]}),
+        [&](Var n, Var y, Var xx, Var k) {
+            Expr c = p.groups == 1 ? Expr(rc.var()) : floordiv(k, int(kg)) * int(cg) + rc.var();
+            Expr iy = y * int(p.stride[0]) + ry.var() * int(p.dilation[0]);
+            Expr ix = xx * int(p.stride[1]) + rx.var() * int(p.dilation[1]);
+            return tessel::sum(padded(n, iy, ix, c) * w(ry, rx, rc, k), {ry, rx, rc});
+        },
+        name);
+}
+
+Tensor depthwise_conv2d_nchw(const Tensor& x, const Tensor& w, Conv2DParams p,
+                             const std::string& name) {
+    internal::check_rank(x, 4, name.c_str(), "x");
+    internal::check_rank(w, 4, name.c_str(), "w");
+    std::vector<int64_t> sw = constant_shape(w, name.c_str(), "w");
+    if (sw[1] != 1)
+        bad_param(name.c_str(), "w",
+                  "must have 1 input channel per filter (shape (C * M, 1, R, S)), got " +
+                      std::to_string(sw[1]));
+    p.groups = constant_shape(x, name.c_str(), "x")[1];
+    return conv2d_nchw(x, w, p, name);
+}
+
+namespace {
+
+// One axis of a transposed convolution: the input position feeding output `o` through kernel
+// tap `r`, and whether there is one.
+std::pair<Expr, Expr> transpose_source(Expr o, Expr r, int64_t in, int64_t s, int64_t pad,
+                                       int64_t d) {
+    Expr t = o + int(pad) - r * int(d);
+    Expr valid = t >= 0 && floormod(t, int(s)) == 0 && floordiv(t, int(s)) < int(in);
+    return {floordiv(t, int(s)), valid};
+}
+
+}  // namespace
+
+Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                             std::array<int64_t, 2> output_padding, const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 4, op, "x");
+    internal::check_rank(w, 4, op, "w");
+    internal::check_same_dtype(x, w, op, "w");
+    check_params(p, op);
+    if (p.groups != 1)
+        bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    if (sw[0] != sx[1])
+        bad_param(op, "w",
+                  "has " + std::to_string(sw[0]) + " input channels but x has " +
+                      std::to_string(sx[1]) + " (w is (C, K, R, S))");
+    int64_t out[2];
+    for (int a = 0; a < 2; ++a) {
+        int64_t op_a = output_padding[a];
+        if (op_a < 0 || (op_a >= p.stride[a] && op_a >= p.dilation[a]))
+            bad_param(op, "output_padding",
+                      "(" + std::to_string(op_a) + ") must be below the stride or the dilation");
+        out[a] = (sx[2 + a] - 1) * p.stride[a] - p.padding[a] - p.padding[a + 2] +
+                 p.dilation[a] * (sw[2 + a] - 1) + op_a + 1;
+        if (out[a] < 1) bad_param(op, "padding", "leaves an empty output");
+    }
+    IterVar rc = reduce_axis({0, make_const(Int(32), sx[1])}, "rc");
+    IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
+    IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
+    return compute(
+        internal::to_exprs({sx[0], sw[1], out[0], out[1]}),
+        [&](Var n, Var k, Var y, Var xx) {
+            auto [iy, vy] =
+                transpose_source(y, ry.var(), sx[2], p.stride[0], p.padding[0], p.dilation[0]);
+            auto [ix, vx] =
+                transpose_source(xx, rx.var(), sx[3], p.stride[1], p.padding[1], p.dilation[1]);
+            Expr v = if_then_else(vy && vx, x(n, rc, iy, ix), make_zero(x.dtype()));
+            return tessel::sum(v * w(rc, k, ry, rx), {rc, ry, rx});
+        },
+        name);
+}
+
+}  // namespace tessel::op

@@ -1,0 +1,156 @@
+// Normalisations (op/Norm.h).
+#include "tessel/op/Norm.h"
+
+#include "op/OpUtil.h"
+#include "tessel/op/Elementwise.h"
+#include "tessel/op/Reduce.h"
+
+namespace tessel::op {
+
+using internal::bad_param;
+
+namespace {
+
+using Indices = std::vector<Expr>;
+
+// The sum over the last axis of `f(indices)` (indices of x, the last one the reduction variable),
+// keeping the axis as an extent of 1.
+Tensor last_axis_sum(const std::vector<int64_t>& shape, const std::function<Expr(Indices)>& f,
+                     const std::string& name) {
+    std::vector<int64_t> out = shape;
+    out.back() = 1;
+    IterVar k = reduce_axis({0, make_const(Int(32), shape.back())}, "k");
+    return compute(
+        internal::to_exprs(out),
+        [&](const std::vector<Var>& v) {
+            Indices idx(v.begin(), v.end());
+            idx.back() = k.var();
+            return tessel::sum(f(idx), {k});
+        },
+        name);
+}
+
+// `idx` with the last index 0: the point of a keepdims reduction over the last axis.
+Indices row_of(Indices idx) {
+    idx.back() = make_zero(idx.back().type());
+    return idx;
+}
+
+void check_vector(const Tensor& v, int64_t extent, const Tensor& x, const char* op,
+                  const char* param) {
+    if (!v.defined()) return;
+    internal::check_rank(v, 1, op, param);
+    internal::check_same_dtype(x, v, op, param);
+    int64_t got = constant_shape(v, op, param)[0];
+    if (got != extent)
+        bad_param(op, param,
+                  "has extent " + std::to_string(got) + " but the normalised axis has " +
+                      std::to_string(extent));
+}
+
+std::vector<int64_t> check_norm_input(const Tensor& x, double eps, const char* op) {
+    std::vector<int64_t> shape = constant_shape(x, op, "x");
+    if (shape.empty()) bad_param(op, "x", "must have at least one axis");
+    internal::check_float(x, op, "x");
+    if (!(eps > 0)) bad_param(op, "eps", "must be positive, got " + std::to_string(eps));
+    return shape;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t axis, const std::string& name) {
+    std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
+    internal::check_float(x, name.c_str(), "x");
+    normalize_axis(axis, shape.size(), name.c_str());
+    Tensor mx = max(x, {axis}, true, name + ".max");
+    Tensor e = binary(
+        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
+    Tensor s = sum(e, {axis}, true, name + ".sum");
+    return binary(
+        e, s, [](Expr a, Expr t) { return a / t; }, name);
+}
+
+Tensor log_softmax(const Tensor& x, int64_t axis, const std::string& name) {
+    std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
+    internal::check_float(x, name.c_str(), "x");
+    normalize_axis(axis, shape.size(), name.c_str());
+    Tensor mx = max(x, {axis}, true, name + ".max");
+    Tensor e = binary(
+        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
+    Tensor s = sum(e, {axis}, true, name + ".sum");
+    Tensor shift = binary(
+        mx, s, [](Expr m, Expr t) { return m + tessel::log(t); }, name + ".shift");
+    return binary(
+        x, shift, [](Expr a, Expr b) { return a - b; }, name);
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,
+                  const std::string& name) {
+    const char* op = name.c_str();
+    std::vector<int64_t> shape = check_norm_input(x, eps, op);
+    check_vector(gamma, shape.back(), x, op, "gamma");
+    check_vector(beta, shape.back(), x, op, "beta");
+    const Type t = x.dtype();
+    const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
+    Tensor total = last_axis_sum(
+        shape, [&](const Indices& i) { return x(i); }, name + ".sum");
+    Tensor sq = last_axis_sum(
+        shape,
+        [&](const Indices& i) {
+            Expr d = x(i) - total(row_of(i)) * inv_m;
+            return d * d;
+        },
+        name + ".sqsum");
+    return compute(
+        internal::to_exprs(shape),
+        [&](const std::vector<Var>& v) {
+            Indices i(v.begin(), v.end());
+            Expr inv = tessel::rsqrt(sq(row_of(i)) * inv_m + make_const(t, eps));
+            Expr y = (x(i) - total(row_of(i)) * inv_m) * inv;
+            if (gamma.defined()) y = y * gamma(v.back());
+            if (beta.defined()) y = y + beta(v.back());
+            return y;
+        },
+        name);
+}
+
+Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps, const std::string& name) {
+    const char* op = name.c_str();
+    std::vector<int64_t> shape = check_norm_input(x, eps, op);
+    check_vector(gamma, shape.back(), x, op, "gamma");
+    const Type t = x.dtype();
+    const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
+    Tensor sq = last_axis_sum(
+        shape, [&](const Indices& i) { return x(i) * x(i); }, name + ".sqsum");
+    return compute(
+        internal::to_exprs(shape),
+        [&](const std::vector<Var>& v) {
+            Indices i(v.begin(), v.end());
+            Expr y = x(i) * tessel::rsqrt(sq(row_of(i)) * inv_m + make_const(t, eps));
+            return gamma.defined() ? y * gamma(v.back()) : y;
+        },
+        name);
+}
+
+Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                  const Tensor& var, double eps, int64_t axis, const std::string& name) {
+    const char* op = name.c_str();
+    std::vector<int64_t> shape = check_norm_input(x, eps, op);
+    const auto c = static_cast<size_t>(normalize_axis(axis, shape.size(), op));
+    const std::pair<const Tensor*, const char*> vectors[] = {
+        {&gamma, "gamma"}, {&beta, "beta"}, {&mean, "mean"}, {&var, "var"}};
+    for (auto [v, param] : vectors) {
+        if (!v->defined()) bad_param(op, param, "is undefined");
+        check_vector(*v, shape[c], x, op, param);
+    }
+    return compute(
+        internal::to_exprs(shape),
+        [&](const std::vector<Var>& v) {
+            Indices i(v.begin(), v.end());
+            Expr inv = tessel::rsqrt(var(v[c]) + make_const(x.dtype(), eps));
+            return (x(i) - mean(v[c])) * inv * gamma(v[c]) + beta(v[c]);
+        },
+        name);
+}
+
+}  // namespace tessel::op

@@ -1,0 +1,348 @@
+// The operator library's workloads: every operator registered under "op.<operator>" with its
+// parameters (docs/operators.md lists them), so that a search task or the tuning daemon can
+// build it by name. The names carry the "op." prefix because the fuzzer's built-in workloads
+// ("matmul", "softmax", ...) are fixed computations of other shapes
+// (src/auto_schedule/Workloads.cpp).
+#include <functional>
+#include <map>
+
+#include "auto_schedule/BuiltinWorkloads.h"
+#include "op/OpUtil.h"
+#include "tessel/op/Conv.h"
+#include "tessel/op/Elementwise.h"
+#include "tessel/op/Matmul.h"
+#include "tessel/op/Norm.h"
+#include "tessel/op/Pool.h"
+#include "tessel/op/Reduce.h"
+#include "tessel/op/Transform.h"
+
+namespace tessel::internal {
+
+namespace {
+
+using op::internal::to_exprs;
+using P = WorkloadParams;
+
+int64_t integer(const P& p, size_t i) {
+    return std::get<int64_t>(p[i]);
+}
+const std::vector<int64_t>& list(const P& p, size_t i) {
+    return std::get<std::vector<int64_t>>(p[i]);
+}
+const std::string& text(const P& p, size_t i) {
+    return std::get<std::string>(p[i]);
+}
+Type dtype(const P& p) {
+    return std::get<Type>(p.back());
+}
+Tensor input(const std::vector<int64_t>& shape, Type t, const char* name) {
+    return placeholder(to_exprs(shape), t, name);
+}
+
+// A list parameter of 1 or N entries as N entries (one value repeats): [3] → [3, 3].
+template <size_t N>
+std::array<int64_t, N> expand(const std::vector<int64_t>& v, const char* param) {
+    std::array<int64_t, N> out{};
+    if (v.size() != 1 && v.size() != N && !(N == 4 && v.size() == 2))
+        op::internal::bad_param("workload", param,
+                                "must have 1" + std::string(N == 4 ? ", 2" : "") + " or " +
+                                    std::to_string(N) + " entries");
+    for (size_t i = 0; i < N; ++i) out[i] = v.size() == N ? v[i] : v[i % v.size()];
+    return out;
+}
+
+op::Conv2DParams conv_params(const P& p, size_t stride, int64_t groups) {
+    return {expand<2>(list(p, stride), "stride"), expand<4>(list(p, stride + 1), "padding"),
+            expand<2>(list(p, stride + 2), "dilation"), groups};
+}
+
+std::vector<WorkloadParamSpec> spec(std::initializer_list<std::pair<const char*, ParamKind>> l) {
+    std::vector<WorkloadParamSpec> s;
+    for (auto [name, kind] : l) s.push_back({name, kind});
+    s.push_back({"dtype", ParamKind::DType});
+    return s;
+}
+
+constexpr ParamKind I = ParamKind::Int, L = ParamKind::IntList, S = ParamKind::String,
+                    F = ParamKind::Float;
+
+TensorDAG unary(const P& p) {
+    static const std::map<std::string, std::function<Tensor(const Tensor&)>> fns = {
+        {"relu", [](const Tensor& x) { return op::relu(x); }},
+        {"gelu", [](const Tensor& x) { return op::gelu(x); }},
+        {"silu", [](const Tensor& x) { return op::silu(x); }},
+        {"sigmoid", [](const Tensor& x) { return op::sigmoid(x); }},
+        {"tanh", [](const Tensor& x) { return op::tanh(x); }},
+        {"exp", [](const Tensor& x) { return op::exp(x); }},
+        {"log", [](const Tensor& x) { return op::log(x); }},
+        {"sqrt", [](const Tensor& x) { return op::sqrt(x); }},
+        {"abs", [](const Tensor& x) { return op::abs(x); }},
+        {"negative", [](const Tensor& x) { return op::negative(x); }}};
+    auto it = fns.find(text(p, 1));
+    if (it == fns.end())
+        op::internal::bad_param("op.unary", "fn", "'" + text(p, 1) + "' is not a unary operator");
+    Tensor x = input(list(p, 0), dtype(p), "x");
+    return {{x}, {it->second(x)}};
+}
+
+TensorDAG binary(const P& p) {
+    static const std::map<std::string, std::function<Tensor(const Tensor&, const Tensor&)>> fns = {
+        {"add", [](const Tensor& a, const Tensor& b) { return op::add(a, b); }},
+        {"subtract", [](const Tensor& a, const Tensor& b) { return op::subtract(a, b); }},
+        {"multiply", [](const Tensor& a, const Tensor& b) { return op::multiply(a, b); }},
+        {"divide", [](const Tensor& a, const Tensor& b) { return op::divide(a, b); }},
+        {"maximum", [](const Tensor& a, const Tensor& b) { return op::maximum(a, b); }},
+        {"minimum", [](const Tensor& a, const Tensor& b) { return op::minimum(a, b); }},
+        {"power", [](const Tensor& a, const Tensor& b) { return op::power(a, b); }}};
+    auto it = fns.find(text(p, 2));
+    if (it == fns.end())
+        op::internal::bad_param("op.binary", "fn", "'" + text(p, 2) + "' is not a binary operator");
+    Tensor a = input(list(p, 0), dtype(p), "a"), b = input(list(p, 1), dtype(p), "b");
+    return {{a, b}, {it->second(a, b)}};
+}
+
+TensorDAG reduction(const P& p, const std::string& kind) {
+    Tensor x = input(list(p, 0), dtype(p), "x");
+    bool keep = integer(p, 2) != 0;
+    if (kind == "argmax" || kind == "argmin") {
+        if (list(p, 1).size() != 1)
+            op::internal::bad_param(kind.c_str(), "axis", "must be one axis");
+        int64_t a = list(p, 1)[0];
+        return {{x}, {kind == "argmax" ? op::argmax(x, a, keep) : op::argmin(x, a, keep)}};
+    }
+    using Fn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
+    Fn fn = kind == "sum"    ? Fn(&op::sum)
+            : kind == "mean" ? Fn(&op::mean)
+            : kind == "max"  ? Fn(&op::max)
+                             : Fn(&op::min);
+    return {{x}, {fn(x, list(p, 1), keep, kind)}};
+}
+
+TensorDAG dense(const P& p) {
+    Type t = dtype(p);
+    Tensor x = input({integer(p, 0), integer(p, 2)}, t, "x");
+    Tensor w = input({integer(p, 1), integer(p, 2)}, t, "w");
+    Tensor b = integer(p, 3) ? input({integer(p, 1)}, t, "bias") : Tensor();
+    Tensor y = op::dense(x, w, b, op::parse_activation(text(p, 4)));
+    if (b.defined()) return {{x, w, b}, {y}};
+    return {{x, w}, {y}};
+}
+
+TensorDAG conv2d(const P& p, bool nhwc) {
+    Type t = dtype(p);
+    int64_t n = integer(p, 0), c = integer(p, 1), h = integer(p, 2), w = integer(p, 3);
+    int64_t k = integer(p, 4), groups = integer(p, 9);
+    auto kernel = expand<2>(list(p, 5), "kernel");
+    if (groups < 1) op::internal::bad_param("op.conv2d", "groups", "must be at least 1");
+    Tensor x = nhwc ? input({n, h, w, c}, t, "x") : input({n, c, h, w}, t, "x");
+    Tensor f = nhwc ? input({kernel[0], kernel[1], c / groups, k}, t, "w")
+                    : input({k, c / groups, kernel[0], kernel[1]}, t, "w");
+    op::Conv2DParams cp = conv_params(p, 6, groups);
+    return {{x, f}, {nhwc ? op::conv2d_nhwc(x, f, cp) : op::conv2d_nchw(x, f, cp)}};
+}
+
+TensorDAG depthwise(const P& p) {
+    Type t = dtype(p);
+    int64_t c = integer(p, 1);
+    auto kernel = expand<2>(list(p, 5), "kernel");
+    Tensor x = input({integer(p, 0), c, integer(p, 2), integer(p, 3)}, t, "x");
+    Tensor f = input({c * integer(p, 4), 1, kernel[0], kernel[1]}, t, "w");
+    return {{x, f}, {op::depthwise_conv2d_nchw(x, f, conv_params(p, 6, c))}};
+}
+
+TensorDAG conv2d_transpose(const P& p) {
+    Type t = dtype(p);
+    auto kernel = expand<2>(list(p, 5), "kernel");
+    Tensor x = input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, t, "x");
+    Tensor f = input({integer(p, 1), integer(p, 4), kernel[0], kernel[1]}, t, "w");
+    op::Conv2DParams cp = conv_params(p, 6, 1);
+    return {{x, f}, {op::conv2d_transpose_nchw(x, f, cp, expand<2>(list(p, 9), "output_padding"))}};
+}
+
+TensorDAG pool(const P& p) {
+    Tensor x = input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, dtype(p), "x");
+    return {{x},
+            {op::pool2d(x, op::parse_pool_kind(text(p, 4)), expand<2>(list(p, 5), "window"),
+                        expand<2>(list(p, 6), "stride"), expand<4>(list(p, 7), "padding"),
+                        integer(p, 8) != 0)}};
+}
+
+TensorDAG norm(const P& p, const std::string& kind) {
+    Type t = dtype(p);
+    const std::vector<int64_t>& shape = list(p, 0);
+    Tensor x = input(shape, t, "x");
+    if (shape.empty()) op::internal::bad_param(kind.c_str(), "shape", "must not be empty");
+    if (kind == "softmax") return {{x}, {op::softmax(x, integer(p, 1))}};
+    if (kind == "log_softmax") return {{x}, {op::log_softmax(x, integer(p, 1))}};
+    if (kind == "batch_norm") {
+        int64_t c = shape[op::normalize_axis(integer(p, 1), shape.size(), "batch_norm")];
+        std::vector<Tensor> v;
+        for (const char* n : {"gamma", "beta", "mean", "var"}) v.push_back(input({c}, t, n));
+        return {{x, v[0], v[1], v[2], v[3]},
+                {op::batch_norm(x, v[0], v[1], v[2], v[3], 1e-5, integer(p, 1))}};
+    }
+    Tensor gamma = input({shape.back()}, t, "gamma");
+    if (kind == "rms_norm") return {{x, gamma}, {op::rms_norm(x, gamma)}};
+    Tensor beta = input({shape.back()}, t, "beta");
+    return {{x, gamma, beta}, {op::layer_norm(x, gamma, beta)}};
+}
+
+TensorDAG concatenate(const P& p) {
+    std::vector<Tensor> xs;
+    for (int64_t i = 0; i < integer(p, 1); ++i)
+        xs.push_back(input(list(p, 0), dtype(p), ("x" + std::to_string(i)).c_str()));
+    if (xs.empty()) op::internal::bad_param("op.concatenate", "count", "must be at least 1");
+    return {xs, {op::concatenate(xs, integer(p, 2))}};
+}
+
+TensorDAG take(const P& p) {
+    Tensor x = input(list(p, 0), dtype(p), "x");
+    Tensor idx = input(list(p, 1), Int(32), "indices");
+    return {{x, idx}, {op::take(x, idx, integer(p, 2))}};
+}
+
+TensorDAG where(const P& p) {
+    Tensor c = input(list(p, 0), Bool(), "cond");
+    Tensor a = input(list(p, 0), dtype(p), "a"), b = input(list(p, 0), dtype(p), "b");
+    return {{c, a, b}, {op::where(c, a, b)}};
+}
+
+std::vector<BuiltinWorkload> tensor_workloads() {
+    auto x0 = [](const P& p) { return input(list(p, 0), dtype(p), "x"); };
+    std::vector<BuiltinWorkload> w = {
+        {"op.unary", spec({{"shape", L}, {"fn", S}}), unary},
+        {"op.binary", spec({{"a_shape", L}, {"b_shape", L}, {"fn", S}}), binary},
+        {"op.cast", spec({{"shape", L}, {"to", ParamKind::DType}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, {op::cast(x, std::get<Type>(p[1]))}};
+         }},
+        {"op.clip", spec({{"shape", L}, {"lo", F}, {"hi", F}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, {op::clip(x, std::get<double>(p[1]), std::get<double>(p[2]))}};
+         }},
+        {"op.where", spec({{"shape", L}}), where},
+        {"op.transpose", spec({{"shape", L}, {"axes", L}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, {op::transpose(x, list(p, 1))}};
+         }},
+        {"op.reshape", spec({{"shape", L}, {"new_shape", L}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, {op::reshape(x, list(p, 1))}};
+         }},
+        {"op.concatenate", spec({{"shape", L}, {"count", I}, {"axis", I}}), concatenate},
+        {"op.split", spec({{"shape", L}, {"sections", I}, {"axis", I}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, op::split_sections(x, integer(p, 1), integer(p, 2))};
+         }},
+        {"op.pad", spec({{"shape", L}, {"before", L}, {"after", L}, {"value", F}}),
+         [x0](const P& p) {
+             Tensor x = x0(p);
+             return TensorDAG{{x}, {op::pad(x, list(p, 1), list(p, 2), std::get<double>(p[3]))}};
+         }},
+        {"op.take", spec({{"shape", L}, {"indices_shape", L}, {"axis", I}}), take},
+    };
+    for (const char* kind : {"sum", "mean", "max", "min", "argmax", "argmin"})
+        w.push_back({std::string("op.") + kind, spec({{"shape", L}, {"axis", L}, {"keepdims", I}}),
+                     [k = std::string(kind)](const P& p) { return reduction(p, k); }});
+    return w;
+}
+
+std::vector<BuiltinWorkload> nn_workloads() {
+    auto conv = spec({{"N", I},
+                      {"C", I},
+                      {"H", I},
+                      {"W", I},
+                      {"K", I},
+                      {"kernel", L},
+                      {"stride", L},
+                      {"padding", L},
+                      {"dilation", L},
+                      {"groups", I}});
+    std::vector<BuiltinWorkload> w = {
+        {"op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
+         [](const P& p) {
+             bool ta = integer(p, 3) != 0, tb = integer(p, 4) != 0;
+             int64_t m = integer(p, 0), n = integer(p, 1), k = integer(p, 2);
+             Tensor a = ta ? input({k, m}, dtype(p), "a") : input({m, k}, dtype(p), "a");
+             Tensor b = tb ? input({n, k}, dtype(p), "b") : input({k, n}, dtype(p), "b");
+             return TensorDAG{{a, b}, {op::matmul(a, b, ta, tb)}};
+         }},
+        {"op.batch_matmul", spec({{"B", I}, {"M", I}, {"N", I}, {"K", I}}),
+         [](const P& p) {
+             int64_t b = integer(p, 0), m = integer(p, 1), n = integer(p, 2), k = integer(p, 3);
+             Tensor x = input({b, m, k}, dtype(p), "a"), y = input({b, k, n}, dtype(p), "b");
+             return TensorDAG{{x, y}, {op::batch_matmul(x, y)}};
+         }},
+        {"op.dense", spec({{"M", I}, {"N", I}, {"K", I}, {"bias", I}, {"activation", S}}), dense},
+        {"op.conv2d_nchw", conv, [](const P& p) { return conv2d(p, false); }},
+        {"op.conv2d_nhwc", conv, [](const P& p) { return conv2d(p, true); }},
+        {"op.depthwise_conv2d_nchw",
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"multiplier", I},
+               {"kernel", L},
+               {"stride", L},
+               {"padding", L},
+               {"dilation", L}}),
+         depthwise},
+        {"op.conv2d_transpose_nchw",
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"K", I},
+               {"kernel", L},
+               {"stride", L},
+               {"padding", L},
+               {"dilation", L},
+               {"output_padding", L}}),
+         conv2d_transpose},
+        {"op.pool2d",
+         spec({{"N", I},
+               {"C", I},
+               {"H", I},
+               {"W", I},
+               {"kind", S},
+               {"window", L},
+               {"stride", L},
+               {"padding", L},
+               {"count_include_pad", I}}),
+         pool},
+        {"op.global_pool2d", spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"kind", S}}),
+         [](const P& p) {
+             Tensor x =
+                 input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, dtype(p), "x");
+             return TensorDAG{{x}, {op::global_pool2d(x, op::parse_pool_kind(text(p, 4)))}};
+         }},
+        {"op.adaptive_avg_pool2d",
+         spec({{"N", I}, {"C", I}, {"H", I}, {"W", I}, {"out_h", I}, {"out_w", I}}),
+         [](const P& p) {
+             Tensor x =
+                 input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, dtype(p), "x");
+             return TensorDAG{{x}, {op::adaptive_avg_pool2d(x, integer(p, 4), integer(p, 5))}};
+         }},
+        {"op.layer_norm", spec({{"shape", L}}), [](const P& p) { return norm(p, "layer_norm"); }},
+        {"op.rms_norm", spec({{"shape", L}}), [](const P& p) { return norm(p, "rms_norm"); }},
+    };
+    for (const char* kind : {"softmax", "log_softmax", "batch_norm"})
+        w.push_back({std::string("op.") + kind, spec({{"shape", L}, {"axis", I}}),
+                     [k = std::string(kind)](const P& p) { return norm(p, k); }});
+    return w;
+}
+
+}  // namespace
+
+std::vector<BuiltinWorkload> operator_workloads() {
+    std::vector<BuiltinWorkload> w = tensor_workloads();
+    for (BuiltinWorkload& b : nn_workloads()) w.push_back(std::move(b));
+    return w;
+}
+
+}  // namespace tessel::internal

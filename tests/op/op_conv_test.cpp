@@ -1,0 +1,59 @@
+// conv2d (NCHW and NHWC: stride 2 on odd inputs, dilation 2, groups 3), depthwise conv2d and
+// conv2d_transpose under their default CPU and GPU schedules.
+#include "op/OpTestUtil.h"
+#include "tessel/op/Conv.h"
+
+namespace tessel::testing {
+namespace {
+
+TEST(OpConv, NchwStrideTwoOnOddInput) {
+    Tensor x = placeholder({1, 3, 11, 9}), w = placeholder({4, 3, 3, 3});
+    Tensor y = op::conv2d_nchw(x, w, op::conv_params(2, 1));
+    EXPECT_EQ(const_shape(y), (std::vector<int64_t>{1, 4, 6, 5}));
+    expect_default_schedules_match({y}, 27);
+}
+
+TEST(OpConv, NchwDilationTwoAndAsymmetricPadding) {
+    Tensor x = placeholder({2, 2, 9, 10}), w = placeholder({3, 2, 3, 2});
+    op::Conv2DParams p;
+    p.dilation = {2, 2};
+    p.padding = {1, 0, 2, 1};
+    Tensor y = op::conv2d_nchw(x, w, p);
+    EXPECT_EQ(const_shape(y), (std::vector<int64_t>{2, 3, 8, 9}));
+    expect_default_schedules_match({y}, 12);
+}
+
+TEST(OpConv, NchwGroupsThree) {
+    Tensor x = placeholder({1, 6, 7, 7}), w = placeholder({9, 2, 3, 3});
+    expect_default_schedules_match({op::conv2d_nchw(x, w, op::conv_params(1, 1, 1, 3))}, 18);
+}
+
+TEST(OpConv, NhwcStrideGroupsAndDilation) {
+    Tensor x = placeholder({1, 11, 9, 6}), w = placeholder({3, 3, 2, 9});
+    expect_default_schedules_match({op::conv2d_nhwc(x, w, op::conv_params(2, 1, 1, 3))}, 18);
+    expect_default_cpu_matches(
+        {op::conv2d_nhwc(x, placeholder({3, 3, 6, 5}), op::conv_params(1, 2, 2))}, 54);
+}
+
+TEST(OpConv, DepthwiseWithMultiplier) {
+    Tensor x = placeholder({1, 3, 9, 8}), w = placeholder({6, 1, 3, 3});
+    Tensor y = op::depthwise_conv2d_nchw(x, w, op::conv_params(2, 1));
+    EXPECT_EQ(const_shape(y), (std::vector<int64_t>{1, 6, 5, 4}));
+    expect_default_schedules_match({y}, 9);
+}
+
+TEST(OpConv, TransposeStrideTwoWithOutputPadding) {
+    Tensor x = placeholder({1, 3, 5, 4}), w = placeholder({3, 2, 3, 3});
+    Tensor y = op::conv2d_transpose_nchw(x, w, op::conv_params(2, 1), {1, 0});
+    EXPECT_EQ(const_shape(y), (std::vector<int64_t>{1, 2, 10, 7}));
+    expect_default_schedules_match({y}, 27);
+}
+
+TEST(OpConv, TransposeInvertsAStridedConvShape) {
+    Tensor x = placeholder({1, 2, 7, 7}), w = placeholder({2, 3, 3, 3});
+    op::Conv2DParams p = op::conv_params(1, 0, 2);
+    expect_default_cpu_matches({op::conv2d_transpose_nchw(x, w, p)}, 18);
+}
+
+}  // namespace
+}  // namespace tessel::testing

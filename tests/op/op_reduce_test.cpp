@@ -1,0 +1,31 @@
+// sum, mean, max, min, argmax and argmin over any axes, with and without keepdims.
+#include "op/OpTestUtil.h"
+#include "tessel/op/Reduce.h"
+
+namespace tessel::testing {
+namespace {
+
+TEST(OpReduce, OverAxesWithAndWithoutKeepdims) {
+    Tensor x = placeholder({5, 7, 3});
+    for (bool keep : {false, true}) {
+        expect_default_schedules_match({op::sum(x, {0, 2}, keep)}, 15);
+        expect_default_schedules_match({op::mean(x, {1}, keep)}, 7);
+        expect_default_schedules_match({op::max(x, {-1}, keep)}, 3);
+        expect_default_schedules_match({op::min(x, {0}, keep)}, 5);
+    }
+    Tensor all = op::sum(x, {}, true);
+    EXPECT_EQ(const_shape(all), (std::vector<int64_t>{1, 1, 1}));
+    expect_default_schedules_match({all}, 105);
+}
+
+TEST(OpReduce, ArgmaxAndArgmin) {
+    Tensor x = placeholder({5, 9, 4});
+    Tensor a = op::argmax(x, 1);
+    EXPECT_EQ(a.dtype(), Int(32));
+    EXPECT_EQ(const_shape(a), (std::vector<int64_t>{5, 4}));
+    expect_default_schedules_match({a});
+    expect_default_schedules_match({op::argmin(x, -1, true)});
+}
+
+}  // namespace
+}  // namespace tessel::testing

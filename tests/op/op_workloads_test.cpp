@@ -1,0 +1,85 @@
+// Every operator is a registered workload "op.<name>", and the network presets build.
+#include <gtest/gtest.h>
+
+#include "tessel/auto_schedule/Workload.h"
+#include "tessel/op/Networks.h"
+
+namespace tessel {
+namespace {
+
+using P = WorkloadParams;
+using V = std::vector<int64_t>;
+const Type f32 = Float(32);
+
+TEST(OpWorkloads, EveryOperatorBuildsByName) {
+    const std::vector<std::pair<std::string, P>> cases = {
+        {"op.unary", P{V{3, 5}, std::string("gelu"), f32}},
+        {"op.binary", P{V{3, 5}, V{5}, std::string("add"), f32}},
+        {"op.cast", P{V{3, 5}, std::string("int32"), f32}},
+        {"op.clip", P{V{3, 5}, 0.0, 1.0, f32}},
+        {"op.where", P{V{3, 5}, f32}},
+        {"op.transpose", P{V{3, 5, 2}, V{2, 0, 1}, f32}},
+        {"op.reshape", P{V{3, 4}, V{2, -1}, f32}},
+        {"op.concatenate", P{V{3, 4}, int64_t(2), int64_t(1), f32}},
+        {"op.split", P{V{6, 4}, int64_t(3), int64_t(0), f32}},
+        {"op.pad", P{V{3, 4}, V{1, 0}, V{0, 2}, 0.0, f32}},
+        {"op.take", P{V{5, 4}, V{3}, int64_t(0), f32}},
+        {"op.sum", P{V{3, 4, 5}, V{0, 2}, int64_t(1), f32}},
+        {"op.argmax", P{V{3, 4}, V{1}, int64_t(0), f32}},
+        {"op.matmul", P{int64_t(8), int64_t(9), int64_t(10), int64_t(0), int64_t(1), f32}},
+        {"op.batch_matmul", P{int64_t(2), int64_t(8), int64_t(9), int64_t(10), f32}},
+        {"op.dense", P{int64_t(8), int64_t(9), int64_t(10), int64_t(1), std::string("relu"), f32}},
+        {"op.conv2d_nchw", P{int64_t(1), int64_t(6), int64_t(9), int64_t(9), int64_t(9), V{3}, V{2},
+                             V{1}, V{1}, int64_t(3), f32}},
+        {"op.conv2d_nhwc", P{int64_t(1), int64_t(4), int64_t(9), int64_t(9), int64_t(8), V{3, 3},
+                             V{1, 1}, V{1, 1, 1, 1}, V{2, 2}, int64_t(1), f32}},
+        {"op.depthwise_conv2d_nchw", P{int64_t(1), int64_t(4), int64_t(9), int64_t(9), int64_t(1),
+                                       V{3}, V{1}, V{1}, V{1}, f32}},
+        {"op.conv2d_transpose_nchw", P{int64_t(1), int64_t(4), int64_t(5), int64_t(5), int64_t(2),
+                                       V{3}, V{2}, V{1}, V{1}, V{1}, f32}},
+        {"op.pool2d", P{int64_t(1), int64_t(3), int64_t(9), int64_t(9), std::string("avg"), V{3},
+                        V{2}, V{1}, int64_t(0), f32}},
+        {"op.global_pool2d",
+         P{int64_t(1), int64_t(3), int64_t(5), int64_t(5), std::string("max"), f32}},
+        {"op.adaptive_avg_pool2d",
+         P{int64_t(1), int64_t(3), int64_t(7), int64_t(7), int64_t(3), int64_t(3), f32}},
+        {"op.softmax", P{V{4, 9}, int64_t(-1), f32}},
+        {"op.log_softmax", P{V{4, 9}, int64_t(0), f32}},
+        {"op.batch_norm", P{V{1, 3, 4, 4}, int64_t(1), f32}},
+        {"op.layer_norm", P{V{4, 9}, f32}},
+        {"op.rms_norm", P{V{4, 9}, f32}},
+    };
+    for (const auto& [name, params] : cases) {
+        SCOPED_TRACE(name);
+        TensorDAG dag = make_workload(name, params);
+        EXPECT_FALSE(dag.outputs.empty());
+        EXPECT_FALSE(workload_key(name, params).empty());
+    }
+}
+
+TEST(OpWorkloads, OperatorNamesDoNotShadowTheFuzzerBuiltins) {
+    std::vector<std::string> names = workload_names();
+    int ops = 0;
+    for (const std::string& n : names) ops += n.rfind("op.", 0) == 0 ? 1 : 0;
+    EXPECT_GE(ops, 30);
+    EXPECT_NE(std::find(names.begin(), names.end(), "matmul"), names.end());
+}
+
+TEST(OpWorkloads, NetworkPresetsBuild) {
+    for (const std::string& preset : op::network_preset_names()) {
+        int layers = 0;
+        for (const op::PresetLayer& l : op::network_preset(preset)) {
+            SCOPED_TRACE(preset + ": " + workload_key(l.workload, l.params));
+            EXPECT_NO_THROW(make_workload(l.workload, l.params));
+            layers += l.count;
+        }
+        EXPECT_GT(layers, 0);
+    }
+    int convs = 0;
+    for (const op::PresetLayer& l : op::network_preset("resnet50"))
+        convs += l.workload == "op.conv2d_nchw" ? l.count : 0;
+    EXPECT_EQ(convs, 53);  // the stem, 16 bottlenecks of 3 and 4 projections
+}
+
+}  // namespace
+}  // namespace tessel
