@@ -25,22 +25,24 @@ fi
 # --- Leg timing: wall seconds, and the CPU time (user+sys) of every process the leg waited for.
 legs_summary=()
 leg_name=""
-children_cpu() {  # user+sys seconds of this shell's finished children (bash's `times`, line 2)
-    local file
+children_cpu() {  # sets cpu_now: user+sys seconds of this shell's finished children (line 2
+    local file        # of bash's `times`; called directly, not in $(...), which would be a subshell)
     file="$(mktemp)"
     times >"$file"
-    awk 'NR == 2 { n = split($0, t, /[ ms]+/); print t[1] * 60 + t[2] + t[3] * 60 + t[4] }' "$file"
+    cpu_now="$(awk 'NR == 2 { split($0, t, /[ ms]+/); print t[1] * 60 + t[2] + t[3] * 60 + t[4] }' "$file")"
     rm -f "$file"
 }
 leg_begin() {
     leg_name="$1"
     leg_wall0=$SECONDS
-    leg_cpu0="$(children_cpu)"
+    children_cpu
+    leg_cpu0="$cpu_now"
     echo "== tessel [$1]: $2"
 }
 leg_end() {
     local wall=$((SECONDS - leg_wall0)) cpu
-    cpu="$(awk -v a="$(children_cpu)" -v b="$leg_cpu0" 'BEGIN { printf "%d", a - b }')"
+    children_cpu
+    cpu="$(awk -v a="$cpu_now" -v b="$leg_cpu0" 'BEGIN { printf "%d", a - b }')"
     legs_summary+=("$(printf '%-8s wall %3dm%02ds   cpu (user+sys) %3dm%02ds' "$leg_name" \
         $((wall / 60)) $((wall % 60)) $((cpu / 60)) $((cpu % 60)))")
     echo "== tessel [$leg_name]: done in ${wall}s wall, ${cpu}s CPU"
