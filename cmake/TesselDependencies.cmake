@@ -32,7 +32,8 @@ tessel_resolve_optional(TESSEL_USE_LLVM LLVM_FOUND "llvm-19-dev")
 
 if(NOT TESSEL_USE_CUDA STREQUAL "OFF")
   find_package(CUDAToolkit QUIET)
-  if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc)
+  include(TesselNVRTC)  # tessel::nvrtc: CUDA::nvrtc without the driver's stub
+  if(CUDAToolkit_FOUND AND TARGET tessel::nvrtc)
     set(TESSEL_NVRTC_FOUND ON)
   endif()
 endif()

@@ -31,4 +31,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tesselConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/tesselConfig.cmake ${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/TesselNVRTC.cmake
         DESTINATION ${TESSEL_INSTALL_CMAKEDIR})

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tessel just built into a temporary prefix, builds tutorials/cpp/dense_relu against
-# it with find_package(tessel), runs the product program, and checks it loads no LLVM.
+# it with find_package(tessel), runs the product program, and checks it loads no LLVM and that
+# nothing it built needs the CUDA driver.
 #   run_cpp_example.sh <tessel build folder> <tessel source folder>
 set -euo pipefail
 build="$1"
@@ -18,4 +19,6 @@ if ldd "$work/build/dense_relu_demo" | grep -i llvm; then
     echo "dense_relu_demo loads LLVM" >&2
     exit 1
 fi
+# Neither the generator (tessel::tessel) nor the product needs the CUDA driver to load.
+bash "$source/tests/link/check_no_driver_dependency.sh" "$work/build"
 echo "package example: ok"
