@@ -1,6 +1,7 @@
 // Loading the CUDA driver with dlopen, error decoding, primary contexts.
 #include "runtime/cuda/CudaDriver.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 #include <mutex>
@@ -79,6 +80,11 @@ std::string decode(const DriverApi& api, CUresult result) {
 
 DriverState load_driver() {
     DriverState s;
+    // The driver reads CUDA_CACHE_DISABLE when it initialises, and NVRTC (12.9+) compiles through
+    // its compute cache: a program served from the cache has no ptxas report, so tessel's
+    // registers and spills would be unknown (codegen/cuda/NVRTC.cpp, docs/cuda.md). Off for the
+    // process unless the user chose; tessel keeps its own in-process cache of compiled programs.
+    setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);
     // Never dlclose'd: kernels and contexts live until the process ends.
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
