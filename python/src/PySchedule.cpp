@@ -230,10 +230,8 @@ py::object apply_step(const SchedulePtr& s, const char* prim, py::args args, py:
 // The argument list of a step kind's method, for its docstring: "split(stage, iter, ...)".
 struct Signature {
     std::string params;
-    std::set<std::string> names;
     void add(const char* name, const std::string& suffix = "") {
         params += (params.empty() ? "" : ", ") + std::string(name) + suffix;
-        names.insert(name);
     }
     void stage(const char* n, int) { add(n); }
     void stages(const char* n, const std::vector<int>&) { add(n); }
@@ -267,10 +265,8 @@ const char* doc(std::string text) {
 template <typename T>
 const std::set<std::string>& field_names() {
     static const std::set<std::string> names = [] {
-        Signature sig;
-        const T step{};
-        T::fields(step, sig);
-        return sig.names;
+        std::vector<std::string> listed = step_field_names<T>();
+        return std::set<std::string>(listed.begin(), listed.end());
     }();
     return names;
 }

@@ -340,6 +340,42 @@ void for_each_step_kind(F&& f) {
     (std::make_index_sequence<std::variant_size_v<Step>>{});
 }
 
+namespace internal {
+// Lists field names (step_field_names).
+struct StepFieldNames {
+    std::vector<std::string> names;
+    void add(const char* n) { names.emplace_back(n); }
+    void stage(const char* n, int) { add(n); }
+    void stages(const char* n, const std::vector<int>&) { add(n); }
+    void leaf(const char* n, int, int) { add(n); }
+    void leaves(const char* n, const std::vector<int>&, int) { add(n); }
+    void leaf_order(const char* n, const std::vector<int>&, int) { add(n); }
+    void dim(const char* n, int, int) { add(n); }
+    void dim_order(const char* n, const std::vector<int>&, int) { add(n); }
+    void number(const char* n, int64_t, int64_t = 0) { add(n); }
+    void text(const char* n, const std::string&) { add(n); }
+    template <typename E>
+    void choice(const char* n, E, E = E{}) {
+        add(n);
+    }
+    void step_index(const char* n, int) { add(n); }
+    void split_factor(const char* f, const char* p, int64_t, bool) {
+        add(f);
+        add(p);
+    }
+};
+}  // namespace internal
+
+/// The names of step kind T's fields, in order: the JSON keys (with "kind") and the Python
+/// methods' parameter names. A split's factor lists two names, "factor" and "nparts".
+template <typename T>
+std::vector<std::string> step_field_names() {
+    internal::StepFieldNames names;
+    const T step{};
+    T::fields(step, names);
+    return names.names;
+}
+
 /// The version of the step and schedule JSON format this tessel writes (and the newest it reads).
 /// Version 1 is the first versioned one; JSON without a version is read as version 1.
 constexpr int kScheduleFormatVersion = 1;
