@@ -337,6 +337,12 @@ protected:
             bool scalar_condition = op->op == Intrinsic::if_then_else && k == 0;
             if (!(scalar_condition && args[k].type().is_scalar())) args[k] = widen(args[k], lanes_);
         }
+        // if_then_else evaluates only the taken branch (ir/IR.h); with a vector condition codegen
+        // selects between both, so each branch's loads read only the lanes that take it.
+        if (op->op == Intrinsic::if_then_else && args[0].type().is_vector()) {
+            args[1] = Predicator(args[0]).mutate(args[1]);
+            args[2] = Predicator(Not::make(args[0])).mutate(args[2]);
+        }
         return Call::make(op->op, args);
     }
     Expr visit(const TensorRead* op) override {
