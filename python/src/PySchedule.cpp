@@ -171,6 +171,9 @@ struct StepArgs {
                                     << "' (one of: " << legal << ")";
     }
     void step_index(const char* name, int& v) { v = take(name).cast<int>(); }
+    void step_indices(const char* name, std::vector<int>& v) {
+        v = list(take(name), [](py::handle h) { return h.cast<int>(); });
+    }
     void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) {
         py::object fo = take(factor, false), no = py::none();
         if (kwargs.contains(nparts)) no = kwargs[nparts];
@@ -250,6 +253,7 @@ struct Signature {
         add(n, dflt ? std::string("=\"") + choice_name(*dflt) + "\"" : "");
     }
     void step_index(const char* n, int) { add(n); }
+    void step_indices(const char* n, const std::vector<int>&) { add(n); }
     void split_factor(const char* f, const char* n, int64_t, bool) {
         add(f, "=None");
         add(n, "=None");

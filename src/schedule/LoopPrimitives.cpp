@@ -196,6 +196,51 @@ std::pair<int, int> Schedule::follow_split(int stage, int iter, int src_step) {
     return result;
 }
 
+// The inner extent a split-like step at `index` gave its loop: a split's factor, the factor a
+// follow_split copied, the product a follow_fused_split took; 0 if the step is none of these
+// (or a split by nparts, whose inner extent depends on the loop it split).
+static int64_t split_step_factor(const std::vector<Step>& steps, int index) {
+    if (index < 0 || index >= static_cast<int>(steps.size())) return 0;
+    const Step& step = steps[index];
+    if (const auto* s = std::get_if<SplitStep>(&step)) return s->by_nparts ? 0 : s->factor;
+    if (const auto* s = std::get_if<FollowSplitStep>(&step))
+        return s->src_step < index ? split_step_factor(steps, s->src_step) : 0;
+    if (const auto* s = std::get_if<FollowFusedSplitStep>(&step)) {
+        int64_t product = 1;
+        for (int src : s->src_steps) {
+            int64_t f = src < index ? split_step_factor(steps, src) : 0;
+            if (f == 0 || product > (int64_t{1} << 40) / f) return 0;
+            product *= f;
+        }
+        return product;
+    }
+    return 0;
+}
+
+std::pair<int, int> Schedule::follow_fused_split(int stage, int iter,
+                                                 const std::vector<int>& src_steps) {
+    const char* prim = "follow_fused_split";
+    A::check_leaf(*this, prim, stage, iter);
+    if (src_steps.empty()) schedule_fail(*this, prim, stage, "needs at least one source step");
+    int64_t product = 1;
+    for (int src : src_steps) {
+        int64_t f = split_step_factor(steps_, src);
+        if (f == 0) {
+            std::ostringstream os;
+            os << "step " << src << " is not a split by a factor of this schedule (it has "
+               << steps_.size()
+               << " steps; follow_fused_split multiplies the factors of earlier splits)";
+            schedule_fail(*this, prim, stage, os.str());
+        }
+        if (product > (int64_t{1} << 40) / f)
+            schedule_fail(*this, prim, stage, "the product of the source factors is too large");
+        product *= f;
+    }
+    auto result = do_split(*this, prim, stage, iter, product, false, TailStrategy::Guard);
+    steps_.back() = FollowFusedSplitStep{stage, iter, src_steps};
+    return result;
+}
+
 int Schedule::fuse(int stage, const std::vector<int>& iters) {
     A::loop_stage(*this, "fuse", stage);
     if (iters.size() < 2) schedule_fail(*this, "fuse", stage, "needs at least two iterators");

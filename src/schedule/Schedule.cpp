@@ -156,6 +156,8 @@ StepResult Schedule::apply(const Step& step) {
                 storage_align(s.stage, s.dim, s.factor, s.offset);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
                 return pair(follow_split(s.stage, s.iter, s.src_step));
+            else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)
+                return pair(follow_fused_split(s.stage, s.iter, s.src_steps));
             else if constexpr (std::is_same_v<T, RfactorStep>)
                 return {{}, rfactor(s.stage, s.iter, s.factor_axis)};
             else

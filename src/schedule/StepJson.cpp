@@ -46,6 +46,7 @@ struct JsonWriter {
         j[name] = choice_name(v);
     }
     void step_index(const char* name, int v) { j[name] = v; }
+    void step_indices(const char* name, const std::vector<int>& v) { j[name] = v; }
     void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
         j[factor] = f;
         j[nparts] = by_nparts;
@@ -152,6 +153,7 @@ struct JsonReader {
             v = dflt;
     }
     void step_index(const char* name, int& v) const { integer(name, v); }
+    void step_indices(const char* name, std::vector<int>& v) const { int_list(name, v); }
     void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) const {
         integer(factor, f);
         by_nparts = false;

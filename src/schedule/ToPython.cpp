@@ -77,6 +77,10 @@ struct PythonPrinter {
         arg(name, std::to_string(v));
         comment += " as step " + std::to_string(v);
     }
+    void step_indices(const char* name, const std::vector<int>& v) {
+        arg(name, list(v));
+        comment += " as the product of steps " + list(v);
+    }
     void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
         keyword = true;
         arg(by_nparts ? nparts : factor, std::to_string(f));

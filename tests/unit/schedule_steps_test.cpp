@@ -145,6 +145,13 @@ std::vector<StepCase> step_cases() {
              s.follow_split(w.c, 0, 0);
          },
          {"s.follow_split(3, 0, 0)  # C: i0 as step 0"}},
+        {"follow_fused_split",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.r, 0, 4);
+             s.split(w.r, 2, 2);
+             s.follow_fused_split(w.c, 0, {0, 1});
+         },
+         {"s.follow_fused_split(3, 0, [0, 1])  # C: i0 as the product of steps [0, 1]"}},
         {"rfactor",
          [](Schedule& s, const Workload& w) {
              s.split(w.c, 2, 8);

@@ -201,6 +201,11 @@ public:
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).
     std::pair<int, int> follow_split(int stage, int iter, int src_step);
+    /// Splits leaf `iter` by the product of the factors of the earlier split steps `src_steps`
+    /// (splits by a factor, follow_splits, follow_fused_splits): the loop follows all of them
+    /// when a searcher mutates their factors (Ansor's follow_fused_split). The inner loop has the
+    /// product as its extent, points past the end guarded.
+    std::pair<int, int> follow_fused_split(int stage, int iter, const std::vector<int>& src_steps);
     /// Factors the reduction over leaf `iter` (the outer or inner part of a split reduction axis)
     /// into a new stage at index `stage` whose output has that loop as data-parallel dimension
     /// `factor_axis`; the original stage (now `stage + 1`) reduces the partial results. Fresh

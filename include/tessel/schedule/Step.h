@@ -99,6 +99,7 @@ inline const char* choice_kind(StorageScope) {
 //   v.choice(name, Enum& value)                  one of choice_values(Enum{})
 //   v.choice(name, Enum& value, default)         ... that may be left out
 //   v.step_index(name, Int& index)               an index into the schedule's step list
+//   v.step_indices(name, IntVector& indices)     indices into the schedule's step list
 //   v.split_factor(factor_name, nparts_name, Int64& factor, Bool& by_nparts)
 //                                                a split's factor, or its number of outer parts
 // Fields are described in order: the index a leaf or a dimension belongs to comes first.
@@ -288,6 +289,23 @@ struct FollowSplitStep {
         v.step_index("src_step", s.src_step);
     }
 };
+/// Splits leaf `iter` by the product of the factors of the split steps `src_steps` (indices
+/// into the schedule's step list: splits by a factor, follow_splits or follow_fused_splits
+/// recorded earlier), Ansor's FollowFusedSplitStep: a GPU stage that fetches a shared tile
+/// cooperatively splits its fused loop by the consumer's thread count, the product of its
+/// thread-level tile factors, and keeps following them when a searcher mutates those tiles.
+struct FollowFusedSplitStep {
+    int stage = 0, iter = 0;
+    std::vector<int> src_steps;
+    TESSEL_STEP(FollowFusedSplitStep, "follow_fused_split")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.step_indices("src_steps", s.src_steps);
+    }
+};
+
 /// Factors the reduction of `stage` over leaf `iter` (one part of a split reduction axis) into a
 /// new stage inserted at index `stage`, whose output has the factored loop as data-parallel
 /// dimension `factor_axis`; the original stage (now stage + 1) reduces over it.
@@ -307,12 +325,12 @@ struct RfactorStep {
 using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
                           CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep>;
+                          FollowSplitStep, RfactorStep, FollowFusedSplitStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
-/// "storage_align", "follow_split", "rfactor" (the struct's `kind`).
+/// "storage_align", "follow_split", "rfactor", "follow_fused_split" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that
@@ -359,6 +377,7 @@ struct StepFieldNames {
         add(n);
     }
     void step_index(const char* n, int) { add(n); }
+    void step_indices(const char* n, const std::vector<int>&) { add(n); }
     void split_factor(const char* f, const char* p, int64_t, bool) {
         add(f);
         add(p);

@@ -1,0 +1,270 @@
+// Random annotation of a sketch into a complete schedule (Ansor's initial population rules):
+// the open split lengths first, then one rule a line, each a small function over the schedule,
+// listed in annotate_rules() below. SearchSpace::annotate runs them.
+#include <algorithm>
+#include <functional>
+
+#include "AnnotateUtil.h"
+#include "SketchUtil.h"
+#include "tessel/Error.h"
+#include "tessel/auto_schedule/SearchSpace.h"
+
+namespace tessel::internal {
+
+namespace {
+
+int64_t pick(std::mt19937_64& rng, int64_t n) {
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
+}
+
+// The constant extent of leaf `pos` of stage `st` as bound inference sees it (compute_at stages
+// have the region their consumer needs), or 0 when it is symbolic.
+int64_t leaf_extent(const std::vector<std::vector<Expr>>& extents, int st, int pos) {
+    auto c = as_const_int(extents[st][pos]);
+    return c ? *c : 0;
+}
+
+// Whether a stage is attached at leaf `pos` of stage `st`.
+bool has_attached(const Schedule& s, int st, int pos) {
+    int id = s.stage(st).leaf[pos];
+    for (const Stage& o : s.stages())
+        if (o.attach == AttachKind::At && o.attach_stage == st && o.attach_iter == id) return true;
+    return false;
+}
+
+bool is_loop_stage(const Schedule& s, int st) {
+    const Stage& stage = s.stage(st);
+    return !stage.root.empty() && stage.attach != AttachKind::Inlined;
+}
+
+// Leading data-parallel leaves without annotation.
+int leading_spatial(const Stage& st) {
+    int n = 0;
+    while (n < static_cast<int>(st.leaf.size()) &&
+           st.iters[st.leaf[n]].kind == IterKind::Spatial &&
+           st.iters[st.leaf[n]].annotation == IterAnnotation::None)
+        ++n;
+    return n;
+}
+
+// Fuses leaves [first, first + count) when count > 1; returns the fused leaf's position.
+int fuse_range(Schedule& s, int st, int first, int count) {
+    if (count <= 1) return first;
+    std::vector<int> leaves;
+    for (int k = 0; k < count; ++k) leaves.push_back(first + k);
+    return s.fuse(st, leaves);
+}
+
+// --- CPU rules ---------------------------------------------------------------------------------
+
+// A stage no rule tiled goes to the root, inline (when it may) or inside its only reader.
+void compute_location(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    for (int st = static_cast<int>(s.stages().size()) - 1; st >= 0; --st) {
+        const Stage& stage = s.stage(st);
+        if (a.sketch.stages[st].kind != SketchStageKind::Plain || stage.is_output ||
+            stage.attach != AttachKind::Root || stage.root.empty())
+            continue;
+        std::vector<int> readers = direct_readers(s, st);
+        int target = readers.size() == 1 && is_loop_stage(s, readers[0]) ? readers[0] : -1;
+        int dag_op = a.space_ctx.dag_index(s, st);
+        bool can_inline = dag_op >= 0 && a.space_ctx.dag.is_inlinable(dag_op);
+        int n_at = target >= 0 ? static_cast<int>(s.stage(target).leaf.size()) : 0;
+        int64_t choice = pick(a.rng, 1 + (can_inline ? 1 : 0) + n_at);
+        if (choice == 0) continue;  // root
+        if (can_inline && choice == 1) {
+            s.compute_inline(st);
+            continue;
+        }
+        s.compute_at(st, target, static_cast<int>(choice - 1 - (can_inline ? 1 : 0)));
+    }
+}
+
+// Root stages fuse their outer data-parallel loops until the parallelism passes cores x 16.
+void parallel(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    int64_t want = int64_t{16} * std::max(1, a.space.task().hardware().num_cores);
+    auto extents = s.infer_extents();
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
+        int n = leading_spatial(s.stage(st)), k = 0;
+        int64_t product = 1;
+        while (k < n && product < want) {
+            int64_t e = leaf_extent(extents, st, k);
+            if (e == 0) break;
+            product *= e;
+            ++k;
+        }
+        if (k == 0 || product == 1) continue;
+        s.parallel(st, fuse_range(s, st, 0, k));
+        extents = s.infer_extents();
+    }
+}
+
+// Tiled stages get an auto-unroll pragma: 0, 16, 64, 512 steps (and 1024 on GPUs).
+void auto_unroll(AnnotateContext& a) {
+    const std::vector<int64_t>& choices = auto_unroll_choices(a.space.task().target());
+    for (int st = 0; st < static_cast<int>(a.schedule.stages().size()); ++st) {
+        if (!a.sketch.stages[st].unroll || !is_loop_stage(a.schedule, st)) continue;
+        a.schedule.pragma_auto_unroll(st, choices[pick(a.rng, choices.size())]);
+    }
+}
+
+// The innermost data-parallel loops (no stage attached inside) fused up to 16 lanes, vectorised.
+void vectorize(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    auto extents = s.infer_extents();
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (!is_loop_stage(s, st)) continue;
+        const Stage& stage = s.stage(st);
+        int n = static_cast<int>(stage.leaf.size()), m = 0;
+        int64_t product = 1;
+        std::vector<int64_t> products;
+        for (int pos = n - 1; pos >= 0; --pos) {
+            const Iterator& it = stage.iters[stage.leaf[pos]];
+            int64_t e = leaf_extent(extents, st, pos);
+            if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || e == 0 ||
+                product * e > 16 || has_attached(s, st, pos))
+                break;
+            product *= e;
+            products.push_back(product);
+            ++m;
+        }
+        if (m == 0) continue;
+        int r = static_cast<int>(1 + pick(a.rng, m));
+        if (products[r - 1] == 1) continue;
+        s.vectorize(st, fuse_range(s, st, n - r, r));
+        extents = s.infer_extents();
+    }
+}
+
+// --- GPU rules ---------------------------------------------------------------------------------
+
+// Fuses the leaves of each level (positions before any fusion) and binds them in turn.
+void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& levels,
+                 int64_t max_vthread, const std::vector<std::vector<Expr>>& extents) {
+    static const IterAnnotation axes[] = {IterAnnotation::BlockX, IterAnnotation::VThread,
+                                          IterAnnotation::ThreadX};
+    int removed = 0;  // leaves fused away so far, all before the next level's
+    for (size_t l = 0; l < levels.size() && l < 3; ++l) {
+        int first = levels[l].front() - removed, count = static_cast<int>(levels[l].size());
+        int64_t product = 1;
+        for (int pos : levels[l]) product *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+        int fused = fuse_range(s, st, first, count);
+        removed += count - 1;
+        if (axes[l] == IterAnnotation::VThread && product > max_vthread) continue;
+        s.bind(st, fused, axes[l]);
+    }
+}
+
+// Every kernel (root stage) binds its loops: tiled ones by level, cross-thread reductions their
+// inner reduction loop, the others their fused data-parallel loops split by a thread count.
+void thread_bind(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    const HardwareParams& hw = a.space.task().hardware();
+    auto extents = s.infer_extents();
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
+        const SketchStage& info = a.sketch.stages[st];
+        if ((info.kind == SketchStageKind::Tiled || info.kind == SketchStageKind::Fused) &&
+            !info.levels.empty()) {
+            bind_levels(s, st, info.levels, hw.max_vthread_extent, extents);
+        } else if (info.kind == SketchStageKind::CrossThreadReduction) {
+            int n = leading_spatial(s.stage(st));
+            int threads = static_cast<int>(s.stage(st).leaf.size()) - 1;
+            s.bind(st, threads, IterAnnotation::ThreadX);
+            if (n > 0) s.bind(st, fuse_range(s, st, 0, n), IterAnnotation::BlockX);
+        } else {
+            int n = leading_spatial(s.stage(st));
+            if (n == 0) continue;  // verify_schedule says what is wrong
+            int64_t total = 1;
+            for (int pos = 0; pos < n; ++pos)
+                total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+            int fused = fuse_range(s, st, 0, n);
+            std::vector<int64_t> counts;
+            int64_t warp = std::max(1, hw.warp_size);
+            for (int64_t t = warp; t <= hw.max_threads_per_block; t *= 2) {
+                counts.push_back(t);
+                if (t >= total) break;
+            }
+            auto [outer, inner] = s.split(st, fused, counts[pick(a.rng, counts.size())]);
+            s.bind(st, outer, IterAnnotation::BlockX);
+            s.bind(st, inner, IterAnnotation::ThreadX);
+        }
+        extents = s.infer_extents();
+    }
+}
+
+// Shared-memory stages fetch cooperatively: fused, split by a vector length, the rest split by
+// the consumer's thread count (follow_fused_split) and bound to threadIdx.x.
+void cooperative_fetch(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    auto extents = s.infer_extents();
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        const SketchStage& info = a.sketch.stages[st];
+        if (info.kind != SketchStageKind::SharedFetch) continue;
+        int n = static_cast<int>(s.stage(st).leaf.size());
+        int64_t total = 1;
+        for (int pos = 0; pos < n; ++pos)
+            total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+        int fused = fuse_range(s, st, 0, n);
+        std::vector<int64_t> lanes = {1};
+        for (int64_t v : {2, 4})
+            if (total % v == 0) lanes.push_back(v);
+        int64_t v = lanes[pick(a.rng, lanes.size())];
+        int vec = -1;
+        if (v > 1) std::tie(fused, vec) = s.split(st, fused, v);
+        auto [outer, threads] = s.follow_fused_split(st, fused, info.thread_steps);
+        (void)outer;
+        s.bind(st, threads, IterAnnotation::ThreadX);
+        if (v > 1) s.vectorize(st, threads + 1);
+        extents = s.infer_extents();
+    }
+}
+
+}  // namespace
+
+const std::vector<int64_t>& auto_unroll_choices(const Target& target) {
+    static const std::vector<int64_t> cpu = {0, 16, 64, 512}, gpu = {0, 16, 64, 512, 1024};
+    return target.is_gpu() ? gpu : cpu;
+}
+
+std::vector<AnnotateRule> annotate_rules(const Target& target) {
+    if (target.is_gpu())
+        return {{"thread_bind", thread_bind},
+                {"cooperative_fetch", cooperative_fetch},
+                {"auto_unroll", auto_unroll}};
+    return {{"compute_location", compute_location},
+            {"parallel", parallel},
+            {"auto_unroll", auto_unroll},
+            {"vectorize", vectorize}};
+}
+
+void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
+                     std::mt19937_64& rng) {
+    for (const TileGroup& g : sketch.tiles) {
+        const auto& options = space.factorizations(g);
+        if (options.empty())
+            TESSEL_THROW(ScheduleError) << "tile sizes: no factorisation of " << g.extent;
+        set_tile_lengths(steps, g, options[pick(rng, options.size())]);
+    }
+}
+
+void set_tile_lengths(std::vector<Step>& steps, const TileGroup& g,
+                      const std::vector<int64_t>& lengths) {
+    for (size_t k = 0; k < g.steps.size(); ++k)
+        std::get<SplitStep>(steps[g.steps[k]]).factor = lengths[k + 1];
+}
+
+std::vector<int64_t> tile_lengths(const std::vector<Step>& steps, const TileGroup& g) {
+    std::vector<int64_t> lengths(g.steps.size() + 1);
+    int64_t inner = 1;
+    for (size_t k = 0; k < g.steps.size(); ++k) {
+        lengths[k + 1] = std::get<SplitStep>(steps[g.steps[k]]).factor;
+        inner *= lengths[k + 1];
+    }
+    lengths[0] = g.extent / std::max<int64_t>(1, inner);
+    return lengths;
+}
+
+}  // namespace tessel::internal

@@ -1,0 +1,28 @@
+// Helpers shared by sketch generation, its rules and annotation (not public).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/auto_schedule/Sketch.h"
+
+namespace tessel::internal {
+
+/// Inserts an entry for a stage the schedule inserted at `index` (cache_read, cache_write,
+/// rfactor), shifting the tile groups' stages.
+void insert_sketch_stage(Sketch& sketch, int index);
+
+/// ScheduleError unless `structure` is a string of S and R with at least one of each.
+void check_tiling_structure(const std::string& structure);
+
+/// The product of the constant extents of the stage's root axes of `kind` (symbolic: -1).
+int64_t root_extent_product(const Stage& st, IterKind kind);
+
+/// Whether the stage has reduction axes.
+bool has_reduction_axes(const Stage& st);
+
+/// The stages that read stage `stage`'s output directly (its op is among their inputs).
+std::vector<int> direct_readers(const Schedule& s, int stage);
+
+}  // namespace tessel::internal
