@@ -122,7 +122,8 @@ void vectorize(AnnotateContext& a) {
         std::vector<int64_t> products;
         for (int pos = n - 1; pos >= 0; --pos) {
             const Iterator& it = stage.iters[stage.leaf[pos]];
-            int64_t e = leaf_extent(extents, st, pos);
+            // The loop's own extent (the vector width), at least the region bound inference gives.
+            int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, st, pos));
             if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || e == 0 ||
                 product * e > 16 || has_attached(s, st, pos))
                 break;
@@ -223,6 +224,26 @@ void cooperative_fetch(AnnotateContext& a) {
 }
 
 }  // namespace
+
+bool gpu_tiles_fit(const SearchSpace& space, const Sketch& sketch, const Schedule& s) {
+    const HardwareParams& hw = space.task().hardware();
+    for (const SketchStage& info : sketch.stages) {
+        if (info.kind != SketchStageKind::Tiled || info.thread_steps.empty()) continue;
+        int64_t threads = 1;
+        for (int step : info.thread_steps) threads *= std::get<SplitStep>(s.steps()[step]).factor;
+        if (threads > hw.max_threads_per_block) return false;
+    }
+    auto extents = s.infer_extents();
+    int64_t bytes = 0;
+    for (int st = 0; st < static_cast<int>(sketch.stages.size()); ++st) {
+        if (sketch.stages[st].kind != SketchStageKind::SharedFetch) continue;
+        int64_t elems = 1;
+        for (size_t pos = 0; pos < extents[st].size(); ++pos)
+            elems *= std::max<int64_t>(1, leaf_extent(extents, st, static_cast<int>(pos)));
+        bytes += elems * op_output(s.stage(st).op, 0).dtype().bytes();
+    }
+    return hw.max_shared_memory_per_block <= 0 || bytes <= hw.max_shared_memory_per_block;
+}
 
 const std::vector<int64_t>& auto_unroll_choices(const Target& target) {
     static const std::vector<int64_t> cpu = {0, 16, 64, 512}, gpu = {0, 16, 64, 512, 1024};

@@ -38,6 +38,12 @@ const std::vector<int64_t>& auto_unroll_choices(const Target& target);
 void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
                      std::mt19937_64& rng);
 
+/// Whether a GPU sketch's tile sizes in `s` (the sketch replayed with them) fit the block: the
+/// threads of each tiled stage and the shared memory of its fetches within the target's limits.
+/// Annotation draws tile sizes again until they fit (rejection sampling: uniform over the
+/// fitting ones).
+bool gpu_tiles_fit(const SearchSpace& space, const Sketch& sketch, const Schedule& s);
+
 /// Writes `lengths` (outer level first; the first is implied) into g's split steps.
 void set_tile_lengths(std::vector<Step>& steps, const TileGroup& g,
                       const std::vector<int64_t>& lengths);

@@ -15,6 +15,9 @@ namespace tessel {
 
 namespace {
 
+// Draws of a GPU sketch's tile sizes before annotation goes on with ones that do not fit.
+constexpr int kTileDraws = 32;
+
 // Every way to write `extent` as `levels` ordered factors, the last at most `max_innermost`.
 void factorize(int64_t extent, int levels, int64_t max_innermost, std::vector<int64_t>& prefix,
                std::vector<std::vector<int64_t>>& out) {
@@ -67,8 +70,9 @@ SearchSpace::SearchSpace(SearchTask task, SearchSpaceOptions options)
             auto key = std::make_tuple(g.extent, static_cast<int>(g.steps.size()) + 1,
                                        g.max_innermost);
             if (factors_.count(key)) continue;
-            std::vector<int64_t> prefix;
-            factorize(g.extent, std::get<1>(key), g.max_innermost, prefix, factors_[key]);
+            std::vector<int64_t> prefix;  // a loop left whole (one level) has no limit
+            factorize(g.extent, std::get<1>(key), g.steps.empty() ? 0 : g.max_innermost, prefix,
+                      factors_[key]);
         }
 }
 
@@ -108,6 +112,12 @@ std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rn
     try {
         internal::fill_tile_sizes(*this, sk, steps, rng);
         Schedule s = replay(task_.initial_schedule(), steps);
+        for (int draw = 1; task_.target().is_gpu() && draw < kTileDraws &&
+                           !internal::gpu_tiles_fit(*this, sk, s);
+             ++draw) {
+            internal::fill_tile_sizes(*this, sk, steps, rng);
+            s = replay(task_.initial_schedule(), steps);
+        }
         internal::AnnotateContext a{*this, *context_, sk, s, rng};
         std::vector<int> step_rules;
         auto rules = internal::annotate_rules(task_.target());

@@ -119,8 +119,9 @@ RuleCondition rfactor_condition(const SketchContext& ctx, const Sketch& sk, int 
     int64_t space = internal::root_extent_product(s, IterKind::Spatial);
     int64_t reduce = internal::root_extent_product(s, IterKind::Reduction);
     if (space < 0 || reduce < 0) return RuleCondition::Skip;
-    return space < cores_times_16(ctx) && reduce > space ? RuleCondition::Apply
-                                                         : RuleCondition::Skip;
+    // Too little parallelism: fewer rows than cores x 16, each reducing at least 16 x as much.
+    return space < cores_times_16(ctx) && reduce >= 16 * space ? RuleCondition::Apply
+                                                               : RuleCondition::Skip;
 }
 
 Made rfactor_apply(const SketchContext&, const Sketch& in, int st) {

@@ -21,7 +21,7 @@ SuiteWorkload conv(const char* label, const char* workload, V nchwk, int64_t ker
 std::vector<SuiteWorkload> suite(bool full) {
     auto pick = [full](int64_t small, int64_t big) { return full ? big : small; };
     int64_t n = pick(64, 1024), c = pick(8, 64), hw = pick(10, 56), k = pick(16, 64);
-    V rows = {pick(16, 4096), pick(40, 1024)};
+    V rows = {pick(16, 4096), pick(40, 1024)}, few_rows = {pick(4, 64), pick(300, 16384)};
     return {
         {"matmul", "op.matmul", P{n, n, n, int64_t(0), int64_t(0), Float(32)}},
         {"matmul_odd", "op.matmul",
@@ -45,8 +45,8 @@ std::vector<SuiteWorkload> suite(bool full) {
          P{int64_t(1), pick(16, 2048), pick(7, 7), pick(7, 7), std::string("avg"), Float(32)}},
         {"softmax", "op.softmax", P{rows, int64_t(1), Float(32)}},
         {"layer_norm", "op.layer_norm", P{rows, Float(32)}},
-        {"row_sum", "op.sum", P{rows, V{1}, int64_t(0), Float(32)}},
-        {"argmax", "op.argmax", P{rows, V{1}, int64_t(0), Float(32)}},
+        {"row_sum", "op.sum", P{few_rows, V{1}, int64_t(0), Float(32)}},
+        {"argmax", "op.argmax", P{few_rows, V{1}, int64_t(0), Float(32)}},
         {"transpose", "op.transpose", P{V{pick(6, 64), pick(10, 128), pick(12, 256)}, V{2, 0, 1},
                                          Float(32)}},
         {"elementwise_broadcast", "elementwise_broadcast",

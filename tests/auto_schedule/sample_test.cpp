@@ -1,0 +1,89 @@
+// Random samples of every workload of the suite on both targets: each is a complete schedule that
+// lowered to the feature point, or a rejection counted under its reason (an InternalError would
+// propagate and fail the test); the rejection rate stays under 20%; a seeded subset matches the
+// reference (CPU: interpreter and JIT; GPU: SPMD interpreter with the race detector, and NVRTC).
+// CI draws 24 samples per workload and target; TESSEL_SEARCH_LONG=1 draws 10,000 per target.
+#include <cstdio>
+
+#include "auto_schedule/SearchTestUtil.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+
+namespace {
+
+void sample_suite(const std::string& target) {
+    std::vector<SuiteWorkload> suite = search_suite("small");
+    int per_workload = search_long_mode() ? (10000 + suite.size() - 1) / suite.size() : 24;
+    int checked_per_workload = search_long_mode() ? 20 : 2;
+    int64_t total = 0, rejected = 0;
+    for (const SuiteWorkload& w : suite) {
+        SearchTask task(w.workload, w.params, Target(target));
+        SearchSpace space(task);
+        SampleResult r = space.sample(per_workload, 2024);
+        int64_t rej = r.attempts - static_cast<int64_t>(r.states.size());
+        total += r.attempts;
+        rejected += rej;
+        std::printf("%-6s %-22s samples=%zu rejected=%.1f%%\n", Target(target).kind_name().c_str(),
+                    w.label.c_str(), r.states.size(), 100 * r.rejection_rate());
+        for (const auto& [why, n] : r.rejected)
+            std::printf("    %lld x %s\n", static_cast<long long>(n), why.c_str());
+        EXPECT_LT(r.rejection_rate(), 0.20) << w.label;
+        EXPECT_GE(r.states.size(), static_cast<size_t>(per_workload * 0.9)) << w.label;
+        for (int k = 0; k < checked_per_workload && k < static_cast<int>(r.states.size()); ++k)
+            expect_state_matches_reference(task, r.states[k], w.label + " sample " +
+                                                                  std::to_string(k));
+    }
+    std::printf("%s: %lld attempts, %lld rejected\n", target.c_str(),
+                static_cast<long long>(total), static_cast<long long>(rejected));
+}
+
+TEST(SearchSpaceSample, CpuSuiteLowersOrRejects) {
+    sample_suite("llvm");
+}
+
+TEST(SearchSpaceSample, GpuSuiteLowersOrRejects) {
+    sample_suite("cuda -arch=sm_90");
+}
+
+// Sample i depends only on (seed, i): one thread and two give the same states.
+TEST(SearchSpaceSample, SameStatesWithOneOrTwoThreads) {
+    for (const std::string& target : search_targets()) {
+        SearchTask task("op.conv2d_nchw",
+                        {int64_t(1), int64_t(4), int64_t(8), int64_t(8), int64_t(8),
+                         std::vector<int64_t>{3, 3}, std::vector<int64_t>{1, 1},
+                         std::vector<int64_t>{1, 1, 1, 1}, std::vector<int64_t>{1, 1}, int64_t(1),
+                         Float(32)},
+                        Target(target));
+        SearchSpaceOptions one, two;
+        one.num_threads = 1;
+        two.num_threads = 2;
+        SampleResult a = SearchSpace(task, one).sample(30, 5);
+        SampleResult b = SearchSpace(task, two).sample(30, 5);
+        ASSERT_EQ(a.states.size(), b.states.size());
+        for (size_t i = 0; i < a.states.size(); ++i)
+            EXPECT_EQ(a.states[i].schedule.to_json(), b.states[i].schedule.to_json()) << i;
+        // Another seed gives other states.
+        SampleResult c = SearchSpace(task, one).sample(30, 6);
+        int same = 0;
+        for (size_t i = 0; i < std::min(a.states.size(), c.states.size()); ++i)
+            same += a.states[i].schedule.to_json() == c.states[i].schedule.to_json();
+        EXPECT_LT(same, 10);
+    }
+}
+
+// A state prints as a Python script and its steps replay to the same schedule.
+TEST(SearchSpaceSample, StatesReplayFromTheirJson) {
+    SearchTask task("op.matmul", {int64_t(64), int64_t(48), int64_t(32), int64_t(0), int64_t(0),
+                                  Float(32)},
+                    Target("llvm"));
+    SearchSpace space(task);
+    for (const SearchState& s : space.sample(10, 3).states) {
+        Schedule again = task.apply_record(s.schedule.to_json());
+        EXPECT_EQ(again.to_json(), s.schedule.to_json());
+        EXPECT_NE(s.schedule.to_python().find("s.split("), std::string::npos);
+        EXPECT_EQ(space.match_sketch(again), s.sketch);
+    }
+}
+
+}  // namespace
