@@ -40,8 +40,7 @@ bool is_loop_stage(const Schedule& s, int st) {
 // Leading data-parallel leaves without annotation.
 int leading_spatial(const Stage& st) {
     int n = 0;
-    while (n < static_cast<int>(st.leaf.size()) &&
-           st.iters[st.leaf[n]].kind == IterKind::Spatial &&
+    while (n < static_cast<int>(st.leaf.size()) && st.iters[st.leaf[n]].kind == IterKind::Spatial &&
            st.iters[st.leaf[n]].annotation == IterAnnotation::None)
         ++n;
     return n;

@@ -42,7 +42,8 @@ std::optional<SearchState> SearchSpace::crossover(const SearchState& a, const Se
     std::vector<bool> from_b(n_stages);
     for (int st = 0; st < n_stages; ++st) from_b[st] = std::bernoulli_distribution(0.5)(rng);
 
-    std::vector<Step> steps(a.schedule.steps().begin(), a.schedule.steps().begin() + a.sketch_steps);
+    std::vector<Step> steps(a.schedule.steps().begin(),
+                            a.schedule.steps().begin() + a.sketch_steps);
     for (const TileGroup& g : sk.tiles)
         if (from_b[g.stage])
             internal::set_tile_lengths(steps, g, internal::tile_lengths(b.schedule.steps(), g));

@@ -49,8 +49,8 @@ void check_tiling_structure(const std::string& structure) {
         r = r || c == 'R';
     }
     if (!s || !r)
-        TESSEL_THROW(ScheduleError) << "tiling structure '" << structure
-                                    << "' needs at least one S and one R level";
+        TESSEL_THROW(ScheduleError)
+            << "tiling structure '" << structure << "' needs at least one S and one R level";
 }
 
 // Splits leaf `pos` of `stage` into `levels` loops with open lengths (levels - 1 splits, the

@@ -59,16 +59,16 @@ std::mt19937_64 sample_rng(uint64_t seed, int64_t i, int attempt) {
 SearchSpace::SearchSpace(SearchTask task, SearchSpaceOptions options)
     : task_(std::move(task)), options_(std::move(options)) {
     dag_ = std::make_shared<DAGAnalysis>(task_.dag().outputs);
-    context_ = std::make_shared<SketchContext>(SketchContext{
-        task_, *dag_, options_.sketch.cpu_tiling, options_.sketch.gpu_tiling});
+    context_ = std::make_shared<SketchContext>(
+        SketchContext{task_, *dag_, options_.sketch.cpu_tiling, options_.sketch.gpu_tiling});
     sketches_ = generate_sketches(task_, options_.sketch);
     if (sketches_.empty())
-        TESSEL_THROW(ScheduleError) << "SearchSpace: the rules made no sketch for task "
-                                    << task_.key();
+        TESSEL_THROW(ScheduleError)
+            << "SearchSpace: the rules made no sketch for task " << task_.key();
     for (const Sketch& sk : sketches_)
         for (const TileGroup& g : sk.tiles) {
-            auto key = std::make_tuple(g.extent, static_cast<int>(g.steps.size()) + 1,
-                                       g.max_innermost);
+            auto key =
+                std::make_tuple(g.extent, static_cast<int>(g.steps.size()) + 1, g.max_innermost);
             if (factors_.count(key)) continue;
             std::vector<int64_t> prefix;  // a loop left whole (one level) has no limit
             factorize(g.extent, std::get<1>(key), g.steps.empty() ? 0 : g.max_innermost, prefix,
@@ -112,8 +112,8 @@ std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rn
     try {
         internal::fill_tile_sizes(*this, sk, steps, rng);
         Schedule s = replay(task_.initial_schedule(), steps);
-        for (int draw = 1; task_.target().is_gpu() && draw < kTileDraws &&
-                           !internal::gpu_tiles_fit(*this, sk, s);
+        for (int draw = 1;
+             task_.target().is_gpu() && draw < kTileDraws && !internal::gpu_tiles_fit(*this, sk, s);
              ++draw) {
             internal::fill_tile_sizes(*this, sk, steps, rng);
             s = replay(task_.initial_schedule(), steps);
@@ -164,8 +164,8 @@ SampleResult SearchSpace::sample(int n, uint64_t seed) const {
     if (n < 0) TESSEL_THROW(ScheduleError) << "sample: n must be non-negative, got " << n;
     std::vector<std::optional<SearchState>> got(n);
     std::vector<std::vector<std::string>> reasons(n);
-    int threads = options_.num_threads > 0 ? options_.num_threads
-                                           : ThreadPool::default_num_threads();
+    int threads =
+        options_.num_threads > 0 ? options_.num_threads : ThreadPool::default_num_threads();
     ThreadPool pool(std::max(1, std::min(threads, std::max(1, n))));
     pool.parallel_for(0, n, [&](int64_t i) {
         for (int attempt = 0; attempt < std::max(1, options_.attempts) && !got[i]; ++attempt) {

@@ -286,7 +286,8 @@ int tiled_reader(const Sketch& sk, int st, std::vector<int>& readers) {
 
 RuleCondition cache_read_condition(const SketchContext&, const Sketch& sk, int st) {
     SketchStageKind k = sk.stages[st].kind;
-    if (k != SketchStageKind::Plain && k != SketchStageKind::Placeholder) return RuleCondition::Skip;
+    if (k != SketchStageKind::Plain && k != SketchStageKind::Placeholder)
+        return RuleCondition::Skip;
     std::vector<int> readers;
     return tiled_reader(sk, st, readers) >= 0 ? RuleCondition::ApplyAndSkipRest
                                               : RuleCondition::Skip;
@@ -367,12 +368,9 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
                 fusion,
                 tiling,
                 skip};
-    return {always_inline,
-            {"rfactor", rfactor_condition, rfactor_apply},
-            cache_write,
-            fusion,
-            tiling,
-            skip};
+    return {always_inline, {"rfactor", rfactor_condition, rfactor_apply},
+            cache_write,   fusion,
+            tiling,        skip};
 }
 
 }  // namespace tessel

@@ -14,8 +14,8 @@ SuiteWorkload conv(const char* label, const char* workload, V nchwk, int64_t ker
                    int64_t stride) {
     int64_t pad = kernel / 2;
     return {label, workload,
-            P{nchwk[0], nchwk[1], nchwk[2], nchwk[3], nchwk[4], V{kernel, kernel}, V{stride, stride},
-              V{pad, pad, pad, pad}, V{1, 1}, int64_t(1), Float(32)}};
+            P{nchwk[0], nchwk[1], nchwk[2], nchwk[3], nchwk[4], V{kernel, kernel},
+              V{stride, stride}, V{pad, pad, pad, pad}, V{1, 1}, int64_t(1), Float(32)}};
 }
 
 std::vector<SuiteWorkload> suite(bool full) {
@@ -36,19 +36,18 @@ std::vector<SuiteWorkload> suite(bool full) {
         conv("conv2d_nhwc", "op.conv2d_nhwc", {1, c, hw, hw, k}, 3, 1),
         conv("conv2d_1x1", "op.conv2d_nchw", {1, c, hw, hw, k}, 1, 1),
         {"depthwise_conv2d", "op.depthwise_conv2d_nchw",
-         P{int64_t(1), c, hw, hw, int64_t(1), V{3, 3}, V{1, 1}, V{1, 1, 1, 1}, V{1, 1},
-           Float(32)}},
+         P{int64_t(1), c, hw, hw, int64_t(1), V{3, 3}, V{1, 1}, V{1, 1, 1, 1}, V{1, 1}, Float(32)}},
         {"max_pool", "op.pool2d",
-         P{int64_t(1), c, hw, hw, std::string("max"), V{3, 3}, V{2, 2}, V{1, 1, 1, 1},
-           int64_t(1), Float(32)}},
+         P{int64_t(1), c, hw, hw, std::string("max"), V{3, 3}, V{2, 2}, V{1, 1, 1, 1}, int64_t(1),
+           Float(32)}},
         {"global_avg_pool", "op.global_pool2d",
          P{int64_t(1), pick(16, 2048), pick(7, 7), pick(7, 7), std::string("avg"), Float(32)}},
         {"softmax", "op.softmax", P{rows, int64_t(1), Float(32)}},
         {"layer_norm", "op.layer_norm", P{rows, Float(32)}},
         {"row_sum", "op.sum", P{few_rows, V{1}, int64_t(0), Float(32)}},
         {"argmax", "op.argmax", P{few_rows, V{1}, int64_t(0), Float(32)}},
-        {"transpose", "op.transpose", P{V{pick(6, 64), pick(10, 128), pick(12, 256)}, V{2, 0, 1},
-                                         Float(32)}},
+        {"transpose", "op.transpose",
+         P{V{pick(6, 64), pick(10, 128), pick(12, 256)}, V{2, 0, 1}, Float(32)}},
         {"elementwise_broadcast", "elementwise_broadcast",
          P{pick(24, 2048), pick(40, 2048), Float(32)}},
     };

@@ -33,24 +33,66 @@ inline int64_t reduction_length(const SearchTask& task) {
     for (const Stage& st : task.initial_schedule().stages()) {
         int64_t r = 1;
         for (int id : st.root)
-            if (st.iters[id].kind == IterKind::Reduction) r *= st.iters[id].const_extent().value_or(1);
+            if (st.iters[id].kind == IterKind::Reduction)
+                r *= st.iters[id].const_extent().value_or(1);
         longest = std::max(longest, r);
     }
     return longest;
 }
+
+/// The task's floating-point operations (the interpreters run tasks up to kInterpretFlops).
+inline double task_flops(const SearchTask& task) {
+    DAGAnalysis dag(task.dag().outputs);
+    double f = 0;
+    for (int i = 0; i < dag.num_ops(); ++i)
+        if (!dag.is_placeholder(i)) f += dag.flops(i);
+    return f;
+}
+
+#ifdef TESSEL_HAVE_LLVM
+/// The schedule JIT-compiled through LLVM on random inputs against the reference interpreter.
+inline void expect_jit_matches_reference(const Schedule& s, int64_t reduction_length) {
+    std::vector<Tensor> inputs = placeholders_of(s), args = inputs;
+    for (const Tensor& t : s.outputs()) args.push_back(t);
+    std::vector<HostArray> arrays;
+    std::vector<std::pair<Tensor, HostArray>> ref_inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        arrays.push_back(HostArray::random(inputs[i].dtype(), const_shape(inputs[i]), 5 + i));
+        ref_inputs.emplace_back(inputs[i], arrays.back());
+    }
+    for (const Tensor& t : s.outputs()) arrays.emplace_back(t.dtype(), const_shape(t));
+    if (!run_jit(s, args, arrays, "")) return;
+    std::vector<HostArray> ref = evaluate_reference(s.outputs(), ref_inputs);
+    for (size_t o = 0; o < ref.size(); ++o) {
+        CompareResult r =
+            compare_to_reference(arrays[inputs.size() + o], ref[o],
+                                 tolerance_for(s.outputs()[o].dtype(), reduction_length));
+        EXPECT_TRUE(r.ok) << "JIT output " << s.outputs()[o].name() << ": " << r.message();
+    }
+}
+#endif
+
+/// Tasks above this run in the interpreters too slowly for CI (the SPMD interpreter runs every
+/// thread of every block); they are checked through the JIT (CPU) or NVRTC (GPU) only.
+constexpr double kInterpretFlops = 2e5;
 
 /// Runs `state` against the reference interpreter (see the file comment); adds a failure naming
 /// `what` and printing the schedule when it differs or fails.
 inline void expect_state_matches_reference(const SearchTask& task, const SearchState& state,
                                            const std::string& what) {
     SCOPED_TRACE(what + "\n" + state.schedule.to_python());
+    bool interpret = task_flops(task) <= kInterpretFlops;
     if (!task.target().is_gpu()) {
-        expect_matches_reference(state.schedule, reduction_length(task));
+        if (interpret) expect_matches_reference(state.schedule, reduction_length(task));
+#ifdef TESSEL_HAVE_LLVM
+        else
+            expect_jit_matches_reference(state.schedule, reduction_length(task));
+#endif
         return;
     }
     GpuProgram p = gpu_program(what, state.schedule, reduction_length(task));
     try {
-        check_in_interpreter(p, make_gpu_data(p, 11));
+        if (interpret) check_in_interpreter(p, make_gpu_data(p, 11));
         if (has_cuda_backend()) compile_for_gpu(p);
     } catch (const std::exception& e) {
         ADD_FAILURE() << what << ": " << e.what();

@@ -48,8 +48,8 @@ TEST(SketchGolden, SuiteSketchesAndTheirRules) {
 // Ansor's counts: a GEMM has 3 CPU sketches (tiled; cache write fused at level 1 or 2), one GPU
 // sketch; every sketch of every suite workload replays from its JSON.
 TEST(SketchGolden, GemmCountsAndReplay) {
-    SearchTask cpu("op.matmul", {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0),
-                                 Float(32)},
+    SearchTask cpu("op.matmul",
+                   {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0), Float(32)},
                    Target("llvm"));
     EXPECT_EQ(generate_sketches(cpu).size(), 3u);
     SearchTask gpu("op.matmul", cpu.params(), Target("cuda -arch=sm_90"));
@@ -66,23 +66,23 @@ TEST(SketchGolden, GemmCountsAndReplay) {
 // A user rule placed before the built-in ones: here it inlines nothing and tiles every stage
 // with reuse by a custom structure.
 TEST(SketchGolden, UserRuleRunsFirst) {
-    SearchTask task("op.matmul", {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0),
-                                  Float(32)},
+    SearchTask task("op.matmul",
+                    {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0), Float(32)},
                     Target("llvm"));
     SketchOptions options;
-    options.rules.push_back(SketchRule{
-        "my_tiling",
-        [](const SketchContext& ctx, const Sketch& sk, int st) {
-            int i = ctx.dag_index(sk.schedule, st);
-            return i >= 0 && ctx.dag.needs_multi_level_tiling(i) ? RuleCondition::ApplyAndSkipRest
-                                                                 : RuleCondition::Skip;
-        },
-        [](const SketchContext&, const Sketch& in, int st) {
-            Sketch sk = in;
-            tile_stage(sk, st, "SRS", 16);
-            sk.trace.push_back("my_tiling");
-            return std::vector<std::pair<Sketch, int>>{{sk, st - 1}};
-        }});
+    options.rules.push_back(SketchRule{"my_tiling",
+                                       [](const SketchContext& ctx, const Sketch& sk, int st) {
+                                           int i = ctx.dag_index(sk.schedule, st);
+                                           return i >= 0 && ctx.dag.needs_multi_level_tiling(i)
+                                                      ? RuleCondition::ApplyAndSkipRest
+                                                      : RuleCondition::Skip;
+                                       },
+                                       [](const SketchContext&, const Sketch& in, int st) {
+                                           Sketch sk = in;
+                                           tile_stage(sk, st, "SRS", 16);
+                                           sk.trace.push_back("my_tiling");
+                                           return std::vector<std::pair<Sketch, int>>{{sk, st - 1}};
+                                       }});
     std::vector<Sketch> sketches = generate_sketches(task, options);
     ASSERT_EQ(sketches.size(), 1u);
     EXPECT_EQ(sketches[0].trace, std::vector<std::string>{"my_tiling"});
@@ -95,8 +95,8 @@ TEST(SketchGolden, UserRuleRunsFirst) {
 }
 
 TEST(SketchGolden, BadTilingStructureIsAScheduleError) {
-    SearchTask task("op.matmul", {int64_t(8), int64_t(8), int64_t(8), int64_t(0), int64_t(0),
-                                  Float(32)},
+    SearchTask task("op.matmul",
+                    {int64_t(8), int64_t(8), int64_t(8), int64_t(0), int64_t(0), Float(32)},
                     Target("llvm"));
     SketchOptions options;
     options.cpu_tiling = "SSXR";

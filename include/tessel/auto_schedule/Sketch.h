@@ -1,8 +1,9 @@
 // Sketches: the skeletons of the search space (Ansor, OSDI 2020, section 4.1).
 //
-//   SearchTask task("matmul", {int64_t(512), int64_t(512), int64_t(512), Float(32)}, Target("llvm"));
-//   std::vector<Sketch> sketches = generate_sketches(task);   // 3 for a matmul on a CPU
-//   sketches[0].trace;            // {"C: cache_write", "C.local: multi_level_tiling_with_fusion(1)"}
+//   SearchTask task("matmul", {int64_t(512), int64_t(512), int64_t(512), Float(32)},
+//   Target("llvm")); std::vector<Sketch> sketches = generate_sketches(task);   // 3 for a matmul on
+//   a CPU sketches[0].trace;            // {"C: cache_write", "C.local:
+//   multi_level_tiling_with_fusion(1)"}
 //
 // generate_sketches walks the stages from the last (an output) back to the first, trying the
 // rules in order on each stage. A rule's condition says whether it applies to the stage and
@@ -48,12 +49,12 @@ struct TileGroup {
 
 /// What a stage of a sketch is; what annotation does with it (docs/auto_schedule.md).
 enum class SketchStageKind : uint8_t {
-    Plain,     ///< no rule tiled it: its compute location (CPU), parallel loops, vectorisation,
-               ///< or a simple thread binding (GPU) are chosen at annotation
-    Inlined,   ///< computed inline
-    Tiled,     ///< multi-level tiled (its own root loop nest or inside a fused consumer)
-    Fused,     ///< an element-wise consumer that a tiled stage is computed inside; tiled at the
-               ///< producer's outer levels by follow splits
+    Plain,    ///< no rule tiled it: its compute location (CPU), parallel loops, vectorisation,
+              ///< or a simple thread binding (GPU) are chosen at annotation
+    Inlined,  ///< computed inline
+    Tiled,    ///< multi-level tiled (its own root loop nest or inside a fused consumer)
+    Fused,    ///< an element-wise consumer that a tiled stage is computed inside; tiled at the
+              ///< producer's outer levels by follow splits
     CrossThreadReduction,  ///< GPU: its reduction split, the inner part bound to threadIdx.x
     SharedFetch,           ///< GPU: a shared-memory copy computed inside the stage it feeds
     Placeholder,           ///< an input
