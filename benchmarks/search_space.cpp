@@ -9,6 +9,8 @@
 //   benchmarks/run.sh search_space               # the throughput cases
 //   benchmarks/run.sh search_space --suite N     # N samples per workload of the full suite,
 //                                                # both targets: sketches, rejections, rate
+//   benchmarks/run.sh search_space --sketches matmul llvm   # a small suite workload's sketches
+//                                                # and one sample of each, as Python
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -90,7 +92,28 @@ void suite_report(int n) {
 
 }  // namespace
 
+// Prints the sketches of the small suite's workload `label` for `target`, and one sample of each.
+void print_sketches(const std::string& label, const std::string& target) {
+    for (const SuiteWorkload& w : search_suite("small")) {
+        if (w.label != label) continue;
+        SearchSpace space(SearchTask(w.workload, w.params, Target(target)));
+        for (size_t k = 0; k < space.sketches().size(); ++k) {
+            const Sketch& sk = space.sketches()[k];
+            std::printf("## sketch %zu:", k);
+            for (const std::string& t : sk.trace) std::printf(" [%s]", t.c_str());
+            std::printf("\n%s", sk.schedule.to_python().c_str());
+            std::mt19937_64 rng(1);
+            if (auto st = space.annotate(static_cast<int>(k), rng))
+                std::printf("## a sample of sketch %zu:\n%s", k, st->schedule.to_python().c_str());
+        }
+    }
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 4 && std::strcmp(argv[1], "--sketches") == 0) {
+        print_sketches(argv[2], argv[3]);
+        return 0;
+    }
     if (argc >= 3 && std::strcmp(argv[1], "--suite") == 0) {
         suite_report(std::atoi(argv[2]));
         return 0;

@@ -88,11 +88,13 @@ void parallel(AnnotateContext& a) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         int n = leading_spatial(s.stage(st)), k = 0;
         int64_t product = 1;
+        // Stops after a loop another stage is computed in (fusing past it would move that
+        // stage inwards and change its tile).
         while (k < n && product < want) {
             int64_t e = leaf_extent(extents, st, k);
             if (e == 0) break;
             product *= e;
-            ++k;
+            if (has_attached(s, st, k++)) break;
         }
         if (k == 0 || product == 1) continue;
         s.parallel(st, fuse_range(s, st, 0, k));
