@@ -91,6 +91,25 @@ int64_t cores_times_16(const SketchContext& ctx) {
     return int64_t{16} * std::max(1, ctx.task.hardware().num_cores);
 }
 
+// Fuses a fresh stage's reduction loops into one and splits it with an open length (a tile group
+// of two levels, the inner at most `max_inner`); returns the number of data-parallel loops
+// before it (the split's outer loop is there, its inner loop next).
+int split_reduction(Sketch& sk, int st, int64_t max_inner) {
+    Schedule& s = sk.schedule;
+    int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
+    for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
+    if (n - n_sp > 1) {
+        std::vector<int> rs;
+        for (int k = n_sp; k < n; ++k) rs.push_back(k);
+        s.fuse(st, rs);
+    }
+    int64_t extent = *s.stage(st).iters[s.stage(st).leaf[n_sp]].const_extent();
+    int step = static_cast<int>(s.steps().size());
+    s.split(st, n_sp, 1);
+    sk.tiles.push_back(TileGroup{extent, {step}, max_inner, st});
+    return n_sp;
+}
+
 // --- always_inline ---------------------------------------------------------------------------
 
 RuleCondition inline_condition(const SketchContext& ctx, const Sketch& sk, int st) {
@@ -128,19 +147,8 @@ Made rfactor_apply(const SketchContext&, const Sketch& in, int st) {
     Made out;
     for (bool inner : {true, false}) {
         Sketch sk = in;
-        Schedule& s = sk.schedule;
-        int n_sp = 0, n = static_cast<int>(s.stage(st).leaf.size());
-        for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
-        if (n - n_sp > 1) {
-            std::vector<int> rs;
-            for (int k = n_sp; k < n; ++k) rs.push_back(k);
-            s.fuse(st, rs);
-        }
-        int64_t extent = *s.stage(st).iters[s.stage(st).leaf[n_sp]].const_extent();
-        int step = static_cast<int>(s.steps().size());
-        s.split(st, n_sp, 1);
-        sk.tiles.push_back(TileGroup{extent, {step}, 0, st});
-        s.rfactor(st, inner ? n_sp + 1 : n_sp, 0);
+        int n_sp = split_reduction(sk, st, 0);
+        sk.schedule.rfactor(st, inner ? n_sp + 1 : n_sp, 0);
         insert_sketch_stage(sk, st);
         trace(sk, st + 1, inner ? "rfactor(inner)" : "rfactor(outer)");
         out.push_back({std::move(sk), st - 1});
@@ -324,18 +332,7 @@ RuleCondition cross_thread_condition(const SketchContext& ctx, const Sketch& sk,
 
 Made cross_thread_apply(const SketchContext& ctx, const Sketch& in, int st) {
     Sketch sk = in;
-    Schedule& s = sk.schedule;
-    int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
-    for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
-    if (n - n_sp > 1) {
-        std::vector<int> rs;
-        for (int k = n_sp; k < n; ++k) rs.push_back(k);
-        s.fuse(st, rs);
-    }
-    int64_t extent = *s.stage(st).iters[s.stage(st).leaf[n_sp]].const_extent();
-    int step = static_cast<int>(s.steps().size());
-    s.split(st, n_sp, 1);
-    sk.tiles.push_back(TileGroup{extent, {step}, ctx.task.hardware().max_threads_per_block, st});
+    split_reduction(sk, st, ctx.task.hardware().max_threads_per_block);
     sk.stages[st].kind = SketchStageKind::CrossThreadReduction;
     sk.stages[st].reduction_tile = static_cast<int>(sk.tiles.size()) - 1;
     trace(sk, st, "cross_thread_reduction");
