@@ -38,11 +38,12 @@ void fill_poison(NDArray& a) {
     DataType t = a.dtype();
     if (t.code == DataTypeCode::Float || t.code == DataTypeCode::BFloat) {
         size_t width = static_cast<size_t>(t.bits / 8);
-        uint64_t nan = t.bits == 64   ? 0x7FF8000000000000ull
-                       : t.bits == 32 ? 0x7FC00000ull
+        uint64_t nan = t.bits == 64                     ? 0x7FF8000000000000ull
+                       : t.bits == 32                   ? 0x7FC00000ull
                        : t.code == DataTypeCode::BFloat ? 0x7FC0ull
                                                         : 0x7E00ull;
-        for (size_t i = 0; i + width <= bytes.size(); i += width) std::memcpy(&bytes[i], &nan, width);
+        for (size_t i = 0; i + width <= bytes.size(); i += width)
+            std::memcpy(&bytes[i], &nan, width);
     }
     a.copy_from(bytes.data(), a.nbytes());
 }
@@ -138,7 +139,8 @@ std::optional<std::string> Worker::guard_damage() const {
             for (size_t b = 0; b < kGuardBytes; ++b) {
                 if (zone[b] == kGuardByte) continue;
                 return "the kernel wrote outside argument " + std::to_string(i) + " (" +
-                       std::to_string(b) + " bytes " + (zone < data ? "before its start)" : "past its end)");
+                       std::to_string(b) + " bytes " +
+                       (zone < data ? "before its start)" : "past its end)");
             }
         }
     }
