@@ -173,6 +173,9 @@ void Linker::plan_layout() {
     for (bool executable : {true, false}) {
         for (Section& s : sections_) {
             if (!s.loaded || bool(s.header->sh_flags & SHF_EXECINSTR) != executable) continue;
+            if (s.header->sh_size > (uint64_t(1) << 31))
+                TESSEL_THROW(RuntimeError)
+                    << "cpu-object payload: section " << s.name << " is too large";
             if (s.header->sh_addralign > page)
                 TESSEL_THROW(RuntimeError) << "cpu-object payload: section " << s.name
                                            << " needs an alignment above a page";
