@@ -134,7 +134,7 @@ namespace {
 void trusted_build_reference(const SearchTask& task, const MeasureOptions& options,
                              WorkerProcess& worker, TaskData& data) {
     const TensorDAG& dag = task.dag();
-    Schedule s = op::default_schedule(dag.outputs, task.target());
+    Schedule s = op::default_schedule_rules(dag.outputs, task.target());
     Module m = build(s, dag.args(), task.target(), "main");
     WorkerProcess::Outcome setup = worker.request(data.setup, options.run_timeout_seconds);
     if (setup.error != MeasureError::None)

@@ -36,8 +36,10 @@ struct BuildOptions {
 };
 
 /// Lowers `s` over `args` for `target` (lower() in lower/Lower.h) and compiles it into a module
-/// with one kernel called `name`. llvm targets need the LLVM backend, cuda targets NVRTC
-/// (CompileError naming the missing backend, before lowering). Throws CompileError for an
+/// with one kernel called `name`. Inside an apply-best context (auto_schedule/ApplyHistoryBest.h)
+/// a schedule without steps is replaced by the best tuning record for its DAG and target, or by
+/// its default schedule (op/DefaultSchedule.h). llvm targets need the LLVM backend, cuda targets
+/// NVRTC (CompileError naming the missing backend, before lowering). Throws CompileError for an
 /// unknown argument name in `options` or IR the backend cannot compile, ScheduleError for a
 /// schedule that cannot be lowered for the target (docs/target.md lists the targets).
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
