@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -55,6 +56,8 @@ public:
     bool running();
     /// Processes started so far.
     int64_t starts() const { return starts_; }
+    /// Seconds from starting each process to its first reply, summed.
+    double start_seconds() const { return start_seconds_; }
     /// The key of the task whose inputs the running worker holds ("" for none).
     std::string task_key;
 
@@ -68,6 +71,9 @@ private:
     pid_t pid_ = 0;
     int fd_ = -1;
     int64_t starts_ = 0;
+    double start_seconds_ = 0;
+    bool awaiting_first_reply_ = false;
+    std::chrono::steady_clock::time_point started_at_;
 };
 
 /// What the workers need of a task, computed once per task (MeasureReference.cpp).

@@ -55,6 +55,8 @@ void WorkerProcess::start() {
     if (test_faults_) argv.push_back("--test-faults");
     argv.push_back(nullptr);
     pid_t parent_pid = getpid();
+    started_at_ = std::chrono::steady_clock::now();
+    awaiting_first_reply_ = true;
     rlimit limit{static_cast<rlim_t>(memory_limit_), static_cast<rlim_t>(memory_limit_)};
     pid_t pid = fork();
     if (pid < 0) {
@@ -135,6 +137,11 @@ WorkerProcess::Outcome WorkerProcess::request(const measure::Message& request,
     if (s != measure::ReadStatus::Ok) {
         if (s == measure::ReadStatus::Corrupt) kill(pid_, SIGKILL);
         return reap(false, what);
+    }
+    if (awaiting_first_reply_) {
+        awaiting_first_reply_ = false;
+        start_seconds_ +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
     }
     try {
         out.header = nlohmann::json::parse(out.reply.json);

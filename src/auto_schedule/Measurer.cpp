@@ -156,6 +156,7 @@ const MeasureOptions& Measurer::options() const {
 
 const MeasureStats& Measurer::stats() const {
     impl_->stats.workers_started = impl_->worker.starts();
+    impl_->stats.process_start = impl_->worker.start_seconds();
     return impl_->stats;
 }
 

@@ -135,7 +135,8 @@ struct MeasureStats {
     int64_t workers_started = 0;  ///< including the first: replacements = this - 1
     double reference = 0;         ///< computing reference outputs (once per task)
     double build = 0;             ///< wall time of the build stage
-    double worker_start = 0;      ///< starting workers and sending them the task's inputs
+    double worker_start = 0;      ///< sending workers the task's inputs (after a start)
+    double process_start = 0;     ///< from starting each worker process to its first reply
     double load = 0;              ///< loading modules in the worker
     double check_run = 0;         ///< the one run whose outputs are checked (also the warm-up)
     double transfer = 0;          ///< moving modules and outputs between processes
