@@ -116,10 +116,13 @@ WorkerProcess::Outcome WorkerProcess::reap(bool killed_for_timeout, const std::s
         out.error = MeasureError::Crash;
         out.message = "the worker died of " + signal_text(WTERMSIG(status)) + " during " + what;
     } else {
-        out.error = MeasureError::WorkerError;
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        // 126/127: the child could not become the worker. Any other exit in the middle of a
+        // request is a crash the process reported itself (a sanitizer's SEGV report exits 1).
+        bool no_start = code == 126 || code == 127;
+        out.error = no_start ? MeasureError::WorkerError : MeasureError::Crash;
         out.message = "the worker exited with status " + std::to_string(code) + " during " + what +
-                      (code == 127 ? " (could not execute " + path_ + ")" : "");
+                      (no_start ? " (could not execute " + path_ + ")" : "");
     }
     return out;
 }
