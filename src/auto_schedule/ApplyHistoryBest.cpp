@@ -7,6 +7,7 @@
 
 #include "target/CpuFeatures.h"
 #include "tessel/Error.h"
+#include "tessel/op/DefaultSchedule.h"
 
 namespace tessel {
 
@@ -125,6 +126,13 @@ Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Targ
     warn_once(task, "no usable tuning record for " + describe(outputs, hash, records_, by_hash_) +
                         " on target '" + target.str() + "'; using the default schedule");
     return fallback();
+}
+
+Schedule schedule_for_build(const Schedule& s, const Target& target) {
+    ApplyHistoryBest* best = current_apply_history_best();
+    if (!best || !s.steps().empty()) return s;
+    return best->choose(s.outputs(), target,
+                        [&] { return op::default_schedule_rules(s.outputs(), target); });
 }
 
 ApplyHistoryBest* current_apply_history_best() {

@@ -11,6 +11,7 @@
 #include "auto_schedule/MeasureInternal.h"
 #include "tessel/Error.h"
 #include "tessel/codegen/Build.h"
+#include "tessel/lower/Lower.h"
 
 namespace tessel::internal {
 
@@ -42,7 +43,12 @@ BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input) {
     try {
         if (input.test_fault == TestFault::BuildHang)
             std::this_thread::sleep_for(std::chrono::seconds(3600));
-        Module m = build(input.schedule, task.dag().args(), task.target(), "main");
+        // Lowered here, not by build(schedule): a candidate is measured as it is, whatever
+        // apply-best context the calling thread has.
+        BuildOptions options;
+        LoweredFunc f =
+            lower(input.schedule, task.dag().args(), task.target(), "main", options.lower);
+        Module m = build(f, task.target(), options);
         out.module = m.save(/*with_sources=*/false);
     } catch (const ScheduleError& e) {
         out.error = MeasureError::InstantiationError;

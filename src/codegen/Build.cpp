@@ -5,7 +5,6 @@
 #include "codegen/Backends.h"
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/lower/Lower.h"
-#include "tessel/op/DefaultSchedule.h"
 
 namespace tessel {
 
@@ -17,12 +16,8 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& t
     else
         internal::check_cuda_backend(target);
     // Inside an apply-best context a schedule without steps means "the best you have".
-    if (ApplyHistoryBest* best = current_apply_history_best(); best && s.steps().empty()) {
-        Schedule chosen = best->choose(
-            s.outputs(), target, [&] { return op::default_schedule_rules(s.outputs(), target); });
-        return build(lower(chosen, args, target, name, options.lower), target, options);
-    }
-    return build(lower(s, args, target, name, options.lower), target, options);
+    Schedule chosen = schedule_for_build(s, target);
+    return build(lower(chosen, args, target, name, options.lower), target, options);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target,

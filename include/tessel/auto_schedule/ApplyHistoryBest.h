@@ -84,4 +84,9 @@ private:
 /// The thread's current (innermost) apply-best context, or null.
 ApplyHistoryBest* current_apply_history_best();
 
+/// What build() compiles for `s` on `target`: `s` itself, or, in an apply-best context and when
+/// `s` has no steps, the context's choice (ApplyHistoryBest::choose with the default schedule as
+/// the fallback). A caller that hands a build to another thread resolves the schedule first.
+Schedule schedule_for_build(const Schedule& s, const Target& target);
+
 }  // namespace tessel
