@@ -104,18 +104,27 @@ void ApplyHistoryBest::warn_once(const std::string& key, const std::string& mess
     sink_(message);
 }
 
+Schedule ApplyHistoryBest::choose(const SearchTask& task) {
+    const std::vector<Tensor>& outputs = task.dag().outputs;
+    std::string label = task.key().substr(0, task.key().find(' '));
+    return choose(
+        outputs, task.target(), [&] { return op::default_schedule_rules(outputs, task.target()); },
+        label);
+}
+
 Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Target& target,
-                                  const std::function<Schedule()>& fallback) {
+                                  const std::function<Schedule()>& fallback,
+                                  const std::string& label) {
     Schedule base = create_schedule(outputs);
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(base.workload_key()));
     std::string hash = hex, task = hash + " " + target.str();
+    std::string name = label.empty() ? describe(outputs, hash, records_, by_hash_) : label;
     for (const Match& m : candidates(hash, target)) {
         try {
             Schedule s = schedule_from_json(base, m.record->schedule_json);
             if (!m.exact)
-                warn_once(task, "no tuning record for target '" + target.str() + "' of " +
-                                    describe(outputs, hash, records_, by_hash_) +
+                warn_once(task, "no tuning record for target '" + target.str() + "' of " + name +
                                     "; using the best record measured on '" + m.record->target +
                                     "', whose features this target has");
             return s;
@@ -123,8 +132,8 @@ Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Targ
             continue;  // a record that no longer replays: try the next
         }
     }
-    warn_once(task, "no usable tuning record for " + describe(outputs, hash, records_, by_hash_) +
-                        " on target '" + target.str() + "'; using the default schedule");
+    warn_once(task, "no usable tuning record for " + name + " on target '" + target.str() +
+                        "'; using the default schedule");
     return fallback();
 }
 

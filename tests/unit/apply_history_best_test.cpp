@@ -76,6 +76,13 @@ TEST(ApplyHistoryBest, NoUsableRecordFallsBackToTheDefaultWithOneWarningNamingTh
     EXPECT_EQ(s.to_json(), rules.to_json());
     op::default_schedule(tuned.dag().outputs, haswell);
     ASSERT_EQ(warnings.messages.size(), 1u);
+    // With the task at hand, the registered workload is named even without any record of it.
+    SearchTask other = matmul(24, "llvm -mcpu=haswell -num-cores=2");
+    EXPECT_EQ(best.choose(other).to_json(),
+              op::default_schedule_rules(other.dag().outputs, other.target()).to_json());
+    ASSERT_EQ(warnings.messages.size(), 2u);
+    EXPECT_NE(warnings.messages[1].find("[\"matmul\",24,24,24"), std::string::npos)
+        << warnings.messages[1];
     EXPECT_NE(warnings.messages[0].find("[\"matmul\",32,32,32"), std::string::npos)
         << warnings.messages[0];
     EXPECT_NE(warnings.messages[0].find("default schedule"), std::string::npos);

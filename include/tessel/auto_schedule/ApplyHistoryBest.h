@@ -60,9 +60,14 @@ public:
     std::vector<Match> candidates(const std::string& dag_hash_hex, const Target& target) const;
 
     /// The schedule for the computation of `outputs` on `target`: the best record replayed on
-    /// a fresh schedule of `outputs`, or `fallback()` (rule 3). Warns as the file comment says.
+    /// a fresh schedule of `outputs`, or `fallback()` (rule 3). Warns as the file comment says,
+    /// naming the workload `label` (default: a record's workload for the DAG, else the DAG's
+    /// outputs and hash).
     Schedule choose(const std::vector<Tensor>& outputs, const Target& target,
-                    const std::function<Schedule()>& fallback);
+                    const std::function<Schedule()>& fallback, const std::string& label = "");
+    /// choose() for a search task (its registered workload named in warnings), falling back to
+    /// the task's default schedule (op::default_schedule_rules).
+    Schedule choose(const SearchTask& task);
 
     /// The warnings given so far, in order.
     const std::vector<std::string>& warnings() const { return warnings_; }
