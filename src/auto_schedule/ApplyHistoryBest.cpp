@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "target/CpuFeatures.h"
 #include "tessel/Error.h"
@@ -116,9 +117,9 @@ Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Targ
                                   const std::function<Schedule()>& fallback,
                                   const std::string& label) {
     Schedule base = create_schedule(outputs);
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(base.workload_key()));
-    std::string hash = hex, task = hash + " " + target.str();
+    std::ostringstream hex;  // as SearchTask::dag_hash_hex and Schedule::to_json write it
+    hex << std::hex << base.workload_key();
+    std::string hash = hex.str(), task = hash + " " + target.str();
     std::string name = label.empty() ? describe(outputs, hash, records_, by_hash_) : label;
     for (const Match& m : candidates(hash, target)) {
         try {

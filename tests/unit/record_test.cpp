@@ -86,7 +86,7 @@ TEST(Record, ReaderSkipsAndCountsBadLines) {
     std::string newer = good, other_dag = good, nan_cost = good;
     newer.replace(newer.find("\"format_version\":2"), 18, "\"format_version\":99");
     size_t at = other_dag.find("\"workload_key\":\"") + 16;
-    other_dag.replace(at, 16, "0123456789abcdef");
+    other_dag.replace(at, other_dag.find('"', at) - at, "123456789abcdef");
     nan_cost.replace(nan_cost.find("\"costs\":[") + 9, 0, "NaN,");
     std::istringstream in(good + "\n\n" + newer + "\n" + other_dag + "\n" + nan_cost + "\n" +
                           good.substr(0, good.size() / 2) + "\n" + "[1,2]\n" + good);

@@ -38,7 +38,7 @@ constexpr size_t kMaxRecordLineBytes = size_t(1) << 20;
 /// One measured candidate (one line of a log).
 struct TuningRecord {
     // The task.
-    std::string dag_hash;            ///< 16 hex digits (SearchTask::dag_hash_hex)
+    std::string dag_hash;            ///< lowercase hex, as SearchTask::dag_hash_hex writes it
     std::string workload;            ///< registered workload name ("" for a DAG task)
     std::string params_json = "[]";  ///< its parameters (workload_params_to_json)
     std::string target;              ///< canonical target string ("" in migrated v1 records)
