@@ -1,6 +1,6 @@
 // Reading and appending tuning logs (auto_schedule/Record.h). The reader streams the file and
 // never holds more than kMaxRecordLineBytes of a line; the writer cuts a torn tail on open and
-// syncs each batch (DESIGN.md, decision 6).
+// syncs each batch (docs/design.md, decision 6).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // The built-in loader of "cpu-object" payloads: a relocatable ELF object file for this machine,
 // as the LLVM backend emits it, linked into memory by the runtime itself, without LLVM
-// (DESIGN.md, decision 4: measurement workers and GPU hosts link only libtessel_runtime).
+// (docs/design.md, decision 4: measurement workers and GPU hosts link only libtessel_runtime).
 //
 // What it accepts: an x86-64 ELF64 little-endian ET_REL object whose allocated sections are code,
 // read-only data, data and zero-filled data (.eh_frame is not loaded: no exception crosses a

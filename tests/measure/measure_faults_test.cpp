@@ -4,6 +4,8 @@
 // are measured, and crashed workers were replaced.
 #include <gtest/gtest.h>
 
+#include "tessel/codegen/Build.h"
+
 #include "measure/MeasureTestUtil.h"
 
 using namespace tessel;
@@ -18,6 +20,7 @@ MeasureInput planted(const SearchTask& task, TestFault fault) {
 }  // namespace
 
 TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
     SearchTask task = small_matmul_task();
     MeasureOptions options = fast_options();
     options.allow_test_faults = true;

@@ -3,6 +3,8 @@
 // agrees with it at sampled points.
 #include <gtest/gtest.h>
 
+#include "tessel/codegen/Build.h"
+
 #include "auto_schedule/MeasureInternal.h"
 #include "measure/MeasureTestUtil.h"
 #include "tessel/te/ReferenceInterpreter.h"
@@ -11,6 +13,7 @@ using namespace tessel;
 using namespace tessel::testing;
 
 TEST(MeasureReference, LargeTasksUseACheckedDefaultScheduleBuild) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
     SearchTask task = small_matmul_task(48);
     MeasureOptions options = fast_options();
     options.reference_flop_limit = 0;  // as a 1024^3 GEMM would

@@ -8,6 +8,8 @@ import pytest
 
 import tessel as ts
 
+from util import requires_llvm
+
 
 def small_task(n=32, target="llvm -num-cores=2"):
     return ts.SearchTask("matmul", (n, n, n, "float32"), target=target)
@@ -21,6 +23,7 @@ def tiled(task, factor):
     return s
 
 
+@requires_llvm
 def test_measurer_measures_and_records_round_trip(tmp_path):
     task = small_task()
     m = ts.Measurer(min_repeat_ms=2, build_threads=2)
@@ -41,6 +44,7 @@ def test_measurer_measures_and_records_round_trip(tmp_path):
     assert ts.record_from_json("not json") is None
 
 
+@requires_llvm
 def test_apply_history_best_builds_the_best_record(tmp_path):
     task = small_task(target="llvm")
     result = ts.Measurer(min_repeat_ms=2).measure(task, [tiled(task, 8)])[0]

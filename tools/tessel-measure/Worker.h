@@ -1,6 +1,6 @@
 // The measurement worker's state and its answers to the client's requests
 // (src/runtime/MeasureProtocol.h): the task's arguments, the candidate module, its check run
-// and its timing. It links libtessel_runtime alone (DESIGN.md, decision 4).
+// and its timing. It links libtessel_runtime alone (docs/design.md, decision 4).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // Measurement: builds tuning candidates and times them on the hardware, without ever taking the
-// tuner down or recording a wrong kernel as fast (DESIGN.md, decision 7; docs/tuning.md,
+// tuner down or recording a wrong kernel as fast (docs/design.md, decision 7; docs/tuning.md,
 // "Measurement").
 //
 //   Measurer measurer;                                   // options: MeasureOptions

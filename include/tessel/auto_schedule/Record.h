@@ -1,4 +1,4 @@
-// Tuning records: one measured candidate per line of a JSON-lines log (DESIGN.md, decision 6;
+// Tuning records: one measured candidate per line of a JSON-lines log (docs/design.md, decision 6;
 // docs/tuning.md, "Records", has the format in full and its versioning policy).
 //
 //   RecordWriter log("tuning_logs/matmul.jsonl");           // cuts a torn last line first
@@ -92,7 +92,7 @@ RecordLog read_records(std::istream& in);
 /// Reads the log at `path`; a missing file is an empty log. RuntimeError when it cannot be read.
 RecordLog read_records(const std::string& path);
 
-/// Appends records to a log (DESIGN.md, decision 6). Opening cuts off a torn last line (bytes
+/// Appends records to a log (docs/design.md, decision 6). Opening cuts off a torn last line (bytes
 /// after the last newline, left by a crash mid-write) before anything is appended. Each record
 /// is written with one write() of its whole line; append() returns after fdatasync, so a batch
 /// counts only once it is on disk.
