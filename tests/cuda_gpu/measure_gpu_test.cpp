@@ -23,8 +23,8 @@ TEST(MeasureGpu, CandidatesAreCheckedAndTimedWithEvents) {
         options.allow_test_faults = true;
         options.run_timeout_seconds = 5;
         Measurer measurer(options);
-        std::vector<MeasureResult> r = measurer.measure(
-            task, {{s}, {s, CandidateOrigin::Manual, TestFault::Hang}, {s}});
+        std::vector<MeasureResult> r =
+            measurer.measure(task, {{s}, {s, CandidateOrigin::Manual, TestFault::Hang}, {s}});
         SCOPED_TRACE(flush ? "with L2 flush" : "without flush");
         ASSERT_TRUE(r[0].ok()) << r[0].error_message;
         ASSERT_EQ(r[0].costs.size(), 3u);
