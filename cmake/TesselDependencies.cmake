@@ -55,3 +55,9 @@ find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)
   message(FATAL_ERROR "tessel needs nlohmann_json: install nlohmann-json3-dev (scripts/install-deps.sh does)")
 endif()
+
+# tools/tessel-measure's command line.
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  message(FATAL_ERROR "tessel needs CLI11: install libcli11-dev (scripts/install-deps.sh does)")
+endif()

@@ -14,6 +14,7 @@
 
 #include "PyCommon.h"
 #include "PyNDArray.h"
+#include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/codegen/Export.h"
 #include "tessel/lower/Lower.h"
@@ -277,8 +278,11 @@ void init_build(py::module_& m) {
             Target t = to_target(target);  // parsed once, here
             BuildOptions options;
             options.in_place = std::move(in_place);
+            // The apply-best context is this thread's: resolve the schedule before the build
+            // moves to a worker thread.
+            Schedule chosen = schedule_for_build(s, t);
             return run_interruptible<Module>(
-                [s, args, t, name, options] { return build(s, args, t, name, options); });
+                [chosen, args, t, name, options] { return build(chosen, args, t, name, options); });
         },
         py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
         py::kw_only(), py::arg("in_place") = std::vector<std::string>{},

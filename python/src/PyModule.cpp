@@ -36,4 +36,6 @@ PYBIND11_MODULE(_tessel, m) {
     init_workload(m);
     init_search_task(m);
     init_op(m);
+    init_measure(m);
+    init_record(m);
 }

@@ -120,7 +120,24 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     parse_workload_key,
     # tuning tasks
     SearchTask,
+    # measurement, records, apply-best
+    Measurer,
+    MeasureResult,
+    default_measure_worker_path,
+    TuningRecord,
+    make_record,
+    record_from_json,
+    read_records,
+    RecordWriter,
+    apply_history_best,
+    RECORD_FORMAT_VERSION,
 )
+
+
+class TuningWarning(UserWarning):
+    """A warning of apply_history_best: a record of another CPU model or GPU used, or none."""
+
+
 from . import nd  # noqa: F401,E402
 from . import op  # noqa: F401,E402
 

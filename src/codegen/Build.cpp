@@ -3,6 +3,7 @@
 #include "tessel/codegen/Build.h"
 
 #include "codegen/Backends.h"
+#include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/lower/Lower.h"
 
 namespace tessel {
@@ -14,7 +15,9 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& t
         internal::check_llvm_backend(target);
     else
         internal::check_cuda_backend(target);
-    return build(lower(s, args, target, name, options.lower), target, options);
+    // Inside an apply-best context a schedule without steps means "the best you have".
+    Schedule chosen = schedule_for_build(s, target);
+    return build(lower(chosen, args, target, name, options.lower), target, options);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target,

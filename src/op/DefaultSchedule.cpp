@@ -3,6 +3,8 @@
 // register tile.
 #include "tessel/op/DefaultSchedule.h"
 
+#include "tessel/auto_schedule/ApplyHistoryBest.h"
+
 #include <algorithm>
 #include <map>
 
@@ -220,6 +222,13 @@ std::vector<std::pair<Operation, Operation>> choose_tiles(Schedule& s, const DAG
 }  // namespace
 
 Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& target) {
+    if (ApplyHistoryBest* best = current_apply_history_best())
+        return best->choose(outputs, target,
+                            [&] { return default_schedule_rules(outputs, target); });
+    return default_schedule_rules(outputs, target);
+}
+
+Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
     Schedule s = create_schedule(outputs);
     DAGAnalysis a(outputs);
     std::vector<bool> inlined = choose_inlined(a);

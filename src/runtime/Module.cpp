@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "runtime/CpuObjectLoader.h"
 #include "runtime/cuda/CudaModule.h"
 #include "tessel/Error.h"
 
@@ -29,7 +30,8 @@ struct LoaderRegistry {
     std::mutex mutex;
     // Built-in loaders, wired here rather than registered by static initialisers (which a static
     // library drops).
-    std::map<std::string, PayloadLoader> loaders{{"cuda", cuda_payload_loader()}};
+    std::map<std::string, PayloadLoader> loaders{{"cuda", cuda_payload_loader()},
+                                                 {kCpuObjectFormat, cpu_object_payload_loader()}};
 };
 
 LoaderRegistry& loader_registry() {

@@ -57,7 +57,7 @@ ArgSpec arg_from_json(const json& j) {
     return a;
 }
 
-json header_to_json(const Module& m) {
+json header_to_json(const Module& m, bool with_sources) {
     json kernels = json::array();
     for (const KernelSignature& k : m.signatures()) {
         json args = json::array();
@@ -65,7 +65,8 @@ json header_to_json(const Module& m) {
         kernels.push_back(
             {{"name", k.name}, {"device_type", static_cast<int>(k.device_type)}, {"args", args}});
     }
-    return {{"kernels", kernels}, {"payload_format", m.payload_format()}, {"sources", m.sources()}};
+    json sources = with_sources ? json(m.sources()) : json::object();
+    return {{"kernels", kernels}, {"payload_format", m.payload_format()}, {"sources", sources}};
 }
 
 KernelSignature kernel_from_json(const json& j) {
@@ -109,8 +110,8 @@ struct Reader {
 }  // namespace
 }  // namespace internal
 
-std::vector<uint8_t> Module::save() const {
-    std::string header = internal::header_to_json(*this).dump();
+std::vector<uint8_t> Module::save(bool with_sources) const {
+    std::string header = internal::header_to_json(*this, with_sources).dump();
     std::vector<uint8_t> out(internal::kMagic, internal::kMagic + 8);
     internal::put_u64(out, kFormatVersion, 4);
     internal::put_u64(out, header.size());

@@ -9,6 +9,7 @@
 //    their vector width.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct CpuDescription {
     std::vector<std::string> features;
     int vector_bits = 0;  ///< the widest vector register the effective features give; 0 for none
 };
+
+/// Every instruction-set feature a CPU with `features` (as CpuDescription holds them) has enabled,
+/// by name: with LLVM, what the CPU implies adjusted by the differences, without LLVM's tuning
+/// flags (slow-*, fast-*, false-deps-*, ...); without LLVM, only the "+" features (the CPU's
+/// implied ones are not known there). Apply-best compares records' targets with it.
+std::set<std::string> enabled_cpu_features(const std::string& cpu,
+                                           const std::vector<std::string>& features);
 
 /// This machine's CPU, resolved (see the file comment).
 CpuDescription host_cpu();

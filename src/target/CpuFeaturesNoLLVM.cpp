@@ -108,6 +108,14 @@ CpuDescription resolve_cpu(const std::string&, const std::string& cpu,
     return d;
 }
 
+std::set<std::string> enabled_cpu_features(const std::string&,
+                                           const std::vector<std::string>& features) {
+    std::set<std::string> on;
+    for (const std::string& f : features)
+        if (!f.empty() && f[0] == '+') on.insert(f.substr(1));
+    return on;
+}
+
 CpuDescription host_cpu() {
     static const CpuDescription host = resolve_cpu("llvm", "generic", proc_cpuinfo_features());
     return host;

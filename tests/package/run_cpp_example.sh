@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tessel just built into a temporary prefix, builds tutorials/cpp/dense_relu against
-# it with find_package(tessel), runs the product program, and checks it loads no LLVM and that
-# nothing it built needs the CUDA driver.
+# it with find_package(tessel) (its generator applies a tuning log), runs the product program, and
+# checks it loads no LLVM and that nothing it built needs the CUDA driver.
 #   run_cpp_example.sh <tessel build folder> <tessel source folder>
 set -euo pipefail
 build="$1"
@@ -13,7 +13,9 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$source/tutorials/cpp/dense_relu" -B "$work/build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/build" >/dev/null
+cmake --build "$work/build" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
+# The generator applied the tuning log (a record, or the default schedule with a warning).
+grep -E "dense_relu_tuned:|tessel: warning" "$work/build.log"
 "$work/build/dense_relu_demo"
 if ldd "$work/build/dense_relu_demo" | grep -i llvm; then
     echo "dense_relu_demo loads LLVM" >&2

@@ -4,9 +4,11 @@
 //   m.get("main")({a, b, c});
 //
 // Only available when tessel is built with the LLVM backend (TESSEL_USE_LLVM); without it build()
-// throws CompileError. The module's payload (format "llvm-ir") is the optimised LLVM IR,
-// JIT-compiled with ORC LLJIT when the module is made or loaded; the Module keeps the compiled code
-// alive.
+// throws CompileError. The module's payload (format "cpu-object") is the object code of the
+// optimised LLVM IR, which the runtime links into memory itself (runtime/Module.h), so a saved
+// module loads in a process without LLVM; the "ll" source is the optimised IR. Where the runtime
+// cannot link objects (not x86-64 Linux) the payload is the IR ("llvm-ir"), JIT-compiled with ORC
+// LLJIT when the module is made or loaded. The Module keeps the loaded code alive.
 #pragma once
 
 #include <string>
@@ -34,8 +36,10 @@ struct BuildOptions {
 };
 
 /// Lowers `s` over `args` for `target` (lower() in lower/Lower.h) and compiles it into a module
-/// with one kernel called `name`. llvm targets need the LLVM backend, cuda targets NVRTC
-/// (CompileError naming the missing backend, before lowering). Throws CompileError for an
+/// with one kernel called `name`. Inside an apply-best context (auto_schedule/ApplyHistoryBest.h)
+/// a schedule without steps is replaced by the best tuning record for its DAG and target, or by
+/// its default schedule (op/DefaultSchedule.h). llvm targets need the LLVM backend, cuda targets
+/// NVRTC (CompileError naming the missing backend, before lowering). Throws CompileError for an
 /// unknown argument name in `options` or IR the backend cannot compile, ScheduleError for a
 /// schedule that cannot be lowered for the target (docs/target.md lists the targets).
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,

@@ -26,7 +26,13 @@
 
 namespace tessel::op {
 
-/// A default schedule of the DAG of `outputs` for `target` (see the file comment).
+/// A default schedule of the DAG of `outputs` for `target` (see the file comment). Inside an
+/// apply-best context (auto_schedule/ApplyHistoryBest.h) the best tuning record for the DAG and
+/// target, replayed, when there is one.
 Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& target);
+
+/// The rule-based schedule of the file comment, never a tuning record (the measurement's trusted
+/// reference uses it).
+Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target);
 
 }  // namespace tessel::op

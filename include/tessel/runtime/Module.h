@@ -1,10 +1,13 @@
 // Module: the named kernels of one compiled program, and their serialised form.
 //
 // A module is a list of kernel signatures plus one payload blob in a named format: object code
-// from the LLVM backend, a cubin from the CUDA backend. A payload loader registered for the format
-// turns the blob into callable entry points, so a process without LLVM loads CPU object code as
-// long as a loader for it is registered. The loader of "cuda" payloads (CudaLaunchPlan.h) is built
-// in; it needs no GPU (the cubin is loaded onto a device at the first launch there). save() writes
+// from the LLVM backend ("cpu-object": a relocatable ELF object; "llvm-ir" where the runtime cannot
+// link objects of the machine), a cubin from the CUDA backend ("cuda"). A payload loader registered
+// for the format turns the blob into callable entry points. Two loaders are built in and need
+// neither LLVM nor a GPU: "cpu-object" (the runtime links the object into memory itself, x86-64
+// Linux; docs/runtime.md) and "cuda" (CudaLaunchPlan.h; the cubin is loaded onto a device at the
+// first launch there). "llvm-ir" needs the LLVM backend's loader (register_llvm_payload_loader).
+// A process linked with libtessel_runtime alone therefore loads saved CPU modules. save() writes
 // signatures, payload and sources to bytes; load() reads them back in any process (the tuner's
 // measurement workers start fresh).
 //
@@ -85,8 +88,9 @@ public:
     /// when the module has none of it. Thread-safe.
     const std::string& get_source(const std::string& kind) const;
 
-    /// The module as bytes (see the file comment).
-    std::vector<uint8_t> save() const;
+    /// The module as bytes (see the file comment). With `with_sources` false the sources are left
+    /// out (lazy ones are not generated: cheaper, as a measurement worker needs only the code).
+    std::vector<uint8_t> save(bool with_sources = true) const;
     /// A module from save()'s bytes, its payload loaded. Throws RuntimeError on corrupt or
     /// truncated bytes, an unsupported version, or a payload format with no loader.
     static Module load(const std::vector<uint8_t>& bytes);

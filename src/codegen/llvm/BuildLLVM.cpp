@@ -1,5 +1,6 @@
-// The LLVM backend's build: check, generate LLVM IR, optimise, and wrap the JIT-compiled code in
-// a Module.
+// The LLVM backend's build: check, generate LLVM IR, optimise, emit object code and wrap it, linked
+// into memory by the runtime's loader (or JIT-compiled where that loader does not run), in a
+// Module.
 #include "tessel/codegen/Build.h"
 
 #include <llvm/IR/Verifier.h>
@@ -14,6 +15,7 @@
 #include "codegen/Signature.h"
 #include "codegen/llvm/CodeGenLLVM.h"
 #include "codegen/llvm/LLVMJIT.h"
+#include "runtime/CpuObjectLoader.h"
 #include "tessel/Error.h"
 #include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/Lower.h"
@@ -49,7 +51,8 @@ Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions
     verify_lowered(f);
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, DeviceType::CPU, "llvm", &shape_vars);
-    std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t);
+    bool object_code = internal::cpu_object_loader_supported();
+    std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t, !object_code);
     auto context = std::make_unique<llvm::LLVMContext>();
     auto owned_module = std::make_unique<llvm::Module>(f.name, *context);
     llvm::Module& module = *owned_module;
@@ -71,13 +74,21 @@ Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions
     internal::optimize_module(module, *tm);
     std::string ll = to_text(module);
     if (options.lower.debug >= 3) std::cerr << ll;
-    internal::register_llvm_ir_loader();
-    // The optimised module goes to the JIT as it is (no re-parse); the assembly, a second code
-    // generation, is only made when asked for.
-    std::shared_ptr<const LoadedCode> code =
-        internal::jit_compile(std::move(owned_module), std::move(context));
+    // The assembly, a second code generation, is only made when asked for.
     std::map<std::string, SourceGenerator> lazy = {
         {"asm", [ll, t] { return internal::assembly_of_ir(ll, t); }}};
+    if (object_code) {
+        // Object code, linked into memory by the runtime: the same bytes load in any process
+        // linked with libtessel_runtime alone (a measurement worker), without LLVM.
+        std::vector<uint8_t> object = internal::emit_object(module, *tm);
+        std::shared_ptr<const LoadedCode> code = internal::load_cpu_object(object);
+        return Module({sig}, internal::kCpuObjectFormat, std::move(object), std::move(code),
+                      {{"ll", ll}}, std::move(lazy));
+    }
+    internal::register_llvm_ir_loader();
+    // Elsewhere the optimised module goes to the JIT as it is (no re-parse).
+    std::shared_ptr<const LoadedCode> code =
+        internal::jit_compile(std::move(owned_module), std::move(context));
     return Module({sig}, "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()), std::move(code),
                   {{"ll", ll}}, std::move(lazy));
 }

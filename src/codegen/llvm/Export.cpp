@@ -1,6 +1,7 @@
-// Ahead-of-time export (codegen/Export.h): the module's optimised LLVM IR payload is compiled to an
-// object file for the target recorded in its functions' attributes; a shared library is that
-// object linked by the system compiler; the header is written from the kernel signatures.
+// Ahead-of-time export (codegen/Export.h): the module's object code payload is written as it is
+// (an "llvm-ir" payload is compiled to an object file for the target recorded in its functions'
+// attributes); a shared library is that object linked by the system compiler; the header is written
+// from the kernel signatures.
 #include "tessel/codegen/Export.h"
 
 #include <llvm/IR/LegacyPassManager.h>
@@ -18,6 +19,7 @@
 #include <sstream>
 
 #include "codegen/llvm/LLVMJIT.h"
+#include "runtime/CpuObjectLoader.h"
 #include "tessel/Error.h"
 
 extern char** environ;
@@ -35,7 +37,7 @@ bool is_c_identifier(const std::string& s) {
 }
 
 void check_exportable(const Module& m) {
-    if (m.payload_format() != "llvm-ir") {
+    if (m.payload_format() != "llvm-ir" && m.payload_format() != internal::kCpuObjectFormat) {
         TESSEL_THROW(CompileError) << "export: the module's payload is '" << m.payload_format()
                                    << "'; only CPU modules built with target 'llvm' export";
     }
@@ -49,13 +51,16 @@ void check_exportable(const Module& m) {
     }
 }
 
-// The module's IR, parsed, with the target machine its functions were generated for.
+// The module's object code: its payload as it is, or its IR (a module saved by a tessel that
+// JIT-compiled) compiled for the target its functions were generated for.
 std::vector<char> compile_object(const Module& m) {
     check_exportable(m);
+    const std::vector<uint8_t>& payload = m.payload();
+    if (m.payload_format() == internal::kCpuObjectFormat)
+        return std::vector<char>(payload.begin(), payload.end());
     internal::initialize_llvm();
     llvm::LLVMContext context;
     llvm::SMDiagnostic diag;
-    const std::vector<uint8_t>& payload = m.payload();
     std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
         llvm::StringRef(reinterpret_cast<const char*>(payload.data()), payload.size()), "payload");
     std::unique_ptr<llvm::Module> module = llvm::parseIR(buffer->getMemBufferRef(), diag, context);

@@ -97,6 +97,31 @@ CpuDescription resolve_cpu(const std::string& spec, const std::string& cpu,
     return d;
 }
 
+// LLVM lists tuning flags (how fast something is on a CPU model) among the features; they say
+// nothing of which instructions exist, so feature comparisons leave them out.
+bool is_tuning_flag(const std::string& f) {
+    static const char* const prefixes[] = {
+        "tuning",     "slow-",        "fast-",       "false-deps-",  "prefer-",
+        "avoid-",     "idivl-to-",    "idivq-to-",   "lea-",         "use-",
+        "pad-short-", "branchfusion", "macrofusion", "allow-light-", "sbb-dep-",
+        "harden-",    "retpoline",    "lvi-",        "no-bypass-",   "fuse-"};
+    for (const char* p : prefixes)
+        if (f.rfind(p, 0) == 0) return true;
+    return false;
+}
+
+std::set<std::string> enabled_cpu_features(const std::string& cpu,
+                                           const std::vector<std::string>& features) {
+    const Tables& t = tables();
+    std::string fs;
+    for (const std::string& f : features) fs += (fs.empty() ? "" : ",") + f;
+    std::unique_ptr<llvm::MCSubtargetInfo> eff(t.target->createMCSubtargetInfo(t.triple, cpu, fs));
+    std::set<std::string> on;
+    for (const std::string& f : t.features)
+        if (!is_tuning_flag(f) && eff->checkFeatures("+" + f)) on.insert(f);
+    return on;
+}
+
 CpuDescription host_cpu() {
     static const CpuDescription host = [] {
         const Tables& t = tables();

@@ -45,14 +45,15 @@ LLVMTarget llvm_target_of(const Target& target) {
     return t;
 }
 
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& t) {
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& t, bool for_jit) {
     std::string error;
     const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, error);
     if (!target) TESSEL_THROW(CompileError) << "llvm: " << error;
     llvm::TargetOptions options;
     std::unique_ptr<llvm::TargetMachine> tm(
         target->createTargetMachine(t.triple, t.cpu, t.features, options, llvm::Reloc::PIC_,
-                                    std::nullopt, llvm::CodeGenOptLevel::Aggressive, true));
+                                    for_jit ? std::nullopt : std::optional(llvm::CodeModel::Small),
+                                    llvm::CodeGenOptLevel::Aggressive, for_jit));
     if (!tm) TESSEL_THROW(CompileError) << "llvm: no target machine for " << t.triple;
     return tm;
 }
@@ -104,6 +105,16 @@ std::string emit_assembly(const llvm::Module& module, llvm::TargetMachine& tm) {
     if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) return "";
     pm.run(*copy);
     return std::string(text.str());
+}
+
+std::vector<uint8_t> emit_object(llvm::Module& module, llvm::TargetMachine& tm) {
+    llvm::SmallVector<char, 0> object;
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+        TESSEL_THROW(CompileError) << "llvm: the target cannot emit object files";
+    pm.run(module);
+    return std::vector<uint8_t>(object.begin(), object.end());
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
@@ -26,14 +27,20 @@ struct LLVMTarget {
 /// the process's triple, its CPU, features and float mode.
 LLVMTarget llvm_target_of(const Target& target);
 
-/// A target machine for `target` (optimisation level O3).
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& target);
+/// A target machine for `target` (optimisation level O3): for the JIT (large code model), or with
+/// `for_jit` false for object code the runtime links (small code model, position-independent).
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const LLVMTarget& target,
+                                                         bool for_jit = true);
 
 /// Runs LLVM's O3 pipeline on `module` for `tm`.
 void optimize_module(llvm::Module& module, llvm::TargetMachine& tm);
 
 /// The assembly of `module` for `tm`.
 std::string emit_assembly(const llvm::Module& module, llvm::TargetMachine& tm);
+
+/// The relocatable object code of `module` for `tm` (consumes the module's code generation state;
+/// the module stays valid).
+std::vector<uint8_t> emit_object(llvm::Module& module, llvm::TargetMachine& tm);
 
 /// JIT-compiles `module` (its context handed over with it) into loaded code for a Module.
 std::shared_ptr<const LoadedCode> jit_compile(std::unique_ptr<llvm::Module> module,

@@ -1,8 +1,8 @@
 // Loading the CUDA driver with dlopen, error decoding, primary contexts.
 #include "runtime/cuda/CudaDriver.h"
 
-#include <cstdlib>
 #include <dlfcn.h>
+#include <cstdlib>
 
 #include <mutex>
 #include <vector>
@@ -64,6 +64,14 @@ bool resolve_all(void* lib, DriverApi& a, std::string& reason) {
     resolve(lib, "cuMemAllocAsync", a.cuMemAllocAsync, false, reason);
     resolve(lib, "cuMemFreeAsync", a.cuMemFreeAsync, false, reason);
     if (!a.cuMemAllocAsync || !a.cuMemFreeAsync) a.cuMemAllocAsync = nullptr;
+    resolve(lib, "cuStreamCreate", a.cuStreamCreate, false, reason);
+    resolve(lib, "cuStreamDestroy_v2", a.cuStreamDestroy_v2, false, reason);
+    resolve(lib, "cuEventCreate", a.cuEventCreate, false, reason);
+    resolve(lib, "cuEventDestroy_v2", a.cuEventDestroy_v2, false, reason);
+    resolve(lib, "cuEventRecord", a.cuEventRecord, false, reason);
+    resolve(lib, "cuEventSynchronize", a.cuEventSynchronize, false, reason);
+    resolve(lib, "cuEventElapsedTime", a.cuEventElapsedTime, false, reason);
+    resolve(lib, "cuMemsetD8Async", a.cuMemsetD8Async, false, reason);
     return true;
 }
 

@@ -21,6 +21,8 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
+using CUevent = CUevent_st*;
 using CUcontext = CUctx_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
@@ -89,6 +91,15 @@ struct DriverApi {
     // Optional (CUDA 11.2+): stream-ordered allocation of launch workspaces.
     CUresult (*cuMemAllocAsync)(CUdeviceptr*, size_t, CUstream);
     CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+    // Optional: the measurement worker's stream, events and L2 flush (runtime/cuda/CudaTimer.h).
+    CUresult (*cuStreamCreate)(CUstream*, unsigned);
+    CUresult (*cuStreamDestroy_v2)(CUstream);
+    CUresult (*cuEventCreate)(CUevent*, unsigned);
+    CUresult (*cuEventDestroy_v2)(CUevent);
+    CUresult (*cuEventRecord)(CUevent, CUstream);
+    CUresult (*cuEventSynchronize)(CUevent);
+    CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+    CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
 };
 
 /// The driver, loaded and initialised (cuInit) once; null when unavailable (see

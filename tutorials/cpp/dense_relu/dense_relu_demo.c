@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dense_relu.h"
+#include "dense_relu_tuned.h"
 
 enum { BATCH = 19, IN = 256, OUT = 128 };
 
@@ -42,6 +43,30 @@ int main(void) {
         }
     }
     printf("dense_relu: %d x %d outputs match the reference (%d active)\n", BATCH, OUT, active);
+
+    /* The tuned kernel (batch 32, scheduled from the tuning log) on the first 32 rows. */
+    float* x32 = malloc(sizeof(float) * 32 * IN);
+    float* out32 = malloc(sizeof(float) * 32 * OUT);
+    if (!x32 || !out32) return 1;
+    for (int i = 0; i < 32 * IN; ++i) x32[i] = (float)rand() / RAND_MAX - 0.5f;
+    status = dense_relu_tuned_call(x32, w, b, out32);
+    if (status != 0) {
+        printf("dense_relu_tuned failed with status %d\n", status);
+        return 1;
+    }
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < OUT; ++j) {
+            float want = reference(x32, w, b, i, j);
+            if (fabsf(out32[i * OUT + j] - want) > 1e-4f * (1.0f + fabsf(want))) {
+                printf("tuned mismatch at (%d, %d): %g, expected %g\n", i, j, out32[i * OUT + j],
+                       want);
+                return 1;
+            }
+        }
+    }
+    printf("dense_relu_tuned: 32 x %d outputs match the reference\n", OUT);
+    free(x32);
+    free(out32);
     free(x);
     free(w);
     free(b);

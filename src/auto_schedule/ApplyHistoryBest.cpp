@@ -1,0 +1,152 @@
+// Apply-best (auto_schedule/ApplyHistoryBest.h): the records by DAG hash, fastest first; the
+// matching of a record's target with the build's; the thread's stack of contexts.
+#include "tessel/auto_schedule/ApplyHistoryBest.h"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "target/CpuFeatures.h"
+#include "tessel/Error.h"
+#include "tessel/op/DefaultSchedule.h"
+
+namespace tessel {
+
+namespace {
+
+thread_local std::vector<ApplyHistoryBest*> context_stack;
+
+// "sm_86" -> 86; -1 when it does not parse.
+int compute_capability(const std::string& arch) {
+    size_t i = arch.find_first_of("0123456789");
+    if (i == std::string::npos) return -1;
+    return std::atoi(arch.c_str() + i);
+}
+
+// May a schedule tuned for `recorded` serve `target` (rule 2 of the header)?
+bool compatible(const std::string& recorded, const Target& target) {
+    std::optional<Target> r;
+    try {
+        r.emplace(recorded);
+    } catch (const Error&) {
+        return false;  // a CPU or architecture this tessel does not know
+    }
+    if (r->kind() != target.kind() || r->float_mode() != target.float_mode()) return false;
+    if (target.is_gpu()) {
+        int have = compute_capability(target.arch()), had = compute_capability(r->arch());
+        return had >= 0 && have >= 0 && had <= have;
+    }
+    std::set<std::string> have = internal::enabled_cpu_features(target.cpu(), target.features());
+    for (const std::string& f : internal::enabled_cpu_features(r->cpu(), r->features()))
+        if (!have.count(f)) return false;
+    return true;
+}
+
+std::string describe(const std::vector<Tensor>& outputs, const std::string& hash,
+                     const std::vector<TuningRecord>& records,
+                     const std::map<std::string, std::vector<size_t>>& by_hash) {
+    auto it = by_hash.find(hash);
+    if (it != by_hash.end() && !records[it->second[0]].workload.empty())
+        return records[it->second[0]].task_key().substr(
+            0, records[it->second[0]].task_key().find(' '));
+    std::string names;
+    for (const Tensor& t : outputs) names += (names.empty() ? "" : ", ") + t->name;
+    return "the computation of " + names + " (DAG " + hash + ")";
+}
+
+}  // namespace
+
+ApplyHistoryBest::ApplyHistoryBest(const std::string& log_path, WarningSink warn)
+    : ApplyHistoryBest(read_records(log_path), std::move(warn)) {}
+
+ApplyHistoryBest::ApplyHistoryBest(std::vector<TuningRecord> records, WarningSink warn)
+    : ApplyHistoryBest(RecordLog{std::move(records), 0, {}, 0}, std::move(warn)) {}
+
+ApplyHistoryBest::ApplyHistoryBest(RecordLog log, WarningSink warn)
+    : records_(std::move(log.records)), skipped_(log.skipped), sink_(std::move(warn)) {
+    if (!sink_) sink_ = [](const std::string& m) { std::cerr << "tessel: warning: " << m << "\n"; };
+    for (size_t i = 0; i < records_.size(); ++i)
+        if (records_[i].ok()) by_hash_[records_[i].dag_hash].push_back(i);
+    for (auto& [hash, list] : by_hash_)
+        std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+            return records_[a].mean_cost() < records_[b].mean_cost();
+        });
+    context_stack.push_back(this);
+}
+
+ApplyHistoryBest::~ApplyHistoryBest() {
+    auto it = std::find(context_stack.begin(), context_stack.end(), this);
+    if (it != context_stack.end()) context_stack.erase(it);
+}
+
+std::vector<ApplyHistoryBest::Match> ApplyHistoryBest::candidates(const std::string& hash,
+                                                                  const Target& target) const {
+    std::vector<Match> exact, other;
+    auto it = by_hash_.find(hash);
+    if (it == by_hash_.end()) return {};
+    std::map<std::string, bool> verdicts;  // target string -> compatible
+    for (size_t i : it->second) {
+        const TuningRecord& r = records_[i];
+        if (r.target == target.str()) {
+            exact.push_back({&r, true});
+            continue;
+        }
+        auto v = verdicts.find(r.target);
+        if (v == verdicts.end()) v = verdicts.emplace(r.target, compatible(r.target, target)).first;
+        if (v->second) other.push_back({&r, false});
+    }
+    exact.insert(exact.end(), other.begin(), other.end());
+    return exact;
+}
+
+void ApplyHistoryBest::warn_once(const std::string& key, const std::string& message) {
+    if (!warned_.insert(key).second) return;
+    warnings_.push_back(message);
+    sink_(message);
+}
+
+Schedule ApplyHistoryBest::choose(const SearchTask& task) {
+    const std::vector<Tensor>& outputs = task.dag().outputs;
+    std::string label = task.key().substr(0, task.key().find(' '));
+    return choose(
+        outputs, task.target(), [&] { return op::default_schedule_rules(outputs, task.target()); },
+        label);
+}
+
+Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Target& target,
+                                  const std::function<Schedule()>& fallback,
+                                  const std::string& label) {
+    Schedule base = create_schedule(outputs);
+    std::ostringstream hex;  // as SearchTask::dag_hash_hex and Schedule::to_json write it
+    hex << std::hex << base.workload_key();
+    std::string hash = hex.str(), task = hash + " " + target.str();
+    std::string name = label.empty() ? describe(outputs, hash, records_, by_hash_) : label;
+    for (const Match& m : candidates(hash, target)) {
+        try {
+            Schedule s = schedule_from_json(base, m.record->schedule_json);
+            if (!m.exact)
+                warn_once(task, "no tuning record for target '" + target.str() + "' of " + name +
+                                    "; using the best record measured on '" + m.record->target +
+                                    "', whose features this target has");
+            return s;
+        } catch (const ScheduleError&) {
+            continue;  // a record that no longer replays: try the next
+        }
+    }
+    warn_once(task, "no usable tuning record for " + name + " on target '" + target.str() +
+                        "'; using the default schedule");
+    return fallback();
+}
+
+Schedule schedule_for_build(const Schedule& s, const Target& target) {
+    ApplyHistoryBest* best = current_apply_history_best();
+    if (!best || !s.steps().empty()) return s;
+    return best->choose(s.outputs(), target,
+                        [&] { return op::default_schedule_rules(s.outputs(), target); });
+}
+
+ApplyHistoryBest* current_apply_history_best() {
+    return context_stack.empty() ? nullptr : context_stack.back();
+}
+
+}  // namespace tessel

@@ -1,0 +1,116 @@
+// The build stage of measurement (MeasureInternal.h): a pool of threads lowers and compiles the
+// candidates. A thread cannot be killed, so a build past its time limit is abandoned: it gets
+// BuildTimeout at once, a fresh thread takes the abandoned one's place in the pool, and the
+// abandoned thread drops its result and exits when its build ends (the state it touches is
+// shared, so it outlives measure()).
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "auto_schedule/MeasureInternal.h"
+#include "tessel/Error.h"
+#include "tessel/codegen/Build.h"
+#include "tessel/lower/Lower.h"
+
+namespace tessel::internal {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BuildState {
+    BuildState(SearchTask t, std::vector<MeasureInput> in)
+        : task(std::move(t)),
+          inputs(std::move(in)),
+          results(inputs.size()),
+          started(inputs.size()),
+          running(inputs.size()),
+          done(inputs.size()) {}
+    SearchTask task;
+    std::vector<MeasureInput> inputs;
+    std::vector<BuiltCandidate> results;
+    std::vector<Clock::time_point> started;
+    std::vector<bool> running, done;
+    size_t next = 0;
+    std::mutex mutex;
+    std::condition_variable changed;
+};
+
+BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input) {
+    BuiltCandidate out;
+    auto t0 = Clock::now();
+    try {
+        if (input.test_fault == TestFault::BuildHang)
+            std::this_thread::sleep_for(std::chrono::seconds(3600));
+        // Lowered here, not by build(schedule): a candidate is measured as it is, whatever
+        // apply-best context the calling thread has.
+        BuildOptions options;
+        LoweredFunc f =
+            lower(input.schedule, task.dag().args(), task.target(), "main", options.lower);
+        Module m = build(f, task.target(), options);
+        out.module = m.save(/*with_sources=*/false);
+    } catch (const ScheduleError& e) {
+        out.error = MeasureError::InstantiationError;
+        out.message = e.what();
+    } catch (const std::exception& e) {
+        out.error = MeasureError::BuildError;
+        out.message = e.what();
+    }
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return out;
+}
+
+// One pool thread: takes candidates until none is left or its current one was abandoned.
+void build_loop(std::shared_ptr<BuildState> s) {
+    for (;;) {
+        size_t i;
+        {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            if (s->next >= s->inputs.size()) return;
+            i = s->next++;
+            s->started[i] = Clock::now();
+            s->running[i] = true;
+        }
+        BuiltCandidate result = build_one(s->task, s->inputs[i]);
+        std::lock_guard<std::mutex> lock(s->mutex);
+        s->running[i] = false;
+        if (s->done[i]) return;  // abandoned: a replacement thread took over
+        s->results[i] = std::move(result);
+        s->done[i] = true;
+        s->changed.notify_all();
+    }
+}
+
+}  // namespace
+
+std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
+                                             const std::vector<MeasureInput>& inputs, int threads,
+                                             double timeout_seconds) {
+    size_t n = inputs.size();
+    auto s = std::make_shared<BuildState>(task, inputs);
+    size_t pool = std::min<size_t>(std::max(threads, 1), n);
+    for (size_t t = 0; t < pool; ++t) std::thread(build_loop, s).detach();
+    auto limit =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+    std::unique_lock<std::mutex> lock(s->mutex);
+    for (;;) {
+        size_t finished = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (!s->done[i] && s->running[i] && Clock::now() - s->started[i] > limit) {
+                s->done[i] = true;  // abandoned; its thread exits when the build returns
+                s->results[i].error = MeasureError::BuildTimeout;
+                s->results[i].message =
+                    "the build took longer than " + std::to_string(timeout_seconds) + " s";
+                s->results[i].seconds = timeout_seconds;
+                std::thread(build_loop, s).detach();
+            }
+            finished += s->done[i];
+        }
+        if (finished == n) break;
+        s->changed.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    return s->results;
+}
+
+}  // namespace tessel::internal

@@ -1,0 +1,137 @@
+// Apply-best: the fastest record of the exact target (whatever its spelling) first, else one of a
+// target whose CPU features the build's target has (one warning), else the default schedule (one
+// warning naming the workload); never a record of another DAG; build() of a schedule without
+// steps and op::default_schedule() follow the context while it lives, and only then.
+#include <gtest/gtest.h>
+
+#include "tessel/auto_schedule/ApplyHistoryBest.h"
+#include "tessel/codegen/Build.h"
+#include "tessel/op/DefaultSchedule.h"
+
+using namespace tessel;
+
+namespace {
+
+SearchTask matmul(int64_t n, const std::string& target) {
+    return SearchTask("matmul", {n, n, n, Float(32)}, Target(target));
+}
+
+// A record of `task` whose schedule runs the output's first loop in parallel (visible in the IR),
+// split by `factor` (tells records apart), measured at `cost` seconds.
+TuningRecord record(const SearchTask& task, int factor, double cost) {
+    Schedule s = task.initial_schedule();
+    int out = static_cast<int>(s.stages().size()) - 1;
+    s.split(out, 1, factor);
+    s.parallel(out, 0);
+    MeasureResult r;
+    r.costs = {cost};
+    return make_record(task, {s}, r);
+}
+
+int split_factor(const Schedule& s) {
+    return static_cast<int>(std::get<SplitStep>(s.steps().at(0)).factor);
+}
+
+struct Collect {
+    std::vector<std::string> messages;
+    WarningSink sink() {
+        return [this](const std::string& m) { messages.push_back(m); };
+    }
+};
+
+}  // namespace
+
+TEST(ApplyHistoryBest, FastestExactRecordAcrossTargetSpellings) {
+    if (!has_llvm_backend())
+        GTEST_SKIP()
+            << "CPU names imply their features only with LLVM's tables (and builds need it)";
+    SearchTask task = matmul(32, "llvm -mcpu=haswell -num-cores=2");
+    Collect warnings;
+    ApplyHistoryBest best({record(task, 4, 3e-3), record(task, 8, 1e-3), record(task, 16, 2e-3)},
+                          warnings.sink());
+    // Another spelling of the same target: AVX2 is implied by haswell; options in another order.
+    Target spelled("llvm -num-cores=2 -mattr=+avx2 -mcpu=haswell");
+    ASSERT_EQ(spelled, task.target());
+    Schedule s = op::default_schedule(task.dag().outputs, spelled);
+    EXPECT_EQ(split_factor(s), 8);
+    EXPECT_TRUE(warnings.messages.empty());
+}
+
+TEST(ApplyHistoryBest, RecordOfACpuWithFewerFeaturesServesWithOneWarning) {
+    SearchTask tuned = matmul(32, "llvm -mcpu=haswell -num-cores=2");
+    Collect warnings;
+    ApplyHistoryBest best({record(tuned, 8, 1e-3)}, warnings.sink());
+    Target skylake("llvm -mcpu=skylake -num-cores=4");  // has all of haswell's features
+    EXPECT_EQ(split_factor(op::default_schedule(tuned.dag().outputs, skylake)), 8);
+    EXPECT_EQ(split_factor(op::default_schedule(tuned.dag().outputs, skylake)), 8);
+    ASSERT_EQ(warnings.messages.size(), 1u);
+    EXPECT_NE(warnings.messages[0].find(tuned.target().str()), std::string::npos);
+    EXPECT_NE(warnings.messages[0].find(skylake.str()), std::string::npos);
+}
+
+TEST(ApplyHistoryBest, NoUsableRecordFallsBackToTheDefaultWithOneWarningNamingTheWorkload) {
+    if (!has_llvm_backend())
+        GTEST_SKIP()
+            << "CPU names imply their features only with LLVM's tables (and builds need it)";
+    SearchTask tuned = matmul(32, "llvm -mcpu=skylake-avx512 -num-cores=2");
+    Collect warnings;
+    ApplyHistoryBest best({record(tuned, 8, 1e-3)}, warnings.sink());
+    Target haswell("llvm -mcpu=haswell -num-cores=2");  // lacks AVX-512: the record is refused
+    Schedule s = op::default_schedule(tuned.dag().outputs, haswell);
+    Schedule rules = op::default_schedule_rules(tuned.dag().outputs, haswell);
+    EXPECT_EQ(s.to_json(), rules.to_json());
+    op::default_schedule(tuned.dag().outputs, haswell);
+    ASSERT_EQ(warnings.messages.size(), 1u);
+    // With the task at hand, the registered workload is named even without any record of it.
+    SearchTask other = matmul(24, "llvm -mcpu=haswell -num-cores=2");
+    EXPECT_EQ(best.choose(other).to_json(),
+              op::default_schedule_rules(other.dag().outputs, other.target()).to_json());
+    ASSERT_EQ(warnings.messages.size(), 2u);
+    EXPECT_NE(warnings.messages[1].find("[\"matmul\",24,24,24"), std::string::npos)
+        << warnings.messages[1];
+    EXPECT_NE(warnings.messages[0].find("[\"matmul\",32,32,32"), std::string::npos)
+        << warnings.messages[0];
+    EXPECT_NE(warnings.messages[0].find("default schedule"), std::string::npos);
+}
+
+TEST(ApplyHistoryBest, RecordOfAnotherDagIsNeverApplied) {
+    SearchTask other = matmul(48, "llvm -mcpu=haswell -num-cores=2");
+    SearchTask task = matmul(32, "llvm -mcpu=haswell -num-cores=2");
+    TuningRecord forged = record(other, 8, 1e-9);
+    forged.dag_hash = task.dag_hash_hex();  // claims this DAG, carries the other's schedule
+    Collect warnings;
+    ApplyHistoryBest best({record(other, 8, 1e-3), forged}, warnings.sink());
+    Schedule s = op::default_schedule(task.dag().outputs, task.target());
+    EXPECT_EQ(s.to_json(), op::default_schedule_rules(task.dag().outputs, task.target()).to_json());
+    EXPECT_EQ(warnings.messages.size(), 1u);
+    // A line with a mismatched schedule never even becomes a record.
+    EXPECT_FALSE(record_from_json(record_to_json(forged)).has_value());
+}
+
+TEST(ApplyHistoryBest, BuildOfAScheduleWithoutStepsUsesTheContextOnlyWhileItLives) {
+    if (!has_llvm_backend())
+        GTEST_SKIP()
+            << "CPU names imply their features only with LLVM's tables (and builds need it)";
+    SearchTask task = matmul(32, Target::host().str());
+    const std::vector<Tensor>& outs = task.dag().outputs;
+    auto build_ll = [&] {
+        return build(create_schedule(outs), task.dag().args(), task.target()).get_source("ll");
+    };
+    EXPECT_EQ(build_ll().find("tessel_parallel_for"), std::string::npos);
+    {
+        Collect warnings;
+        ApplyHistoryBest best({record(task, 8, 1e-3)}, warnings.sink());
+        EXPECT_NE(build_ll().find("tessel_parallel_for"), std::string::npos);
+        // A schedule with steps is the caller's.
+        Schedule mine = create_schedule(outs);
+        mine.split(static_cast<int>(mine.stages().size()) - 1, 0, 4);
+        EXPECT_EQ(build(mine, task.dag().args(), task.target())
+                      .get_source("ll")
+                      .find("tessel_parallel_for"),
+                  std::string::npos);
+        EXPECT_TRUE(warnings.messages.empty());
+        EXPECT_EQ(current_apply_history_best(), &best);
+    }
+    EXPECT_EQ(current_apply_history_best(), nullptr);
+    EXPECT_EQ(build_ll().find("tessel_parallel_for"), std::string::npos);
+}

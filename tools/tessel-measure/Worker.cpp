@@ -1,0 +1,186 @@
+// The worker's requests (Worker.h). A candidate runs once on outputs filled with NaN, with guard
+// zones around every CPU argument whose damage is an out-of-bounds write; its outputs go back to
+// the client, which checks them; only then is it timed, as TVM's runners time (number runs per
+// repeat, number raised until a repeat lasts min_repeat_ms).
+#include "Worker.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "runtime/cuda/CudaTimer.h"
+#include "tessel/Error.h"
+
+namespace tessel::measure_worker {
+
+using internal::measure::Message;
+using internal::measure::MessageKind;
+using json = nlohmann::json;
+namespace status = internal::measure::status;
+
+namespace {
+
+constexpr size_t kGuardBytes = 256;  // a multiple of NDArray::kAllocAlignment
+constexpr uint8_t kGuardByte = 0xA5;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// NaN in the dtype's own bits for floats, 0x5A bytes otherwise (HostArray's poison pattern).
+void fill_poison(NDArray& a) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(a.nbytes()), 0x5A);
+    DataType t = a.dtype();
+    if (t.code == DataTypeCode::Float || t.code == DataTypeCode::BFloat) {
+        size_t width = static_cast<size_t>(t.bits / 8);
+        uint64_t nan = t.bits == 64                     ? 0x7FF8000000000000ull
+                       : t.bits == 32                   ? 0x7FC00000ull
+                       : t.code == DataTypeCode::BFloat ? 0x7FC0ull
+                                                        : 0x7E00ull;
+        for (size_t i = 0; i + width <= bytes.size(); i += width)
+            std::memcpy(&bytes[i], &nan, width);
+    }
+    a.copy_from(bytes.data(), a.nbytes());
+}
+
+}  // namespace
+
+Worker::Worker(WorkerOptions options) : options_(options) {}
+Worker::~Worker() = default;
+
+Message Worker::handle(const Message& request) {
+    Message reply;
+    reply.kind = MessageKind::Reply;
+    json answer;
+    try {
+        json header = json::parse(request.json);
+        switch (request.kind) {
+            case MessageKind::Setup: answer = setup(header, request.data); break;
+            case MessageKind::Run: answer = run(header, request.data, reply.data); break;
+            case MessageKind::Time: answer = time(header); break;
+            default:
+                answer = {{"status", status::kBadRequest}, {"message", "unknown request kind"}};
+        }
+    } catch (const std::bad_alloc&) {
+        answer = {{"status", status::kOutOfMemory}, {"message", "the worker ran out of memory"}};
+        reply.data.clear();
+    } catch (const json::exception& e) {
+        answer = {{"status", status::kBadRequest}, {"message", e.what()}};
+    } catch (const std::exception& e) {
+        answer = {{"status", status::kRunError}, {"message", e.what()}};
+        reply.data.clear();
+    }
+    reply.json = answer.dump();
+    return reply;
+}
+
+NDArray Worker::allocate(const std::vector<int64_t>& shape, DataType dtype, Argument& arg) const {
+    if (gpu_) return NDArray::empty(shape, dtype, cuda(device_id_));
+    int64_t n = 1;
+    for (int64_t e : shape) n *= e;
+    size_t bytes = static_cast<size_t>(n * dtype.bytes());
+    size_t total = (bytes + 2 * kGuardBytes + 63) / 64 * 64;
+    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(64, total));
+    if (!raw) throw std::bad_alloc();
+    arg.guarded = std::shared_ptr<uint8_t[]>(raw, [](uint8_t* p) { std::free(p); });
+    std::memset(raw, kGuardByte, total);
+    return NDArray::from_external(raw + kGuardBytes, shape, dtype, cpu(), nullptr);
+}
+
+json Worker::setup(const json& request, const std::vector<uint8_t>& data) {
+    gpu_ = request.at("device").get<std::string>() == "cuda";
+    device_id_ = request.value("device_id", 0);
+    args_.clear();
+    arrays_.clear();
+    kernel_.reset();
+    timer_.reset();
+    if (gpu_) timer_ = std::make_unique<internal::cuda::StreamTimer>(device_id_);
+    size_t offset = 0;
+    for (const json& a : request.at("args")) {
+        const json& t = a.at("dtype");
+        DataType dtype = DataType::from_dlpack(
+            {t.at(0).get<uint8_t>(), t.at(1).get<uint8_t>(), t.at(2).get<uint16_t>()});
+        Argument arg;
+        arg.output = a.at("output").get<bool>();
+        arg.array = allocate(a.at("shape").get<std::vector<int64_t>>(), dtype, arg);
+        if (!arg.output) {
+            size_t n = static_cast<size_t>(arg.array.nbytes());
+            if (n > data.size() - offset)
+                return {{"status", status::kBadRequest}, {"message", "too little input data"}};
+            arg.array.copy_from(data.data() + offset, arg.array.nbytes());
+            offset += n;
+        }
+        arrays_.push_back(arg.array);
+        args_.push_back(std::move(arg));
+    }
+    return {{"status", status::kOk}};
+}
+
+void Worker::prefill_outputs() {
+    for (Argument& a : args_) {
+        if (a.output) fill_poison(a.array);
+        if (!a.guarded) continue;
+        uint8_t* data = static_cast<uint8_t*>(a.array.data());
+        std::memset(data - kGuardBytes, kGuardByte, kGuardBytes);
+        std::memset(data + a.array.nbytes(), kGuardByte, kGuardBytes);
+    }
+}
+
+std::optional<std::string> Worker::guard_damage() const {
+    for (size_t i = 0; i < args_.size(); ++i) {
+        if (!args_[i].guarded) continue;
+        const uint8_t* data = static_cast<const uint8_t*>(args_[i].array.data());
+        for (const uint8_t* zone : {data - kGuardBytes, data + args_[i].array.nbytes()}) {
+            for (size_t b = 0; b < kGuardBytes; ++b) {
+                if (zone[b] == kGuardByte) continue;
+                return "the kernel wrote outside argument " + std::to_string(i) + " (" +
+                       std::to_string(b) + " bytes " +
+                       (zone < data ? "before its start)" : "past its end)");
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+void Worker::launch() {
+    kernel_->launch(arrays_, timer_ ? timer_->stream() : nullptr);
+}
+
+json Worker::run(const json& request, const std::vector<uint8_t>& data,
+                 std::vector<uint8_t>& outputs) {
+    if (args_.empty() && arrays_.empty())
+        return {{"status", status::kBadRequest}, {"message", "Run before Setup"}};
+    std::string fault = options_.test_faults ? request.value("fault", "") : "";
+    auto t0 = std::chrono::steady_clock::now();
+    kernel_.reset();
+    try {
+        module_ = Module::load(data);
+        kernel_ = module_.get(request.at("kernel").get<std::string>());
+    } catch (const Error& e) {
+        return {{"status", status::kLoadError}, {"message", e.what()}};
+    }
+    double load_seconds = seconds_since(t0);
+    prefill_outputs();
+    plant_fault_before(fault);
+    t0 = std::chrono::steady_clock::now();
+    launch();
+    if (timer_) timer_->synchronize();
+    double run_seconds = seconds_since(t0);
+    plant_fault_after(fault);
+    if (std::optional<std::string> damage = guard_damage())
+        return {{"status", status::kOutOfBounds}, {"message", *damage}};
+    for (const Argument& a : args_) {
+        if (!a.output) continue;
+        size_t at = outputs.size();
+        outputs.resize(at + static_cast<size_t>(a.array.nbytes()));
+        a.array.copy_to(outputs.data() + at, a.array.nbytes());
+    }
+    return {{"status", status::kOk}, {"load_seconds", load_seconds}, {"run_seconds", run_seconds}};
+}
+
+}  // namespace tessel::measure_worker

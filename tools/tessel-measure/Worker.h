@@ -1,0 +1,65 @@
+// The measurement worker's state and its answers to the client's requests
+// (src/runtime/MeasureProtocol.h): the task's arguments, the candidate module, its check run
+// and its timing. It links libtessel_runtime alone (docs/design.md, decision 4).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "runtime/MeasureProtocol.h"
+#include "tessel/runtime/Module.h"
+#include "tessel/runtime/NDArray.h"
+
+namespace tessel::internal::cuda {
+class StreamTimer;
+}
+
+namespace tessel::measure_worker {
+
+/// What the worker was started with.
+struct WorkerOptions {
+    /// Honour the "fault" field of Run requests (tests plant bad candidates with it).
+    bool test_faults = false;
+};
+
+/// One worker process's state (see the file comment).
+class Worker {
+public:
+    explicit Worker(WorkerOptions options);
+    ~Worker();
+    /// The reply to `request` (a Setup, Run or Time message); never throws for a bad request or
+    /// a failing candidate, which are reported in the reply.
+    internal::measure::Message handle(const internal::measure::Message& request);
+
+private:
+    struct Argument {
+        NDArray array;
+        std::shared_ptr<uint8_t[]> guarded;  // CPU: the array's memory between two guard zones
+        bool output = false;
+    };
+    nlohmann::json setup(const nlohmann::json& request, const std::vector<uint8_t>& data);
+    nlohmann::json run(const nlohmann::json& request, const std::vector<uint8_t>& data,
+                       std::vector<uint8_t>& outputs);
+    nlohmann::json time(const nlohmann::json& request);
+    NDArray allocate(const std::vector<int64_t>& shape, DataType dtype, Argument& arg) const;
+    void prefill_outputs();
+    std::optional<std::string> guard_damage() const;
+    void plant_fault_before(const std::string& fault);
+    void plant_fault_after(const std::string& fault);
+    void launch();
+    double time_batch(int number);
+    void flush_caches();
+
+    WorkerOptions options_;
+    bool gpu_ = false;
+    int device_id_ = 0;
+    std::vector<Argument> args_;
+    std::vector<NDArray> arrays_;  // the kernel's arguments
+    std::optional<Kernel> kernel_;
+    Module module_;
+    std::unique_ptr<internal::cuda::StreamTimer> timer_;
+};
+
+}  // namespace tessel::measure_worker
