@@ -55,3 +55,11 @@ find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)
   message(FATAL_ERROR "tessel needs nlohmann_json: install nlohmann-json3-dev (scripts/install-deps.sh does)")
 endif()
+
+# The cost model's gradient boosting (auto_schedule/CostModel.h): without it the cost model
+# throws RuntimeError saying so, and everything else works.
+if(NOT TESSEL_USE_XGBOOST STREQUAL "OFF")
+  include(TesselXGBoost)
+endif()
+tessel_resolve_optional(TESSEL_USE_XGBOOST TESSEL_XGBOOST_FOUND "libxgboost-dev")
+message(STATUS "tessel: XGBoost cost model ${TESSEL_USE_XGBOOST_ENABLED}")
