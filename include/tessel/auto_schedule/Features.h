@@ -77,7 +77,9 @@ FeatureMatrix extract_features(const LoweredFunc& f, const FeatureContext& conte
                                const FeatureOptions& options = {});
 
 /// Lowers `s` (a schedule of the task's DAG) to the feature point for the task's target and
-/// extracts its features. ScheduleError when the schedule cannot be lowered for the target.
+/// extracts its features. Throws what lower() throws for a schedule that cannot be lowered for
+/// the target (ScheduleError; CompileError for one the target cannot run, e.g. GPU bindings on a
+/// CPU).
 FeatureMatrix extract_features(const SearchTask& task, const Schedule& s,
                                const FeatureOptions& options = {});
 
