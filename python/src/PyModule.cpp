@@ -1,6 +1,7 @@
 // The extension module `tessel._tessel`: every Py<Concept>.cpp registers its part here. The
 // `tessel` package re-exports it (python/tessel/__init__.py).
 #include "PyCommon.h"
+#include "PyFeatures.h"
 #include "tessel/codegen/Build.h"
 
 #ifndef TESSEL_VERSION
@@ -36,4 +37,6 @@ PYBIND11_MODULE(_tessel, m) {
     init_workload(m);
     init_search_task(m);
     init_op(m);
+    init_features(m);
+    init_cost_model(m);
 }

@@ -123,6 +123,7 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
 )
 from . import nd  # noqa: F401,E402
 from . import op  # noqa: F401,E402
+from . import auto_schedule  # noqa: F401,E402
 
 # A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
 # tears down (bounded, so a hung build cannot hang exit).
