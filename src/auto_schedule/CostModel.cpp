@@ -71,14 +71,19 @@ TrainingSet training_set(const std::vector<MeasuredProgram>& programs) {
 }
 
 // Ansor's objective: the program's score is the sum of its rows' predictions; the loss is
-// sum_p y_p * (score_p - y_p)^2 / 2, so every row of p gets gradient y_p * (score_p - y_p) and
-// hessian y_p.
+// sum_p y_p * (score_p - y_p)^2 / 2, so every row of p gets gradient y_p * (score_p - y_p). The
+// hessian is y_p times the program's row count (Ansor's is y_p): rows of one program mostly land
+// in one leaf, where the loss's curvature is y_p * rows^2, and with y_p alone each Newton step
+// overshoots by the row count and training diverges (measured: pairwise accuracy on the
+// training set fell from 0.77 after 50 rounds to 0.48 after 400).
 internal::BoosterObjective pack_sum_objective(const TrainingSet& t) {
     return [&t](const std::vector<float>& predictions, std::vector<float>* grad,
                 std::vector<float>* hess) {
-        std::vector<double> score(t.labels.size(), 0.0);
-        for (size_t r = 0; r < predictions.size(); ++r)
+        std::vector<double> score(t.labels.size(), 0.0), rows(t.labels.size(), 0.0);
+        for (size_t r = 0; r < predictions.size(); ++r) {
             score[t.program_of_row[r]] += predictions[r];
+            rows[t.program_of_row[r]] += 1;
+        }
         double loss = 0;
         for (size_t p = 0; p < score.size(); ++p) {
             double e = score[p] - t.labels[p];
@@ -87,7 +92,7 @@ internal::BoosterObjective pack_sum_objective(const TrainingSet& t) {
         for (size_t r = 0; r < predictions.size(); ++r) {
             int p = t.program_of_row[r];
             (*grad)[r] = float(t.labels[p] * (score[p] - t.labels[p]));
-            (*hess)[r] = float(t.labels[p]);
+            (*hess)[r] = float(t.labels[p] * rows[p]);
         }
         return loss;
     };

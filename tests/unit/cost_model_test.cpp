@@ -89,6 +89,7 @@ TEST(CostModel, RecallAtKByHand) {
 }
 
 TEST(CostModel, RandomScoresUntilEnoughPrograms) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
     CostModelOptions o = small_options();
     CostModel a(o), b(o);
     std::vector<MeasuredProgram> few = synthetic(10, 1);  // fewer than min_programs = 20
@@ -103,6 +104,7 @@ TEST(CostModel, RandomScoresUntilEnoughPrograms) {
 }
 
 TEST(CostModel, LearnsARankingAndIsDeterministic) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
     CostModelOptions o = small_options();
     std::vector<MeasuredProgram> train = synthetic(400, 1), test = synthetic(200, 2);
     CostModel model(o);
@@ -127,6 +129,7 @@ TEST(CostModel, LearnsARankingAndIsDeterministic) {
 }
 
 TEST(CostModel, UpdateReportsOnTheBatchBeforeTrainingOnIt) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
     CostModelOptions o = small_options();
     CostModel model(o);
     RankingQuality first = model.update(synthetic(100, 1));
@@ -141,6 +144,7 @@ TEST(CostModel, UpdateReportsOnTheBatchBeforeTrainingOnIt) {
 }
 
 TEST(CostModel, SaveAndLoadBesideTheLog) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
     EXPECT_EQ(CostModel::model_path("tuning_logs/matmul.jsonl"), "tuning_logs/matmul.model.json");
     EXPECT_EQ(CostModel::model_path("log.txt"), "log.txt.model.json");
     CostModelOptions o = small_options();
