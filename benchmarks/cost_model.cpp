@@ -170,9 +170,15 @@ int ranking(int size) {
     for (size_t i = 0; i < order.size(); ++i)
         (i < cut ? train : test).push_back(programs[order[i]]);
     for (size_t i = 0; i < programs.size(); ++i) (i < cut ? first : last).push_back(programs[i]);
+    double noise = bench::remeasured_pair_agreement(d, 25, 11);
+    std::printf(
+        "noise floor: re-measuring 25 programs per task orders %.4f of their pairs as the "
+        "data set does\n",
+        noise);
     RankingQuality r = bench::evaluate_split("random split", train, test, options);
     RankingQuality t = bench::evaluate_split("time split", first, last, options);
     std::printf("BENCH cost_model features_dataset ms=%.4f\n", feature_ms);
+    std::printf("BENCH cost_model remeasured pairwise_agreement=%.4f\n", noise);
     std::printf("BENCH cost_model random_split pairwise_accuracy=%.4f recall@30=%.4f\n",
                 r.pairwise_accuracy, r.recall_at_k);
     std::printf("BENCH cost_model time_split pairwise_accuracy=%.4f recall@30=%.4f\n",

@@ -1,7 +1,9 @@
 // The cost-model benchmark's data set (Dataset.h).
 #include "Dataset.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -166,6 +168,33 @@ std::vector<SearchTask> dataset_tasks(const Target& target) {
         tasks.emplace_back("conv2d", p, target);
     }
     return tasks;
+}
+
+double remeasured_pair_agreement(const Dataset& d, int per_task, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    double agree = 0, pairs = 0;
+    for (size_t t = 0; t < d.tasks.size(); ++t) {
+        std::vector<const DatasetRecord*> ok;
+        for (const DatasetRecord& r : d.records)
+            if (r.task == int(t) && r.error == 0) ok.push_back(&r);
+        std::shuffle(ok.begin(), ok.end(), rng);
+        ok.resize(std::min<size_t>(ok.size(), size_t(per_task)));
+        TaskData data = task_data(d.tasks[t], 1000 * (t + 1));
+        std::vector<double> first, second;
+        for (const DatasetRecord* r : ok) {
+            DatasetRecord again = measure(d.tasks[t], d.tasks[t].apply_record(r->schedule), &data);
+            if (again.error) continue;
+            first.push_back(r->costs[0]);
+            second.push_back(again.costs[0]);
+        }
+        for (size_t a = 0; a < first.size(); ++a)
+            for (size_t b = a + 1; b < first.size(); ++b) {
+                if (std::abs(first[a] - first[b]) < 0.05 * std::max(first[a], first[b])) continue;
+                agree += (first[a] < first[b]) == (second[a] < second[b]);
+                pairs += 1;
+            }
+    }
+    return pairs ? agree / pairs : 0;
 }
 
 Dataset load_or_generate_dataset(const std::string& cache_path, int size, uint64_t seed,

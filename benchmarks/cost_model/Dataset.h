@@ -37,4 +37,9 @@ std::vector<SearchTask> dataset_tasks(const Target& target);
 Dataset load_or_generate_dataset(const std::string& cache_path, int size, uint64_t seed,
                                  const Target& target);
 
+/// The noise floor of the figures: re-measures `per_task` successful programs of each task and
+/// returns how often the two measurements order a pair the same way (pairs of one task whose
+/// first measurements differ by at least 5%, as ranking_quality counts them).
+double remeasured_pair_agreement(const Dataset& d, int per_task, uint64_t seed);
+
 }  // namespace tessel::bench
