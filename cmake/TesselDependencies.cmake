@@ -61,3 +61,11 @@ find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)
   message(FATAL_ERROR "tessel needs CLI11: install libcli11-dev (scripts/install-deps.sh does)")
 endif()
+
+# The cost model's gradient boosting (auto_schedule/CostModel.h): without it the cost model
+# throws RuntimeError saying so, and everything else works.
+if(NOT TESSEL_USE_XGBOOST STREQUAL "OFF")
+  include(TesselXGBoost)
+endif()
+tessel_resolve_optional(TESSEL_USE_XGBOOST TESSEL_XGBOOST_FOUND "libxgboost-dev")
+message(STATUS "tessel: XGBoost cost model ${TESSEL_USE_XGBOOST_ENABLED}")

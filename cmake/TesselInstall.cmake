@@ -32,4 +32,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/tesselConfig.cmake ${PROJECT_BINARY_DIR}/tesselConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/TesselNVRTC.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/TesselXGBoost.cmake
         DESTINATION ${TESSEL_INSTALL_CMAKEDIR})

@@ -27,3 +27,6 @@ if(TESSEL_SANITIZE)
     target_compile_options(tessel_warnings INTERFACE -Wno-maybe-uninitialized)
   endif()
 endif()
+set(TESSEL_USE_XGBOOST AUTO CACHE STRING
+    "XGBoost for the auto-scheduler's cost model: ON, OFF or AUTO (package libxgboost-dev)")
+set_property(CACHE TESSEL_USE_XGBOOST PROPERTY STRINGS ON OFF AUTO)

@@ -8,7 +8,7 @@
 #   scripts/install-deps.sh --bench    # also the benchmarks' reference libraries (oneDNN, OpenBLAS)
 set -euo pipefail
 
-packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev python3-venv python3-dev)
+packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev python3-venv python3-dev libxgboost-dev)
 packages+=(libcli11-dev)  # tools/tessel-measure's command line
 for arg in "$@"; do
     case "$arg" in

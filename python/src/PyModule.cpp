@@ -1,6 +1,7 @@
 // The extension module `tessel._tessel`: every Py<Concept>.cpp registers its part here. The
 // `tessel` package re-exports it (python/tessel/__init__.py).
 #include "PyCommon.h"
+#include "PyFeatures.h"
 #include "tessel/codegen/Build.h"
 
 #ifndef TESSEL_VERSION
@@ -38,4 +39,6 @@ PYBIND11_MODULE(_tessel, m) {
     init_op(m);
     init_measure(m);
     init_record(m);
+    init_features(m);
+    init_cost_model(m);
 }
