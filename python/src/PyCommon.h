@@ -39,6 +39,7 @@ void init_search_task(py::module_& m);
 void init_op(py::module_& m);
 void init_measure(py::module_& m);
 void init_record(py::module_& m);
+void init_search_space(py::module_& m);
 
 /// A Python value as an expression: Expr, IterVar (its variable), bool, int (int32 when it fits,
 /// else int64), float (float32, as TVM's literals). Anything else is a DSLError naming `what`.

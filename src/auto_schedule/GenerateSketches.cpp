@@ -15,6 +15,12 @@ Sketch::Sketch(Schedule s) : schedule(std::move(s)) {
         if (schedule.stages()[i].root.empty()) stages[i].kind = SketchStageKind::Placeholder;
 }
 
+StepResult Sketch::apply(const Step& step) {
+    StepResult r = schedule.apply(step);
+    if (r.new_stage >= 0) internal::insert_sketch_stage(*this, r.new_stage);
+    return r;
+}
+
 int SketchContext::dag_index(const Schedule& s, int stage) const {
     const Operation& op = s.stage(stage).dag_op;
     for (int i = 0; i < dag.num_ops(); ++i)

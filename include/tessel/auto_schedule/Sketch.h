@@ -89,6 +89,11 @@ struct Sketch {
     std::vector<std::string> trace;
 
     explicit Sketch(Schedule s);
+
+    /// Applies `step` to `schedule` and, when it inserts a stage (cache_read, cache_write,
+    /// rfactor), gives that stage a Plain entry in `stages` (tile groups renumbered): how a rule
+    /// that inserts stages keeps the sketch's data in step with its schedule.
+    StepResult apply(const Step& step);
 };
 
 /// What a rule's condition says (see the file comment).
