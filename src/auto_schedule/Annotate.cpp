@@ -18,7 +18,11 @@ int64_t pick(std::mt19937_64& rng, int64_t n) {
 }
 
 // The constant extent of leaf `pos` of stage `st` as bound inference sees it (compute_at stages
-// have the region their consumer needs), or 0 when it is symbolic.
+// have the region their consumer needs), or 0 when it is symbolic. A rule infers the extents once
+// and reads each stage's row before changing that stage: the rules fuse, split and bind the
+// loops of one stage at a time, which changes no other stage's region (a stage computed inside
+// another keeps the region of one iteration of its attach loop, fused or not), and bound
+// inference is most of an annotation's cost.
 int64_t leaf_extent(const std::vector<std::vector<Expr>>& extents, int st, int pos) {
     auto c = as_const_int(extents[st][pos]);
     return c ? *c : 0;
@@ -98,7 +102,6 @@ void parallel(AnnotateContext& a) {
         }
         if (k == 0 || product == 1) continue;
         s.parallel(st, fuse_range(s, st, 0, k));
-        extents = s.infer_extents();
     }
 }
 
@@ -136,7 +139,6 @@ void vectorize(AnnotateContext& a) {
         int r = static_cast<int>(1 + pick(a.rng, m));
         if (products[r - 1] == 1) continue;
         s.vectorize(st, fuse_range(s, st, n - r, r));
-        extents = s.infer_extents();
     }
 }
 
@@ -193,7 +195,6 @@ void thread_bind(AnnotateContext& a) {
             s.bind(st, outer, IterAnnotation::BlockX);
             s.bind(st, inner, IterAnnotation::ThreadX);
         }
-        extents = s.infer_extents();
     }
 }
 
@@ -220,20 +221,29 @@ void cooperative_fetch(AnnotateContext& a) {
         (void)outer;
         s.bind(st, threads, IterAnnotation::ThreadX);
         if (v > 1) s.vectorize(st, threads + 1);
-        extents = s.infer_extents();
     }
 }
 
 }  // namespace
 
-bool gpu_tiles_fit(const SearchSpace& space, const Sketch& sketch, const Schedule& s) {
+bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
+                     const std::vector<Step>& steps) {
     const HardwareParams& hw = space.task().hardware();
     for (const SketchStage& info : sketch.stages) {
         if (info.kind != SketchStageKind::Tiled || info.thread_steps.empty()) continue;
         int64_t threads = 1;
-        for (int step : info.thread_steps) threads *= std::get<SplitStep>(s.steps()[step]).factor;
+        for (int step : info.thread_steps) threads *= std::get<SplitStep>(steps[step]).factor;
         if (threads > hw.max_threads_per_block) return false;
     }
+    return true;
+}
+
+bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s) {
+    const HardwareParams& hw = space.task().hardware();
+    if (std::none_of(sketch.stages.begin(), sketch.stages.end(), [](const SketchStage& info) {
+            return info.kind == SketchStageKind::SharedFetch;
+        }))
+        return true;
     auto extents = s.infer_extents();
     int64_t bytes = 0;
     for (int st = 0; st < static_cast<int>(sketch.stages.size()); ++st) {

@@ -38,11 +38,15 @@ const std::vector<int64_t>& auto_unroll_choices(const Target& target);
 void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
                      std::mt19937_64& rng);
 
-/// Whether a GPU sketch's tile sizes in `s` (the sketch replayed with them) fit the block: the
-/// threads of each tiled stage and the shared memory of its fetches within the target's limits.
-/// Annotation draws tile sizes again until they fit (rejection sampling: uniform over the
-/// fitting ones).
-bool gpu_tiles_fit(const SearchSpace& space, const Sketch& sketch, const Schedule& s);
+/// Whether a GPU sketch's tile sizes in `steps` (the sketch's, filled in) give each tiled stage
+/// at most the target's threads per block. Cheap: annotation checks it before replaying.
+bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
+                     const std::vector<Step>& steps);
+
+/// Whether the shared-memory fetches of `s` (the sketch replayed with its tile sizes) fit the
+/// target's shared memory per block (bound inference). Annotation draws tile sizes again until
+/// both checks pass (rejection sampling: uniform over the fitting ones).
+bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s);
 
 /// Writes `lengths` (outer level first; the first is implied) into g's split steps.
 void set_tile_lengths(std::vector<Step>& steps, const TileGroup& g,

@@ -84,24 +84,39 @@ const std::vector<std::vector<int64_t>>& SearchSpace::factorizations(const TileG
 }
 
 std::string SearchSpace::check(const Schedule& s) const {
+    // lower() verifies the schedule first (its errors start "verify_schedule: "), sharing the
+    // bounds it infers with the loop nests.
+    auto reason = [](const std::string& what) {
+        return what.rfind("verify_schedule", 0) == 0 ? what : "lower: " + what;
+    };
     try {
-        verify_schedule(s, task_.target());
-    } catch (const ScheduleError& e) {
-        return std::string("verify_schedule: ") + e.what();
-    } catch (const CompileError& e) {
-        return std::string("verify_schedule: ") + e.what();
-    }
-    if (!options_.lower) return "";
-    try {
+        if (!options_.lower) {
+            verify_schedule(s, task_.target());
+            return "";
+        }
         LowerOptions lo;
         lo.stop_after = "partition_loops";
         lower(s, task_.dag().args(), task_.target(), "main", lo);
     } catch (const ScheduleError& e) {
-        return std::string("lower: ") + e.what();
+        return reason(e.what());
     } catch (const CompileError& e) {
-        return std::string("lower: ") + e.what();
+        return reason(e.what());
     }
     return "";
+}
+
+// The sketch replayed with random tile sizes written into `steps`; on GPUs drawn again (up to
+// kTileDraws times, the last draw kept) until the block's threads and shared memory fit.
+Schedule SearchSpace::draw_tile_sizes(const Sketch& sk, std::vector<Step>& steps,
+                                      std::mt19937_64& rng) const {
+    bool gpu = task_.target().is_gpu();
+    for (int draw = 1;; ++draw) {
+        internal::fill_tile_sizes(*this, sk, steps, rng);
+        bool last = !gpu || draw == kTileDraws;
+        if (!last && !internal::gpu_threads_fit(*this, sk, steps)) continue;
+        Schedule s = replay(task_.initial_schedule(), steps);
+        if (last || internal::gpu_shared_memory_fits(*this, sk, s)) return s;
+    }
 }
 
 std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rng,
@@ -110,14 +125,7 @@ std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rn
     std::vector<Step> steps = sk.schedule.steps();
     const char* phase = "tile sizes";
     try {
-        internal::fill_tile_sizes(*this, sk, steps, rng);
-        Schedule s = replay(task_.initial_schedule(), steps);
-        for (int draw = 1;
-             task_.target().is_gpu() && draw < kTileDraws && !internal::gpu_tiles_fit(*this, sk, s);
-             ++draw) {
-            internal::fill_tile_sizes(*this, sk, steps, rng);
-            s = replay(task_.initial_schedule(), steps);
-        }
+        Schedule s = draw_tile_sizes(sk, steps, rng);
         internal::AnnotateContext a{*this, *context_, sk, s, rng};
         std::vector<int> step_rules;
         auto rules = internal::annotate_rules(task_.target());

@@ -113,13 +113,15 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     PassRunner pass(options, pass_names(gpu));
     LoweredFunc f;
     int64_t max_unroll = s.limits().max_unroll;
+    std::vector<StageBounds> bounds;  // what verify_schedule inferred, if it did
     pass.run("verify_schedule", &f, [&](LoweredFunc*) {
         if (target)
-            verify_schedule(s, *target);
+            verify_schedule(s, *target, &bounds);
         else
             verify_thread_mapping(s);  // no target: the target-independent part
     });
-    pass.run("schedule_ops", &f, [&](LoweredFunc* g) { *g = schedule_ops(s, args, name); });
+    pass.run("schedule_ops", &f,
+             [&](LoweredFunc* g) { *g = schedule_ops(s, args, name, std::move(bounds)); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("inject_virtual_threads", &f,
              [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });

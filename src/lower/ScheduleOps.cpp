@@ -116,9 +116,9 @@ std::vector<Expr> storage_indices(const Stage& st, const std::vector<Expr>& idx)
 
 class NestBuilder {
 public:
-    NestBuilder(const Schedule& s, const std::vector<Tensor>& args)
+    NestBuilder(const Schedule& s, const std::vector<Tensor>& args, std::vector<StageBounds> bounds)
         : s_(s),
-          bounds_(infer_bounds(s)),
+          bounds_(std::move(bounds)),
           bodies_(inlined_bodies(s)),
           buffers_(s.stages().size()),
           is_arg_(s.stages().size(), false) {
@@ -544,8 +544,9 @@ LoweredFunc NestBuilder::build(const std::string& name) {
 }  // namespace
 
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
-                         const std::string& name) {
-    return NestBuilder(s, args).build(name);
+                         const std::string& name, std::vector<StageBounds> bounds) {
+    if (bounds.empty()) bounds = infer_bounds(s);
+    return NestBuilder(s, args, std::move(bounds)).build(name);
 }
 
 }  // namespace tessel

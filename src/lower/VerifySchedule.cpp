@@ -64,13 +64,23 @@ int64_t storage_bytes(const Stage& st, const StageBounds& b) {
     return n;
 }
 
-void check_gpu(const Schedule& s, const Target& target) {
-    verify_thread_mapping(s, target.max_threads_per_block());
-    bool any_shared = false;
+// Infers the bounds once, for the thread mapping and the shared memory, and leaves them in
+// `inferred` for lower().
+void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>* inferred) {
+    bool any_shared = false, any_launch = false;
+    for (const Stage& st : s.stages()) {
+        any_shared =
+            any_shared || (st.scope == StorageScope::Shared && st.attach != AttachKind::Inlined);
+        for (int id : st.leaf)
+            any_launch = any_launch || (st.iters[id].annotation >= IterAnnotation::BlockX &&
+                                        st.iters[id].annotation <= IterAnnotation::ThreadZ);
+    }
+    std::vector<StageBounds> bounds;
+    if (any_launch) bounds = infer_bounds(s);
+    verify_thread_mapping(s, target.max_threads_per_block(), any_launch ? &bounds : nullptr);
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];
         if (st.scope == StorageScope::Global || st.attach == AttachKind::Inlined) continue;
-        any_shared = any_shared || st.scope == StorageScope::Shared;
         if (!inside_kernel(s, static_cast<int>(i)))
             internal::schedule_fail(s, "verify_schedule", static_cast<int>(i),
                                     std::string("the stage has ") + scope_name(st.scope) +
@@ -78,32 +88,34 @@ void check_gpu(const Schedule& s, const Target& target) {
                                         "it at a loop inside the blockIdx/threadIdx loops of its "
                                         "consumer");
     }
-    if (!any_shared) return;
-    std::vector<StageBounds> bounds = infer_bounds(s);
-    std::map<int, int64_t> shared;  // per top-level stage
-    for (size_t i = 0; i < s.stages().size(); ++i) {
-        const Stage& st = s.stages()[i];
-        if (st.scope != StorageScope::Shared || st.attach == AttachKind::Inlined) continue;
-        int top = top_of(s, static_cast<int>(i));
-        shared[top] += storage_bytes(st, bounds[i]);
-        int64_t limit = target.max_shared_memory_per_block_optin();
-        if (shared[top] <= limit) continue;
-        std::ostringstream os;
-        os << "the kernel of '" << s.stages()[top].name() << "' needs " << shared[top]
-           << " bytes of shared memory per block with this stage (" << storage_bytes(st, bounds[i])
-           << " bytes), more than the " << limit << " bytes a block may have on '" << target.str()
-           << "'";
-        internal::schedule_fail(s, "verify_schedule", static_cast<int>(i), os.str());
+    if (any_shared) {
+        if (!any_launch) bounds = infer_bounds(s);
+        std::map<int, int64_t> shared;  // per top-level stage
+        for (size_t i = 0; i < s.stages().size(); ++i) {
+            const Stage& st = s.stages()[i];
+            if (st.scope != StorageScope::Shared || st.attach == AttachKind::Inlined) continue;
+            int top = top_of(s, static_cast<int>(i));
+            shared[top] += storage_bytes(st, bounds[i]);
+            int64_t limit = target.max_shared_memory_per_block_optin();
+            if (shared[top] <= limit) continue;
+            std::ostringstream os;
+            os << "the kernel of '" << s.stages()[top].name() << "' needs " << shared[top]
+               << " bytes of shared memory per block with this stage ("
+               << storage_bytes(st, bounds[i]) << " bytes), more than the " << limit
+               << " bytes a block may have on '" << target.str() << "'";
+            internal::schedule_fail(s, "verify_schedule", static_cast<int>(i), os.str());
+        }
     }
+    if (inferred && !bounds.empty()) *inferred = std::move(bounds);
 }
 
 }  // namespace
 
-void verify_schedule(const Schedule& s, const Target& target) {
+void verify_schedule(const Schedule& s, const Target& target, std::vector<StageBounds>* bounds) {
     std::string error = internal::attachment_error(s);
     if (!error.empty()) TESSEL_THROW(ScheduleError) << "verify_schedule: " << error;
     if (target.is_gpu())
-        check_gpu(s, target);
+        check_gpu(s, target, bounds);
     else
         check_cpu(s, target);
 }

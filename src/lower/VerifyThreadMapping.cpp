@@ -89,8 +89,8 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
         if (threads > max_threads) {
             std::ostringstream os;
             os << "the kernel's blocks have " << threads
-               << " threads (the product of its threadIdx extents), more than the "
-               << max_threads << " a block may have";
+               << " threads (the product of its threadIdx extents), more than the " << max_threads
+               << " a block may have";
             fail(s, root, os.str());
         }
     }
@@ -129,13 +129,14 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
 
 }  // namespace
 
-void verify_thread_mapping(const Schedule& s, int max_threads_per_block) {
+void verify_thread_mapping(const Schedule& s, int max_threads_per_block,
+                           const std::vector<StageBounds>* bounds) {
     std::vector<std::vector<Expr>> extents;
     bool any = false;
     for (const Stage& st : s.stages())
         for (int id : st.leaf) any = any || is_launch_axis(st.iters[id].annotation);
     if (!any) return;
-    extents = s.infer_extents();
+    extents = bounds ? leaf_extents(s, *bounds) : s.infer_extents();
     // Per kernel root, per axis: the first loop bound to it.
     std::map<int, std::map<IterAnnotation, AxisUse>> kernels;
     for (int i = 0; i < static_cast<int>(s.stages().size()); ++i) {

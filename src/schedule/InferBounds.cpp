@@ -507,12 +507,16 @@ std::vector<StageBounds> infer_bounds(const Schedule& s) {
     return BoundInference(s).run();
 }
 
-std::vector<std::vector<Expr>> Schedule::infer_extents() const {
-    std::vector<StageBounds> bounds = infer_bounds(*this);
-    std::vector<std::vector<Expr>> result(stages_.size());
-    for (size_t i = 0; i < stages_.size(); ++i)
-        for (int id : stages_[i].leaf) result[i].push_back(bounds[i].iter_extents[id]);
+std::vector<std::vector<Expr>> leaf_extents(const Schedule& s,
+                                            const std::vector<StageBounds>& bounds) {
+    std::vector<std::vector<Expr>> result(s.stages().size());
+    for (size_t i = 0; i < s.stages().size(); ++i)
+        for (int id : s.stages()[i].leaf) result[i].push_back(bounds[i].iter_extents[id]);
     return result;
+}
+
+std::vector<std::vector<Expr>> Schedule::infer_extents() const {
+    return leaf_extents(*this, infer_bounds(*this));
 }
 
 }  // namespace tessel

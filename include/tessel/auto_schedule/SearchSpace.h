@@ -124,6 +124,9 @@ public:
     const SketchContext& context() const { return *context_; }
 
 private:
+    Schedule draw_tile_sizes(const Sketch& sketch, std::vector<Step>& steps,
+                             std::mt19937_64& rng) const;
+
     SearchTask task_;
     SearchSpaceOptions options_;
     std::shared_ptr<const DAGAnalysis> dag_;

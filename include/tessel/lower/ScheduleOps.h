@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tessel/lower/LoweredFunc.h"
+#include "tessel/schedule/InferBounds.h"
 #include "tessel/schedule/Schedule.h"
 
 namespace tessel {
@@ -19,7 +20,10 @@ namespace tessel {
 /// any order; other stages may be listed too and are then written to the caller's buffer).
 /// The result accesses buffers with BufferLoad/BufferStore. Throws ScheduleError for arguments
 /// that omit a needed placeholder or output, or list a tensor of another DAG, or twice.
+///
+/// `bounds`, when not empty, is infer_bounds(s) computed by the caller (lower() passes on what
+/// verify_schedule inferred), saving bound inference, the largest part of its cost.
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
-                         const std::string& name);
+                         const std::string& name, std::vector<StageBounds> bounds = {});
 
 }  // namespace tessel

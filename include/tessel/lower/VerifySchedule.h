@@ -7,7 +7,8 @@
 // candidate before spending a lowering on it. Checks:
 //  - every stage computed at a loop has all its readers inside that loop;
 //  - GPU thread mapping (lower/VerifyThreadMapping.h), with the target's threads-per-block limit;
-//  - a CPU target: no loop bound to blockIdx/threadIdx (vthread runs serially; a CompileError: the target does not fit the
+//  - a CPU target: no loop bound to blockIdx/threadIdx (vthread runs serially; a CompileError: the
+//  target does not fit the
 //    schedule);
 //  - a GPU target: every shared or local stage is computed inside a kernel, and the shared memory
 //    of each kernel (its shared stages' storage, as bound inference sizes it) fits the target's
@@ -15,12 +16,18 @@
 // Other violations throw ScheduleError naming the stage, the loops and the limit.
 #pragma once
 
+#include <vector>
+
 #include "tessel/Target.h"
+#include "tessel/schedule/InferBounds.h"
 #include "tessel/schedule/Schedule.h"
 
 namespace tessel {
 
-/// Checks that `s` can be lowered and built for `target` (see the file comment).
-void verify_schedule(const Schedule& s, const Target& target);
+/// Checks that `s` can be lowered and built for `target` (see the file comment). When the check
+/// inferred the bounds (a GPU schedule with shared stages) and `bounds` is given, they are left
+/// there for the caller (lower() hands them to schedule_ops); otherwise `bounds` is unchanged.
+void verify_schedule(const Schedule& s, const Target& target,
+                     std::vector<StageBounds>* bounds = nullptr);
 
 }  // namespace tessel

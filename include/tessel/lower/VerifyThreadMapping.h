@@ -20,11 +20,16 @@
 // Violations throw ScheduleError naming the stages, the axis and the extents, with the loop nest.
 #pragma once
 
+#include <vector>
+
+#include "tessel/schedule/InferBounds.h"
 #include "tessel/schedule/Schedule.h"
 
 namespace tessel {
 
 /// Checks the thread bindings of every kernel of `s` (see the file comment).
-void verify_thread_mapping(const Schedule& s, int max_threads_per_block = 1024);
+/// `bounds`: infer_bounds(s) when the caller has it (otherwise inferred here when needed).
+void verify_thread_mapping(const Schedule& s, int max_threads_per_block = 1024,
+                           const std::vector<StageBounds>* bounds = nullptr);
 
 }  // namespace tessel

@@ -52,6 +52,11 @@ struct StageBounds {
 /// not all inside its attach point.
 std::vector<StageBounds> infer_bounds(const Schedule& s);
 
+/// Per stage, the extents of its leaf loops, outermost first, from `bounds` (infer_bounds(s)):
+/// what Schedule::infer_extents() returns.
+std::vector<std::vector<Expr>> leaf_extents(const Schedule& s,
+                                            const std::vector<StageBounds>& bounds);
+
 /// The bodies of every compute stage with inlined stages substituted (empty for placeholders).
 std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s);
 
