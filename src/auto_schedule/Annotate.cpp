@@ -17,14 +17,10 @@ int64_t pick(std::mt19937_64& rng, int64_t n) {
     return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
 }
 
-// The constant extent of leaf `pos` of stage `st` as bound inference sees it (compute_at stages
-// have the region their consumer needs), or 0 when it is symbolic. A rule infers the extents once
-// and reads each stage's row before changing that stage: the rules fuse, split and bind the
-// loops of one stage at a time, which changes no other stage's region (a stage computed inside
-// another keeps the region of one iteration of its attach loop, fused or not), and bound
-// inference is most of an annotation's cost.
-int64_t leaf_extent(const std::vector<std::vector<Expr>>& extents, int st, int pos) {
-    auto c = as_const_int(extents[st][pos]);
+// The constant extent of leaf `pos` of the stage whose extents are `row` as bound inference
+// sees it (compute_at stages have the region their consumer needs), or 0 when it is symbolic.
+int64_t leaf_extent(const std::vector<Expr>& row, int pos) {
+    auto c = as_const_int(row[pos]);
     return c ? *c : 0;
 }
 
@@ -75,6 +71,7 @@ void compute_location(AnnotateContext& a) {
         int n_at = target >= 0 ? static_cast<int>(s.stage(target).leaf.size()) : 0;
         int64_t choice = pick(a.rng, 1 + (can_inline ? 1 : 0) + n_at);
         if (choice == 0) continue;  // root
+        a.attachments_changed();
         if (can_inline && choice == 1) {
             s.compute_inline(st);
             continue;
@@ -87,7 +84,6 @@ void compute_location(AnnotateContext& a) {
 void parallel(AnnotateContext& a) {
     Schedule& s = a.schedule;
     int64_t want = int64_t{16} * std::max(1, a.space.task().hardware().num_cores);
-    auto extents = s.infer_extents();
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         int n = leading_spatial(s.stage(st)), k = 0;
@@ -95,13 +91,14 @@ void parallel(AnnotateContext& a) {
         // Stops after a loop another stage is computed in (fusing past it would move that
         // stage inwards and change its tile).
         while (k < n && product < want) {
-            int64_t e = leaf_extent(extents, st, k);
+            int64_t e = leaf_extent(a.extents_of(st), k);
             if (e == 0) break;
             product *= e;
             if (has_attached(s, st, k++)) break;
         }
         if (k == 0 || product == 1) continue;
         s.parallel(st, fuse_range(s, st, 0, k));
+        a.loops_changed(st);
     }
 }
 
@@ -117,17 +114,17 @@ void auto_unroll(AnnotateContext& a) {
 // The innermost data-parallel loops (no stage attached inside) fused up to 16 lanes, vectorised.
 void vectorize(AnnotateContext& a) {
     Schedule& s = a.schedule;
-    auto extents = s.infer_extents();
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st)) continue;
         const Stage& stage = s.stage(st);
+        const std::vector<Expr>& extents = a.extents_of(st);
         int n = static_cast<int>(stage.leaf.size()), m = 0;
         int64_t product = 1;
         std::vector<int64_t> products;
         for (int pos = n - 1; pos >= 0; --pos) {
             const Iterator& it = stage.iters[stage.leaf[pos]];
             // The loop's own extent (the vector width), at least the region bound inference gives.
-            int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, st, pos));
+            int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, pos));
             if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || e == 0 ||
                 product * e > 16 || has_attached(s, st, pos))
                 break;
@@ -139,6 +136,7 @@ void vectorize(AnnotateContext& a) {
         int r = static_cast<int>(1 + pick(a.rng, m));
         if (products[r - 1] == 1) continue;
         s.vectorize(st, fuse_range(s, st, n - r, r));
+        a.loops_changed(st);
     }
 }
 
@@ -146,14 +144,14 @@ void vectorize(AnnotateContext& a) {
 
 // Fuses the leaves of each level (positions before any fusion) and binds them in turn.
 void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& levels,
-                 int64_t max_vthread, const std::vector<std::vector<Expr>>& extents) {
+                 int64_t max_vthread, const std::vector<Expr>& extents) {
     static const IterAnnotation axes[] = {IterAnnotation::BlockX, IterAnnotation::VThread,
                                           IterAnnotation::ThreadX};
     int removed = 0;  // leaves fused away so far, all before the next level's
     for (size_t l = 0; l < levels.size() && l < 3; ++l) {
         int first = levels[l].front() - removed, count = static_cast<int>(levels[l].size());
         int64_t product = 1;
-        for (int pos : levels[l]) product *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+        for (int pos : levels[l]) product *= std::max<int64_t>(1, leaf_extent(extents, pos));
         int fused = fuse_range(s, st, first, count);
         removed += count - 1;
         if (axes[l] == IterAnnotation::VThread && product > max_vthread) continue;
@@ -166,10 +164,11 @@ void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& level
 void thread_bind(AnnotateContext& a) {
     Schedule& s = a.schedule;
     const HardwareParams& hw = a.space.task().hardware();
-    auto extents = s.infer_extents();
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         const SketchStage& info = a.sketch.stages[st];
+        const std::vector<Expr> extents = a.extents_of(st);
+        a.loops_changed(st);
         if ((info.kind == SketchStageKind::Tiled || info.kind == SketchStageKind::Fused) &&
             !info.levels.empty()) {
             bind_levels(s, st, info.levels, hw.max_vthread_extent, extents);
@@ -183,7 +182,7 @@ void thread_bind(AnnotateContext& a) {
             if (n == 0) continue;  // verify_schedule says what is wrong
             int64_t total = 1;
             for (int pos = 0; pos < n; ++pos)
-                total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+                total *= std::max<int64_t>(1, leaf_extent(extents, pos));
             int fused = fuse_range(s, st, 0, n);
             std::vector<int64_t> counts;
             int64_t warp = std::max(1, hw.warp_size);
@@ -202,14 +201,14 @@ void thread_bind(AnnotateContext& a) {
 // the consumer's thread count (follow_fused_split) and bound to threadIdx.x.
 void cooperative_fetch(AnnotateContext& a) {
     Schedule& s = a.schedule;
-    auto extents = s.infer_extents();
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         const SketchStage& info = a.sketch.stages[st];
         if (info.kind != SketchStageKind::SharedFetch) continue;
         int n = static_cast<int>(s.stage(st).leaf.size());
         int64_t total = 1;
-        for (int pos = 0; pos < n; ++pos)
-            total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+        const std::vector<Expr>& extents = a.extents_of(st);
+        for (int pos = 0; pos < n; ++pos) total *= std::max<int64_t>(1, leaf_extent(extents, pos));
+        a.loops_changed(st);
         int fused = fuse_range(s, st, 0, n);
         std::vector<int64_t> lanes = {1};
         for (int64_t v : {2, 4})
@@ -238,7 +237,8 @@ bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
     return true;
 }
 
-bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s) {
+bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,
+                            std::vector<std::vector<Expr>>* inferred) {
     const HardwareParams& hw = space.task().hardware();
     if (std::none_of(sketch.stages.begin(), sketch.stages.end(), [](const SketchStage& info) {
             return info.kind == SketchStageKind::SharedFetch;
@@ -250,10 +250,30 @@ bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, cons
         if (sketch.stages[st].kind != SketchStageKind::SharedFetch) continue;
         int64_t elems = 1;
         for (size_t pos = 0; pos < extents[st].size(); ++pos)
-            elems *= std::max<int64_t>(1, leaf_extent(extents, st, static_cast<int>(pos)));
+            elems *= std::max<int64_t>(1, leaf_extent(extents[st], static_cast<int>(pos)));
         bytes += elems * op_output(s.stage(st).op, 0).dtype().bytes();
     }
+    if (inferred) *inferred = std::move(extents);
     return hw.max_shared_memory_per_block <= 0 || bytes <= hw.max_shared_memory_per_block;
+}
+
+const std::vector<Expr>& AnnotateContext::extents_of(int stage) {
+    if (extents_.empty() || stale_[stage]) set_extents(schedule.infer_extents());
+    return extents_[stage];
+}
+
+void AnnotateContext::loops_changed(int stage) {
+    if (!stale_.empty()) stale_[stage] = true;
+}
+
+void AnnotateContext::attachments_changed() {
+    extents_.clear();
+    stale_.clear();
+}
+
+void AnnotateContext::set_extents(std::vector<std::vector<Expr>> extents) {
+    extents_ = std::move(extents);
+    stale_.assign(extents_.size(), false);
 }
 
 const std::vector<int64_t>& auto_unroll_choices(const Target& target) {

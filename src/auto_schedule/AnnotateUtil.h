@@ -14,11 +14,32 @@ namespace tessel::internal {
 /// What an annotation rule works on: the schedule replayed from the sketch with its tile sizes
 /// filled in, which the rule extends with steps.
 struct AnnotateContext {
+    AnnotateContext(const SearchSpace& space_, const SketchContext& space_ctx_,
+                    const Sketch& sketch_, Schedule& schedule_, std::mt19937_64& rng_)
+        : space(space_), space_ctx(space_ctx_), sketch(sketch_), schedule(schedule_), rng(rng_) {}
+
     const SearchSpace& space;
     const SketchContext& space_ctx;
     const Sketch& sketch;
     Schedule& schedule;
     std::mt19937_64& rng;
+
+    /// The leaf extents of stage `stage` (Schedule::infer_extents), inferred when first asked for
+    /// and again only after a rule made them stale: bound inference is most of an annotation's
+    /// cost.
+    const std::vector<Expr>& extents_of(int stage);
+    /// A rule changed the loops of `stage` (fuse, split, bind): its row is inferred again when
+    /// asked for. The other rows stand: a stage computed inside another keeps the region of one
+    /// iteration of its attach loop, whatever happens to the loops around it.
+    void loops_changed(int stage);
+    /// A rule changed where stages are computed: every row is inferred again.
+    void attachments_changed();
+    /// Extents inferred by the caller for the schedule as it is now.
+    void set_extents(std::vector<std::vector<Expr>> extents);
+
+private:
+    std::vector<std::vector<Expr>> extents_;
+    std::vector<bool> stale_;
 };
 
 /// One annotation rule: a name (rejection reasons name it) and the function.
@@ -46,7 +67,9 @@ bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
 /// Whether the shared-memory fetches of `s` (the sketch replayed with its tile sizes) fit the
 /// target's shared memory per block (bound inference). Annotation draws tile sizes again until
 /// both checks pass (rejection sampling: uniform over the fitting ones).
-bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s);
+/// `extents`, when given, receives the leaf extents it inferred (left empty when it needed none).
+bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,
+                            std::vector<std::vector<Expr>>* extents = nullptr);
 
 /// Writes `lengths` (outer level first; the first is implied) into g's split steps.
 void set_tile_lengths(std::vector<Step>& steps, const TileGroup& g,

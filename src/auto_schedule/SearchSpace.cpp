@@ -107,15 +107,18 @@ std::string SearchSpace::check(const Schedule& s) const {
 
 // The sketch replayed with random tile sizes written into `steps`; on GPUs drawn again (up to
 // kTileDraws times, the last draw kept) until the block's threads and shared memory fit.
+// `extents` receives the leaf extents the shared-memory check inferred, if it did.
 Schedule SearchSpace::draw_tile_sizes(const Sketch& sk, std::vector<Step>& steps,
-                                      std::mt19937_64& rng) const {
+                                      std::mt19937_64& rng,
+                                      std::vector<std::vector<Expr>>& extents) const {
     bool gpu = task_.target().is_gpu();
     for (int draw = 1;; ++draw) {
         internal::fill_tile_sizes(*this, sk, steps, rng);
         bool last = !gpu || draw == kTileDraws;
         if (!last && !internal::gpu_threads_fit(*this, sk, steps)) continue;
         Schedule s = replay(task_.initial_schedule(), steps);
-        if (last || internal::gpu_shared_memory_fits(*this, sk, s)) return s;
+        if (!gpu) return s;
+        if (internal::gpu_shared_memory_fits(*this, sk, s, &extents) || last) return s;
     }
 }
 
@@ -125,8 +128,10 @@ std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rn
     std::vector<Step> steps = sk.schedule.steps();
     const char* phase = "tile sizes";
     try {
-        Schedule s = draw_tile_sizes(sk, steps, rng);
+        std::vector<std::vector<Expr>> extents;
+        Schedule s = draw_tile_sizes(sk, steps, rng, extents);
         internal::AnnotateContext a{*this, *context_, sk, s, rng};
+        if (!extents.empty()) a.set_extents(std::move(extents));
         std::vector<int> step_rules;
         auto rules = internal::annotate_rules(task_.target());
         for (size_t r = 0; r < rules.size(); ++r) {

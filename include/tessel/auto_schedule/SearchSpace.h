@@ -124,8 +124,8 @@ public:
     const SketchContext& context() const { return *context_; }
 
 private:
-    Schedule draw_tile_sizes(const Sketch& sketch, std::vector<Step>& steps,
-                             std::mt19937_64& rng) const;
+    Schedule draw_tile_sizes(const Sketch& sketch, std::vector<Step>& steps, std::mt19937_64& rng,
+                             std::vector<std::vector<Expr>>& extents) const;
 
     SearchTask task_;
     SearchSpaceOptions options_;
