@@ -408,6 +408,10 @@ void def_space(py::module_& a) {
             py::arg("state"), py::arg("seed") = 0,
             "A mutated state (tile size, auto-unroll, compute location, parallel), or None.")
         .def(
+            "mutations",
+            [](const SearchSpace& s, const PyState& st) { return s.mutations(st.to_state()); },
+            py::arg("state"), "The names of the mutations that apply to `state`.")
+        .def(
             "crossover",
             [](const SearchSpace& s, const PyState& x, const PyState& y, uint64_t seed) {
                 std::mt19937_64 rng(seed);

@@ -120,7 +120,8 @@ bool mutate_parallel(const SearchSpace& space, const SearchState& st, Steps& ste
     bool fused = fuse && fuse->stage == stage && fuse->iters.front() == 0;
     int start = fused ? index - 1 : index;
     int had = fused ? static_cast<int>(fuse->iters.size()) : 1;
-    const Stage& before = prefix(space, steps, start).stage(stage);
+    Schedule pre = prefix(space, steps, start);
+    const Stage& before = pre.stage(stage);
     int n = 0;
     while (n < static_cast<int>(before.leaf.size()) &&
            before.iters[before.leaf[n]].kind == IterKind::Spatial)
@@ -154,33 +155,74 @@ struct WeightedMutation {
     Mutation apply;
 };
 
+// Whether `steps` (after the sketch's) have a step of type T for which `pred` holds.
+template <typename T, typename Pred>
+bool has_annotation_step(const SearchState& st, const Steps& steps, Pred pred) {
+    for (size_t i = st.sketch_steps; i < steps.size(); ++i)
+        if (const auto* s = std::get_if<T>(&steps[i]); s && pred(*s)) return true;
+    return false;
+}
+
+// The mutations that apply to `st` (its sketch known), with their weights: tile size where a
+// tiled loop is longer than 1, auto-unroll where a pragma is, compute location where an
+// annotation compute_at is, parallel where a parallel loop is (CPU only for the last two).
+std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchState& st) {
+    const Sketch& sk = space.sketches()[st.sketch];
+    const Steps& steps = st.schedule.steps();
+    bool gpu = space.task().target().is_gpu();
+    std::vector<WeightedMutation> out;
+    if (std::any_of(sk.tiles.begin(), sk.tiles.end(),
+                    [](const TileGroup& g) { return g.extent > 1; }))
+        out.push_back({"mutate_tile_size", 0.90, mutate_tile_size});
+    if (std::any_of(steps.begin(), steps.end(),
+                    [](const Step& s) { return std::holds_alternative<PragmaStep>(s); }))
+        out.push_back({"mutate_auto_unroll", gpu ? 0.10 : 0.04, mutate_auto_unroll});
+    if (gpu) return out;
+    if (has_annotation_step<ComputeAtStep>(st, steps, [](const ComputeAtStep&) { return true; }))
+        out.push_back({"mutate_compute_location", 0.05, mutate_compute_location});
+    if (has_annotation_step<AnnotateStep>(st, steps, [](const AnnotateStep& a) {
+            return a.annotation == IterAnnotation::Parallel && a.iter == 0;
+        }))
+        out.push_back({"mutate_parallel", 0.01, mutate_parallel});
+    return out;
+}
+
+// The state with its sketch found (a state read back from a log may not know it), or nullopt.
+std::optional<SearchState> with_sketch(const SearchSpace& space, const SearchState& state) {
+    SearchState base = state;
+    if (base.sketch < 0 || base.sketch >= static_cast<int>(space.sketches().size()))
+        base.sketch = space.match_sketch(base.schedule);
+    if (base.sketch < 0) return std::nullopt;
+    base.sketch_steps = static_cast<int>(space.sketches()[base.sketch].schedule.steps().size());
+    return base;
+}
+
 }  // namespace
+
+std::vector<std::string> SearchSpace::mutations(const SearchState& state) const {
+    std::vector<std::string> names;
+    if (auto base = with_sketch(*this, state))
+        for (const WeightedMutation& m : applicable(*this, *base)) names.emplace_back(m.name);
+    return names;
+}
 
 std::optional<SearchState> SearchSpace::mutate(const SearchState& state,
                                                std::mt19937_64& rng) const {
-    SearchState base = state;
-    if (base.sketch < 0 || base.sketch >= static_cast<int>(sketches_.size()))
-        base.sketch = match_sketch(base.schedule);
-    if (base.sketch < 0) return std::nullopt;
-    base.sketch_steps = static_cast<int>(sketches_[base.sketch].schedule.steps().size());
-    std::vector<WeightedMutation> kinds = {{"mutate_tile_size", 0.90, mutate_tile_size},
-                                           {"mutate_auto_unroll", 0.04, mutate_auto_unroll}};
-    if (task_.target().is_gpu())
-        kinds[1].weight = 0.10;
-    else
-        kinds.insert(kinds.end(), {{"mutate_compute_location", 0.05, mutate_compute_location},
-                                   {"mutate_parallel", 0.01, mutate_parallel}});
+    std::optional<SearchState> base = with_sketch(*this, state);
+    if (!base) return std::nullopt;
+    std::vector<WeightedMutation> kinds = applicable(*this, *base);
+    if (kinds.empty()) return std::nullopt;
     std::vector<double> weights;
     for (const auto& k : kinds) weights.push_back(k.weight);
     std::discrete_distribution<int> choose(weights.begin(), weights.end());
     for (int attempt = 0; attempt < 8; ++attempt) {
         const WeightedMutation& kind = kinds[choose(rng)];
-        Steps steps = base.schedule.steps();
+        Steps steps = base->schedule.steps();
         try {
-            if (!kind.apply(*this, base, steps, rng)) continue;
+            if (!kind.apply(*this, *base, steps, rng)) continue;
             Schedule s = replay(task_.initial_schedule(), steps);
             if (!check(s).empty()) continue;
-            SearchState out{std::move(s), base.sketch, kind.name, base.sketch_steps, {}};
+            SearchState out{std::move(s), base->sketch, kind.name, base->sketch_steps, {}};
             if (out.schedule.steps().size() == state.schedule.steps().size())
                 out.step_rules = state.step_rules;
             return out;

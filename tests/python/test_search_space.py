@@ -53,6 +53,7 @@ def test_samples_mutations_and_crossovers_compute_the_matmul():
     for s in r["states"][:3]:
         assert space.check(s.schedule) == ""
         run_matches_numpy(task, s.schedule)
+    assert "mutate_tile_size" in space.mutations(r["states"][0])
     mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(r["states"])) if m]
     assert mutated and all(m.origin.startswith("mutate_") for m in mutated)
     run_matches_numpy(task, mutated[0].schedule)

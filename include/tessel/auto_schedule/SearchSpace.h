@@ -97,9 +97,16 @@ public:
                                         std::string* reason = nullptr) const;
 
     /// A mutation of `state` (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel
-    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10 on GPUs), checked as a sample is; nullopt
-    /// when no legal mutation was found in a few tries.
+    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10 on GPUs; among those that apply, the
+    /// weights renormalised), checked as a sample is; nullopt when none applies (mutations()
+    /// is empty) or no legal mutation was found in a few tries.
     std::optional<SearchState> mutate(const SearchState& state, std::mt19937_64& rng) const;
+
+    /// The names of the mutations that apply to `state` ("mutate_tile_size" where a tiled loop
+    /// is longer than 1, "mutate_auto_unroll" where a pragma is, "mutate_compute_location" and
+    /// "mutate_parallel" where annotation placed a stage or a parallel loop); empty for a state
+    /// of no sketch.
+    std::vector<std::string> mutations(const SearchState& state) const;
 
     /// A child taking each stage's choices (its tile sizes and annotation steps) from one of two
     /// states of the same sketch, the dependencies between stages repaired (a compute_at whose
