@@ -154,68 +154,101 @@ def retime(n, results, trial_list, work, samples):
         return json.load(f)
 
 
-def report(results, timed, trial_list, seeds):
-    seeds = list(range(1, seeds + 1))
-    have = {t: [s for s in seeds if results.get((t, s)) and results[(t, s)].get("available", True)]
-            for t in TUNERS}
+def seeds_with_results(results, seeds):
+    """{tuner: [seeds with a result]}; says why a tuner has none."""
+    have = {}
     for t in TUNERS:
+        have[t] = [s for s in range(1, seeds + 1)
+                   if results.get((t, s)) and results[(t, s)].get("available", True)]
         if not have[t]:
             why = next((r.get("reason") for (u, _), r in results.items() if u == t and r), None)
             print(f"{NAMES[t]}: no results ({why or 'every run failed'})")
+    return have
+
+
+def split_text(splits):
+    keys = list(splits[0]) if splits else []
+    return ", ".join(f"{k} {fmt(median([sp.get(k) for sp in splits]), '.0f')} s" for k in keys)
+
+
+def print_curves(results, have):
     print("\n== tuning curves (the tuners' own measurements: best GFLOP/s so far, every 64 trials)")
     for t in TUNERS:
         for s in have[t]:
             print(f"curve {NAMES[t]} seed={s}: {curve_points(results[(t, s)])}")
     for t in TUNERS:
-        if have[t]:
-            r0 = results[(t, have[t][0])]
-            if t == "metaschedule":
-                print(f"MetaSchedule: TVM {r0['tvm_version']}, target {r0['target']}, "
-                      f"{r0['threads']} threads, vector width {r0['vector_width_bits']} bits")
-            reach = [trial_reaching(results[(t, s)]) for s in have[t]]
-            print(f"{NAMES[t]}: 95% of its final speed first reached at trial {fmt(median(reach), '.0f')}"
-                  f" (median; seeds: {' '.join(fmt(x, 'd') for x in reach)})")
+        if not have[t]:
+            continue
+        r0 = results[(t, have[t][0])]
+        if t == "metaschedule":
+            print(f"MetaSchedule: TVM {r0['tvm_version']}, target {r0['target']}, "
+                  f"{r0['threads']} threads, vector width {r0['vector_width_bits']} bits")
+        reach = [trial_reaching(results[(t, s)]) for s in have[t]]
+        per_seed = " ".join(fmt(x, "d") for x in reach)
+        print(f"{NAMES[t]}: 95% of its final speed first reached at trial "
+              f"{fmt(median(reach), '.0f')} (median; seeds: {per_seed})")
+        walls = [results[(t, s)]["wall_seconds"] for s in have[t]]
+        print(f"{NAMES[t]}: whole run {fmt(median(walls), '.0f')} s (median): "
+              + split_text([results[(t, s)]["split"] for s in have[t]]))
+
+
+def print_counts(results, timed, trial_list, have):
+    """The figures at each trial count; returns {(tuner, trials): (re-timed GFLOP/s, wall s)}."""
     print("\n== at each trial count (median over seeds; per seed in brackets)")
     rows = {}
     for trials in trial_list:
         for t in TUNERS:
             pts = [at_trials(results[(t, s)], trials) for s in have[t]]
-            tuned = [p[0] for p in pts if p]
-            wall = [p[1] for p in pts if p]
+            pts = [p for p in pts if p]
+            tuned, wall = [p[0] for p in pts], [p[1] for p in pts]
             retimed = [timed["kernels"].get(f"{t} seed={s} trials={trials}", {}).get("gflops")
                        if timed else None for s in have[t]]
             rows[(t, trials)] = (median(retimed), median(wall))
-            line = (f"trials={trials} {NAMES[t]}: re-timed {fmt(median(retimed))} GFLOP/s "
-                    f"[{' '.join(fmt(x) for x in retimed)}], while tuning {fmt(median(tuned))} "
-                    f"[{' '.join(fmt(x) for x in tuned)}], tuning wall time {fmt(median(wall), '.0f')} s "
-                    f"[{' '.join(fmt(x, '.0f') for x in wall)}]")
-            print(line)
-            splits = [p[2] for p in pts if p]
-            if splits:
-                keys = list(splits[0])
-                parts = ", ".join(f"{k} {fmt(median([sp.get(k) for sp in splits]), '.0f')} s"
-                                  for k in keys)
-                print(f"   split (median): {parts}")
+            print(f"trials={trials} {NAMES[t]}: re-timed {fmt(median(retimed))} GFLOP/s "
+                  f"[{' '.join(fmt(x) for x in retimed)}], while tuning {fmt(median(tuned))} "
+                  f"[{' '.join(fmt(x) for x in tuned)}], tuning wall time "
+                  f"{fmt(median(wall), '.0f')} s [{' '.join(fmt(x, '.0f') for x in wall)}]")
+            if pts:
+                print("   split (median): " + split_text([p[2] for p in pts]))
+    return rows
+
+
+def print_references(timed, rows, trial_list):
     refs = {k: timed["kernels"][k]["gflops"] for k in ("onednn", "numpy")} if timed else {}
     if refs:
-        print(f"references, re-timed: oneDNN {refs['onednn']:.1f} GFLOP/s, NumPy {refs['numpy']:.1f} "
-              f"GFLOP/s")
+        print(f"references, re-timed: oneDNN {refs['onednn']:.1f} GFLOP/s, "
+              f"NumPy {refs['numpy']:.1f} GFLOP/s")
         for trials in trial_list:
             ms = rows[("metaschedule", trials)][0]
             if ms:
                 print(f"trials={trials} MetaSchedule / oneDNN = {ms / refs['onednn']:.3f}, "
                       f"/ NumPy = {ms / refs['numpy']:.3f}")
+    return refs
+
+
+def ratio(x, y):
+    return fmt(x / y if x and y else None, ".3f")
+
+
+def print_bench(rows, refs, trial_list):
     print()
     for trials in trial_list:
         (x, wx), (y, wy) = rows[("tessel", trials)], rows[("metaschedule", trials)]
         print(f"BENCH tune_gemm_cpu trials={trials} tessel={fmt(x)} metaschedule={fmt(y)} "
-              f"ratio={fmt(x / y if x and y else None, '.3f')}")
+              f"ratio={ratio(x, y)}")
         print(f"BENCH tune_gemm_cpu tuning_seconds@{trials} tessel={fmt(wx, '.0f')} "
-              f"metaschedule={fmt(wy, '.0f')} ratio={fmt(wx / wy if wx and wy else None, '.3f')}")
+              f"metaschedule={fmt(wy, '.0f')} ratio={ratio(wx, wy)}")
     last = max(trial_list)
     x, d = rows[("tessel", last)][0], refs.get("onednn")
-    print(f"BENCH tune_gemm_cpu trials={last} tessel={fmt(x)} onednn={fmt(d)} "
-          f"ratio={fmt(x / d if x and d else None, '.3f')}")
+    print(f"BENCH tune_gemm_cpu trials={last} tessel={fmt(x)} onednn={fmt(d)} ratio={ratio(x, d)}")
+
+
+def report(results, timed, trial_list, seeds):
+    have = seeds_with_results(results, seeds)
+    print_curves(results, have)
+    rows = print_counts(results, timed, trial_list, have)
+    refs = print_references(timed, rows, trial_list)
+    print_bench(rows, refs, trial_list)
 
 
 def main():
@@ -227,7 +260,16 @@ def main():
     p.add_argument("--samples", type=int, default=30, help="re-timing samples (>= 30 for figures)")
     p.add_argument("--work-dir", help="where the databases, logs and results go (default: "
                    "build/bench/tune_gemm_cpu/<date-time>)")
+    p.add_argument("--report", metavar="DIR",
+                   help="print the report of an earlier run from DIR/summary.json (no tuning)")
     a = p.parse_args()
+    if a.report:
+        with open(os.path.join(a.report, "summary.json")) as f:
+            summary = json.load(f)
+        results = {(key.split()[0], int(key.split("=")[1])): r
+                   for key, r in summary["tuning"].items()}
+        report(results, summary["retimed"], summary["trials"], summary["seeds"])
+        return 0
     trial_list = sorted({int(x) for x in a.trials.split(",")})
     if trial_list[0] < 1 or a.seeds < 1:
         p.error("--trials needs positive counts and --seeds at least 1")

@@ -34,7 +34,8 @@ def tuner_available():
     """None when ts.auto_schedule.tune exists, else why not."""
     if hasattr(ts.auto_schedule, "tune"):
         return None
-    return "ts.auto_schedule.tune does not exist in this tessel (the tuner of issue 19 has not landed)"
+    return ("ts.auto_schedule.tune does not exist in this tessel (the tuner of issue 19 has not "
+            "landed)")
 
 
 def read_log(path):
@@ -79,7 +80,8 @@ def reported_split(returned, marks, wall):
     """The tuner's own search / build / run / train split when tune() returns one (a dict, or an
     object with a `time_split` or `stats` dict); else the records' build and run seconds (summed
     over candidates, which are built several at a time) and the rest."""
-    for value in (returned, getattr(returned, "time_split", None), getattr(returned, "stats", None)):
+    for value in (returned, getattr(returned, "time_split", None),
+                  getattr(returned, "stats", None)):
         if isinstance(value, dict) and value:
             return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
     last = marks[-1]["split"] if marks else {}
