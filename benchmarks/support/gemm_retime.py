@@ -8,7 +8,7 @@ SPEC: {"n": 1024, "samples": 30, "sample_seconds": 0.05, "kernels": [{"label": .
 dnnl_sgemm (libdnnl.so through ctypes) and NumPy's matmul. Every kernel first runs once on
 random inputs (never zero) with its output filled with NaN, and is checked against a float64
 product (|error| <= n * eps32 * (|A| @ |B|), the rounding bound of a float32 dot product); then
-all are timed interleaved (one sample of each per round, the order rotating from round to round):
+all are timed interleaved (one sample of each per round, in a new random order every round):
 a sample runs the kernel back to back for at least `sample_seconds` and counts the mean time of
 a call; the figure is the median sample. Everything runs on 2 threads (the environment is set by
 the benchmark; the defaults below are for running it by hand).
@@ -17,6 +17,7 @@ import ctypes
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -96,8 +97,10 @@ def calibrate(run, sample_seconds):
 def time_interleaved(contenders, samples, sample_seconds):
     reps = {label: calibrate(run, sample_seconds) for label, run in contenders}
     times = {label: [] for label, _ in contenders}
-    for r in range(samples):
-        order = contenders[r % len(contenders):] + contenders[:r % len(contenders)]
+    rng = random.Random(1)
+    for _ in range(samples):
+        order = list(contenders)
+        rng.shuffle(order)  # no kernel always runs after the same one (idle threads, caches)
         for label, run in order:
             t = time.perf_counter()
             for _ in range(reps[label]):
@@ -141,7 +144,7 @@ def main():
             print(f"re-timing: {k['label']}: not built: {e}", flush=True)
             continue
         key = (k["tuner"], k["source"], index)
-        entry = {"record": index, "tuning_seconds": seconds}
+        entry = {"record": index, "seconds_while_tuning": seconds}
         if key in made:
             out["kernels"][k["label"]] = dict(entry, same_as=made[key])
             continue
