@@ -91,6 +91,8 @@ def tune(n, trials, seed, work_dir):
             print(f"MetaSchedule: {done}/{trials} trials, best {2.0 * n ** 3 / best[0] / 1e9:.1f} "
                   f"GFLOP/s, {marks[-1][1]:.0f} s", flush=True)
 
+    mod = gemm_module(n)
+    start = time.perf_counter()  # the builder's and runner's start-up counts, as in tune_tir's
     # Each batch's builds run in a fresh pool of worker processes whose first build imports
     # tvm.s_tir.tensor_intrin: 15-30 s on 2 shared cores, inside the builder's 30 s limit, so that
     # every build timed out. The import runs as the workers' initializer instead (outside the
@@ -100,8 +102,6 @@ def tune(n, trials, seed, work_dir):
     runner = ms.runner.LocalRunner(evaluator_config=ms.runner.EvaluatorConfig(
         number=3, repeat=1, min_repeat_ms=100, enable_cpu_cache_flush=False))
     callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [Clock()]
-    mod = gemm_module(n)
-    start = time.perf_counter()
     with ms.Profiler() as profiler:
         ms.tune_tir(mod, target(), work_dir=work_dir, max_trials_global=trials,
                     num_trials_per_iter=64, builder=builder, runner=runner,
