@@ -19,6 +19,26 @@ if [[ "$name" == *_cuda ]]; then
 fi
 scripts/install-deps.sh --llvm --bench >/dev/null
 dir="${TESSEL_BENCH_BUILD_DIR:-build/bench}"
+if [ -f "benchmarks/$name.py" ]; then
+    # CPU Python benchmarks (tune_gemm_cpu) compare tessel with other Python packages (TVM) in
+    # a virtual environment of their own, $dir/venv, installed from benchmarks/requirements.txt
+    # (again only when that file changed), with the Python extension built against it, LLVM on.
+    venv="$dir/venv"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    stamp="$venv/.tessel-requirements"
+    if ! cmp -s benchmarks/requirements.txt "$stamp"; then
+        "$venv/bin/python" -m pip install -q --disable-pip-version-check -r benchmarks/requirements.txt
+        cp benchmarks/requirements.txt "$stamp"
+    fi
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=OFF \
+        -DTESSEL_BUILD_BENCHMARKS=ON -DTESSEL_USE_LLVM=ON -DTESSEL_BUILD_PYTHON=ON \
+        "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python" >/dev/null
+    # tessel-measure: the tuner's measurement worker (docs/tuning.md, "Where the worker is").
+    cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel tessel-measure
+    TESSEL_MEASURE_WORKER="$(cd "$dir/tools/tessel-measure" && pwd)/tessel-measure"
+    export TESSEL_MEASURE_WORKER
+    PYTHONPATH="$(cd "$dir/python" && pwd)" exec "$venv/bin/python" "benchmarks/$name.py" "$@"
+fi
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_BENCHMARKS=ON \
     -DTESSEL_USE_LLVM=ON >/dev/null
 cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target "bench_$name"

@@ -1,0 +1,132 @@
+"""tessel's side of the tune_gemm_cpu benchmark: the same GEMM tuned by `ts.auto_schedule.tune`.
+
+    python tessel_gemm.py --n 1024 --trials 1000 --seed 1 --log LOG.jsonl --out result.json
+
+tunes the registered workload `op.matmul` (M = N = K = n, no transposes, float32; the plain
+C = A @ B of row-major matrices) for `llvm -num-cores=2` into the JSON-lines log LOG
+(docs/tuning.md, "Records") and writes its tuning curve and times to result.json. Until the
+tuner exists (issue 19), the result says so ({"available": false, ...}) and nothing is measured.
+`build_best` (used by the re-timing process) builds the best of the log's first `trials` records
+through `ts.apply_history_best`.
+
+tessel reads TESSEL_NUM_THREADS when its thread pool starts; the benchmark sets it to 2.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+os.environ.setdefault("TESSEL_NUM_THREADS", "2")
+
+import tessel as ts  # noqa: E402
+
+TARGET = "llvm -num-cores=2"  # plain "llvm" is this machine's CPU (docs/target.md)
+
+
+def task(n):
+    return ts.SearchTask("op.matmul", [n, n, n, 0, 0, "float32"], target=TARGET)
+
+
+def tuner_available():
+    """None when ts.auto_schedule.tune exists, else why not."""
+    if hasattr(ts.auto_schedule, "tune"):
+        return None
+    return ("ts.auto_schedule.tune does not exist in this tessel (the tuner of issue 19 has not "
+            "landed)")
+
+
+def read_log(path):
+    """The log's records in the order the tuner wrote them (one per trial, failures included)."""
+    records, skipped, reasons = ts.read_records(path)
+    if skipped:
+        raise RuntimeError(f"{path}: {skipped} lines skipped: {reasons}")
+    return records
+
+
+def tune(n, trials, seed, log):
+    why_not = tuner_available()
+    if why_not:
+        print(f"tessel: {why_not}; its column is skipped", flush=True)
+        return {"tuner": "tessel", "available": False, "reason": why_not}
+    if os.path.exists(log):
+        os.remove(log)  # the tuner resumes from an existing log: start afresh
+    t = task(n)
+    print(f"tessel {ts.__version__}: task {t.key}, {t.hardware['num_cores']} cores, vector unit "
+          f"{t.hardware['vector_unit_bytes'] * 8} bits", flush=True)
+    start_wall = time.time()
+    start = time.perf_counter()
+    returned = ts.auto_schedule.tune(t, trials=trials, log_file=log, seed=seed,
+                                     measurements_per_round=64)
+    wall = time.perf_counter() - start
+    records = [r for r in read_log(log) if r.task_key == t.key]
+    flop = 2.0 * n ** 3
+    marks, build, run = [], 0.0, 0.0
+    for i, r in enumerate(records, 1):
+        build += r.build_seconds
+        run += r.run_seconds
+        marks.append({"trials": i, "seconds": r.timestamp - start_wall,
+                      "split": {"build (sum)": build, "run (sum)": run}})
+    return {"tuner": "tessel", "available": True, "n": n, "seed": seed, "log": log,
+            "tessel_version": ts.__version__, "target": str(t.target), "wall_seconds": wall,
+            "gflops": [flop / r.mean_cost / 1e9 if r.ok and r.mean_cost > 0 else 0.0
+                       for r in records],
+            "marks": marks, "split": reported_split(returned, marks, wall)}
+
+
+def reported_split(returned, marks, wall):
+    """The tuner's own search / build / run / train split when tune() returns one (a dict, or an
+    object with a `time_split` or `stats` dict); else the records' build and run seconds (summed
+    over candidates, which are built several at a time) and the rest."""
+    for value in (returned, getattr(returned, "time_split", None),
+                  getattr(returned, "stats", None)):
+        if isinstance(value, dict) and value:
+            return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
+    last = marks[-1]["split"] if marks else {}
+    return dict(last, **{"rest (search, train, other)": max(0.0, wall - sum(last.values()))})
+
+
+def build_best(log, n, trials):
+    """The best record among the log's first `trials`, built with ts.apply_history_best (a log
+    cut after `trials` lines): (the function taking A, B, C, the record's index, its seconds)."""
+    t = task(n)
+    records = read_log(log)[:trials]
+    ok = [i for i, r in enumerate(records) if r.ok]
+    if not ok:
+        raise RuntimeError(f"{log}: no successful record among the first {trials}")
+    best = min(ok, key=lambda i: records[i].mean_cost)
+    with open(log) as f:
+        lines = [line for line in f if line.strip()][:trials]
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as cut:
+        cut.writelines(lines)
+    try:
+        with warnings.catch_warnings():
+            # No record applied (the default schedule instead) must not pass for the tuned one.
+            warnings.simplefilter("error", ts.TuningWarning)
+            with ts.apply_history_best(cut.name):
+                dag = t.dag
+                func = ts.build(ts.create_schedule(list(dag.outputs)), list(dag.args),
+                                target=TARGET)
+    finally:
+        os.remove(cut.name)
+    return func, best, records[best].mean_cost
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=1024)
+    p.add_argument("--trials", type=int, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    result = tune(a.n, a.trials, a.seed, a.log)
+    with open(a.out, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
