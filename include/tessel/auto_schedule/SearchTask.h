@@ -63,7 +63,7 @@ public:
     const HardwareParams& hardware() const { return state_->hardware; }
     /// The DAG's structural hash (the schedule's workload key; ignores names).
     uint64_t dag_hash() const { return state_->initial.workload_key(); }
-    /// The DAG's hash as 16 hex digits, as records write it.
+    /// The DAG's hash in hex without leading zeros (1 to 16 digits), as records write it.
     std::string dag_hash_hex() const;
     /// What records and logs key on: `<workload key> <target> <dag hash>`, e.g.
     /// `["matmul",64,64,64] llvm -mcpu=znver4 -num-cores=2 3f2a...`; a task made from a DAG has
