@@ -13,6 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gemm_schedule.h"
 #include "tessel/HostArray.h"
@@ -137,6 +140,43 @@ bool run_scheduled_matmul(int n) {
 
 // Compiles the matmul through LLVM unscheduled and with the GEMM tutorial's final schedule; checks
 // and times both.
+// Builds each schedule of an n^3 matmul over `args` (A, B, C), checks it on sampled entries and
+// times it (median of at least 3 runs and 0.5 s), printing GFLOP/s against the first one.
+bool time_matmuls(int n, const std::vector<Tensor>& args,
+                  const std::vector<std::pair<const char*, const Schedule*>>& schedules) {
+    NDArray a = NDArray::empty({n, n}, float32()), b = NDArray::empty({n, n}, float32()),
+            out = NDArray::empty({n, n}, float32());
+    HostArray ha = HostArray::random(Float(32), {n, n}, 6),
+              hb = HostArray::random(Float(32), {n, n}, 7);
+    for (int64_t i = 0; i < int64_t(n) * n; ++i) {
+        a.data_as<float>()[i] = float(ha.get(i));
+        b.data_as<float>()[i] = float(hb.get(i));
+    }
+    double flops = 2.0 * n * n * n, first_gflops = 0;
+    bool ok = true;
+    for (const auto& [name, s] : schedules) {
+        auto t0 = std::chrono::steady_clock::now();
+        Module m = build(*s, args);
+        double build_ms = seconds_since(t0) * 1e3;
+        Kernel kernel = m.get("main");
+        kernel({a, b, out});
+        bool correct =
+            check_gemm_sampled(n, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), 512)
+                .empty();
+        TimeEvaluatorOptions options;
+        options.min_repeats = 3;
+        options.min_total_seconds = 0.5;
+        TimingResult r = time_evaluate([&](int) { kernel({a, b, out}); }, 1, options);
+        double gflops = flops / r.median / 1e9;
+        if (first_gflops == 0) first_gflops = gflops;
+        std::printf("%-12s %s  built in %.0f ms, median %.2f ms = %.1f GFLOP/s (%.1fx %s)\n", name,
+                    correct ? "correct" : "WRONG", build_ms, r.median * 1e3, gflops,
+                    gflops / first_gflops, schedules.front().first);
+        ok = ok && correct;
+    }
+    return ok;
+}
+
 bool run_compiled_matmul(int n) {
     if (!has_llvm_backend()) {
         std::printf("== compiled matmul: skipped (tessel built without the LLVM backend)\n");
@@ -154,38 +194,7 @@ bool run_compiled_matmul(int n) {
     schedule_gemm(blocked, B, C);
     std::printf("== compiled matmul %dx%dx%d (LLVM, %d threads)\n%s", n, n, n,
                 ThreadPool::global().num_threads(), blocked.to_python().c_str());
-    NDArray a = NDArray::empty({n, n}, float32()), b = NDArray::empty({n, n}, float32()),
-            out = NDArray::empty({n, n}, float32());
-    HostArray ha = HostArray::random(Float(32), {n, n}, 6),
-              hb = HostArray::random(Float(32), {n, n}, 7);
-    for (int64_t i = 0; i < int64_t(n) * n; ++i) {
-        a.data_as<float>()[i] = float(ha.get(i));
-        b.data_as<float>()[i] = float(hb.get(i));
-    }
-    double flops = 2.0 * n * n * n, plain_gflops = 0;
-    bool ok = true;
-    for (const auto& [name, s] :
-         {std::pair<const char*, const Schedule*>{"unscheduled", &plain}, {"blocked", &blocked}}) {
-        auto t0 = std::chrono::steady_clock::now();
-        Module m = build(*s, {A, B, C});
-        double build_ms = seconds_since(t0) * 1e3;
-        Kernel kernel = m.get("main");
-        kernel({a, b, out});
-        bool correct =
-            check_gemm_sampled(n, a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), 512)
-                .empty();
-        TimeEvaluatorOptions options;
-        options.min_repeats = 3;
-        options.min_total_seconds = 0.5;
-        TimingResult r = time_evaluate([&](int) { kernel({a, b, out}); }, 1, options);
-        double gflops = flops / r.median / 1e9;
-        if (plain_gflops == 0) plain_gflops = gflops;
-        std::printf(
-            "%-12s %s  built in %.0f ms, median %.2f ms = %.1f GFLOP/s (%.1fx unscheduled)\n", name,
-            correct ? "correct" : "WRONG", build_ms, r.median * 1e3, gflops, gflops / plain_gflops);
-        ok = ok && correct;
-    }
-    return ok;
+    return time_matmuls(n, {A, B, C}, {{"unscheduled", &plain}, {"blocked", &blocked}});
 }
 
 }  // namespace
