@@ -120,7 +120,8 @@ bool mutate_parallel(const SearchSpace& space, const SearchState& st, Steps& ste
     bool fused = fuse && fuse->stage == stage && fuse->iters.front() == 0;
     int start = fused ? index - 1 : index;
     int had = fused ? static_cast<int>(fuse->iters.size()) : 1;
-    const Stage& before = prefix(space, steps, start).stage(stage);
+    Schedule at_start = prefix(space, steps, start);  // `before` refers into it
+    const Stage& before = at_start.stage(stage);
     int n = 0;
     while (n < static_cast<int>(before.leaf.size()) &&
            before.iters[before.leaf[n]].kind == IterKind::Spatial)
