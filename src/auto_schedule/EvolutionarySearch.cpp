@@ -133,8 +133,10 @@ std::vector<Candidate> initial_candidates(const SearchSpace& space,
             static_cast<int>(space.sketches()[c.state->sketch].schedule.steps().size());
         out.push_back(std::move(c));
     }
+    int missing = o.population - static_cast<int>(out.size());
+    if (missing == 0) return out;
     auto t0 = Clock::now();
-    SampleResult r = space.sample(o.population - static_cast<int>(out.size()), seed);
+    SampleResult r = space.sample(missing, seed);
     stats.sample_seconds += seconds_since(t0);
     for (SearchState& s : r.states) {
         out.emplace_back();
