@@ -41,4 +41,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_record(m);
     init_features(m);
     init_cost_model(m);
+    init_tune(m);
 }
