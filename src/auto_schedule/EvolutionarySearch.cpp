@@ -95,9 +95,9 @@ Population admit(std::vector<Candidate>& candidates, const CostModel& model,
     Population p;
     std::unordered_set<std::string> seen;
     for (Candidate& c : candidates) {
-        if (!c.state) continue;
         stats.mutate_cpu_seconds += c.make_seconds;
         stats.features_cpu_seconds += c.feature_seconds;
+        if (!c.state) continue;
         if (!c.lowered) {
             ++stats.rejected;
             continue;
