@@ -85,6 +85,7 @@ public:
     void train();
     void report_round();
     void stop(const char* reason) { stop_reason_ = reason; }
+    bool stop_requested();
     TuningResult result();
 
 private:
@@ -147,10 +148,16 @@ bool Tuner::finished() {
     } else if (options_.early_stopping > 0 &&
                history_.trials() - history_.last_improvement >= options_.early_stopping) {
         stop("early_stopping");
-    } else if (options_.should_stop && options_.should_stop()) {
-        stop("stopped");
+    } else {
+        stop_requested();
     }
     return !stop_reason_.empty();
+}
+
+// Asks should_stop (Python: were there signals, Ctrl-C?); stops when it says so.
+bool Tuner::stop_requested() {
+    if (options_.should_stop && options_.should_stop()) stop("stopped");
+    return stop_reason_ == "stopped";
 }
 
 // `n` random states, none measured or chosen already, each lowering; fewer when the samples run
@@ -316,10 +323,7 @@ TuningResult tune(const SearchTask& task, const TuningOptions& options) {
             tuner.stop("exhausted");
             break;
         }
-        if (options.should_stop && options.should_stop()) {
-            tuner.stop("stopped");
-            break;
-        }
+        if (tuner.stop_requested()) break;
         std::vector<MeasureResult> results = tuner.measure(batch);
         tuner.record(batch, results);
         tuner.train();
