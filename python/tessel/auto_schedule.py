@@ -93,7 +93,7 @@ class _PlainProgress:
             return  # the start: nothing measured yet
         line = format_progress(p)
         if self._tty:
-            self._stream.write("\r" + line + "\033[K")
+            self._stream.write("\r\033[K" + line)
             self._open = True
         else:
             self._stream.write(line + "\n")

@@ -131,3 +131,35 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(ImportError, match=r"pip install matplotlib .*tessel\[plot\]"):
         autos.plot(str(tmp_path / "none.jsonl"), str(tmp_path / "none.png"))
+
+
+@requires_llvm
+def test_plain_progress_refreshes_one_line_on_a_terminal(tmp_path):
+    pty = pytest.importorskip("pty")
+    import os
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "w") as terminal:
+        reporter = autos._PlainProgress(terminal)
+        autos._native._tune(
+            small_task(), trials=8, log_file=str(tmp_path / "tty.jsonl"),
+            measurements_per_round=4, seed=0, population=64, generations=2, mutation_prob=0.85,
+            eps_greedy=0.05, early_stopping=0, num_threads=2, number=3, repeat=1,
+            min_repeat_ms=5.0, flush_cache=False, build_timeout=15.0, run_timeout=10.0,
+            build_threads=2, worker_path="", min_programs=4, verbose=0,
+            on_progress=reporter.update)
+        reporter.close()
+    import select
+    out = b""
+    while select.select([master], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the terminal side is closed and everything was read
+            break
+        if not chunk:
+            break
+        out += chunk
+    out = out.decode()
+    os.close(master)
+    assert out.startswith("\r\x1b[Kmatmul: 4/8 trials")
+    assert "elapsed, ETA 0s\r\x1b[Kmatmul: 8/8 trials" in out or "\r\x1b[Kmatmul: 8/8 trials" in out
+    assert out.count("\n") == 1 and out.rstrip("\r\n").endswith("elapsed")

@@ -1,6 +1,14 @@
 // The progress output on a non-terminal: a header line, one plain line per round with the trials,
 // the best GFLOP/s and the round's time split, a closing line on stderr; the best schedule as a
 // Python script on stdout. format_progress alone, on made-up figures.
+#include <fcntl.h>
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
 #include "tessel/codegen/Build.h"
 #include "tune/TuneTestUtil.h"
 
@@ -72,4 +80,48 @@ TEST(TuneProgress, ShouldStopStopsAfterTheRound) {
     EXPECT_EQ(r.stop_reason, "stopped");
     EXPECT_EQ(r.trials, 4);
     EXPECT_EQ(read_records(log).records.size(), 4u);
+}
+
+// On a terminal the progress line is refreshed in place: each round's line starts with a carriage
+// return and an erase-line code, and the line ends with a newline only when the tuning finishes.
+TEST(TuneProgress, RefreshedLineOnATerminal) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    ASSERT_GE(master, 0);
+    ASSERT_EQ(grantpt(master), 0);
+    ASSERT_EQ(unlockpt(master), 0);
+    int terminal = open(ptsname(master), O_RDWR | O_NOCTTY);
+    ASSERT_GE(terminal, 0);
+    termios raw{};
+    tcgetattr(terminal, &raw);
+    cfmakeraw(&raw);  // no newline translation
+    tcsetattr(terminal, TCSANOW, &raw);
+    int saved = dup(STDERR_FILENO);
+    std::fflush(stderr);
+    dup2(terminal, STDERR_FILENO);
+    TuningOptions o = small_options(fresh_log("tty"), 8, 4);
+    o.verbose = 1;
+    ::testing::internal::CaptureStdout();
+    tune(small_gemm_task(32), o);
+    ::testing::internal::GetCapturedStdout();
+    std::cerr << std::flush;
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(terminal);
+    std::string out;
+    char buf[4096];
+    // Until the terminal side is closed (EIO) or quiet; a worker process still holding it must
+    // not hang the test.
+    pollfd ready{master, POLLIN, 0};
+    while (poll(&ready, 1, 500) > 0) {
+        ssize_t n = read(master, buf, sizeof buf);
+        if (n <= 0) break;
+        out.append(buf, static_cast<size_t>(n));
+    }
+    close(master);
+    size_t first = out.find("\r\033[Kmatmul: 8/8 trials");
+    EXPECT_NE(first, std::string::npos) << out;
+    EXPECT_EQ(out.find("matmul: 4/8 trials"), out.find('\n') + 1) << out;  // after the header
+    EXPECT_EQ(out.find('\n', out.find("matmul: 4/8")), out.find("tune matmul: 8 trials (") - 1)
+        << "one newline, before the closing line: " << out;
 }
