@@ -194,8 +194,10 @@ std::vector<MeasureInput> Tuner::search() {
     std::unordered_set<std::string> chosen;
     if (model_.trained()) {
         int n_random = static_cast<int>(options_.eps_greedy * n);
-        EvolutionOptions evo{options_.population, options_.generations, options_.mutation_prob, 0.2,
-                             threads_};
+        EvolutionOptions evo{.population = options_.population,
+                             .generations = options_.generations,
+                             .mutation_prob = options_.mutation_prob,
+                             .num_threads = threads_};
         size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
         for (ScoredState& s :
              evolutionary_search(space_, model_, history_.best_states(n_seeds), history_.keys,
