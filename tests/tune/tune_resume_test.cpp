@@ -77,3 +77,18 @@ TEST(TuneResume, EarlyStoppingCountsTrialsSinceTheBest) {
     ASSERT_GE(r.curve.size(), 2u);
     EXPECT_EQ(r.curve.back().best_seconds, r.curve[r.curve.size() - 2].best_seconds);
 }
+
+// A search space smaller than the trials asked for: the tuning measures every state once and
+// stops, saying the search is exhausted; resumed, it measures nothing.
+TEST(TuneResume, ASpaceMeasuredOutIsExhausted) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    SearchTask task = small_gemm_task(1);  // one legal state
+    std::string log = fresh_log("exhausted");
+    TuningResult r = tune(task, small_options(log, 100, 8));
+    EXPECT_EQ(r.stop_reason, "exhausted");
+    EXPECT_EQ(r.trials, 1);
+    TuningResult again = tune(task, small_options(log, 100, 8));
+    EXPECT_EQ(again.stop_reason, "exhausted");
+    EXPECT_EQ(again.trials, 1);
+    EXPECT_EQ(read_records(log).records.size(), 1u);
+}
