@@ -54,6 +54,10 @@ void check_options(const TuningOptions& o) {
         fail("num_threads must be at least 0 (0: all cores), got " + std::to_string(o.num_threads));
     if (o.verbose < 0 || o.verbose > 2)
         fail("verbose must be 0, 1 or 2, got " + std::to_string(o.verbose));
+    if (!CostModel::available())
+        fail(
+            "this tessel was built without XGBoost, and the tuner ranks candidates with its cost "
+            "model: install libxgboost-dev and configure with -DTESSEL_USE_XGBOOST=ON");
 }
 
 CandidateOrigin origin_of(const SearchState& s) {

@@ -12,6 +12,9 @@ from tessel import auto_schedule as autos
 
 from util import requires_llvm
 
+# The tuner ranks candidates with the XGBoost cost model: without it tune() refuses to start.
+pytestmark = pytest.mark.skipif(not autos.CostModel.available(), reason="built without XGBoost")
+
 FAST = dict(measurements_per_round=4, population=64, generations=2, min_repeat_ms=5,
             min_programs=4, num_threads=2, build_threads=2, progress=False,
             print_schedule=False)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tessel/auto_schedule/Tuner.h"
+#include "tessel/codegen/Build.h"
 
 namespace tessel::testing {
 
@@ -29,6 +30,14 @@ inline std::string fresh_log(const std::string& name) {
     std::remove(path.c_str());
     return path;
 }
+
+/// Skips the test when tuning cannot run here: no LLVM backend for CPU candidates, or no XGBoost
+/// for the cost model.
+#define TESSEL_SKIP_UNLESS_TUNING_RUNS()                                                     \
+    do {                                                                                     \
+        if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";     \
+        if (!CostModel::available()) GTEST_SKIP() << "the tuner's cost model needs XGBoost"; \
+    } while (0)
 
 /// `trials` trials in rounds of `per_round`, small and quick; the model trains after 8 successes.
 inline TuningOptions small_options(const std::string& log, int64_t trials, int per_round = 8) {

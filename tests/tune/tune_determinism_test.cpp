@@ -1,7 +1,6 @@
 // The same seed chooses the same candidates: two tunings of one task with one seed, each with its
 // own log, measure the same states in their first round (later rounds depend on the measured
 // times, which vary); another seed chooses others.
-#include "tessel/codegen/Build.h"
 #include "tune/TuneTestUtil.h"
 
 using namespace tessel;
@@ -23,7 +22,7 @@ std::vector<std::string> first_round(const SearchTask& task, const std::string& 
 }  // namespace
 
 TEST(TuneDeterminism, TheFirstRoundDependsOnlyOnTheSeed) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(64);
     std::vector<std::string> a = first_round(task, fresh_log("a"), 5);
     std::vector<std::string> b = first_round(task, fresh_log("b"), 5);

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "tessel/codegen/Build.h"
 #include "tune/TuneTestUtil.h"
 
 using namespace tessel;
@@ -44,7 +43,7 @@ TEST(TuneProgress, FormatProgressNamesTrialsBestSplitAndEta) {
 }
 
 TEST(TuneProgress, PlainLinesOffATerminalAndTheScriptAtTheEnd) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(32);
     TuningOptions o = small_options(fresh_log("progress"), 8, 4);
     o.verbose = 1;
@@ -69,7 +68,7 @@ TEST(TuneProgress, PlainLinesOffATerminalAndTheScriptAtTheEnd) {
 
 // should_stop stops between rounds; what was measured stays in the log.
 TEST(TuneProgress, ShouldStopStopsAfterTheRound) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(32);
     std::string log = fresh_log("stop");
     TuningOptions o = small_options(log, 100, 4);
@@ -85,7 +84,7 @@ TEST(TuneProgress, ShouldStopStopsAfterTheRound) {
 // On a terminal the progress line is refreshed in place: each round's line starts with a carriage
 // return and an erase-line code, and the line ends with a newline only when the tuning finishes.
 TEST(TuneProgress, RefreshedLineOnATerminal) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     int master = posix_openpt(O_RDWR | O_NOCTTY);
     ASSERT_GE(master, 0);
     ASSERT_EQ(grantpt(master), 0);

@@ -3,14 +3,13 @@
 // the log again; a tune() whose trials are all in the log measures nothing.
 #include <set>
 
-#include "tessel/codegen/Build.h"
 #include "tune/TuneTestUtil.h"
 
 using namespace tessel;
 using namespace tessel::testing;
 
 TEST(TuneResume, ContinuesTheTrialCountAndMeasuresNothingTwice) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(64);
     std::string log = fresh_log("resume");
     TuningResult first = tune(task, small_options(log, 8));
@@ -44,7 +43,7 @@ TEST(TuneResume, ContinuesTheTrialCountAndMeasuresNothingTwice) {
 // A torn last line (a tuner killed in the middle of a write) is skipped and cut off; the trials
 // before it count.
 TEST(TuneResume, ATornLastLineIsCutOff) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(32);
     std::string log = fresh_log("torn");
     tune(task, small_options(log, 4, 4));
@@ -64,7 +63,7 @@ TEST(TuneResume, ATornLastLineIsCutOff) {
 // Early stopping counts the trials since the best one, the log's included: resumed with a budget
 // of one trial without improvement, the tuning stops at the first round that does not improve.
 TEST(TuneResume, EarlyStoppingCountsTrialsSinceTheBest) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(32);
     std::string log = fresh_log("early");
     tune(task, small_options(log, 8, 4));
@@ -81,7 +80,7 @@ TEST(TuneResume, EarlyStoppingCountsTrialsSinceTheBest) {
 // A search space smaller than the trials asked for: the tuning measures every state once and
 // stops, saying the search is exhausted; resumed, it measures nothing.
 TEST(TuneResume, ASpaceMeasuredOutIsExhausted) {
-    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_gemm_task(1);  // one legal state
     std::string log = fresh_log("exhausted");
     TuningResult r = tune(task, small_options(log, 100, 8));

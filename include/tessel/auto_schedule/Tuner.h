@@ -30,7 +30,7 @@
 //
 // Errors (RuntimeError, before anything is measured): options out of range, no log file, a log
 // that cannot be read or opened for appending, a log holding records of another task (each task
-// has its own log; the message names both tasks).
+// has its own log; the message names both tasks), a tessel built without XGBoost (no cost model).
 #pragma once
 
 #include <cstdint>
