@@ -24,6 +24,29 @@ int64_t leaf_extent(const std::vector<std::vector<Expr>>& extents, int st, int p
     return c ? *c : 0;
 }
 
+// Bound inference's extents of a schedule, inferred when read after a change: a rule that changes
+// one stage infers them again only when a later stage reads them (bound inference is most of
+// the cost of annotation, and the last stage a rule changes is often the last it reads).
+class InferredExtents {
+public:
+    explicit InferredExtents(const Schedule& s) : s_(s) {}
+    const std::vector<std::vector<Expr>>& get() {
+        if (!fresh_) {
+            extents_ = s_.infer_extents();
+            fresh_ = true;
+        }
+        return extents_;
+    }
+    int64_t leaf(int st, int pos) { return leaf_extent(get(), st, pos); }
+    /// The schedule changed: infer again at the next read.
+    void changed() { fresh_ = false; }
+
+private:
+    const Schedule& s_;
+    std::vector<std::vector<Expr>> extents_;
+    bool fresh_ = false;
+};
+
 // Whether a stage is attached at leaf `pos` of stage `st`.
 bool has_attached(const Schedule& s, int st, int pos) {
     int id = s.stage(st).leaf[pos];
@@ -83,7 +106,7 @@ void compute_location(AnnotateContext& a) {
 void parallel(AnnotateContext& a) {
     Schedule& s = a.schedule;
     int64_t want = int64_t{16} * std::max(1, a.space.task().hardware().num_cores);
-    auto extents = s.infer_extents();
+    InferredExtents extents(s);
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         int n = leading_spatial(s.stage(st)), k = 0;
@@ -91,14 +114,14 @@ void parallel(AnnotateContext& a) {
         // Stops after a loop another stage is computed in (fusing past it would move that
         // stage inwards and change its tile).
         while (k < n && product < want) {
-            int64_t e = leaf_extent(extents, st, k);
+            int64_t e = extents.leaf(st, k);
             if (e == 0) break;
             product *= e;
             if (has_attached(s, st, k++)) break;
         }
         if (k == 0 || product == 1) continue;
         s.parallel(st, fuse_range(s, st, 0, k));
-        extents = s.infer_extents();
+        extents.changed();
     }
 }
 
@@ -114,7 +137,7 @@ void auto_unroll(AnnotateContext& a) {
 // The innermost data-parallel loops (no stage attached inside) fused up to 16 lanes, vectorised.
 void vectorize(AnnotateContext& a) {
     Schedule& s = a.schedule;
-    auto extents = s.infer_extents();
+    InferredExtents extents(s);
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st)) continue;
         const Stage& stage = s.stage(st);
@@ -124,7 +147,7 @@ void vectorize(AnnotateContext& a) {
         for (int pos = n - 1; pos >= 0; --pos) {
             const Iterator& it = stage.iters[stage.leaf[pos]];
             // The loop's own extent (the vector width), at least the region bound inference gives.
-            int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, st, pos));
+            int64_t e = std::max(it.const_extent().value_or(0), extents.leaf(st, pos));
             if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || e == 0 ||
                 product * e > 16 || has_attached(s, st, pos))
                 break;
@@ -136,7 +159,7 @@ void vectorize(AnnotateContext& a) {
         int r = static_cast<int>(1 + pick(a.rng, m));
         if (products[r - 1] == 1) continue;
         s.vectorize(st, fuse_range(s, st, n - r, r));
-        extents = s.infer_extents();
+        extents.changed();
     }
 }
 
@@ -164,13 +187,13 @@ void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& level
 void thread_bind(AnnotateContext& a) {
     Schedule& s = a.schedule;
     const HardwareParams& hw = a.space.task().hardware();
-    auto extents = s.infer_extents();
+    InferredExtents extents(s);
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         const SketchStage& info = a.sketch.stages[st];
         if ((info.kind == SketchStageKind::Tiled || info.kind == SketchStageKind::Fused) &&
             !info.levels.empty()) {
-            bind_levels(s, st, info.levels, hw.max_vthread_extent, extents);
+            bind_levels(s, st, info.levels, hw.max_vthread_extent, extents.get());
         } else if (info.kind == SketchStageKind::CrossThreadReduction) {
             int n = leading_spatial(s.stage(st));
             int threads = static_cast<int>(s.stage(st).leaf.size()) - 1;
@@ -180,8 +203,7 @@ void thread_bind(AnnotateContext& a) {
             int n = leading_spatial(s.stage(st));
             if (n == 0) continue;  // verify_schedule says what is wrong
             int64_t total = 1;
-            for (int pos = 0; pos < n; ++pos)
-                total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+            for (int pos = 0; pos < n; ++pos) total *= std::max<int64_t>(1, extents.leaf(st, pos));
             int fused = fuse_range(s, st, 0, n);
             std::vector<int64_t> counts;
             int64_t warp = std::max(1, hw.warp_size);
@@ -193,7 +215,7 @@ void thread_bind(AnnotateContext& a) {
             s.bind(st, outer, IterAnnotation::BlockX);
             s.bind(st, inner, IterAnnotation::ThreadX);
         }
-        extents = s.infer_extents();
+        extents.changed();
     }
 }
 
@@ -201,14 +223,13 @@ void thread_bind(AnnotateContext& a) {
 // the consumer's thread count (follow_fused_split) and bound to threadIdx.x.
 void cooperative_fetch(AnnotateContext& a) {
     Schedule& s = a.schedule;
-    auto extents = s.infer_extents();
+    InferredExtents extents(s);
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         const SketchStage& info = a.sketch.stages[st];
         if (info.kind != SketchStageKind::SharedFetch) continue;
         int n = static_cast<int>(s.stage(st).leaf.size());
         int64_t total = 1;
-        for (int pos = 0; pos < n; ++pos)
-            total *= std::max<int64_t>(1, leaf_extent(extents, st, pos));
+        for (int pos = 0; pos < n; ++pos) total *= std::max<int64_t>(1, extents.leaf(st, pos));
         int fused = fuse_range(s, st, 0, n);
         std::vector<int64_t> lanes = {1};
         for (int64_t v : {2, 4})
@@ -220,7 +241,7 @@ void cooperative_fetch(AnnotateContext& a) {
         (void)outer;
         s.bind(st, threads, IterAnnotation::ThreadX);
         if (v > 1) s.vectorize(st, threads + 1);
-        extents = s.infer_extents();
+        extents.changed();
     }
 }
 
