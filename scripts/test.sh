@@ -122,8 +122,11 @@ if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then
     # costs under a minute and runs JIT'd code where TSan's heap layout faults reads out of
     # bounds). A new concurrency test (the tuner's measurement pool, ...) joins by its target here
     # and a name that tsan_tests matches.
-    tsan_targets=(tessel_test_runtime tessel_test_codegen)
-    tsan_tests='^runtime\.|^codegen\.'
+    # The tuner: the evolutionary search breeds and scores on a thread pool, and a tuning runs it
+    # between measurements (its workers are tessel-measure processes).
+    tsan_targets=(tessel_test_runtime tessel_test_codegen tessel_test_auto_schedule tessel_test_tune
+                  tessel-measure)
+    tsan_tests='^runtime\.|^codegen\.|^auto_schedule\.EvolutionarySearch|^tune\.TuneSmallGemm'
     leg_begin tsan "ThreadSanitizer: the concurrency tests (build/tsan: ${tsan_targets[*]})"
     cmake --preset tsan -DTESSEL_USE_LLVM=ON -DTESSEL_USE_CUDA=$cuda -DTESSEL_WERROR=ON \
         "${launcher[@]}"

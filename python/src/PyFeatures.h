@@ -1,5 +1,6 @@
 // Conversions between feature matrices and numpy arrays, shared by PyFeatures.cpp and
-// PyCostModel.cpp, and the `tessel._tessel.auto_schedule` submodule they register into.
+// PyCostModel.cpp, and the `tessel._tessel.auto_schedule` submodule they (and PyTune.cpp)
+// register into.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -19,5 +20,6 @@ py::module_ auto_schedule_module(py::module_& m);
 
 void init_features(py::module_& m);
 void init_cost_model(py::module_& m);
+void init_tune(py::module_& m);
 
 }  // namespace tessel::python

@@ -42,4 +42,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_features(m);
     init_cost_model(m);
     init_search_space(m);
+    init_tune(m);
 }

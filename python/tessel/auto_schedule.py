@@ -1,6 +1,11 @@
 """tessel.auto_schedule: the auto-scheduler (docs/tuning.md).
 
     import tessel as ts
+    task = ts.SearchTask("matmul", (512, 512, 512, "float32"), target="llvm -num-cores=2")
+    result = ts.auto_schedule.tune(task, trials=256, log_file="matmul_512.jsonl")
+    print(result.best_gflops, result.best_schedule.to_python())
+    ts.auto_schedule.plot("matmul_512.jsonl", "matmul_512.png")   # needs matplotlib
+
     names, matrix = ts.auto_schedule.features(schedule, target="llvm")   # rows x 164, float32
     model = ts.auto_schedule.CostModel(seed=1)
     quality = model.update([ts.auto_schedule.MeasuredProgram(task.key, matrix, costs=[1e-3])])
@@ -11,8 +16,12 @@
     child = space.mutate(r["states"][0], seed=2)          # a State or None
     print(child.to_python())
 
-A thin layer over the C++ library (``tessel._tessel.auto_schedule``).
+A thin layer over the C++ library (``tessel._tessel.auto_schedule``): the tuner runs in C++;
+this module only draws its progress (a ``tqdm`` bar when tqdm is installed, else a plain line)
+and the tuning curve (matplotlib).
 """
+import sys
+
 from ._tessel import auto_schedule as _native
 
 NUM_FEATURES = _native.NUM_FEATURES
@@ -34,3 +43,140 @@ generate_sketches = _native.generate_sketches
 builtin_sketch_rules = _native.builtin_sketch_rules
 sample = _native.sample
 search_suite = _native.search_suite
+
+TuningResult = _native.TuningResult
+TuningRound = _native.TuningRound
+TuningProgress = _native.TuningProgress
+TuningCurvePoint = _native.TuningCurvePoint
+format_progress = _native.format_progress
+task_flops = _native.task_flops
+
+
+def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
+         population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05,
+         early_stopping=0, num_threads=0, number=3, repeat=1, min_repeat_ms=100.0,
+         flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
+         worker_path="", min_programs=64, progress=True, print_schedule=True):
+    """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
+
+    Every measurement is appended to ``log_file`` (required), and a log that already holds
+    records of the task is resumed: they count as trials done (``trials`` is the total), the cost
+    model trains on them and none is measured again. ``progress``: a tqdm bar when tqdm is
+    installed (``pip install tqdm``), else one plain line per round on stderr (refreshed in place
+    on a terminal); False for none. ``print_schedule`` prints the best schedule as a Python
+    script at the end. Measurement options as ts.Measurer's; ``min_programs``: successful
+    programs before the cost model trains (random candidates until then). Ctrl-C stops the
+    tuning at the next phase of a round, with what was measured in the log.
+    """
+    reporter = _progress_reporter(task, trials) if progress else None
+    try:
+        result = _native._tune(
+            task, trials=trials, log_file=log_file or "",
+            measurements_per_round=measurements_per_round, seed=seed, population=population,
+            generations=generations, mutation_prob=mutation_prob, eps_greedy=eps_greedy,
+            early_stopping=early_stopping, num_threads=num_threads, number=number,
+            repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
+            build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,
+            worker_path=worker_path, min_programs=min_programs, verbose=0,
+            on_progress=reporter.update if reporter else None)
+    finally:
+        if reporter:
+            reporter.close()
+    if print_schedule and result.best_schedule is not None:
+        print(f"# best of {result.trials} trials: {result.best_gflops:.2f} GFLOP/s "
+              f"({result.best_seconds * 1e3:.3f} ms)")
+        print(result.best_schedule.to_python(), end="")
+    return result
+
+
+def _progress_reporter(task, trials):
+    try:
+        import tqdm  # noqa: F401  (optional: pip install tqdm)
+    except ImportError:
+        return _PlainProgress()
+    return _TqdmProgress(trials)
+
+
+class _PlainProgress:
+    """One line per round (format_progress); refreshed in place on a terminal."""
+
+    def __init__(self, stream=None):
+        self._stream = stream or sys.stderr
+        self._tty = hasattr(self._stream, "isatty") and self._stream.isatty()
+        self._open = False
+
+    def update(self, p):
+        if p.last_round is None:
+            return  # the start: nothing measured yet
+        line = format_progress(p)
+        if self._tty:
+            self._stream.write("\r\033[K" + line)
+            self._open = True
+        else:
+            self._stream.write(line + "\n")
+        self._stream.flush()
+
+    def close(self):
+        if self._open:
+            self._stream.write("\n")
+            self._stream.flush()
+
+
+class _TqdmProgress:
+    """A tqdm bar over the trials (resumed ones as its start), with the best GFLOP/s."""
+
+    def __init__(self, trials):
+        from tqdm import tqdm
+        self._tqdm = tqdm
+        self._total = trials
+        self._bar = None
+
+    def update(self, p):
+        if self._bar is None:
+            self._bar = self._tqdm(total=self._total, initial=p.trials, unit="trial",
+                                   desc=f"tune {p.task}", dynamic_ncols=True)
+        self._bar.update(p.trials - self._bar.n)
+        if p.best_gflops > 0:
+            self._bar.set_postfix_str(f"best {p.best_gflops:.2f} GFLOP/s")
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def plot(log_file, png_path, title=None):
+    """Draws the tuning curve of ``log_file``, the best GFLOP/s after each trial (one line per
+    task in the log; the best time in ms for a task whose FLOPs are unknown), to ``png_path``.
+
+    Needs matplotlib, an optional dependency (``pip install matplotlib`` or the ``plot`` extra).
+    """
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("ts.auto_schedule.plot needs matplotlib, an optional dependency: "
+                          "pip install matplotlib (or pip install 'tessel[plot]')") from e
+    curves = _native._log_curves(log_file)
+    if not curves:
+        raise ValueError(f"plot: the log '{log_file}' holds no tuning records")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    throughput = all(flops > 0 for _, _, flops, _ in curves)
+    for key, workload, flops, points in curves:
+        xs = [p.trial for p in points]
+        if throughput:
+            ys = [p.best_gflops for p in points]
+        else:
+            ys = [p.best_seconds * 1e3 if p.best_seconds != float("inf") else float("nan")
+                  for p in points]
+        ax.plot(xs, ys, drawstyle="steps-post", label=workload or key.split(" ")[-1])
+    ax.set_xlabel("trials")
+    ax.set_ylabel("best GFLOP/s" if throughput else "best time (ms)")
+    ax.set_title(title or f"tuning curve: {log_file}")
+    ax.grid(True, alpha=0.3)
+    if len(curves) > 1:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+    return png_path

@@ -67,6 +67,10 @@ void WorkerProcess::start() {
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent_pid) _exit(1);
+        // Ctrl-C at a terminal signals the whole process group: the worker ignores it, so that a
+        // tuner stopping on Ctrl-C (Python's tune) does not record the candidate being timed as
+        // a crash. It still dies with its parent (above).
+        signal(SIGINT, SIG_IGN);
         if (memory_limit_ > 0) setrlimit(RLIMIT_AS, &limit);
         if (fds[1] == kWorkerFd) {
             fcntl(kWorkerFd, F_SETFD, 0);

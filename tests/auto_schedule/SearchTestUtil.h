@@ -12,6 +12,7 @@
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuCheck.h"
 #include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/auto_schedule/Tuner.h"  // task_flops: the interpreters run tasks up to kInterpretFlops
 #include "tessel/auto_schedule/WorkloadSuite.h"
 
 namespace tessel::testing {
@@ -38,15 +39,6 @@ inline int64_t reduction_length(const SearchTask& task) {
         longest = std::max(longest, r);
     }
     return longest;
-}
-
-/// The task's floating-point operations (the interpreters run tasks up to kInterpretFlops).
-inline double task_flops(const SearchTask& task) {
-    DAGAnalysis dag(task.dag().outputs);
-    double f = 0;
-    for (int i = 0; i < dag.num_ops(); ++i)
-        if (!dag.is_placeholder(i)) f += dag.flops(i);
-    return f;
 }
 
 #ifdef TESSEL_HAVE_LLVM

@@ -1,0 +1,341 @@
+// The tuner's loop (auto_schedule/Tuner.h): search, measure, log, train, one round at a time,
+// until the task has its trials in the log. tune() at the bottom reads as the list of those steps;
+// the Tuner class above it holds what they share.
+#include "tessel/auto_schedule/Tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "TunerInternal.h"
+#include "tessel/Error.h"
+#include "tessel/auto_schedule/Features.h"
+#include "tessel/runtime/ThreadPool.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using internal::TuningHistory;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+void check_options(const TuningOptions& o) {
+    auto fail = [](const std::string& what) { TESSEL_THROW(RuntimeError) << "tune: " << what; };
+    if (o.trials < 0) fail("trials must be at least 0, got " + std::to_string(o.trials));
+    if (o.measurements_per_round < 1)
+        fail("measurements_per_round must be at least 1, got " +
+             std::to_string(o.measurements_per_round));
+    if (o.log_file.empty())
+        fail("no log_file: every measurement is written to a tuning log (docs/tuning.md)");
+    if (o.population < 1)
+        fail("population must be at least 1, got " + std::to_string(o.population));
+    if (o.generations < 0)
+        fail("generations must be at least 0, got " + std::to_string(o.generations));
+    if (!(o.mutation_prob >= 0 && o.mutation_prob <= 1))
+        fail("mutation_prob must be in [0, 1], got " + std::to_string(o.mutation_prob));
+    if (!(o.eps_greedy >= 0 && o.eps_greedy <= 1))
+        fail("eps_greedy must be in [0, 1], got " + std::to_string(o.eps_greedy));
+    if (o.early_stopping < 0)
+        fail("early_stopping must be at least 0 (0: never), got " +
+             std::to_string(o.early_stopping));
+    if (o.num_threads < 0)
+        fail("num_threads must be at least 0 (0: all cores), got " + std::to_string(o.num_threads));
+    if (o.verbose < 0 || o.verbose > 2)
+        fail("verbose must be 0, 1 or 2, got " + std::to_string(o.verbose));
+    if (!CostModel::available())
+        fail(
+            "this tessel was built without XGBoost, and the tuner ranks candidates with its cost "
+            "model: install libxgboost-dev and configure with -DTESSEL_USE_XGBOOST=ON");
+}
+
+CandidateOrigin origin_of(const SearchState& s) {
+    if (s.origin == "crossover") return CandidateOrigin::Crossover;
+    if (s.origin.rfind("mutate", 0) == 0) return CandidateOrigin::Mutation;
+    return CandidateOrigin::CostModel;
+}
+
+// Whether the schedule lowers for the task (the tuner's space checks candidates without lowering
+// them; the evolutionary search lowers its candidates for their features).
+bool lowers(const SearchTask& task, const Schedule& s) {
+    try {
+        extract_features(task, s);
+        return true;
+    } catch (const ScheduleError&) {
+    } catch (const CompileError&) {
+    }
+    return false;
+}
+
+class Tuner {
+public:
+    Tuner(const SearchTask& task, const TuningOptions& options);
+
+    bool finished();
+    std::vector<MeasureInput> search();
+    std::vector<MeasureResult> measure(const std::vector<MeasureInput>& batch);
+    void record(const std::vector<MeasureInput>& batch, const std::vector<MeasureResult>& results);
+    void train();
+    void report_round();
+    void stop(const char* reason) { stop_reason_ = reason; }
+    bool stop_requested();
+    TuningResult result();
+
+private:
+    std::vector<SearchState> random_states(int n, uint64_t seed,
+                                           std::unordered_set<std::string>& chosen) const;
+    TuningProgress progress() const;
+
+    SearchTask task_;
+    TuningOptions options_;
+    int threads_;
+    double flops_;
+    Clock::time_point start_ = Clock::now();
+    TuningHistory history_;
+    int64_t resumed_;
+    RecordWriter log_;
+    Measurer measurer_;
+    SearchSpace space_;
+    CostModel model_;
+    internal::ProgressPrinter printer_;
+    TuningRound round_;
+    std::vector<MeasuredProgram> batch_programs_;
+    std::vector<TuningRound> rounds_;
+    std::string stop_reason_;
+};
+
+SearchSpaceOptions tuner_space_options(int threads) {
+    SearchSpaceOptions o;
+    o.lower = false;  // candidates are lowered once, for their features (EvolutionarySearch.h)
+    o.num_threads = threads;
+    return o;
+}
+
+CostModelOptions model_options(const TuningOptions& o) {
+    CostModelOptions m = o.cost_model;
+    m.seed = o.seed;
+    return m;
+}
+
+Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
+    : task_(task),
+      options_(options),
+      threads_(options.num_threads > 0 ? options.num_threads : ThreadPool::default_num_threads()),
+      flops_(task_flops(task)),
+      history_(internal::read_history(task, options.log_file, threads_)),
+      resumed_(history_.trials()),
+      log_(options.log_file),
+      measurer_(options.measure),
+      space_(task, tuner_space_options(threads_)),
+      model_(model_options(options)),
+      printer_(options.verbose) {
+    model_.train(history_.programs);
+    printer_.start(progress(), options_.log_file);
+    if (options_.on_progress) options_.on_progress(progress());
+}
+
+bool Tuner::finished() {
+    if (!stop_reason_.empty()) return true;
+    if (history_.trials() >= options_.trials) {
+        stop("trials");
+    } else if (options_.early_stopping > 0 &&
+               history_.trials() - history_.last_improvement >= options_.early_stopping) {
+        stop("early_stopping");
+    } else {
+        stop_requested();
+    }
+    return !stop_reason_.empty();
+}
+
+// Asks should_stop (Python: were there signals, Ctrl-C?); stops when it says so.
+bool Tuner::stop_requested() {
+    if (options_.should_stop && options_.should_stop()) stop("stopped");
+    return stop_reason_ == "stopped";
+}
+
+// `n` random states, none measured or chosen already, each lowering; fewer when the samples run
+// out of new ones.
+std::vector<SearchState> Tuner::random_states(int n, uint64_t seed,
+                                              std::unordered_set<std::string>& chosen) const {
+    std::vector<SearchState> out;
+    constexpr int kBatches = 4;
+    for (int b = 0; b < kBatches && static_cast<int>(out.size()) < n; ++b) {
+        SampleResult r = space_.sample(2 * n + 8, mix(seed + static_cast<uint64_t>(b)));
+        for (SearchState& s : r.states) {
+            if (static_cast<int>(out.size()) >= n) break;
+            std::string key = state_key(s.schedule);
+            if (history_.keys.count(key) || chosen.count(key) || !lowers(task_, s.schedule))
+                continue;
+            chosen.insert(std::move(key));
+            out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+// The round's candidates: the evolutionary search's best and an epsilon-greedy share of random
+// samples once the model has trained; random samples before.
+std::vector<MeasureInput> Tuner::search() {
+    auto t0 = Clock::now();
+    round_ = TuningRound{};
+    round_.round = history_.next_round;
+    batch_programs_.clear();
+    int n = static_cast<int>(
+        std::min<int64_t>(options_.measurements_per_round, options_.trials - history_.trials()));
+    uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
+    std::vector<MeasureInput> batch;
+    std::unordered_set<std::string> chosen;
+    if (model_.trained()) {
+        int n_random = static_cast<int>(options_.eps_greedy * n);
+        EvolutionOptions evo{.population = options_.population,
+                             .generations = options_.generations,
+                             .mutation_prob = options_.mutation_prob,
+                             .num_threads = threads_};
+        size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
+        for (ScoredState& s :
+             evolutionary_search(space_, model_, history_.best_states(n_seeds), history_.keys,
+                                 n - n_random, seed, evo, &round_.search)) {
+            chosen.insert(state_key(s.state.schedule));
+            batch.push_back({std::move(s.state.schedule), origin_of(s.state)});
+        }
+        round_.chosen_by_model = static_cast<int>(batch.size());
+    }
+    int want = n - static_cast<int>(batch.size());
+    for (SearchState& s : random_states(want, seed + 1, chosen))
+        batch.push_back({std::move(s.schedule), CandidateOrigin::Random});
+    round_.random = static_cast<int>(batch.size()) - round_.chosen_by_model;
+    round_.search_seconds = seconds_since(t0);
+    return batch;
+}
+
+std::vector<MeasureResult> Tuner::measure(const std::vector<MeasureInput>& batch) {
+    MeasureStats before = measurer_.stats();
+    std::vector<MeasureResult> results = measurer_.measure(task_, batch);
+    const MeasureStats& after = measurer_.stats();
+    round_.build_seconds = after.build - before.build;
+    round_.run_seconds = (after.total - before.total) - round_.build_seconds;
+    return results;
+}
+
+// Appends the round's measurements to the log (synced), then to the history.
+void Tuner::record(const std::vector<MeasureInput>& batch,
+                   const std::vector<MeasureResult>& results) {
+    std::vector<TuningRecord> records;
+    std::vector<std::optional<Schedule>> schedules;
+    for (size_t i = 0; i < batch.size(); ++i) {
+        records.push_back(make_record(task_, batch[i], results[i], options_.seed, round_.round));
+        schedules.push_back(batch[i].schedule);
+        round_.measured += 1;
+        round_.errors += results[i].ok() ? 0 : 1;
+    }
+    log_.append(records);
+    size_t first = history_.programs.size();
+    history_.add(task_, std::move(records), schedules, threads_);
+    batch_programs_.assign(history_.programs.begin() + static_cast<std::ptrdiff_t>(first),
+                           history_.programs.end());
+    round_.best_seconds = history_.best_seconds;
+}
+
+void Tuner::train() {
+    auto t0 = Clock::now();
+    round_.quality = model_.update(batch_programs_);
+    round_.train_seconds = seconds_since(t0);
+}
+
+TuningProgress Tuner::progress() const {
+    TuningProgress p;
+    p.task = task_.workload_name().empty() ? "dag:" + task_.dag_hash_hex() : task_.workload_name();
+    p.trials = history_.trials();
+    p.trials_total = options_.trials;
+    p.resumed_trials = resumed_;
+    p.best_seconds = history_.best_seconds;
+    p.best_gflops = std::isfinite(p.best_seconds) && flops_ > 0 ? flops_ / p.best_seconds / 1e9 : 0;
+    p.elapsed_seconds = seconds_since(start_);
+    int64_t done = p.trials - resumed_;
+    if (done > 0)
+        p.eta_seconds = p.elapsed_seconds / static_cast<double>(done) *
+                        static_cast<double>(std::max<int64_t>(0, p.trials_total - p.trials));
+    if (!rounds_.empty()) p.last_round = rounds_.back();
+    return p;
+}
+
+void Tuner::report_round() {
+    round_.total_seconds =
+        round_.search_seconds + round_.build_seconds + round_.run_seconds + round_.train_seconds;
+    rounds_.push_back(round_);
+    TuningProgress p = progress();
+    printer_.round(p);
+    if (options_.on_progress) options_.on_progress(p);
+}
+
+TuningResult Tuner::result() {
+    TuningResult r;
+    r.best_schedule = history_.best_schedule;
+    r.best_seconds = history_.best_seconds;
+    r.flops = flops_;
+    r.best_gflops = std::isfinite(r.best_seconds) && flops_ > 0 ? flops_ / r.best_seconds / 1e9 : 0;
+    r.trials = history_.trials();
+    r.resumed_trials = resumed_;
+    for (const TuningRecord& rec : history_.records) r.errors += rec.ok() ? 0 : 1;
+    r.curve = tuning_curve(history_.records, flops_);
+    r.rounds = rounds_;
+    r.stop_reason = stop_reason_;
+    r.seconds = seconds_since(start_);
+    printer_.finish(r, progress().task);
+    return r;
+}
+
+}  // namespace
+
+double task_flops(const SearchTask& task) {
+    try {
+        return flop_count(task.dag().outputs);
+    } catch (const DSLError&) {
+        return 0;  // a symbolic extent: no throughput
+    }
+}
+
+std::vector<TuningCurvePoint> tuning_curve(const std::vector<TuningRecord>& records, double flops) {
+    std::vector<TuningCurvePoint> curve;
+    double best = std::numeric_limits<double>::infinity();
+    for (const TuningRecord& r : records) {
+        if (r.ok()) best = std::min(best, r.mean_cost());
+        TuningCurvePoint p;
+        p.trial = static_cast<int64_t>(curve.size()) + 1;
+        p.best_seconds = best;
+        p.best_gflops = std::isfinite(best) && best > 0 && flops > 0 ? flops / best / 1e9 : 0;
+        curve.push_back(p);
+    }
+    return curve;
+}
+
+TuningResult tune(const SearchTask& task, const TuningOptions& options) {
+    check_options(options);
+    Tuner tuner(task, options);  // reads the log: trials done, the model trained, the seeds
+    while (!tuner.finished()) {
+        std::vector<MeasureInput> batch = tuner.search();
+        if (batch.empty()) {
+            tuner.stop("exhausted");
+            break;
+        }
+        if (tuner.stop_requested()) break;
+        std::vector<MeasureResult> results = tuner.measure(batch);
+        tuner.record(batch, results);
+        tuner.train();
+        tuner.report_round();
+    }
+    return tuner.result();
+}
+
+}  // namespace tessel
