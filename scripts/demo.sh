@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --llvm
 dir="${TESSEL_BUILD_DIR:-build/release}"
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target tessel-demo
+cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target tessel-demo tessel-measure
 "$dir/tools/tessel-demo" "$@"
