@@ -99,6 +99,7 @@ const char* worker_fault_name(TestFault f) {
         case TestFault::OutOfBoundsWrite: return "out_of_bounds_write";
         case TestFault::WrongValues: return "wrong_values";
         case TestFault::OutOfMemory: return "out_of_memory";
+        case TestFault::HangWhileTiming: return "hang_while_timing";
         default: return "";
     }
 }

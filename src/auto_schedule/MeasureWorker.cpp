@@ -150,9 +150,9 @@ WorkerProcess::Outcome WorkerProcess::request(const measure::Message& request,
         start_seconds_ +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
     }
-    try {
-        out.header = nlohmann::json::parse(out.reply.json);
-    } catch (const nlohmann::json::exception&) {
+    // A reply header is a JSON object; anything else (unparsable: discarded) is a broken worker.
+    out.header = nlohmann::json::parse(out.reply.json, nullptr, /*allow_exceptions=*/false);
+    if (!out.header.is_object()) {
         kill(pid_, SIGKILL);
         Outcome bad = reap(false, what);
         bad.error = MeasureError::WorkerError;

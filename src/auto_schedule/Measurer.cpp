@@ -124,12 +124,12 @@ void Measurer::Impl::time_candidate(MeasureResult& r) {
     WorkerProcess::Outcome o =
         worker.request({internal::measure::MessageKind::Time, header.dump(), {}}, limit);
     r.run_seconds += since(t0);
-    stats.timing += o.header.value("seconds", 0.0);
-    if (o.error != MeasureError::None) {
+    if (o.error != MeasureError::None) {  // a crash or a timeout: no header
         r.error = o.error;
         r.error_message = o.message;
         return;
     }
+    stats.timing += o.header.value("seconds", 0.0);
     r.costs = o.header.at("costs").get<std::vector<double>>();
 }
 

@@ -43,6 +43,8 @@ TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
 #endif
         {TestFault::BuildHang, MeasureError::BuildTimeout},
         {TestFault::None, MeasureError::None},
+        {TestFault::HangWhileTiming, MeasureError::RunTimeout},
+        {TestFault::None, MeasureError::None},
     };
     std::vector<MeasureInput> inputs;
     for (const auto& c : cases) inputs.push_back(planted(task, c.first));
@@ -67,8 +69,8 @@ TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
     EXPECT_NE(results[5].error_message.find("past its end"), std::string::npos);
     EXPECT_NE(results[6].error_message.find("output 'C'"), std::string::npos)
         << results[6].error_message;
-    // The first worker, one after the segfault, one after the abort, one after the hang.
-    EXPECT_EQ(measurer.stats().workers_started, 4);
+    // The first worker, one after the segfault, the abort, the hang and the hang while timing.
+    EXPECT_EQ(measurer.stats().workers_started, 5);
     // The pool still works for the next batch.
     std::vector<MeasureResult> again = measurer.measure(task, {planted(task, TestFault::None)});
     EXPECT_TRUE(again[0].ok()) << again[0].error_message;

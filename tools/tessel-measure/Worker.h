@@ -58,6 +58,7 @@ private:
     std::vector<Argument> args_;
     std::vector<NDArray> arrays_;  // the kernel's arguments
     std::optional<Kernel> kernel_;
+    std::string timing_fault_;  // a test's fault for the next Time request (--test-faults)
     Module module_;
     std::unique_ptr<internal::cuda::StreamTimer> timer_;
 };

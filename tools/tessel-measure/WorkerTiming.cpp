@@ -61,6 +61,7 @@ json Worker::time(const json& request) {
     int repeat = std::max(1, request.at("repeat").get<int>());
     double min_seconds = request.at("min_repeat_ms").get<double>() * 1e-3;
     bool flush = request.value("flush_cache", false);
+    plant_fault_before(timing_fault_);
     auto t0 = std::chrono::steady_clock::now();
     json costs = json::array();
     for (int r = 0; r < repeat; ++r) {
