@@ -24,7 +24,8 @@ namespace {
 
 constexpr size_t kStubBytes = 16;  // jmp *0(%rip); .quad target; 2 bytes of padding
 
-// Reads the object with every offset and size checked against its length.
+// Reads the object with every offset and size checked against its length, and every table
+// checked to be aligned for its type (a real object's are; a corrupt one's need not be).
 class ElfView {
 public:
     explicit ElfView(const std::vector<uint8_t>& bytes) : bytes_(bytes) {}
@@ -34,6 +35,10 @@ public:
             TESSEL_THROW(RuntimeError)
                 << "cpu-object payload: truncated or corrupt ELF object (" << bytes_.size()
                 << " bytes, needed " << count * sizeof(T) << " at offset " << offset << ")";
+        if (reinterpret_cast<uintptr_t>(bytes_.data() + offset) % alignof(T) != 0)
+            TESSEL_THROW(RuntimeError) << "cpu-object payload: corrupt ELF object (a table at "
+                                          "offset "
+                                       << offset << " is not aligned for its entries)";
         return reinterpret_cast<const T*>(bytes_.data() + offset);
     }
     std::string string_at(const Elf64_Shdr& table, uint64_t index) const {
