@@ -141,6 +141,7 @@ class TuningWarning(UserWarning):
 from . import nd  # noqa: F401,E402
 from . import op  # noqa: F401,E402
 from . import auto_schedule  # noqa: F401,E402
+from . import auto_scheduler  # noqa: F401,E402  (TVM's Ansor API: docs/tvm.md)
 
 # A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
 # tears down (bounded, so a hung build cannot hang exit).
