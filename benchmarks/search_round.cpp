@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "support/BenchUtil.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
 #include "tessel/auto_schedule/EvolutionarySearch.h"
@@ -107,11 +108,6 @@ double process_cpu_seconds() {
     getrusage(RUSAGE_SELF, &u);
     auto sec = [](const timeval& t) { return t.tv_sec + 1e-6 * t.tv_usec; };
     return sec(u.ru_utime) + sec(u.ru_stime);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace

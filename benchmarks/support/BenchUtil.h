@@ -18,3 +18,13 @@ inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
+
+/// The median milliseconds of `work` over `runs` calls after `warmup` calls.
+inline double median_ms(const std::function<void()>& work, int warmup, int runs) {
+    std::vector<double> ms;
+    for (int rep = 0; rep < warmup + runs; ++rep) {
+        double s = seconds_of(work);
+        if (rep >= warmup) ms.push_back(s * 1e3);
+    }
+    return median(ms);
+}
