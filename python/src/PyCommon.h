@@ -20,6 +20,10 @@
 #include "tessel/runtime/DataType.h"
 #include "tessel/runtime/Device.h"
 
+namespace tessel {
+struct MeasureOptions;
+}
+
 namespace tessel::python {
 
 namespace py = pybind11;
@@ -40,6 +44,11 @@ void init_op(py::module_& m);
 void init_measure(py::module_& m);
 void init_record(py::module_& m);
 void init_search_space(py::module_& m);
+
+/// The Measurer's options from the keyword arguments ts.Measurer and ts.auto_schedule.tune share.
+MeasureOptions measure_options(int number, int repeat, double min_repeat_ms, bool flush_cache,
+                               double build_timeout, double run_timeout, int build_threads,
+                               int64_t worker_memory_limit, std::string worker_path, uint64_t seed);
 
 /// A Python value as an expression: Expr, IterVar (its variable), bool, int (int32 when it fits,
 /// else int64), float (float32, as TVM's literals). Anything else is a DSLError naming `what`.

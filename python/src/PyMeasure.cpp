@@ -16,9 +16,12 @@ CandidateOrigin to_origin(const std::string& name) {
     return *o;
 }
 
-MeasureOptions make_options(int number, int repeat, double min_repeat_ms, bool flush_cache,
-                            double build_timeout, double run_timeout, int build_threads,
-                            int64_t worker_memory_limit, std::string worker_path, uint64_t seed) {
+}  // namespace
+
+MeasureOptions measure_options(int number, int repeat, double min_repeat_ms, bool flush_cache,
+                               double build_timeout, double run_timeout, int build_threads,
+                               int64_t worker_memory_limit, std::string worker_path,
+                               uint64_t seed) {
     MeasureOptions o;
     o.number = number;
     o.repeat = repeat;
@@ -32,6 +35,8 @@ MeasureOptions make_options(int number, int repeat, double min_repeat_ms, bool f
     o.seed = seed;
     return o;
 }
+
+namespace {
 
 py::dict stats_dict(const MeasureStats& s) {
     py::dict d;
@@ -72,7 +77,7 @@ void init_measure(py::module_& m) {
         .def(py::init([](int number, int repeat, double min_repeat_ms, bool flush_cache,
                          double build_timeout, double run_timeout, int build_threads,
                          int64_t worker_memory_limit, std::string worker_path, uint64_t seed) {
-                 return std::make_unique<Measurer>(make_options(
+                 return std::make_unique<Measurer>(measure_options(
                      number, repeat, min_repeat_ms, flush_cache, build_timeout, run_timeout,
                      build_threads, worker_memory_limit, std::move(worker_path), seed));
              }),

@@ -146,14 +146,11 @@ void init_tune(py::module_& m) {
             o.eps_greedy = eps_greedy;
             o.early_stopping = early_stopping;
             o.num_threads = num_threads;
-            o.measure.number = number;
-            o.measure.repeat = repeat;
-            o.measure.min_repeat_ms = min_repeat_ms;
-            o.measure.flush_cache = flush_cache;
-            o.measure.build_timeout_seconds = build_timeout;
-            o.measure.run_timeout_seconds = run_timeout;
-            o.measure.build_threads = build_threads;
-            o.measure.worker_path = std::move(worker_path);
+            const MeasureOptions defaults;  // the memory limit and the inputs' seed
+            o.measure =
+                measure_options(number, repeat, min_repeat_ms, flush_cache, build_timeout,
+                                run_timeout, build_threads, defaults.worker_memory_limit_bytes,
+                                std::move(worker_path), defaults.seed);
             o.cost_model.min_programs = min_programs;
             o.verbose = verbose;
             args.on_progress = std::move(on_progress);
