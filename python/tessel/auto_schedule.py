@@ -56,7 +56,7 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
          population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05,
          early_stopping=0, num_threads=0, number=3, repeat=1, min_repeat_ms=100.0,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
-         worker_path="", min_programs=64, progress=True, print_schedule=True):
+         worker_path="", min_programs=16, progress=True, print_schedule=True):
     """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
 
     Every measurement is appended to ``log_file`` (required), and a log that already holds

@@ -95,6 +95,7 @@ public:
 private:
     std::vector<SearchState> random_states(int n, uint64_t seed,
                                            std::unordered_set<std::string>& chosen) const;
+    int round_size() const;
     TuningProgress progress() const;
 
     SearchTask task_;
@@ -184,6 +185,15 @@ std::vector<SearchState> Tuner::random_states(int n, uint64_t seed,
     return out;
 }
 
+// A round measures at most as many candidates as the model has successful programs to learn
+// from (at least min_programs): the first rounds grow 16, 16, 32, 64 under the defaults, so the
+// model starts choosing after 16 random trials instead of after a whole random round.
+int Tuner::round_size() const {
+    int64_t known = std::max<int64_t>(options_.cost_model.min_programs,
+                                      static_cast<int64_t>(history_.successes.size()));
+    return static_cast<int>(std::min<int64_t>(options_.measurements_per_round, known));
+}
+
 // The round's candidates: the evolutionary search's best and an epsilon-greedy share of random
 // samples once the model has trained; random samples before.
 std::vector<MeasureInput> Tuner::search() {
@@ -191,8 +201,7 @@ std::vector<MeasureInput> Tuner::search() {
     round_ = TuningRound{};
     round_.round = history_.next_round;
     batch_programs_.clear();
-    int n = static_cast<int>(
-        std::min<int64_t>(options_.measurements_per_round, options_.trials - history_.trials()));
+    int n = static_cast<int>(std::min<int64_t>(round_size(), options_.trials - history_.trials()));
     uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
     std::vector<MeasureInput> batch;
     std::unordered_set<std::string> chosen;

@@ -79,7 +79,7 @@ RankingQuality ranking_quality(const std::vector<MeasuredProgram>& programs,
 struct CostModelOptions {
     uint64_t seed = 0;          ///< XGBoost's seed and the random scores' seed
     int nthread = 1;            ///< XGBoost's threads; results are deterministic for a count
-    int min_programs = 64;      ///< successful programs needed before the model trains
+    int min_programs = 16;      ///< successful programs needed before the model trains
     int num_rounds = 400;       ///< boosting rounds per training (at most; see early_stop_rounds)
     int early_stop_rounds = 0;  ///< stop when the training loss has not improved by 0.1% in this
                                 ///< many rounds (0: run all num_rounds)

@@ -78,14 +78,16 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
                                                 tm.getTargetTriple());
     }
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
-    // The schedule decides vectorization and unrolling (vectorize, unroll, auto_unroll_max_step):
-    // LLVM does not second-guess it, which keeps the tuner's cost model honest and halves the
-    // optimisation time of tuned kernels. Scalar cleanups, LICM, GVN and instruction combining
-    // still run.
+    // LLVM's loop unroller and its loop and SLP vectorizers run after the schedule's own
+    // vectorize, unroll and auto_unroll_max_step: they finish what a schedule leaves open (a
+    // register tile the schedule did not unroll, an inner loop it did not vectorise). Measured on
+    // random 1024^3 GEMM schedules (docs/notes/tuner.md): the best of a 128-trial tuning rose from
+    // 293 to 511 GFLOP/s, for about 30 % more optimisation time per candidate.
     llvm::PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = false;
-    tuning.LoopVectorization = false;
-    tuning.LoopInterleaving = false;
+    tuning.LoopUnrolling = true;
+    tuning.LoopVectorization = true;
+    tuning.LoopInterleaving = true;
+    tuning.SLPVectorization = true;
     llvm::PassBuilder pb(&tm, tuning);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
