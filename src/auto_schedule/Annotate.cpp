@@ -3,6 +3,7 @@
 // listed in annotate_rules() below. SearchSpace::annotate runs them.
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "AnnotateUtil.h"
 #include "SketchUtil.h"
@@ -225,16 +226,32 @@ void cooperative_fetch(AnnotateContext& a) {
 
 }  // namespace
 
-bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
-                     const std::vector<Step>& steps) {
+int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
+                    const std::vector<Step>& steps) {
     const HardwareParams& hw = space.task().hardware();
+    int64_t warp = std::max(1, hw.warp_size), sms = std::max(1, hw.num_cores);
+    int misses = 0;
     for (const SketchStage& info : sketch.stages) {
         if (info.kind != SketchStageKind::Tiled || info.thread_steps.empty()) continue;
-        int64_t threads = 1;
-        for (int step : info.thread_steps) threads *= std::get<SplitStep>(steps[step]).factor;
-        if (threads > hw.max_threads_per_block) return false;
+        // The spatial tile groups: the ones whose level-2 split is a thread step.
+        int64_t points = 1, blocks = 1, threads = 1, per_thread = 1;
+        for (const TileGroup& g : sketch.tiles) {
+            if (g.steps.size() < 4 || std::find(info.thread_steps.begin(), info.thread_steps.end(),
+                                                g.steps[1]) == info.thread_steps.end())
+                continue;
+            std::vector<int64_t> l = tile_lengths(steps, g);
+            points *= g.extent;
+            blocks *= l[0];
+            threads *= l[2];
+            for (size_t k = 1; k < l.size(); ++k)
+                if (k != 2) per_thread *= l[k];
+        }
+        if (threads > hw.max_threads_per_block) return std::numeric_limits<int>::max();
+        misses += threads < std::min(warp, points) ? 1 : 0;
+        misses += blocks < std::min(sms, std::max<int64_t>(1, points / warp)) ? 1 : 0;
+        misses += per_thread > kMaxOutputsPerThread ? 1 : 0;
     }
-    return true;
+    return misses;
 }
 
 bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,

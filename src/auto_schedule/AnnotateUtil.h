@@ -59,14 +59,20 @@ const std::vector<int64_t>& auto_unroll_choices(const Target& target);
 void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
                      std::mt19937_64& rng);
 
-/// Whether a GPU sketch's tile sizes in `steps` (the sketch's, filled in) give each tiled stage
-/// at most the target's threads per block. Cheap: annotation checks it before replaying.
-bool gpu_threads_fit(const SearchSpace& space, const Sketch& sketch,
-                     const std::vector<Step>& steps);
+/// Outputs one GPU thread computes at most in a tiled stage (vthreads and inner tiles), for a
+/// draw to count as useful: its accumulators stay in registers and NVRTC unrolls it quickly.
+constexpr int64_t kMaxOutputsPerThread = 64;
+
+/// How far a GPU sketch's tile sizes in `steps` (the sketch's, filled in) are from a useful
+/// launch, per tiled stage: one miss each for fewer threads per block than a warp, fewer blocks
+/// than the SMs (each while the output has that many points), and more than
+/// kMaxOutputsPerThread outputs per thread; INT_MAX for more threads per block than the target
+/// allows. Cheap (no replay): annotation draws until it is 0 (SearchSpace.cpp).
+int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch, const std::vector<Step>& steps);
 
 /// Whether the shared-memory fetches of `s` (the sketch replayed with its tile sizes) fit the
 /// target's shared memory per block (bound inference). Annotation draws tile sizes again until
-/// both checks pass (rejection sampling: uniform over the fitting ones).
+/// both checks pass (rejection sampling: uniform over the passing ones).
 /// `extents`, when given, receives the leaf extents it inferred (left empty when it needed none).
 bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,
                             std::vector<std::vector<Expr>>* extents = nullptr);

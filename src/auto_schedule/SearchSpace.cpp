@@ -3,6 +3,7 @@
 #include "tessel/auto_schedule/SearchSpace.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 
 #include "AnnotateUtil.h"
@@ -15,8 +16,10 @@ namespace tessel {
 
 namespace {
 
-// Draws of a GPU sketch's tile sizes before annotation goes on with ones that do not fit.
+// Draws of a GPU sketch's tile sizes: replayed ones until the shared memory fits, and cheap ones
+// (no replay) per replay until the launch is useful (draw_tile_sizes).
 constexpr int kTileDraws = 32;
+constexpr int kLaunchDraws = 512;
 
 // Every way to write `extent` as `levels` ordered factors, the last at most `max_innermost`.
 void factorize(int64_t extent, int levels, int64_t max_innermost, std::vector<int64_t>& prefix,
@@ -105,20 +108,32 @@ std::string SearchSpace::check(const Schedule& s) const {
     return "";
 }
 
-// The sketch replayed with random tile sizes written into `steps`; on GPUs drawn again (up to
-// kTileDraws times, the last draw kept) until the block's threads and shared memory fit.
-// `extents` receives the leaf extents the shared-memory check inferred, if it did.
+// The sketch replayed with random tile sizes written into `steps`. On GPUs the sizes are drawn
+// until they make a useful launch (gpu_tile_misses: up to kLaunchDraws cheap draws, the one with
+// the fewest misses kept) and again (up to kTileDraws times, the last kept) until the shared
+// memory fits. `extents` receives the leaf extents the shared-memory check inferred, if it did.
 Schedule SearchSpace::draw_tile_sizes(const Sketch& sk, std::vector<Step>& steps,
                                       std::mt19937_64& rng,
                                       std::vector<std::vector<Expr>>& extents) const {
-    bool gpu = task_.target().is_gpu();
-    for (int draw = 1;; ++draw) {
+    if (!task_.target().is_gpu()) {
         internal::fill_tile_sizes(*this, sk, steps, rng);
-        bool last = !gpu || draw == kTileDraws;
-        if (!last && !internal::gpu_threads_fit(*this, sk, steps)) continue;
+        return replay(task_.initial_schedule(), steps);
+    }
+    for (int draw = 1;; ++draw) {
+        std::vector<Step> best;
+        int best_misses = std::numeric_limits<int>::max();
+        for (int k = 0; k < kLaunchDraws && best_misses > 0; ++k) {
+            internal::fill_tile_sizes(*this, sk, steps, rng);
+            int misses = internal::gpu_tile_misses(*this, sk, steps);
+            if (misses < best_misses || best.empty()) {
+                best = steps;
+                best_misses = misses;
+            }
+        }
+        steps = std::move(best);
         Schedule s = replay(task_.initial_schedule(), steps);
-        if (!gpu) return s;
-        if (internal::gpu_shared_memory_fits(*this, sk, s, &extents) || last) return s;
+        if (internal::gpu_shared_memory_fits(*this, sk, s, &extents) || draw == kTileDraws)
+            return s;
     }
 }
 

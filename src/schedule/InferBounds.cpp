@@ -393,6 +393,21 @@ Expr clamped_read_value(const StageBounds& b, size_t r, const Expr& v, const Exp
     return offset_by_region_min(b, r, simplify(Min::make(v, last)));
 }
 
+// The extent of the part of split `rel` whose length it gives (the inner part of a split by
+// factor, the outer of one by nparts): the given count, or the parent's constant extent where
+// that is smaller (a stage computed at a consumer's tile may need less than a level of its own
+// tiles: its loops then cover the region rather than the tile, with no guard), unless a loop
+// derived from that part is bound to a GPU axis (the count is then the launch's thread count,
+// which other stages of the kernel share).
+int64_t tightened_count(const Stage& st, const IterRelation& rel, const Expr& parent) {
+    auto p = as_const_int(parent);
+    if (!p || *p >= rel.count || *p < 1) return rel.count;
+    std::vector<bool> part = derived_from(st, rel.by_nparts ? rel.outer : rel.inner);
+    for (int id : st.leaf)
+        if (part[id] && st.iters[id].annotation >= IterAnnotation::VThread) return rel.count;
+    return *p;
+}
+
 // a * b, ceil(a / f) and a == b for extents: integer arithmetic when they are constants (the
 // common case, and the search replays and lowers many states), the simplifier otherwise.
 Expr extent_mul(const Expr& a, const Expr& b) {
@@ -431,7 +446,7 @@ void BoundInference::derive_loops(int i) {
             continue;
         }
         Expr parent = b.iter_extents[rel.parent];
-        Expr given = make_const(parent.type(), rel.count);
+        Expr given = make_const(parent.type(), tightened_count(st, rel, parent));
         Expr other = extent_ceil_div(parent, rel.count);
         b.iter_extents[rel.inner] = rel.by_nparts ? other : given;
         b.iter_extents[rel.outer] = rel.by_nparts ? given : other;

@@ -150,3 +150,20 @@ TEST(ScheduleComputeAt, PaddedInputInsideConvTile) {
     s.compute_at(p, c, 3);
     expect_matches_reference(s, 27);
 }
+
+TEST(ScheduleComputeAt, ProducerTileLargerThanTheRegionShrinksToIt) {
+    // B is split by 16 but computed for 4 columns of C at a time: its inner loop covers the 6
+    // columns needed (no loop of 16 with a guard), its outer loop has one iteration.
+    Halo h;
+    Schedule s = create_schedule({h.C});
+    int c = s.stage_of(h.C), b = s.stage_of(h.B);
+    s.split(c, 1, 4);  // i jo ji
+    s.compute_at(b, c, 1);
+    s.split(b, 1, 16);  // i jo ji
+    expect_matches_reference(s);
+    std::vector<std::vector<Expr>> extents = s.infer_extents();
+    EXPECT_EQ(as_const_int(extents[b][1]).value_or(-1), 1);
+    EXPECT_EQ(as_const_int(extents[b][2]).value_or(-1), 6);  // 4 columns and the halo of 2
+    std::string lowered = to_string(lower(s, {h.A, h.C}));
+    EXPECT_EQ(lowered.find("if likely"), std::string::npos) << lowered;
+}

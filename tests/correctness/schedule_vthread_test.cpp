@@ -2,6 +2,8 @@
 // with and without real thread bindings around them.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "correctness/ScheduleTestUtil.h"
 
 using namespace tessel;
@@ -52,4 +54,38 @@ TEST(ScheduleVThread, SharedStageAcrossVirtualThreads) {
     s.split(as, 1, 16);  // i jo ji
     s.bind(as, 2, IterAnnotation::ThreadX);
     expect_matches_reference(s);
+}
+
+TEST(ScheduleVThread, RegisterTileSharesTheSharedFetch) {
+    // Each thread computes one row of 4 outputs for each of 2 virtual threads (rows 8 apart) into
+    // a local cache; the shared copy of A is fetched once per k step for both virtual threads, and
+    // the local cache is one allocation of 2 x 4 elements (inject_virtual_threads interleaves
+    // the virtual threads inside the k loop instead of repeating the whole body per thread).
+    Matmul mm(32, 32, 16);
+    Schedule s = create_schedule({mm.C});
+    int cl = s.cache_write(s.stage_of(mm.C), "local"), w = cl + 1;
+    s.split(w, 0, 16);  // io ii j
+    s.split(w, 1, 8);   // io vt t j
+    s.split(w, 3, 4);   // io vt t jo ji
+    s.reorder(w, {0, 3, 1, 2, 4});
+    s.bind(w, 0, IterAnnotation::BlockX);
+    s.bind(w, 1, IterAnnotation::BlockY);
+    s.bind(w, 2, IterAnnotation::VThread);
+    s.bind(w, 3, IterAnnotation::ThreadX);
+    s.compute_at(cl, w, 3);
+    s.split(cl, 2, 4);  // i j ko ki
+    int as = s.cache_read(0, "shared", {cl});
+    cl += 1;
+    s.compute_at(as, cl, 2);
+    s.fuse(as, {0, 1});
+    s.split(as, 0, 8);
+    s.bind(as, 1, IterAnnotation::ThreadX);
+    expect_matches_reference(s, 16);
+    std::string lowered = to_string(lower(s, {mm.A, mm.B, mm.C}));
+    EXPECT_NE(lowered.find("allocate C.local: float32[8] (local)"), std::string::npos) << lowered;
+    size_t fetches = 0;  // statements storing into A.shared
+    std::istringstream lines(lowered);
+    for (std::string line; std::getline(lines, line);)
+        fetches += line.find_first_not_of(' ') == line.find("A.shared[");
+    EXPECT_EQ(fetches, 1u) << lowered;
 }
