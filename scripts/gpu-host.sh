@@ -14,6 +14,10 @@
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
 #   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
 #   tutorials the GPU tutorials (05, 06) at full size on the GPU
+#   tune      benchmarks/run.sh tune_gemm_cuda and tune_softmax_cuda, each tuning for at most
+#             TESSEL_TUNE_SECONDS (default 240) towards TESSEL_TUNE_TRIALS (default 1000) trials,
+#             resuming its log in build/gpu-tune/ (run the step again to go on), then its report;
+#             the logs are copied to $OUT
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
 # bundle, default .deps), TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT
 # (seconds before the fuzz step or one sanitizer run is cut off; 400 and 240 by default).
@@ -92,6 +96,16 @@ do_bench() {
     return $rc
 }
 
+do_tune() {
+    local rc=0
+    for b in tune_gemm_cuda tune_softmax_cuda; do
+        TESSEL_BENCH_BUILD_DIR="$dir" benchmarks/run.sh "$b" --trials "${TESSEL_TUNE_TRIALS:-1000}" \
+            --max-seconds "${TESSEL_TUNE_SECONDS:-240}" || rc=1
+    done
+    cp build/gpu-tune/*.jsonl "$out"/ 2>/dev/null
+    return $rc
+}
+
 do_tutorials() {
     for t in tutorials/05_gpu_gemm.py tutorials/06_gpu_softmax.py; do
         PYTHONPATH="$dir/python" python3 "$t" || return 1
@@ -107,12 +121,14 @@ for s in "$@"; do
         sanitize) step sanitize do_sanitize ;;
         bench) step bench do_bench ;;
         tutorials) step tutorials do_tutorials ;;
+        tune) step tune do_tune ;;
         *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
     esac
 done
 echo "== gpu-host summary (logs in $out)"
 for line in "${summary[@]}"; do echo "$line"; done
-grep -h "^BENCH" "$out"/bench.log 2>/dev/null
+grep -h "^BENCH" "$out"/bench.log "$out"/tune.log 2>/dev/null
+grep -h "^tuned \|^curve\|trials in the log" "$out"/tune.log 2>/dev/null
 grep -h "GFLOP/s\|GB/s" "$out"/tutorials.log 2>/dev/null
 grep -h "^schedule fuzz\|^gpu schedule fuzz\|passed on GPU" "$out"/fuzz.log 2>/dev/null
 grep -h "^== compute-sanitizer\|ERROR SUMMARY\|RACECHECK SUMMARY\|tests ran\|PASSED\|FAILED" \
