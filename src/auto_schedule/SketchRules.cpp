@@ -326,7 +326,9 @@ RuleCondition cross_thread_condition(const SketchContext& ctx, const Sketch& sk,
     int64_t reduce = internal::root_extent_product(s, IterKind::Reduction);
     int64_t warp = std::max(1, ctx.task.hardware().warp_size);
     if (space < 0 || reduce < warp) return RuleCondition::Skip;
-    bool small_space = space <= warp * 4 || (!needs_tiling(ctx, sk, st) && space < reduce);
+    // A stage without data reuse (a row reduction) may also read its rows with a block each,
+    // coalesced, however many rows there are: a branch, the one-thread-per-row sketch stays.
+    bool small_space = space <= warp * 4 || !needs_tiling(ctx, sk, st);
     return small_space ? RuleCondition::Apply : RuleCondition::Skip;
 }
 
