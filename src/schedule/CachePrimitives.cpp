@@ -138,7 +138,7 @@ int Schedule::cache_read(int stage, const std::string& scope, const std::vector<
     cs.scope = sc;
     A::insert_stage(*this, stage + 1, std::move(cs));
     internal::redirect_reads(stages_, moved, {{src, cache}}, {});
-    std::string error = internal::attachment_error(*this);
+    std::string error = internal::new_attachment_error(saved, stages_);
     if (!error.empty()) {
         stages_ = std::move(saved);
         schedule_fail(*this, prim, stage, error);
@@ -176,7 +176,7 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     A::insert_stage(*this, stage, std::move(cs));
     internal::redirect_reads(stages_, {}, {}, {{orig, copy}});
     // The cache stage reads the stage's producers now; one computed at a consumer breaks.
-    std::string error = internal::attachment_error(*this);
+    std::string error = internal::new_attachment_error(saved, stages_);
     if (!error.empty()) {
         stages_ = std::move(saved);
         schedule_fail(*this, prim, stage, error);
