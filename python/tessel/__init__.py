@@ -90,6 +90,8 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     Schedule,
     Stage,
     Iterator,
+    ThreadAxis,
+    thread_axis,
     create_schedule,
     schedule_from_json,
     dag_hash,
@@ -142,6 +144,9 @@ from . import nd  # noqa: F401,E402
 from . import op  # noqa: F401,E402
 from . import auto_schedule  # noqa: F401,E402
 from . import auto_scheduler  # noqa: F401,E402  (TVM's Ansor API: docs/tvm.md)
+# TVM's module names for tensor-expression scripts (`import tessel as tvm; from tessel import te`):
+# the same functions under TVM's spellings (docs/tvm.md).
+from . import te, tir, target, testing, transform  # noqa: F401,E402
 
 # A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
 # tears down (bounded, so a hung build cannot hang exit).
