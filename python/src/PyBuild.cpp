@@ -381,7 +381,10 @@ void init_build(py::module_& m) {
                 throw py::type_error("build(): 'binds' is not supported: tessel allocates each "
                                      "argument as a compact row-major buffer");
             std::vector<Tensor> args = to_arg_tensors(arg_list, "build");
-            Target t = to_target(target.is_none() ? py::str("llvm") : target);  // parsed once
+            // parsed once; no target: the innermost `with Target(...)`, else llvm (as TVM)
+            Target t = !target.is_none()          ? to_target(target)
+                       : !target_scope().empty() ? target_scope().back()
+                                                 : Target("llvm");
             if (!target_host.is_none() && to_target(target_host).is_gpu())
                 throw py::value_error("build(): 'target_host' must be a CPU target (the host "
                                       "code of a CUDA module is tessel's launch plan)");
@@ -393,7 +396,7 @@ void init_build(py::module_& m) {
             return run_interruptible<Module>(
                 [chosen, args, t, name, options] { return build(chosen, args, t, name, options); });
         },
-        py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm",
+        py::arg("schedule"), py::arg("args"), py::arg("target") = py::none(),
         py::arg("target_host") = py::none(), py::arg("name") = "main", py::kw_only(),
         py::arg("in_place") = std::vector<std::string>{}, py::arg("binds") = py::none(),
         "Lowers and compiles the schedule for `target` (a string or a Target) into a module with "

@@ -68,6 +68,8 @@ DataType to_data_type(Type t);
 Device to_device(py::handle device);
 /// A target from a string (parsed: CompileError for a bad one) or a Target; TypeError otherwise.
 Target to_target(py::handle target);
+/// The targets of the active `with Target(...)` scopes, innermost last (guarded by the GIL).
+std::vector<Target>& target_scope();
 /// The arguments of lower() and build(): a list of tensors, in call order. A Var that is a
 /// symbolic extent of one of them (TVM scripts list `n` beside the tensors) is dropped: its
 /// value comes from the arrays' shapes. Anything else is a TypeError naming `what`.

@@ -41,3 +41,23 @@ power = _tessel.pow
 nearbyint = _tessel.round
 Select = _tessel.select
 Cast = _tessel.cast
+
+
+def all(*conditions):  # noqa: A001  (TVM's name)
+    """The logical and of `conditions` (tvm.tir.all): ``a & b & ...``."""
+    if not conditions:
+        raise TypeError("tir.all() needs at least one condition")
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = out & c
+    return out
+
+
+def any(*conditions):  # noqa: A001  (TVM's name)
+    """The logical or of `conditions` (tvm.tir.any): ``a | b | ...``."""
+    if not conditions:
+        raise TypeError("tir.any() needs at least one condition")
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = out | c
+    return out

@@ -98,9 +98,8 @@ int Schedule::cache_read(int stage, const std::string& scope, const std::vector<
     const char* prim = "cache_read";
     if (stage < 0 || stage >= static_cast<int>(stages_.size())) A::loop_stage(*this, prim, stage);
     const Stage& st = stages_[stage];
-    if (st.attach == AttachKind::Inlined)
-        schedule_fail(*this, prim, stage,
-                      "is inlined; it has no storage to read from (compute_root it first)");
+    // An inlined stage may be cached, as in TVM: the cache stage computes its values (the padded
+    // input of a convolution, computed into shared memory by the cache's threads).
     StorageScope sc = internal::parse_scope(*this, prim, stage, scope);
     if (readers.empty()) schedule_fail(*this, prim, stage, "no readers given");
     std::vector<int> moved;  // reader indices after the insertion

@@ -63,3 +63,25 @@ TEST(Regression, ComputeAtWithAnOutputReaderStillFailsAtTheCall) {
                           {"compute_at", "stage 'M'", "'Y'", "an output", "loop nest"});
     EXPECT_TRUE(s.steps().empty());
 }
+
+// TVM's GPU convolution caches its padded input, an inlined stage, in shared memory:
+// s[Apad].compute_inline(); AA = s.cache_read(Apad, "shared", [B]). The cache stage computes the
+// inlined stage's values. (This was refused: "is inlined; it has no storage".)
+TEST(Regression, CacheReadOfAnInlinedStageComputesItsValues) {
+    Tensor A = placeholder({16, 8}, Float(32), "A");
+    Tensor P = compute(
+        {18, 8},
+        [&](Var i, Var j) {
+            return if_then_else(i >= 1 && i < 17, A(max(i - 1, 0), j), make_const(Float(32), 0));
+        },
+        "P");
+    Tensor C = compute(
+        {16, 8}, [&](Var i, Var j) { return P(i, j) + P(i + 2, j); }, "C");
+    Schedule s = create_schedule({C});
+    s.compute_inline(s.stage_of(P));
+    int cache = s.cache_read(s.stage_of(P), "global", {s.stage_of(C)});
+    int c = s.stage_of(C);
+    s.split(c, 0, 4);
+    s.compute_at(cache, c, 0);
+    expect_matches_reference(s);
+}
