@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "PyCommon.h"
+#include "PyCall.h"
 #include "PyNDArray.h"
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/codegen/Build.h"
@@ -34,39 +35,34 @@ Workers& workers() {
     return *w;
 }
 
-// A kernel of a module; holds the module, so its code stays loaded as long as the function.
+// A kernel of a module; holds the module, so its code stays loaded as long as the function, and
+// the cached argument checks of its calls (PyCall.h).
 struct Function {
     Module module;
     Kernel kernel;
+    std::shared_ptr<CallCache> cache;
+    Function(Module m, Kernel k)
+        : module(std::move(m)), kernel(std::move(k)), cache(make_call_cache(kernel)) {}
 };
 
-// The `stream=` keyword of a kernel call (0 when absent); TypeError for any other keyword.
-uintptr_t stream_keyword(const py::kwargs& kwargs) {
-    uintptr_t stream = 0;
-    for (const auto& [key, value] : kwargs) {
-        std::string k = py::str(key);
-        if (k != "stream")
-            throw py::type_error("a kernel call takes arrays and the keyword 'stream', not '" + k +
-                                 "'");
-        if (!value.is_none()) stream = value.cast<uintptr_t>();
-    }
-    return stream;
-}
-
-void call_kernel(const Kernel& kernel, const py::args& args, const py::kwargs& kwargs) {
-    uintptr_t stream = stream_keyword(kwargs);
-    ArgBinding b = bind_arguments(kernel.signature(), args, stream);
-    {
-        py::gil_scoped_release release;
-        kernel.launch(b.arrays, reinterpret_cast<void*>(stream));
-    }
-    finish_arguments(b);
-}
+// A single-kernel module's Function, made once per module object (kept in its __dict__) so that
+// calls of the module reuse the cached checks.
+const Function& module_function(py::handle self);
 
 // Waits for a kernel run on a device with streams (CUDA), so that timings cover its execution.
 void wait_for_device(const std::vector<NDArray>& args) {
     if (args.empty() || args[0].device().type == DeviceType::CPU) return;
     device_api(args[0].device())->synchronize(args[0].device(), nullptr);
+}
+
+Function only_function(const Module& m);
+
+const Function& module_function(py::handle self) {
+    py::dict d = py::reinterpret_borrow<py::dict>(
+        py::handle(PyObject_GenericGetDict(self.ptr(), nullptr)).dec_ref());
+    if (!d.contains("_function"))
+        d["_function"] = py::cast(only_function(self.cast<const Module&>()));
+    return d["_function"].cast<const Function&>();
 }
 
 Function only_function(const Module& m) {
@@ -271,7 +267,7 @@ void init_build(py::module_& m) {
         .def(
             "__call__",
             [](const Function& f, py::args args, py::kwargs kwargs) {
-                call_kernel(f.kernel, args, kwargs);
+                call_kernel(f.kernel, *f.cache, args, kwargs);
             },
             "Runs the kernel on the arrays (a CUDA kernel: queued on `stream=`, an int CUstream "
             "handle, default 0: the legacy default stream).")
@@ -284,10 +280,12 @@ void init_build(py::module_& m) {
              py::arg("warmup") = 1, py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
              py::arg("min_total_seconds") = 0.05, kTimeEvaluatorDoc);
 
-    py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.")
+    py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.",
+                       py::dynamic_attr())
         .def("__call__",
-             [](const Module& mod, py::args args, py::kwargs kwargs) {
-                 call_kernel(only_function(mod).kernel, args, kwargs);
+             [](py::handle self, py::args args, py::kwargs kwargs) {
+                 const Function& f = module_function(self);
+                 call_kernel(f.kernel, *f.cache, args, kwargs);
              })
         .def("__getitem__",
              [](const Module& mod, const std::string& name) {
