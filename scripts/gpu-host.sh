@@ -12,7 +12,7 @@
 #   test      ctest (every GPU test runs for real there) and pytest tests/python
 #   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
-#   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
+#   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda
 #   tutorials the GPU tutorials (05, 06) at full size on the GPU
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
 # bundle, default .deps), TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT
@@ -86,7 +86,7 @@ do_sanitize() {
 
 do_bench() {
     local rc=0
-    for b in gemm_cuda softmax_cuda elementwise_cuda; do
+    for b in gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda; do
         TESSEL_BENCH_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
     done
     return $rc
