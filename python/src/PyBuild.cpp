@@ -12,8 +12,8 @@
 #include <mutex>
 #include <thread>
 
-#include "PyCommon.h"
 #include "PyCall.h"
+#include "PyCommon.h"
 #include "PyNDArray.h"
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/codegen/Build.h"
@@ -119,8 +119,8 @@ TimingResult time_tvm_style(const Function& f, const std::vector<NDArray>& array
             seconds = std::chrono::duration<double>(clock::now() - t0).count();
             if (seconds * 1e3 >= min_repeat_ms || number >= (1 << 30)) break;
             double scale = seconds > 0 ? min_repeat_ms / (seconds * 1e3) * 1.618 : 2.0;
-            number = static_cast<int>(std::min<double>(std::max(number * scale, number + 1.0),
-                                                       double(1 << 30)));
+            number = static_cast<int>(
+                std::min<double>(std::max(number * scale, number + 1.0), double(1 << 30)));
         }
         samples.push_back(seconds / number);
     }
@@ -135,16 +135,18 @@ py::object time_evaluator_any(const Function& f, py::object func_name, py::objec
                               double min_total_seconds) {
     if (!func_name.is_none()) {
         if (!py::isinstance<py::str>(func_name))
-            throw py::type_error("time_evaluator(): 'func_name' is the kernel's name (a str, "
-                                 "e.g. f.entry_name), not " + py_type_name(func_name));
+            throw py::type_error(
+                "time_evaluator(): 'func_name' is the kernel's name (a str, "
+                "e.g. f.entry_name), not " +
+                py_type_name(func_name));
         std::string n = func_name.cast<std::string>();
         if (n != f.kernel.signature().name)
             TESSEL_THROW(RuntimeError) << "time_evaluator: the module has no kernel '" << n
                                        << "' (it is '" << f.kernel.signature().name << "')";
     }
     if (!dev.is_none()) to_device(dev);  // checked; the arguments' device is where it runs
-    bool tvm_style = !number.is_none() || !repeat.is_none() || !min_repeat_ms.is_none() ||
-                     !func_name.is_none();
+    bool tvm_style =
+        !number.is_none() || !repeat.is_none() || !min_repeat_ms.is_none() || !func_name.is_none();
     if (!tvm_style) return time_evaluator(f, warmup, min_repeats, max_repeats, min_total_seconds);
     auto as_int = [](py::object o, const char* name, int dflt) {
         if (o.is_none()) return dflt;
@@ -239,10 +241,7 @@ void init_build(py::module_& m) {
     py::class_<TimingResult>(m, "TimingResult", "Samples of a measurement, in seconds.")
         .def_readonly("samples", &TimingResult::samples)
         .def_property_readonly(
-            "results",
-            [](const TimingResult& r) {
-                return py::tuple(py::cast(r.samples));
-            },
+            "results", [](const TimingResult& r) { return py::tuple(py::cast(r.samples)); },
             "The samples as a tuple (TVM's ProfileResult.results).")
         .def_readonly("median", &TimingResult::median)
         .def_readonly("mean", &TimingResult::mean)
@@ -343,7 +342,8 @@ void init_build(py::module_& m) {
             },
             "The module as bytes (ts.load_module reads them in any process).")
         .def_property_readonly(
-            "entry_name", [](const Module& mod) { return only_function(mod).kernel.signature().name; },
+            "entry_name",
+            [](const Module& mod) { return only_function(mod).kernel.signature().name; },
             "The name of the module's only kernel (TVM's entry_name).")
         .def(
             "time_evaluator",
@@ -353,8 +353,8 @@ void init_build(py::module_& m) {
                 Function f = func_name.is_none() || !py::isinstance<py::str>(func_name)
                                  ? only_function(mod)
                                  : Function{mod, mod.get(func_name.cast<std::string>())};
-                return time_evaluator_any(f, func_name, dev, number, repeat, min_repeat_ms,
-                                          warmup, min_repeats, max_repeats, min_total_seconds);
+                return time_evaluator_any(f, func_name, dev, number, repeat, min_repeat_ms, warmup,
+                                          min_repeats, max_repeats, min_total_seconds);
             },
             py::arg("func_name") = py::none(), py::arg("dev") = py::none(),
             py::arg("number") = py::none(), py::arg("repeat") = py::none(),
@@ -376,16 +376,18 @@ void init_build(py::module_& m) {
         [](const Schedule& s, py::object arg_list, py::object target, py::object target_host,
            const std::string& name, std::vector<std::string> in_place, py::object binds) {
             if (!binds.is_none())
-                throw py::type_error("build(): 'binds' is not supported: tessel allocates each "
-                                     "argument as a compact row-major buffer");
+                throw py::type_error(
+                    "build(): 'binds' is not supported: tessel allocates each "
+                    "argument as a compact row-major buffer");
             std::vector<Tensor> args = to_arg_tensors(arg_list, "build");
             // parsed once; no target: the innermost `with Target(...)`, else llvm (as TVM)
-            Target t = !target.is_none()          ? to_target(target)
+            Target t = !target.is_none()         ? to_target(target)
                        : !target_scope().empty() ? target_scope().back()
                                                  : Target("llvm");
             if (!target_host.is_none() && to_target(target_host).is_gpu())
-                throw py::value_error("build(): 'target_host' must be a CPU target (the host "
-                                      "code of a CUDA module is tessel's launch plan)");
+                throw py::value_error(
+                    "build(): 'target_host' must be a CPU target (the host "
+                    "code of a CUDA module is tessel's launch plan)");
             BuildOptions options;
             options.in_place = std::move(in_place);
             // The apply-best context is this thread's: resolve the schedule before the build
@@ -399,7 +401,8 @@ void init_build(py::module_& m) {
         py::arg("in_place") = std::vector<std::string>{}, py::arg("binds") = py::none(),
         "Lowers and compiles the schedule for `target` (a string or a Target) into a module with "
         "one kernel `name`. `in_place` names arguments that may share memory with others (exempt "
-        "from the overlap check). TVM's target_host= is accepted when it is a CPU target; binds= is "
+        "from the overlap check). TVM's target_host= is accepted when it is a CPU target; binds= "
+        "is "
         "not supported.");
     m.def(
         "build",

@@ -163,8 +163,10 @@ uintptr_t stream_keyword(const py::kwargs& kwargs, bool* given) {
                                  "'");
         if (value.is_none()) continue;
         if (!py::isinstance<py::int_>(value))
-            throw py::type_error("a kernel call's 'stream' is an int CUstream handle (0: the "
-                                 "legacy default stream), not " + py_type_name(value));
+            throw py::type_error(
+                "a kernel call's 'stream' is an int CUstream handle (0: the "
+                "legacy default stream), not " +
+                py_type_name(value));
         stream = value.cast<uintptr_t>();
         *given = true;
     }
@@ -257,9 +259,9 @@ void call_kernel(const Kernel& kernel, CallCache& cache, const py::args& args,
     }
     const Entry* hit = cacheable ? cache.find(keys.data(), n) : nullptr;
     if (hit && cache.pointers_ok(*hit, data.data())) {
-        Device device = n == 0 ? cpu()
-                               : Device{static_cast<DeviceType>(hit->keys[0].dev_type),
-                                        hit->keys[0].dev_id};
+        Device device =
+            n == 0 ? cpu()
+                   : Device{static_cast<DeviceType>(hit->keys[0].dev_type), hit->keys[0].dev_id};
         py::gil_scoped_release release;
         kernel.launch_checked(data.data(), device, hit->shape_vars,
                               reinterpret_cast<void*>(stream));

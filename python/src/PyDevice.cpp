@@ -9,8 +9,9 @@ Device to_device(py::handle device) {
     if (device.is_none()) return cpu();
     if (py::isinstance<Device>(device)) return device.cast<Device>();
     if (!py::isinstance<py::str>(device))
-        throw py::type_error("a device is \"cpu\", \"cuda:1\" or ts.cpu() / ts.cuda(), not " +
-                             std::string(py::str(py::type::of(device))));
+        throw py::type_error(
+            "expected a device: \"cpu\", \"cuda:1\" or ts.cpu() / ts.cuda(), not " +
+            std::string(py::str(py::type::of(device))));
     std::string s = device.cast<std::string>();
     s = s.substr(0, s.find(' '));  // a target string: "llvm -mcpu=...", "cuda -arch=sm_90"
     std::string kind = s.substr(0, s.find(':'));
@@ -97,7 +98,8 @@ void init_device(py::module_& m) {
         .def_property_readonly(
             "exist",
             [](const Device& d) {
-                return d.type == DeviceType::CPU || (cuda_available() && d.id < cuda_device_count());
+                return d.type == DeviceType::CPU ||
+                       (cuda_available() && d.id < cuda_device_count());
             },
             "Whether the device is present (TVM's Device.exist).")
         .def(

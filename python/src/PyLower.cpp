@@ -6,9 +6,9 @@
 
 #include "PyCommon.h"
 #include "tessel/HostArray.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
-#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/VerifySchedule.h"
 
 namespace tessel::python {

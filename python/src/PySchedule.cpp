@@ -203,10 +203,11 @@ struct StepArgs {
         else if (py::isinstance<py::str>(o))
             text = o.cast<std::string>();
         else
-            throw py::type_error(std::string(prim) + "(): '" + name + "' is a " +
-                                 choice_kind(E{}) + " name (a str" +
-                                 (std::is_same_v<E, IterAnnotation> ? " or te.thread_axis()" : "") +
-                                 "), not " + type_name(o));
+            throw py::type_error(
+                std::string(prim) + "(): '" + name + "' must be a str naming the " +
+                choice_kind(E{}) +
+                (std::is_same_v<E, IterAnnotation> ? " (or a te.thread_axis())" : "") + ", not " +
+                type_name(o));
         for (E e : choice_values(E{})) {
             if (text == choice_name(e)) {
                 v = e;
@@ -402,10 +403,10 @@ py::object stage_pragma(const PyStage& r, py::args args, py::kwargs kw) {
     if (!loop_form) return forward(r, "pragma", args, kw);
     if (args.size() > 3)
         throw py::type_error("pragma() takes (loop, pragma_type, pragma_value=None)");
-    py::object key = args.size() > 1   ? py::object(args[1])
+    py::object key = args.size() > 1              ? py::object(args[1])
                      : kw.contains("pragma_type") ? py::object(kw["pragma_type"])
                                                   : py::object(py::none());
-    py::object value = args.size() > 2              ? py::object(args[2])
+    py::object value = args.size() > 2               ? py::object(args[2])
                        : kw.contains("pragma_value") ? py::object(kw["pragma_value"])
                                                      : py::object(py::none());
     for (auto item : kw) {
@@ -419,8 +420,7 @@ py::object stage_pragma(const PyStage& r, py::args args, py::kwargs kw) {
         if (!value.is_none()) arg_as<int64_t>(value, "pragma", "pragma_value");
         return py::none();
     }
-    if (value.is_none())
-        throw py::type_error("pragma(): '" + type + "' needs a pragma_value");
+    if (value.is_none()) throw py::type_error("pragma(): '" + type + "' needs a pragma_value");
     return forward(r, "pragma", py::make_tuple(key, value), py::kwargs());
 }
 
@@ -573,7 +573,8 @@ void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
             "stage_map",
             [](const SchedulePtr& s) {
                 py::dict d;
-                for (const Stage& st : s->stages()) d[py::cast(st.dag_op)] = PyStage{s, StageRef{st.dag_op}};
+                for (const Stage& st : s->stages())
+                    d[py::cast(st.dag_op)] = PyStage{s, StageRef{st.dag_op}};
                 return d;
             },
             "{operation: stage} (TVM's stage_map), keyed by the DAG's operations.")
@@ -602,8 +603,10 @@ ThreadAxis thread_axis(py::object dom, py::object tag, py::object name) {
     for (IterAnnotation a : choice_values(IterAnnotation{}))
         known = known || (a >= IterAnnotation::VThread && t.tag == annotation_name(a));
     if (!known)
-        throw py::value_error("thread_axis(): 'tag' is one of vthread, blockIdx.x/y/z, "
-                              "threadIdx.x/y/z, not '" + t.tag + "'");
+        throw py::value_error(
+            "thread_axis(): 'tag' is one of vthread, blockIdx.x/y/z, "
+            "threadIdx.x/y/z, not '" +
+            t.tag + "'");
     if (t.name.empty()) t.name = t.tag;
     if (!dom.is_none()) {
         if (!is_sequence(dom) || py::len(dom) != 2)
@@ -620,8 +623,7 @@ ThreadAxis thread_axis(py::object dom, py::object tag, py::object name) {
 }
 
 void def_thread_axis(py::module_& m) {
-    py::class_<ThreadAxis>(m, "ThreadAxis",
-                           "A GPU thread axis (te.thread_axis) to bind a loop to.")
+    py::class_<ThreadAxis>(m, "ThreadAxis", "A GPU thread axis (te.thread_axis) to bind a loop to.")
         .def_readonly("tag", &ThreadAxis::tag)
         .def_readonly("thread_tag", &ThreadAxis::tag)
         .def_readonly("name", &ThreadAxis::name)

@@ -60,9 +60,10 @@ void init_target(py::module_& m) {
     cls.def(py::init([](py::object spec) {
                 if (py::isinstance<Target>(spec)) return spec.cast<Target>();
                 if (!py::isinstance<py::str>(spec))
-                    throw py::type_error("Target(): 'spec' is a target string (\"llvm\", \"cuda "
-                                         "-arch=sm_90\") or a Target, not " +
-                                         py_type_name(spec));
+                    throw py::type_error(
+                        "Target(): 'spec' is a target string (\"llvm\", \"cuda "
+                        "-arch=sm_90\") or a Target, not " +
+                        py_type_name(spec));
                 return Target(spec.cast<std::string>());
             }),
             py::arg("spec"))

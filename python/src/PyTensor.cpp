@@ -191,23 +191,25 @@ void init_tensor(py::module_& m) {
                                      py_type_name(f));
             str_arg(tag, "compute", "tag");
             if (!attrs.is_none() && !(py::isinstance<py::dict>(attrs) && py::len(attrs) == 0))
-                throw py::type_error("compute(): 'attrs' is not supported (tessel operations "
-                                     "carry no attributes)");
+                throw py::type_error(
+                    "compute(): 'attrs' is not supported (tessel operations "
+                    "carry no attributes)");
             return compute_py(shape, py::reinterpret_borrow<py::function>(f),
                               str_arg(name, "compute", "name"));
         },
         py::arg("shape"), py::arg("fcompute"), py::arg("name") = "compute", py::arg("tag") = "",
         py::arg("attrs") = py::none(),
-          "A tensor computed by `fcompute(i, j, ...)` at every point of `shape`; a tuple of "
-          "bodies makes a multi-output operation (a list of tensors). TVM's tag= is accepted "
-          "and not kept.");
+        "A tensor computed by `fcompute(i, j, ...)` at every point of `shape`; a tuple of "
+        "bodies makes a multi-output operation (a list of tensors). TVM's tag= is accepted "
+        "and not kept.");
     m.def(
         "reduce_axis",
         [](py::object dom, py::object name_obj, py::object thread_tag) {
             std::string name = str_arg(name_obj, "reduce_axis", "name");
             if (!str_arg(thread_tag, "reduce_axis", "thread_tag").empty())
-                throw py::type_error("reduce_axis(): 'thread_tag' is not supported: bind a loop "
-                                     "of the reduction to threadIdx.* with s[C].bind instead");
+                throw py::type_error(
+                    "reduce_axis(): 'thread_tag' is not supported: bind a loop "
+                    "of the reduction to threadIdx.* with s[C].bind instead");
             if (!py::isinstance<py::tuple>(dom) && !py::isinstance<py::list>(dom))
                 throw py::type_error("reduce_axis(): 'dom' is (begin, end), not " +
                                      py_type_name(dom));

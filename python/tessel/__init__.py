@@ -15,7 +15,11 @@ a C++ function or class with Pythonic names and keyword arguments. See docs/pyth
 import atexit as _atexit
 
 from . import _tessel
-from ._tessel import (  # noqa: F401  (the public API, re-exported)
+from ._typed_errors import wrap_extension as _wrap_extension
+
+_wrap_extension(_tessel)  # typed errors at every entry point, before anything is re-exported
+
+from ._tessel import (  # noqa: F401,E402  (the public API, re-exported)
     __version__,
     targets,
     # errors

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "../schedule/ScheduleInternal.h"
 #include "tessel/Error.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
@@ -25,7 +26,6 @@
 #include "tessel/lower/VerifyLowered.h"
 #include "tessel/lower/VerifySchedule.h"
 #include "tessel/lower/VerifyThreadMapping.h"
-#include "../schedule/ScheduleInternal.h"
 
 namespace tessel {
 

@@ -156,8 +156,7 @@ void check_deferred_annotations(const Schedule& s, const std::vector<StageBounds
                 os << ", beyond the " << (vec ? "vector lane" : "unroll") << " cap of " << cap;
             os << "; split it by a constant factor <= " << cap
                << " first, or compute the stage at an inner loop";
-            internal::schedule_fail(s, vec ? "vectorize" : "unroll", static_cast<int>(i),
-                                    os.str());
+            internal::schedule_fail(s, vec ? "vectorize" : "unroll", static_cast<int>(i), os.str());
         }
     }
 }

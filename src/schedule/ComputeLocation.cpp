@@ -26,8 +26,8 @@ std::vector<BrokenAttachment> broken_attachments(const std::vector<Stage>& stage
                                "' loop '" + stages[t].iters[stages[x].attach_iter].name +
                                "', but its reader '" + reader.name() +
                                "' would not be computed inside that loop; compute_at '" +
-                               reader.name() + "' inside it, or compute_root '" +
-                               stages[x].name() + "' first"});
+                               reader.name() + "' inside it, or compute_root '" + stages[x].name() +
+                               "' first"});
         }
     }
     return out;

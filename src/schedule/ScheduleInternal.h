@@ -58,8 +58,7 @@ std::string attachment_error(const Schedule& s);
 /// before a primitive changed them), as a message, or "". A primitive fails on what it breaks;
 /// an attachment left incomplete by an earlier compute_at (its other readers not attached yet,
 /// TVM's order of calls) is checked when the schedule is finished (attachment_error).
-std::string new_attachment_error(const std::vector<Stage>& before,
-                                 const std::vector<Stage>& after);
+std::string new_attachment_error(const std::vector<Stage>& before, const std::vector<Stage>& after);
 
 /// Whether iterator `id` of `st` has its extent whatever the stage's attachment: a reduction
 /// root, the inner loop of a split by factor, the outer of a split by nparts, a fusion of such

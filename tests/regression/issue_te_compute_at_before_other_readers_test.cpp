@@ -22,10 +22,13 @@ struct Softmax {
     Softmax() {
         X = placeholder({6, 20}, Float(32), "X");
         IterVar k = reduce_axis(Range(0, 20), "k");
-        M = compute({6}, [&](Var i) { return max(X(i, k.var()), {k}); }, "M");
+        M = compute(
+            {6}, [&](Var i) { return max(X(i, k.var()), {k}); }, "M");
         IterVar k2 = reduce_axis(Range(0, 20), "k2");
-        S = compute({6}, [&](Var i) { return sum(exp(X(i, k2.var()) - M(i)), {k2}); }, "S");
-        Y = compute({6, 20}, [&](Var i, Var j) { return exp(X(i, j) - M(i)) / S(i); }, "Y");
+        S = compute(
+            {6}, [&](Var i) { return sum(exp(X(i, k2.var()) - M(i)), {k2}); }, "S");
+        Y = compute(
+            {6, 20}, [&](Var i, Var j) { return exp(X(i, j) - M(i)) / S(i); }, "Y");
     }
 };
 

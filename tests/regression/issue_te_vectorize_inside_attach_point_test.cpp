@@ -24,7 +24,7 @@ int write_cache_gemm(Schedule& s, const Matmul& mm, int tile) {
     int c = s.stage_of(mm.C);
     s.tile(c, 0, 1, tile, tile);  // mo no mi ni
     s.compute_at(cc, c, 1);
-    s.split(cc, 2, 4);             // mc nc ko ki
+    s.split(cc, 2, 4);            // mc nc ko ki
     s.reorder(cc, {2, 0, 3, 1});  // ko mc ki nc
     return cc;
 }
@@ -59,9 +59,8 @@ TEST(Regression, VectorizeTooLongInsideTheAttachPointFailsAtLowering) {
     int cc = write_cache_gemm(s, mm, 20);  // a 20 x 20 tile: nc is 20 inside it
     s.vectorize(cc, 3);
     std::vector<Tensor> args{mm.A, mm.B, mm.C};
-    expect_schedule_error([&] { lower(s, args); },
-                          {"vectorize", "stage 'C.global'", "extent 20", "inside 'C' loop",
-                           "lane cap of 16"});
+    expect_schedule_error([&] { lower(s, args); }, {"vectorize", "stage 'C.global'", "extent 20",
+                                                    "inside 'C' loop", "lane cap of 16"});
     expect_schedule_error([&] { verify_schedule(s, Target("llvm")); },
                           {"vectorize", "extent 20", "lane cap of 16"});
 }
@@ -72,7 +71,6 @@ TEST(Regression, UnrollOfAStageLeftAtTheRootFailsAtLowering) {
     int cc = s.cache_write(s.stage_of(mm.C), "global");
     s.unroll(cc, 0);  // 48 at the root: never attached
     std::vector<Tensor> args{mm.A, mm.B, mm.C};
-    expect_schedule_error([&] { lower(s, args); },
-                          {"unroll", "stage 'C.global'", "extent 48", "at the root",
-                           "unroll cap of 16"});
+    expect_schedule_error([&] { lower(s, args); }, {"unroll", "stage 'C.global'", "extent 48",
+                                                    "at the root", "unroll cap of 16"});
 }
