@@ -12,7 +12,7 @@
 #   test      ctest (every GPU test runs for real there) and pytest tests/python
 #   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
-#   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda
+#   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda
 #   tutorials the GPU tutorials (05, 06) at full size on the GPU
 #   tune      benchmarks/run.sh tune_gemm_cuda and tune_softmax_cuda, each tuning for at most
 #             TESSEL_TUNE_SECONDS (default 240) towards TESSEL_TUNE_TRIALS (default 1000) trials,
@@ -90,7 +90,7 @@ do_sanitize() {
 
 do_bench() {
     local rc=0
-    for b in gemm_cuda softmax_cuda elementwise_cuda; do
+    for b in gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda; do
         TESSEL_BENCH_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
     done
     return $rc

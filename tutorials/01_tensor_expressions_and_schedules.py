@@ -10,6 +10,13 @@ tessel separates *what* to compute from *how* to compute it:
 Every schedule primitive is recorded as a replayable *step*, so a schedule can be printed as a
 Python script (``s.to_python()``) or stored as JSON (``s.to_json()``).
 
+Coming from TVM (<= 0.19)? A tensor-expression script runs on tessel with its imports changed:
+``import tessel as tvm`` and ``from tessel import te``; then ``te.compute``, ``te.create_schedule(C.op)``,
+``s[C].split``/``tile``/``compute_at``/``bind(loop, te.thread_axis("threadIdx.x"))``,
+``tvm.lower(s, args, simple_mode=True)``, ``tvm.build``, ``tvm.nd.array(x, dev)`` and
+``f.time_evaluator(f.entry_name, dev, number=10)`` are tessel's own functions under TVM's names.
+docs/tvm.md lists every TE function and schedule method with what differs.
+
 Run:  python tutorials/01_tensor_expressions_and_schedules.py [--small]
 """
 import sys

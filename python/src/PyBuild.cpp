@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "PyCall.h"
 #include "PyCommon.h"
 #include "PyNDArray.h"
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
@@ -34,39 +35,34 @@ Workers& workers() {
     return *w;
 }
 
-// A kernel of a module; holds the module, so its code stays loaded as long as the function.
+// A kernel of a module; holds the module, so its code stays loaded as long as the function, and
+// the cached argument checks of its calls (PyCall.h).
 struct Function {
     Module module;
     Kernel kernel;
+    std::shared_ptr<CallCache> cache;
+    Function(Module m, Kernel k)
+        : module(std::move(m)), kernel(std::move(k)), cache(make_call_cache(kernel)) {}
 };
 
-// The `stream=` keyword of a kernel call (0 when absent); TypeError for any other keyword.
-uintptr_t stream_keyword(const py::kwargs& kwargs) {
-    uintptr_t stream = 0;
-    for (const auto& [key, value] : kwargs) {
-        std::string k = py::str(key);
-        if (k != "stream")
-            throw py::type_error("a kernel call takes arrays and the keyword 'stream', not '" + k +
-                                 "'");
-        if (!value.is_none()) stream = value.cast<uintptr_t>();
-    }
-    return stream;
-}
-
-void call_kernel(const Kernel& kernel, const py::args& args, const py::kwargs& kwargs) {
-    uintptr_t stream = stream_keyword(kwargs);
-    ArgBinding b = bind_arguments(kernel.signature(), args, stream);
-    {
-        py::gil_scoped_release release;
-        kernel.launch(b.arrays, reinterpret_cast<void*>(stream));
-    }
-    finish_arguments(b);
-}
+// A single-kernel module's Function, made once per module object (kept in its __dict__) so that
+// calls of the module reuse the cached checks.
+const Function& module_function(py::handle self);
 
 // Waits for a kernel run on a device with streams (CUDA), so that timings cover its execution.
 void wait_for_device(const std::vector<NDArray>& args) {
     if (args.empty() || args[0].device().type == DeviceType::CPU) return;
     device_api(args[0].device())->synchronize(args[0].device(), nullptr);
+}
+
+Function only_function(const Module& m);
+
+const Function& module_function(py::handle self) {
+    py::dict d = py::reinterpret_borrow<py::dict>(
+        py::handle(PyObject_GenericGetDict(self.ptr(), nullptr)).dec_ref());
+    if (!d.contains("_function"))
+        d["_function"] = py::cast(only_function(self.cast<const Module&>()));
+    return d["_function"].cast<const Function&>();
 }
 
 Function only_function(const Module& m) {
@@ -99,6 +95,84 @@ py::object time_evaluator(const Function& f, int warmup, int min_repeats, int ma
                     wait_for_device(b.arrays);
                 },
                 1, o);
+        }
+        finish_arguments(b);
+        return r;
+    });
+}
+
+// TVM's time_evaluator(func_name, dev, number=10, repeat=1, min_repeat_ms=0): `repeat` samples,
+// each the mean of `number` calls; when a sample is shorter than min_repeat_ms, `number` grows
+// for the next ones (as TVM's does). Returns the TimingResult of the samples.
+TimingResult time_tvm_style(const Function& f, const std::vector<NDArray>& arrays, int number,
+                            int repeat, double min_repeat_ms) {
+    using clock = std::chrono::steady_clock;
+    f.kernel(arrays);  // warm-up (TVM runs one untimed call too)
+    wait_for_device(arrays);
+    std::vector<double> samples;
+    for (int r = 0; r < repeat; ++r) {
+        double seconds = 0;
+        for (;;) {
+            auto t0 = clock::now();
+            for (int i = 0; i < number; ++i) f.kernel(arrays);
+            wait_for_device(arrays);
+            seconds = std::chrono::duration<double>(clock::now() - t0).count();
+            if (seconds * 1e3 >= min_repeat_ms || number >= (1 << 30)) break;
+            double scale = seconds > 0 ? min_repeat_ms / (seconds * 1e3) * 1.618 : 2.0;
+            number = static_cast<int>(
+                std::min<double>(std::max(number * scale, number + 1.0), double(1 << 30)));
+        }
+        samples.push_back(seconds / number);
+    }
+    return summarize_samples(std::move(samples));
+}
+
+// Module/Function.time_evaluator: TVM's positional form (func_name, dev, number, repeat,
+// min_repeat_ms) or tessel's keywords (warmup, min_repeats, max_repeats, min_total_seconds).
+py::object time_evaluator_any(const Function& f, py::object func_name, py::object dev,
+                              py::object number, py::object repeat, py::object min_repeat_ms,
+                              int warmup, int min_repeats, int max_repeats,
+                              double min_total_seconds) {
+    if (!func_name.is_none()) {
+        if (!py::isinstance<py::str>(func_name))
+            throw py::type_error(
+                "time_evaluator(): 'func_name' is the kernel's name (a str, "
+                "e.g. f.entry_name), not " +
+                py_type_name(func_name));
+        std::string n = func_name.cast<std::string>();
+        if (n != f.kernel.signature().name)
+            TESSEL_THROW(RuntimeError) << "time_evaluator: the module has no kernel '" << n
+                                       << "' (it is '" << f.kernel.signature().name << "')";
+    }
+    if (!dev.is_none()) to_device(dev);  // checked; the arguments' device is where it runs
+    bool tvm_style =
+        !number.is_none() || !repeat.is_none() || !min_repeat_ms.is_none() || !func_name.is_none();
+    if (!tvm_style) return time_evaluator(f, warmup, min_repeats, max_repeats, min_total_seconds);
+    auto as_int = [](py::object o, const char* name, int dflt) {
+        if (o.is_none()) return dflt;
+        if (!py::isinstance<py::int_>(o) || py::isinstance<py::bool_>(o))
+            throw py::type_error(std::string("time_evaluator(): '") + name +
+                                 "' must be an int, not " + py_type_name(o));
+        int v = o.cast<int>();
+        if (v < 1 && std::string(name) != "min_repeat_ms")
+            throw py::value_error(std::string("time_evaluator(): '") + name + "' must be >= 1");
+        return v;
+    };
+    int n = as_int(number, "number", 10), rep = as_int(repeat, "repeat", 1);
+    double min_ms = 0;
+    if (!min_repeat_ms.is_none()) {
+        if (!py::isinstance<py::int_>(min_repeat_ms) && !py::isinstance<py::float_>(min_repeat_ms))
+            throw py::type_error("time_evaluator(): 'min_repeat_ms' must be a number, not " +
+                                 py_type_name(min_repeat_ms));
+        min_ms = min_repeat_ms.cast<double>();
+    }
+    return py::cpp_function([f, n, rep, min_ms](py::args args) {
+        ArgBinding b = bind_arguments(f.kernel.signature(), args);
+        TimingResult r;
+        {
+            py::gil_scoped_release release;
+            wait_for_device(b.arrays);
+            r = time_tvm_style(f, b.arrays, n, rep, min_ms);
         }
         finish_arguments(b);
         return r;
@@ -157,9 +231,18 @@ int wait_for_abandoned_workers(double seconds) {
     return workers().running;
 }
 
+constexpr const char* kTimeEvaluatorDoc =
+    "A callable taking the kernel's arguments and returning a TimingResult. TVM's form: "
+    "time_evaluator(f.entry_name, dev, number=10, repeat=1, min_repeat_ms=0): `repeat` samples, "
+    "each the mean of `number` calls (.mean, .results). tessel's form: keywords warmup, "
+    "min_repeats, max_repeats, min_total_seconds (one call per sample).";
+
 void init_build(py::module_& m) {
     py::class_<TimingResult>(m, "TimingResult", "Samples of a measurement, in seconds.")
         .def_readonly("samples", &TimingResult::samples)
+        .def_property_readonly(
+            "results", [](const TimingResult& r) { return py::tuple(py::cast(r.samples)); },
+            "The samples as a tuple (TVM's ProfileResult.results).")
         .def_readonly("median", &TimingResult::median)
         .def_readonly("mean", &TimingResult::mean)
         .def_readonly("min", &TimingResult::min)
@@ -183,19 +266,25 @@ void init_build(py::module_& m) {
         .def(
             "__call__",
             [](const Function& f, py::args args, py::kwargs kwargs) {
-                call_kernel(f.kernel, args, kwargs);
+                call_kernel(f.kernel, *f.cache, args, kwargs);
             },
             "Runs the kernel on the arrays (a CUDA kernel: queued on `stream=`, an int CUstream "
             "handle, default 0: the legacy default stream).")
-        .def("time_evaluator", &time_evaluator, py::kw_only(), py::arg("warmup") = 1,
-             py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
-             py::arg("min_total_seconds") = 0.05,
-             "A callable taking the kernel's arguments and returning a TimingResult.");
+        .def_property_readonly(
+            "entry_name", [](const Function& f) { return f.kernel.signature().name; },
+            "The kernel's name (TVM's entry_name, for time_evaluator).")
+        .def("time_evaluator", &time_evaluator_any, py::arg("func_name") = py::none(),
+             py::arg("dev") = py::none(), py::arg("number") = py::none(),
+             py::arg("repeat") = py::none(), py::arg("min_repeat_ms") = py::none(), py::kw_only(),
+             py::arg("warmup") = 1, py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
+             py::arg("min_total_seconds") = 0.05, kTimeEvaluatorDoc);
 
-    py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.")
+    py::class_<Module>(m, "Module", "Compiled kernels; a single-kernel module is callable.",
+                       py::dynamic_attr())
         .def("__call__",
-             [](const Module& mod, py::args args, py::kwargs kwargs) {
-                 call_kernel(only_function(mod).kernel, args, kwargs);
+             [](py::handle self, py::args args, py::kwargs kwargs) {
+                 const Function& f = module_function(self);
+                 call_kernel(f.kernel, *f.cache, args, kwargs);
              })
         .def("__getitem__",
              [](const Module& mod, const std::string& name) {
@@ -252,15 +341,26 @@ void init_build(py::module_& m) {
                 return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
             },
             "The module as bytes (ts.load_module reads them in any process).")
+        .def_property_readonly(
+            "entry_name",
+            [](const Module& mod) { return only_function(mod).kernel.signature().name; },
+            "The name of the module's only kernel (TVM's entry_name).")
         .def(
             "time_evaluator",
-            [](const Module& mod, int warmup, int min_repeats, int max_repeats,
-               double min_total_seconds) {
-                return time_evaluator(only_function(mod), warmup, min_repeats, max_repeats,
-                                      min_total_seconds);
+            [](const Module& mod, py::object func_name, py::object dev, py::object number,
+               py::object repeat, py::object min_repeat_ms, int warmup, int min_repeats,
+               int max_repeats, double min_total_seconds) {
+                Function f = func_name.is_none() || !py::isinstance<py::str>(func_name)
+                                 ? only_function(mod)
+                                 : Function{mod, mod.get(func_name.cast<std::string>())};
+                return time_evaluator_any(f, func_name, dev, number, repeat, min_repeat_ms, warmup,
+                                          min_repeats, max_repeats, min_total_seconds);
             },
-            py::kw_only(), py::arg("warmup") = 1, py::arg("min_repeats") = 3,
-            py::arg("max_repeats") = 1000, py::arg("min_total_seconds") = 0.05);
+            py::arg("func_name") = py::none(), py::arg("dev") = py::none(),
+            py::arg("number") = py::none(), py::arg("repeat") = py::none(),
+            py::arg("min_repeat_ms") = py::none(), py::kw_only(), py::arg("warmup") = 1,
+            py::arg("min_repeats") = 3, py::arg("max_repeats") = 1000,
+            py::arg("min_total_seconds") = 0.05, kTimeEvaluatorDoc);
 
     m.def(
         "load_module",
@@ -273,9 +373,21 @@ void init_build(py::module_& m) {
         py::arg("data"), "A module from Module.save()'s bytes.");
     m.def(
         "build",
-        [](const Schedule& s, std::vector<Tensor> args, py::object target, const std::string& name,
-           std::vector<std::string> in_place) {
-            Target t = to_target(target);  // parsed once, here
+        [](const Schedule& s, py::object arg_list, py::object target, py::object target_host,
+           const std::string& name, std::vector<std::string> in_place, py::object binds) {
+            if (!binds.is_none())
+                throw py::type_error(
+                    "build(): 'binds' is not supported: tessel allocates each "
+                    "argument as a compact row-major buffer");
+            std::vector<Tensor> args = to_arg_tensors(arg_list, "build");
+            // parsed once; no target: the innermost `with Target(...)`, else llvm (as TVM)
+            Target t = !target.is_none()         ? to_target(target)
+                       : !target_scope().empty() ? target_scope().back()
+                                                 : Target("llvm");
+            if (!target_host.is_none() && to_target(target_host).is_gpu())
+                throw py::value_error(
+                    "build(): 'target_host' must be a CPU target (the host "
+                    "code of a CUDA module is tessel's launch plan)");
             BuildOptions options;
             options.in_place = std::move(in_place);
             // The apply-best context is this thread's: resolve the schedule before the build
@@ -284,11 +396,14 @@ void init_build(py::module_& m) {
             return run_interruptible<Module>(
                 [chosen, args, t, name, options] { return build(chosen, args, t, name, options); });
         },
-        py::arg("schedule"), py::arg("args"), py::arg("target") = "llvm", py::arg("name") = "main",
-        py::kw_only(), py::arg("in_place") = std::vector<std::string>{},
+        py::arg("schedule"), py::arg("args"), py::arg("target") = py::none(),
+        py::arg("target_host") = py::none(), py::arg("name") = "main", py::kw_only(),
+        py::arg("in_place") = std::vector<std::string>{}, py::arg("binds") = py::none(),
         "Lowers and compiles the schedule for `target` (a string or a Target) into a module with "
         "one kernel `name`. `in_place` names arguments that may share memory with others (exempt "
-        "from the overlap check).");
+        "from the overlap check). TVM's target_host= is accepted when it is a CPU target; binds= "
+        "is "
+        "not supported.");
     m.def(
         "build",
         [](const LoweredFunc& f, py::object target) {

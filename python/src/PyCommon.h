@@ -19,6 +19,7 @@
 #include "tessel/ir/IROperator.h"
 #include "tessel/runtime/DataType.h"
 #include "tessel/runtime/Device.h"
+#include "tessel/te/Operation.h"
 
 namespace tessel {
 struct MeasureOptions;
@@ -67,6 +68,14 @@ DataType to_data_type(Type t);
 Device to_device(py::handle device);
 /// A target from a string (parsed: CompileError for a bad one) or a Target; TypeError otherwise.
 Target to_target(py::handle target);
+/// The targets of the active `with Target(...)` scopes, innermost last (guarded by the GIL).
+std::vector<Target>& target_scope();
+/// The arguments of lower() and build(): a list of tensors, in call order. A Var that is a
+/// symbolic extent of one of them (TVM scripts list `n` beside the tensors) is dropped: its
+/// value comes from the arrays' shapes. Anything else is a TypeError naming `what`.
+std::vector<Tensor> to_arg_tensors(py::handle args, const char* what);
+/// The Python type name of `h`, for error messages.
+std::string py_type_name(py::handle h);
 
 /// Runs `work` on a worker thread with the GIL released, checking for Ctrl-C (and other
 /// signals) every few milliseconds: on KeyboardInterrupt the call returns at once (raising it)

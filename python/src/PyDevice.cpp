@@ -9,9 +9,11 @@ Device to_device(py::handle device) {
     if (device.is_none()) return cpu();
     if (py::isinstance<Device>(device)) return device.cast<Device>();
     if (!py::isinstance<py::str>(device))
-        throw py::type_error("a device is \"cpu\", \"cuda:1\" or ts.cpu() / ts.cuda(), not " +
-                             std::string(py::str(py::type::of(device))));
+        throw py::type_error(
+            "expected a device: \"cpu\", \"cuda:1\" or ts.cpu() / ts.cuda(), not " +
+            std::string(py::str(py::type::of(device))));
     std::string s = device.cast<std::string>();
+    s = s.substr(0, s.find(' '));  // a target string: "llvm -mcpu=...", "cuda -arch=sm_90"
     std::string kind = s.substr(0, s.find(':'));
     int id = 0;
     if (s.find(':') != std::string::npos) {
@@ -88,6 +90,26 @@ void init_device(py::module_& m) {
     py::class_<Device>(m, "Device", "A device: its type (\"cpu\", \"cuda\") and index.")
         .def_property_readonly("type", [](const Device& d) { return device_type_name(d.type); })
         .def_property_readonly("id", [](const Device& d) { return d.id; })
+        .def_property_readonly(
+            "device_id", [](const Device& d) { return d.id; }, "TVM's name of `id`.")
+        .def_property_readonly(
+            "device_type", [](const Device& d) { return static_cast<int>(d.type); },
+            "The DLPack device type code (1: CPU, 2: CUDA), as TVM's.")
+        .def_property_readonly(
+            "exist",
+            [](const Device& d) {
+                return d.type == DeviceType::CPU ||
+                       (cuda_available() && d.id < cuda_device_count());
+            },
+            "Whether the device is present (TVM's Device.exist).")
+        .def(
+            "sync",
+            [](const Device& d) {
+                if (d.type == DeviceType::CPU) return;
+                py::gil_scoped_release release;
+                cuda_synchronize(d.id);
+            },
+            "Waits for the device's work (TVM's Device.sync).")
         .def("__str__", &Device::str)
         .def("__repr__", [](const Device& d) { return "ts.device(\"" + d.str() + "\")"; })
         .def("__eq__",
@@ -95,17 +117,37 @@ void init_device(py::module_& m) {
                  return py::isinstance<Device>(b) && a == b.cast<Device>();
              })
         .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000003 + d.id; });
+    auto device_index = [](py::handle id, const char* what) {
+        if (!py::isinstance<py::int_>(id) || py::isinstance<py::bool_>(id))
+            throw py::type_error(std::string(what) + "(): 'dev_id' is an int, not " +
+                                 py_type_name(id));
+        int v = id.cast<int>();
+        if (v < 0) throw py::value_error(std::string(what) + "(): 'dev_id' must be >= 0");
+        return v;
+    };
     m.def(
         "cpu",
-        [](int id) {
-            return Device{DeviceType::CPU, id};
+        [device_index](py::object id) {
+            return Device{DeviceType::CPU, device_index(id, "cpu")};
         },
-        py::arg("id") = 0, "The host CPU.");
+        py::arg("dev_id") = 0, "The host CPU.");
     m.def(
-        "cuda", [](int id) { return cuda(id); }, py::arg("id") = 0, "CUDA device `id`.");
+        "cuda", [device_index](py::object id) { return cuda(device_index(id, "cuda")); },
+        py::arg("dev_id") = 0, "CUDA device `dev_id`.");
     m.def(
-        "device", [](py::object d) { return to_device(d); }, py::arg("name"),
-        "A device from \"cpu\", \"cuda\", \"cuda:1\".");
+        "device",
+        [](py::object d, py::object id) {
+            Device dev = to_device(d);
+            if (id.is_none()) return dev;
+            if (!py::isinstance<py::int_>(id) || py::isinstance<py::bool_>(id))
+                throw py::type_error("device(): 'dev_id' is an int, not " + py_type_name(id));
+            int v = id.cast<int>();
+            if (v < 0) throw py::value_error("device(): 'dev_id' must be >= 0");
+            return Device{dev.type, v};
+        },
+        py::arg("dev_type"), py::arg("dev_id") = py::none(),
+        "A device from \"cpu\", \"cuda\", \"cuda:1\", a target string (\"llvm\", \"cuda "
+        "-arch=sm_90\"), or TVM's device(\"cuda\", 1).");
 }
 
 }  // namespace tessel::python

@@ -6,6 +6,7 @@
 
 #include "PyCommon.h"
 #include "tessel/HostArray.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/lower/VerifySchedule.h"
@@ -51,6 +52,42 @@ void run_in_interpreter(const LoweredFunc& f, const py::args& arrays) {
 
 }  // namespace
 
+std::string py_type_name(py::handle h) {
+    return py::str(py::type::of(h)).cast<std::string>();
+}
+
+std::vector<Tensor> to_arg_tensors(py::handle args, const char* what) {
+    if (!py::isinstance<py::list>(args) && !py::isinstance<py::tuple>(args))
+        throw py::type_error(std::string(what) +
+                             "(): 'args' is a list of tensors (placeholders and outputs, in call "
+                             "order), not " +
+                             py_type_name(args));
+    std::vector<Tensor> tensors;
+    std::vector<Var> vars;
+    for (py::handle h : args) {
+        if (py::isinstance<Tensor>(h))
+            tensors.push_back(h.cast<Tensor>());
+        else if (py::isinstance<Var>(h))
+            vars.push_back(h.cast<Var>());
+        else
+            throw py::type_error(std::string(what) +
+                                 "(): 'args' holds tensors (and the Vars of their symbolic "
+                                 "shapes), not " +
+                                 py_type_name(h));
+    }
+    for (const Var& v : vars) {
+        bool in_shape = false;
+        for (const Tensor& t : tensors)
+            for (const Expr& e : t.shape()) in_shape = in_shape || uses_var(e, v);
+        if (!in_shape)
+            throw py::type_error(std::string(what) + "(): the Var '" + v.name() +
+                                 "' in 'args' is no extent of a tensor argument; tessel kernels "
+                                 "take arrays only (a symbolic extent's value comes from the "
+                                 "arrays' shapes)");
+    }
+    return tensors;
+}
+
 void init_lower(py::module_& m) {
     py::class_<LoweredFunc>(m, "LoweredFunc", "A lowered kernel: its arguments and loop IR.")
         .def_readonly("name", &LoweredFunc::name)
@@ -71,8 +108,14 @@ void init_lower(py::module_& m) {
         .def("__repr__", [](const LoweredFunc& f) { return to_string(f); });
     m.def(
         "lower",
-        [](const Schedule& s, std::vector<Tensor> args, const std::string& name, py::object target,
-           py::object bounds_check, const std::string& stop_after) {
+        [](const Schedule& s, py::object arg_list, const std::string& name, py::object target,
+           py::object bounds_check, const std::string& stop_after, bool /*simple_mode*/,
+           py::object binds) {
+            if (!binds.is_none())
+                throw py::type_error(
+                    "lower(): 'binds' is not supported: tessel allocates each argument as a "
+                    "compact row-major buffer (use storage_split / storage_reorder for layouts)");
+            std::vector<Tensor> args = to_arg_tensors(arg_list, "lower");
             LowerOptions options = LowerOptions::from_env();
             if (!bounds_check.is_none()) options.bounds_check = bounds_check.cast<bool>();
             options.stop_after = stop_after;
@@ -85,13 +128,14 @@ void init_lower(py::module_& m) {
         },
         py::arg("schedule"), py::arg("args"), py::arg("name") = "main", py::kw_only(),
         py::arg("target") = py::none(), py::arg("bounds_check") = py::none(),
-        py::arg("stop_after") = "",
+        py::arg("stop_after") = "", py::arg("simple_mode") = false, py::arg("binds") = py::none(),
         "Lowers the schedule to loop IR over `args` (placeholders and outputs, in call order). "
         "target= (a string or a Target) lowers for it: for a GPU target the function is split "
         "into kernels and the target's limits are checked; without one, thread-bound loops stay "
         "in place for the interpreter. bounds_check=True inserts a run-time check before every "
         "access (default: TESSEL_BOUNDS_CHECK). stop_after='partition_loops' returns the IR "
-        "after that pass (lower_pass_names() lists them).");
+        "after that pass (lower_pass_names() lists them). TVM's simple_mode= is accepted (the "
+        "printed IR is always the loop nest alone); binds= is not supported.");
     m.def(
         "verify_schedule",
         [](const Schedule& s, py::object target) { verify_schedule(s, to_target(target)); },

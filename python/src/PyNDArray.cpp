@@ -363,14 +363,34 @@ void init_ndarray(py::module_& m) {
                 s += (i ? ", " : "") + std::to_string(x.shape()[i]);
             return s + ") dtype=" + x.dtype().str() + " device=" + x.device().str() + ">";
         });
-    m.def("nd_array", &nd_array, py::arg("data"), py::arg("dtype") = py::none(),
-          py::arg("device") = py::none(), py::arg("copy") = py::none());
+    m.def(
+        "nd_array",
+        [](py::object data, py::object device, py::object dtype, py::object copy) {
+            if (!copy.is_none() && !py::isinstance<py::bool_>(copy))
+                throw py::type_error("nd.array(): 'copy' is True, False or None, not " +
+                                     py_type_name(copy));
+            return nd_array(data, dtype, device, copy);
+        },
+        py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(),
+        py::arg("copy") = py::none(),
+        "An NDArray of `data` on `device` (TVM's order: nd.array(x, dev)); see docs/python.md "
+        "for when it views and when it copies.");
     m.def(
         "nd_empty",
         [](py::object shape, py::object dtype, py::object device) {
-            std::vector<int64_t> sh = py::isinstance<py::int_>(shape)
-                                          ? std::vector<int64_t>{shape.cast<int64_t>()}
-                                          : shape.cast<std::vector<int64_t>>();
+            std::vector<int64_t> sh;
+            auto dim = [](py::handle d) {
+                if (py::isinstance<py::bool_>(d) ||
+                    !(py::isinstance<py::int_>(d) || py::hasattr(d, "__index__")))
+                    throw py::type_error("nd.empty(): 'shape' is an int or a tuple of ints, not " +
+                                         py_type_name(d));
+                return py::int_(d.attr("__index__")()).cast<int64_t>();
+            };
+            if (py::isinstance<py::tuple>(shape) || py::isinstance<py::list>(shape)) {
+                for (py::handle d : shape) sh.push_back(dim(d));
+            } else {
+                sh.push_back(dim(shape));
+            }
             return NDArray::empty(sh, to_data_type(to_type(dtype)), to_device(device));
         },
         py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = py::none());

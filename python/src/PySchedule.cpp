@@ -41,8 +41,45 @@ struct PyIter {
     const Iterator& iter() const { return iterator_of(*s, ref); }
 };
 
+// te.thread_axis("threadIdx.x"): a GPU thread axis to bind loops to (TVM's thread IterVar). The
+// extent comes from the loop bound to it; `extent` (from dom) is kept for repr and checks.
+struct ThreadAxis {
+    std::string tag, name;
+    std::optional<int64_t> extent;
+};
+
 std::string type_name(py::handle h) {
     return py::str(py::type::of(h)).cast<std::string>();
+}
+
+// An argument of a primitive as T (an int, a float or a str), or a TypeError naming the primitive,
+// the parameter and what it accepts: no pybind11 cast message reaches the user.
+bool is_int_like(py::handle o) {
+    return !py::isinstance<py::bool_>(o) &&
+           (py::isinstance<py::int_>(o) || py::hasattr(o, "__index__"));
+}
+
+template <typename T>
+T arg_as(py::handle o, const char* prim, const char* name) {
+    if constexpr (std::is_same_v<T, std::string>) {
+        if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+        throw py::type_error(std::string(prim) + "(): '" + name + "' must be a str, not " +
+                             type_name(o));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (is_int_like(o) || py::isinstance<py::float_>(o)) return o.cast<T>();
+        throw py::type_error(std::string(prim) + "(): '" + name + "' must be a number, not " +
+                             type_name(o));
+    } else {
+        if (is_int_like(o)) {
+            try {
+                return py::int_(o.attr("__index__")()).cast<T>();
+            } catch (const py::cast_error&) {
+                throw py::value_error(std::string(prim) + "(): '" + name + "' is out of range");
+            }
+        }
+        throw py::type_error(std::string(prim) + "(): '" + name + "' must be an int, not " +
+                             type_name(o));
+    }
 }
 
 PyIter py_leaf(const SchedulePtr& s, int stage, int pos) {
@@ -50,8 +87,8 @@ PyIter py_leaf(const SchedulePtr& s, int stage, int pos) {
 }
 
 int to_stage(const SchedulePtr& s, py::handle h, const char* prim) {
-    if (py::isinstance<py::int_>(h)) {
-        int index = h.cast<int>();
+    if (is_int_like(h)) {
+        int index = arg_as<int>(h, prim, "stage");
         s->stage(index);  // checks the range
         return index;
     }
@@ -64,8 +101,9 @@ int to_stage(const SchedulePtr& s, py::handle h, const char* prim) {
                 << prim << ": stage '" << r.ref.op->name << "' belongs to another schedule";
         return r.index();
     }
-    TESSEL_THROW(ScheduleError) << prim << ": a stage is an index, a tensor or s[tensor], not "
-                                << type_name(h);
+    throw py::type_error(std::string(prim) +
+                         "(): a stage is an index, a tensor, an operation or s[tensor], not " +
+                         type_name(h));
 }
 
 // The stable id of the loop `h` names in stage `stage` (a loop reference or an axis).
@@ -78,19 +116,19 @@ int to_iter_id(const SchedulePtr& s, int stage, py::handle h, const char* prim) 
         return resolve_iter_id(*s, stage, r.ref, prim);
     }
     if (py::isinstance<IterVar>(h)) return resolve_iter_id(*s, stage, h.cast<IterVar>(), prim);
-    TESSEL_THROW(ScheduleError) << prim << " on stage '" << s->stage(stage).name()
-                                << "': a loop is a leaf position, an axis or a loop a primitive "
-                                   "returned, not "
-                                << type_name(h);
+    throw py::type_error(std::string(prim) + "() on stage '" + s->stage(stage).name() +
+                         "': a loop is a leaf position (int), an axis (IterVar) or a loop a "
+                         "primitive returned (Iterator), not " +
+                         type_name(h));
 }
 
 int to_leaf(const SchedulePtr& s, int stage, py::handle h, const char* prim) {
-    if (py::isinstance<py::int_>(h)) return h.cast<int>();
+    if (is_int_like(h)) return arg_as<int>(h, prim, "iter");
     return leaf_position(*s, stage, to_iter_id(s, stage, h, prim), prim);
 }
 
 int to_dim(const SchedulePtr& s, int stage, py::handle h, const char* prim) {
-    if (py::isinstance<py::int_>(h)) return h.cast<int>();
+    if (is_int_like(h)) return arg_as<int>(h, prim, "dim");
     return storage_dim_of(*s, stage, to_iter_id(s, stage, h, prim), prim);
 }
 
@@ -144,14 +182,14 @@ struct StepArgs {
     }
     template <typename T>
     void number(const char* name, T& v) {
-        v = take(name).template cast<T>();
+        v = arg_as<T>(take(name), prim, name);
     }
     template <typename T>
     void number(const char* name, T& v, T dflt) {
         py::object o = take(name, false);
-        v = o.is_none() ? dflt : o.template cast<T>();
+        v = o.is_none() ? dflt : arg_as<T>(o, prim, name);
     }
-    void text(const char* name, std::string& v) { v = take(name).cast<std::string>(); }
+    void text(const char* name, std::string& v) { v = arg_as<std::string>(take(name), prim, name); }
     template <typename E>
     void choice(const char* name, E& v, std::type_identity_t<std::optional<E>> dflt = {}) {
         py::object o = take(name, !dflt.has_value());
@@ -159,7 +197,17 @@ struct StepArgs {
             v = *dflt;
             return;
         }
-        std::string text = py::str(o).cast<std::string>(), legal;
+        std::string text, legal;
+        if (py::isinstance<ThreadAxis>(o))
+            text = o.cast<const ThreadAxis&>().tag;
+        else if (py::isinstance<py::str>(o))
+            text = o.cast<std::string>();
+        else
+            throw py::type_error(
+                std::string(prim) + "(): '" + name + "' must be a str naming the " +
+                choice_kind(E{}) +
+                (std::is_same_v<E, IterAnnotation> ? " (or a te.thread_axis())" : "") + ", not " +
+                type_name(o));
         for (E e : choice_values(E{})) {
             if (text == choice_name(e)) {
                 v = e;
@@ -170,9 +218,9 @@ struct StepArgs {
         TESSEL_THROW(ScheduleError) << prim << ": unknown " << choice_kind(E{}) << " '" << text
                                     << "' (one of: " << legal << ")";
     }
-    void step_index(const char* name, int& v) { v = take(name).cast<int>(); }
+    void step_index(const char* name, int& v) { v = arg_as<int>(take(name), prim, name); }
     void step_indices(const char* name, std::vector<int>& v) {
-        v = list(take(name), [](py::handle h) { return h.cast<int>(); });
+        v = list(take(name), [&](py::handle h) { return arg_as<int>(h, prim, name); });
     }
     void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) {
         py::object fo = take(factor, false), no = py::none();
@@ -181,7 +229,7 @@ struct StepArgs {
             TESSEL_THROW(ScheduleError)
                 << prim << ": give exactly one of " << factor << "= and " << nparts << "=";
         by_nparts = !no.is_none();
-        f = (by_nparts ? no : fo).cast<int64_t>();
+        f = arg_as<int64_t>(by_nparts ? no : fo, prim, by_nparts ? nparts : factor);
     }
     void check_all_used() const {
         if (next < args.size())
@@ -317,10 +365,12 @@ void def_step_methods(py::class_<Schedule, SchedulePtr>& cls) {
         "\"blockIdx.y\", \"vthread\").");
     cls.def(
         "tile",
-        [](const SchedulePtr& s, py::object stage, py::object x, py::object y, int64_t fx,
-           int64_t fy) {
+        [](const SchedulePtr& s, py::object stage, py::object x, py::object y, py::object fx,
+           py::object fy) {
             int st = to_stage(s, stage, "tile");
-            int p = s->tile(st, to_leaf(s, st, x, "tile"), to_leaf(s, st, y, "tile"), fx, fy);
+            int p = s->tile(st, to_leaf(s, st, x, "tile"), to_leaf(s, st, y, "tile"),
+                            arg_as<int64_t>(fx, "tile", "x_factor"),
+                            arg_as<int64_t>(fy, "tile", "y_factor"));
             return py::make_tuple(py_leaf(s, st, p), py_leaf(s, st, p + 1), py_leaf(s, st, p + 2),
                                   py_leaf(s, st, p + 3));
         },
@@ -344,14 +394,50 @@ py::object forward(const PyStage& r, const char* method, py::tuple args, py::kwa
     return py::cast(r.s).attr(method)(*py::tuple(all), **kw);
 }
 
+// TVM's per-loop form s[C].pragma(loop, "auto_unroll_max_step", 16): tessel's pragmas are the
+// stage's (the loop only says where TVM would put it); "unroll_explicit" is what tessel always
+// does. The stage form s[C].pragma("auto_unroll_max_step", 16) is the step's own.
+py::object stage_pragma(const PyStage& r, py::args args, py::kwargs kw) {
+    bool loop_form = !args.empty() && (py::isinstance<PyIter>(args[0]) ||
+                                       py::isinstance<IterVar>(args[0]) || is_int_like(args[0]));
+    if (!loop_form) return forward(r, "pragma", args, kw);
+    if (args.size() > 3)
+        throw py::type_error("pragma() takes (loop, pragma_type, pragma_value=None)");
+    py::object key = args.size() > 1              ? py::object(args[1])
+                     : kw.contains("pragma_type") ? py::object(kw["pragma_type"])
+                                                  : py::object(py::none());
+    py::object value = args.size() > 2               ? py::object(args[2])
+                       : kw.contains("pragma_value") ? py::object(kw["pragma_value"])
+                                                     : py::object(py::none());
+    for (auto item : kw) {
+        std::string k = item.first.cast<std::string>();
+        if (k != "pragma_type" && k != "pragma_value")
+            throw py::type_error("pragma() got an unexpected keyword argument '" + k + "'");
+    }
+    to_leaf(r.s, r.index(), args[0], "pragma");  // the loop must be one of the stage's
+    std::string type = arg_as<std::string>(key, "pragma", "pragma_type");
+    if (type == "unroll_explicit") {
+        if (!value.is_none()) arg_as<int64_t>(value, "pragma", "pragma_value");
+        return py::none();
+    }
+    if (value.is_none()) throw py::type_error("pragma(): '" + type + "' needs a pragma_value");
+    return forward(r, "pragma", py::make_tuple(key, value), py::kwargs());
+}
+
 void def_stage_view_methods(py::class_<PyStage>& cls) {
     for_each_step_kind([&cls](auto kind) {
         using T = decltype(kind);
-        cls.def(T::kind, [](const PyStage& r, py::args args, py::kwargs kw) {
-            if (takes_loop_list<T>() && !(args.size() == 1 && is_sequence(args[0])))
-                return forward(r, T::kind, py::make_tuple(py::list(args)), kw);
-            return forward(r, T::kind, args, kw);
-        });
+        if constexpr (std::is_same_v<T, PragmaStep>) {
+            cls.def(T::kind, &stage_pragma,
+                    "pragma(loop, pragma_type, pragma_value) (TVM's form) or pragma(key, value): "
+                    "'auto_unroll_max_step' for the stage; 'unroll_explicit' is always on.");
+        } else {
+            cls.def(T::kind, [](const PyStage& r, py::args args, py::kwargs kw) {
+                if (takes_loop_list<T>() && !(args.size() == 1 && is_sequence(args[0])))
+                    return forward(r, T::kind, py::make_tuple(py::list(args)), kw);
+                return forward(r, T::kind, args, kw);
+            });
+        }
     });
     for (const char* name : {"vectorize", "unroll", "parallel", "bind"})
         cls.def(name, [name](const PyStage& r, py::args args, py::kwargs kw) {
@@ -370,6 +456,9 @@ void def_stage(py::module_& m) {
     cls.def_property_readonly(
            "op", [](const PyStage& r) { return r.stage().op; },
            "The operation the stage computes now (rebuilt by cache_read, cache_write, rfactor).")
+        .def_property_readonly(
+            "origin_op", [](const PyStage& r) { return r.stage().dag_op; },
+            "The DAG operation the stage computes (as the user's tensors name it).")
         .def_property_readonly("name", [](const PyStage& r) { return r.stage().name(); })
         .def_property_readonly("index", &PyStage::index)
         .def_property_readonly(
@@ -429,9 +518,28 @@ void def_stage(py::module_& m) {
         });
 }
 
-std::vector<Tensor> to_tensors(py::handle outputs) {
-    if (py::isinstance<Tensor>(outputs)) return {outputs.cast<Tensor>()};
-    return outputs.cast<std::vector<Tensor>>();
+// Outputs: a tensor, an operation (all its outputs, TVM's create_schedule(C.op)) or a list of
+// them; TypeError naming `what` otherwise.
+std::vector<Tensor> to_tensors(py::handle outputs, const char* what) {
+    std::vector<Tensor> out;
+    auto add = [&](py::handle h) {
+        if (py::isinstance<Tensor>(h)) {
+            out.push_back(h.cast<Tensor>());
+        } else if (py::isinstance<Operation>(h)) {
+            Operation op = h.cast<Operation>();
+            for (int i = 0; i < op_num_outputs(op); ++i) out.push_back(op_output(op, i));
+        } else {
+            throw py::type_error(std::string(what) +
+                                 ": outputs are a Tensor, an Operation or a list of them, not " +
+                                 type_name(h));
+        }
+    };
+    if (is_sequence(outputs)) {
+        for (py::handle h : outputs) add(h);
+    } else {
+        add(outputs);
+    }
+    return out;
 }
 
 void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
@@ -461,6 +569,18 @@ void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
                 return s->loop_nest_string(to_stage(s, stage, "loop_nest"));
             },
             py::arg("stage"))
+        .def_property_readonly(
+            "stage_map",
+            [](const SchedulePtr& s) {
+                py::dict d;
+                for (const Stage& st : s->stages())
+                    d[py::cast(st.dag_op)] = PyStage{s, StageRef{st.dag_op}};
+                return d;
+            },
+            "{operation: stage} (TVM's stage_map), keyed by the DAG's operations.")
+        .def(
+            "normalize", [](const SchedulePtr& s) { return s; },
+            "TVM's normalize: tessel's loops always start at 0, so the schedule itself.")
         .def("to_python", &Schedule::to_python, "The steps as a runnable Python script.")
         .def("to_json", &Schedule::to_json, "The steps as JSON (what a tuning record stores).")
         .def(
@@ -470,8 +590,58 @@ void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
 
 }  // namespace
 
+// te.thread_axis(dom=None, tag="", name=""): TVM's signature, a str first argument is the tag.
+ThreadAxis thread_axis(py::object dom, py::object tag, py::object name) {
+    if (py::isinstance<py::str>(dom) && (tag.is_none() || tag.cast<std::string>().empty())) {
+        tag = dom;
+        dom = py::none();
+    }
+    ThreadAxis t;
+    t.tag = tag.is_none() ? "" : arg_as<std::string>(tag, "thread_axis", "tag");
+    t.name = name.is_none() ? "" : arg_as<std::string>(name, "thread_axis", "name");
+    bool known = false;
+    for (IterAnnotation a : choice_values(IterAnnotation{}))
+        known = known || (a >= IterAnnotation::VThread && t.tag == annotation_name(a));
+    if (!known)
+        throw py::value_error(
+            "thread_axis(): 'tag' is one of vthread, blockIdx.x/y/z, "
+            "threadIdx.x/y/z, not '" +
+            t.tag + "'");
+    if (t.name.empty()) t.name = t.tag;
+    if (!dom.is_none()) {
+        if (!is_sequence(dom) || py::len(dom) != 2)
+            throw py::type_error("thread_axis(): 'dom' is (begin, end) or None, not " +
+                                 type_name(dom));
+        py::tuple d(dom);
+        int64_t b = arg_as<int64_t>(d[0], "thread_axis", "dom"),
+                e = arg_as<int64_t>(d[1], "thread_axis", "dom");
+        if (b != 0 || e <= 0)
+            throw py::value_error("thread_axis(): 'dom' must be (0, extent) with extent > 0");
+        t.extent = e;
+    }
+    return t;
+}
+
+void def_thread_axis(py::module_& m) {
+    py::class_<ThreadAxis>(m, "ThreadAxis", "A GPU thread axis (te.thread_axis) to bind a loop to.")
+        .def_readonly("tag", &ThreadAxis::tag)
+        .def_readonly("thread_tag", &ThreadAxis::tag)
+        .def_readonly("name", &ThreadAxis::name)
+        .def_readonly("extent", &ThreadAxis::extent)
+        .def("__repr__", [](const ThreadAxis& t) {
+            return "ThreadAxis(" + t.tag +
+                   (t.extent ? ", extent=" + std::to_string(*t.extent) : std::string()) + ")";
+        });
+    m.def("thread_axis", &thread_axis, py::arg("dom") = py::none(), py::arg("tag") = "",
+          py::arg("name") = "",
+          "A GPU thread axis, TVM's te.thread_axis: thread_axis(\"threadIdx.x\"), "
+          "thread_axis((0, 4), \"vthread\", name=\"vx\"); s[C].bind(loop, axis) binds a loop to it "
+          "(the loop's extent is the number of threads).");
+}
+
 void init_schedule(py::module_& m) {
     def_stage(m);
+    def_thread_axis(m);
     py::class_<Schedule, SchedulePtr> cls(m, "Schedule",
                                           "How to compute a DAG: its stages and recorded steps.");
     def_step_methods(cls);
@@ -482,19 +652,20 @@ void init_schedule(py::module_& m) {
             ScheduleLimits limits;
             limits.max_vector_lanes = max_vector_lanes;
             limits.max_unroll = max_unroll;
-            return std::make_shared<Schedule>(to_tensors(outputs), limits);
+            return std::make_shared<Schedule>(to_tensors(outputs, "create_schedule"), limits);
         },
         py::arg("outputs"), py::kw_only(), py::arg("max_vector_lanes") = 64,
         py::arg("max_unroll") = 512, "A schedule of the DAG of `outputs` (a tensor or a list).");
     m.def(
         "schedule_from_json",
         [](py::object outputs, const std::string& json) {
-            return std::make_shared<Schedule>(schedule_from_json(to_tensors(outputs), json));
+            return std::make_shared<Schedule>(
+                schedule_from_json(to_tensors(outputs, "schedule_from_json"), json));
         },
         py::arg("outputs"), py::arg("json"),
         "Replays Schedule.to_json() on a schedule of `outputs` (ScheduleError for another DAG).");
     m.def(
-        "dag_hash", [](py::object outputs) { return dag_hash(to_tensors(outputs)); },
+        "dag_hash", [](py::object outputs) { return dag_hash(to_tensors(outputs, "dag_hash")); },
         py::arg("outputs"));
 }
 

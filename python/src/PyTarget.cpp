@@ -46,14 +46,47 @@ void add_gpu_queries(py::class_<Target>& cls) {
 
 }  // namespace
 
+std::vector<Target>& target_scope() {
+    static std::vector<Target>* scope = new std::vector<Target>;  // never destroyed (exit order)
+    return *scope;
+}
+
 void init_target(py::module_& m) {
     py::class_<Target> cls(
         m, "Target",
         "A target parsed once from a string ('llvm', 'llvm -mcpu=skylake-avx512',"
         " 'cuda -arch=sm_90', ...): its canonical str() and the queries of the "
         "search. Any `target=` argument takes a string or a Target.");
-    cls.def(py::init<const std::string&>(), py::arg("spec"))
+    cls.def(py::init([](py::object spec) {
+                if (py::isinstance<Target>(spec)) return spec.cast<Target>();
+                if (!py::isinstance<py::str>(spec))
+                    throw py::type_error(
+                        "Target(): 'spec' is a target string (\"llvm\", \"cuda "
+                        "-arch=sm_90\") or a Target, not " +
+                        py_type_name(spec));
+                return Target(spec.cast<std::string>());
+            }),
+            py::arg("spec"))
         .def_static("host", &Target::host, "This machine's CPU: Target('llvm').")
+        // TVM's `with Target("cuda"):` scope: build(s, args) without a target uses the innermost.
+        .def("__enter__",
+             [](const Target& t) {
+                 target_scope().push_back(t);
+                 return t;
+             })
+        .def("__exit__",
+             [](const Target&, py::args) {
+                 if (!target_scope().empty()) target_scope().pop_back();
+                 return false;
+             })
+        .def_static(
+            "current",
+            [](bool allow_none) -> py::object {
+                if (!target_scope().empty()) return py::cast(target_scope().back());
+                if (allow_none) return py::none();
+                throw py::value_error("Target.current(): no target scope is active");
+            },
+            py::arg("allow_none") = true, "The target of the innermost `with Target(...)`.")
         .def_static("known_cuda_archs", &Target::known_cuda_archs,
                     "The GPU architectures of tessel's table.")
         .def_property_readonly("kind", &Target::kind_name, "'llvm' or 'cuda'.")

@@ -81,6 +81,13 @@ std::string tensor_repr(const Tensor& t) {
     return os.str();
 }
 
+// A str argument, or a TypeError naming the function and the parameter.
+std::string str_arg(py::handle o, const char* fn, const char* param) {
+    if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+    throw py::type_error(std::string(fn) + "(): '" + param + "' must be a str, not " +
+                         py_type_name(o));
+}
+
 }  // namespace
 
 void init_tensor(py::module_& m) {
@@ -169,19 +176,43 @@ void init_tensor(py::module_& m) {
 
     m.def(
         "placeholder",
-        [](py::object shape, py::object dtype, const std::string& name) {
+        [](py::object shape, py::object dtype, py::object name_obj) {
+            std::string name = str_arg(name_obj, "placeholder", "name");
             return placeholder(to_shape(shape, ("placeholder '" + name + "' shape").c_str()),
                                to_type(dtype), name);
         },
         py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder",
-        "An input tensor.");
-    m.def("compute", &compute_py, py::arg("shape"), py::arg("fcompute"),
-          py::arg("name") = "compute",
-          "A tensor computed by `fcompute(i, j, ...)` at every point of `shape`; a tuple of "
-          "bodies makes a multi-output operation (a list of tensors).");
+        "An input tensor (dtype None: float32, as TVM's).");
+    m.def(
+        "compute",
+        [](py::object shape, py::object f, py::object name, py::object tag, py::object attrs) {
+            if (!PyCallable_Check(f.ptr()))
+                throw py::type_error("compute(): 'fcompute' is a function of the indices, not " +
+                                     py_type_name(f));
+            str_arg(tag, "compute", "tag");
+            if (!attrs.is_none() && !(py::isinstance<py::dict>(attrs) && py::len(attrs) == 0))
+                throw py::type_error(
+                    "compute(): 'attrs' is not supported (tessel operations "
+                    "carry no attributes)");
+            return compute_py(shape, py::reinterpret_borrow<py::function>(f),
+                              str_arg(name, "compute", "name"));
+        },
+        py::arg("shape"), py::arg("fcompute"), py::arg("name") = "compute", py::arg("tag") = "",
+        py::arg("attrs") = py::none(),
+        "A tensor computed by `fcompute(i, j, ...)` at every point of `shape`; a tuple of "
+        "bodies makes a multi-output operation (a list of tensors). TVM's tag= is accepted "
+        "and not kept.");
     m.def(
         "reduce_axis",
-        [](py::object dom, const std::string& name) {
+        [](py::object dom, py::object name_obj, py::object thread_tag) {
+            std::string name = str_arg(name_obj, "reduce_axis", "name");
+            if (!str_arg(thread_tag, "reduce_axis", "thread_tag").empty())
+                throw py::type_error(
+                    "reduce_axis(): 'thread_tag' is not supported: bind a loop "
+                    "of the reduction to threadIdx.* with s[C].bind instead");
+            if (!py::isinstance<py::tuple>(dom) && !py::isinstance<py::list>(dom))
+                throw py::type_error("reduce_axis(): 'dom' is (begin, end), not " +
+                                     py_type_name(dom));
             std::vector<Expr> d = to_expr_list(dom, ("reduce_axis '" + name + "'").c_str());
             if (d.size() != 2)
                 TESSEL_THROW(DSLError) << "reduce_axis '" << name << "': dom is (begin, end)";
@@ -190,7 +221,7 @@ void init_tensor(py::module_& m) {
                 extent = make_const(d[1].type(), *e - *b);
             return reduce_axis(Range(d[0], extent), name);
         },
-        py::arg("dom"), py::arg("name") = "rv",
+        py::arg("dom"), py::arg("name") = "rv", py::arg("thread_tag") = "",
         "A reduction axis over [begin, end), as TVM's te.reduce_axis((begin, end)).");
     m.def(
         "flop_count",

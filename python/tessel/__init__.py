@@ -15,7 +15,11 @@ a C++ function or class with Pythonic names and keyword arguments. See docs/pyth
 import atexit as _atexit
 
 from . import _tessel
-from ._tessel import (  # noqa: F401  (the public API, re-exported)
+from ._typed_errors import wrap_extension as _wrap_extension
+
+_wrap_extension(_tessel)  # typed errors at every entry point, before anything is re-exported
+
+from ._tessel import (  # noqa: F401,E402  (the public API, re-exported)
     __version__,
     targets,
     # errors
@@ -90,6 +94,8 @@ from ._tessel import (  # noqa: F401  (the public API, re-exported)
     Schedule,
     Stage,
     Iterator,
+    ThreadAxis,
+    thread_axis,
     create_schedule,
     schedule_from_json,
     dag_hash,
@@ -142,6 +148,9 @@ from . import nd  # noqa: F401,E402
 from . import op  # noqa: F401,E402
 from . import auto_schedule  # noqa: F401,E402
 from . import auto_scheduler  # noqa: F401,E402  (TVM's Ansor API: docs/tvm.md)
+# TVM's module names for tensor-expression scripts (`import tessel as tvm; from tessel import te`):
+# the same functions under TVM's spellings (docs/tvm.md).
+from . import te, tir, target, testing, transform  # noqa: F401,E402
 
 # A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
 # tears down (bounded, so a hung build cannot hang exit).

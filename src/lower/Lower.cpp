@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "../schedule/ScheduleInternal.h"
 #include "tessel/Error.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
@@ -117,8 +118,12 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("verify_schedule", &f, [&](LoweredFunc*) {
         if (target)
             verify_schedule(s, *target, &bounds);
-        else
-            verify_thread_mapping(s);  // no target: the target-independent part
+        else {  // no target: the target-independent part
+            std::string error = internal::attachment_error(s);
+            if (!error.empty()) TESSEL_THROW(ScheduleError) << "lower: " << error;
+            verify_thread_mapping(s);
+            verify_annotated_extents(s, &bounds);
+        }
     });
     pass.run("schedule_ops", &f,
              [&](LoweredFunc* g) { *g = schedule_ops(s, args, name, std::move(bounds)); });

@@ -3,9 +3,11 @@
 #include "tessel/lower/VerifySchedule.h"
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "../schedule/ScheduleInternal.h"
+#include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/VerifyThreadMapping.h"
 #include "tessel/schedule/InferBounds.h"
 #include "tessel/te/Operation.h"
@@ -109,15 +111,77 @@ void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>
     if (inferred && !bounds.empty()) *inferred = std::move(bounds);
 }
 
+// Whether a vectorized or unrolled loop's extent was left to the finished schedule (the
+// primitive could not know it: Schedule::annotate, internal::extent_is_final).
+bool has_deferred_annotation(const Schedule& s) {
+    for (const Stage& st : s.stages()) {
+        if (st.attach == AttachKind::Inlined) continue;
+        for (int id : st.leaf) {
+            IterAnnotation a = st.iters[id].annotation;
+            if ((a == IterAnnotation::Vectorize || a == IterAnnotation::Unroll) &&
+                !internal::extent_is_final(st, id))
+                return true;
+        }
+    }
+    return false;
+}
+
+std::string where_computed(const Schedule& s, const Stage& st) {
+    if (st.attach != AttachKind::At) return "at the root";
+    const Stage& t = s.stages()[st.attach_stage];
+    return "inside '" + t.name() + "' loop '" + t.iters[st.attach_iter].name + "'";
+}
+
+void check_deferred_annotations(const Schedule& s, const std::vector<StageBounds>& bounds) {
+    const ScheduleLimits& limits = s.limits();
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        if (st.attach == AttachKind::Inlined) continue;
+        for (int id : st.leaf) {
+            IterAnnotation a = st.iters[id].annotation;
+            bool vec = a == IterAnnotation::Vectorize;
+            if ((!vec && a != IterAnnotation::Unroll) || internal::extent_is_final(st, id))
+                continue;
+            std::optional<int64_t> n = as_const_int(bounds[i].iter_extents[id]);
+            int64_t cap = vec ? limits.max_vector_lanes : limits.max_unroll;
+            if (n && *n >= 1 && *n <= cap) continue;
+            std::ostringstream os;
+            os << (vec ? "vectorized" : "unrolled") << " loop '" << st.iters[id].name << "' has ";
+            if (n)
+                os << "extent " << *n;
+            else
+                os << "a non-constant extent " << to_string(bounds[i].iter_extents[id]);
+            os << " where the stage is computed (" << where_computed(s, st) << ")";
+            if (n && *n >= 1)
+                os << ", beyond the " << (vec ? "vector lane" : "unroll") << " cap of " << cap;
+            os << "; split it by a constant factor <= " << cap
+               << " first, or compute the stage at an inner loop";
+            internal::schedule_fail(s, vec ? "vectorize" : "unroll", static_cast<int>(i), os.str());
+        }
+    }
+}
+
 }  // namespace
+
+void verify_annotated_extents(const Schedule& s, std::vector<StageBounds>* bounds) {
+    if (!has_deferred_annotation(s)) return;
+    std::vector<StageBounds> inferred;
+    if (!bounds || bounds->empty()) inferred = infer_bounds(s);
+    const std::vector<StageBounds>& b = inferred.empty() ? *bounds : inferred;
+    check_deferred_annotations(s, b);
+    if (bounds && !inferred.empty()) *bounds = std::move(inferred);
+}
 
 void verify_schedule(const Schedule& s, const Target& target, std::vector<StageBounds>* bounds) {
     std::string error = internal::attachment_error(s);
     if (!error.empty()) TESSEL_THROW(ScheduleError) << "verify_schedule: " << error;
+    std::vector<StageBounds> local;
+    std::vector<StageBounds>* inferred = bounds ? bounds : &local;
     if (target.is_gpu())
-        check_gpu(s, target, bounds);
+        check_gpu(s, target, inferred);
     else
         check_cpu(s, target);
+    verify_annotated_extents(s, inferred);
 }
 
 }  // namespace tessel

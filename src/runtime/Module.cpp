@@ -100,6 +100,21 @@ void Kernel::launch(const std::vector<NDArray>& args, void* stream) const {
     }
 }
 
+void Kernel::launch_checked(void* const* data, Device device,
+                            const std::vector<int64_t>& shape_vars, void* stream) const {
+    if (!entry_ && !launcher_) TESSEL_THROW(RuntimeError) << "call of an empty Kernel";
+    if (!entry_) {
+        launcher_->launch_data(data, signature_.args.size(), device, shape_vars, stream);
+        return;
+    }
+    int32_t status = entry_(const_cast<void**>(data), shape_vars.data());
+    if (status != 0) {
+        std::string message = take_kernel_error();
+        TESSEL_THROW(RuntimeError) << "kernel '" << signature_.name << "' failed with status "
+                                   << status << (message.empty() ? "" : ": ") << message;
+    }
+}
+
 Module::Module(std::vector<KernelSignature> kernels, std::string payload_format,
                std::vector<uint8_t> payload, std::map<std::string, std::string> sources)
     : Module(std::move(kernels), std::move(payload_format), std::move(payload), nullptr,

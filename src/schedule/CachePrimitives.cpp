@@ -98,9 +98,8 @@ int Schedule::cache_read(int stage, const std::string& scope, const std::vector<
     const char* prim = "cache_read";
     if (stage < 0 || stage >= static_cast<int>(stages_.size())) A::loop_stage(*this, prim, stage);
     const Stage& st = stages_[stage];
-    if (st.attach == AttachKind::Inlined)
-        schedule_fail(*this, prim, stage,
-                      "is inlined; it has no storage to read from (compute_root it first)");
+    // An inlined stage may be cached, as in TVM: the cache stage computes its values (the padded
+    // input of a convolution, computed into shared memory by the cache's threads).
     StorageScope sc = internal::parse_scope(*this, prim, stage, scope);
     if (readers.empty()) schedule_fail(*this, prim, stage, "no readers given");
     std::vector<int> moved;  // reader indices after the insertion
@@ -138,7 +137,7 @@ int Schedule::cache_read(int stage, const std::string& scope, const std::vector<
     cs.scope = sc;
     A::insert_stage(*this, stage + 1, std::move(cs));
     internal::redirect_reads(stages_, moved, {{src, cache}}, {});
-    std::string error = internal::attachment_error(*this);
+    std::string error = internal::new_attachment_error(saved, stages_);
     if (!error.empty()) {
         stages_ = std::move(saved);
         schedule_fail(*this, prim, stage, error);
@@ -176,7 +175,7 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     A::insert_stage(*this, stage, std::move(cs));
     internal::redirect_reads(stages_, {}, {}, {{orig, copy}});
     // The cache stage reads the stage's producers now; one computed at a consumer breaks.
-    std::string error = internal::attachment_error(*this);
+    std::string error = internal::new_attachment_error(saved, stages_);
     if (!error.empty()) {
         stages_ = std::move(saved);
         schedule_fail(*this, prim, stage, error);

@@ -9,24 +9,45 @@ namespace tessel {
 
 namespace internal {
 
-std::string attachment_error(const Schedule& s) {
-    const std::vector<Stage>& stages = s.stages();
+std::vector<BrokenAttachment> broken_attachments(const std::vector<Stage>& stages) {
+    std::vector<BrokenAttachment> out;
     for (int x = 0; x < static_cast<int>(stages.size()); ++x) {
         if (stages[x].attach != AttachKind::At) continue;
         int t = stages[x].attach_stage;
         const std::vector<int>& leaf = stages[t].leaf;
         auto pos = [&](int id) { return std::find(leaf.begin(), leaf.end(), id) - leaf.begin(); };
-        for (int c : consumers_of(s, x)) {
+        for (int c : consumers_of(stages, x)) {
             if (c == t) continue;
             const Stage& reader = stages[c];
             bool direct = reader.attach == AttachKind::At && reader.attach_stage == t;
             if (direct && pos(reader.attach_iter) >= pos(stages[x].attach_iter)) continue;
-            return "stage '" + stages[x].name() + "' is computed at '" + stages[t].name() +
-                   "' loop '" + stages[t].iters[stages[x].attach_iter].name +
-                   "', but its reader '" + reader.name() +
-                   "' would not be computed inside that loop; compute_at '" + reader.name() +
-                   "' inside it, or compute_root '" + stages[x].name() + "' first";
+            out.push_back({stages[x].dag_op, reader.dag_op,
+                           "stage '" + stages[x].name() + "' is computed at '" + stages[t].name() +
+                               "' loop '" + stages[t].iters[stages[x].attach_iter].name +
+                               "', but its reader '" + reader.name() +
+                               "' would not be computed inside that loop; compute_at '" +
+                               reader.name() + "' inside it, or compute_root '" + stages[x].name() +
+                               "' first"});
         }
+    }
+    return out;
+}
+
+std::string attachment_error(const Schedule& s) {
+    std::vector<BrokenAttachment> broken = broken_attachments(s.stages());
+    return broken.empty() ? "" : broken[0].message;
+}
+
+std::string new_attachment_error(const std::vector<Stage>& before,
+                                 const std::vector<Stage>& after) {
+    std::vector<BrokenAttachment> now = broken_attachments(after);
+    if (now.empty()) return "";
+    std::vector<BrokenAttachment> was = broken_attachments(before);
+    for (const BrokenAttachment& b : now) {
+        bool known = std::any_of(was.begin(), was.end(), [&](const BrokenAttachment& w) {
+            return w.stage.same_as(b.stage) && w.reader.same_as(b.reader);
+        });
+        if (!known) return b.message;
     }
     return "";
 }
@@ -52,24 +73,52 @@ std::string stage_name(const Schedule& s, int i) {
     return "'" + s.stages()[i].name() + "'";
 }
 
-// Moves `stage` to (kind, target, iter), then checks that every attachment is still valid
-// (internal::attachment_error): moving one stage changes who reads the others (compute_root of
-// a reader, inlining a stage between two others). On failure the move is undone and the
-// primitive fails, naming the stage whose attachment would break.
+// Moves `stage` to (kind, target, iter), then checks that the move broke no attachment
+// (internal::new_attachment_error): moving one stage changes who reads the others (compute_root
+// of a reader, inlining a stage between two others). On failure the move is undone and the
+// primitive fails, naming the stage whose attachment would break. `may_break(b)` excuses what a
+// later step can still mend (compute_at: readers of the stage not attached yet).
+template <typename Excuse>
 void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
-                  AttachKind kind, int target, int iter) {
+                  AttachKind kind, int target, int iter, Excuse may_break) {
+    std::vector<internal::BrokenAttachment> after;
+    {
+        Stage& st = stages[stage];
+        AttachKind old_kind = st.attach;
+        int old_target = st.attach_stage, old_iter = st.attach_iter;
+        st.attach = kind;
+        st.attach_stage = target;
+        st.attach_iter = iter;
+        after = internal::broken_attachments(stages);
+        if (after.empty()) return;
+        st.attach = old_kind;
+        st.attach_stage = old_target;
+        st.attach_iter = old_iter;
+    }
+    std::vector<internal::BrokenAttachment> before = internal::broken_attachments(stages);
+    for (const internal::BrokenAttachment& b : after) {
+        bool known = std::any_of(before.begin(), before.end(), [&](const auto& w) {
+            return w.stage.same_as(b.stage) && w.reader.same_as(b.reader);
+        });
+        if (!known && !may_break(b)) schedule_fail(s, prim, stage, b.message);
+    }
     Stage& st = stages[stage];
-    AttachKind old_kind = st.attach;
-    int old_target = st.attach_stage, old_iter = st.attach_iter;
     st.attach = kind;
     st.attach_stage = target;
     st.attach_iter = iter;
-    std::string error = internal::attachment_error(s);
-    if (error.empty()) return;
-    st.attach = old_kind;
-    st.attach_stage = old_target;
-    st.attach_iter = old_iter;
-    schedule_fail(s, prim, stage, error);
+}
+
+void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
+                  AttachKind kind, int target, int iter) {
+    move_checked(s, stages, prim, stage, kind, target, iter,
+                 [](const internal::BrokenAttachment&) { return false; });
+}
+
+// The index of the stage computing DAG operation `op`.
+int stage_of_op(const std::vector<Stage>& stages, const Operation& op) {
+    for (size_t i = 0; i < stages.size(); ++i)
+        if (stages[i].dag_op.same_as(op)) return static_cast<int>(i);
+    return -1;
 }
 
 }  // namespace
@@ -84,19 +133,25 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     if (st.is_output)
         schedule_fail(*this, prim, stage,
                       "is an output of the schedule; outputs are computed at the root");
+    // A reader that is an output stays at the root: unless it is the target, the stage could
+    // never be inside all its readers. Other readers may still be moved inside the target by a
+    // later compute_at (TVM accepts any order): that is checked on the finished schedule
+    // (verify_schedule, lowering), naming both stages.
     std::vector<int> consumers = internal::consumers_of(*this, stage);
-    bool is_consumer = std::find(consumers.begin(), consumers.end(), target) != consumers.end();
-    // As in TVM, a stage may also be computed at a stage that its consumers are all computed at
-    // (a shared tile at k.outer of the stage whose k.inner computes the tile's register copy).
-    bool consumers_inside =
-        !consumers.empty() && std::all_of(consumers.begin(), consumers.end(), [&](int c) {
-            return stages_[c].attach == AttachKind::At && stages_[c].attach_stage == target;
-        });
-    if (!is_consumer && !consumers_inside) {
-        os << "target " << stage_name(*this, target) << " does not read "
-           << stage_name(*this, stage)
-           << "; compute_at needs a consumer, or a stage every consumer is computed at (consumers:";
-        for (int c : consumers) os << " " << stage_name(*this, c);
+    for (int c : consumers) {
+        if (c == target || !stages_[c].is_output) continue;
+        bool is_consumer = std::find(consumers.begin(), consumers.end(), target) != consumers.end();
+        if (!is_consumer)
+            os << "target " << stage_name(*this, target) << " does not read "
+               << stage_name(*this, stage) << ", and its reader " << stage_name(*this, c)
+               << " is an output, computed at the root; compute_at needs a consumer, or a stage "
+                  "every consumer is computed at (consumers:";
+        else
+            os << "it is also read by " << stage_name(*this, c)
+               << ", an output (computed at the root), which can never be inside "
+               << stage_name(*this, target) << "; keep this stage at the root or inline it "
+               << "(consumers:";
+        for (int r : consumers) os << " " << stage_name(*this, r);
         os << ")";
         schedule_fail(*this, prim, stage, os.str());
     }
@@ -117,19 +172,15 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
         schedule_fail(*this, prim, target, os.str());
     }
     int iter_id = t.leaf[target_iter];
-    for (int c : consumers) {
-        // Bound inference unions the regions of readers computed directly inside the target.
-        const Stage& reader = stages_[c];
-        if (c == target || (reader.attach == AttachKind::At && reader.attach_stage == target))
-            continue;
-        // (move_checked below also checks the reader's loop is inside the attach loop.)
-        os << "it is also read by " << stage_name(*this, c)
-           << ", which is not computed directly inside " << stage_name(*this, target)
-           << "; compute_at " << stage_name(*this, c)
-           << " to a loop of it first, or inline/keep this stage at the root";
-        schedule_fail(*this, prim, stage, os.str());
-    }
-    move_checked(*this, stages_, prim, stage, AttachKind::At, target, iter_id);
+    // What the move leaves incomplete about this stage's own readers can be mended by a later
+    // step; what it breaks for other stages (this stage read something computed where it was)
+    // fails now, as compute_root's and reorder's do.
+    const Operation self = st.dag_op;
+    move_checked(*this, stages_, prim, stage, AttachKind::At, target, iter_id,
+                 [&](const internal::BrokenAttachment& b) {
+                     int r = stage_of_op(stages_, b.reader);
+                     return b.stage.same_as(self) && r >= 0 && !stages_[r].is_output;
+                 });
     record(ComputeAtStep{stage, target, target_iter});
 }
 

@@ -519,6 +519,10 @@ std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s) {
 }
 
 std::vector<StageBounds> infer_bounds(const Schedule& s) {
+    // A schedule may be left incomplete between steps (compute_at before the stage's other
+    // readers are attached): bound inference needs every attachment complete.
+    std::string error = internal::attachment_error(s);
+    if (!error.empty()) TESSEL_THROW(ScheduleError) << "infer_bounds: " << error;
     return BoundInference(s).run();
 }
 

@@ -126,7 +126,7 @@ int Schedule::rfactor(int stage, int iter, int factor_axis) {
     A::insert_stage(*this, stage, internal::make_stage(rf_op));
     internal::redirect_reads(stages_, {}, {}, {{orig, fin[0].op()}});
     // The rfactor stage reads the stage's producers now; one computed at a consumer breaks.
-    std::string error = internal::attachment_error(*this);
+    std::string error = internal::new_attachment_error(saved, stages_);
     if (!error.empty()) {
         stages_ = std::move(saved);
         schedule_fail(*this, prim, stage, error);

@@ -264,15 +264,19 @@ Expr ceil_div(const Expr& extent, int64_t factor) {
 }
 
 std::vector<int> consumers_of(const Schedule& s, int stage) {
+    return consumers_of(s.stages(), stage);
+}
+
+std::vector<int> consumers_of(const std::vector<Stage>& stages, int stage) {
     std::vector<int> result;
-    const Operation& op = s.stages()[stage].op;
-    for (size_t i = 0; i < s.stages().size(); ++i) {
+    const Operation& op = stages[stage].op;
+    for (size_t i = 0; i < stages.size(); ++i) {
         bool reads = false;
-        for (const Tensor& t : op_inputs(s.stages()[i].op)) reads = reads || t.op().same_as(op);
+        for (const Tensor& t : op_inputs(stages[i].op)) reads = reads || t.op().same_as(op);
         if (!reads) continue;
         // An inlined consumer is replaced by its own consumers: they read this stage now.
-        if (s.stages()[i].attach == AttachKind::Inlined) {
-            for (int c : consumers_of(s, static_cast<int>(i)))
+        if (stages[i].attach == AttachKind::Inlined) {
+            for (int c : consumers_of(stages, static_cast<int>(i)))
                 if (std::find(result.begin(), result.end(), c) == result.end()) result.push_back(c);
         } else if (std::find(result.begin(), result.end(), static_cast<int>(i)) == result.end()) {
             result.push_back(static_cast<int>(i));

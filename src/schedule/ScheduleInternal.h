@@ -39,14 +39,38 @@ StorageScope parse_scope(const Schedule& s, const char* prim, int stage, const s
 /// ceil(extent / factor) as an expression of extent's type (folded for constants).
 Expr ceil_div(const Expr& extent, int64_t factor);
 
-/// The first broken attachment, as a message, or "" when every stage computed at a loop has all
-/// its readers inside that loop (the reader is the target, or is computed directly at the target
-/// at the same loop or a loop nested inside it) — what bound inference needs.
+/// A stage computed at a loop with a reader that is not inside that loop (the reader is neither
+/// the target nor computed directly at the target at the same loop or a loop nested inside it).
+/// The stages are named by their DAG operations, which stay valid when stages are inserted.
+struct BrokenAttachment {
+    Operation stage, reader;
+    std::string message;
+};
+
+/// Every broken attachment of `stages` (bound inference needs none).
+std::vector<BrokenAttachment> broken_attachments(const std::vector<Stage>& stages);
+
+/// The first broken attachment of `s` as a message, or "" when there is none: what
+/// verify_schedule and lowering check on the finished schedule.
 std::string attachment_error(const Schedule& s);
+
+/// The first attachment broken in `after` that was not already broken in `before` (the stages
+/// before a primitive changed them), as a message, or "". A primitive fails on what it breaks;
+/// an attachment left incomplete by an earlier compute_at (its other readers not attached yet,
+/// TVM's order of calls) is checked when the schedule is finished (attachment_error).
+std::string new_attachment_error(const std::vector<Stage>& before, const std::vector<Stage>& after);
+
+/// Whether iterator `id` of `st` has its extent whatever the stage's attachment: a reduction
+/// root, the inner loop of a split by factor, the outer of a split by nparts, a fusion of such
+/// loops, or any loop of an output (outputs compute their whole domain). Other extents shrink to
+/// the region the consumers need when the stage is computed at a loop (now or by a later step),
+/// so checks of them (vectorize and unroll lengths) wait for the finished schedule.
+bool extent_is_final(const Stage& st, int id);
 
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
 /// is replaced by its own consumers (transitively).
 std::vector<int> consumers_of(const Schedule& s, int stage);
+std::vector<int> consumers_of(const std::vector<Stage>& stages, int stage);
 
 }  // namespace tessel::internal
 

@@ -200,6 +200,6 @@ def test_errors_are_schedule_errors():
         s.cache_write(C, "local")  # after a loop transformation of C
     with pytest.raises(ts.ScheduleError):
         s.follow_split(BP, 0, 0)  # step 0 is no split
-    with pytest.raises(ts.ScheduleError):
-        s.cache_read(A, "shared", ["C"])
+    with pytest.raises(TypeError, match="a stage is an index, a tensor"):
+        s.cache_read(A, "shared", ["C"])  # a name is no stage: a wrong type
     assert s.num_steps == 3

@@ -60,8 +60,21 @@ def test_compute_at_needs_a_consumer_or_their_stage():
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
     AL = s.cache_read(AS, "local", [C])
-    # AL (AS's only consumer) is at the root: C is neither AS's consumer nor where AL is.
-    with pytest.raises(ts.ScheduleError, match="compute_at needs a consumer"):
-        s[AS].compute_at(s[C], C.op.axis[0])
-    s[AL].compute_at(s[C], C.op.axis[1])
-    s[AS].compute_at(s[C], C.op.axis[0])  # now every consumer of AS is computed at C
+    # AL (AS's only consumer) is at the root: C is neither AS's consumer nor where AL is. As in
+    # TVM, the call is accepted (AL may still be moved into C); lowering checks the finished
+    # schedule and names both stages.
+    s[AS].compute_at(s[C], C.op.axis[0])
+    with pytest.raises(ts.ScheduleError, match="'A.shared' is computed at 'C'.*reader 'A.shared.local'"):
+        ts.lower(s, [A, B, C])
+    s[AL].compute_at(s[C], C.op.axis[1])  # now every consumer of AS is computed at C
+    a, b = rand(16, 16, seed=1), rand(16, 16, seed=2)
+    c = np.zeros((16, 16), "float32")
+    ts.lower(s, [A, B, C]).run(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    # A reader that is an output can never be inside another stage: refused at the call.
+    A2, B2, C2 = matmul(16, 16, 16)
+    s2 = ts.create_schedule(C2)
+    AS2 = s2.cache_read(A2, "shared", [C2])
+    D = s2.cache_read(B2, "shared", [C2])
+    with pytest.raises(ts.ScheduleError, match="does not read 'A.shared'.*an output"):
+        s2[AS2].compute_at(s2[D], s2[D].op.axis[0])

@@ -111,8 +111,8 @@ def test_stale_and_foreign_handles_are_schedule_errors():
         s[C].vectorize(io)
     with pytest.raises(ts.ScheduleError, match="not an axis"):
         s[C].vectorize(A.op.output(0).op.axis[0] if A.op.axis else ts.reduce_axis((0, 2), name="z"))
-    with pytest.raises(ts.ScheduleError):
-        s[C].vectorize("i")
+    with pytest.raises(TypeError, match="a loop is a leaf position"):
+        s[C].vectorize("i")  # a name is no loop: a wrong type
     with pytest.raises(ts.ScheduleError, match="exactly one"):
         s[C].split(C.op.axis[1], factor=2, nparts=2)
     with pytest.raises(ts.ScheduleError, match="tail"):

@@ -10,6 +10,9 @@
 //  - a CPU target: no loop bound to blockIdx/threadIdx (vthread runs serially; a CompileError: the
 //  target does not fit the
 //    schedule);
+//  - every vectorized or unrolled loop whose extent depends on where its stage is computed
+//    (Schedule::annotate left it to the finished schedule) has, inside its attach point, a
+//    constant extent within the schedule's vector lane or unroll cap;
 //  - a GPU target: every shared or local stage is computed inside a kernel, and the shared memory
 //    of each kernel (its shared stages' storage, as bound inference sizes it) fits the target's
 //    opt-in limit per block.
@@ -29,5 +32,11 @@ namespace tessel {
 /// there for the caller (lower() hands them to schedule_ops); otherwise `bounds` is unchanged.
 void verify_schedule(const Schedule& s, const Target& target,
                      std::vector<StageBounds>* bounds = nullptr);
+
+/// The target-independent check of vectorized and unrolled loops whose extents depend on where
+/// their stages are computed (see the file comment); part of verify_schedule, and what lower()
+/// runs without a target. Bound inference runs only when the schedule has such a loop, and
+/// reuses `*bounds` when they are given (non-empty); bounds it inferred are left there.
+void verify_annotated_extents(const Schedule& s, std::vector<StageBounds>* bounds = nullptr);
 
 }  // namespace tessel

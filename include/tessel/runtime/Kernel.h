@@ -41,6 +41,9 @@ public:
     /// kernel, when it cannot run.
     virtual void launch(const std::vector<NDArray>& args, const std::vector<int64_t>& shape_vars,
                         void* stream) const = 0;
+    /// As launch(), on the arguments' data pointers (`num_args` of them, all on `device`).
+    virtual void launch_data(void* const* data, size_t num_args, Device device,
+                             const std::vector<int64_t>& shape_vars, void* stream) const = 0;
 };
 
 /// A callable kernel: a signature, an entry point or a launcher, and whatever keeps the code
@@ -62,6 +65,14 @@ public:
     /// As operator(), on `stream`: a CUstream of the arguments' device for a CUDA kernel (null:
     /// the legacy default stream), queued asynchronously; ignored by CPU kernels.
     void launch(const std::vector<NDArray>& args, void* stream) const;
+    /// Runs the kernel on data pointers whose arrays were checked against the signature before:
+    /// arrays of the same dtypes, shapes, strides and device passed check_arguments (which gave
+    /// `shape_vars`), and these pointers are non-null, aligned as the signature says and do not
+    /// overlap where it forbids. For callers that cache the check per distinct argument set (the
+    /// Python binding): no allocation on CPU kernels. `data` holds signature().args.size()
+    /// pointers on `device`.
+    void launch_checked(void* const* data, Device device, const std::vector<int64_t>& shape_vars,
+                        void* stream) const;
 
 private:
     KernelSignature signature_;

@@ -49,7 +49,7 @@ struct StageBounds {
 
 /// Bound inference over every stage. Placeholder and inlined stages get their full domain and
 /// no loops. Throws ScheduleError when a stage's region cannot be bounded or its consumers are
-/// not all inside its attach point.
+/// not all inside its attach point (a schedule left incomplete by compute_at, naming both stages).
 std::vector<StageBounds> infer_bounds(const Schedule& s);
 
 /// Per stage, the extents of its leaf loops, outermost first, from `bounds` (infer_bounds(s)):

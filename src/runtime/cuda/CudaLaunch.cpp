@@ -173,7 +173,20 @@ public:
 
     void launch(const std::vector<NDArray>& args, const std::vector<int64_t>& shape_vars,
                 void* stream) const override {
-        int device = device_of(args);
+        Device d = args.empty() ? Device{DeviceType::CUDA, 0} : args[0].device();
+        std::vector<void*> data;
+        data.reserve(args.size());
+        for (const NDArray& a : args) data.push_back(a.data());
+        launch_data(data.data(), data.size(), d, shape_vars, stream);
+    }
+
+    void launch_data(void* const* data, size_t num_args, Device d,
+                     const std::vector<int64_t>& shape_vars, void* stream) const override {
+        if (d.type != DeviceType::CUDA) {
+            TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': its arguments are on "
+                                       << d.str() << ", not on a CUDA device";
+        }
+        int device = d.id;
         ContextGuard guard(device);  // throws, saying why, when CUDA is unavailable
         const DeviceModule& m = code_->on_device(device);
         std::vector<ResolvedLaunch> launches;
@@ -189,43 +202,33 @@ public:
             workspaces.allocate("CUDA kernel '" + kernel_ + "'", w,
                                 w.bytes.eval(shape_vars.data()));
         for (const ResolvedLaunch& r : launches) {
-            if (!r.empty) queue(r, args, shape_vars, workspaces, cu_stream);
+            if (!r.empty) queue(r, data, num_args, shape_vars, workspaces, cu_stream);
         }
     }
 
 private:
-    int device_of(const std::vector<NDArray>& args) const {
-        if (args.empty()) return 0;
-        Device d = args[0].device();
-        if (d.type != DeviceType::CUDA) {
-            TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': its arguments are on "
-                                       << d.str() << ", not on a CUDA device";
-        }
-        return d.id;
-    }
-
-    uint64_t param_value(const CudaParam& p, const std::vector<NDArray>& args,
+    uint64_t param_value(const CudaParam& p, void* const* data, size_t num_args,
                          const std::vector<int64_t>& shape_vars, const Workspaces& ws) const {
         auto index = static_cast<size_t>(p.index);
         bool ok = p.index >= 0;
         if (ok && p.kind == CudaParam::Kind::ShapeVar && index < shape_vars.size())
             return static_cast<uint64_t>(shape_vars[index]);
-        if (ok && p.kind == CudaParam::Kind::Buffer && index < args.size())
-            return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(args[index].data()));
-        if (ok && p.kind == CudaParam::Kind::Buffer &&
-            index - args.size() < plan_.workspaces.size())
-            return ws.at(index - args.size());
+        if (ok && p.kind == CudaParam::Kind::Buffer && index < num_args)
+            return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(data[index]));
+        if (ok && p.kind == CudaParam::Kind::Buffer && index - num_args < plan_.workspaces.size())
+            return ws.at(index - num_args);
         TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': malformed launch plan ("
                                    << "parameter index " << p.index << " out of range)";
     }
 
-    void queue(const ResolvedLaunch& r, const std::vector<NDArray>& args,
+    void queue(const ResolvedLaunch& r, void* const* data, size_t num_args,
                const std::vector<int64_t>& shape_vars, const Workspaces& ws,
                CUstream stream) const {
         const CudaLaunch& l = *r.launch;
         // Device pointers (CUdeviceptr) and shape values (int64_t) are both 8 bytes.
         std::vector<uint64_t> values;
-        for (const CudaParam& p : l.params) values.push_back(param_value(p, args, shape_vars, ws));
+        for (const CudaParam& p : l.params)
+            values.push_back(param_value(p, data, num_args, shape_vars, ws));
         std::vector<void*> params;
         for (uint64_t& v : values) params.push_back(&v);
         auto u = [](int64_t v) { return static_cast<unsigned>(v); };
