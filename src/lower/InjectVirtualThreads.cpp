@@ -32,17 +32,24 @@ bool has_allreduce(const Stmt& s) {
 struct Touched {
     std::unordered_set<const Variable*> vars, buffers, allocated;
 
+    // Whether node `n` itself reads a touched variable or accesses a touched buffer.
+    bool node(const IRNode* n) const {
+        switch (n->node_type) {
+            case IRNodeType::Variable: return vars.count(static_cast<const Variable*>(n)) > 0;
+            case IRNodeType::BufferLoad:
+                return buffers.count(static_cast<const BufferLoad*>(n)->buffer->data.get()) > 0;
+            case IRNodeType::BufferStore:
+                return buffers.count(static_cast<const BufferStore*>(n)->buffer->data.get()) > 0;
+            case IRNodeType::Load:
+                return buffers.count(static_cast<const Load*>(n)->buffer_var.get()) > 0;
+            case IRNodeType::Store:
+                return buffers.count(static_cast<const Store*>(n)->buffer_var.get()) > 0;
+            default: return false;
+        }
+    }
     bool expr(const Expr& e) const {
         bool t = false;
-        post_order_visit(e, [&](const IRNode* n) {
-            if (t) return;
-            if (n->node_type == IRNodeType::Variable)
-                t = vars.count(static_cast<const Variable*>(n)) > 0;
-            else if (n->node_type == IRNodeType::BufferLoad)
-                t = buffers.count(static_cast<const BufferLoad*>(n)->buffer->data.get()) > 0;
-            else if (n->node_type == IRNodeType::Load)
-                t = buffers.count(static_cast<const Load*>(n)->buffer_var.get()) > 0;
-        });
+        post_order_visit(e, [&](const IRNode* n) { t = t || node(n); });
         return t;
     }
     bool exprs(const std::vector<Expr>& es) const {
@@ -53,27 +60,7 @@ struct Touched {
     // Whether running `s` once differs from running it for each virtual thread.
     bool stmt(const Stmt& s) const {
         bool t = false;
-        post_order_visit(s, [&](const IRNode* n) {
-            if (t) return;
-            switch (n->node_type) {
-                case IRNodeType::Variable:
-                    t = vars.count(static_cast<const Variable*>(n)) > 0;
-                    break;
-                case IRNodeType::BufferLoad:
-                    t = buffers.count(static_cast<const BufferLoad*>(n)->buffer->data.get()) > 0;
-                    break;
-                case IRNodeType::BufferStore:
-                    t = buffers.count(static_cast<const BufferStore*>(n)->buffer->data.get()) > 0;
-                    break;
-                case IRNodeType::Load:
-                    t = buffers.count(static_cast<const Load*>(n)->buffer_var.get()) > 0;
-                    break;
-                case IRNodeType::Store:
-                    t = buffers.count(static_cast<const Store*>(n)->buffer_var.get()) > 0;
-                    break;
-                default: break;
-            }
-        });
+        post_order_visit(s, [&](const IRNode* n) { t = t || node(n); });
         return t;
     }
 
@@ -160,36 +147,30 @@ public:
         : loop_(loop), touched_(Touched::of(loop->loop_var, loop->body)) {
         auto n = as_const_int(loop->extent);
         kind_ = n && *n <= max_unroll ? ForKind::Unrolled : ForKind::Serial;
+        std::unordered_set<const Variable*> seen;
+        post_order_visit(loop->body, [&](const IRNode* n) {
+            const Buffer* b = n->node_type == IRNodeType::BufferLoad
+                                  ? &static_cast<const BufferLoad*>(n)->buffer
+                              : n->node_type == IRNodeType::BufferStore
+                                  ? &static_cast<const BufferStore*>(n)->buffer
+                                  : nullptr;
+            if (b && expands((*b)->data.get()) && seen.insert((*b)->data.get()).second)
+                to_expand_.push_back(*b);
+        });
     }
 
     // Whether every allocation to expand is a compact buffer of a constant-extent loop (the
     // pass leaves other loops as a serial loop around the whole body).
     bool possible() const {
         if (!as_const_int(loop_->extent) || has_allreduce(loop_->body)) return false;
-        bool ok = true;
-        post_order_visit(loop_->body, [&](const IRNode* n) {
-            const Buffer* b = nullptr;
-            if (n->node_type == IRNodeType::BufferLoad)
-                b = &static_cast<const BufferLoad*>(n)->buffer;
-            if (n->node_type == IRNodeType::BufferStore)
-                b = &static_cast<const BufferStore*>(n)->buffer;
-            if (!b || !expands((*b)->data.get())) return;
-            ok = ok && (*b)->strides.empty() &&
-                 (!(*b)->elem_offset.defined() || is_zero((*b)->elem_offset));
-        });
-        return ok;
+        for (const Buffer& b : to_expand_)
+            if (!b->strides.empty() || (b->elem_offset.defined() && !is_zero(b->elem_offset)))
+                return false;
+        return true;
     }
 
     Stmt run() {
-        post_order_visit(loop_->body, [&](const IRNode* n) {
-            const Buffer* b = nullptr;
-            if (n->node_type == IRNodeType::BufferLoad)
-                b = &static_cast<const BufferLoad*>(n)->buffer;
-            if (n->node_type == IRNodeType::BufferStore)
-                b = &static_cast<const BufferStore*>(n)->buffer;
-            if (!b || !expands((*b)->data.get()) || expanded_.count((*b)->data.get())) return;
-            expanded_[(*b)->data.get()] = expanded(*b);
-        });
+        for (const Buffer& b : to_expand_) expanded_[b->data.get()] = expanded(b);
         return inject(loop_->body);
     }
 
@@ -272,6 +253,7 @@ private:
     const For* loop_;
     Touched touched_;
     ForKind kind_ = ForKind::Serial;
+    std::vector<Buffer> to_expand_;  ///< the buffers expands() names, each once
     std::unordered_map<const Variable*, Buffer> expanded_;
 };
 
