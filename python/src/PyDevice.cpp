@@ -10,7 +10,8 @@ Device to_device(py::handle device) {
     if (py::isinstance<Device>(device)) return device.cast<Device>();
     if (!py::isinstance<py::str>(device))
         throw py::type_error(
-            "expected a device: \"cpu\", \"cuda:1\" or ts.cpu() / ts.cuda(), not " +
+            "device: expected a device (parameter 'dev_type' or 'device'): \"cpu\", \"cuda:1\" "
+            "or ts.cpu() / ts.cuda(), not " +
             std::string(py::str(py::type::of(device))));
     std::string s = device.cast<std::string>();
     s = s.substr(0, s.find(' '));  // a target string: "llvm -mcpu=...", "cuda -arch=sm_90"

@@ -50,8 +50,8 @@ Expr to_expr(py::handle value, const char* what) {
         return Expr(static_cast<int64_t>(v));
     }
     if (py::isinstance<py::float_>(value)) return Expr(value.cast<double>());
-    TESSEL_THROW(DSLError) << what << ": expected an expression, an axis or a number, not "
-                           << py::str(py::type::of(value)).cast<std::string>();
+    throw py::type_error(std::string(what) + ": expected an expression, an axis or a number, got " +
+                         py::str(py::type::of(value).attr("__name__")).cast<std::string>());
 }
 
 std::vector<Expr> to_expr_list(py::handle values, const char* what) {
@@ -132,7 +132,7 @@ void init_expr(py::module_& m) {
     m.def(
         "const",
         [](py::object value, py::object dtype) {
-            Expr e = to_expr(value, "const");
+            Expr e = to_expr(value, "const: parameter 'value'");
             if (dtype.is_none()) {
                 if (e.type() == Float(64) && py::isinstance<py::float_>(value))
                     return make_const(Float(32), *as_const_float(e));
@@ -153,23 +153,37 @@ void init_expr(py::module_& m) {
         py::arg("value"), py::arg("dtype") = py::none(),
         "A constant: int32 / float32 by default, else of `dtype`.");
     m.def(
-        "cast", [](py::object t, py::object v) { return cast(to_type(t), to_expr(v, "cast")); },
+        "cast",
+        [](py::object t, py::object v) {
+            return cast(to_type(t), to_expr(v, "cast: parameter 'value'"));
+        },
         py::arg("dtype"), py::arg("value"), "`value` converted to `dtype`.");
 
-    auto e = [](py::handle v) { return to_expr(v); };
+    // The argument `value` of parameter `param` of function `fn`, named in a TypeError.
+    auto e = [](py::handle value, const char* fn, const char* param) {
+        return to_expr(value, (std::string(fn) + ": parameter '" + param + "'").c_str());
+    };
     m.def(
         "select",
-        [e](py::object c, py::object t, py::object f) { return select(e(c), e(t), e(f)); },
+        [e](py::object c, py::object t, py::object f) {
+            return select(e(c, "select", "condition"), e(t, "select", "true_value"),
+                          e(f, "select", "false_value"));
+        },
         py::arg("condition"), py::arg("true_value"), py::arg("false_value"),
         "Both values are evaluated; the condition picks one.");
     m.def(
         "if_then_else",
-        [e](py::object c, py::object t, py::object f) { return if_then_else(e(c), e(t), e(f)); },
+        [e](py::object c, py::object t, py::object f) {
+            return if_then_else(e(c, "if_then_else", "condition"),
+                                e(t, "if_then_else", "true_value"),
+                                e(f, "if_then_else", "false_value"));
+        },
         py::arg("condition"), py::arg("true_value"), py::arg("false_value"),
         "Only the taken branch is evaluated (safe for guarded reads).");
-#define TESSEL_DEF_BINARY(fn, doc) \
-    m.def(                         \
-        #fn, [e](py::object a, py::object b) { return fn(e(a), e(b)); }, doc)
+#define TESSEL_DEF_BINARY(fn, doc)                                                           \
+    m.def(                                                                                   \
+        #fn, [e](py::object a, py::object b) { return fn(e(a, #fn, "a"), e(b, #fn, "b")); }, \
+        py::arg("a"), py::arg("b"), doc)
     TESSEL_DEF_BINARY(floordiv, "Division rounding toward -infinity.");
     TESSEL_DEF_BINARY(floormod, "Remainder of floordiv (the divisor's sign).");
     TESSEL_DEF_BINARY(truncdiv, "C-style division rounding toward zero.");
@@ -178,7 +192,7 @@ void init_expr(py::module_& m) {
 #undef TESSEL_DEF_BINARY
 #define TESSEL_DEF_UNARY(fn) \
     m.def(                   \
-        #fn, [e](py::object x) { return fn(e(x)); }, py::arg("x"))
+        #fn, [e](py::object x) { return fn(e(x, #fn, "x")); }, py::arg("x"))
     TESSEL_DEF_UNARY(exp);
     TESSEL_DEF_UNARY(exp2);
     TESSEL_DEF_UNARY(log);
@@ -198,8 +212,11 @@ void init_expr(py::module_& m) {
     TESSEL_DEF_UNARY(isnan);
 #undef TESSEL_DEF_UNARY
     m.def(
-        "fma", [e](py::object a, py::object b, py::object c) { return fma(e(a), e(b), e(c)); },
-        "a * b + c, rounded once.");
+        "fma",
+        [e](py::object a, py::object b, py::object c) {
+            return fma(e(a, "fma", "a"), e(b, "fma", "b"), e(c, "fma", "c"));
+        },
+        py::arg("a"), py::arg("b"), py::arg("c"), "a * b + c, rounded once.");
     m.def(
         "max_value", [](py::object t) { return max_value(to_type(t)); }, py::arg("dtype"));
     m.def(

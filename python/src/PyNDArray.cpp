@@ -301,8 +301,16 @@ void init_ndarray(py::module_& m) {
         .def(
             "copyfrom",
             [](NDArray& x, py::object src) {
-                py::array a =
-                    py::module_::import("numpy").attr("asarray")(src, numpy_dtype_of(x.dtype()));
+                py::array a;
+                try {
+                    a = py::module_::import("numpy").attr("asarray")(src,
+                                                                     numpy_dtype_of(x.dtype()));
+                } catch (py::error_already_set& e) {
+                    throw py::type_error(
+                        "copyfrom: parameter 'source' expected an array-like of numbers (a numpy "
+                        "array, a list, a tensor): " +
+                        std::string(e.what()));
+                }
                 if (x.device().type == DeviceType::CPU) {
                     py::module_::import("numpy").attr("copyto")(numpy_view(x), a);
                 } else {

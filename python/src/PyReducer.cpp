@@ -37,14 +37,16 @@ void def_reduction(py::module_& m, const char* name, Builtin reduce, Binary bina
     m.def(
         name,
         [name, reduce, binary](py::object a, py::object b, py::object axis, py::object where) {
+            std::string fn = std::string(name) + ": parameter ";
+            Expr x = to_expr(a, (fn + "'expr'").c_str());
             if (!axis.is_none()) {
                 if (!b.is_none())
                     TESSEL_THROW(DSLError) << "ts." << name << ": pass either two values or axis=";
-                return reduce(to_expr(a, name), to_axis_list(axis, name), where_expr(where));
+                return reduce(x, to_axis_list(axis, name), where_expr(where));
             }
             if (b.is_none() || !binary)
                 TESSEL_THROW(DSLError) << "ts." << name << ": missing axis= (the reduce axes)";
-            return binary(to_expr(a, name), to_expr(b, name));
+            return binary(x, to_expr(b, (fn + "'other'").c_str()));
         },
         py::arg("expr"), py::arg("other") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
         py::arg("where") = py::none());

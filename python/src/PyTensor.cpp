@@ -34,7 +34,11 @@ int positional_arity(const py::function& f) {
 Expr body_expr(py::handle v, const std::string& name) {
     std::string what = "compute '" + name + "'";
     if (py::isinstance<py::float_>(v)) return make_const(Float(32), v.cast<double>());
-    return to_expr(v, what.c_str());
+    try {
+        return to_expr(v, what.c_str());
+    } catch (const py::type_error& e) {  // what the traced function returned: a DSL error
+        TESSEL_THROW(DSLError) << e.what();
+    }
 }
 
 py::object compute_py(py::object shape, py::function f, const std::string& name) {

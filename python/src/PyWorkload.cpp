@@ -150,8 +150,10 @@ void unregister_python_workloads() {
 py::object register_workload_py(py::object name_or_func, py::object f, bool override_) {
     if (!py::isinstance<py::str>(name_or_func)) {
         if (!PyCallable_Check(name_or_func.ptr()))
-            TESSEL_THROW(DSLError) << "register_workload: expected a function or a name, not a "
-                                   << type_name(name_or_func);
+            throw py::type_error(
+                "register_workload: parameter 'func_name' expected a function "
+                "or a name, not a " +
+                type_name(name_or_func));
         register_python(name_or_func.attr("__name__").cast<std::string>(), name_or_func, override_);
         return name_or_func;
     }
