@@ -68,8 +68,11 @@ public:
         if (!has(key)) return;
         const json& v = j_.at(key);
         if (!v.is_number_integer()) return wrong(key, "an integer", v);
-        if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi)
-                                   : (v.get<int64_t>() < lo || v.get<int64_t>() > hi))
+        bool in_range = v.is_number_unsigned()
+                            ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                                  (lo <= 0 || v.get<uint64_t>() >= static_cast<uint64_t>(lo))
+                            : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+        if (!in_range)
             return problem(name(key) + " must be in [" + std::to_string(lo) + ", " +
                            std::to_string(hi) + "], got " + v.dump());
         out = static_cast<T>(v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>())
