@@ -45,9 +45,9 @@ inline void write_file(const fs::path& p, const std::string& text) {
 }
 
 /// A job of `tasks` small matmuls (n = 16, 24, 32, ...), `trials` in all, rounds of `per_round`,
-/// a small search and short timing.
+/// a small search and timing of `min_repeat_ms` a candidate.
 inline std::string small_job(int tasks, int64_t trials, int per_round = 8,
-                             const std::string& extra = "") {
+                             double min_repeat_ms = 1) {
     std::ostringstream os;
     os << R"({"format_version": 1, "target": "llvm -num-cores=2", "trials": )" << trials
        << R"(, "measurements_per_round": )" << per_round << R"(, "seed": 5, "tasks": [)";
@@ -55,9 +55,9 @@ inline std::string small_job(int tasks, int64_t trials, int per_round = 8,
         os << (i ? ", " : "") << R"({"workload": "matmul", "params": [)" << 16 + 8 * i << ", "
            << 16 + 8 * i << ", 16, \"float32\"], \"weight\": " << i + 1 << "}";
     os << R"(], "search": {"population": 64, "generations": 1, "min_programs": 8,
-           "num_threads": 1}, "measure": {"min_repeat_ms": 1, "build_threads": 1,
-           "build_timeout": 20, "run_timeout": 5})"
-       << extra << "}";
+           "num_threads": 1}, "measure": {"build_threads": 1, "build_timeout": 20,
+           "run_timeout": 5, "min_repeat_ms": )"
+       << min_repeat_ms << "}}";
     return os.str();
 }
 
