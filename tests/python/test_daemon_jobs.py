@@ -1,0 +1,62 @@
+"""Jobs for tessel-tune from Python (docs/daemon.md): extract_tasks records the registered
+operators a function calls with their counts, and writes a job that tessel-tune accepts; a bad job
+is refused with every problem."""
+import json
+
+import pytest
+
+import tessel as ts
+
+
+def _network(x, w1, w2, fc):
+    y = ts.op.relu(ts.op.conv2d_nchw(x, w1, stride=1, padding=1))
+    y = ts.op.relu(ts.op.conv2d_nchw(y, w1, stride=1, padding=1))  # the same layer again
+    y = ts.op.conv2d_nchw(y, w2, stride=2, padding=(1, 1))
+    y = ts.op.global_pool2d(y, "avg")
+    y = ts.op.reshape(y, (1, 16))  # no workload recorded: a layout op
+    return ts.op.dense(y, fc, activation="gelu")
+
+
+def _inputs():
+    return (ts.placeholder((1, 8, 14, 14), name="x"), ts.placeholder((8, 8, 3, 3), name="w1"),
+            ts.placeholder((16, 8, 3, 3), name="w2"), ts.placeholder((10, 16), name="fc"))
+
+
+def test_extract_tasks_counts_the_calls_and_writes_a_job(tmp_path):
+    path = tmp_path / "net.json"
+    tasks = ts.auto_schedule.extract_tasks(_network, *_inputs(), job=str(path),
+                                           target="llvm -num-cores=2", trials_per_task=32,
+                                           measurements_per_round=8)
+    workloads = [(t["workload"], t["weight"]) for t in tasks]
+    assert workloads == [("op.conv2d_nchw", 2), ("op.unary", 2), ("op.conv2d_nchw", 1),
+                         ("op.global_pool2d", 1), ("op.dense", 1)]
+    assert tasks[0]["params"] == [1, 8, 14, 14, 8, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1,
+                                  "float32"]
+    assert tasks[2]["params"][6] == [2, 2]
+    assert tasks[4]["params"] == [1, 10, 16, 0, "gelu", "float32"]
+    job = json.loads(path.read_text())
+    assert job["trials_per_task"] == 32 and job["measurements_per_round"] == 8
+    checked = json.loads(ts.auto_schedule.check_job(path.read_text()))
+    assert checked["trials"] == 32 * 5
+    assert [t["weight"] for t in checked["tasks"]] == [2, 2, 1, 1, 1]
+    # every recorded task builds: its workload makes the computation the call made
+    for t in tasks:
+        ts.make_workload(t["workload"], t["params"])
+    # the wrappers are gone afterwards
+    assert ts.op.conv2d_nchw.__name__ == "conv2d_nchw"
+    assert "recorded" not in repr(ts.op.conv2d_nchw)
+
+
+def test_a_bad_job_is_refused_with_every_problem(tmp_path):
+    with pytest.raises(RuntimeError) as e:
+        ts.auto_schedule.write_job(tmp_path / "bad.json",
+                                   [{"workload": "op.nope", "params": [], "weight": 1},
+                                    {"workload": "matmul", "params": [4], "weight": 1}],
+                                   target="llvm -num-cores=zero", trials=-1)
+    message = str(e.value)
+    assert "4 problems" in message
+    for needle in ("target", "trials", "op.nope", "tasks[1]"):
+        assert needle in message
+    assert not (tmp_path / "bad.json").exists()
+    with pytest.raises(ValueError):
+        ts.auto_schedule.extract_tasks(lambda: None, job=str(tmp_path / "empty.json"))
