@@ -60,3 +60,44 @@ def test_a_bad_job_is_refused_with_every_problem(tmp_path):
     assert not (tmp_path / "bad.json").exists()
     with pytest.raises(ValueError):
         ts.auto_schedule.extract_tasks(lambda: None, job=str(tmp_path / "empty.json"))
+
+
+def _tessel_tune():
+    import pathlib
+    tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
+    if not tool.exists():
+        pytest.skip("tessel-tune is not built beside this tessel package")
+    return str(tool)
+
+
+def test_a_job_from_python_runs_and_tessel_tune_plots_it(tmp_path):
+    """The job extract_tasks writes runs in tessel-tune; `plot` draws its logs through this
+    Python (TESSEL_PYTHON), or says that matplotlib is missing."""
+    import os
+    import subprocess
+    import sys
+    if "llvm" not in ts.targets():
+        pytest.skip("CPU candidates need the LLVM backend")
+    tool = _tessel_tune()
+    a, b = ts.placeholder((16, 16), name="a"), ts.placeholder((16, 16), name="b")
+    ts.auto_schedule.extract_tasks(lambda x, y: ts.op.matmul(x, y), a, b, job=str(tmp_path / "mm.json"),
+                                   target="llvm -num-cores=2", trials=8, measurements_per_round=8,
+                                   search={"population": 32, "generations": 1, "min_programs": 8},
+                                   measure={"min_repeat_ms": 1})
+    env = dict(os.environ, TESSEL_PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    logs = tmp_path / "logs"
+    run = subprocess.run([tool, "run", str(tmp_path / "mm.json"), "--log-dir", str(logs)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "8/8 trials" in run.stderr
+    plot = subprocess.run([tool, "plot", str(logs), "-o", str(tmp_path / "curve.png")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert plot.returncode == 1
+        assert "matplotlib" in plot.stderr
+        return
+    assert plot.returncode == 0, plot.stderr
+    assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
