@@ -1,6 +1,7 @@
 // The tuner's loop (auto_schedule/Tuner.h): search, measure, log, train, one round at a time,
-// until the task has its trials in the log. tune() at the bottom reads as the list of those steps;
-// the Tuner class above it holds what they share.
+// until the task has its trials in the log. Tuner::run_round() at the bottom reads as the list of
+// those steps, and tune() runs rounds until the tuner is finished; the Tuner class
+// (TunerInternal.h, where the task scheduler drives it too) holds what they share.
 #include "tessel/auto_schedule/Tuner.h"
 
 #include <algorithm>

@@ -174,3 +174,32 @@ TEST(TesselTuneCli, SigtermStopsCleanlyAndTheNextDaemonFinishesTheJob) {
     EXPECT_EQ(result.value("trials", int64_t(0)), 40);
     EXPECT_EQ(result.value("resumed_trials", int64_t(0)), logged);
 }
+
+// Ctrl-C in the middle of `run`: the batch being measured is written, the status is 128 + SIGINT,
+// the logs are valid, and the next run finishes the job from them.
+TEST(TesselTuneCli, SigintStopsRunCleanly) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    write_file(dir / "j.json", small_job(2, 96, 8, 20));
+    fs::path logs = dir / "logs";
+    Tool run({"run", (dir / "j.json").string(), "--log-dir", logs.string()}, dir, "run");
+    ASSERT_TRUE(eventually([&] { return run.err().find("8/96 trials") != std::string::npos; }))
+        << run.err();
+    run.signal(SIGINT);
+    EXPECT_EQ(run.wait_exit(120), 128 + SIGINT) << run.err();
+    EXPECT_NE(run.err().find("stopping after the batch"), std::string::npos);
+    int64_t logged = 0;
+    for (const auto& e : fs::directory_iterator(logs))
+        if (e.path().extension() == ".jsonl") {
+            RecordLog log = read_records(e.path().string());
+            EXPECT_EQ(log.skipped, 0);
+            logged += static_cast<int64_t>(log.records.size());
+        }
+    EXPECT_GE(logged, 8);
+    EXPECT_EQ(logged % 8, 0) << "a batch was cut";
+    ToolRun rest =
+        run_tool({"run", (dir / "j.json").string(), "--log-dir", logs.string()}, dir, "rest");
+    EXPECT_EQ(rest.status, 0) << rest.err;
+    EXPECT_NE(rest.err.find("resuming after " + std::to_string(logged)), std::string::npos);
+    EXPECT_NE(rest.err.find("96/96 trials"), std::string::npos);
+}
