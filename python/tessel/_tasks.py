@@ -8,9 +8,12 @@ job for tessel-tune (docs/daemon.md, "Jobs from Python").
     tasks = ts.auto_schedule.extract_tasks(network, x, w1, w2, job="net.json",
                                            target="llvm -num-cores=2", trials_per_task=128)
 
-While ``fn`` runs, the operators of ``ts.op`` that have a registered workload (docs/operators.md,
-"Workloads") record the workload and parameters of each call; equal calls add up to a weight.
-Calls of other operators are counted as skipped. Operators reached through a name imported
+While ``fn`` runs, the compute-heavy operators of ``ts.op`` (convolutions, dense, matmul,
+batch_matmul, pooling, norms, softmax, element-wise functions) record the registered workload
+(docs/operators.md, "Workloads") and parameters of each call; equal calls add up to a weight.
+Layout operators (reshape, transpose, concatenate, ...) are not tuned and not recorded; a call its
+workload cannot express (batch_matmul with a transposed operand, layer_norm without gamma and
+beta) is not recorded either. Operators reached through a name imported
 before the call (``from tessel.op import conv2d_nchw``) are not seen: call them as ``ts.op.X``.
 """
 import json
@@ -47,6 +50,19 @@ def _conv(layout):
     return "op.conv2d_" + layout, params
 
 
+def _depthwise(x, w, stride=1, padding=0, dilation=1, name=None):
+    n, c, h, wd = x.shape
+    return [n, c, h, wd, w.shape[0] // c, [w.shape[2], w.shape[3]], _pair(stride),
+            _padding(padding), _pair(dilation), x.dtype]
+
+
+def _conv_transpose(x, w, stride=1, padding=0, dilation=1, output_padding=0, name=None):
+    n, c, h, wd = x.shape
+    _, k, r, s = w.shape
+    return [n, c, h, wd, k, [r, s], _pair(stride), _padding(padding), _pair(dilation),
+            _pair(output_padding), x.dtype]
+
+
 def _dense(x, weight, bias=None, activation="none", name=None):
     m, k = x.shape
     return [m, weight.shape[0], k, 0 if bias is None else 1, activation, x.dtype]
@@ -75,6 +91,18 @@ def _global_pool2d(x, kind="avg", name=None):
     return list(x.shape) + [kind, x.dtype]
 
 
+def _adaptive_avg_pool2d(x, output_size, name=None):
+    return list(x.shape) + _pair(output_size) + [x.dtype]
+
+
+def _rms_norm(x, gamma=None, eps=1e-6, name=None):
+    return None if gamma is None else [list(x.shape), x.dtype]
+
+
+def _batch_norm(x, gamma, beta, mean, var, eps=1e-5, axis=1, name=None):
+    return [list(x.shape), int(axis), x.dtype]
+
+
 def _softmax(x, axis=-1, name=None):
     return [list(x.shape), int(axis), x.dtype]
 
@@ -89,14 +117,19 @@ def _recorders():
     r = {
         "conv2d_nchw": _conv("nchw"),
         "conv2d_nhwc": _conv("nhwc"),
+        "depthwise_conv2d_nchw": ("op.depthwise_conv2d_nchw", _depthwise),
+        "conv2d_transpose_nchw": ("op.conv2d_transpose_nchw", _conv_transpose),
         "dense": ("op.dense", _dense),
         "matmul": ("op.matmul", _matmul),
         "batch_matmul": ("op.batch_matmul", _batch_matmul),
         "pool2d": ("op.pool2d", _pool2d),
         "global_pool2d": ("op.global_pool2d", _global_pool2d),
+        "adaptive_avg_pool2d": ("op.adaptive_avg_pool2d", _adaptive_avg_pool2d),
         "softmax": ("op.softmax", _softmax),
         "log_softmax": ("op.log_softmax", _softmax),
         "layer_norm": ("op.layer_norm", _layer_norm),
+        "rms_norm": ("op.rms_norm", _rms_norm),
+        "batch_norm": ("op.batch_norm", _batch_norm),
     }
     for fn in _UNARY:
         r[fn] = ("op.unary", lambda x, name=None, _fn=fn: [list(x.shape), _fn, x.dtype])

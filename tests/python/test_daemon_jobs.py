@@ -101,3 +101,34 @@ def test_a_job_from_python_runs_and_tessel_tune_plots_it(tmp_path):
         return
     assert plot.returncode == 0, plot.stderr
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_every_recorded_operator_builds_its_workload():
+    x = ts.placeholder((1, 4, 9, 9), name="x")
+    calls = [
+        lambda: ts.op.depthwise_conv2d_nchw(x, ts.placeholder((8, 1, 3, 3)), stride=2, padding=1),
+        lambda: ts.op.conv2d_transpose_nchw(x, ts.placeholder((4, 6, 3, 3)), stride=2,
+                                            output_padding=1),
+        lambda: ts.op.conv2d_nhwc(ts.placeholder((1, 9, 9, 4)), ts.placeholder((3, 3, 4, 5))),
+        lambda: ts.op.pool2d(x, "max", 3, stride=2, padding=1),
+        lambda: ts.op.adaptive_avg_pool2d(x, (2, 3)),
+        lambda: ts.op.batch_norm(x, *[ts.placeholder((4,)) for _ in range(4)]),
+        lambda: ts.op.rms_norm(ts.placeholder((6, 8)), ts.placeholder((8,))),
+        lambda: ts.op.layer_norm(ts.placeholder((6, 8)), ts.placeholder((8,)), ts.placeholder((8,))),
+        lambda: ts.op.softmax(ts.placeholder((6, 8)), axis=0),
+        lambda: ts.op.batch_matmul(ts.placeholder((2, 3, 4)), ts.placeholder((1, 4, 5))),
+        lambda: ts.op.matmul(ts.placeholder((4, 3)), ts.placeholder((5, 4)), transpose_a=True,
+                             transpose_b=True),
+        lambda: ts.op.add(ts.placeholder((3, 4)), ts.placeholder((4,))),
+    ]
+    for call in calls:
+        tasks = ts.auto_schedule.extract_tasks(call)
+        assert len(tasks) == 1, call
+        t = tasks[0]
+        ours = ts.make_workload(t["workload"], t["params"])
+        # the workload's output has the shape of the call's
+        assert tuple(ours.outputs[0].shape) == tuple(call().shape), t
+    # calls a workload cannot express are not recorded
+    assert ts.auto_schedule.extract_tasks(
+        lambda: ts.op.batch_matmul(ts.placeholder((2, 4, 3)), ts.placeholder((2, 4, 5)),
+                                   transpose_a=True)) == []
