@@ -8,7 +8,8 @@
 //   - the final weighted latency of the best schedules, re-timed here in one harness, against
 //     oneDNN's layers (the same shapes, its own blocked layouts chosen by format any, weights and
 //     activations reordered outside the timing, as a framework keeps them); each tessel layer is
-//     checked against oneDNN's output first.
+//     checked against oneDNN's output first (oneDNN's OpenMP threads wait passively: the
+//     program re-executes itself once with OMP_WAIT_POLICY=passive).
 //
 //   benchmarks/run.sh tune_network_cpu                                      # the figures (hours)
 //   benchmarks/run.sh tune_network_cpu --tasks 3 --trials-per-task 32 --per-round 8
@@ -16,6 +17,8 @@
 //
 // Logs go to --dir (default build/bench/tune_network_cpu/<strategy>_seed<n>/), one per task: a
 // run interrupted is resumed from them (delete the folder to start afresh).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -24,12 +27,14 @@
 #include <map>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
+#include <tuple>
 
 #include "support/BenchUtil.h"
 #include "tessel/Tolerance.h"
 #include "tessel/auto_schedule/Job.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/runtime/NDArray.h"
+#include "tessel/runtime/ThreadPool.h"
 
 using namespace tessel;
 namespace fs = std::filesystem;
@@ -79,23 +84,51 @@ Curve median_curve(const std::vector<Curve>& runs) {
     return m;
 }
 
-Curve run(const Job& job, const fs::path& dir) {
+// The weighted latency after every trial of a run, from its logs (the log is the truth: a run
+// resumed or interrupted gives its whole curve): the tasks' records merged by time.
+Curve curve_from_logs(const Job& job, const fs::path& dir) {
+    std::vector<SearchTask> search = job_search_tasks(job);
+    std::vector<std::tuple<double, size_t, double>> trials;  // (time, task, seconds or inf)
+    for (size_t i = 0; i < search.size(); ++i)
+        for (const TuningRecord& r :
+             read_records((dir / task_log_name(search[i])).string()).records)
+            trials.emplace_back(r.timestamp, i, r.mean_cost());
+    std::sort(trials.begin(), trials.end());
+    std::vector<double> best(search.size(), std::numeric_limits<double>::infinity());
     Curve c;
+    for (size_t n = 0; n < trials.size(); ++n) {
+        auto [when, task, seconds] = trials[n];
+        best[task] = std::min(best[task], seconds);
+        double sum = 0;
+        for (size_t i = 0; i < best.size(); ++i) sum += job.tasks[i].weight * best[i];
+        c.trials.push_back(static_cast<int64_t>(n) + 1);
+        c.objective.push_back(sum);
+    }
+    return c;
+}
+
+Curve run(const Job& job, const fs::path& dir) {
     JobRunOptions o;
     o.log_dir = dir.string();
     o.on_progress = [&](const JobProgress& p) {
-        if (!p.last_step) return;
-        c.trials.push_back(p.trials);
-        c.objective.push_back(p.weighted_latency);
-        std::cerr << "  " << dir.filename().string() << ": " << p.trials << "/" << p.budget
-                  << " trials, weighted latency " << p.weighted_latency * 1e3 << " ms\n";
+        if (p.last_step)
+            std::cerr << "  " << dir.filename().string() << ": " << p.trials << "/" << p.budget
+                      << " trials, weighted latency " << p.weighted_latency * 1e3 << " ms\n";
     };
-    JobResult r = run_job(job, o);
-    if (c.trials.empty()) {  // resumed from complete logs: one point, the end
-        c.trials.push_back(r.progress.trials);
-        c.objective.push_back(r.progress.weighted_latency);
-    }
-    return c;
+    run_job(job, o);
+    return curve_from_logs(job, dir);
+}
+
+// oneDNN's OpenMP threads must not spin between runs (nor while tessel's kernels run): set
+// before the library loads, by re-executing this program once.
+void passive_openmp(char** argv) {
+    const char* policy = std::getenv("OMP_WAIT_POLICY");
+    if (policy && std::string(policy) == "passive") return;
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    std::string threads = std::to_string(ThreadPool::default_num_threads());
+    setenv("OMP_NUM_THREADS", threads.c_str(), 0);
+    execv("/proc/self/exe", argv);
+    std::perror("bench_tune_network_cpu: re-exec failed; measuring with the current environment");
 }
 
 // --- One layer timed in one harness: tessel's best schedule and oneDNN. ---
@@ -238,6 +271,7 @@ LayerTiming time_layer(const JobTask& t, const SearchTask& task, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
+    passive_openmp(argv);
     CLI::App app{"tune_network_cpu: the gradient task scheduler against round-robin on ResNet-50"};
     int tasks = 0, per_round = 16, seeds = 2, runs = 50, population = 2048;
     double min_repeat_ms = 100;
