@@ -147,7 +147,7 @@ TEST(RunJob, ACrashingOrHangingCandidateCostsThatCandidateOnly) {
     std::map<MeasureError, int> errors;
     for (const auto& [name, records] : logs_of(dir))
         for (const TuningRecord& rec : records) ++errors[rec.error];
-    EXPECT_EQ(errors[MeasureError::Crash], 2);  // the segfault and the abort
+    EXPECT_EQ(errors[MeasureError::Crash], 2);       // the segfault and the abort
     EXPECT_GE(errors[MeasureError::RunTimeout], 1);  // the hang (a loaded machine may add one)
     EXPECT_EQ(errors[MeasureError::None] + errors[MeasureError::RunTimeout], 22)
         << "another candidate failed";
