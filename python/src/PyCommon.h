@@ -45,6 +45,7 @@ void init_op(py::module_& m);
 void init_measure(py::module_& m);
 void init_record(py::module_& m);
 void init_search_space(py::module_& m);
+void init_job(py::module_& m);
 
 /// The Measurer's options from the keyword arguments ts.Measurer and ts.auto_schedule.tune share.
 MeasureOptions measure_options(int number, int repeat, double min_repeat_ms, bool flush_cache,

@@ -43,4 +43,5 @@ PYBIND11_MODULE(_tessel, m) {
     init_cost_model(m);
     init_search_space(m);
     init_tune(m);
+    init_job(m);
 }

@@ -20,6 +20,7 @@ A thin layer over the C++ library (``tessel._tessel.auto_schedule``): the tuner 
 this module only draws its progress (a ``tqdm`` bar when tqdm is installed, else a plain line)
 and the tuning curve (matplotlib).
 """
+import os
 import sys
 
 from ._tessel import auto_schedule as _native
@@ -43,6 +44,9 @@ generate_sketches = _native.generate_sketches
 builtin_sketch_rules = _native.builtin_sketch_rules
 sample = _native.sample
 search_suite = _native.search_suite
+
+check_job = _native.check_job
+from ._tasks import extract_tasks, write_job  # noqa: E402  (jobs for tessel-tune)
 
 TuningResult = _native.TuningResult
 TuningRound = _native.TuningRound
@@ -145,8 +149,9 @@ class _TqdmProgress:
 
 
 def plot(log_file, png_path, title=None):
-    """Draws the tuning curve of ``log_file``, the best GFLOP/s after each trial (one line per
-    task in the log; the best time in ms for a task whose FLOPs are unknown), to ``png_path``.
+    """Draws the tuning curve of ``log_file`` (a log, or a list of logs: a job's, as
+    ``tessel-tune plot`` gives them), the best GFLOP/s after each trial (one line per task; the
+    best time in ms for a task whose FLOPs are unknown), to ``png_path``.
 
     Needs matplotlib, an optional dependency (``pip install matplotlib`` or the ``plot`` extra).
     """
@@ -157,9 +162,12 @@ def plot(log_file, png_path, title=None):
     except ImportError as e:
         raise ImportError("ts.auto_schedule.plot needs matplotlib, an optional dependency: "
                           "pip install matplotlib (or pip install 'tessel[plot]')") from e
-    curves = _native._log_curves(log_file)
+    files = [log_file] if isinstance(log_file, (str, bytes, os.PathLike)) else list(log_file)
+    curves = [c for f in files for c in _native._log_curves(str(f))]
     if not curves:
         raise ValueError(f"plot: the log '{log_file}' holds no tuning records")
+    if len(files) == 1:
+        log_file = files[0]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     throughput = all(flops > 0 for _, _, flops, _ in curves)
     for key, workload, flops, points in curves:

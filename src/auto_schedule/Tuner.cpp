@@ -1,6 +1,7 @@
 // The tuner's loop (auto_schedule/Tuner.h): search, measure, log, train, one round at a time,
-// until the task has its trials in the log. tune() at the bottom reads as the list of those steps;
-// the Tuner class above it holds what they share.
+// until the task has its trials in the log. Tuner::run_round() at the bottom reads as the list of
+// those steps, and tune() runs rounds until the tuner is finished; the Tuner class
+// (TunerInternal.h, where the task scheduler drives it too) holds what they share.
 #include "tessel/auto_schedule/Tuner.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@ namespace tessel {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using internal::Tuner;
 using internal::TuningHistory;
 
 double seconds_since(Clock::time_point t0) {
@@ -78,44 +80,6 @@ bool lowers(const SearchTask& task, const Schedule& s) {
     return false;
 }
 
-class Tuner {
-public:
-    Tuner(const SearchTask& task, const TuningOptions& options);
-
-    bool finished();
-    std::vector<MeasureInput> search();
-    std::vector<MeasureResult> measure(const std::vector<MeasureInput>& batch);
-    void record(const std::vector<MeasureInput>& batch, const std::vector<MeasureResult>& results);
-    void train();
-    void report_round();
-    void stop(const char* reason) { stop_reason_ = reason; }
-    bool stop_requested();
-    TuningResult result();
-
-private:
-    std::vector<SearchState> random_states(int n, uint64_t seed,
-                                           std::unordered_set<std::string>& chosen) const;
-    int round_size() const;
-    TuningProgress progress() const;
-
-    SearchTask task_;
-    TuningOptions options_;
-    int threads_;
-    double flops_;
-    Clock::time_point start_ = Clock::now();
-    TuningHistory history_;
-    int64_t resumed_;
-    RecordWriter log_;
-    Measurer measurer_;
-    SearchSpace space_;
-    CostModel model_;
-    internal::ProgressPrinter printer_;
-    TuningRound round_;
-    std::vector<MeasuredProgram> batch_programs_;
-    std::vector<TuningRound> rounds_;
-    std::string stop_reason_;
-};
-
 SearchSpaceOptions tuner_space_options(int threads) {
     SearchSpaceOptions o;
     o.lower = false;  // candidates are lowered once, for their features (EvolutionarySearch.h)
@@ -129,6 +93,10 @@ CostModelOptions model_options(const TuningOptions& o) {
     return m;
 }
 
+}  // namespace
+
+namespace internal {
+
 Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
     : task_(task),
       options_(options),
@@ -137,7 +105,8 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       history_(internal::read_history(task, options.log_file, threads_)),
       resumed_(history_.trials()),
       log_(options.log_file),
-      measurer_(options.measure),
+      measurer_(options.measure_runner ? options.measure_runner
+                                       : std::make_shared<LocalMeasureRunner>(options.measure)),
       space_(task, tuner_space_options(threads_)),
       model_(model_options(options)),
       printer_(options.verbose) {
@@ -229,9 +198,10 @@ std::vector<MeasureInput> Tuner::search() {
 }
 
 std::vector<MeasureResult> Tuner::measure(const std::vector<MeasureInput>& batch) {
-    MeasureStats before = measurer_.stats();
-    std::vector<MeasureResult> results = measurer_.measure(task_, batch);
-    const MeasureStats& after = measurer_.stats();
+    MeasureStats before = measurer_->stats();
+    std::vector<MeasureResult> results =
+        measurer_->run(make_measure_request(task_, batch, options_.measure));
+    MeasureStats after = measurer_->stats();
     round_.build_seconds = after.build - before.build;
     round_.run_seconds = (after.total - before.total) - round_.build_seconds;
     return results;
@@ -305,7 +275,21 @@ TuningResult Tuner::result() {
     return r;
 }
 
-}  // namespace
+bool Tuner::run_round() {
+    std::vector<MeasureInput> batch = search();
+    if (batch.empty()) {
+        stop("exhausted");
+        return false;
+    }
+    if (stop_requested()) return false;
+    std::vector<MeasureResult> results = measure(batch);
+    record(batch, results);
+    train();
+    report_round();
+    return true;
+}
+
+}  // namespace internal
 
 double task_flops(const SearchTask& task) {
     try {
@@ -331,19 +315,9 @@ std::vector<TuningCurvePoint> tuning_curve(const std::vector<TuningRecord>& reco
 
 TuningResult tune(const SearchTask& task, const TuningOptions& options) {
     check_options(options);
-    Tuner tuner(task, options);  // reads the log: trials done, the model trained, the seeds
-    while (!tuner.finished()) {
-        std::vector<MeasureInput> batch = tuner.search();
-        if (batch.empty()) {
-            tuner.stop("exhausted");
-            break;
-        }
-        if (tuner.stop_requested()) break;
-        std::vector<MeasureResult> results = tuner.measure(batch);
-        tuner.record(batch, results);
-        tuner.train();
-        tuner.report_round();
-    }
+    internal::Tuner tuner(task, options);  // reads the log: trials done, the model, the seeds
+    while (!tuner.finished())
+        if (!tuner.run_round()) break;
     return tuner.result();
 }
 

@@ -1,15 +1,20 @@
 // The tuner's internals (auto_schedule/Tuner.h): what it knows of its task, derived from the log
-// and this run's measurements (TuningHistory.cpp), and its progress output (TuningProgress.cpp).
+// and this run's measurements (TuningHistory.cpp), its progress output (TuningProgress.cpp), and
+// the Tuner itself (Tuner.cpp), which the task scheduler (TaskScheduler.cpp) drives one round at
+// a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "tessel/auto_schedule/MeasureRunner.h"
 #include "tessel/auto_schedule/SearchSpace.h"
 #include "tessel/auto_schedule/Tuner.h"
 
@@ -57,6 +62,57 @@ private:
     int verbose_;
     bool tty_;
     bool open_line_ = false;  // a refreshed line is on the terminal, without its newline
+};
+
+/// One task's tuning, round by round (Tuner.cpp). tune() runs rounds until finished(); the task
+/// scheduler runs one round of the task it picks (run_round), after set_trials.
+class Tuner {
+public:
+    Tuner(const SearchTask& task, const TuningOptions& options);
+
+    bool finished();
+    std::vector<MeasureInput> search();
+    std::vector<MeasureResult> measure(const std::vector<MeasureInput>& batch);
+    void record(const std::vector<MeasureInput>& batch, const std::vector<MeasureResult>& results);
+    void train();
+    void report_round();
+    /// One round: search, measure, record, train, report. False, measuring nothing, when the
+    /// search found no candidate (stop reason "exhausted") or should_stop asked to stop.
+    bool run_round();
+    void stop(const char* reason) { stop_reason_ = reason; }
+    bool stop_requested();
+    TuningResult result();
+
+    // For the task scheduler.
+    const TuningHistory& history() const { return history_; }
+    const SearchTask& task() const { return task_; }
+    double flops() const { return flops_; }
+    const std::string& stop_reason() const { return stop_reason_; }
+    /// The trials in all (TuningOptions::trials): a round measures at most trials - done.
+    void set_trials(int64_t trials) { options_.trials = trials; }
+
+private:
+    std::vector<SearchState> random_states(int n, uint64_t seed,
+                                           std::unordered_set<std::string>& chosen) const;
+    int round_size() const;
+    TuningProgress progress() const;
+
+    SearchTask task_;
+    TuningOptions options_;
+    int threads_;
+    double flops_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    TuningHistory history_;
+    int64_t resumed_;
+    RecordWriter log_;
+    std::shared_ptr<MeasureRunner> measurer_;
+    SearchSpace space_;
+    CostModel model_;
+    ProgressPrinter printer_;
+    TuningRound round_;
+    std::vector<MeasuredProgram> batch_programs_;
+    std::vector<TuningRound> rounds_;
+    std::string stop_reason_;
 };
 
 }  // namespace tessel::internal

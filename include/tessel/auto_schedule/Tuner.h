@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,7 @@
 #include "tessel/auto_schedule/CostModel.h"
 #include "tessel/auto_schedule/EvolutionarySearch.h"
 #include "tessel/auto_schedule/Measure.h"
+#include "tessel/auto_schedule/MeasureRunner.h"
 #include "tessel/auto_schedule/Record.h"
 #include "tessel/auto_schedule/SearchTask.h"
 
@@ -102,6 +104,9 @@ struct TuningOptions {
     /// of them runs while a candidate is measured.
     int num_threads = 0;
     MeasureOptions measure;  ///< how candidates are built and timed (TVM's timing defaults)
+    /// Where candidates are measured (MeasureRunner.h); none: a LocalMeasureRunner of this
+    /// tuning's own. Tasks tuned together share one.
+    std::shared_ptr<MeasureRunner> measure_runner;
     /// The cost model's options; its seed is replaced by `seed`. Its thread count stays 1 by
     /// default: XGBoost's threads cost more than they gain on the few thousand programs of a
     /// tuning (and spin while waiting, which hurts on a loaded machine).

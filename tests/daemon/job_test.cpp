@@ -1,0 +1,131 @@
+// Jobs (auto_schedule/Job.h): what a job file may say, every problem of a bad one listed before
+// any work, hostile files refused without a crash, and the network presets as tasks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "daemon/DaemonTestUtil.h"
+#include "tessel/auto_schedule/Job.h"
+#include "tessel/op/Networks.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+
+namespace {
+
+std::vector<std::string> problems_of(const std::string& text) {
+    try {
+        parse_job(text);
+    } catch (const JobError& e) {
+        return e.problems();
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST(Job, ASmallJobParsesWithItsDefaults) {
+    Job job = parse_job(small_job(2, 40));
+    EXPECT_EQ(job.trials, 40);
+    EXPECT_EQ(job.measurements_per_round, 8);
+    EXPECT_EQ(job.strategy, "gradient");
+    EXPECT_EQ(job.seed, 5u);
+    ASSERT_EQ(job.tasks.size(), 2u);
+    EXPECT_EQ(job.tasks[1].workload, "matmul");
+    EXPECT_EQ(job.tasks[1].weight, 2);
+    // "float32" became a dtype: the task's key does not depend on the spelling.
+    EXPECT_TRUE(std::holds_alternative<Type>(job.tasks[0].params[3]));
+    EXPECT_EQ(job.population, 64);
+    EXPECT_EQ(job.measure.min_repeat_ms, 1);
+    EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
+}
+
+TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
+    Job job = parse_job(R"({"format_version": 1, "target": "llvm", "trials_per_task": 128,
+                            "network": "resnet50"})");
+    std::vector<op::PresetLayer> layers = op::network_preset("resnet50");
+    ASSERT_EQ(job.tasks.size(), layers.size());
+    EXPECT_EQ(job.trials, 128 * static_cast<int64_t>(layers.size()));
+    double convs = 0;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        EXPECT_EQ(job.tasks[i].workload, layers[i].workload);
+        EXPECT_EQ(job.tasks[i].weight, layers[i].count);
+        if (layers[i].workload == "op.conv2d_nchw") convs += job.tasks[i].weight;
+    }
+    EXPECT_EQ(convs, 53);  // ResNet-50's convolutions
+    // The tasks of a preset and listed ones together; the round trip keeps them all.
+    Job again = parse_job(job_to_json(job));
+    EXPECT_EQ(again.tasks.size(), job.tasks.size());
+    EXPECT_EQ(again.trials, job.trials);
+    EXPECT_EQ(job_search_tasks(again)[3].key(), job_search_tasks(job)[3].key());
+}
+
+TEST(Job, EveryProblemIsListed) {
+    std::vector<std::string> p = problems_of(R"({
+        "format_version": 1, "target": "llvm -mcpu=nonsense", "trials": 0,
+        "strategy": "greedy", "colour": "blue", "measurements_per_round": 1.5,
+        "tasks": [{"workload": "op.nothing", "params": []},
+                  {"workload": "matmul", "params": [16, 16, "float32"]},
+                  {"workload": "matmul", "params": [16, 16, -4, "float32"]},
+                  {"workload": "matmul", "params": [8, 8, 8, "float32"], "weight": -1},
+                  {"params": [1]}, 7],
+        "search": {"population": "many"}, "measure": {"run_timeout": 0}})");
+    std::string all;
+    for (const std::string& s : p) all += s + "\n";
+    EXPECT_EQ(p.size(), 13u) << all;
+    for (const char* needle :
+         {"target", "trials must be in [1", "strategy", "unknown field colour",
+          "measurements_per_round must be an integer", "unknown workload 'op.nothing'", "tasks[1]",
+          "tasks[2]", "tasks[3].weight", "tasks[4]: no workload", "tasks[5] must be",
+          "search.population", "measure.run_timeout"})
+        EXPECT_NE(all.find(needle), std::string::npos) << needle << " in\n" << all;
+}
+
+TEST(Job, HostileFilesAreRefusedWithoutACrash) {
+    const std::vector<std::string> hostile = {
+        "",
+        "[]",
+        "null",
+        "{",
+        std::string(100000, '[') + std::string(100000, ']'),
+        R"({"format_version": 1, "target": "llvm", "trials": 1e999, "tasks": []})",
+        R"({"format_version": 1, "target": "llvm", "trials": NaN, "tasks": []})",
+        R"({"format_version": 1, "target": "llvm", "trials": 99999999999999999999999, "tasks": []})",
+        R"({"format_version": 1, "target": "llvm", "trials": 10, "tasks": {"a": 1}})",
+        R"({"format_version": 1, "target": 7, "trials": 10, "tasks": [{"workload": 1, "params": 2}]})",
+        R"({"format_version": 2, "target": "llvm", "trials": 10, "network": "vgg"})",
+        R"({"format_version": 1, "target": "llvm", "trials": 10, "tasks": [{"workload": "matmul",
+            "params": [16, 16, 16, {"dtype": "float99"}]}]})",
+        R"({"format_version": 1, "target": "llvm", "trials": 10, "tasks": [{"workload": "matmul",
+            "params": [16, 16, 16, "float32"]}, {"workload": "matmul", "params": [16, 16, 16,
+            "float32"]}]})",
+        std::string("{\"format_version\": 1, \"name\": \"") + std::string(5 << 20, 'x') + "\"}",
+        "{\"format_version\": 1, \"target\": \"llvm\xff\xfe\", \"trials\": 1}",
+    };
+    for (size_t i = 0; i < hostile.size(); ++i) {
+        try {
+            parse_job(hostile[i], "hostile");
+            ADD_FAILURE() << "hostile job " << i << " was accepted";
+        } catch (const JobError& e) {
+            EXPECT_FALSE(e.problems().empty()) << i;
+            EXPECT_NE(std::string(e.what()).find("hostile"), std::string::npos) << i;
+        }
+    }
+}
+
+TEST(Job, LoadJobNamesTheJobAfterItsFile) {
+    fs::path dir = fresh_dir();
+    write_file(dir / "resnet_cpu.json", small_job(1, 8));
+    Job job = load_job((dir / "resnet_cpu.json").string());
+    EXPECT_EQ(job.name, "resnet_cpu");
+    EXPECT_THROW(load_job((dir / "missing.json").string()), JobError);
+}
+
+TEST(Job, TaskLogNamesAreStableAndDistinct) {
+    Job job = parse_job(small_job(3, 8));
+    std::vector<SearchTask> tasks = job_search_tasks(job);
+    EXPECT_NE(task_log_name(tasks[0]), task_log_name(tasks[1]));
+    EXPECT_EQ(task_log_name(tasks[0]), task_log_name(job_search_tasks(job)[0]));
+    EXPECT_EQ(task_log_name(tasks[0]).rfind("matmul-", 0), 0u);
+    EXPECT_EQ(task_log_name(tasks[0]).size(), std::string("matmul-").size() + 16 + 6);
+}

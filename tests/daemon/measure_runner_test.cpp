@@ -1,0 +1,85 @@
+// Measurement as plain data (auto_schedule/MeasureRunner.h): requests and results survive JSON,
+// the local runner measures a request rebuilt from its JSON alone, and a crashing or hanging
+// candidate costs that candidate only.
+#include <gtest/gtest.h>
+
+#include "daemon/DaemonTestUtil.h"
+#include "tessel/auto_schedule/MeasureRunner.h"
+#include "tessel/auto_schedule/SearchSpace.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+
+namespace {
+
+SearchTask small_task() {
+    return SearchTask("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                      Target("llvm -num-cores=2"));
+}
+
+MeasureOptions quick() {
+    MeasureOptions o;
+    o.min_repeat_ms = 1;
+    o.build_threads = 1;
+    o.run_timeout_seconds = 2;
+    o.worker_path = TESSEL_MEASURE_TOOL;
+    o.allow_test_faults = true;
+    return o;
+}
+
+}  // namespace
+
+TEST(MeasureRunner, RequestsAndResultsSurviveJson) {
+    SearchTask task = small_task();
+    MeasureRequest req = make_measure_request(
+        task, {{task.initial_schedule(), CandidateOrigin::Random, TestFault::Hang}}, quick());
+    MeasureRequest back = measure_request_from_json(measure_request_to_json(req));
+    EXPECT_EQ(back.task_key, task.key());
+    EXPECT_EQ(SearchTask::from_json(back.task_json).key(), task.key());
+    ASSERT_EQ(back.candidates.size(), 1u);
+    EXPECT_EQ(back.candidates[0].schedule_json, req.candidates[0].schedule_json);
+    EXPECT_EQ(back.candidates[0].origin, CandidateOrigin::Random);
+    EXPECT_EQ(back.candidates[0].test_fault, TestFault::Hang);
+    EXPECT_EQ(measure_options_to_json(back.options), measure_options_to_json(req.options));
+
+    MeasureResult r;
+    r.error = MeasureError::RunTimeout;
+    r.error_message = "slow";
+    r.costs = {1e-3, 2e-3};
+    r.build_seconds = 0.5;
+    MeasureResult rb = measure_result_from_json(measure_result_to_json(r));
+    EXPECT_EQ(rb.error, r.error);
+    EXPECT_EQ(rb.error_message, "slow");
+    EXPECT_EQ(rb.costs, r.costs);
+    EXPECT_EQ(rb.build_seconds, 0.5);
+
+    EXPECT_THROW(measure_request_from_json("[1]"), RuntimeError);
+    EXPECT_THROW(measure_request_from_json(R"({"task_key": 1})"), RuntimeError);
+    EXPECT_THROW(measure_result_from_json(R"({"error": "none", "error_message": "",
+        "costs": [-1], "build_seconds": 0, "run_seconds": 0, "timestamp": 0})"),
+                 RuntimeError);
+    EXPECT_THROW(measure_result_from_json(R"({"error": "melted"})"), RuntimeError);
+}
+
+TEST(MeasureRunner, TheLocalRunnerMeasuresARequestFromItsJsonAndACrashCostsOneCandidate) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    SearchTask task = small_task();
+    SampleResult samples = SearchSpace(task).sample(3, 11);
+    ASSERT_EQ(samples.states.size(), 3u);
+    std::vector<MeasureInput> inputs;
+    for (const SearchState& s : samples.states) inputs.push_back({s.schedule});
+    inputs[0].test_fault = TestFault::Segfault;
+    inputs[1].test_fault = TestFault::Hang;
+    LocalMeasureRunner runner(quick());
+    MeasureRequest req = make_measure_request(task, inputs, runner.options());
+    req.candidates.push_back({R"({"workload_key": "1234", "steps": []})"});  // another DAG
+    std::vector<MeasureResult> r =
+        runner.run(measure_request_from_json(measure_request_to_json(req)));
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[0].error, MeasureError::Crash) << r[0].error_message;
+    EXPECT_EQ(r[1].error, MeasureError::RunTimeout) << r[1].error_message;
+    EXPECT_EQ(r[2].error, MeasureError::None) << r[2].error_message;
+    EXPECT_FALSE(r[2].costs.empty());
+    EXPECT_EQ(r[3].error, MeasureError::InstantiationError);
+    EXPECT_EQ(runner.stats().candidates, 3);
+}

@@ -1,0 +1,154 @@
+// Jobs of real tasks (auto_schedule/Job.h, run_job): the budget spent exactly across tasks, a
+// resume from the first k rounds of an uninterrupted run's logs proposing exactly that run's
+// round k + 1, and a crashing or hanging candidate costing that candidate only.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "daemon/DaemonTestUtil.h"
+#include "tessel/auto_schedule/Job.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+
+namespace {
+
+// Every task's records (by log file name), in log order.
+std::map<std::string, std::vector<TuningRecord>> logs_of(const fs::path& dir) {
+    std::map<std::string, std::vector<TuningRecord>> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".jsonl") {
+            RecordLog log = read_records(e.path().string());
+            EXPECT_EQ(log.skipped, 0) << e.path();
+            out[e.path().filename().string()] = log.records;
+        }
+    return out;
+}
+
+JobRunOptions in(const fs::path& dir) {
+    JobRunOptions o;
+    o.log_dir = dir.string();
+    return o;
+}
+
+// A runner that plants test faults in chosen candidates (by their order across the job).
+class FaultyRunner : public MeasureRunner {
+public:
+    explicit FaultyRunner(MeasureOptions o) : local_(o) {}
+    std::vector<MeasureResult> run(const MeasureRequest& request) override {
+        MeasureRequest r = request;
+        r.options.allow_test_faults = true;
+        for (MeasureCandidate& c : r.candidates) {
+            if (seen_ == 3) c.test_fault = TestFault::Segfault;
+            if (seen_ == 10) c.test_fault = TestFault::Hang;
+            if (seen_ == 17) c.test_fault = TestFault::Abort;
+            ++seen_;
+        }
+        return local_.run(r);
+    }
+
+private:
+    LocalMeasureRunner local_;
+    int seen_ = 0;
+};
+
+}  // namespace
+
+TEST(RunJob, SpendsTheBudgetExactlyAndResumesFromTheLogs) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    Job job = parse_job(small_job(2, 28, 8));
+    JobResult r = run_job(job, in(dir));
+    EXPECT_EQ(r.schedule.stop_reason, "trials");
+    EXPECT_EQ(r.progress.trials, 28);
+    ASSERT_EQ(r.schedule.steps.size(), 4u);  // 8 + 8 + 8 + 4
+    EXPECT_EQ(r.schedule.steps.back().outcome.measured, 4);
+    auto logs = logs_of(dir);
+    ASSERT_EQ(logs.size(), 2u);
+    size_t total = 0;
+    for (const auto& [name, records] : logs) {
+        std::set<std::string> keys;
+        for (const TuningRecord& rec : records) keys.insert(rec.schedule_json);
+        EXPECT_EQ(keys.size(), records.size()) << name << ": a state measured twice";
+        total += records.size();
+    }
+    EXPECT_EQ(total, 28u);
+    // More budget: the job goes on from its logs.
+    job.trials = 36;
+    JobResult more = run_job(job, in(dir));
+    EXPECT_EQ(more.progress.resumed_trials, 28);
+    EXPECT_EQ(more.progress.trials, 36);
+    EXPECT_EQ(more.schedule.steps.size(), 1u);
+    EXPECT_EQ(more.schedule.steps[0].step, 4);  // the round after the logs' last
+}
+
+// The log is the only truth: the first k rounds of a run's logs make a resumed job propose the
+// run's round k + 1 exactly: the same task, the same candidates in the same order.
+TEST(RunJob, ResumingFromTheFirstKRoundsProposesRoundKPlusOne) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    const int per_round = 8, rounds = 6;
+    Job job = parse_job(small_job(2, per_round * rounds, per_round));
+    JobResult full = run_job(job, in(dir / "full"));
+    ASSERT_EQ(full.schedule.steps.size(), size_t(rounds));
+    auto logs = logs_of(dir / "full");
+    std::vector<std::string> names;  // the log of each task index
+    for (const JobTaskProgress& t : full.progress.tasks)
+        names.push_back(fs::path(t.log_file).filename().string());
+    // Round r of the job is the n-th round of its task: its records are those of that round.
+    for (int k : {3, 5}) {
+        fs::path part = dir / ("k" + std::to_string(k));
+        fs::create_directories(part);
+        std::map<int, int64_t> task_rounds;  // task -> its rounds among the first k
+        for (int s = 0; s < k; ++s) ++task_rounds[full.schedule.steps[s].task];
+        for (size_t t = 0; t < names.size(); ++t) {
+            std::string text;
+            for (const TuningRecord& rec : logs[names[t]])
+                if (rec.round < task_rounds[static_cast<int>(t)])
+                    text += record_to_json(rec) + "\n";
+            write_file(part / names[t], text);
+        }
+        Job next = job;
+        next.trials = per_round * (k + 1);
+        JobResult resumed = run_job(next, in(part));
+        ASSERT_EQ(resumed.schedule.steps.size(), 1u);
+        const TaskSchedulerStep& step = resumed.schedule.steps[0];
+        EXPECT_EQ(step.step, k);
+        ASSERT_EQ(step.task, full.schedule.steps[k].task) << "k " << k;
+        const std::string& name = names[static_cast<size_t>(step.task)];
+        int64_t round = task_rounds[step.task];
+        std::vector<std::string> want, got;
+        int from_model = 0;  // the model's picks: its training must be the same too
+        for (const TuningRecord& rec : logs[name])
+            if (rec.round == round) {
+                want.push_back(rec.schedule_json);
+                from_model += rec.origin != CandidateOrigin::Random;
+            }
+        EXPECT_GT(from_model, 0) << "k " << k;
+        auto resumed_logs = logs_of(part);
+        for (const TuningRecord& rec : resumed_logs[name])
+            if (rec.round == round) got.push_back(rec.schedule_json);
+        EXPECT_EQ(got.size(), size_t(per_round));
+        EXPECT_TRUE(got == want) << "round " << k + 1 << " (task " << step.task << ", its round "
+                                 << round << ") proposed other candidates after the resume";
+    }
+}
+
+TEST(RunJob, ACrashingOrHangingCandidateCostsThatCandidateOnly) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    Job job = parse_job(small_job(2, 24, 8));
+    job.measure.run_timeout_seconds = 2;
+    JobRunOptions o = in(dir);
+    o.measure_runner = std::make_shared<FaultyRunner>(job.measure);
+    JobResult r = run_job(job, o);
+    EXPECT_EQ(r.progress.trials, 24);
+    std::map<MeasureError, int> errors;
+    for (const auto& [name, records] : logs_of(dir))
+        for (const TuningRecord& rec : records) ++errors[rec.error];
+    EXPECT_EQ(errors[MeasureError::Crash], 2);       // the segfault and the abort
+    EXPECT_GE(errors[MeasureError::RunTimeout], 1);  // the hang (a loaded machine may add one)
+    EXPECT_EQ(errors[MeasureError::None] + errors[MeasureError::RunTimeout], 22)
+        << "another candidate failed";
+}

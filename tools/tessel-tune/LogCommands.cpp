@@ -1,0 +1,197 @@
+// Reading tuning logs (docs/daemon.md, "Reading the results"): `best` prints a task's best
+// schedule as a Python script, `distill` keeps the best record of each task, `plot` draws the
+// tuning curves through the Python package. LOG is a log file or a folder of them (a job's).
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "Commands.h"
+#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/Tuner.h"
+
+extern char** environ;
+
+namespace tessel::tune_tool {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TaskRecords {
+    std::string key;
+    std::vector<TuningRecord> records;
+    std::string log;  ///< the file its first record came from
+};
+
+// The log files of `path`: itself, or the *.jsonl files of a folder, in name order.
+std::optional<std::vector<std::string>> log_files(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return std::vector<std::string>{path};
+    if (!fs::is_directory(path, ec)) return std::nullopt;
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path, ec))
+        if (e.path().extension() == ".jsonl" && e.is_regular_file()) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Every task's records, in the order the tasks first appear; skipped lines reported on stderr.
+std::optional<std::vector<TaskRecords>> read_tasks(const std::string& path, const char* cmd) {
+    std::optional<std::vector<std::string>> files = log_files(path);
+    if (!files) {
+        std::cerr << "tessel-tune " << cmd << ": no log file or folder '" << path << "'\n";
+        return std::nullopt;
+    }
+    std::vector<TaskRecords> tasks;
+    std::map<std::string, size_t> index;
+    for (const std::string& f : *files) {
+        RecordLog log = read_records(f);
+        if (log.skipped > 0) {
+            std::cerr << "tessel-tune " << cmd << ": " << f << ": skipped " << log.skipped
+                      << " unreadable lines (";
+            bool first = true;
+            for (const auto& [why, n] : log.skip_reasons) {
+                std::cerr << (first ? "" : ", ") << why << ": " << n;
+                first = false;
+            }
+            std::cerr << ")\n";
+        }
+        for (TuningRecord& r : log.records) {
+            std::string key = r.task_key();
+            auto [it, added] = index.emplace(key, tasks.size());
+            if (added) tasks.push_back({key, {}, f});
+            tasks[it->second].records.push_back(std::move(r));
+        }
+    }
+    return tasks;
+}
+
+const TuningRecord* best_of(const std::vector<TuningRecord>& records) {
+    const TuningRecord* best = nullptr;
+    for (const TuningRecord& r : records)
+        if (r.ok() && (!best || r.mean_cost() < best->mean_cost())) best = &r;
+    return best;
+}
+
+// The tasks whose key is `pattern` or contains it (all of them for "").
+std::vector<const TaskRecords*> select(const std::vector<TaskRecords>& tasks,
+                                       const std::string& pattern) {
+    std::vector<const TaskRecords*> out;
+    for (const TaskRecords& t : tasks)
+        if (t.key == pattern) return {&t};
+    for (const TaskRecords& t : tasks)
+        if (t.key.find(pattern) != std::string::npos) out.push_back(&t);
+    return out;
+}
+
+// The best record's schedule as a script, with a comment naming the task and the time.
+std::string best_script(const TaskRecords& t, const TuningRecord& best) {
+    if (best.workload.empty())
+        TESSEL_THROW(RuntimeError) << "the task " << t.key << " is a DAG, not a registered "
+                                   << "workload: its record holds no DAG to rebuild it from";
+    SearchTask task(best.workload, workload_params_from_json(best.params_json), Target(best.target),
+                    best.hardware);
+    Schedule s = task.apply_record(best.schedule_json);
+    double flops = task_flops(task);
+    std::ostringstream os;
+    os << "# task: " << t.key << "\n# best of " << t.records.size() << " trials in " << t.log
+       << ": " << best.mean_cost() * 1e3 << " ms";
+    if (flops > 0) os << ", " << flops / best.mean_cost() / 1e9 << " GFLOP/s";
+    os << "\n" << s.to_python();
+    return os.str();
+}
+
+}  // namespace
+
+int best_command(const std::string& log, const std::string& pattern) {
+    std::optional<std::vector<TaskRecords>> tasks = read_tasks(log, "best");
+    if (!tasks) return kNoInput;
+    std::vector<const TaskRecords*> chosen = select(*tasks, pattern);
+    if (chosen.empty() || (!pattern.empty() && chosen.size() > 1)) {
+        std::cerr << "tessel-tune best: "
+                  << (tasks->empty()   ? "the log holds no records"
+                      : chosen.empty() ? "no task of the log matches '" + pattern + "'"
+                                       : "several tasks match '" + pattern + "'")
+                  << (tasks->empty() ? "\n" : "; its tasks:\n");
+        for (const TaskRecords& t : *tasks) std::cerr << "  " << t.key << "\n";
+        return kDataError;
+    }
+    int status = kOk;
+    for (const TaskRecords* t : chosen) {
+        const TuningRecord* best = best_of(t->records);
+        if (!best) {
+            std::cerr << "tessel-tune best: no successful trial of " << t->key << " in "
+                      << t->records.size() << "\n";
+            status = kDataError;
+            continue;
+        }
+        try {
+            std::cout << best_script(*t, *best) << "\n";
+        } catch (const Error& e) {
+            std::cerr << "tessel-tune best: " << e.what() << "\n";
+            status = kDataError;
+        }
+    }
+    return status;
+}
+
+int distill_command(const std::string& log, const std::string& out) {
+    std::optional<std::vector<TaskRecords>> tasks = read_tasks(log, "distill");
+    if (!tasks) return kNoInput;
+    std::string text;
+    size_t kept = 0, records = 0;
+    for (const TaskRecords& t : *tasks) {
+        records += t.records.size();
+        if (const TuningRecord* best = best_of(t.records)) {
+            text += record_to_json(*best) + "\n";
+            ++kept;
+        }
+    }
+    try {
+        write_file_atomically(out, text);
+    } catch (const Error& e) {
+        std::cerr << "tessel-tune distill: " << e.what() << "\n";
+        return kCantCreate;
+    }
+    std::cerr << "tessel-tune distill: the best of " << kept << " tasks (" << records
+              << " records) in " << out << "\n";
+    return kOk;
+}
+
+int plot_command(const std::string& log, const std::string& out) {
+    std::optional<std::vector<std::string>> files = log_files(log);
+    if (!files) {
+        std::cerr << "tessel-tune plot: no log file or folder '" << log << "'\n";
+        return kNoInput;
+    }
+    const char* python = std::getenv("TESSEL_PYTHON");
+    std::vector<std::string> args = {python && *python ? python : "python3", "-c",
+                                     "import sys\nfrom tessel import auto_schedule as a\n"
+                                     "a.plot(sys.argv[1:-1], sys.argv[-1])"};
+    for (const std::string& f : *files) args.push_back(f);
+    args.push_back(out);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid;
+    if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+        std::cerr << "tessel-tune plot: cannot start '" << argv[0]
+                  << "' (set TESSEL_PYTHON to a Python with the tessel package and matplotlib)\n";
+        return kFailure;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::cerr << "tessel-tune plot: " << argv[0] << " failed (it needs the tessel package and "
+                  << "matplotlib; TESSEL_PYTHON names the interpreter)\n";
+        return kFailure;
+    }
+    std::cerr << "tessel-tune plot: " << out << "\n";
+    return kOk;
+}
+
+}  // namespace tessel::tune_tool
