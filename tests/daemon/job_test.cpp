@@ -62,7 +62,7 @@ TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
 
 TEST(Job, EveryProblemIsListed) {
     std::vector<std::string> p = problems_of(R"({
-        "format_version": 1, "target": "llvm -mcpu=nonsense", "trials": 0,
+        "format_version": 1, "target": "nonsense", "trials": 0,
         "strategy": "greedy", "colour": "blue", "measurements_per_round": 1.5,
         "tasks": [{"workload": "op.nothing", "params": []},
                   {"workload": "matmul", "params": [16, 16, "float32"]},
