@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include "JsonDepth.h"
 
 #include "tessel/op/Networks.h"
 
@@ -26,31 +27,6 @@ std::string join_problems(const std::string& source, const std::vector<std::stri
     os << source << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems");
     for (const std::string& p : problems) os << "\n  - " << p;
     return os.str();
-}
-
-// Nesting depth of brackets outside strings, checked before parsing (a hostile file of a
-// million '[' costs a scan, not the parser's recursion).
-int nesting_depth(const std::string& text) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > kMaxDepth) return deepest;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
 }
 
 // Reads fields of one JSON object, noting each problem with its path instead of stopping.
@@ -279,7 +255,7 @@ Job parse_job(const std::string& text, const std::string& source) {
     if (text.size() > kMaxJobBytes)
         throw JobError(source, {"the job is " + std::to_string(text.size()) +
                                 " bytes, more than the limit of " + std::to_string(kMaxJobBytes)});
-    if (nesting_depth(text) > kMaxDepth)
+    if (internal::json_nesting_depth(text, kMaxDepth) > kMaxDepth)
         throw JobError(source, {"the JSON nests deeper than " + std::to_string(kMaxDepth)});
     json j;
     try {

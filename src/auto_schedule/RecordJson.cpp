@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "JsonDepth.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/Record.h"
 
@@ -79,31 +80,6 @@ HardwareParams hardware_from(const json& j) {
     h.warp_size = integer<int>(j, "warp_size", 0, kMax);
     h.max_vthread_extent = integer<int>(j, "max_vthread_extent", 0, kMax);
     return h;
-}
-
-// Nesting depth of the line's brackets outside strings: checked before parsing, so a line of a
-// million '[' costs a scan, not the parser's recursion.
-int nesting_depth(const std::string& line) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (char c : line) {
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > kMaxDepth) return deepest;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
 }
 
 // Version 1: the bare schedule record of Schedule::to_json ({"format_version": 1,
@@ -191,7 +167,7 @@ void read_result(const json& j, TuningRecord& r) {
 
 TuningRecord parse(const std::string& line) {
     if (line.size() > kMaxRecordLineBytes) throw Skip{"too long"};
-    if (nesting_depth(line) > kMaxDepth) throw Skip{"nested too deeply"};
+    if (internal::json_nesting_depth(line, kMaxDepth) > kMaxDepth) throw Skip{"nested too deeply"};
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw Skip{"not JSON (truncated?)"};
     if (!j.is_object()) throw Skip{"not a JSON object"};

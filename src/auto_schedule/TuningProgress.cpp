@@ -13,20 +13,6 @@ namespace tessel {
 
 namespace {
 
-// "42s", "3m05s", "2h10m".
-std::string duration(double seconds) {
-    if (!std::isfinite(seconds)) return "?";
-    char buf[32];
-    long s = std::lround(seconds);
-    if (s < 60)
-        std::snprintf(buf, sizeof buf, "%lds", s);
-    else if (s < 3600)
-        std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-    return buf;
-}
-
 std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -53,8 +39,8 @@ std::string format_progress(const TuningProgress& p) {
            << fixed(r.train_seconds, 1) << " s";
         if (r.errors > 0) os << ", " << r.errors << " failed";
     }
-    os << " | " << duration(p.elapsed_seconds) << " elapsed";
-    if (p.trials < p.trials_total) os << ", ETA " << duration(p.eta_seconds);
+    os << " | " << format_duration(p.elapsed_seconds) << " elapsed";
+    if (p.trials < p.trials_total) os << ", ETA " << format_duration(p.eta_seconds);
     return os.str();
 }
 
@@ -101,7 +87,8 @@ void ProgressPrinter::finish(const TuningResult& r, const std::string& task) {
     if (tty_ && open_line_) std::cerr << "\n";
     open_line_ = false;
     std::cerr << "tune " << task << ": " << r.trials << " trials (" << r.stop_reason << "), best "
-              << best_text(r.best_gflops, r.best_seconds) << ", " << duration(r.seconds) << "\n"
+              << best_text(r.best_gflops, r.best_seconds) << ", " << format_duration(r.seconds)
+              << "\n"
               << std::flush;
     if (!r.best_schedule) return;
     std::cout << "# best of " << r.trials << " trials: " << best_text(r.best_gflops, r.best_seconds)
@@ -110,5 +97,18 @@ void ProgressPrinter::finish(const TuningResult& r, const std::string& task) {
 }
 
 }  // namespace internal
+
+std::string format_duration(double seconds) {
+    if (!std::isfinite(seconds)) return "?";
+    char buf[32];
+    long s = std::lround(seconds);
+    if (s < 60)
+        std::snprintf(buf, sizeof buf, "%lds", s);
+    else if (s < 3600)
+        std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+    return buf;
+}
 
 }  // namespace tessel

@@ -57,8 +57,6 @@ std::string default_spool();
 /// folder. RuntimeError when it cannot.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-/// "42s", "3m05s", "2h10m", "?" for NaN.
-std::string duration_text(double seconds);
 /// The progress line of a running job.
 std::string progress_line(const JobProgress& p);
 /// The table of a job's tasks: weight, trials, best time and GFLOP/s.

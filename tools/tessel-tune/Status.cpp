@@ -17,6 +17,7 @@
 
 #include "Commands.h"
 #include "LockFile.h"
+#include "tessel/auto_schedule/Tuner.h"
 
 namespace tessel::tune_tool {
 
@@ -69,7 +70,7 @@ void print_job(const json& job) {
               << job.value("trials", int64_t(0)) << "/" << job.value("budget", int64_t(0))
               << " trials, weighted latency " << fixed(number_or_nan(job, "weighted_latency_ms"), 3)
               << " ms, " << fixed(number_or_nan(job, "trials_per_second"), 2) << " trials/s, ETA "
-              << duration_text(number_or_nan(job, "eta_seconds")) << "\n";
+              << format_duration(number_or_nan(job, "eta_seconds")) << "\n";
     std::printf("  %7s %7s %12s %10s  %s\n", "weight", "trials", "best (ms)", "GFLOP/s", "task");
     for (const json& t : job.value("tasks", json::array()))
         std::printf("  %7s %7lld %12s %10s  %s\n", fixed(number_or_nan(t, "weight"), 0).c_str(),
@@ -86,19 +87,6 @@ std::string default_spool() {
     return env && *env ? env : "/var/lib/tessel-tune";
 }
 
-std::string duration_text(double seconds) {
-    if (!std::isfinite(seconds)) return "?";
-    char buf[32];
-    long s = std::lround(seconds);
-    if (s < 60)
-        std::snprintf(buf, sizeof buf, "%lds", s);
-    else if (s < 3600)
-        std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-    return buf;
-}
-
 std::string progress_line(const JobProgress& p) {
     std::ostringstream os;
     os << p.job << ": " << p.trials << "/" << p.budget << " trials, weighted latency "
@@ -110,8 +98,8 @@ std::string progress_line(const JobProgress& p) {
            << " trials, best " << fixed(t.best_seconds * 1e3, 4) << " ms";
         if (t.best_gflops > 0) os << ", " << fixed(t.best_gflops, 1) << " GFLOP/s";
     }
-    os << " | " << duration_text(p.elapsed_seconds) << " elapsed, " << fixed(p.trials_per_second, 2)
-       << " trials/s, ETA " << duration_text(p.eta_seconds);
+    os << " | " << format_duration(p.elapsed_seconds) << " elapsed, "
+       << fixed(p.trials_per_second, 2) << " trials/s, ETA " << format_duration(p.eta_seconds);
     return os.str();
 }
 

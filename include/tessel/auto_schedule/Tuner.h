@@ -85,6 +85,9 @@ struct TuningProgress {
 /// round's time split (search / build / run / train), elapsed time and ETA.
 std::string format_progress(const TuningProgress& p);
 
+/// A duration as the progress line shows it: "42s", "3m05s", "2h10m" ("?" when not finite).
+std::string format_duration(double seconds);
+
 /// Options of tune(). The defaults are Ansor's.
 struct TuningOptions {
     /// Trials in all: measurements of the task in the log, the resumed ones included.
