@@ -1,8 +1,13 @@
-"""gemm_cuda: fp32 C = A @ B (row-major n x n, n = 4096; other sizes as arguments) with the GPU
-GEMM tutorial's final schedule (tutorials/05_gpu_gemm.py, step 4) against cuBLAS through
-torch.matmul with TF32 off (asserted, not assumed). Checks the result against a float64 product
-first, prints ptxas's register and spill report of the kernel, then GFLOP/s (median of 30 runs
-timed with CUDA events after 5 warm-up runs)."""
+"""gemm_cuda: fp32 C = A @ B (row-major; square n or M x N x K shapes) with the GPU GEMM
+tutorial's register-tile schedule (tutorials/05_gpu_gemm.py, steps 4 and 5: the tile chosen for the
+shape) against cuBLAS through torch.matmul with TF32 off (asserted, not assumed). Checks each
+result against a float64 product first, prints ptxas's register and spill report of the kernel,
+then GFLOP/s (median of 30 runs timed with CUDA events after 5 warm-up runs, queue pre-filled).
+
+    python benchmarks/gemm_cuda.py [SHAPE ...]     SHAPE: n or MxNxK (default 4096 1000 1536x1000x777)
+    python benchmarks/gemm_cuda.py --sweep [SHAPE ...]   every tile configuration of step 5, one
+                                                         line each (how the choice was made)
+"""
 import os
 import sys
 
@@ -21,29 +26,65 @@ assert not torch.backends.cuda.matmul.allow_tf32
 assert torch.get_float32_matmul_precision() == "highest"
 
 gemm = cuda_bench.tutorial("05_gpu_gemm")
-lines = []
-for n in [int(a) for a in sys.argv[1:]] or [4096]:
-    s, args = gemm.step4(n)
+
+
+def parse_shape(text):
+    dims = [int(x) for x in text.split("x")]
+    return (dims[0],) * 3 if len(dims) == 1 else tuple(dims)
+
+
+def run_case(m, n, k, config, report):
+    """GFLOP/s of tessel's kernel for one tile configuration (checked first), or None if the
+    configuration does not fit the shape."""
+    s, args = gemm.step4(n, m=m, k=k, **config)
     f = ts.build(s, args, target="cuda")
-    log = f.get_source("nvrtc_log")
-    print("ptxas report of the kernel (NVRTC's log):\n" + (log or "(empty)"))
-    if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
-        with open(os.path.join(os.environ["OUT"], f"gemm_cuda_n{n}.cu"), "w") as out:
-            out.write(f.get_source("cu"))
-    g = torch.Generator(device="cuda").manual_seed(n)
-    a = torch.randn(n, n, device="cuda", generator=g)
-    b = torch.randn(n, n, device="cuda", generator=g)
-    c = torch.full((n, n), float("nan"), device="cuda")
+    if report:
+        log = f.get_source("nvrtc_log")
+        lines = [x for x in (log or "").splitlines() if "Used" in x or "spill" in x]
+        print("ptxas report of the kernel (NVRTC's log):\n" + ("\n".join(lines) or "(empty)"))
+        if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
+            name = f"gemm_cuda_{m}x{n}x{k}.cu"
+            with open(os.path.join(os.environ["OUT"], name), "w") as out:
+                out.write(f.get_source("cu"))
+    g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
+    a = torch.randn(m, k, device="cuda", generator=g)
+    b = torch.randn(k, n, device="cuda", generator=g)
+    c = torch.full((m, n), float("nan"), device="cuda")
     f(a, b, c)
     torch.cuda.synchronize()
     err = cuda_bench.relative_error(c, a.double() @ b.double())
-    ref = torch.empty(n, n, device="cuda")
-    ref_err = cuda_bench.relative_error(torch.matmul(a, b, out=ref), a.double() @ b.double())
-    print(f"n={n}: relative error tessel {err:.2e}, cuBLAS {ref_err:.2e}")
-    assert err < 1e-5, f"tessel's GEMM is wrong: relative error {err}"
-    flop = 2.0 * n**3
-    t_tessel = cuda_bench.median_ms(lambda: f(a, b, c))
-    t_cublas = cuda_bench.median_ms(lambda: torch.matmul(a, b, out=ref))
-    lines.append(cuda_bench.bench_line("gemm_cuda", f"n={n}", flop / t_tessel / 1e6, "cublas",
-                                       flop / t_cublas / 1e6))
-print("\n".join(lines))
+    assert err < 1e-5, f"tessel's GEMM is wrong at {m}x{n}x{k} {config}: relative error {err}"
+    return 2.0 * m * n * k / cuda_bench.median_ms(lambda: f(a, b, c)) / 1e6, err
+
+
+def cublas(m, n, k):
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(m, k, device="cuda", generator=g)
+    b = torch.randn(k, n, device="cuda", generator=g)
+    ref = torch.empty(m, n, device="cuda")
+    err = cuda_bench.relative_error(torch.matmul(a, b, out=ref), a.double() @ b.double())
+    return 2.0 * m * n * k / cuda_bench.median_ms(lambda: torch.matmul(a, b, out=ref)) / 1e6, err
+
+
+def main():
+    sweep = "--sweep" in sys.argv
+    shapes = [parse_shape(a) for a in sys.argv[1:] if not a.startswith("--")]
+    shapes = shapes or [(4096,) * 3, (1000,) * 3, (1536, 1000, 777)]
+    sms = ts.Target("cuda").sm_count
+    lines = []
+    for m, n, k in shapes:
+        case = f"n={m}" if m == n == k else f"{m}x{n}x{k}"
+        ref, ref_err = cublas(m, n, k)
+        if sweep:
+            for config in gemm.TILE_CONFIGS:
+                gflops, _ = run_case(m, n, k, config, report=False)
+                print(f"sweep {case} {config}: {gflops:.1f} GFLOP/s = {gflops / ref:.3f} x cuBLAS")
+        config = gemm.choose_tiles(m, n, k, sms)
+        print(f"{case}: tiles {config}")
+        gflops, err = run_case(m, n, k, config, report=True)
+        print(f"{case}: relative error tessel {err:.2e}, cuBLAS {ref_err:.2e}")
+        lines.append(cuda_bench.bench_line("gemm_cuda", case, gflops, "cublas", ref))
+    print("\n".join(lines))
+
+
+main()

@@ -39,11 +39,13 @@ N_CHECK = 128
 N_RUN = 2048 if SMALL else 4096
 
 
-def gemm(n):
-    A = ts.placeholder((n, n), name="A")
-    B = ts.placeholder((n, n), name="B")
-    k = ts.reduce_axis((0, n), name="k")
-    C = ts.compute((n, n), lambda i, j: ts.sum(A[i, k] * B[k, j], axis=k), name="C")
+def gemm(n, m=None, kdim=None):
+    """C (m x n) = A (m x k) @ B (k x n); m and k default to n."""
+    m, kdim = m or n, kdim or n
+    A = ts.placeholder((m, kdim), name="A")
+    B = ts.placeholder((kdim, n), name="B")
+    k = ts.reduce_axis((0, kdim), name="k")
+    C = ts.compute((m, n), lambda i, j: ts.sum(A[i, k] * B[k, j], axis=k), name="C")
     return A, B, C
 
 
@@ -154,22 +156,23 @@ def step3(n):
 # bits per thread from global memory (vectorize), and the results are stored 128 bits at a time.
 # A's transposed tile is padded by 4 floats a row (storage_align): the 128-bit reads stay aligned
 # and the transposing stores of a warp spread over the banks.
-def step4(n, block=128, threads=16, bk=8):
-    A, B, C = gemm(n)
+def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None):
+    """The register-tile schedule; `m` and `k` give other shapes than n x n x n (step 5)."""
+    A, B, C = gemm(n, m, k)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
     BS = s.cache_read(B, "shared", [C])
     AL = s.cache_read(AS, "local", [C])
     BL = s.cache_read(BS, "local", [C])
     CL = s.cache_write(C, "local")
-    tx, yi, xi = tile_c(s, C, block, threads)
+    tx, yi, xi = tile_c(s, C, block, threads, vthreads)
     xo, xv = s[C].split(xi, factor=4)
     s[C].unroll(yi)
     s[C].unroll(xo)
     s[C].vectorize(xv)
     s[CL].compute_at(s[C], tx)
     # Unrolling checks a loop's declared extent (the whole axis): split by the tile first.
-    per_thread = block // threads
+    per_thread = block // threads // vthreads
     _, yo = s[CL].split(CL.op.axis[0], factor=per_thread)
     _, xo = s[CL].split(CL.op.axis[1], factor=per_thread)
     (k,) = CL.op.reduce_axis
@@ -183,7 +186,7 @@ def step4(n, block=128, threads=16, bk=8):
         s[T].compute_at(s[CL], ki)
         a, b = s[T].op.axis
         inner = a if T == AL else b
-        _, inner = s[T].split(inner, factor=block // threads)
+        _, inner = s[T].split(inner, factor=per_thread)
         o, v = s[T].split(inner, factor=4)
         s[T].unroll(o)
         s[T].vectorize(v)
@@ -193,21 +196,66 @@ def step4(n, block=128, threads=16, bk=8):
     return s, [A, B, C]
 
 
+# ---------------------------------------------------------------------------------------------
+# 5. Any shape: tiles that do not divide it, and tiles chosen for it
+#
+# Step 4 works at any M x N x K: where the tiles run past the matrix, tessel computes the whole
+# tile anyway (a "padded tile"). The copies into shared memory read zero past A's and B's edges,
+# so the register-tile loop needs no check at all; only the stores into C keep one. The copies
+# and the stores are unswitched: blocks (and threads) whose tile lies inside the matrix run a
+# version without checks (128-bit loads and stores where the row length allows), the others one
+# with them. A k loop that the tile does not divide gets a last iteration of its own.
+#
+# What the shape still decides is the tile: at 1000 x 1000, 128 x 128 tiles make 64 blocks for
+# the H100's 132 multiprocessors, half of them idle. choose_tiles takes the largest tile that
+# still gives every multiprocessor work. benchmarks/gemm_cuda.py --sweep times every candidate.
+TILE_CONFIGS = [
+    dict(block=128, threads=16, bk=8),  # 8 x 8 per thread, 256 threads
+    dict(block=128, threads=16, bk=8, vthreads=2),  # the same, as 2 x 2 strided 4 x 4 parts
+    dict(block=64, threads=8, bk=8),  # 8 x 8 per thread, 64 threads
+    dict(block=64, threads=16, bk=8),  # 4 x 4 per thread, 256 threads
+    dict(block=64, threads=16, bk=16),
+]
+
+
+def choose_tiles(m, n, k, sm_count):
+    """The tile configuration for an m x n x k product on a GPU with `sm_count` multiprocessors:
+    128 x 128 tiles when they make at least one block per multiprocessor, else 64 x 64."""
+    blocks = -(-m // 128) * -(-n // 128)
+    if blocks >= sm_count:
+        return dict(block=128, threads=16, bk=8)
+    return dict(block=64, threads=16, bk=8)
+
+
+def step5(m, n, k, sm_count=132):
+    """Step 4 at any m x n x k with the tiles chosen for the shape."""
+    return step4(n, m=m, k=k, **choose_tiles(m, n, k, sm_count))
+
+
 STEPS = [
     ("1. one thread per element", step1),
     ("2. shared-memory block tiling", step2),
     ("3. virtual threads", step3),
     ("4. register tile, transposed tiles, 128-bit accesses", step4),
 ]
+# Step 5's shapes: one that no tile divides, and 1000^3, where 128 x 128 tiles leave SMs idle.
+ODD_CHECK = (125, 100, 121)  # m, n, k for the interpreter: partial tiles in every dimension
+ODD_RUN = [(N_RUN - 3, N_RUN - 28, N_RUN - 7), (1000, 1000, 1000)]
 
 
-def check_in_interpreter(make):
-    """Runs the schedule at N_CHECK in the loop interpreter (SPMD, race detector)."""
-    s, args = make(N_CHECK)
+def shapes_of(args):
+    """(m, k), (k, n), (m, n): the shapes of A, B and C."""
+    return [tuple(int(d) for d in t.shape) for t in args]
+
+
+def check_in_interpreter(make, n=N_CHECK):
+    """Runs make(n)'s schedule in the loop interpreter (SPMD, race detector)."""
+    s, args = make(n)
+    (m, k), (_, n2), _ = shapes_of(args)
     rng = np.random.default_rng(1)
-    a = rng.standard_normal((N_CHECK, N_CHECK)).astype("float32")
-    b = rng.standard_normal((N_CHECK, N_CHECK)).astype("float32")
-    c = np.full((N_CHECK, N_CHECK), np.nan, dtype="float32")
+    a = rng.standard_normal((m, k)).astype("float32")
+    b = rng.standard_normal((k, n2)).astype("float32")
+    c = np.full((m, n2), np.nan, dtype="float32")
     ts.lower(s, args).run(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
@@ -215,14 +263,15 @@ def check_in_interpreter(make):
 def run_on_gpu(make, n):
     """Builds for the GPU, checks against numpy, returns GFLOP/s (median of 10 runs)."""
     s, args = make(n)
+    (m, k), (_, n2), _ = shapes_of(args)
     f = ts.build(s, args, target="cuda")
     rng = np.random.default_rng(2)
-    a = rng.standard_normal((n, n)).astype("float32")
-    b = rng.standard_normal((n, n)).astype("float32")
+    a = rng.standard_normal((m, k)).astype("float32")
+    b = rng.standard_normal((k, n2)).astype("float32")
     da, db = ts.nd.array(a, device=ts.cuda(0)), ts.nd.array(b, device=ts.cuda(0))
-    dc = ts.nd.array(np.full((n, n), np.nan, dtype="float32"), device=ts.cuda(0))
+    dc = ts.nd.array(np.full((m, n2), np.nan, dtype="float32"), device=ts.cuda(0))
     f(da, db, dc)
-    rows = rng.choice(n, 64, replace=False)  # numpy checks 64 rows: a full product takes long
+    rows = rng.choice(m, 64, replace=False)  # numpy checks 64 rows: a full product takes long
     expected = a[rows].astype("float64") @ b.astype("float64")
     np.testing.assert_allclose(dc.numpy()[rows], expected, rtol=1e-3, atol=1e-3)
     times = []
@@ -231,7 +280,7 @@ def run_on_gpu(make, n):
         f(da, db, dc)
         ts.cuda_synchronize(0)
         times.append(time.perf_counter() - t0)
-    return 2.0 * n**3 / np.median(times) / 1e9, f
+    return 2.0 * m * n2 * k / np.median(times) / 1e9, f
 
 
 if __name__ == "__main__":
@@ -251,3 +300,18 @@ if __name__ == "__main__":
     # ptxas's report: print(module.get_source("nvrtc_log")).
     report = module.get_source("nvrtc_log").splitlines()
     print("\n".join(line for line in report if "Used" in line or "spill" in line))
+
+    # 5. Any shape: partial tiles in every dimension, checked in the interpreter; on a GPU, step
+    # 4's 128 x 128 tiles against the tiles chosen for the shape.
+    check_in_interpreter(lambda _: step5(*ODD_CHECK))
+    sms = ts.Target("cuda").sm_count if HAVE_GPU else 132
+    for m, n, k in ODD_RUN:
+        s, args = step5(m, n, k, sms)
+        ts.build(s, args, target="cuda -arch=sm_90")
+        if not HAVE_GPU:
+            print(f"5. any shape, {m}x{n}x{k}: compiles for sm_90")
+            continue
+        fixed, _ = run_on_gpu(lambda _: step4(n, m=m, k=k), None)
+        chosen, _ = run_on_gpu(lambda _: step5(m, n, k, sms), None)
+        print(f"5. any shape, {m}x{n}x{k}: step 4's tiles {fixed:8.1f} GFLOP/s, tiles "
+              f"{choose_tiles(m, n, k, sms)} {chosen:8.1f} GFLOP/s")

@@ -3,8 +3,11 @@
 // partition, never a wrong one.
 #include "tessel/lower/PartitionLoops.h"
 
+#include <unordered_set>
 #include "PassUtil.h"
+
 #include "tessel/arith/Interval.h"
+#include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
 
@@ -37,11 +40,23 @@ struct Candidate {
     Scope inner;
 };
 
-/// Collects the candidate conjuncts of the guards in a loop body.
+/// Whether `e` reads a variable of `scope`.
+bool uses_any(const Expr& e, const Scope& scope) {
+    bool found = false;
+    post_order_visit(e, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Variable && scope.count(static_cast<const Variable*>(n)))
+            found = true;
+    });
+    return found;
+}
+
+/// Collects the candidate conjuncts of the guards in a loop body: those using the loop variable
+/// (or, with `any_inner`, any variable bound inside the loop).
 class CandidateCollector : public IRVisitor {
 public:
     using IRVisitor::visit;
-    explicit CandidateCollector(const Var& v) : var_(v) {}
+    explicit CandidateCollector(const Var& v, bool any_inner = false)
+        : var_(v), any_inner_(any_inner) {}
     std::vector<Candidate> candidates;
 
 protected:
@@ -69,11 +84,38 @@ private:
         std::vector<Expr> conjuncts;
         split_conjuncts(cond, &conjuncts);
         for (const Expr& c : conjuncts)
-            if (uses_var(c, var_)) candidates.push_back({c, inner_});
+            if (uses_var(c, var_) || (any_inner_ && uses_any(c, inner_)))
+                candidates.push_back({c, inner_});
     }
     Var var_;
+    bool any_inner_;
     Scope inner_;
 };
+
+/// A condition on the variables outside `scope` under which `c` holds for every value of the
+/// scope's variables (`a < b` holds everywhere when max(a - b) < 0), or undefined.
+Expr holds_everywhere(const Expr& c, const Scope& scope) {
+    auto difference = [&](const Expr& a, const Expr& b, bool upper) -> Expr {
+        if (!a.type().is_int() || !a.type().is_scalar() || a.type() != b.type()) return Expr();
+        Interval i = bounds_of(Sub::make(a, b), scope);
+        Expr end = upper ? i.max : i.min;
+        if (!end.defined() || uses_any(end, scope)) return Expr();
+        return end;
+    };
+    Expr d;
+    if (const auto* op = c.as<LT>()) {
+        if ((d = difference(op->a, op->b, true)).defined()) return LT::make(d, make_zero(d.type()));
+    } else if (const auto* op = c.as<LE>()) {
+        if ((d = difference(op->a, op->b, true)).defined()) return LE::make(d, make_zero(d.type()));
+    } else if (const auto* op = c.as<GT>()) {
+        if ((d = difference(op->a, op->b, false)).defined())
+            return GT::make(d, make_zero(d.type()));
+    } else if (const auto* op = c.as<GE>()) {
+        if ((d = difference(op->a, op->b, false)).defined())
+            return GE::make(d, make_zero(d.type()));
+    }
+    return Expr();
+}
 
 /// Decides guards under the ranges of the enclosing loops and partitions loops around them.
 class LoopPartitioner : public IRMutator {
@@ -84,18 +126,25 @@ protected:
     Stmt visit(const For* op) override;
 
     Stmt visit(const IfThenElse* op) override {
-        Expr c = strip_likely(op->condition);
-        if (can_prove(c, scope_)) return mutate(op->then_case);
-        if (can_prove(Not::make(c), scope_))
+        Expr c = decide(op->condition);
+        if (is_one(c)) return mutate(op->then_case);
+        if (is_zero(c))
             return op->else_case.defined() ? mutate(op->else_case) : internal::make_noop_stmt();
-        return IRMutator::visit(op);
+        Stmt then_case = mutate(op->then_case);
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        if (c.same_as(op->condition) && then_case.same_as(op->then_case) &&
+            else_case.same_as(op->else_case))
+            return op;
+        return IfThenElse::make(c, then_case, else_case);
     }
 
     Expr visit(const Call* op) override {
         if (op->op == Intrinsic::if_then_else && op->args[0].type().is_scalar()) {
-            Expr c = strip_likely(op->args[0]);
-            if (can_prove(c, scope_)) return mutate(op->args[1]);
-            if (can_prove(Not::make(c), scope_)) return mutate(op->args[2]);
+            Expr c = decide(op->args[0]);
+            if (is_one(c)) return mutate(op->args[1]);
+            if (is_zero(c)) return mutate(op->args[2]);
+            if (!c.same_as(op->args[0]))
+                return Call::make(op->op, {c, mutate(op->args[1]), mutate(op->args[2])});
         }
         return IRMutator::visit(op);
     }
@@ -110,6 +159,14 @@ protected:
     }
 
 private:
+    /// `cond` decided in the current scope: true (1), false (0), or the conjuncts that are not
+    /// proven (nor assumed by an enclosing unswitch), `cond` itself when all remain.
+    Expr decide(const Expr& cond);
+    /// The loop of `op` as it is partitioned (see visit(For)).
+    Stmt partition(const For* op);
+    /// `if (P) op' else op`, op' without the guards that P makes true for every iteration of the
+    /// loop nest, or undefined when no guard can be taken out of `op` (see the header).
+    Stmt unswitch(const For* op);
     /// The loop over [lo, hi) with `op`'s variable, kind and body, the body decided there.
     Stmt make_part(const For* op, int64_t lo, int64_t hi);
     /// The main range [b, e) where the loop's guards hold, within [lo, hi).
@@ -118,7 +175,58 @@ private:
     bool holds(const Candidate& c, const Var& v, int64_t lo, int64_t hi);
 
     Scope scope_;
+    bool in_threads_ = false;                    ///< inside a threadIdx loop
+    bool unswitched_ = false;                    ///< inside a loop nest already unswitched
+    std::unordered_set<const IRNode*> assumed_;  ///< conjuncts an enclosing unswitch made true
 };
+
+Expr LoopPartitioner::decide(const Expr& cond) {
+    Expr c = strip_likely(cond);
+    if (can_prove(c, scope_)) return make_const(Bool(), 1);
+    if (can_prove(Not::make(c), scope_)) return make_const(Bool(), 0);
+    std::vector<Expr> conjuncts;
+    split_conjuncts(cond, &conjuncts);
+    Expr rest;
+    bool dropped = false;
+    for (const Expr& k : conjuncts) {
+        if (assumed_.count(k.get()) || can_prove(k, scope_)) {
+            dropped = true;
+            continue;
+        }
+        if (can_prove(Not::make(k), scope_)) return make_const(Bool(), 0);
+        rest = rest.defined() ? And::make(rest, k) : k;
+    }
+    if (!dropped) return cond;
+    return rest.defined() ? rest : make_const(Bool(), 1);
+}
+
+Stmt LoopPartitioner::unswitch(const For* op) {
+    CandidateCollector collector(op->loop_var, /*any_inner=*/true);
+    collector.visit(op->body);
+    std::unordered_set<const IRNode*> taken;
+    Expr cond;
+    for (const Candidate& c : collector.candidates) {
+        if (assumed_.count(c.cond.get())) continue;
+        Scope inner = c.inner;
+        inner[op->loop_var.get()] = Interval::from_range(Range(op->min, op->extent));
+        Expr p = holds_everywhere(c.cond, inner);
+        if (!p.defined()) continue;
+        p = simplify(p);
+        // Useless when no iteration of the enclosing loops has the whole nest inside; decided
+        // inside the nest anyway when it always holds.
+        if (can_prove(Not::make(p), scope_) || can_prove(p, scope_)) continue;
+        taken.insert(c.cond.get());
+        cond = cond.defined() ? And::make(cond, p) : p;
+    }
+    if (!cond.defined()) return Stmt();
+    unswitched_ = true;
+    Stmt otherwise = partition(op);
+    for (const IRNode* k : taken) assumed_.insert(k);
+    Stmt then_case = partition(op);
+    for (const IRNode* k : taken) assumed_.erase(k);
+    unswitched_ = false;
+    return IfThenElse::make(simplify(cond), then_case, otherwise);
+}
 
 bool LoopPartitioner::holds(const Candidate& c, const Var& v, int64_t lo, int64_t hi) {
     Scope s = scope_;
@@ -170,11 +278,35 @@ Stmt LoopPartitioner::make_part(const For* op, int64_t lo, int64_t hi) {
 }
 
 Stmt LoopPartitioner::visit(const For* op) {
+    // Inside a block's threads, a loop nest without barriers whose guards cannot be split off
+    // by constant ranges (thread loops, vector loops, guards on outer variables) is unswitched.
+    if (in_threads_ && !unswitched_ && !internal::has_thread_sync(op->body)) {
+        std::optional<int64_t> min = as_const_int(op->min), extent = as_const_int(op->extent);
+        bool splits = false;
+        if (min && extent && *extent > 1 &&
+            (op->kind == ForKind::Serial || op->kind == ForKind::Unrolled)) {
+            auto [b, e] = main_range(op, *min, *min + *extent);
+            splits = b != *min || e != *min + *extent;
+        }
+        if (!splits) {
+            Stmt u = unswitch(op);
+            if (u.defined()) return u;
+        }
+    }
+    bool threads = op->kind == ForKind::ThreadBound && op->thread_tag.rfind("threadIdx", 0) == 0;
+    bool saved = in_threads_;
+    in_threads_ = in_threads_ || threads;
+    Stmt out = partition(op);
+    in_threads_ = saved;
+    return out;
+}
+
+Stmt LoopPartitioner::partition(const For* op) {
     std::optional<int64_t> min = as_const_int(op->min), extent = as_const_int(op->extent);
-    // A loop with barriers stays whole: its parts' bounds could differ between threads.
-    bool splittable = (op->kind == ForKind::Serial || op->kind == ForKind::Parallel ||
-                       op->kind == ForKind::Unrolled) &&
-                      !internal::has_thread_sync(op->body);
+    // Constant bounds: every thread of a block runs the same parts, so loops with barriers split
+    // too.
+    bool splittable = op->kind == ForKind::Serial || op->kind == ForKind::Parallel ||
+                      op->kind == ForKind::Unrolled;
     if (!min || !extent || *extent < 1) {
         scope_[op->loop_var.get()] = Interval::from_range(Range(op->min, op->extent));
         Stmt body = mutate(op->body);

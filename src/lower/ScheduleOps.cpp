@@ -6,8 +6,10 @@
 #include <set>
 #include <sstream>
 
+#include "../schedule/ScheduleInternal.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/schedule/InferBounds.h"
 #include "tessel/te/Operation.h"
@@ -33,22 +35,6 @@ bool is_launch_axis(IterAnnotation a) {
     return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
 }
 
-// Whether stage i is computed inside a kernel: at a loop inside (or at) a blockIdx/threadIdx
-// loop of its target, or inside a stage that is.
-bool inside_kernel(const Schedule& s, int i) {
-    for (int hops = 0; hops <= static_cast<int>(s.stages().size()); ++hops) {
-        const Stage& st = s.stages()[i];
-        if (st.attach != AttachKind::At) return false;
-        const Stage& t = s.stages()[st.attach_stage];
-        for (int id : t.leaf) {
-            if (is_launch_axis(t.iters[id].annotation)) return true;
-            if (id == st.attach_iter) break;
-        }
-        i = st.attach_stage;
-    }
-    return false;
-}
-
 // Whether any loop of the schedule is bound to a GPU block or thread axis (a GPU schedule).
 bool binds_threads(const Schedule& s) {
     for (const Stage& st : s.stages())
@@ -64,7 +50,7 @@ bool binds_threads(const Schedule& s) {
 // computed inside a kernel.
 StorageScope effective_scope(const Schedule& s, int i) {
     const Stage& st = s.stages()[i];
-    if (!inside_kernel(s, i)) {
+    if (!internal::computed_inside_kernel(s, i)) {
         if (st.scope != StorageScope::Global && !binds_threads(s)) return StorageScope::Global;
         if (st.scope != StorageScope::Global)
             TESSEL_THROW(ScheduleError)
@@ -264,12 +250,14 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
 }
 
 // Rewrites a stage's body: DSL axis variables become the absolute root values, reads of tensors
-// become buffer loads relative to the producer's region.
+// become buffer loads relative to the producer's region. In a padded tile (`guard_reads`, see
+// InferBounds.h) a read of a producer whose region may not cover it reads zero outside that
+// region.
 class LowerReads : public IRMutator {
 public:
     LowerReads(const Schedule& s, const std::vector<StageBounds>& b,
-               const std::vector<std::vector<Buffer>>& bufs)
-        : s_(s), bounds_(b), buffers_(bufs) {}
+               const std::vector<std::vector<Buffer>>& bufs, bool guard_reads)
+        : s_(s), bounds_(b), buffers_(bufs), guard_reads_(guard_reads) {}
     using IRMutator::visit;
 
 protected:
@@ -283,14 +271,28 @@ protected:
             if (idx[d].type() != mn.type()) idx[d] = Cast::make(mn.type(), idx[d]);
             if (!is_zero(mn)) idx[d] = Sub::make(idx[d], mn);
         }
-        return BufferLoad::make(buffers_[p][op->tensor.value_index()],
-                                storage_indices(s_.stages()[p], idx));
+        Expr load = BufferLoad::make(buffers_[p][op->tensor.value_index()],
+                                     storage_indices(s_.stages()[p], idx));
+        if (!guard_reads_) return load;
+        // Axes of a padded producer cover every read; the others are checked.
+        Expr inside;
+        for (size_t d = 0; d < idx.size(); ++d) {
+            if (d < pb.overcomputed_axes.size() && pb.overcomputed_axes[d]) continue;
+            Type t = idx[d].type();
+            Expr extent = pb.region_extent[d];
+            if (extent.type() != t) extent = Cast::make(t, extent);
+            Expr c = And::make(GE::make(idx[d], make_zero(t)), LT::make(idx[d], extent));
+            inside = inside.defined() ? And::make(inside, c) : c;
+        }
+        if (!inside.defined()) return load;
+        return if_then_else(simplify(inside), load, make_zero(load.type()));
     }
 
 private:
     const Schedule& s_;
     const std::vector<StageBounds>& bounds_;
     const std::vector<std::vector<Buffer>>& buffers_;
+    bool guard_reads_;
 };
 
 Expr NestBuilder::lower_expr(int i, const Expr& e) {
@@ -301,7 +303,7 @@ Expr NestBuilder::lower_expr(int i, const Expr& e) {
         map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
         map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
-    return LowerReads(s_, bounds_, buffers_).mutate(substitute(e, map));
+    return LowerReads(s_, bounds_, buffers_, bounds_[i].overcomputed).mutate(substitute(e, map));
 }
 
 std::vector<Expr> NestBuilder::store_indices(int i) {

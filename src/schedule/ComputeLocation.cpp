@@ -52,6 +52,21 @@ std::string new_attachment_error(const std::vector<Stage>& before,
     return "";
 }
 
+bool computed_inside_kernel(const Schedule& s, int i) {
+    for (size_t hops = 0; hops <= s.stages().size(); ++hops) {
+        const Stage& st = s.stages()[i];
+        if (st.attach != AttachKind::At) return false;
+        const Stage& t = s.stages()[st.attach_stage];
+        for (int id : t.leaf) {
+            IterAnnotation a = t.iters[id].annotation;
+            if (a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ) return true;
+            if (id == st.attach_iter) break;
+        }
+        i = st.attach_stage;
+    }
+    return false;
+}
+
 }  // namespace internal
 
 using internal::schedule_fail;

@@ -126,8 +126,7 @@ private:
     void infer_stage(int i);
     void infer_region(int i);
     void derive_loops(int i);
-    Interval consumer_root_interval(int c, int target, int attach_pos, size_t r,
-                                    const Scope& inner);
+    Interval consumer_root_interval(int c, int target, size_t r, const Scope& inner, bool clamp);
     Scope inner_scope(int target, int attach_pos, bool shared);
     Scope enclosing_scope(int target);
 
@@ -214,8 +213,10 @@ Scope BoundInference::enclosing_scope(int target) {
     return scope;
 }
 
-Interval BoundInference::consumer_root_interval(int c, int target, int attach_pos, size_t r,
-                                                const Scope& inner) {
+// The interval of consumer c's root axis r over `inner` (the loops inside the attach point);
+// `clamp`: intersected with the consumer's computed region (a padded tile producer is not).
+Interval BoundInference::consumer_root_interval(int c, int target, size_t r, const Scope& inner,
+                                                bool clamp) {
     const StageBounds& cb = out_[c];
     // The last point c reads at (round-up splits compute past it but read at it, read_values).
     Expr end = cb.region_extent[r];
@@ -226,8 +227,8 @@ Interval BoundInference::consumer_root_interval(int c, int target, int attach_po
         Interval lo = bounds_of(cb.region_min[r], inner), hi = bounds_of(dom_max, inner);
         return Interval(lo.min, hi.max);
     }
-    (void)attach_pos;
     Interval v = bounds_of(cb.read_values[r], inner);
+    if (!clamp) return v;
     // Guards keep the consumer inside its domain; round-up splits compute past it. The domain is
     // relaxed over `inner` too (a shared stage covers every thread's region).
     return interval_intersect(
@@ -244,6 +245,9 @@ void BoundInference::infer_region(int i) {
     if (attach_pos >= static_cast<int>(t.leaf.size()))
         schedule_fail(s_, "lower", i, "its attach loop is no longer a leaf of '" + t.name() + "'");
     Scope inner = inner_scope(target, attach_pos, st.scope == StorageScope::Shared);
+    // A padded tile: a stage inside a GPU kernel (its storage is shared or local) that is not
+    // one of the kernel's outputs.
+    const bool padded = !st.is_output && internal::computed_inside_kernel(s_, i);
     std::vector<Interval> region(pc->axis.size());
     std::vector<bool> seen(pc->axis.size(), false);
     for (int c : internal::consumers_of(s_, i)) {
@@ -266,7 +270,7 @@ void BoundInference::infer_region(int i) {
         for (size_t r = 0; r < cs.root.size(); ++r) {
             const Var& v = r < cc->axis.size() ? cc->axis[r].var()
                                                : cc->reduce_axis[r - cc->axis.size()].var();
-            scope[v.get()] = consumer_root_interval(c, target, attach_pos, r, inner);
+            scope[v.get()] = consumer_root_interval(c, target, r, inner, !padded);
         }
         for (const Expr& body : bodies_[c]) {
             for (const TensorRead* read : reads_of(body, st.op)) {
@@ -288,6 +292,20 @@ void BoundInference::infer_region(int i) {
         Expr dmax = simplify(Sub::make(Add::make(dom.min, dom.extent), make_one(ty)));
         Interval iv = seen[d] ? interval_intersect(region[d], Interval(dom.min, dmax))
                               : Interval(dom.min, dom.min);
+        // A padded tile keeps the unclamped region where it may leave the domain and has a
+        // constant extent.
+        bool tile = false;
+        if (padded && seen[d] && region[d].is_bounded()) {
+            Expr lo = known.simplify(region[d].min), hi = known.simplify(region[d].max);
+            Expr tile_bound = extent_upper_bound(lo, hi, outer);
+            bool inside = can_prove(And::make(GE::make(lo, dom.min), LE::make(hi, dmax)), outer);
+            if (!inside && tile_bound.defined() && as_const_int(tile_bound)) {
+                iv = Interval(lo, hi);
+                tile = true;
+            }
+        }
+        if (padded) b.overcomputed_axes.push_back(tile);
+        b.overcomputed = b.overcomputed || tile;
         if (!iv.is_bounded()) {
             std::ostringstream os;
             os << "cannot bound the region of axis " << d << " that its consumers read inside '"

@@ -67,6 +67,10 @@ std::string new_attachment_error(const std::vector<Stage>& before, const std::ve
 /// so checks of them (vectorize and unroll lengths) wait for the finished schedule.
 bool extent_is_final(const Stage& st, int id);
 
+/// Whether stage `i` is computed inside a GPU kernel: at a loop inside (or at) a blockIdx/threadIdx
+/// loop of its target, or inside a stage that is.
+bool computed_inside_kernel(const Schedule& s, int i);
+
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
 /// is replaced by its own consumers (transitively).
 std::vector<int> consumers_of(const Schedule& s, int stage);

@@ -167,5 +167,74 @@ TEST(PartitionLoops, GuardsTrueEverywhereAreRemovedWithoutSplitting) {
     EXPECT_TRUE(structural_equal(partition_loops(in), sfor(v, 0, 8, Store::make(A, 1.0f, v))));
 }
 
+Stmt thread_loop(const Var& v, int64_t extent, const char* tag, Stmt body) {
+    return For::make(v, 0, static_cast<int>(extent), ForKind::ThreadBound, std::move(body), tag);
+}
+
+Stmt barrier() {
+    return Evaluate::make(Call::make(Intrinsic::thread_barrier, {}));
+}
+
+// Inside a block's threads, a guard on block and thread variables cannot be split off by a
+// constant range: the nest is unswitched on the condition that makes the guard hold for all of
+// its iterations (here: the thread's 8 elements all lie below 200).
+TEST(PartitionLoops, ThreadNestsAreUnswitchedOnTheirGuards) {
+    Var A("A", Handle()), bx("bx"), tx("tx"), i("i");
+    Expr x = bx * 64 + tx * 8 + i;
+    Stmt store = IfThenElse::make(likely(x < 200), Store::make(A, 1.0f, x));
+    Stmt in = thread_loop(
+        bx, 4, "blockIdx.x",
+        thread_loop(tx, 8, "threadIdx.x", For::make(i, 0, 8, ForKind::Unrolled, store)));
+    Stmt out = partition_loops(in);
+    const auto* block = out.as<For>();
+    ASSERT_TRUE(block) << out;
+    const auto* thread = block->body.as<For>();
+    ASSERT_TRUE(thread) << out;
+    const auto* unswitch = thread->body.as<IfThenElse>();
+    ASSERT_TRUE(unswitch && unswitch->else_case.defined()) << out;
+    // The condition names only the block and thread variables; the fast nest has no guard, the
+    // other keeps it.
+    EXPECT_FALSE(uses_var(unswitch->condition, i)) << out;
+    EXPECT_EQ(count_nodes(unswitch->then_case, IRNodeType::IfThenElse), 0) << out;
+    EXPECT_EQ(count_nodes(unswitch->else_case, IRNodeType::IfThenElse), 1) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 256}});
+}
+
+// A thread nest of a copy: thread loops inside the block's thread loops are unswitched on a
+// condition of the block variable (uniform over the block), the zero-filled read decided.
+TEST(PartitionLoops, CopyNestsAreUnswitchedOnTheBlock) {
+    Var A("A", Handle()), S("S", Handle()), bx("bx"), tx("tx"), cx("cx");
+    Expr row = bx * 16 + cx;
+    Stmt copy = thread_loop(cx, 16, "threadIdx.x",
+                            Store::make(S, if_then_else(row < 40, load(A, row), 0.0f), cx));
+    Stmt in = thread_loop(bx, 3, "blockIdx.x", thread_loop(tx, 16, "threadIdx.x", copy));
+    Stmt out = partition_loops(in);
+    const auto* unswitch = out.as<For>()->body.as<For>()->body.as<IfThenElse>();
+    ASSERT_TRUE(unswitch) << out;
+    EXPECT_TRUE(uses_var(unswitch->condition, bx)) << out;
+    EXPECT_FALSE(uses_var(unswitch->condition, cx) || uses_var(unswitch->condition, tx)) << out;
+    EXPECT_EQ(count_nodes(unswitch->then_case, IRNodeType::Call), 0) << out;  // no if_then_else
+    test::expect_same_results(in, out, {{A, Float(32), 40}, {S, Float(32), 16}});
+}
+
+// Nests with a barrier are not unswitched (threads would take branches apart), but loops with
+// constant bounds still split around their guards: every thread runs the same parts.
+TEST(PartitionLoops, LoopsWithBarriersSplitButAreNotUnswitched) {
+    Var A("A", Handle()), bx("bx"), tx("tx"), k("k");
+    Expr x = k * 8 + tx;
+    Stmt body = Seq::make({barrier(), IfThenElse::make(likely(x < 37), Store::make(A, 1.0f, x))});
+    Stmt in =
+        thread_loop(bx, 1, "blockIdx.x", thread_loop(tx, 8, "threadIdx.x", sfor(k, 0, 5, body)));
+    Stmt out = partition_loops(in);
+    // k in [0, 4) guard-free, k = 4 guarded; no unswitch around the thread loop's body.
+    const auto* thread = out.as<For>()->body.as<For>();
+    ASSERT_TRUE(thread) << out;
+    const auto* parts = thread->body.as<Seq>();
+    ASSERT_TRUE(parts && parts->stmts.size() == 2) << out;
+    EXPECT_EQ(count_nodes(parts->stmts[0], IRNodeType::IfThenElse), 0) << out;
+    EXPECT_EQ(count_nodes(parts->stmts[1], IRNodeType::IfThenElse), 1) << out;
+    EXPECT_EQ(count_nodes(out, IRNodeType::Evaluate), 2) << out;  // one barrier per part
+}
+
 }  // namespace
 }  // namespace tessel

@@ -20,7 +20,21 @@
 // part with the outer ranges known, so the example above becomes io in [0, 31) guard-free, and
 // for io = 31 the loop ii in [0, 8) guard-free (ii in [8, 32) does nothing and is dropped).
 // Vectorized and thread-bound loops are never split (their bodies are still simplified), nor are
-// loops with symbolic bounds. The pass does not simplify indices: run simplify afterwards.
+// loops with symbolic bounds. Loops with constant bounds split even when they hold barriers:
+// every thread of a block runs the same parts.
+//
+// Unswitching (GPU kernels): inside a block's threadIdx loops, a loop nest without barriers whose
+// guards cannot be split off by constant ranges (thread loops, vector loops, guards on the block
+// and thread variables) becomes `if (P) { nest without those guards } else { nest }`, where P
+// says, in the variables outside the nest, that each guard `a < b` (<=, >, >=) holds for every
+// iteration of the nest (the upper bound of a - b over the nest is below 0). P uses no variable
+// bound inside the nest, so a thread or a whole block takes one branch; guards whose P is false
+// everywhere or true everywhere are left to the rest of the pass. A nest is unswitched once (no
+// unswitch inside either branch). This takes the edge checks of shapes that the tiles do not
+// divide out of the interior tiles: copies into shared memory of blocks inside the matrix, the
+// stores of threads whose results lie inside it. Conjuncts are decided one by one: the ones proven
+// (or assumed by an enclosing unswitch) are dropped, the rest stay.
+// The pass does not simplify indices: run simplify afterwards.
 #pragma once
 
 #include "tessel/ir/IR.h"

@@ -16,6 +16,16 @@
 // the shifted iterator is parallel (two iterations would write one element) or, in a reduction,
 // a loop derived from the outer part runs inside a reduction loop (recomputed points would be
 // accumulated twice).
+//
+// Padded tiles (GPU): a stage computed inside a GPU kernel (shared or local storage) computes the
+// whole tile its loops cover, even where that runs past what its consumers need or past its
+// tensor's domain (shapes that the tiles do not divide): its region is not clamped to the domain,
+// so its loops have constant extents and no guards. The points past the domain are well defined:
+// a read of a producer at a point outside the producer's computed region (a placeholder's shape,
+// a root stage's domain) reads zero (ScheduleOps guards the read, `overcomputed`), so copies into
+// shared memory are zero-padded and the compute loops reading them run unguarded; only the
+// stores into the kernel's output keep their guards. An axis whose unclamped region has no
+// constant bound (data-dependent reads) is clamped as before.
 #pragma once
 
 #include <vector>
@@ -45,6 +55,12 @@ struct StageBounds {
     std::vector<Expr> region_bound;    ///< per root axis: constant bound of region_extent, if any
     std::vector<Expr> storage_extent;  ///< per root axis: constant extent of the stage's storage
     std::vector<StageGuard> guards;
+    /// A padded tile (see the file comment): the stage computes points past its consumers' needs
+    /// and its domain, so its reads of producers whose regions may not cover them are guarded
+    /// (they read zero outside the producer's region).
+    bool overcomputed = false;
+    /// Per data-parallel root axis of a padded tile: its region is the unclamped tile.
+    std::vector<bool> overcomputed_axes;
 };
 
 /// Bound inference over every stage. Placeholder and inlined stages get their full domain and
