@@ -210,21 +210,28 @@ def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None):
 # the H100's 132 multiprocessors, half of them idle. choose_tiles takes the largest tile that
 # still gives every multiprocessor work. benchmarks/gemm_cuda.py --sweep times every candidate.
 TILE_CONFIGS = [
-    dict(block=128, threads=16, bk=8),  # 8 x 8 per thread, 256 threads
+    dict(block=128, threads=16, bk=8),  # step 4: 8 x 8 per thread, 256 threads
     dict(block=128, threads=16, bk=8, vthreads=2),  # the same, as 2 x 2 strided 4 x 4 parts
+    dict(block=128, threads=16, bk=16),  # 16 columns of k per barrier
+    dict(block=128, threads=16, bk=16, vthreads=2),
     dict(block=64, threads=8, bk=8),  # 8 x 8 per thread, 64 threads
+    dict(block=64, threads=8, bk=16),
     dict(block=64, threads=16, bk=8),  # 4 x 4 per thread, 256 threads
     dict(block=64, threads=16, bk=16),
+    dict(block=64, threads=16, bk=32),
+    dict(block=64, threads=16, bk=16, vthreads=2),
 ]
 
 
 def choose_tiles(m, n, k, sm_count):
-    """The tile configuration for an m x n x k product on a GPU with `sm_count` multiprocessors:
-    128 x 128 tiles when they make at least one block per multiprocessor, else 64 x 64."""
+    """The tile configuration for an m x n x k product on a GPU with `sm_count` multiprocessors,
+    from the sweep on the H100 (docs/cuda.md): 128 x 128 tiles with strided 4 x 4 parts when they
+    make two blocks per multiprocessor (two run on each at once), else 64 x 64 tiles of 4 x 4 per
+    thread; 16 columns of k per barrier."""
     blocks = -(-m // 128) * -(-n // 128)
-    if blocks >= sm_count:
-        return dict(block=128, threads=16, bk=8)
-    return dict(block=64, threads=16, bk=8)
+    if blocks >= 2 * sm_count:
+        return dict(block=128, threads=16, bk=16, vthreads=2)
+    return dict(block=64, threads=16, bk=16)
 
 
 def step5(m, n, k, sm_count=132):
