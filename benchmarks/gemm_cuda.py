@@ -76,9 +76,12 @@ def main():
         case = f"n={m}" if m == n == k else f"{m}x{n}x{k}"
         ref, ref_err = cublas(m, n, k)
         if sweep:
-            for config in gemm.TILE_CONFIGS:
-                gflops, _ = run_case(m, n, k, config, report=False)
-                print(f"sweep {case} {config}: {gflops:.1f} GFLOP/s = {gflops / ref:.3f} x cuBLAS")
+            for tiles in gemm.TILE_CONFIGS:
+                for double_buffer in (False, True):
+                    config = dict(tiles, double_buffer=double_buffer)
+                    gflops, _ = run_case(m, n, k, config, report=False)
+                    print(f"sweep {case} {config}: {gflops:.1f} GFLOP/s = "
+                          f"{gflops / ref:.3f} x cuBLAS")
         config = gemm.choose_tiles(m, n, k, sms)
         print(f"{case}: tiles {config}")
         gflops, err = run_case(m, n, k, config, report=True)

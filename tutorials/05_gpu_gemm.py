@@ -156,8 +156,9 @@ def step3(n):
 # bits per thread from global memory (vectorize), and the results are stored 128 bits at a time.
 # A's transposed tile is padded by 4 floats a row (storage_align): the 128-bit reads stay aligned
 # and the transposing stores of a warp spread over the banks.
-def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None):
-    """The register-tile schedule; `m` and `k` give other shapes than n x n x n (step 5)."""
+def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buffer=False):
+    """The register-tile schedule; `m` and `k` give other shapes than n x n x n (step 5);
+    `double_buffer` pipelines the shared tiles' fetches (step 6)."""
     A, B, C = gemm(n, m, k)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -193,6 +194,8 @@ def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None):
     for T in (AS, BS):
         s[T].compute_at(s[CL], ko)
         stage_copy(s, T, threads, 4)
+        if double_buffer:
+            s[T].double_buffer()
     return s, [A, B, C]
 
 

@@ -16,6 +16,7 @@
 #include "tessel/lower/InjectBoundsChecks.h"
 #include "tessel/lower/InjectVirtualThreads.h"
 #include "tessel/lower/InsertBarriers.h"
+#include "tessel/lower/InjectDoubleBuffer.h"
 #include "tessel/lower/PartitionLoops.h"
 #include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
@@ -56,7 +57,8 @@ namespace {
 std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
         "verify_schedule",        "schedule_ops",        "simplify",
-        "inject_virtual_threads", "insert_barriers",     "partition_loops",
+        "inject_virtual_threads", "insert_barriers",     "inject_double_buffer",
+        "partition_loops",
         "storage_flatten",        "vectorize_loops",     "unroll_loops",
         "remove_no_op",           "inject_bounds_checks"};
     if (gpu) names.push_back("split_host_device");
@@ -131,6 +133,8 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("inject_virtual_threads", &f,
              [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });
     pass.run("insert_barriers", &f, [](LoweredFunc* g) { g->body = insert_barriers(g->body); });
+    pass.run("inject_double_buffer", &f,
+             [](LoweredFunc* g) { g->body = inject_double_buffer(g->body); });
     pass.run("partition_loops", &f, [](LoweredFunc* g) { g->body = partition_loops(g->body); });
     pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });

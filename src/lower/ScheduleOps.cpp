@@ -383,6 +383,13 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
         const Stage& st = s_.stages()[p];
         if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id)
             continue;
+        if (st.double_buffer) {  // marked for inject_double_buffer
+            const Var& data = buffers_[p][0]->data;
+            Stmt fetch = AttrStmt::make("double_buffer_write", data, stage_nest(p));
+            body = AttrStmt::make("double_buffer_scope", data,
+                                  allocate(p, Seq::make({fetch, body})));
+            continue;
+        }
         body = allocate(p, Seq::make({stage_nest(p), body}));
     }
     return body;

@@ -154,6 +154,8 @@ StepResult Schedule::apply(const Step& step) {
                 storage_reorder(s.stage, s.order);
             else if constexpr (std::is_same_v<T, StorageAlignStep>)
                 storage_align(s.stage, s.dim, s.factor, s.offset);
+            else if constexpr (std::is_same_v<T, DoubleBufferStep>)
+                double_buffer(s.stage);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
                 return pair(follow_split(s.stage, s.iter, s.src_step));
             else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)
@@ -241,6 +243,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.storage = old.storage;
     st.scope = old.scope;
     st.auto_unroll_max_step = old.auto_unroll_max_step;
+    st.double_buffer = old.double_buffer;
     return st;
 }
 

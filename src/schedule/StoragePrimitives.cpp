@@ -120,4 +120,12 @@ void Schedule::storage_align(int stage, int dim, int64_t factor, int64_t offset)
     record(StorageAlignStep{stage, dim, factor, offset});
 }
 
+void Schedule::double_buffer(int stage) {
+    const char* prim = "double_buffer";
+    Stage& st = layout_stage(*this, prim, stage);
+    if (st.double_buffer) schedule_fail(*this, prim, stage, "it is already double-buffered");
+    st.double_buffer = true;
+    record(DoubleBufferStep{stage});
+}
+
 }  // namespace tessel

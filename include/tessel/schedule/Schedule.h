@@ -109,6 +109,7 @@ struct Stage {
     bool is_output = false;            ///< one of the schedule's outputs
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
+    bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -198,6 +199,12 @@ public:
     /// Pads the stride of storage dimension `dim` so that stride % factor == offset (factor > 0,
     /// 0 <= offset < factor), e.g. to avoid shared-memory bank conflicts.
     void storage_align(int stage, int dim, int64_t factor, int64_t offset);
+    /// Double-buffers a shared stage computed at a serial loop of a GPU kernel: two copies of its
+    /// buffer, the fetch for iteration i + 1 loaded into registers before iteration i computes
+    /// and stored after it, one barrier per iteration. Where it is computed and its scope are
+    /// checked when the schedule is lowered (every shared stage at that loop must be
+    /// double-buffered).
+    void double_buffer(int stage);
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).
     std::pair<int, int> follow_split(int stage, int iter, int src_step);

@@ -319,18 +319,31 @@ struct RfactorStep {
         v.number("factor_axis", s.factor_axis, 0);
     }
 };
+/// Double buffering (TVM's double_buffer): the shared stage's buffer gets two copies; at the
+/// serial loop the stage is computed at, the fetch for the next iteration is loaded into
+/// registers before the current iteration's computation and stored into the other copy after
+/// it, one barrier per iteration (docs/schedule.md).
+struct DoubleBufferStep {
+    int stage = 0;
+    TESSEL_STEP(DoubleBufferStep, "double_buffer")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
+};
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
 using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
                           ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
                           CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep, FollowFusedSplitStep>;
+                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
-/// "storage_align", "follow_split", "rfactor", "follow_fused_split" (the struct's `kind`).
+/// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer" (the
+/// struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that
