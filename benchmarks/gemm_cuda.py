@@ -1,12 +1,12 @@
 """gemm_cuda: fp32 C = A @ B (row-major; square n or M x N x K shapes) with the GPU GEMM
-tutorial's register-tile schedule (tutorials/05_gpu_gemm.py, steps 4 and 5: the tile chosen for the
-shape) against cuBLAS through torch.matmul with TF32 off (asserted, not assumed). Checks each
-result against a float64 product first, prints ptxas's register and spill report of the kernel,
+tutorial's final schedule (tutorials/05_gpu_gemm.py, step 6: register tile, double-buffered
+shared tiles, tiles chosen for the shape by choose_tiles) against cuBLAS through torch.matmul
+with TF32 off (asserted, not assumed). Checks each result against a float64 product first, prints ptxas's register and spill report of the kernel,
 then GFLOP/s (median of 30 runs timed with CUDA events after 5 warm-up runs, queue pre-filled).
 
     python benchmarks/gemm_cuda.py [SHAPE ...]     SHAPE: n or MxNxK (default 4096 1000 1536x1000x777)
-    python benchmarks/gemm_cuda.py --sweep [SHAPE ...]   every tile configuration of step 5, one
-                                                         line each (how the choice was made)
+    python benchmarks/gemm_cuda.py --sweep [SHAPE ...]   every tile configuration (TILE_CONFIGS),
+                                   with and without double buffering (how the choice was made)
 """
 import os
 import sys

@@ -127,7 +127,8 @@ public:
         }
         if (const auto* let = s.as<LetStmt>()) {
             auto [l, st] = split(let->body, lin, size, buffer);
-            return {LetStmt::make(let->var, let->value, l), LetStmt::make(let->var, let->value, st)};
+            return {LetStmt::make(let->var, let->value, l),
+                    LetStmt::make(let->var, let->value, st)};
         }
         if (const auto* g = s.as<IfThenElse>(); g && !g->else_case.defined()) {
             auto [l, st] = split(g->then_case, lin, size, buffer);
@@ -261,12 +262,12 @@ protected:
             iteration.push_back(work);
             iteration.insert(iteration.end(), stores.begin(), stores.end());
             iteration.push_back(barrier());
-            Stmt main = For::make(v, f->min, make_const(t, *n - 1), ForKind::Serial,
-                                  Seq::make(iteration));
+            Stmt main =
+                For::make(v, f->min, make_const(t, *n - 1), ForKind::Serial, Seq::make(iteration));
             for (const Buffer& r : stager.registers())
                 main = Allocate::make(r->data, r.dtype(), r.shape(), StorageScope::Local, main);
-            Stmt last = For::make(v, make_const(t, *lo + *n - 1), make_const(t, 1),
-                                  ForKind::Serial, work);
+            Stmt last =
+                For::make(v, make_const(t, *lo + *n - 1), make_const(t, 1), ForKind::Serial, work);
             prologue.push_back(main);
             prologue.push_back(last);
             result = Seq::make(prologue);

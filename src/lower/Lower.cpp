@@ -14,9 +14,9 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/InjectBoundsChecks.h"
+#include "tessel/lower/InjectDoubleBuffer.h"
 #include "tessel/lower/InjectVirtualThreads.h"
 #include "tessel/lower/InsertBarriers.h"
-#include "tessel/lower/InjectDoubleBuffer.h"
 #include "tessel/lower/PartitionLoops.h"
 #include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
@@ -56,11 +56,9 @@ namespace {
 // The passes in pipeline order; a GPU target adds split_host_device before verify_lowered.
 std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
-        "verify_schedule",        "schedule_ops",        "simplify",
-        "inject_virtual_threads", "insert_barriers",     "inject_double_buffer",
-        "partition_loops",
-        "storage_flatten",        "vectorize_loops",     "unroll_loops",
-        "remove_no_op",           "inject_bounds_checks"};
+        "verify_schedule", "schedule_ops",         "simplify",        "inject_virtual_threads",
+        "insert_barriers", "inject_double_buffer", "partition_loops", "storage_flatten",
+        "vectorize_loops", "unroll_loops",         "remove_no_op",    "inject_bounds_checks"};
     if (gpu) names.push_back("split_host_device");
     names.push_back("verify_lowered");
     return names;

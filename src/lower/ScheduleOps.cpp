@@ -386,8 +386,8 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
         if (st.double_buffer) {  // marked for inject_double_buffer
             const Var& data = buffers_[p][0]->data;
             Stmt fetch = AttrStmt::make("double_buffer_write", data, stage_nest(p));
-            body = AttrStmt::make("double_buffer_scope", data,
-                                  allocate(p, Seq::make({fetch, body})));
+            body =
+                AttrStmt::make("double_buffer_scope", data, allocate(p, Seq::make({fetch, body})));
             continue;
         }
         body = allocate(p, Seq::make({stage_nest(p), body}));

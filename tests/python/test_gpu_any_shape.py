@@ -37,11 +37,12 @@ def run_in_interpreter(s, args, m, n, k, seed):
     np.testing.assert_allclose(c, a.astype("float64") @ b, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("double_buffer", [False, True], ids=["", "double_buffer"])
 @pytest.mark.parametrize("config", gemm.TILE_CONFIGS, ids=str)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_register_tile_gemm_at_odd_shapes_matches_numpy(shape, config):
+def test_register_tile_gemm_at_odd_shapes_matches_numpy(shape, config, double_buffer):
     m, n, k = shape
-    s, args = gemm.step4(n, m=m, k=k, **config)
+    s, args = gemm.step4(n, m=m, k=k, double_buffer=double_buffer, **config)
     run_in_interpreter(s, args, m, n, k, seed=m + n + k)
     module = ts.build(s, args, target="cuda -arch=sm_90")
     assert "__global__" in module.get_source("cu")
@@ -89,3 +90,31 @@ def test_padded_copies_read_zero_past_the_edge():
     # add zeros, so C is exact even though the register tile loop has no k guard.
     s, args = gemm.step4(16, m=16, k=5, block=16, threads=4, bk=8)
     run_in_interpreter(s, args, 16, 16, 5, seed=3)
+
+
+def test_double_buffer_pipelines_the_fetch_with_one_barrier_per_iteration():
+    s, args = gemm.step4(64, block=32, threads=4, bk=8, double_buffer=True)
+    text = str(ts.lower(s, args, target="cuda -arch=sm_90", stop_after="inject_double_buffer"))
+    # Two copies of each shared tile, allocated once outside the k loop; registers staging the
+    # next fetch; a main loop of 7 iterations and the last computation after it.
+    assert "allocate A.shared: float32[2, " in text and "allocate B.shared: float32[2, " in text
+    assert "A.shared.stage" in text and "B.shared.stage" in text
+    assert "for k.outer in range(0, 7):" in text and "for k.outer in range(7, 8):" in text
+    assert text.count("thread_barrier()") == 2  # after the first fetch; once per iteration
+    run_in_interpreter(s, args, 64, 64, 64, seed=5)
+
+
+def test_double_buffer_errors_name_the_stage():
+    A = ts.placeholder((64, 64), name="A")
+    B = ts.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+    s = ts.create_schedule(B)
+    with pytest.raises(ts.ScheduleError, match="double_buffer.*output"):
+        s[B].double_buffer()
+    # A double-buffered shared stage next to one that is not: the loop cannot be pipelined.
+    s, args = gemm.step4(64, block=32, threads=4, bk=8)
+    shared = [st for st in s.stages if st.op.name == "A.shared"]
+    s[shared[0]].double_buffer()
+    with pytest.raises(ts.ScheduleError, match="double_buffer.*every shared stage"):
+        ts.lower(s, args, target="cuda -arch=sm_90")
+    with pytest.raises(ts.ScheduleError, match="already double-buffered"):
+        s[shared[0]].double_buffer()
