@@ -19,8 +19,11 @@
 #             resuming its log in build/gpu-tune/ (run the step again to go on), then its report;
 #             the logs are copied to $OUT
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
-# bundle, default .deps), TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT
-# (seconds before the fuzz step or one sanitizer run is cut off; 400 and 240 by default).
+# bundle, default .deps), TESSEL_GPU_BUILD_DIR (the build folder, default build/gpu),
+# TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT (seconds before the fuzz
+# step or one sanitizer run is cut off; 400 and 240 by default).
+# Exit status: 0 when every step passed, 1 when one failed (every step named still runs), 2 for
+# an unknown step or a missing bundle (nothing runs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,10 +36,12 @@ deps="$(cd "${TESSEL_DEPS:-.deps}" 2>/dev/null && pwd)" || {
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONUNBUFFERED=1
 jobs="${TESSEL_JOBS:-$(nproc)}"
-dir=build/gpu
+dir="${TESSEL_GPU_BUILD_DIR:-build/gpu}"
 summary=()
+failed=0
 
-# Runs "$@" with its output in $out/<name>.log; records pass/fail and the seconds it took.
+# Runs "$@" with its output in $out/<name>.log; records pass/fail and the seconds it took (a
+# failure makes the script's exit status 1).
 step() {
     local name=$1
     shift
@@ -45,6 +50,7 @@ step() {
     if "$@" >"$out/$name.log" 2>&1; then
         summary+=("$(printf '%-10s ok      %4ds' "$name" $((SECONDS - t0)))")
     else
+        failed=1
         summary+=("$(printf '%-10s FAILED  %4ds  (see %s.log)' "$name" $((SECONDS - t0)) "$name")")
         tail -40 "$out/$name.log"
     fi
@@ -112,6 +118,12 @@ do_tutorials() {
     done
 }
 
+for s in "$@"; do
+    case "$s" in
+        build | test | fuzz | sanitize | bench | tutorials | tune) ;;
+        *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
+    esac
+done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
 for s in "$@"; do
     case "$s" in
@@ -122,7 +134,6 @@ for s in "$@"; do
         bench) step bench do_bench ;;
         tutorials) step tutorials do_tutorials ;;
         tune) step tune do_tune ;;
-        *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
     esac
 done
 echo "== gpu-host summary (logs in $out)"
@@ -134,3 +145,5 @@ grep -h "^schedule fuzz\|^gpu schedule fuzz\|passed on GPU" "$out"/fuzz.log 2>/d
 grep -h "^== compute-sanitizer\|ERROR SUMMARY\|RACECHECK SUMMARY\|tests ran\|PASSED\|FAILED" \
     "$out"/sanitize.log 2>/dev/null
 grep -hE "tests passed|passed|failed" "$out"/test.log 2>/dev/null | tail -3
+# The status is the steps', never the last grep's.
+exit "$failed"

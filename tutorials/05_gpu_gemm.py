@@ -11,7 +11,8 @@ through shared memory and registers, and how each thread's accesses are laid out
   2. block tiling: a 64 x 64 tile of C per block, A's and B's tiles staged in shared memory,
      8 columns of k at a time (cache_read to "shared", compute_at the k loop), 4 x 4 per thread;
   3. virtual threads: the same tile, each thread's 4 x 4 results strided over the block (vthread),
-     so that neighbouring threads read neighbouring words;
+     so that neighbouring threads read neighbouring words. This alone does not make the kernel
+     faster (on the H100 it was slower than step 2): the step's comment says why;
   4. the register tile: 128 x 128 per block, 8 x 8 results per thread kept in registers
      (cache_write to "local", fully unrolled), A's tile stored transposed and padded in shared
      memory so that each thread reads its 8 values of A and of B with two 128-bit loads each
@@ -145,6 +146,16 @@ def step2(n, vthreads=1):
 # 16 bytes apart. Binding an outer 2 x 2 split to "vthread" makes each thread own four 2 x 2
 # sub-tiles 32 rows and columns apart: neighbouring threads now read neighbouring words. tessel
 # runs the virtual threads' shares one after another in each thread (interleaved once unrolled).
+#
+# Why this step is not faster than step 2 (on the H100 it was slower): the bank conflicts it
+# removes are those of 32-bit loads, and step 2 has none to remove. NVRTC loads a thread's four
+# consecutive values of B's tile with one 128-bit shared load (ld.shared.v4.f32 in the PTX), which
+# the hardware serves a quarter-warp at a time, 8 threads x 16 bytes covering the 32 banks once:
+# no conflict. The values of A are the same word for all threads of a row of the block (a
+# broadcast). Striding the sub-tiles instead splits those loads into 64-bit ones and each thread's
+# stores of C into runs of 2, so vthread buys nothing here. It pays where a thread's words cannot
+# be read as one vector; step 4 gets conflict-free 128-bit loads from the layout of its shared
+# tiles instead.
 def step3(n):
     return step2(n, vthreads=2)
 

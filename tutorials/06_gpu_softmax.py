@@ -12,10 +12,15 @@ global memory:
      partial results with warp shuffles and shared memory), E is inlined;
   2. the row in shared memory: X's row is loaded once, 128 bits per thread access
      (cache_read to "shared", vectorize), and the max, the sum and the output read it from there.
+     On long rows this need not beat step 1, and on the H100 it did not: see the step's comment;
+  3. short rows (1000 floats): a warp per row, several rows per block, the reductions within a
+     warp (shuffles only, no barrier after them), the block's rows read once into shared memory.
 
 Each step is checked at a small size in tessel's loop interpreter (SPMD, with its race detector)
-and compiled by NVRTC; on a machine with a GPU it runs at full size against numpy.
-benchmarks/softmax_cuda.py measures step 2 against torch.softmax.
+and compiled by NVRTC; on a machine with a GPU it runs against numpy at 8192 x 8192 (long rows)
+and 4096 x 1000 (short rows). benchmarks/softmax_cuda.py measures best() (step 3 for rows up to
+2048 floats, step 2 for longer ones) against torch.softmax; its --variants option times every
+step.
 
 Run:  python tutorials/06_gpu_softmax.py [--small]
 """
@@ -28,8 +33,9 @@ import tessel as ts
 
 SMALL = "--small" in sys.argv
 HAVE_GPU = ts.cuda_available()
-ROWS_CHECK, COLS_CHECK = 4, 2048
+CHECK = (4, 2048)  # rows and columns checked in the interpreter
 ROWS, COLS = (1024, 8192) if SMALL else (8192, 8192)
+SHORT_ROWS, SHORT_COLS = (1024, 1000) if SMALL else (4096, 1000)
 THREADS = 512
 
 
@@ -77,6 +83,16 @@ def step1(n, m):
 #
 # X's row (m floats: 32 KB at m = 8192) is copied into shared memory once, 4 floats per thread
 # access; the three passes over the row (max, sum, output) then read shared memory.
+#
+# Why this step may be slower than step 1 (it was on the H100 at 8192 x 8192): step 1 reads the
+# row three times, but only the first read comes from DRAM. A block of step 1 uses no shared
+# memory, so the SM's L1 cache (up to 256 KB) keeps its 32 KB row between the passes, and the
+# second and third reads hit it. Staging the row in shared memory saves no DRAM traffic then, and
+# it costs: a store and three shared loads per element, and a barrier after the copy, so a block
+# computes nothing until its whole row has arrived (in step 1 the max pass starts on the first
+# loads). What step 2 does guarantee is one read of the row whatever the cache keeps; it is the
+# pattern step 3 uses for short rows, where one block holds several rows. Time both on your GPU
+# (benchmarks/softmax_cuda.py --variants) before choosing.
 def step2(n, m):
     X, M, E, S, Y = softmax(n, m)
     s = ts.create_schedule(Y)
@@ -91,46 +107,122 @@ def step2(n, m):
     return s, [X, Y]
 
 
+# ---------------------------------------------------------------------------------------------
+# 3. Short rows: a warp per row
+#
+# A block of 512 threads on a row of 1000 floats leaves most threads idle for most of the row
+# (two columns each) and pays two block-wide reductions per row. With short rows one warp (32
+# threads) reduces a row: threadIdx.x runs along the row, threadIdx.y picks one of the block's
+# ROWS_PER_BLOCK rows. The cross-thread reductions then stay inside a warp: shuffles only, no
+# shared memory and no __syncthreads() after them. M and S live in registers ("local" scope:
+# every thread of the warp keeps its own copy of the row's max and sum), and the block's rows are
+# read from global memory once, 128 bits per thread access, into shared memory (8 rows of 1000
+# floats: 32 KB), from which the max, the sum and the output read them.
+ROWS_PER_BLOCK = 8
+WARP = 32
+
+
+def vector_width(m):
+    """Floats per access: 4 (128 bits) where every row starts 16-byte aligned, else 2 or 1."""
+    return 4 if m % 4 == 0 else 2 if m % 2 == 0 else 1
+
+
+def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True):
+    """`shared=False` leaves X in global memory: the three passes read it there (the second and
+    third from the L1 cache, if it holds the rows), with no shared memory and no barrier."""
+    X, M, E, S, Y = softmax(n, m)
+    s = ts.create_schedule(Y)
+    # At most 32 KB of shared memory per block (several blocks per multiprocessor), at least a row.
+    rows_per_block = max(1, min(rows_per_block, n, 8192 // m))
+    vector = vector_width(m)
+    XS = s.cache_read(X, "shared", [M, E]) if shared else None
+    s[E].compute_inline()
+    row, col = Y.op.axis
+    block, warp = s[Y].split(row, factor=rows_per_block)
+    s[Y].bind(block, "blockIdx.x")
+    s[Y].bind(warp, "threadIdx.y")
+    col, v = s[Y].split(col, factor=vector)
+    _, lane = s[Y].split(col, factor=WARP)
+    s[Y].bind(lane, "threadIdx.x")
+    if vector > 1:
+        s[Y].vectorize(v)
+    for T in (S, M):  # S first: M is read by S too
+        s[T].compute_at(s[Y], warp)
+        s[T].set_scope("local")
+        (k,) = T.op.reduce_axis
+        _, lane = s[T].split(k, factor=WARP)
+        s[T].bind(lane, "threadIdx.x")
+    if not shared:
+        return s, [X, Y]
+    # The block's rows in shared memory, each filled by its warp.
+    s[XS].compute_at(s[Y], warp)
+    r, c = XS.op.axis
+    s[XS].bind(r, "threadIdx.y")
+    c, v = s[XS].split(c, factor=vector)
+    _, lane = s[XS].split(c, factor=WARP)
+    s[XS].bind(lane, "threadIdx.x")
+    if vector > 1:
+        s[XS].vectorize(v)
+    return s, [X, Y]
+
+
+# Rows up to this length go to a warp each (step 3), longer ones to a block each (step 2).
+WARP_ROW_MAX = 2048
+
+
+def best(n, m):
+    """The schedule for an n x m softmax: a warp per row for short rows, a block for long ones."""
+    return step3(n, m) if m <= WARP_ROW_MAX else step2(n, m)
+
+
 def numpy_softmax(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
 
-def check_in_interpreter(make):
-    s, args = make(ROWS_CHECK, COLS_CHECK)
-    x = np.random.default_rng(1).standard_normal((ROWS_CHECK, COLS_CHECK)).astype("float32")
+def check_in_interpreter(make, n, m):
+    s, args = make(n, m)
+    x = np.random.default_rng(1).standard_normal((n, m)).astype("float32")
     y = np.full_like(x, np.nan)
     ts.lower(s, args).run(x, y)
     np.testing.assert_allclose(y, numpy_softmax(x), rtol=1e-5, atol=1e-7)
 
 
-def run_on_gpu(make):
-    s, args = make(ROWS, COLS)
+def run_on_gpu(make, n, m):
+    s, args = make(n, m)
     f = ts.build(s, args, target="cuda")
-    x = np.random.default_rng(2).standard_normal((ROWS, COLS)).astype("float32")
+    x = np.random.default_rng(2).standard_normal((n, m)).astype("float32")
     dx = ts.nd.array(x, device=ts.cuda(0))
     dy = ts.nd.array(np.full_like(x, np.nan), device=ts.cuda(0))
     f(dx, dy)
     np.testing.assert_allclose(dy.numpy(), numpy_softmax(x), rtol=1e-5, atol=1e-7)
+    # 20 calls queued back to back, then one wait: a short kernel's time is then the GPU's, not
+    # the time the host takes to launch it.
     times = []
-    for _ in range(20):
+    for _ in range(5):
         t0 = time.perf_counter()
-        f(dx, dy)
+        for _ in range(20):
+            f(dx, dy)
         ts.cuda_synchronize(0)
-        times.append(time.perf_counter() - t0)
+        times.append((time.perf_counter() - t0) / 20)
     return 2 * x.nbytes / np.median(times) / 1e9
 
 
-STEPS = [("1. one block per row, cross-thread reductions", step1),
-         ("2. the row in shared memory, 128-bit accesses", step2)]
+# Each step with the shapes it is run at: long rows (ROWS x COLS) and short ones (SHORT_ROWS x
+# SHORT_COLS), and the shape it is checked at in the interpreter.
+LONG, SHORT = (ROWS, COLS), (SHORT_ROWS, SHORT_COLS)
+STEPS = [("1. one block per row, cross-thread reductions", step1, [LONG, SHORT], CHECK),
+         ("2. the row in shared memory, 128-bit accesses", step2, [LONG, SHORT], CHECK),
+         ("3. short rows: a warp per row", step3, [SHORT], (37, 1000))]
 
 if __name__ == "__main__":
-    for title, make in STEPS:
-        check_in_interpreter(make)
-        s, args = make(ROWS, COLS)
-        module = ts.build(s, args, target="cuda -arch=sm_90")
-        assert "__shfl_xor_sync" in module.get_source("cu")
-        if HAVE_GPU:
-            print(f"{title}: correct, {run_on_gpu(make):7.1f} GB/s at {ROWS}x{COLS}")
-        else:
+    for title, make, shapes, check in STEPS:
+        check_in_interpreter(make, *check)
+        for n, m in shapes:
+            s, args = make(n, m)
+            module = ts.build(s, args, target="cuda -arch=sm_90")
+            assert "__shfl_xor_sync" in module.get_source("cu")
+            if HAVE_GPU:
+                print(f"{title}: correct, {run_on_gpu(make, n, m):7.1f} GB/s at {n}x{m}")
+        if not HAVE_GPU:
             print(f"{title}: correct in the interpreter, compiles for sm_90 (no GPU here)")

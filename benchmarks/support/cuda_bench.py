@@ -20,15 +20,16 @@ def tutorial(name):
 
 def median_ms(fn, warmup=5, reps=30):
     """Median milliseconds of fn() over `reps` runs after `warmup` runs, each timed with CUDA
-    events on the current stream. The queue is pre-filled (a sleep kernel ahead of the start
-    event), so the launch's host latency is not in the time of short kernels."""
+    events on the current stream. The queue is pre-filled (a GPU sleep of about 0.1 ms before the
+    start event), so the time is the GPU's: the host's launch latency, which would otherwise count
+    for a kernel of a few microseconds (a short-row softmax), is hidden behind the sleep."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(200_000)  # about 0.1 ms: the launch below is queued before it ends
+        torch.cuda._sleep(200_000)  # cycles
         start.record()
         fn()
         end.record()

@@ -36,12 +36,6 @@ struct Pending {
     }
 };
 
-bool is_sync(const Stmt& s) {
-    const auto* e = s.as<Evaluate>();
-    const auto* c = e ? e->value.as<Call>() : nullptr;
-    return c && (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce);
-}
-
 int thread_axis(const std::string& tag) {
     if (tag == "threadIdx.x") return 0;
     if (tag == "threadIdx.y") return 1;
@@ -124,6 +118,7 @@ private:
     // One block: its thread extents, then the plan.
     Stmt block(const Stmt& body) {
         dims_[0] = dims_[1] = dims_[2] = 1;
+        axis_of_.clear();
         post_order_visit(body, [&](const IRNode* n) {
             if (n->node_type != IRNodeType::For) return;
             const auto* f = static_cast<const For*>(n);
@@ -131,6 +126,7 @@ private:
             if (a < 0) return;
             auto e = as_const_int(f->extent);
             dims_[a] = std::max(dims_[a], e ? *e : -1);  // -1: unknown (never uniform)
+            axis_of_[f->loop_var.get()] = a;
         });
         thread_vars_.clear();
         Pending p;
@@ -158,6 +154,23 @@ private:
             if (w && shared_.count(w)) p.writes.insert(w);
         });
         return p;
+    }
+
+    // Whether `s` is a barrier of the whole block: a thread_barrier, or a thread_allreduce that
+    // is not within warps (a warp's all-reduce orders no memory: internal::allreduce_within_warps).
+    bool is_sync(const Stmt& s) const {
+        const auto* e = s.as<Evaluate>();
+        const auto* c = e ? e->value.as<Call>() : nullptr;
+        if (!c) return false;
+        if (c->op == Intrinsic::thread_barrier) return true;
+        if (c->op != Intrinsic::thread_allreduce) return false;
+        const int64_t n = as_const_int(c->args[0]).value(), m = as_const_int(c->args[1]).value();
+        std::vector<int> axes;
+        for (int64_t k = 0; k < m; ++k) {
+            auto it = axis_of_.find(c->args[2 + 6 * n + k].as<Variable>());
+            axes.push_back(it == axis_of_.end() ? -1 : it->second);
+        }
+        return !internal::allreduce_within_warps(dims_, axes);
     }
 
     bool thread_dependent(const Expr& e) const {
@@ -196,10 +209,6 @@ private:
 
     // `s` in uniform control flow, after the accesses `p`; updates p.
     Stmt plan(const Stmt& s, Pending& p) {
-        if (is_sync(s)) {
-            p.clear();
-            return s;
-        }
         if (const auto* q = s.as<Seq>()) {
             std::vector<Stmt> out;
             for (const Stmt& c : q->stmts) {
@@ -329,6 +338,7 @@ private:
 
     VarSet shared_, thread_vars_;
     int64_t dims_[3] = {1, 1, 1};
+    std::map<const Variable*, int> axis_of_;  // threadIdx loop variables of the block: their axis
 };
 
 }  // namespace

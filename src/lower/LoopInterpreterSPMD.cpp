@@ -17,7 +17,9 @@
 //
 // The race detector: within a phase, two different threads touching the same element of shared
 // memory, at least one of them writing, is a RuntimeError naming the buffer, the element, both
-// threads and the block.
+// threads and the block. An all-reduce within warps (allreduce_within_warps, lower/PassUtil.h:
+// shuffles on CUDA, no __syncthreads()) stops the threads to combine their values but starts no
+// new phase: it orders no memory, so accesses before and after it race as they would on a GPU.
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -26,6 +28,7 @@
 #include <thread>
 
 #include "LoopInterpreterImpl.h"
+#include "PassUtil.h"
 #include "tessel/ir/IRVisitor.h"
 
 namespace tessel::internal {
@@ -62,6 +65,7 @@ struct Access {
 /// State of one block being executed.
 struct SpmdBlock {
     int64_t dims[3] = {1, 1, 1};
+    int64_t static_dims[3] = {1, 1, 1};  ///< the constant thread extents (-1: not constant)
     int nthreads = 1;
     std::string where;  ///< " (bx=0, ...)" for messages
     // Scheduling (OS-thread mode): `running` is the thread allowed to run, -1 the coordinator.
@@ -233,6 +237,9 @@ void LoopInterpreter::run_block(const Stmt& body) {
         }
         int a = thread_axis(f->thread_tag);
         b.dims[a] = std::max(b.dims[a], e);
+        // As insert_barriers and the CUDA backend see the block (constant extents only).
+        auto c = as_const_int(f->extent);
+        b.static_dims[a] = std::max(b.static_dims[a], c ? *c : -1);
     }
     const int64_t n = b.dims[0] * b.dims[1] * b.dims[2];
     if (n > kMaxBlockThreads)
@@ -349,6 +356,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
                                           "block)"
                                        << b.where;
         }
+        bool barrier = true;
         if (b.at[first_waiting]->op == Intrinsic::thread_allreduce) {
             try {
                 finish_allreduce(b);
@@ -356,8 +364,9 @@ void LoopInterpreter::run_block(const Stmt& body) {
                 abandon();
                 throw;
             }
+            barrier = !allreduce_within_warps(b.static_dims, b.reduce_axes[first_waiting]);
         }
-        b.accesses.clear();  // a new phase
+        if (barrier) b.accesses.clear();  // a new phase
     }
     for (auto& th : os_threads) th.join();
     for (auto& in : interps) steps += in->steps_ - steps_;

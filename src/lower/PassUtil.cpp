@@ -80,4 +80,22 @@ bool has_thread_sync(const Stmt& s) {
     return sync;
 }
 
+bool allreduce_within_warps(const int64_t dims[3], const std::vector<int>& axes) {
+    int mask = 0;
+    int64_t group = 1, total = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (dims[a] < 1) return false;
+        total *= dims[a];
+    }
+    for (int a : axes) {
+        if (a < 0 || a > 2) return false;
+        mask |= 1 << a;
+        group *= dims[a];
+    }
+    bool consecutive = mask == 1 || mask == 3;
+    bool power_of_two = (group & (group - 1)) == 0;
+    bool warps_full = total % kWarpSize == 0 || total < kWarpSize;
+    return consecutive && power_of_two && group <= kWarpSize && warps_full;
+}
+
 }  // namespace tessel::internal

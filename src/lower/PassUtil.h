@@ -28,4 +28,16 @@ Expr fold_product(const std::vector<Expr>& extents, Type t);
 /// threads of a block).
 bool has_thread_sync(const Stmt& s);
 
+/// The threads of a warp (CUDA's warp size).
+constexpr int64_t kWarpSize = 32;
+/// Whether a thread_allreduce over the thread axes `axes` (0: threadIdx.x, 1: y, 2: z) of a block
+/// of `dims` threads (-1: an extent not known) reduces within warps: the axes are x, or x and y
+/// (each group is consecutive threads), the group is a power of two no larger than a warp (so no
+/// group straddles two warps), and every warp is full or the block is a single warp. CUDA reduces
+/// such groups with warp shuffles alone, which order no memory: the all-reduce is then no
+/// barrier (insert_barriers places thread_barriers around it by its own analysis, the SPMD
+/// interpreter's race detector does not start a new phase at it, and the CUDA code has no
+/// __syncthreads()). Any other all-reduce is a barrier of the whole block.
+bool allreduce_within_warps(const int64_t dims[3], const std::vector<int>& axes);
+
 }  // namespace tessel::internal

@@ -55,3 +55,42 @@ TEST(CudaCrossThreadReduction, Argmax) {
     ASSERT_EQ(out.code.plan.launches.size(), 1u);
     EXPECT_EQ(out.code.plan.launches[0].params.size(), 3u);
 }
+
+namespace {
+
+// The line after the all-reduce's store of its result into `dest` (e.g. "M_red[0] = red;"),
+// without its indentation.
+std::string line_after(const std::string& src, const std::string& dest) {
+    size_t at = src.find(dest);
+    if (at == std::string::npos) return "(no " + dest + ")";
+    size_t begin = src.find('\n', at) + 1, end = src.find('\n', begin);
+    std::string line = src.substr(begin, end - begin);
+    return line.substr(line.find_first_not_of(' '));
+}
+
+int count(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+// A group within one warp reduces with shuffles alone: no __syncthreads() after it (the barriers
+// the kernel keeps are insert_barriers', around the shared M and S). Across warps the reduction
+// goes through shared memory and ends with one.
+TEST(CudaCrossThreadReduction, NoBarrierAfterAWarpOnlyReduction) {
+    Tensor X, Y;
+    Schedule s = block_softmax(6, 40, 16, &X, &Y);
+    CudaOutput warp = expect_cuda_compiles(s, {X, Y});
+    EXPECT_EQ(line_after(warp.code.source, "M_red[0] = red;"), "}") << warp.code.source;
+    EXPECT_EQ(line_after(warp.code.source, "S_red[0] = red_1;"), "}") << warp.code.source;
+    EXPECT_EQ(count(warp.code.source, "__syncthreads();"), 2) << warp.code.source;
+
+    s = block_softmax(6, 256, 64, &X, &Y);
+    CudaOutput block = expect_cuda_compiles(s, {X, Y});
+    EXPECT_EQ(line_after(block.code.source, "M_red[0] = red;"), "__syncthreads();")
+        << block.code.source;
+    EXPECT_EQ(line_after(block.code.source, "S_red[0] = red_1;"), "__syncthreads();")
+        << block.code.source;
+}

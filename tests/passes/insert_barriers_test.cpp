@@ -111,5 +111,52 @@ TEST(InsertBarriers, NothingWithoutSharedMemoryOrConflicts) {
     EXPECT_EQ(to_string(insert_barriers(writes)).find("thread_barrier"), std::string::npos);
 }
 
+// S[tx] = A[tx]; R = the sum of A over the block (thread_allreduce); B[tx] = S[threads-1-tx] + R.
+struct WriteReduceRead {
+    Var A{"A", Handle()}, B{"B", Handle()}, S{"S", Handle()}, R{"R", Handle()}, tx{"tx"};
+    Stmt stmt(int threads) const {
+        Var lhs("lhs", Float(32)), rhs("rhs", Float(32));
+        Expr call = Call::make(Intrinsic::thread_allreduce,
+                               {make_const(Int(32), 1), make_const(Int(32), 1), load(A, tx),
+                                make_const(Float(32), 0.0), lhs, rhs, lhs + rhs, R, tx});
+        Stmt body = Seq::make({Store::make(S, load(A, tx), tx), Evaluate::make(call),
+                               Store::make(B, load(S, (threads - 1) - tx) + load(R, 0), tx)});
+        body = Allocate::make(R, Float(32), {make_const(Int(32), 1)}, StorageScope::Local, body);
+        return For::make(Var("bx"), 0, 1, ForKind::ThreadBound,
+                         shared(S, threads, tfor(tx, threads, body)), "blockIdx.x");
+    }
+    void check(const Stmt& s, int threads) const {
+        HostArray a = HostArray::random(Float(32), {threads}, 5), b(Float(32), {threads});
+        run_stmt(s, {{A, &a}, {B, &b}});
+        double total = 0;
+        for (int i = 0; i < threads; ++i) total += static_cast<float>(a.get(i));
+        for (int i = 0; i < threads; ++i)
+            EXPECT_NEAR(b.get(i), static_cast<float>(a.get(threads - 1 - i)) + total, 1e-4) << i;
+    }
+};
+
+// An all-reduce within a warp (shuffles on CUDA, no __syncthreads()) is no barrier: the read of
+// another thread's write after it needs a thread_barrier of its own.
+TEST(InsertBarriers, WarpAllreduceIsNoBarrier) {
+    WriteReduceRead w;
+    Stmt out = insert_barriers(w.stmt(32));
+    std::string text = to_string(out);
+    size_t reduce = text.find("thread_allreduce("), barrier = text.find("thread_barrier()");
+    ASSERT_NE(reduce, std::string::npos) << text;
+    ASSERT_NE(barrier, std::string::npos) << text;
+    EXPECT_LT(reduce, barrier) << text;
+    EXPECT_LT(barrier, text.find("B[tx]")) << text;
+    w.check(out, 32);
+    EXPECT_THROW(w.check(w.stmt(32), 32), RuntimeError);  // without it: a race
+}
+
+// Across warps the all-reduce is a barrier of the block (its CUDA code ends with __syncthreads()).
+TEST(InsertBarriers, MultiWarpAllreduceIsABarrier) {
+    WriteReduceRead w;
+    Stmt out = insert_barriers(w.stmt(64));
+    EXPECT_EQ(to_string(out).find("thread_barrier"), std::string::npos) << to_string(out);
+    w.check(out, 64);
+}
+
 }  // namespace
 }  // namespace tessel

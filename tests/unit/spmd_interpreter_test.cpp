@@ -110,3 +110,47 @@ TEST(SpmdInterpreter, BlocksRunOneAfterAnother) {
     run_stmt(s, {{B, &b}});
     for (int i = 0; i < 15; ++i) EXPECT_EQ(b.get(i), i / 5 * 10 + i % 5);
 }
+
+namespace {
+
+// S[tx] = A[tx]; a sum over threadIdx.x (all-reduce); B[tx] = S[threads - 1 - tx] + the sum:
+// the all-reduce is the only thing between a thread's write and another thread's read.
+Stmt write_allreduce_read(const Var& A, const Var& B, const Var& S, int threads) {
+    Var R("R", Handle()), tx("tx"), lhs("lhs", Float(32)), rhs("rhs", Float(32));
+    Expr call = Call::make(Intrinsic::thread_allreduce,
+                           {make_const(Int(32), 1), make_const(Int(32), 1), load(A, tx),
+                            make_const(Float(32), 0.0), lhs, rhs, lhs + rhs, R, tx});
+    Stmt body = Seq::make({Store::make(S, load(A, tx), tx), Evaluate::make(call),
+                           Store::make(B, load(S, (threads - 1) - tx) + load(R, 0), tx)});
+    body = Allocate::make(R, Float(32), {make_const(Int(32), 1)}, StorageScope::Local, body);
+    Stmt s = Allocate::make(S, Float(32), {make_const(Int(32), threads)}, StorageScope::Shared,
+                            tfor(tx, threads, body));
+    return tfor(Var("bx"), 1, s, "blockIdx.x");
+}
+
+}  // namespace
+
+// An all-reduce within one warp is shuffles on CUDA, with no __syncthreads(): it orders no shared
+// memory, so the race detector sees the write before it and the read after it in one phase.
+TEST(SpmdInterpreter, WarpAllreduceIsNoBarrierForTheRaceDetector) {
+    Var A("A", Handle()), B("B", Handle()), S("S", Handle());
+    HostArray a = HostArray::random(Float(32), {32}, 1), b(Float(32), {32});
+    try {
+        run_stmt(write_allreduce_read(A, B, S, 32), {{A, &a}, {B, &b}});
+        ADD_FAILURE() << "no race reported across a warp's all-reduce";
+    } catch (const RuntimeError& e) {
+        EXPECT_NE(std::string(e.what()).find("race on shared memory S"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Across warps the all-reduce goes through shared memory and ends with __syncthreads(): a barrier.
+TEST(SpmdInterpreter, MultiWarpAllreduceIsABarrier) {
+    Var A("A", Handle()), B("B", Handle()), S("S", Handle());
+    HostArray a = HostArray::random(Float(32), {64}, 2), b(Float(32), {64});
+    run_stmt(write_allreduce_read(A, B, S, 64), {{A, &a}, {B, &b}});
+    double total = 0;
+    for (int i = 0; i < 64; ++i) total += static_cast<float>(a.get(i));
+    for (int i = 0; i < 64; ++i)
+        EXPECT_NEAR(b.get(i), static_cast<float>(a.get(63 - i)) + total, 1e-4) << i;
+}

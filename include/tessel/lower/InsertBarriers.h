@@ -8,10 +8,13 @@
 //
 // Guarantees: inside every block, between a statement that writes a shared buffer and a later
 // one that reads it (or between a read and a later overwrite), there is a barrier
-// (thread_barrier() or a thread_allreduce) that every thread of the block reaches. A barrier is
-// placed at the outermost position of the block's uniform control flow that separates the two
-// statements: in Seqs outside thread-divergent control flow, also at the end of a loop body for a
-// conflict between one iteration and the next. Thread-divergent control flow is an IfThenElse
+// (thread_barrier(), or a thread_allreduce whose groups span warps) that every thread of the block
+// reaches. A thread_allreduce within warps (power-of-two groups of at most 32 consecutive
+// threads: CUDA reduces them with shuffles and no __syncthreads()) is no barrier: shared memory
+// accessed on both sides of it gets a thread_barrier of its own, like any other statement. A
+// barrier is placed at the outermost position of the block's uniform control flow that separates
+// the two statements: in Seqs outside thread-divergent control flow, also at the end of a loop body
+// for a conflict between one iteration and the next. Thread-divergent control flow is an IfThenElse
 // whose condition, or a loop whose bounds, depend on threadIdx variables, and a threadIdx loop
 // shorter than the block's extent on its axis. A barrier needed before such a statement is hoisted
 // out of it; one needed inside it (a conflict between two statements both inside it) cannot be

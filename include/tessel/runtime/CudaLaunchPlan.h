@@ -108,4 +108,19 @@ std::vector<uint8_t> encode_cuda_payload(const CudaPayload& payload);
 /// Reads encode_cuda_payload()'s bytes; throws RuntimeError on corrupt or truncated bytes.
 CudaPayload decode_cuda_payload(const std::vector<uint8_t>& bytes);
 
+/// What the driver reports of one __global__ function of a cubin loaded on a device
+/// (cuFuncGetAttribute): the source of registers and spills that needs no ptxas report.
+struct CudaFunctionAttributes {
+    std::string function;
+    int registers = 0;                ///< CU_FUNC_ATTRIBUTE_NUM_REGS, per thread
+    int64_t local_bytes = 0;          ///< CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: per thread, the stack
+                                      ///< frame and the register spills together
+    int64_t static_shared_bytes = 0;  ///< CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+};
+
+/// Loads `payload`'s cubin on CUDA device `id` and reads the attributes of every function its
+/// plans launch, in name order. RuntimeError when CUDA is unavailable, there is no such device,
+/// or the cubin does not load there (a cubin for another architecture).
+std::vector<CudaFunctionAttributes> cuda_function_attributes(const CudaPayload& payload, int id);
+
 }  // namespace tessel

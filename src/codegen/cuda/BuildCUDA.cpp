@@ -1,6 +1,7 @@
 // The CUDA backend's build: CUDA C generation, NVRTC, and a Module whose payload is the cubin plus
 // the launch plan (runtime/CudaLaunchPlan.h).
 #include <iostream>
+#include <sstream>
 
 #include "codegen/Backends.h"
 #include "codegen/Signature.h"
@@ -9,8 +10,50 @@
 #include "tessel/Error.h"
 #include "tessel/lower/SplitHostDevice.h"
 #include "tessel/lower/VerifyLowered.h"
+#include "tessel/runtime/CUDA.h"
+#include "tessel/runtime/CudaLaunchPlan.h"
 
 namespace tessel::internal {
+
+namespace {
+
+// NVRTC's log without ptxas's report (PyTorch's NVRTC loaded first, a CUDA tool such as
+// compute-sanitizer injected: docs/cuda.md): where a GPU can load the cubin, the driver's
+// attributes of its functions stand in for it, in the log and in the plans' resources (registers
+// and static shared memory; no local memory means no stack and no spills, while local memory
+// could be either, so spills stay unknown then). Returns the lines for the log.
+std::string driver_report(CudaPayload& payload) {
+    if (!cuda_available())
+        return "[tessel] no GPU to read them from instead: " + cuda_unavailable_reason() + "\n";
+    std::vector<CudaFunctionAttributes> attrs;
+    try {
+        attrs = cuda_function_attributes(payload, 0);
+    } catch (const RuntimeError& e) {
+        return std::string("[tessel] the driver could not load the cubin to read them: ") +
+               e.what() + "\n";
+    }
+    std::ostringstream out;
+    for (const CudaFunctionAttributes& a : attrs) {
+        out << "[tessel] from the driver (cuFuncGetAttribute, cuda:0), function " << a.function
+            << ": " << a.registers << " registers, " << a.local_bytes
+            << " bytes local memory per thread (stack frame and spills), " << a.static_shared_bytes
+            << " bytes static shared memory\n";
+        for (auto& [kernel, plan] : payload.plans) {
+            for (CudaLaunch& l : plan.launches) {
+                if (l.function != a.function) continue;
+                l.resources.registers = a.registers;
+                l.resources.static_shared_bytes = a.static_shared_bytes;
+                if (a.local_bytes == 0) {
+                    l.resources.stack_bytes = 0;
+                    l.resources.spill_store_bytes = l.resources.spill_load_bytes = 0;
+                }
+            }
+        }
+    }
+    return out.str();
+}
+
+}  // namespace
 
 void check_cuda_backend(const Target&) {
     if (!has_nvrtc()) nvrtc_compile("", "", {});  // throws the "built without CUDA" error
@@ -36,8 +79,10 @@ Module build_cuda(const LoweredFunc& lowered, const Target& target, const BuildO
         if (it != compiled.resources.end()) launch.resources = it->second;
     }
     CudaPayload payload{arch, {{f.name, code.plan}}, compiled.cubin};
+    std::string log = compiled.log;
+    if (compiled.resources.empty()) log += driver_report(payload);
     return Module({sig}, "cuda", encode_cuda_payload(payload),
-                  {{"cu", code.source}, {"ptx", compiled.ptx}, {"nvrtc_log", compiled.log}});
+                  {{"cu", code.source}, {"ptx", compiled.ptx}, {"nvrtc_log", log}});
 }
 
 }  // namespace tessel::internal

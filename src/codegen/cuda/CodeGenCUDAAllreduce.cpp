@@ -6,9 +6,14 @@
 //    thread) in that order on both sides, so every thread of a group gets the same bits.
 //  - Otherwise: every thread stores its value into a shared array, and every thread combines its
 //    group's values from the identity in the interpreter's order.
-// Either way a __syncthreads() ends the reduction: the interpreter treats it as a barrier, so
-// memory written before it is visible after it.
+// Where shared memory is used (groups across warps, or the general case) a __syncthreads() ends
+// the reduction, so that the scratch array is not overwritten by the next reduction while another
+// thread still reads it; such an all-reduce is a barrier of the block (insert_barriers and the SPMD
+// interpreter treat it as one). A group within a warp (allreduce_within_warps, lower/PassUtil.h)
+// reduces in registers alone and ends without a barrier: it is no barrier for the passes either,
+// and insert_barriers places a thread_barrier around it where shared memory needs one.
 #include "codegen/cuda/CodeGenCUDAImpl.h"
+#include "lower/PassUtil.h"
 #include "tessel/Error.h"
 
 namespace tessel::internal {
@@ -123,7 +128,7 @@ void CodeGenCUDA::allreduce(const Call* op) {
         Type t = r.value(v).type();
         line(name_of(r.dest(v).as<Variable>()) + "[0] = " + to_memory(acc[v], t) + ";");
     }
-    line("__syncthreads();");
+    if (!allreduce_within_warps(dims, axes)) line("__syncthreads();");
     --indent_;
     line("}");
 }

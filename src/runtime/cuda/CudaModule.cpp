@@ -113,3 +113,16 @@ void CudaLoadedCode::allow_dynamic_shared(const DeviceModule& m, const std::stri
 
 }  // namespace cuda
 }  // namespace tessel::internal
+
+namespace tessel {
+
+std::vector<CudaFunctionAttributes> cuda_function_attributes(const CudaPayload& payload, int id) {
+    auto code = std::make_shared<internal::cuda::CudaLoadedCode>(payload);
+    const internal::cuda::DeviceModule& m = code->on_device(id);  // unloaded with `code`
+    std::vector<CudaFunctionAttributes> out;
+    for (const auto& [name, f] : m.functions)
+        out.push_back({name, f.registers, f.local_bytes, f.static_shared_bytes});
+    return out;
+}
+
+}  // namespace tessel
