@@ -109,11 +109,13 @@ public:
           buffers_(s.stages().size()),
           is_arg_(s.stages().size(), false) {
         make_buffers(args);
+        check_double_buffers();
     }
     LoweredFunc build(const std::string& name);
 
 private:
     void make_buffers(const std::vector<Tensor>& args);
+    void check_double_buffers() const;
     Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
                            StorageScope scope);
     Stmt stage_nest(int i);
@@ -198,6 +200,25 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         StorageScope scope = effective_scope(s_, static_cast<int>(i));
         for (int v = 0; v < op_num_outputs(st.op); ++v)
             buffers_[i].push_back(laid_out_buffer(st, op_output(st.op, v), shape, scope));
+    }
+}
+
+// double_buffer is for shared stages computed inside a GPU kernel (inject_double_buffer checks
+// the loop they are computed at).
+void NestBuilder::check_double_buffers() const {
+    for (size_t i = 0; i < s_.stages().size(); ++i) {
+        const Stage& st = s_.stages()[i];
+        if (!st.double_buffer) continue;
+        bool shared = st.attach == AttachKind::At &&
+                      effective_scope(s_, static_cast<int>(i)) == StorageScope::Shared;
+        if (!shared)
+            TESSEL_THROW(ScheduleError)
+                << "double_buffer: stage '" << st.name()
+                << "' is not a shared stage computed inside a GPU kernel (double buffering "
+                   "pipelines the fetches of shared tiles); cache_read it to \"shared\" and "
+                   "compute_at it at a serial loop inside the kernel\n  loop nest of '"
+                << st.name() << "':\n"
+                << s_.loop_nest_string(static_cast<int>(i));
     }
 }
 
