@@ -9,6 +9,7 @@
 #include <map>
 
 #include "tessel/auto_schedule/DAGAnalysis.h"
+#include "tessel/ir/IRVisitor.h"
 
 namespace tessel::op {
 
@@ -171,22 +172,179 @@ void schedule_tiled_cpu(Schedule& s, int p, int q, bool q_tiled, const Target& t
     s.compute_at(p, q, 0);
 }
 
+// --- CPU tiles vectorised along another axis than the innermost (NCHW conv along its output
+// channels, dense along its rows). The innermost axis of an NCHW conv is a poor vector axis: its
+// extent (56, 28, 14, 7 in ResNet-50) is rarely a multiple of the vector width, and with a stride
+// the input is read with gaps (a gather). Its output channels are: the input does not depend on
+// them (a broadcast) and the weight has them as a whole dimension, which a pack moves innermost.
+
+// How a read's indices use axis `v`.
+enum class AxisUse { Invariant, UnitLast, Bare, Other };
+
+bool is_var(const Expr& e, const Var& v) {
+    return e.get() == v.get();
+}
+
+// Invariant: no index uses v; UnitLast: only the last, as v or v plus/minus an expression free of
+// v (a dense vector access); Bare: only one index, exactly v (`bare_dim` says which); Other.
+AxisUse axis_use(const std::vector<Expr>& idx, const Var& v, int* bare_dim) {
+    int used = -1;
+    for (size_t d = 0; d < idx.size(); ++d) {
+        if (!uses_var(idx[d], v)) continue;
+        if (used >= 0) return AxisUse::Other;
+        used = static_cast<int>(d);
+    }
+    if (used < 0) return AxisUse::Invariant;
+    const Expr& e = idx[static_cast<size_t>(used)];
+    bool unit = is_var(e, v);
+    if (const Add* a = e.as<Add>())
+        unit = (is_var(a->a, v) && !uses_var(a->b, v)) || (is_var(a->b, v) && !uses_var(a->a, v));
+    if (const Sub* sb = e.as<Sub>()) unit = is_var(sb->a, v) && !uses_var(sb->b, v);
+    if (unit && used + 1 == static_cast<int>(idx.size())) return AxisUse::UnitLast;
+    *bare_dim = used;
+    return is_var(e, v) ? AxisUse::Bare : AxisUse::Other;
+}
+
+// The tensor reads of an operation's body.
+std::vector<const TensorRead*> tensor_reads(const ComputeOpNode* c) {
+    std::vector<const TensorRead*> reads;
+    for (const Expr& b : c->body)
+        post_order_visit(b, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::TensorRead)
+                reads.push_back(static_cast<const TensorRead*>(n));
+        });
+    return reads;
+}
+
+// A tile vectorised along spatial axis `axis` instead of the innermost one; the placeholders read
+// with `axis` as a whole index are packed with that dimension innermost (`packs`: tensor, dim).
+struct VectorAxisPlan {
+    int axis = -1;
+    std::vector<std::pair<Tensor, int>> packs;
+};
+
+// Whether every read of `c` uses axis `v` in a way a vector along it can load: invariant
+// (broadcast), dense, or (placeholders only) a whole index, to be packed.
+bool vector_axis_ok(const ComputeOpNode* c, const Var& v, VectorAxisPlan* plan) {
+    for (const TensorRead* r : tensor_reads(c)) {
+        int dim = -1;
+        AxisUse use = axis_use(r->indices, v, &dim);
+        if (use == AxisUse::Other) return false;
+        if (use != AxisUse::Bare) continue;
+        if (!as_placeholder(r->tensor.op())) return false;
+        bool known = false;
+        for (const auto& [t, d] : plan->packs) known = known || same_tensor(t, r->tensor);
+        if (!known) plan->packs.emplace_back(r->tensor, dim);
+    }
+    return true;
+}
+
+// The plan for a tiled operation on a CPU: an empty plan (axis -1) keeps the innermost axis, as
+// long as it is a good vector axis (its extent a multiple of the vector width, every read dense
+// or invariant along it); otherwise the innermost other spatial axis that is good.
+VectorAxisPlan plan_vector_axis(const DAGAnalysis& a, int op, const Target& target) {
+    const ComputeOpNode* c = as_compute(a.ops()[static_cast<size_t>(op)]);
+    std::vector<int64_t> ext = a.spatial_extents(op);
+    const int64_t lanes =
+        target.vector_lanes(op_output(a.ops()[static_cast<size_t>(op)], 0).dtype());
+    const int d = static_cast<int>(ext.size());
+    if (lanes < 2 || d < 2) return {};
+    VectorAxisPlan inner;
+    if (ext.back() % lanes == 0 && vector_axis_ok(c, c->axis.back().var(), &inner) &&
+        inner.packs.empty())
+        return {};
+    for (int v = d - 2; v >= 0; --v) {
+        VectorAxisPlan plan;
+        if (ext[static_cast<size_t>(v)] % lanes != 0 ||
+            !vector_axis_ok(c, c->axis[static_cast<size_t>(v)].var(), &plan))
+            continue;
+        plan.axis = v;
+        return plan;
+    }
+    return {};
+}
+
+// Storage order moving dimension `dim` of `ndim` last.
+std::vector<int> order_with_last(int ndim, int dim) {
+    std::vector<int> order;
+    for (int i = 0; i < ndim; ++i)
+        if (i != dim) order.push_back(i);
+    order.push_back(dim);
+    return order;
+}
+
+// CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost). The consumer `q`:
+// [outer axes and v / kb fused (parallel), axes between v and u, u / ut, v % kb, u % ut], the last
+// vectorised (it transposes the tile out of the local buffer). The producer `p` at q's u / ut
+// loop: [reductions, u % ut (unrolled), v % kb / lanes (unrolled), lanes (vectorised)], a register
+// tile of ut x kb / lanes vectors, its buffer stored with v innermost. Packed placeholders are
+// copied at q's outermost loop, their dimension v innermost: one pack of the whole tensor a call.
+void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& plan,
+                              const Target& target) {
+    const int64_t lanes = target.vector_lanes(dtype_of(s.stage(p)));
+    const int d = num_spatial(s.stage(q)), v = plan.axis;
+    const int64_t extent_v = leaf_extent(s, q, v), extent_u = leaf_extent(s, q, d - 1);
+    const int64_t m = extent_v % (2 * lanes) == 0 ? 2 : 1, kb = m * lanes;
+    const int64_t ut = divisor_at_most(extent_u, 16 / m);
+    // The consumer.
+    s.split(q, v, kb);
+    s.split(q, d, ut);  // u moved to d by the first split
+    std::vector<int> order;
+    for (int i = 0; i <= v; ++i) order.push_back(i);
+    for (int i = v + 2; i < d; ++i) order.push_back(i);
+    order.push_back(d);
+    order.push_back(v + 1);
+    order.push_back(d + 1);
+    s.reorder(q, order);
+    fuse_outer(s, q, v + 1);
+    const int leaves_q = static_cast<int>(s.stage(q).leaf.size());
+    s.vectorize(q, leaves_q - 1);
+    if (leaf_extent(s, q, 0) > 1) s.parallel(q, 0);
+    // The producer: [spatial..., reductions...] → [others, v/kb, u/ut, reductions, u%ut, m, lanes].
+    const int total = static_cast<int>(s.stage(p).leaf.size());
+    s.split(p, v, kb);         // [.., vo, vkb, ..]
+    s.split(p, v + 1, lanes);  // [.., vo, vm, vl, ..]
+    s.split(p, d + 1, ut);     // u (now at d + 1) → [uo, ui]
+    std::vector<int> porder;
+    for (int i = 0; i < v; ++i) porder.push_back(i);
+    for (int i = v + 3; i < d + 1; ++i) porder.push_back(i);
+    porder.push_back(v);
+    porder.push_back(d + 1);
+    for (int r = d + 3; r < total + 3; ++r) porder.push_back(r);
+    porder.push_back(d + 2);
+    porder.push_back(v + 1);
+    porder.push_back(v + 2);
+    s.reorder(p, porder);
+    const int leaves_p = static_cast<int>(s.stage(p).leaf.size());
+    s.vectorize(p, leaves_p - 1);
+    if (m > 1) s.unroll(p, leaves_p - 2);
+    if (ut > 1) s.unroll(p, leaves_p - 3);
+    s.storage_reorder(p, order_with_last(d, v));
+    s.compute_at(p, q, d - v - 1);
+    // Stage indices shift as packs are inserted; the DAG operations find the stages again.
+    const Operation p_op = s.stage(p).dag_op, q_op = s.stage(q).dag_op;
+    for (const auto& [tensor, dim] : plan.packs) {
+        const int ndim = static_cast<int>(tensor.ndim());
+        int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
+        s.storage_reorder(pack, order_with_last(ndim, dim));
+        // The copy walks the packed buffer in order: [dim / kb, others..., dim % kb (vector)].
+        s.split(pack, dim, kb);
+        std::vector<int> pack_order = {dim};
+        for (int i = 0; i <= ndim; ++i)
+            if (i != dim && i != dim + 1) pack_order.push_back(i);
+        pack_order.push_back(dim + 1);
+        s.reorder(pack, pack_order);
+        s.vectorize(pack, ndim);
+        s.compute_at(pack, stage_of_op(s, q_op), 0);
+    }
+}
+
 // GPU: one thread per point of the consumer `q`; the producer `p` in its registers.
 void schedule_tiled_gpu(Schedule& s, int p, int q, bool q_tiled, const Target& target) {
     int thread = q_tiled ? 1 : bind_spatial(s, q, target);
     if (thread < 0) return;
     if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
     s.compute_at(p, q, thread);
-}
-
-// The stages to inline: injective non-outputs, except expensive ones (exp, branches) read by
-// several stages, whose work inlining would repeat.
-std::vector<bool> choose_inlined(const DAGAnalysis& a) {
-    std::vector<bool> inlined(static_cast<size_t>(a.num_ops()), false);
-    for (int i = 0; i < a.num_ops(); ++i)
-        inlined[static_cast<size_t>(i)] =
-            a.is_strictly_inlinable(i) || (a.is_inlinable(i) && a.consumers(i).size() == 1);
-    return inlined;
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {
@@ -197,24 +355,60 @@ bool constant_extents(const DAGAnalysis& a, int op) {
     return true;
 }
 
-// The (producer, consumer) operations to tile, inserting a local cache for outputs (the cache
-// is then the producer and the output the consumer).
-std::vector<std::pair<Operation, Operation>> choose_tiles(Schedule& s, const DAGAnalysis& a,
-                                                          const std::vector<bool>& inlined) {
-    std::vector<std::pair<Operation, Operation>> tiles;
+// Whether op `i` gets a data-reusing tile (choose_tiles).
+bool tiled(const DAGAnalysis& a, int i) {
+    return a.has_reduction(i) && a.needs_multi_level_tiling(i) &&
+           op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant_extents(a, i);
+}
+
+// The vector-axis plans of the tiled operations (CPU only; empty plans elsewhere).
+std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a, const Target& target) {
+    std::vector<VectorAxisPlan> plans(static_cast<size_t>(a.num_ops()));
+    if (target.is_gpu()) return plans;
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (tiled(a, i)) plans[static_cast<size_t>(i)] = plan_vector_axis(a, i, target);
+    return plans;
+}
+
+// The stages to inline: injective non-outputs, except expensive ones (exp, branches) read by
+// several stages, whose work inlining would repeat, and the producers of tiles vectorised along
+// another axis than the innermost (padding): their values are broadcast, and inlined they would
+// be recomputed for every block of the vector axis.
+std::vector<bool> choose_inlined(const DAGAnalysis& a, const std::vector<VectorAxisPlan>& plans) {
+    std::vector<bool> inlined(static_cast<size_t>(a.num_ops()), false);
+    for (int i = 0; i < a.num_ops(); ++i)
+        inlined[static_cast<size_t>(i)] =
+            a.is_strictly_inlinable(i) || (a.is_inlinable(i) && a.consumers(i).size() == 1);
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (plans[static_cast<size_t>(i)].axis >= 0)
+            for (int producer : a.producers(i)) inlined[static_cast<size_t>(producer)] = false;
+    return inlined;
+}
+
+// One tile: the producer computed in tiles inside its consumer, and its vector-axis plan.
+struct TilePlan {
+    Operation producer, consumer;
+    VectorAxisPlan vector_axis;
+};
+
+// The tiles, inserting a local cache for outputs (the cache is then the producer and the output
+// the consumer).
+std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
+                                   const std::vector<bool>& inlined,
+                                   const std::vector<VectorAxisPlan>& plans) {
+    std::vector<TilePlan> tiles;
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
-        if (!a.has_reduction(i) || !a.needs_multi_level_tiling(i) || op_num_outputs(op) != 1 ||
-            !constant_extents(a, i))
-            continue;
+        if (!tiled(a, i)) continue;
+        const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
         if (a.is_output(i)) {
             int cache = s.cache_write(stage_of_op(s, op), "local");
-            tiles.emplace_back(s.stage(cache).op, op);
+            tiles.push_back({s.stage(cache).op, op, plan});
             continue;
         }
         int consumer = a.elementwise_consumer(i, inlined);
         if (consumer >= 0 && !a.has_reduction(consumer))
-            tiles.emplace_back(op, a.ops()[static_cast<size_t>(consumer)]);
+            tiles.push_back({op, a.ops()[static_cast<size_t>(consumer)], plan});
     }
     return tiles;
 }
@@ -231,19 +425,22 @@ Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& targ
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
     Schedule s = create_schedule(outputs);
     DAGAnalysis a(outputs);
-    std::vector<bool> inlined = choose_inlined(a);
-    std::vector<std::pair<Operation, Operation>> tiles = choose_tiles(s, a, inlined);
+    std::vector<VectorAxisPlan> plans = choose_vector_axes(a, target);
+    std::vector<bool> inlined = choose_inlined(a, plans);
+    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
-    for (const auto& [p, q] : tiles) {
-        bool q_tiled = scheduled.count(q.get()) > 0;
-        int ps = stage_of_op(s, p), qs = stage_of_op(s, q);
+    for (const TilePlan& t : tiles) {
+        bool q_tiled = scheduled.count(t.consumer.get()) > 0;
+        int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);
         if (target.is_gpu())
             schedule_tiled_gpu(s, ps, qs, q_tiled, target);
+        else if (t.vector_axis.axis >= 0 && !q_tiled)
+            schedule_vector_axis_cpu(s, ps, qs, t.vector_axis, target);
         else
             schedule_tiled_cpu(s, ps, qs, q_tiled, target);
-        scheduled[p.get()] = scheduled[q.get()] = true;
+        scheduled[t.producer.get()] = scheduled[t.consumer.get()] = true;
     }
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];

@@ -33,6 +33,10 @@ TEST(OpMatmul, DenseWithBiasAndActivations) {
         expect_default_schedules_match({op::dense(x, w, bias, act)}, 19);
     }
     expect_default_cpu_matches({op::dense(x, w)}, 19);
+    // Rows in a multiple of the vector width: the CPU tile is vectorised along the rows.
+    Tensor rows = placeholder({32, 19});
+    expect_default_cpu_matches({op::dense(rows, w, bias, op::Activation::ReLU)}, 19);
+    expect_default_cpu_matches({op::dense(rows, w)}, 19);
     expect_default_cpu_matches({op::dense(x, w, Tensor(), op::Activation::Tanh)}, 19);
 }
 
