@@ -49,17 +49,113 @@ int64_t leaf_extent(const Schedule& s, int stage, int pos) {
     return st.iters[st.leaf[static_cast<size_t>(pos)]].const_extent().value_or(-1);
 }
 
-// Whether a stage does enough work (points of its loop nest) to pay for starting threads: a
-// parallel loop costs tens of microseconds, more than a small norm or softmax takes serially.
-bool worth_parallel(const Schedule& s, int stage) {
-    int64_t points = 1;
+// A maths function computed in software (a polynomial), tens of instructions a point.
+bool transcendental(Intrinsic op) {
+    switch (op) {
+        case Intrinsic::exp:
+        case Intrinsic::exp2:
+        case Intrinsic::log:
+        case Intrinsic::log2:
+        case Intrinsic::tanh:
+        case Intrinsic::sigmoid:
+        case Intrinsic::erf:
+        case Intrinsic::sin:
+        case Intrinsic::cos:
+        case Intrinsic::pow: return true;
+        default: return false;
+    }
+}
+
+// The work of a stage's loop nest: its points (leaf extents) times a cost per point, 1 plus 8 for
+// each call of a maths function computed in software (exp, erf, tanh, pow, ...) in its body.
+double stage_work(const Schedule& s, int stage) {
+    double points = 1;
     for (size_t i = 0; i < s.stage(stage).leaf.size(); ++i)
-        points *= std::max<int64_t>(leaf_extent(s, stage, static_cast<int>(i)), 1);
-    return points >= (int64_t(1) << 17);
+        points *= double(std::max<int64_t>(leaf_extent(s, stage, static_cast<int>(i)), 1));
+    double cost = 1;
+    if (const ComputeOpNode* c = as_compute(s.stage(stage).op))
+        for (const Expr& b : c->body)
+            post_order_visit(b, [&](const IRNode* n) {
+                if (n->node_type == IRNodeType::Call &&
+                    transcendental(static_cast<const Call*>(n)->op))
+                    cost += 8;
+            });
+    return points * cost;
+}
+
+// Whether a stage does enough work to pay for starting threads: a parallel loop costs tens of
+// microseconds (more when the cores are shared), more than a million-point element-wise stage,
+// a norm or a softmax of a BERT layer takes on one core with vectors.
+bool worth_parallel(const Schedule& s, int stage) {
+    return stage_work(s, stage) >= double(int64_t(1) << 21);
+}
+
+// Runs the outer loops [0, n) of a stage in parallel when it does enough work: the smallest prefix
+// of them with at least 64 iterations, fused into one parallel loop. Nothing is fused otherwise:
+// a fused loop indexes with divisions and remainders, and hides the bounds of padding from the
+// loop partitioner.
+void parallel_outer(Schedule& s, int stage, int n) {
+    if (n < 1 || !worth_parallel(s, stage)) return;
+    int prefix = 0;
+    int64_t iterations = 1;
+    while (prefix < n && iterations < 64)
+        iterations *= std::max<int64_t>(leaf_extent(s, stage, prefix++), 1);
+    if (iterations < 2) return;
+    fuse_outer(s, stage, prefix);
+    s.parallel(stage, 0);
 }
 
 Type dtype_of(const Stage& st) {
     return op_output(st.op, 0).dtype();
+}
+
+// How a read's indices use axis `v`.
+enum class AxisUse { Invariant, UnitLast, Bare, Other };
+
+bool is_var(const Expr& e, const Var& v) {
+    return e.get() == v.get();
+}
+
+// Invariant: no index uses v; UnitLast: only the last, as v or v plus/minus an expression free of
+// v (a dense vector access); Bare: only one index, exactly v (`bare_dim` says which); Other.
+AxisUse axis_use(const std::vector<Expr>& idx, const Var& v, int* bare_dim) {
+    int used = -1;
+    for (size_t d = 0; d < idx.size(); ++d) {
+        if (!uses_var(idx[d], v)) continue;
+        if (used >= 0) return AxisUse::Other;
+        used = static_cast<int>(d);
+    }
+    if (used < 0) return AxisUse::Invariant;
+    const Expr& e = idx[static_cast<size_t>(used)];
+    bool unit = is_var(e, v);
+    if (const Add* a = e.as<Add>())
+        unit = (is_var(a->a, v) && !uses_var(a->b, v)) || (is_var(a->b, v) && !uses_var(a->a, v));
+    if (const Sub* sb = e.as<Sub>()) unit = is_var(sb->a, v) && !uses_var(sb->b, v);
+    if (unit && used + 1 == static_cast<int>(idx.size())) return AxisUse::UnitLast;
+    *bare_dim = used;
+    return is_var(e, v) ? AxisUse::Bare : AxisUse::Other;
+}
+
+// The tensor reads of an operation's body.
+std::vector<const TensorRead*> tensor_reads(const ComputeOpNode* c) {
+    std::vector<const TensorRead*> reads;
+    for (const Expr& b : c->body)
+        post_order_visit(b, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::TensorRead)
+                reads.push_back(static_cast<const TensorRead*>(n));
+        });
+    return reads;
+}
+
+// Whether every read of `c` is invariant or dense along axis `v`: a vector along it needs no
+// gather.
+bool dense_along(const ComputeOpNode* c, const Var& v) {
+    for (const TensorRead* r : tensor_reads(c)) {
+        int dim = -1;
+        AxisUse use = axis_use(r->indices, v, &dim);
+        if (use != AxisUse::Invariant && use != AxisUse::UnitLast) return false;
+    }
+    return true;
 }
 
 // GPU: the stage's spatial leaves fused, split by the block size, bound to blocks and threads;
@@ -77,47 +173,77 @@ int bind_spatial(Schedule& s, int stage, const Target& target) {
     return inner;
 }
 
-// CPU: every spatial loop fused, split by the vector width, the inner part vectorised and the
-// outer part run in parallel.
+// CPU: the innermost spatial loop split by up to four vector widths (a divisor of its extent), the
+// inner part vectorised; the loops outside it run in parallel (parallel_outer). The innermost loop
+// is not fused with the others before the split: a vector across rows would index with a division
+// and a remainder per lane (a gather) where the split keeps it a dense access.
 void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
-    int spatial = num_spatial(s.stage(stage));
+    const int spatial = num_spatial(s.stage(stage));
     if (spatial == 0) return;
-    fuse_outer(s, stage, spatial);
-    int64_t total = leaf_extent(s, stage, 0);
-    if (total < 1) return;
-    int64_t lanes = divisor_at_most(total, target.vector_lanes(dtype_of(s.stage(stage))));
-    if (lanes > 1) {
-        auto [outer, inner] = s.split(stage, 0, lanes);
-        s.vectorize(stage, inner);
-        if (total / lanes > 1 && worth_parallel(s, stage)) s.parallel(stage, outer);
-    } else if (total > 1 && worth_parallel(s, stage)) {
-        s.parallel(stage, 0);
-    }
+    const int64_t inner = leaf_extent(s, stage, spatial - 1);
+    if (inner < 1) return;
+    // Up to four vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves.
+    const int64_t lanes = divisor_at_most(inner, 4 * target.vector_lanes(dtype_of(s.stage(stage))));
+    if (lanes > 1) s.vectorize(stage, s.split(stage, spatial - 1, lanes).second);
+    // [outer axes..., innermost / lanes]: the parallel loop.
+    parallel_outer(s, stage, spatial);
+}
+
+// CPU, a reduction over its innermost loop that no vector along an output axis can take (a sum
+// over rows, a norm's mean and variance, softmax's max and sum): the innermost reduction loop is
+// split by up to four vector widths (`f`, a divisor of its extent) and the inner part factored
+// out (rfactor) into a stage of f partial results per output point, reducing the outer part with
+// the f lanes vectorised; the original stage then reduces the f partials. Returns whether it
+// applied (the factored stage is inserted at `stage`).
+bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
+    const Stage& st = s.stage(stage);
+    const ComputeOpNode* c = as_compute(st.op);
+    const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
+    if (op_num_outputs(st.op) != 1 || total == spatial || lanes < 2 ||
+        !dense_along(c, c->reduce_axis.back().var()))
+        return false;
+    const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1), 4 * lanes);
+    if (f < lanes) return false;
+    s.split(stage, total - 1, f);
+    const int rf = s.rfactor(stage, total, spatial);  // [spatial..., f, reductions...]
+    std::vector<int> order;
+    for (int i = 0; i <= total; ++i)
+        if (i != spatial) order.push_back(i);
+    order.push_back(spatial);
+    s.reorder(rf, order);
+    s.vectorize(rf, total);
+    parallel_outer(s, rf, spatial);
+    parallel_outer(s, rf + 1, spatial);
+    return true;
 }
 
 // CPU, a reduction that is not tiled (pooling, sums, the rows of a norm): the reduction loops
 // move inside the outer spatial loops and outside the innermost one, which is vectorised when it
-// is long enough; the outer spatial loops are fused and run in parallel.
-void schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
+// is long enough and every read is dense or invariant along it (a sum over columns); else the
+// innermost reduction loop is vectorised through rfactor when the reads are dense along it (a sum
+// over rows: rfactor_innermost_cpu); else (a pooling window with a stride) the loop nest stays
+// scalar. The outer spatial loops run in parallel (parallel_outer). Returns the number of stages
+// inserted (0 or 1).
+int schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
     const Stage& st = s.stage(stage);
     const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
-    if (spatial == 0) return;
+    if (spatial == 0) return 0;
     int64_t inner = leaf_extent(s, stage, spatial - 1);
     int64_t lanes = target.vector_lanes(dtype_of(st));
-    bool vector = op_num_outputs(st.op) == 1 && inner >= 4 && lanes > 1 && total > spatial;
+    const ComputeOpNode* c = as_compute(st.op);
+    bool vector = op_num_outputs(st.op) == 1 && inner >= 4 && lanes > 1 && total > spatial &&
+                  dense_along(c, c->axis[static_cast<size_t>(spatial - 1)].var());
+    if (!vector && rfactor_innermost_cpu(s, stage, lanes)) return 1;
     if (vector) {
         std::vector<int> order;
         for (int i = 0; i < spatial - 1; ++i) order.push_back(i);
         for (int i = spatial; i < total; ++i) order.push_back(i);
         order.push_back(spatial - 1);
         s.reorder(stage, order);
-        auto [o, in] = s.split(stage, total - 1, divisor_at_most(inner, lanes));
-        s.vectorize(stage, in);
-        (void)o;
+        s.vectorize(stage, s.split(stage, total - 1, divisor_at_most(inner, lanes)).second);
     }
-    int outer = fuse_outer(s, stage, vector ? spatial - 1 : spatial);
-    if (outer == 1 && leaf_extent(s, stage, 0) > 1 && worth_parallel(s, stage))
-        s.parallel(stage, 0);
+    parallel_outer(s, stage, vector ? spatial - 1 : spatial);
+    return 0;
 }
 
 // GPU, a reduction that is not tiled: one thread per output point, the reduction serial.
@@ -177,44 +303,6 @@ void schedule_tiled_cpu(Schedule& s, int p, int q, bool q_tiled, const Target& t
 // extent (56, 28, 14, 7 in ResNet-50) is rarely a multiple of the vector width, and with a stride
 // the input is read with gaps (a gather). Its output channels are: the input does not depend on
 // them (a broadcast) and the weight has them as a whole dimension, which a pack moves innermost.
-
-// How a read's indices use axis `v`.
-enum class AxisUse { Invariant, UnitLast, Bare, Other };
-
-bool is_var(const Expr& e, const Var& v) {
-    return e.get() == v.get();
-}
-
-// Invariant: no index uses v; UnitLast: only the last, as v or v plus/minus an expression free of
-// v (a dense vector access); Bare: only one index, exactly v (`bare_dim` says which); Other.
-AxisUse axis_use(const std::vector<Expr>& idx, const Var& v, int* bare_dim) {
-    int used = -1;
-    for (size_t d = 0; d < idx.size(); ++d) {
-        if (!uses_var(idx[d], v)) continue;
-        if (used >= 0) return AxisUse::Other;
-        used = static_cast<int>(d);
-    }
-    if (used < 0) return AxisUse::Invariant;
-    const Expr& e = idx[static_cast<size_t>(used)];
-    bool unit = is_var(e, v);
-    if (const Add* a = e.as<Add>())
-        unit = (is_var(a->a, v) && !uses_var(a->b, v)) || (is_var(a->b, v) && !uses_var(a->a, v));
-    if (const Sub* sb = e.as<Sub>()) unit = is_var(sb->a, v) && !uses_var(sb->b, v);
-    if (unit && used + 1 == static_cast<int>(idx.size())) return AxisUse::UnitLast;
-    *bare_dim = used;
-    return is_var(e, v) ? AxisUse::Bare : AxisUse::Other;
-}
-
-// The tensor reads of an operation's body.
-std::vector<const TensorRead*> tensor_reads(const ComputeOpNode* c) {
-    std::vector<const TensorRead*> reads;
-    for (const Expr& b : c->body)
-        post_order_visit(b, [&](const IRNode* n) {
-            if (n->node_type == IRNodeType::TensorRead)
-                reads.push_back(static_cast<const TensorRead*>(n));
-        });
-    return reads;
-}
 
 // A tile vectorised along spatial axis `axis` instead of the innermost one; the placeholders read
 // with `axis` as a whole index are packed with that dimension innermost (`packs`: tensor, dim).
@@ -452,7 +540,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
         if (target.is_gpu())
             schedule_reduction_gpu(s, stage, target);
         else if (reduction)
-            schedule_reduction_cpu(s, stage, target);
+            i += static_cast<size_t>(schedule_reduction_cpu(s, stage, target));
         else
             schedule_injective_cpu(s, stage, target);
     }
