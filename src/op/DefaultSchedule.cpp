@@ -309,6 +309,7 @@ void schedule_tiled_cpu(Schedule& s, int p, int q, bool q_tiled, const Target& t
 struct VectorAxisPlan {
     int axis = -1;
     std::vector<std::pair<Tensor, int>> packs;
+    bool as_reduction = false;  ///< no tile: scheduled as a reduction (rfactor_innermost_cpu)
 };
 
 // Whether every read of `c` uses axis `v` in a way a vector along it can load: invariant
@@ -329,7 +330,8 @@ bool vector_axis_ok(const ComputeOpNode* c, const Var& v, VectorAxisPlan* plan) 
 
 // The plan for a tiled operation on a CPU: an empty plan (axis -1) keeps the innermost axis, as
 // long as it is a good vector axis (its extent a multiple of the vector width, every read dense
-// or invariant along it); otherwise the innermost other spatial axis that is good.
+// or invariant along it); otherwise the innermost other spatial axis that is good; otherwise, when
+// the reads are dense along the innermost reduction axis, no tile (as_reduction).
 VectorAxisPlan plan_vector_axis(const DAGAnalysis& a, int op, const Target& target) {
     const ComputeOpNode* c = as_compute(a.ops()[static_cast<size_t>(op)]);
     std::vector<int64_t> ext = a.spatial_extents(op);
@@ -349,7 +351,13 @@ VectorAxisPlan plan_vector_axis(const DAGAnalysis& a, int op, const Target& targ
         plan.axis = v;
         return plan;
     }
-    return {};
+    // No good vector axis among the outputs (a matrix-vector product, dense with one row): a
+    // reduction vectorised along its innermost axis when every read is dense along it.
+    VectorAxisPlan reduce;
+    const int64_t r = a.reduction_extents(op).back();
+    reduce.as_reduction =
+        dense_along(c, c->reduce_axis.back().var()) && divisor_at_most(r, 4 * lanes) >= lanes;
+    return reduce;
 }
 
 // Storage order moving dimension `dim` of `ndim` last.
@@ -487,8 +495,8 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
     std::vector<TilePlan> tiles;
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
-        if (!tiled(a, i)) continue;
         const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
+        if (!tiled(a, i) || plan.as_reduction) continue;
         if (a.is_output(i)) {
             int cache = s.cache_write(stage_of_op(s, op), "local");
             tiles.push_back({s.stage(cache).op, op, plan});

@@ -40,6 +40,18 @@ TEST(OpMatmul, DenseWithBiasAndActivations) {
     expect_default_cpu_matches({op::dense(x, w, Tensor(), op::Activation::Tanh)}, 19);
 }
 
+// One row (a matrix-vector product, ResNet's classifier): no output axis is a good vector axis
+// and the weight's rows are dense along K, so the CPU schedule vectorises the reduction along K
+// (rfactor) instead of tiling with a gather of the weight.
+TEST(OpMatmul, DenseOfOneRowIsAVectorisedReduction) {
+    Tensor x = placeholder({1, 64}), w = placeholder({13, 64}), bias = placeholder({13});
+    for (Tensor y : {op::dense(x, w), op::dense(x, w, bias, op::Activation::ReLU)}) {
+        Schedule s = op::default_schedule({y}, Target("llvm"));
+        EXPECT_NE(s.to_python().find(".rfactor("), std::string::npos) << s.to_python();
+        expect_default_cpu_matches({y}, 64);
+    }
+}
+
 TEST(OpMatmul, EpilogueIsComputedInsideTheProductTile) {
     Tensor x = placeholder({16, 8}), w = placeholder({32, 8}), bias = placeholder({32});
     Tensor y = op::dense(x, w, bias, op::Activation::ReLU);
