@@ -173,19 +173,45 @@ int bind_spatial(Schedule& s, int stage, const Target& target) {
     return inner;
 }
 
-// CPU: the innermost spatial loop split by up to four vector widths (a divisor of its extent), the
+// Whether some read of `c` is transposed along its two innermost axes: the innermost axis a whole
+// index before the last, the one outside it dense in the last (transpose's x[j, i]).
+bool reads_transposed(const ComputeOpNode* c) {
+    if (c->axis.size() < 2) return false;
+    const Var& inner = c->axis.back().var();
+    const Var& outer = c->axis[c->axis.size() - 2].var();
+    for (const TensorRead* r : tensor_reads(c)) {
+        int dim = -1, unused = -1;
+        if (axis_use(r->indices, inner, &dim) == AxisUse::Bare &&
+            axis_use(r->indices, outer, &unused) == AxisUse::UnitLast)
+            return true;
+    }
+    return false;
+}
+
+// CPU: the innermost spatial loop split by up to two vector widths (a divisor of its extent), the
 // inner part vectorised; the loops outside it run in parallel (parallel_outer). The innermost loop
 // is not fused with the others before the split: a vector across rows would index with a division
-// and a remainder per lane (a gather) where the split keeps it a dense access.
+// and a remainder per lane (a gather) where the split keeps it a dense access. A stage reading its
+// input transposed is tiled instead (vector-width squares: each cache line read serves a whole
+// tile), its tile's rows vectorised (a gather of one line each).
 void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
     const int spatial = num_spatial(s.stage(stage));
     if (spatial == 0) return;
     const int64_t inner = leaf_extent(s, stage, spatial - 1);
     if (inner < 1) return;
-    // Up to four vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves.
-    const int64_t lanes = divisor_at_most(inner, 4 * target.vector_lanes(dtype_of(s.stage(stage))));
-    if (lanes > 1) s.vectorize(stage, s.split(stage, spatial - 1, lanes).second);
-    // [outer axes..., innermost / lanes]: the parallel loop.
+    const int64_t lanes = target.vector_lanes(dtype_of(s.stage(stage)));
+    if (reads_transposed(as_compute(s.stage(stage).op)) && leaf_extent(s, stage, spatial - 2) > 1) {
+        s.tile(stage, spatial - 2, spatial - 1,
+               divisor_at_most(leaf_extent(s, stage, spatial - 2), lanes),
+               divisor_at_most(inner, lanes));  // [outer..., io, jo, ii, ji]
+        s.vectorize(stage, spatial + 1);
+        parallel_outer(s, stage, spatial);
+        return;
+    }
+    // Up to two vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves.
+    const int64_t width = divisor_at_most(inner, 2 * lanes);
+    if (width > 1) s.vectorize(stage, s.split(stage, spatial - 1, width).second);
+    // [outer axes..., innermost / width]: the parallel loop.
     parallel_outer(s, stage, spatial);
 }
 
