@@ -4,7 +4,7 @@ step) and, where NumPy has the operator, against NumPy, in one process (issue 21
 
 Each case is first checked: the default schedule's outputs against the loop nest's (both run on
 the same random, non-zero inputs) and against NumPy's where there is one. Then the three are timed
-interleaved, one sample of each per round, a sample being the mean time of as many calls as last
+interleaved, one sample of each per round (in an order that rotates), a sample being the mean time of as many calls as last
 2 ms (tessel kernels called with tessel NDArrays; NumPy as a user writes it, allocating its
 result), after a warm-up call; the median of the rounds counts.
 tessel runs on TESSEL_NUM_THREADS threads (default: all cores); NumPy's element-wise functions on
@@ -271,8 +271,12 @@ def run_case(case, rounds):
     per_round = sum(first[n] * number[n] for n in runs)
     rounds = max(3, min(rounds, int(4.0 / max(per_round, 1e-6))))
     samples = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, fn in runs.items():
+    names = list(runs)
+    for r in range(rounds):
+        # The order rotates each round: a runner following another on the same inputs finds them
+        # in the cache, which would favour whoever always runs second.
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn = runs[name]
             t0 = time.perf_counter()
             for _ in range(number[name]):
                 fn()
