@@ -15,7 +15,6 @@
 
 namespace tessel::op {
 
-using internal::AxisUse;
 using internal::dense_along;
 using internal::divisor_at_most;
 using internal::plan_vector_axis;
@@ -271,22 +270,19 @@ std::vector<int> order_with_last(int ndim, int dim) {
     return order;
 }
 
-// CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost). The consumer `q`:
-// [outer axes and v / kb fused (parallel), axes between v and u, u / ut, v % kb, u % ut], the last
-// vectorised (it transposes the tile out of the local buffer). The producer `p` at q's u / ut
-// loop: [reductions, u % ut (unrolled), v % kb / lanes (unrolled), lanes (vectorised)], a register
-// tile of ut x kb / lanes vectors, its buffer stored with v innermost. Packed placeholders are
-// copied at q's outermost loop, their dimension v innermost: one pack of the whole tensor a call.
-void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& plan,
-                              const Target& target) {
-    const int64_t lanes = target.vector_lanes(dtype_of(s.stage(p)));
-    const int d = num_spatial(s.stage(q)), v = plan.axis;
-    const int64_t extent_v = leaf_extent(s, q, v), extent_u = leaf_extent(s, q, d - 1);
-    const int64_t m = extent_v % (2 * lanes) == 0 ? 2 : 1, kb = m * lanes;
-    const int64_t ut = divisor_at_most(extent_u, 16 / m);
-    // The consumer.
-    s.split(q, v, kb);
-    s.split(q, d, ut);  // u moved to d by the first split
+// The register tile of a vector-axis tile (schedule_vector_axis_cpu): kb = m vectors along the
+// vector axis v, ut points along the innermost axis u; at most 16 vector accumulators.
+struct VectorAxisTile {
+    int d, v;  // the number of output axes, the vector axis
+    int64_t lanes, m, kb, ut;
+};
+
+// The consumer q: [outer axes and v / kb fused (parallel), axes between v and u, u / ut, v % kb,
+// u % ut], the last vectorised (it transposes the tile out of the local buffer).
+void vector_axis_consumer(Schedule& s, int q, const VectorAxisTile& t) {
+    const int d = t.d, v = t.v;
+    s.split(q, v, t.kb);
+    s.split(q, d, t.ut);  // u moved to d by the first split
     std::vector<int> order;
     for (int i = 0; i <= v; ++i) order.push_back(i);
     for (int i = v + 2; i < d; ++i) order.push_back(i);
@@ -295,46 +291,70 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
     order.push_back(d + 1);
     s.reorder(q, order);
     fuse_outer(s, q, v + 1);
-    const int leaves_q = static_cast<int>(s.stage(q).leaf.size());
-    s.vectorize(q, leaves_q - 1);
+    s.vectorize(q, static_cast<int>(s.stage(q).leaf.size()) - 1);
     if (leaf_extent(s, q, 0) > 1) s.parallel(q, 0);
-    // The producer: [spatial..., reductions...] → [others, v/kb, u/ut, reductions, u%ut, m, lanes].
-    const int total = static_cast<int>(s.stage(p).leaf.size());
-    s.split(p, v, kb);         // [.., vo, vkb, ..]
-    s.split(p, v + 1, lanes);  // [.., vo, vm, vl, ..]
-    s.split(p, d + 1, ut);     // u (now at d + 1) → [uo, ui]
-    std::vector<int> porder;
-    for (int i = 0; i < v; ++i) porder.push_back(i);
-    for (int i = v + 3; i < d + 1; ++i) porder.push_back(i);
-    porder.push_back(v);
-    porder.push_back(d + 1);
-    for (int r = d + 3; r < total + 3; ++r) porder.push_back(r);
-    porder.push_back(d + 2);
-    porder.push_back(v + 1);
-    porder.push_back(v + 2);
-    s.reorder(p, porder);
-    const int leaves_p = static_cast<int>(s.stage(p).leaf.size());
-    s.vectorize(p, leaves_p - 1);
-    if (m > 1) s.unroll(p, leaves_p - 2);
-    if (ut > 1) s.unroll(p, leaves_p - 3);
+}
+
+// The producer p: [others, v / kb, u / ut, reductions, u % ut (unrolled), m (unrolled), lanes
+// (vectorised)], its buffer stored with v innermost, computed at q's u / ut loop.
+void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
+    const int d = t.d, v = t.v, total = static_cast<int>(s.stage(p).leaf.size());
+    s.split(p, v, t.kb);         // [.., vo, vkb, ..]
+    s.split(p, v + 1, t.lanes);  // [.., vo, vm, vl, ..]
+    s.split(p, d + 1, t.ut);     // u (now at d + 1) → [uo, ui]
+    std::vector<int> order;
+    for (int i = 0; i < v; ++i) order.push_back(i);
+    for (int i = v + 3; i < d + 1; ++i) order.push_back(i);
+    order.push_back(v);
+    order.push_back(d + 1);
+    for (int r = d + 3; r < total + 3; ++r) order.push_back(r);
+    order.push_back(d + 2);
+    order.push_back(v + 1);
+    order.push_back(v + 2);
+    s.reorder(p, order);
+    const int leaves = static_cast<int>(s.stage(p).leaf.size());
+    s.vectorize(p, leaves - 1);
+    if (t.m > 1) s.unroll(p, leaves - 2);
+    if (t.ut > 1) s.unroll(p, leaves - 3);
     s.storage_reorder(p, order_with_last(d, v));
     s.compute_at(p, q, d - v - 1);
+}
+
+// Placeholder `tensor`, read by `p_op`'s stage with the vector axis as its index `dim`, copied at
+// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)].
+void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
+                      const Operation& q_op, int64_t kb) {
+    const int ndim = static_cast<int>(tensor.ndim());
+    int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
+    s.storage_reorder(pack, order_with_last(ndim, dim));
+    s.split(pack, dim, kb);
+    std::vector<int> order = {dim};
+    for (int i = 0; i <= ndim; ++i)
+        if (i != dim && i != dim + 1) order.push_back(i);
+    order.push_back(dim + 1);
+    s.reorder(pack, order);
+    s.vectorize(pack, ndim);
+    s.compute_at(pack, stage_of_op(s, q_op), 0);
+}
+
+// CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost): the consumer `q`
+// tiled and parallel, the producer `p` in register tiles of ut x kb / lanes vectors at q's u / ut
+// loop, the packed placeholders copied at q's outermost loop (one pack of the whole tensor a
+// call).
+void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& plan,
+                              const Target& target) {
+    VectorAxisTile t;
+    t.d = num_spatial(s.stage(q));
+    t.v = plan.axis;
+    t.lanes = target.vector_lanes(dtype_of(s.stage(p)));
+    t.m = leaf_extent(s, q, t.v) % (2 * t.lanes) == 0 ? 2 : 1;
+    t.kb = t.m * t.lanes;
+    t.ut = divisor_at_most(leaf_extent(s, q, t.d - 1), 16 / t.m);
+    vector_axis_consumer(s, q, t);
+    vector_axis_producer(s, p, q, t);
     // Stage indices shift as packs are inserted; the DAG operations find the stages again.
     const Operation p_op = s.stage(p).dag_op, q_op = s.stage(q).dag_op;
-    for (const auto& [tensor, dim] : plan.packs) {
-        const int ndim = static_cast<int>(tensor.ndim());
-        int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
-        s.storage_reorder(pack, order_with_last(ndim, dim));
-        // The copy walks the packed buffer in order: [dim / kb, others..., dim % kb (vector)].
-        s.split(pack, dim, kb);
-        std::vector<int> pack_order = {dim};
-        for (int i = 0; i <= ndim; ++i)
-            if (i != dim && i != dim + 1) pack_order.push_back(i);
-        pack_order.push_back(dim + 1);
-        s.reorder(pack, pack_order);
-        s.vectorize(pack, ndim);
-        s.compute_at(pack, stage_of_op(s, q_op), 0);
-    }
+    for (const auto& [tensor, dim] : plan.packs) vector_axis_pack(s, tensor, dim, p_op, q_op, t.kb);
 }
 
 // GPU: one thread per point of the consumer `q`; the producer `p` in its registers.
