@@ -8,18 +8,20 @@
 #include <algorithm>
 #include <map>
 
+#include "op/OpUtil.h"
+#include "op/ReadAccess.h"
 #include "tessel/auto_schedule/DAGAnalysis.h"
+#include "tessel/ir/IRVisitor.h"
 
 namespace tessel::op {
 
-namespace {
+using internal::dense_along;
+using internal::divisor_at_most;
+using internal::plan_vector_axis;
+using internal::reads_transposed;
+using internal::VectorAxisPlan;
 
-// The largest divisor of `extent` that is at most `cap` (at least 1).
-int64_t divisor_at_most(int64_t extent, int64_t cap) {
-    for (int64_t f = std::min(extent, cap); f > 1; --f)
-        if (extent % f == 0) return f;
-    return 1;
-}
+namespace {
 
 // The stage computing operation `op` now (stages shift when caches are inserted).
 int stage_of_op(const Schedule& s, const Operation& op) {
@@ -48,13 +50,60 @@ int64_t leaf_extent(const Schedule& s, int stage, int pos) {
     return st.iters[st.leaf[static_cast<size_t>(pos)]].const_extent().value_or(-1);
 }
 
-// Whether a stage does enough work (points of its loop nest) to pay for starting threads: a
-// parallel loop costs tens of microseconds, more than a small norm or softmax takes serially.
-bool worth_parallel(const Schedule& s, int stage) {
-    int64_t points = 1;
+// A maths function computed in software (a polynomial), tens of instructions a point.
+bool transcendental(Intrinsic op) {
+    switch (op) {
+        case Intrinsic::exp:
+        case Intrinsic::exp2:
+        case Intrinsic::log:
+        case Intrinsic::log2:
+        case Intrinsic::tanh:
+        case Intrinsic::sigmoid:
+        case Intrinsic::erf:
+        case Intrinsic::sin:
+        case Intrinsic::cos:
+        case Intrinsic::pow: return true;
+        default: return false;
+    }
+}
+
+// The work of a stage's loop nest: its points (leaf extents) times a cost per point, 1 plus 8 for
+// each call of a maths function computed in software (exp, erf, tanh, pow, ...) in its body.
+double stage_work(const Schedule& s, int stage) {
+    double points = 1;
     for (size_t i = 0; i < s.stage(stage).leaf.size(); ++i)
-        points *= std::max<int64_t>(leaf_extent(s, stage, static_cast<int>(i)), 1);
-    return points >= (int64_t(1) << 17);
+        points *= double(std::max<int64_t>(leaf_extent(s, stage, static_cast<int>(i)), 1));
+    double cost = 1;
+    if (const ComputeOpNode* c = as_compute(s.stage(stage).op))
+        for (const Expr& b : c->body)
+            post_order_visit(b, [&](const IRNode* n) {
+                if (n->node_type == IRNodeType::Call &&
+                    transcendental(static_cast<const Call*>(n)->op))
+                    cost += 8;
+            });
+    return points * cost;
+}
+
+// Whether a stage does enough work to pay for starting threads: a parallel loop costs tens of
+// microseconds (more when the cores are shared), more than a million-point element-wise stage,
+// a norm or a softmax of a BERT layer takes on one core with vectors.
+bool worth_parallel(const Schedule& s, int stage) {
+    return stage_work(s, stage) >= double(int64_t(1) << 21);
+}
+
+// Runs the outer loops [0, n) of a stage in parallel when it does enough work: the smallest prefix
+// of them with at least 64 iterations, fused into one parallel loop. Nothing is fused otherwise:
+// a fused loop indexes with divisions and remainders, and hides the bounds of padding from the
+// loop partitioner.
+void parallel_outer(Schedule& s, int stage, int n) {
+    if (n < 1 || !worth_parallel(s, stage)) return;
+    int prefix = 0;
+    int64_t iterations = 1;
+    while (prefix < n && iterations < 64)
+        iterations *= std::max<int64_t>(leaf_extent(s, stage, prefix++), 1);
+    if (iterations < 2) return;
+    fuse_outer(s, stage, prefix);
+    s.parallel(stage, 0);
 }
 
 Type dtype_of(const Stage& st) {
@@ -76,47 +125,88 @@ int bind_spatial(Schedule& s, int stage, const Target& target) {
     return inner;
 }
 
-// CPU: every spatial loop fused, split by the vector width, the inner part vectorised and the
-// outer part run in parallel.
+// CPU: the innermost spatial loop split by up to two vector widths (a divisor of its extent), the
+// inner part vectorised; the loops outside it run in parallel (parallel_outer). The innermost loop
+// is not fused with the others before the split: a vector across rows would index with a division
+// and a remainder per lane (a gather) where the split keeps it a dense access. A stage reading its
+// input transposed is tiled instead (vector-width squares: each cache line read serves a whole
+// tile), its tile's rows vectorised (a gather of one line each).
 void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
-    int spatial = num_spatial(s.stage(stage));
+    const int spatial = num_spatial(s.stage(stage));
     if (spatial == 0) return;
-    fuse_outer(s, stage, spatial);
-    int64_t total = leaf_extent(s, stage, 0);
-    if (total < 1) return;
-    int64_t lanes = divisor_at_most(total, target.vector_lanes(dtype_of(s.stage(stage))));
-    if (lanes > 1) {
-        auto [outer, inner] = s.split(stage, 0, lanes);
-        s.vectorize(stage, inner);
-        if (total / lanes > 1 && worth_parallel(s, stage)) s.parallel(stage, outer);
-    } else if (total > 1 && worth_parallel(s, stage)) {
-        s.parallel(stage, 0);
+    const int64_t inner = leaf_extent(s, stage, spatial - 1);
+    if (inner < 1) return;
+    const int64_t lanes = target.vector_lanes(dtype_of(s.stage(stage)));
+    if (reads_transposed(as_compute(s.stage(stage).op)) && leaf_extent(s, stage, spatial - 2) > 1) {
+        s.tile(stage, spatial - 2, spatial - 1,
+               divisor_at_most(leaf_extent(s, stage, spatial - 2), lanes),
+               divisor_at_most(inner, lanes));  // [outer..., io, jo, ii, ji]
+        s.vectorize(stage, spatial + 1);
+        parallel_outer(s, stage, spatial);
+        return;
     }
+    // Up to two vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves.
+    const int64_t width = divisor_at_most(inner, 2 * lanes);
+    if (width > 1) s.vectorize(stage, s.split(stage, spatial - 1, width).second);
+    // [outer axes..., innermost / width]: the parallel loop.
+    parallel_outer(s, stage, spatial);
+}
+
+// CPU, a reduction over its innermost loop that no vector along an output axis can take (a sum
+// over rows, a norm's mean and variance, softmax's max and sum): the innermost reduction loop is
+// split by up to four vector widths (`f`, a divisor of its extent) and the inner part factored
+// out (rfactor) into a stage of f partial results per output point, reducing the outer part with
+// the f lanes vectorised; the original stage then reduces the f partials. Returns whether it
+// applied (the factored stage is inserted at `stage`).
+bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
+    const Stage& st = s.stage(stage);
+    const ComputeOpNode* c = as_compute(st.op);
+    const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
+    if (op_num_outputs(st.op) != 1 || total == spatial || lanes < 2 ||
+        !dense_along(c, c->reduce_axis.back().var()))
+        return false;
+    const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1), 4 * lanes);
+    if (f < lanes) return false;
+    s.split(stage, total - 1, f);
+    const int rf = s.rfactor(stage, total, spatial);  // [spatial..., f, reductions...]
+    std::vector<int> order;
+    for (int i = 0; i <= total; ++i)
+        if (i != spatial) order.push_back(i);
+    order.push_back(spatial);
+    s.reorder(rf, order);
+    s.vectorize(rf, total);
+    parallel_outer(s, rf, spatial);
+    parallel_outer(s, rf + 1, spatial);
+    return true;
 }
 
 // CPU, a reduction that is not tiled (pooling, sums, the rows of a norm): the reduction loops
 // move inside the outer spatial loops and outside the innermost one, which is vectorised when it
-// is long enough; the outer spatial loops are fused and run in parallel.
-void schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
+// is long enough and every read is dense or invariant along it (a sum over columns); else the
+// innermost reduction loop is vectorised through rfactor when the reads are dense along it (a sum
+// over rows: rfactor_innermost_cpu); else (a pooling window with a stride) the loop nest stays
+// scalar. The outer spatial loops run in parallel (parallel_outer). Returns the number of stages
+// inserted (0 or 1).
+int schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
     const Stage& st = s.stage(stage);
     const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
-    if (spatial == 0) return;
+    if (spatial == 0) return 0;
     int64_t inner = leaf_extent(s, stage, spatial - 1);
     int64_t lanes = target.vector_lanes(dtype_of(st));
-    bool vector = op_num_outputs(st.op) == 1 && inner >= 4 && lanes > 1 && total > spatial;
+    const ComputeOpNode* c = as_compute(st.op);
+    bool vector = op_num_outputs(st.op) == 1 && inner >= 4 && lanes > 1 && total > spatial &&
+                  dense_along(c, c->axis[static_cast<size_t>(spatial - 1)].var());
+    if (!vector && rfactor_innermost_cpu(s, stage, lanes)) return 1;
     if (vector) {
         std::vector<int> order;
         for (int i = 0; i < spatial - 1; ++i) order.push_back(i);
         for (int i = spatial; i < total; ++i) order.push_back(i);
         order.push_back(spatial - 1);
         s.reorder(stage, order);
-        auto [o, in] = s.split(stage, total - 1, divisor_at_most(inner, lanes));
-        s.vectorize(stage, in);
-        (void)o;
+        s.vectorize(stage, s.split(stage, total - 1, divisor_at_most(inner, lanes)).second);
     }
-    int outer = fuse_outer(s, stage, vector ? spatial - 1 : spatial);
-    if (outer == 1 && leaf_extent(s, stage, 0) > 1 && worth_parallel(s, stage))
-        s.parallel(stage, 0);
+    parallel_outer(s, stage, vector ? spatial - 1 : spatial);
+    return 0;
 }
 
 // GPU, a reduction that is not tiled: one thread per output point, the reduction serial.
@@ -171,22 +261,108 @@ void schedule_tiled_cpu(Schedule& s, int p, int q, bool q_tiled, const Target& t
     s.compute_at(p, q, 0);
 }
 
+// Storage order moving dimension `dim` of `ndim` last.
+std::vector<int> order_with_last(int ndim, int dim) {
+    std::vector<int> order;
+    for (int i = 0; i < ndim; ++i)
+        if (i != dim) order.push_back(i);
+    order.push_back(dim);
+    return order;
+}
+
+// The register tile of a vector-axis tile (schedule_vector_axis_cpu): kb = m vectors along the
+// vector axis v, ut points along the innermost axis u; at most 16 vector accumulators.
+struct VectorAxisTile {
+    int d, v;  // the number of output axes, the vector axis
+    int64_t lanes, m, kb, ut;
+};
+
+// The consumer q: [outer axes and v / kb fused (parallel), axes between v and u, u / ut, v % kb,
+// u % ut], the last vectorised (it transposes the tile out of the local buffer).
+void vector_axis_consumer(Schedule& s, int q, const VectorAxisTile& t) {
+    const int d = t.d, v = t.v;
+    s.split(q, v, t.kb);
+    s.split(q, d, t.ut);  // u moved to d by the first split
+    std::vector<int> order;
+    for (int i = 0; i <= v; ++i) order.push_back(i);
+    for (int i = v + 2; i < d; ++i) order.push_back(i);
+    order.push_back(d);
+    order.push_back(v + 1);
+    order.push_back(d + 1);
+    s.reorder(q, order);
+    fuse_outer(s, q, v + 1);
+    s.vectorize(q, static_cast<int>(s.stage(q).leaf.size()) - 1);
+    if (leaf_extent(s, q, 0) > 1) s.parallel(q, 0);
+}
+
+// The producer p: [others, v / kb, u / ut, reductions, u % ut (unrolled), m (unrolled), lanes
+// (vectorised)], its buffer stored with v innermost, computed at q's u / ut loop.
+void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
+    const int d = t.d, v = t.v, total = static_cast<int>(s.stage(p).leaf.size());
+    s.split(p, v, t.kb);         // [.., vo, vkb, ..]
+    s.split(p, v + 1, t.lanes);  // [.., vo, vm, vl, ..]
+    s.split(p, d + 1, t.ut);     // u (now at d + 1) → [uo, ui]
+    std::vector<int> order;
+    for (int i = 0; i < v; ++i) order.push_back(i);
+    for (int i = v + 3; i < d + 1; ++i) order.push_back(i);
+    order.push_back(v);
+    order.push_back(d + 1);
+    for (int r = d + 3; r < total + 3; ++r) order.push_back(r);
+    order.push_back(d + 2);
+    order.push_back(v + 1);
+    order.push_back(v + 2);
+    s.reorder(p, order);
+    const int leaves = static_cast<int>(s.stage(p).leaf.size());
+    s.vectorize(p, leaves - 1);
+    if (t.m > 1) s.unroll(p, leaves - 2);
+    if (t.ut > 1) s.unroll(p, leaves - 3);
+    s.storage_reorder(p, order_with_last(d, v));
+    s.compute_at(p, q, d - v - 1);
+}
+
+// Placeholder `tensor`, read by `p_op`'s stage with the vector axis as its index `dim`, copied at
+// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)].
+void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
+                      const Operation& q_op, int64_t kb) {
+    const int ndim = static_cast<int>(tensor.ndim());
+    int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
+    s.storage_reorder(pack, order_with_last(ndim, dim));
+    s.split(pack, dim, kb);
+    std::vector<int> order = {dim};
+    for (int i = 0; i <= ndim; ++i)
+        if (i != dim && i != dim + 1) order.push_back(i);
+    order.push_back(dim + 1);
+    s.reorder(pack, order);
+    s.vectorize(pack, ndim);
+    s.compute_at(pack, stage_of_op(s, q_op), 0);
+}
+
+// CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost): the consumer `q`
+// tiled and parallel, the producer `p` in register tiles of ut x kb / lanes vectors at q's u / ut
+// loop, the packed placeholders copied at q's outermost loop (one pack of the whole tensor a
+// call).
+void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& plan,
+                              const Target& target) {
+    VectorAxisTile t;
+    t.d = num_spatial(s.stage(q));
+    t.v = plan.axis;
+    t.lanes = target.vector_lanes(dtype_of(s.stage(p)));
+    t.m = leaf_extent(s, q, t.v) % (2 * t.lanes) == 0 ? 2 : 1;
+    t.kb = t.m * t.lanes;
+    t.ut = divisor_at_most(leaf_extent(s, q, t.d - 1), 16 / t.m);
+    vector_axis_consumer(s, q, t);
+    vector_axis_producer(s, p, q, t);
+    // Stage indices shift as packs are inserted; the DAG operations find the stages again.
+    const Operation p_op = s.stage(p).dag_op, q_op = s.stage(q).dag_op;
+    for (const auto& [tensor, dim] : plan.packs) vector_axis_pack(s, tensor, dim, p_op, q_op, t.kb);
+}
+
 // GPU: one thread per point of the consumer `q`; the producer `p` in its registers.
 void schedule_tiled_gpu(Schedule& s, int p, int q, bool q_tiled, const Target& target) {
     int thread = q_tiled ? 1 : bind_spatial(s, q, target);
     if (thread < 0) return;
     if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
     s.compute_at(p, q, thread);
-}
-
-// The stages to inline: injective non-outputs, except expensive ones (exp, branches) read by
-// several stages, whose work inlining would repeat.
-std::vector<bool> choose_inlined(const DAGAnalysis& a) {
-    std::vector<bool> inlined(static_cast<size_t>(a.num_ops()), false);
-    for (int i = 0; i < a.num_ops(); ++i)
-        inlined[static_cast<size_t>(i)] =
-            a.is_strictly_inlinable(i) || (a.is_inlinable(i) && a.consumers(i).size() == 1);
-    return inlined;
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {
@@ -197,24 +373,60 @@ bool constant_extents(const DAGAnalysis& a, int op) {
     return true;
 }
 
-// The (producer, consumer) operations to tile, inserting a local cache for outputs (the cache
-// is then the producer and the output the consumer).
-std::vector<std::pair<Operation, Operation>> choose_tiles(Schedule& s, const DAGAnalysis& a,
-                                                          const std::vector<bool>& inlined) {
-    std::vector<std::pair<Operation, Operation>> tiles;
+// Whether op `i` gets a data-reusing tile (choose_tiles).
+bool tiled(const DAGAnalysis& a, int i) {
+    return a.has_reduction(i) && a.needs_multi_level_tiling(i) &&
+           op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant_extents(a, i);
+}
+
+// The vector-axis plans of the tiled operations (CPU only; empty plans elsewhere).
+std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a, const Target& target) {
+    std::vector<VectorAxisPlan> plans(static_cast<size_t>(a.num_ops()));
+    if (target.is_gpu()) return plans;
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (tiled(a, i)) plans[static_cast<size_t>(i)] = plan_vector_axis(a, i, target);
+    return plans;
+}
+
+// The stages to inline: injective non-outputs, except expensive ones (exp, branches) read by
+// several stages, whose work inlining would repeat, and the producers of tiles vectorised along
+// another axis than the innermost (padding): their values are broadcast, and inlined they would
+// be recomputed for every block of the vector axis.
+std::vector<bool> choose_inlined(const DAGAnalysis& a, const std::vector<VectorAxisPlan>& plans) {
+    std::vector<bool> inlined(static_cast<size_t>(a.num_ops()), false);
+    for (int i = 0; i < a.num_ops(); ++i)
+        inlined[static_cast<size_t>(i)] =
+            a.is_strictly_inlinable(i) || (a.is_inlinable(i) && a.consumers(i).size() == 1);
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (plans[static_cast<size_t>(i)].axis >= 0)
+            for (int producer : a.producers(i)) inlined[static_cast<size_t>(producer)] = false;
+    return inlined;
+}
+
+// One tile: the producer computed in tiles inside its consumer, and its vector-axis plan.
+struct TilePlan {
+    Operation producer, consumer;
+    VectorAxisPlan vector_axis;
+};
+
+// The tiles, inserting a local cache for outputs (the cache is then the producer and the output
+// the consumer).
+std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
+                                   const std::vector<bool>& inlined,
+                                   const std::vector<VectorAxisPlan>& plans) {
+    std::vector<TilePlan> tiles;
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
-        if (!a.has_reduction(i) || !a.needs_multi_level_tiling(i) || op_num_outputs(op) != 1 ||
-            !constant_extents(a, i))
-            continue;
+        const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
+        if (!tiled(a, i) || plan.as_reduction) continue;
         if (a.is_output(i)) {
             int cache = s.cache_write(stage_of_op(s, op), "local");
-            tiles.emplace_back(s.stage(cache).op, op);
+            tiles.push_back({s.stage(cache).op, op, plan});
             continue;
         }
         int consumer = a.elementwise_consumer(i, inlined);
         if (consumer >= 0 && !a.has_reduction(consumer))
-            tiles.emplace_back(op, a.ops()[static_cast<size_t>(consumer)]);
+            tiles.push_back({op, a.ops()[static_cast<size_t>(consumer)], plan});
     }
     return tiles;
 }
@@ -231,19 +443,22 @@ Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& targ
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
     Schedule s = create_schedule(outputs);
     DAGAnalysis a(outputs);
-    std::vector<bool> inlined = choose_inlined(a);
-    std::vector<std::pair<Operation, Operation>> tiles = choose_tiles(s, a, inlined);
+    std::vector<VectorAxisPlan> plans = choose_vector_axes(a, target);
+    std::vector<bool> inlined = choose_inlined(a, plans);
+    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
-    for (const auto& [p, q] : tiles) {
-        bool q_tiled = scheduled.count(q.get()) > 0;
-        int ps = stage_of_op(s, p), qs = stage_of_op(s, q);
+    for (const TilePlan& t : tiles) {
+        bool q_tiled = scheduled.count(t.consumer.get()) > 0;
+        int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);
         if (target.is_gpu())
             schedule_tiled_gpu(s, ps, qs, q_tiled, target);
+        else if (t.vector_axis.axis >= 0 && !q_tiled)
+            schedule_vector_axis_cpu(s, ps, qs, t.vector_axis, target);
         else
             schedule_tiled_cpu(s, ps, qs, q_tiled, target);
-        scheduled[p.get()] = scheduled[q.get()] = true;
+        scheduled[t.producer.get()] = scheduled[t.consumer.get()] = true;
     }
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];
@@ -255,7 +470,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
         if (target.is_gpu())
             schedule_reduction_gpu(s, stage, target);
         else if (reduction)
-            schedule_reduction_cpu(s, stage, target);
+            i += static_cast<size_t>(schedule_reduction_cpu(s, stage, target));
         else
             schedule_injective_cpu(s, stage, target);
     }

@@ -1,6 +1,8 @@
 // Shared parameter checks of the operator library (OpUtil.h).
 #include "op/OpUtil.h"
 
+#include <algorithm>
+
 #include "tessel/op/Elementwise.h"
 
 namespace tessel::op {
@@ -53,6 +55,12 @@ void check_float(const Tensor& t, const char* op, const char* param) {
 
 std::string name_or(const std::string& name, const std::string& fallback) {
     return name.empty() ? fallback : name;
+}
+
+int64_t divisor_at_most(int64_t extent, int64_t cap) {
+    for (int64_t f = std::min(extent, cap); f > 1; --f)
+        if (extent % f == 0) return f;
+    return 1;
 }
 
 }  // namespace internal

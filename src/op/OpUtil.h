@@ -22,6 +22,8 @@ void check_rank(const Tensor& t, size_t ndim, const char* op, const char* param)
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* param);
 /// DSLError unless `t` has a float dtype.
 void check_float(const Tensor& t, const char* op, const char* param);
+/// The largest divisor of `extent` that is at most `cap` (at least 1).
+int64_t divisor_at_most(int64_t extent, int64_t cap);
 /// The name given, or `fallback` when it is empty.
 std::string name_or(const std::string& name, const std::string& fallback);
 

@@ -12,6 +12,7 @@
 #include "codegen/Signature.h"
 #include "codegen/cuda/CodeGenCUDA.h"
 #include "codegen/cuda/NVRTC.h"
+#include "common/Builders.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/lower/SplitHostDevice.h"
@@ -70,31 +71,13 @@ inline bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
-/// Softmax with one block per row and `threads` threads reducing each row's max and sum.
+/// Softmax with one block per row and `threads` threads reducing each row's max and sum
+/// (Softmax::block_per_row_schedule); its input and output in *X and *Y.
 inline Schedule block_softmax(int n, int m, int threads, Tensor* X, Tensor* Y) {
-    *X = placeholder({n, m}, Float(32), "X");
-    IterVar k1 = reduce_axis({0, m}, "k1"), k2 = reduce_axis({0, m}, "k2");
-    Tensor M = compute(
-        {n}, [&](Var i) { return max((*X)(i, k1), {k1}); }, "M");
-    Tensor E = compute(
-        {n, m}, [&](Var i, Var j) { return exp((*X)(i, j) - M(i)); }, "E");
-    Tensor S = compute(
-        {n}, [&](Var i) { return sum(E(i, k2), {k2}); }, "S");
-    *Y = compute(
-        {n, m}, [&](Var i, Var j) { return E(i, j) / S(i); }, "Y");
-    Schedule s = create_schedule({*Y});
-    int mm = s.stage_of(M), e = s.stage_of(E), ss = s.stage_of(S), y = s.stage_of(*Y);
-    s.compute_inline(e);
-    s.bind(y, 0, IterAnnotation::BlockX);
-    s.split(y, 1, threads);
-    s.bind(y, 2, IterAnnotation::ThreadX);
-    for (int st : {ss, mm}) {
-        s.compute_at(st, y, 0);
-        s.set_scope(st, StorageScope::Shared);
-        s.split(st, 1, threads);
-        s.bind(st, 2, IterAnnotation::ThreadX);
-    }
-    return s;
+    Softmax sm(n, m);
+    *X = sm.X;
+    *Y = sm.Y;
+    return sm.block_per_row_schedule(threads);
 }
 
 }  // namespace tessel::testing

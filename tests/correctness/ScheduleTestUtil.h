@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/Builders.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
 #include "tessel/codegen/Build.h"
@@ -150,18 +151,6 @@ inline std::string expect_matches_reference(const Schedule& s, int64_t reduction
 #endif
     return ir;
 }
-
-/// C = A(n, k) @ B(k, m) in float32, the reduction axis named "k".
-struct Matmul {
-    Tensor A, B, C;
-    Matmul(int n, int m, int k) {
-        A = placeholder({n, k}, Float(32), "A");
-        B = placeholder({k, m}, Float(32), "B");
-        IterVar kk = reduce_axis(Range(0, k), "k");
-        C = compute(
-            {n, m}, [&](Var i, Var j) { return sum(A(i, kk) * B(kk, j), {kk}); }, "C");
-    }
-};
 
 /// NCHW 3x3 convolution with zero padding through if_then_else; the input is X(n, c, h, w).
 inline Tensor conv2d_3x3(const Tensor& X, const Tensor& W, int pad, const std::string& name) {

@@ -3,27 +3,19 @@
 
 #include <cmath>
 
+#include "common/Builders.h"
 #include "tessel/Tolerance.h"
 #include "tessel/te/Operation.h"
 #include "tessel/te/ReferenceInterpreter.h"
 
 using namespace tessel;
+using tessel::testing::Softmax;
 
 TEST(ReferenceSoftmax, FourComputes) {
     const int n = 9, m = 33;
-    Tensor X = placeholder({n, m}, Float(32), "X");
-    IterVar k1 = reduce_axis({0, m}, "k1");
-    Tensor mx = compute(
-        {n}, [&](Var i) { return max(X(i, k1), {k1}); }, "mx");
-    Tensor e = compute(
-        {n, m}, [&](Var i, Var j) { return exp(X(i, j) - mx(i)); }, "e");
-    IterVar k2 = reduce_axis({0, m}, "k2");
-    Tensor s = compute(
-        {n}, [&](Var i) { return sum(e(i, k2), {k2}); }, "s");
-    Tensor out = compute(
-        {n, m}, [&](Var i, Var j) { return e(i, j) / s(i); }, "softmax");
+    Softmax sm(n, m);
     HostArray x = HostArray::random(Float(32), {n, m}, 41, -5, 5);
-    std::vector<HostArray> got = evaluate_reference({out, mx}, {{X, x}});
+    std::vector<HostArray> got = evaluate_reference({sm.Y, sm.M}, {{sm.X, x}});
     HostArray expect(Float(32), {n, m}, ArrayStorage::Ideal);
     for (int i = 0; i < n; ++i) {
         double row_max = -INFINITY, total = 0;

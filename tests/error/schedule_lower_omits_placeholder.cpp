@@ -1,4 +1,5 @@
 // lower() arguments that omit a placeholder the DAG reads.
+#include "common/Builders.h"
 #include "error/ExpectScheduleError.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/schedule/Schedule.h"
@@ -6,13 +7,11 @@
 
 using namespace tessel;
 using tessel::testing::expect_schedule_error;
+using tessel::testing::Matmul;
 
 TEST(ErrorLowerOmitsPlaceholder, Throws) {
-    Tensor A = placeholder({16, 8}, Float(32), "A");
-    Tensor B = placeholder({8, 12}, Float(32), "B");
-    IterVar k = reduce_axis({0, 8}, "k");
-    Tensor C = compute(
-        {16, 12}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Matmul mm(16, 12, 8);
+    Tensor A = mm.A, B = mm.B, C = mm.C;
     Schedule s = create_schedule({C});
     expect_schedule_error(
         [&] {

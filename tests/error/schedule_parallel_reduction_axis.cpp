@@ -1,17 +1,16 @@
 // Parallel of a reduction loop.
+#include "common/Builders.h"
 #include "error/ExpectScheduleError.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;
 using tessel::testing::expect_schedule_error;
+using tessel::testing::Matmul;
 
 TEST(ErrorParallelReductionAxis, Throws) {
-    Tensor A = placeholder({16, 8}, Float(32), "A");
-    Tensor B = placeholder({8, 12}, Float(32), "B");
-    IterVar k = reduce_axis({0, 8}, "k");
-    Tensor C = compute(
-        {16, 12}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+    Matmul mm(16, 12, 8);
+    Tensor C = mm.C;
     Schedule s = create_schedule({C});
     int c = s.stage_of(C);
     expect_schedule_error([&] { s.parallel(c, 2); },

@@ -1,6 +1,7 @@
 // GPU corpus programs: cross-thread reductions (sum, max, min, argmax), rfactor feeding a
 // cross-thread reduction, softmax (see GpuScheduleCorpus.h). Most are the schedules of
 // tests/correctness/schedule_cross_thread_reduction_test.cpp and spmd_softmax_test.cpp.
+#include "common/Builders.h"
 #include "gpu/GpuCorpusParts.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/te/Operation.h"
@@ -125,28 +126,7 @@ GpuProgram rfactor_cross_thread() {  // TVM's rfactor tutorial: partial sums per
 
 GpuProgram softmax_block_per_row() {  // spmd_softmax_test.cpp
     const int n = 6, m = 40, threads = 16;
-    Tensor X = placeholder({n, m}, Float(32), "X");
-    IterVar k1 = reduce_axis({0, m}, "k1"), k2 = reduce_axis({0, m}, "k2");
-    Tensor M = compute(
-        {n}, [&](Var i) { return max(X(i, k1), {k1}); }, "M");
-    Tensor E = compute(
-        {n, m}, [&](Var i, Var j) { return exp(X(i, j) - M(i)); }, "E");
-    Tensor S = compute(
-        {n}, [&](Var i) { return sum(E(i, k2), {k2}); }, "S");
-    Tensor Y = compute(
-        {n, m}, [&](Var i, Var j) { return E(i, j) / S(i); }, "Y");
-    Schedule s = create_schedule({Y});
-    int mm = s.stage_of(M), e = s.stage_of(E), ss = s.stage_of(S), y = s.stage_of(Y);
-    s.compute_inline(e);
-    s.bind(y, 0, kBx);
-    s.split(y, 1, threads);  // i jo ji
-    s.bind(y, 2, kTx);
-    for (int st : {ss, mm}) {  // S first: M is read by S too
-        s.compute_at(st, y, 0);
-        s.set_scope(st, StorageScope::Shared);
-        s.split(st, 1, threads);
-        s.bind(st, 2, kTx);
-    }
+    Schedule s = Softmax(n, m).block_per_row_schedule(threads);
     return gpu_program("softmax_block_per_row", s, m);
 }
 

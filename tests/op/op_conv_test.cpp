@@ -2,6 +2,7 @@
 // conv2d_transpose under their default CPU and GPU schedules.
 #include "op/OpTestUtil.h"
 #include "tessel/op/Conv.h"
+#include "tessel/op/Elementwise.h"
 
 namespace tessel::testing {
 namespace {
@@ -11,6 +12,25 @@ TEST(OpConv, NchwStrideTwoOnOddInput) {
     Tensor y = op::conv2d_nchw(x, w, op::conv_params(2, 1));
     EXPECT_EQ(const_shape(y), (std::vector<int64_t>{1, 4, 6, 5}));
     expect_default_schedules_match({y}, 27);
+}
+
+// Output channels in multiples of the vector width: the CPU tile is vectorised along them (two
+// vectors a row for 32 channels, one for 48 = 3 x 16), the weight packed with them innermost and
+// the padding computed once (not inlined).
+TEST(OpConv, NchwChannelVectorisedTiles) {
+    for (int64_t k : {32, 48}) {
+        Tensor x = placeholder({1, 3, 11, 9}), w = placeholder({k, 3, 3, 3});
+        Tensor y = op::conv2d_nchw(x, w, op::conv_params(2, 1));
+        EXPECT_EQ(const_shape(y), (std::vector<int64_t>{1, k, 6, 5}));
+        Schedule s = op::default_schedule({y}, Target("llvm"));
+        // x, w, its pack, the padding, the local tile, y.
+        ASSERT_EQ(s.stages().size(), 6u) << s.to_python();
+        EXPECT_EQ(s.stage(s.stage_of(op_inputs(y.op())[0])).attach, AttachKind::Root)
+            << s.to_python();
+        expect_default_cpu_matches({y}, 27);
+    }
+    Tensor x = placeholder({2, 5, 7, 6}), w = placeholder({32, 5, 1, 1});
+    expect_default_cpu_matches({op::relu(op::conv2d_nchw(x, w))}, 5);
 }
 
 TEST(OpConv, NchwDilationTwoAndAsymmetricPadding) {

@@ -33,7 +33,23 @@ TEST(OpMatmul, DenseWithBiasAndActivations) {
         expect_default_schedules_match({op::dense(x, w, bias, act)}, 19);
     }
     expect_default_cpu_matches({op::dense(x, w)}, 19);
+    // Rows in a multiple of the vector width: the CPU tile is vectorised along the rows.
+    Tensor rows = placeholder({32, 19});
+    expect_default_cpu_matches({op::dense(rows, w, bias, op::Activation::ReLU)}, 19);
+    expect_default_cpu_matches({op::dense(rows, w)}, 19);
     expect_default_cpu_matches({op::dense(x, w, Tensor(), op::Activation::Tanh)}, 19);
+}
+
+// One row (a matrix-vector product, ResNet's classifier): no output axis is a good vector axis
+// and the weight's rows are dense along K, so the CPU schedule vectorises the reduction along K
+// (rfactor) instead of tiling with a gather of the weight.
+TEST(OpMatmul, DenseOfOneRowIsAVectorisedReduction) {
+    Tensor x = placeholder({1, 64}), w = placeholder({13, 64}), bias = placeholder({13});
+    for (Tensor y : {op::dense(x, w), op::dense(x, w, bias, op::Activation::ReLU)}) {
+        Schedule s = op::default_schedule({y}, Target("llvm"));
+        EXPECT_NE(s.to_python().find(".rfactor("), std::string::npos) << s.to_python();
+        expect_default_cpu_matches({y}, 64);
+    }
 }
 
 TEST(OpMatmul, EpilogueIsComputedInsideTheProductTile) {

@@ -18,6 +18,23 @@ TEST(OpNorm, LayerAndRmsNorm) {
     expect_default_schedules_match({op::rms_norm(x, gamma)}, 11);
 }
 
+// Rows whose length has a divisor of at least the vector width: on CPUs each row reduction
+// (softmax's max and sum, the norms' sums) is vectorised through rfactor, one stage more each.
+TEST(OpNorm, RowReductionsAreFactoredIntoVectors) {
+    Tensor x = placeholder({5, 96}), gamma = placeholder({96}), beta = placeholder({96});
+    auto added = [](const Tensor& y) {
+        return op::default_schedule({y}, Target("llvm")).stages().size() -
+               create_schedule({y}).stages().size();
+    };
+    Tensor ln = op::layer_norm(x, gamma, beta), rms = op::rms_norm(x, gamma);
+    Tensor sm = op::softmax(x, -1), lsm = op::log_softmax(x, -1);
+    EXPECT_EQ(added(ln), 2u);
+    EXPECT_EQ(added(rms), 1u);
+    EXPECT_EQ(added(sm), 2u);
+    EXPECT_EQ(added(lsm), 2u);
+    for (const Tensor& y : {ln, rms, sm, lsm}) expect_default_cpu_matches({y}, 96);
+}
+
 TEST(OpNorm, BatchNormInference) {
     Tensor x = placeholder({2, 3, 5, 7});
     std::vector<Tensor> v;

@@ -16,6 +16,17 @@ TEST(OpTransform, TransposeAndReshape) {
     expect_default_schedules_match({r});
 }
 
+// Swapping the two innermost axes reads the input transposed: the CPU schedule tiles the last two
+// output axes (two more loops) so that each cache line read serves a whole tile.
+TEST(OpTransform, TransposeOfTheInnermostAxesIsTiled) {
+    for (Tensor t : {op::transpose(placeholder({37, 48})),
+                     op::transpose(placeholder({3, 33, 40}), {0, 2, 1})}) {
+        Schedule s = op::default_schedule({t}, Target("llvm"));
+        EXPECT_EQ(s.stage(s.stage_of(t)).leaf.size(), t.ndim() + 2) << s.to_python();
+        expect_default_schedules_match({t});
+    }
+}
+
 TEST(OpTransform, ConcatenateAndSplit) {
     Tensor a = placeholder({3, 2, 5}), b = placeholder({3, 4, 5}), c = placeholder({3, 1, 5});
     Tensor cat = op::concatenate({a, b, c}, 1);

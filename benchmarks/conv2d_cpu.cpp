@@ -1,0 +1,249 @@
+// Benchmark: the distinct 3x3 and 1x1 conv2d layers of ResNet-50 (the operator library's
+// `resnet50` preset: batch 1, NCHW float32) on the CPU, tessel's default schedule for `llvm`
+// (op::default_schedule, no tuning) against oneDNN's convolution, both on 2 threads
+// (TESSEL_NUM_THREADS and OMP_NUM_THREADS, default 2; set before the libraries load, by re-exec,
+// with OMP_WAIT_POLICY=passive so that oneDNN's threads do not spin while tessel runs).
+//
+// oneDNN is configured as a framework uses it for inference: NCHW source and destination, weights
+// in its preferred layout (format_tag::any) reordered once outside the timing. Each layer's two
+// outputs are first checked on sampled entries against a double-precision direct convolution of
+// the same random (non-zero) inputs; then the two run interleaved, one run of each per round,
+// after warm-up runs, and the median of the rounds counts.
+//
+//   bench_conv2d_cpu [--rounds N] [--layer I]
+//
+// Prints one line per layer, then `BENCH conv2d_cpu <case> tessel=<GFLOP/s> onednn=<GFLOP/s>
+// ratio=<x>` per layer and `BENCH conv2d_cpu geomean ...`, the geometric means (the ratio's is
+// the geometric mean of the ratios; bar, issue 21: >= 0.3).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/BenchUtil.h"
+#include "tessel/Target.h"
+#include "tessel/auto_schedule/Workload.h"
+#include "tessel/codegen/Build.h"
+#include "tessel/op/DefaultSchedule.h"
+#include "tessel/op/Networks.h"
+#include "tessel/runtime/NDArray.h"
+#include "tessel/runtime/ThreadPool.h"
+
+using namespace tessel;
+
+namespace {
+
+// One conv2d layer of the preset: x (1, c, h, w), weights (k, c, r, s), stride, padding p.
+struct Layer {
+    int64_t c, h, w, k, r, s, stride, pad;
+    int count;
+    WorkloadParams params;
+    int64_t oh() const { return (h + 2 * pad - r) / stride + 1; }
+    int64_t ow() const { return (w + 2 * pad - s) / stride + 1; }
+    double flops() const { return 2.0 * double(k * oh() * ow()) * double(c * r * s); }
+    std::string name() const {
+        return "c" + std::to_string(c) + "_h" + std::to_string(h) + "_k" + std::to_string(k) + "_" +
+               std::to_string(r) + "x" + std::to_string(s) + "_s" + std::to_string(stride);
+    }
+};
+
+// The distinct 3x3 and 1x1 conv2d layers of the resnet50 preset (the 7x7 stem left out).
+std::vector<Layer> resnet_layers() {
+    std::vector<Layer> layers;
+    for (const op::PresetLayer& l : op::network_preset("resnet50")) {
+        if (l.workload != "op.conv2d_nchw") continue;
+        const WorkloadParams& p = l.params;
+        auto integer = [&](size_t i) { return std::get<int64_t>(p[i]); };
+        auto list = [&](size_t i) { return std::get<std::vector<int64_t>>(p[i]); };
+        std::vector<int64_t> kernel = list(5), stride = list(6), pad = list(7), dil = list(8);
+        if (kernel[0] != kernel[1] || (kernel[0] != 1 && kernel[0] != 3)) continue;
+        if (integer(0) != 1 || integer(9) != 1 || dil[0] != 1 || dil[1] != 1 ||
+            stride[0] != stride[1] || pad[0] != pad[1] || pad[0] != pad[2] || pad[0] != pad[3]) {
+            std::fprintf(stderr, "bench_conv2d_cpu: unexpected preset layer\n");
+            std::exit(2);
+        }
+        layers.push_back(Layer{integer(1), integer(2), integer(3), integer(4), kernel[0], kernel[1],
+                               stride[0], pad[0], l.count, p});
+    }
+    return layers;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> v(n);
+    for (float& x : v) x = u(rng);
+    return v;
+}
+
+// Checks `out` (NCHW) on 2048 sampled entries against a double-precision direct convolution;
+// returns an empty string or what differs. Bound: fp32 rounding of a sum of c*r*s products.
+std::string check_sampled(const Layer& l, const std::vector<float>& x, const std::vector<float>& w,
+                          const float* out) {
+    std::mt19937 rng(11);
+    const int64_t oh = l.oh(), ow = l.ow();
+    std::uniform_int_distribution<int64_t> pick(0, l.k * oh * ow - 1);
+    for (int i = 0; i < 2048; ++i) {
+        int64_t idx = pick(rng), ko = idx / (oh * ow), y = idx / ow % oh, xo = idx % ow;
+        double sum = 0, magnitude = 0;
+        for (int64_t c = 0; c < l.c; ++c)
+            for (int64_t r = 0; r < l.r; ++r)
+                for (int64_t s = 0; s < l.s; ++s) {
+                    int64_t iy = y * l.stride - l.pad + r, ix = xo * l.stride - l.pad + s;
+                    if (iy < 0 || iy >= l.h || ix < 0 || ix >= l.w) continue;
+                    double a = x[size_t((c * l.h + iy) * l.w + ix)];
+                    double b = w[size_t(((ko * l.c + c) * l.r + r) * l.s + s)];
+                    sum += a * b;
+                    magnitude += std::abs(a * b);
+                }
+        double bound = 1e-6 * double(l.c * l.r * l.s) * magnitude + 1e-6;
+        if (!(std::abs(out[idx] - sum) <= bound))
+            return "entry (" + std::to_string(ko) + ", " + std::to_string(y) + ", " +
+                   std::to_string(xo) + ") is " + std::to_string(out[idx]) + ", expected " +
+                   std::to_string(sum);
+    }
+    return "";
+}
+
+// oneDNN's forward-inference convolution of a layer: NCHW source and destination (user memory),
+// weights reordered once into the layout the primitive prefers.
+struct OneDNNConv {
+    dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+    dnnl::stream strm{eng};
+    dnnl::convolution_forward conv;
+    std::unordered_map<int, dnnl::memory> args;
+
+    OneDNNConv(const Layer& l, float* x, float* w, float* y) {
+        using namespace dnnl;
+        using tag = memory::format_tag;
+        const auto f32 = memory::data_type::f32;
+        memory::dims src{1, l.c, l.h, l.w}, wei{l.k, l.c, l.r, l.s}, dst{1, l.k, l.oh(), l.ow()};
+        convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct,
+                                    memory::desc(src, f32, tag::nchw),
+                                    memory::desc(wei, f32, tag::any),
+                                    memory::desc(dst, f32, tag::nchw), {l.stride, l.stride}, {0, 0},
+                                    {l.pad, l.pad}, {l.pad, l.pad});
+        convolution_forward::primitive_desc pd(d, eng);
+        memory user_wei({wei, f32, tag::oihw}, eng, w);
+        memory wei_m(pd.weights_desc(), eng);
+        reorder(user_wei, wei_m).execute(strm, user_wei, wei_m);
+        strm.wait();
+        conv = convolution_forward(pd);
+        args = {{DNNL_ARG_SRC, memory(pd.src_desc(), eng, x)},
+                {DNNL_ARG_WEIGHTS, wei_m},
+                {DNNL_ARG_DST, memory(pd.dst_desc(), eng, y)}};
+    }
+    void run() {
+        conv.execute(strm, args);
+        strm.wait();
+    }
+};
+
+struct Result {
+    double tessel = 0, onednn = 0;  // GFLOP/s
+};
+
+bool run_layer(const Layer& l, int rounds, Result& result) {
+    TensorDAG dag = make_workload("op.conv2d_nchw", l.params);
+    Schedule sched = op::default_schedule(dag.outputs, Target("llvm"));
+    Module m = build(sched, dag.args(), "llvm");
+    Kernel kernel = m.get("main");
+    std::vector<float> x = random_floats(size_t(l.c * l.h * l.w), 3),
+                       w = random_floats(size_t(l.k * l.c * l.r * l.s), 5);
+    NDArray X = NDArray::empty({1, l.c, l.h, l.w}, float32()),
+            W = NDArray::empty({l.k, l.c, l.r, l.s}, float32()),
+            Y = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
+    std::copy(x.begin(), x.end(), X.data_as<float>());
+    std::copy(w.begin(), w.end(), W.data_as<float>());
+    std::vector<float> y_dnnl(size_t(l.k * l.oh() * l.ow()));
+    OneDNNConv dnnl(l, x.data(), w.data(), y_dnnl.data());
+    auto run_tessel = [&] { kernel({X, W, Y}); };
+    auto run_dnnl = [&] { dnnl.run(); };
+    run_tessel();
+    run_dnnl();
+    for (auto [who, out] : {std::pair<const char*, const float*>{"tessel", Y.data_as<float>()},
+                            {"oneDNN", y_dnnl.data()}}) {
+        std::string mismatch = check_sampled(l, x, w, out);
+        if (!mismatch.empty()) {
+            std::printf("%s %s: check failed: %s\n", l.name().c_str(), who, mismatch.c_str());
+            return false;
+        }
+    }
+    for (int i = 0; i < 3; ++i) run_tessel(), run_dnnl();
+    std::vector<double> ts, ds;
+    for (int r = 0; r < rounds; ++r) {
+        ts.push_back(seconds_of(run_tessel));
+        ds.push_back(seconds_of(run_dnnl));
+    }
+    result.tessel = l.flops() / median(ts) / 1e9;
+    result.onednn = l.flops() / median(ds) / 1e9;
+    std::printf("%-24s x%d  %6.3f ms  tessel %6.1f GFLOP/s  oneDNN %6.1f GFLOP/s  ratio %.3f\n",
+                l.name().c_str(), l.count, median(ts) * 1e3, result.tessel, result.onednn,
+                result.tessel / result.onednn);
+    std::fflush(stdout);
+    return true;
+}
+
+// Sets the threading environment (2 threads unless said otherwise) and re-executes once, so that
+// oneDNN's OpenMP runtime and tessel's thread pool read it at load time.
+void ensure_environment(char** argv) {
+    if (std::getenv("TESSEL_CONV_BENCH_ENV")) return;
+    setenv("TESSEL_CONV_BENCH_ENV", "1", 1);
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    setenv("TESSEL_NUM_THREADS", "2", 0);
+    setenv("OMP_NUM_THREADS", std::getenv("TESSEL_NUM_THREADS"), 0);
+    execv("/proc/self/exe", argv);
+    std::perror("bench_conv2d_cpu: re-exec failed; measuring with the current environment");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ensure_environment(argv);
+    int rounds = 31, only = -1;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--rounds" && i + 1 < argc) {
+            rounds = std::atoi(argv[++i]);
+        } else if (a == "--layer" && i + 1 < argc) {
+            only = std::atoi(argv[++i]);
+        } else {
+            std::fprintf(stderr, "usage: bench_conv2d_cpu [--rounds N] [--layer I]\n");
+            return 2;
+        }
+    }
+    if (rounds < 1) {
+        std::fprintf(stderr, "bench_conv2d_cpu: --rounds must be at least 1\n");
+        return 2;
+    }
+    std::vector<Layer> layers = resnet_layers();
+    std::printf(
+        "conv2d_cpu: %zu layers, %d threads (tessel) / OMP_NUM_THREADS=%s (oneDNN), median "
+        "of %d interleaved rounds after 3 warm-up runs\n",
+        layers.size(), ThreadPool::global().num_threads(), std::getenv("OMP_NUM_THREADS"), rounds);
+    std::vector<std::pair<std::string, Result>> results;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        if (only >= 0 && size_t(only) != i) continue;
+        Result r;
+        if (!run_layer(layers[i], rounds, r)) return 1;
+        results.emplace_back(layers[i].name(), r);
+    }
+    double log_t = 0, log_d = 0;
+    for (const auto& [name, r] : results) {
+        std::printf("BENCH conv2d_cpu %s tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
+                    r.tessel, r.onednn, r.tessel / r.onednn);
+        log_t += std::log(r.tessel);
+        log_d += std::log(r.onednn);
+    }
+    const double n = double(std::max<size_t>(results.size(), 1));
+    std::printf("BENCH conv2d_cpu geomean tessel=%.1f onednn=%.1f ratio=%.3f\n",
+                std::exp(log_t / n), std::exp(log_d / n), std::exp((log_t - log_d) / n));
+    return 0;
+}
