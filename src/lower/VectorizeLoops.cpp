@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "PassUtil.h"
+#include "tessel/arith/Modular.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
 
@@ -15,6 +16,58 @@ using internal::fold_mul;
 using internal::fold_sub;
 
 namespace {
+
+/// Whether `e` is a multiple of `lanes` (modular analysis).
+bool multiple_of(const Expr& e, int64_t lanes) {
+    ModularSet m = modular_set_of(e);
+    return m.coeff % lanes == 0 && m.base % lanes == 0;
+}
+
+/// The scalar condition of lane 0 when the vector condition `c` is the same in every lane, or
+/// undefined: `ramp(b, 1, L) < broadcast(n)` with b and n multiples of L holds in every lane or
+/// in none (the edge of a padded tile or a row falls between vectors), so the access it guards
+/// stays one dense vector instead of L predicated lanes. Conjunctions of such conditions too.
+Expr uniform_condition(const Expr& c) {
+    if (const auto* a = c.as<And>()) {
+        Expr x = uniform_condition(a->a), y = uniform_condition(a->b);
+        return x.defined() && y.defined() ? And::make(x, y) : Expr();
+    }
+    // ramp < n, ramp >= n: uniform when n is a multiple of L; ramp <= n, ramp > n: when n + 1 is.
+    auto compare = [](const Expr& x, const Expr& y, bool strict, auto make) -> Expr {
+        const auto* r = x.as<Ramp>();
+        const auto* b = y.as<Broadcast>();
+        if (!r || !b || !is_one(r->stride) || !r->base.type().is_int()) return Expr();
+        int64_t lanes = r->lanes;
+        Expr edge = strict ? b->value : Add::make(b->value, make_const(b->value.type(), 1));
+        if (!multiple_of(r->base, lanes) || !multiple_of(edge, lanes)) return Expr();
+        return make(r->base, b->value);
+    };
+    if (const auto* op = c.as<LT>()) {
+        Expr u = compare(op->a, op->b, true, [](Expr x, Expr y) { return LT::make(x, y); });
+        if (!u.defined())
+            u = compare(op->b, op->a, false, [](Expr x, Expr y) { return GT::make(x, y); });
+        return u;
+    }
+    if (const auto* op = c.as<LE>()) {
+        Expr u = compare(op->a, op->b, false, [](Expr x, Expr y) { return LE::make(x, y); });
+        if (!u.defined())
+            u = compare(op->b, op->a, true, [](Expr x, Expr y) { return GE::make(x, y); });
+        return u;
+    }
+    if (const auto* op = c.as<GE>()) {
+        Expr u = compare(op->a, op->b, true, [](Expr x, Expr y) { return GE::make(x, y); });
+        if (!u.defined())
+            u = compare(op->b, op->a, false, [](Expr x, Expr y) { return LE::make(x, y); });
+        return u;
+    }
+    if (const auto* op = c.as<GT>()) {
+        Expr u = compare(op->a, op->b, false, [](Expr x, Expr y) { return GT::make(x, y); });
+        if (!u.defined())
+            u = compare(op->b, op->a, true, [](Expr x, Expr y) { return LT::make(x, y); });
+        return u;
+    }
+    return Expr();
+}
 
 /// Thrown inside the widener when a body cannot be vectorized correctly.
 struct CannotVectorize {};
@@ -338,8 +391,11 @@ protected:
             if (!(scalar_condition && args[k].type().is_scalar())) args[k] = widen(args[k], lanes_);
         }
         // if_then_else evaluates only the taken branch (ir/IR.h); with a vector condition codegen
-        // selects between both, so each branch's loads read only the lanes that take it.
+        // selects between both, so each branch's loads read only the lanes that take it. A
+        // condition the same in every lane stays scalar: the branches stay dense vectors.
         if (op->op == Intrinsic::if_then_else && args[0].type().is_vector()) {
+            Expr u = uniform_condition(args[0]);
+            if (u.defined()) return Call::make(op->op, {u, args[1], args[2]});
             args[1] = Predicator(args[0]).mutate(args[1]);
             args[2] = Predicator(Not::make(args[0])).mutate(args[2]);
         }

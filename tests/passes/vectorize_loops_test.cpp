@@ -200,5 +200,34 @@ TEST(VectorizeLoops, NestedVectorizedLoopsKeepTheInnerOne) {
     test::expect_same_results(in, out, {{A, Int(32), 8}});
 }
 
+// A guard whose lanes agree (the vector starts at a multiple of 4 and the edge is one) stays a
+// scalar condition around a dense vector load; one that can cut a vector predicates the lanes.
+TEST(VectorizeLoops, LaneUniformGuardsKeepDenseLoads) {
+    Var A("A", Handle()), B("B", Handle()), o("o"), v("v");
+    auto guarded = [&](int edge) {
+        Expr i = o * 4 + v;
+        return sfor(
+            o, 0, 4,
+            vfor(v, 4,
+                 Store::make(B, if_then_else(i < edge, Load::make(Float(32), A, i), 0.0f), i)));
+    };
+    Stmt aligned = vectorize_loops(guarded(12));
+    const auto* store = aligned.as<For>()->body.as<Store>();
+    ASSERT_TRUE(store) << aligned;
+    const auto* select = store->value.as<Call>();
+    ASSERT_TRUE(select && select->op == Intrinsic::if_then_else) << aligned;
+    EXPECT_TRUE(select->args[0].type().is_scalar()) << aligned;
+    const auto* load = select->args[1].as<Load>();
+    ASSERT_TRUE(load) << aligned;
+    EXPECT_FALSE(load->predicate.defined()) << aligned;
+    test::expect_same_results(guarded(12), aligned, {{A, Float(32), 16}, {B, Float(32), 16}});
+
+    Stmt cut = vectorize_loops(guarded(13));
+    const auto* select2 = cut.as<For>()->body.as<Store>()->value.as<Call>();
+    ASSERT_TRUE(select2) << cut;
+    EXPECT_TRUE(select2->args[0].type().is_vector()) << cut;
+    test::expect_same_results(guarded(13), cut, {{A, Float(32), 16}, {B, Float(32), 16}});
+}
+
 }  // namespace
 }  // namespace tessel

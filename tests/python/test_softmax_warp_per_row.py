@@ -56,7 +56,9 @@ def test_warp_per_row_cuda_code():
     # The row is read from global memory once, 128 bits at a time, and Y written the same way.
     assert len(re.findall(r"reinterpret_cast<const float4\*>\(X", body)) >= 1, body
     assert len(re.findall(r"reinterpret_cast<float4\*>\(Y", body)) >= 1, body
-    assert body.count("X[") == 0, body  # no scalar reads of X besides the float4 ones
+    # Scalar reads of X only in the edge version of the last column tile (padded to 1024 with
+    # zeros: the threads past column 1000), one vector's 4 lanes.
+    assert body.count("X[") <= 4, body
     # 8 rows of 1000 floats (padded to 1024) in 32 KB of shared memory.
     assert "X_shared[8192]" in body
 
