@@ -188,7 +188,7 @@ void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
         // Consumers first: a reduction read by another (layer norm's mean) goes before it.
         int r = stage_of_op(s, a.ops()[static_cast<size_t>(*it)]);
         s.compute_at(r, y, pos);
-        s.set_scope(r, g.warp() ? StorageScope::Local : StorageScope::Shared);
+        s.set_scope(r, StorageScope::Local);
         LoopNest rn(s, r, concat(numbered("s", d), {"k"}));
         rn.split("k", threads, "k.o", "k.t");
         rn.bind("k.t", IterAnnotation::ThreadX);
