@@ -13,6 +13,7 @@
 #   fuzz      the GPU schedule fuzzer: TESSEL_GPU_FUZZ_CASES cases (default 300) run on the GPU
 #   sanitize  the GPU test binary under compute-sanitizer, memcheck then racecheck
 #   bench     benchmarks/run.sh gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda
+#             softmax_op_cuda layer_norm_cuda conv2d_cuda (the operator library's default schedules)
 #   tutorials the GPU tutorials (05, 06) at full size on the GPU
 #   tune      benchmarks/run.sh tune_gemm_cuda and tune_softmax_cuda, each tuning for at most
 #             TESSEL_TUNE_SECONDS (default 240) towards TESSEL_TUNE_TRIALS (default 1000) trials,
@@ -96,7 +97,8 @@ do_sanitize() {
 
 do_bench() {
     local rc=0
-    for b in gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda; do
+    for b in gemm_cuda softmax_cuda elementwise_cuda call_overhead_cuda softmax_op_cuda \
+        layer_norm_cuda conv2d_cuda; do
         TESSEL_BENCH_BUILD_DIR="$dir" benchmarks/run.sh "$b" || rc=1
     done
     return $rc

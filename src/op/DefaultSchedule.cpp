@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "op/DefaultScheduleGpu.h"
 #include "op/OpUtil.h"
 #include "op/ReadAccess.h"
 #include "tessel/auto_schedule/DAGAnalysis.h"
@@ -110,21 +111,6 @@ Type dtype_of(const Stage& st) {
     return op_output(st.op, 0).dtype();
 }
 
-// GPU: the stage's spatial leaves fused, split by the block size, bound to blocks and threads;
-// returns the position of the thread loop (-1 when there is nothing to bind).
-int bind_spatial(Schedule& s, int stage, const Target& target) {
-    int spatial = num_spatial(s.stage(stage));
-    if (spatial == 0) return -1;
-    fuse_outer(s, stage, spatial);
-    int64_t total = leaf_extent(s, stage, 0);
-    if (total < 1) return -1;
-    int64_t threads = std::min<int64_t>(total, std::min(256, target.max_threads_per_block()));
-    auto [outer, inner] = s.split(stage, 0, threads);
-    s.bind(stage, outer, IterAnnotation::BlockX);
-    s.bind(stage, inner, IterAnnotation::ThreadX);
-    return inner;
-}
-
 // CPU: the innermost spatial loop split by up to two vector widths (a divisor of its extent), the
 // inner part vectorised; the loops outside it run in parallel (parallel_outer). The innermost loop
 // is not fused with the others before the split: a vector across rows would index with a division
@@ -207,11 +193,6 @@ int schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
     }
     parallel_outer(s, stage, vector ? spatial - 1 : spatial);
     return 0;
-}
-
-// GPU, a reduction that is not tiled: one thread per output point, the reduction serial.
-void schedule_reduction_gpu(Schedule& s, int stage, const Target& target) {
-    bind_spatial(s, stage, target);
 }
 
 // Splits the last two spatial axes of a stage into a register tile (rows of at most 8, columns
@@ -357,14 +338,6 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
     for (const auto& [tensor, dim] : plan.packs) vector_axis_pack(s, tensor, dim, p_op, q_op, t.kb);
 }
 
-// GPU: one thread per point of the consumer `q`; the producer `p` in its registers.
-void schedule_tiled_gpu(Schedule& s, int p, int q, bool q_tiled, const Target& target) {
-    int thread = q_tiled ? 1 : bind_spatial(s, q, target);
-    if (thread < 0) return;
-    if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
-    s.compute_at(p, q, thread);
-}
-
 bool constant_extents(const DAGAnalysis& a, int op) {
     for (int64_t e : a.spatial_extents(op))
         if (e < 1) return false;
@@ -382,7 +355,6 @@ bool tiled(const DAGAnalysis& a, int i) {
 // The vector-axis plans of the tiled operations (CPU only; empty plans elsewhere).
 std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a, const Target& target) {
     std::vector<VectorAxisPlan> plans(static_cast<size_t>(a.num_ops()));
-    if (target.is_gpu()) return plans;
     for (int i = 0; i < a.num_ops(); ++i)
         if (tiled(a, i)) plans[static_cast<size_t>(i)] = plan_vector_axis(a, i, target);
     return plans;
@@ -441,6 +413,7 @@ Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& targ
 }
 
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
+    if (target.is_gpu()) return internal::default_schedule_gpu(outputs, target);
     Schedule s = create_schedule(outputs);
     DAGAnalysis a(outputs);
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, target);
@@ -452,9 +425,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     for (const TilePlan& t : tiles) {
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;
         int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);
-        if (target.is_gpu())
-            schedule_tiled_gpu(s, ps, qs, q_tiled, target);
-        else if (t.vector_axis.axis >= 0 && !q_tiled)
+        if (t.vector_axis.axis >= 0 && !q_tiled)
             schedule_vector_axis_cpu(s, ps, qs, t.vector_axis, target);
         else
             schedule_tiled_cpu(s, ps, qs, q_tiled, target);
@@ -467,9 +438,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
             continue;
         const int stage = static_cast<int>(i);
         bool reduction = !as_compute(st.op)->reduce_axis.empty();
-        if (target.is_gpu())
-            schedule_reduction_gpu(s, stage, target);
-        else if (reduction)
+        if (reduction)
             i += static_cast<size_t>(schedule_reduction_cpu(s, stage, target));
         else
             schedule_injective_cpu(s, stage, target);

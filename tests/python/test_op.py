@@ -195,6 +195,36 @@ def test_default_gpu_schedules_lower():
     assert "threadIdx" in str(ts.lower(s, [x, w, y]))
 
 
+def gpu_interpret(inputs, arrays, output, expected, rtol=1e-4, atol=1e-5):
+    """The default cuda schedule, run as an SPMD program in the loop interpreter and compiled by
+    NVRTC for sm_90."""
+    s = op.default_schedule(output, ts.Target("cuda -arch=sm_90"))
+    out = np.full(expected.shape, np.nan, dtype="float32")
+    ts.lower(s, list(inputs) + [output]).run(*arrays, out)
+    np.testing.assert_allclose(out, expected, rtol=rtol, atol=atol)
+    assert "__global__" in ts.build(s, list(inputs) + [output],
+                                    target="cuda -arch=sm_90").get_source("cu")
+
+
+def test_default_gpu_schedules_of_norms_matmul_and_conv_run_in_the_interpreter():
+    vx = rand(37, 130)
+    x = ph(vx.shape)
+    e = np.exp(vx - vx.max(axis=1, keepdims=True))
+    gpu_interpret([x], [vx], op.softmax(x), e / e.sum(axis=1, keepdims=True))
+    vg, vb = rand(130, seed=1), rand(130, seed=2)
+    g, b = ph((130,), "g"), ph((130,), "b")
+    mu, var = vx.mean(1, keepdims=True), vx.var(1, keepdims=True)
+    gpu_interpret([x, g, b], [vx, vg, vb], op.layer_norm(x, g, b),
+                  (vx - mu) / np.sqrt(var + 1e-5) * vg + vb)
+    va, vw = rand(67, 37), rand(37, 71, seed=1)
+    a, w = ph(va.shape, "a"), ph(vw.shape, "w")
+    gpu_interpret([a, w], [va, vw], op.relu(op.matmul(a, w)), np.maximum(va @ vw, 0))
+    vi, vk = rand(1, 19, 13, 11), rand(20, 19, 3, 3, seed=1)
+    i, k = ph(vi.shape, "i"), ph(vk.shape, "k")
+    gpu_interpret([i, k], [vi, vk], op.conv2d_nchw(i, k, stride=2, padding=1),
+                  np_conv2d_nchw(vi, vk, stride=(2, 2), pad=(1, 1, 1, 1)))
+
+
 @pytest.mark.parametrize("build,param", [
     (lambda: op.conv2d_nchw(ph((1, 3, 8, 8)), ph((4, 3, 3, 3), "w"), padding=-1), "padding"),
     (lambda: op.conv2d_nchw(ph((1, 3, 8, 8)), ph((4, 2, 3, 3), "w")), "w"),

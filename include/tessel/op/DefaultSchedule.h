@@ -11,9 +11,12 @@
 //  - a stage that reuses data (matmul, conv: needs_multi_level_tiling) is computed in tiles inside
 //    its element-wise consumer, or inside a local cache of itself when it is an output, so that the
 //    epilogue runs in the tile's loop nest; on CPUs the tile's innermost loop is vectorised and the
-//    outer loops run in parallel, on GPUs each thread computes one tile;
+//    outer loops run in parallel; on GPUs the operands' tiles go through shared memory
+//    (double-buffered) into per-thread register tiles (src/op/DefaultScheduleGpu.cpp);
 //  - other reductions (pooling, norms, sums) run in parallel over their outputs, vectorised when
-//    the innermost output axis is not reduced (CPU), one thread per output (GPU);
+//    the innermost output axis is not reduced (CPU); on GPUs softmax and the norms take a warp
+//    (short rows) or a block per row, row reductions reduce across threads, the rest one thread
+//    per output;
 //  - remaining injective outputs are fused, vectorised and run in parallel (CPU) or bound to
 //    blocks and threads (GPU).
 // The schedule is a plain Schedule (a list of steps) that a user or the tuner may extend.

@@ -1,0 +1,96 @@
+"""conv2d_cuda: the distinct 3x3 and 1x1 conv2d layers of ResNet-50 (the `resnet50` preset: batch
+1, NCHW float32), ts.op.conv2d_nchw under its default "cuda" schedule (docs/operators.md, "GPU
+default schedules": 64 output channels x 8 x 8 points a block in shared-memory tiles, 4 x 2 x 2 a
+thread) against torch.nn.functional.conv2d through cuDNN with TF32 off (asserted, not assumed)
+and cudnn.benchmark on (cuDNN picks its fastest algorithm for each shape, as PyTorch's
+documentation advises for fixed shapes). Each result is checked against a float64 convolution
+first; GFLOP/s from the median of 30 runs timed with CUDA events, the queue pre-filled. The last
+line is the geometric mean over the layers (each layer once, as conv2d_cpu).
+
+    python benchmarks/conv2d_cuda.py             every layer
+    python benchmarks/conv2d_cuda.py --dry-run   no GPU: build every layer for sm_90 (ptxas report)
+"""
+import math
+import os
+import sys
+
+# tessel before torch: the process then uses tessel's NVRTC, whose log has ptxas's report.
+import tessel as ts
+
+DRY = "--dry-run" in sys.argv
+
+
+def layers():
+    """(case name, (C, H, K, kernel, stride, padding), count) of the preset's 3x3 and 1x1 layers."""
+    out = []
+    for workload, p, count in ts.op.network_preset("resnet50"):
+        if workload != "op.conv2d_nchw":
+            continue
+        n, c, h, w, k, kernel, stride, padding, dilation, groups = p[:10]
+        if kernel[0] not in (1, 3):
+            continue
+        assert n == 1 and h == w and groups == 1 and list(dilation) == [1, 1]
+        name = f"c{c}_h{h}_k{k}_{kernel[0]}x{kernel[0]}_s{stride[0]}"
+        out.append((name, (c, h, k, kernel[0], stride[0], padding[0]), count))
+    return out
+
+
+def build(c, h, k, r, stride, pad, target):
+    x = ts.placeholder((1, c, h, h), name="x")
+    w = ts.placeholder((k, c, r, r), name="w")
+    y = ts.op.conv2d_nchw(x, w, stride=stride, padding=pad)
+    s = ts.op.default_schedule(y, ts.Target(target))
+    return ts.build(s, [x, w, y], target=target)
+
+
+def ptxas_report(f):
+    log = f.get_source("nvrtc_log").splitlines()
+    return "; ".join(line.strip() for line in log if "Used" in line or "spill" in line)
+
+
+def dry_run():
+    for name, (c, h, k, r, stride, pad), count in layers():
+        f = build(c, h, k, r, stride, pad, "cuda -arch=sm_90")
+        print(f"{name} x{count}: compiles for sm_90 ({ptxas_report(f)})")
+    print("conv2d_cuda: dry run done (no GPU timing; tests/op checks the schedules' results)")
+
+
+def main():
+    import torch
+    import torch.nn.functional as F
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+    import cuda_bench
+
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    assert not torch.backends.cudnn.allow_tf32 and torch.backends.cudnn.enabled
+    gen = torch.Generator("cuda").manual_seed(1)
+    lines, ratios, gt, gr = [], [], [], []
+    for name, (c, h, k, r, stride, pad), count in layers():
+        f = build(c, h, k, r, stride, pad, "cuda")
+        x = torch.randn(1, c, h, h, device="cuda", generator=gen)
+        w = torch.randn(k, c, r, r, device="cuda", generator=gen) / math.sqrt(c * r * r)
+        ref = F.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+        y = torch.full(ref.shape, float("nan"), device="cuda")
+        f(x, w, y)
+        torch.cuda.synchronize()
+        err = cuda_bench.relative_error(y, ref)
+        assert err < 1e-4, f"tessel's conv2d is wrong at {name}: relative error {err}"
+        flops = 2.0 * k * ref.shape[2] * ref.shape[3] * c * r * r
+        t_tessel = cuda_bench.median_ms(lambda: f(x, w, y))
+        t_torch = cuda_bench.median_ms(lambda: F.conv2d(x, w, stride=stride, padding=pad))
+        g_tessel, g_torch = flops / t_tessel / 1e6, flops / t_torch / 1e6
+        print(f"{name:24s} x{count}  {t_tessel:7.3f} ms  tessel {g_tessel:8.1f} GFLOP/s  "
+              f"cudnn {g_torch:8.1f} GFLOP/s  ratio {g_tessel / g_torch:.3f}  ({ptxas_report(f)})")
+        lines.append(cuda_bench.bench_line("conv2d_cuda", name, g_tessel, "cudnn", g_torch))
+        gt.append(math.log(g_tessel))
+        gr.append(math.log(g_torch))
+    lines.append(cuda_bench.bench_line("conv2d_cuda", "geomean", math.exp(sum(gt) / len(gt)),
+                                       "cudnn", math.exp(sum(gr) / len(gr))))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    dry_run() if DRY else main()

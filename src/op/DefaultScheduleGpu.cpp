@@ -1,0 +1,652 @@
+// Default schedules for GPUs (op/DefaultScheduleGpu.h). The rules, in the order they are applied:
+//  1. every injective stage that is not an output is inlined (recomputing an exp or a padding
+//     check on a GPU costs less than the memory traffic of storing it);
+//  2. row groups (softmax, log_softmax, layer_norm, rms_norm: an output read row-wise through row
+//     reductions) get a warp per row for rows up to kWarpRowMax floats, several rows a block, the
+//     block's rows copied once into shared memory (128-bit accesses where the row length allows),
+//     the reductions across the warp's lanes in registers; longer rows a block each, the
+//     reductions across the block (tutorials/06_gpu_softmax.py, steps 1 and 3);
+//  3. data-reusing stages (matmul, dense, batch_matmul, conv2d) are computed in register tiles
+//     inside their element-wise consumer (the epilogue, or the copy out of a local cache): the
+//     consumer's tile on blocks and threads, the operands' tiles in shared memory at the outer
+//     reduction loop, double-buffered; matmul-like ones also read their shared tiles through
+//     per-thread register caches with 128-bit loads, the shared tiles stored k-major, with the
+//     tile sizes chosen for the shape (tutorials/05_gpu_gemm.py, steps 4 to 6, choose_tiles);
+//     tiny products and depthwise convolutions keep one thread per output;
+//  4. other root reductions over one dense axis (sums, means, max over the last axis) reduce
+//     across a warp or a block per output; the rest (pooling, sums over other axes) one thread per
+//     output;
+//  5. injective outputs are bound to blocks of 256 threads, 4 elements each (128-bit accesses)
+//     where the innermost extent allows.
+#include "op/DefaultScheduleGpu.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "op/LoopNest.h"
+#include "op/ReadAccess.h"
+#include "tessel/auto_schedule/DAGAnalysis.h"
+#include "tessel/ir/IRVisitor.h"
+
+namespace tessel::op::internal {
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+constexpr int64_t kWarpRowMax = 2048;       // rows up to this length: a warp each
+constexpr int64_t kRowsPerBlock = 8;        // a warp per row: rows (warps) per block at most
+constexpr int64_t kRowSharedFloats = 8192;  // a block's staged rows: 32 KB of shared memory
+constexpr int64_t kRowThreads = 512;        // a block per row: threads
+constexpr int64_t kThreads = 256;           // one thread per output: threads per block
+
+int stage_of_op(const Schedule& s, const Operation& op) {
+    return s.stage_of(op_output(op, 0));
+}
+
+std::vector<std::string> numbered(const std::string& prefix, size_t n) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
+    return out;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// The constant shape of an operation's (first) output; -1 for a symbolic extent.
+std::vector<int64_t> shape_of(const Operation& op) {
+    std::vector<int64_t> out;
+    const Tensor t = op_output(op, 0);
+    for (const Expr& e : t.shape()) {
+        const IntImm* i = e.as<IntImm>();
+        out.push_back(i ? i->value : -1);
+    }
+    return out;
+}
+
+bool constant(const std::vector<int64_t>& extents) {
+    return std::all_of(extents.begin(), extents.end(), [](int64_t e) { return e >= 1; });
+}
+
+// Floats per access along a row of `m`: 4 (128 bits) where every row starts 16-byte aligned.
+int64_t vector_width(int64_t m) {
+    return m % 4 == 0 ? 4 : m % 2 == 0 ? 2 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row groups
+
+// An output computed row by row from row reductions of its inputs (softmax: max, sum; layer norm:
+// sum, sum of squares).
+struct RowGroup {
+    int output = -1;                // y: injective, rows are its axes but the last
+    std::vector<int> reductions;    // keepdims reductions over y's last axis, topological order
+    std::vector<int> members;       // y, the reductions and the inlined stages between them
+    std::vector<int64_t> shape;     // y's shape
+    int staged = -1;                // the placeholder copied into shared memory, or -1
+    std::optional<Operation> copy;  // its shared copy, once inserted
+    bool warp() const { return shape.back() <= kWarpRowMax; }
+};
+
+std::optional<RowGroup> find_row_group(const DAGAnalysis& a, int y,
+                                       const std::vector<bool>& inlined) {
+    const Operation& yop = a.ops()[static_cast<size_t>(y)];
+    RowGroup g;
+    g.output = y;
+    g.shape = shape_of(yop);
+    if (!a.is_output(y) || a.has_reduction(y) || op_num_outputs(yop) != 1 || g.shape.size() < 2 ||
+        !constant(g.shape))
+        return std::nullopt;
+    std::vector<int64_t> row = g.shape;
+    row.back() = 1;
+    std::set<int> visited = {y};
+    std::vector<int> stack = {y}, row_inputs;
+    g.members = {y};
+    while (!stack.empty()) {
+        int o = stack.back();
+        stack.pop_back();
+        for (int p : a.producers(o)) {
+            if (!visited.insert(p).second) continue;
+            const Operation& pop = a.ops()[static_cast<size_t>(p)];
+            if (a.is_placeholder(p)) {
+                if (shape_of(pop) == g.shape) row_inputs.push_back(p);
+                continue;
+            }
+            if (!inlined[static_cast<size_t>(p)]) {
+                if (!a.has_reduction(p) || a.is_output(p) || op_num_outputs(pop) != 1 ||
+                    shape_of(pop) != row || a.reduction_extents(p) != std::vector{g.shape.back()})
+                    return std::nullopt;
+                g.reductions.push_back(p);
+            }
+            g.members.push_back(p);
+            stack.push_back(p);
+        }
+    }
+    if (g.reductions.empty()) return std::nullopt;
+    for (int r : g.reductions)
+        for (int c : a.consumers(r))
+            if (std::find(g.members.begin(), g.members.end(), c) == g.members.end())
+                return std::nullopt;
+    std::sort(g.reductions.begin(), g.reductions.end());
+    if (g.warp() && row_inputs.size() == 1) g.staged = row_inputs[0];
+    return g;
+}
+
+// A warp per row: rows per block, at most kRowSharedFloats staged floats and the rows there are.
+int64_t rows_per_block(const RowGroup& g) {
+    int64_t rows = g.shape[g.shape.size() - 2];
+    return std::max<int64_t>(1, std::min({kRowsPerBlock, kRowSharedFloats / g.shape.back(), rows}));
+}
+
+// The row group's shared copy of its staged input: its readers are the members reading it.
+void stage_row_input(Schedule& s, const DAGAnalysis& a, RowGroup& g) {
+    if (g.staged < 0) return;
+    const Operation& x = a.ops()[static_cast<size_t>(g.staged)];
+    std::vector<int> readers;
+    for (int m : g.members) {
+        const std::vector<int>& p = a.producers(m);
+        if (std::find(p.begin(), p.end(), g.staged) != p.end())
+            readers.push_back(stage_of_op(s, a.ops()[static_cast<size_t>(m)]));
+    }
+    int copy = s.cache_read(stage_of_op(s, x), "shared", readers);
+    g.copy = s.stage(copy).op;
+}
+
+// The loops along a row: `col` split into [col, lanes (threads, bound to threadIdx.x), v (a
+// vector of vector_width(m))].
+void split_row(LoopNest& n, const std::string& col, int64_t threads, int64_t m) {
+    int64_t vec = vector_width(m);
+    n.split(col, vec, col, col + ".v");
+    n.split(col, threads, col + ".o", col + ".t");
+    n.bind(col + ".t", IterAnnotation::ThreadX);
+    if (vec > 1) n.vectorize(col + ".v");
+}
+
+void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
+    const int y = stage_of_op(s, a.ops()[static_cast<size_t>(g.output)]);
+    const size_t d = g.shape.size();
+    std::vector<std::string> rows = numbered("r", d - 1);
+    LoopNest q(s, y, concat(rows, {"c"}));
+    const int64_t rpb = g.warp() ? rows_per_block(g) : 1;
+    std::string at = "block";
+    if (rpb > 1) {
+        q.split(rows.back(), rpb, rows.back(), "warp");
+        q.fuse(rows, "block");
+        q.bind("warp", IterAnnotation::ThreadY);
+        at = "warp";
+    } else {
+        q.fuse(rows, "block");
+    }
+    q.bind("block", IterAnnotation::BlockX);
+    const int64_t threads = g.warp() ? kWarp : kRowThreads;
+    split_row(q, "c", threads, g.shape.back());
+    const int pos = q.pos(at);
+    for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+        // Consumers first: a reduction read by another (layer norm's mean) goes before it.
+        int r = stage_of_op(s, a.ops()[static_cast<size_t>(*it)]);
+        s.compute_at(r, y, pos);
+        s.set_scope(r, StorageScope::Local);
+        LoopNest rn(s, r, concat(numbered("s", d), {"k"}));
+        rn.split("k", threads, "k.o", "k.t");
+        rn.bind("k.t", IterAnnotation::ThreadX);
+    }
+    if (!g.copy) return;
+    const int c = stage_of_op(s, *g.copy);
+    s.compute_at(c, y, pos);
+    LoopNest cn(s, c, concat(rows, {"c"}));
+    if (rpb > 1) cn.bind(rows.back(), IterAnnotation::ThreadY);
+    split_row(cn, "c", kWarp, g.shape.back());
+}
+
+// A root reduction over one axis that every read is dense along (a sum or max over rows): a warp
+// per output point for up to kWarpRowMax elements (several a block), else a block, the reduction
+// across the threads.
+bool schedule_row_reduction(Schedule& s, int stage) {
+    const Stage& st = s.stage(stage);
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!c || op_num_outputs(st.op) != 1 || c->reduce_axis.size() != 1 ||
+        !dense_along(c, c->reduce_axis[0].var()))
+        return false;
+    const size_t sp = c->axis.size();
+    const std::vector<int64_t> shape = shape_of(st.op);
+    const IntImm* ext = c->reduce_axis[0].dom().extent.as<IntImm>();
+    if (sp == 0 || !constant(shape) || !ext || ext->value < kWarp) return false;
+    const int64_t m = ext->value;
+    int64_t points = 1;
+    for (int64_t e : shape) points *= e;
+    LoopNest n(s, stage, concat(numbered("s", sp), {"k"}));
+    n.fuse(numbered("s", sp), "row");
+    const bool warp = m <= kWarpRowMax;
+    const int64_t rpb = warp ? std::min(kRowsPerBlock, points) : 1;
+    if (rpb > 1) {
+        n.split("row", rpb, "row", "warp");
+        n.bind("warp", IterAnnotation::ThreadY);
+    }
+    n.bind("row", IterAnnotation::BlockX);
+    n.split("k", warp ? kWarp : kRowThreads, "k.o", "k.t");
+    n.bind("k.t", IterAnnotation::ThreadX);
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tiles of data-reusing stages
+
+// How one output axis of a tile is spread: `block` points a block, over `threads` threads (as
+// `vthreads` strided parts), block / threads / vthreads points a thread.
+struct AxisTile {
+    int64_t block = 1, threads = 1, vthreads = 1;
+    int64_t per_thread() const { return block / threads / vthreads; }
+};
+
+struct GpuTile {
+    Operation producer, consumer;  // p computed in registers inside q's threads
+    std::vector<AxisTile> axes;    // per output axis
+    int split = 0;                 // p's reduction axis split into shared-memory steps
+    int64_t bk = 8;                // its extent per step
+    bool matmul = false;  // register caches of the shared tiles, k-major tiles, 128-bit copies
+    bool double_buffer = true;
+    std::vector<Operation> shared, local;  // the inserted caches, one per operand
+    std::vector<int> tile_dims;            // matmul: per operand, its dim along a tiled axis
+    std::vector<int> tile_axes;            // matmul: that output axis
+    std::vector<int> k_dims;               // matmul: per operand, its dim along the reduction
+    // threadIdx.x, .y, .z extents (innermost first), and their output axes.
+    std::vector<int64_t> thread_extents;
+    std::vector<int> thread_axes;
+};
+
+bool has_branch(const ComputeOpNode* c) {
+    bool found = false;
+    for (const Expr& b : c->body)
+        post_order_visit(b, [&](const IRNode* n) {
+            found = found || n->node_type == IRNodeType::Select ||
+                    (n->node_type == IRNodeType::Call &&
+                     static_cast<const Call*>(n)->op == Intrinsic::if_then_else);
+        });
+    return found;
+}
+
+// The dim of `read` whose index is exactly `v`, or -1.
+int dim_of(const TensorRead* read, const Var& v) {
+    for (size_t d = 0; d < read->indices.size(); ++d)
+        if (read->indices[d].get() == v.get()) return static_cast<int>(d);
+    return -1;
+}
+
+// matmul-like (one reduction, the last two output axes tiled; per operand the dim along one of
+// them and the dim along the reduction): tutorial 05's choose_tiles.
+bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& shape,
+                 const Target& target) {
+    const ComputeOpNode* c = as_compute(op);
+    const size_t d = shape.size();
+    if ((d != 2 && d != 3) || c->reduce_axis.size() != 1 ||
+        tensor_reads(c).size() != op_inputs(op).size())
+        return false;
+    const int64_t m = shape[d - 2], n = shape[d - 1], batch = d == 3 ? shape[0] : 1;
+    const int sms = std::max(1, target.sm_count());
+    const bool large = (m + 127) / 128 * ((n + 127) / 128) * batch >= sms;
+    AxisTile tile = large ? AxisTile{128, 16, 2} : AxisTile{64, 16, 1};
+    t.bk = large ? 8 : 16;
+    t.axes.assign(d, AxisTile{});
+    t.axes[d - 2] = t.axes[d - 1] = tile;
+    const Var k = c->reduce_axis[0].var();
+    for (const TensorRead* r : tensor_reads(c)) {
+        int kd = dim_of(r, k), td = -1, axis = -1;
+        for (int ax : {static_cast<int>(d) - 2, static_cast<int>(d) - 1})
+            if (int dd = dim_of(r, c->axis[static_cast<size_t>(ax)].var()); dd >= 0)
+                td = dd, axis = ax;
+        if (kd < 0 || td < 0) return false;
+        t.k_dims.push_back(kd);
+        t.tile_dims.push_back(td);
+        t.tile_axes.push_back(axis);
+    }
+    t.matmul = true;
+    return true;
+}
+
+// The channel axis of a conv's output (NCHW: 1, NHWC: 3): the one axis of the last three that
+// some read uses alone (the weight's filter index).
+int channel_axis(const ComputeOpNode* c) {
+    for (const TensorRead* r : tensor_reads(c)) {
+        int used = -1, count = 0;
+        for (size_t ax = 1; ax < c->axis.size(); ++ax) {
+            int dim = -1;
+            if (axis_use(r->indices, c->axis[ax].var(), &dim) != AxisUse::Invariant)
+                used = static_cast<int>(ax), ++count;
+        }
+        if (count == 1) return used;
+    }
+    return 1;
+}
+
+// conv2d (four output axes): 64 channels x 8 x 8 points a block, 256 threads of 4 x 2 x 2.
+bool plan_conv(GpuTile& t, const ComputeOpNode* c, const std::vector<int64_t>& shape) {
+    if (shape.size() != 4 || has_branch(c)) return false;
+    const int ch = channel_axis(c);
+    t.axes.assign(4, AxisTile{});
+    const int64_t k = shape[static_cast<size_t>(ch)];
+    t.axes[static_cast<size_t>(ch)] = k >= 64   ? AxisTile{64, 16, 1}
+                                      : k >= 32 ? AxisTile{32, 8, 1}
+                                                : AxisTile{16, 4, 1};
+    for (size_t ax = 1; ax < 4; ++ax)
+        if (static_cast<int>(ax) != ch) t.axes[ax] = AxisTile{8, 4, 1};
+    int64_t others = 1;
+    for (size_t r = 0; r < c->reduce_axis.size(); ++r)
+        if (static_cast<int>(r) != t.split)
+            others *= c->reduce_axis[r].dom().extent.as<IntImm>()->value;
+    t.bk = others == 1 ? 16 : 8;
+    // Two copies of the weight tile only while it stays small.
+    t.double_buffer = t.axes[static_cast<size_t>(ch)].block * t.bk * others * 4 <= 12 * 1024;
+    return true;
+}
+
+// The tile of data-reusing op `p` (its consumer `q` computes the epilogue or copies it out), or
+// nothing for tiny products and thin reductions (depthwise conv), which keep one thread per
+// output.
+std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& target) {
+    const Operation& op = a.ops()[static_cast<size_t>(p)];
+    const ComputeOpNode* c = as_compute(op);
+    const std::vector<int64_t> shape = shape_of(op), red = a.reduction_extents(p);
+    if (!c || !constant(shape) || !constant(red) || red.empty()) return std::nullopt;
+    GpuTile t;
+    t.split = static_cast<int>(std::max_element(red.begin(), red.end()) - red.begin());
+    if (red[static_cast<size_t>(t.split)] < 8) return std::nullopt;
+    if (!plan_matmul(t, op, shape, target) && !plan_conv(t, c, shape)) return std::nullopt;
+    for (size_t ax = 0; ax < shape.size(); ++ax) {
+        const AxisTile& at = t.axes[ax];
+        if (at.threads > 1 && shape[ax] < at.threads) return std::nullopt;  // a tiny product
+    }
+    for (size_t ax = shape.size(); ax-- > 0;)
+        if (t.axes[ax].threads > 1) {
+            t.thread_extents.push_back(t.axes[ax].threads);
+            t.thread_axes.push_back(static_cast<int>(ax));
+        }
+    return t;
+}
+
+// The cache stages of a tile: its operands in shared memory (and, matmul-like, in registers).
+void insert_tile_caches(Schedule& s, GpuTile& t) {
+    const std::vector<Tensor> inputs = op_inputs(t.producer);
+    for (const Tensor& in : inputs) {
+        int shared = s.cache_read(s.stage_of(in), "shared", {stage_of_op(s, t.producer)});
+        t.shared.push_back(s.stage(shared).op);
+        if (t.matmul) {
+            int local = s.cache_read(shared, "local", {stage_of_op(s, t.producer)});
+            t.local.push_back(s.stage(local).op);
+        }
+    }
+}
+
+const IterAnnotation kThreadAxes[] = {IterAnnotation::ThreadX, IterAnnotation::ThreadY,
+                                      IterAnnotation::ThreadZ};
+
+// The consumer q: [block (the block loops fused), vthreads, threads, per-thread points (the last
+// axis' split by 4 and vectorised when matmul-like)]; returns the innermost thread loop's position.
+int schedule_tile_consumer(Schedule& s, const GpuTile& t) {
+    const size_t d = t.axes.size();
+    LoopNest q(s, stage_of_op(s, t.consumer), numbered("s", d));
+    std::vector<std::string> blocks, vthreads, threads, points;
+    for (size_t ax = 0; ax < d; ++ax) {
+        const std::string n = std::to_string(ax);
+        const AxisTile& at = t.axes[ax];
+        blocks.push_back("b" + n);
+        if (at.block == 1) {
+            q.rename("s" + n, "b" + n);
+            continue;
+        }
+        q.split("s" + n, at.block, "b" + n, "p" + n);
+        if (at.vthreads > 1) {
+            q.split_nparts("p" + n, at.vthreads, "v" + n, "p" + n);
+            vthreads.push_back("v" + n);
+        }
+        if (at.threads > 1) {
+            q.split_nparts("p" + n, at.threads, "t" + n, "p" + n);
+            threads.push_back("t" + n);
+        }
+        points.push_back("p" + n);
+    }
+    std::vector<std::string> order = concat(concat(concat(blocks, vthreads), threads), points);
+    q.reorder(order);
+    if (t.matmul && t.axes[d - 1].per_thread() % 4 == 0) {
+        const std::string last = "p" + std::to_string(d - 1);
+        q.split(last, 4, last, "vec");
+        q.vectorize("vec");
+    }
+    for (const std::string& p : points) q.unroll(p);
+    q.fuse(blocks, "block");
+    q.bind("block", IterAnnotation::BlockX);
+    for (const std::string& v : vthreads) q.bind(v, IterAnnotation::VThread);
+    for (size_t i = 0; i < threads.size(); ++i)
+        q.bind(threads[threads.size() - 1 - i], kThreadAxes[i]);
+    return q.pos(threads.back());
+}
+
+// The producer p, computed at q's innermost thread loop: [ones, reduction.outer, the other
+// reductions, reduction.inner (unrolled), the thread's points (unrolled)]. Returns p's nest.
+LoopNest schedule_tile_producer(Schedule& s, const GpuTile& t, int q, int at) {
+    const int p = stage_of_op(s, t.producer);
+    if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
+    s.compute_at(p, q, at);
+    const size_t d = t.axes.size();
+    const size_t e = s.stage(p).leaf.size() - d;
+    std::vector<std::string> red = numbered("r", e);
+    LoopNest n(s, p, concat(numbered("s", d), red));
+    std::vector<std::string> outer, inner;
+    for (size_t ax = 0; ax < d; ++ax) {
+        const std::string name = "s" + std::to_string(ax);
+        if (t.axes[ax].per_thread() > 1) {
+            n.split(name, t.axes[ax].per_thread(), name + ".o", name);
+            outer.push_back(name + ".o");
+            inner.push_back(name);
+        } else {
+            outer.push_back(name);
+        }
+    }
+    const std::string k = red[static_cast<size_t>(t.split)];
+    n.split(k, t.bk, "ko", "ki");
+    std::vector<std::string> order = concat(outer, {"ko"});
+    for (const std::string& r : red)
+        if (r != k) order.push_back(r);
+    order.push_back("ki");
+    n.reorder(concat(order, inner));
+    n.unroll("ki");
+    for (const std::string& i : inner) n.unroll(i);
+    return n;
+}
+
+// A shared tile's copy spread over the block's threads, `vector` consecutive elements a thread
+// access, consecutive threads on consecutive elements.
+void schedule_tile_copy(Schedule& s, const GpuTile& t, int stage, int64_t vector) {
+    const size_t nd = s.stage(stage).leaf.size();
+    LoopNest n(s, stage, numbered("d", nd));
+    n.fuse(numbered("d", nd), "f");
+    if (vector > 1) n.split("f", vector, "f", "vec");
+    int64_t all = 1;
+    for (int64_t e : t.thread_extents) all *= e;
+    n.split("f", all, "rest", "tt");
+    std::vector<std::string> threads = {"tt"};
+    for (size_t i = 0; i + 1 < t.thread_extents.size(); ++i) {
+        const std::string outer = "tt" + std::to_string(i);
+        n.split(threads.back(), t.thread_extents[i], outer, "th" + std::to_string(i));
+        threads.back() = "th" + std::to_string(i);
+        threads.push_back(outer);
+    }
+    for (size_t i = 0; i < threads.size(); ++i) n.bind(threads[i], kThreadAxes[i]);
+    if (vector > 1) n.vectorize("vec");
+}
+
+// matmul-like: operand i's register copy at ki, the thread's points along its tiled dim as
+// 128-bit loads; its shared tile stored k-major (the tiled dim innermost, its rows padded by 4
+// floats when transposed).
+void schedule_register_cache(Schedule& s, const GpuTile& t, size_t i, int p, int ki) {
+    const int local = stage_of_op(s, t.local[i]);
+    s.compute_at(local, p, ki);
+    const size_t nd = s.stage(local).leaf.size();
+    const std::string dim = "d" + std::to_string(t.tile_dims[i]);
+    LoopNest n(s, local, numbered("d", nd));
+    const int64_t per = t.axes[static_cast<size_t>(t.tile_axes[i])].per_thread();
+    n.split(dim, per, dim + ".o", dim);
+    if (per % 4 == 0) {
+        n.split(dim, 4, dim, "vec");
+        n.unroll(dim);
+        n.vectorize("vec");
+    } else {
+        n.unroll(dim);
+    }
+}
+
+void shared_layout(Schedule& s, const GpuTile& t, size_t i, int shared) {
+    const int nd = static_cast<int>(op_output(s.stage(shared).op, 0).ndim());
+    const int td = t.tile_dims[i], kd = t.k_dims[i];
+    std::vector<int> order;
+    for (int dd = 0; dd < nd; ++dd)
+        if (dd != td && dd != kd) order.push_back(dd);
+    order.push_back(kd);
+    order.push_back(td);
+    if (kd < td) return;  // already k-major
+    s.storage_reorder(shared, order);
+    s.storage_align(shared, nd - 2, t.axes[static_cast<size_t>(t.tile_axes[i])].block, 4);
+}
+
+void schedule_tile(Schedule& s, const GpuTile& t) {
+    const int q = stage_of_op(s, t.consumer);
+    const int at = schedule_tile_consumer(s, t);
+    LoopNest pn = schedule_tile_producer(s, t, q, at);
+    const int p = pn.stage();
+    for (size_t i = 0; i < t.local.size(); ++i) schedule_register_cache(s, t, i, p, pn.pos("ki"));
+    for (size_t i = 0; i < t.shared.size(); ++i) {
+        const int shared = stage_of_op(s, t.shared[i]);
+        s.compute_at(shared, p, pn.pos("ko"));
+        if (t.matmul) shared_layout(s, t, i, shared);
+        schedule_tile_copy(s, t, shared, t.matmul ? 4 : 1);
+        if (t.double_buffer) s.double_buffer(shared);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One thread per output
+
+// The stage's spatial loops fused and bound to blocks of kThreads threads; the innermost axis
+// split by 4 first and vectorised when `vector` and its extent allows. Returns the thread loop's
+// position, or -1 when the stage has no spatial loop.
+int bind_threads(Schedule& s, int stage, bool vector) {
+    const Stage& st = s.stage(stage);
+    size_t sp = 0;
+    for (int id : st.leaf) sp += st.iters[id].kind == IterKind::Spatial ? 1 : 0;
+    if (sp == 0) return -1;
+    std::vector<std::string> names = numbered("s", sp);
+    LoopNest n(s, stage, concat(names, numbered("r", st.leaf.size() - sp)));
+    const int64_t last = n.extent(names.back());
+    if (vector && last > 0 && last % 4 == 0) {
+        n.split(names.back(), 4, names.back(), "vec");
+        n.vectorize("vec");
+    }
+    n.fuse(names, "f");
+    const int64_t total = n.extent("f");
+    if (total < 1) return -1;
+    n.split("f", std::min(total, kThreads), "bx", "tx");
+    n.bind("bx", IterAnnotation::BlockX);
+    n.bind("tx", IterAnnotation::ThreadX);
+    return n.pos("tx");
+}
+
+// Whether an injective stage reads densely along its innermost axis (a vector of it is 128-bit
+// accesses, not a gather).
+bool dense_innermost(const Stage& st) {
+    const ComputeOpNode* c = as_compute(st.op);
+    return c && c->reduce_axis.empty() && !c->axis.empty() && op_num_outputs(st.op) == 1 &&
+           dense_along(c, c->axis.back().var());
+}
+
+// A data-reusing stage too small to tile: one thread per point of its consumer `q`, the product
+// in registers.
+void schedule_small_product(Schedule& s, int p, int q) {
+    int thread = bind_threads(s, q, false);
+    if (thread < 0) return;
+    if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
+    s.compute_at(p, q, thread);
+}
+
+bool tiled(const DAGAnalysis& a, int i) {
+    return a.has_reduction(i) && a.needs_multi_level_tiling(i) &&
+           op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant(a.spatial_extents(i)) &&
+           constant(a.reduction_extents(i));
+}
+
+}  // namespace
+
+Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& target) {
+    Schedule s = create_schedule(outputs);
+    DAGAnalysis a(outputs);
+    std::vector<bool> inlined(static_cast<size_t>(a.num_ops()), false);
+    for (int i = 0; i < a.num_ops(); ++i) inlined[static_cast<size_t>(i)] = a.is_inlinable(i);
+    std::vector<RowGroup> groups;
+    std::set<int> grouped;
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (auto g = find_row_group(a, i, inlined)) {
+            groups.push_back(*g);
+            grouped.insert(g->members.begin(), g->members.end());
+        }
+    // Tiles: (producer, consumer), the consumer an epilogue or a local cache's copy-out.
+    std::vector<GpuTile> tiles;
+    std::vector<std::pair<Operation, Operation>> small;
+    for (int i = 0; i < a.num_ops(); ++i) {
+        if (!tiled(a, i) || grouped.count(i)) continue;
+        const Operation& op = a.ops()[static_cast<size_t>(i)];
+        Operation producer = op, consumer;
+        int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
+        if (!a.is_output(i) && (q < 0 || a.has_reduction(q))) continue;
+        std::optional<GpuTile> t = plan_tile(a, i, target);
+        if (a.is_output(i)) {
+            producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
+            consumer = op;
+        } else {
+            consumer = a.ops()[static_cast<size_t>(q)];
+        }
+        if (!t) {
+            small.emplace_back(producer, consumer);
+            continue;
+        }
+        t->producer = producer;
+        t->consumer = consumer;
+        insert_tile_caches(s, *t);
+        tiles.push_back(*t);
+    }
+    for (RowGroup& g : groups) stage_row_input(s, a, g);
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (inlined[static_cast<size_t>(i)])
+            s.compute_inline(stage_of_op(s, a.ops()[static_cast<size_t>(i)]));
+
+    std::set<const OperationNode*> done;
+    for (const RowGroup& g : groups) {
+        schedule_row_group(s, a, g);
+        for (int m : g.members) done.insert(a.ops()[static_cast<size_t>(m)].get());
+    }
+    for (const GpuTile& t : tiles) {
+        schedule_tile(s, t);
+        done.insert(t.producer.get());
+        done.insert(t.consumer.get());
+    }
+    for (const auto& [p, q] : small) {
+        schedule_small_product(s, stage_of_op(s, p), stage_of_op(s, q));
+        done.insert(p.get());
+        done.insert(q.get());
+    }
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        if (as_placeholder(st.op) || st.attach != AttachKind::Root || done.count(st.op.get()) ||
+            done.count(st.dag_op.get()))
+            continue;
+        const int stage = static_cast<int>(i);
+        if (!as_compute(st.op)->reduce_axis.empty()) {
+            if (!schedule_row_reduction(s, stage)) bind_threads(s, stage, false);
+        } else {
+            bind_threads(s, stage, dense_innermost(st));
+        }
+    }
+    return s;
+}
+
+}  // namespace tessel::op::internal

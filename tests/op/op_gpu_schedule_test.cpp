@@ -1,0 +1,166 @@
+// The default "cuda" schedules beyond one thread per output (src/op/DefaultScheduleGpu.cpp), at
+// shapes their tiles do not divide: each runs as an SPMD program in the loop interpreter (race
+// detector on) against the reference, is compiled by NVRTC, and has the structure it promises
+// (shared tiles, register tiles, warp shuffles, 128-bit accesses).
+#include "op/OpTestUtil.h"
+#include "tessel/op/Conv.h"
+#include "tessel/op/Elementwise.h"
+#include "tessel/op/Matmul.h"
+#include "tessel/op/Norm.h"
+#include "tessel/op/Reduce.h"
+
+namespace tessel::testing {
+namespace {
+
+// The default schedule for `target`, checked in the interpreter and compiled; returns the CUDA C
+// (empty without the CUDA backend).
+std::string check_default_gpu(const std::vector<Tensor>& outputs, int64_t reduction_length,
+                              const std::string& target = kCudaCompileTarget) {
+    Schedule s = op::default_schedule(outputs, Target(target));
+    GpuProgram p = gpu_program("op", s, reduction_length);
+    check_in_interpreter(p, make_gpu_data(p, 11));
+    if (!has_cuda_backend()) return "";
+    return compile_for_gpu(p, target).get_source("cu");
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// `what` occurs in the CUDA C `cu` (nothing to check without the CUDA backend: `cu` is empty).
+void expect_in(const std::string& cu, const std::string& what) {
+    if (cu.empty()) return;
+    EXPECT_NE(cu.find(what), std::string::npos) << what << " not in:\n" << cu;
+}
+
+bool has_stage_in(const Schedule& s, StorageScope scope) {
+    for (const Stage& st : s.stages())
+        if (st.scope == scope && st.attach == AttachKind::At) return true;
+    return false;
+}
+
+// Partial 64 x 64 tiles in every dimension, for every transpose: the operands in shared memory,
+// double-buffered, read through register caches.
+TEST(OpGpuSchedule, MatmulTilesOnPrimeShapesEveryTranspose) {
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            Tensor a = placeholder(ta ? std::vector<Expr>{37, 67} : std::vector<Expr>{67, 37});
+            Tensor b = placeholder(tb ? std::vector<Expr>{71, 37} : std::vector<Expr>{37, 71});
+            Tensor c = op::matmul(a, b, ta, tb);
+            Schedule s = op::default_schedule({c}, Target(kCudaCompileTarget));
+            std::string py = s.to_python();
+            EXPECT_EQ(count(py, ".double_buffer("), 2u) << py;
+            EXPECT_TRUE(has_stage_in(s, StorageScope::Shared)) << py;
+            std::string cu = check_default_gpu({c}, 37);
+            expect_in(cu, "__shared__");
+        }
+}
+
+// The epilogue (bias + GELU) is the tile's consumer: the product lives in registers.
+TEST(OpGpuSchedule, DenseEpilogueInsideTheRegisterTile) {
+    Tensor x = placeholder({45, 29}), w = placeholder({50, 29}), bias = placeholder({50});
+    Tensor y = op::dense(x, w, bias, op::Activation::GELU);
+    Schedule s = op::default_schedule({y}, Target(kCudaCompileTarget));
+    int product = s.stage_of(op_inputs(y.op())[0]);
+    EXPECT_EQ(s.stage(product).scope, StorageScope::Local);
+    EXPECT_EQ(s.stage(product).attach_stage, s.stage_of(y));
+    check_default_gpu({y}, 29);
+}
+
+// A batch of 1 broadcast; and the 128 x 128 tiles of 2 x 2 strided parts (vthreads), which the
+// schedule takes when they give every multiprocessor a block (16 on sm_87).
+TEST(OpGpuSchedule, BatchMatmulAndTheLargeTiles) {
+    Tensor a = placeholder({3, 33, 19}), b = placeholder({1, 19, 40});
+    check_default_gpu({op::batch_matmul(a, b)}, 19);
+    Tensor a8 = placeholder({16, 20, 12}), b8 = placeholder({16, 36, 12});
+    Tensor c8 = op::batch_matmul(a8, b8, false, true);
+    Schedule s = op::default_schedule({c8}, Target("cuda -arch=sm_87"));
+    EXPECT_NE(s.to_python().find("vthread"), std::string::npos) << s.to_python();
+    check_default_gpu({c8}, 12, "cuda -arch=sm_87");
+}
+
+// Shared-memory tiles of the padded input and the weights at the channel loop, a register tile of
+// 4 channels x 2 x 2 points a thread: stride 2 on odd inputs, dilation 2 with asymmetric padding,
+// groups 3, NHWC, a 1 x 1 conv, and a ReLU epilogue.
+TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
+    Tensor x = placeholder({1, 19, 13, 11}), w = placeholder({20, 19, 3, 3});
+    Tensor y = op::relu(op::conv2d_nchw(x, w, op::conv_params(2, 1)));
+    EXPECT_TRUE(
+        has_stage_in(op::default_schedule({y}, Target(kCudaCompileTarget)), StorageScope::Shared));
+    check_default_gpu({y}, 171);
+    Tensor xd = placeholder({2, 17, 12, 12}), wd = placeholder({8, 17, 3, 3});
+    op::Conv2DParams pd{{1, 1}, {1, 2, 0, 1}, {2, 2}, 1};
+    check_default_gpu({op::conv2d_nchw(xd, wd, pd)}, 153);
+    Tensor xg = placeholder({1, 24, 9, 9}), wg = placeholder({12, 8, 3, 3});
+    check_default_gpu({op::conv2d_nchw(xg, wg, op::conv_params(1, 1, 1, 3))}, 72);
+    Tensor xn = placeholder({1, 9, 9, 24}), wn = placeholder({3, 3, 8, 12});
+    check_default_gpu({op::conv2d_nhwc(xn, wn, op::conv_params(2, 1, 1, 3))}, 72);
+    Tensor x1 = placeholder({1, 37, 8, 8}), w1 = placeholder({33, 37, 1, 1});
+    check_default_gpu({op::conv2d_nchw(x1, w1, op::conv_params(1, 0))}, 37);
+}
+
+// A ResNet-50 layer compiles (too large for the interpreter; its shape only changes the tiles'
+// counts).
+TEST(OpGpuSchedule, ResNetLayerCompiles) {
+    if (!has_cuda_backend()) GTEST_SKIP() << "no CUDA backend";
+    Tensor x = placeholder({1, 64, 56, 56}), w = placeholder({64, 64, 3, 3});
+    Tensor y = op::conv2d_nchw(x, w, op::conv_params(1, 1));
+    GpuProgram p = gpu_program("conv", op::default_schedule({y}, Target(kCudaCompileTarget)));
+    std::string cu = compile_for_gpu(p).get_source("cu");
+    EXPECT_NE(cu.find("__shared__"), std::string::npos);
+}
+
+// Short rows: a warp per row, several rows a block, the rows staged in shared memory with 128-bit
+// accesses, the reductions warp shuffles in registers (one barrier: after the copy).
+TEST(OpGpuSchedule, SoftmaxAndNormsAWarpPerRow) {
+    Tensor x = placeholder({37, 100});
+    for (const Tensor& y : {op::softmax(x, -1), op::log_softmax(x, -1)}) {
+        std::string cu = check_default_gpu({y}, 100);
+        if (cu.empty()) continue;
+        EXPECT_NE(cu.find("__shfl_xor_sync"), std::string::npos) << cu;
+        EXPECT_NE(cu.find("float4"), std::string::npos) << cu;
+        EXPECT_EQ(count(cu, "__syncthreads()"), 1u) << cu;
+    }
+    Tensor x3 = placeholder({2, 5, 77}), g = placeholder({77}), b = placeholder({77});
+    Tensor ln = op::layer_norm(x3, g, b);
+    Schedule s = op::default_schedule({ln}, Target(kCudaCompileTarget));
+    EXPECT_TRUE(has_stage_in(s, StorageScope::Local)) << s.to_python();
+    check_default_gpu({ln}, 77);
+    check_default_gpu({op::rms_norm(x3, g)}, 77);
+    check_default_gpu({op::layer_norm(x3, Tensor(), Tensor())}, 77);
+}
+
+// Long rows (over 2048): a block per row, the reductions across the block's 512 threads.
+TEST(OpGpuSchedule, SoftmaxAndNormsABlockPerRow) {
+    Tensor x = placeholder({3, 2053}), g = placeholder({2053}), b = placeholder({2053});
+    for (const Tensor& y : {op::softmax(x, -1), op::layer_norm(x, g, b), op::rms_norm(x, g)}) {
+        std::string cu = check_default_gpu({y}, 2053);
+        expect_in(cu, "__shfl_xor_sync");
+    }
+    Tensor x4 = placeholder({2, 4100}), g4 = placeholder({4100}), b4 = placeholder({4100});
+    std::string cu = check_default_gpu({op::layer_norm(x4, g4, b4)}, 4100);
+    expect_in(cu, "float4");
+}
+
+// Sums, means and maxima over the last axis reduce across a warp (short rows) or a block.
+TEST(OpGpuSchedule, RowReductionsAcrossThreads) {
+    Tensor x = placeholder({13, 101}), xl = placeholder({3, 3001});
+    for (const Tensor& y : {op::sum(x, {-1}), op::max(x, {-1}, true), op::mean(x, {1}),
+                            op::sum(xl, {1}), op::min(xl, {-1}, true)}) {
+        std::string cu = check_default_gpu({y}, 3001);
+        expect_in(cu, "__shfl_xor_sync");
+    }
+}
+
+// Element-wise outputs: 4 elements a thread where the innermost extent allows (128 bits).
+TEST(OpGpuSchedule, ElementwiseVectorAccesses) {
+    Tensor a = placeholder({37, 64}), b = placeholder({64});
+    std::string cu = check_default_gpu({op::relu(op::add(a, b))}, 1);
+    expect_in(cu, "float4");
+    check_default_gpu({op::sigmoid(placeholder({7, 13}))}, 1);
+}
+
+}  // namespace
+}  // namespace tessel::testing
