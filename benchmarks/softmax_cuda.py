@@ -20,7 +20,9 @@ import cuda_bench  # noqa: E402
 softmax = cuda_bench.tutorial("06_gpu_softmax")
 VARIANTS = [("step1", softmax.step1), ("step2", softmax.step2)] + [
     (f"step3 rows_per_block={r}{'' if sh else ' shared=False'}",
-     lambda n, m, r=r, sh=sh: softmax.step3(n, m, r, sh)) for sh in (True, False) for r in (2, 4, 8)]
+     lambda n, m, r=r, sh=sh: softmax.step3(n, m, r, sh)) for sh in (True, False) for r in (2, 4, 8)] + [
+    (f"step3 rows_per_block={r} exp_once", lambda n, m, r=r: softmax.step3(n, m, r, True, True))
+    for r in (1, 2, 4)]
 
 
 def print_variants(n, m, x, y):

@@ -127,16 +127,20 @@ def vector_width(m):
     return 4 if m % 4 == 0 else 2 if m % 2 == 0 else 1
 
 
-def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True):
+def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False):
     """`shared=False` leaves X in global memory: the three passes read it there (the second and
-    third from the L1 cache, if it holds the rows), with no shared memory and no barrier."""
+    third from the L1 cache, if it holds the rows), with no shared memory and no barrier.
+    `exp_once`: E = exp(X - M) is stored in shared memory next to X's rows (the sum and the
+    output read it) instead of being computed again by each of them."""
     X, M, E, S, Y = softmax(n, m)
     s = ts.create_schedule(Y)
-    # At most 32 KB of shared memory per block (several blocks per multiprocessor), at least a row.
-    rows_per_block = max(1, min(rows_per_block, n, 8192 // m))
+    # At most 32 KB of shared memory per block (several blocks per multiprocessor), at least a
+    # row; with E stored too, half the rows.
+    rows_per_block = max(1, min(rows_per_block, n, (4096 if exp_once else 8192) // m))
     vector = vector_width(m)
     XS = s.cache_read(X, "shared", [M, E]) if shared else None
-    s[E].compute_inline()
+    if not (exp_once and shared):
+        s[E].compute_inline()
     row, col = Y.op.axis
     block, warp = s[Y].split(row, factor=rows_per_block)
     s[Y].bind(block, "blockIdx.x")
@@ -154,15 +158,19 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True):
         s[T].bind(lane, "threadIdx.x")
     if not shared:
         return s, [X, Y]
-    # The block's rows in shared memory, each filled by its warp.
-    s[XS].compute_at(s[Y], warp)
-    r, c = XS.op.axis
-    s[XS].bind(r, "threadIdx.y")
-    c, v = s[XS].split(c, factor=vector)
-    _, lane = s[XS].split(c, factor=WARP)
-    s[XS].bind(lane, "threadIdx.x")
-    if vector > 1:
-        s[XS].vectorize(v)
+    # The block's rows in shared memory, each filled by its warp (and E's, with exp_once).
+    stored = [E, XS] if exp_once else [XS]
+    for T in stored:
+        s[T].compute_at(s[Y], warp)
+        if T == E:
+            s[E].set_scope("shared")
+        r, c = T.op.axis
+        s[T].bind(r, "threadIdx.y")
+        c, v = s[T].split(c, factor=vector)
+        _, lane = s[T].split(c, factor=WARP)
+        s[T].bind(lane, "threadIdx.x")
+        if vector > 1:
+            s[T].vectorize(v)
     return s, [X, Y]
 
 
