@@ -127,11 +127,13 @@ def vector_width(m):
     return 4 if m % 4 == 0 else 2 if m % 2 == 0 else 1
 
 
-def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False):
+def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unroll=False):
     """`shared=False` leaves X in global memory: the three passes read it there (the second and
     third from the L1 cache, if it holds the rows), with no shared memory and no barrier.
     `exp_once`: E = exp(X - M) is stored in shared memory next to X's rows (the sum and the
-    output read it) instead of being computed again by each of them."""
+    output read it) instead of being computed again by each of them. `unroll`: the loops along
+    the row (a warp's steps of 32 accesses) are unrolled, so a warp has all its loads of the row
+    in flight at once instead of one step's."""
     X, M, E, S, Y = softmax(n, m)
     s = ts.create_schedule(Y)
     # At most 32 KB of shared memory per block (several blocks per multiprocessor), at least a
@@ -146,16 +148,20 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False):
     s[Y].bind(block, "blockIdx.x")
     s[Y].bind(warp, "threadIdx.y")
     col, v = s[Y].split(col, factor=vector)
-    _, lane = s[Y].split(col, factor=WARP)
+    steps, lane = s[Y].split(col, factor=WARP)
     s[Y].bind(lane, "threadIdx.x")
     if vector > 1:
         s[Y].vectorize(v)
+    if unroll:
+        s[Y].unroll(steps)
     for T in (S, M):  # S first: M is read by S too
         s[T].compute_at(s[Y], warp)
         s[T].set_scope("local")
         (k,) = T.op.reduce_axis
-        _, lane = s[T].split(k, factor=WARP)
+        steps, lane = s[T].split(k, factor=WARP)
         s[T].bind(lane, "threadIdx.x")
+        if unroll:
+            s[T].unroll(steps)
     if not shared:
         return s, [X, Y]
     # The block's rows in shared memory, each filled by its warp (and E's, with exp_once).
@@ -167,10 +173,12 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False):
         r, c = T.op.axis
         s[T].bind(r, "threadIdx.y")
         c, v = s[T].split(c, factor=vector)
-        _, lane = s[T].split(c, factor=WARP)
+        steps, lane = s[T].split(c, factor=WARP)
         s[T].bind(lane, "threadIdx.x")
         if vector > 1:
             s[T].vectorize(v)
+        if unroll:
+            s[T].unroll(steps)
     return s, [X, Y]
 
 
