@@ -25,7 +25,9 @@ VARIANTS = [("step1", softmax.step1), ("step2", softmax.step2)] + [
     for r in (1, 2, 4)] + [
     (f"step3 rows_per_block={r}{'' if sh else ' shared=False'} unroll",
      lambda n, m, r=r, sh=sh: softmax.step3(n, m, r, sh, False, True))
-    for sh in (True, False) for r in (2, 4, 8)]
+    for sh in (True, False) for r in (2, 4, 8)] + [
+    (f"step3 rows_per_block={r} unroll reciprocal",
+     lambda n, m, r=r: softmax.step3(n, m, r, True, False, True, True)) for r in (4, 8)]
 
 
 def print_variants(n, m, x, y):

@@ -39,14 +39,19 @@ SHORT_ROWS, SHORT_COLS = (1024, 1000) if SMALL else (4096, 1000)
 THREADS = 512
 
 
-def softmax(n, m):
+def softmax(n, m, reciprocal=False):
+    """The four stages; `reciprocal`: Y = E * (1 / S[i]), one division per row instead of one per
+    element (within a rounding of E / S)."""
     X = ts.placeholder((n, m), name="X")
     k1 = ts.reduce_axis((0, m), name="k1")
     k2 = ts.reduce_axis((0, m), name="k2")
     M = ts.compute((n,), lambda i: ts.max(X[i, k1], axis=k1), name="M")
     E = ts.compute((n, m), lambda i, j: ts.exp(X[i, j] - M[i]), name="E")
     S = ts.compute((n,), lambda i: ts.sum(E[i, k2], axis=k2), name="S")
-    Y = ts.compute((n, m), lambda i, j: E[i, j] / S[i], name="Y")
+    if reciprocal:
+        Y = ts.compute((n, m), lambda i, j: E[i, j] * (1.0 / S[i]), name="Y")
+    else:
+        Y = ts.compute((n, m), lambda i, j: E[i, j] / S[i], name="Y")
     return X, M, E, S, Y
 
 
@@ -127,14 +132,15 @@ def vector_width(m):
     return 4 if m % 4 == 0 else 2 if m % 2 == 0 else 1
 
 
-def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unroll=False):
+def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unroll=False,
+          reciprocal=False):
     """`shared=False` leaves X in global memory: the three passes read it there (the second and
     third from the L1 cache, if it holds the rows), with no shared memory and no barrier.
     `exp_once`: E = exp(X - M) is stored in shared memory next to X's rows (the sum and the
     output read it) instead of being computed again by each of them. `unroll`: the loops along
     the row (a warp's steps of 32 accesses) are unrolled, so a warp has all its loads of the row
-    in flight at once instead of one step's."""
-    X, M, E, S, Y = softmax(n, m)
+    in flight at once instead of one step's. `reciprocal`: see softmax()."""
+    X, M, E, S, Y = softmax(n, m, reciprocal)
     s = ts.create_schedule(Y)
     # At most 32 KB of shared memory per block (several blocks per multiprocessor), at least a
     # row; with E stored too, half the rows.
