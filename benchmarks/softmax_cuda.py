@@ -1,6 +1,6 @@
 """softmax_cuda: row softmax of float32 matrices, 8192 x 8192 (long rows) and 4096 x 1000 (short
 rows) by default, other shapes as ROWSxCOLS arguments, with the GPU softmax tutorial's schedule for
-the row length (tutorials/06_gpu_softmax.py, best(): a warp per row up to 2048 columns, step 3,
+the row length (tutorials/06_gpu_softmax.py, best(): a warp per row up to 2048 columns, step 4,
 else a block per row with the row in shared memory, step 2) against torch.softmax(x, dim=1). GB/s
 counts the input read once and the output written once. Checked against a float64 softmax first;
 median of 30 runs timed with CUDA events, the queue pre-filled. With --variants, the GB/s of every

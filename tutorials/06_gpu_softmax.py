@@ -14,11 +14,12 @@ global memory:
      (cache_read to "shared", vectorize), and the max, the sum and the output read it from there.
      On long rows this need not beat step 1, and on the H100 it did not: see the step's comment;
   3. short rows (1000 floats): a warp per row, several rows per block, the reductions within a
-     warp (shuffles only, no barrier after them), the block's rows read once into shared memory.
+     warp (shuffles only, no barrier after them), the block's rows read once into shared memory;
+  4. one division per row instead of one per element, and the row loops unrolled.
 
 Each step is checked at a small size in tessel's loop interpreter (SPMD, with its race detector)
 and compiled by NVRTC; on a machine with a GPU it runs against numpy at 8192 x 8192 (long rows)
-and 4096 x 1000 (short rows). benchmarks/softmax_cuda.py measures best() (step 3 for rows up to
+and 4096 x 1000 (short rows). benchmarks/softmax_cuda.py measures best() (step 4 for rows up to
 2048 floats, step 2 for longer ones) against torch.softmax; its --variants option times every
 step.
 
@@ -188,13 +189,34 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unro
     return s, [X, Y]
 
 
-# Rows up to this length go to a warp each (step 3), longer ones to a block each (step 2).
+# ---------------------------------------------------------------------------------------------
+# 4. What was left at 4096 x 1000: the division, and loads one step at a time
+#
+# Step 3 moves each byte once, yet on the H100 it stayed at 0.95 x torch.softmax at 4096 x 1000.
+# Two things kept it there. Y = E / S divides every element, and an IEEE float division is a
+# dozen instructions: with the row already in shared memory, that, not memory, was the limit.
+# softmax(reciprocal=True) computes 1 / S once per row and multiplies (the result moves by at
+# most a rounding). And the loops along the row ran one step of 32 accesses at a time; unrolled,
+# a warp has all its loads of the row in flight at once. Together: 1.09 x torch.softmax.
+def step4(n, m):
+    return step3(n, m, unroll=True, reciprocal=True)
+
+
+# Rows up to this length go to a warp each (step 4), longer ones to a block each (step 2, or step 1
+# past SHARED_ROW_MAX).
+SHARED_ROW_MAX = 49152
 WARP_ROW_MAX = 2048
 
 
 def best(n, m):
-    """The schedule for an n x m softmax: a warp per row for short rows, a block for long ones."""
-    return step3(n, m) if m <= WARP_ROW_MAX else step2(n, m)
+    """The schedule for an n x m softmax: a warp per row for short rows (its loops along the row
+    unrolled, one division per row: on the H100 the per-element division, not memory, was what
+    kept it under torch.softmax at 4096 x 1000), a block for long ones."""
+    if m <= WARP_ROW_MAX:
+        return step4(n, m)
+    # Step 2's row must fit in a block's shared memory (227 KB on the H100); step 1 reads longer
+    # rows from global memory.
+    return step2(n, m) if m <= SHARED_ROW_MAX else step1(n, m)
 
 
 def numpy_softmax(x):
@@ -235,7 +257,8 @@ def run_on_gpu(make, n, m):
 LONG, SHORT = (ROWS, COLS), (SHORT_ROWS, SHORT_COLS)
 STEPS = [("1. one block per row, cross-thread reductions", step1, [LONG, SHORT], CHECK),
          ("2. the row in shared memory, 128-bit accesses", step2, [LONG, SHORT], CHECK),
-         ("3. short rows: a warp per row", step3, [SHORT], (37, 1000))]
+         ("3. short rows: a warp per row", step3, [SHORT], (37, 1000)),
+         ("4. unrolled row loops, one division per row", step4, [SHORT], (37, 1000))]
 
 if __name__ == "__main__":
     for title, make, shapes, check in STEPS:

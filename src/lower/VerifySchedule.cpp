@@ -55,10 +55,13 @@ void check_cpu(const Schedule& s, const Target& target) {
     }
 }
 
-// Bytes of stage i's storage, as bound inference sizes it (0 when not constant).
+// Bytes of stage i's storage, as bound inference sizes it (0 when not constant): its
+// data-parallel axes (storage_extent lists the reduction axes after them; they take no storage).
 int64_t storage_bytes(const Stage& st, const StageBounds& b) {
     int64_t n = op_output(st.op, 0).dtype().bytes();
-    for (const Expr& e : b.storage_extent) {
+    size_t axes = as_compute(st.op) ? as_compute(st.op)->axis.size() : b.storage_extent.size();
+    for (size_t d = 0; d < axes && d < b.storage_extent.size(); ++d) {
+        const Expr& e = b.storage_extent[d];
         auto c = as_const_int(e);
         if (!c) return 0;
         n *= *c;

@@ -86,3 +86,11 @@ def test_warp_per_row_without_shared_memory_has_no_barrier():
     body = ts.build(s, args, target="cuda -arch=sm_90").get_source("cu")
     body = body[body.index("__global__"):]
     assert "__syncthreads" not in body and "__shared__" not in body
+
+
+def test_long_rows_fit_in_shared_memory():
+    # 32768 floats (128 KB) a row in shared memory; the row max and sum take no storage for their
+    # reduction axis (verify_schedule once counted 32768 floats for each of them and refused).
+    s, args = softmax.best(4, 32768)
+    module = ts.build(s, args, target="cuda -arch=sm_90")
+    assert "tsl_dynamic_shared" in module.get_source("cu")
