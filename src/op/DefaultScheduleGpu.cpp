@@ -5,7 +5,8 @@
 //     reductions) get a warp per row for rows up to kWarpRowMax floats, several rows a block, the
 //     block's rows copied once into shared memory (128-bit accesses where the row length allows),
 //     the reductions across the warp's lanes in registers; longer rows a block each, the
-//     reductions across the block (tutorials/06_gpu_softmax.py, steps 1 and 3);
+//     reductions across the block, the row staged in shared memory up to kBlockRowSharedMax
+//     floats (tutorials/06_gpu_softmax.py, steps 2 and 3);
 //  3. data-reusing stages (matmul, dense, batch_matmul, conv2d) are computed in register tiles
 //     inside their element-wise consumer (the epilogue, or the copy out of a local cache): the
 //     consumer's tile on blocks and threads, the operands' tiles in shared memory at the outer
@@ -39,7 +40,10 @@ constexpr int64_t kWarpRowMax = 2048;       // rows up to this length: a warp ea
 constexpr int64_t kRowsPerBlock = 8;        // a warp per row: rows (warps) per block at most
 constexpr int64_t kRowSharedFloats = 8192;  // a block's staged rows: 32 KB of shared memory
 constexpr int64_t kRowThreads = 512;        // a block per row: threads
-constexpr int64_t kThreads = 256;           // one thread per output: threads per block
+// A block per row stages its row in shared memory up to this many floats (160 KB of the H100's
+// 227 KB a block may have): the passes over the row then read it once from global memory.
+constexpr int64_t kBlockRowSharedMax = 40960;
+constexpr int64_t kThreads = 256;  // one thread per output: threads per block
 
 int stage_of_op(const Schedule& s, const Operation& op) {
     return s.stage_of(op_output(op, 0));
@@ -131,7 +135,8 @@ std::optional<RowGroup> find_row_group(const DAGAnalysis& a, int y,
             if (std::find(g.members.begin(), g.members.end(), c) == g.members.end())
                 return std::nullopt;
     std::sort(g.reductions.begin(), g.reductions.end());
-    if (g.warp() && row_inputs.size() == 1) g.staged = row_inputs[0];
+    if ((g.warp() || g.shape.back() <= kBlockRowSharedMax) && row_inputs.size() == 1)
+        g.staged = row_inputs[0];
     return g;
 }
 
@@ -198,7 +203,7 @@ void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
     s.compute_at(c, y, pos);
     LoopNest cn(s, c, concat(rows, {"c"}));
     if (rpb > 1) cn.bind(rows.back(), IterAnnotation::ThreadY);
-    split_row(cn, "c", kWarp, g.shape.back());
+    split_row(cn, "c", threads, g.shape.back());
 }
 
 // A root reduction over one axis that every read is dense along (a sum or max over rows): a warp
