@@ -133,6 +133,18 @@ def vector_width(m):
     return 4 if m % 4 == 0 else 2 if m % 2 == 0 else 1
 
 
+def along_row(stage, col, vector, unroll):
+    """A row's loop on a warp: `vector` consecutive floats per lane access, 32 lanes on
+    threadIdx.x, the steps of the warp along the row unrolled when `unroll`."""
+    col, v = stage.split(col, factor=vector)
+    steps, lane = stage.split(col, factor=WARP)
+    stage.bind(lane, "threadIdx.x")
+    if vector > 1:
+        stage.vectorize(v)
+    if unroll:
+        stage.unroll(steps)
+
+
 def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unroll=False,
           reciprocal=False):
     """`shared=False` leaves X in global memory: the three passes read it there (the second and
@@ -154,13 +166,7 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unro
     block, warp = s[Y].split(row, factor=rows_per_block)
     s[Y].bind(block, "blockIdx.x")
     s[Y].bind(warp, "threadIdx.y")
-    col, v = s[Y].split(col, factor=vector)
-    steps, lane = s[Y].split(col, factor=WARP)
-    s[Y].bind(lane, "threadIdx.x")
-    if vector > 1:
-        s[Y].vectorize(v)
-    if unroll:
-        s[Y].unroll(steps)
+    along_row(s[Y], col, vector, unroll)
     for T in (S, M):  # S first: M is read by S too
         s[T].compute_at(s[Y], warp)
         s[T].set_scope("local")
@@ -179,13 +185,7 @@ def step3(n, m, rows_per_block=ROWS_PER_BLOCK, shared=True, exp_once=False, unro
             s[E].set_scope("shared")
         r, c = T.op.axis
         s[T].bind(r, "threadIdx.y")
-        c, v = s[T].split(c, factor=vector)
-        steps, lane = s[T].split(c, factor=WARP)
-        s[T].bind(lane, "threadIdx.x")
-        if vector > 1:
-            s[T].vectorize(v)
-        if unroll:
-            s[T].unroll(steps)
+        along_row(s[T], c, vector, unroll)
     return s, [X, Y]
 
 
