@@ -75,14 +75,6 @@ std::vector<Layer> resnet_layers() {
     return layers;
 }
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1, 1);
-    std::vector<float> v(n);
-    for (float& x : v) x = u(rng);
-    return v;
-}
-
 // Checks `out` (NCHW) on 2048 sampled entries against a double-precision direct convolution;
 // returns an empty string or what differs. Bound: fp32 rounding of a sum of c*r*s products.
 std::string check_sampled(const Layer& l, const std::vector<float>& x, const std::vector<float>& w,

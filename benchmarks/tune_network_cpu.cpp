@@ -133,14 +133,6 @@ void passive_openmp(char** argv) {
 
 // --- One layer timed in one harness: tessel's best schedule and oneDNN. ---
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1, 1);
-    std::vector<float> v(n);
-    for (float& x : v) x = u(rng);
-    return v;
-}
-
 int64_t product(const std::vector<int64_t>& shape) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <random>
 #include <vector>
 
 /// Wall-clock seconds of one call of `fn`.
@@ -27,4 +30,13 @@ inline double median_ms(const std::function<void()>& work, int warmup, int runs)
         if (rep >= warmup) ms.push_back(s * 1e3);
     }
     return median(ms);
+}
+
+/// `n` floats uniform in [-1, 1) from `seed` (never zeros: benchmarks do not run on them).
+inline std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> v(n);
+    for (float& x : v) x = u(rng);
+    return v;
 }
