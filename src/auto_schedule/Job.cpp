@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include "JsonDepth.h"
+#include "support/JsonDepth.h"
 
 #include "tessel/op/Networks.h"
 

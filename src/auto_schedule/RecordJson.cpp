@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "JsonDepth.h"
+#include "support/JsonDepth.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/Record.h"
 

@@ -9,6 +9,7 @@
 
 #include "DagReader.h"
 #include "SerializeInternal.h"
+#include "support/JsonDepth.h"
 #include "tessel/te/Serialize.h"
 
 namespace tessel {
@@ -209,36 +210,12 @@ std::vector<Tensor> DagReader::read_outputs(const json& doc) {
 
 }  // namespace internal
 
-namespace {
-// The deepest nesting of arrays and objects in a JSON text. nlohmann's parser recurses on deep
-// documents, so the depth is checked before parsing.
-int json_nesting(const std::string& text) {
-    int depth = 0, deepest = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
-}  // namespace
-
 TensorDAG dag_from_json(const std::string& text) {
     using json = internal::DagReader::json;
     // An expression level takes at most two levels of JSON (a node object and an argument list).
     constexpr int kMaxNesting = 2 * kMaxJsonExprDepth + 16;
-    if (json_nesting(text) > kMaxNesting)
+    // nlohmann's parser recurses on deep documents: the depth is checked before parsing.
+    if (internal::json_nesting_depth(text, kMaxNesting) > kMaxNesting)
         TESSEL_THROW(DSLError) << "dag_from_json: the JSON is nested deeper than " << kMaxNesting
                                << " levels (expressions may nest " << kMaxJsonExprDepth << " deep)";
     json doc;
