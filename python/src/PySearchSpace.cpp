@@ -64,6 +64,9 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::CrossThreadReduction: return "cross_thread_reduction";
         case SketchStageKind::SharedFetch: return "shared_fetch";
         case SketchStageKind::Placeholder: return "placeholder";
+        case SketchStageKind::RowBlock: return "row_block";
+        case SketchStageKind::RowReduction: return "row_reduction";
+        case SketchStageKind::RowFetch: return "row_fetch";
     }
     return "?";
 }
@@ -105,8 +108,8 @@ void def_sketch(py::module_& a) {
                 for (const SketchStage& st : s.sync().stages) out.emplace_back(kind_name(st.kind));
                 return out;
             },
-            "Per stage: plain, inlined, tiled, fused, cross_thread_reduction, shared_fetch or "
-            "placeholder.")
+            "Per stage: plain, inlined, tiled, fused, cross_thread_reduction, shared_fetch, "
+            "placeholder, row_block, row_reduction or row_fetch.")
         .def(
             "copy", [](const PySketch& s) { return std::make_shared<PySketch>(s.sync()); },
             "An independent copy (what a rule changes and returns).")

@@ -173,6 +173,8 @@ void thread_bind(AnnotateContext& a) {
         if ((info.kind == SketchStageKind::Tiled || info.kind == SketchStageKind::Fused) &&
             !info.levels.empty()) {
             bind_levels(s, st, info.levels, hw.max_vthread_extent, extents);
+        } else if (info.kind == SketchStageKind::RowBlock) {
+            bind_row_block(a, st);
         } else if (info.kind == SketchStageKind::CrossThreadReduction) {
             int n = leading_spatial(s.stage(st));
             int threads = static_cast<int>(s.stage(st).leaf.size()) - 1;

@@ -52,6 +52,10 @@ struct AnnotateRule {
 /// GPU: thread_bind, cooperative_fetch, auto_unroll).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
+/// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
+/// width) and the RowReduction and RowFetch stages computed at its row (AnnotateRows.cpp).
+void bind_row_block(AnnotateContext& a, int stage);
+
 /// The auto-unroll pragma values annotation and mutation choose from.
 const std::vector<int64_t>& auto_unroll_choices(const Target& target);
 

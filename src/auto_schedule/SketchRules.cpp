@@ -361,7 +361,10 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     SketchRule skip{"skip", skip_condition, skip_apply};
     if (target.is_gpu())
         return {{"cache_read_shared", cache_read_condition, cache_read_apply},
+                internal::row_fetch_rule(),
                 always_inline,
+                internal::row_block_rule(),
+                internal::row_reduction_rule(),
                 {"cross_thread_reduction", cross_thread_condition, cross_thread_apply},
                 cache_write,
                 fusion,

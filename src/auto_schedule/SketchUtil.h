@@ -25,4 +25,11 @@ bool has_reduction_axes(const Stage& st);
 /// The stages that read stage `stage`'s output directly (its op is among their inputs).
 std::vector<int> direct_readers(const Schedule& s, int stage);
 
+/// The GPU row-group rules (SketchRowRules.cpp): an output computed a row per block with its row
+/// reductions at the row (row_block, row_reduction) and its inputs' rows staged in shared memory
+/// (row_fetch).
+SketchRule row_block_rule();
+SketchRule row_reduction_rule();
+SketchRule row_fetch_rule();
+
 }  // namespace tessel::internal

@@ -58,6 +58,15 @@ enum class SketchStageKind : uint8_t {
     CrossThreadReduction,  ///< GPU: its reduction split, the inner part bound to threadIdx.x
     SharedFetch,           ///< GPU: a shared-memory copy computed inside the stage it feeds
     Placeholder,           ///< an input
+    /// GPU: an output of rows (softmax's divide) whose row reductions are computed at its row:
+    /// leaves [rows fused, last axis]; a block (or warp) per row, the row over its threads
+    RowBlock,
+    /// GPU: a reduction computed at a RowBlock stage's row loop (compute_at), its reduction loops
+    /// fused into one that annotation splits by the row's thread count (threadIdx.x)
+    RowReduction,
+    /// GPU: a shared-memory copy of one row of an input the row group reads more than once,
+    /// computed at the RowBlock stage's row loop and fetched by its threads
+    RowFetch,
 };
 
 /// The annotation data of one stage of a sketch.
