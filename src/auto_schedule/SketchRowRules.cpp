@@ -6,12 +6,12 @@
 // matched consumer; these rules fuse a reduction into a consumer that reads one point of it per
 // row, so the row is read from global memory once instead of once per kernel.
 //
-//   row_block      a data-parallel stage with a row reduction among its producers: its rows fused
-//                  into one loop (annotation: blockIdx.x) and its last axis (threadIdx.x and a
-//                  vector); a branch, the stage's other sketches stay
+//   row_block      a data-parallel stage with a row reduction among its producers (annotation
+//                  fuses its rows onto blockIdx.x, maybe a few a block on threadIdx.y, and splits
+//                  its last axis over threadIdx.x and a vector); a branch, its other sketches stay
 //   row_reduction  a reduction read only by a row_block stage and the row reductions computed at
-//                  it: computed at the row loop, in registers, its reduction loops fused into one
-//                  (annotation splits it by the row's thread count)
+//                  it: computed at the row loop (the last but one), in registers, its reduction
+//                  loops fused into one (annotation splits it by the row's thread count)
 //   row_fetch      an input (placeholder) read by two or more stages of one row group: cache_read
 //                  into shared memory at the row loop (a branch)
 //
@@ -37,6 +37,11 @@ int64_t warp_size(const SketchContext& ctx) {
 
 void trace(Sketch& sk, int st, const std::string& what) {
     sk.trace.push_back(sk.schedule.stage(st).name() + ": " + what);
+}
+
+// A RowBlock stage's row loop (its last leaf but one), where its group is computed.
+int row_leaf(const Schedule& s, int c) {
+    return static_cast<int>(s.stage(c).leaf.size()) - 2;
 }
 
 // The stages that read stage `st`, seen through inlined stages.
@@ -122,12 +127,6 @@ RuleCondition row_block_condition(const SketchContext& ctx, const Sketch& sk, in
 
 Made row_block_apply(const SketchContext&, const Sketch& in, int st) {
     Sketch sk = in;
-    int rows = static_cast<int>(sk.schedule.stage(st).leaf.size()) - 1;
-    if (rows > 1) {
-        std::vector<int> leaves;
-        for (int k = 0; k < rows; ++k) leaves.push_back(k);
-        sk.schedule.fuse(st, leaves);
-    }
     sk.stages[st].kind = SketchStageKind::RowBlock;
     sk.stages[st].unroll = true;
     trace(sk, st, "row_block");
@@ -148,7 +147,7 @@ Made row_reduction_apply(const SketchContext&, const Sketch& in, int st) {
     Sketch sk = in;
     Schedule& s = sk.schedule;
     int c = row_group_reading(sk, st);
-    s.compute_at(st, c, 0);
+    s.compute_at(st, c, row_leaf(s, c));
     s.set_scope(st, StorageScope::Local);
     int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
     for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
@@ -189,7 +188,7 @@ Made row_fetch_apply(const SketchContext& ctx, const Sketch& in, int st) {
     int shared = s.cache_read(st, "shared", direct_readers(s, st));
     insert_sketch_stage(sk, shared);
     if (c >= shared) ++c;
-    s.compute_at(shared, c, 0);
+    s.compute_at(shared, c, row_leaf(s, c));
     // The copy must fit a block's shared memory (a row, or what the group reads of it per row).
     int64_t elems = 1;
     std::vector<Expr> extents = s.infer_extents()[shared];
