@@ -73,8 +73,8 @@ void bind_row_block(AnnotateContext& a, int c) {
     const int64_t fetched = row_fetch_bytes(a, c);
     const int64_t shared_limit = hw.max_shared_memory_per_block;
     std::vector<int64_t> per_block = {1};
-    for (int64_t r = 2;
-         r <= kMaxRowsPerBlock && r <= last_rows && r * threads <= max_threads; r *= 2)
+    for (int64_t r = 2; r <= kMaxRowsPerBlock && r <= last_rows && r * threads <= max_threads;
+         r *= 2)
         if (shared_limit <= 0 || r * fetched <= shared_limit) per_block.push_back(r);
     const int64_t rows_per_block = pick(a.rng, per_block);
     split_row(s, c, col, threads, vector);
