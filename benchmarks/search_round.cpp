@@ -9,7 +9,8 @@
 // Bar (issue 19): <= 5 s on 2 cores. Checked first: the best states of a round on a 64^3 GEMM run
 // in the loop-IR interpreter and match the reference interpreter.
 //
-//   benchmarks/run.sh search_round [--runs N] [--programs N]
+//   benchmarks/run.sh search_round [--runs N] [--programs N] [--workload gemm|softmax_cuda]
+// (softmax_cuda: tune_softmax_cuda's 8192^2 softmax for `cuda`, whose rounds were slow)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -36,6 +37,13 @@ namespace {
 
 SearchTask gemm_task(int64_t n) {
     return SearchTask("matmul", {n, n, n, Float(32)}, Target("llvm -num-cores=2"));
+}
+
+// --workload softmax_cuda: the 8192^2 row softmax of tune_softmax_cuda for `cuda` (the search
+// needs no GPU).
+SearchTask softmax_cuda_task() {
+    return SearchTask("op.softmax", {std::vector<int64_t>{8192, 8192}, int64_t(1), Float(32)},
+                      Target("cuda -arch=sm_90"));
 }
 
 SearchSpaceOptions tuner_space() {
@@ -114,15 +122,21 @@ double process_cpu_seconds() {
 
 int main(int argc, char** argv) {
     int runs = 3, n_programs = 300;
+    std::string workload = "gemm";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--runs") == 0) runs = std::max(1, std::atoi(argv[i + 1]));
         if (std::strcmp(argv[i], "--programs") == 0) n_programs = std::atoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--workload") == 0) workload = argv[i + 1];
+    }
+    if (workload != "gemm" && workload != "softmax_cuda") {
+        std::printf("--workload: gemm or softmax_cuda, not %s\n", workload.c_str());
+        return 1;
     }
     if (!check_small_gemm()) {
         std::printf("FAILED: the search's states do not match the reference\n");
         return 1;
     }
-    SearchTask task = gemm_task(1024);
+    SearchTask task = workload == "gemm" ? gemm_task(1024) : softmax_cuda_task();
     SearchSpace space(task, tuner_space());
     int threads = ThreadPool::default_num_threads();
     CostModel model({.seed = 0});  // one thread, as the tuner's
@@ -156,9 +170,9 @@ int main(int argc, char** argv) {
         features_cpu.push_back(s.features_cpu_seconds);
     }
     std::printf(
-        "BENCH search_round gemm_1024 seconds=%.2f cpu=%.2f sample=%.2f breed=%.2f "
+        "BENCH search_round %s seconds=%.2f cpu=%.2f sample=%.2f breed=%.2f "
         "predict=%.2f mutate_cpu=%.2f features_cpu=%.2f scored=%lld threads=%d\n",
-        median(total), median(cpu), median(sample), median(breed), median(predict),
+        workload == "gemm" ? "gemm_1024" : "softmax_8192_cuda", median(total), median(cpu), median(sample), median(breed), median(predict),
         median(mutate_cpu), median(features_cpu), static_cast<long long>(s.scored), threads);
     return 0;
 }
