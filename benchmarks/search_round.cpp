@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
     std::printf(
         "BENCH search_round %s seconds=%.2f cpu=%.2f sample=%.2f breed=%.2f "
         "predict=%.2f mutate_cpu=%.2f features_cpu=%.2f scored=%lld threads=%d\n",
-        workload == "gemm" ? "gemm_1024" : "softmax_8192_cuda", median(total), median(cpu), median(sample), median(breed), median(predict),
-        median(mutate_cpu), median(features_cpu), static_cast<long long>(s.scored), threads);
+        workload == "gemm" ? "gemm_1024" : "softmax_8192_cuda", median(total), median(cpu),
+        median(sample), median(breed), median(predict), median(mutate_cpu), median(features_cpu),
+        static_cast<long long>(s.scored), threads);
     return 0;
 }

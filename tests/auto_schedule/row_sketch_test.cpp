@@ -59,6 +59,10 @@ TEST(RowSketch, SoftmaxOnCudaComputesItsReductionsAtTheRow) {
 std::vector<SearchState> row_samples(const SearchSpace& space, int count, uint64_t seed) {
     std::vector<int> rows = sketches_with(space, "row_block");
     std::vector<SearchState> out;
+    if (rows.empty()) {
+        ADD_FAILURE() << space.task().key() << ": no row sketch";
+        return out;
+    }
     std::mt19937_64 rng(seed);
     for (int i = 0; i < count; ++i) {
         std::string why;
@@ -70,18 +74,18 @@ std::vector<SearchState> row_samples(const SearchSpace& space, int count, uint64
 }
 
 TEST(RowSketch, SamplesComputeTheSoftmaxAtOddShapes) {
-    struct Case {
-        std::vector<int64_t> shape;
-        int samples;
-    };
     // Rows that no thread count divides; rows not a multiple of 4 (no 128-bit accesses); three
-    // dimensions (the rows fused; several a block).
-    for (const Case& c : {Case{{37, 1000}, 4}, Case{{5, 333}, 4}, Case{{3, 5, 64}, 4}}) {
-        SearchTask task = softmax_task(c.shape, kCudaCompileTarget);
+    // dimensions (the rows fused; several a block); a layer norm (two sums, gamma and beta).
+    std::vector<SearchTask> tasks = {
+        softmax_task({37, 1000}, kCudaCompileTarget), softmax_task({5, 333}, kCudaCompileTarget),
+        softmax_task({3, 5, 64}, kCudaCompileTarget),
+        SearchTask("op.layer_norm", {std::vector<int64_t>{9, 100}, Float(32)},
+                   Target(kCudaCompileTarget))};
+    for (const SearchTask& task : tasks) {
         SearchSpace space(task);
-        for (const SearchState& s : row_samples(space, c.samples, 7)) {
+        for (const SearchState& s : row_samples(space, 4, 7)) {
             SCOPED_TRACE(s.schedule.to_python());
-            GpuProgram p = gpu_program("softmax", s.schedule, c.shape.back());
+            GpuProgram p = gpu_program(task.key(), s.schedule, reduction_length(task));
             EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
             if (has_cuda_backend()) {
                 EXPECT_NO_THROW(compile_for_gpu(p));
