@@ -147,6 +147,42 @@ bool mutate_parallel(const SearchSpace& space, const SearchState& st, Steps& ste
     return true;
 }
 
+// The annotation's thread splits of a row group (AnnotateRows.cpp): each split directly followed
+// by the binding of its inner loop to threadIdx.x. All share one factor, the row's threads.
+std::vector<int> row_thread_splits(const SearchState& st, const Steps& steps) {
+    std::vector<int> out;
+    for (size_t i = st.sketch_steps; i + 1 < steps.size(); ++i) {
+        const auto* split = std::get_if<SplitStep>(&steps[i]);
+        const auto* bind = std::get_if<AnnotateStep>(&steps[i + 1]);
+        if (split && bind && bind->annotation == IterAnnotation::ThreadX &&
+            bind->stage == split->stage && bind->iter == split->iter + 1)
+            out.push_back(static_cast<int>(i));
+    }
+    return out;
+}
+
+bool has_row_block(const Sketch& sk) {
+    return std::any_of(sk.stages.begin(), sk.stages.end(),
+                       [](const SketchStage& s) { return s.kind == SketchStageKind::RowBlock; });
+}
+
+// Changes the thread count of a row group (every stage of it: they share threadIdx.x) to another
+// warp multiple the target allows; a count that leaves the block too large fails the check.
+bool mutate_row_threads(const SearchSpace& space, const SearchState& st, Steps& steps,
+                        std::mt19937_64& rng) {
+    std::vector<int> splits = row_thread_splits(st, steps);
+    if (splits.empty()) return false;
+    const int64_t now = std::get<SplitStep>(steps[splits[0]]).factor;
+    const HardwareParams& hw = space.task().hardware();
+    std::vector<int64_t> others;
+    for (int64_t t = std::max(1, hw.warp_size); t <= hw.max_threads_per_block; t *= 2)
+        if (t != now) others.push_back(t);
+    if (others.empty()) return false;
+    const int64_t next = others[pick(rng, others.size())];
+    for (int i : splits) std::get<SplitStep>(steps[i]).factor = next;
+    return true;
+}
+
 using Mutation = bool (*)(const SearchSpace&, const SearchState&, Steps&, std::mt19937_64&);
 
 struct WeightedMutation {
@@ -164,8 +200,9 @@ bool has_annotation_step(const SearchState& st, const Steps& steps, Pred pred) {
 }
 
 // The mutations that apply to `st` (its sketch known), with their weights: tile size where a
-// tiled loop is longer than 1, auto-unroll where a pragma is, compute location where an
-// annotation compute_at is, parallel where a parallel loop is (CPU only for the last two).
+// tiled loop is longer than 1, auto-unroll where a pragma is, row threads where a row group is
+// (GPU), compute location where an annotation compute_at is, parallel where a parallel loop is
+// (CPU only for the last two).
 std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchState& st) {
     const Sketch& sk = space.sketches()[st.sketch];
     const Steps& steps = st.schedule.steps();
@@ -177,6 +214,8 @@ std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchS
     if (std::any_of(steps.begin(), steps.end(),
                     [](const Step& s) { return std::holds_alternative<PragmaStep>(s); }))
         out.push_back({"mutate_auto_unroll", gpu ? 0.10 : 0.04, mutate_auto_unroll});
+    if (gpu && has_row_block(sk) && !row_thread_splits(st, steps).empty())
+        out.push_back({"mutate_row_threads", 0.90, mutate_row_threads});
     if (gpu) return out;
     if (has_annotation_step<ComputeAtStep>(st, steps, [](const ComputeAtStep&) { return true; }))
         out.push_back({"mutate_compute_location", 0.05, mutate_compute_location});

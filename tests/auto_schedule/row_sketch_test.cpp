@@ -7,6 +7,7 @@
 // task.
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "auto_schedule/SearchTestUtil.h"
 
@@ -83,7 +84,7 @@ TEST(RowSketch, SamplesComputeTheSoftmaxAtOddShapes) {
                    Target(kCudaCompileTarget))};
     for (const SearchTask& task : tasks) {
         SearchSpace space(task);
-        for (const SearchState& s : row_samples(space, 4, 7)) {
+        for (const SearchState& s : row_samples(space, 3, 7)) {
             SCOPED_TRACE(s.schedule.to_python());
             GpuProgram p = gpu_program(task.key(), s.schedule, reduction_length(task));
             EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
@@ -92,6 +93,42 @@ TEST(RowSketch, SamplesComputeTheSoftmaxAtOddShapes) {
             }
         }
     }
+}
+
+// mutate_row_threads moves every stage of the row group to one new thread count, and the
+// mutated state still computes the softmax.
+TEST(RowSketch, MutationChangesTheRowsThreads) {
+    SearchTask task = softmax_task({37, 1000}, kCudaCompileTarget);
+    SearchSpace space(task);
+    std::mt19937_64 rng(3);
+    int checked = 0;
+    for (const SearchState& s : row_samples(space, 6, 11)) {
+        std::vector<std::string> kinds = space.mutations(s);
+        ASSERT_NE(std::find(kinds.begin(), kinds.end(), "mutate_row_threads"), kinds.end());
+        std::optional<SearchState> m;
+        for (int k = 0; k < 20 && !(m && m->origin == "mutate_row_threads"); ++k)
+            m = space.mutate(s, rng);
+        if (!m || m->origin != "mutate_row_threads") continue;
+        std::set<int64_t> before, after;
+        for (const SearchState* st : {&s, const_cast<const SearchState*>(&*m)}) {
+            const std::vector<Step>& steps = st->schedule.steps();
+            for (size_t i = st->sketch_steps; i + 1 < steps.size(); ++i) {
+                const auto* split = std::get_if<SplitStep>(&steps[i]);
+                const auto* bind = std::get_if<AnnotateStep>(&steps[i + 1]);
+                if (split && bind && bind->annotation == IterAnnotation::ThreadX)
+                    (st == &s ? before : after).insert(split->factor);
+            }
+        }
+        ASSERT_EQ(before.size(), 1u);
+        ASSERT_EQ(after.size(), 1u);
+        EXPECT_NE(*before.begin(), *after.begin());
+        if (checked++ < 2) {
+            SCOPED_TRACE(m->schedule.to_python());
+            GpuProgram p = gpu_program(task.key(), m->schedule, 1000);
+            EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 5)));
+        }
+    }
+    EXPECT_GE(checked, 2);
 }
 
 // The annotation values of a row state: the threads of its row (threadIdx.x split factor), its

@@ -46,7 +46,7 @@ struct SearchState {
     /// The sketch it was annotated from (an index into SearchSpace::sketches()).
     int sketch = -1;
     /// How it was made: "random", "mutate_tile_size", "mutate_auto_unroll",
-    /// "mutate_compute_location", "mutate_parallel", "crossover".
+    /// "mutate_row_threads", "mutate_compute_location", "mutate_parallel", "crossover".
     std::string origin;
     /// The number of its steps that are its sketch's (the rest are annotation).
     int sketch_steps = 0;
@@ -97,15 +97,16 @@ public:
                                         std::string* reason = nullptr) const;
 
     /// A mutation of `state` (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel
-    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10 on GPUs; among those that apply, the
-    /// weights renormalised), checked as a sample is; nullopt when none applies (mutations()
-    /// is empty) or no legal mutation was found in a few tries.
+    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10, row threads 0.90 on GPUs; among those
+    /// that apply, the weights renormalised), checked as a sample is; nullopt when none applies
+    /// (mutations() is empty) or no legal mutation was found in a few tries.
     std::optional<SearchState> mutate(const SearchState& state, std::mt19937_64& rng) const;
 
     /// The names of the mutations that apply to `state` ("mutate_tile_size" where a tiled loop
-    /// is longer than 1, "mutate_auto_unroll" where a pragma is, "mutate_compute_location" and
-    /// "mutate_parallel" where annotation placed a stage or a parallel loop); empty for a state
-    /// of no sketch.
+    /// is longer than 1, "mutate_auto_unroll" where a pragma is, "mutate_row_threads" where a
+    /// GPU row group's threads were drawn (the thread count of all its stages), and
+    /// "mutate_compute_location" and "mutate_parallel" where annotation placed a stage or a
+    /// parallel loop); empty for a state of no sketch.
     std::vector<std::string> mutations(const SearchState& state) const;
 
     /// A child taking each stage's choices (its tile sizes and annotation steps) from one of two
