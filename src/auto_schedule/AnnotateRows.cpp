@@ -3,6 +3,8 @@
 // of the reductions and shared copies computed at its row, over one thread count drawn here (a
 // multiple of the warp up to the block limit), the output's and the copies' innermost loop a
 // vector of 1, 2 or 4 elements (128-bit accesses for floats).
+#include <algorithm>
+
 #include "AnnotateUtil.h"
 #include "tessel/Error.h"
 

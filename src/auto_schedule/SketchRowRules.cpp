@@ -16,6 +16,7 @@
 //                  into shared memory at the row loop (a branch)
 //
 // Annotation: AnnotateRows.cpp.
+#include <algorithm>
 #include <set>
 
 #include "SketchUtil.h"
@@ -100,8 +101,7 @@ bool has_row_reduction(const DAGAnalysis& dag, int c, const std::vector<int64_t>
         int p = stack.back();
         stack.pop_back();
         if (dag.is_placeholder(p)) continue;
-        bool row = reduces_rows_of(dag, p, shape);
-        if (row) return true;
+        if (reduces_rows_of(dag, p, shape)) return true;
         if (dag.has_reduction(p) || dag.is_output(p)) continue;
         for (int q : dag.producers(p))
             if (seen.insert(q).second) stack.push_back(q);
