@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "AnnotateUtil.h"
+#include "SketchUtil.h"
 #include "tessel/Error.h"
 
 namespace tessel::internal {
@@ -77,7 +78,8 @@ void bind_row_block(AnnotateContext& a, int c) {
     std::vector<int64_t> per_block = {1};
     for (int64_t r = 2; r <= kMaxRowsPerBlock && r <= last_rows && r * threads <= max_threads;
          r *= 2)
-        if (shared_limit <= 0 || r * fetched <= shared_limit) per_block.push_back(r);
+        if (shared_limit <= 0 || r * fetched + kRowReductionScratchBytes <= shared_limit)
+            per_block.push_back(r);
     const int64_t rows_per_block = pick(a.rng, per_block);
     split_row(s, c, col, threads, vector);
     // The rows [..., last] -> fused [..., last / rows_per_block] on blockIdx.x, the last's inner

@@ -201,7 +201,7 @@ Made row_fetch_apply(const SketchContext& ctx, const Sketch& in, int st) {
     }
     int64_t bytes = elems * op_output(s.stage(shared).op, 0).dtype().bytes();
     int64_t limit = ctx.task.hardware().max_shared_memory_per_block;
-    if (limit > 0 && bytes > limit)
+    if (limit > 0 && bytes + kRowReductionScratchBytes > limit)
         TESSEL_THROW(ScheduleError) << "row_fetch: a row of '" << s.stage(st).name() << "' ("
                                     << bytes << " bytes) exceeds the shared memory of a block";
     sk.stages[shared].kind = SketchStageKind::RowFetch;

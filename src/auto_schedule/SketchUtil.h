@@ -29,6 +29,9 @@ std::vector<int> direct_readers(const Schedule& s, int stage);
 /// reductions at the row (row_block, row_reduction) and its inputs' rows staged in shared memory
 /// (row_fetch).
 SketchRule row_block_rule();
+/// Shared memory a row group's copies leave free for the scratch of its cross-thread reductions
+/// (a value per warp and reduction: 128 bytes each at 1024 threads).
+constexpr int64_t kRowReductionScratchBytes = 1024;
 SketchRule row_reduction_rule();
 SketchRule row_fetch_rule();
 
