@@ -69,6 +69,20 @@ def test_samples_mutations_and_crossovers_compute_the_matmul():
     assert back.sketch == child.sketch
 
 
+def test_a_gpu_softmax_has_row_sketches():
+    """The row-group rules: max and sum computed at the output's row (one kernel), the input's
+    row in shared memory or not; the rule names and stage kinds as Python sees them."""
+    task = ts.SearchTask("op.softmax", [[37, 1000], 1, "float32"], target="cuda -arch=sm_90")
+    rows = [k for k in A.generate_sketches(task) if "softmax: row_block" in k.trace]
+    assert len(rows) == 2
+    assert rows[0].stage_kinds == ["placeholder", "row_reduction", "inlined", "row_reduction",
+                                   "row_block"]
+    assert "x.shared: row_fetch" in rows[1].trace
+    rules = A.builtin_sketch_rules("cuda -arch=sm_90")
+    assert rules.index("row_reduction") < rules.index("cross_thread_reduction")
+    assert "row_block" not in A.builtin_sketch_rules("llvm")
+
+
 def test_a_python_rule_comes_first_and_can_stop_the_others():
     calls = []
 
