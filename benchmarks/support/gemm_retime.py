@@ -32,6 +32,16 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+def page_aligned(x):
+    """A copy of x starting on a page, as the tuners' arrays do (numpy's own large arrays start
+    16 bytes into one): no contender pays for split cache lines."""
+    buf = np.empty(x.nbytes + 4096, np.uint8)
+    start = -buf.ctypes.data % 4096
+    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def onednn_sgemm(n, a, b, c):
     """C = A @ B (row-major) by dnnl_sgemm; libdnnl-dev (scripts/install-deps.sh --bench)."""
     lib = ctypes.CDLL("libdnnl.so")
@@ -133,8 +143,9 @@ def main():
     contenders = []
     made = {}  # (tuner, source, record index) -> label: one kernel timed once
     builders = {"metaschedule": metaschedule_kernel, "tessel": tessel_kernel}
-    refs = [("onednn", onednn_sgemm(n, a, b, np.full((n, n), np.nan, np.float32))),
-            ("numpy", numpy_matmul(a, b, np.full((n, n), np.nan, np.float32)))]
+    nan = np.full((n, n), np.nan, np.float32)
+    refs = [("onednn", onednn_sgemm(n, page_aligned(a), page_aligned(b), page_aligned(nan))),
+            ("numpy", numpy_matmul(page_aligned(a), page_aligned(b), page_aligned(nan)))]
     for label, (run, result) in refs:
         run()
         out["kernels"][label] = {"check": check(label, result(), ref, bound)}
