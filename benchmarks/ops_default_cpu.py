@@ -248,7 +248,7 @@ def run_case(case, rounds):
     default_s = op.default_schedule(case.outputs, "llvm")
     plain_s = ts.create_schedule(case.outputs)
     f_default, f_plain = build(case, default_s)["main"], build(case, plain_s)["main"]
-    inputs = [ts.nd.array(v) for v in case.values]
+    inputs = [ts.nd.array(v, copy=True) for v in case.values]  # aligned (see gemm_retime.py)
     out_default, out_plain = result_arrays(case), result_arrays(case)
     f_default(*inputs, *out_default)
     f_plain(*inputs, *out_plain)

@@ -112,9 +112,40 @@ void auto_unroll(AnnotateContext& a) {
     }
 }
 
-// The innermost data-parallel loops (no stage attached inside) fused up to 16 lanes, vectorised.
+// The root axis whose index changes fastest along loop `id` of `stage`: a split part's parent,
+// a fused loop's inner one, followed up to a root axis.
+int fastest_root(const Stage& stage, int id) {
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (const IterRelation& r : stage.relations) {
+            bool split_part =
+                r.kind == IterRelation::Kind::Split && (r.outer == id || r.inner == id);
+            if (split_part || (r.kind == IterRelation::Kind::Fuse && r.fused == id)) {
+                id = split_part ? r.parent : r.inner;
+                moved = true;
+                break;
+            }
+        }
+    }
+    return id;
+}
+
+// The stage's last data-parallel root axis (its output's unit-stride dimension), or -1.
+int last_spatial_root(const Stage& stage) {
+    int last = -1;
+    for (int id : stage.root)
+        if (stage.iters[id].kind == IterKind::Spatial) last = id;
+    return last;
+}
+
+// The innermost data-parallel loops (no stage attached inside) fused up to max_vector_lanes()
+// elements, vectorised. The number of loops fused is drawn among those that make a unit-stride
+// vector (below); when none does, nothing is vectorised (a vector along another axis is a
+// gather and a scatter: a GEMM with i innermost ran 20x slower vectorised than left to LLVM's
+// loop vectoriser).
 void vectorize(AnnotateContext& a) {
     Schedule& s = a.schedule;
+    const int64_t cap = max_vector_lanes(a.space.task().hardware());
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st)) continue;
         const Stage& stage = s.stage(st);
@@ -127,14 +158,27 @@ void vectorize(AnnotateContext& a) {
             // The loop's own extent (the vector width), at least the region bound inference gives.
             int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, pos));
             if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || e == 0 ||
-                product * e > 16 || has_attached(s, st, pos))
+                product * e > cap || has_attached(s, st, pos))
                 break;
             product *= e;
             products.push_back(product);
             ++m;
         }
         if (m == 0) continue;
-        int r = static_cast<int>(1 + pick(a.rng, m));
+        // Fused loop counts whose vector is one unit-stride ramp: a single loop of more than one
+        // iteration among them, walking the unit-stride axis (two, e.g. i3 x j3 fused, index
+        // the vector by division and remainder: a gather, 20x slower in a GEMM).
+        std::vector<int> dense;
+        int innermost = -1, unit_axis = last_spatial_root(stage);
+        for (int r = 1; r <= m; ++r) {
+            const Iterator& it = stage.iters[stage.leaf[n - r]];
+            int64_t e = std::max(it.const_extent().value_or(0), leaf_extent(extents, n - r));
+            if (e > 1 && innermost >= 0) break;
+            if (e > 1) innermost = stage.leaf[n - r];
+            if (innermost >= 0 && fastest_root(stage, innermost) == unit_axis) dense.push_back(r);
+        }
+        if (dense.empty()) continue;  // LLVM's loop vectoriser may still find the unit stride
+        int r = dense[pick(a.rng, dense.size())];
         if (products[r - 1] == 1) continue;
         s.vectorize(st, fuse_range(s, st, n - r, r));
         a.loops_changed(st);
@@ -311,13 +355,33 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
             {"vectorize", vectorize}};
 }
 
+int64_t max_vector_lanes(const HardwareParams& hw) {
+    return std::max<int64_t>(16, hw.vector_unit_bytes);
+}
+
 void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
                      std::mt19937_64& rng) {
+    const bool innermost_first = !space.task().target().is_gpu();
     for (const TileGroup& g : sketch.tiles) {
         const auto& options = space.factorizations(g);
         if (options.empty())
             TESSEL_THROW(ScheduleError) << "tile sizes: no factorisation of " << g.extent;
-        set_tile_lengths(steps, g, options[pick(rng, options.size())]);
+        if (!innermost_first || g.steps.empty()) {
+            set_tile_lengths(steps, g, options[pick(rng, options.size())]);
+            continue;
+        }
+        // On CPUs the innermost length first, uniformly among those possible, then the rest:
+        // drawn uniformly over whole factorisations, most would leave the vectorised innermost
+        // tile at 1 or 2 (a power of two's exponents are spread over every level).
+        std::vector<int64_t> inner;
+        for (const auto& o : options) inner.push_back(o.back());
+        std::sort(inner.begin(), inner.end());
+        inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
+        int64_t last = inner[pick(rng, inner.size())];
+        std::vector<size_t> with_last;
+        for (size_t k = 0; k < options.size(); ++k)
+            if (options[k].back() == last) with_last.push_back(k);
+        set_tile_lengths(steps, g, options[with_last[pick(rng, with_last.size())]]);
     }
 }
 

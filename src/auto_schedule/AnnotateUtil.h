@@ -59,7 +59,13 @@ void bind_row_block(AnnotateContext& a, int stage);
 /// The auto-unroll pragma values annotation and mutation choose from.
 const std::vector<int64_t>& auto_unroll_choices(const Target& target);
 
-/// Sets every tile group's split factors in `steps` (a copy of the sketch's) at random.
+/// Elements the CPU vectorize rule fuses into one vector at most: the vector unit's bytes (a
+/// vector of 4 registers of 32-bit lanes, as MetaSchedule's 64 on AVX-512), at least 16.
+int64_t max_vector_lanes(const HardwareParams& hw);
+
+/// Sets every tile group's split factors in `steps` (a copy of the sketch's) at random: on GPUs
+/// uniformly over the factorisations, on CPUs the innermost length first (uniformly over the
+/// lengths possible), then uniformly over the factorisations ending in it.
 void fill_tile_sizes(const SearchSpace& space, const Sketch& sketch, std::vector<Step>& steps,
                      std::mt19937_64& rng);
 

@@ -3,7 +3,12 @@
 // propagate and fail the test); the rejection rate stays under 20%; a seeded subset matches the
 // reference (CPU: interpreter and JIT; GPU: SPMD interpreter with the race detector, and NVRTC).
 // CI draws 24 samples per workload and target; TESSEL_SEARCH_LONG=1 draws 10,000 per target.
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+
+#include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/Lower.h"
 
 #include "auto_schedule/SearchTestUtil.h"
 
@@ -84,6 +89,51 @@ TEST(SearchSpaceSample, StatesReplayFromTheirJson) {
         EXPECT_NE(s.schedule.to_python().find("s.split("), std::string::npos);
         EXPECT_EQ(space.match_sketch(again), s.sketch);
     }
+}
+
+// CPU vectors: every vectorised memory access of a sampled GEMM is a unit-stride ramp (or a
+// broadcast), at most the vector unit's 64 bytes x 4 registers wide (64 float lanes on
+// AVX-512), some wider than the old cap of 16; the innermost j tile is drawn first, so a
+// vector-wide one (>= 16) is common rather than rare.
+TEST(SearchSpaceSample, CpuVectorsAreUnitStrideAndUpToFourRegisters) {
+    SearchTask task("op.matmul",
+                    {int64_t(256), int64_t(256), int64_t(256), int64_t(0), int64_t(0), Float(32)},
+                    Target("llvm -mcpu=skylake-avx512"));
+    SearchSpace space(task);
+    SampleResult r = space.sample(120, 11);
+    ASSERT_GE(r.states.size(), 100u);
+    int widest = 0, wide_j = 0, vectorised = 0;
+    for (const SearchState& st : r.states) {
+        LoweredFunc f = lower(st.schedule, task.dag().args(), task.target());
+        int lanes = 0;
+        post_order_visit(f.body, [&](const IRNode* n) {
+            const Expr* index = nullptr;
+            if (n->node_type == IRNodeType::Load) index = &static_cast<const Load*>(n)->index;
+            if (n->node_type == IRNodeType::Store) index = &static_cast<const Store*>(n)->index;
+            if (!index || index->type().lanes == 1) return;
+            lanes = std::max<int>(lanes, index->type().lanes);
+            const Ramp* ramp = index->as<Ramp>();
+            EXPECT_TRUE(ramp || index->as<Broadcast>()) << st.schedule.to_python();
+            if (ramp) {
+                EXPECT_EQ(as_const_int(ramp->stride), std::optional<int64_t>(1));
+            }
+        });
+        widest = std::max(widest, lanes);
+        vectorised += lanes > 1;
+        // The j axis's innermost split factor: the last tile group of the output's stage.
+        std::string py = st.schedule.to_python();
+        for (int w : {16, 32, 64})
+            if (py.find("factor=" + std::to_string(w) + ")  # matmul: i1\n") != std::string::npos ||
+                py.find("factor=" + std::to_string(w) + ")  # matmul.local: i1\n") !=
+                    std::string::npos)
+                ++wide_j;
+    }
+    std::printf("%zu states: %d vectorised, widest %d lanes, %d with j's innermost tile >= 16\n",
+                r.states.size(), vectorised, widest, wide_j);
+    EXPECT_LE(widest, 64);
+    EXPECT_GT(widest, 16);
+    EXPECT_GT(vectorised, static_cast<int>(r.states.size()) / 3);
+    EXPECT_GT(wide_j, static_cast<int>(r.states.size()) / 4);
 }
 
 }  // namespace
