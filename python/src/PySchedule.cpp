@@ -328,8 +328,10 @@ const char* step_doc() {
     Signature sig;
     const T step{};
     T::fields(step, sig);
-    return doc("Applies a '" + std::string(T::kind) + "' step (docs/schedule.md): " + T::kind +
-               "(" + sig.params + ")");
+    std::string text = "Applies a '" + std::string(T::kind) + "' step (docs/schedule.md): " +
+                       T::kind + "(" + sig.params + ")";
+    if constexpr (requires { T::summary; }) text += ".\n\n" + std::string(T::summary);
+    return doc(text);
 }
 
 // One method per step kind, and the annotation sugar (vectorize, unroll, parallel, bind).
