@@ -241,13 +241,14 @@ Stmt double_buffer_loop(const Marked& m) {
     return Seq::make(prologue);
 }
 
-/// The fetches of iteration `iter` into copy `copy`, marked for lower_async_copies.
+/// The fetches of iteration `iter` into copy `copy`, marked for lower_async_copies (`copy` may
+/// use the loop variable: the fetch is moved to `iter` before it is retargeted).
 Stmt async_fetch(const Marked& m, const Expr& iter, const Expr& copy) {
     std::vector<Stmt> out;
     for (const Stmt& x : m.fetches)
         out.push_back(AttrStmt::make(
             "async_copy", make_const(Int(32), m.depth),
-            substitute(Retarget(m.body.buffers, copy).mutate(x), m.loop->loop_var, iter)));
+            Retarget(m.body.buffers, copy).mutate(substitute(x, m.loop->loop_var, iter))));
     return Seq::make(out);
 }
 
