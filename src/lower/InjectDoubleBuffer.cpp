@@ -41,6 +41,7 @@ struct Doubled {
 /// The body of a marked loop taken apart: the marked allocations, then the statements in order.
 struct Body {
     std::map<const Variable*, Doubled> buffers;
+    std::vector<const Variable*> order;  ///< the buffers as marked, outermost first
     std::vector<Stmt> items;
     int depth = -1;        ///< pipeline depth of the marked buffers, 0 for double_buffer (-1: none)
     std::string conflict;  ///< the buffer whose mark disagrees with the others' (if any)
@@ -56,6 +57,7 @@ void peel(const Stmt& s, Body* b) {
             b->conflict = alloc->buffer_var.name();
         b->depth = b->depth < 0 ? depth : b->depth;
         b->buffers[alloc->buffer_var.get()].alloc = alloc;
+        b->order.push_back(alloc->buffer_var.get());
         return peel(alloc->body, b);
     }
     if (const auto* seq = s.as<Seq>()) {
@@ -315,7 +317,7 @@ protected:
         peel(m.loop->body, &m.body);
         if (m.body.buffers.empty()) return s;
         m.depth = m.body.depth;
-        m.name = m.body.buffers.begin()->second.alloc->buffer_var.name();
+        m.name = m.body.order.front()->name;
         if (!m.body.conflict.empty())
             fail(m.depth, m.name,
                  "shared stage '" + m.body.conflict + "' computed at the same loop '" +
@@ -357,7 +359,10 @@ protected:
         } else {
             result = m.depth ? pipelined_loop(m) : double_buffer_loop(m);
         }
-        for (auto& [var, d] : m.body.buffers) {
+        // Innermost first, so that the allocations nest as they did (deterministic IR: the map
+        // is ordered by address).
+        for (auto it = m.body.order.rbegin(); it != m.body.order.rend(); ++it) {
+            const Doubled& d = m.body.buffers.at(*it);
             std::vector<Expr> extents = d.alloc->extents;
             extents.insert(extents.begin(), make_const(extents[0].type(), copies));
             result = Allocate::make(d.alloc->buffer_var, d.alloc->dtype, extents, d.alloc->scope,

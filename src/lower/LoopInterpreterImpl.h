@@ -141,7 +141,8 @@ protected:
     void exec_cp_async_wait(int64_t n);
     /// The elements in flight where this thread runs: its block's, or its own outside a block.
     InFlightMap& in_flight() { return spmd_ ? *spmd_->in_flight : own_in_flight_; }
-    /// Throws when element `flat` of `s` is in flight (a read or plain write of it races).
+    /// Throws when element `flat` of `s` is in flight (a read or plain write of it races). In a
+    /// block only shared storage can be (its serials are the block's own, apart from others').
     void check_in_flight(const InterpStorage& s, int64_t flat, bool write);
 
     // Memory (LoopInterpreterMemory.cpp).

@@ -3,7 +3,9 @@
 
 #include <set>
 
+#include "PassUtil.h"
 #include "tessel/arith/Modular.h"
+#include "tessel/ir/Equality.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 
@@ -65,19 +67,29 @@ private:
         if (const auto* c = value.as<Call>(); c && c->op == Intrinsic::if_then_else) {
             guard = c->args[0];
             if (const auto* b = guard.as<Broadcast>()) guard = b->value;
-            if (guard.type().is_vector() || !is_zero_value(c->args[2])) return Stmt();
+            if (!is_zero_value(c->args[2])) return Stmt();
             value = c->args[1];
         }
         const auto* load = value.as<Load>();
         if (!load || on_chip_.count(load->buffer_var.get())) return Stmt();
-        if (load->predicate.defined() && !is_one(load->predicate)) return Stmt();
-        const int lanes = value.type().lanes, size = value.type().bytes() / lanes;
+        // A predicate on the load repeats the guard (vectorize_loops masks the lanes it skips).
+        if (load->predicate.defined() && !is_one(load->predicate) &&
+            !(guard.defined() && structural_equal(load->predicate, op->value.as<Call>()->args[0])))
+            return Stmt();
+        const int lanes = value.type().lanes, size = value.type().bytes();  // per lane
         Side dst = side_of(op->buffer_var, op->index), src = side_of(load->buffer_var, load->index);
-        int chunk = widest_chunk(dst, src, lanes, size);
+        // Lanes guarded one by one (the k edge of a tile): one copy per lane, each with its lane
+        // of the guard.
+        const bool per_lane = guard.defined() && guard.type().is_vector();
+        int chunk =
+            per_lane ? (size == 4 || size == 8 ? 1 : 0) : widest_chunk(dst, src, lanes, size);
         if (chunk == 0) return Stmt();
         std::vector<Stmt> out;
-        for (int k = 0; k < lanes; k += chunk)
-            out.push_back(copy(dst, src, k, chunk * size, guard));
+        for (int k = 0; k < lanes; k += chunk) {
+            Expr g = per_lane ? internal::lane_of(guard, k) : guard;
+            if (guard.defined() && !g.defined()) return Stmt();
+            out.push_back(copy(dst, src, k, chunk * size, g));
+        }
         return Seq::make(out);
     }
 

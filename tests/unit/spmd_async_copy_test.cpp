@@ -30,8 +30,8 @@ Stmt wait(int n) {
 }
 /// 16 bytes (4 floats) from A[src] into S[dst], `src_bytes` of them read.
 Stmt copy16(const Var& S, Expr dst, const Var& A, Expr src, Expr src_bytes = 16) {
-    return call(Intrinsic::cp_async, {S, std::move(dst), A, std::move(src),
-                                      make_const(Int(32), 16), std::move(src_bytes)});
+    return call(Intrinsic::cp_async, {S, std::move(dst), A, std::move(src), make_const(Int(32), 16),
+                                      std::move(src_bytes)});
 }
 
 /// A block of kThreads threads with shared S of 2 * 4 * kThreads floats around `body`.
@@ -94,8 +94,8 @@ TEST(SpmdAsyncCopy, SourceBytesBelowTheSizeFillZeros) {
         }
     }
     Kernel z;
-    z.run(Seq::make({z.issue(0, 0, make_const(Int(32), 0)), commit(), wait(0), barrier(),
-                     z.read_neighbour()}));
+    z.run(Seq::make(
+        {z.issue(0, 0, make_const(Int(32), 0)), commit(), wait(0), barrier(), z.read_neighbour()}));
     for (int i = 0; i < 4 * kThreads; ++i) EXPECT_EQ(z.b.get(i), 0.0) << i;
 }
 
@@ -103,8 +103,7 @@ TEST(SpmdAsyncCopy, MissingWaitIsCaughtDespiteTheBarrier) {
     // The pipeline's iteration without its cp_async_wait: the barrier lands nothing.
     Kernel k;
     std::string e = error_of(k, Seq::make({k.issue(), commit(), barrier(), k.read_neighbour()}));
-    EXPECT_NE(e.find("read before cp.async landed; a cp_async_wait is missing"),
-              std::string::npos)
+    EXPECT_NE(e.find("read before cp.async landed; a cp_async_wait is missing"), std::string::npos)
         << e;
     EXPECT_NE(e.find("shared memory S"), std::string::npos) << e;
     // Without the commit the group is still open: a wait does not land it either.
@@ -123,17 +122,19 @@ TEST(SpmdAsyncCopy, MissingBarrierAfterTheWaitIsCaught) {
 
 TEST(SpmdAsyncCopy, WaitKeepsTheNewestGroupsInFlight) {
     // Two groups; wait(1) lands the first only.
-    Kernel k;
-    Stmt two = Seq::make({k.issue(0, 0), commit(), k.issue(4 * kThreads, 4 * kThreads), commit(),
+    auto two = [](const Kernel& k) {
+        return Seq::make({k.issue(0, 0), commit(), k.issue(4 * kThreads, 4 * kThreads), commit(),
                           wait(1), barrier()});
-    k.run(Seq::make({two, k.read_neighbour(0)}));
+    };
+    Kernel k;
+    k.run(Seq::make({two(k), k.read_neighbour(0)}));
     for (int t = 0; t < kThreads; ++t)
         EXPECT_EQ(k.b.get(t * 4), k.a.get(((t + 1) % kThreads) * 4)) << t;
     Kernel second;
-    std::string e = error_of(second, Seq::make({two, second.read_neighbour(4 * kThreads)}));
+    std::string e = error_of(second, Seq::make({two(second), second.read_neighbour(4 * kThreads)}));
     EXPECT_NE(e.find("read before cp.async landed"), std::string::npos) << e;
     Kernel both;
-    both.run(Seq::make({two, wait(0), barrier(), both.read_neighbour(4 * kThreads)}));
+    both.run(Seq::make({two(both), wait(0), barrier(), both.read_neighbour(4 * kThreads)}));
     for (int t = 0; t < kThreads; ++t)
         EXPECT_EQ(both.b.get(t * 4), both.a.get(4 * kThreads + ((t + 1) % kThreads) * 4)) << t;
 }
