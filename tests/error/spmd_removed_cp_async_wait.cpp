@@ -57,7 +57,7 @@ TEST(LoopInterpreterError, RemovedCpAsyncWaitIsReported) {
     }
     RemoveWaits remover;
     f.body = remover.mutate(f.body);
-    EXPECT_EQ(remover.removed, 1);  // the loop's one wait per iteration
+    EXPECT_GE(remover.removed, 1);  // one per iteration (a loop partition may copy it)
     expect_runtime_error(
         [&] {
             run_lowered(f, {&a, &b, &c});
