@@ -30,12 +30,12 @@
 // where "marked" is AttrStmt("async_copy", d) around each fetch nest: lower_async_copies turns
 // its stores into cp_async (until then they are plain stores, which is correct). The copy a
 // fetch writes was last read in the previous iteration, before this iteration's barrier; every
-// thread commits one group per iteration, so wait(d - 2) lands exactly the fetch of v. A loop of one iteration (or one simplified away) keeps its form with the
-// marks removed. Throws
-// ScheduleError when the marked loop is not serial with constant bounds, or its body mixes
-// fetches with computation or holds another (not double-buffered) shared fetch or a barrier
-// inside its computation, or marks its stages differently (double_buffer and pipeline, or two
-// depths), naming the buffer and the primitive.
+// thread commits one group per iteration, so wait(d - 2) lands exactly the fetch of v.
+// A loop of one iteration (or one simplified away) keeps its form with the marks removed.
+// Throws ScheduleError when the marked loop is not serial with constant bounds, or its body
+// mixes fetches with computation or holds another (not double-buffered) shared fetch or a
+// barrier inside its computation, or marks its stages differently (double_buffer and pipeline,
+// or two depths), naming the buffer and the primitive.
 #pragma once
 
 #include "tessel/ir/IR.h"
