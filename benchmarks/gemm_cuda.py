@@ -7,6 +7,10 @@ then GFLOP/s (median of 30 runs timed with CUDA events after 5 warm-up runs, que
     python benchmarks/gemm_cuda.py [SHAPE ...]     SHAPE: n or MxNxK (default 4096 1000 1536x1000x777)
     python benchmarks/gemm_cuda.py --sweep [SHAPE ...]   every tile configuration (TILE_CONFIGS),
                                    with and without double buffering (how the choice was made)
+    python benchmarks/gemm_cuda.py --pipeline [SHAPE ...]   also step 7 (the same tiles, shared
+                                   tiles copied by cp.async over 3 and 4 buffers: pipeline(3),
+                                   pipeline(4)), BENCH lines gemm_cuda_pipeline3/4 against the
+                                   same cuBLAS run, and their ratio to step 6 printed
 """
 import os
 import sys
@@ -87,6 +91,14 @@ def main():
         gflops, err = run_case(m, n, k, config, report=True)
         print(f"{case}: relative error tessel {err:.2e}, cuBLAS {ref_err:.2e}")
         lines.append(cuda_bench.bench_line("gemm_cuda", case, gflops, "cublas", ref))
+        if "--pipeline" in sys.argv:
+            for depth in (3, 4):
+                piped = dict(config, double_buffer=False, pipeline=depth)
+                p, p_err = run_case(m, n, k, piped, report=True)
+                print(f"{case}: pipeline({depth}) {p:.1f} GFLOP/s = {p / gflops:.3f} x step 6, "
+                      f"relative error {p_err:.2e}")
+                lines.append(cuda_bench.bench_line(f"gemm_cuda_pipeline{depth}", case, p,
+                                                   "cublas", ref))
     print("\n".join(lines))
 
 

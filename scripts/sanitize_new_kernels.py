@@ -1,6 +1,8 @@
 """Runs the kernels of the newest GPU features once each, for compute-sanitizer (memcheck and
 racecheck) on the GPU host: the GEMM tutorial's double-buffered register-tile kernel at an odd
-shape (padded tiles, unswitched edges), and the warp-per-row softmax at a short odd row.
+shape (padded tiles, unswitched edges), the same with its tiles pipelined over 3 and 4 buffers
+by cp.async (step 7: zero-filled copies past the edges, trip counts below the depth), and the
+warp-per-row softmax at a short odd row.
     compute-sanitizer --tool racecheck python3 scripts/sanitize_new_kernels.py
 Each result is checked against numpy; the sanitizer's exit status reports what it found."""
 import importlib.util
@@ -24,9 +26,13 @@ def tutorial(name):
 gemm, softmax = tutorial("05_gpu_gemm"), tutorial("06_gpu_softmax")
 rng = np.random.default_rng(0)
 dev = ts.cuda(0)
-for m, n, k, config in [(300, 260, 77, dict(block=128, threads=16, bk=8, vthreads=2)),
-                        (130, 100, 45, dict(block=64, threads=16, bk=16))]:
-    s, args = gemm.step4(n, m=m, k=k, double_buffer=True, **config)
+CASES = [(300, 260, 77, dict(block=128, threads=16, bk=8, vthreads=2)),
+         (130, 100, 45, dict(block=64, threads=16, bk=16)),
+         (40, 36, 20, dict(block=64, threads=16, bk=8))]  # k.outer runs 3 times
+BUFFERING = [dict(double_buffer=True), dict(pipeline=3), dict(pipeline=4)]
+for (m, n, k, tiles), buffering in [(c, b) for c in CASES for b in BUFFERING]:
+    config = dict(tiles, **buffering)
+    s, args = gemm.step4(n, m=m, k=k, **config)
     f = ts.build(s, args, target="cuda")
     a = rng.standard_normal((m, k)).astype("float32")
     b = rng.standard_normal((k, n)).astype("float32")

@@ -22,11 +22,13 @@ through shared memory and registers, and how each thread's accesses are laid out
      chosen for the shape so that every multiprocessor has work;
   6. double buffering: the next tiles' global loads in flight while the current ones compute
      (double_buffer), with step 3's strided parts: about 0.95 x cuBLAS on an H100.
+  7. pipelined copies: the tiles of the next two iterations copied into shared memory by the
+     GPU's asynchronous copy engine (cp.async, sm_80+) while this one computes (pipeline(3)).
 
 Every step is checked: on any machine, at a small size, in tessel's loop interpreter (which runs
 the kernels as SPMD programs and reports races between threads), and compiled by NVRTC for sm_90;
 on a machine with a GPU, at full size on the GPU against numpy, with its GFLOP/s.
-benchmarks/gemm_cuda.py measures step 6 against cuBLAS.
+benchmarks/gemm_cuda.py measures steps 6 and 7 against cuBLAS.
 
 Run:  python tutorials/05_gpu_gemm.py [--small]
 """
@@ -174,9 +176,11 @@ def step3(n):
 # bits per thread from global memory (vectorize), and the results are stored 128 bits at a time.
 # A's transposed tile is padded by 4 floats a row (storage_align): the 128-bit reads stay aligned
 # and the transposing stores of a warp spread over the banks.
-def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buffer=False):
+def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buffer=False,
+          pipeline=0):
     """The register-tile schedule; `m` and `k` give other shapes than n x n x n (step 5);
-    `double_buffer` pipelines the shared tiles' fetches (step 6)."""
+    `double_buffer` pipelines the shared tiles' fetches (step 6); `pipeline` (a depth >= 2)
+    copies them asynchronously over that many buffers (step 7)."""
     A, B, C = gemm(n, m, k)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -214,6 +218,8 @@ def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buf
         stage_copy(s, T, threads, 4)
         if double_buffer:
             s[T].double_buffer()
+        if pipeline:
+            s[T].pipeline(pipeline)
     return s, [A, B, C]
 
 
@@ -277,12 +283,33 @@ def step6(n, m=None, k=None, sm_count=132):
     return step4(n, m=m, k=k, **choose_tiles(m, n, k, sm_count))
 
 
+# ---------------------------------------------------------------------------------------------
+# 7. Pipelined copies: cp.async, several tiles in flight
+#
+# Step 6 still moves every tile through registers: each thread loads its part of the next tiles
+# into registers and stores them into shared memory after computing. From sm_80 on, a GPU copies
+# global memory into shared memory itself (cp.async): the threads only issue the copies and wait
+# for them later, no registers held, and several iterations' copies can be in flight at once.
+# pipeline(3) gives each shared tile three copies: while iteration v computes on copy v % 3, the
+# tiles of iterations v + 1 and v + 2 are on their way. tessel issues the first two fetches
+# before the k loop; each iteration waits for its own tile (cp_async_wait(1): all but the newest
+# group landed), passes one barrier, computes, and issues the fetch two iterations ahead. The
+# 128-bit fetches become 16-byte copies; where the tile runs past the matrix the copy reads
+# nothing and fills zeros (cp.async's source size). The interpreter checks that no thread reads
+# a tile before its copy landed. benchmarks/gemm_cuda.py --pipeline times it.
+def step7(n, m=None, k=None, sm_count=132, depth=3):
+    m, k = m or n, k or n
+    tiles = choose_tiles(m, n, k, sm_count, double_buffer=False)
+    return step4(n, m=m, k=k, pipeline=depth, **tiles)
+
+
 STEPS = [
     ("1. one thread per element", step1),
     ("2. shared-memory block tiling", step2),
     ("3. virtual threads", step3),
     ("4. register tile, transposed tiles, 128-bit accesses", step4),
     ("6. double buffering (and step 3's strided parts)", step6),
+    ("7. pipelined copies (cp.async, 3 stages)", step7),
 ]
 # Step 5 (any shape) is shown after the loop, at its own shapes; step 6 builds on it.
 # Step 5's shapes: one that no tile divides, and 1000^3, where 128 x 128 tiles leave SMs idle.

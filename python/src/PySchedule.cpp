@@ -328,8 +328,10 @@ const char* step_doc() {
     Signature sig;
     const T step{};
     T::fields(step, sig);
-    return doc("Applies a '" + std::string(T::kind) + "' step (docs/schedule.md): " + T::kind +
-               "(" + sig.params + ")");
+    std::string text = "Applies a '" + std::string(T::kind) +
+                       "' step (docs/schedule.md): " + T::kind + "(" + sig.params + ")";
+    if constexpr (requires { T::summary; }) text += ".\n\n" + std::string(T::summary);
+    return doc(text);
 }
 
 // One method per step kind, and the annotation sugar (vectorize, unroll, parallel, bind).
@@ -432,11 +434,14 @@ void def_stage_view_methods(py::class_<PyStage>& cls) {
                     "pragma(loop, pragma_type, pragma_value) (TVM's form) or pragma(key, value): "
                     "'auto_unroll_max_step' for the stage; 'unroll_explicit' is always on.");
         } else {
-            cls.def(T::kind, [](const PyStage& r, py::args args, py::kwargs kw) {
-                if (takes_loop_list<T>() && !(args.size() == 1 && is_sequence(args[0])))
-                    return forward(r, T::kind, py::make_tuple(py::list(args)), kw);
-                return forward(r, T::kind, args, kw);
-            });
+            cls.def(
+                T::kind,
+                [](const PyStage& r, py::args args, py::kwargs kw) {
+                    if (takes_loop_list<T>() && !(args.size() == 1 && is_sequence(args[0])))
+                        return forward(r, T::kind, py::make_tuple(py::list(args)), kw);
+                    return forward(r, T::kind, args, kw);
+                },
+                step_doc<T>());
         }
     });
     for (const char* name : {"vectorize", "unroll", "parallel", "bind"})

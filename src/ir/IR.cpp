@@ -361,6 +361,18 @@ void check_allreduce_args(const std::vector<Expr>& args) {
             << "thread_allreduce: the thread axes must be loop variables";
 }
 
+void check_cp_async_args(const std::vector<Expr>& args) {
+    TESSEL_CHECK(args[0].as<Variable>() && args[0].type().is_handle() && args[2].as<Variable>() &&
+                 args[2].type().is_handle())
+        << "cp_async: dst and src must be buffer handles";
+    for (int k : {1, 3, 5})
+        TESSEL_CHECK(args[k].type().is_scalar() && args[k].type().is_int_or_uint())
+            << "cp_async: argument " << k << " must be a scalar integer";
+    auto bytes = as_const_int(args[4]);
+    TESSEL_CHECK(bytes && (*bytes == 4 || *bytes == 8 || *bytes == 16))
+        << "cp_async: bytes must be the constant 4, 8 or 16";
+}
+
 }  // namespace
 
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
@@ -372,6 +384,13 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     switch (op) {
         case Intrinsic::thread_barrier: break;
         case Intrinsic::thread_allreduce: check_allreduce_args(args); break;
+        case Intrinsic::cp_async: check_cp_async_args(args); break;
+        case Intrinsic::cp_async_commit: break;
+        case Intrinsic::cp_async_wait: {
+            auto n = as_const_int(args[0]);
+            TESSEL_CHECK(n && *n >= 0) << "cp_async_wait: n must be a non-negative constant";
+            break;
+        }
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;

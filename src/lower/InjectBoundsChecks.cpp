@@ -13,40 +13,6 @@ namespace {
 
 using SizeMap = std::unordered_map<const Variable*, Expr>;
 
-/// Lane `k` of a vector index as a scalar expression, or undefined where it cannot be written.
-Expr lane_of(const Expr& e, int k) {
-    if (e.type().is_scalar()) return e;
-    if (const auto* r = e.as<Ramp>())
-        return internal::fold_add(r->base,
-                                  internal::fold_mul(r->stride, make_const(r->stride.type(), k)));
-    if (const auto* b = e.as<Broadcast>()) return b->value;
-    if (const auto* c = e.as<Cast>()) {
-        Expr v = lane_of(c->value, k);
-        return v.defined() ? Cast::make(c->type.element_of(), v) : Expr();
-    }
-    if (const auto* l = e.as<Load>()) {
-        Expr i = lane_of(l->index, k);
-        if (!i.defined() || l->predicate.defined()) return Expr();
-        return Load::make(l->type.element_of(), l->buffer_var, i);
-    }
-#define TESSEL_LANE_BINARY(T)                                       \
-    if (const auto* op = e.as<T>()) {                               \
-        Expr a = lane_of(op->a, k), b = lane_of(op->b, k);          \
-        return a.defined() && b.defined() ? T::make(a, b) : Expr(); \
-    }
-    TESSEL_LANE_BINARY(Add)
-    TESSEL_LANE_BINARY(Sub)
-    TESSEL_LANE_BINARY(Mul)
-    TESSEL_LANE_BINARY(Div)
-    TESSEL_LANE_BINARY(Mod)
-    TESSEL_LANE_BINARY(FloorDiv)
-    TESSEL_LANE_BINARY(FloorMod)
-    TESSEL_LANE_BINARY(Min)
-    TESSEL_LANE_BINARY(Max)
-#undef TESSEL_LANE_BINARY
-    return Expr();
-}
-
 /// 0 <= i < size for a scalar index.
 Expr scalar_in_bounds(const Expr& i, const Expr& size) {
     Type t = internal::wider_index_type(i.type(), size.type());
@@ -60,11 +26,11 @@ Expr in_bounds(const Expr& index, const Expr& size) {
     if (index.type().is_scalar()) {
         lanes = {index};
     } else if (const auto* r = index.as<Ramp>()) {
-        lanes = {lane_of(index, 0), lane_of(index, r->lanes - 1)};
+        lanes = {internal::lane_of(index, 0), internal::lane_of(index, r->lanes - 1)};
     } else if (const auto* b = index.as<Broadcast>()) {
         lanes = {b->value};
     } else {
-        for (int k = 0; k < index.type().lanes; ++k) lanes.push_back(lane_of(index, k));
+        for (int k = 0; k < index.type().lanes; ++k) lanes.push_back(internal::lane_of(index, k));
     }
     Expr cond;
     for (const Expr& l : lanes) {

@@ -22,27 +22,42 @@ Stmt barrier() {
     return Evaluate::make(Call::make(Intrinsic::thread_barrier, {}));
 }
 
-[[noreturn]] void fail(const std::string& buffer, const std::string& why) {
-    TESSEL_THROW(ScheduleError) << "double_buffer: shared stage '" << buffer << "': " << why;
+Stmt call_stmt(Intrinsic op, std::vector<Expr> args = {}) {
+    return Evaluate::make(Call::make(op, std::move(args)));
 }
 
-/// A double-buffered buffer: its allocation and its two-copy replacement.
+/// `depth` 0: double_buffer; else pipeline(depth).
+[[noreturn]] void fail(int depth, const std::string& buffer, const std::string& why) {
+    TESSEL_THROW(ScheduleError) << (depth ? "pipeline" : "double_buffer") << ": shared stage '"
+                                << buffer << "': " << why;
+}
+
+/// A multi-buffered buffer: its allocation and its replacement with several copies.
 struct Doubled {
     const Allocate* alloc = nullptr;
-    Buffer twice;  ///< [2] + the buffer's shape (and strides)
+    Buffer twice;  ///< [copies] + the buffer's shape (and strides)
 };
 
 /// The body of a marked loop taken apart: the marked allocations, then the statements in order.
 struct Body {
     std::map<const Variable*, Doubled> buffers;
+    std::vector<const Variable*> order;  ///< the buffers as marked, outermost first
     std::vector<Stmt> items;
+    int depth = -1;        ///< pipeline depth of the marked buffers, 0 for double_buffer (-1: none)
+    std::string conflict;  ///< the buffer whose mark disagrees with the others' (if any)
 };
 
 void peel(const Stmt& s, Body* b) {
-    if (const auto* a = s.as<AttrStmt>(); a && a->key == "double_buffer_scope") {
+    const auto* a = s.as<AttrStmt>();
+    if (a && (a->key == "double_buffer_scope" || a->key == "pipeline_scope")) {
         const auto* alloc = a->body.as<Allocate>();
-        TESSEL_CHECK(alloc) << "double_buffer_scope around a statement that is not an Allocate";
+        TESSEL_CHECK(alloc) << a->key << " around a statement that is not an Allocate";
+        int depth = a->key == "pipeline_scope" ? static_cast<int>(*as_const_int(a->value)) : 0;
+        if (b->depth >= 0 && b->depth != depth && b->conflict.empty())
+            b->conflict = alloc->buffer_var.name();
+        b->depth = b->depth < 0 ? depth : b->depth;
         b->buffers[alloc->buffer_var.get()].alloc = alloc;
+        b->order.push_back(alloc->buffer_var.get());
         return peel(alloc->body, b);
     }
     if (const auto* seq = s.as<Seq>()) {
@@ -57,7 +72,8 @@ bool has_mark(const Stmt& s) {
     post_order_visit(s, [&](const IRNode* n) {
         if (n->node_type == IRNodeType::AttrStmt) {
             const std::string& k = static_cast<const AttrStmt*>(n)->key;
-            found = found || k == "double_buffer_scope" || k == "double_buffer_write";
+            found = found || k == "double_buffer_scope" || k == "double_buffer_write" ||
+                    k == "pipeline_scope";
         }
     });
     return found;
@@ -118,7 +134,7 @@ public:
                         For::make(f->loop_var, f->min, f->extent, f->kind, st, f->thread_tag)};
             }
             auto ext = as_const_int(f->extent);
-            if (!ext) fail(buffer, "its fetch has a loop of non-constant extent");
+            if (!ext) fail(0, buffer, "its fetch has a loop of non-constant extent");
             Expr i = f->loop_var - f->min;
             Expr inner = is_zero(lin) ? i : lin * make_const(lin.type(), *ext) + i;
             auto [l, st] = split(f->body, cast(lin.type(), inner), size * *ext, buffer);
@@ -140,7 +156,7 @@ public:
         }
         const auto* store = s.as<BufferStore>();
         if (!store || !bufs_.count(store->buffer->data.get()))
-            fail(buffer, "its fetch is not a loop nest around one store into it");
+            fail(0, buffer, "its fetch is not a loop nest around one store into it");
         Buffer regs(store->buffer.name() + ".stage", store->buffer.dtype(),
                     {make_const(Int(32), size)}, StorageScope::Local);
         staged_.push_back(regs);
@@ -158,7 +174,7 @@ private:
     std::vector<Buffer> staged_;
 };
 
-Buffer doubled_buffer(const Buffer& b) {
+Buffer multi_buffer(const Buffer& b, int copies) {
     auto* n = new BufferNode();
     n->data = b->data;
     n->dtype = b->dtype;
@@ -169,13 +185,124 @@ Buffer doubled_buffer(const Buffer& b) {
     n->scope = b->scope;
     n->alignment = b->alignment;
     Type t = b.shape().empty() ? Int(32) : b.shape()[0].type();
-    n->shape.insert(n->shape.begin(), make_const(t, 2));
+    n->shape.insert(n->shape.begin(), make_const(t, copies));
     if (!n->strides.empty()) {
         // The outer stride: the size of one copy (the allocation's extent).
         Expr size = n->strides[0] * b.shape()[0];
         n->strides.insert(n->strides.begin(), size);
     }
     return Buffer(n);
+}
+
+/// A marked loop taken apart: its fetches (barriers dropped) and its computation.
+struct Marked {
+    const For* loop = nullptr;
+    int64_t lo = 0, n = 0;
+    int depth = 0;  ///< 0: double_buffer
+    std::string name;
+    Body body;
+    std::vector<Stmt> fetches, compute;
+};
+
+/// The copy of the buffers iteration `iter` of the marked loop uses.
+Expr copy_of(const Marked& m, const Expr& iter, int copies) {
+    Type t = iter.type();
+    return cast(Int(32), FloorMod::make(iter - make_const(t, m.lo), make_const(t, copies)));
+}
+
+/// Two copies; the next fetch staged through registers (see the header).
+Stmt double_buffer_loop(const Marked& m) {
+    const Var& v = m.loop->loop_var;
+    Type t = v.type();
+    Expr first = make_const(t, m.lo), next = v + make_const(t, 1);
+    std::vector<Stmt> prologue;
+    for (const Stmt& x : m.fetches)
+        prologue.push_back(
+            substitute(Retarget(m.body.buffers, make_const(Int(32), 0)).mutate(x), v, first));
+    prologue.push_back(barrier());
+    Stager stager(m.body.buffers, copy_of(m, v, 2));  // stores are then moved to v + 1
+    std::vector<Stmt> loads, stores;
+    for (const Stmt& x : m.fetches) {
+        auto [l, st] = stager.split(x, make_const(Int(32), 0), 1, m.name);
+        loads.push_back(substitute(l, v, next));
+        stores.push_back(substitute(st, v, next));
+    }
+    Stmt work = Retarget(m.body.buffers, copy_of(m, v, 2)).mutate(Seq::make(m.compute));
+    std::vector<Stmt> iteration = loads;
+    iteration.push_back(work);
+    iteration.insert(iteration.end(), stores.begin(), stores.end());
+    iteration.push_back(barrier());
+    Stmt main =
+        For::make(v, m.loop->min, make_const(t, m.n - 1), ForKind::Serial, Seq::make(iteration));
+    for (const Buffer& r : stager.registers())
+        main = Allocate::make(r->data, r.dtype(), r.shape(), StorageScope::Local, main);
+    Stmt last =
+        For::make(v, make_const(t, m.lo + m.n - 1), make_const(t, 1), ForKind::Serial, work);
+    prologue.push_back(main);
+    prologue.push_back(last);
+    return Seq::make(prologue);
+}
+
+/// The fetches of iteration `iter` into copy `copy`, marked for lower_async_copies (`copy` may
+/// use the loop variable: the fetch is moved to `iter` before it is retargeted).
+Stmt async_fetch(const Marked& m, const Expr& iter, const Expr& copy) {
+    std::vector<Stmt> out;
+    for (const Stmt& x : m.fetches)
+        out.push_back(AttrStmt::make(
+            "async_copy", make_const(Int(32), m.depth),
+            Retarget(m.body.buffers, copy).mutate(substitute(x, m.loop->loop_var, iter))));
+    return Seq::make(out);
+}
+
+/// `depth` copies; the fetches of the next depth - 1 iterations in flight (see the header).
+Stmt pipelined_loop(const Marked& m) {
+    const Var& v = m.loop->loop_var;
+    Type t = v.type();
+    const int d = m.depth;
+    std::vector<Stmt> prologue;
+    for (int k = 0; k + 1 < d; ++k) {  // one group each, empty past the loop's end
+        if (k < m.n)
+            prologue.push_back(async_fetch(m, make_const(t, m.lo + k), make_const(Int(32), k)));
+        prologue.push_back(call_stmt(Intrinsic::cp_async_commit));
+    }
+    Expr ahead = v + make_const(t, d - 1);
+    std::vector<Stmt> iteration = {
+        call_stmt(Intrinsic::cp_async_wait, {make_const(Int(32), d - 2)}), barrier(),
+        Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute)),
+        IfThenElse::make(ahead < make_const(t, m.lo + m.n),
+                         async_fetch(m, ahead, copy_of(m, ahead, d))),
+        call_stmt(Intrinsic::cp_async_commit)};
+    prologue.push_back(
+        For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration)));
+    // Nothing is left in flight after the loop: the last groups are empty.
+    return Seq::make(prologue);
+}
+
+/// Splits the marked loop's items into fetches and computation, checking the loop's form.
+void take_apart(Marked* m) {
+    for (const Stmt& item : m->body.items) {
+        if (is_barrier(item)) continue;
+        const auto* a = item.as<AttrStmt>();
+        if (a && a->key == "double_buffer_write") {
+            if (!m->compute.empty())
+                fail(m->depth, m->name,
+                     "the loop computes something before its fetch of '" +
+                         a->value.as<Variable>()->name + "'");
+            // insert_barriers may have put the loop's barriers inside the mark.
+            Body inner;
+            peel(a->body, &inner);
+            for (const Stmt& x : inner.items)
+                if (!is_barrier(x)) m->fetches.push_back(x);
+            continue;
+        }
+        if (has_mark(item) || internal::has_thread_sync(item))
+            fail(m->depth, m->name,
+                 "the loop it is computed at holds another shared fetch or a barrier inside its "
+                 "computation; " +
+                     std::string(m->depth ? "pipeline" : "double-buffer") +
+                     " every shared stage computed at '" + m->loop->loop_var.name() + "'");
+        m->compute.push_back(item);
+    }
 }
 
 class Injector : public IRMutator {
@@ -185,96 +312,59 @@ public:
 protected:
     Stmt visit(const For* op) override {
         Stmt s = IRMutator::visit(op);  // inner loops first
-        const auto* f = s.as<For>();
-        Body body;
-        peel(f->body, &body);
-        if (body.buffers.empty()) return s;
-        std::string name = body.buffers.begin()->second.alloc->buffer_var.name();
-        auto lo = as_const_int(f->min), n = as_const_int(f->extent);
-        if (f->kind != ForKind::Serial || !lo || !n)
-            fail(name, "it must be computed at a serial loop with constant bounds (it is at '" +
-                           f->loop_var.name() + "')");
-        // The doubled buffers: find one Buffer object per allocation (from its accesses).
+        Marked m;
+        m.loop = s.as<For>();
+        peel(m.loop->body, &m.body);
+        if (m.body.buffers.empty()) return s;
+        m.depth = m.body.depth;
+        m.name = m.body.order.front()->name;
+        if (!m.body.conflict.empty())
+            fail(m.depth, m.name,
+                 "shared stage '" + m.body.conflict + "' computed at the same loop '" +
+                     m.loop->loop_var.name() +
+                     "' is buffered differently; give every shared stage computed there the same "
+                     "double_buffer() or pipeline(depth)");
+        auto lo = as_const_int(m.loop->min), n = as_const_int(m.loop->extent);
+        if (m.loop->kind != ForKind::Serial || !lo || !n)
+            fail(m.depth, m.name,
+                 "it must be computed at a serial loop with constant bounds (it is at '" +
+                     m.loop->loop_var.name() + "')");
+        m.lo = *lo;
+        m.n = *n;
+        const int copies = m.depth ? m.depth : 2;
+        // The buffers: find one Buffer object per allocation (from its accesses).
         std::map<const Variable*, Buffer> seen;
-        post_order_visit(f->body, [&](const IRNode* node) {
+        post_order_visit(m.loop->body, [&](const IRNode* node) {
             if (node->node_type == IRNodeType::BufferStore) {
                 const auto* st = static_cast<const BufferStore*>(node);
                 seen.emplace(st->buffer->data.get(), st->buffer);
             }
         });
-        for (auto& [var, d] : body.buffers) {
+        for (auto& [var, d] : m.body.buffers) {
             auto it = seen.find(var);
-            TESSEL_CHECK(it != seen.end()) << "double-buffered " << var->name << " is never stored";
-            d.twice = doubled_buffer(it->second);
+            TESSEL_CHECK(it != seen.end()) << "multi-buffered " << var->name << " is never stored";
+            d.twice = multi_buffer(it->second, copies);
         }
-        // Fetches first, then the computation; barriers between them are dropped.
-        std::vector<Stmt> fetches, compute;
-        for (const Stmt& item : body.items) {
-            if (is_barrier(item)) continue;
-            const auto* a = item.as<AttrStmt>();
-            if (a && a->key == "double_buffer_write") {
-                if (!compute.empty())
-                    fail(name, "the loop computes something before its fetch of '" +
-                                   a->value.as<Variable>()->name + "'");
-                // insert_barriers may have put the loop's barriers inside the mark.
-                Body inner;
-                peel(a->body, &inner);
-                for (const Stmt& x : inner.items)
-                    if (!is_barrier(x)) fetches.push_back(x);
-                continue;
-            }
-            if (has_mark(item) || internal::has_thread_sync(item))
-                fail(name,
-                     "the loop it is computed at holds another shared fetch or a barrier inside "
-                     "its computation; double-buffer every shared stage computed at '" +
-                         f->loop_var.name() + "'");
-            compute.push_back(item);
-        }
-        const Var& v = f->loop_var;
-        Type t = v.type();
-        auto parity_of = [&](const Expr& iter) {
-            return cast(Int(32), FloorMod::make(iter - make_const(t, *lo), make_const(t, 2)));
-        };
+        take_apart(&m);
         Stmt result;
-        if (*n == 1) {
+        if (m.n == 1) {
             // Nothing to overlap: the loop as it was, without the marks.
-            std::vector<Stmt> items = fetches;
+            std::vector<Stmt> items = m.fetches;
             items.push_back(barrier());
-            items.insert(items.end(), compute.begin(), compute.end());
-            result = Retarget(body.buffers, make_const(Int(32), 0))
-                         .mutate(For::make(v, f->min, f->extent, f->kind, Seq::make(items)));
+            items.insert(items.end(), m.compute.begin(), m.compute.end());
+            const For* f = m.loop;
+            result =
+                Retarget(m.body.buffers, make_const(Int(32), 0))
+                    .mutate(For::make(f->loop_var, f->min, f->extent, f->kind, Seq::make(items)));
         } else {
-            Expr first = make_const(t, *lo), next = v + make_const(t, 1);
-            std::vector<Stmt> prologue;
-            for (const Stmt& x : fetches)
-                prologue.push_back(
-                    substitute(Retarget(body.buffers, make_const(Int(32), 0)).mutate(x), v, first));
-            prologue.push_back(barrier());
-            Stager stager(body.buffers, parity_of(v));  // stores are then moved to v + 1
-            std::vector<Stmt> loads, stores;
-            for (const Stmt& x : fetches) {
-                auto [l, st] = stager.split(x, make_const(Int(32), 0), 1, name);
-                loads.push_back(substitute(l, v, next));
-                stores.push_back(substitute(st, v, next));
-            }
-            Stmt work = Retarget(body.buffers, parity_of(v)).mutate(Seq::make(compute));
-            std::vector<Stmt> iteration = loads;
-            iteration.push_back(work);
-            iteration.insert(iteration.end(), stores.begin(), stores.end());
-            iteration.push_back(barrier());
-            Stmt main =
-                For::make(v, f->min, make_const(t, *n - 1), ForKind::Serial, Seq::make(iteration));
-            for (const Buffer& r : stager.registers())
-                main = Allocate::make(r->data, r.dtype(), r.shape(), StorageScope::Local, main);
-            Stmt last =
-                For::make(v, make_const(t, *lo + *n - 1), make_const(t, 1), ForKind::Serial, work);
-            prologue.push_back(main);
-            prologue.push_back(last);
-            result = Seq::make(prologue);
+            result = m.depth ? pipelined_loop(m) : double_buffer_loop(m);
         }
-        for (auto& [var, d] : body.buffers) {
+        // Innermost first, so that the allocations nest as they did (deterministic IR: the map
+        // is ordered by address).
+        for (auto it = m.body.order.rbegin(); it != m.body.order.rend(); ++it) {
+            const Doubled& d = m.body.buffers.at(*it);
             std::vector<Expr> extents = d.alloc->extents;
-            extents.insert(extents.begin(), make_const(extents[0].type(), 2));
+            extents.insert(extents.begin(), make_const(extents[0].type(), copies));
             result = Allocate::make(d.alloc->buffer_var, d.alloc->dtype, extents, d.alloc->scope,
                                     result);
         }
@@ -290,7 +380,8 @@ public:
 
 protected:
     Stmt visit(const AttrStmt* op) override {
-        if (op->key == "double_buffer_scope" || op->key == "double_buffer_write")
+        if (op->key == "double_buffer_scope" || op->key == "double_buffer_write" ||
+            op->key == "pipeline_scope")
             return mutate(op->body);
         return IRMutator::visit(op);
     }

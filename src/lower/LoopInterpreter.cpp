@@ -150,6 +150,14 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     const Call* c = op->value.as<Call>();
     if (c && c->op == Intrinsic::thread_barrier) return exec_barrier();
     if (c && c->op == Intrinsic::thread_allreduce) return exec_allreduce(c);
+    if (c && c->op == Intrinsic::cp_async) return exec_cp_async(c);
+    if (c && c->op == Intrinsic::cp_async_commit) {
+        committed_copies_.push_back(std::move(open_copies_));
+        open_copies_.clear();
+        return;
+    }
+    if (c && c->op == Intrinsic::cp_async_wait)
+        return exec_cp_async_wait(as_const_int(c->args[0]).value());
     eval_.eval(op->value);
 }
 

@@ -29,7 +29,28 @@ struct InterpStorage {
     bool shared = false;               ///< shared memory of an SPMD block (race-checked)
 };
 
+/// Elements per storage in a race-detector key (storage serial in the bits above).
+constexpr int kElementBits = 40;
+/// The race detectors' key of element `flat` of the storage with serial `serial`.
+inline uint64_t element_key(uint64_t serial, int64_t flat) {
+    return (serial << kElementBits) | static_cast<uint64_t>(flat);
+}
+
 struct SpmdBlock;  // LoopInterpreterSPMD.cpp
+struct SpmdThread;
+
+/// The elements in flight (the destinations of cp_async copies not landed yet), by element key
+/// (storage serial, flat index), with the thread that issued each (nullptr outside a block).
+using InFlightMap = std::unordered_map<uint64_t, const SpmdThread*>;
+
+/// One element of a cp_async copy in flight: where it lands and the value it brings (the source
+/// is read when the copy is issued).
+struct InFlightElement {
+    InterpStorage* dst = nullptr;
+    int64_t flat = 0;
+    Type elem;
+    Scalar value;
+};
 
 /// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
 struct SpmdThread {
@@ -38,6 +59,7 @@ struct SpmdThread {
     int64_t tid[3] = {0, 0, 0};                        ///< threadIdx.x, .y, .z
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
+    InFlightMap* in_flight = nullptr;  ///< the block's elements in flight (cp_async)
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).
@@ -114,6 +136,14 @@ protected:
     void exec_store(const Store* op);
     void exec_buffer_store(const BufferStore* op);
     void count_step();
+    // Asynchronous copies (LoopInterpreterAsyncCopy.cpp).
+    void exec_cp_async(const Call* op);
+    void exec_cp_async_wait(int64_t n);
+    /// The elements in flight where this thread runs: its block's, or its own outside a block.
+    InFlightMap& in_flight() { return spmd_ ? *spmd_->in_flight : own_in_flight_; }
+    /// Throws when element `flat` of `s` is in flight (a read or plain write of it races). In a
+    /// block only shared storage can be (its serials are the block's own, apart from others').
+    void check_in_flight(const InterpStorage& s, int64_t flat, bool write);
 
     // Memory (LoopInterpreterMemory.cpp).
     Value load(const Load* op, const Value& index, const Value& mask);
@@ -147,6 +177,11 @@ protected:
     std::vector<LoopFrame> loops_;
     std::vector<std::unique_ptr<ParallelFrame>> parallel_;
     SpmdThread* spmd_ = nullptr;  ///< set in the interpreter of a simulated thread
+    // cp_async: this thread's open group, its committed groups (oldest first), and the elements
+    // in flight when it runs outside a block.
+    std::vector<InFlightElement> open_copies_;
+    std::vector<std::vector<InFlightElement>> committed_copies_;
+    InFlightMap own_in_flight_;
 };
 
 }  // namespace tessel::internal

@@ -8,9 +8,6 @@ namespace tessel::internal {
 
 namespace {
 
-/// Elements per storage in a race-detector key (storage serial in the bits above).
-constexpr int kElementBits = 40;
-
 /// Masked-off lanes read as 0 of the element type.
 Scalar zero_lane(Type elem) {
     Scalar z;
@@ -141,6 +138,7 @@ int64_t LoopInterpreter::buffer_offset(const BufferNode* b, InterpStorage& s,
 Scalar LoopInterpreter::read_element(InterpStorage& s, Type elem, int64_t flat) {
     if (!parallel_.empty()) track_access(s, flat, false);
     if (s.shared) track_shared(s, flat, false);
+    if (!in_flight().empty() && (s.shared || !spmd_)) check_in_flight(s, flat, false);
     Scalar v;
     if (elem.is_float()) {
         v.f = s.array->get(flat);
@@ -153,6 +151,7 @@ Scalar LoopInterpreter::read_element(InterpStorage& s, Type elem, int64_t flat) 
 void LoopInterpreter::write_element(InterpStorage& s, Type elem, int64_t flat, Scalar v) {
     if (!parallel_.empty()) track_access(s, flat, true);
     if (s.shared) track_shared(s, flat, true);
+    if (!in_flight().empty() && (s.shared || !spmd_)) check_in_flight(s, flat, true);
     if (elem.is_float()) {
         s.array->set(flat, v.f);
     } else {

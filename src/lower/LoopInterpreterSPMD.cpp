@@ -85,6 +85,7 @@ struct SpmdBlock {
     std::map<std::pair<const Allocate*, int64_t>, std::unique_ptr<InterpStorage>> shared;
     uint64_t next_serial = 1;
     std::unordered_map<uint64_t, Access> accesses;
+    InFlightMap in_flight;  ///< cp_async destinations not landed yet
 
     std::string thread_name(int t) const {
         const SpmdThread& th = threads[t];
@@ -260,6 +261,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     for (int t = 0; t < b.nthreads; ++t) {
         SpmdThread& th = b.threads[t];
         th.block = &b;
+        th.in_flight = &b.in_flight;
         th.index = t;
         th.tid[0] = t % b.dims[0];
         th.tid[1] = (t / b.dims[0]) % b.dims[1];

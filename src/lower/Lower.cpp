@@ -17,6 +17,7 @@
 #include "tessel/lower/InjectDoubleBuffer.h"
 #include "tessel/lower/InjectVirtualThreads.h"
 #include "tessel/lower/InsertBarriers.h"
+#include "tessel/lower/LowerAsyncCopies.h"
 #include "tessel/lower/PartitionLoops.h"
 #include "tessel/lower/RemoveNoOp.h"
 #include "tessel/lower/ScheduleOps.h"
@@ -56,9 +57,10 @@ namespace {
 // The passes in pipeline order; a GPU target adds split_host_device before verify_lowered.
 std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
-        "verify_schedule", "schedule_ops",         "simplify",        "inject_virtual_threads",
-        "insert_barriers", "inject_double_buffer", "partition_loops", "storage_flatten",
-        "vectorize_loops", "unroll_loops",         "remove_no_op",    "inject_bounds_checks"};
+        "verify_schedule",     "schedule_ops",         "simplify",        "inject_virtual_threads",
+        "insert_barriers",     "inject_double_buffer", "partition_loops", "storage_flatten",
+        "vectorize_loops",     "lower_async_copies",   "unroll_loops",    "remove_no_op",
+        "inject_bounds_checks"};
     if (gpu) names.push_back("split_host_device");
     names.push_back("verify_lowered");
     return names;
@@ -137,6 +139,8 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("storage_flatten", &f, [](LoweredFunc* g) { *g = storage_flatten(*g); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("vectorize_loops", &f, [](LoweredFunc* g) { g->body = vectorize_loops(g->body); });
+    pass.run("lower_async_copies", &f,
+             [](LoweredFunc* g) { g->body = lower_async_copies(g->body); });
     pass.run("unroll_loops", &f, [&](LoweredFunc* g) {
         g->body = unroll_loops(g->body, static_cast<int>(max_unroll));
     });

@@ -70,6 +70,50 @@ Expr fold_product(const std::vector<Expr>& extents, Type t) {
     return p;
 }
 
+Expr lane_of(const Expr& e, int k) {
+    if (e.type().is_scalar()) return e;
+    if (const auto* r = e.as<Ramp>())
+        return fold_add(r->base, fold_mul(r->stride, make_const(r->stride.type(), k)));
+    if (const auto* b = e.as<Broadcast>()) return b->value;
+    if (const auto* c = e.as<Cast>()) {
+        Expr v = lane_of(c->value, k);
+        return v.defined() ? Cast::make(c->type.element_of(), v) : Expr();
+    }
+    if (const auto* l = e.as<Load>()) {
+        Expr i = lane_of(l->index, k);
+        if (!i.defined() || l->predicate.defined()) return Expr();
+        return Load::make(l->type.element_of(), l->buffer_var, i);
+    }
+    if (const auto* n = e.as<Not>()) {
+        Expr a = lane_of(n->a, k);
+        return a.defined() ? Not::make(a) : Expr();
+    }
+#define TESSEL_LANE_BINARY(T)                                       \
+    if (const auto* op = e.as<T>()) {                               \
+        Expr a = lane_of(op->a, k), b = lane_of(op->b, k);          \
+        return a.defined() && b.defined() ? T::make(a, b) : Expr(); \
+    }
+    TESSEL_LANE_BINARY(Add)
+    TESSEL_LANE_BINARY(Sub)
+    TESSEL_LANE_BINARY(Mul)
+    TESSEL_LANE_BINARY(Div)
+    TESSEL_LANE_BINARY(Mod)
+    TESSEL_LANE_BINARY(FloorDiv)
+    TESSEL_LANE_BINARY(FloorMod)
+    TESSEL_LANE_BINARY(Min)
+    TESSEL_LANE_BINARY(Max)
+    TESSEL_LANE_BINARY(EQ)
+    TESSEL_LANE_BINARY(NE)
+    TESSEL_LANE_BINARY(LT)
+    TESSEL_LANE_BINARY(LE)
+    TESSEL_LANE_BINARY(GT)
+    TESSEL_LANE_BINARY(GE)
+    TESSEL_LANE_BINARY(And)
+    TESSEL_LANE_BINARY(Or)
+#undef TESSEL_LANE_BINARY
+    return Expr();
+}
+
 bool has_thread_sync(const Stmt& s) {
     bool sync = false;
     post_order_visit(s, [&](const IRNode* n) {

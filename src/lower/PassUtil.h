@@ -28,6 +28,10 @@ Expr fold_product(const std::vector<Expr>& extents, Type t);
 /// threads of a block).
 bool has_thread_sync(const Stmt& s);
 
+/// Lane `k` of a vector expression as a scalar expression (Ramp, Broadcast, Cast, unpredicated
+/// Load, arithmetic, comparisons, And/Or/Not), or undefined where it cannot be written.
+Expr lane_of(const Expr& e, int k);
+
 /// The threads of a warp (CUDA's warp size).
 constexpr int64_t kWarpSize = 32;
 /// Whether a thread_allreduce over the thread axes `axes` (0: threadIdx.x, 1: y, 2: z) of a block

@@ -203,19 +203,20 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
     }
 }
 
-// double_buffer is for shared stages computed inside a GPU kernel (inject_double_buffer checks
-// the loop they are computed at).
+// double_buffer and pipeline are for shared stages computed inside a GPU kernel
+// (inject_double_buffer checks the loop they are computed at).
 void NestBuilder::check_double_buffers() const {
     for (size_t i = 0; i < s_.stages().size(); ++i) {
         const Stage& st = s_.stages()[i];
-        if (!st.double_buffer) continue;
+        if (!st.double_buffer && !st.pipeline_depth) continue;
         bool shared = st.attach == AttachKind::At &&
                       effective_scope(s_, static_cast<int>(i)) == StorageScope::Shared;
         if (!shared)
             TESSEL_THROW(ScheduleError)
-                << "double_buffer: stage '" << st.name()
-                << "' is not a shared stage computed inside a GPU kernel (double buffering "
-                   "pipelines the fetches of shared tiles); cache_read it to \"shared\" and "
+                << (st.double_buffer ? "double_buffer" : "pipeline") << ": stage '" << st.name()
+                << "' is not a shared stage computed inside a GPU kernel ("
+                << (st.double_buffer ? "double buffering" : "pipelining")
+                << " overlaps the fetches of shared tiles); cache_read it to \"shared\" and "
                    "compute_at it at a serial loop inside the kernel\n  loop nest of '"
                 << st.name() << "':\n"
                 << s_.loop_nest_string(static_cast<int>(i));
@@ -404,11 +405,13 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
         const Stage& st = s_.stages()[p];
         if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id)
             continue;
-        if (st.double_buffer) {  // marked for inject_double_buffer
+        if (st.double_buffer || st.pipeline_depth) {  // marked for inject_double_buffer
             const Var& data = buffers_[p][0]->data;
             Stmt fetch = AttrStmt::make("double_buffer_write", data, stage_nest(p));
-            body =
-                AttrStmt::make("double_buffer_scope", data, allocate(p, Seq::make({fetch, body})));
+            Stmt alloc = allocate(p, Seq::make({fetch, body}));
+            body = st.pipeline_depth ? AttrStmt::make("pipeline_scope",
+                                                      make_const(Int(32), st.pipeline_depth), alloc)
+                                     : AttrStmt::make("double_buffer_scope", data, alloc);
             continue;
         }
         body = allocate(p, Seq::make({stage_nest(p), body}));

@@ -2,6 +2,7 @@
 // or the target, without lowering.
 #include "tessel/lower/VerifySchedule.h"
 
+#include <cctype>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -69,6 +70,36 @@ int64_t storage_bytes(const Stage& st, const StageBounds& b) {
     return n;
 }
 
+// The copies of a stage's buffer: double_buffer's two, pipeline's `depth`.
+int64_t buffer_copies(const Stage& st) {
+    if (st.pipeline_depth) return st.pipeline_depth;
+    return st.double_buffer ? 2 : 1;
+}
+
+// The compute capability of a cuda target's architecture, "sm_86" -> 86 (0 when unknown).
+int compute_capability(const Target& target) {
+    const std::string& arch = target.arch();
+    if (arch.rfind("sm_", 0) != 0) return 0;
+    int cc = 0;
+    for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+        cc = cc * 10 + (arch[i] - '0');
+    return cc;
+}
+
+// pipeline copies with cp.async, which sm_80 introduced.
+void check_pipelines(const Schedule& s, const Target& target) {
+    int cc = compute_capability(target);
+    for (size_t i = 0; i < s.stages().size(); ++i) {
+        const Stage& st = s.stages()[i];
+        if (!st.pipeline_depth || cc >= 80) continue;
+        internal::schedule_fail(
+            s, "pipeline", static_cast<int>(i),
+            "the target '" + target.str() + "' (" + target.arch() +
+                ") has no asynchronous copies (cp.async needs sm_80 or newer); use "
+                "double_buffer(), which stages the next fetch through registers on any GPU");
+    }
+}
+
 // Infers the bounds once, for the thread mapping and the shared memory, and leaves them in
 // `inferred` for lower().
 void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>* inferred) {
@@ -100,14 +131,16 @@ void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>
             const Stage& st = s.stages()[i];
             if (st.scope != StorageScope::Shared || st.attach == AttachKind::Inlined) continue;
             int top = top_of(s, static_cast<int>(i));
-            shared[top] += storage_bytes(st, bounds[i]);
+            int64_t bytes = storage_bytes(st, bounds[i]) * buffer_copies(st);
+            shared[top] += bytes;
             int64_t limit = target.max_shared_memory_per_block_optin();
             if (shared[top] <= limit) continue;
             std::ostringstream os;
             os << "the kernel of '" << s.stages()[top].name() << "' needs " << shared[top]
-               << " bytes of shared memory per block with this stage ("
-               << storage_bytes(st, bounds[i]) << " bytes), more than the " << limit
-               << " bytes a block may have on '" << target.str() << "'";
+               << " bytes of shared memory per block with this stage (" << bytes << " bytes";
+            if (buffer_copies(st) > 1) os << " in " << buffer_copies(st) << " copies";
+            os << "), more than the " << limit << " bytes a block may have on '" << target.str()
+               << "'";
             internal::schedule_fail(s, "verify_schedule", static_cast<int>(i), os.str());
         }
     }
@@ -180,9 +213,10 @@ void verify_schedule(const Schedule& s, const Target& target, std::vector<StageB
     if (!error.empty()) TESSEL_THROW(ScheduleError) << "verify_schedule: " << error;
     std::vector<StageBounds> local;
     std::vector<StageBounds>* inferred = bounds ? bounds : &local;
-    if (target.is_gpu())
+    if (target.is_gpu()) {
+        check_pipelines(s, target);
         check_gpu(s, target, inferred);
-    else
+    } else
         check_cpu(s, target);
     verify_annotated_extents(s, inferred);
 }

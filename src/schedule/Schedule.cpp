@@ -156,6 +156,8 @@ StepResult Schedule::apply(const Step& step) {
                 storage_align(s.stage, s.dim, s.factor, s.offset);
             else if constexpr (std::is_same_v<T, DoubleBufferStep>)
                 double_buffer(s.stage);
+            else if constexpr (std::is_same_v<T, PipelineStep>)
+                pipeline(s.stage, s.depth);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
                 return pair(follow_split(s.stage, s.iter, s.src_step));
             else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)
@@ -244,6 +246,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.scope = old.scope;
     st.auto_unroll_max_step = old.auto_unroll_max_step;
     st.double_buffer = old.double_buffer;
+    st.pipeline_depth = old.pipeline_depth;
     return st;
 }
 

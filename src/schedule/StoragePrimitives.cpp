@@ -13,6 +13,10 @@ using A = ScheduleAccess;
 
 namespace {
 
+// More copies than this would not fit a useful tile in shared memory, and cp.async.wait_group
+// takes its count as an immediate.
+constexpr int kMaxPipelineDepth = 8;
+
 std::string dim_name(const Stage& st, const StorageDim& d) {
     const ComputeOpNode* c = as_compute(st.op);
     std::string n = c->axis[d.axis].var().name();
@@ -124,8 +128,35 @@ void Schedule::double_buffer(int stage) {
     const char* prim = "double_buffer";
     Stage& st = layout_stage(*this, prim, stage);
     if (st.double_buffer) schedule_fail(*this, prim, stage, "it is already double-buffered");
+    if (st.pipeline_depth)
+        schedule_fail(*this, prim, stage,
+                      "it is already pipelined (pipeline(" + std::to_string(st.pipeline_depth) +
+                          ")); a stage is either double-buffered or pipelined");
     st.double_buffer = true;
     record(DoubleBufferStep{stage});
+}
+
+void Schedule::pipeline(int stage, int64_t depth) {
+    const char* prim = "pipeline";
+    Stage& st = layout_stage(*this, prim, stage);
+    if (depth < 2)
+        schedule_fail(*this, prim, stage,
+                      "depth " + std::to_string(depth) +
+                          " is less than 2 (the copies of the buffer: one computed on, the others "
+                          "being fetched)");
+    if (depth > kMaxPipelineDepth)
+        schedule_fail(*this, prim, stage,
+                      "depth " + std::to_string(depth) + " is more than " +
+                          std::to_string(kMaxPipelineDepth) + " copies of the buffer");
+    if (st.double_buffer)
+        schedule_fail(*this, prim, stage,
+                      "it is already double-buffered; a stage is either double-buffered or "
+                      "pipelined (pipeline(2) is the asynchronous form of double_buffer)");
+    if (st.pipeline_depth)
+        schedule_fail(*this, prim, stage,
+                      "it is already pipelined (depth " + std::to_string(st.pipeline_depth) + ")");
+    st.pipeline_depth = static_cast<int>(depth);
+    record(PipelineStep{stage, depth});
 }
 
 }  // namespace tessel

@@ -34,7 +34,10 @@ protected:
             case Intrinsic::if_then_else:
             case Intrinsic::likely:
             case Intrinsic::thread_barrier:
-            case Intrinsic::thread_allreduce: break;
+            case Intrinsic::thread_allreduce:
+            case Intrinsic::cp_async:
+            case Intrinsic::cp_async_commit:
+            case Intrinsic::cp_async_wait: break;
             default: count += op->type.lanes; break;
         }
         IRVisitor::visit(op);

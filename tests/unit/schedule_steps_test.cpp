@@ -167,6 +167,21 @@ std::vector<StepCase> step_cases() {
              s.double_buffer(as);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.double_buffer(1)  # A.shared"}},
+        {"pipeline",
+         [](Schedule& s, const Workload& w) {
+             s.split(w.r, 0, 16);
+             s.bind(w.r, 0, IterAnnotation::BlockX);
+             s.bind(w.r, 1, IterAnnotation::ThreadX);
+             s.compute_at(w.c, w.r, 1);
+             int as = s.cache_read(0, "shared", {w.c});
+             int c = w.c + 1;
+             s.split(c, 2, 8);  // C: i0 i1 k.outer k.inner
+             s.compute_at(as, c, 2);
+             s.split(as, 0, 16);  // the block's 16 rows, one per thread
+             s.bind(as, 1, IterAnnotation::ThreadX);
+             s.pipeline(as, 3);
+         },
+         {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.pipeline(1, 3)  # A.shared"}},
         {"rfactor",
          [](Schedule& s, const Workload& w) {
              s.split(w.c, 2, 8);

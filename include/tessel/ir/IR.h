@@ -559,6 +559,9 @@ struct Let : ExprNodeBase<Let> {
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
     X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */          \
+    X(cp_async, 6, false)       /* an asynchronous global -> shared copy; see below */    \
+    X(cp_async_commit, 0, false) /* closes this thread's group of cp_async copies */       \
+    X(cp_async_wait, 1, false)  /* waits until at most n groups are in flight */          \
     X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */
 // clang-format on
 
@@ -576,6 +579,20 @@ struct Let : ExprNodeBase<Let> {
 //    order of their indices along `threads` (the first listed axis varying slowest). The combiner
 //    is commutative and associative, so any order gives the same result up to float rounding.
 // Its result (int32 0) is meaningless. A CPU backend refuses it; the SPMD loop interpreter runs it.
+//
+// Asynchronous copies (CUDA's cp.async, sm_80+), statements (Evaluate) of a thread-bound nest:
+//  - cp_async(dst, dst_index, src, src_index, bytes, src_bytes): dst (a shared buffer) and src
+//    (a global one) are handle Variables of buffers of one element type; the indices count
+//    elements of that type. Starts copying `bytes` (4, 8 or 16, a constant) from src to dst:
+//    the first `src_bytes` (an int32 expression, 0 <= src_bytes <= bytes, a multiple of the
+//    element size) come from src, the rest are zeros (src_bytes 0: a zero fill that reads
+//    nothing, for padded tiles). The elements of dst are *in flight* until the copy lands; the
+//    source may be read any time before. A copy of 16 bytes needs both addresses aligned to 16,
+//    of 8 to 8.
+//  - cp_async_commit(): closes the calling thread's open group of copies (an empty group too).
+//  - cp_async_wait(n) (n a non-negative constant): lands every committed group of the calling
+//    thread but the newest n. Copies land in the thread that issued them; a barrier after the
+//    wait makes them visible to the block. Reading or writing an element in flight is a race.
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,

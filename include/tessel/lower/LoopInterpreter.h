@@ -28,6 +28,11 @@
 //    evaluated); AssertStmt throws RuntimeError with its message when false; IfThenElse and Seq
 //    as expected; Evaluate evaluates its value (thread_barrier() and thread_allreduce wait for
 //    the block's other threads; outside a block a barrier is a no-op).
+//  - cp_async reads its source when issued and puts its destination elements in flight;
+//    cp_async_commit closes the thread's group; cp_async_wait(n) lands (writes) all but the
+//    thread's newest n committed groups; barriers land nothing. Reading or writing an element
+//    in flight, by any thread, is a RuntimeError "... before cp.async landed; a cp_async_wait is
+//    missing" naming the buffer (src/lower/LoopInterpreterAsyncCopy.cpp).
 //  - Allocate makes fresh storage of exactly the product of its extents (which must evaluate to
 //    positive integers), filled with a poison pattern (NaN for floats, 0x5A bytes for integers),
 //    never zeros, so that reading memory nobody wrote shows up. Every scope is host memory; inside

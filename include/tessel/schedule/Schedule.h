@@ -110,6 +110,7 @@ struct Stage {
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
+    int pipeline_depth = 0;  ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -205,6 +206,13 @@ public:
     /// checked when the schedule is lowered (every shared stage at that loop must be
     /// double-buffered).
     void double_buffer(int stage);
+    /// Pipelines a shared stage computed at a serial loop of a GPU kernel over `depth` copies of
+    /// its buffer (depth >= 2): the fetches of the next depth - 1 iterations are in flight as
+    /// asynchronous copies (cp.async, sm_80 and newer) while an iteration computes, one barrier
+    /// per iteration. Throws ScheduleError when depth < 2 or the stage is already pipelined or
+    /// double-buffered; where it is computed, its scope and the target are checked when the
+    /// schedule is lowered (every shared stage at that loop must be pipelined alike).
+    void pipeline(int stage, int64_t depth);
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).
     std::pair<int, int> follow_split(int stage, int iter, int src_step);

@@ -331,19 +331,42 @@ struct DoubleBufferStep {
         v.stage("stage", s.stage);
     }
 };
+/// Multi-stage pipelining (TVM's software pipeline in schedule form): the shared stage's buffer
+/// gets `depth` copies; at the serial loop the stage is computed at, the fetches of the next
+/// depth - 1 iterations are asynchronous copies (cp.async) in flight while the current
+/// iteration computes, one barrier per iteration (docs/schedule.md, docs/cuda.md).
+struct PipelineStep {
+    int stage = 0;
+    int64_t depth = 0;
+    TESSEL_STEP(PipelineStep, "pipeline")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[T].pipeline(depth): `depth` (>= 2) copies of shared stage T's buffer; at the serial "
+        "loop T is computed at (a reduction loop of a GPU kernel), the fetches of the next "
+        "depth - 1 iterations are asynchronous copies (cp.async, sm_80 and newer) in flight "
+        "while an iteration computes, one barrier per iteration. Every shared stage computed at "
+        "that loop must be pipelined with the same depth. Below sm_80 lowering raises "
+        "ScheduleError (use double_buffer()). docs/cuda.md, 'Pipelined copies (cp.async)'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.number("depth", s.depth);
+    }
+};
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
-                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep>;
+using Step =
+    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
+                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
+                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
-/// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer" (the
-/// struct's `kind`).
+/// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
+/// "pipeline" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

@@ -120,8 +120,20 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
         info.read = info.read || !write;
         info.written = info.written || write;
     };
+    std::unordered_map<const Variable*, Type> allocated;  // cp_async: the source's element type
     post_order_visit(body, [&](const IRNode* n) {
-        if (n->node_type == IRNodeType::Load) {
+        if (n->node_type == IRNodeType::Allocate) {
+            const Allocate* op = static_cast<const Allocate*>(n);
+            allocated[op->buffer_var.get()] = op->dtype;
+        }
+    });
+    post_order_visit(body, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Call &&
+            static_cast<const Call*>(n)->op == Intrinsic::cp_async) {
+            const Call* op = static_cast<const Call*>(n);
+            auto a = allocated.find(op->args[0].as<Variable>());
+            if (a != allocated.end()) touch(Var(op->args[2].as<Variable>()), a->second, false);
+        } else if (n->node_type == IRNodeType::Load) {
             const Load* op = static_cast<const Load*>(n);
             touch(op->buffer_var, op->type, false);
         } else if (n->node_type == IRNodeType::Store) {

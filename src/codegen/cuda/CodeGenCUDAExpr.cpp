@@ -366,6 +366,9 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
             break;
         case Intrinsic::thread_barrier:
         case Intrinsic::thread_allreduce:
+        case Intrinsic::cp_async:
+        case Intrinsic::cp_async_commit:
+        case Intrinsic::cp_async_wait:
             TESSEL_THROW(CompileError)
                 << "cuda: " << intrinsic_name(op->op) << " is only valid as a statement of its own";
         default: break;

@@ -96,6 +96,7 @@ private:
     void allocate(const Allocate* op);
     void if_then_else(const IfThenElse* op);
     void evaluate(const Evaluate* op);
+    void cp_async(const Call* op);
     void push_bounds(const Var& v, const Expr& min, const Expr& extent);
 
     // Cross-thread reductions (CodeGenCUDAAllreduce.cpp).

@@ -225,10 +225,38 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
     if (const Call* c = op->value.as<Call>()) {
         if (c->op == Intrinsic::thread_barrier) return line("__syncthreads();");
         if (c->op == Intrinsic::thread_allreduce) return allreduce(c);
+        if (c->op == Intrinsic::cp_async) return cp_async(c);
+        if (c->op == Intrinsic::cp_async_commit)
+            return line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        if (c->op == Intrinsic::cp_async_wait)
+            return line("asm volatile(\"cp.async.wait_group " +
+                        std::to_string(*as_const_int(c->args[0])) + ";\\n\" ::: \"memory\");");
     }
     std::string v = expr(op->value);
     flush_pre();
     line("(void)" + v + ";");
+}
+
+// cp.async (sm_80+): .cg (L2 only) for 16 bytes, .ca for 4 and 8 (.cg takes only 16); the
+// source size operand gives the zero fill of padded tiles. The shared address is the 32-bit
+// offset in the shared window; the global one a generic pointer, as CUDA's own headers pass it.
+void CodeGenCUDA::cp_async(const Call* op) {
+    const Variable* dst = op->args[0].as<Variable>();
+    const Variable* src = op->args[2].as<Variable>();
+    const int64_t bytes = *as_const_int(op->args[4]);
+    auto it = buffers_.find(src);
+    if (it != buffers_.end() && it->second.param >= 0 &&
+        it->second.param < static_cast<int>(f_.args.size())) {
+        int64_t& align = arg_alignment_[it->second.param];
+        align = std::max<int64_t>(align, bytes);
+    }
+    std::string d = index_expr(op->args[1]), s = index_expr(op->args[3]);
+    std::string n = index_expr(op->args[5]);
+    flush_pre();
+    line("asm volatile(\"cp.async." + std::string(bytes == 16 ? "cg" : "ca") +
+         ".shared.global [%0], [%1], " + std::to_string(bytes) +
+         ", %2;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(" + name_of(dst) + " + " + d +
+         ")), \"l\"(" + name_of(src) + " + " + s + "), \"r\"((int)(" + n + ")) : \"memory\");");
 }
 
 }  // namespace tessel::internal

@@ -305,6 +305,9 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
             break;
         case Intrinsic::thread_barrier:
         case Intrinsic::thread_allreduce:
+        case Intrinsic::cp_async:
+        case Intrinsic::cp_async_commit:
+        case Intrinsic::cp_async_wait:
             TESSEL_THROW(CompileError) << "llvm: " << intrinsic_name(op->op)
                                        << " has no meaning on a CPU target: it needs a GPU target "
                                           "(a GPU schedule was compiled for llvm)";

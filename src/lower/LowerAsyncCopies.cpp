@@ -1,0 +1,141 @@
+// LowerAsyncCopies: see the header.
+#include "tessel/lower/LowerAsyncCopies.h"
+
+#include <set>
+
+#include "PassUtil.h"
+#include "tessel/arith/Modular.h"
+#include "tessel/ir/Equality.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
+
+namespace tessel {
+
+namespace {
+
+/// One side of a copy: a buffer and the first index of each lane (a scalar or a Ramp).
+struct Side {
+    Var buffer;
+    Expr base, stride;  ///< stride undefined: one lane
+};
+
+Side side_of(const Var& buffer, const Expr& index) {
+    if (const auto* r = index.as<Ramp>()) return {buffer, r->base, r->stride};
+    return {buffer, index, Expr()};
+}
+
+/// Index of lane `k` of a side.
+Expr lane(const Side& s, int k) {
+    if (!s.stride.defined() || k == 0) return s.base;
+    return s.base + s.stride * make_const(s.base.type(), k);
+}
+
+class Lowerer : public IRMutator {
+public:
+    using IRMutator::visit;
+
+protected:
+    Stmt visit(const AttrStmt* op) override {
+        if (op->key != "async_copy") return IRMutator::visit(op);
+        bool outer = inside_;
+        inside_ = true;
+        Stmt body = mutate(op->body);
+        inside_ = outer;
+        return body;
+    }
+    Stmt visit(const Allocate* op) override {
+        if (op->scope == StorageScope::Shared) shared_.insert(op->buffer_var.get());
+        if (op->scope != StorageScope::Global) on_chip_.insert(op->buffer_var.get());
+        return IRMutator::visit(op);
+    }
+    Stmt visit(const LetStmt* op) override {
+        scope_[op->var.get()] = modular_set_of(op->value, scope_);
+        return IRMutator::visit(op);
+    }
+    Stmt visit(const Store* op) override {
+        if (!inside_) return IRMutator::visit(op);
+        Stmt copies = as_copies(op);
+        return copies.defined() ? copies : IRMutator::visit(op);
+    }
+
+private:
+    /// The store as cp_async calls, or undefined when it is not a plain copy from global memory.
+    Stmt as_copies(const Store* op) {
+        if (!shared_.count(op->buffer_var.get())) return Stmt();
+        if (op->predicate.defined() && !is_one(op->predicate)) return Stmt();
+        Expr value = op->value, guard;
+        if (const auto* c = value.as<Call>(); c && c->op == Intrinsic::if_then_else) {
+            guard = c->args[0];
+            if (const auto* b = guard.as<Broadcast>()) guard = b->value;
+            if (!is_zero_value(c->args[2])) return Stmt();
+            value = c->args[1];
+        }
+        const auto* load = value.as<Load>();
+        if (!load || on_chip_.count(load->buffer_var.get())) return Stmt();
+        // A predicate on the load repeats the guard (vectorize_loops masks the lanes it skips).
+        if (load->predicate.defined() && !is_one(load->predicate) &&
+            !(guard.defined() && structural_equal(load->predicate, op->value.as<Call>()->args[0])))
+            return Stmt();
+        const int lanes = value.type().lanes, size = value.type().bytes();  // per lane
+        Side dst = side_of(op->buffer_var, op->index), src = side_of(load->buffer_var, load->index);
+        // Lanes guarded one by one (the k edge of a tile): one copy per lane, each with its lane
+        // of the guard.
+        const bool per_lane = guard.defined() && guard.type().is_vector();
+        int chunk =
+            per_lane ? (size == 4 || size == 8 ? 1 : 0) : widest_chunk(dst, src, lanes, size);
+        if (chunk == 0) return Stmt();
+        std::vector<Stmt> out;
+        for (int k = 0; k < lanes; k += chunk) {
+            Expr g = per_lane ? internal::lane_of(guard, k) : guard;
+            if (guard.defined() && !g.defined()) return Stmt();
+            out.push_back(copy(dst, src, k, chunk * size, g));
+        }
+        return Seq::make(out);
+    }
+
+    static bool is_zero_value(const Expr& e) {
+        auto f = as_const_float(e);
+        return f ? *f == 0.0 : is_zero(e);
+    }
+
+    /// Lanes per copy: 16, 8 or 4 bytes of dense, proven-aligned lanes, else 0.
+    int widest_chunk(const Side& dst, const Side& src, int lanes, int size) {
+        for (int bytes : {16, 8, 4}) {
+            if (bytes % size != 0) continue;
+            const int chunk = bytes / size;
+            if (lanes % chunk != 0) continue;
+            if (chunk == 1) return 1;
+            if (dense_and_aligned(dst, chunk) && dense_and_aligned(src, chunk)) return chunk;
+        }
+        return 0;
+    }
+    bool dense_and_aligned(const Side& s, int chunk) {
+        if (s.stride.defined() && !is_one(s.stride)) return false;
+        ModularSet m = modular_set_of(s.base, scope_);
+        return m.coeff % chunk == 0 && m.base % chunk == 0;
+    }
+
+    Stmt copy(const Side& dst, const Side& src, int k, int bytes, const Expr& guard) {
+        Expr d = lane(dst, k), s = lane(src, k);
+        Expr src_bytes = make_const(Int(32), bytes);
+        if (guard.defined()) {
+            s = select(guard, s, make_zero(s.type()));
+            src_bytes = select(guard, src_bytes, make_zero(Int(32)));
+        }
+        return Evaluate::make(
+            Call::make(Intrinsic::cp_async,
+                       {dst.buffer, d, src.buffer, s, make_const(Int(32), bytes), src_bytes}));
+    }
+
+    bool inside_ = false;
+    std::set<const Variable*> shared_, on_chip_;
+    ModularScope scope_;
+};
+
+}  // namespace
+
+Stmt lower_async_copies(const Stmt& s) {
+    return Lowerer().mutate(s);
+}
+
+}  // namespace tessel
