@@ -150,6 +150,7 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     const Call* c = op->value.as<Call>();
     if (c && c->op == Intrinsic::thread_barrier) return exec_barrier();
     if (c && c->op == Intrinsic::thread_allreduce) return exec_allreduce(c);
+    if (c && is_tensor_core_intrinsic(c->op)) return exec_tensor_core(c);
     eval_.eval(op->value);
 }
 
@@ -171,6 +172,13 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
     if (spmd_ && op->scope == StorageScope::Shared) {
         mine = shared_storage(op, size);
     } else {
+        if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)
+            if (size % 32)
+                TESSEL_THROW(RuntimeError) << "allocate " << name << ": a warp buffer of " << size
+                                           << " elements (a multiple of 32 expected)"
+                                           << loop_context();
+            size /= 32;
+        }
         storage = std::make_unique<InterpStorage>();
         storage->owned = std::make_unique<HostArray>(op->dtype.element_of(), std::vector{size});
         storage->array = storage->owned.get();

@@ -156,6 +156,8 @@ StepResult Schedule::apply(const Step& step) {
                 storage_align(s.stage, s.dim, s.factor, s.offset);
             else if constexpr (std::is_same_v<T, DoubleBufferStep>)
                 double_buffer(s.stage);
+            else if constexpr (std::is_same_v<T, TensorizeStep>)
+                tensorize(s.stage, s.iter, s.intrin);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
                 return pair(follow_split(s.stage, s.iter, s.src_step));
             else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)

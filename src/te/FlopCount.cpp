@@ -35,6 +35,11 @@ protected:
             case Intrinsic::likely:
             case Intrinsic::thread_barrier:
             case Intrinsic::thread_allreduce: break;
+            case Intrinsic::mma_sync: count += 2.0 * 16 * 8 * 16; break;
+            case Intrinsic::ldmatrix:
+            case Intrinsic::fragment_load:
+            case Intrinsic::fragment_store:
+            case Intrinsic::fragment_fill: break;
             default: count += op->type.lanes; break;
         }
         IRVisitor::visit(op);

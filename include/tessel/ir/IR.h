@@ -321,6 +321,7 @@ enum class StorageScope : uint8_t {
     Global,  ///< device (or host) main memory
     Shared,  ///< GPU shared memory, one copy per thread block
     Local,   ///< registers / stack, one copy per thread
+    Warp,    ///< tensor-core fragments: one copy per warp, spread over its lanes (ir/Fragment.h)
 };
 const char* scope_name(StorageScope s);
 
@@ -559,7 +560,9 @@ struct Let : ExprNodeBase<Let> {
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
     X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */          \
-    X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */
+    X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
+    X(mma_sync, 8, false) X(ldmatrix, 6, false) /* tensor cores; see below */           \
+    X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)
 // clang-format on
 
 // thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
@@ -576,6 +579,27 @@ struct Let : ExprNodeBase<Let> {
 //    order of their indices along `threads` (the first listed axis varying slowest). The combiner
 //    is commutative and associative, so any order gives the same result up to float rounding.
 // Its result (int32 0) is meaningless. A CPU backend refuses it; the SPMD loop interpreter runs it.
+//
+// Tensor-core intrinsics (statements, int32 0, GPU only) name tiles of buffers by *tile operands*:
+// a pair of Loads (origin, next row; BufferLoads before storage flattening) whose buffer is the tile's buffer, whose first index is the
+// flat index of the tile's first element and whose second is that of the element one row below
+// (their difference is the row stride; columns are contiguous). A Load in a tile operand is not
+// a read. Tiles of "warp"-scope buffers are fragments (ir/Fragment.h): all lanes of a warp name
+// the same fragment, and the buffer's logical row length is the row stride.
+//  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
+//    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
+//    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C
+//    fragments (D may be C).
+//  - ldmatrix(kind, trans, D, D', S, S'): a warp-collective load of a 16-bit A16 or B16 fragment
+//    D from a shared-memory tile S (ldmatrix.sync.aligned.m8n8.x4 for A16, .x2 for B16; `trans`
+//    (0 or 1) transposes each 8 x 8 matrix: a B16 tile stored k-major needs trans = 1). S is
+//    the fragment's tile as stored: rows x cols of the fragment, or cols x rows when trans.
+//  - fragment_load(kind, D, D', S, S'): each lane loads its elements of fragment D from tile S
+//    (any scope, same element type), plain loads.
+//  - fragment_store(kind, D, D', S, S'): each lane stores its elements of fragment S into tile
+//    D (any scope; converted to D's element type).
+//  - fragment_fill(kind, D, D', value): each lane sets its elements of fragment D to value.
+// `kind` is an int32 constant, a FragmentKind (ir/Fragment.h).
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
@@ -589,6 +613,10 @@ int intrinsic_arity(Intrinsic op);
 bool intrinsic_is_pure(Intrinsic op);
 /// Looks an intrinsic up by name; returns false if there is none.
 bool intrinsic_from_name(const std::string& name, Intrinsic* out);
+/// mma_sync, ldmatrix, fragment_load, fragment_store, fragment_fill: statements of a GPU kernel.
+bool is_tensor_core_intrinsic(Intrinsic op);
+/// Whether every lane of a warp executes the intrinsic together (mma_sync, ldmatrix).
+bool is_warp_collective(Intrinsic op);
 
 /// A call to an intrinsic. Its type is the result type (e.g. bool for isnan, the branches' type
 /// for if_then_else, int32 for thread_barrier).

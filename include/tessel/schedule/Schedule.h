@@ -110,6 +110,8 @@ struct Stage {
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
+    int tensorize_iter = -1;       ///< tensorize: the iterator id the intrinsic replaces from
+    std::string tensorize_intrin;  ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -205,6 +207,13 @@ public:
     /// checked when the schedule is lowered (every shared stage at that loop must be
     /// double-buffered).
     void double_buffer(int stage);
+    /// Replaces the stage's loops from leaf `iter` inwards by the tensor intrinsic `intrin`
+    /// (schedule/TensorIntrin.h lists them), TVM's tensorize. The leaves from `iter` on must be
+    /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body
+    /// its compute pattern (same operations and element types, reads of the same shape); a
+    /// difference is a ScheduleError saying what differs. How the reads index their tensors
+    /// (unit strides along the intrinsic's axes) is checked when the schedule is lowered.
+    void tensorize(int stage, int iter, const std::string& intrin);
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).
     std::pair<int, int> follow_split(int stage, int iter, int src_step);

@@ -287,6 +287,12 @@ CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
     CudaCode code;
     std::ostringstream os;
     os << cuda_prelude();
+    bool tensor_cores = false;
+    post_order_visit(f.body, [&](const IRNode* n) {
+        tensor_cores = tensor_cores || (n->node_type == IRNodeType::Call &&
+                                        is_tensor_core_intrinsic(static_cast<const Call*>(n)->op));
+    });
+    if (tensor_cores) os << cuda_tensor_core_prelude();
     for (const DeviceKernel& k : split.kernels) code.plan.launches.push_back(cg.emit_kernel(k, os));
     code.plan.workspaces = split.workspaces;
     code.source = os.str();

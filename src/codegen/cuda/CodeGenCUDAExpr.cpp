@@ -366,6 +366,11 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
             break;
         case Intrinsic::thread_barrier:
         case Intrinsic::thread_allreduce:
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill:
             TESSEL_THROW(CompileError)
                 << "cuda: " << intrinsic_name(op->op) << " is only valid as a statement of its own";
         default: break;

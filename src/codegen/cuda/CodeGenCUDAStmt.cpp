@@ -197,6 +197,12 @@ void CodeGenCUDA::allocate(const Allocate* op) {
         if (!declared) shared_.push_back({memory_type(elem), n, count, elem.bytes()});
         return stmt(op->body);
     }
+    if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)
+        if (count % 32)
+            TESSEL_THROW(CompileError) << "cuda: warp buffer " << op->buffer_var.name() << " of "
+                                       << count << " elements (a multiple of 32 expected)";
+        count /= 32;
+    }
     line("{");  // a scope of its own: a later copy of this allocation declares it again
     ++indent_;
     line("__align__(16) " + memory_type(elem) + " " + n + "[" + std::to_string(count) + "];");
@@ -225,6 +231,7 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
     if (const Call* c = op->value.as<Call>()) {
         if (c->op == Intrinsic::thread_barrier) return line("__syncthreads();");
         if (c->op == Intrinsic::thread_allreduce) return allreduce(c);
+        if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
     }
     std::string v = expr(op->value);
     flush_pre();
