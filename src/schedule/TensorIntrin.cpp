@@ -109,7 +109,8 @@ private:
             return differ(Expr(p), Expr(s), "a multi-valued or conditional reduction");
         const CommReducer& c = s->combiner;
         const auto* add = c->result[0].as<Add>();
-        const bool is_sum = add && is_zero(c->identity[0]) &&
+        const auto zero = as_const_float(c->identity[0]);
+        const bool is_sum = add && (is_zero(c->identity[0]) || (zero && *zero == 0.0)) &&
                             ((add->a.same_as(c->lhs[0]) && add->b.same_as(c->rhs[0])) ||
                              (add->a.same_as(c->rhs[0]) && add->b.same_as(c->lhs[0])));
         if (!is_sum) return differ(Expr(p), Expr(s), "a reduction other than a sum");

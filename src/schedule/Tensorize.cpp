@@ -13,6 +13,15 @@ using A = ScheduleAccess;
 
 namespace {
 
+// Whether iterator `id`'s extent is final: the inner loop of a split (its factor). Other extents
+// of a stage computed at another may still shrink to the region bound inference gives it; those
+// are checked when the schedule is lowered.
+bool extent_final(const Stage& st, int id) {
+    for (const IterRelation& r : st.relations)
+        if (r.kind == IterRelation::Kind::Split && r.inner == id && !r.by_nparts) return true;
+    return st.attach != AttachKind::At;
+}
+
 // The leaves from `iter` on must be the pattern's axes: same count, kinds and extents.
 void check_loops(const Schedule& s, int stage, int iter, const TensorIntrin& in) {
     const char* prim = "tensorize";
@@ -36,7 +45,7 @@ void check_loops(const Schedule& s, int stage, int iter, const TensorIntrin& in)
         const int64_t extent = as_const_int(axes[k].dom().extent).value();
         const bool reduction = axes[k].kind() == IterVarKind::Reduce;
         std::string what;
-        if (it.const_extent() != extent)
+        if (extent_final(st, st.leaf[iter + k]) && it.const_extent() != extent)
             what = "has extent " + (it.const_extent() ? std::to_string(*it.const_extent())
                                                        : std::string("(not constant)"));
         else if ((it.kind == IterKind::Reduction) != reduction)

@@ -127,6 +127,14 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
         } else if (n->node_type == IRNodeType::Store) {
             const Store* op = static_cast<const Store*>(n);
             touch(op->buffer_var, op->value.type(), true);
+        } else if (n->node_type == IRNodeType::Call) {
+            // A tensor-core intrinsic writes its first tile operand (ir/IR.h).
+            const Call* op = static_cast<const Call*>(n);
+            if (!is_tensor_core_intrinsic(op->op)) return;
+            const size_t dst = op->op == Intrinsic::mma_sync   ? 0
+                               : op->op == Intrinsic::ldmatrix ? 2
+                                                               : 1;
+            if (const Load* l = op->args[dst].as<Load>()) touch(l->buffer_var, l->type, true);
         }
     });
 }
