@@ -47,8 +47,7 @@ FragmentPos fragment_element(FragmentKind k, int lane, int e) {
 
 int64_t fragment_register_base(FragmentKind k, int64_t row, int64_t col, int64_t cols) {
     const FragmentShape f = fragment_shape(k);
-    if (row < 0 || col < 0 || cols <= 0 || row % f.rows || col % f.cols || cols % f.cols)
-        return -1;
+    if (row < 0 || col < 0 || cols <= 0 || row % f.rows || col % f.cols || cols % f.cols) return -1;
     return ((row / f.rows) * (cols / f.cols) + col / f.cols) * f.elems_per_lane;
 }
 

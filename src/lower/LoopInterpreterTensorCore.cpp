@@ -117,9 +117,9 @@ LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
     const Load* l0 = op->args[a].as<Load>();
     const Load* l1 = op->args[a + 1].as<Load>();
     if (!l0 || !l1 || !l0->buffer_var.same_as(l1->buffer_var))
-        TESSEL_THROW(RuntimeError) << name << ": argument " << a
-                                   << " is not a flattened tile operand (two Loads of one buffer)"
-                                   << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << name << ": argument " << a
+            << " is not a flattened tile operand (two Loads of one buffer)" << loop_context();
     Tile t;
     t.elem = l0->type.element_of();
     t.s = &storage_for(l0->buffer_var.get(), t.elem, name);
@@ -133,8 +133,8 @@ LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
 
 // The lane-local register index of a fragment tile's first element.
 int64_t LoopInterpreter::fragment_base(const Call* op, const Tile& t, FragmentKind k) {
-    const int64_t base = fragment_register_base(k, t.origin / t.stride, t.origin % t.stride,
-                                                t.stride);
+    const int64_t base =
+        fragment_register_base(k, t.origin / t.stride, t.origin % t.stride, t.stride);
     const FragmentShape f = fragment_shape(k);
     if (base < 0 || base + f.elems_per_lane > t.s->array->size())
         TESSEL_THROW(RuntimeError)
@@ -213,8 +213,8 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
             TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
                                        << " fragment (A16 or B16 expected)" << loop_context();
         if (dk == FragmentKind::A16 && trans)
-            TESSEL_THROW(RuntimeError) << "ldmatrix: transposed A16 loads are not supported"
-                                       << loop_context();
+            TESSEL_THROW(RuntimeError)
+                << "ldmatrix: transposed A16 loads are not supported" << loop_context();
         // The row this lane's address names (.x4: every lane; .x2: lanes 0..15).
         int64_t row = -1, col = 0;
         if (dk == FragmentKind::A16) {
@@ -237,8 +237,7 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
         for (int e = 0; e < 4; ++e) in.push_back(flat_read(c, cb + e));
     }
     std::vector<double> out = warp_rendezvous(op, std::move(in));
-    for (size_t e = 0; e < out.size(); ++e)
-        tile_write(d, base + static_cast<int64_t>(e), out[e]);
+    for (size_t e = 0; e < out.size(); ++e) tile_write(d, base + static_cast<int64_t>(e), out[e]);
 }
 
 }  // namespace tessel::internal

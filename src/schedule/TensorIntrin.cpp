@@ -155,9 +155,8 @@ std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type o
     const bool copy = in.kind != TensorIntrinKind::Mma;
     if (in.kind == TensorIntrinKind::StoreFragment) {
         if (const auto* cast = s.as<Cast>()) s = cast->value;  // the conversion on the way out
-    } else if (copy ? (out != s.type() || (out != p.type() &&
-                                           std::find(in.other_dtypes.begin(),
-                                                     in.other_dtypes.end(),
+    } else if (copy ? (out != s.type() ||
+                       (out != p.type() && std::find(in.other_dtypes.begin(), in.other_dtypes.end(),
                                                      out) == in.other_dtypes.end()))
                     : out != p.type()) {
         std::ostringstream os;

@@ -47,16 +47,15 @@ void check_loops(const Schedule& s, int stage, int iter, const TensorIntrin& in)
         std::string what;
         if (extent_final(st, st.leaf[iter + k]) && it.const_extent() != extent)
             what = "has extent " + (it.const_extent() ? std::to_string(*it.const_extent())
-                                                       : std::string("(not constant)"));
+                                                      : std::string("(not constant)"));
         else if ((it.kind == IterKind::Reduction) != reduction)
             what = reduction ? "is not a reduction loop" : "is a reduction loop";
         else if (it.annotation != IterAnnotation::None && it.annotation != IterAnnotation::Unroll)
             what = std::string("is annotated ") + annotation_name(it.annotation);
         if (!what.empty())
             schedule_fail(s, prim, stage,
-                          want + "; loop '" + it.name + "' (leaf " +
-                              std::to_string(iter + k) + ", for " + axes[k].var().name() + ") " +
-                              what);
+                          want + "; loop '" + it.name + "' (leaf " + std::to_string(iter + k) +
+                              ", for " + axes[k].var().name() + ") " + what);
     }
 }
 
@@ -68,9 +67,9 @@ void Schedule::tensorize(int stage, int iter, const std::string& intrin) {
     Stage& st = A::stages(*this)[stage];
     const TensorIntrin* in = find_tensor_intrin(intrin);
     if (!in)
-        schedule_fail(*this, prim, stage,
-                      "unknown tensor intrinsic '" + intrin + "' (known: " +
-                          tensor_intrin_names() + ")");
+        schedule_fail(
+            *this, prim, stage,
+            "unknown tensor intrinsic '" + intrin + "' (known: " + tensor_intrin_names() + ")");
     if (st.tensorize_iter >= 0)
         schedule_fail(*this, prim, stage,
                       "it is already tensorized (with " + st.tensorize_intrin + ")");
@@ -86,8 +85,9 @@ void Schedule::tensorize(int stage, int iter, const std::string& intrin) {
     const bool writes_fragment = in->kind != TensorIntrinKind::StoreFragment;
     if (writes_fragment && st.scope != StorageScope::Warp)
         schedule_fail(*this, prim, stage,
-                      std::string("intrinsic ") + in->name + " writes a fragment, but the stage's " +
-                          "scope is " + scope_name(st.scope) +
+                      std::string("intrinsic ") + in->name +
+                          " writes a fragment, but the stage's " + "scope is " +
+                          scope_name(st.scope) +
                           " (fragments live in \"warp\" scope: cache_read/cache_write with "
                           "\"warp\", or set_scope)");
     st.tensorize_iter = id;

@@ -89,7 +89,8 @@ void CodeGenCUDA::tensor_core(const Call* op) {
         const bool load = op->op == Intrinsic::fragment_load;
         const TileExpr& frag = load ? d : s;
         const TileExpr& mem = load ? s : d;
-        line("const int tsl_lane = (int)tsl_laneid(), tsl_g = tsl_lane >> 2, tsl_t = tsl_lane & 3;");
+        line(
+            "const int tsl_lane = (int)tsl_laneid(), tsl_g = tsl_lane >> 2, tsl_t = tsl_lane & 3;");
         line("const int tsl_r = " + fragment_base(frag, k) + ";");
         line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
         for (int e = 0; e < f.elems_per_lane; ++e) {
@@ -115,16 +116,16 @@ void CodeGenCUDA::mma_sync(const Call* op) {
     std::string fn = tf32 ? "tsl_mma_tf32" : a.elem.is_bfloat() ? "tsl_mma_bf16" : "tsl_mma_f16";
     flush_pre();
     line(fn + "(" + d.buf + " + " + fragment_base(d, FragmentKind::C) + ", " + a.buf + " + " +
-         fragment_base(a, ka) + ", " + b.buf + " + " + fragment_base(b, kb) + ", " + c.buf +
-         " + " + fragment_base(c, FragmentKind::C) + ");");
+         fragment_base(a, ka) + ", " + b.buf + " + " + fragment_base(b, kb) + ", " + c.buf + " + " +
+         fragment_base(c, FragmentKind::C) + ");");
 }
 
 void CodeGenCUDA::ldmatrix(const Call* op) {
     const FragmentKind k = kind_arg(op, 0);
     const bool trans = as_const_int(op->args[1]).value() != 0;
     if (k != FragmentKind::A16 && k != FragmentKind::B16)
-        TESSEL_THROW(CompileError) << "cuda: ldmatrix of a " << fragment_kind_name(k)
-                                   << " fragment (A16 or B16 expected)";
+        TESSEL_THROW(CompileError)
+            << "cuda: ldmatrix of a " << fragment_kind_name(k) << " fragment (A16 or B16 expected)";
     if (k == FragmentKind::A16 && trans)
         TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of A fragments is not supported";
     TileExpr d = tile(op, 2), s = tile(op, 4);
@@ -146,8 +147,9 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     }
     line("const unsigned tsl_a = tsl_smem(" + s.buf + " + (" + s.origin + ") + " + row + " * (" +
          s.stride + ") + " + col + ");");
-    std::string fn = k == FragmentKind::A16 ? "tsl_ldmatrix_x4" : trans ? "tsl_ldmatrix_x2_trans"
-                                                                        : "tsl_ldmatrix_x2";
+    std::string fn = k == FragmentKind::A16 ? "tsl_ldmatrix_x4"
+                     : trans                ? "tsl_ldmatrix_x2_trans"
+                                            : "tsl_ldmatrix_x2";
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
     --indent_;
     line("}");
