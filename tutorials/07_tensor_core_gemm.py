@@ -11,13 +11,13 @@ tensorize replaces them by the intrinsic, after checking that they match. Fragme
 "warp" scope (cache_read / cache_write to "warp"); only tensor intrinsics read and write them.
 The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a block.
 
-  1. fragments straight from global memory: each warp computes a 32 x 32 tile of C, 2 x 4
-     mma.sync per 16 columns of k, A's and B's fragments loaded by each lane with plain loads
-     (load_a16, load_b16), C's stored the same way (store_c);
-  2. shared memory and ldmatrix: 128 x 128 tiles of C per block of 4 warps (64 x 64 each), A's
-     and B's 128 x 32 and 32 x 128 tiles copied into shared memory with 128-bit loads, fragments
-     loaded by `ldmatrix` (ldmatrix_a; ldmatrix_b_trans for B's k-major tile), rows padded by 16
-     bytes (storage_align) so that the 8 rows an ldmatrix reads fall in different banks;
+  1. fragments and mma.sync: 128 x 128 tiles of C per block of 4 warps (64 x 64 each, 4 x 8
+     mma.sync per 16 columns of k), A's and B's 128 x 32 and 32 x 128 tiles copied into shared
+     memory with 128-bit loads, fragments loaded by each lane with plain loads (load_a16,
+     load_b16), C's stored the same way (store_c);
+  2. ldmatrix: fragments loaded by `ldmatrix` (ldmatrix_a; ldmatrix_b_trans for B's k-major
+     tile), rows padded by 16 bytes (storage_align) so that the 8 rows an ldmatrix reads fall
+     in different banks;
   3. double buffering: the next tiles' global loads in flight while the current ones compute
      (double_buffer), every fragment loop unrolled (register indices are constants).
 
@@ -131,41 +131,34 @@ def copy_to_shared(s, T, warps, vector):
 
 
 # ---------------------------------------------------------------------------------------------
-# 1. Fragments straight from global memory
+# 1. Fragments, mma.sync, shared memory
 #
-# cache_write(C, "warp") is the accumulator: each warp's 32 x 32 tile of C as 2 x 4 fragments of
-# 16 x 8. cache_read(A, "warp") and (B, "warp") are A's and B's fragments for 16 columns of k,
-# loaded by each lane from global memory (load_a16: 8 elements per lane, at the places PTX gives
-# the A operand of mma.m16n8k16). The accumulator's innermost loops (16 x 8 x 16) become one
-# mma.sync; its init fills the fragments with 0; C's innermost 16 x 8 loops store them.
-def step1(m, n, k, dtype="float16", bm=64, bn=64, wm=32, wn=32):
-    mma, kk, _, _ = INTRINSICS[dtype]
-    load_a, load_b = PLAIN_LOADS[dtype]
-    A, B, C = gemm(m, n, k, dtype)
-    s = ts.create_schedule(C)
-    AF = s.cache_read(A, "warp", [C])
-    BF = s.cache_read(B, "warp", [C])
-    CF = s.cache_write(C, "warp")
-    s[CF].compute_at(s[C], tile_output(s, C, bm, bn, wm, wn))
-    _, ki = accumulate(s, CF, kk, kk, mma)
-    for T in (AF, BF):
-        s[T].compute_at(s[CF], ki)
-    fragments(s, AF, BF, kk, load_a, load_b)
-    # Nothing binds threadIdx.x but the tensorized stages run on it: give the block its warps.
-    return s, [A, B, C]
+# cache_write(C, "warp") is the accumulator: each warp's 64 x 64 tile of C as 4 x 8 fragments of
+# 16 x 8 (128 floats per lane). A's 128 x 32 and B's 32 x 128 tiles are copied into shared
+# memory by the block's 128 threads, 8 halves (128 bits) per load; cache_read(A.shared, "warp")
+# and (B.shared, "warp") are the warp's fragments for 16 columns of k, loaded by each lane with
+# plain loads (load_a16: the 8 elements PTX gives a lane of the A operand of mma.m16n8k16). The
+# accumulator's innermost loops (16 x 8 x 16) become one mma.sync, its init fills the fragments
+# with 0, and C's innermost 16 x 8 loops store them (store_c). The copies into shared memory
+# bind threadIdx.x, the lanes: a tensorized stage needs a kernel whose threadIdx.x is 32.
+def step1(m, n, k, dtype="float16"):
+    return step2(m, n, k, dtype, ldmatrix=False)
 
 
 # ---------------------------------------------------------------------------------------------
-# 2. Shared memory and ldmatrix
+# 2. ldmatrix
 #
-# A's 128 x 32 and B's 32 x 128 tiles are copied into shared memory by all 128 threads of the
-# block, 8 halves (128 bits) per load; every warp then loads its fragments from there with
-# ldmatrix, which reads 8 rows of 16 bytes per 8 x 8 matrix, one row address per lane (x4: four
-# matrices, an A fragment; x2.trans: two matrices transposed, a B fragment of a k-major tile).
-# Shared memory has 32 banks of 4 bytes; rows of 64 (A) or 256 (B) bytes would put the 8 rows in
-# the same banks, so each row is padded by 16 bytes (storage_align): 8 rows, 8 different banks.
-def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False):
+# Each warp loads its fragments with ldmatrix, which reads 8 rows of 16 bytes per 8 x 8 matrix,
+# one row address per lane, and hands every lane its elements (x4: four matrices, an A fragment;
+# x2.trans: two matrices transposed, a B fragment of a k-major tile): one instruction where step
+# 1 had 8 loads per lane. Shared memory has 32 banks of 4 bytes; rows of 64 (A) or 256 (B) bytes
+# would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
+# rows, 8 different banks.
+def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,
+          ldmatrix=True):
     mma, kk, load_a, load_b = INTRINSICS[dtype]
+    if not ldmatrix:
+        load_a, load_b = PLAIN_LOADS[dtype]
     A, B, C = gemm(m, n, k, dtype)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -182,7 +175,8 @@ def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_
     warps = (bm // wm, bn // wn)
     for T, row in ((AS, bk), (BS, bn)):
         s[T].compute_at(s[CF], ko)
-        s[T].storage_align(0, row, 16 // elem_bytes)  # rows + 16 bytes
+        if ldmatrix:
+            s[T].storage_align(0, row, 16 // elem_bytes)  # rows + 16 bytes
         copy_to_shared(s, T, warps, 16 // elem_bytes)
         if double_buffer:
             s[T].double_buffer()
@@ -200,8 +194,8 @@ def step3(m, n, k, dtype="float16"):
 
 
 STEPS = [
-    ("1. fragments from global memory", step1),
-    ("2. shared memory and ldmatrix", step2),
+    ("1. fragments and mma.sync", step1),
+    ("2. ldmatrix", step2),
     ("3. double buffering", step3),
 ]
 
