@@ -174,9 +174,9 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
     } else {
         if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)
             if (size % 32)
-                TESSEL_THROW(RuntimeError) << "allocate " << name << ": a warp buffer of " << size
-                                           << " elements (a multiple of 32 expected)"
-                                           << loop_context();
+                TESSEL_THROW(RuntimeError)
+                    << "allocate " << name << ": a warp buffer of " << size
+                    << " elements (a multiple of 32 expected)" << loop_context();
             size /= 32;
         }
         storage = std::make_unique<InterpStorage>();

@@ -45,7 +45,7 @@ struct SpmdThread {
     int64_t tid[3] = {0, 0, 0};                        ///< threadIdx.x, .y, .z
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
-    std::unordered_map<const Call*, int64_t> collectives;  ///< warp-collective calls executed
+    std::unordered_map<const Call*, int64_t> collectives;      ///< warp-collective calls executed
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).

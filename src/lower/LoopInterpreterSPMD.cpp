@@ -196,8 +196,8 @@ void finish_warps(SpmdBlock& b) {
         if (end - first < kWarpSize)
             TESSEL_THROW(RuntimeError)
                 << name << " is warp-collective: it needs all 32 threads of a warp, but warp " << w
-                << " of the block has " << end - first << " threads (the block has "
-                << b.nthreads << ")" << b.where;
+                << " of the block has " << end - first << " threads (the block has " << b.nthreads
+                << ")" << b.where;
         for (int t = first; t < end; ++t) {
             if (b.state[t] == ThreadState::AtWarp && b.at[t] == b.at[at] &&
                 b.occurrence[t] == b.occurrence[at])

@@ -560,10 +560,10 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
 size_t NestBuilder::tensorized_leaf(int i, const TensorIntrin& in) const {
     const Stage& st = s_.stages()[i];
     auto fail = [&](const std::string& why) {
-        TESSEL_THROW(ScheduleError) << "lower: stage '" << st.name() << "': tensorize with "
-                                    << in.name << ": " << why << "\n  loop nest of '"
-                                    << st.name() << "':\n"
-                                    << s_.loop_nest_string(i);
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": " << why
+            << "\n  loop nest of '" << st.name() << "':\n"
+            << s_.loop_nest_string(i);
     };
     const size_t t = static_cast<size_t>(
         std::find(st.leaf.begin(), st.leaf.end(), st.tensorize_iter) - st.leaf.begin());
@@ -581,8 +581,9 @@ size_t NestBuilder::tensorized_leaf(int i, const TensorIntrin& in) const {
                      "', inside the tensorized nest");
     }
     if (!bounds_[i].guards.empty())
-        fail("a loop of the stage does not divide its axis (guarded points); tensor intrinsics "
-             "compute whole tiles");
+        fail(
+            "a loop of the stage does not divide its axis (guarded points); tensor intrinsics "
+            "compute whole tiles");
     return t;
 }
 
@@ -607,10 +608,10 @@ Stmt NestBuilder::tensorized_nest(int i) {
     const Stage& st = s_.stages()[i];
     const TensorIntrin& in = *find_tensor_intrin(st.tensorize_intrin);
     auto fail = [&](const std::string& why) {
-        TESSEL_THROW(ScheduleError) << "lower: stage '" << st.name() << "': tensorize with "
-                                    << in.name << ": " << why << "\n  loop nest of '"
-                                    << st.name() << "':\n"
-                                    << s_.loop_nest_string(i);
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": " << why
+            << "\n  loop nest of '" << st.name() << "':\n"
+            << s_.loop_nest_string(i);
     };
     const size_t t = tensorized_leaf(i, in);
     const std::vector<IterVar> axes = tensor_intrin_axes(in);
@@ -628,13 +629,14 @@ Stmt NestBuilder::tensorized_nest(int i) {
     // (-1: none) and stay along the other tensorized loops.
     auto check_index = [&](const Expr& got, int want, const std::string& what) {
         for (size_t k = 0; k < vars.size(); ++k) {
-            Expr step = simplify(substitute(got, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - got);
+            Expr step = simplify(
+                substitute(got, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - got);
             auto c = as_const_int(step);
             if (!c || *c != (static_cast<int>(k) == want ? 1 : 0))
-                fail(what + " moves by " + (c ? std::to_string(*c) : std::string("a varying amount")) +
-                     " along loop '" + vars[k].name() + "' (the pattern's " +
-                     axes[k].var().name() + "), where the pattern moves by " +
-                     (static_cast<int>(k) == want ? "1" : "0"));
+                fail(what + " moves by " +
+                     (c ? std::to_string(*c) : std::string("a varying amount")) + " along loop '" +
+                     vars[k].name() + "' (the pattern's " + axes[k].var().name() +
+                     "), where the pattern moves by " + (static_cast<int>(k) == want ? "1" : "0"));
         }
     };
     auto check_scope = [&](const Expr& load, bool fragment, StorageScope other) {
@@ -645,8 +647,10 @@ Stmt NestBuilder::tensorized_nest(int i) {
         if (!fragment && b->scope == StorageScope::Warp)
             fail("'" + b->name + "' has warp scope but is not a fragment operand");
         if (!fragment && other == StorageScope::Shared && b->scope != StorageScope::Shared)
-            fail("'" + b->name + "' must be in shared memory (ldmatrix reads shared memory), "
-                 "not " + scope_name(b->scope));
+            fail("'" + b->name +
+                 "' must be in shared memory (ldmatrix reads shared memory), "
+                 "not " +
+                 scope_name(b->scope));
     };
     // The destination: the stage's own buffer.
     const ComputeOpNode* c = as_compute(st.op);
@@ -672,7 +676,8 @@ Stmt NestBuilder::tensorized_nest(int i) {
                         "the read of '" + tr->tensor.name() + "' at index " + std::to_string(d));
         Expr load = lower_expr(i, Expr(m.stage));
         if (!load.as<BufferLoad>())
-            fail("the read of '" + tr->tensor.name() + "' may fall outside its producer's "
+            fail("the read of '" + tr->tensor.name() +
+                 "' may fall outside its producer's "
                  "region (a padded tile); tensor intrinsics read whole tiles");
         std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
         args.insert(args.end(), pair.begin(), pair.end());
@@ -680,15 +685,16 @@ Stmt NestBuilder::tensorized_nest(int i) {
     const bool store = in.kind == TensorIntrinKind::StoreFragment;
     check_scope(args[0].as<BufferLoad>() ? args[0] : out, !store, StorageScope::Global);
     for (size_t r = 0; r < reads.size(); ++r)
-        check_scope(args[2 + 2 * r], store || in.kind == TensorIntrinKind::Mma,
-                    in.kind == TensorIntrinKind::LdMatrix ? StorageScope::Shared
-                                                          : StorageScope::Global);
+        check_scope(
+            args[2 + 2 * r], store || in.kind == TensorIntrinKind::Mma,
+            in.kind == TensorIntrinKind::LdMatrix ? StorageScope::Shared : StorageScope::Global);
     auto kind = [](FragmentKind k) { return make_const(Int(32), static_cast<int64_t>(k)); };
     Stmt call;
     switch (in.kind) {
         case TensorIntrinKind::Mma:
             call = Evaluate::make(Call::make(
-                Intrinsic::mma_sync, {args[0], args[1], args[2], args[3], args[4], args[5], args[0], args[1]}));
+                Intrinsic::mma_sync,
+                {args[0], args[1], args[2], args[3], args[4], args[5], args[0], args[1]}));
             break;
         case TensorIntrinKind::LdMatrix:
             args.insert(args.begin(), {kind(in.fragment), make_const(Int(32), in.trans ? 1 : 0)});
@@ -706,9 +712,9 @@ Stmt NestBuilder::tensorized_nest(int i) {
     if (in.kind != TensorIntrinKind::Mma) return loops(i, 0, t, false, call);
     // The reduction's init fills the accumulator fragment with the identity.
     const auto* red = bodies_[i][0].as<Reduce>();
-    Stmt fill = Evaluate::make(Call::make(
-        Intrinsic::fragment_fill,
-        {kind(FragmentKind::C), args[0], args[1], red->combiner->identity[0]}));
+    Stmt fill =
+        Evaluate::make(Call::make(Intrinsic::fragment_fill, {kind(FragmentKind::C), args[0],
+                                                             args[1], red->combiner->identity[0]}));
     size_t p = 0;
     while (p < st.leaf.size() && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
     if (t <= p) return loops(i, 0, t, false, Seq::make({fill, call}));

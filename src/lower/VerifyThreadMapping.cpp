@@ -115,9 +115,10 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
             for (int id : st.leaf)
                 if (st.iters[id].annotation == IterAnnotation::ThreadX)
                     fail(s, i,
-                         "loop '" + st.iters[id].name + "' is bound to threadIdx.x, but the "
-                         "stage is tensorized: its intrinsic runs on the 32 lanes of a warp, "
-                         "which are threadIdx.x");
+                         "loop '" + st.iters[id].name +
+                             "' is bound to threadIdx.x, but the "
+                             "stage is tensorized: its intrinsic runs on the 32 lanes of a warp, "
+                             "which are threadIdx.x");
             if (!e || *e != 32)
                 fail(s, i,
                      "the stage is tensorized (its intrinsic runs on the 32 lanes of a warp), so "

@@ -169,10 +169,10 @@ std::vector<StepCase> step_cases() {
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.double_buffer(1)  # A.shared"}},
         {"tensorize",  // C on tf32 tensor cores: 16 x 8 tiles, one per block
          [](Schedule& s, const Workload&) {
-             s.cache_write(3, "warp");            // 3 = C.warp, 4 = C, 5 = R
-             s.cache_read(0, "shared", {3});      // 1 = A.shared: C.warp at 4
-             s.cache_read(1, "warp", {4});        // 2 = A.shared.warp: C.warp at 5
-             s.cache_read(4, "warp", {5});        // 5 = Bs.warp: C.warp 6, C 7
+             s.cache_write(3, "warp");        // 3 = C.warp, 4 = C, 5 = R
+             s.cache_read(0, "shared", {3});  // 1 = A.shared: C.warp at 4
+             s.cache_read(1, "warp", {4});    // 2 = A.shared.warp: C.warp at 5
+             s.cache_read(4, "warp", {5});    // 5 = Bs.warp: C.warp 6, C 7
              s.split(7, 0, 16);
              s.split(7, 2, 8);
              s.reorder(7, {0, 2, 1, 3});

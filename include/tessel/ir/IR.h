@@ -581,11 +581,12 @@ struct Let : ExprNodeBase<Let> {
 // Its result (int32 0) is meaningless. A CPU backend refuses it; the SPMD loop interpreter runs it.
 //
 // Tensor-core intrinsics (statements, int32 0, GPU only) name tiles of buffers by *tile operands*:
-// a pair of Loads (origin, next row; BufferLoads before storage flattening) whose buffer is the tile's buffer, whose first index is the
-// flat index of the tile's first element and whose second is that of the element one row below
-// (their difference is the row stride; columns are contiguous). A Load in a tile operand is not
-// a read. Tiles of "warp"-scope buffers are fragments (ir/Fragment.h): all lanes of a warp name
-// the same fragment, and the buffer's logical row length is the row stride.
+// a pair of Loads (origin, next row; BufferLoads before storage flattening) whose buffer is the
+// tile's buffer, whose first index is the flat index of the tile's first element and whose second
+// is that of the element one row below (their difference is the row stride; columns are
+// contiguous). A Load in a tile operand is not a read. Tiles of "warp"-scope buffers are fragments
+// (ir/Fragment.h): all lanes of a warp name the same fragment, and the buffer's logical row length
+// is the row stride.
 //  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
 //    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
 //    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C

@@ -348,11 +348,11 @@ struct TensorizeStep {
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
-                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
-                          TensorizeStep>;
+using Step =
+    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
+                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
+                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, TensorizeStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
