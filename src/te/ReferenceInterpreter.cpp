@@ -172,15 +172,15 @@ Thunk BodyCompiler::compile_uncached(const Expr& e) {
     case IRNodeType::T: return compile_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_COMPILE_BINARY(Add)
             TESSEL_COMPILE_BINARY(Sub)
-            TESSEL_COMPILE_BINARY(Mul)
-            TESSEL_COMPILE_BINARY(Div) TESSEL_COMPILE_BINARY(Mod) TESSEL_COMPILE_BINARY(FloorDiv)
-                TESSEL_COMPILE_BINARY(FloorMod) TESSEL_COMPILE_BINARY(Min)
-                    TESSEL_COMPILE_BINARY(Max) TESSEL_COMPILE_BINARY(EQ) TESSEL_COMPILE_BINARY(NE)
-                        TESSEL_COMPILE_BINARY(LT) TESSEL_COMPILE_BINARY(LE)
-                            TESSEL_COMPILE_BINARY(GT) TESSEL_COMPILE_BINARY(GE)
-                                TESSEL_COMPILE_BINARY(And) TESSEL_COMPILE_BINARY(Or)
+            TESSEL_COMPILE_BINARY(Mul) TESSEL_COMPILE_BINARY(Div) TESSEL_COMPILE_BINARY(Mod)
+                TESSEL_COMPILE_BINARY(FloorDiv) TESSEL_COMPILE_BINARY(FloorMod)
+                    TESSEL_COMPILE_BINARY(Min) TESSEL_COMPILE_BINARY(Max) TESSEL_COMPILE_BINARY(EQ)
+                        TESSEL_COMPILE_BINARY(NE) TESSEL_COMPILE_BINARY(LT)
+                            TESSEL_COMPILE_BINARY(LE) TESSEL_COMPILE_BINARY(GT)
+                                TESSEL_COMPILE_BINARY(GE) TESSEL_COMPILE_BINARY(And)
+                                    TESSEL_COMPILE_BINARY(Or)
 #undef TESSEL_COMPILE_BINARY
-                                    case IRNodeType::Not : {
+                                        case IRNodeType::Not : {
                 Thunk a = compile(e.as<Not>()->a);
                 return [=](Frame& f) { return Scalar{.i = a(f).i == 0}; };
             }

@@ -96,8 +96,7 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Div)
             TESSEL_BINARY_CASE(Mod)
             TESSEL_BINARY_CASE(FloorDiv)
-            TESSEL_BINARY_CASE(FloorMod)
-            TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
