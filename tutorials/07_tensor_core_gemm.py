@@ -116,10 +116,11 @@ def fragments(s, AF, BF, kk, load_a, load_b):
 
 def copy_to_shared(s, T, warps, vector):
     """A cooperative copy of a 2-D tile by the block's 32 x warps threads, `vector` elements
-    (128 bits) per access."""
+    (128 bits) per access: the rows are split by the vector first, so that each access is one
+    contiguous, aligned piece of a row."""
     a, b = s[T].op.axis
+    b, v = s[T].split(b, factor=vector)
     t = s[T].fuse(a, b)
-    t, v = s[T].split(t, factor=vector)
     t, x = s[T].split(t, factor=32)
     t, y = s[T].split(t, factor=warps[1])
     o, z = s[T].split(t, factor=warps[0])

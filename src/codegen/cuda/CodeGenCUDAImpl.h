@@ -88,6 +88,7 @@ private:
     std::string let(const Let* op, int lane);
     std::string load(const Load* op, int lane);
     bool dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
+    bool dense_bits(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
     std::string round_to(Type t, const std::string& v);
 
     // Statements (CodeGenCUDAStmt.cpp).

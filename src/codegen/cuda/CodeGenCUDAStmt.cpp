@@ -137,6 +137,17 @@ void CodeGenCUDA::store(const Store* op) {
         line(p.empty() ? s : "if (" + p + ") " + s);
         return;
     }
+    const Load* src = op->value.as<Load>();
+    if (src && dense_bits(op->buffer_var, op->index, op->predicate, t) &&
+        dense_bits(src->buffer_var, src->index, src->predicate, t)) {
+        std::string vt = t.lanes == 8 ? "uint4" : "uint2";
+        std::string to = index_expr(op->index.as<Ramp>()->base);
+        std::string from = index_expr(src->index.as<Ramp>()->base);
+        flush_pre();
+        line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + to + ") = *reinterpret_cast<const " +
+             vt + "*>(" + name_of(src->buffer_var.get()) + " + " + from + ");");
+        return;
+    }
     std::vector<std::string> lanes;
     for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
     if (dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
