@@ -15,9 +15,9 @@ The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a 
      mma.sync per 16 columns of k), A's and B's 128 x 32 and 32 x 128 tiles copied into shared
      memory with 128-bit loads, fragments loaded by each lane with plain loads (load_a16,
      load_b16), C's stored the same way (store_c);
-  2. ldmatrix: fragments loaded by `ldmatrix` (ldmatrix_a; ldmatrix_b_trans for B's k-major
-     tile), rows padded by 16 bytes (storage_align) so that the 8 rows an ldmatrix reads fall
-     in different banks;
+  2. ldmatrix: fragments loaded by `ldmatrix` (ldmatrix_a; ldmatrix_b_trans_x4, two B fragments
+     of B's k-major tile at once), rows padded by 16 bytes (storage_align) so that the 8 rows an
+     ldmatrix reads fall in different banks;
   3. double buffering: the next tiles' global loads in flight while the current ones compute
      (double_buffer), every fragment loop unrolled (register indices are constants).
 
@@ -42,14 +42,15 @@ HAVE_GPU = ts.cuda_available()
 N_CHECK = (128, 128, 64)  # m, n, k in the interpreter: one block of step 2
 N_RUN = 2048 if SMALL else 4096
 
-# Per input type: the mma intrinsic, its k, and the fragment loads (from shared memory).
+# Per input type: the mma intrinsic, its k, and the fragment loads from shared memory (B's with
+# the width of the tile it loads: ldmatrix_b_trans_x4 loads two B fragments, 16 columns of n).
 INTRINSICS = {
-    "float16": ("mma_m16n8k16_f16", 16, "ldmatrix_a", "ldmatrix_b_trans"),
-    "bfloat16": ("mma_m16n8k16_bf16", 16, "ldmatrix_a", "ldmatrix_b_trans"),
-    "float32": ("mma_m16n8k8_tf32", 8, "load_a8", "load_b8"),
+    "float16": ("mma_m16n8k16_f16", 16, "ldmatrix_a", ("ldmatrix_b_trans_x4", 16)),
+    "bfloat16": ("mma_m16n8k16_bf16", 16, "ldmatrix_a", ("ldmatrix_b_trans_x4", 16)),
+    "float32": ("mma_m16n8k8_tf32", 8, "load_a8", ("load_b8", 8)),
 }
-PLAIN_LOADS = {"float16": ("load_a16", "load_b16"), "bfloat16": ("load_a16", "load_b16"),
-               "float32": ("load_a8", "load_b8")}
+PLAIN_LOADS = {"float16": ("load_a16", ("load_b16", 8)),
+               "bfloat16": ("load_a16", ("load_b16", 8)), "float32": ("load_a8", ("load_b8", 8))}
 
 
 def gemm(m, n, k, dtype="float16"):
@@ -102,13 +103,15 @@ def accumulate(s, CF, bk, kk, mma):
 
 
 def fragments(s, AF, BF, kk, load_a, load_b):
-    """A's fragments: 16 x kk tiles; B's: kk x 8 tiles (B is k-major)."""
+    """A's fragments: 16 x kk tiles; B's: kk x width tiles (B is k-major), load_b = (intrinsic,
+    width)."""
+    load_b, width = load_b
     ai, _ = AF.op.axis
     fa, ai = s[AF].split(ai, factor=16)
     s[AF].unroll(fa)
     s[AF].tensorize(ai, load_a)
     bk, bj = BF.op.axis
-    fb, bj = s[BF].split(bj, factor=8)
+    fb, bj = s[BF].split(bj, factor=width)
     s[BF].reorder(fb, bk, bj)
     s[BF].unroll(fb)
     s[BF].tensorize(bk, load_b)
@@ -151,8 +154,8 @@ def step1(m, n, k, dtype="float16"):
 #
 # Each warp loads its fragments with ldmatrix, which reads 8 rows of 16 bytes per 8 x 8 matrix,
 # one row address per lane, and hands every lane its elements (x4: four matrices, an A fragment;
-# x2.trans: two matrices transposed, a B fragment of a k-major tile): one instruction where step
-# 1 had 8 loads per lane. Shared memory has 32 banks of 4 bytes; rows of 64 (A) or 256 (B) bytes
+# x4.trans: four matrices transposed, two B fragments of a k-major tile): one instruction where
+# step 1 had 8 loads per lane. Shared memory has 32 banks of 4 bytes; rows of 64 (A) or 256 (B) bytes
 # would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
 # rows, 8 different banks.
 def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,

@@ -12,12 +12,13 @@ const char* fragment_kind_name(FragmentKind k) {
         case FragmentKind::C: return "C";
         case FragmentKind::A8: return "A8";
         case FragmentKind::B8: return "B8";
+        case FragmentKind::B16x2: return "B16x2";
     }
     return "?";
 }
 
 bool fragment_kind_from_int(int64_t v, FragmentKind* out) {
-    if (v < 0 || v > static_cast<int64_t>(FragmentKind::B8)) return false;
+    if (v < 0 || v > static_cast<int64_t>(FragmentKind::B16x2)) return false;
     *out = static_cast<FragmentKind>(v);
     return true;
 }
@@ -29,6 +30,7 @@ FragmentShape fragment_shape(FragmentKind k) {
         case FragmentKind::C: return {16, 8, 4};
         case FragmentKind::A8: return {16, 8, 4};
         case FragmentKind::B8: return {8, 8, 2};
+        case FragmentKind::B16x2: return {16, 16, 8};
     }
     return {};
 }
@@ -41,6 +43,10 @@ FragmentPos fragment_element(FragmentKind k, int lane, int e) {
         case FragmentKind::C: return {group + 8 * (e / 2), tid * 2 + e % 2};
         case FragmentKind::A8: return {group + 8 * (e % 2), tid + 4 * (e / 2)};
         case FragmentKind::B8: return {tid + 4 * e, group};
+        case FragmentKind::B16x2: {
+            FragmentPos p = fragment_element(FragmentKind::B16, lane, e % 4);
+            return {p.row, p.col + 8 * (e / 4)};
+        }
     }
     return {};
 }

@@ -73,7 +73,7 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
     if (op->op == Intrinsic::ldmatrix) {
         const FragmentKind k = kind_arg(op, 0);
         const bool trans = as_const_int(op->args[1]).value() != 0;
-        const int matrices = k == FragmentKind::A16 ? 4 : 2;
+        const int matrices = k == FragmentKind::B16 ? 2 : 4;
         // Lane 8m + r gave row r of 8 x 8 matrix m (in[..][1 + c], c < 8); lane l receives two
         // elements of each matrix: row l / 4, columns 2 (l % 4) + {0, 1}, or transposed.
         for (int l = 0; l < kWarpSize; ++l)
@@ -209,15 +209,19 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
     if (op->op == Intrinsic::ldmatrix) {
         Tile s = tile_operand(op, 4);
         const bool trans = as_const_int(op->args[1]).value() != 0;
-        if (dk != FragmentKind::A16 && dk != FragmentKind::B16)
+        if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2)
             TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
                                        << " fragment (A16 or B16 expected)" << loop_context();
         if (dk == FragmentKind::A16 && trans)
             TESSEL_THROW(RuntimeError)
                 << "ldmatrix: transposed A16 loads are not supported" << loop_context();
         // The row this lane's address names (.x4: every lane; .x2: lanes 0..15).
+        // An n-major B16x2 (stored [n][k]) takes its matrices along k first.
         int64_t row = -1, col = 0;
-        if (dk == FragmentKind::A16) {
+        if (dk == FragmentKind::B16x2 && !trans) {
+            row = lane % 8 + 8 * (lane / 16);
+            col = 8 * ((lane / 8) % 2);
+        } else if (dk != FragmentKind::B16) {
             row = lane % 16;
             col = 8 * (lane / 16);
         } else if (lane < 16) {

@@ -67,7 +67,7 @@ namespace {
 // for a B16 tile stored n-major without .trans).
 void check_ldmatrix(FragmentKind k, bool trans) {
     const FragmentShape fs = fragment_shape(k);
-    const bool transposed = k == FragmentKind::B16 && !trans;  // S is [n][k]
+    const bool transposed = k != FragmentKind::A16 && !trans;  // S is [n][k]
     const int rows = transposed ? fs.cols : fs.rows, cols = transposed ? fs.rows : fs.cols;
     const Type h = Float(16);
     Buffer S("S", h, {i32(rows), i32(cols)}), D("D", h, {i32(fs.rows), i32(fs.cols)});
@@ -108,4 +108,10 @@ TEST(SpmdTensorCore, LdmatrixX2TransIsTheBFragmentLayoutOfAKMajorTile) {
 }
 TEST(SpmdTensorCore, LdmatrixX2IsTheBFragmentLayoutOfAnNMajorTile) {
     check_ldmatrix(FragmentKind::B16, false);
+}
+TEST(SpmdTensorCore, LdmatrixX4TransIsTwoBFragmentsOfAKMajorTile) {
+    check_ldmatrix(FragmentKind::B16x2, true);
+}
+TEST(SpmdTensorCore, LdmatrixX4IsTwoBFragmentsOfAnNMajorTile) {
+    check_ldmatrix(FragmentKind::B16x2, false);
 }

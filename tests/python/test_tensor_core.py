@@ -42,7 +42,7 @@ def test_nvrtc_compiles_mma_and_ldmatrix(arch):
     ptx = ts.build(s, args, target="cuda -arch=" + arch).get_source("ptx")
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
-    assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
 
 
 @pytest.mark.parametrize("dtype,instruction", [
@@ -68,7 +68,7 @@ def test_tensorize_is_a_replayable_step():
 def test_tensor_intrinsics_are_listed():
     names = ts.tensor_intrins()
     for n in ("mma_m16n8k16_f16", "mma_m16n8k16_bf16", "mma_m16n8k8_tf32", "ldmatrix_a",
-              "ldmatrix_b_trans", "ldmatrix_b", "store_c"):
+              "ldmatrix_b_trans", "ldmatrix_b", "ldmatrix_b_trans_x4", "ldmatrix_b_x4", "store_c"):
         assert n in names
 
 

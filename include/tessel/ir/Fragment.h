@@ -12,7 +12,10 @@
 //    column tid * 2 + e % 2;
 //  - A of m16n8k8 tf32 (16 x 8, float32): element e of 4 is at row groupID + 8 * (e % 2),
 //    column tid + 4 * (e / 2);
-//  - B of m16n8k8 tf32 (8 x 8): element e of 2 is at row tid + 4 * e, column groupID.
+//  - B of m16n8k8 tf32 (8 x 8): element e of 2 is at row tid + 4 * e, column groupID;
+//  - B16x2 (16 x 16): two B16 fragments, columns 0..7 then 8..15; element e of 8 is element
+//    e % 4 of the B16 fragment e / 4. In a warp buffer its registers are those of the two B16
+//    fragments it covers, so an mma reads them as B16 fragments.
 //
 // A "warp"-scope buffer (StorageScope::Warp) of logical shape [rows][cols] is a grid of fragments
 // of one kind, tiles of rows x cols; fragment (r, c) of the grid (r = row / tile rows, c = col /
@@ -31,7 +34,8 @@ enum class FragmentKind : uint8_t {
     B16,  ///< B of m16n8k16: 16 x 8 (k x n) float16/bfloat16
     C,    ///< C/D of m16n8k16 and m16n8k8: 16 x 8 float32
     A8,   ///< A of m16n8k8 tf32: 16 x 8 float32
-    B8,   ///< B of m16n8k8 tf32: 8 x 8 float32
+    B8,     ///< B of m16n8k8 tf32: 8 x 8 float32
+    B16x2,  ///< two B16 fragments side by side: 16 x 16 (k x n), what ldmatrix .x4 loads
 };
 
 /// "A16", "B16", "C", "A8", "B8".

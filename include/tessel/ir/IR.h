@@ -591,10 +591,11 @@ struct Let : ExprNodeBase<Let> {
 //    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
 //    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C
 //    fragments (D may be C).
-//  - ldmatrix(kind, trans, D, D', S, S'): a warp-collective load of a 16-bit A16 or B16 fragment
-//    D from a shared-memory tile S (ldmatrix.sync.aligned.m8n8.x4 for A16, .x2 for B16; `trans`
-//    (0 or 1) transposes each 8 x 8 matrix: a B16 tile stored k-major needs trans = 1). S is
-//    the fragment's tile as stored: rows x cols of the fragment, or cols x rows when trans.
+//  - ldmatrix(kind, trans, D, D', S, S'): a warp-collective load of a 16-bit A16, B16 or B16x2
+//    fragment D from a shared-memory tile S (ldmatrix.sync.aligned.m8n8.x4 for A16 and B16x2,
+//    .x2 for B16). A16: S is the fragment's rows x cols (trans = 0). B16, B16x2 (k x n): with
+//    trans = 1 (.trans) S is k-major, the fragment's rows x cols; with trans = 0 S is n-major,
+//    its cols x rows.
 //  - fragment_load(kind, D, D', S, S'): each lane loads its elements of fragment D from tile S
 //    (any scope, same element type), plain loads.
 //  - fragment_store(kind, D, D', S, S'): each lane stores its elements of fragment S into tile

@@ -17,6 +17,7 @@
 //   ldmatrix_a                            16 x 16 16-bit copy shared -> A16 fragment
 //   ldmatrix_b_trans                      16 x 8 (k x n) copy of a k-major shared tile -> B16
 //   ldmatrix_b                            B[k, n] = S[n, k], 16 x 8, an n-major shared tile -> B16
+//   ldmatrix_b_trans_x4, ldmatrix_b_x4    the same for 16 x 16: two B16 fragments (.x4)
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)

@@ -123,7 +123,7 @@ void CodeGenCUDA::mma_sync(const Call* op) {
 void CodeGenCUDA::ldmatrix(const Call* op) {
     const FragmentKind k = kind_arg(op, 0);
     const bool trans = as_const_int(op->args[1]).value() != 0;
-    if (k != FragmentKind::A16 && k != FragmentKind::B16)
+    if (k != FragmentKind::A16 && k != FragmentKind::B16 && k != FragmentKind::B16x2)
         TESSEL_THROW(CompileError)
             << "cuda: ldmatrix of a " << fragment_kind_name(k) << " fragment (A16 or B16 expected)";
     if (k == FragmentKind::A16 && trans)
@@ -135,7 +135,10 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     line("const int tsl_lane = (int)tsl_laneid();");
     // The row this lane's address names (the interpreter's ldmatrix follows the same rule).
     std::string row, col;
-    if (k == FragmentKind::A16) {
+    if (k == FragmentKind::B16x2 && !trans) {
+        row = "((tsl_lane & 7) + ((tsl_lane >> 4) * 8))";
+        col = "(((tsl_lane >> 3) & 1) * 8)";
+    } else if (k != FragmentKind::B16) {
         row = "(tsl_lane & 15)";
         col = "((tsl_lane >> 4) * 8)";
     } else if (trans) {
@@ -147,9 +150,8 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     }
     line("const unsigned tsl_a = tsl_smem(" + s.buf + " + (" + s.origin + ") + " + row + " * (" +
          s.stride + ") + " + col + ");");
-    std::string fn = k == FragmentKind::A16 ? "tsl_ldmatrix_x4"
-                     : trans                ? "tsl_ldmatrix_x2_trans"
-                                            : "tsl_ldmatrix_x2";
+    std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
+                                            : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
     --indent_;
     line("}");
@@ -199,6 +201,12 @@ __device__ __forceinline__ void tsl_mma_tf32(float* d, const float* a, const flo
 __device__ __forceinline__ void tsl_ldmatrix_x4(unsigned short* d, unsigned a) {
     unsigned* D = reinterpret_cast<unsigned*>(d);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(D[0]), "=r"(D[1]), "=r"(D[2]), "=r"(D[3])
+                 : "r"(a));
+}
+__device__ __forceinline__ void tsl_ldmatrix_x4_trans(unsigned short* d, unsigned a) {
+    unsigned* D = reinterpret_cast<unsigned*>(d);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(D[0]), "=r"(D[1]), "=r"(D[2]), "=r"(D[3])
                  : "r"(a));
 }
