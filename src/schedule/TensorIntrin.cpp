@@ -54,8 +54,8 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back(
         {"ldmatrix_b_trans", K::LdMatrix, copy_pattern(h, 16, 8, false), F::B16, true, {b}});
     v.push_back({"ldmatrix_b", K::LdMatrix, copy_pattern(h, 16, 8, true), F::B16, false, {b}});
-    v.push_back({"ldmatrix_b_trans_x4", K::LdMatrix, copy_pattern(h, 16, 16, false), F::B16x2,
-                 true, {b}});
+    v.push_back(
+        {"ldmatrix_b_trans_x4", K::LdMatrix, copy_pattern(h, 16, 16, false), F::B16x2, true, {b}});
     v.push_back(
         {"ldmatrix_b_x4", K::LdMatrix, copy_pattern(h, 16, 16, true), F::B16x2, false, {b}});
     v.push_back({"load_a16", K::LoadFragment, copy_pattern(h, 16, 16, false), F::A16, false, {b}});

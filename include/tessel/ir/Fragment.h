@@ -30,10 +30,10 @@ namespace tessel {
 
 /// The operand kinds of mma.sync.
 enum class FragmentKind : uint8_t {
-    A16,  ///< A of m16n8k16: 16 x 16 float16/bfloat16
-    B16,  ///< B of m16n8k16: 16 x 8 (k x n) float16/bfloat16
-    C,    ///< C/D of m16n8k16 and m16n8k8: 16 x 8 float32
-    A8,   ///< A of m16n8k8 tf32: 16 x 8 float32
+    A16,    ///< A of m16n8k16: 16 x 16 float16/bfloat16
+    B16,    ///< B of m16n8k16: 16 x 8 (k x n) float16/bfloat16
+    C,      ///< C/D of m16n8k16 and m16n8k8: 16 x 8 float32
+    A8,     ///< A of m16n8k8 tf32: 16 x 8 float32
     B8,     ///< B of m16n8k8 tf32: 8 x 8 float32
     B16x2,  ///< two B16 fragments side by side: 16 x 16 (k x n), what ldmatrix .x4 loads
 };
