@@ -292,6 +292,11 @@ Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode m
         case Intrinsic::cp_async:
         case Intrinsic::cp_async_commit:
         case Intrinsic::cp_async_wait:
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill:
             TESSEL_CHECK(false) << intrinsic_name(op) << " has no lane-wise semantics";
             break;
         default: break;
@@ -453,6 +458,8 @@ Value ExprEvaluator::eval_let(const Let* let) {
 Value ExprEvaluator::eval_call(const Call* c) {
     if (c->op == Intrinsic::if_then_else) return eval_if_then_else(c);
     if (!intrinsic_is_pure(c->op))
+    if (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce ||
+        is_tensor_core_intrinsic(c->op))
         TESSEL_THROW(RuntimeError) << "evaluating an expression: " << intrinsic_name(c->op)
                                    << "() is only valid as an Evaluate statement of a "
                                       "thread-bound loop nest";
