@@ -458,8 +458,6 @@ Value ExprEvaluator::eval_let(const Let* let) {
 Value ExprEvaluator::eval_call(const Call* c) {
     if (c->op == Intrinsic::if_then_else) return eval_if_then_else(c);
     if (!intrinsic_is_pure(c->op))
-    if (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce ||
-        is_tensor_core_intrinsic(c->op))
         TESSEL_THROW(RuntimeError) << "evaluating an expression: " << intrinsic_name(c->op)
                                    << "() is only valid as an Evaluate statement of a "
                                       "thread-bound loop nest";

@@ -374,6 +374,8 @@ void check_cp_async_args(const std::vector<Expr>& args) {
     auto bytes = as_const_int(args[4]);
     TESSEL_CHECK(bytes && (*bytes == 4 || *bytes == 8 || *bytes == 16))
         << "cp_async: bytes must be the constant 4, 8 or 16";
+}
+
 // Tensor-core intrinsics: constant kinds, tile operands as pairs of (Buffer)Loads (ir/IR.h).
 void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
     const char* name = intrinsic_name(op);

@@ -38,7 +38,6 @@ protected:
             case Intrinsic::cp_async:
             case Intrinsic::cp_async_commit:
             case Intrinsic::cp_async_wait: break;
-            case Intrinsic::thread_allreduce: break;
             case Intrinsic::mma_sync: count += 2.0 * 16 * 8 * 16; break;
             case Intrinsic::ldmatrix:
             case Intrinsic::fragment_load:

@@ -258,8 +258,6 @@ Thunk BodyCompiler::compile_let(const Let* l) {
 
 Thunk BodyCompiler::compile_call(const Call* c) {
     if (!intrinsic_is_pure(c->op))
-    if (c->op == Intrinsic::thread_barrier || c->op == Intrinsic::thread_allreduce ||
-        is_tensor_core_intrinsic(c->op))
         TESSEL_THROW(RuntimeError) << "reference interpreter: compute '" << op_name_ << "' calls "
                                    << intrinsic_name(c->op) << "(), which is not an expression";
     std::vector<Thunk> args;
