@@ -18,6 +18,7 @@
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/schedule/References.h"
 #include "tessel/schedule/Schedule.h"
+#include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel::python {
@@ -669,6 +670,16 @@ void init_schedule(py::module_& m) {
         },
         py::arg("outputs"), py::arg("json"),
         "Replays Schedule.to_json() on a schedule of `outputs` (ScheduleError for another DAG).");
+    m.def(
+        "tensor_intrins",
+        [] {
+            py::dict out;
+            for (const TensorIntrin& in : tensor_intrins())
+                out[py::str(in.name)] = to_string(as_compute(in.pattern.op())->body[0]);
+            return out;
+        },
+        "The tensor intrinsics Stage.tensorize knows: name -> compute pattern (the body of a "
+        "compute whose axes are the loops it replaces; schedule/TensorIntrin.h).");
     m.def(
         "dag_hash", [](py::object outputs) { return dag_hash(to_tensors(outputs, "dag_hash")); },
         py::arg("outputs"));

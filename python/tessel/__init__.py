@@ -97,6 +97,7 @@ from ._tessel import (  # noqa: F401,E402  (the public API, re-exported)
     ThreadAxis,
     thread_axis,
     create_schedule,
+    tensor_intrins,
     schedule_from_json,
     dag_hash,
     # targets, lowering and building

@@ -292,6 +292,11 @@ Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode m
         case Intrinsic::cp_async:
         case Intrinsic::cp_async_commit:
         case Intrinsic::cp_async_wait:
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill:
             TESSEL_CHECK(false) << intrinsic_name(op) << " has no lane-wise semantics";
             break;
         default: break;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "tessel/ir/Fragment.h"
+
 namespace tessel {
 
 void destroy_ref_counted(const RefCounted* object) {
@@ -180,6 +182,7 @@ const char* scope_name(StorageScope s) {
         case StorageScope::Global: return "global";
         case StorageScope::Shared: return "shared";
         case StorageScope::Local: return "local";
+        case StorageScope::Warp: return "warp";
     }
     return "?";
 }
@@ -373,7 +376,35 @@ void check_cp_async_args(const std::vector<Expr>& args) {
         << "cp_async: bytes must be the constant 4, 8 or 16";
 }
 
+// Tensor-core intrinsics: constant kinds, tile operands as pairs of (Buffer)Loads (ir/IR.h).
+void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
+    const char* name = intrinsic_name(op);
+    auto is_tile = [](const Expr& e) {
+        return e.type().is_scalar() && (e.as<Load>() || e.as<BufferLoad>());
+    };
+    size_t first_tile = 0;
+    if (op != Intrinsic::mma_sync) {
+        FragmentKind k;
+        auto c = as_const_int(args[0]);
+        TESSEL_CHECK(c && fragment_kind_from_int(*c, &k)) << name << ": bad fragment kind";
+        first_tile = op == Intrinsic::ldmatrix ? 2 : 1;
+    }
+    size_t tiles = op == Intrinsic::mma_sync ? 8 : op == Intrinsic::fragment_fill ? 2 : 4;
+    for (size_t a = first_tile; a < first_tile + tiles; ++a)
+        TESSEL_CHECK(is_tile(args[a])) << name << ": argument " << a << " is not a tile operand";
+}
+
 }  // namespace
+
+bool is_tensor_core_intrinsic(Intrinsic op) {
+    return op == Intrinsic::mma_sync || op == Intrinsic::ldmatrix ||
+           op == Intrinsic::fragment_load || op == Intrinsic::fragment_store ||
+           op == Intrinsic::fragment_fill;
+}
+
+bool is_warp_collective(Intrinsic op) {
+    return op == Intrinsic::mma_sync || op == Intrinsic::ldmatrix;
+}
 
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
     const char* name = intrinsic_name(op);
@@ -391,6 +422,11 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
             TESSEL_CHECK(n && *n >= 0) << "cp_async_wait: n must be a non-negative constant";
             break;
         }
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill: check_tensor_core_args(op, args); break;
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;

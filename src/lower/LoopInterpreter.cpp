@@ -158,6 +158,7 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     }
     if (c && c->op == Intrinsic::cp_async_wait)
         return exec_cp_async_wait(as_const_int(c->args[0]).value());
+    if (c && is_tensor_core_intrinsic(c->op)) return exec_tensor_core(c);
     eval_.eval(op->value);
 }
 
@@ -179,6 +180,13 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
     if (spmd_ && op->scope == StorageScope::Shared) {
         mine = shared_storage(op, size);
     } else {
+        if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)
+            if (size % 32)
+                TESSEL_THROW(RuntimeError)
+                    << "allocate " << name << ": a warp buffer of " << size
+                    << " elements (a multiple of 32 expected)" << loop_context();
+            size /= 32;
+        }
         storage = std::make_unique<InterpStorage>();
         storage->owned = std::make_unique<HostArray>(op->dtype.element_of(), std::vector{size});
         storage->array = storage->owned.get();

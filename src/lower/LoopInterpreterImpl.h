@@ -14,6 +14,7 @@
 
 #include "tessel/HostArray.h"
 #include "tessel/ir/ExprEval.h"
+#include "tessel/ir/Fragment.h"
 #include "tessel/ir/IR.h"
 #include "tessel/lower/LoopInterpreter.h"
 
@@ -52,6 +53,12 @@ struct InFlightElement {
     Scalar value;
 };
 
+/// A warp-collective tensor-core intrinsic (mma_sync, ldmatrix) run once for a whole warp:
+/// `in[lane]` is what each lane read when it arrived, the result what each lane writes
+/// (LoopInterpreterTensorCore.cpp).
+std::vector<std::vector<double>> warp_collective(const Call* op,
+                                                 const std::vector<std::vector<double>>& in);
+
 /// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
 struct SpmdThread {
     SpmdBlock* block = nullptr;
@@ -60,6 +67,7 @@ struct SpmdThread {
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
     InFlightMap* in_flight = nullptr;  ///< the block's elements in flight (cp_async)
+    std::unordered_map<const Call*, int64_t> collectives;      ///< warp-collective calls executed
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).
@@ -144,6 +152,22 @@ protected:
     /// Throws when element `flat` of `s` is in flight (a read or plain write of it races). In a
     /// block only shared storage can be (its serials are the block's own, apart from others').
     void check_in_flight(const InterpStorage& s, int64_t flat, bool write);
+
+    // Tensor cores (LoopInterpreterTensorCore.cpp; ir/IR.h).
+    struct Tile {
+        InterpStorage* s = nullptr;
+        Type elem;
+        int64_t origin = 0, stride = 0;
+    };
+    void exec_tensor_core(const Call* op);
+    Tile tile_operand(const Call* op, size_t a);
+    int64_t fragment_base(const Call* op, const Tile& t, FragmentKind k);
+    double tile_read(const Tile& t, int64_t row, int64_t col);
+    double flat_read(const Tile& t, int64_t flat);
+    void tile_write(const Tile& t, int64_t flat, double v);
+    /// Stops this lane at warp-collective `op` until every lane of its warp is there (the same
+    /// call, as often executed); returns this lane's share of warp_collective's result.
+    std::vector<double> warp_rendezvous(const Call* op, std::vector<double> in);
 
     // Memory (LoopInterpreterMemory.cpp).
     Value load(const Load* op, const Value& index, const Value& mask);

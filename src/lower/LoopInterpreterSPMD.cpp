@@ -15,6 +15,13 @@
 // calling thread; blocks with barriers give each simulated thread an OS thread, of which exactly
 // one runs at a time, so execution is deterministic.
 //
+// Warps: threads are grouped by 32 in order of their linear index (threadIdx.x fastest). A
+// warp-collective intrinsic (mma_sync, ldmatrix) stops its thread too; when every thread has
+// stopped, each warp with a thread at one must have all 32 threads at the same call, executed
+// as often (else RuntimeError naming the intrinsic and a thread that is elsewhere), and the
+// collective runs once for the warp (warp_collective). Those threads go on; threads at barriers
+// wait until no thread is at a collective. Collectives start no new phase.
+//
 // The race detector: within a phase, two different threads touching the same element of shared
 // memory, at least one of them writing, is a RuntimeError naming the buffer, the element, both
 // threads and the block. An all-reduce within warps (allreduce_within_warps, lower/PassUtil.h:
@@ -52,7 +59,9 @@ int thread_axis(const std::string& tag) {
 struct AbortBlock {};
 
 /// Where a stopped thread is.
-enum class ThreadState : uint8_t { Ready, Running, AtBarrier, Done, Failed };
+enum class ThreadState : uint8_t { Ready, Running, AtBarrier, AtWarp, Done, Failed };
+
+constexpr int kWarpSize = 32;
 
 /// Who touched one element of shared memory in the current phase.
 struct Access {
@@ -79,6 +88,8 @@ struct SpmdBlock {
     std::vector<std::vector<Value>> values;     ///< all-reduce contributions
     std::vector<std::vector<int>> reduce_axes;  ///< all-reduce: participating axes, in order
     std::vector<std::vector<Value>> results;    ///< all-reduce results
+    std::vector<int64_t> occurrence;            ///< warp collective: the thread's count of it
+    std::vector<std::vector<double>> warp_in, warp_out;  ///< warp collective operands, results
     std::vector<std::exception_ptr> errors;
     std::vector<SpmdThread> threads;
     // Shared memory.
@@ -114,8 +125,8 @@ BlockShape block_shape(const Stmt& body) {
             if (is_block_tag(f->thread_tag)) shape.nested_blocks = true;
         } else if (n->node_type == IRNodeType::Call) {
             Intrinsic op = static_cast<const Call*>(n)->op;
-            shape.syncs =
-                shape.syncs || op == Intrinsic::thread_barrier || op == Intrinsic::thread_allreduce;
+            shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
+                          op == Intrinsic::thread_allreduce || is_warp_collective(op);
         }
     });
     return shape;
@@ -162,6 +173,48 @@ void finish_allreduce(SpmdBlock& b) {
             acc = combine(op, acc, in);
         }
         for (int t : members) b.results[t] = acc;
+    }
+}
+
+// Where thread t is, for a warp-collective's message.
+std::string thread_place(const SpmdBlock& b, int t) {
+    if (b.state[t] == ThreadState::Done) return "finished without reaching it";
+    if (b.state[t] == ThreadState::AtBarrier)
+        return std::string("waits at ") + intrinsic_name(b.at[t]->op) + " instead";
+    return std::string("is at another ") + intrinsic_name(b.at[t]->op) +
+           " call (or another execution of it)";
+}
+
+// Runs every warp whose threads wait at a warp collective; they become Ready.
+void finish_warps(SpmdBlock& b) {
+    for (int w = 0; w * kWarpSize < b.nthreads; ++w) {
+        const int first = w * kWarpSize, end = std::min(b.nthreads, first + kWarpSize);
+        int at = -1;
+        for (int t = first; t < end && at < 0; ++t)
+            if (b.state[t] == ThreadState::AtWarp) at = t;
+        if (at < 0) continue;
+        const char* name = intrinsic_name(b.at[at]->op);
+        if (end - first < kWarpSize)
+            TESSEL_THROW(RuntimeError)
+                << name << " is warp-collective: it needs all 32 threads of a warp, but warp " << w
+                << " of the block has " << end - first << " threads (the block has " << b.nthreads
+                << ")" << b.where;
+        for (int t = first; t < end; ++t) {
+            if (b.state[t] == ThreadState::AtWarp && b.at[t] == b.at[at] &&
+                b.occurrence[t] == b.occurrence[at])
+                continue;
+            TESSEL_THROW(RuntimeError)
+                << "divergent warp: thread " << b.thread_name(at) << " (lane " << at - first
+                << " of warp " << w << ") waits at warp-collective " << name << " but thread "
+                << b.thread_name(t) << " (lane " << t - first << ") " << thread_place(b, t)
+                << " (every lane of the warp must execute " << name << " together)" << b.where;
+        }
+        std::vector<std::vector<double>> in(b.warp_in.begin() + first, b.warp_in.begin() + end);
+        std::vector<std::vector<double>> out = warp_collective(b.at[at], in);
+        for (int t = first; t < end; ++t) {
+            b.warp_out[t] = std::move(out[t - first]);
+            b.state[t] = ThreadState::Ready;
+        }
     }
 }
 
@@ -254,6 +307,9 @@ void LoopInterpreter::run_block(const Stmt& body) {
     b.values.resize(b.nthreads);
     b.reduce_axes.resize(b.nthreads);
     b.results.resize(b.nthreads);
+    b.occurrence.assign(b.nthreads, 0);
+    b.warp_in.resize(b.nthreads);
+    b.warp_out.resize(b.nthreads);
     b.errors.resize(b.nthreads);
     b.wake = std::vector<std::condition_variable>(b.nthreads);
     // One interpreter per thread, in this interpreter's environment.
@@ -318,7 +374,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     };
     for (;;) {
         for (int t = 0; t < b.nthreads; ++t) {
-            if (b.state[t] == ThreadState::Done) continue;
+            if (b.state[t] != ThreadState::Ready) continue;
             std::unique_lock lock(b.mu);
             b.state[t] = ThreadState::Running;
             b.running = t;
@@ -329,6 +385,17 @@ void LoopInterpreter::run_block(const Stmt& body) {
                 abandon();
                 std::rethrow_exception(b.errors[t]);
             }
+        }
+        bool warps = false;
+        for (int t = 0; t < b.nthreads; ++t) warps = warps || b.state[t] == ThreadState::AtWarp;
+        if (warps) {  // collectives first: threads at barriers keep waiting
+            try {
+                finish_warps(b);
+            } catch (...) {
+                abandon();
+                throw;
+            }
+            continue;
         }
         int done = 0, first_waiting = -1, first_done = -1;
         for (int t = 0; t < b.nthreads; ++t) {
@@ -369,6 +436,8 @@ void LoopInterpreter::run_block(const Stmt& body) {
             barrier = !allreduce_within_warps(b.static_dims, b.reduce_axes[first_waiting]);
         }
         if (barrier) b.accesses.clear();  // a new phase
+        for (int t = 0; t < b.nthreads; ++t)
+            if (b.state[t] == ThreadState::AtBarrier) b.state[t] = ThreadState::Ready;
     }
     for (auto& th : os_threads) th.join();
     for (auto& in : interps) steps += in->steps_ - steps_;
@@ -430,6 +499,23 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
         InterpStorage& s = storage_for(dest, r.type.element_of(), "store to");
         write_element(s, r.type.element_of(), 0, r.lanes[0]);
     }
+}
+
+std::vector<double> LoopInterpreter::warp_rendezvous(const Call* op, std::vector<double> in) {
+    SpmdBlock& b = *spmd_->block;
+    const int t = spmd_->index;
+    b.warp_in[t] = std::move(in);
+    b.occurrence[t] = spmd_->collectives[op]++;
+    {
+        std::unique_lock lock(b.mu);
+        b.at[t] = op;
+        b.state[t] = ThreadState::AtWarp;
+        b.running = -1;
+        b.coordinator.notify_one();
+        b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
+        if (b.abort) throw AbortBlock{};
+    }
+    return std::move(b.warp_out[t]);
 }
 
 InterpStorage* LoopInterpreter::shared_storage(const Allocate* op, int64_t size) {

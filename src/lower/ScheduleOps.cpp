@@ -12,6 +12,7 @@
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/schedule/InferBounds.h"
+#include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel {
@@ -110,12 +111,14 @@ public:
           is_arg_(s.stages().size(), false) {
         make_buffers(args);
         check_double_buffers();
+        check_warp_stages();
     }
     LoweredFunc build(const std::string& name);
 
 private:
     void make_buffers(const std::vector<Tensor>& args);
     void check_double_buffers() const;
+    void check_warp_stages() const;
     Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
                            StorageScope scope);
     Stmt stage_nest(int i);
@@ -127,6 +130,9 @@ private:
     Stmt update_stmt(int i);
     Stmt update_into(int i, const std::vector<Buffer>& into, const std::vector<Expr>& idx);
     Stmt cross_thread_nest(int i, size_t first_reduction);
+    Stmt tensorized_nest(int i);
+    size_t tensorized_leaf(int i, const TensorIntrin& in) const;
+    std::vector<Expr> tile(int i, const Expr& load, const Var& row_var);
     Stmt make_loop(int i, int id, Stmt body);
     Expr lower_expr(int i, const Expr& e);
     std::vector<Expr> store_indices(int i);
@@ -205,6 +211,29 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
 
 // double_buffer and pipeline are for shared stages computed inside a GPU kernel
 // (inject_double_buffer checks the loop they are computed at).
+// Fragments ("warp" scope) are written and read only by tensor intrinsics (ir/Fragment.h).
+void NestBuilder::check_warp_stages() const {
+    for (size_t i = 0; i < s_.stages().size(); ++i) {
+        const Stage& st = s_.stages()[i];
+        if (st.scope != StorageScope::Warp || st.attach == AttachKind::Inlined) continue;
+        std::string bad;
+        if (st.tensorize_iter < 0) bad = "'" + st.name() + "' itself";
+        for (int c : internal::consumers_of(s_, static_cast<int>(i)))
+            if (bad.empty() && s_.stages()[c].tensorize_iter < 0)
+                bad = "its reader '" + s_.stages()[c].name() + "'";
+        if (bad.empty()) continue;
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "' has warp scope, but " << bad
+            << " is not tensorized (a fragment is spread over the lanes of a warp: only tensor "
+               "intrinsics write and read it; tensorize both with intrinsics of "
+               "schedule/TensorIntrin.h)\n  loop nest of '"
+            << st.name() << "':\n"
+            << s_.loop_nest_string(static_cast<int>(i));
+    }
+}
+
+// double_buffer is for shared stages computed inside a GPU kernel (inject_double_buffer checks
+// the loop they are computed at).
 void NestBuilder::check_double_buffers() const {
     for (size_t i = 0; i < s_.stages().size(); ++i) {
         const Stage& st = s_.stages()[i];
@@ -531,11 +560,181 @@ Stmt NestBuilder::cross_thread_nest(int i, size_t p) {
     return body;
 }
 
+// The leaf position stage i is tensorized from, rechecked against the intrinsic's loops (later
+// steps may have changed them) and the stage's guards and attachments.
+size_t NestBuilder::tensorized_leaf(int i, const TensorIntrin& in) const {
+    const Stage& st = s_.stages()[i];
+    auto fail = [&](const std::string& why) {
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": " << why
+            << "\n  loop nest of '" << st.name() << "':\n"
+            << s_.loop_nest_string(i);
+    };
+    const size_t t = static_cast<size_t>(
+        std::find(st.leaf.begin(), st.leaf.end(), st.tensorize_iter) - st.leaf.begin());
+    const std::vector<IterVar> axes = tensor_intrin_axes(in);
+    if (t + axes.size() != st.leaf.size()) fail("its loops were changed after tensorize");
+    for (size_t k = 0; k < axes.size(); ++k) {
+        const int id = st.leaf[t + k];
+        if (as_const_int(bounds_[i].iter_extents[id]) != as_const_int(axes[k].dom().extent))
+            fail("loop '" + st.iters[id].name + "' no longer has the extent of axis " +
+                 axes[k].var().name());
+        for (const Stage& other : s_.stages())
+            if (other.attach == AttachKind::At && &s_.stages()[other.attach_stage] == &st &&
+                other.attach_iter == id)
+                fail("stage '" + other.name() + "' is computed at loop '" + st.iters[id].name +
+                     "', inside the tensorized nest");
+    }
+    if (!bounds_[i].guards.empty())
+        fail(
+            "a loop of the stage does not divide its axis (guarded points); tensor intrinsics "
+            "compute whole tiles");
+    return t;
+}
+
+// A tile operand (ir/IR.h): the BufferLoad `load` (in leaf variables) at the tile's origin (the
+// tensorized variables at 0) and one row below (`row_var` at 1).
+std::vector<Expr> NestBuilder::tile(int i, const Expr& load, const Var& row_var) {
+    const Stage& st = s_.stages()[i];
+    const size_t t = tensorized_leaf(i, *find_tensor_intrin(st.tensorize_intrin));
+    VarMap at;
+    for (size_t pos = t; pos < st.leaf.size(); ++pos) {
+        const Var& v = bounds_[i].iter_vars[st.leaf[pos]];
+        at[v.get()] = make_zero(v.type());
+    }
+    Expr origin = simplify(substitute(load, at));
+    at[row_var.get()] = make_one(row_var.type());
+    return {origin, simplify(substitute(load, at))};
+}
+
+// tensorize (schedule/TensorIntrin.h): the loops from the tensorized leaf inwards become one
+// intrinsic call; the reads' strides along them and the operands' scopes are checked here.
+Stmt NestBuilder::tensorized_nest(int i) {
+    const Stage& st = s_.stages()[i];
+    const TensorIntrin& in = *find_tensor_intrin(st.tensorize_intrin);
+    auto fail = [&](const std::string& why) {
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": " << why
+            << "\n  loop nest of '" << st.name() << "':\n"
+            << s_.loop_nest_string(i);
+    };
+    const size_t t = tensorized_leaf(i, in);
+    const std::vector<IterVar> axes = tensor_intrin_axes(in);
+    std::vector<Var> vars;  // the tensorized loops' variables, in the pattern's axis order
+    for (size_t k = 0; k < axes.size(); ++k) vars.push_back(bounds_[i].iter_vars[st.leaf[t + k]]);
+    std::vector<MatchedRead> reads;
+    std::string why = match_tensor_intrin(in, bodies_[i][0], buffers_[i][0].dtype(), &reads);
+    if (!why.empty()) fail("the body does not match: " + why);
+    auto axis_of = [&](const Expr& e) -> int {
+        for (size_t k = 0; k < axes.size(); ++k)
+            if (e.same_as(axes[k].var())) return static_cast<int>(k);
+        return -1;
+    };
+    // Index `got` (in leaf variables) of `what` must step by 1 along the pattern's axis `want`
+    // (-1: none) and stay along the other tensorized loops.
+    auto check_index = [&](const Expr& got, int want, const std::string& what) {
+        for (size_t k = 0; k < vars.size(); ++k) {
+            Expr step = simplify(
+                substitute(got, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - got);
+            auto c = as_const_int(step);
+            if (!c || *c != (static_cast<int>(k) == want ? 1 : 0))
+                fail(what + " moves by " +
+                     (c ? std::to_string(*c) : std::string("a varying amount")) + " along loop '" +
+                     vars[k].name() + "' (the pattern's " + axes[k].var().name() +
+                     "), where the pattern moves by " + (static_cast<int>(k) == want ? "1" : "0"));
+        }
+    };
+    auto check_scope = [&](const Expr& load, bool fragment, StorageScope other) {
+        const BufferNode* b = load.as<BufferLoad>()->buffer.get();
+        if (fragment && b->scope != StorageScope::Warp)
+            fail("'" + b->name + "' is a fragment operand but has " + scope_name(b->scope) +
+                 " scope (cache_read/cache_write it with \"warp\")");
+        if (!fragment && b->scope == StorageScope::Warp)
+            fail("'" + b->name + "' has warp scope but is not a fragment operand");
+        if (!fragment && other == StorageScope::Shared && b->scope != StorageScope::Shared)
+            fail("'" + b->name +
+                 "' must be in shared memory (ldmatrix reads shared memory), "
+                 "not " +
+                 scope_name(b->scope));
+    };
+    // The destination: the stage's own buffer.
+    const ComputeOpNode* c = as_compute(st.op);
+    for (size_t d = 0; d < c->axis.size(); ++d) {
+        const size_t lead = c->axis.size() - 2;
+        check_index(bounds_[i].root_values[d], d < lead ? -1 : static_cast<int>(d - lead),
+                    "the stage's index " + std::to_string(d));
+    }
+    Expr out = BufferLoad::make(buffers_[i][0], store_indices(i));
+    std::vector<Expr> args = tile(i, out, vars[0]);
+    // The reads, in the pattern's order.
+    VarMap map;
+    for (size_t r = 0; r < c->axis.size(); ++r)
+        map[c->axis[r].var().get()] = bounds_[i].read_values[r];
+    for (size_t r = 0; r < c->reduce_axis.size(); ++r)
+        map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
+    for (const MatchedRead& m : reads) {
+        Expr read = substitute(Expr(m.stage), map);
+        const auto* tr = read.as<TensorRead>();
+        const size_t lead = tr->indices.size() - m.pattern->indices.size();
+        for (size_t d = 0; d < tr->indices.size(); ++d)
+            check_index(tr->indices[d], d < lead ? -1 : axis_of(m.pattern->indices[d - lead]),
+                        "the read of '" + tr->tensor.name() + "' at index " + std::to_string(d));
+        Expr load = lower_expr(i, Expr(m.stage));
+        if (!load.as<BufferLoad>())
+            fail("the read of '" + tr->tensor.name() +
+                 "' may fall outside its producer's "
+                 "region (a padded tile); tensor intrinsics read whole tiles");
+        std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
+        args.insert(args.end(), pair.begin(), pair.end());
+    }
+    const bool store = in.kind == TensorIntrinKind::StoreFragment;
+    check_scope(args[0].as<BufferLoad>() ? args[0] : out, !store, StorageScope::Global);
+    for (size_t r = 0; r < reads.size(); ++r)
+        check_scope(
+            args[2 + 2 * r], store || in.kind == TensorIntrinKind::Mma,
+            in.kind == TensorIntrinKind::LdMatrix ? StorageScope::Shared : StorageScope::Global);
+    auto kind = [](FragmentKind k) { return make_const(Int(32), static_cast<int64_t>(k)); };
+    Stmt call;
+    switch (in.kind) {
+        case TensorIntrinKind::Mma:
+            call = Evaluate::make(Call::make(
+                Intrinsic::mma_sync,
+                {args[0], args[1], args[2], args[3], args[4], args[5], args[0], args[1]}));
+            break;
+        case TensorIntrinKind::LdMatrix:
+            args.insert(args.begin(), {kind(in.fragment), make_const(Int(32), in.trans ? 1 : 0)});
+            call = Evaluate::make(Call::make(Intrinsic::ldmatrix, args));
+            break;
+        case TensorIntrinKind::LoadFragment:
+            args.insert(args.begin(), kind(in.fragment));
+            call = Evaluate::make(Call::make(Intrinsic::fragment_load, args));
+            break;
+        case TensorIntrinKind::StoreFragment:
+            args.insert(args.begin(), kind(in.fragment));
+            call = Evaluate::make(Call::make(Intrinsic::fragment_store, args));
+            break;
+    }
+    if (in.kind != TensorIntrinKind::Mma) return loops(i, 0, t, false, call);
+    // The reduction's init fills the accumulator fragment with the identity.
+    const auto* red = bodies_[i][0].as<Reduce>();
+    Stmt fill =
+        Evaluate::make(Call::make(Intrinsic::fragment_fill, {kind(FragmentKind::C), args[0],
+                                                             args[1], red->combiner->identity[0]}));
+    size_t p = 0;
+    while (p < st.leaf.size() && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
+    if (t <= p) return loops(i, 0, t, false, Seq::make({fill, call}));
+    Stmt init = loops(i, p, t, true, fill);
+    Stmt update = loops(i, p, t, false, call);
+    return loops(i, 0, p, false, Seq::make({init, update}));
+}
+
 Stmt NestBuilder::stage_nest(int i) {
     const Stage& st = s_.stages()[i];
     size_t n = st.leaf.size();
     Stmt nest;
-    if (bodies_[i][0].as<Reduce>() && is_cross_thread(st)) {
+    if (st.tensorize_iter >= 0) {
+        nest = tensorized_nest(i);
+    } else if (bodies_[i][0].as<Reduce>() && is_cross_thread(st)) {
         size_t p = 0;
         while (p < n && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
         nest = loops(i, 0, p, false, cross_thread_nest(i, p));

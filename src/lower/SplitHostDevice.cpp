@@ -125,6 +125,11 @@ void Splitter::walk_evaluate(const Evaluate* op) {
                                     << f_.name << "' (its reduction loops must be bound to "
                                     << "threadIdx)";
     }
+    if (c && is_tensor_core_intrinsic(c->op)) {
+        TESSEL_THROW(ScheduleError) << "cuda: " << intrinsic_name(c->op)
+                                    << " (a tensorized stage) outside every kernel in '" << f_.name
+                                    << "' (tensor-core stages run in the warps of a kernel)";
+    }
     // A barrier between kernels, or a pure value: nothing to do.
 }
 

@@ -106,6 +106,26 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
                          "' is parallel inside a GPU kernel; CPU threads have no place there "
                          "(bind it to a thread axis instead)");
         }
+        // A tensorized stage runs in the warps (ir/Fragment.h): threadIdx.x must be a warp.
+        const bool warp = st.tensorize_iter >= 0;
+        if (warp) {
+            auto x = kernel->second.find(IterAnnotation::ThreadX);
+            auto e = x == kernel->second.end() ? std::optional<int64_t>(1)
+                                               : as_const_int(x->second.extent);
+            for (int id : st.leaf)
+                if (st.iters[id].annotation == IterAnnotation::ThreadX)
+                    fail(s, i,
+                         "loop '" + st.iters[id].name +
+                             "' is bound to threadIdx.x, but the "
+                             "stage is tensorized: its intrinsic runs on the 32 lanes of a warp, "
+                             "which are threadIdx.x");
+            if (!e || *e != 32)
+                fail(s, i,
+                     "the stage is tensorized (its intrinsic runs on the 32 lanes of a warp), so "
+                     "the kernel's threadIdx.x extent must be 32, but it is " +
+                         (x == kernel->second.end() ? std::string("1 (no stage binds it)")
+                                                    : to_string(x->second.extent)));
+        }
         bool everyone = i == kernel->first || st.scope == StorageScope::Shared;
         if (!everyone) continue;
         for (const auto& [a, use] : kernel->second) {
@@ -113,7 +133,7 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
             if (!is_thread_axis(a) || (e && *e == 1)) continue;
             bool bound = false;
             for (int id : st.leaf) bound = bound || st.iters[id].annotation == a;
-            if (bound) continue;
+            if (bound || (warp && a == IterAnnotation::ThreadX)) continue;
             std::ostringstream os;
             os << "the kernel's blocks have " << to_string(use.extent) << " threads along "
                << annotation_name(a) << " (stage '" << s.stages()[use.stage].name()

@@ -20,8 +20,9 @@ StorageScope parse_scope(const Schedule& s, const char* prim, int stage, const s
     if (scope == "global") return StorageScope::Global;
     if (scope == "shared") return StorageScope::Shared;
     if (scope == "local") return StorageScope::Local;
+    if (scope == "warp") return StorageScope::Warp;
     schedule_fail(s, prim, stage,
-                  "unknown storage scope '" + scope + "' (known: global, shared, local)");
+                  "unknown storage scope '" + scope + "' (known: global, shared, local, warp)");
 }
 
 namespace {

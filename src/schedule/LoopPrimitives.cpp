@@ -460,9 +460,10 @@ void Schedule::bind(int stage, int iter, IterAnnotation thread_axis) {
 void Schedule::set_scope(int stage, StorageScope scope) {
     Stage& st = A::loop_stage(*this, "set_scope", stage);
     if (scope != StorageScope::Global && scope != StorageScope::Shared &&
-        scope != StorageScope::Local) {
+        scope != StorageScope::Local && scope != StorageScope::Warp) {
         std::ostringstream os;
-        os << "unknown storage scope " << static_cast<int>(scope) << " (global, shared, local)";
+        os << "unknown storage scope " << static_cast<int>(scope)
+           << " (global, shared, local, warp)";
         schedule_fail(*this, "set_scope", stage, os.str());
     }
     if (st.is_output && scope != StorageScope::Global)

@@ -158,6 +158,8 @@ StepResult Schedule::apply(const Step& step) {
                 double_buffer(s.stage);
             else if constexpr (std::is_same_v<T, PipelineStep>)
                 pipeline(s.stage, s.depth);
+            else if constexpr (std::is_same_v<T, TensorizeStep>)
+                tensorize(s.stage, s.iter, s.intrin);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
                 return pair(follow_split(s.stage, s.iter, s.src_step));
             else if constexpr (std::is_same_v<T, FollowFusedSplitStep>)

@@ -22,7 +22,8 @@ const IterAnnotation kAnnotations[] = {
     IterAnnotation::Parallel, IterAnnotation::VThread, IterAnnotation::BlockX,
     IterAnnotation::BlockY,   IterAnnotation::BlockZ,  IterAnnotation::ThreadX,
     IterAnnotation::ThreadY,  IterAnnotation::ThreadZ};
-const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared, StorageScope::Local};
+const StorageScope kScopes[] = {StorageScope::Global, StorageScope::Shared, StorageScope::Local,
+                                StorageScope::Warp};
 const TailStrategy kTails[] = {TailStrategy::Guard, TailStrategy::ShiftInwards,
                                TailStrategy::RoundUp};
 

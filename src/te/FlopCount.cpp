@@ -38,6 +38,11 @@ protected:
             case Intrinsic::cp_async:
             case Intrinsic::cp_async_commit:
             case Intrinsic::cp_async_wait: break;
+            case Intrinsic::mma_sync: count += 2.0 * 16 * 8 * 16; break;
+            case Intrinsic::ldmatrix:
+            case Intrinsic::fragment_load:
+            case Intrinsic::fragment_store:
+            case Intrinsic::fragment_fill: break;
             default: count += op->type.lanes; break;
         }
         IRVisitor::visit(op);

@@ -182,6 +182,32 @@ std::vector<StepCase> step_cases() {
              s.pipeline(as, 3);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.pipeline(1, 3)  # A.shared"}},
+        {"tensorize",  // C on tf32 tensor cores: 16 x 8 tiles, one per block
+         [](Schedule& s, const Workload&) {
+             s.cache_write(3, "warp");        // 3 = C.warp, 4 = C, 5 = R
+             s.cache_read(0, "shared", {3});  // 1 = A.shared: C.warp at 4
+             s.cache_read(1, "warp", {4});    // 2 = A.shared.warp: C.warp at 5
+             s.cache_read(4, "warp", {5});    // 5 = Bs.warp: C.warp 6, C 7
+             s.split(7, 0, 16);
+             s.split(7, 2, 8);
+             s.reorder(7, {0, 2, 1, 3});
+             s.bind(7, 0, IterAnnotation::BlockX);
+             s.tensorize(7, 2, "store_c");
+             s.compute_at(6, 7, 1);
+             s.split(6, 2, 8);
+             s.reorder(6, {2, 0, 1, 3});
+             s.tensorize(6, 1, "mma_m16n8k8_tf32");
+             s.compute_at(2, 6, 0);
+             s.tensorize(2, 0, "load_a8");
+             s.compute_at(5, 6, 0);
+             s.tensorize(5, 0, "load_b8");
+             s.compute_at(1, 6, 0);
+             s.fuse(1, {0, 1});
+             s.split(1, 0, 32);
+             s.bind(1, 1, IterAnnotation::ThreadX);
+         },
+         {"s.tensorize(7, 2, \"store_c\")  # C: i0.inner",
+          "s.tensorize(6, 1, \"mma_m16n8k8_tf32\")  # C.warp: i0"}},
         {"rfactor",
          [](Schedule& s, const Workload& w) {
              s.split(w.c, 2, 8);

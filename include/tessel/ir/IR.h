@@ -321,6 +321,7 @@ enum class StorageScope : uint8_t {
     Global,  ///< device (or host) main memory
     Shared,  ///< GPU shared memory, one copy per thread block
     Local,   ///< registers / stack, one copy per thread
+    Warp,    ///< tensor-core fragments: one copy per warp, spread over its lanes (ir/Fragment.h)
 };
 const char* scope_name(StorageScope s);
 
@@ -562,7 +563,9 @@ struct Let : ExprNodeBase<Let> {
     X(cp_async, 6, false)       /* an asynchronous global -> shared copy; see below */    \
     X(cp_async_commit, 0, false) /* closes this thread's group of cp_async copies */       \
     X(cp_async_wait, 1, false)  /* waits until at most n groups are in flight */          \
-    X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */
+    X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
+    X(mma_sync, 8, false) X(ldmatrix, 6, false) /* tensor cores; see below */           \
+    X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)
 // clang-format on
 
 // thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
@@ -593,6 +596,28 @@ struct Let : ExprNodeBase<Let> {
 //  - cp_async_wait(n) (n a non-negative constant): lands every committed group of the calling
 //    thread but the newest n. Copies land in the thread that issued them; a barrier after the
 //    wait makes them visible to the block. Reading or writing an element in flight is a race.
+// Tensor-core intrinsics (statements, int32 0, GPU only) name tiles of buffers by *tile operands*:
+// a pair of Loads (origin, next row; BufferLoads before storage flattening) whose buffer is the
+// tile's buffer, whose first index is the flat index of the tile's first element and whose second
+// is that of the element one row below (their difference is the row stride; columns are
+// contiguous). A Load in a tile operand is not a read. Tiles of "warp"-scope buffers are fragments
+// (ir/Fragment.h): all lanes of a warp name the same fragment, and the buffer's logical row length
+// is the row stride.
+//  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
+//    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
+//    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C
+//    fragments (D may be C).
+//  - ldmatrix(kind, trans, D, D', S, S'): a warp-collective load of a 16-bit A16, B16 or B16x2
+//    fragment D from a shared-memory tile S (ldmatrix.sync.aligned.m8n8.x4 for A16 and B16x2,
+//    .x2 for B16). A16: S is the fragment's rows x cols (trans = 0). B16, B16x2 (k x n): with
+//    trans = 1 (.trans) S is k-major, the fragment's rows x cols; with trans = 0 S is n-major,
+//    its cols x rows.
+//  - fragment_load(kind, D, D', S, S'): each lane loads its elements of fragment D from tile S
+//    (any scope, same element type), plain loads.
+//  - fragment_store(kind, D, D', S, S'): each lane stores its elements of fragment S into tile
+//    D (any scope; converted to D's element type).
+//  - fragment_fill(kind, D, D', value): each lane sets its elements of fragment D to value.
+// `kind` is an int32 constant, a FragmentKind (ir/Fragment.h).
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
@@ -606,6 +631,10 @@ int intrinsic_arity(Intrinsic op);
 bool intrinsic_is_pure(Intrinsic op);
 /// Looks an intrinsic up by name; returns false if there is none.
 bool intrinsic_from_name(const std::string& name, Intrinsic* out);
+/// mma_sync, ldmatrix, fragment_load, fragment_store, fragment_fill: statements of a GPU kernel.
+bool is_tensor_core_intrinsic(Intrinsic op);
+/// Whether every lane of a warp executes the intrinsic together (mma_sync, ldmatrix).
+bool is_warp_collective(Intrinsic op);
 
 /// A call to an intrinsic. Its type is the result type (e.g. bool for isnan, the branches' type
 /// for if_then_else, int32 for thread_barrier).

@@ -111,6 +111,8 @@ struct Stage {
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
     int pipeline_depth = 0;  ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
+    int tensorize_iter = -1;       ///< tensorize: the iterator id the intrinsic replaces from
+    std::string tensorize_intrin;  ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
@@ -213,6 +215,13 @@ public:
     /// double-buffered; where it is computed, its scope and the target are checked when the
     /// schedule is lowered (every shared stage at that loop must be pipelined alike).
     void pipeline(int stage, int64_t depth);
+    /// Replaces the stage's loops from leaf `iter` inwards by the tensor intrinsic `intrin`
+    /// (schedule/TensorIntrin.h lists them), TVM's tensorize. The leaves from `iter` on must be
+    /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body
+    /// its compute pattern (same operations and element types, reads of the same shape); a
+    /// difference is a ScheduleError saying what differs. How the reads index their tensors
+    /// (unit strides along the intrinsic's axes) is checked when the schedule is lowered.
+    void tensorize(int stage, int iter, const std::string& intrin);
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).
     std::pair<int, int> follow_split(int stage, int iter, int src_step);

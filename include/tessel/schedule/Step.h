@@ -353,6 +353,21 @@ struct PipelineStep {
         v.number("depth", s.depth);
     }
 };
+
+/// Replaces the loop nest of `stage` from leaf `iter` inwards by the tensor intrinsic named
+/// `intrin` (schedule/TensorIntrin.h), TVM's tensorize: the leaves from `iter` on must match the
+/// intrinsic's axes (extents and kinds) and the stage's body its compute pattern.
+struct TensorizeStep {
+    int stage = 0, iter = 0;
+    std::string intrin;
+    TESSEL_STEP(TensorizeStep, "tensorize")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf("iter", s.iter, s.stage);
+        v.text("intrin", s.intrin);
+    }
+};
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
@@ -360,13 +375,14 @@ using Step =
     std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
                  ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
                  StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
-                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep>;
+                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep,
+                 TensorizeStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline" (the struct's `kind`).
+/// "pipeline", "tensorize" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

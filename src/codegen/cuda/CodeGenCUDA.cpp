@@ -139,6 +139,14 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
         } else if (n->node_type == IRNodeType::Store) {
             const Store* op = static_cast<const Store*>(n);
             touch(op->buffer_var, op->value.type(), true);
+        } else if (n->node_type == IRNodeType::Call) {
+            // A tensor-core intrinsic writes its first tile operand (ir/IR.h).
+            const Call* op = static_cast<const Call*>(n);
+            if (!is_tensor_core_intrinsic(op->op)) return;
+            const size_t dst = op->op == Intrinsic::mma_sync   ? 0
+                               : op->op == Intrinsic::ldmatrix ? 2
+                                                               : 1;
+            if (const Load* l = op->args[dst].as<Load>()) touch(l->buffer_var, l->type, true);
         }
     });
 }
@@ -299,6 +307,12 @@ CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
     CudaCode code;
     std::ostringstream os;
     os << cuda_prelude();
+    bool tensor_cores = false;
+    post_order_visit(f.body, [&](const IRNode* n) {
+        tensor_cores = tensor_cores || (n->node_type == IRNodeType::Call &&
+                                        is_tensor_core_intrinsic(static_cast<const Call*>(n)->op));
+    });
+    if (tensor_cores) os << cuda_tensor_core_prelude();
     for (const DeviceKernel& k : split.kernels) code.plan.launches.push_back(cg.emit_kernel(k, os));
     code.plan.workspaces = split.workspaces;
     code.source = os.str();

@@ -369,6 +369,11 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
         case Intrinsic::cp_async:
         case Intrinsic::cp_async_commit:
         case Intrinsic::cp_async_wait:
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill:
             TESSEL_THROW(CompileError)
                 << "cuda: " << intrinsic_name(op->op) << " is only valid as a statement of its own";
         default: break;
@@ -432,6 +437,24 @@ bool CodeGenCUDA::dense_vector_access(const Var& buffer, const Expr& index, cons
     if (it->second.param >= 0 && it->second.param < static_cast<int>(f_.args.size())) {
         int64_t& align = arg_alignment_[it->second.param];
         align = std::max<int64_t>(align, 4 * t.lanes);
+    }
+    return true;
+}
+
+// A dense vector of 16-bit values (float16, bfloat16) of 8 or 16 bytes at a multiple of its size:
+// copied as raw bits (uint2, uint4), without the float32 round trip of its lanes.
+bool CodeGenCUDA::dense_bits(const Var& buffer, const Expr& index, const Expr& predicate, Type t) {
+    const Ramp* ramp = index.as<Ramp>();
+    if (!ramp || !is_one(ramp->stride) || (t.lanes != 4 && t.lanes != 8) || t.bits != 16)
+        return false;
+    if (predicate.defined() && !is_one(predicate)) return false;
+    ModularSet m = modular_set_of(ramp->base, modular_);
+    if (m.coeff % t.lanes != 0 || m.base % t.lanes != 0) return false;
+    auto it = buffers_.find(buffer.get());
+    if (it == buffers_.end()) return false;
+    if (it->second.param >= 0 && it->second.param < static_cast<int>(f_.args.size())) {
+        int64_t& align = arg_alignment_[it->second.param];
+        align = std::max<int64_t>(align, 2 * t.lanes);
     }
     return true;
 }

@@ -18,12 +18,15 @@
 #include "codegen/cuda/CollectKernels.h"
 #include "tessel/arith/Interval.h"
 #include "tessel/arith/Modular.h"
+#include "tessel/ir/Fragment.h"
 
 namespace tessel::internal {
 
 /// The helper functions (fp16/bf16 conversions, guarded integer division, shuffles ...) that
 /// every generated source starts with.
 const char* cuda_prelude();
+/// The tensor-core helpers (tsl_mma_*, tsl_ldmatrix_*), for sources that use them.
+const char* cuda_tensor_core_prelude();
 
 /// Prints the device functions of one lowered function (see the file comment).
 class CodeGenCUDA {
@@ -85,6 +88,7 @@ private:
     std::string let(const Let* op, int lane);
     std::string load(const Load* op, int lane);
     bool dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
+    bool dense_bits(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
     std::string round_to(Type t, const std::string& v);
 
     // Statements (CodeGenCUDAStmt.cpp).
@@ -107,6 +111,18 @@ private:
     void shared_allreduce(const Call* op, const std::vector<std::string>& acc,
                           const std::vector<int>& axes);
     std::string linear_thread_index() const;
+
+    // Tensor cores (CodeGenCUDATensorCore.cpp).
+    struct TileExpr {
+        std::string buf, origin, stride;
+        Type elem;
+        Expr origin_ir, stride_ir;
+    };
+    TileExpr tile(const Call* op, size_t a);
+    std::string fragment_base(const TileExpr& t, FragmentKind k);
+    void tensor_core(const Call* op);
+    void mma_sync(const Call* op);
+    void ldmatrix(const Call* op);
 
     const LoweredFunc& f_;
     const std::vector<Var>& shape_vars_;

@@ -137,6 +137,17 @@ void CodeGenCUDA::store(const Store* op) {
         line(p.empty() ? s : "if (" + p + ") " + s);
         return;
     }
+    const Load* src = op->value.as<Load>();
+    if (src && dense_bits(op->buffer_var, op->index, op->predicate, t) &&
+        dense_bits(src->buffer_var, src->index, src->predicate, t)) {
+        std::string vt = t.lanes == 8 ? "uint4" : "uint2";
+        std::string to = index_expr(op->index.as<Ramp>()->base);
+        std::string from = index_expr(src->index.as<Ramp>()->base);
+        flush_pre();
+        line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + to + ") = *reinterpret_cast<const " +
+             vt + "*>(" + name_of(src->buffer_var.get()) + " + " + from + ");");
+        return;
+    }
     std::vector<std::string> lanes;
     for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
     if (dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
@@ -197,6 +208,12 @@ void CodeGenCUDA::allocate(const Allocate* op) {
         if (!declared) shared_.push_back({memory_type(elem), n, count, elem.bytes()});
         return stmt(op->body);
     }
+    if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)
+        if (count % 32)
+            TESSEL_THROW(CompileError) << "cuda: warp buffer " << op->buffer_var.name() << " of "
+                                       << count << " elements (a multiple of 32 expected)";
+        count /= 32;
+    }
     line("{");  // a scope of its own: a later copy of this allocation declares it again
     ++indent_;
     line("__align__(16) " + memory_type(elem) + " " + n + "[" + std::to_string(count) + "];");
@@ -231,6 +248,7 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
         if (c->op == Intrinsic::cp_async_wait)
             return line("asm volatile(\"cp.async.wait_group " +
                         std::to_string(*as_const_int(c->args[0])) + ";\\n\" ::: \"memory\");");
+        if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
     }
     std::string v = expr(op->value);
     flush_pre();

@@ -308,6 +308,11 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
         case Intrinsic::cp_async:
         case Intrinsic::cp_async_commit:
         case Intrinsic::cp_async_wait:
+        case Intrinsic::mma_sync:
+        case Intrinsic::ldmatrix:
+        case Intrinsic::fragment_load:
+        case Intrinsic::fragment_store:
+        case Intrinsic::fragment_fill:
             TESSEL_THROW(CompileError) << "llvm: " << intrinsic_name(op->op)
                                        << " has no meaning on a CPU target: it needs a GPU target "
                                           "(a GPU schedule was compiled for llvm)";

@@ -1,0 +1,141 @@
+"""gemm_fp16_cuda: C (float32) = A (float16) @ B (float16), fp32 accumulation, square n, with the
+tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 3: mma.sync
+m16n8k16, ldmatrix, double-buffered shared tiles) against, in the same run:
+  - the register-only mma.sync peak: a kernel doing nothing but independent mma.sync.m16n8k16
+    (fp16 -> fp32) on registers, the ceiling of this instruction on this GPU;
+  - cuBLAS through torch.matmul on fp16 inputs with fp32 accumulation
+    (torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False, asserted), its
+    output in float32 where torch offers it (out_dtype), else in float16 (said in the output).
+Checks tessel's result against a float64 product first, prints ptxas's report and whether the
+kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has one), then GFLOP/s
+(median of 30 runs timed with CUDA events after 5 warm-up runs, queue pre-filled), and BENCH lines:
+  BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
+  BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
+
+    python benchmarks/gemm_fp16_cuda.py [N ...]     (default 4096 8192)
+"""
+import ctypes
+import os
+import sys
+
+# tessel before torch: the process then uses tessel's NVRTC (docs/cuda.md).
+import tessel as ts
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import cuda_bench  # noqa: E402
+import nvrtc_kernel  # noqa: E402
+
+torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+assert not torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
+
+tc = cuda_bench.tutorial("07_tensor_core_gemm")
+
+# Independent accumulators per warp (enough to cover mma.sync's latency), iterations per launch.
+PEAK_CHAINS, PEAK_ITERS = 8, 4096
+PEAK_SOURCE = r"""
+extern "C" __global__ void mma_peak(float* out, int iters) {
+    unsigned a[4], b[2];
+    for (int r = 0; r < 4; ++r) a[r] = 0x3c003c00u;  // 1.0, 1.0 (float16)
+    for (int r = 0; r < 2; ++r) b[r] = 0x3c003c00u;
+    float d[CHAINS][4];
+    for (int u = 0; u < CHAINS; ++u)
+        for (int e = 0; e < 4; ++e) d[u][e] = 0.0f;
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int u = 0; u < CHAINS; ++u)
+            asm volatile(
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                : "+f"(d[u][0]), "+f"(d[u][1]), "+f"(d[u][2]), "+f"(d[u][3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+    float s = 0.0f;
+    for (int u = 0; u < CHAINS; ++u)
+        for (int e = 0; e < 4; ++e) s += d[u][e];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+""".replace("CHAINS", str(PEAK_CHAINS))
+
+
+def arch():
+    major, minor = torch.cuda.get_device_capability()
+    return f"sm_{major}{minor}"
+
+
+def mma_peak():
+    """GFLOP/s of the register-only mma.sync kernel: 4 warps per block, 8 blocks per SM."""
+    kernel = nvrtc_kernel.Kernel(nvrtc_kernel.compile_cubin(PEAK_SOURCE, arch()), "mma_peak")
+    blocks, threads = 8 * torch.cuda.get_device_properties(0).multi_processor_count, 128
+    out = torch.empty(blocks * threads, device="cuda")
+    args = [ctypes.c_void_p(out.data_ptr()), ctypes.c_int(PEAK_ITERS)]
+    stream = torch.cuda.current_stream().cuda_stream
+    ms = cuda_bench.median_ms(lambda: kernel.launch((blocks, 1, 1), (threads, 1, 1), args, stream))
+    # Every mma adds 16 (1.0 * 1.0 over k) to each element: the sum is exact in float32.
+    assert out[0].item() == PEAK_CHAINS * 4 * 16 * PEAK_ITERS, "the peak kernel computed wrong"
+    flops = 2.0 * 16 * 8 * 16 * PEAK_CHAINS * PEAK_ITERS * (blocks * threads // 32)
+    return flops / ms / 1e6
+
+
+def check_sass(f):
+    source = f.get_source("cu")
+    listing = nvrtc_kernel.sass(nvrtc_kernel.compile_cubin(source, arch()))
+    if listing is None:
+        return "no cuobjdump or nvdisasm on this host: SASS not listed"
+    hmma = sum(1 for line in listing.splitlines() if "HMMA" in line)
+    ldsm = sum(1 for line in listing.splitlines() if "LDSM" in line)
+    assert hmma > 0, "no HMMA instruction in the kernel's SASS"
+    return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
+
+
+def run_tessel(n):
+    s, args = tc.step3(n, n, n)
+    f = ts.build(s, args, target="cuda")
+    log = f.get_source("nvrtc_log") or ""
+    lines = [x for x in log.splitlines() if "Used" in x or "spill" in x]
+    print("ptxas report of the kernel (NVRTC's log):\n" + ("\n".join(lines) or "(empty)"))
+    print(check_sass(f))
+    if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
+        with open(os.path.join(os.environ["OUT"], f"gemm_fp16_cuda_{n}.cu"), "w") as out:
+            out.write(f.get_source("cu"))
+    g = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.randn(n, n, device="cuda", generator=g).half()
+    b = torch.randn(n, n, device="cuda", generator=g).half()
+    c = torch.full((n, n), float("nan"), device="cuda")
+    f(a, b, c)
+    torch.cuda.synchronize()
+    err = cuda_bench.relative_error(c, a.double() @ b.double())
+    assert err < 1e-4, f"tessel's fp16 GEMM is wrong at n={n}: relative error {err}"
+    return 2.0 * n ** 3 / cuda_bench.median_ms(lambda: f(a, b, c)) / 1e6, err
+
+
+def cublas(n):
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(n, n, device="cuda", generator=g).half()
+    b = torch.randn(n, n, device="cuda", generator=g).half()
+    try:
+        torch.mm(a, b, out_dtype=torch.float32)
+        mm, out = (lambda: torch.mm(a, b, out_dtype=torch.float32)), "float32"
+    except (TypeError, RuntimeError):
+        mm, out = (lambda: torch.mm(a, b)), "float16"
+    err = cuda_bench.relative_error(mm().float(), a.double() @ b.double())
+    return 2.0 * n ** 3 / cuda_bench.median_ms(mm) / 1e6, err, out
+
+
+def main():
+    sizes = [int(x) for x in sys.argv[1:]] or [4096, 8192]
+    peak = mma_peak()
+    print(f"register-only mma.sync.m16n8k16 fp16->fp32 peak: {peak / 1e3:.1f} TFLOP/s")
+    lines = []
+    for n in sizes:
+        case = f"n={n}"
+        ref, ref_err, ref_out = cublas(n)
+        gflops, err = run_tessel(n)
+        print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}), cuBLAS "
+              f"{ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative error {ref_err:.2e})")
+        lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "mma_peak", peak))
+        lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "cublas", ref))
+    print("\n".join(lines))
+
+
+main()

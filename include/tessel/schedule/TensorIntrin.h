@@ -1,0 +1,78 @@
+// Tensor intrinsics: what `Schedule::tensorize` can replace a loop nest by (TVM's TensorIntrin).
+//
+// A tensor intrinsic is declared by a compute pattern, a small tensor expression over
+// placeholders (a 16 x 8 x 16 matmul, a 16 x 16 copy), and by what it lowers to: an mma.sync, an
+// ldmatrix, plain fragment loads or fragment stores (ir/IR.h, "Tensor-core intrinsics"; the
+// fragment layouts in ir/Fragment.h). tensorize checks that the stage's loops from the
+// tensorized one inwards are the pattern's axes (spatial then reduction, same extents) and that
+// the stage's body is the pattern's body up to the tensors it reads; lowering then checks the
+// reads' strides along those axes (unit strides where the pattern reads an axis, zero elsewhere)
+// and the operands' storage scopes, and emits one intrinsic call per tile.
+//
+// The built-in intrinsics (tensor_intrins() lists them with their patterns):
+//   mma_m16n8k16_f16, mma_m16n8k16_bf16   C[i, j] += float32(A[i, k]) * float32(B[k, j]),
+//                                         16 x 8 x 16; A, B, C fragments ("warp" scope)
+//   mma_m16n8k8_tf32                      C[i, j] += A[i, k] * B[k, j] (float32 rounded to
+//                                         tf32), 16 x 8 x 8
+//   ldmatrix_a                            16 x 16 16-bit copy shared -> A16 fragment
+//   ldmatrix_b_trans                      16 x 8 (k x n) copy of a k-major shared tile -> B16
+//   ldmatrix_b                            B[k, n] = S[n, k], 16 x 8, an n-major shared tile -> B16
+//   ldmatrix_b_trans_x4, ldmatrix_b_x4    the same for 16 x 16: two B16 fragments (.x4)
+//   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
+//   store_c                               16 x 8 C fragment -> any memory (converted to the
+//                                         destination's element type)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessel/ir/Fragment.h"
+#include "tessel/ir/IR.h"
+
+namespace tessel {
+
+/// What a tensor intrinsic lowers to.
+enum class TensorIntrinKind : uint8_t {
+    Mma,            ///< mma_sync (its reduction's init: fragment_fill with the identity)
+    LdMatrix,       ///< ldmatrix from shared memory
+    LoadFragment,   ///< fragment_load
+    StoreFragment,  ///< fragment_store
+};
+
+/// One declared tensor intrinsic.
+struct TensorIntrin {
+    std::string name;
+    TensorIntrinKind kind = TensorIntrinKind::Mma;
+    /// The compute pattern: a compute over placeholders; its axes (spatial, then reduction) are
+    /// the loops tensorize replaces.
+    Tensor pattern;
+    /// The fragment loaded or stored; for Mma the kind of A (A16 or A8).
+    FragmentKind fragment = FragmentKind::A16;
+    bool trans = false;  ///< LdMatrix: ldmatrix's .trans
+    /// Copy patterns: the element types accepted besides the pattern's own; StoreFragment also
+    /// accepts a conversion to the destination's type around the read.
+    std::vector<Type> other_dtypes;
+};
+
+/// The built-in tensor intrinsics.
+const std::vector<TensorIntrin>& tensor_intrins();
+/// The intrinsic named `name`, or nullptr.
+const TensorIntrin* find_tensor_intrin(const std::string& name);
+/// "mma_m16n8k16_f16, ...": the names, for messages.
+std::string tensor_intrin_names();
+
+/// The pattern's axes (spatial, then reduction) as the loop order tensorize expects.
+std::vector<IterVar> tensor_intrin_axes(const TensorIntrin& in);
+
+/// A pattern read and the stage read it matched.
+struct MatchedRead {
+    const TensorRead* pattern = nullptr;
+    const TensorRead* stage = nullptr;
+};
+
+/// Matches a stage's body (of element type `out`) against the intrinsic's pattern. Returns ""
+/// and fills `reads` (in the pattern's order) when it matches, else what differs.
+std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type out,
+                                std::vector<MatchedRead>* reads);
+
+}  // namespace tessel

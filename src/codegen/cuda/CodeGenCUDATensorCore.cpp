@@ -1,0 +1,229 @@
+// Tensor-core intrinsics (ir/IR.h) as CUDA C with inline PTX (sm_80+): mma.sync.aligned
+// m16n8k16 (f16, bf16) and m16n8k8 (tf32) with float32 accumulation, ldmatrix.sync.aligned.m8n8
+// (.x4 for A fragments, .x2 and .x2.trans for B), and per-lane fragment loads, stores and fills
+// following ir/Fragment.h. A warp buffer is a local array of N / 32 elements per thread
+// (allocate), 16-bit fragments packed in pairs into the 32-bit registers the instructions take.
+// Fragment register indices are constants once the loops around the intrinsics are unrolled,
+// which keeps the arrays in registers.
+#include "codegen/cuda/CodeGenCUDAImpl.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/Fragment.h"
+#include "tessel/ir/IROperator.h"
+
+namespace tessel::internal {
+
+namespace {
+
+FragmentKind kind_arg(const Call* op, size_t a) {
+    FragmentKind k = FragmentKind::C;
+    fragment_kind_from_int(as_const_int(op->args[a]).value(), &k);
+    return k;
+}
+
+// Row and column of element e of lane (g = lane / 4, t = lane % 4) as C expressions.
+std::pair<std::string, std::string> element_expr(FragmentKind k, int e) {
+    // fragment_element is affine in g and t: read its offsets from lanes 0, 4 (g + 1), 1 (t + 1).
+    FragmentPos p0 = fragment_element(k, 0, e), pg = fragment_element(k, 4, e);
+    FragmentPos pt = fragment_element(k, 1, e);
+    auto term = [](int base, int dg, int dt) {
+        std::string s = std::to_string(base);
+        if (dg) s += " + " + std::to_string(dg) + " * tsl_g";
+        if (dt) s += " + " + std::to_string(dt) + " * tsl_t";
+        return "(" + s + ")";
+    };
+    return {term(p0.row, pg.row - p0.row, pt.row - p0.row),
+            term(p0.col, pg.col - p0.col, pt.col - p0.col)};
+}
+
+}  // namespace
+
+// A tile operand's buffer, origin and row stride (ir/IR.h).
+CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
+    const Load* l0 = op->args[a].as<Load>();
+    const Load* l1 = op->args[a + 1].as<Load>();
+    if (!l0 || !l1 || !l0->buffer_var.same_as(l1->buffer_var))
+        TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op) << ": argument " << a
+                                   << " is not a flattened tile operand";
+    TileExpr t;
+    t.buf = name_of(l0->buffer_var.get());
+    t.elem = l0->type.element_of();
+    t.origin_ir = l0->index;
+    t.stride_ir = simplify(l1->index - l0->index);
+    t.origin = index_expr(l0->index);
+    t.stride = index_expr(t.stride_ir);
+    return t;
+}
+
+// The lane-local register index of the fragment a warp tile names (ir/Fragment.h).
+std::string CodeGenCUDA::fragment_base(const TileExpr& t, FragmentKind k) {
+    const FragmentShape f = fragment_shape(k);
+    const Expr& o = t.origin_ir;
+    const Expr& s = t.stride_ir;
+    Type it = o.type();
+    auto c = [&](int64_t v) { return make_const(it, v); };
+    Expr base = (FloorDiv::make(FloorDiv::make(o, s), c(f.rows)) * FloorDiv::make(s, c(f.cols)) +
+                 FloorDiv::make(FloorMod::make(o, s), c(f.cols))) *
+                c(f.elems_per_lane);
+    return index_expr(simplify(base));
+}
+
+void CodeGenCUDA::tensor_core(const Call* op) {
+    switch (op->op) {
+        case Intrinsic::mma_sync: return mma_sync(op);
+        case Intrinsic::ldmatrix: return ldmatrix(op);
+        default: break;
+    }
+    const FragmentKind k = kind_arg(op, 0);
+    const FragmentShape f = fragment_shape(k);
+    TileExpr d = tile(op, 1);
+    flush_pre();
+    line("{");
+    ++indent_;
+    if (op->op == Intrinsic::fragment_fill) {
+        std::string v = expr(op->args[3]);
+        line("const int tsl_r = " + fragment_base(d, k) + ";");
+        line("for (int e = 0; e < " + std::to_string(f.elems_per_lane) + "; ++e) " + d.buf +
+             "[tsl_r + e] = " + to_memory(v, d.elem) + ";");
+    } else {
+        TileExpr s = tile(op, 3);
+        const bool load = op->op == Intrinsic::fragment_load;
+        const TileExpr& frag = load ? d : s;
+        const TileExpr& mem = load ? s : d;
+        line(
+            "const int tsl_lane = (int)tsl_laneid(), tsl_g = tsl_lane >> 2, tsl_t = tsl_lane & 3;");
+        line("const int tsl_r = " + fragment_base(frag, k) + ";");
+        line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
+        for (int e = 0; e < f.elems_per_lane; ++e) {
+            auto [row, col] = element_expr(k, e);
+            std::string m = mem.buf + "[tsl_o + " + row + " * tsl_s + " + col + "]";
+            std::string r = frag.buf + "[tsl_r + " + std::to_string(e) + "]";
+            if (load) {
+                line(r + " = " + m + ";");  // the same element type: the bits
+            } else {
+                line(m + " = " + to_memory(from_memory(r, s.elem), d.elem) + ";");
+            }
+        }
+    }
+    --indent_;
+    line("}");
+}
+
+void CodeGenCUDA::mma_sync(const Call* op) {
+    TileExpr d = tile(op, 0), a = tile(op, 2), b = tile(op, 4), c = tile(op, 6);
+    const bool tf32 = a.elem.bits == 32;
+    const FragmentKind ka = tf32 ? FragmentKind::A8 : FragmentKind::A16;
+    const FragmentKind kb = tf32 ? FragmentKind::B8 : FragmentKind::B16;
+    std::string fn = tf32 ? "tsl_mma_tf32" : a.elem.is_bfloat() ? "tsl_mma_bf16" : "tsl_mma_f16";
+    flush_pre();
+    line(fn + "(" + d.buf + " + " + fragment_base(d, FragmentKind::C) + ", " + a.buf + " + " +
+         fragment_base(a, ka) + ", " + b.buf + " + " + fragment_base(b, kb) + ", " + c.buf + " + " +
+         fragment_base(c, FragmentKind::C) + ");");
+}
+
+void CodeGenCUDA::ldmatrix(const Call* op) {
+    const FragmentKind k = kind_arg(op, 0);
+    const bool trans = as_const_int(op->args[1]).value() != 0;
+    if (k != FragmentKind::A16 && k != FragmentKind::B16 && k != FragmentKind::B16x2)
+        TESSEL_THROW(CompileError)
+            << "cuda: ldmatrix of a " << fragment_kind_name(k) << " fragment (A16 or B16 expected)";
+    if (k == FragmentKind::A16 && trans)
+        TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of A fragments is not supported";
+    TileExpr d = tile(op, 2), s = tile(op, 4);
+    flush_pre();
+    line("{");
+    ++indent_;
+    line("const int tsl_lane = (int)tsl_laneid();");
+    // The row this lane's address names (the interpreter's ldmatrix follows the same rule).
+    std::string row, col;
+    if (k == FragmentKind::B16x2 && !trans) {
+        row = "((tsl_lane & 7) + ((tsl_lane >> 4) * 8))";
+        col = "(((tsl_lane >> 3) & 1) * 8)";
+    } else if (k != FragmentKind::B16) {
+        row = "(tsl_lane & 15)";
+        col = "((tsl_lane >> 4) * 8)";
+    } else if (trans) {
+        row = "(tsl_lane & 15)";
+        col = "0";
+    } else {
+        row = "(tsl_lane & 7)";
+        col = "(((tsl_lane >> 3) & 1) * 8)";
+    }
+    line("const unsigned tsl_a = tsl_smem(" + s.buf + " + (" + s.origin + ") + " + row + " * (" +
+         s.stride + ") + " + col + ");");
+    std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
+                                            : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
+    line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
+    --indent_;
+    line("}");
+}
+
+const char* cuda_tensor_core_prelude() {
+    return R"CUDA(// Tensor cores (sm_80+): fragments of 16-bit values are unsigned short arrays.
+__device__ __forceinline__ unsigned tsl_laneid() {
+    unsigned l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+__device__ __forceinline__ unsigned tsl_smem(const void* p) {
+    unsigned a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+#if __CUDA_ARCH__ >= 800
+#define TSL_MMA_16(NAME, TY)                                                                  \
+    __device__ __forceinline__ void NAME(float* d, const unsigned short* a,                   \
+                                         const unsigned short* b, const float* c) {           \
+        const unsigned* A = reinterpret_cast<const unsigned*>(a);                             \
+        const unsigned* B = reinterpret_cast<const unsigned*>(b);                             \
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TY "." TY ".f32 "              \
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"   \
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                         \
+                     : "r"(A[0]), "r"(A[1]), "r"(A[2]), "r"(A[3]), "r"(B[0]), "r"(B[1]),      \
+                       "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));                           \
+    }
+TSL_MMA_16(tsl_mma_f16, "f16")
+TSL_MMA_16(tsl_mma_bf16, "bf16")
+__device__ __forceinline__ unsigned tsl_tf32(float x) {
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+__device__ __forceinline__ void tsl_mma_tf32(float* d, const float* a, const float* b,
+                                             const float* c) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(tsl_tf32(a[0])), "r"(tsl_tf32(a[1])), "r"(tsl_tf32(a[2])),
+                   "r"(tsl_tf32(a[3])), "r"(tsl_tf32(b[0])), "r"(tsl_tf32(b[1])), "f"(c[0]),
+                   "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+#endif
+__device__ __forceinline__ void tsl_ldmatrix_x4(unsigned short* d, unsigned a) {
+    unsigned* D = reinterpret_cast<unsigned*>(d);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(D[0]), "=r"(D[1]), "=r"(D[2]), "=r"(D[3])
+                 : "r"(a));
+}
+__device__ __forceinline__ void tsl_ldmatrix_x4_trans(unsigned short* d, unsigned a) {
+    unsigned* D = reinterpret_cast<unsigned*>(d);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(D[0]), "=r"(D[1]), "=r"(D[2]), "=r"(D[3])
+                 : "r"(a));
+}
+__device__ __forceinline__ void tsl_ldmatrix_x2(unsigned short* d, unsigned a) {
+    unsigned* D = reinterpret_cast<unsigned*>(d);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(D[0]), "=r"(D[1])
+                 : "r"(a));
+}
+__device__ __forceinline__ void tsl_ldmatrix_x2_trans(unsigned short* d, unsigned a) {
+    unsigned* D = reinterpret_cast<unsigned*>(d);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(D[0]), "=r"(D[1])
+                 : "r"(a));
+}
+
+)CUDA";
+}
+
+}  // namespace tessel::internal

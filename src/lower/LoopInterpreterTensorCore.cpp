@@ -1,0 +1,247 @@
+// The loop-IR interpreter's tensor-core intrinsics (ir/IR.h, "Tensor-core intrinsics"), with
+// PTX's fragment layouts (ir/Fragment.h).
+//
+// Fragments live in "warp"-scope buffers: each simulated thread (lane) holds its elements in
+// its own storage of N / 32 elements (exec_allocate). fragment_load/store/fill run per lane. The
+// warp-collective mma_sync and ldmatrix gather every lane's operands at a rendezvous
+// (warp_rendezvous, LoopInterpreterSPMD.cpp): each lane reads its inputs when it arrives (its
+// registers; for ldmatrix the shared-memory row its address names, race-checked as its read),
+// warp_collective computes every lane's outputs from all of them, and each lane writes its own
+// when it resumes. So what a lane contributes, and where its results go, follow the hardware's
+// rules exactly: a layout mistake gives wrong numbers here as on the GPU.
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "LoopInterpreterImpl.h"
+#include "tessel/ir/Fragment.h"
+
+namespace tessel::internal {
+
+namespace {
+
+constexpr int kWarpSize = 32;
+
+FragmentKind kind_arg(const Call* op, size_t a) {
+    FragmentKind k = FragmentKind::C;
+    fragment_kind_from_int(as_const_int(op->args[a]).value(), &k);  // checked by Call::make
+    return k;
+}
+
+// float32 rounded to tf32 (10 mantissa bits, nearest, ties away from zero: cvt.rna.tf32.f32).
+double to_tf32(double v) {
+    float f = static_cast<float>(v);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// The fragment kinds of mma_sync's A and B: A16/B16 for 16-bit inputs, A8/B8 for tf32.
+std::pair<FragmentKind, FragmentKind> mma_kinds(const Call* op) {
+    if (op->args[2].type().bits == 16) return {FragmentKind::A16, FragmentKind::B16};
+    return {FragmentKind::A8, FragmentKind::B8};
+}
+
+// Rebuilds the rows x cols tile of kind k from every lane's registers in[lane][first + e].
+std::vector<double> gather(FragmentKind k, const std::vector<std::vector<double>>& in,
+                           size_t first) {
+    const FragmentShape f = fragment_shape(k);
+    std::vector<double> tile(static_cast<size_t>(f.rows * f.cols));
+    for (int l = 0; l < kWarpSize; ++l)
+        for (int e = 0; e < f.elems_per_lane; ++e) {
+            FragmentPos p = fragment_element(k, l, e);
+            tile[static_cast<size_t>(p.row * f.cols + p.col)] = in[l][first + e];
+        }
+    return tile;
+}
+
+}  // namespace
+
+// in[lane] = {D's register base, ...}: see exec_tensor_core.
+std::vector<std::vector<double>> warp_collective(const Call* op,
+                                                 const std::vector<std::vector<double>>& in) {
+    for (int l = 1; l < kWarpSize; ++l)
+        if (in[l][0] != in[0][0])
+            TESSEL_THROW(RuntimeError)
+                << intrinsic_name(op->op) << ": lane 0 names fragment register "
+                << static_cast<int64_t>(in[0][0]) << " of its destination but lane " << l
+                << " names " << static_cast<int64_t>(in[l][0])
+                << " (every lane of a warp must name the same fragment)";
+    std::vector<std::vector<double>> out(kWarpSize);
+    if (op->op == Intrinsic::ldmatrix) {
+        const FragmentKind k = kind_arg(op, 0);
+        const bool trans = as_const_int(op->args[1]).value() != 0;
+        const int matrices = k == FragmentKind::B16 ? 2 : 4;
+        // Lane 8m + r gave row r of 8 x 8 matrix m (in[..][1 + c], c < 8); lane l receives two
+        // elements of each matrix: row l / 4, columns 2 (l % 4) + {0, 1}, or transposed.
+        for (int l = 0; l < kWarpSize; ++l)
+            for (int m = 0; m < matrices; ++m)
+                for (int h = 0; h < 2; ++h) {
+                    const int r = l / 4, c = 2 * (l % 4) + h;
+                    out[l].push_back(trans ? in[8 * m + c][1 + r] : in[8 * m + r][1 + c]);
+                }
+        return out;
+    }
+    // mma_sync: D = A * B + C with float32 accumulation (tf32: A and B rounded first).
+    const auto [ka, kb] = mma_kinds(op);
+    const FragmentShape fa = fragment_shape(ka), fb = fragment_shape(kb);
+    std::vector<double> a = gather(ka, in, 1), b = gather(kb, in, 1 + fa.elems_per_lane);
+    std::vector<double> c = gather(FragmentKind::C, in, 1 + fa.elems_per_lane + fb.elems_per_lane);
+    if (ka == FragmentKind::A8) {
+        for (double& x : a) x = to_tf32(x);
+        for (double& x : b) x = to_tf32(x);
+    }
+    const int m = fa.rows, n = fb.cols, kk = fa.cols;
+    std::vector<double> d(static_cast<size_t>(m * n));
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            float acc = static_cast<float>(c[static_cast<size_t>(i * n + j)]);
+            for (int x = 0; x < kk; ++x)
+                acc += static_cast<float>(a[static_cast<size_t>(i * kk + x)] *
+                                          b[static_cast<size_t>(x * n + j)]);
+            d[static_cast<size_t>(i * n + j)] = acc;
+        }
+    for (int l = 0; l < kWarpSize; ++l)
+        for (int e = 0; e < 4; ++e) {
+            FragmentPos p = fragment_element(FragmentKind::C, l, e);
+            out[l].push_back(d[static_cast<size_t>(p.row * n + p.col)]);
+        }
+    return out;
+}
+
+// A tile operand: storage, element type, flat origin and row stride (ir/IR.h).
+LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
+    const char* name = intrinsic_name(op->op);
+    const Load* l0 = op->args[a].as<Load>();
+    const Load* l1 = op->args[a + 1].as<Load>();
+    if (!l0 || !l1 || !l0->buffer_var.same_as(l1->buffer_var))
+        TESSEL_THROW(RuntimeError)
+            << name << ": argument " << a
+            << " is not a flattened tile operand (two Loads of one buffer)" << loop_context();
+    Tile t;
+    t.elem = l0->type.element_of();
+    t.s = &storage_for(l0->buffer_var.get(), t.elem, name);
+    t.origin = eval_int(l0->index, "tile origin");
+    t.stride = eval_int(l1->index, "tile row") - t.origin;
+    if (t.stride <= 0)
+        TESSEL_THROW(RuntimeError) << name << ": tile of " << t.s->name << " has row stride "
+                                   << t.stride << loop_context();
+    return t;
+}
+
+// The lane-local register index of a fragment tile's first element.
+int64_t LoopInterpreter::fragment_base(const Call* op, const Tile& t, FragmentKind k) {
+    const int64_t base =
+        fragment_register_base(k, t.origin / t.stride, t.origin % t.stride, t.stride);
+    const FragmentShape f = fragment_shape(k);
+    if (base < 0 || base + f.elems_per_lane > t.s->array->size())
+        TESSEL_THROW(RuntimeError)
+            << intrinsic_name(op->op) << ": element " << t.origin / t.stride << ", "
+            << t.origin % t.stride << " of warp buffer " << t.s->name << " (" << t.stride
+            << " columns, " << t.s->array->size() << " elements per lane) is not the origin of a "
+            << fragment_kind_name(k) << " fragment (" << f.rows << " x " << f.cols << ")"
+            << loop_context();
+    return base;
+}
+
+double LoopInterpreter::tile_read(const Tile& t, int64_t row, int64_t col) {
+    return flat_read(t, t.origin + row * t.stride + col);
+}
+
+double LoopInterpreter::flat_read(const Tile& t, int64_t flat) {
+    if (flat < 0 || flat >= t.s->array->size()) flat_out_of_bounds("load from", *t.s, flat, 0, 1);
+    return read_element(*t.s, t.elem, flat).f;
+}
+
+void LoopInterpreter::tile_write(const Tile& t, int64_t flat, double v) {
+    if (flat < 0 || flat >= t.s->array->size()) flat_out_of_bounds("store to", *t.s, flat, 0, 1);
+    Scalar x;
+    x.f = v;
+    write_element(*t.s, t.elem, flat, x);
+}
+
+void LoopInterpreter::exec_tensor_core(const Call* op) {
+    if (!spmd_)
+        TESSEL_THROW(RuntimeError) << intrinsic_name(op->op)
+                                   << " outside a thread-bound loop nest (tensor-core intrinsics "
+                                      "run in the warps of a GPU kernel)"
+                                   << loop_context();
+    const int lane = spmd_->index % kWarpSize;
+    switch (op->op) {
+        case Intrinsic::fragment_fill: {
+            const FragmentKind k = kind_arg(op, 0);
+            Tile d = tile_operand(op, 1);
+            const int64_t base = fragment_base(op, d, k);
+            const double v = eval_.eval(op->args[3]).lanes[0].f;
+            for (int e = 0; e < fragment_shape(k).elems_per_lane; ++e) tile_write(d, base + e, v);
+            return;
+        }
+        case Intrinsic::fragment_load: {
+            const FragmentKind k = kind_arg(op, 0);
+            Tile d = tile_operand(op, 1), s = tile_operand(op, 3);
+            const int64_t base = fragment_base(op, d, k);
+            for (int e = 0; e < fragment_shape(k).elems_per_lane; ++e) {
+                FragmentPos p = fragment_element(k, lane, e);
+                tile_write(d, base + e, tile_read(s, p.row, p.col));
+            }
+            return;
+        }
+        case Intrinsic::fragment_store: {
+            const FragmentKind k = kind_arg(op, 0);
+            Tile d = tile_operand(op, 1), s = tile_operand(op, 3);
+            const int64_t base = fragment_base(op, s, k);
+            for (int e = 0; e < fragment_shape(k).elems_per_lane; ++e) {
+                FragmentPos p = fragment_element(k, lane, e);
+                tile_write(d, d.origin + p.row * d.stride + p.col, flat_read(s, base + e));
+            }
+            return;
+        }
+        default: break;
+    }
+    // Warp-collective: read this lane's inputs, meet the warp, write this lane's outputs.
+    std::vector<double> in;
+    Tile d = tile_operand(op, op->op == Intrinsic::ldmatrix ? 2 : 0);
+    FragmentKind dk = op->op == Intrinsic::ldmatrix ? kind_arg(op, 0) : FragmentKind::C;
+    const int64_t base = fragment_base(op, d, dk);
+    in.push_back(static_cast<double>(base));
+    if (op->op == Intrinsic::ldmatrix) {
+        Tile s = tile_operand(op, 4);
+        const bool trans = as_const_int(op->args[1]).value() != 0;
+        if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2)
+            TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
+                                       << " fragment (A16 or B16 expected)" << loop_context();
+        if (dk == FragmentKind::A16 && trans)
+            TESSEL_THROW(RuntimeError)
+                << "ldmatrix: transposed A16 loads are not supported" << loop_context();
+        // The row this lane's address names (.x4: every lane; .x2: lanes 0..15).
+        // An n-major B16x2 (stored [n][k]) takes its matrices along k first.
+        int64_t row = -1, col = 0;
+        if (dk == FragmentKind::B16x2 && !trans) {
+            row = lane % 8 + 8 * (lane / 16);
+            col = 8 * ((lane / 8) % 2);
+        } else if (dk != FragmentKind::B16) {
+            row = lane % 16;
+            col = 8 * (lane / 16);
+        } else if (lane < 16) {
+            row = trans ? lane : lane % 8;
+            col = trans ? 0 : 8 * (lane / 8);
+        }
+        for (int c = 0; c < 8; ++c) in.push_back(row < 0 ? 0.0 : tile_read(s, row, col + c));
+    } else {
+        const auto [ka, kb] = mma_kinds(op);
+        Tile a = tile_operand(op, 2), b = tile_operand(op, 4), c = tile_operand(op, 6);
+        const int64_t ab = fragment_base(op, a, ka), bb = fragment_base(op, b, kb);
+        const int64_t cb = fragment_base(op, c, FragmentKind::C);
+        for (int e = 0; e < fragment_shape(ka).elems_per_lane; ++e)
+            in.push_back(flat_read(a, ab + e));
+        for (int e = 0; e < fragment_shape(kb).elems_per_lane; ++e)
+            in.push_back(flat_read(b, bb + e));
+        for (int e = 0; e < 4; ++e) in.push_back(flat_read(c, cb + e));
+    }
+    std::vector<double> out = warp_rendezvous(op, std::move(in));
+    for (size_t e = 0; e < out.size(); ++e) tile_write(d, base + static_cast<int64_t>(e), out[e]);
+}
+
+}  // namespace tessel::internal

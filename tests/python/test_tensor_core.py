@@ -1,0 +1,100 @@
+# Tensor cores (docs/cuda.md, "Tensor cores"): tutorial 07's tensor-core GEMM, step by step, in
+# the SPMD interpreter (warps with PTX's fragment layouts, race detector on) against numpy, and
+# compiled by NVRTC for sm_80 and sm_90 with mma.sync and ldmatrix in the PTX; tensorize's errors.
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import tessel as ts
+from conftest import REPO_ROOT
+
+
+def tutorial(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
+                                                                     name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tc = tutorial("07_tensor_core_gemm")
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_tutorial_step_matches_numpy_in_interpreter(step):
+    tc.check_in_interpreter(getattr(tc, f"step{step}"))
+
+
+@pytest.mark.parametrize("shape", [(256, 128, 96), (128, 256, 32)], ids=str)
+def test_double_buffered_gemm_at_other_shapes(shape):
+    tc.check_in_interpreter(tc.step3, shape=shape)
+
+
+def test_tf32_gemm_matches_numpy_in_interpreter():
+    tc.check_in_interpreter(tc.step2, dtype="float32")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_nvrtc_compiles_mma_and_ldmatrix(arch):
+    s, args = tc.step3(1024, 1024, 1024)
+    ptx = ts.build(s, args, target="cuda -arch=" + arch).get_source("ptx")
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
+
+
+@pytest.mark.parametrize("dtype,instruction", [
+    ("bfloat16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+    ("float32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
+])
+def test_nvrtc_compiles_other_input_types(dtype, instruction):
+    s, args = tc.step3(512, 512, 512, dtype)
+    assert instruction in ts.build(s, args, target="cuda -arch=sm_80").get_source("ptx")
+
+
+def test_tensorize_is_a_replayable_step():
+    s, args = tc.step2(256, 256, 64)
+    py = s.to_python()
+    assert 's.tensorize(' in py and '"mma_m16n8k16_f16"' in py and '"ldmatrix_a"' in py
+    again = ts.create_schedule(args[-1])
+    ns = {}
+    exec(py, ns)
+    ns["apply_schedule"](again)
+    assert str(ts.lower(again, args)) == str(ts.lower(s, args))
+
+
+def test_tensor_intrinsics_are_listed():
+    names = ts.tensor_intrins()
+    for n in ("mma_m16n8k16_f16", "mma_m16n8k16_bf16", "mma_m16n8k8_tf32", "ldmatrix_a",
+              "ldmatrix_b_trans", "ldmatrix_b", "ldmatrix_b_trans_x4", "ldmatrix_b_x4", "store_c"):
+        assert n in names
+
+
+def test_tensorize_mismatch_is_a_schedule_error():
+    A, B, C = tc.gemm(64, 64, 64)
+    s = ts.create_schedule(C)
+    CF = s.cache_write(C, "warp")
+    i, j = CF.op.axis
+    with pytest.raises(ts.ScheduleError, match="replaces 3 loops .* loop 'i0' .* has extent 64"):
+        s[CF].tensorize(i, "mma_m16n8k16_f16")
+    with pytest.raises(ts.ScheduleError, match="unknown tensor intrinsic 'wmma'"):
+        s[CF].tensorize(i, "wmma")
+
+
+def test_tensorized_stage_needs_warps(monkeypatch):
+    """A kernel whose threadIdx.x is not 32 (a warp) cannot run a tensorized stage."""
+    def copy_over_64_lanes(s, T, warps, vector):
+        t = s[T].fuse(*s[T].op.axis)
+        t, v = s[T].split(t, factor=vector)
+        t, x = s[T].split(t, factor=64)
+        t, y = s[T].split(t, factor=warps[1])
+        _, z = s[T].split(t, factor=warps[0])
+        for loop, tag in ((x, "threadIdx.x"), (y, "threadIdx.y"), (z, "threadIdx.z")):
+            s[T].bind(loop, tag)
+
+    monkeypatch.setattr(tc, "copy_to_shared", copy_over_64_lanes)
+    s, args = tc.step2(128, 128, 64)
+    with pytest.raises(ts.ScheduleError, match="threadIdx.x extent must be 32, but it is 64"):
+        ts.lower(s, args)
