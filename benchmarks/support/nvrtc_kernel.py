@@ -97,6 +97,13 @@ class Kernel:
 
     def __init__(self, cubin, name):
         self.cuda = ctypes.CDLL("libcuda.so.1")
+        # The device's primary context made current in this thread (torch's, when it has made
+        # one; without a current context the load fails with CUDA_ERROR_INVALID_CONTEXT, 201).
+        self._check(self.cuda.cuInit(0), "init")
+        device, ctx = ctypes.c_int(), ctypes.c_void_p()
+        self._check(self.cuda.cuDeviceGet(ctypes.byref(device), 0), "device")
+        self._check(self.cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), device), "context")
+        self._check(self.cuda.cuCtxSetCurrent(ctx), "set context")
         self.module = ctypes.c_void_p()
         self._check(self.cuda.cuModuleLoadData(ctypes.byref(self.module), cubin), "load")
         self.function = ctypes.c_void_p()
