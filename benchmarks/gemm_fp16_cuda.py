@@ -1,6 +1,7 @@
 """gemm_fp16_cuda: C (float32) = A (float16) @ B (float16), fp32 accumulation, square n, with the
-tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 3: mma.sync
-m16n8k16, ldmatrix, double-buffered shared tiles) against, in the same run:
+tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 4: mma.sync
+m16n8k16, ldmatrix, 128 x 256 tiles, shared tiles pipelined over 4 buffers by cp.async) and,
+for comparison, its step 3 (128 x 128 tiles, double_buffer), against, in the same run:
   - the register-only mma.sync peak: a kernel doing nothing but independent mma.sync.m16n8k16
     (fp16 -> fp32) on registers, the ceiling of this instruction on this GPU;
   - cuBLAS through torch.matmul on fp16 inputs with fp32 accumulation
@@ -88,15 +89,17 @@ def check_sass(f):
     return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
 
 
-def run_tessel(n):
-    s, args = tc.step3(n, n, n)
+def run_tessel(n, step=tc.step4):
+    s, args = step(n, n, n)
     f = ts.build(s, args, target="cuda")
     log = f.get_source("nvrtc_log") or ""
     lines = [x for x in log.splitlines() if "Used" in x or "spill" in x]
-    print("ptxas report of the kernel (NVRTC's log):\n" + ("\n".join(lines) or "(empty)"))
+    print(f"ptxas report of {step.__name__}'s kernel (NVRTC's log):\n" +
+          ("\n".join(lines) or "(empty)"))
     print(check_sass(f))
     if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
-        with open(os.path.join(os.environ["OUT"], f"gemm_fp16_cuda_{n}.cu"), "w") as out:
+        name = f"gemm_fp16_cuda_{n}_{step.__name__}.cu"
+        with open(os.path.join(os.environ["OUT"], name), "w") as out:
             out.write(f.get_source("cu"))
     g = torch.Generator(device="cuda").manual_seed(n)
     a = torch.randn(n, n, device="cuda", generator=g).half()
@@ -131,8 +134,10 @@ def main():
         case = f"n={n}"
         ref, ref_err, ref_out = cublas(n)
         gflops, err = run_tessel(n)
-        print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}), cuBLAS "
-              f"{ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative error {ref_err:.2e})")
+        step3, _ = run_tessel(n, tc.step3)
+        print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}; step 3: "
+              f"{step3 / 1e3:.1f}), cuBLAS {ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative "
+              f"error {ref_err:.2e})")
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "mma_peak", peak))
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "cublas", ref))
     print("\n".join(lines))
