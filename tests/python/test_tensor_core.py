@@ -40,6 +40,7 @@ def test_double_buffered_gemm_at_other_shapes(shape):
 
 def test_tf32_gemm_matches_numpy_in_interpreter():
     tc.check_in_interpreter(tc.step2, dtype="float32")
+    tc.check_in_interpreter(tc.step4, shape=(128, 256, 64), dtype="float32")  # pipelined, bk 16
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
