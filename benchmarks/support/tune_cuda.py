@@ -31,6 +31,9 @@ def parse(description, default_log):
                    "resumes it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--report-only", action="store_true", help="no tuning: time the log's best")
+    p.add_argument("--progress", action="store_true",
+                   help="the tuner's progress: a line per round with its search / build / run / "
+                   "train seconds")
     return p.parse_args()
 
 
@@ -52,7 +55,7 @@ def tune(task, a):
         if done >= a.trials or time.perf_counter() - start > a.max_seconds:
             break
         ts.auto_schedule.tune(task, trials=min(a.trials, done + a.chunk), log_file=a.log,
-                              seed=a.seed, progress=False, print_schedule=False)
+                              seed=a.seed, progress=a.progress, print_schedule=False)
         records = records_of(a.log, task)
         ok = [r for r in records if r.ok]
         best = min((r.mean_cost for r in ok), default=float("inf"))
