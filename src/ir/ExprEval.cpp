@@ -270,6 +270,10 @@ double float_math(Intrinsic op, const Scalar* a) {
 Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode mode) {
     switch (op) {
         case Intrinsic::likely: return args[0];
+        case Intrinsic::swizzle: {
+            BufferSwizzle z{args[1].i, args[2].i, args[3].i};
+            return int_lane(wrap_to_int_type(z.apply(args[0].i), t));
+        }
         case Intrinsic::isnan: return int_lane(t.is_float() && std::isnan(args[0].f));
         case Intrinsic::abs:
             if (!t.is_float()) {
@@ -367,11 +371,12 @@ Value ExprEvaluator::eval_node(const Expr& e) {
     case IRNodeType::T: return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_EVAL_BINARY(Add)
             TESSEL_EVAL_BINARY(Sub)
-            TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod)
-                TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min)
-                    TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE)
-                        TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT)
-                            TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
+            TESSEL_EVAL_BINARY(Mul)
+            TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod) TESSEL_EVAL_BINARY(FloorDiv)
+                TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min) TESSEL_EVAL_BINARY(Max)
+                    TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE) TESSEL_EVAL_BINARY(LT)
+                        TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT) TESSEL_EVAL_BINARY(GE)
+                            TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
 #undef TESSEL_EVAL_BINARY
                                 case IRNodeType::Not : {
                 Value r = eval_node(e.as<Not>()->a);
@@ -467,9 +472,10 @@ Value ExprEvaluator::eval_call(const Call* c) {
     const Type at = args[0].type.element_of();
     Value r{c->type, {}};
     r.lanes.resize(c->type.lanes);
-    Scalar lane_args[3];
+    Scalar lane_args[4];
     for (int l = 0; l < c->type.lanes; ++l) {
-        for (size_t k = 0; k < args.size(); ++k) lane_args[k] = args[k].lanes[l];
+        for (size_t k = 0; k < args.size(); ++k)
+            lane_args[k] = args[k].lanes[args[k].lane_count() == 1 ? 0 : l];
         r.lanes[l] = eval_intrinsic_lane(c->op, at, lane_args, mode_);
     }
     return r;

@@ -47,11 +47,28 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
     TileExpr t;
     t.buf = name_of(l0->buffer_var.get());
     t.elem = l0->type.element_of();
-    t.origin_ir = l0->index;
-    t.stride_ir = simplify(l1->index - l0->index);
-    t.origin = index_expr(l0->index);
+    Expr i0 = l0->index, i1 = l1->index;
+    const Call* z0 = i0.as<Call>();
+    const Call* z1 = i1.as<Call>();
+    if (z0 && z0->op == Intrinsic::swizzle) {  // a swizzled buffer (ir/IR.h): each lane swizzles
+        if (!z1 || z1->op != Intrinsic::swizzle)
+            TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op) << ": argument " << a
+                                       << " swizzles one row of the tile but not the next";
+        i0 = z0->args[0];
+        i1 = z1->args[0];
+        for (size_t k = 1; k < 4; ++k)
+            t.swizzle += ", " + std::to_string(*as_const_int(z0->args[k])) + "ull";
+    }
+    t.origin_ir = i0;
+    t.stride_ir = simplify(i1 - i0);
+    t.origin = index_expr(i0);
     t.stride = index_expr(t.stride_ir);
     return t;
+}
+
+std::string CodeGenCUDA::tile_address(const TileExpr& t, const std::string& offset) {
+    if (t.swizzle.empty()) return offset;
+    return "tsl_swizzle((long long)(" + offset + ")" + t.swizzle + ")";
 }
 
 // The lane-local register index of the fragment a warp tile names (ir/Fragment.h).
@@ -95,7 +112,8 @@ void CodeGenCUDA::tensor_core(const Call* op) {
         line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
         for (int e = 0; e < f.elems_per_lane; ++e) {
             auto [row, col] = element_expr(k, e);
-            std::string m = mem.buf + "[tsl_o + " + row + " * tsl_s + " + col + "]";
+            std::string m =
+                mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
             std::string r = frag.buf + "[tsl_r + " + std::to_string(e) + "]";
             if (load) {
                 line(r + " = " + m + ";");  // the same element type: the bits
@@ -148,8 +166,8 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
         row = "(tsl_lane & 7)";
         col = "(((tsl_lane >> 3) & 1) * 8)";
     }
-    line("const unsigned tsl_a = tsl_smem(" + s.buf + " + (" + s.origin + ") + " + row + " * (" +
-         s.stride + ") + " + col + ");");
+    line("const unsigned tsl_a = tsl_smem(" + s.buf + " + " +
+         tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) + ");");
     std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
                                             : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
