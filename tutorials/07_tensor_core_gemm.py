@@ -19,7 +19,13 @@ The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a 
      of B's k-major tile at once), rows padded by 16 bytes (storage_align) so that the 8 rows an
      ldmatrix reads fall in different banks;
   3. double buffering: the next tiles' global loads in flight while the current ones compute
-     (double_buffer), every fragment loop unrolled (register indices are constants).
+     (double_buffer), every fragment loop unrolled (register indices are constants);
+  4. swizzled tiles and cp.async: step 2's tiles laid out without padding (storage_swizzle: each
+     row's 16-byte chunks permuted by XOR with the row number, so ldmatrix's 8 rows and a warp's
+     16-byte copies still hit all 32 banks), fetched by asynchronous copies three tiles deep
+     (pipeline(3): cp.async, sm_80 and newer) instead of double_buffer's register staging. The
+     three copies of both tiles take 48 KB of shared memory, which the padded rows of step 2
+     (56 KB) would not fit in.
 
 Every step is checked in tessel's SPMD interpreter at a small size, which runs the warps with
 PTX's fragment layouts (a lane that misses an mma.sync is an error there), and compiled by NVRTC
@@ -159,7 +165,7 @@ def step1(m, n, k, dtype="float16"):
 # would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
 # rows, 8 different banks.
 def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,
-          ldmatrix=True):
+          ldmatrix=True, swizzle=False, pipeline=0):
     mma, kk, load_a, load_b = INTRINSICS[dtype]
     if not ldmatrix:
         load_a, load_b = PLAIN_LOADS[dtype]
@@ -179,11 +185,15 @@ def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_
     warps = (bm // wm, bn // wn)
     for T, row in ((AS, bk), (BS, bn)):
         s[T].compute_at(s[CF], ko)
-        if ldmatrix:
+        if swizzle:
+            s[T].storage_swizzle()  # 16-byte chunks XOR the row's phase (step 4)
+        elif ldmatrix:
             s[T].storage_align(0, row, 16 // elem_bytes)  # rows + 16 bytes
         copy_to_shared(s, T, warps, 16 // elem_bytes)
         if double_buffer:
             s[T].double_buffer()
+        if pipeline:
+            s[T].pipeline(pipeline)
     return s, [A, B, C]
 
 
@@ -197,10 +207,25 @@ def step3(m, n, k, dtype="float16"):
     return step2(m, n, k, dtype, double_buffer=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# 4. Swizzled shared tiles, pipelined with cp.async
+#
+# storage_swizzle lays each shared tile out so that the 16-byte chunk c of row r is stored at
+# chunk c ^ ((r / per) % 8) of its row (rows narrower than 128 bytes share a phase in groups of
+# per = 128 / row bytes): the 8 rows an ldmatrix reads at one column, and the 8 chunks a quarter
+# warp copies, fall in 8 different 16-byte bank groups, with no padding. Every access goes through
+# the same index function (plain and vector loads and stores, cp.async, each lane's ldmatrix row
+# address). pipeline(3) keeps the fetches of the next two k tiles in flight as 16-byte cp.async
+# copies while the warps multiply the current ones, one barrier per k tile.
+def step4(m, n, k, dtype="float16", depth=3):
+    return step2(m, n, k, dtype, swizzle=True, pipeline=depth)
+
+
 STEPS = [
     ("1. fragments and mma.sync", step1),
     ("2. ldmatrix", step2),
     ("3. double buffering", step3),
+    ("4. swizzled tiles, cp.async", step4),
 ]
 
 
@@ -258,7 +283,10 @@ if __name__ == "__main__":
         s, args = make(N_RUN, N_RUN, N_RUN)
         for arch in ("sm_80", "sm_90"):
             module = ts.build(s, args, target="cuda -arch=" + arch)  # NVRTC, with or without a GPU
-            assert "mma.sync.aligned.m16n8k16" in module.get_source("ptx")
+            ptx = module.get_source("ptx")
+            assert "mma.sync.aligned.m16n8k16" in ptx
+            if make is step4:  # 16-byte asynchronous copies, ldmatrix from the swizzled tiles
+                assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned" in ptx
         if HAVE_GPU:
             tflops, f = run_on_gpu(make, N_RUN)
             print(f"{title}: correct, {tflops:7.1f} TFLOP/s at n={N_RUN}")
@@ -272,6 +300,7 @@ if __name__ == "__main__":
     # and with bfloat16 inputs (numpy has no bfloat16: tests/correctness/spmd_tensor_core_test
     # checks its mma.sync in the interpreter).
     check_in_interpreter(step2, dtype="float32")
+    check_in_interpreter(step4, dtype="float32")  # swizzled fp32 tiles (rows of 128, 512 bytes)
     for dtype in ("float32", "bfloat16"):
         s, args = step3(N_RUN, N_RUN, N_RUN, dtype)
         ptx = ts.build(s, args, target="cuda -arch=sm_80").get_source("ptx")

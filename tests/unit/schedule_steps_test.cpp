@@ -182,6 +182,21 @@ std::vector<StepCase> step_cases() {
              s.pipeline(as, 3);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.pipeline(1, 3)  # A.shared"}},
+        {"storage_swizzle",  // A.shared: 16 x 8 floats, rows of 2 chunks
+         [](Schedule& s, const Workload& w) {
+             s.split(w.r, 0, 16);
+             s.bind(w.r, 0, IterAnnotation::BlockX);
+             s.bind(w.r, 1, IterAnnotation::ThreadX);
+             s.compute_at(w.c, w.r, 1);
+             int as = s.cache_read(0, "shared", {w.c});
+             int c = w.c + 1;
+             s.split(c, 2, 8);  // C: i0 i1 k.outer k.inner
+             s.compute_at(as, c, 2);
+             s.split(as, 0, 16);  // the block's 16 rows, one per thread
+             s.bind(as, 1, IterAnnotation::ThreadX);
+             s.storage_swizzle(as, 2);
+         },
+         {"s.storage_swizzle(1, 2)  # A.shared"}},
         {"tensorize",  // C on tf32 tensor cores: 16 x 8 tiles, one per block
          [](Schedule& s, const Workload&) {
              s.cache_write(3, "warp");        // 3 = C.warp, 4 = C, 5 = R
