@@ -12,7 +12,10 @@ kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has o
   BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
   BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
 
-    python benchmarks/gemm_fp16_cuda.py [N ...]     (default 4096 8192)
+    python benchmarks/gemm_fp16_cuda.py [--step 4] [N ...]     (default 4096 8192)
+
+--step 4 times the tutorial's step 4 instead (swizzled shared tiles, cp.async pipeline(3)); its
+cases are named n=N,step=4.
 """
 import ctypes
 import os
@@ -88,8 +91,8 @@ def check_sass(f):
     return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
 
 
-def run_tessel(n):
-    s, args = tc.step3(n, n, n)
+def run_tessel(n, step):
+    s, args = getattr(tc, f"step{step}")(n, n, n)
     f = ts.build(s, args, target="cuda")
     log = f.get_source("nvrtc_log") or ""
     lines = [x for x in log.splitlines() if "Used" in x or "spill" in x]
@@ -123,14 +126,18 @@ def cublas(n):
 
 
 def main():
-    sizes = [int(x) for x in sys.argv[1:]] or [4096, 8192]
+    argv, step = sys.argv[1:], 3
+    if argv[:1] == ["--step"]:
+        step, argv = int(argv[1]), argv[2:]
+    assert step in (3, 4), "--step takes 3 or 4"
+    sizes = [int(x) for x in argv] or [4096, 8192]
     peak = mma_peak()
     print(f"register-only mma.sync.m16n8k16 fp16->fp32 peak: {peak / 1e3:.1f} TFLOP/s")
     lines = []
     for n in sizes:
-        case = f"n={n}"
+        case = f"n={n}" if step == 3 else f"n={n},step={step}"
         ref, ref_err, ref_out = cublas(n)
-        gflops, err = run_tessel(n)
+        gflops, err = run_tessel(n, step)
         print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}), cuBLAS "
               f"{ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative error {ref_err:.2e})")
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "mma_peak", peak))

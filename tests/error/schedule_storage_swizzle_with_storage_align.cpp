@@ -10,7 +10,7 @@ TEST(ErrorStorageSwizzleWithStorageAlign, Throws) {
     tessel::testing::SwizzledCopy aligned(32, 32), swizzled(32, 32);
     aligned.s.storage_align(aligned.shared, 0, 32, 4);
     expect_schedule_error([&] { aligned.s.storage_swizzle(aligned.shared); },
-                          {"storage_swizzle", "stage 'A.shared'", "storage dimension 0 (ax0)",
+                          {"storage_swizzle", "stage 'A.shared'", "storage dimension 0 (i0)",
                            "padded (storage_align)", "use one or the other"});
     swizzled.s.storage_swizzle(swizzled.shared);
     expect_schedule_error([&] { swizzled.s.storage_align(swizzled.shared, 0, 32, 4); },

@@ -118,6 +118,7 @@ private:
         Type elem;
         Expr origin_ir, stride_ir;  ///< unswizzled (the swizzle's first argument)
         std::string swizzle;        ///< ", vector, span, phases" of a swizzled buffer, or empty
+        bool wide_swizzle = false;  ///< its index type is 64-bit
     };
     TileExpr tile(const Call* op, size_t a);
     /// The element index of a tile's element at unswizzled flat `offset` (a C expression).

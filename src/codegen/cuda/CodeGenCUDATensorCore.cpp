@@ -56,8 +56,10 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
                                        << " swizzles one row of the tile but not the next";
         i0 = z0->args[0];
         i1 = z1->args[0];
+        t.wide_swizzle = i0.type().bits > 32;  // 32-bit address arithmetic where it fits
         for (size_t k = 1; k < 4; ++k)
-            t.swizzle += ", " + std::to_string(*as_const_int(z0->args[k])) + "ull";
+            t.swizzle +=
+                ", " + std::to_string(*as_const_int(z0->args[k])) + (t.wide_swizzle ? "ull" : "u");
     }
     t.origin_ir = i0;
     t.stride_ir = simplify(i1 - i0);
@@ -68,7 +70,8 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
 
 std::string CodeGenCUDA::tile_address(const TileExpr& t, const std::string& offset) {
     if (t.swizzle.empty()) return offset;
-    return "tsl_swizzle((long long)(" + offset + ")" + t.swizzle + ")";
+    return std::string("tsl_swizzle(") + (t.wide_swizzle ? "(long long)(" : "(int)(") + offset +
+           ")" + t.swizzle + ")";
 }
 
 // The lane-local register index of the fragment a warp tile names (ir/Fragment.h).
