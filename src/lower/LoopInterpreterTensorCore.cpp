@@ -15,6 +15,7 @@
 
 #include "LoopInterpreterImpl.h"
 #include "tessel/ir/Fragment.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
 
@@ -124,17 +125,16 @@ LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
     t.elem = l0->type.element_of();
     t.s = &storage_for(l0->buffer_var.get(), t.elem, name);
     Expr i0 = l0->index, i1 = l1->index;
-    const Call* z0 = i0.as<Call>();
-    const Call* z1 = i1.as<Call>();
-    if (z0 && z0->op == Intrinsic::swizzle) {  // each lane swizzles its own addresses
-        if (!z1 || z1->op != Intrinsic::swizzle)
+    BufferSwizzle z0, z1;
+    Expr u0 = unswizzled_index(i0, &z0), u1 = unswizzled_index(i1, &z1);
+    if (u0.defined() || u1.defined()) {  // each lane swizzles its own addresses
+        if (!u0.defined() || !u1.defined() || !(z0 == z1))
             TESSEL_THROW(RuntimeError)
-                << name << ": argument " << a << " swizzles one row of the tile but not the next"
+                << name << ": argument " << a << " swizzles the rows of its tile differently"
                 << loop_context();
-        t.swizzle = {eval_int(z0->args[1], "swizzle"), eval_int(z0->args[2], "swizzle"),
-                     eval_int(z0->args[3], "swizzle")};
-        i0 = z0->args[0];
-        i1 = z1->args[0];
+        t.swizzle = z0;
+        i0 = u0;
+        i1 = u1;
     }
     t.origin = eval_int(i0, "tile origin");
     t.stride = eval_int(i1, "tile row") - t.origin;

@@ -83,6 +83,18 @@ Expr swizzle_index(const Expr& index, const BufferSwizzle& z) {
     return Call::make(Intrinsic::swizzle, {index, c(z.vector), c(z.span), c(z.phases)});
 }
 
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z) {
+    Expr c;
+    const Call* call = index.as<Call>();
+    if (const Add* add = index.as<Add>(); add && as_const_int(add->b)) {
+        call = add->a.as<Call>();
+        c = add->b;
+    }
+    if (!call || call->op != Intrinsic::swizzle) return Expr();
+    *z = {*as_const_int(call->args[1]), *as_const_int(call->args[2]), *as_const_int(call->args[3])};
+    return c.defined() ? Add::make(call->args[0], c) : call->args[0];
+}
+
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
     Expr index = unswizzled_flat_index(buffer, indices);
     return buffer->swizzle.defined() ? swizzle_index(index, buffer->swizzle) : index;

@@ -84,7 +84,9 @@ TEST(SpmdSwizzle, TransposedCopiesMatchReference) {
         LoweredFunc f = lower(k.s, {k.A, k.O});
         Swizzles z = swizzles_of(f.body);
         ASSERT_FALSE(z.calls.empty()) << to_string(f);
-        if (c.vector > 1) EXPECT_TRUE(z.dense_store) << to_string(f);
+        if (c.vector > 1) {
+            EXPECT_TRUE(z.dense_store) << to_string(f);
+        }
     }
 }
 
@@ -125,7 +127,8 @@ TEST(SpmdSwizzle, LdmatrixRowsAndWarpStoresHitEveryBank) {
         SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols) + " " + c.t.str());
         SwizzledCopy k(c.rows, c.cols, c.t, c.vector);
         k.s.storage_swizzle(k.shared, c.bits);
-        Swizzles z = swizzles_of(lower(k.s, {k.A, k.O}).body);
+        LoweredFunc f = lower(k.s, {k.A, k.O});  // owns the calls z points to
+        Swizzles z = swizzles_of(f.body);
         ASSERT_FALSE(z.calls.empty());
         const Call* sw = z.calls.front();
         const int eb = c.t.bytes(), v = 16 / eb;
@@ -146,5 +149,25 @@ TEST(SpmdSwizzle, LdmatrixRowsAndWarpStoresHitEveryBank) {
             for (int64_t q = q0; q < q0 + 8; ++q) chunks.push_back(swizzled(sw, q * v));
             EXPECT_TRUE(conflict_free(chunks, eb)) << "chunks " << q0 << "+";
         }
+    }
+}
+
+// The interpreter reads the swizzle from the buffer before flattening (BufferLoad/BufferStore) and
+// from the swizzle calls after it; run-time bounds checks accept every swizzled access.
+TEST(SpmdSwizzle, UnflattenedAndBoundsCheckedIRMatchReference) {
+    SwizzledCopy k(32, 64, Float(16), 8);
+    k.s.storage_swizzle(k.shared);
+    HostArray a = HostArray::random(Float(16), {32, 64}, 3);
+    HostArray ref = evaluate_reference({k.O}, {{k.A, a}})[0];
+    LowerOptions checked, unflattened;
+    checked.bounds_check = true;
+    unflattened.stop_after = "partition_loops";
+    for (const LowerOptions& o : {checked, unflattened}) {
+        SCOPED_TRACE(o.bounds_check ? "bounds checks" : "before storage_flatten");
+        LoweredFunc f = lower(k.s, {k.A, k.O}, "main", o);
+        HostArray out(Float(16), {64, 32});
+        run_lowered(f, {&a, &out});
+        CompareResult r = compare_to_reference(out, ref, tolerance_for(Float(16), 1));
+        EXPECT_TRUE(r.ok) << r.message() << "\n" << to_string(f);
     }
 }

@@ -37,4 +37,9 @@ Expr unswizzled_flat_index(const Buffer& buffer, const std::vector<Expr>& indice
 /// by vectorize_loops when it widens a swizzled index.
 Expr swizzle_index(const Expr& index, const BufferSwizzle& z);
 
+/// The unswizzled flat index of a scalar index of a swizzled buffer, `swizzle(o, z...)` or (as
+/// the simplifier moves whole phase cycles out) `swizzle(o, z...) + c`: o (or o + c), with the
+/// swizzle in `z`. Undefined for any other index. Tensor-core tile operands use it.
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z);
+
 }  // namespace tessel

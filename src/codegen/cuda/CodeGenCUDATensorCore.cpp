@@ -9,6 +9,7 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Fragment.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
 
@@ -48,30 +49,37 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
     t.buf = name_of(l0->buffer_var.get());
     t.elem = l0->type.element_of();
     Expr i0 = l0->index, i1 = l1->index;
-    const Call* z0 = i0.as<Call>();
-    const Call* z1 = i1.as<Call>();
-    if (z0 && z0->op == Intrinsic::swizzle) {  // a swizzled buffer (ir/IR.h): each lane swizzles
-        if (!z1 || z1->op != Intrinsic::swizzle)
+    BufferSwizzle z0, z1;
+    Expr u0 = unswizzled_index(i0, &z0), u1 = unswizzled_index(i1, &z1);
+    if (u0.defined() || u1.defined()) {  // a swizzled buffer (ir/IR.h): each lane swizzles
+        if (!u0.defined() || !u1.defined() || !(z0 == z1))
             TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op) << ": argument " << a
-                                       << " swizzles one row of the tile but not the next";
-        i0 = z0->args[0];
-        i1 = z1->args[0];
+                                       << " swizzles the rows of its tile differently";
+        i0 = u0;
+        i1 = u1;
         t.wide_swizzle = i0.type().bits > 32;  // 32-bit address arithmetic where it fits
-        for (size_t k = 1; k < 4; ++k)
-            t.swizzle +=
-                ", " + std::to_string(*as_const_int(z0->args[k])) + (t.wide_swizzle ? "ull" : "u");
+        const char* u = t.wide_swizzle ? "ull" : "u";
+        for (int64_t v : {z0.vector, z0.span, z0.phases}) t.swizzle += ", " + std::to_string(v) + u;
     }
     t.origin_ir = i0;
     t.stride_ir = simplify(i1 - i0);
     t.origin = index_expr(i0);
     t.stride = index_expr(t.stride_ir);
+    // swizzle(x) + c (the simplifier moved whole phase cycles c out, x >= 0 proven): each lane's
+    // address keeps c outside its swizzle, so unrolled tiles share one swizzled base.
+    const Add* add = l0->index.as<Add>();
+    auto c = add && add->a.as<Call>() ? as_const_int(add->b) : std::nullopt;
+    if (!t.swizzle.empty() && c && *c > 0 && *c % (z0.span * z0.phases) == 0) {
+        t.origin = index_expr(add->a.as<Call>()->args[0]);
+        t.swizzle_add = " + " + index_expr(add->b);
+    }
     return t;
 }
 
 std::string CodeGenCUDA::tile_address(const TileExpr& t, const std::string& offset) {
     if (t.swizzle.empty()) return offset;
-    return std::string("tsl_swizzle(") + (t.wide_swizzle ? "(long long)(" : "(int)(") + offset +
-           ")" + t.swizzle + ")";
+    return std::string("(tsl_swizzle(") + (t.wide_swizzle ? "(long long)(" : "(int)(") + offset +
+           ")" + t.swizzle + ")" + t.swizzle_add + ")";
 }
 
 // The lane-local register index of the fragment a warp tile names (ir/Fragment.h).
