@@ -6,7 +6,8 @@ then GFLOP/s (median of 30 runs timed with CUDA events after 5 warm-up runs, que
 
     python benchmarks/gemm_cuda.py [SHAPE ...]     SHAPE: n or MxNxK (default 4096 1000 1536x1000x777)
     python benchmarks/gemm_cuda.py --sweep [SHAPE ...]   every tile configuration (TILE_CONFIGS),
-                                   with and without double buffering (how the choice was made)
+                                   with and without double buffering (how the choice was made);
+                                   with --pipeline also with pipeline(3) and pipeline(4)
     python benchmarks/gemm_cuda.py --pipeline [SHAPE ...]   also step 7 (the same tiles, shared
                                    tiles copied by cp.async over 3 and 4 buffers: pipeline(3),
                                    pipeline(4)), BENCH lines gemm_cuda_pipeline3/4 against the
@@ -80,9 +81,12 @@ def main():
         case = f"n={m}" if m == n == k else f"{m}x{n}x{k}"
         ref, ref_err = cublas(m, n, k)
         if sweep:
+            buffering = [dict(double_buffer=False), dict(double_buffer=True)]
+            if "--pipeline" in sys.argv:
+                buffering += [dict(pipeline=3), dict(pipeline=4)]
             for tiles in gemm.TILE_CONFIGS:
-                for double_buffer in (False, True):
-                    config = dict(tiles, double_buffer=double_buffer)
+                for extra in buffering:
+                    config = dict(tiles, **extra)
                     gflops, _ = run_case(m, n, k, config, report=False)
                     print(f"sweep {case} {config}: {gflops:.1f} GFLOP/s = "
                           f"{gflops / ref:.3f} x cuBLAS")

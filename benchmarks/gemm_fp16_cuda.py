@@ -1,6 +1,7 @@
 """gemm_fp16_cuda: C (float32) = A (float16) @ B (float16), fp32 accumulation, square n, with the
-tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 3: mma.sync
-m16n8k16, ldmatrix, double-buffered shared tiles) against, in the same run:
+tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 4: mma.sync
+m16n8k16, ldmatrix, 128 x 256 tiles, shared tiles pipelined over 4 buffers by cp.async) and,
+for comparison, its step 3 (128 x 128 tiles, double_buffer), against, in the same run:
   - the register-only mma.sync peak: a kernel doing nothing but independent mma.sync.m16n8k16
     (fp16 -> fp32) on registers, the ceiling of this instruction on this GPU;
   - cuBLAS through torch.matmul on fp16 inputs with fp32 accumulation
@@ -12,10 +13,10 @@ kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has o
   BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
   BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
 
-    python benchmarks/gemm_fp16_cuda.py [--step 4] [N ...]     (default 4096 8192)
+    python benchmarks/gemm_fp16_cuda.py [--step 5] [N ...]     (default 4096 8192)
 
---step 4 times the tutorial's step 4 instead (swizzled shared tiles, cp.async pipeline(3)); its
-cases are named n=N,step=4.
+--step 5 times the tutorial's step 5 instead (step 4 with swizzled shared tiles, storage_swizzle,
+instead of padded ones); its cases are named n=N,step=5.
 """
 import ctypes
 import os
@@ -91,15 +92,17 @@ def check_sass(f):
     return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
 
 
-def run_tessel(n, step):
-    s, args = getattr(tc, f"step{step}")(n, n, n)
+def run_tessel(n, step=tc.step4):
+    s, args = step(n, n, n)
     f = ts.build(s, args, target="cuda")
     log = f.get_source("nvrtc_log") or ""
     lines = [x for x in log.splitlines() if "Used" in x or "spill" in x]
-    print("ptxas report of the kernel (NVRTC's log):\n" + ("\n".join(lines) or "(empty)"))
+    print(f"ptxas report of {step.__name__}'s kernel (NVRTC's log):\n" +
+          ("\n".join(lines) or "(empty)"))
     print(check_sass(f))
     if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
-        with open(os.path.join(os.environ["OUT"], f"gemm_fp16_cuda_{n}.cu"), "w") as out:
+        name = f"gemm_fp16_cuda_{n}_{step.__name__}.cu"
+        with open(os.path.join(os.environ["OUT"], name), "w") as out:
             out.write(f.get_source("cu"))
     g = torch.Generator(device="cuda").manual_seed(n)
     a = torch.randn(n, n, device="cuda", generator=g).half()
@@ -126,20 +129,22 @@ def cublas(n):
 
 
 def main():
-    argv, step = sys.argv[1:], 3
+    argv, step = sys.argv[1:], 4
     if argv[:1] == ["--step"]:
         step, argv = int(argv[1]), argv[2:]
-    assert step in (3, 4), "--step takes 3 or 4"
+    assert step in (4, 5), "--step takes 4 or 5"
     sizes = [int(x) for x in argv] or [4096, 8192]
     peak = mma_peak()
     print(f"register-only mma.sync.m16n8k16 fp16->fp32 peak: {peak / 1e3:.1f} TFLOP/s")
     lines = []
     for n in sizes:
-        case = f"n={n}" if step == 3 else f"n={n},step={step}"
+        case = f"n={n}" if step == 4 else f"n={n},step={step}"
         ref, ref_err, ref_out = cublas(n)
-        gflops, err = run_tessel(n, step)
-        print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}), cuBLAS "
-              f"{ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative error {ref_err:.2e})")
+        gflops, err = run_tessel(n, getattr(tc, f"step{step}"))
+        step3, _ = run_tessel(n, tc.step3)
+        print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}; step 3: "
+              f"{step3 / 1e3:.1f}), cuBLAS {ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative "
+              f"error {ref_err:.2e})")
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "mma_peak", peak))
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "cublas", ref))
     print("\n".join(lines))

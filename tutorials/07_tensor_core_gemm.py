@@ -20,19 +20,21 @@ The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a 
      ldmatrix reads fall in different banks;
   3. double buffering: the next tiles' global loads in flight while the current ones compute
      (double_buffer), every fragment loop unrolled (register indices are constants);
-  4. swizzled tiles and cp.async: step 2's tiles laid out without padding (storage_swizzle: each
-     row's 16-byte chunks permuted by XOR with the row number, so ldmatrix's 8 rows and a warp's
-     16-byte copies still hit all 32 banks), fetched by asynchronous copies three tiles deep
-     (pipeline(3): cp.async, sm_80 and newer) instead of double_buffer's register staging. The
-     three copies of both tiles take 48 KB of shared memory, which the padded rows of step 2
-     (56 KB) would not fit in.
+  4. pipelined copies and larger tiles: 128 x 256 tiles of C per block of 8 warps, the shared
+     tiles of the next three iterations copied by cp.async while this one computes
+     (pipeline(4)): no registers spent on staging, and a quarter less traffic from L2 per
+     multiply than 128 x 128 tiles;
+  5. swizzled shared tiles: step 4 with the tiles laid out without padding (storage_swizzle: each
+     row's 16-byte chunks permuted by XOR with the row number, so ldmatrix's 8 rows and a quarter
+     warp's 16-byte cp.async copies still hit all 32 banks): 96 KB of shared memory instead of
+     106 KB for the four copies, and no padded rows to skip.
 
 Every step is checked in tessel's SPMD interpreter at a small size, which runs the warps with
 PTX's fragment layouts (a lane that misses an mma.sync is an error there), and compiled by NVRTC
 for sm_80 and sm_90 (the PTX has mma.sync); on a machine with a GPU it runs at full size against
 numpy and prints its TFLOP/s. The same schedule takes bfloat16 (mma_m16n8k16_bf16) and, with
 plain fragment loads, float32 as tf32 (mma_m16n8k8_tf32). benchmarks/gemm_fp16_cuda.py measures
-step 3 against cuBLAS and the register-only mma.sync peak.
+step 4 against cuBLAS and the register-only mma.sync peak.
 
 Run:  python tutorials/07_tensor_core_gemm.py [--small]
 """
@@ -165,7 +167,7 @@ def step1(m, n, k, dtype="float16"):
 # would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
 # rows, 8 different banks.
 def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,
-          ldmatrix=True, swizzle=False, pipeline=0):
+          ldmatrix=True, pipeline=0, swizzle=False):
     mma, kk, load_a, load_b = INTRINSICS[dtype]
     if not ldmatrix:
         load_a, load_b = PLAIN_LOADS[dtype]
@@ -186,7 +188,7 @@ def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_
     for T, row in ((AS, bk), (BS, bn)):
         s[T].compute_at(s[CF], ko)
         if swizzle:
-            s[T].storage_swizzle()  # 16-byte chunks XOR the row's phase (step 4)
+            s[T].storage_swizzle()  # 16-byte chunks XOR the row's phase (step 5)
         elif ldmatrix:
             s[T].storage_align(0, row, 16 // elem_bytes)  # rows + 16 bytes
         copy_to_shared(s, T, warps, 16 // elem_bytes)
@@ -208,24 +210,42 @@ def step3(m, n, k, dtype="float16"):
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. Swizzled shared tiles, pipelined with cp.async
+# 4. Pipelined copies (cp.async) and 128 x 256 tiles
+#
+# Step 3's double buffer stages the next tiles in registers (167 of them per thread, and issue
+# slots for the loads and the stores into shared memory). pipeline(4) keeps four copies of each
+# shared tile instead: the GPU's copy engine (cp.async, sm_80+) writes the tiles of the next three
+# iterations straight from global into shared memory while this one computes, and the compiler
+# places the waits and barriers. The registers saved pay for twice the tile: 8 warps of 64 x 64
+# per block of 128 x 256. Each block reads (128 + 256) x 32 halves from L2 per 128 x 256 x 32
+# multiply (85 FLOP per byte, against 64 for 128 x 128): on the H100 the L2 is the busiest unit
+# of this kernel (Nsight Compute: 74 % of its throughput), so the larger tile is the one that
+# pays. It is the largest a block can hold in registers (128 accumulators per thread).
+def step4(m, n, k, dtype="float16", swizzle=False):
+    bk = 16 if dtype == "float32" else 32  # 4 x 26 KB of shared tiles either way
+    return step2(m, n, k, dtype, bn=256, bk=bk, pipeline=4, swizzle=swizzle)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Swizzled shared tiles
 #
 # storage_swizzle lays each shared tile out so that the 16-byte chunk c of row r is stored at
 # chunk c ^ ((r / per) % 8) of its row (rows narrower than 128 bytes share a phase in groups of
-# per = 128 / row bytes): the 8 rows an ldmatrix reads at one column, and the 8 chunks a quarter
-# warp copies, fall in 8 different 16-byte bank groups, with no padding. Every access goes through
-# the same index function (plain and vector loads and stores, cp.async, each lane's ldmatrix row
-# address). pipeline(3) keeps the fetches of the next two k tiles in flight as 16-byte cp.async
-# copies while the warps multiply the current ones, one barrier per k tile.
-def step4(m, n, k, dtype="float16", depth=3):
-    return step2(m, n, k, dtype, swizzle=True, pipeline=depth)
+# per = 128 / row bytes: A's rows of 64 bytes have 4 phases of 2 rows, B's of 512 bytes 8 phases
+# of 1): the 8 rows an ldmatrix reads at one column, and the 8 chunks a quarter warp copies, fall
+# in 8 different 16-byte bank groups, with no padding. Every access goes through the same index
+# function (the 16-byte cp.async copies and each lane's ldmatrix row address), so the interpreter
+# checks the layout the GPU uses.
+def step5(m, n, k, dtype="float16"):
+    return step4(m, n, k, dtype, swizzle=True)
 
 
 STEPS = [
-    ("1. fragments and mma.sync", step1),
-    ("2. ldmatrix", step2),
-    ("3. double buffering", step3),
-    ("4. swizzled tiles, cp.async", step4),
+    ("1. fragments and mma.sync", step1, N_CHECK),
+    ("2. ldmatrix", step2, N_CHECK),
+    ("3. double buffering", step3, N_CHECK),
+    ("4. pipelined copies, 128 x 256 tiles", step4, (128, 256, 128)),  # 4 iterations of k
+    ("5. swizzled shared tiles", step5, (128, 256, 128)),
 ]
 
 
@@ -278,14 +298,14 @@ def run_on_gpu(make, n, dtype="float16"):
 
 
 if __name__ == "__main__":
-    for title, make in STEPS:
-        check_in_interpreter(make)
+    for title, make, check_shape in STEPS:
+        check_in_interpreter(make, check_shape)
         s, args = make(N_RUN, N_RUN, N_RUN)
         for arch in ("sm_80", "sm_90"):
             module = ts.build(s, args, target="cuda -arch=" + arch)  # NVRTC, with or without a GPU
             ptx = module.get_source("ptx")
             assert "mma.sync.aligned.m16n8k16" in ptx
-            if make is step4:  # 16-byte asynchronous copies, ldmatrix from the swizzled tiles
+            if make is step5:  # 16-byte asynchronous copies, ldmatrix from the swizzled tiles
                 assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned" in ptx
         if HAVE_GPU:
             tflops, f = run_on_gpu(make, N_RUN)
@@ -300,9 +320,9 @@ if __name__ == "__main__":
     # and with bfloat16 inputs (numpy has no bfloat16: tests/correctness/spmd_tensor_core_test
     # checks its mma.sync in the interpreter).
     check_in_interpreter(step2, dtype="float32")
-    check_in_interpreter(step4, dtype="float32")  # swizzled fp32 tiles (rows of 128, 512 bytes)
+    check_in_interpreter(step5, (128, 256, 64), "float32")  # swizzled fp32 tiles (k tiles of 16)
     for dtype in ("float32", "bfloat16"):
-        s, args = step3(N_RUN, N_RUN, N_RUN, dtype)
+        s, args = step4(N_RUN, N_RUN, N_RUN, dtype)
         ptx = ts.build(s, args, target="cuda -arch=sm_80").get_source("ptx")
         assert "mma.sync.aligned" in ptx
-        print(f"step 3 with {dtype} inputs: compiles for sm_80")
+        print(f"step 4 with {dtype} inputs: compiles for sm_80")

@@ -27,8 +27,17 @@ def slow_schedule(stages):
     return s, [A, T]
 
 
+@pytest.fixture
+def python_sigint_handler():
+    """Python's own SIGINT handler for the test: a process started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python then installs no handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
-def test_ctrl_c_interrupts_a_long_build():
+def test_ctrl_c_interrupts_a_long_build(python_sigint_handler):
     s, args = slow_schedule(48)  # about 1 s per 8 stages on a CI core
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()

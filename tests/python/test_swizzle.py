@@ -1,40 +1,33 @@
-# storage_swizzle (docs/schedule.md, "storage_swizzle"): tutorial 07's step 4 (swizzled shared
-# tiles, cp.async pipeline(3)) in the SPMD interpreter against numpy, its PTX for sm_90 (ldmatrix,
-# 16-byte cp.async), a swizzled fp32 GEMM (tutorial 05's tiles), the step as data, its errors.
-import importlib.util
+# storage_swizzle (docs/schedule.md, "storage_swizzle"): tutorial 07's step 5 (step 4's 128 x 256
+# tiles pipelined by cp.async, swizzled instead of padded) in the SPMD interpreter against numpy,
+# its PTX for sm_80/sm_90 (ldmatrix, 16-byte cp.async), a swizzled fp32 GEMM, the step as data,
+# its errors.
 import json
-import os
 
 import numpy as np
 import pytest
 
 import tessel as ts
-from conftest import REPO_ROOT
-from util import replays
-
-
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
-                                                                     name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from util import replays, tutorial
 
 
 tc = tutorial("07_tensor_core_gemm")
 
 
-def test_step4_matches_numpy_in_interpreter():
-    tc.check_in_interpreter(tc.step4)
+STEP5_CHECK = (128, 256, 128)  # one block, 4 k tiles
 
 
-@pytest.mark.parametrize("shape", [(256, 128, 160), (128, 256, 32)], ids=str)
-def test_step4_at_other_shapes(shape):
-    tc.check_in_interpreter(tc.step4, shape=shape)  # k tiles: 5 over 3 copies, and 1
+def test_step5_matches_numpy_in_interpreter():
+    tc.check_in_interpreter(tc.step5, shape=STEP5_CHECK)
+
+
+@pytest.mark.parametrize("shape", [(128, 256, 160), (128, 512, 32)], ids=str)
+def test_step5_at_other_shapes(shape):
+    tc.check_in_interpreter(tc.step5, shape=shape)  # k tiles: 5 over 4 copies, and 1
 
 
 def test_swizzled_tf32_gemm_matches_numpy_in_interpreter():
-    tc.check_in_interpreter(tc.step4, dtype="float32")
+    tc.check_in_interpreter(tc.step5, shape=(128, 256, 64), dtype="float32")
 
 
 def test_swizzled_double_buffered_gemm_matches_numpy_in_interpreter():
@@ -42,8 +35,8 @@ def test_swizzled_double_buffered_gemm_matches_numpy_in_interpreter():
         lambda m, n, k, dtype: tc.step2(m, n, k, dtype, swizzle=True, double_buffer=True))
 
 
-def test_step4_lowers_to_swizzled_16_byte_copies():
-    s, args = tc.step4(*tc.N_CHECK)
+def test_step5_lowers_to_swizzled_16_byte_copies():
+    s, args = tc.step5(*STEP5_CHECK)
     ir = str(ts.lower(s, args))
     assert "swizzle(" in ir
     assert "cp_async(" in ir and ", 16, " in ir  # 16-byte copies into the swizzled tiles
@@ -52,7 +45,7 @@ def test_step4_lowers_to_swizzled_16_byte_copies():
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_nvrtc_ptx_has_ldmatrix_and_16_byte_cp_async(arch):
-    s, args = tc.step4(1024, 1024, 1024)
+    s, args = tc.step5(1024, 1024, 1024)
     module = ts.build(s, args, target="cuda -arch=" + arch)
     ptx = module.get_source("ptx")
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
@@ -111,7 +104,7 @@ def test_swizzled_fp32_gemm_matches_numpy(depth):
 
 
 def test_storage_swizzle_is_a_replayable_step():
-    s, args = tc.step4(256, 256, 64)
+    s, args = tc.step5(256, 256, 64)
     assert ".storage_swizzle(" in s.to_python()
     steps = json.loads(s.to_json())
     steps = steps["steps"] if isinstance(steps, dict) else steps
@@ -128,7 +121,7 @@ def shared_stage(s, name):
 
 
 def test_storage_swizzle_docstring_comes_from_the_step():
-    s, _ = tc.step4(256, 256, 64)
+    s, _ = tc.step5(256, 256, 64)
     doc = type(s[shared_stage(s, "A.shared")]).storage_swizzle.__doc__
     assert "bits" in doc and "chunk" in doc and "ldmatrix" in doc
 
@@ -137,7 +130,7 @@ def test_swizzle_errors_name_the_stage():
     s, _ = tc.step2(256, 256, 64)  # storage_align on both shared tiles
     with pytest.raises(ts.ScheduleError, match="storage_swizzle.*'A.shared'.*padded"):
         s[shared_stage(s, "A.shared")].storage_swizzle()
-    s, _ = tc.step4(256, 256, 64)
+    s, _ = tc.step5(256, 256, 64)
     AS = s[shared_stage(s, "A.shared")]
     with pytest.raises(ts.ScheduleError, match="already swizzled"):
         AS.storage_swizzle(bits=2)

@@ -1,30 +1,26 @@
 # Tensor cores (docs/cuda.md, "Tensor cores"): tutorial 07's tensor-core GEMM, step by step, in
 # the SPMD interpreter (warps with PTX's fragment layouts, race detector on) against numpy, and
 # compiled by NVRTC for sm_80 and sm_90 with mma.sync and ldmatrix in the PTX; tensorize's errors.
-import importlib.util
-import os
 
 import numpy as np
 import pytest
 
 import tessel as ts
-from conftest import REPO_ROOT
-
-
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
-                                                                     name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from util import tutorial
 
 
 tc = tutorial("07_tensor_core_gemm")
 
 
-@pytest.mark.parametrize("step", [1, 2, 3])
+@pytest.mark.parametrize("step", [1, 2, 3, 4])
 def test_tutorial_step_matches_numpy_in_interpreter(step):
-    tc.check_in_interpreter(getattr(tc, f"step{step}"))
+    _, make, shape = tc.STEPS[step - 1]
+    tc.check_in_interpreter(make, shape)
+
+
+@pytest.mark.parametrize("shape", [(256, 256, 32), (128, 512, 224)], ids=str)
+def test_pipelined_gemm_at_trip_counts_below_and_above_the_depth(shape):
+    tc.check_in_interpreter(tc.step4, shape=shape)  # k / 32 = 1 and 7 iterations, depth 4
 
 
 @pytest.mark.parametrize("shape", [(256, 128, 96), (128, 256, 32)], ids=str)
@@ -34,6 +30,7 @@ def test_double_buffered_gemm_at_other_shapes(shape):
 
 def test_tf32_gemm_matches_numpy_in_interpreter():
     tc.check_in_interpreter(tc.step2, dtype="float32")
+    tc.check_in_interpreter(tc.step4, shape=(128, 256, 64), dtype="float32")  # pipelined, bk 16
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
@@ -43,6 +40,14 @@ def test_nvrtc_compiles_mma_and_ldmatrix(arch):
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
+
+
+def test_pipelined_step_copies_16_bytes_with_cp_async():
+    s, args = tc.step4(1024, 1024, 1024)
+    f = ts.build(s, args, target="cuda -arch=sm_90")
+    cu, ptx = f.get_source("cu"), f.get_source("ptx")
+    assert "cp.async.cg.shared.global [%0], [%1], 16;" in cu  # whole tiles: no zero fill
+    assert "cp.async.wait_group" in ptx and "mma.sync.aligned.m16n8k16" in ptx
 
 
 @pytest.mark.parametrize("dtype,instruction", [

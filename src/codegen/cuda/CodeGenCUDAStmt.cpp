@@ -271,10 +271,18 @@ void CodeGenCUDA::cp_async(const Call* op) {
     std::string d = index_expr(op->args[1]), s = index_expr(op->args[3]);
     std::string n = index_expr(op->args[5]);
     flush_pre();
+    // The shared address in 32 bits: the buffer's (loop-invariant) window offset plus the byte
+    // offset, not a 64-bit generic pointer converted per copy. The source size operand only
+    // where it can be less than the copy (zero fill).
+    const std::string buf = name_of(dst);
+    const std::string to = "(unsigned)__cvta_generic_to_shared(" + buf + ") + (unsigned)(" + d +
+                           ") * (unsigned)sizeof(*" + buf + ")";
+    const std::optional<int64_t> full = as_const_int(op->args[5]);
+    const bool fill = !full || *full != bytes;
     line("asm volatile(\"cp.async." + std::string(bytes == 16 ? "cg" : "ca") +
-         ".shared.global [%0], [%1], " + std::to_string(bytes) +
-         ", %2;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(" + name_of(dst) + " + " + d +
-         ")), \"l\"(" + name_of(src) + " + " + s + "), \"r\"((int)(" + n + ")) : \"memory\");");
+         ".shared.global [%0], [%1], " + std::to_string(bytes) + (fill ? ", %2" : "") +
+         ";\\n\" :: \"r\"(" + to + "), \"l\"(" + name_of(src) + " + " + s + ")" +
+         (fill ? ", \"r\"((int)(" + n + "))" : "") + " : \"memory\");");
 }
 
 }  // namespace tessel::internal

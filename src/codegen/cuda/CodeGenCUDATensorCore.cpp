@@ -177,8 +177,11 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
         row = "(tsl_lane & 7)";
         col = "(((tsl_lane >> 3) & 1) * 8)";
     }
-    line("const unsigned tsl_a = tsl_smem(" + s.buf + " + " +
-         tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) + ");");
+    // 32-bit shared addressing: the buffer's window offset (loop-invariant) plus bytes; in a
+    // swizzled buffer each lane swizzles its own element index.
+    line("const unsigned tsl_a = tsl_smem(" + s.buf + ") + (unsigned)(" +
+         tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) +
+         ") * (unsigned)sizeof(*" + s.buf + ");");
     std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
                                             : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
@@ -188,9 +191,10 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
 
 const char* cuda_tensor_core_prelude() {
     return R"CUDA(// Tensor cores (sm_80+): fragments of 16-bit values are unsigned short arrays.
+// Not volatile: the lane number is a pure value, so repeated reads fold into one.
 __device__ __forceinline__ unsigned tsl_laneid() {
     unsigned l;
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    asm("mov.u32 %0, %%laneid;" : "=r"(l));
     return l;
 }
 __device__ __forceinline__ unsigned tsl_smem(const void* p) {
