@@ -502,8 +502,6 @@ TEST(ArithSimplify, Swizzle) {
             C(swz(Expr(72)), Expr(64)),     // row 2, chunk 1: phase 1 makes it chunk 0
         },
         an);
-    for (int64_t x = 0; x < 1000; x += 7) {
-        int64_t lhs = BufferSwizzle{8, 64, 4}.apply(x + 512);
-        EXPECT_EQ(lhs, BufferSwizzle{8, 64, 4}.apply(x) + 512) << x;
-    }
+    const BufferSwizzle sw{8, 64, 4};
+    for (int64_t x = 0; x < 1000; x += 7) EXPECT_EQ(sw.apply(x + 512), sw.apply(x) + 512) << x;
 }
