@@ -13,7 +13,10 @@ kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has o
   BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
   BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
 
-    python benchmarks/gemm_fp16_cuda.py [N ...]     (default 4096 8192)
+    python benchmarks/gemm_fp16_cuda.py [--step 5] [N ...]     (default 4096 8192)
+
+--step 5 times the tutorial's step 5 instead (step 4 with swizzled shared tiles, storage_swizzle,
+instead of padded ones); its cases are named n=N,step=5.
 """
 import ctypes
 import os
@@ -126,14 +129,18 @@ def cublas(n):
 
 
 def main():
-    sizes = [int(x) for x in sys.argv[1:]] or [4096, 8192]
+    argv, step = sys.argv[1:], 4
+    if argv[:1] == ["--step"]:
+        step, argv = int(argv[1]), argv[2:]
+    assert step in (4, 5), "--step takes 4 or 5"
+    sizes = [int(x) for x in argv] or [4096, 8192]
     peak = mma_peak()
     print(f"register-only mma.sync.m16n8k16 fp16->fp32 peak: {peak / 1e3:.1f} TFLOP/s")
     lines = []
     for n in sizes:
-        case = f"n={n}"
+        case = f"n={n}" if step == 4 else f"n={n},step={step}"
         ref, ref_err, ref_out = cublas(n)
-        gflops, err = run_tessel(n)
+        gflops, err = run_tessel(n, getattr(tc, f"step{step}"))
         step3, _ = run_tessel(n, tc.step3)
         print(f"{case}: tessel {gflops / 1e3:.1f} TFLOP/s (relative error {err:.2e}; step 3: "
               f"{step3 / 1e3:.1f}), cuBLAS {ref / 1e3:.1f} TFLOP/s ({ref_out} output, relative "

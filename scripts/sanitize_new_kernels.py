@@ -2,8 +2,9 @@
 racecheck) on the GPU host: the GEMM tutorial's double-buffered register-tile kernel at an odd
 shape (padded tiles, unswitched edges), the same with its tiles pipelined over 3 and 4 buffers
 by cp.async (step 7: zero-filled copies past the edges, trip counts below the depth), the
-tensor-core GEMM tutorial's steps 3 (double_buffer) and 4 (pipeline(4), 128 x 256 tiles; k runs
-3 times, below the depth), and the warp-per-row softmax at a short odd row.
+tensor-core GEMM tutorial's steps 3 (double_buffer), 4 (pipeline(4), 128 x 256 tiles; k runs
+3 times, below the depth) and 5 (step 4 with swizzled shared tiles, storage_swizzle), and the
+warp-per-row softmax at a short odd row.
     compute-sanitizer --tool racecheck python3 scripts/sanitize_new_kernels.py
 Each result is checked against numpy; the sanitizer's exit status reports what it found."""
 import importlib.util
@@ -42,7 +43,8 @@ for (m, n, k, tiles), buffering in [(c, b) for c in CASES for b in BUFFERING]:
     f(ts.nd.array(a, device=dev), ts.nd.array(b, device=dev), c)
     np.testing.assert_allclose(c.numpy(), a.astype("float64") @ b, rtol=1e-4, atol=1e-4)
     print(f"gemm {m}x{n}x{k} {config}: correct")
-for make, (m, n, k) in [(tensor_core.step3, (256, 256, 96)), (tensor_core.step4, (256, 512, 96))]:
+for make, (m, n, k) in [(tensor_core.step3, (256, 256, 96)), (tensor_core.step4, (256, 512, 96)),
+                       (tensor_core.step5, (256, 512, 96))]:
     s, args = make(m, n, k)
     f = ts.build(s, args, target="cuda")
     a = rng.standard_normal((m, k)).astype("float16")

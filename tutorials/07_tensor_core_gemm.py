@@ -23,7 +23,11 @@ The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a 
   4. pipelined copies and larger tiles: 128 x 256 tiles of C per block of 8 warps, the shared
      tiles of the next three iterations copied by cp.async while this one computes
      (pipeline(4)): no registers spent on staging, and a quarter less traffic from L2 per
-     multiply than 128 x 128 tiles.
+     multiply than 128 x 128 tiles;
+  5. swizzled shared tiles: step 4 with the tiles laid out without padding (storage_swizzle: each
+     row's 16-byte chunks permuted by XOR with the row number, so ldmatrix's 8 rows and a quarter
+     warp's 16-byte cp.async copies still hit all 32 banks): 96 KB of shared memory instead of
+     106 KB for the four copies, and no padded rows to skip.
 
 Every step is checked in tessel's SPMD interpreter at a small size, which runs the warps with
 PTX's fragment layouts (a lane that misses an mma.sync is an error there), and compiled by NVRTC
@@ -163,7 +167,7 @@ def step1(m, n, k, dtype="float16"):
 # would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
 # rows, 8 different banks.
 def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,
-          ldmatrix=True, pipeline=0):
+          ldmatrix=True, pipeline=0, swizzle=False):
     mma, kk, load_a, load_b = INTRINSICS[dtype]
     if not ldmatrix:
         load_a, load_b = PLAIN_LOADS[dtype]
@@ -183,7 +187,9 @@ def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_
     warps = (bm // wm, bn // wn)
     for T, row in ((AS, bk), (BS, bn)):
         s[T].compute_at(s[CF], ko)
-        if ldmatrix:
+        if swizzle:
+            s[T].storage_swizzle()  # 16-byte chunks XOR the row's phase (step 5)
+        elif ldmatrix:
             s[T].storage_align(0, row, 16 // elem_bytes)  # rows + 16 bytes
         copy_to_shared(s, T, warps, 16 // elem_bytes)
         if double_buffer:
@@ -215,9 +221,23 @@ def step3(m, n, k, dtype="float16"):
 # multiply (85 FLOP per byte, against 64 for 128 x 128): on the H100 the L2 is the busiest unit
 # of this kernel (Nsight Compute: 74 % of its throughput), so the larger tile is the one that
 # pays. It is the largest a block can hold in registers (128 accumulators per thread).
-def step4(m, n, k, dtype="float16"):
+def step4(m, n, k, dtype="float16", swizzle=False):
     bk = 16 if dtype == "float32" else 32  # 4 x 26 KB of shared tiles either way
-    return step2(m, n, k, dtype, bn=256, bk=bk, pipeline=4)
+    return step2(m, n, k, dtype, bn=256, bk=bk, pipeline=4, swizzle=swizzle)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Swizzled shared tiles
+#
+# storage_swizzle lays each shared tile out so that the 16-byte chunk c of row r is stored at
+# chunk c ^ ((r / per) % 8) of its row (rows narrower than 128 bytes share a phase in groups of
+# per = 128 / row bytes: A's rows of 64 bytes have 4 phases of 2 rows, B's of 512 bytes 8 phases
+# of 1): the 8 rows an ldmatrix reads at one column, and the 8 chunks a quarter warp copies, fall
+# in 8 different 16-byte bank groups, with no padding. Every access goes through the same index
+# function (the 16-byte cp.async copies and each lane's ldmatrix row address), so the interpreter
+# checks the layout the GPU uses.
+def step5(m, n, k, dtype="float16"):
+    return step4(m, n, k, dtype, swizzle=True)
 
 
 STEPS = [
@@ -225,6 +245,7 @@ STEPS = [
     ("2. ldmatrix", step2, N_CHECK),
     ("3. double buffering", step3, N_CHECK),
     ("4. pipelined copies, 128 x 256 tiles", step4, (128, 256, 128)),  # 4 iterations of k
+    ("5. swizzled shared tiles", step5, (128, 256, 128)),
 ]
 
 
@@ -282,7 +303,10 @@ if __name__ == "__main__":
         s, args = make(N_RUN, N_RUN, N_RUN)
         for arch in ("sm_80", "sm_90"):
             module = ts.build(s, args, target="cuda -arch=" + arch)  # NVRTC, with or without a GPU
-            assert "mma.sync.aligned.m16n8k16" in module.get_source("ptx")
+            ptx = module.get_source("ptx")
+            assert "mma.sync.aligned.m16n8k16" in ptx
+            if make is step5:  # 16-byte asynchronous copies, ldmatrix from the swizzled tiles
+                assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned" in ptx
         if HAVE_GPU:
             tflops, f = run_on_gpu(make, N_RUN)
             print(f"{title}: correct, {tflops:7.1f} TFLOP/s at n={N_RUN}")
@@ -296,6 +320,7 @@ if __name__ == "__main__":
     # and with bfloat16 inputs (numpy has no bfloat16: tests/correctness/spmd_tensor_core_test
     # checks its mma.sync in the interpreter).
     check_in_interpreter(step2, dtype="float32")
+    check_in_interpreter(step5, (128, 256, 64), "float32")  # swizzled fp32 tiles (k tiles of 16)
     for dtype in ("float32", "bfloat16"):
         s, args = step4(N_RUN, N_RUN, N_RUN, dtype)
         ptx = ts.build(s, args, target="cuda -arch=sm_80").get_source("ptx")

@@ -200,6 +200,12 @@ B Finder::raw(const Expr& e) {
             const auto* op = e.as<Call>();
             if (op->op == Intrinsic::if_then_else)
                 return hull(bounds(op->args[1]), bounds(op->args[2]));
+            if (op->op == Intrinsic::swizzle) {  // aligned blocks of vector * phases map to
+                B x = bounds(op->args[0]);       // themselves
+                if (!x.bounded() || *x.lo < 0) return type_range(e.type());
+                int128 block = int128(*as_const_int(op->args[1])) * *as_const_int(op->args[3]);
+                return {*x.lo / block * block, *x.hi / block * block + block - 1};
+            }
             if (op->op == Intrinsic::abs && e.type().is_int()) {
                 B x = bounds(op->args[0]);
                 if (!x.bounded()) return {};

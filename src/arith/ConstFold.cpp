@@ -127,6 +127,13 @@ Expr fold_call(const Call* op) {
     Type t = op->type;
     switch (op->op) {
         case Intrinsic::likely: return op->args[0];
+        case Intrinsic::swizzle: {
+            BufferSwizzle z{*as_const_int(op->args[1]), *as_const_int(op->args[2]),
+                            *as_const_int(op->args[3])};
+            auto o = as_const_int(op->args[0]);
+            if (!o || *o < 0) return Expr();
+            return make_const(t, z.apply(*o));
+        }
         case Intrinsic::if_then_else: return *const_bits(op->args[0]) ? op->args[1] : op->args[2];
         case Intrinsic::abs:
             if (t.is_float()) return make_const(t, std::fabs(*as_const_float(op->args[0])));

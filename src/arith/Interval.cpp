@@ -325,6 +325,16 @@ Interval BoundsFinder::call(const Call* op) {
     switch (op->op) {
         case Intrinsic::likely: return get(op->args[0]);
         case Intrinsic::if_then_else: return interval_union(get(op->args[1]), get(op->args[2]));
+        case Intrinsic::swizzle: {
+            // Each aligned block of vector * phases elements maps onto itself.
+            Interval a = get(op->args[0]);
+            auto lo = lower(a.min);
+            if (!a.is_bounded() || !lo || *lo < 0) break;
+            Expr block = make_const(op->type.element_of(),
+                                    *as_const_int(op->args[1]) * *as_const_int(op->args[3]));
+            return Interval(simp(FloorDiv::make(a.min, block) * block),
+                            simp(FloorDiv::make(a.max, block) * block + block - 1));
+        }
         case Intrinsic::abs: {
             if (!op->type.is_int()) break;
             Interval a = get(op->args[0]);

@@ -155,6 +155,11 @@ ModularSet ModularFinder::node(const Expr& e) {
             const auto* op = e.as<Call>();
             if (op->op == Intrinsic::if_then_else)
                 return modular_union(get(op->args[1]), get(op->args[2]));
+            if (op->op == Intrinsic::swizzle) {  // keeps the residue modulo vector
+                ModularSet a = get(op->args[0]);
+                int64_t v = *as_const_int(op->args[1]);
+                return ModularSet(a.coeff == 0 ? v : gcd64(a.coeff, v), a.base);
+            }
             break;
         }
         default: break;

@@ -64,6 +64,7 @@ private:
     Expr rewrite_div_mod(const Expr& e);
     Expr rewrite_compare(const Expr& e);
     Expr rewrite_cast(const Cast* op);
+    Expr rewrite_swizzle(const Call* op);
     /// Decides a comparison through symbolic bounds (when some bound is symbolic).
     std::optional<bool> symbolic_decide(const Expr& cond);
     Expr lift_broadcast(const Expr& e);

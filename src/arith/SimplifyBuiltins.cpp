@@ -55,6 +55,19 @@ ConstInterval difference(const ConstInterval& a, const ConstInterval& b) {
 
 }  // namespace
 
+// swizzle(x + c) -> swizzle(x) + c for x >= 0 and c > 0 a multiple of span * phases: c moves whole
+// phase cycles and leaves the XORed bits alone, so unrolled tiles share one swizzled base.
+Expr Simplifier::rewrite_swizzle(const Call* op) {
+    const Add* add = op->args[0].as<Add>();
+    auto c = add ? as_const_int(add->b) : std::nullopt;
+    int64_t cycle = *as_const_int(op->args[2]) * *as_const_int(op->args[3]);
+    if (!c || *c <= 0 || *c % cycle != 0) return Expr();
+    ConstInterval x = const_bounds(add->a);
+    if (!x.min || *x.min < 0) return Expr();
+    return Add::make(
+        Call::make(Intrinsic::swizzle, {add->a, op->args[1], op->args[2], op->args[3]}), add->b);
+}
+
 Expr Simplifier::lift_broadcast(const Expr& e) {
     const Expr *a, *b;
     if (binary_operands(e, &a, &b)) {
@@ -256,6 +269,7 @@ Expr Simplifier::rewrite_builtin(const Expr& e) {
         case IRNodeType::Cast: return rewrite_cast(e.as<Cast>());
         case IRNodeType::Call: {
             const auto* op = e.as<Call>();
+            if (op->op == Intrinsic::swizzle) return rewrite_swizzle(op);
             if (op->op != Intrinsic::if_then_else) return Expr();
             if (auto c = const_bits(op->args[0])) return *c ? op->args[1] : op->args[2];
             if (expr_equal(op->args[1], op->args[2])) return op->args[1];

@@ -131,7 +131,7 @@ private:
     bool eq_buffer(const Buffer& a, const Buffer& b) {
         if (a.same_as(b) && can_shortcut()) return true;
         return a->dtype == b->dtype && a->scope == b->scope && a->alignment == b->alignment &&
-               eq_var(a->data, b->data) && eq_all(a->shape, b->shape) &&
+               a->swizzle == b->swizzle && eq_var(a->data, b->data) && eq_all(a->shape, b->shape) &&
                eq_all(a->strides, b->strides) && eq(a->elem_offset, b->elem_offset);
     }
 

@@ -270,6 +270,10 @@ double float_math(Intrinsic op, const Scalar* a) {
 Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode mode) {
     switch (op) {
         case Intrinsic::likely: return args[0];
+        case Intrinsic::swizzle: {
+            BufferSwizzle z{args[1].i, args[2].i, args[3].i};
+            return int_lane(wrap_to_int_type(z.apply(args[0].i), t));
+        }
         case Intrinsic::isnan: return int_lane(t.is_float() && std::isnan(args[0].f));
         case Intrinsic::abs:
             if (!t.is_float()) {
@@ -467,9 +471,10 @@ Value ExprEvaluator::eval_call(const Call* c) {
     const Type at = args[0].type.element_of();
     Value r{c->type, {}};
     r.lanes.resize(c->type.lanes);
-    Scalar lane_args[3];
+    Scalar lane_args[4];
     for (int l = 0; l < c->type.lanes; ++l) {
-        for (size_t k = 0; k < args.size(); ++k) lane_args[k] = args[k].lanes[l];
+        for (size_t k = 0; k < args.size(); ++k)
+            lane_args[k] = args[k].lanes[args[k].lane_count() == 1 ? 0 : l];
         r.lanes[l] = eval_intrinsic_lane(c->op, at, lane_args, mode_);
     }
     return r;

@@ -110,6 +110,9 @@ public:
         emit_type(b->dtype);
         emit(uint64_t(b->scope));
         emit(uint64_t(b->alignment));
+        emit(uint64_t(b->swizzle.vector));
+        emit(uint64_t(b->swizzle.span));
+        emit(uint64_t(b->swizzle.phases));
         emit_var(b->data.get());
         emit_list(b->shape);
         emit_list(b->strides);

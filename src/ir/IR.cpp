@@ -439,6 +439,18 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
             t = args[0].type();
             TESSEL_CHECK(t.is_bool()) << "likely of " << t;
             break;
+        case Intrinsic::swizzle:
+            t = args[0].type();
+            TESSEL_CHECK(t.is_int_or_uint()) << "swizzle of " << t;
+            for (size_t k = 1; k < 4; ++k) {
+                auto c = as_const_int(args[k]);
+                TESSEL_CHECK(c && *c > 0) << "swizzle: argument " << k << " must be a positive "
+                                          << "constant";
+            }
+            TESSEL_CHECK(
+                *as_const_int(args[2]) % (*as_const_int(args[1]) * *as_const_int(args[3])) == 0)
+                << "swizzle: span must be a multiple of vector * phases";
+            break;
         case Intrinsic::if_then_else:
             TESSEL_CHECK(args[0].type().is_bool())
                 << "if_then_else condition of " << args[0].type();

@@ -184,6 +184,7 @@ Buffer multi_buffer(const Buffer& b, int copies) {
     n->name = b->name;
     n->scope = b->scope;
     n->alignment = b->alignment;
+    n->swizzle = b->swizzle;  // copies are whole multiples of the swizzle's blocks
     Type t = b.shape().empty() ? Int(32) : b.shape()[0].type();
     n->shape.insert(n->shape.begin(), make_const(t, copies));
     if (!n->strides.empty()) {

@@ -164,7 +164,8 @@ public:
     bool possible() const {
         if (!as_const_int(loop_->extent) || has_allreduce(loop_->body)) return false;
         for (const Buffer& b : to_expand_)
-            if (!b->strides.empty() || (b->elem_offset.defined() && !is_zero(b->elem_offset)))
+            if (!b->strides.empty() || b->swizzle.defined() ||
+                (b->elem_offset.defined() && !is_zero(b->elem_offset)))
                 return false;
         return true;
     }

@@ -67,7 +67,7 @@ struct SpmdThread {
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
     InFlightMap* in_flight = nullptr;  ///< the block's elements in flight (cp_async)
-    std::unordered_map<const Call*, int64_t> collectives;      ///< warp-collective calls executed
+    std::unordered_map<const Call*, int64_t> collectives;  ///< warp-collective calls executed
 };
 
 /// What a buffer variable refers to right now (nullptr: not allocated or bound here).
@@ -157,7 +157,13 @@ protected:
     struct Tile {
         InterpStorage* s = nullptr;
         Type elem;
-        int64_t origin = 0, stride = 0;
+        int64_t origin = 0, stride = 0;  ///< unswizzled (ir/IR.h)
+        BufferSwizzle swizzle;           ///< a swizzled buffer's: each element's address
+        /// The storage index of element (row, col).
+        int64_t at(int64_t row, int64_t col) const {
+            const int64_t o = origin + row * stride + col;
+            return swizzle.defined() && o >= 0 ? swizzle.apply(o) : o;
+        }
     };
     void exec_tensor_core(const Call* op);
     Tile tile_operand(const Call* op, size_t a);

@@ -118,7 +118,8 @@ int64_t LoopInterpreter::buffer_offset(const BufferNode* b, InterpStorage& s,
         if (bad_dim < 0 && (i < 0 || i >= layout.shape[d])) bad_dim = static_cast<int>(d);
         flat += i * layout.strides[d];
     }
-    if (bad_dim < 0 && flat >= 0 && flat < s.array->size()) return flat;
+    if (bad_dim < 0 && flat >= 0 && flat < s.array->size())
+        return b->swizzle.defined() ? b->swizzle.apply(flat) : flat;  // stays in the buffer
     std::vector<int64_t> index;
     for (const Value& v : idx) index.push_back(v.lanes[v.lane_count() == 1 ? 0 : lane].i);
     std::ostringstream os;

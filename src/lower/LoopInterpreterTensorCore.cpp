@@ -15,6 +15,7 @@
 
 #include "LoopInterpreterImpl.h"
 #include "tessel/ir/Fragment.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
 
@@ -123,8 +124,20 @@ LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
     Tile t;
     t.elem = l0->type.element_of();
     t.s = &storage_for(l0->buffer_var.get(), t.elem, name);
-    t.origin = eval_int(l0->index, "tile origin");
-    t.stride = eval_int(l1->index, "tile row") - t.origin;
+    Expr i0 = l0->index, i1 = l1->index;
+    BufferSwizzle z0, z1;
+    Expr u0 = unswizzled_index(i0, &z0), u1 = unswizzled_index(i1, &z1);
+    if (u0.defined() || u1.defined()) {  // each lane swizzles its own addresses
+        if (!u0.defined() || !u1.defined() || !(z0 == z1))
+            TESSEL_THROW(RuntimeError)
+                << name << ": argument " << a << " swizzles the rows of its tile differently"
+                << loop_context();
+        t.swizzle = z0;
+        i0 = u0;
+        i1 = u1;
+    }
+    t.origin = eval_int(i0, "tile origin");
+    t.stride = eval_int(i1, "tile row") - t.origin;
     if (t.stride <= 0)
         TESSEL_THROW(RuntimeError) << name << ": tile of " << t.s->name << " has row stride "
                                    << t.stride << loop_context();
@@ -147,7 +160,7 @@ int64_t LoopInterpreter::fragment_base(const Call* op, const Tile& t, FragmentKi
 }
 
 double LoopInterpreter::tile_read(const Tile& t, int64_t row, int64_t col) {
-    return flat_read(t, t.origin + row * t.stride + col);
+    return flat_read(t, t.at(row, col));
 }
 
 double LoopInterpreter::flat_read(const Tile& t, int64_t flat) {
@@ -194,7 +207,7 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
             const int64_t base = fragment_base(op, s, k);
             for (int e = 0; e < fragment_shape(k).elems_per_lane; ++e) {
                 FragmentPos p = fragment_element(k, lane, e);
-                tile_write(d, d.origin + p.row * d.stride + p.col, flat_read(s, base + e));
+                tile_write(d, d.at(p.row, p.col), flat_read(s, base + e));
             }
             return;
         }

@@ -84,6 +84,10 @@ Expr lane_of(const Expr& e, int k) {
         if (!i.defined() || l->predicate.defined()) return Expr();
         return Load::make(l->type.element_of(), l->buffer_var, i);
     }
+    if (const auto* c = e.as<Call>(); c && c->op == Intrinsic::swizzle) {
+        Expr a = lane_of(c->args[0], k);
+        return a.defined() ? Call::make(c->op, {a, c->args[1], c->args[2], c->args[3]}) : Expr();
+    }
     if (const auto* n = e.as<Not>()) {
         Expr a = lane_of(n->a, k);
         return a.defined() ? Not::make(a) : Expr();

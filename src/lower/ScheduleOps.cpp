@@ -80,7 +80,7 @@ bool default_layout(const Stage& st) {
         if (d.part != StorageDim::Part::Whole || d.axis != static_cast<int>(k) || d.align_factor)
             return false;
     }
-    return true;
+    return st.swizzle_bits == 0;
 }
 
 // Indices into the stage's buffer for logical indices `idx` (relative to its region): one per
@@ -119,6 +119,8 @@ private:
     void make_buffers(const std::vector<Tensor>& args);
     void check_double_buffers() const;
     void check_warp_stages() const;
+    BufferSwizzle swizzle_of(const Stage& st, Type elem, const std::vector<int64_t>& extents,
+                             StorageScope scope) const;
     Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
                            StorageScope scope);
     Stmt stage_nest(int i);
@@ -252,6 +254,42 @@ void NestBuilder::check_double_buffers() const {
     }
 }
 
+// storage_swizzle's layout for a stage whose storage dimensions have `extents` (docs/schedule.md):
+// rows are the last dimension; per = max(1, 2^bits / chunks) rows share one of min(2^bits, chunks)
+// phases. In flat terms (the row length is a multiple of vector * phases) the chunk bits of the
+// offset are XORed with (offset / (row * per)) % phases.
+BufferSwizzle NestBuilder::swizzle_of(const Stage& st, Type elem,
+                                      const std::vector<int64_t>& extents,
+                                      StorageScope scope) const {
+    auto fail = [&](const std::string& why) {
+        TESSEL_THROW(ScheduleError)
+            << "storage_swizzle: stage '" << st.name() << "' " << why << "\n  loop nest of '"
+            << st.name() << "':\n"
+            << s_.loop_nest_string(static_cast<int>(&st - s_.stages().data()));
+    };
+    if (scope != StorageScope::Shared || st.attach != AttachKind::At)
+        fail(std::string("has ") + scope_name(scope) +
+             " storage; only shared buffers of a GPU kernel are swizzled (the layout is about "
+             "shared-memory banks): cache_read it to \"shared\" and compute_at it inside the "
+             "kernel");
+    const int eb = elem.bytes();
+    if (elem.is_vector() || 16 % eb != 0)
+        fail("has elements of type " + elem.str() +
+             ", which do not tile a 16-byte chunk (an element would straddle two chunks)");
+    const int64_t vector = 16 / eb, row = extents.back(), chunks = row / vector;
+    if (row % vector != 0 || chunks < 2)
+        fail("has rows of " + std::to_string(row) + " elements (" + std::to_string(row * eb) +
+             " bytes); a swizzled row is a multiple of 16 bytes and at least 32");
+    const int64_t want = int64_t(1) << st.swizzle_bits;
+    if (chunks >= want ? chunks % want != 0 : want % chunks != 0)
+        fail("has rows of " + std::to_string(chunks) +
+             " 16-byte chunks; with bits = " + std::to_string(st.swizzle_bits) +
+             " a row is a multiple of " + std::to_string(want) + " chunks or divides " +
+             std::to_string(want) + " chunks (pad the tile, or choose other bits)");
+    const int64_t phases = std::min(want, chunks), per = std::max<int64_t>(1, want / chunks);
+    return {vector, row * per, phases};
+}
+
 // The buffer of one output of a stage with storage extents `shape`: its storage dimensions in
 // the stage's layout order, with padded strides where storage_align asks for them.
 Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
@@ -293,6 +331,7 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
     n->elem_offset = make_zero(idx);
     n->name = t.name();
     n->scope = scope;
+    if (st.swizzle_bits) n->swizzle = swizzle_of(st, t.dtype(), extents, scope);
     if (padded) {
         for (int64_t x : strides) n->strides.push_back(make_const(idx, x));
         alloc_size_[n] = make_const(idx, stride);

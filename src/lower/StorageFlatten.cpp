@@ -1,6 +1,7 @@
 #include "tessel/lower/StorageFlatten.h"
 
 #include "PassUtil.h"
+#include "tessel/arith/Modular.h"
 #include "tessel/ir/IRMutator.h"
 
 namespace tessel {
@@ -66,7 +67,40 @@ Expr weighted_sum(const std::vector<Expr>& indices, const std::vector<Expr>& str
 
 }  // namespace
 
+Expr swizzle_index(const Expr& index, const BufferSwizzle& z) {
+    Type t = index.type().element_of();
+    auto c = [&](int64_t v) { return make_const(t, v); };
+    // A dense vector inside one 16-byte chunk stays dense: the swizzle moves the chunk whole.
+    if (const auto* ramp = index.as<Ramp>();
+        ramp && is_one(ramp->stride) && z.vector % ramp->lanes == 0) {
+        ModularSet m = modular_set_of(ramp->base, {});
+        if (m.coeff % ramp->lanes == 0 && m.base % ramp->lanes == 0) {
+            Expr base =
+                Call::make(Intrinsic::swizzle, {ramp->base, c(z.vector), c(z.span), c(z.phases)});
+            return Ramp::make(base, ramp->stride, ramp->lanes);
+        }
+    }
+    return Call::make(Intrinsic::swizzle, {index, c(z.vector), c(z.span), c(z.phases)});
+}
+
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z) {
+    Expr c;
+    const Call* call = index.as<Call>();
+    if (const Add* add = index.as<Add>(); add && as_const_int(add->b)) {
+        call = add->a.as<Call>();
+        c = add->b;
+    }
+    if (!call || call->op != Intrinsic::swizzle) return Expr();
+    *z = {*as_const_int(call->args[1]), *as_const_int(call->args[2]), *as_const_int(call->args[3])};
+    return c.defined() ? Add::make(call->args[0], c) : call->args[0];
+}
+
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
+    Expr index = unswizzled_flat_index(buffer, indices);
+    return buffer->swizzle.defined() ? swizzle_index(index, buffer->swizzle) : index;
+}
+
+Expr unswizzled_flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
     TESSEL_CHECK(indices.size() == buffer->shape.size())
         << "buffer " << buffer.name() << " accessed with " << indices.size() << " indices";
     Type t = access_index_type(buffer, indices);

@@ -8,6 +8,7 @@
 #include "tessel/arith/Modular.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel {
 
@@ -386,6 +387,9 @@ protected:
         bool vector = false;
         for (const Expr& a : args) vector = vector || a.type().is_vector();
         if (!vector) return Call::make(op->op, args);
+        if (op->op == Intrinsic::swizzle)  // the constants stay scalar; a Ramp may stay dense
+            return swizzle_index(
+                args[0], {*as_const_int(args[1]), *as_const_int(args[2]), *as_const_int(args[3])});
         for (size_t k = 0; k < args.size(); ++k) {
             bool scalar_condition = op->op == Intrinsic::if_then_else && k == 0;
             if (!(scalar_condition && args[k].type().is_scalar())) args[k] = widen(args[k], lanes_);

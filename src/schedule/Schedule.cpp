@@ -154,6 +154,8 @@ StepResult Schedule::apply(const Step& step) {
                 storage_reorder(s.stage, s.order);
             else if constexpr (std::is_same_v<T, StorageAlignStep>)
                 storage_align(s.stage, s.dim, s.factor, s.offset);
+            else if constexpr (std::is_same_v<T, StorageSwizzleStep>)
+                storage_swizzle(s.stage, static_cast<int>(s.bits));
             else if constexpr (std::is_same_v<T, DoubleBufferStep>)
                 double_buffer(s.stage);
             else if constexpr (std::is_same_v<T, PipelineStep>)

@@ -1,6 +1,6 @@
-// Storage-layout primitives: storage_split, storage_reorder, storage_align. They change how a
-// stage's buffer is laid out (lower/ScheduleOps maps indices onto the layout, StorageFlatten
-// flattens the padded strides), never the DAG or the loops.
+// Storage-layout primitives: storage_split, storage_reorder, storage_align, storage_swizzle. They
+// change how a stage's buffer is laid out (lower/ScheduleOps maps indices onto the layout,
+// StorageFlatten flattens the padded strides), never the DAG or the loops.
 #include <algorithm>
 #include <sstream>
 
@@ -119,9 +119,35 @@ void Schedule::storage_align(int stage, int dim, int64_t factor, int64_t offset)
            << factor << ")";
         schedule_fail(*this, prim, stage, os.str());
     }
+    if (st.swizzle_bits)
+        schedule_fail(*this, prim, stage,
+                      "it is swizzled (storage_swizzle); a swizzled layout needs no padding, and "
+                      "padded rows would break its row arithmetic: use one or the other");
     st.storage[dim].align_factor = factor;
     st.storage[dim].align_offset = offset;
     record(StorageAlignStep{stage, dim, factor, offset});
+}
+
+void Schedule::storage_swizzle(int stage, int bits) {
+    const char* prim = "storage_swizzle";
+    Stage& st = layout_stage(*this, prim, stage);
+    if (bits < 1 || bits > 3)
+        schedule_fail(*this, prim, stage,
+                      "bits " + std::to_string(bits) +
+                          " must be 1, 2 or 3 (2^bits phases of 16-byte chunks; 3 spans all 32 "
+                          "banks)");
+    if (st.swizzle_bits)
+        schedule_fail(*this, prim, stage,
+                      "it is already swizzled (bits " + std::to_string(st.swizzle_bits) + ")");
+    for (size_t k = 0; k < st.storage.size(); ++k)
+        if (st.storage[k].align_factor)
+            schedule_fail(*this, prim, stage,
+                          "storage dimension " + std::to_string(k) + " (" +
+                              dim_name(st, st.storage[k]) +
+                              ") is padded (storage_align); a swizzled layout needs no padding: "
+                              "use one or the other");
+    st.swizzle_bits = bits;
+    record(StorageSwizzleStep{stage, bits});
 }
 
 void Schedule::double_buffer(int stage) {

@@ -33,6 +33,7 @@ protected:
             case Intrinsic::isnan:
             case Intrinsic::if_then_else:
             case Intrinsic::likely:
+            case Intrinsic::swizzle:
             case Intrinsic::thread_barrier:
             case Intrinsic::thread_allreduce:
             case Intrinsic::cp_async:

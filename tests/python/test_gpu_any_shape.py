@@ -3,22 +3,12 @@
 # against numpy in the SPMD interpreter (race detector on) and compiled by NVRTC; the lowered
 # kernel's register-tile loop has no guard, and the copies into shared memory of the blocks inside
 # the matrix use 128-bit loads.
-import importlib.util
-import os
 
 import numpy as np
 import pytest
 
 import tessel as ts
-from conftest import REPO_ROOT
-
-
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
-                                                                     name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from util import tutorial
 
 
 gemm = tutorial("05_gpu_gemm")

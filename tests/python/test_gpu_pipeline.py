@@ -3,24 +3,13 @@
 # below the depth, against numpy in the SPMD interpreter (which checks that no thread reads a
 # tile before its copy landed); the lowered loop's structure; NVRTC accepts the kernels for
 # sm_90 and their PTX holds cp.async; the primitive's errors.
-import importlib.util
 import json
-import os
 
 import numpy as np
 import pytest
 
 import tessel as ts
-from conftest import REPO_ROOT
-from util import replays
-
-
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
-                                                                     name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from util import replays, tutorial
 
 
 gemm = tutorial("05_gpu_gemm")

@@ -1,22 +1,12 @@
 # Tensor cores (docs/cuda.md, "Tensor cores"): tutorial 07's tensor-core GEMM, step by step, in
 # the SPMD interpreter (warps with PTX's fragment layouts, race detector on) against numpy, and
 # compiled by NVRTC for sm_80 and sm_90 with mma.sync and ldmatrix in the PTX; tensorize's errors.
-import importlib.util
-import os
 
 import numpy as np
 import pytest
 
 import tessel as ts
-from conftest import REPO_ROOT
-
-
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
-                                                                     name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from util import tutorial
 
 
 tc = tutorial("07_tensor_core_gemm")

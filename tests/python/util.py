@@ -1,8 +1,12 @@
 # Helpers shared by the Python tests: build a default schedule and run it on numpy arrays.
+import importlib.util
+import os
+
 import numpy as np
 import pytest
 
 import tessel as ts
+from conftest import REPO_ROOT
 
 HAVE_LLVM = "llvm" in ts.targets()
 # Tests that run compiled kernels need the LLVM backend; a build without it skips them.
@@ -28,6 +32,15 @@ def rand(*shape, dtype="float32", seed=0):
     if np.dtype(dtype).kind == "f":
         return rng.standard_normal(shape).astype(dtype)
     return rng.integers(-50, 50, size=shape).astype(dtype)
+
+
+def tutorial(name):
+    """Imports tutorials/<name>.py as a module (its main block does not run)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, "tutorials",
+                                                                     name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def replays(s, args):

@@ -482,3 +482,26 @@ TEST(ArithSimplify, NeverHangs) {
     Expr r = simplify(e);
     EXPECT_TRUE(r.defined());
 }
+
+// swizzle (storage_swizzle's index, ir/IR.h) moves whole phase cycles (span * phases elements) out
+// of its argument when the rest is provably non-negative, and folds constants; the rewrite
+// evaluates the same.
+TEST(ArithSimplify, Swizzle) {
+    Vars v;
+    Var y = v.y, z = v.z;
+    Analyzer an;
+    an.bind(y, 0, 1000);
+    auto swz = [](Expr o) {  // 16-byte chunks of halves, rows of 32, 2 rows per phase, 4 phases
+        return Call::make(Intrinsic::swizzle, {o, Expr(8), Expr(64), Expr(4)});
+    };
+    check_cases(
+        {
+            C(swz(y + 512), swz(y) + 512), C(swz(y + 1024), swz(y) + 1024),
+            C(swz(y + 16), swz(y + 16)),    // a column step: changes the XORed chunk
+            C(swz(z + 512), swz(z + 512)),  // z may be negative
+            C(swz(Expr(72)), Expr(64)),     // row 2, chunk 1: phase 1 makes it chunk 0
+        },
+        an);
+    const BufferSwizzle sw{8, 64, 4};
+    for (int64_t x = 0; x < 1000; x += 7) EXPECT_EQ(sw.apply(x + 512), sw.apply(x) + 512) << x;
+}

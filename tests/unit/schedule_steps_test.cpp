@@ -50,6 +50,22 @@ struct Workload {
     }
 };
 
+// A GPU kernel of R's 16-row blocks, C computed per block, A's 16 x 8 tile copied into shared
+// memory at C's k.outer by the block's 16 threads; returns A.shared's stage (1).
+int shared_tile_of_a(Schedule& s, const Workload& w) {
+    s.split(w.r, 0, 16);
+    s.bind(w.r, 0, IterAnnotation::BlockX);
+    s.bind(w.r, 1, IterAnnotation::ThreadX);
+    s.compute_at(w.c, w.r, 1);
+    int as = s.cache_read(0, "shared", {w.c});
+    int c = w.c + 1;
+    s.split(c, 2, 8);  // C: i0 i1 k.outer k.inner
+    s.compute_at(as, c, 2);
+    s.split(as, 0, 16);  // the block's 16 rows, one per thread
+    s.bind(as, 1, IterAnnotation::ThreadX);
+    return as;
+}
+
 // One schedule per step kind: the steps to apply, and lines to_python must print.
 struct StepCase {
     const char* name;
@@ -154,34 +170,22 @@ std::vector<StepCase> step_cases() {
          {"s.follow_fused_split(3, 0, [0, 1])  # C: i0 as the product of steps [0, 1]"}},
         {"double_buffer",
          [](Schedule& s, const Workload& w) {
-             s.split(w.r, 0, 16);
-             s.bind(w.r, 0, IterAnnotation::BlockX);
-             s.bind(w.r, 1, IterAnnotation::ThreadX);
-             s.compute_at(w.c, w.r, 1);
-             int as = s.cache_read(0, "shared", {w.c});
-             int c = w.c + 1;
-             s.split(c, 2, 8);  // C: i0 i1 k.outer k.inner
-             s.compute_at(as, c, 2);
-             s.split(as, 0, 16);  // the block's 16 rows, one per thread
-             s.bind(as, 1, IterAnnotation::ThreadX);
+             int as = shared_tile_of_a(s, w);
              s.double_buffer(as);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.double_buffer(1)  # A.shared"}},
         {"pipeline",
          [](Schedule& s, const Workload& w) {
-             s.split(w.r, 0, 16);
-             s.bind(w.r, 0, IterAnnotation::BlockX);
-             s.bind(w.r, 1, IterAnnotation::ThreadX);
-             s.compute_at(w.c, w.r, 1);
-             int as = s.cache_read(0, "shared", {w.c});
-             int c = w.c + 1;
-             s.split(c, 2, 8);  // C: i0 i1 k.outer k.inner
-             s.compute_at(as, c, 2);
-             s.split(as, 0, 16);  // the block's 16 rows, one per thread
-             s.bind(as, 1, IterAnnotation::ThreadX);
+             int as = shared_tile_of_a(s, w);
              s.pipeline(as, 3);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.pipeline(1, 3)  # A.shared"}},
+        {"storage_swizzle",  // A.shared: 16 x 8 floats, rows of 2 chunks
+         [](Schedule& s, const Workload& w) {
+             int as = shared_tile_of_a(s, w);
+             s.storage_swizzle(as, 2);
+         },
+         {"s.storage_swizzle(1, 2)  # A.shared"}},
         {"tensorize",  // C on tf32 tensor cores: 16 x 8 tiles, one per block
          [](Schedule& s, const Workload&) {
              s.cache_write(3, "warp");        // 3 = C.warp, 4 = C, 5 = R

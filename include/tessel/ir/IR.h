@@ -325,6 +325,19 @@ enum class StorageScope : uint8_t {
 };
 const char* scope_name(StorageScope s);
 
+/// A shared buffer's XOR swizzle (Schedule::storage_swizzle; docs/schedule.md): the element at
+/// flat offset o (sum of index * stride) is stored at apply(o) = o ^ (((o / span) % phases) *
+/// vector), i.e. the 16-byte chunk number of o is XORed with its row's phase. The swizzle stays
+/// inside each aligned block of vector * phases elements, and keeps o modulo vector.
+struct BufferSwizzle {
+    int64_t vector = 0;  ///< elements per 16-byte chunk, a power of two (0: no swizzle)
+    int64_t span = 0;    ///< elements per phase (rows per phase times the row length)
+    int64_t phases = 0;  ///< a power of two; span is a multiple of vector * phases
+    bool defined() const { return vector > 0; }
+    int64_t apply(int64_t o) const { return o ^ (((o / span) % phases) * vector); }
+    bool operator==(const BufferSwizzle&) const = default;
+};
+
 struct BufferNode : RefCounted {
     Var data;                   ///< handle variable naming the storage
     Type dtype;                 ///< element type
@@ -333,7 +346,8 @@ struct BufferNode : RefCounted {
     Expr elem_offset;           ///< offset of element 0, in elements
     std::string name;
     StorageScope scope = StorageScope::Global;
-    int alignment = 0;  ///< bytes the data pointer is known to be aligned to (0: element size)
+    int alignment = 0;      ///< bytes the data pointer is known to be aligned to (0: element size)
+    BufferSwizzle swizzle;  ///< storage_swizzle's layout (StorageFlatten applies it); shared only
 };
 
 /// A multi-dimensional view of memory, read by BufferLoad and written by BufferStore.
@@ -559,6 +573,7 @@ struct Let : ExprNodeBase<Let> {
     X(isnan, 1, true)        /* float -> bool */                                         \
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
+    X(swizzle, 4, true)      /* a swizzled shared-memory index; see below */             \
     X(thread_barrier, 0, false) /* __syncthreads(): every thread of the block */          \
     X(cp_async, 6, false)       /* an asynchronous global -> shared copy; see below */    \
     X(cp_async_commit, 0, false) /* closes this thread's group of cp_async copies */       \
@@ -596,13 +611,19 @@ struct Let : ExprNodeBase<Let> {
 //  - cp_async_wait(n) (n a non-negative constant): lands every committed group of the calling
 //    thread but the newest n. Copies land in the thread that issued them; a barrier after the
 //    wait makes them visible to the block. Reading or writing an element in flight is a race.
+// swizzle(o, vector, span, phases): the flat index o (a non-negative integer, scalar or vector)
+// of a swizzled buffer's element, stored at o ^ (((o / span) % phases) * vector) (BufferSwizzle;
+// vector, span and phases positive integer constants, vector and phases powers of two, span a
+// multiple of vector * phases). StorageFlatten emits it; it is an expression of o's type.
 // Tensor-core intrinsics (statements, int32 0, GPU only) name tiles of buffers by *tile operands*:
 // a pair of Loads (origin, next row; BufferLoads before storage flattening) whose buffer is the
 // tile's buffer, whose first index is the flat index of the tile's first element and whose second
 // is that of the element one row below (their difference is the row stride; columns are
 // contiguous). A Load in a tile operand is not a read. Tiles of "warp"-scope buffers are fragments
 // (ir/Fragment.h): all lanes of a warp name the same fragment, and the buffer's logical row length
-// is the row stride.
+// is the row stride. In a swizzled buffer both indices are swizzle calls with the same constants:
+// the row stride is the difference of their first arguments, and element (r, c) of the tile is
+// at swizzle(origin + r * stride + c) (each lane applies the swizzle to its own addresses).
 //  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
 //    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
 //    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C

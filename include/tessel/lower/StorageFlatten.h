@@ -12,7 +12,9 @@
 // where stride_k are the buffer's strides when it has them and the compact row-major strides of
 // its shape otherwise (stride of the last dimension 1); zero offsets and unit strides are folded
 // away. The index type is the widest of the buffer's shape / stride types and the index types
-// (int32 indices into an int64 buffer are cast). Every Allocate with several extents gets one
+// (int32 indices into an int64 buffer are cast). A swizzled buffer's (storage_swizzle) index is
+// then `swizzle(index, vector, span, phases)` (ir/IR.h); a dense vector index inside one chunk
+// stays a Ramp, of the swizzled base. Every Allocate with several extents gets one
 // extent, their product (folded when constant). The function's args are unchanged.
 #pragma once
 
@@ -26,5 +28,18 @@ LoweredFunc storage_flatten(const LoweredFunc& f);
 /// The flat element index of `indices` into `buffer` (the expression storage_flatten emits);
 /// exposed for passes and tests that build flat accesses themselves.
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices);
+
+/// flat_index without the buffer's swizzle.
+Expr unswizzled_flat_index(const Buffer& buffer, const std::vector<Expr>& indices);
+
+/// `swizzle(index, z...)` (ir/IR.h); a Ramp of stride 1 whose base is a proven multiple of its
+/// lanes, which divide z.vector, stays a Ramp (of the swizzled base). Used by storage_flatten and
+/// by vectorize_loops when it widens a swizzled index.
+Expr swizzle_index(const Expr& index, const BufferSwizzle& z);
+
+/// The unswizzled flat index of a scalar index of a swizzled buffer, `swizzle(o, z...)` or (as
+/// the simplifier moves whole phase cycles out) `swizzle(o, z...) + c`: o (or o + c), with the
+/// swizzle in `z`. Undefined for any other index. Tensor-core tile operands use it.
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z);
 
 }  // namespace tessel

@@ -110,8 +110,9 @@ struct Stage {
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
-    int pipeline_depth = 0;  ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
-    int tensorize_iter = -1;       ///< tensorize: the iterator id the intrinsic replaces from
+    int pipeline_depth = 0;   ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
+    int swizzle_bits = 0;     ///< storage_swizzle: log2 of the phases (0: no swizzle)
+    int tensorize_iter = -1;  ///< tensorize: the iterator id the intrinsic replaces from
     std::string tensorize_intrin;  ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
     /// The operation's name.
     const std::string& name() const { return op->name; }
@@ -202,6 +203,14 @@ public:
     /// Pads the stride of storage dimension `dim` so that stride % factor == offset (factor > 0,
     /// 0 <= offset < factor), e.g. to avoid shared-memory bank conflicts.
     void storage_align(int stage, int dim, int64_t factor, int64_t offset);
+    /// Swizzles a shared stage's buffer (CUTLASS/Triton-style XOR layout): the 16-byte chunks of a
+    /// row (its last storage dimension) are permuted by XOR with the row's phase, (row / per) %
+    /// 2^bits, where per = max(1, 2^bits * 16 / row bytes) rows share a phase; so the 8 rows of an
+    /// ldmatrix and a warp's 16-byte stores hit every bank without padding (bits = 3: 128 bytes,
+    /// all 32 banks). 1 <= bits <= 3. Throws ScheduleError when the stage is already swizzled or
+    /// padded (storage_align), is an output or inlined; its scope and row length (a multiple of
+    /// 16 bytes, at least 32) are checked when the schedule is lowered.
+    void storage_swizzle(int stage, int bits = 3);
     /// Double-buffers a shared stage computed at a serial loop of a GPU kernel: two copies of its
     /// buffer, the fetch for iteration i + 1 loaded into registers before iteration i computes
     /// and stored after it, one barrier per iteration. Where it is computed and its scope are

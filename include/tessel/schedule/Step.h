@@ -276,6 +276,27 @@ struct StorageAlignStep {
         v.number("offset", s.offset);
     }
 };
+/// Storage layout: XOR-swizzles the 16-byte chunks of the shared buffer's rows with the row's
+/// phase, 2^bits phases (Schedule::storage_swizzle).
+struct StorageSwizzleStep {
+    int stage = 0;
+    int64_t bits = 3;
+    TESSEL_STEP(StorageSwizzleStep, "storage_swizzle")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[T].storage_swizzle(bits=3): lays shared stage T's buffer out without bank conflicts "
+        "and without padding: in each row (the last storage dimension) the 16-byte chunk c is "
+        "stored at chunk c ^ phase, phase = (row / per) % 2^bits, where per = max(1, 2^bits * 16 "
+        "/ row bytes) rows share a phase (CUTLASS/Triton swizzle). The 8 rows an ldmatrix reads "
+        "and a warp's 16-byte stores or cp.async copies then hit all 32 banks (bits=3). Rows must "
+        "be a multiple of 16 bytes and at least 32; not with storage_align on the same stage. "
+        "docs/schedule.md, 'storage_swizzle'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.number("bits", s.bits, int64_t(3));
+    }
+};
 /// Splits leaf `iter` by the factor of split step `src_step` (an index into the schedule's step
 /// list, which must be a SplitStep recorded earlier): the split follows that step when a searcher
 /// mutates its factor (Ansor's FollowSplitStep).
@@ -371,18 +392,17 @@ struct TensorizeStep {
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step =
-    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
-                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
-                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep,
-                 TensorizeStep>;
+using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
+                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
+                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
+                          PipelineStep, TensorizeStep, StorageSwizzleStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline", "tensorize" (the struct's `kind`).
+/// "pipeline", "tensorize", "storage_swizzle" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

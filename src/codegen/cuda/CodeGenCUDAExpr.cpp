@@ -344,6 +344,14 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
     };
     switch (op->op) {
         case Intrinsic::likely: return arg(0);
+        case Intrinsic::swizzle: {
+            const bool wide = op->type.bits > 32;
+            std::string x = wide ? "(long long)" + arg(0) : "(int)" + arg(0);
+            auto c = [&](int i) {
+                return std::to_string(*as_const_int(op->args[i])) + (wide ? "ull" : "u");
+            };
+            return "tsl_swizzle(" + x + ", " + c(1) + ", " + c(2) + ", " + c(3) + ")";
+        }
         case Intrinsic::if_then_else: {
             std::string c = arg(0);
             ++lazy_depth_;

@@ -116,9 +116,16 @@ private:
     struct TileExpr {
         std::string buf, origin, stride;
         Type elem;
-        Expr origin_ir, stride_ir;
+        Expr origin_ir, stride_ir;  ///< unswizzled (the swizzle's first argument)
+        std::string swizzle;        ///< ", vector, span, phases" of a swizzled buffer, or empty
+        bool wide_swizzle = false;  ///< its index type is 64-bit
+        /// " + c" when the origin is swizzle(x) + c: `origin` is then x, the lanes' addresses
+        /// are swizzle(x + row * stride + col) + c (c a whole number of phase cycles).
+        std::string swizzle_add;
     };
     TileExpr tile(const Call* op, size_t a);
+    /// The element index of a tile's element at unswizzled flat `offset` (a C expression).
+    static std::string tile_address(const TileExpr& t, const std::string& offset);
     std::string fragment_base(const TileExpr& t, FragmentKind k);
     void tensor_core(const Call* op);
     void mma_sync(const Call* op);

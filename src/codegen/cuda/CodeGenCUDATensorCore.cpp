@@ -9,6 +9,7 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Fragment.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
 
@@ -47,11 +48,38 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
     TileExpr t;
     t.buf = name_of(l0->buffer_var.get());
     t.elem = l0->type.element_of();
-    t.origin_ir = l0->index;
-    t.stride_ir = simplify(l1->index - l0->index);
-    t.origin = index_expr(l0->index);
+    Expr i0 = l0->index, i1 = l1->index;
+    BufferSwizzle z0, z1;
+    Expr u0 = unswizzled_index(i0, &z0), u1 = unswizzled_index(i1, &z1);
+    if (u0.defined() || u1.defined()) {  // a swizzled buffer (ir/IR.h): each lane swizzles
+        if (!u0.defined() || !u1.defined() || !(z0 == z1))
+            TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op) << ": argument " << a
+                                       << " swizzles the rows of its tile differently";
+        i0 = u0;
+        i1 = u1;
+        t.wide_swizzle = i0.type().bits > 32;  // 32-bit address arithmetic where it fits
+        const char* u = t.wide_swizzle ? "ull" : "u";
+        for (int64_t v : {z0.vector, z0.span, z0.phases}) t.swizzle += ", " + std::to_string(v) + u;
+    }
+    t.origin_ir = i0;
+    t.stride_ir = simplify(i1 - i0);
+    t.origin = index_expr(i0);
     t.stride = index_expr(t.stride_ir);
+    // swizzle(x) + c (the simplifier moved whole phase cycles c out, x >= 0 proven): each lane's
+    // address keeps c outside its swizzle, so unrolled tiles share one swizzled base.
+    const Add* add = l0->index.as<Add>();
+    auto c = add && add->a.as<Call>() ? as_const_int(add->b) : std::nullopt;
+    if (!t.swizzle.empty() && c && *c > 0 && *c % (z0.span * z0.phases) == 0) {
+        t.origin = index_expr(add->a.as<Call>()->args[0]);
+        t.swizzle_add = " + " + index_expr(add->b);
+    }
     return t;
+}
+
+std::string CodeGenCUDA::tile_address(const TileExpr& t, const std::string& offset) {
+    if (t.swizzle.empty()) return offset;
+    return std::string("(tsl_swizzle(") + (t.wide_swizzle ? "(long long)(" : "(int)(") + offset +
+           ")" + t.swizzle + ")" + t.swizzle_add + ")";
 }
 
 // The lane-local register index of the fragment a warp tile names (ir/Fragment.h).
@@ -95,7 +123,8 @@ void CodeGenCUDA::tensor_core(const Call* op) {
         line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
         for (int e = 0; e < f.elems_per_lane; ++e) {
             auto [row, col] = element_expr(k, e);
-            std::string m = mem.buf + "[tsl_o + " + row + " * tsl_s + " + col + "]";
+            std::string m =
+                mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
             std::string r = frag.buf + "[tsl_r + " + std::to_string(e) + "]";
             if (load) {
                 line(r + " = " + m + ";");  // the same element type: the bits
@@ -148,9 +177,11 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
         row = "(tsl_lane & 7)";
         col = "(((tsl_lane >> 3) & 1) * 8)";
     }
-    // 32-bit shared addressing: the buffer's window offset (loop-invariant) plus bytes.
-    line("const unsigned tsl_a = tsl_smem(" + s.buf + ") + (unsigned)((" + s.origin + ") + " + row +
-         " * (" + s.stride + ") + " + col + ") * (unsigned)sizeof(*" + s.buf + ");");
+    // 32-bit shared addressing: the buffer's window offset (loop-invariant) plus bytes; in a
+    // swizzled buffer each lane swizzles its own element index.
+    line("const unsigned tsl_a = tsl_smem(" + s.buf + ") + (unsigned)(" +
+         tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) +
+         ") * (unsigned)sizeof(*" + s.buf + ");");
     std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
                                             : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");

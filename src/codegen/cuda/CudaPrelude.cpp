@@ -35,6 +35,15 @@ __device__ __forceinline__ unsigned short tsl_f2b(float f) {
 }
 __device__ __forceinline__ float tsl_rb(float f) { return tsl_b2f(tsl_f2b(f)); }
 
+// A swizzled shared-memory index (ir/IR.h, swizzle): o >= 0, v and p powers of two.
+__device__ __forceinline__ int tsl_swizzle(int o, unsigned v, unsigned s, unsigned p) {
+    return (int)((unsigned)o ^ ((((unsigned)o / s) & (p - 1u)) * v));
+}
+__device__ __forceinline__ long long tsl_swizzle(long long o, unsigned long long v,
+                                                 unsigned long long s, unsigned long long p) {
+    return (long long)((unsigned long long)o ^ ((((unsigned long long)o / s) & (p - 1ull)) * v));
+}
+
 // Integer division (ir/IR.h): by zero gives 0; INT_MIN / -1 gives INT_MIN (wrapping negation).
 #define TSL_SIGNED_DIVISION(T, U)                                                             \
     __device__ __forceinline__ T tsl_div(T a, T b) {                                          \

@@ -96,7 +96,8 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Div)
             TESSEL_BINARY_CASE(Mod)
             TESSEL_BINARY_CASE(FloorDiv)
-            TESSEL_BINARY_CASE(FloorMod) TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(FloorMod)
+            TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
@@ -303,6 +304,16 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
                 return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder_.getFalse());
             }
             break;
+        case Intrinsic::swizzle: {  // o ^ (((o / span) % phases) * vector), o >= 0 (ir/IR.h)
+            llvm::Value* o = codegen(op->args[0]);
+            auto c = [&](int k) {
+                llvm::Value* v = llvm::ConstantInt::get(
+                    llvm_type(t.element_of()), static_cast<uint64_t>(*as_const_int(op->args[k])));
+                return t.is_vector() ? builder_.CreateVectorSplat(t.lanes, v) : v;
+            };
+            llvm::Value* phase = builder_.CreateURem(builder_.CreateUDiv(o, c(2)), c(3));
+            return builder_.CreateXor(o, builder_.CreateMul(phase, c(1)));
+        }
         case Intrinsic::thread_barrier:
         case Intrinsic::thread_allreduce:
         case Intrinsic::cp_async:
