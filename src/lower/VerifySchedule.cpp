@@ -100,13 +100,15 @@ void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>
             const Stage& st = s.stages()[i];
             if (st.scope != StorageScope::Shared || st.attach == AttachKind::Inlined) continue;
             int top = top_of(s, static_cast<int>(i));
-            shared[top] += storage_bytes(st, bounds[i]);
+            // A double-buffered stage holds two copies (inject_double_buffer).
+            shared[top] += storage_bytes(st, bounds[i]) * (st.double_buffer ? 2 : 1);
             int64_t limit = target.max_shared_memory_per_block_optin();
             if (shared[top] <= limit) continue;
             std::ostringstream os;
             os << "the kernel of '" << s.stages()[top].name() << "' needs " << shared[top]
                << " bytes of shared memory per block with this stage ("
-               << storage_bytes(st, bounds[i]) << " bytes), more than the " << limit
+               << storage_bytes(st, bounds[i]) * (st.double_buffer ? 2 : 1)
+               << " bytes), more than the " << limit
                << " bytes a block may have on '" << target.str() << "'";
             internal::schedule_fail(s, "verify_schedule", static_cast<int>(i), os.str());
         }
