@@ -1,10 +1,10 @@
 // Random annotation of a sketch into a complete schedule (Ansor's initial population rules):
 // the open split lengths first, then one rule a line, each a small function over the schedule,
 // listed in annotate_rules() below. SearchSpace::annotate runs them.
-#include <map>
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "AnnotateUtil.h"
 #include "SketchUtil.h"
