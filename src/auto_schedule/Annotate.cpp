@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "AnnotateUtil.h"
 #include "SketchUtil.h"
@@ -270,6 +271,22 @@ void cooperative_fetch(AnnotateContext& a) {
     }
 }
 
+// The shared fetches computed at one loop are double-buffered together or not at all (every
+// shared stage at a double-buffered loop must be: inject_double_buffer), a coin flip per loop.
+void double_buffer(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    std::map<std::pair<int, int>, bool> chosen;  // (consumer, attach iterator) -> double-buffer
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (a.sketch.stages[st].kind != SketchStageKind::SharedFetch) continue;
+        const Stage& stage = s.stage(st);
+        if (stage.attach != AttachKind::At) continue;
+        auto key = std::make_pair(stage.attach_stage, stage.attach_iter);
+        auto it = chosen.find(key);
+        if (it == chosen.end()) it = chosen.emplace(key, pick(a.rng, 2) == 1).first;
+        if (it->second) s.double_buffer(st);
+    }
+}
+
 }  // namespace
 
 int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
@@ -314,7 +331,8 @@ bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, cons
         int64_t elems = 1;
         for (size_t pos = 0; pos < extents[st].size(); ++pos)
             elems *= std::max<int64_t>(1, leaf_extent(extents[st], static_cast<int>(pos)));
-        bytes += elems * op_output(s.stage(st).op, 0).dtype().bytes();
+        bytes += elems * op_output(s.stage(st).op, 0).dtype().bytes() *
+                 (s.stage(st).double_buffer ? 2 : 1);
     }
     if (inferred) *inferred = std::move(extents);
     return hw.max_shared_memory_per_block <= 0 || bytes <= hw.max_shared_memory_per_block;
@@ -348,6 +366,7 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
     if (target.is_gpu())
         return {{"thread_bind", thread_bind},
                 {"cooperative_fetch", cooperative_fetch},
+                {"double_buffer", double_buffer},
                 {"auto_unroll", auto_unroll}};
     return {{"compute_location", compute_location},
             {"parallel", parallel},
