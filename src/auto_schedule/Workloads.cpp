@@ -61,6 +61,21 @@ TensorDAG matmul(const WorkloadParams& p) {
     return {{A, B}, {C}};
 }
 
+// Inputs of the given type (float16, bfloat16), products and sums in float32: the tensor-core
+// GEMM (multi_level_tiling_tensor_core) and cuBLAS's mixed precision.
+TensorDAG matmul_mixed(const WorkloadParams& p) {
+    int m = dim(p, 0), n = dim(p, 1), k_extent = dim(p, 2);
+    Type t = dtype(p, 3);
+    Tensor A = placeholder({m, k_extent}, t, "A");
+    Tensor B = placeholder({k_extent, n}, t, "B");
+    IterVar k = reduce_axis({0, k_extent}, "k");
+    Tensor C = compute(
+        {m, n},
+        [&](Var i, Var j) { return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k}); },
+        "C");
+    return {{A, B}, {C}};
+}
+
 TensorDAG batch_matmul(const WorkloadParams& p) {
     int batch = dim(p, 0), m = dim(p, 1), n = dim(p, 2), k_extent = dim(p, 3);
     Type t = dtype(p, 4);
@@ -228,6 +243,7 @@ std::vector<BuiltinWorkload> builtin_workloads() {
     return {
         {"elementwise_broadcast", ints({"M", "N"}), elementwise_broadcast},
         {"matmul", ints({"M", "N", "K"}), matmul},
+        {"matmul_mixed", ints({"M", "N", "K"}), matmul_mixed},
         {"batch_matmul", ints({"B", "M", "N", "K"}), batch_matmul},
         {"conv2d", ints({"N", "C", "H", "W", "K", "kernel", "stride", "pad"}), conv2d},
         {"depthwise_conv", ints({"N", "C", "H", "W", "kernel"}), depthwise_conv},
