@@ -29,17 +29,16 @@ WarpTile warp_tile(const Sketch& sketch, const SketchStage& info, const std::vec
             tile_lengths(steps, sketch.tiles[info.tensor_core_tiles[1]]), info.tensor_core_n};
 }
 
-// A shared tile [rows, row]: rows padded by 16 bytes or not (a row of 2^k bytes puts the 8 rows
-// an ldmatrix reads into the same banks), then copied by the block's threads, 16 bytes a thread
-// and access: [outer (unrolled), warps m (threadIdx.z), warps n (threadIdx.y), lane (threadIdx.x),
-// vector]. The warp counts follow the output's warp splits, so mutations keep them in step.
+// A shared tile [rows, row]: rows padded by 16 bytes or not, then copied by the block's threads,
+// 16 bytes a thread and access: [outer (unrolled), warps m (threadIdx.z), warps n (threadIdx.y),
+// lane (threadIdx.x), vector]. The warp counts follow the output's warp splits, so mutations keep
+// them in step. The padding is a row stride of an odd number of 16-byte chunks (storage_align to
+// 32 bytes, offset 16: rows are multiples of 32 bytes), so the 8 rows an ldmatrix reads fall in 8
+// different bank groups whatever the tile sizes (a row of 2^k bytes puts them in the same banks).
 void copy_tile(AnnotateContext& a, int st) {
     Schedule& s = a.schedule;
-    const std::vector<Expr>& extents = a.extents_of(st);
-    auto row = as_const_int(extents.at(1));
-    if (!row) TESSEL_THROW(ScheduleError) << "tensor core: a shared tile of symbolic width";
     const int64_t vector = 16 / op_output(s.stage(st).op, 0).dtype().bytes();
-    if (pick(a.rng, 2) == 1) s.storage_align(st, 0, *row, vector);
+    if (pick(a.rng, 2) == 1) s.storage_align(st, 0, 2 * vector, vector);
     const std::vector<int>& warps = a.sketch.stages[st].thread_steps;
     a.loops_changed(st);
     s.split(st, 1, vector);                                            // [r, c, v]
