@@ -159,6 +159,10 @@ TEST(TensorCoreSketch, PipeliningChoicesOccurAndLower) {
     SearchSpace space(mixed_gemm(256, 128, 64));
     SampleResult r = space.sample(48, 5);
     ASSERT_GE(r.states.size(), 40u);
+    // k tiles of one fragment too: their barrier sits inside the fragments' allocation, which
+    // inject_double_buffer once refused ("a barrier inside its computation").
+    for (const auto& [why, n] : r.rejected)
+        EXPECT_EQ(why.find("barrier"), std::string::npos) << why;
     std::map<int, const SearchState*> by_choice;
     for (const SearchState& s : r.states) by_choice.emplace(pipelining_of(s), &s);
     std::vector<int> seen;
