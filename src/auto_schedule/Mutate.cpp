@@ -1,7 +1,7 @@
 // Mutation of a complete state (Ansor's evolutionary operators): each mutation edits the step
-// list (a split factor, a pragma value, a compute_at loop, the loops fused into a parallel one)
-// and replays it; follow splits follow the edited factors. One function a mutation, picked by
-// weight in SearchSpace::mutate at the bottom.
+// list (a split factor, a pragma value, a compute_at loop, the loops fused into a parallel one,
+// the pipelining of shared fetches) and replays it; follow splits follow the edited factors. One
+// function a mutation, picked by weight in SearchSpace::mutate at the bottom.
 #include <algorithm>
 #include <map>
 

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "SketchUtil.h"
-#include "tessel/Error.h"
 #include "tessel/auto_schedule/Sketch.h"
 #include "tessel/schedule/TensorIntrin.h"
 
