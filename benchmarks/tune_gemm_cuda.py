@@ -36,13 +36,7 @@ def main():
     x = torch.randn(N, N, device="cuda", generator=g)
     y = torch.randn(N, N, device="cuda", generator=g)
     ref = x.double() @ y.double()
-    outs = {}
-    for label, f in (("tuned", tuned), ("tutorial", hand)):
-        outs[label] = torch.full((N, N), float("nan"), device="cuda")
-        f(x, y, outs[label])
-        err = cuda_bench.relative_error(outs[label], ref)
-        print(f"relative error of the {label} kernel: {err:.2e}")
-        assert err < 1e-5, f"the {label} GEMM is wrong"
+    outs = tune_cuda.check_kernels((("tuned", tuned), ("tutorial", hand)), x, y, ref, 1e-5)
     c = torch.empty(N, N, device="cuda")
     return tune_cuda.report("tune_gemm_cuda", f"n={N}", records, 2.0 * N**3, "GFLOP/s",
                             lambda: tuned(x, y, outs["tuned"]),

@@ -78,6 +78,19 @@ def build_best(task, log):
             return ts.build(ts.create_schedule(list(dag.outputs)), list(dag.args), target="cuda")
 
 
+def check_kernels(kernels, x, y, ref, tolerance):
+    """Runs each (label, kernel) on x, y into a fresh NaN-filled float32 output, checks it against
+    ref (relative error below tolerance); returns the outputs by label."""
+    outs = {}
+    for label, f in kernels:
+        outs[label] = torch.full(tuple(ref.shape), float("nan"), device="cuda")
+        f(x, y, outs[label])
+        err = cuda_bench.relative_error(outs[label], ref)
+        print(f"relative error of the {label} kernel: {err:.2e}")
+        assert err < tolerance, f"the {label} kernel is wrong"
+    return outs
+
+
 def curve(records, work):
     best, points = float("inf"), []
     for i, r in enumerate(records, 1):

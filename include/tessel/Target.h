@@ -91,6 +91,8 @@ public:
     std::string feature_string() const;
     /// cuda: the architecture, "sm_90" (device 0's for plain "cuda"). Empty for llvm.
     const std::string& arch() const { return arch_; }
+    /// cuda: the architecture's compute capability, 86 for "sm_86" (0 for llvm).
+    int compute_capability() const;
     /// The float mode ("-fast-math", "-strict-float", or the default).
     TargetFloatMode float_mode() const { return float_mode_; }
 

@@ -67,6 +67,8 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::RowBlock: return "row_block";
         case SketchStageKind::RowReduction: return "row_reduction";
         case SketchStageKind::RowFetch: return "row_fetch";
+        case SketchStageKind::TensorCore: return "tensor_core";
+        case SketchStageKind::TensorCoreFetch: return "tensor_core_fetch";
     }
     return "?";
 }
@@ -109,7 +111,7 @@ void def_sketch(py::module_& a) {
                 return out;
             },
             "Per stage: plain, inlined, tiled, fused, cross_thread_reduction, shared_fetch, "
-            "placeholder, row_block, row_reduction or row_fetch.")
+            "placeholder, row_block, row_reduction, row_fetch, tensor_core or tensor_core_fetch.")
         .def(
             "copy", [](const PySketch& s) { return std::make_shared<PySketch>(s.sync()); },
             "An independent copy (what a rule changes and returns).")
@@ -327,11 +329,12 @@ py::object state_or_none(std::optional<SearchState> s) {
 }
 
 SearchSpaceOptions space_options(const std::string& cpu_tiling, const std::string& gpu_tiling,
-                                 const std::vector<SketchRule>& rules, bool lower, int attempts,
-                                 int num_threads) {
+                                 const std::vector<SketchRule>& rules, bool tensor_core_tf32,
+                                 bool lower, int attempts, int num_threads) {
     SearchSpaceOptions o;
     o.sketch.cpu_tiling = cpu_tiling;
     o.sketch.gpu_tiling = gpu_tiling;
+    o.sketch.tensor_core_tf32 = tensor_core_tf32;
     o.sketch.rules = rules;
     o.lower = lower;
     o.attempts = attempts;
@@ -360,6 +363,7 @@ void def_space(py::module_& a) {
         .def_readonly("sketch", &PyState::sketch, "The index of its sketch in space.sketches.")
         .def_readonly("origin", &PyState::origin,
                       "\"random\", \"mutate_tile_size\", \"mutate_auto_unroll\", "
+                      "\"mutate_row_threads\", \"mutate_pipelining\", "
                       "\"mutate_compute_location\", \"mutate_parallel\" or \"crossover\".")
         .def_readonly("sketch_steps", &PyState::sketch_steps)
         .def("to_python", [](const PyState& s) { return s.schedule->to_python(); })
@@ -375,14 +379,15 @@ void def_space(py::module_& a) {
         "crossover, every candidate checked as the tuner builds it (docs/auto_schedule.md).")
         .def(py::init([](const SearchTask& task, const std::string& cpu_tiling,
                          const std::string& gpu_tiling, const std::vector<SketchRule>& rules,
-                         bool lower, int attempts, int num_threads) {
+                         bool tensor_core_tf32, bool lower, int attempts, int num_threads) {
                  return std::make_shared<SearchSpace>(
-                     task,
-                     space_options(cpu_tiling, gpu_tiling, rules, lower, attempts, num_threads));
+                     task, space_options(cpu_tiling, gpu_tiling, rules, tensor_core_tf32, lower,
+                                         attempts, num_threads));
              }),
              py::arg("task"), py::kw_only(), py::arg("cpu_tiling") = "SSRSRS",
              py::arg("gpu_tiling") = "SSSRRSRS", py::arg("rules") = std::vector<SketchRule>{},
-             py::arg("lower") = true, py::arg("attempts") = 4, py::arg("num_threads") = 0)
+             py::arg("tensor_core_tf32") = false, py::arg("lower") = true, py::arg("attempts") = 4,
+             py::arg("num_threads") = 0)
         .def_property_readonly("task", &SearchSpace::task)
         .def_property_readonly("sketches",
                                [](const SearchSpace& s) {
@@ -451,11 +456,12 @@ void init_search_space(py::module_& m) {
     a.def(
         "generate_sketches",
         [](const SearchTask& task, const std::string& cpu_tiling, const std::string& gpu_tiling,
-           const std::vector<SketchRule>& rules) {
+           const std::vector<SketchRule>& rules, bool tensor_core_tf32) {
             SketchOptions o;
             o.cpu_tiling = cpu_tiling;
             o.gpu_tiling = gpu_tiling;
             o.rules = rules;
+            o.tensor_core_tf32 = tensor_core_tf32;
             py::list out;
             for (Sketch& k : generate_sketches(task, o))
                 out.append(std::make_shared<PySketch>(std::move(k)));
@@ -463,7 +469,9 @@ void init_search_space(py::module_& m) {
         },
         py::arg("task"), py::kw_only(), py::arg("cpu_tiling") = "SSRSRS",
         py::arg("gpu_tiling") = "SSSRRSRS", py::arg("rules") = std::vector<SketchRule>{},
-        "The task's sketches: user rules first, then the built-in rules of its target.");
+        py::arg("tensor_core_tf32") = false,
+        "The task's sketches: user rules first, then the built-in rules of its target "
+        "(tensor_core_tf32: float32 GEMMs may take the tensor-core rule, on tf32).");
     a.def(
         "builtin_sketch_rules",
         [](py::object target) {

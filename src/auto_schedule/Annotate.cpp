@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "AnnotateUtil.h"
 #include "SketchUtil.h"
@@ -212,6 +213,7 @@ void thread_bind(AnnotateContext& a) {
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         const SketchStage& info = a.sketch.stages[st];
+        if (info.kind == SketchStageKind::TensorCore) continue;  // bound by its sketch
         const std::vector<Expr> extents = a.extents_of(st);
         a.loops_changed(st);
         if ((info.kind == SketchStageKind::Tiled || info.kind == SketchStageKind::Fused) &&
@@ -270,6 +272,44 @@ void cooperative_fetch(AnnotateContext& a) {
     }
 }
 
+// Bytes of one copy of a shared fetch's buffer (its leaf extents: drawn before the fetch rules
+// fuse them).
+int64_t fetch_bytes(AnnotateContext& a, int st) {
+    const std::vector<Expr>& extents = a.extents_of(st);
+    int64_t elems = 1;
+    for (size_t pos = 0; pos < extents.size(); ++pos)
+        elems *= std::max<int64_t>(1, leaf_extent(extents, static_cast<int>(pos)));
+    return elems * op_output(a.schedule.stage(st).op, 0).dtype().bytes();
+}
+
+// The shared fetches computed at one loop are pipelined alike (inject_double_buffer needs every
+// shared stage at the loop to be): none, double_buffer, or (sm_80 and newer) pipeline of depth 2
+// to 4, drawn among the choices whose copies fit the block's shared memory (the padding of rows
+// is not counted: verify_schedule rejects the rare state it pushes over).
+void pipelining(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    std::map<std::pair<int, int>, std::vector<int>> groups;  // (consumer, attach iterator)
+    int64_t bytes = 0;
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (!is_shared_fetch(a.sketch.stages[st]) || s.stage(st).attach != AttachKind::At) continue;
+        groups[{s.stage(st).attach_stage, s.stage(st).attach_iter}].push_back(st);
+        bytes += fetch_bytes(a, st);
+    }
+    // verify_schedule's limit: the runtime opts kernels in to more than the default 48 KB.
+    const int64_t limit = a.space.task().target().max_shared_memory_per_block_optin();
+    for (const auto& [loop, stages] : groups) {
+        int64_t group = 0;
+        for (int st : stages) group += fetch_bytes(a, st);
+        std::vector<int64_t> fit;
+        for (int64_t choice : pipelining_choices(a.space.task().target()))
+            if (limit <= 0 || bytes + group * (pipelining_copies(choice) - 1) <= limit)
+                fit.push_back(choice);
+        int64_t choice = fit[pick(a.rng, fit.size())];  // "none" always fits
+        bytes += group * (pipelining_copies(choice) - 1);
+        for (int st : stages) apply_pipelining(s, st, choice);
+    }
+}
+
 }  // namespace
 
 int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
@@ -278,6 +318,11 @@ int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
     int64_t warp = std::max(1, hw.warp_size), sms = std::max(1, hw.num_cores);
     int misses = 0;
     for (const SketchStage& info : sketch.stages) {
+        if (info.kind == SketchStageKind::TensorCore && !info.tensor_core_tiles.empty()) {
+            int m = tensor_core_tile_misses(space, sketch, info, steps);
+            if (m == std::numeric_limits<int>::max()) return m;
+            misses += m;
+        }
         if (info.kind != SketchStageKind::Tiled || info.thread_steps.empty()) continue;
         // The spatial tile groups: the ones whose level-2 split is a thread step.
         int64_t points = 1, blocks = 1, threads = 1, per_thread = 1;
@@ -303,18 +348,17 @@ int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
 bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,
                             std::vector<std::vector<Expr>>* inferred) {
     const HardwareParams& hw = space.task().hardware();
-    if (std::none_of(sketch.stages.begin(), sketch.stages.end(), [](const SketchStage& info) {
-            return info.kind == SketchStageKind::SharedFetch;
-        }))
-        return true;
+    if (std::none_of(sketch.stages.begin(), sketch.stages.end(), is_shared_fetch)) return true;
     auto extents = s.infer_extents();
     int64_t bytes = 0;
     for (int st = 0; st < static_cast<int>(sketch.stages.size()); ++st) {
-        if (sketch.stages[st].kind != SketchStageKind::SharedFetch) continue;
+        if (!is_shared_fetch(sketch.stages[st])) continue;
         int64_t elems = 1;
         for (size_t pos = 0; pos < extents[st].size(); ++pos)
             elems *= std::max<int64_t>(1, leaf_extent(extents[st], static_cast<int>(pos)));
-        bytes += elems * op_output(s.stage(st).op, 0).dtype().bytes();
+        const Stage& stage = s.stage(st);
+        int64_t copies = stage.pipeline_depth ? stage.pipeline_depth : stage.double_buffer ? 2 : 1;
+        bytes += elems * op_output(stage.op, 0).dtype().bytes() * copies;
     }
     if (inferred) *inferred = std::move(extents);
     return hw.max_shared_memory_per_block <= 0 || bytes <= hw.max_shared_memory_per_block;
@@ -339,6 +383,25 @@ void AnnotateContext::set_extents(std::vector<std::vector<Expr>> extents) {
     stale_.assign(extents_.size(), false);
 }
 
+bool is_shared_fetch(const SketchStage& info) {
+    return info.kind == SketchStageKind::SharedFetch ||
+           info.kind == SketchStageKind::TensorCoreFetch;
+}
+
+std::vector<int64_t> pipelining_choices(const Target& target) {
+    if (target.compute_capability() >= 80) return {kNoPipelining, kDoubleBuffer, 2, 3, 4};
+    return {kNoPipelining, kDoubleBuffer};
+}
+
+int64_t pipelining_copies(int64_t choice) {
+    return choice == kNoPipelining ? 1 : choice == kDoubleBuffer ? 2 : choice;
+}
+
+void apply_pipelining(Schedule& s, int stage, int64_t choice) {
+    if (choice == kDoubleBuffer) s.double_buffer(stage);
+    if (choice >= 2) s.pipeline(stage, choice);
+}
+
 const std::vector<int64_t>& auto_unroll_choices(const Target& target) {
     static const std::vector<int64_t> cpu = {0, 16, 64, 512}, gpu = {0, 16, 64, 512, 1024};
     return target.is_gpu() ? gpu : cpu;
@@ -348,6 +411,8 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
     if (target.is_gpu())
         return {{"thread_bind", thread_bind},
                 {"cooperative_fetch", cooperative_fetch},
+                {"tensor_core", annotate_tensor_core},
+                {"pipelining", pipelining},
                 {"auto_unroll", auto_unroll}};
     return {{"compute_location", compute_location},
             {"parallel", parallel},

@@ -49,12 +49,43 @@ struct AnnotateRule {
 };
 
 /// The rules for `target`, in order (CPU: compute_location, parallel, auto_unroll, vectorize;
-/// GPU: thread_bind, cooperative_fetch, auto_unroll).
+/// GPU: thread_bind, cooperative_fetch, tensor_core, pipelining, auto_unroll).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
 /// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
 /// width) and the RowReduction and RowFetch stages computed at its row (AnnotateRows.cpp).
 void bind_row_block(AnnotateContext& a, int stage);
+
+/// GPU: annotates the TensorCore and TensorCoreFetch stages of a tensor-core sketch
+/// (AnnotateTensorCore.cpp): rejects warp tiles whose accumulators exceed
+/// kMaxAccumulatorsPerLane, pads the shared tiles' rows or not (storage_align, 16 bytes) and
+/// copies them with 128-bit accesses by the block's warps.
+void annotate_tensor_core(AnnotateContext& a);
+
+/// Accumulator floats a lane of a tensor-core warp tile may hold (tutorial 07's 64 x 64 warp
+/// tile: 128, with its fragments of A and B about 170 registers).
+constexpr int64_t kMaxAccumulatorsPerLane = 128;
+
+/// How far the tile sizes in `steps` of the tensor-core output stage `info` are from a useful
+/// launch (as gpu_tile_misses): INT_MAX for more threads than a block may have, 4 misses for more
+/// accumulators per lane than kMaxAccumulatorsPerLane, 1 for fewer blocks than the SMs (while
+/// the output has 16 times as many 16 x 16 tiles).
+int tensor_core_tile_misses(const SearchSpace& space, const Sketch& sketch, const SketchStage& info,
+                            const std::vector<Step>& steps);
+
+/// Whether the stage is a shared-memory tile a tiled or tensor-core stage fetches (SharedFetch,
+/// TensorCoreFetch): what the pipelining rule and mutation choose for.
+bool is_shared_fetch(const SketchStage& info);
+
+/// A shared fetch's pipelining choice: none, double_buffer, or pipeline(depth) for depth >= 2.
+constexpr int64_t kNoPipelining = 0;
+constexpr int64_t kDoubleBuffer = 1;
+/// The choices for `target`: none and double_buffer; pipeline depth 2, 3, 4 on sm_80 and newer.
+std::vector<int64_t> pipelining_choices(const Target& target);
+/// Copies of the buffer a choice keeps in shared memory.
+int64_t pipelining_copies(int64_t choice);
+/// Applies `choice` to shared stage `stage` (nothing for kNoPipelining).
+void apply_pipelining(Schedule& s, int stage, int64_t choice);
 
 /// The auto-unroll pragma values annotation and mutation choose from.
 const std::vector<int64_t>& auto_unroll_choices(const Target& target);

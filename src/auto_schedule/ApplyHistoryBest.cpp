@@ -16,13 +16,6 @@ namespace {
 
 thread_local std::vector<ApplyHistoryBest*> context_stack;
 
-// "sm_86" -> 86; -1 when it does not parse.
-int compute_capability(const std::string& arch) {
-    size_t i = arch.find_first_of("0123456789");
-    if (i == std::string::npos) return -1;
-    return std::atoi(arch.c_str() + i);
-}
-
 // May a schedule tuned for `recorded` serve `target` (rule 2 of the header)?
 bool compatible(const std::string& recorded, const Target& target) {
     std::optional<Target> r;
@@ -33,8 +26,8 @@ bool compatible(const std::string& recorded, const Target& target) {
     }
     if (r->kind() != target.kind() || r->float_mode() != target.float_mode()) return false;
     if (target.is_gpu()) {
-        int have = compute_capability(target.arch()), had = compute_capability(r->arch());
-        return had >= 0 && have >= 0 && had <= have;
+        int have = target.compute_capability(), had = r->compute_capability();
+        return had > 0 && have > 0 && had <= have;
     }
     std::set<std::string> have = internal::enabled_cpu_features(target.cpu(), target.features());
     for (const std::string& f : internal::enabled_cpu_features(r->cpu(), r->features()))

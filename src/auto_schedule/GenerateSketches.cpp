@@ -59,9 +59,7 @@ void check_tiling_structure(const std::string& structure) {
             << "tiling structure '" << structure << "' needs at least one S and one R level";
 }
 
-// Splits leaf `pos` of `stage` into `levels` loops with open lengths (levels - 1 splits, the
-// innermost first); returns the tile group (its steps outer level first).
-static TileGroup split_levels(Sketch& sk, int stage, int pos, int levels, int64_t max_innermost) {
+TileGroup split_levels(Sketch& sk, int stage, int pos, int levels, int64_t max_innermost) {
     Schedule& s = sk.schedule;
     const Stage& st = s.stage(stage);
     auto extent = st.iters[st.leaf[pos]].const_extent();
@@ -126,7 +124,7 @@ std::vector<Sketch> generate_sketches(const SearchTask& task, const SketchOption
     internal::check_tiling_structure(options.cpu_tiling);
     internal::check_tiling_structure(options.gpu_tiling);
     DAGAnalysis dag(task.dag().outputs);
-    SketchContext ctx{task, dag, options.cpu_tiling, options.gpu_tiling};
+    SketchContext ctx{task, dag, options.cpu_tiling, options.gpu_tiling, options.tensor_core_tf32};
     std::vector<SketchRule> rules = options.rules;
     for (SketchRule& r : builtin_sketch_rules(task.target())) rules.push_back(std::move(r));
 

@@ -1,8 +1,9 @@
 // Mutation of a complete state (Ansor's evolutionary operators): each mutation edits the step
-// list (a split factor, a pragma value, a compute_at loop, the loops fused into a parallel one)
-// and replays it; follow splits follow the edited factors. One function a mutation, picked by
-// weight in SearchSpace::mutate at the bottom.
+// list (a split factor, a pragma value, a compute_at loop, the loops fused into a parallel one,
+// the pipelining of shared fetches) and replays it; follow splits follow the edited factors. One
+// function a mutation, picked by weight in SearchSpace::mutate at the bottom.
 #include <algorithm>
+#include <map>
 
 #include "AnnotateUtil.h"
 #include "tessel/Error.h"
@@ -183,6 +184,59 @@ bool mutate_row_threads(const SearchSpace& space, const SearchState& st, Steps& 
     return true;
 }
 
+// The shared fetches of a state grouped by the loop they are computed at: they are pipelined alike.
+std::vector<std::vector<int>> fetch_groups(const Sketch& sk, const Schedule& s) {
+    std::map<std::pair<int, int>, std::vector<int>> groups;
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st)
+        if (internal::is_shared_fetch(sk.stages[st]) && s.stage(st).attach == AttachKind::At)
+            groups[{s.stage(st).attach_stage, s.stage(st).attach_iter}].push_back(st);
+    std::vector<std::vector<int>> out;
+    for (auto& [loop, stages] : groups) out.push_back(std::move(stages));
+    return out;
+}
+
+// Changes the pipelining of one group of shared fetches (none, double_buffer, pipeline(2..4)):
+// their steps are rewritten in place, removed, or appended. A choice whose copies exceed the
+// shared memory fails the check.
+bool mutate_pipelining(const SearchSpace& space, const SearchState& st, Steps& steps,
+                       std::mt19937_64& rng) {
+    std::vector<std::vector<int>> groups = fetch_groups(space.sketches()[st.sketch], st.schedule);
+    if (groups.empty()) return false;
+    const std::vector<int>& group = groups[pick(rng, groups.size())];
+    const Stage& first = st.schedule.stage(group[0]);
+    int64_t now = first.pipeline_depth  ? first.pipeline_depth
+                  : first.double_buffer ? internal::kDoubleBuffer
+                                        : internal::kNoPipelining;
+    std::vector<int64_t> others;
+    for (int64_t c : internal::pipelining_choices(space.task().target()))
+        if (c != now) others.push_back(c);
+    const int64_t next = others[pick(rng, others.size())];
+    auto step_for = [&](int stage) -> Step {
+        if (next == internal::kDoubleBuffer) return DoubleBufferStep{stage};
+        return PipelineStep{stage, next};
+    };
+    Steps out(steps.begin(), steps.begin() + st.sketch_steps);
+    std::vector<int> placed;
+    for (size_t i = st.sketch_steps; i < steps.size(); ++i) {
+        const auto* db = std::get_if<DoubleBufferStep>(&steps[i]);
+        const auto* pl = std::get_if<PipelineStep>(&steps[i]);
+        int stage = db ? db->stage : pl ? pl->stage : -1;
+        if (std::find(group.begin(), group.end(), stage) == group.end()) {
+            out.push_back(steps[i]);
+            continue;
+        }
+        if (next == internal::kNoPipelining) continue;
+        out.push_back(step_for(stage));
+        placed.push_back(stage);
+    }
+    for (int stage : group)
+        if (next != internal::kNoPipelining &&
+            std::find(placed.begin(), placed.end(), stage) == placed.end())
+            out.push_back(step_for(stage));
+    steps = std::move(out);
+    return true;
+}
+
 using Mutation = bool (*)(const SearchSpace&, const SearchState&, Steps&, std::mt19937_64&);
 
 struct WeightedMutation {
@@ -201,8 +255,8 @@ bool has_annotation_step(const SearchState& st, const Steps& steps, Pred pred) {
 
 // The mutations that apply to `st` (its sketch known), with their weights: tile size where a
 // tiled loop is longer than 1, auto-unroll where a pragma is, row threads where a row group is
-// (GPU), compute location where an annotation compute_at is, parallel where a parallel loop is
-// (CPU only for the last two).
+// (GPU), pipelining where a shared fetch is (GPU), compute location where an annotation compute_at
+// is, parallel where a parallel loop is (CPU only for the last two).
 std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchState& st) {
     const Sketch& sk = space.sketches()[st.sketch];
     const Steps& steps = st.schedule.steps();
@@ -216,6 +270,8 @@ std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchS
         out.push_back({"mutate_auto_unroll", gpu ? 0.10 : 0.04, mutate_auto_unroll});
     if (gpu && has_row_block(sk) && !row_thread_splits(st, steps).empty())
         out.push_back({"mutate_row_threads", 0.90, mutate_row_threads});
+    if (gpu && !fetch_groups(sk, st.schedule).empty())
+        out.push_back({"mutate_pipelining", 0.10, mutate_pipelining});
     if (gpu) return out;
     if (has_annotation_step<ComputeAtStep>(st, steps, [](const ComputeAtStep&) { return true; }))
         out.push_back({"mutate_compute_location", 0.05, mutate_compute_location});

@@ -63,7 +63,8 @@ SearchSpace::SearchSpace(SearchTask task, SearchSpaceOptions options)
     : task_(std::move(task)), options_(std::move(options)) {
     dag_ = std::make_shared<DAGAnalysis>(task_.dag().outputs);
     context_ = std::make_shared<SketchContext>(
-        SketchContext{task_, *dag_, options_.sketch.cpu_tiling, options_.sketch.gpu_tiling});
+        SketchContext{task_, *dag_, options_.sketch.cpu_tiling, options_.sketch.gpu_tiling,
+                      options_.sketch.tensor_core_tf32});
     sketches_ = generate_sketches(task_, options_.sketch);
     if (sketches_.empty())
         TESSEL_THROW(ScheduleError)

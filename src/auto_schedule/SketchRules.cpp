@@ -360,7 +360,8 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     SketchRule tiling{"multi_level_tiling", tiling_condition, tiling_apply};
     SketchRule skip{"skip", skip_condition, skip_apply};
     if (target.is_gpu())
-        return {{"cache_read_shared", cache_read_condition, cache_read_apply},
+        return {internal::tensor_core_rule(),
+                {"cache_read_shared", cache_read_condition, cache_read_apply},
                 internal::row_fetch_rule(),
                 always_inline,
                 internal::row_block_rule(),

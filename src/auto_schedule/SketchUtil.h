@@ -16,6 +16,10 @@ void insert_sketch_stage(Sketch& sketch, int index);
 /// ScheduleError unless `structure` is a string of S and R with at least one of each.
 void check_tiling_structure(const std::string& structure);
 
+/// Splits leaf `pos` of `stage` into `levels` loops with open lengths (levels - 1 splits, the
+/// innermost first); returns the tile group (its steps outer level first: steps[0] makes level 1).
+TileGroup split_levels(Sketch& sketch, int stage, int pos, int levels, int64_t max_innermost);
+
 /// The product of the constant extents of the stage's root axes of `kind` (symbolic: -1).
 int64_t root_extent_product(const Stage& st, IterKind kind);
 
@@ -34,5 +38,10 @@ SketchRule row_block_rule();
 constexpr int64_t kRowReductionScratchBytes = 1024;
 SketchRule row_reduction_rule();
 SketchRule row_fetch_rule();
+
+/// The GPU tensor-core rule (SketchTensorCore.cpp): a float16/bfloat16 GEMM with float32
+/// accumulation (float32 on tf32 with SketchOptions::tensor_core_tf32) on sm_80 or newer, tiled
+/// as tutorials/07_tensor_core_gemm.py: warp accumulators, shared and warp tiles, tensorize.
+SketchRule tensor_core_rule();
 
 }  // namespace tessel::internal

@@ -50,15 +50,30 @@ TensorDAG elementwise_broadcast(const WorkloadParams& p) {
     return {{A, bias, scale}, {D, E}};
 }
 
-TensorDAG matmul(const WorkloadParams& p) {
+// A (M x K) times B (K x N); `mixed`: each read converted to float32 (float16 or bfloat16
+// inputs, products and sums in float32: the tensor-core GEMM and cuBLAS's mixed precision).
+TensorDAG matmul_of(const WorkloadParams& p, bool mixed) {
     int m = dim(p, 0), n = dim(p, 1), k_extent = dim(p, 2);
     Type t = dtype(p, 3);
     Tensor A = placeholder({m, k_extent}, t, "A");
     Tensor B = placeholder({k_extent, n}, t, "B");
     IterVar k = reduce_axis({0, k_extent}, "k");
     Tensor C = compute(
-        {m, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+        {m, n},
+        [&](Var i, Var j) {
+            if (mixed) return sum(cast(Float(32), A(i, k)) * cast(Float(32), B(k, j)), {k});
+            return sum(A(i, k) * B(k, j), {k});
+        },
+        "C");
     return {{A, B}, {C}};
+}
+
+TensorDAG matmul(const WorkloadParams& p) {
+    return matmul_of(p, false);
+}
+
+TensorDAG matmul_mixed(const WorkloadParams& p) {
+    return matmul_of(p, true);
 }
 
 TensorDAG batch_matmul(const WorkloadParams& p) {
@@ -228,6 +243,7 @@ std::vector<BuiltinWorkload> builtin_workloads() {
     return {
         {"elementwise_broadcast", ints({"M", "N"}), elementwise_broadcast},
         {"matmul", ints({"M", "N", "K"}), matmul},
+        {"matmul_mixed", ints({"M", "N", "K"}), matmul_mixed},
         {"batch_matmul", ints({"B", "M", "N", "K"}), batch_matmul},
         {"conv2d", ints({"N", "C", "H", "W", "K", "kernel", "stride", "pad"}), conv2d},
         {"depthwise_conv", ints({"N", "C", "H", "W", "kernel"}), depthwise_conv},

@@ -279,10 +279,27 @@ Stmt pipelined_loop(const Marked& m) {
     return Seq::make(prologue);
 }
 
+/// The computation's first item without the barrier insert_barriers put first inside the
+/// allocations of its register buffers (warp or local scope), where they come before the first read
+/// of the shared tiles (a k loop of one fragment, no loop around them): the same barrier as an item
+/// of its own, which the transform replaces by its own.
+Stmt without_leading_barrier(const Stmt& s) {
+    if (const auto* a = s.as<Allocate>(); a && a->scope != StorageScope::Shared) {
+        Stmt body = without_leading_barrier(a->body);
+        if (body.same_as(a->body)) return s;
+        return Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope, body);
+    }
+    const auto* seq = s.as<Seq>();
+    if (!seq || seq->stmts.empty() || !is_barrier(seq->stmts[0])) return s;
+    std::vector<Stmt> rest(seq->stmts.begin() + 1, seq->stmts.end());
+    return rest.size() == 1 ? rest[0] : Seq::make(rest);
+}
+
 /// Splits the marked loop's items into fetches and computation, checking the loop's form.
 void take_apart(Marked* m) {
-    for (const Stmt& item : m->body.items) {
-        if (is_barrier(item)) continue;
+    for (const Stmt& stmt : m->body.items) {
+        if (is_barrier(stmt)) continue;
+        const Stmt item = m->compute.empty() ? without_leading_barrier(stmt) : stmt;
         const auto* a = item.as<AttrStmt>();
         if (a && a->key == "double_buffer_write") {
             if (!m->compute.empty())

@@ -13,19 +13,23 @@ namespace tessel {
 
 namespace {
 
-/// One side of a copy: a buffer and the first index of each lane (a scalar or a Ramp).
+/// One side of a copy: a buffer and the first index of each lane (a scalar or a Ramp), or a
+/// vector index of another form (a gather: its lanes are copied one by one).
 struct Side {
     Var buffer;
     Expr base, stride;  ///< stride undefined: one lane
+    Expr gather;        ///< defined for a vector index that is no Ramp
 };
 
 Side side_of(const Var& buffer, const Expr& index) {
-    if (const auto* r = index.as<Ramp>()) return {buffer, r->base, r->stride};
-    return {buffer, index, Expr()};
+    if (const auto* r = index.as<Ramp>()) return {buffer, r->base, r->stride, Expr()};
+    if (index.type().is_vector()) return {buffer, Expr(), Expr(), index};
+    return {buffer, index, Expr(), Expr()};
 }
 
-/// Index of lane `k` of a side.
+/// Index of lane `k` of a side (undefined for a gather lane lane_of cannot write).
 Expr lane(const Side& s, int k) {
+    if (s.gather.defined()) return internal::lane_of(s.gather, k);
     if (!s.stride.defined() || k == 0) return s.base;
     return s.base + s.stride * make_const(s.base.type(), k);
 }
@@ -78,17 +82,21 @@ private:
             return Stmt();
         const int lanes = value.type().lanes, size = value.type().bytes();  // per lane
         Side dst = side_of(op->buffer_var, op->index), src = side_of(load->buffer_var, load->index);
-        // Lanes guarded one by one (the k edge of a tile): one copy per lane, each with its lane
-        // of the guard.
-        const bool per_lane = guard.defined() && guard.type().is_vector();
+        // Lanes guarded one by one (the k edge of a tile), or gathered (an index of division and
+        // remainder by a tile that the vector crosses): one copy per lane, each with its lane of
+        // the guard.
+        const bool per_lane = (guard.defined() && guard.type().is_vector()) ||
+                              dst.gather.defined() || src.gather.defined();
         int chunk =
             per_lane ? (size == 4 || size == 8 ? 1 : 0) : widest_chunk(dst, src, lanes, size);
         if (chunk == 0) return Stmt();
         std::vector<Stmt> out;
         for (int k = 0; k < lanes; k += chunk) {
-            Expr g = per_lane ? internal::lane_of(guard, k) : guard;
-            if (guard.defined() && !g.defined()) return Stmt();
-            out.push_back(copy(dst, src, k, chunk * size, g));
+            Expr g =
+                guard.defined() && guard.type().is_vector() ? internal::lane_of(guard, k) : guard;
+            Expr d = lane(dst, k), from = lane(src, k);
+            if ((guard.defined() && !g.defined()) || !d.defined() || !from.defined()) return Stmt();
+            out.push_back(copy(dst.buffer, d, src.buffer, from, chunk * size, g));
         }
         return Seq::make(out);
     }
@@ -115,16 +123,15 @@ private:
         return m.coeff % chunk == 0 && m.base % chunk == 0;
     }
 
-    Stmt copy(const Side& dst, const Side& src, int k, int bytes, const Expr& guard) {
-        Expr d = lane(dst, k), s = lane(src, k);
+    static Stmt copy(const Var& dst, const Expr& d, const Var& src, Expr s, int bytes,
+                     const Expr& guard) {
         Expr src_bytes = make_const(Int(32), bytes);
         if (guard.defined()) {
             s = select(guard, s, make_zero(s.type()));
             src_bytes = select(guard, src_bytes, make_zero(Int(32)));
         }
-        return Evaluate::make(
-            Call::make(Intrinsic::cp_async,
-                       {dst.buffer, d, src.buffer, s, make_const(Int(32), bytes), src_bytes}));
+        return Evaluate::make(Call::make(Intrinsic::cp_async,
+                                         {dst, d, src, s, make_const(Int(32), bytes), src_bytes}));
     }
 
     bool inside_ = false;

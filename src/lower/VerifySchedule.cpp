@@ -2,7 +2,6 @@
 // or the target, without lowering.
 #include "tessel/lower/VerifySchedule.h"
 
-#include <cctype>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -76,19 +75,9 @@ int64_t buffer_copies(const Stage& st) {
     return st.double_buffer ? 2 : 1;
 }
 
-// The compute capability of a cuda target's architecture, "sm_86" -> 86 (0 when unknown).
-int compute_capability(const Target& target) {
-    const std::string& arch = target.arch();
-    if (arch.rfind("sm_", 0) != 0) return 0;
-    int cc = 0;
-    for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
-        cc = cc * 10 + (arch[i] - '0');
-    return cc;
-}
-
 // pipeline copies with cp.async, which sm_80 introduced.
 void check_pipelines(const Schedule& s, const Target& target) {
-    int cc = compute_capability(target);
+    int cc = target.compute_capability();
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];
         if (!st.pipeline_depth || cc >= 80) continue;

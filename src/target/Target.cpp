@@ -2,6 +2,7 @@
 #include "tessel/Target.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -256,6 +257,14 @@ int Target::vector_lanes(Type t) const {
 
 int Target::cache_line_bytes() const {
     return is_gpu() ? 128 : 64;
+}
+
+int Target::compute_capability() const {
+    int cc = 0;
+    if (arch_.rfind("sm_", 0) != 0) return 0;
+    for (size_t i = 3; i < arch_.size() && std::isdigit(static_cast<unsigned char>(arch_[i])); ++i)
+        cc = cc * 10 + (arch_[i] - '0');
+    return cc;
 }
 
 int Target::num_cores() const {

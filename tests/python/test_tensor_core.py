@@ -28,6 +28,14 @@ def test_double_buffered_gemm_at_other_shapes(shape):
     tc.check_in_interpreter(tc.step3, shape=shape)
 
 
+def test_double_buffered_k_tile_of_one_fragment():
+    """Regression: with k tiles of one fragment (bk = 16) the barrier before the ldmatrix sits
+    inside the fragments' allocation, and double_buffer (and pipeline) refused the loop as one
+    "holding a barrier inside its computation" (a quarter of the tuner's tensor-core states)."""
+    tc.check_in_interpreter(lambda m, n, k, dtype: tc.step2(m, n, k, dtype, bk=16,
+                                                           double_buffer=True))
+
+
 def test_tf32_gemm_matches_numpy_in_interpreter():
     tc.check_in_interpreter(tc.step2, dtype="float32")
     tc.check_in_interpreter(tc.step4, shape=(128, 256, 64), dtype="float32")  # pipelined, bk 16

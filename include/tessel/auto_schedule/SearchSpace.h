@@ -46,7 +46,8 @@ struct SearchState {
     /// The sketch it was annotated from (an index into SearchSpace::sketches()).
     int sketch = -1;
     /// How it was made: "random", "mutate_tile_size", "mutate_auto_unroll",
-    /// "mutate_row_threads", "mutate_compute_location", "mutate_parallel", "crossover".
+    /// "mutate_row_threads", "mutate_pipelining", "mutate_compute_location", "mutate_parallel",
+    /// "crossover".
     std::string origin;
     /// The number of its steps that are its sketch's (the rest are annotation).
     int sketch_steps = 0;

@@ -67,6 +67,15 @@ enum class SketchStageKind : uint8_t {
     /// GPU: a shared-memory copy of one row of an input the row group reads more than once,
     /// computed at the RowBlock stage's row loop and fetched by its threads
     RowFetch,
+    /// GPU: a stage of the tensor-core GEMM sketch (SketchTensorCore.cpp) scheduled completely by
+    /// the sketch: the output (its fragments stored by store_c), the warp accumulator (mma.sync)
+    /// and the warp fragments of A and B (ldmatrix); annotation leaves its loops alone
+    TensorCore,
+    /// GPU: a shared-memory tile of A or B in the tensor-core sketch, computed at the
+    /// accumulator's outer k loop; annotation pads its rows (storage_align) and copies it with
+    /// 128-bit accesses by the block's warps (threadIdx.x = 32, .y and .z following the warp
+    /// tile splits in `thread_steps`)
+    TensorCoreFetch,
 };
 
 /// The annotation data of one stage of a sketch.
@@ -77,7 +86,8 @@ struct SketchStage {
     /// vthread and threadIdx.x).
     std::vector<std::vector<int>> levels;
     /// Tiled: the split steps of its thread level (GPU), whose product a SharedFetch stage of its
-    /// producers follows; SharedFetch: the steps it follows.
+    /// producers follows; SharedFetch: the steps it follows; TensorCoreFetch: the split steps of
+    /// the warps along n and along m (threadIdx.y, threadIdx.z).
     std::vector<int> thread_steps;
     /// CrossThreadReduction: the tile group of its reduction split (inner part: threads).
     int reduction_tile = -1;
@@ -87,6 +97,12 @@ struct SketchStage {
     bool unroll = false;
     /// Made by the cache_write rule: computes the next stage's body, which copies it out.
     bool write_cache = false;
+    /// TensorCore (the output stage): its tile groups (indices into Sketch::tiles) of m and n,
+    /// levels (blocks, warps, fragments per warp), and of k, levels (shared tiles, fragments per
+    /// shared tile); the lengths count fragments (16 rows, `tensor_core_n` columns, 16 or 8 k).
+    std::vector<int> tensor_core_tiles;
+    /// TensorCore (the output stage): columns of n per unit of its n tile group.
+    int64_t tensor_core_n = 0;
 };
 
 /// A sketch (see the file comment).
@@ -112,8 +128,9 @@ enum class RuleCondition : uint8_t { Skip, Apply, ApplyAndSkipRest };
 struct SketchContext {
     const SearchTask& task;
     const DAGAnalysis& dag;
-    std::string cpu_tiling;  ///< SketchOptions::cpu_tiling
-    std::string gpu_tiling;  ///< SketchOptions::gpu_tiling
+    std::string cpu_tiling;         ///< SketchOptions::cpu_tiling
+    std::string gpu_tiling;         ///< SketchOptions::gpu_tiling
+    bool tensor_core_tf32 = false;  ///< SketchOptions::tensor_core_tf32
     bool gpu() const { return task.target().is_gpu(); }
     /// The DAG operation index of stage `stage` of `s`, or -1 for a stage the schedule inserted
     /// (a cache or rfactor stage).
@@ -140,6 +157,10 @@ struct SketchOptions {
     /// The structure on GPUs; its first three S levels are bound to blockIdx.x, vthread and
     /// threadIdx.x (Ansor's "SSSRRSRS").
     std::string gpu_tiling = "SSSRRSRS";
+    /// Whether the tensor-core rule (multi_level_tiling_tensor_core) also takes float32 GEMMs, on
+    /// tf32 tensor cores (10 mantissa bits: not float32's results). Off: float32 stays on the
+    /// plain rules.
+    bool tensor_core_tf32 = false;
     /// Rules tried before the built-in ones, in order.
     std::vector<SketchRule> rules;
 };

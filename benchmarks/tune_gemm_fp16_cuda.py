@@ -1,0 +1,55 @@
+"""tune_gemm_fp16_cuda: tessel's tuner on the fp16 GEMM with fp32 accumulation C = A @ B
+(workload matmul_mixed, row-major 4096^3; another size with TESSEL_TUNE_GEMM_N) for `cuda`, whose
+space is the tensor-core sketch (multi_level_tiling_tensor_core, sm_80+), then the best schedule
+against cuBLAS (torch.mm on fp16 with fp32 accumulation, as benchmarks/gemm_fp16_cuda.py) and the
+tensor-core tutorial's final hand-written schedule (tutorials/07_tensor_core_gemm.py, step 3),
+timed in one process. Resumable from its log (support/tune_cuda.py):
+
+    benchmarks/run.sh tune_gemm_fp16_cuda --trials 1000 --max-seconds 480   # repeat until 1000
+"""
+import os
+import sys
+
+import tessel as ts
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import cuda_bench  # noqa: E402
+import tune_cuda  # noqa: E402
+
+torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+assert not torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
+
+N = int(os.environ.get("TESSEL_TUNE_GEMM_N", "4096"))
+
+
+def cublas_mm(x, y):
+    try:
+        torch.mm(x[:16, :16], y[:16, :16], out_dtype=torch.float32)
+        return lambda: torch.mm(x, y, out_dtype=torch.float32)
+    except (TypeError, RuntimeError):  # an older torch: float16 output
+        return lambda: torch.mm(x, y)
+
+
+def main():
+    a = tune_cuda.parse(__doc__.splitlines()[0], f"tune_gemm_fp16_cuda_n{N}.jsonl")
+    task = ts.SearchTask("matmul_mixed", [N, N, N, "float16"], target="cuda")
+    records = tune_cuda.tune(task, a)
+    if not any(r.ok for r in records):
+        return tune_cuda.report("tune_gemm_fp16_cuda", f"n={N}", records, 2.0 * N**3, "GFLOP/s",
+                                None, None, None, "cublas")
+    tuned = tune_cuda.build_best(task, a.log)
+    hand_s, hand_args = cuda_bench.tutorial("07_tensor_core_gemm").step3(N, N, N)
+    hand = ts.build(hand_s, hand_args, target="cuda")
+    g = torch.Generator(device="cuda").manual_seed(N)
+    x = torch.randn(N, N, device="cuda", generator=g).half()
+    y = torch.randn(N, N, device="cuda", generator=g).half()
+    ref = x.double() @ y.double()
+    outs = tune_cuda.check_kernels((("tuned", tuned), ("tutorial", hand)), x, y, ref, 1e-4)
+    return tune_cuda.report("tune_gemm_fp16_cuda", f"n={N}", records, 2.0 * N**3, "GFLOP/s",
+                            lambda: tuned(x, y, outs["tuned"]), cublas_mm(x, y),
+                            lambda: hand(x, y, outs["tutorial"]), "cublas")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
