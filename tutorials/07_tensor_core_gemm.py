@@ -34,7 +34,7 @@ PTX's fragment layouts (a lane that misses an mma.sync is an error there), and c
 for sm_80 and sm_90 (the PTX has mma.sync); on a machine with a GPU it runs at full size against
 numpy and prints its TFLOP/s. The same schedule takes bfloat16 (mma_m16n8k16_bf16) and, with
 plain fragment loads, float32 as tf32 (mma_m16n8k8_tf32). benchmarks/gemm_fp16_cuda.py measures
-step 4 against cuBLAS and the register-only mma.sync peak.
+step 5 against cuBLAS and the register-only mma.sync peak.
 
 Run:  python tutorials/07_tensor_core_gemm.py [--small]
 """
