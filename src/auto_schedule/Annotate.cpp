@@ -285,7 +285,8 @@ int64_t fetch_bytes(AnnotateContext& a, int st) {
 // The shared fetches computed at one loop are pipelined alike (inject_double_buffer needs every
 // shared stage at the loop to be): none, double_buffer, or (sm_80 and newer) pipeline of depth 2
 // to 4, drawn among the choices whose copies fit the block's shared memory (the padding of rows
-// is not counted: verify_schedule rejects the rare state it pushes over).
+// is not counted: verify_schedule rejects the rare state it pushes over). "none" is always among
+// them: where one copy of the tiles is already too much, the shared-memory check rejects the state.
 void pipelining(AnnotateContext& a) {
     Schedule& s = a.schedule;
     std::map<std::pair<int, int>, std::vector<int>> groups;  // (consumer, attach iterator)
@@ -302,9 +303,10 @@ void pipelining(AnnotateContext& a) {
         for (int st : stages) group += fetch_bytes(a, st);
         std::vector<int64_t> fit;
         for (int64_t choice : pipelining_choices(a.space.task().target()))
-            if (limit <= 0 || bytes + group * (pipelining_copies(choice) - 1) <= limit)
+            if (choice == kNoPipelining || limit <= 0 ||
+                bytes + group * (pipelining_copies(choice) - 1) <= limit)
                 fit.push_back(choice);
-        int64_t choice = fit[pick(a.rng, fit.size())];  // "none" always fits
+        int64_t choice = fit[pick(a.rng, fit.size())];
         bytes += group * (pipelining_copies(choice) - 1);
         for (int st : stages) apply_pipelining(s, st, choice);
     }

@@ -60,3 +60,13 @@ def test_float32_and_old_gpus_keep_the_plain_rules():
     assert [k.trace for k in tf32] == [["C: multi_level_tiling_tensor_core"]]
     sm70 = fp16_gemm(64, 64, 32, target="cuda -arch=sm_70")
     assert not any("tensor_core" in " ".join(k.trace) for k in A.generate_sketches(sm70))
+
+
+def test_sampling_a_large_fp32_gemm_for_sm90_survives_oversized_shared_tiles():
+    # A 4096^3 GEMM draws shared tiles that alone exceed the block's shared memory: the pipelining
+    # choice must still be "none" there (it indexed an empty list and crashed the tuner), and the
+    # shared-memory check rejects the state.
+    task = ts.SearchTask("op.matmul", [4096, 4096, 4096, 0, 0, "float32"],
+                         target="cuda -arch=sm_90")
+    r = A.SearchSpace(task).sample(64, seed=1)
+    assert len(r["states"]) > 0
