@@ -1,6 +1,7 @@
 """tune_gemm_cuda: tessel's tuner on the fp32 GEMM C = A @ B (row-major 4096^3; another size with
 TESSEL_TUNE_GEMM_N) for `cuda`, then the best schedule against cuBLAS (torch.matmul, TF32 off) and the GPU GEMM
-tutorial's final hand-written schedule (tutorials/05_gpu_gemm.py, step 4), timed
+tutorial's final hand-written schedule (tutorials/05_gpu_gemm.py, step 6: the tiles chosen for
+the shape, double-buffered shared tiles; step 7's cp.async is slower on the H100), timed
 in one process. Resumable from its log (support/tune_cuda.py):
 
     benchmarks/run.sh tune_gemm_cuda --trials 1000 --max-seconds 480   # repeat until 1000
@@ -30,7 +31,8 @@ def main():
         return tune_cuda.report("tune_gemm_cuda", f"n={N}", records, 2.0 * N**3, "GFLOP/s",
                                 None, None, None, "cublas")
     tuned = tune_cuda.build_best(task, a.log)
-    hand_s, hand_args = cuda_bench.tutorial("05_gpu_gemm").step4(N)
+    sms = ts.Target("cuda").sm_count
+    hand_s, hand_args = cuda_bench.tutorial("05_gpu_gemm").step6(N, sm_count=sms)
     hand = ts.build(hand_s, hand_args, target="cuda")
     g = torch.Generator(device="cuda").manual_seed(N)
     x = torch.randn(N, N, device="cuda", generator=g)
