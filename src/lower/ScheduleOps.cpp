@@ -324,6 +324,9 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
     if (stride > idx.max_int()) idx = Int(64);
     std::vector<Expr> phys;
     for (int64_t e : extents) phys.push_back(make_const(idx, e));
+    // Before the node exists: swizzle_of throws for a layout it cannot swizzle.
+    BufferSwizzle swizzle;
+    if (st.swizzle_bits) swizzle = swizzle_of(st, t.dtype(), extents, scope);
     auto* n = new BufferNode();
     n->data = Var(t.name(), Handle());
     n->dtype = t.dtype();
@@ -331,7 +334,7 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
     n->elem_offset = make_zero(idx);
     n->name = t.name();
     n->scope = scope;
-    if (st.swizzle_bits) n->swizzle = swizzle_of(st, t.dtype(), extents, scope);
+    n->swizzle = swizzle;
     if (padded) {
         for (int64_t x : strides) n->strides.push_back(make_const(idx, x));
         alloc_size_[n] = make_const(idx, stride);
