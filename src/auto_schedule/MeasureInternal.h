@@ -84,6 +84,8 @@ struct TaskData {
     std::vector<HostArray> reference;  ///< one per output
     std::vector<Tolerance> tolerance;  ///< one per output
     std::vector<std::string> output_names;
+    /// The setup carries the references: the worker compares outputs and replies with "checks".
+    bool worker_checks = false;
 };
 
 /// The task's inputs and reference output (Measure.h's file comment); `worker` runs the

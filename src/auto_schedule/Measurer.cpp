@@ -3,6 +3,7 @@
 // the reference, timing. One function per stage; the error codes come from the stages.
 #include <unistd.h>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <thread>
@@ -28,6 +29,48 @@ double since(Clock::time_point t0) {
 double unix_time() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// The outputs a Run reply carries, compared with the references here.
+std::vector<CompareResult> client_comparisons(const TaskData& data,
+                                              const std::vector<uint8_t>& bytes) {
+    std::vector<HostArray> outputs = internal::split_outputs(data, bytes);
+    std::vector<CompareResult> checks;
+    for (size_t i = 0; i < outputs.size(); ++i)
+        checks.push_back(compare_to_reference(outputs[i], data.reference[i], data.tolerance[i]));
+    return checks;
+}
+
+// The comparisons the worker made (a Run reply's "checks", one per output).
+std::vector<CompareResult> worker_comparisons(const TaskData& data, const json& header) {
+    const json& list = header.at("checks");
+    if (!list.is_array() || list.size() != data.reference.size())
+        TESSEL_THROW(RuntimeError)
+            << "measurement: the worker returned " << (list.is_array() ? list.size() : 0)
+            << " comparisons for " << data.reference.size() << " outputs";
+    std::vector<CompareResult> checks;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const json& j = list[i];
+        CompareResult c;
+        c.tolerance = data.tolerance[i];
+        c.total = static_cast<int64_t>(data.reference[i].size());
+        c.mismatches = j.at("mismatches").get<int64_t>();
+        c.ok = c.mismatches == 0;
+        int64_t worst = j.at("worst").get<int64_t>();
+        if (worst >= 0 && worst < c.total) {
+            c.worst_index = data.reference[i].index_of(worst);
+            // JSON has no NaN or infinity: the worker writes them as null (NaN) and the
+            // ratio's infinity as null too.
+            auto number = [&j](const char* key) {
+                return j.at(key).is_number() ? j.at(key).get<double>() : NAN;
+            };
+            c.worst_actual = number("actual");
+            c.worst_expected = number("expected");
+            c.worst_ratio = j.at("ratio").is_number() ? j.at("ratio").get<double>() : INFINITY;
+        }
+        checks.push_back(std::move(c));
+    }
+    return checks;
 }
 
 }  // namespace
@@ -101,15 +144,15 @@ bool Measurer::Impl::check_run(const TaskData& data, const BuiltCandidate& built
     stats.check_run += run;
     stats.transfer += std::max(0.0, elapsed - load - run);
     t0 = Clock::now();
-    std::vector<HostArray> outputs = internal::split_outputs(data, o.reply.data);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        CompareResult c = compare_to_reference(outputs[i], data.reference[i], data.tolerance[i]);
-        if (c.ok) continue;
+    std::vector<CompareResult> checks = data.worker_checks ? worker_comparisons(data, o.header)
+                                                           : client_comparisons(data, o.reply.data);
+    stats.check += since(t0) + o.header.value("check_seconds", 0.0);
+    for (size_t i = 0; i < checks.size(); ++i) {
+        if (checks[i].ok) continue;
         r.error = MeasureError::WrongAnswer;
-        r.error_message = "output '" + data.output_names[i] + "': " + c.message();
+        r.error_message = "output '" + data.output_names[i] + "': " + checks[i].message();
         break;
     }
-    stats.check += since(t0);
     return r.error == MeasureError::None;
 }
 

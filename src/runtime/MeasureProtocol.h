@@ -4,9 +4,11 @@
 //   uint32 kind | uint64 n | n bytes of JSON | uint64 m | m bytes of binary data
 //
 // in the machine's byte order (both ends run on one machine). The client sends Setup (the task's
-// arguments and input data), then per candidate Run (the saved module; the reply carries the
-// outputs of one run on NaN-filled outputs) and, when the outputs are right, Time (the reply
-// carries the costs). Exit ends the worker. A reply is a Reply frame whose JSON has "status":
+// arguments and input data, and, once the client has them, the reference outputs and their
+// tolerances), then per candidate Run (the saved module) and, when the outputs are right, Time
+// (the reply carries the costs). Run runs the candidate once on NaN-filled outputs; a worker
+// holding references compares the outputs itself and replies with one comparison per output
+// ("checks"), otherwise the reply carries the outputs. Exit ends the worker. A reply is a Reply frame whose JSON has "status":
 // "ok", or an error status and "message" (docs/tuning.md, "Measurement").
 #pragma once
 

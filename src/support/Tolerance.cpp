@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "runtime/CompareValues.h"
+
 namespace tessel {
 
 Tolerance tolerance_for(Type dtype, int64_t reduction_length, double magnitude) {
@@ -14,21 +16,6 @@ Tolerance tolerance_for(Type dtype, int64_t reduction_length, double magnitude) 
     const double k = static_cast<double>(std::max<int64_t>(reduction_length, 1));
     return {4.0 * eps * (1.0 + std::sqrt(k)), 2.0 * eps * k * std::fabs(magnitude)};
 }
-
-namespace {
-
-/// |error| / allowed error of one element: <= 1 passes. NaN and infinities must match exactly.
-double error_ratio(double actual, double expected, Tolerance tol) {
-    if (std::isnan(expected) || std::isnan(actual))
-        return std::isnan(expected) && std::isnan(actual) ? 0.0 : INFINITY;
-    if (std::isinf(expected) || std::isinf(actual)) return actual == expected ? 0.0 : INFINITY;
-    double err = std::fabs(actual - expected);
-    if (err == 0) return 0.0;
-    double allowed = tol.atol + tol.rtol * std::fabs(expected);
-    return allowed == 0 ? INFINITY : err / allowed;
-}
-
-}  // namespace
 
 CompareResult compare_to_reference(const HostArray& actual, const HostArray& expected,
                                    Tolerance tolerance) {
@@ -42,16 +29,8 @@ CompareResult compare_to_reference(const HostArray& actual, const HostArray& exp
     }
     r.total = actual.size();
     const bool ints = !actual.dtype().is_float() && !expected.dtype().is_float();
-    int64_t worst = -1;
-    auto visit = [&](int64_t i, double a, double e, double ratio) {
-        if (ratio > 1.0) ++r.mismatches;
-        if (worst < 0 || ratio > r.worst_ratio) {
-            worst = i;
-            r.worst_ratio = ratio;
-            r.worst_actual = a;
-            r.worst_expected = e;
-        }
-    };
+    const double rtol = tolerance.rtol, atol = tolerance.atol;
+    internal::ValueComparison c;
     // float32 and float64 storage compare through raw pointers: a tuner compares every
     // candidate's outputs (64 M elements for an 8192^2 softmax), where get()'s checks and
     // dispatch per element cost seconds.
@@ -66,19 +45,20 @@ CompareResult compare_to_reference(const HostArray& actual, const HostArray& exp
     if (!ints)
         raw(actual, [&](const auto* pa) {
             fast = raw(expected, [&](const auto* pe) {
-                for (int64_t i = 0; i < r.total; ++i) {
-                    double a = pa[i], e = pe[i];
-                    visit(i, a, e, error_ratio(a, e, tolerance));
-                }
+                c = internal::compare_values(pa, pe, r.total, rtol, atol);
             });
         });
     for (int64_t i = 0; !fast && i < r.total; ++i) {
         double a = actual.get(i), e = expected.get(i);
-        visit(i, a, e,
-              ints ? (actual.get_int(i) == expected.get_int(i) ? 0.0 : INFINITY)
-                   : error_ratio(a, e, tolerance));
+        c.visit(i, a, e,
+                ints ? (actual.get_int(i) == expected.get_int(i) ? 0.0 : INFINITY)
+                     : internal::error_ratio(a, e, rtol, atol));
     }
-    if (worst >= 0) r.worst_index = actual.index_of(worst);
+    r.mismatches = c.mismatches;
+    r.worst_ratio = c.worst_ratio;
+    r.worst_actual = c.worst_actual;
+    r.worst_expected = c.worst_expected;
+    if (c.worst >= 0) r.worst_index = actual.index_of(c.worst);
     r.ok = r.mismatches == 0;
     return r;
 }

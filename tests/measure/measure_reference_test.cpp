@@ -63,3 +63,21 @@ TEST(MeasureReference, InputsAreRandomAndNeverZero) {
     EXPECT_NE(data.inputs[0].get(0), data.inputs[1].get(0));
     EXPECT_EQ(worker.starts(), 0);  // a small task's reference needs no worker
 }
+
+// Float outputs are compared in the worker (docs/tuning.md, "Check"): the message names the
+// one damaged element, as the client's comparison would.
+TEST(MeasureReference, TheWorkerComparesFloatOutputsAndNamesTheWorstElement) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    SearchTask task = small_matmul_task(16);
+    MeasureOptions options = fast_options();
+    options.allow_test_faults = true;
+    Measurer measurer(options);
+    std::vector<MeasureResult> r = measurer.measure(
+        task, {{good_schedule(task), CandidateOrigin::Manual, TestFault::WrongValues},
+               {good_schedule(task)}});
+    ASSERT_EQ(r[0].error, MeasureError::WrongAnswer) << r[0].error_message;
+    EXPECT_NE(r[0].error_message.find("1 of 256 elements differ; worst at [0, 0]"),
+              std::string::npos)
+        << r[0].error_message;
+    EXPECT_TRUE(r[1].ok()) << r[1].error_message;
+}

@@ -1,7 +1,8 @@
 // The worker's requests (Worker.h). A candidate runs once on outputs filled with NaN, with guard
-// zones around every CPU argument whose damage is an out-of-bounds write; its outputs go back to
-// the client, which checks them; only then is it timed, as TVM's runners time (number runs per
-// repeat, number raised until a repeat lasts min_repeat_ms).
+// zones around every CPU argument whose damage is an out-of-bounds write; its outputs are
+// compared with the references here (float32 and float64 outputs, once the client has sent the
+// references) or go back to the client, which compares them; only then is it timed, as TVM's
+// runners time (number runs per repeat, number raised until a repeat lasts min_repeat_ms).
 #include "Worker.h"
 
 #include <sys/resource.h>
@@ -13,6 +14,8 @@
 #include <cstring>
 #include <new>
 
+#include "runtime/CompareValues.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "runtime/cuda/CudaTimer.h"
 #include "tessel/Error.h"
 
@@ -34,20 +37,37 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// NaN in the dtype's own bits for floats, 0x5A bytes otherwise (HostArray's poison pattern).
-void fill_poison(NDArray& a) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(a.nbytes()), 0x5A);
-    DataType t = a.dtype();
-    if (t.code == DataTypeCode::Float || t.code == DataTypeCode::BFloat) {
-        size_t width = static_cast<size_t>(t.bits / 8);
-        uint64_t nan = t.bits == 64                     ? 0x7FF8000000000000ull
-                       : t.bits == 32                   ? 0x7FC00000ull
-                       : t.code == DataTypeCode::BFloat ? 0x7FC0ull
-                                                        : 0x7E00ull;
-        for (size_t i = 0; i + width <= bytes.size(); i += width)
-            std::memcpy(&bytes[i], &nan, width);
-    }
-    a.copy_from(bytes.data(), a.nbytes());
+int64_t elements(const NDArray& a) {
+    return a.nbytes() / a.dtype().bytes();
+}
+
+// The byte every output is filled with before the check run: 0xFF makes NaN in every float
+// format (all exponent bits set, a nonzero mantissa), 0x5A the pattern of HostArray's poison
+// for the others. A candidate that leaves an element unwritten then fails the comparison.
+uint8_t poison_byte(DataType t) {
+    return t.code == DataTypeCode::Float || t.code == DataTypeCode::BFloat ? 0xFF : 0x5A;
+}
+
+// How `n` values of an output compare with their reference (CompareValues.h), as Run's reply
+// states it; JSON writes NaN and infinities as null.
+json comparison(const void* actual, int actual_bits, const void* expected, int expected_bits,
+                int64_t n, double rtol, double atol) {
+    internal::ValueComparison c;
+    auto with_expected = [&](const auto* a) {
+        if (expected_bits == 64)
+            c = internal::compare_values(a, static_cast<const double*>(expected), n, rtol, atol);
+        else
+            c = internal::compare_values(a, static_cast<const float*>(expected), n, rtol, atol);
+    };
+    if (actual_bits == 64)
+        with_expected(static_cast<const double*>(actual));
+    else
+        with_expected(static_cast<const float*>(actual));
+    return {{"mismatches", c.mismatches},
+            {"worst", c.worst},
+            {"actual", c.worst_actual},
+            {"expected", c.worst_expected},
+            {"ratio", c.worst_ratio}};
 }
 
 }  // namespace
@@ -99,6 +119,7 @@ json Worker::setup(const json& request, const std::vector<uint8_t>& data) {
     device_id_ = request.value("device_id", 0);
     args_.clear();
     arrays_.clear();
+    checks_ = false;
     kernel_.reset();
     timer_.reset();
     if (gpu_) timer_ = std::make_unique<internal::cuda::StreamTimer>(device_id_);
@@ -117,15 +138,70 @@ json Worker::setup(const json& request, const std::vector<uint8_t>& data) {
             arg.array.copy_from(data.data() + offset, arg.array.nbytes());
             offset += n;
         }
+        if (arg.output && a.contains("reference")) {
+            const json& r = a.at("reference");
+            arg.reference_bits = r.at("bits").get<int>();
+            arg.rtol = r.at("rtol").get<double>();
+            arg.atol = r.at("atol").get<double>();
+            bool wide = dtype.code == DataTypeCode::Float && dtype.lanes == 1 &&
+                        (dtype.bits == 32 || dtype.bits == 64);
+            if (!wide || (arg.reference_bits != 32 && arg.reference_bits != 64))
+                return {{"status", status::kBadRequest},
+                        {"message", "a reference for an output that is not float32 or float64"}};
+            if (gpu_) arg.host = NDArray::empty(arg.array.shape(), dtype, cpu());
+        }
         arrays_.push_back(arg.array);
         args_.push_back(std::move(arg));
     }
+    // The references follow the inputs, in the order of the outputs.
+    int outputs = 0, references = 0;
+    for (Argument& arg : args_) {
+        if (!arg.output) continue;
+        ++outputs;
+        if (arg.reference_bits == 0) continue;
+        ++references;
+        size_t n = static_cast<size_t>(elements(arg.array)) * (arg.reference_bits / 8);
+        if (n > data.size() - offset)
+            return {{"status", status::kBadRequest}, {"message", "too little reference data"}};
+        arg.reference.assign(data.begin() + offset, data.begin() + offset + n);
+        offset += n;
+    }
+    if (references != 0 && references != outputs)
+        return {{"status", status::kBadRequest},
+                {"message", "references for some outputs but not all"}};
+    checks_ = references > 0;
     return {{"status", status::kOk}};
+}
+
+json Worker::compare_outputs() {
+    json checks = json::array();
+    for (Argument& a : args_) {
+        if (!a.output) continue;
+        const void* values = a.array.data();
+        if (gpu_) {
+            a.array.copy_to(a.host.data(), a.host.nbytes());
+            values = a.host.data();
+        }
+        checks.push_back(comparison(values, a.array.dtype().bits, a.reference.data(),
+                                    a.reference_bits, elements(a.array), a.rtol, a.atol));
+    }
+    return checks;
 }
 
 void Worker::prefill_outputs() {
     for (Argument& a : args_) {
-        if (a.output) fill_poison(a.array);
+        if (a.output) {
+            uint8_t byte = poison_byte(a.array.dtype());
+            size_t bytes = static_cast<size_t>(a.array.nbytes());
+            if (gpu_) {  // on the candidate's stream, so that it lands before the launch
+                auto ptr = reinterpret_cast<internal::cuda::CUdeviceptr>(a.array.data());
+                internal::cuda::check(
+                    internal::cuda::driver().cuMemsetD8Async(ptr, byte, bytes, timer_->stream()),
+                    "cuMemsetD8Async");
+            } else {
+                std::memset(a.array.data(), byte, bytes);
+            }
+        }
         if (!a.guarded) continue;
         uint8_t* data = static_cast<uint8_t*>(a.array.data());
         std::memset(data - kGuardBytes, kGuardByte, kGuardBytes);
@@ -177,13 +253,21 @@ json Worker::run(const json& request, const std::vector<uint8_t>& data,
     plant_fault_after(fault);
     if (std::optional<std::string> damage = guard_damage())
         return {{"status", status::kOutOfBounds}, {"message", *damage}};
+    json reply = {
+        {"status", status::kOk}, {"load_seconds", load_seconds}, {"run_seconds", run_seconds}};
+    if (checks_) {
+        t0 = std::chrono::steady_clock::now();
+        reply["checks"] = compare_outputs();
+        reply["check_seconds"] = seconds_since(t0);
+        return reply;
+    }
     for (const Argument& a : args_) {
         if (!a.output) continue;
         size_t at = outputs.size();
         outputs.resize(at + static_cast<size_t>(a.array.nbytes()));
         a.array.copy_to(outputs.data() + at, a.array.nbytes());
     }
-    return {{"status", status::kOk}, {"load_seconds", load_seconds}, {"run_seconds", run_seconds}};
+    return reply;
 }
 
 }  // namespace tessel::measure_worker

@@ -38,6 +38,12 @@ private:
         NDArray array;
         std::shared_ptr<uint8_t[]> guarded;  // CPU: the array's memory between two guard zones
         bool output = false;
+        // An output's reference (Setup's "reference"): float32 or float64 values, the tolerance,
+        // and for GPU outputs a host array the output is copied into to be compared.
+        std::vector<uint8_t> reference;
+        int reference_bits = 0;
+        double rtol = 0, atol = 0;
+        NDArray host;
     };
     nlohmann::json setup(const nlohmann::json& request, const std::vector<uint8_t>& data);
     nlohmann::json run(const nlohmann::json& request, const std::vector<uint8_t>& data,
@@ -45,6 +51,7 @@ private:
     nlohmann::json time(const nlohmann::json& request);
     NDArray allocate(const std::vector<int64_t>& shape, DataType dtype, Argument& arg) const;
     void prefill_outputs();
+    nlohmann::json compare_outputs();
     std::optional<std::string> guard_damage() const;
     void plant_fault_before(const std::string& fault);
     void plant_fault_after(const std::string& fault);
@@ -56,6 +63,7 @@ private:
     bool gpu_ = false;
     int device_id_ = 0;
     std::vector<Argument> args_;
+    bool checks_ = false;          // the outputs have references: Run compares them here
     std::vector<NDArray> arrays_;  // the kernel's arguments
     std::optional<Kernel> kernel_;
     std::string timing_fault_;  // a test's fault for the next Time request (--test-faults)
