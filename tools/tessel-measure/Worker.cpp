@@ -194,10 +194,11 @@ void Worker::prefill_outputs() {
             uint8_t byte = poison_byte(a.array.dtype());
             size_t bytes = static_cast<size_t>(a.array.nbytes());
             if (gpu_) {  // on the candidate's stream, so that it lands before the launch
-                auto ptr = reinterpret_cast<internal::cuda::CUdeviceptr>(a.array.data());
-                internal::cuda::check(
-                    internal::cuda::driver().cuMemsetD8Async(ptr, byte, bytes, timer_->stream()),
-                    "cuMemsetD8Async");
+                namespace cu = internal::cuda;
+                auto ptr = reinterpret_cast<cu::CUdeviceptr>(a.array.data());
+                auto stream = static_cast<cu::CUstream>(timer_->stream());
+                cu::check(cu::driver().cuMemsetD8Async(ptr, byte, bytes, stream),
+                          "cuMemsetD8Async");
             } else {
                 std::memset(a.array.data(), byte, bytes);
             }
