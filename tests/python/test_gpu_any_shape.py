@@ -108,17 +108,3 @@ def test_double_buffer_errors_name_the_stage():
         ts.lower(s, args, target="cuda -arch=sm_90")
     with pytest.raises(ts.ScheduleError, match="already double-buffered"):
         s[shared[0]].double_buffer()
-
-
-def test_double_buffer_of_a_stage_outside_a_kernel_is_an_error():
-    A = ts.placeholder((64, 64), name="A")
-    k = ts.reduce_axis((0, 64), name="k")
-    C = ts.compute((64, 64), lambda i, j: ts.sum(A[i, k] * A[k, j], axis=k), name="C")
-    s = ts.create_schedule(C)
-    AS = s.cache_read(A, "shared", [C])
-    ko, _ = s[C].split(C.op.reduce_axis[0], factor=8)
-    s[AS].compute_at(s[C], ko)
-    s[AS].double_buffer()
-    with pytest.raises(ts.ScheduleError, match="double_buffer: stage 'A.shared' is not a shared "
-                                               "stage computed inside a GPU kernel"):
-        ts.lower(s, [A, C])

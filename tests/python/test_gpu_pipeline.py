@@ -126,7 +126,9 @@ def test_pipeline_errors_name_the_stage():
         s2[AS2].pipeline(3)
 
 
-def test_pipeline_of_a_stage_outside_a_kernel_is_an_error():
+@pytest.mark.parametrize("primitive,name", [(lambda st: st.pipeline(3), "pipeline"),
+                                            (lambda st: st.double_buffer(), "double_buffer")])
+def test_buffering_a_stage_outside_a_kernel_is_an_error(primitive, name):
     A = ts.placeholder((64, 64), name="A")
     k = ts.reduce_axis((0, 64), name="k")
     C = ts.compute((64, 64), lambda i, j: ts.sum(A[i, k] * A[k, j], axis=k), name="C")
@@ -134,8 +136,8 @@ def test_pipeline_of_a_stage_outside_a_kernel_is_an_error():
     AS = s.cache_read(A, "shared", [C])
     ko, _ = s[C].split(C.op.reduce_axis[0], factor=8)
     s[AS].compute_at(s[C], ko)
-    s[AS].pipeline(3)
-    with pytest.raises(ts.ScheduleError, match="pipeline: stage 'A.shared' is not a shared "
+    primitive(s[AS])
+    with pytest.raises(ts.ScheduleError, match=f"{name}: stage 'A.shared' is not a shared "
                                                "stage computed inside a GPU kernel"):
         ts.lower(s, [A, C])
 
