@@ -149,13 +149,7 @@ Made row_reduction_apply(const SketchContext&, const Sketch& in, int st) {
     int c = row_group_reading(sk, st);
     s.compute_at(st, c, row_leaf(s, c));
     s.set_scope(st, StorageScope::Local);
-    int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
-    for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
-    if (n - n_sp > 1) {
-        std::vector<int> rs;
-        for (int k = n_sp; k < n; ++k) rs.push_back(k);
-        s.fuse(st, rs);
-    }
+    int n_sp = fuse_reduction_loops(s, st);
     // One point a row: the reader reads the reduction per row, not across rows.
     std::vector<Expr> extents = s.infer_extents()[st];
     for (int pos = 0; pos < n_sp; ++pos) {

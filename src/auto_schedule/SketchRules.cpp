@@ -28,6 +28,17 @@ bool has_reduction_axes(const Stage& st) {
     return false;
 }
 
+int fuse_reduction_loops(Schedule& s, int st) {
+    int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
+    for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
+    if (n - n_sp > 1) {
+        std::vector<int> rs;
+        for (int k = n_sp; k < n; ++k) rs.push_back(k);
+        s.fuse(st, rs);
+    }
+    return n_sp;
+}
+
 std::vector<int> direct_readers(const Schedule& s, int stage) {
     const Operation& op = s.stage(stage).op;
     std::vector<int> out;
@@ -96,13 +107,7 @@ int64_t cores_times_16(const SketchContext& ctx) {
 // before it (the split's outer loop is there, its inner loop next).
 int split_reduction(Sketch& sk, int st, int64_t max_inner) {
     Schedule& s = sk.schedule;
-    int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
-    for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;
-    if (n - n_sp > 1) {
-        std::vector<int> rs;
-        for (int k = n_sp; k < n; ++k) rs.push_back(k);
-        s.fuse(st, rs);
-    }
+    int n_sp = fuse_reduction_loops(s, st);
     int64_t extent = *s.stage(st).iters[s.stage(st).leaf[n_sp]].const_extent();
     int step = static_cast<int>(s.steps().size());
     s.split(st, n_sp, 1);

@@ -26,6 +26,10 @@ int64_t root_extent_product(const Stage& st, IterKind kind);
 /// Whether the stage has reduction axes.
 bool has_reduction_axes(const Stage& st);
 
+/// Fuses the stage's reduction leaf loops (after its data-parallel ones) into one; returns the
+/// number of data-parallel leaf loops before it.
+int fuse_reduction_loops(Schedule& s, int stage);
+
 /// The stages that read stage `stage`'s output directly (its op is among their inputs).
 std::vector<int> direct_readers(const Schedule& s, int stage);
 
