@@ -107,7 +107,7 @@ int64_t cores_times_16(const SketchContext& ctx) {
 // before it (the split's outer loop is there, its inner loop next).
 int split_reduction(Sketch& sk, int st, int64_t max_inner) {
     Schedule& s = sk.schedule;
-    int n_sp = fuse_reduction_loops(s, st);
+    int n_sp = internal::fuse_reduction_loops(s, st);
     int64_t extent = *s.stage(st).iters[s.stage(st).leaf[n_sp]].const_extent();
     int step = static_cast<int>(s.steps().size());
     s.split(st, n_sp, 1);
