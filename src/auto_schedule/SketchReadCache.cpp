@@ -45,13 +45,18 @@ RuleCondition read_cache_condition(const SketchContext& ctx, const Sketch& sk, i
 }
 
 // Inserts the register copy of shared tile `shared` read by tiled stage `consumer`, computed at
-// the consumer's innermost reduction loop.
+// the consumer's innermost reduction loop. The shared tile goes to the root meanwhile: computed
+// at the consumer, it could not lose its read to a cache at the root (cache_read refuses to
+// break an attachment), and it is computed at its loop again once its cache is inside it.
 void add_read_cache(Sketch& sk, int shared, int consumer) {
     Schedule& s = sk.schedule;
+    const int fetch_at = sk.stages[consumer].fetch_at;
+    s.compute_root(shared);
     int local = s.cache_read(shared, "local", {consumer});
     insert_sketch_stage(sk, local);
     if (consumer >= local) ++consumer;
     s.compute_at(local, consumer, sk.stages[consumer].read_cache_at);
+    s.compute_at(shared, consumer, fetch_at);
     sk.stages[local].kind = SketchStageKind::ReadCache;
     sk.stages[consumer].read_caches = ReadCaches::With;
     sk.trace.push_back(s.stage(local).name() + ": cache_read_local");

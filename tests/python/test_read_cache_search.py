@@ -37,8 +37,8 @@ def test_a_gpu_gemm_gets_the_read_cache_variant():
     traces = [k.trace for k in space.sketches]
     assert len(traces) == 2
     assert not any("cache_read_local" in t for t in traces[0])
-    assert traces[1][-1] == "a.shared.local: cache_read_local"
-    assert "b.shared.local: cache_read_local" in traces[1]
+    assert traces[1][-1] == "A.shared.local: cache_read_local"
+    assert "B.shared.local: cache_read_local" in traces[1]
     assert space.sketches[1].stage_kinds == [
         "placeholder", "shared_fetch", "read_cache", "placeholder", "shared_fetch", "read_cache",
         "tiled", "fused"]
@@ -63,7 +63,9 @@ def test_read_cache_states_run_and_their_layouts_are_drawn_and_mutated():
     assert any("storage_align" in t for t in texts)
     assert any(".vectorize(" in t for t in texts)
     assert "mutate_shared_layout" in space.mutations(states[0])
-    mutants = [space.mutate(s, seed=i) for i, s in enumerate(states * 4)]
-    assert any(m is not None and m.origin == "mutate_shared_layout" for m in mutants)
+    mutants = (space.mutate(states[i % len(states)], seed=i) for i in range(400))
+    layout = next(m for m in mutants if m is not None and m.origin == "mutate_shared_layout")
+    assert space.check(layout.schedule) == ""
+    interpret(task, layout.schedule)
     # A record's schedule read back is a state of the variant again.
     assert space.state(task.apply_record(states[0].to_json())).sketch == 1
