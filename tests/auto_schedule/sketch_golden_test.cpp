@@ -46,7 +46,8 @@ TEST(SketchGolden, SuiteSketchesAndTheirRules) {
 }
 
 // Ansor's counts: a GEMM has 3 CPU sketches (tiled; cache write fused at level 1 or 2), one GPU
-// sketch, and here a second one with register read caches (cache_read_local); every sketch of every suite workload replays from its JSON.
+// sketch, and here a second one with register read caches (cache_read_local); every sketch of every
+// suite workload replays from its JSON.
 TEST(SketchGolden, GemmCountsAndReplay) {
     SearchTask cpu("op.matmul",
                    {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0), Float(32)},
