@@ -69,6 +69,7 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::RowFetch: return "row_fetch";
         case SketchStageKind::TensorCore: return "tensor_core";
         case SketchStageKind::TensorCoreFetch: return "tensor_core_fetch";
+        case SketchStageKind::ReadCache: return "read_cache";
     }
     return "?";
 }
@@ -111,7 +112,8 @@ void def_sketch(py::module_& a) {
                 return out;
             },
             "Per stage: plain, inlined, tiled, fused, cross_thread_reduction, shared_fetch, "
-            "placeholder, row_block, row_reduction, row_fetch, tensor_core or tensor_core_fetch.")
+            "placeholder, row_block, row_reduction, row_fetch, tensor_core, tensor_core_fetch or "
+            "read_cache.")
         .def(
             "copy", [](const PySketch& s) { return std::make_shared<PySketch>(s.sync()); },
             "An independent copy (what a rule changes and returns).")

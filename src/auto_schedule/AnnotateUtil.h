@@ -49,7 +49,7 @@ struct AnnotateRule {
 };
 
 /// The rules for `target`, in order (CPU: compute_location, parallel, auto_unroll, vectorize;
-/// GPU: thread_bind, cooperative_fetch, tensor_core, pipelining, auto_unroll).
+/// GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining, auto_unroll).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
 /// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
@@ -61,6 +61,32 @@ void bind_row_block(AnnotateContext& a, int stage);
 /// kMaxAccumulatorsPerLane, pads the shared tiles' rows or not (storage_align, 16 bytes) and
 /// copies them with 128-bit accesses by the block's warps.
 void annotate_tensor_core(AnnotateContext& a);
+
+/// GPU: the register read caches of a cache_read_local sketch (AnnotateReadCache.cpp): each
+/// shared tile's layout drawn among layout_choices(), each copy vectorised (1, 2 or 4 lanes)
+/// along its slice's axis where the layout makes that axis contiguous.
+void read_caches(AnnotateContext& a);
+
+/// A ReadCache stage and its shared tile, as its annotation sees them.
+struct ReadCacheTile {
+    int cache = -1;     ///< the ReadCache stage
+    int shared = -1;    ///< the shared tile it copies
+    int dims = 0;       ///< the shared tile's storage dimensions
+    int axis = -1;      ///< the last axis along which a thread's slice is longer than 1, or -1
+    int64_t slice = 1;  ///< the slice's length along `axis`
+};
+/// The tile of ReadCache stage `cache` of `s`, whose leaves are still its axes with `extents`
+/// (bound inference's, as annotation sees them before the rule).
+ReadCacheTile read_cache_tile(const Schedule& s, int cache, const std::vector<Expr>& extents);
+/// A shared tile's layout: bits of kTransposed (`axis` moved innermost, storage_reorder) and
+/// kPadded (rows padded by 16 bytes to an odd number of 16-byte chunks, storage_align).
+constexpr int kTransposed = 1;
+constexpr int kPadded = 2;
+/// The layouts a tile may take: 0 always; transposed where `axis` is not innermost already;
+/// padded (either way) where the tile has two dimensions or more.
+std::vector<int> layout_choices(const ReadCacheTile& t);
+/// The steps that give the tile `layout` (none for 0).
+std::vector<Step> layout_steps(const Schedule& s, const ReadCacheTile& t, int layout);
 
 /// Accumulator floats a lane of a tensor-core warp tile may hold (tutorial 07's 64 x 64 warp
 /// tile: 128, with its fragments of A and B about 170 registers).

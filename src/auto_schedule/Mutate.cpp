@@ -1,7 +1,8 @@
 // Mutation of a complete state (Ansor's evolutionary operators): each mutation edits the step
 // list (a split factor, a pragma value, a compute_at loop, the loops fused into a parallel one,
-// the pipelining of shared fetches) and replays it; follow splits follow the edited factors. One
-// function a mutation, picked by weight in SearchSpace::mutate at the bottom.
+// the pipelining of shared fetches, the layout of shared tiles with read caches) and replays it;
+// follow splits follow the edited factors. One function a mutation, picked by weight in
+// SearchSpace::mutate at the bottom.
 #include <algorithm>
 #include <map>
 
@@ -237,6 +238,47 @@ bool mutate_pipelining(const SearchSpace& space, const SearchState& st, Steps& s
     return true;
 }
 
+std::vector<int> read_cache_stages(const Sketch& sk) {
+    std::vector<int> out;
+    for (int st = 0; st < static_cast<int>(sk.stages.size()); ++st)
+        if (sk.stages[st].kind == SketchStageKind::ReadCache) out.push_back(st);
+    return out;
+}
+
+// Changes the layout of one shared tile with a register read cache (AnnotateReadCache.cpp) to
+// another of its choices: its storage_reorder / storage_align steps are removed and the new ones
+// appended. The copy's vectorisation stays (along an axis no longer contiguous it is strided:
+// correct, and scalar in the generated code).
+bool mutate_shared_layout(const SearchSpace& space, const SearchState& st, Steps& steps,
+                          std::mt19937_64& rng) {
+    std::vector<int> caches = read_cache_stages(space.sketches()[st.sketch]);
+    if (caches.empty()) return false;
+    const int cache = caches[pick(rng, caches.size())];
+    // The tile as annotation saw it: the sketch with the state's tile sizes.
+    Schedule sketch = prefix(space, steps, st.sketch_steps);
+    const internal::ReadCacheTile t =
+        internal::read_cache_tile(sketch, cache, sketch.infer_extents()[cache]);
+    int now = 0;
+    Steps out(steps.begin(), steps.begin() + st.sketch_steps);
+    for (size_t i = st.sketch_steps; i < steps.size(); ++i) {
+        const auto* r = std::get_if<StorageReorderStep>(&steps[i]);
+        const auto* al = std::get_if<StorageAlignStep>(&steps[i]);
+        if ((r && r->stage == t.shared) || (al && al->stage == t.shared)) {
+            now |= r ? internal::kTransposed : internal::kPadded;
+            continue;
+        }
+        out.push_back(steps[i]);
+    }
+    std::vector<int> others;
+    for (int layout : internal::layout_choices(t))
+        if (layout != now) others.push_back(layout);
+    if (others.empty()) return false;
+    for (const Step& step : internal::layout_steps(sketch, t, others[pick(rng, others.size())]))
+        out.push_back(step);
+    steps = std::move(out);
+    return true;
+}
+
 using Mutation = bool (*)(const SearchSpace&, const SearchState&, Steps&, std::mt19937_64&);
 
 struct WeightedMutation {
@@ -255,7 +297,8 @@ bool has_annotation_step(const SearchState& st, const Steps& steps, Pred pred) {
 
 // The mutations that apply to `st` (its sketch known), with their weights: tile size where a
 // tiled loop is longer than 1, auto-unroll where a pragma is, row threads where a row group is
-// (GPU), pipelining where a shared fetch is (GPU), compute location where an annotation compute_at
+// (GPU), pipelining where a shared fetch is (GPU), shared layout where a read cache is (GPU),
+// compute location where an annotation compute_at
 // is, parallel where a parallel loop is (CPU only for the last two).
 std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchState& st) {
     const Sketch& sk = space.sketches()[st.sketch];
@@ -272,6 +315,8 @@ std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchS
         out.push_back({"mutate_row_threads", 0.90, mutate_row_threads});
     if (gpu && !fetch_groups(sk, st.schedule).empty())
         out.push_back({"mutate_pipelining", 0.10, mutate_pipelining});
+    if (gpu && !read_cache_stages(sk).empty())
+        out.push_back({"mutate_shared_layout", 0.10, mutate_shared_layout});
     if (gpu) return out;
     if (has_annotation_step<ComputeAtStep>(st, steps, [](const ComputeAtStep&) { return true; }))
         out.push_back({"mutate_compute_location", 0.05, mutate_compute_location});

@@ -140,12 +140,44 @@ Schedule SearchSpace::draw_tile_sizes(const Sketch& sk, std::vector<Step>& steps
 
 std::optional<SearchState> SearchSpace::annotate(int sketch, std::mt19937_64& rng,
                                                  std::string* reason) const {
+    return annotate_with(sketch, nullptr, rng, reason);
+}
+
+std::optional<SearchState> SearchSpace::annotate(
+    int sketch, const std::vector<std::vector<int64_t>>& tile_lengths, std::mt19937_64& rng,
+    std::string* reason) const {
+    const Sketch& sk = sketches_.at(sketch);
+    if (tile_lengths.size() != sk.tiles.size())
+        TESSEL_THROW(ScheduleError)
+            << "annotate: " << tile_lengths.size() << " tile length lists for sketch " << sketch
+            << "'s " << sk.tiles.size() << " tiles";
+    for (size_t g = 0; g < sk.tiles.size(); ++g) {
+        const auto& options = factorizations(sk.tiles[g]);
+        if (std::find(options.begin(), options.end(), tile_lengths[g]) == options.end())
+            TESSEL_THROW(ScheduleError)
+                << "annotate: tile " << g << " (extent " << sk.tiles[g].extent << ", "
+                << sk.tiles[g].steps.size() + 1
+                << " levels): the lengths given are not one of its factorisations";
+    }
+    return annotate_with(sketch, &tile_lengths, rng, reason);
+}
+
+std::optional<SearchState> SearchSpace::annotate_with(
+    int sketch, const std::vector<std::vector<int64_t>>* tile_lengths, std::mt19937_64& rng,
+    std::string* reason) const {
     const Sketch& sk = sketches_.at(sketch);
     std::vector<Step> steps = sk.schedule.steps();
     const char* phase = "tile sizes";
     try {
         std::vector<std::vector<Expr>> extents;
-        Schedule s = draw_tile_sizes(sk, steps, rng, extents);
+        Schedule s = sk.schedule;
+        if (tile_lengths) {
+            for (size_t g = 0; g < sk.tiles.size(); ++g)
+                internal::set_tile_lengths(steps, sk.tiles[g], (*tile_lengths)[g]);
+            s = replay(task_.initial_schedule(), steps);
+        } else {
+            s = draw_tile_sizes(sk, steps, rng, extents);
+        }
         internal::AnnotateContext a{*this, *context_, sk, s, rng};
         if (!extents.empty()) a.set_extents(std::move(extents));
         std::vector<int> step_rules;

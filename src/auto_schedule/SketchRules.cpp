@@ -227,17 +227,18 @@ void mark_gpu_tiling(Sketch& sk, int st, int tiles_begin, const std::string& str
     info.thread_steps.clear();
     for (int g = n_groups - n_sp; g < n_groups; ++g)
         info.thread_steps.push_back(sk.tiles[tiles_begin + g].steps.at(1));  // level 2
-    // The outer reduction tile: the last loop of the first R level.
-    int pos = 0, first_r_end = -1;
+    // The outer reduction tile: the last loop of the first R level; the innermost reduction loop
+    // (read caches): the last loop of the last R level.
+    int pos = 0, first_r_end = -1, last_r_end = -1;
     int n_rd = n_groups - n_sp;
     for (char c : structure) {
         pos += c == 'S' ? n_sp : n_rd;
-        if (c == 'R') {
-            first_r_end = pos - 1;
-            break;
-        }
+        if (c != 'R') continue;
+        if (first_r_end < 0) first_r_end = pos - 1;
+        last_r_end = pos - 1;
     }
     info.fetch_at = n_rd > 0 ? first_r_end : -1;
+    info.read_cache_at = n_rd > 0 ? last_r_end : -1;
 }
 
 Made fusion_apply(const SketchContext& ctx, const Sketch& in, int st) {
@@ -367,6 +368,7 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     if (target.is_gpu())
         return {internal::tensor_core_rule(),
                 {"cache_read_shared", cache_read_condition, cache_read_apply},
+                internal::read_cache_rule(),
                 internal::row_fetch_rule(),
                 always_inline,
                 internal::row_block_rule(),

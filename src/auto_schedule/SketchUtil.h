@@ -43,6 +43,11 @@ constexpr int64_t kRowReductionScratchBytes = 1024;
 SketchRule row_reduction_rule();
 SketchRule row_fetch_rule();
 
+/// The GPU register read-cache rule (SketchReadCache.cpp), cache_read_local: the shared tiles of
+/// a tiled stage also copied into registers at its innermost reduction loop (tutorial 05's AL and
+/// BL), as a variant: the sketch without them stays.
+SketchRule read_cache_rule();
+
 /// The GPU tensor-core rule (SketchTensorCore.cpp): a float16/bfloat16 GEMM with float32
 /// accumulation (float32 on tf32 with SketchOptions::tensor_core_tf32) on sm_80 or newer, tiled
 /// as tutorials/07_tensor_core_gemm.py: warp accumulators, shared and warp tiles, tensorize.

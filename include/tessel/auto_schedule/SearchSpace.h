@@ -15,8 +15,9 @@
 // parallelism passes cores x 16), the auto-unroll pragma of tiled stages (0/16/64/512, and 1024
 // on GPUs), vectorisation (CPU: inner spatial loops fused up to 16 lanes) and GPU thread
 // bindings (tile levels to blockIdx.x, vthread and threadIdx.x; shared-memory fetches fused,
-// split by the consumer's thread count through follow_fused_split, bound and vectorised).
-// docs/auto_schedule.md describes each.
+// split by the consumer's thread count through follow_fused_split, bound and vectorised; with
+// register read caches, each shared tile's layout, kept, transposed or padded, and the copies'
+// vector lanes). docs/auto_schedule.md describes each.
 //
 // Every candidate is checked as the tuner would build it: verify_schedule for the target, then
 // lowering to the feature point (LowerOptions::stop_after = "partition_loops"). A candidate a
@@ -46,7 +47,8 @@ struct SearchState {
     /// The sketch it was annotated from (an index into SearchSpace::sketches()).
     int sketch = -1;
     /// How it was made: "random", "mutate_tile_size", "mutate_auto_unroll",
-    /// "mutate_row_threads", "mutate_pipelining", "mutate_compute_location", "mutate_parallel",
+    /// "mutate_row_threads", "mutate_pipelining", "mutate_shared_layout",
+    /// "mutate_compute_location", "mutate_parallel",
     /// "crossover".
     std::string origin;
     /// The number of its steps that are its sketch's (the rest are annotation).
@@ -96,16 +98,27 @@ public:
     /// primitive, verify_schedule or lowering refused it (`reason` says why).
     std::optional<SearchState> annotate(int sketch, std::mt19937_64& rng,
                                         std::string* reason = nullptr) const;
+    /// The same with the tile lengths given instead of drawn: one list per entry of the sketch's
+    /// `tiles`, outer level first, each one of factorizations() of its tile. The other choices
+    /// are drawn with `rng`: the states are those annotate() makes when it draws these tiles
+    /// (how a test shows a schedule is in the space, or a searcher starts from known tiles).
+    /// ScheduleError when the lists do not fit the sketch's tiles.
+    std::optional<SearchState> annotate(int sketch,
+                                        const std::vector<std::vector<int64_t>>& tile_lengths,
+                                        std::mt19937_64& rng, std::string* reason = nullptr) const;
 
     /// A mutation of `state` (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel
-    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10, row threads 0.90 on GPUs; among those
-    /// that apply, the weights renormalised), checked as a sample is; nullopt when none applies
-    /// (mutations() is empty) or no legal mutation was found in a few tries.
+    /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10, row threads 0.90, pipelining 0.10, shared
+    /// layout 0.10 on GPUs; among those that apply, the weights renormalised), checked as a sample
+    /// is; nullopt when none applies (mutations() is empty) or no legal mutation was found in a few
+    /// tries.
     std::optional<SearchState> mutate(const SearchState& state, std::mt19937_64& rng) const;
 
     /// The names of the mutations that apply to `state` ("mutate_tile_size" where a tiled loop
     /// is longer than 1, "mutate_auto_unroll" where a pragma is, "mutate_row_threads" where a
-    /// GPU row group's threads were drawn (the thread count of all its stages), and
+    /// GPU row group's threads were drawn (the thread count of all its stages),
+    /// "mutate_pipelining" where a GPU state has shared fetches, "mutate_shared_layout" where it
+    /// has register read caches (the layout of their shared tiles), and
     /// "mutate_compute_location" and "mutate_parallel" where annotation placed a stage or a
     /// parallel loop); empty for a state of no sketch.
     std::vector<std::string> mutations(const SearchState& state) const;
@@ -133,6 +146,9 @@ public:
     const SketchContext& context() const { return *context_; }
 
 private:
+    std::optional<SearchState> annotate_with(int sketch,
+                                             const std::vector<std::vector<int64_t>>* tile_lengths,
+                                             std::mt19937_64& rng, std::string* reason) const;
     Schedule draw_tile_sizes(const Sketch& sketch, std::vector<Step>& steps, std::mt19937_64& rng,
                              std::vector<std::vector<Expr>>& extents) const;
 

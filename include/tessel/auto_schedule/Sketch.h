@@ -76,7 +76,16 @@ enum class SketchStageKind : uint8_t {
     /// 128-bit accesses by the block's warps (threadIdx.x = 32, .y and .z following the warp
     /// tile splits in `thread_steps`)
     TensorCoreFetch,
+    /// GPU: a register ("local") copy of a SharedFetch tile, computed at the tiled stage's
+    /// innermost reduction loop (`read_cache_at`): one thread's slice of the shared tile per
+    /// step of the reduction (tutorial 05's AL and BL). Annotation vectorises it (1, 2 or 4
+    /// lanes) and chooses its shared tile's layout (transposed, padded)
+    ReadCache,
 };
+
+/// Whether a GPU tiled stage's shared tiles also get register read caches (the cache_read_local
+/// rule decides it for all of a stage's tiles at once: the sketch with them is a variant).
+enum class ReadCaches : uint8_t { Undecided, Without, With };
 
 /// The annotation data of one stage of a sketch.
 struct SketchStage {
@@ -93,6 +102,11 @@ struct SketchStage {
     int reduction_tile = -1;
     /// Tiled (GPU): the leaf its SharedFetch producers are computed at (its outer reduction tile).
     int fetch_at = -1;
+    /// Tiled (GPU): the leaf its ReadCache stages are computed at (the last loop of its last
+    /// reduction level: the innermost reduction loop around the thread's tile), and whether it
+    /// has them.
+    int read_cache_at = -1;
+    ReadCaches read_caches = ReadCaches::Undecided;
     /// Tiled: whether annotation chooses an auto-unroll pragma for it.
     bool unroll = false;
     /// Made by the cache_write rule: computes the next stage's body, which copies it out.
