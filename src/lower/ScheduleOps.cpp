@@ -295,31 +295,20 @@ BufferSwizzle NestBuilder::swizzle_of(const Stage& st, Type elem,
 Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
                                     const std::vector<Expr>& shape, StorageScope scope) {
     if (default_layout(st)) return Buffer(t.name(), t.dtype(), shape, scope);
-    std::vector<int64_t> extents, strides(st.storage.size());
+    std::vector<int64_t> axis_extents(shape.size(), 0);
     for (const StorageDim& d : st.storage) {
         auto e = as_const_int(shape[d.axis]);
         if (!e)
             TESSEL_THROW(ScheduleError)
                 << "lower: stage '" << st.name() << "' has a storage layout but extent "
                 << to_string(shape[d.axis]) << " of axis " << d.axis << " is not constant";
-        extents.push_back(d.part == StorageDim::Part::Whole   ? *e
-                          : d.part == StorageDim::Part::Outer ? (*e + d.factor - 1) / d.factor
-                                                              : d.factor);
+        axis_extents[d.axis] = *e;
     }
-    int64_t stride = 1;
-    bool padded = false;
-    for (size_t k = st.storage.size(); k-- > 0;) {
-        const StorageDim& d = st.storage[k];
-        if (d.align_factor > 0) {
-            int64_t aligned =
-                stride +
-                ((d.align_offset - stride) % d.align_factor + d.align_factor) % d.align_factor;
-            padded = padded || aligned != stride;
-            stride = aligned;
-        }
-        strides[k] = stride;
-        stride *= extents[k];
-    }
+    internal::StorageLayout layout = internal::storage_layout(st, axis_extents);
+    const std::vector<int64_t>& extents = layout.extents;
+    const std::vector<int64_t>& strides = layout.strides;
+    const bool padded = layout.padded;
+    const int64_t stride = layout.elements;
     Type idx = shape.empty() ? Int(32) : shape[0].type();
     if (stride > idx.max_int()) idx = Int(64);
     std::vector<Expr> phys;

@@ -57,16 +57,24 @@ void check_cpu(const Schedule& s, const Target& target) {
 
 // Bytes of stage i's storage, as bound inference sizes it (0 when not constant): its
 // data-parallel axes (storage_extent lists the reduction axes after them; they take no storage).
+// The bytes of the stage's buffer as the lowering allocates it: its storage layout's padding
+// (storage_align) included; 0 when an extent is symbolic.
 int64_t storage_bytes(const Stage& st, const StageBounds& b) {
-    int64_t n = op_output(st.op, 0).dtype().bytes();
     size_t axes = as_compute(st.op) ? as_compute(st.op)->axis.size() : b.storage_extent.size();
+    std::vector<int64_t> extents;
     for (size_t d = 0; d < axes && d < b.storage_extent.size(); ++d) {
-        const Expr& e = b.storage_extent[d];
-        auto c = as_const_int(e);
+        auto c = as_const_int(b.storage_extent[d]);
         if (!c) return 0;
-        n *= *c;
+        extents.push_back(*c);
     }
-    return n;
+    if (extents.size() != axes) return 0;
+    int64_t elements = 1;
+    if (st.storage.empty()) {
+        for (int64_t e : extents) elements *= e;
+    } else {
+        elements = internal::storage_layout(st, extents).elements;
+    }
+    return elements * op_output(st.op, 0).dtype().bytes();
 }
 
 // The copies of a stage's buffer: double_buffer's two, pipeline's `depth`.

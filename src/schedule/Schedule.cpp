@@ -265,6 +265,32 @@ std::vector<StorageDim> default_storage(const Operation& op) {
     return dims;
 }
 
+StorageLayout storage_layout(const Stage& st, const std::vector<int64_t>& axis_extents) {
+    StorageLayout l;
+    for (const StorageDim& d : st.storage) {
+        int64_t e = axis_extents.at(d.axis);
+        l.extents.push_back(d.part == StorageDim::Part::Whole   ? e
+                            : d.part == StorageDim::Part::Outer ? (e + d.factor - 1) / d.factor
+                                                                : d.factor);
+    }
+    l.strides.resize(st.storage.size());
+    int64_t stride = 1;
+    for (size_t k = st.storage.size(); k-- > 0;) {
+        const StorageDim& d = st.storage[k];
+        if (d.align_factor > 0) {
+            int64_t aligned =
+                stride +
+                ((d.align_offset - stride) % d.align_factor + d.align_factor) % d.align_factor;
+            l.padded = l.padded || aligned != stride;
+            stride = aligned;
+        }
+        l.strides[k] = stride;
+        stride *= l.extents[k];
+    }
+    l.elements = stride;
+    return l;
+}
+
 Expr ceil_div(const Expr& extent, int64_t factor) {
     // (c - 1) / f + 1, not (c + f - 1) / f: no overflow for factors near the type's maximum.
     if (auto c = as_const_int(extent))

@@ -33,6 +33,17 @@ void redirect_reads(std::vector<Stage>& stages, const std::vector<int>& readers,
 /// One Whole storage dimension per data-parallel axis of `op` (none for placeholders).
 std::vector<StorageDim> default_storage(const Operation& op);
 
+/// A stage's buffer laid out by its storage dimensions over `axis_extents` (one constant extent
+/// per data-parallel axis): each storage dimension's extent and stride (padded where
+/// storage_align asks), outermost first, and the elements the buffer spans. The lowering
+/// allocates this much; the shared-memory checks count it.
+struct StorageLayout {
+    std::vector<int64_t> extents, strides;
+    int64_t elements = 1;
+    bool padded = false;  ///< some stride is larger than the compact one
+};
+StorageLayout storage_layout(const Stage& st, const std::vector<int64_t>& axis_extents);
+
 /// Parses "global", "shared" or "local"; ScheduleError naming `prim` and the stage otherwise.
 StorageScope parse_scope(const Schedule& s, const char* prim, int stage, const std::string& scope);
 

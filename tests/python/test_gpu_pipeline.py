@@ -150,6 +150,17 @@ def test_shared_memory_check_counts_every_copy():
         ts.lower(s, args, target=SM90)
 
 
+def test_shared_memory_check_counts_the_padding():
+    # A's transposed tile is padded to rows of 132 floats (storage_align), B's rows are 128: at
+    # bk = 224 the tiles take 224 x 260 x 4 = 232960 bytes, over the H100's 232448, though
+    # unpadded (229376) they would fit. The kernel would fail at launch; lower() refuses it.
+    s, args = gemm.step4(256, k=448, block=128, threads=16, bk=224)
+    with pytest.raises(ts.ScheduleError, match=r"232960 bytes of shared memory"):
+        ts.lower(s, args, target=SM90)
+    s, args = gemm.step4(256, k=432, block=128, threads=16, bk=216)  # 224640 bytes: fits
+    ts.lower(s, args, target=SM90)
+
+
 def test_pipeline_step_round_trips_through_json_and_python():
     s, args = gemm.step4(64, block=32, threads=4, bk=8, pipeline=3)
     steps = json.loads(s.to_json())
