@@ -15,10 +15,6 @@ namespace tessel::internal {
 
 namespace {
 
-int64_t pick(std::mt19937_64& rng, int64_t n) {
-    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
-}
-
 // The constant extent of leaf `pos` of the stage whose extents are `row` as bound inference
 // sees it (compute_at stages have the region their consumer needs), or 0 when it is symbolic.
 int64_t leaf_extent(const std::vector<Expr>& row, int pos) {

@@ -10,10 +10,6 @@ namespace tessel::internal {
 
 namespace {
 
-int64_t pick(std::mt19937_64& rng, int64_t n) {
-    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
-}
-
 int64_t element_bytes(const Schedule& s, int stage) {
     return op_output(s.stage(stage).op, 0).dtype().bytes();
 }
@@ -91,9 +87,7 @@ void read_caches(AnnotateContext& a) {
             order.push_back(t.axis);
             s.reorder(st, order);
         }
-        auto [outer, inner] = s.split(st, n - 1, v);
-        (void)outer;
-        s.vectorize(st, inner);
+        s.vectorize(st, s.split(st, n - 1, v).second);
     }
 }
 

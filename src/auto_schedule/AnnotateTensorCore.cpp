@@ -12,10 +12,6 @@ namespace tessel::internal {
 
 namespace {
 
-int64_t pick(std::mt19937_64& rng, int64_t n) {
-    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
-}
-
 // Lengths of the m and n groups: {blocks, warps, fragments per warp}.
 struct WarpTile {
     std::vector<int64_t> m, n;

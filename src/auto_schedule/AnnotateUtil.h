@@ -11,6 +11,11 @@
 
 namespace tessel::internal {
 
+/// A uniform draw from [0, n) (n >= 1): the annotation and mutation rules' choices.
+inline int64_t pick(std::mt19937_64& rng, int64_t n) {
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
+}
+
 /// What an annotation rule works on: the schedule replayed from the sketch with its tile sizes
 /// filled in, which the rule extends with steps.
 struct AnnotateContext {

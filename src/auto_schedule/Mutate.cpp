@@ -14,11 +14,8 @@ namespace tessel {
 
 namespace {
 
+using internal::pick;
 using Steps = std::vector<Step>;
-
-int64_t pick(std::mt19937_64& rng, int64_t n) {
-    return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
-}
 
 // Moves a factor of one level's length to another level of a random tile group.
 bool mutate_tile_size(const SearchSpace& space, const SearchState& st, Steps& steps,
