@@ -59,10 +59,37 @@ std::vector<Step> layout_steps(const Schedule& s, const ReadCacheTile& t, int la
     return out;
 }
 
-// Each read cache: its shared tile's layout drawn among layout_choices, then its copy vectorised
-// along the slice's axis by 2 or 4 lanes (at most 16 bytes) that divide the slice, drawn with 1,
-// where the axis is contiguous in the tile's layout (else one lane: the access would be strided):
-// the axis moved innermost, split by the lanes, the inner loop vectorised.
+std::vector<int64_t> read_cache_lanes(const Schedule& s, const ReadCacheTile& t, int layout) {
+    std::vector<int64_t> out = {1};
+    bool contiguous = t.axis >= 0 && (t.axis == t.dims - 1 || (layout & kTransposed));
+    if (!contiguous) return out;
+    for (int64_t v : {2, 4})
+        if (t.slice % v == 0 && v * element_bytes(s, t.cache) <= 16) out.push_back(v);
+    return out;
+}
+
+std::vector<Step> read_cache_vector_steps(const Schedule& s, const ReadCacheTile& t,
+                                          int64_t lanes) {
+    if (lanes <= 1) return {};
+    // The steps as the primitives make them, on a copy: the axis moved innermost, split by the
+    // lanes, the inner loop vectorised.
+    Schedule x = s;
+    const size_t before = x.steps().size();
+    int n = static_cast<int>(x.stage(t.cache).leaf.size());
+    if (t.axis != n - 1) {
+        std::vector<int> order;
+        for (int pos = 0; pos < n; ++pos)
+            if (pos != t.axis) order.push_back(pos);
+        order.push_back(t.axis);
+        x.reorder(t.cache, order);
+    }
+    x.vectorize(t.cache, x.split(t.cache, n - 1, lanes).second);
+    return std::vector<Step>(x.steps().begin() + static_cast<std::ptrdiff_t>(before),
+                             x.steps().end());
+}
+
+// Each read cache: its shared tile's layout drawn among layout_choices, then its copy's vector
+// lanes drawn among read_cache_lanes (one lane where the layout leaves the axis strided).
 void read_caches(AnnotateContext& a) {
     Schedule& s = a.schedule;
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
@@ -71,23 +98,12 @@ void read_caches(AnnotateContext& a) {
         std::vector<int> layouts = layout_choices(t);
         int layout = layouts[pick(a.rng, layouts.size())];
         for (const Step& step : layout_steps(s, t, layout)) s.apply(step);
-        bool contiguous = t.axis >= 0 && (t.axis == t.dims - 1 || (layout & kTransposed));
-        if (!contiguous) continue;
-        std::vector<int64_t> lanes = {1};
-        for (int64_t v : {2, 4})
-            if (t.slice % v == 0 && v * element_bytes(s, st) <= 16) lanes.push_back(v);
+        std::vector<int64_t> lanes = read_cache_lanes(s, t, layout);
+        if (lanes.size() == 1) continue;  // strided: nothing drawn
         int64_t v = lanes[pick(a.rng, lanes.size())];
         if (v == 1) continue;
         a.loops_changed(st);
-        int n = static_cast<int>(s.stage(st).leaf.size());
-        if (t.axis != n - 1) {
-            std::vector<int> order;
-            for (int pos = 0; pos < n; ++pos)
-                if (pos != t.axis) order.push_back(pos);
-            order.push_back(t.axis);
-            s.reorder(st, order);
-        }
-        s.vectorize(st, s.split(st, n - 1, v).second);
+        for (const Step& step : read_cache_vector_steps(s, t, v)) s.apply(step);
     }
 }
 

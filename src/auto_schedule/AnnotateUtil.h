@@ -16,6 +16,11 @@ inline int64_t pick(std::mt19937_64& rng, int64_t n) {
     return std::uniform_int_distribution<int64_t>(0, n - 1)(rng);
 }
 
+/// The stage a step applies to.
+inline int step_stage(const Step& step) {
+    return std::visit([](const auto& s) { return s.stage; }, step);
+}
+
 /// What an annotation rule works on: the schedule replayed from the sketch with its tile sizes
 /// filled in, which the rule extends with steps.
 struct AnnotateContext {
@@ -92,6 +97,13 @@ constexpr int kPadded = 2;
 std::vector<int> layout_choices(const ReadCacheTile& t);
 /// The steps that give the tile `layout` (none for 0).
 std::vector<Step> layout_steps(const Schedule& s, const ReadCacheTile& t, int layout);
+/// The vector lanes the copy of a read cache may take under `layout`: 1, and 2 and 4 where they
+/// divide the slice (at most 16 bytes) and the layout makes the slice's axis contiguous.
+std::vector<int64_t> read_cache_lanes(const Schedule& s, const ReadCacheTile& t, int layout);
+/// The steps that vectorise the copy by `lanes` (none for 1): its axis moved innermost, split,
+/// the inner loop vectorised. `s` has the cache's leaves still its axes.
+std::vector<Step> read_cache_vector_steps(const Schedule& s, const ReadCacheTile& t,
+                                          int64_t lanes);
 
 /// Accumulator floats a lane of a tensor-core warp tile may hold (tutorial 07's 64 x 64 warp
 /// tile: 128, with its fragments of A and B about 170 registers).

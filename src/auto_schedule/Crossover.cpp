@@ -12,10 +12,6 @@ namespace tessel {
 
 namespace {
 
-int step_stage(const Step& step) {
-    return std::visit([](const auto& s) { return s.stage; }, step);
-}
-
 // Replays `steps` onto `s`, moving a compute_at that names a loop its target lacks to the
 // target's innermost loop.
 void replay_repairing(Schedule& s, const std::vector<Step>& steps) {
@@ -54,7 +50,7 @@ std::optional<SearchState> SearchSpace::crossover(const SearchState& a, const Se
             for (size_t i = 0; i < parent->step_rules.size(); ++i) {
                 const Step& step = parent->schedule.steps()[parent->sketch_steps + i];
                 if (parent->step_rules[i] != rule) continue;
-                if (from_b[step_stage(step)] != (parent == &b)) continue;
+                if (from_b[internal::step_stage(step)] != (parent == &b)) continue;
                 steps.push_back(step);
                 rules.push_back(rule);
             }

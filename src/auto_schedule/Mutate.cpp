@@ -17,6 +17,54 @@ namespace {
 using internal::pick;
 using Steps = std::vector<Step>;
 
+// The schedule as it is before step `index`.
+Schedule prefix(const SearchSpace& space, const Steps& steps, size_t index) {
+    return replay(space.task().initial_schedule(), Steps(steps.begin(), steps.begin() + index));
+}
+
+bool is_vector_copy(const SketchStage& info) {
+    return info.kind == SketchStageKind::SharedFetch || info.kind == SketchStageKind::ReadCache;
+}
+
+// The annotation's vector splits of a GPU state: for each vectorised copy (a shared fetch or a
+// read cache, annotated by cooperative_fetch or read_caches), the index of the split whose
+// factor is its lanes (the last split of its stage before the vectorize).
+std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const Steps& steps) {
+    std::vector<int> out;
+    for (size_t j = st.sketch_steps; j < steps.size(); ++j) {
+        const auto* a = std::get_if<AnnotateStep>(&steps[j]);
+        if (!a || a->annotation != IterAnnotation::Vectorize || !is_vector_copy(sk.stages[a->stage]))
+            continue;
+        for (size_t i = j; i-- > static_cast<size_t>(st.sketch_steps);)
+            if (const auto* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->stage == a->stage) {
+                out.push_back(static_cast<int>(i));
+                break;
+            }
+    }
+    return out;
+}
+
+// After a tile-size change of a GPU state, each vectorised copy whose lanes no longer divide
+// the loop they split (a read cache's slice, a fetch's tile) takes the widest lanes that do
+// (half, a quarter); without it the guarded vector loop fails the check and the mutant is lost,
+// and with it most mutants of states with 4-lane copies (the fast ones) were (tested). False
+// when no lanes above 1 divide: the mutant is given up, as before.
+bool fit_vector_lanes(const SearchSpace& space, const SearchState& st, Steps& steps) {
+    std::vector<int> splits = vector_splits(space.sketches()[st.sketch], st, steps);
+    if (splits.empty()) return true;
+    Schedule s = prefix(space, steps, splits[0]);
+    size_t at = splits[0];
+    for (int i : splits) {
+        while (at < static_cast<size_t>(i)) s.apply(steps[at++]);
+        auto& split = std::get<SplitStep>(steps[i]);
+        std::optional<int64_t> extent = as_const_int(s.infer_extents()[split.stage][split.iter]);
+        if (!extent) return false;
+        while (split.factor > 1 && *extent % split.factor != 0) split.factor /= 2;
+        if (split.factor < 2) return false;
+    }
+    return true;
+}
+
 // Moves a factor of one level's length to another level of a random tile group.
 bool mutate_tile_size(const SearchSpace& space, const SearchState& st, Steps& steps,
                       std::mt19937_64& rng) {
@@ -42,7 +90,7 @@ bool mutate_tile_size(const SearchSpace& space, const SearchState& st, Steps& st
     lengths[dst] *= d;
     if (g.max_innermost > 0 && lengths.back() > g.max_innermost) return false;
     internal::set_tile_lengths(steps, g, lengths);
-    return true;
+    return !space.task().target().is_gpu() || fit_vector_lanes(space, st, steps);
 }
 
 bool mutate_auto_unroll(const SearchSpace& space, const SearchState&, Steps& steps,
@@ -57,11 +105,6 @@ bool mutate_auto_unroll(const SearchSpace& space, const SearchState&, Steps& ste
         if (v != p.value) others.push_back(v);
     p.value = others[pick(rng, others.size())];
     return true;
-}
-
-// The schedule as it is before step `index`.
-Schedule prefix(const SearchSpace& space, const Steps& steps, size_t index) {
-    return replay(space.task().initial_schedule(), Steps(steps.begin(), steps.begin() + index));
 }
 
 bool mutate_compute_location(const SearchSpace& space, const SearchState& st, Steps& steps,
@@ -235,6 +278,67 @@ bool mutate_pipelining(const SearchSpace& space, const SearchState& st, Steps& s
     return true;
 }
 
+// The cooperative fetches of a state (Annotate.cpp's cooperative_fetch): for each SharedFetch
+// stage, the index of its follow_fused_split (the split by the consumer's threads).
+std::vector<int> cooperative_fetches(const Sketch& sk, const SearchState& st, const Steps& steps) {
+    std::vector<int> out;
+    for (size_t i = st.sketch_steps; i < steps.size(); ++i)
+        if (const auto* f = std::get_if<FollowFusedSplitStep>(&steps[i]);
+            f && sk.stages[f->stage].kind == SketchStageKind::SharedFetch)
+            out.push_back(static_cast<int>(i));
+    return out;
+}
+
+// Changes the vector lanes of one cooperative fetch (1, 2 or 4 dividing its tile, as
+// cooperative_fetch draws them): the vector split's factor edited, or the split and the vectorize
+// inserted (the split before the thread split, the vectorize after the thread binding: the leaf
+// positions of the binding stay) or removed.
+bool mutate_fetch_lanes(const SearchSpace& space, const SearchState& st, Steps& steps,
+                        std::mt19937_64& rng) {
+    std::vector<int> fetches = cooperative_fetches(space.sketches()[st.sketch], st, steps);
+    if (fetches.empty()) return false;
+    const int ffs = fetches[pick(rng, fetches.size())];
+    const auto follow = std::get<FollowFusedSplitStep>(steps[ffs]);
+    int split = -1, vectorize = -1;
+    for (int i = ffs - 1; i >= st.sketch_steps && split < 0; --i)
+        if (const auto* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->stage == follow.stage)
+            split = i;
+        else if (!std::holds_alternative<FuseStep>(steps[i]) ||
+                 internal::step_stage(steps[i]) != follow.stage)
+            break;
+    for (size_t i = ffs + 1; i < steps.size() && split >= 0 && vectorize < 0; ++i)
+        if (const auto* a = std::get_if<AnnotateStep>(&steps[i]);
+            a && a->stage == follow.stage && a->annotation == IterAnnotation::Vectorize)
+            vectorize = static_cast<int>(i);
+    if (split >= 0 && vectorize < 0) return false;  // not cooperative_fetch's steps
+    const int64_t now = split >= 0 ? std::get<SplitStep>(steps[split]).factor : 1;
+    const int leaf = split >= 0 ? std::get<SplitStep>(steps[split]).iter : follow.iter;
+    std::optional<int64_t> total =
+        as_const_int(prefix(space, steps, split >= 0 ? split : ffs).infer_extents()[follow.stage][leaf]);
+    if (!total) return false;
+    std::vector<int64_t> others;
+    for (int64_t v : {1, 2, 4})
+        if (v != now && *total % v == 0) others.push_back(v);
+    if (others.empty()) return false;
+    const int64_t next = others[pick(rng, others.size())];
+    if (now > 1 && next > 1) {
+        std::get<SplitStep>(steps[split]).factor = next;
+    } else if (next == 1) {
+        steps.erase(steps.begin() + vectorize);
+        steps.erase(steps.begin() + split);
+    } else {
+        int bind = ffs + 1;  // the thread binding follows the thread split
+        const auto* a = std::get_if<AnnotateStep>(&steps[bind]);
+        if (!a || a->stage != follow.stage || a->annotation != IterAnnotation::ThreadX)
+            return false;
+        steps.insert(steps.begin() + bind + 1,
+                     AnnotateStep{follow.stage, follow.iter + 2, IterAnnotation::Vectorize});
+        steps.insert(steps.begin() + ffs,
+                     SplitStep{follow.stage, follow.iter, next, false, TailStrategy::Guard});
+    }
+    return true;
+}
+
 std::vector<int> read_cache_stages(const Sketch& sk) {
     std::vector<int> out;
     for (int st = 0; st < static_cast<int>(sk.stages.size()); ++st)
@@ -242,10 +346,21 @@ std::vector<int> read_cache_stages(const Sketch& sk) {
     return out;
 }
 
-// Changes the layout of one shared tile with a register read cache (AnnotateReadCache.cpp) to
-// another of its choices: its storage_reorder / storage_align steps are removed and the new ones
-// appended. The copy's vectorisation stays (along an axis no longer contiguous it is strided:
-// correct, and scalar in the generated code).
+// The lanes of the vectorised leaf of stage `stage` (1 when none is).
+int64_t vector_lanes(const Schedule& s, int stage) {
+    const Stage& st = s.stage(stage);
+    for (int id : st.leaf)
+        if (st.iters[id].annotation == IterAnnotation::Vectorize)
+            return st.iters[id].const_extent().value_or(1);
+    return 1;
+}
+
+// Changes one register read cache (AnnotateReadCache.cpp) to another of its (layout, lanes)
+// choices: its shared tile kept, transposed or padded, and its copy's vector lanes where that
+// layout makes the slice contiguous. Its shared tile's storage steps and the copy's own steps
+// are removed and the new ones appended. Drawn together, because a transposition is what lets a
+// column slice (A's in a GEMM) take vector lanes at all: changing either alone would pass
+// through a state that has the cost of the one without the gain of the other.
 bool mutate_shared_layout(const SearchSpace& space, const SearchState& st, Steps& steps,
                           std::mt19937_64& rng) {
     std::vector<int> caches = read_cache_stages(space.sketches()[st.sketch]);
@@ -264,13 +379,21 @@ bool mutate_shared_layout(const SearchSpace& space, const SearchState& st, Steps
             now |= r ? internal::kTransposed : internal::kPadded;
             continue;
         }
+        if (internal::step_stage(steps[i]) == cache) continue;  // the copy's vector steps
         out.push_back(steps[i]);
     }
-    std::vector<int> others;
+    const int64_t lanes_now = vector_lanes(st.schedule, cache);
+    std::vector<std::pair<int, int64_t>> others;
     for (int layout : internal::layout_choices(t))
-        if (layout != now) others.push_back(layout);
+        for (int64_t lanes : internal::read_cache_lanes(sketch, t, layout))
+            if (layout != now || lanes != lanes_now) others.push_back({layout, lanes});
     if (others.empty()) return false;
-    for (const Step& step : internal::layout_steps(sketch, t, others[pick(rng, others.size())]))
+    auto [layout, lanes] = others[pick(rng, others.size())];
+    for (const Step& step : internal::layout_steps(sketch, t, layout)) {
+        sketch.apply(step);
+        out.push_back(step);
+    }
+    for (const Step& step : internal::read_cache_vector_steps(sketch, t, lanes))
         out.push_back(step);
     steps = std::move(out);
     return true;
@@ -314,6 +437,8 @@ std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchS
         out.push_back({"mutate_pipelining", 0.10, mutate_pipelining});
     if (gpu && !read_cache_stages(sk).empty())
         out.push_back({"mutate_shared_layout", 0.10, mutate_shared_layout});
+    if (gpu && !cooperative_fetches(sk, st, steps).empty())
+        out.push_back({"mutate_fetch_lanes", 0.10, mutate_fetch_lanes});
     if (gpu) return out;
     if (has_annotation_step<ComputeAtStep>(st, steps, [](const ComputeAtStep&) { return true; }))
         out.push_back({"mutate_compute_location", 0.05, mutate_compute_location});

@@ -228,9 +228,12 @@ TEST(ReadCacheSketch, MutantsStayValid) {
         EXPECT_EQ(space.match_sketch(child->schedule), v);
         if (child->origin != "mutate_shared_layout") continue;
         const Schedule& parent = states[i % states.size()].schedule;
+        // Another layout or other lanes for one read cache.
         EXPECT_TRUE(transposed(child->schedule, "A.shared") != transposed(parent, "A.shared") ||
                     padded(child->schedule, "A.shared") != padded(parent, "A.shared") ||
-                    padded(child->schedule, "B.shared") != padded(parent, "B.shared"));
+                    padded(child->schedule, "B.shared") != padded(parent, "B.shared") ||
+                    lanes(child->schedule, "A.shared.local") != lanes(parent, "A.shared.local") ||
+                    lanes(child->schedule, "B.shared.local") != lanes(parent, "B.shared.local"));
         if (layouts++ == 0) expect_runs(task, *child, "layout mutant " + std::to_string(i));
     }
     EXPECT_GE(made, 30);

@@ -1,0 +1,177 @@
+// The mutations that keep and change the vector lanes of a GPU state's copies (Mutate.cpp):
+// a tile-size mutant of a state whose read caches are 4 lanes wide narrows a copy's lanes where
+// the new tile's slice no longer holds them; mutate_shared_layout
+// draws a read cache's layout and lanes together, so a scalar, kept A tile reaches tutorial 05
+// step 6's transposed 4-lane copy in one mutation; mutate_fetch_lanes changes a cooperative
+// fetch's lanes (1, 2, 4) in both directions. Mutants check, match the sketch and run.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <random>
+
+#include "auto_schedule/SearchTestUtil.h"
+#include "tessel/auto_schedule/SearchSpace.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+
+namespace {
+
+constexpr const char* kSm90 = "cuda -arch=sm_90";
+
+SearchTask gemm(int64_t n) { return SearchTask("matmul", {n, n, n, Float(32)}, Target(kSm90)); }
+
+int variant(const SearchSpace& space) {
+    for (size_t k = 0; k < space.sketches().size(); ++k)
+        for (const std::string& t : space.sketches()[k].trace)
+            if (t.find("cache_read_local") != std::string::npos) return static_cast<int>(k);
+    return -1;
+}
+
+int stage_named(const Schedule& s, const std::string& name) {
+    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
+        if (s.stage(k).name() == name) return k;
+    return -1;
+}
+
+int64_t lanes(const Schedule& s, const std::string& stage) {
+    const Stage& st = s.stage(stage_named(s, stage));
+    for (int id : st.leaf)
+        if (st.iters[id].annotation == IterAnnotation::Vectorize)
+            return st.iters[id].const_extent().value_or(0);
+    return 1;
+}
+
+bool transposed(const Schedule& s) {
+    const Stage& st = s.stage(stage_named(s, "A.shared"));
+    return st.storage.size() == 2 && st.storage[1].axis == 0;
+}
+
+// A state of the read-cache sketch with `tiles` (k: 3 levels, i and j: 5) whose read caches and
+// fetches satisfy `want` (nullopt when none is drawn).
+template <typename Want>
+std::optional<SearchState> drawn(const SearchSpace& space, const std::vector<int64_t>& k,
+                  const std::vector<int64_t>& ij, uint64_t seed, Want want) {
+    const int v = variant(space);
+    std::vector<std::vector<int64_t>> tiles;
+    for (const TileGroup& g : space.sketches()[v].tiles) tiles.push_back(g.steps.size() == 2 ? k : ij);
+    std::mt19937_64 rng(seed);
+    for (int d = 0; d < 5000; ++d)
+        if (std::optional<SearchState> s = space.annotate(v, tiles, rng); s && want(s->schedule))
+            return s;
+    return std::nullopt;
+}
+
+// Tutorial 05 step 6's tiles at 4096^3 with 4-lane read caches and 4-lane fetches: a tile-size
+// mutant whose new tiles no longer hold 4 lanes in a copy's slice gets the widest lanes that fit
+// (as annotation would draw them), not a guarded 4-lane copy; the mutants check, and one with
+// narrowed lanes compiles.
+TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
+    SearchTask task = gemm(4096);
+    SearchSpaceOptions o;
+    o.lower = false;  // as the tuner's space
+    SearchSpace space(task, o);
+    std::optional<SearchState> step6 =
+        drawn(space, {512, 1, 8}, {32, 2, 16, 1, 4}, 6, [](const Schedule& x) {
+            return lanes(x, "A.shared.local") == 4 && lanes(x, "B.shared.local") == 4 &&
+                   lanes(x, "A.shared") == 4 && lanes(x, "B.shared") == 4;
+        });
+    ASSERT_TRUE(step6.has_value());
+    std::mt19937_64 rng(11);
+    int tiles = 0, kept = 0;
+    std::optional<SearchState> narrowed;
+    for (int i = 0; i < 80; ++i) {
+        std::optional<SearchState> m = space.mutate(*step6, rng);
+        if (!m || m->origin != "mutate_tile_size") continue;
+        ++tiles;
+        EXPECT_TRUE(space.check(m->schedule).empty());
+        bool four = lanes(m->schedule, "A.shared.local") == 4 &&
+                    lanes(m->schedule, "B.shared.local") == 4;
+        kept += four;
+        if (!four && !narrowed) narrowed = m;
+    }
+    EXPECT_GT(tiles, 40);
+    EXPECT_GT(kept, tiles / 2);  // most tile changes leave a slice of 4
+    ASSERT_TRUE(narrowed.has_value()) << "no mutant needed narrower lanes: the test shows nothing";
+    EXPECT_EQ(lanes(narrowed->schedule, "A.shared.local") *
+                  lanes(narrowed->schedule, "B.shared.local"),
+              8);  // one copy narrowed to 2 lanes
+    if (has_cuda_backend()) {
+        EXPECT_NO_THROW(compile_for_gpu(gpu_program("narrowed", narrowed->schedule, 4096)));
+    }
+}
+
+// A read cache's layout and lanes change together: from a kept, scalar A tile, some
+// mutate_shared_layout mutants have A transposed with 4-lane (128-bit) copies; they check and
+// compute the GEMM.
+TEST(VectorCopyMutation, SharedLayoutMutationReachesTransposedVectorCopies) {
+    SearchTask task = gemm(128);
+    SearchSpace space(task);
+    std::optional<SearchState> scalar =
+        drawn(space, {32, 1, 4}, {2, 2, 8, 1, 4}, 3, [](const Schedule& x) {
+            return !transposed(x) && lanes(x, "A.shared.local") == 1;
+        });
+    ASSERT_TRUE(scalar.has_value());
+    const SearchState& s = *scalar;
+    std::mt19937_64 rng(5);
+    int layout = 0, reached = 0;
+    const SearchState* first = nullptr;
+    std::vector<SearchState> kept;
+    for (int i = 0; i < 160; ++i) {
+        std::optional<SearchState> m = space.mutate(s, rng);
+        if (!m || m->origin != "mutate_shared_layout") continue;
+        ++layout;
+        EXPECT_TRUE(space.check(m->schedule).empty());
+        EXPECT_EQ(space.match_sketch(m->schedule), variant(space));
+        if (transposed(m->schedule) && lanes(m->schedule, "A.shared.local") == 4) {
+            ++reached;
+            kept.push_back(*m);
+        }
+    }
+    EXPECT_GT(layout, 10);
+    EXPECT_GT(reached, 0);
+    if (!kept.empty()) first = &kept.front();
+    ASSERT_NE(first, nullptr);
+    GpuProgram p = gpu_program("transposed 4-lane mutant", first->schedule, 128);
+    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
+    if (has_cuda_backend()) {
+        std::string ptx = compile_for_gpu(p).get_source("ptx");
+        EXPECT_NE(ptx.find("ld.shared.v4.f32"), std::string::npos) << "no 128-bit shared loads";
+    }
+}
+
+// mutate_fetch_lanes: a fetch's lanes go up from 1 and down to 1; the mutants check and run.
+TEST(VectorCopyMutation, FetchLanesMutateBothWays) {
+    SearchTask task = gemm(64);
+    SearchSpace space(task);
+    std::mt19937_64 rng(2);
+    std::map<std::pair<int64_t, int64_t>, int> moves;  // (before, after) of A's fetch
+    std::optional<SearchState> ran;
+    for (uint64_t seed = 0; seed < 6; ++seed) {
+        SampleResult r = space.sample(4, 100 + seed);
+        for (const SearchState& s : r.states)
+            for (int i = 0; i < 12; ++i) {
+                std::optional<SearchState> m = space.mutate(s, rng);
+                if (!m || m->origin != "mutate_fetch_lanes") continue;
+                EXPECT_TRUE(space.check(m->schedule).empty());
+                EXPECT_EQ(space.match_sketch(m->schedule), s.sketch);
+                for (const char* f : {"A.shared", "B.shared"})
+                    if (lanes(m->schedule, f) != lanes(s.schedule, f))
+                        ++moves[{lanes(s.schedule, f), lanes(m->schedule, f)}];
+                if (!ran && lanes(s.schedule, "A.shared") == 1 && lanes(m->schedule, "A.shared") > 1)
+                    ran = m;
+            }
+    }
+    int up = 0, down = 0;
+    for (auto& [move, n] : moves) (move.first < move.second ? up : down) += n;
+    EXPECT_GT(up, 0);
+    EXPECT_GT(down, 0);
+    ASSERT_TRUE(ran.has_value());
+    GpuProgram p = gpu_program("fetch lanes mutant", ran->schedule, 64);
+    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
+    if (has_cuda_backend()) {
+        EXPECT_NO_THROW(compile_for_gpu(p));
+    }
+}
+
+}  // namespace
