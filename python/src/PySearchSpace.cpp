@@ -366,6 +366,7 @@ void def_space(py::module_& a) {
         .def_readonly("origin", &PyState::origin,
                       "\"random\", \"mutate_tile_size\", \"mutate_auto_unroll\", "
                       "\"mutate_row_threads\", \"mutate_pipelining\", "
+                      "\"mutate_shared_layout\", \"mutate_fetch_lanes\", "
                       "\"mutate_compute_location\", \"mutate_parallel\" or \"crossover\".")
         .def_readonly("sketch_steps", &PyState::sketch_steps)
         .def("to_python", [](const PyState& s) { return s.schedule->to_python(); })

@@ -184,7 +184,12 @@ void vectorize(AnnotateContext& a) {
 
 // --- GPU rules ---------------------------------------------------------------------------------
 
-// Fuses the leaves of each level (positions before any fusion) and binds them in turn.
+// Fuses the leaves of the block and thread levels (positions before any fusion) and binds them
+// in turn. The vthread level's leaves are bound one vthread loop each, not fused: a statement
+// that depends on one axis's virtual thread only (a GEMM's register copy of A depends on i's)
+// then runs once per virtual thread of that axis, not of their product (inject_virtual_threads);
+// one fused vthread loop made every copy depend on both and doubled a 2 x 2 register tile's
+// shared-memory loads (docs/notes/gpu-gemm-search.md).
 void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& levels,
                  int64_t max_vthread, const std::vector<Expr>& extents) {
     static const IterAnnotation axes[] = {IterAnnotation::BlockX, IterAnnotation::VThread,
@@ -194,9 +199,14 @@ void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& level
         int first = levels[l].front() - removed, count = static_cast<int>(levels[l].size());
         int64_t product = 1;
         for (int pos : levels[l]) product *= std::max<int64_t>(1, leaf_extent(extents, pos));
+        if (axes[l] == IterAnnotation::VThread) {
+            if (product > max_vthread) continue;
+            // Every leaf, those of extent 1 too: a tile mutation may lengthen them.
+            for (int k = 0; k < count; ++k) s.bind(st, first + k, IterAnnotation::VThread);
+            continue;
+        }
         int fused = fuse_range(s, st, first, count);
         removed += count - 1;
-        if (axes[l] == IterAnnotation::VThread && product > max_vthread) continue;
         s.bind(st, fused, axes[l]);
     }
 }
@@ -242,25 +252,26 @@ void thread_bind(AnnotateContext& a) {
     }
 }
 
-// Shared-memory stages fetch cooperatively: fused, split by a vector length, the rest split by
-// the consumer's thread count (follow_fused_split) and bound to threadIdx.x.
+// Shared-memory stages fetch cooperatively: the innermost axis split by a vector length (1, 2
+// or 4 dividing it), the other loops fused, split by the consumer's thread count
+// (follow_fused_split) and bound to threadIdx.x, the vector loop innermost and vectorised. The
+// vector is split off before the fusion (tutorial 05's stage_copy): split after it, the vector
+// lane's address went through the fused loop's division and modulo by the innermost extent, and
+// the copies compiled to scalar loads of global memory (docs/notes/gpu-gemm-search.md).
 void cooperative_fetch(AnnotateContext& a) {
     Schedule& s = a.schedule;
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         const SketchStage& info = a.sketch.stages[st];
         if (info.kind != SketchStageKind::SharedFetch) continue;
         int n = static_cast<int>(s.stage(st).leaf.size());
-        int64_t total = 1;
-        const std::vector<Expr>& extents = a.extents_of(st);
-        for (int pos = 0; pos < n; ++pos) total *= std::max<int64_t>(1, leaf_extent(extents, pos));
+        const int64_t inner = leaf_extent(a.extents_of(st), n - 1);
         a.loops_changed(st);
-        int fused = fuse_range(s, st, 0, n);
         std::vector<int64_t> lanes = {1};
         for (int64_t v : {2, 4})
-            if (total % v == 0) lanes.push_back(v);
+            if (inner > 0 && inner % v == 0) lanes.push_back(v);
         int64_t v = lanes[pick(a.rng, lanes.size())];
-        int vec = -1;
-        if (v > 1) std::tie(fused, vec) = s.split(st, fused, v);
+        if (v > 1) s.split(st, n - 1, v);  // leaves: the others, the axis's outer part, the vector
+        int fused = fuse_range(s, st, 0, n);
         auto [outer, threads] = s.follow_fused_split(st, fused, info.thread_steps);
         (void)outer;
         s.bind(st, threads, IterAnnotation::ThreadX);

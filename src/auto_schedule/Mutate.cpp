@@ -289,36 +289,36 @@ std::vector<int> cooperative_fetches(const Sketch& sk, const SearchState& st, co
     return out;
 }
 
-// Changes the vector lanes of one cooperative fetch (1, 2 or 4 dividing its tile, as
-// cooperative_fetch draws them): the vector split's factor edited, or the split and the vectorize
-// inserted (the split before the thread split, the vectorize after the thread binding: the leaf
-// positions of the binding stay) or removed.
+// Changes the vector lanes of one cooperative fetch (1, 2 or 4 dividing its innermost axis, as
+// cooperative_fetch draws them): the vector split's factor edited, or the split (before the
+// fusion) and the vectorize (after the thread binding) inserted or removed; the positions of the
+// fusion, the thread split and the binding are the same either way.
 bool mutate_fetch_lanes(const SearchSpace& space, const SearchState& st, Steps& steps,
                         std::mt19937_64& rng) {
     std::vector<int> fetches = cooperative_fetches(space.sketches()[st.sketch], st, steps);
     if (fetches.empty()) return false;
     const int ffs = fetches[pick(rng, fetches.size())];
-    const auto follow = std::get<FollowFusedSplitStep>(steps[ffs]);
-    int split = -1, vectorize = -1;
-    for (int i = ffs - 1; i >= st.sketch_steps && split < 0; --i)
-        if (const auto* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->stage == follow.stage)
-            split = i;
-        else if (!std::holds_alternative<FuseStep>(steps[i]) ||
-                 internal::step_stage(steps[i]) != follow.stage)
-            break;
-    for (size_t i = ffs + 1; i < steps.size() && split >= 0 && vectorize < 0; ++i)
+    const int stage = std::get<FollowFusedSplitStep>(steps[ffs]).stage;
+    int first = ffs, split = -1, vectorize = -1;  // first: the fetch's first annotation step
+    while (first - 1 >= st.sketch_steps && internal::step_stage(steps[first - 1]) == stage &&
+           (std::holds_alternative<FuseStep>(steps[first - 1]) ||
+            std::holds_alternative<SplitStep>(steps[first - 1]))) {
+        --first;
+        if (std::holds_alternative<SplitStep>(steps[first])) split = first;
+    }
+    for (size_t i = ffs + 1; i < steps.size() && vectorize < 0; ++i)
         if (const auto* a = std::get_if<AnnotateStep>(&steps[i]);
-            a && a->stage == follow.stage && a->annotation == IterAnnotation::Vectorize)
+            a && a->stage == stage && a->annotation == IterAnnotation::Vectorize)
             vectorize = static_cast<int>(i);
-    if (split >= 0 && vectorize < 0) return false;  // not cooperative_fetch's steps
+    if ((split >= 0) != (vectorize >= 0)) return false;  // not cooperative_fetch's steps
+    Schedule before = prefix(space, steps, first);
+    const int last = static_cast<int>(before.stage(stage).leaf.size()) - 1;
+    std::optional<int64_t> inner = as_const_int(before.infer_extents()[stage][last]);
+    if (!inner) return false;
     const int64_t now = split >= 0 ? std::get<SplitStep>(steps[split]).factor : 1;
-    const int leaf = split >= 0 ? std::get<SplitStep>(steps[split]).iter : follow.iter;
-    std::optional<int64_t> total =
-        as_const_int(prefix(space, steps, split >= 0 ? split : ffs).infer_extents()[follow.stage][leaf]);
-    if (!total) return false;
     std::vector<int64_t> others;
     for (int64_t v : {1, 2, 4})
-        if (v != now && *total % v == 0) others.push_back(v);
+        if (v != now && *inner % v == 0) others.push_back(v);
     if (others.empty()) return false;
     const int64_t next = others[pick(rng, others.size())];
     if (now > 1 && next > 1) {
@@ -327,14 +327,13 @@ bool mutate_fetch_lanes(const SearchSpace& space, const SearchState& st, Steps& 
         steps.erase(steps.begin() + vectorize);
         steps.erase(steps.begin() + split);
     } else {
-        int bind = ffs + 1;  // the thread binding follows the thread split
-        const auto* a = std::get_if<AnnotateStep>(&steps[bind]);
-        if (!a || a->stage != follow.stage || a->annotation != IterAnnotation::ThreadX)
+        const auto* bind = std::get_if<AnnotateStep>(&steps[ffs + 1]);
+        if (!bind || bind->stage != stage || bind->annotation != IterAnnotation::ThreadX)
             return false;
-        steps.insert(steps.begin() + bind + 1,
-                     AnnotateStep{follow.stage, follow.iter + 2, IterAnnotation::Vectorize});
-        steps.insert(steps.begin() + ffs,
-                     SplitStep{follow.stage, follow.iter, next, false, TailStrategy::Guard});
+        steps.insert(steps.begin() + ffs + 2,
+                     AnnotateStep{stage, bind->iter + 1, IterAnnotation::Vectorize});
+        steps.insert(steps.begin() + first,
+                     SplitStep{stage, last, next, false, TailStrategy::Guard});
     }
     return true;
 }

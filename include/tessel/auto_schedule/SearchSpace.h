@@ -14,7 +14,7 @@
 // locations of stages no rule tiled (CPU), parallel loops (outer spatial loops fused until the
 // parallelism passes cores x 16), the auto-unroll pragma of tiled stages (0/16/64/512, and 1024
 // on GPUs), vectorisation (CPU: inner spatial loops fused up to 16 lanes) and GPU thread
-// bindings (tile levels to blockIdx.x, vthread and threadIdx.x; shared-memory fetches fused,
+// bindings (tile levels to blockIdx.x, vthread (a loop per axis) and threadIdx.x; shared-memory fetches fused,
 // split by the consumer's thread count through follow_fused_split, bound and vectorised; with
 // register read caches, each shared tile's layout, kept, transposed or padded, and the copies'
 // vector lanes). docs/auto_schedule.md describes each.
@@ -48,7 +48,7 @@ struct SearchState {
     int sketch = -1;
     /// How it was made: "random", "mutate_tile_size", "mutate_auto_unroll",
     /// "mutate_row_threads", "mutate_pipelining", "mutate_shared_layout",
-    /// "mutate_compute_location", "mutate_parallel",
+    /// "mutate_fetch_lanes", "mutate_compute_location", "mutate_parallel",
     /// "crossover".
     std::string origin;
     /// The number of its steps that are its sketch's (the rest are annotation).
@@ -109,7 +109,7 @@ public:
 
     /// A mutation of `state` (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel
     /// 0.01 on CPUs; tile size 0.90, auto-unroll 0.10, row threads 0.90, pipelining 0.10, shared
-    /// layout 0.10 on GPUs; among those that apply, the weights renormalised), checked as a sample
+    /// layout 0.10, fetch lanes 0.10 on GPUs; among those that apply, the weights renormalised), checked as a sample
     /// is; nullopt when none applies (mutations() is empty) or no legal mutation was found in a few
     /// tries.
     std::optional<SearchState> mutate(const SearchState& state, std::mt19937_64& rng) const;
@@ -118,7 +118,9 @@ public:
     /// is longer than 1, "mutate_auto_unroll" where a pragma is, "mutate_row_threads" where a
     /// GPU row group's threads were drawn (the thread count of all its stages),
     /// "mutate_pipelining" where a GPU state has shared fetches, "mutate_shared_layout" where it
-    /// has register read caches (the layout of their shared tiles), and
+    /// has register read caches (the layout of one shared tile and its copy's vector lanes,
+    /// drawn together), "mutate_fetch_lanes" where a GPU state has cooperative fetches (the
+    /// vector lanes of one), and
     /// "mutate_compute_location" and "mutate_parallel" where annotation placed a stage or a
     /// parallel loop); empty for a state of no sketch.
     std::vector<std::string> mutations(const SearchState& state) const;
