@@ -81,7 +81,9 @@ Ingredients ingredients(const Schedule& s) {
     return g;
 }
 
-double tflops(double seconds) { return 2.0 * 4096.0 * 4096.0 * 4096.0 / seconds / 1e12; }
+double tflops(double seconds) {
+    return 2.0 * 4096.0 * 4096.0 * 4096.0 / seconds / 1e12;
+}
 
 // The share of `scores` above `x`.
 double share_above(const std::vector<double>& scores, double x) {
@@ -196,19 +198,20 @@ int main(int argc, char** argv) {
         ++same_tiles_step6;
         if (g.fetch_a == 4 && g.fetch_b == 4) step6.push_back(std::move(*s));
     }
-    std::printf("step 6's tiles: %d annotations, %d with step 6's read caches / layout / "
-                "double buffer, %zu of those with 4-lane fetches\n",
-                same_tiles, same_tiles_step6, step6.size());
+    std::printf(
+        "step 6's tiles: %d annotations, %d with step 6's read caches / layout / "
+        "double buffer, %zu of those with 4-lane fetches\n",
+        same_tiles, same_tiles_step6, step6.size());
     std::vector<FeatureMatrix> step6_features;
     for (const SearchState& s : step6) step6_features.push_back(extract_features(task, s.schedule));
     std::vector<double> step6_scores = model.predict(step6_features);
     for (size_t k = 0; k < step6.size(); ++k)
-        std::printf("  step 6 (unroll %s): score %.4f, above it: %.1f%% of the log\n",
-                    step6[k].schedule.to_python().find("auto_unroll_max_step\", 512") !=
-                            std::string::npos
-                        ? "512"
-                        : "other",
-                    step6_scores[k], 100 * share_above(log_scores, step6_scores[k]));
+        std::printf(
+            "  step 6 (unroll %s): score %.4f, above it: %.1f%% of the log\n",
+            step6[k].schedule.to_python().find("auto_unroll_max_step\", 512") != std::string::npos
+                ? "512"
+                : "other",
+            step6_scores[k], 100 * share_above(log_scores, step6_scores[k]));
 
     // Which features see a layout or pipelining change: step 6 against one mutant of each.
     std::set<std::string> diffed;
@@ -342,10 +345,11 @@ int main(int argc, char** argv) {
         picked.empty() ? 0.0 : picked.front().score, static_cast<long long>(stats.children),
         static_cast<long long>(stats.failed_children), static_cast<long long>(stats.rejected));
 
-    double best6 = step6_scores.empty() ? 0 : *std::max_element(step6_scores.begin(),
-                                                                step6_scores.end());
-    std::printf("BENCH gpu_search_diagnosis step6_score score=%.4f log_best_score=%.4f "
-                "log_share_above=%.3f\n",
-                best6, best_log_score, share_above(log_scores, best6));
+    double best6 =
+        step6_scores.empty() ? 0 : *std::max_element(step6_scores.begin(), step6_scores.end());
+    std::printf(
+        "BENCH gpu_search_diagnosis step6_score score=%.4f log_best_score=%.4f "
+        "log_share_above=%.3f\n",
+        best6, best_log_score, share_above(log_scores, best6));
     return 0;
 }

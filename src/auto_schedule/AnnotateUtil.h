@@ -102,8 +102,7 @@ std::vector<Step> layout_steps(const Schedule& s, const ReadCacheTile& t, int la
 std::vector<int64_t> read_cache_lanes(const Schedule& s, const ReadCacheTile& t, int layout);
 /// The steps that vectorise the copy by `lanes` (none for 1): its axis moved innermost, split,
 /// the inner loop vectorised. `s` has the cache's leaves still its axes.
-std::vector<Step> read_cache_vector_steps(const Schedule& s, const ReadCacheTile& t,
-                                          int64_t lanes);
+std::vector<Step> read_cache_vector_steps(const Schedule& s, const ReadCacheTile& t, int64_t lanes);
 
 /// Accumulator floats a lane of a tensor-core warp tile may hold (tutorial 07's 64 x 64 warp
 /// tile: 128, with its fragments of A and B about 170 registers).

@@ -33,7 +33,8 @@ std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const St
     std::vector<int> out;
     for (size_t j = st.sketch_steps; j < steps.size(); ++j) {
         const auto* a = std::get_if<AnnotateStep>(&steps[j]);
-        if (!a || a->annotation != IterAnnotation::Vectorize || !is_vector_copy(sk.stages[a->stage]))
+        if (!a || a->annotation != IterAnnotation::Vectorize ||
+            !is_vector_copy(sk.stages[a->stage]))
             continue;
         for (size_t i = j; i-- > static_cast<size_t>(st.sketch_steps);)
             if (const auto* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->stage == a->stage) {

@@ -19,7 +19,9 @@ namespace {
 
 constexpr const char* kSm90 = "cuda -arch=sm_90";
 
-SearchTask gemm(int64_t n) { return SearchTask("matmul", {n, n, n, Float(32)}, Target(kSm90)); }
+SearchTask gemm(int64_t n) {
+    return SearchTask("matmul", {n, n, n, Float(32)}, Target(kSm90));
+}
 
 int variant(const SearchSpace& space) {
     for (size_t k = 0; k < space.sketches().size(); ++k)
@@ -51,10 +53,11 @@ bool transposed(const Schedule& s) {
 // fetches satisfy `want` (nullopt when none is drawn).
 template <typename Want>
 std::optional<SearchState> drawn(const SearchSpace& space, const std::vector<int64_t>& k,
-                  const std::vector<int64_t>& ij, uint64_t seed, Want want) {
+                                 const std::vector<int64_t>& ij, uint64_t seed, Want want) {
     const int v = variant(space);
     std::vector<std::vector<int64_t>> tiles;
-    for (const TileGroup& g : space.sketches()[v].tiles) tiles.push_back(g.steps.size() == 2 ? k : ij);
+    for (const TileGroup& g : space.sketches()[v].tiles)
+        tiles.push_back(g.steps.size() == 2 ? k : ij);
     std::mt19937_64 rng(seed);
     for (int d = 0; d < 5000; ++d)
         if (std::optional<SearchState> s = space.annotate(v, tiles, rng); s && want(s->schedule))
@@ -85,17 +88,17 @@ TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
         if (!m || m->origin != "mutate_tile_size") continue;
         ++tiles;
         EXPECT_TRUE(space.check(m->schedule).empty());
-        bool four = lanes(m->schedule, "A.shared.local") == 4 &&
-                    lanes(m->schedule, "B.shared.local") == 4;
+        bool four =
+            lanes(m->schedule, "A.shared.local") == 4 && lanes(m->schedule, "B.shared.local") == 4;
         kept += four;
         if (!four && !narrowed) narrowed = m;
     }
     EXPECT_GT(tiles, 40);
     EXPECT_GT(kept, tiles / 2);  // most tile changes leave a slice of 4
     ASSERT_TRUE(narrowed.has_value()) << "no mutant needed narrower lanes: the test shows nothing";
-    EXPECT_EQ(lanes(narrowed->schedule, "A.shared.local") *
-                  lanes(narrowed->schedule, "B.shared.local"),
-              8);  // one copy narrowed to 2 lanes
+    EXPECT_EQ(
+        lanes(narrowed->schedule, "A.shared.local") * lanes(narrowed->schedule, "B.shared.local"),
+        8);  // one copy narrowed to 2 lanes
     if (has_cuda_backend()) {
         EXPECT_NO_THROW(compile_for_gpu(gpu_program("narrowed", narrowed->schedule, 4096)));
     }
@@ -108,9 +111,8 @@ TEST(VectorCopyMutation, SharedLayoutMutationReachesTransposedVectorCopies) {
     SearchTask task = gemm(128);
     SearchSpace space(task);
     std::optional<SearchState> scalar =
-        drawn(space, {32, 1, 4}, {2, 2, 8, 1, 4}, 3, [](const Schedule& x) {
-            return !transposed(x) && lanes(x, "A.shared.local") == 1;
-        });
+        drawn(space, {32, 1, 4}, {2, 2, 8, 1, 4}, 3,
+              [](const Schedule& x) { return !transposed(x) && lanes(x, "A.shared.local") == 1; });
     ASSERT_TRUE(scalar.has_value());
     const SearchState& s = *scalar;
     std::mt19937_64 rng(5);
@@ -158,7 +160,8 @@ TEST(VectorCopyMutation, FetchLanesMutateBothWays) {
                 for (const char* f : {"A.shared", "B.shared"})
                     if (lanes(m->schedule, f) != lanes(s.schedule, f))
                         ++moves[{lanes(s.schedule, f), lanes(m->schedule, f)}];
-                if (!ran && lanes(s.schedule, "A.shared") == 1 && lanes(m->schedule, "A.shared") > 1)
+                if (!ran && lanes(s.schedule, "A.shared") == 1 &&
+                    lanes(m->schedule, "A.shared") > 1)
                     ran = m;
             }
     }
