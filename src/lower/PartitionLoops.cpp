@@ -3,6 +3,7 @@
 // partition, never a wrong one.
 #include "tessel/lower/PartitionLoops.h"
 
+#include <algorithm>
 #include <unordered_set>
 #include "PassUtil.h"
 
@@ -115,6 +116,78 @@ Expr holds_everywhere(const Expr& c, const Scope& scope) {
             return GE::make(d, make_zero(d.type()));
     }
     return Expr();
+}
+
+/// How much work a loop body does, and how much of it sits under guards on the loop's variable:
+/// each leaf statement (store, evaluate) counts the iterations of the loops around it inside the
+/// body (constant extents; a symbolic one counts once). Splitting a loop copies its whole body
+/// once per part, but only the guarded leaves get faster.
+class GuardedWork : public IRVisitor {
+public:
+    using IRVisitor::visit;
+    explicit GuardedWork(const Var& v) : var_(v) {}
+    double total = 0, guarded = 0;
+    int64_t loops = 0;  ///< loops that stay loops in the generated code (not unrolled, vectorized)
+
+protected:
+    void visit(const For* op) override {
+        if (op->kind != ForKind::Unrolled && op->kind != ForKind::Vectorized) ++loops;
+        double saved = weight_;
+        weight_ *= static_cast<double>(std::max<int64_t>(as_const_int(op->extent).value_or(1), 1));
+        IRVisitor::visit(op);
+        weight_ = saved;
+    }
+    void visit(const IfThenElse* op) override {
+        bool saved = in_guard_;
+        in_guard_ = in_guard_ || on_var(op->condition);
+        IRVisitor::visit(op);
+        in_guard_ = saved;
+    }
+    void visit(const Store* op) override { leaf(op->value, op); }
+    void visit(const BufferStore* op) override { leaf(op->value, op); }
+    void visit(const Evaluate* op) override { leaf(op->value, op); }
+
+private:
+    /// Whether a conjunct of `c` uses the loop variable.
+    bool on_var(const Expr& c) const {
+        std::vector<Expr> conjuncts;
+        split_conjuncts(c, &conjuncts);
+        for (const Expr& k : conjuncts)
+            if (uses_var(k, var_)) return true;
+        return false;
+    }
+    template <typename Node>
+    void leaf(const Expr& value, const Node* op) {
+        bool under_guard = in_guard_;
+        post_order_visit(value, [&](const IRNode* n) {
+            if (n->node_type != IRNodeType::Call) return;
+            const auto* call = static_cast<const Call*>(n);
+            if (call->op == Intrinsic::if_then_else && on_var(call->args[0])) under_guard = true;
+        });
+        total += weight_;
+        if (under_guard) guarded += weight_;
+        IRVisitor::visit(op);
+    }
+    Var var_;
+    double weight_ = 1;
+    bool in_guard_ = false;
+};
+
+/// Loops a split may copy at most (the loops in the body times the added parts).
+constexpr int64_t kMaxCopiedLoops = 8;
+
+/// Whether splitting `op` into `parts` pays for the copies of its body: at least half of the
+/// body's work is under guards on the loop variable, and the split copies at most
+/// kMaxCopiedLoops loops. A loop whose guards sit in a small part of its body (a padding copy
+/// beside a convolution's reduction), or around a deep nest, is not split; the loops inside,
+/// closer to the guarded statements, are considered on their own. Without these limits,
+/// splitting every loop above a padding copy multiplied a convolution's loops (3 x 3 x 2 x ...
+/// copies of the whole tile) and LLVM's build time with them, which grows faster than the code
+/// (docs/notes/conv-build-time.md).
+bool worth_splitting(const For* op, int parts) {
+    GuardedWork work(op->loop_var);
+    work.visit(op->body);
+    return work.guarded * 2 >= work.total && work.loops * (parts - 1) <= kMaxCopiedLoops;
 }
 
 /// Decides guards under the ranges of the enclosing loops and partitions loops around them.
@@ -316,6 +389,10 @@ Stmt LoopPartitioner::partition(const For* op) {
     }
     int64_t lo = *min, hi = *min + *extent;
     auto [b, e] = splittable && *extent > 1 ? main_range(op, lo, hi) : std::make_pair(lo, hi);
+    if ((b != lo || e != hi) && !worth_splitting(op, 1 + (b > lo) + (e < hi))) {
+        b = lo;
+        e = hi;
+    }
     std::vector<Stmt> parts;
     for (auto [plo, phi] : {std::make_pair(lo, b), std::make_pair(b, e), std::make_pair(e, hi)}) {
         if (phi <= plo) continue;

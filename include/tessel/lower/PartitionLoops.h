@@ -19,6 +19,14 @@
 // removed), and parts left without effect are dropped. Inner loops are partitioned inside each
 // part with the outer ranges known, so the example above becomes io in [0, 31) guard-free, and
 // for io = 31 the loop ii in [0, 8) guard-free (ii in [8, 32) does nothing and is dropped).
+// A split copies the loop's whole body once per part, so a loop is split only where it pays: at
+// least half of its body's work (leaf statements weighted by the iterations of the loops around
+// them) is under guards on its variable, and the split copies at most 8 loops (loops in the body
+// times the parts added; unrolled and vectorized loops do not count). Otherwise its guards stay
+// (still decided where the enclosing ranges prove them) and the loops inside, closer to the
+// guarded statements, are considered on their own: a convolution's padding copy computed inside
+// its reduction loops gets its row and column loops split, not every tile loop above it
+// (docs/notes/conv-build-time.md).
 // Vectorized and thread-bound loops are never split (their bodies are still simplified), nor are
 // loops with symbolic bounds. Loops with constant bounds split even when they hold barriers:
 // every thread of a block runs the same parts.
