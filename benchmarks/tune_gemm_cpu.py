@@ -98,9 +98,15 @@ def best_so_far(gflops):
     return curve
 
 
+def best_curve(result):
+    """The best GFLOP/s after each trial: the tuner's own judgement where it gives one (tessel's
+    `best_gflops`: a schedule costs the median of its measurements), else the running maximum."""
+    return result.get("best_gflops") or best_so_far(result["gflops"])
+
+
 def at_trials(result, trials):
     """(best GFLOP/s, wall seconds, time split) once `trials` trials were measured."""
-    curve = best_so_far(result["gflops"])
+    curve = best_curve(result)
     if not curve:
         return None
     marks = result["marks"] or [{"seconds": result["wall_seconds"], "split": result["split"]}]
@@ -109,12 +115,12 @@ def at_trials(result, trials):
 
 
 def trial_reaching(result, share=0.95):
-    curve = best_so_far(result["gflops"])
+    curve = best_curve(result)
     return next((i + 1 for i, g in enumerate(curve) if g >= share * curve[-1]), None)
 
 
 def curve_points(result, step=64):
-    curve = best_so_far(result["gflops"])
+    curve = best_curve(result)
     points = list(range(step, len(curve) + 1, step))
     if not points or points[-1] != len(curve):
         points.append(len(curve))

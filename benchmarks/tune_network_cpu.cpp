@@ -85,25 +85,39 @@ Curve median_curve(const std::vector<Curve>& runs) {
 }
 
 // The weighted latency after every trial of a run, from its logs (the log is the truth: a run
-// resumed or interrupted gives its whole curve): the tasks' records merged by time.
+// resumed or interrupted gives its whole curve): the tasks' records merged by time. A task's best
+// is its fastest schedule by the median of its measurements (ScheduleCosts: the tuner re-measures
+// the fastest); each trial's point comes after the re-measurements that follow it.
 Curve curve_from_logs(const Job& job, const fs::path& dir) {
     std::vector<SearchTask> search = job_search_tasks(job);
-    std::vector<std::tuple<double, size_t, double>> trials;  // (time, task, seconds or inf)
-    for (size_t i = 0; i < search.size(); ++i)
-        for (const TuningRecord& r :
-             read_records((dir / task_log_name(search[i])).string()).records)
-            trials.emplace_back(r.timestamp, i, r.mean_cost());
-    std::sort(trials.begin(), trials.end());
-    std::vector<double> best(search.size(), std::numeric_limits<double>::infinity());
-    Curve c;
-    for (size_t n = 0; n < trials.size(); ++n) {
-        auto [when, task, seconds] = trials[n];
-        best[task] = std::min(best[task], seconds);
-        double sum = 0;
-        for (size_t i = 0; i < best.size(); ++i) sum += job.tasks[i].weight * best[i];
-        c.trials.push_back(static_cast<int64_t>(n) + 1);
-        c.objective.push_back(sum);
+    std::vector<std::vector<TuningRecord>> logs;
+    std::vector<std::tuple<double, size_t, size_t>> events;  // (time, task, record)
+    for (size_t i = 0; i < search.size(); ++i) {
+        logs.push_back(read_records((dir / task_log_name(search[i])).string()).records);
+        for (size_t j = 0; j < logs[i].size(); ++j)
+            events.emplace_back(logs[i][j].timestamp, i, j);
     }
+    std::sort(events.begin(), events.end());
+    std::vector<ScheduleCosts> costs(search.size());
+    Curve c;
+    auto point = [&] {
+        double sum = 0;
+        for (size_t i = 0; i < costs.size(); ++i) {
+            auto b = costs[i].best();
+            sum += job.tasks[i].weight *
+                   (b ? b->seconds : std::numeric_limits<double>::infinity());
+        }
+        c.trials.push_back(static_cast<int64_t>(c.trials.size()) + 1);
+        c.objective.push_back(sum);
+    };
+    bool pending = false;
+    for (auto [when, task, index] : events) {
+        const TuningRecord& r = logs[task][index];
+        if (r.is_trial() && pending) point();
+        costs[task].add(r);
+        pending = pending || r.is_trial();
+    }
+    if (pending) point();
     return c;
 }
 
@@ -226,10 +240,10 @@ double onednn_layer(const JobTask& t, const std::vector<std::vector<float>>& inp
 LayerTiming time_layer(const JobTask& t, const SearchTask& task, const std::string& log, int runs) {
     LayerTiming r;
     RecordLog records = read_records(log);
-    const TuningRecord* best = nullptr;
-    for (const TuningRecord& rec : records.records)
-        if (rec.ok() && (!best || rec.mean_cost() < best->mean_cost())) best = &rec;
-    if (!best) return r;
+    ScheduleCosts costs;  // the median of each schedule's measurements
+    for (const TuningRecord& rec : records.records) costs.add(rec);
+    if (!costs.best()) return r;
+    const TuningRecord* best = &records.records[costs.best()->record];
     std::vector<Tensor> args = task.dag().args();
     Module m = build(task.apply_record(best->schedule_json), args, task.target());
     std::vector<std::vector<float>> inputs;

@@ -37,18 +37,13 @@ ROOT = os.path.dirname(HERE)
 
 
 def curve(log, task):
-    """The best mean time after each trial of the log (infinity until the first success)."""
+    """The best time after each trial of the log (infinity until the first success; a schedule
+    costs the median of its measurements)."""
     records, skipped, reasons = ts.read_records(log)
     if skipped:
         raise RuntimeError(f"{log}: {skipped} lines skipped: {reasons}")
-    best, out = float("inf"), []
-    for r in records:
-        if r.task_key != task.key:
-            continue
-        if r.ok:
-            best = min(best, r.mean_cost)
-        out.append(best)
-    return out
+    mine = [r for r in records if r.task_key == task.key]
+    return [p.best_seconds for p in ts.auto_schedule.tuning_curve(mine)]
 
 
 def tune(task, log, trials, seed, random_only):

@@ -107,6 +107,9 @@ def calibrate(run, sample_seconds):
     return max(1, math.ceil(1.1 * sample_seconds / fastest))
 
 
+SETTLE_SECONDS = 0.02
+
+
 def time_interleaved(contenders, samples, sample_seconds):
     reps = {label: calibrate(run, sample_seconds) for label, run in contenders}
     times = {label: [] for label, _ in contenders}
@@ -115,6 +118,10 @@ def time_interleaved(contenders, samples, sample_seconds):
         order = list(contenders)
         rng.shuffle(order)  # no kernel always runs after the same one (idle threads, caches)
         for label, run in order:
+            # Let the previous contender's threads go to sleep first: TVM's pool spins for a
+            # while after a call, and at real-time priority a spinning thread keeps its core
+            # from the next contender's threads (oneDNN's then ran on one core: bimodal samples).
+            time.sleep(SETTLE_SECONDS)
             t = time.perf_counter()
             for _ in range(reps[label]):
                 run()

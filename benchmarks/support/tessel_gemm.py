@@ -6,8 +6,10 @@ tunes the registered workload `op.matmul` (M = N = K = n, no transposes, float32
 C = A @ B of row-major matrices) for `llvm -num-cores=2` into the JSON-lines log LOG
 (docs/tuning.md, "Records") and writes its tuning curve and times to result.json. Until the
 tuner exists (issue 19), the result says so ({"available": false, ...}) and nothing is measured.
-`build_best` (used by the re-timing process) builds the best of the log's first `trials` records
-through `ts.apply_history_best`.
+`build_best` (used by the re-timing process) builds the best of the log's first `trials` trials
+through `ts.apply_history_best`. The tuner re-measures its fastest states (records of origin
+"remeasure", not trials) and judges a schedule by the median of its measurements
+(`ts.ScheduleCosts`); the curve and the bests here judge alike.
 
 tessel reads TESSEL_NUM_THREADS when its thread pool starts; the benchmark sets it to 2.
 """
@@ -39,7 +41,8 @@ def tuner_available():
 
 
 def read_log(path):
-    """The log's records in the order the tuner wrote them (one per trial, failures included)."""
+    """The log's records in the order the tuner wrote them (the trials, failures included, and
+    the re-measurements of the fastest)."""
     records, skipped, reasons = ts.read_records(path)
     if skipped:
         raise RuntimeError(f"{path}: {skipped} lines skipped: {reasons}")
@@ -63,17 +66,36 @@ def tune(n, trials, seed, log):
     wall = time.perf_counter() - start
     records = [r for r in read_log(log) if r.task_key == t.key]
     flop = 2.0 * n ** 3
-    marks, build, run = [], 0.0, 0.0
-    for i, r in enumerate(records, 1):
+    marks, build, run, trials = [], 0.0, 0.0, 0
+    for r in records:
         build += r.build_seconds
         run += r.run_seconds
-        marks.append({"trials": i, "seconds": r.timestamp - start_wall,
-                      "split": {"build (sum)": build, "run (sum)": run}})
+        trials += r.is_trial
+        mark = {"trials": trials, "seconds": r.timestamp - start_wall,
+                "split": {"build (sum)": build, "run (sum)": run}}
+        if r.is_trial:
+            marks.append(mark)
+        else:  # a re-measurement after the trial: its time counts there
+            marks[-1] = mark
     return {"tuner": "tessel", "available": True, "n": n, "seed": seed, "log": log,
             "tessel_version": ts.__version__, "target": str(t.target), "wall_seconds": wall,
             "gflops": [flop / r.mean_cost / 1e9 if r.ok and r.mean_cost > 0 else 0.0
-                       for r in records],
+                       for r in records if r.is_trial],
+            # as the tuner judges: a schedule costs the median of its measurements, so the best
+            # can fall when a lucky timing is re-measured
+            "best_gflops": [p.best_gflops for p in ts.auto_schedule.tuning_curve(records, flop)],
             "marks": marks, "split": reported_split(returned, marks, wall)}
+
+
+def first_trials(records, trials):
+    """The records before the (trials + 1)-th trial: the first `trials` trials with their
+    re-measurements."""
+    seen = 0
+    for i, r in enumerate(records):
+        seen += r.is_trial
+        if seen > trials:
+            return i
+    return len(records)
 
 
 def reported_split(returned, marks, wall):
@@ -89,16 +111,20 @@ def reported_split(returned, marks, wall):
 
 
 def build_best(log, n, trials):
-    """The best record among the log's first `trials`, built with ts.apply_history_best (a log
-    cut after `trials` lines): (the function taking A, B, C, the record's index, its seconds)."""
+    """The best schedule among the log's first `trials` trials (with their re-measurements), built
+    with ts.apply_history_best (a log cut before the next trial): (the function taking A, B, C,
+    the index of the schedule's first record, its seconds: the median of its measurements)."""
     t = task(n)
-    records = read_log(log)[:trials]
-    ok = [i for i, r in enumerate(records) if r.ok]
-    if not ok:
-        raise RuntimeError(f"{log}: no successful record among the first {trials}")
-    best = min(ok, key=lambda i: records[i].mean_cost)
+    records = read_log(log)
+    cut = first_trials(records, trials)
+    costs = ts.ScheduleCosts()
+    for r in records[:cut]:
+        costs.add(r)
+    if costs.best() is None:
+        raise RuntimeError(f"{log}: no successful record among the first {trials} trials")
+    seconds, best = costs.best()
     with open(log) as f:
-        lines = [line for line in f if line.strip()][:trials]
+        lines = [line for line in f if line.strip()][:cut]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as cut:
         cut.writelines(lines)
     try:
@@ -111,7 +137,7 @@ def build_best(log, n, trials):
                                 target=TARGET)
     finally:
         os.remove(cut.name)
-    return func, best, records[best].mean_cost
+    return func, best, seconds
 
 
 def main():

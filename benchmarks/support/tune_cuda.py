@@ -46,25 +46,30 @@ def records_of(log, task):
     return [r for r in records if r.task_key == task.key]
 
 
+def trials_in(records):
+    """Trials among the records (not the re-measurements of the fastest)."""
+    return sum(1 for r in records if r.is_trial)
+
+
 def tune(task, a):
     """Tunes in chunks until a.trials or a.max_seconds; returns the tuning curve's points."""
     os.makedirs(os.path.dirname(os.path.abspath(a.log)), exist_ok=True)
     start = time.perf_counter()
     while not a.report_only:
-        done = len(records_of(a.log, task))
+        done = trials_in(records_of(a.log, task))
         if done >= a.trials or time.perf_counter() - start > a.max_seconds:
             break
         ts.auto_schedule.tune(task, trials=min(a.trials, done + a.chunk), log_file=a.log,
                               seed=a.seed, progress=a.progress, print_schedule=False)
         records = records_of(a.log, task)
-        ok = [r for r in records if r.ok]
-        best = min((r.mean_cost for r in ok), default=float("inf"))
+        ok = [r for r in records if r.ok and r.is_trial]
+        best = ts.auto_schedule.tuning_curve(records)[-1].best_seconds
         errors = {}
-        for r in records[done:]:
+        for r in [r for r in records if r.is_trial][done:]:
             if not r.ok:
                 key = r.error_message.split("\n")[0][:100]
                 errors[key] = errors.get(key, 0) + 1
-        print(f"tuned {len(records)}/{a.trials} trials in {time.perf_counter() - start:.0f} s: "
+        print(f"tuned {trials_in(records)}/{a.trials} trials in {time.perf_counter() - start:.0f} s: "
               f"best {best * 1e3:.4f} ms, {len(ok)} ok; this chunk's errors: "
               f"{json.dumps(errors) if errors else 'none'}", flush=True)
     return records_of(a.log, task)
@@ -92,20 +97,22 @@ def check_kernels(kernels, x, y, ref, tolerance):
 
 
 def curve(records, work):
-    best, points = float("inf"), []
-    for i, r in enumerate(records, 1):
-        if r.ok:
-            best = min(best, r.mean_cost)
-        if i % 64 == 0 or i == len(records):
-            points.append(f"{i}:{work / best / 1e9 if best < float('inf') else 0:.0f}")
+    """Every 64th trial's best (a schedule costs the median of its measurements)."""
+    points = []
+    curve = ts.auto_schedule.tuning_curve(records)
+    for p in curve:
+        if p.trial % 64 == 0 or p.trial == len(curve):
+            best = p.best_seconds
+            points.append(f"{p.trial}:{work / best / 1e9 if best < float('inf') else 0:.0f}")
     return " ".join(points)
 
 
 def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, torch_name):
     """Times the three in one process and prints the figures and BENCH lines; `work` is the
     flops (unit GFLOP/s) or bytes (GB/s) of one run."""
-    ok = [r for r in records if r.ok]
-    print(f"{name} {case}: {len(records)} trials in the log, {len(ok)} successful")
+    ok = [r for r in records if r.ok and r.is_trial]
+    trials = trials_in(records)
+    print(f"{name} {case}: {trials} trials in the log, {len(ok)} successful")
     print(f"curve (trials:{unit} while tuning): {curve(records, work)}")
     if not ok:
         print(f"BENCH {name} {case} tessel=n/a (no successful record)")
@@ -115,8 +122,8 @@ def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, 
     gf = {k: work / v / 1e6 for k, v in t.items()}
     print(f"{name} {case}: tuned {gf['tuned']:.1f}, hand-written (tutorial) {gf['tutorial']:.1f}, "
           f"{torch_name} {gf[torch_name]:.1f} {unit} (median of 30 CUDA-event timings)")
-    print(cuda_bench.bench_line(name, f"{case} trials={len(records)}", gf["tuned"], torch_name,
+    print(cuda_bench.bench_line(name, f"{case} trials={trials}", gf["tuned"], torch_name,
                                 gf[torch_name]))
-    print(cuda_bench.bench_line(name, f"{case} trials={len(records)}", gf["tuned"], "tutorial",
+    print(cuda_bench.bench_line(name, f"{case} trials={trials}", gf["tuned"], "tutorial",
                                 gf["tutorial"]))
     return 0

@@ -58,6 +58,8 @@ void init_record(py::module_& m) {
             "origin", [](const TuningRecord& r) { return candidate_origin_name(r.origin); })
         .def_readonly("format_version", &TuningRecord::format_version)
         .def_property_readonly("ok", &TuningRecord::ok)
+        .def_property_readonly("is_trial", &TuningRecord::is_trial,
+                               "False for a re-measurement (origin 'remeasure').")
         .def_property_readonly("mean_cost", &TuningRecord::mean_cost)
         .def_property_readonly("task_key", &TuningRecord::task_key)
         .def("to_json", &record_to_json, "The record as one line of JSON.");
@@ -85,6 +87,23 @@ void init_record(py::module_& m) {
             return py::make_tuple(log.records, log.skipped, log.skip_reasons);
         },
         py::arg("path"), "(records, skipped lines, {reason: lines}) of the log at path.");
+    py::class_<ScheduleCosts>(m, "ScheduleCosts",
+                              "Each schedule's cost in a log: the median of its successful "
+                              "measurements (its trial and re-measurements). Add records in the "
+                              "log's order.")
+        .def(py::init<>())
+        .def("add", &ScheduleCosts::add, py::arg("record"),
+             "Adds the next record; returns its schedule's cost after it (inf: none succeeded).")
+        .def("cost", &ScheduleCosts::cost, py::arg("record"), "The record's schedule's cost.")
+        .def("measurements", &ScheduleCosts::measurements, py::arg("record"),
+             "Successful measurements of the record's schedule.")
+        .def(
+            "best",
+            [](const ScheduleCosts& c) -> py::object {
+                auto b = c.best();
+                return b ? py::make_tuple(b->seconds, b->record) : py::object(py::none());
+            },
+            "(seconds, index of its first record) of the fastest schedule, or None.");
     py::class_<RecordWriter>(m, "RecordWriter", "Appends records to a log (torn tail cut first).")
         .def(py::init<const std::string&>(), py::arg("path"))
         .def("append", &RecordWriter::append, py::arg("records"))

@@ -80,6 +80,7 @@ void bind_types(py::module_& a) {
     py::class_<TuningRound>(a, "TuningRound", "What one round did; times in seconds.")
         .def_readonly("round", &TuningRound::round)
         .def_readonly("measured", &TuningRound::measured)
+        .def_readonly("remeasured", &TuningRound::remeasured)
         .def_readonly("errors", &TuningRound::errors)
         .def_readonly("chosen_by_model", &TuningRound::chosen_by_model)
         .def_readonly("random", &TuningRound::random)
@@ -131,7 +132,8 @@ void init_tune(py::module_& m) {
         "_tune",
         [](const SearchTask& task, int64_t trials, std::string log_file, int measurements_per_round,
            uint64_t seed, int population, int generations, double mutation_prob, double eps_greedy,
-           int64_t early_stopping, int num_threads, int number, int repeat, double min_repeat_ms,
+           int64_t early_stopping, int remeasure_top, int remeasure_limit, int num_threads,
+           int number, int repeat, double min_repeat_ms,
            bool flush_cache, double build_timeout, double run_timeout, int build_threads,
            std::string worker_path, int min_programs, int verbose, py::object on_progress) {
             NativeTuneArgs args;
@@ -145,6 +147,8 @@ void init_tune(py::module_& m) {
             o.mutation_prob = mutation_prob;
             o.eps_greedy = eps_greedy;
             o.early_stopping = early_stopping;
+            o.remeasure_top = remeasure_top;
+            o.remeasure_limit = remeasure_limit;
             o.num_threads = num_threads;
             const MeasureOptions defaults;  // the memory limit and the inputs' seed
             o.measure =
@@ -159,7 +163,8 @@ void init_tune(py::module_& m) {
         py::arg("task"), py::kw_only(), py::arg("trials"), py::arg("log_file"),
         py::arg("measurements_per_round"), py::arg("seed"), py::arg("population"),
         py::arg("generations"), py::arg("mutation_prob"), py::arg("eps_greedy"),
-        py::arg("early_stopping"), py::arg("num_threads"), py::arg("number"), py::arg("repeat"),
+        py::arg("early_stopping"), py::arg("remeasure_top") = 3, py::arg("remeasure_limit") = 3,
+        py::arg("num_threads"), py::arg("number"), py::arg("repeat"),
         py::arg("min_repeat_ms"), py::arg("flush_cache"), py::arg("build_timeout"),
         py::arg("run_timeout"), py::arg("build_threads"), py::arg("worker_path"),
         py::arg("min_programs"), py::arg("verbose"), py::arg("on_progress"),
@@ -168,6 +173,10 @@ void init_tune(py::module_& m) {
           "The one-line progress report the C++ tuner prints.");
     a.def("task_flops", &task_flops, py::arg("task"),
           "The task's floating-point operations per run (what GFLOP/s divide).");
+    a.def("tuning_curve", &tuning_curve, py::arg("records"), py::arg("flops") = 0.0,
+          "[TuningCurvePoint, ...]: the best time after each trial of `records` (one task's, in "
+          "log order) and the re-measurements that follow it; a schedule costs the median of "
+          "its measurements. GFLOP/s from `flops` (0: left 0).");
     a.def("_log_curves", &log_curves, py::arg("log_file"),
           "[(task key, workload, flops, [TuningCurvePoint, ...]), ...] of a tuning log.");
 }

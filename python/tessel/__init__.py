@@ -135,6 +135,7 @@ from ._tessel import (  # noqa: F401,E402  (the public API, re-exported)
     make_record,
     record_from_json,
     read_records,
+    ScheduleCosts,
     RecordWriter,
     apply_history_best,
     RECORD_FORMAT_VERSION,

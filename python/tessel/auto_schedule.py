@@ -54,18 +54,23 @@ TuningProgress = _native.TuningProgress
 TuningCurvePoint = _native.TuningCurvePoint
 format_progress = _native.format_progress
 task_flops = _native.task_flops
+tuning_curve = _native.tuning_curve
 
 
 def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
          population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05,
-         early_stopping=0, num_threads=0, number=3, repeat=1, min_repeat_ms=100.0,
+         early_stopping=0, remeasure_top=3, remeasure_limit=3, num_threads=0, number=3,
+         repeat=1, min_repeat_ms=100.0,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
          worker_path="", min_programs=16, progress=True, print_schedule=True):
     """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
 
     Every measurement is appended to ``log_file`` (required), and a log that already holds
     records of the task is resumed: they count as trials done (``trials`` is the total), the cost
-    model trains on them and none is measured again. ``progress``: a tqdm bar when tqdm is
+    model trains on them and none is a trial again. After each round the fastest
+    ``remeasure_top`` states are timed again, each until it has ``remeasure_limit`` measurements
+    (records of origin "remeasure", not trials; 0 turns this off), and a schedule costs the
+    median of its measurements (``ts.ScheduleCosts``). ``progress``: a tqdm bar when tqdm is
     installed (``pip install tqdm``), else one plain line per round on stderr (refreshed in place
     on a terminal); False for none. ``print_schedule`` prints the best schedule as a Python
     script at the end. Measurement options as ts.Measurer's; ``min_programs``: successful
@@ -78,7 +83,8 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
             task, trials=trials, log_file=log_file or "",
             measurements_per_round=measurements_per_round, seed=seed, population=population,
             generations=generations, mutation_prob=mutation_prob, eps_greedy=eps_greedy,
-            early_stopping=early_stopping, num_threads=num_threads, number=number,
+            early_stopping=early_stopping, remeasure_top=remeasure_top,
+            remeasure_limit=remeasure_limit, num_threads=num_threads, number=number,
             repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
             build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,
             worker_path=worker_path, min_programs=min_programs, verbose=0,

@@ -155,15 +155,17 @@ class SearchTask:
     def apply_best(self, log_file):
         """(schedule, args) of the best record of the task in ``log_file``: build it with
         ts.build(schedule, args, target). RuntimeError when the log has no usable record."""
-        best = None
-        for r in _tessel.read_records(os.fspath(log_file))[0]:
-            if r.task_key == self.task.key and r.ok and (best is None or
-                                                         r.mean_cost < best.mean_cost):
-                best = r
+        records = [r for r in _tessel.read_records(os.fspath(log_file))[0]
+                   if r.task_key == self.task.key]
+        costs = _tessel.ScheduleCosts()
+        for r in records:
+            costs.add(r)
+        best = costs.best()  # by the median of each schedule's measurements
         if best is None:
             raise RuntimeError(f"apply_best: {os.fspath(log_file)} has no successful record of "
                                f"task {self.task.key}")
-        return self.task.apply_record(best.schedule_json), list(self.compute_dag.args)
+        return (self.task.apply_record(records[best[1]].schedule_json),
+                list(self.compute_dag.args))
 
     def print_best(self, log_file):
         """The best record's schedule as a Python script (TVM prints its TE or CUDA code)."""

@@ -58,12 +58,11 @@ ApplyHistoryBest::ApplyHistoryBest(std::vector<TuningRecord> records, WarningSin
 ApplyHistoryBest::ApplyHistoryBest(RecordLog log, WarningSink warn)
     : records_(std::move(log.records)), skipped_(log.skipped), sink_(std::move(warn)) {
     if (!sink_) sink_ = [](const std::string& m) { std::cerr << "tessel: warning: " << m << "\n"; };
-    for (size_t i = 0; i < records_.size(); ++i)
-        if (records_[i].ok()) by_hash_[records_[i].dag_hash].push_back(i);
-    for (auto& [hash, list] : by_hash_)
-        std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
-            return records_[a].mean_cost() < records_[b].mean_cost();
-        });
+    // One entry per schedule, fastest first by the median of its measurements (ScheduleCosts).
+    ScheduleCosts costs;
+    for (const TuningRecord& r : records_) costs.add(r);
+    for (const ScheduleCosts::Best& b : costs.ranking())
+        by_hash_[records_[b.record].dag_hash].push_back(b.record);
     context_stack.push_back(this);
 }
 

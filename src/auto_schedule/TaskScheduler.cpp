@@ -250,15 +250,19 @@ double TuningTask::flops() const {
 
 std::vector<TaskRoundPoint> TuningTask::rounds() const {
     std::vector<TaskRoundPoint> out;
-    double best = std::numeric_limits<double>::infinity();
+    ScheduleCosts costs;
+    auto best = [&] {
+        auto b = costs.best();
+        return b ? b->seconds : std::numeric_limits<double>::infinity();
+    };
     int64_t trials = 0, round = -1;
     for (const TuningRecord& r : tuner_->history().records) {
-        if (r.round != round && trials > 0) out.push_back({trials, best});
+        if (r.round != round && trials > 0) out.push_back({trials, best()});
         round = r.round;
-        ++trials;
-        if (r.ok()) best = std::min(best, r.mean_cost());
+        trials += r.is_trial();
+        costs.add(r);
     }
-    if (trials > 0) out.push_back({trials, best});
+    if (trials > 0) out.push_back({trials, best()});
     return out;
 }
 

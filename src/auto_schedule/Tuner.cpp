@@ -49,6 +49,12 @@ void check_options(const TuningOptions& o) {
         fail("mutation_prob must be in [0, 1], got " + std::to_string(o.mutation_prob));
     if (!(o.eps_greedy >= 0 && o.eps_greedy <= 1))
         fail("eps_greedy must be in [0, 1], got " + std::to_string(o.eps_greedy));
+    if (o.remeasure_top < 0)
+        fail("remeasure_top must be at least 0 (0: never), got " +
+             std::to_string(o.remeasure_top));
+    if (o.remeasure_limit < 1)
+        fail("remeasure_limit must be at least 1 (its trial), got " +
+             std::to_string(o.remeasure_limit));
     if (o.early_stopping < 0)
         fail("early_stopping must be at least 0 (0: never), got " +
              std::to_string(o.early_stopping));
@@ -202,8 +208,9 @@ std::vector<MeasureResult> Tuner::measure(const std::vector<MeasureInput>& batch
     std::vector<MeasureResult> results =
         measurer_->run(make_measure_request(task_, batch, options_.measure));
     MeasureStats after = measurer_->stats();
-    round_.build_seconds = after.build - before.build;
-    round_.run_seconds = (after.total - before.total) - round_.build_seconds;
+    double build = after.build - before.build;
+    round_.build_seconds += build;
+    round_.run_seconds += (after.total - before.total) - build;
     return results;
 }
 
@@ -223,6 +230,35 @@ void Tuner::record(const std::vector<MeasureInput>& batch,
     history_.add(task_, std::move(records), schedules, threads_);
     batch_programs_.assign(history_.programs.begin() + static_cast<std::ptrdiff_t>(first),
                            history_.programs.end());
+    round_.best_seconds = history_.best_seconds;
+}
+
+// Times the fastest states again (TuningOptions::remeasure_top), each until it has
+// remeasure_limit measurements: a state whose one timing fell in a quiet moment of the machine
+// costs the median of several once it is among the best.
+void Tuner::remeasure() {
+    std::vector<MeasureInput> batch;
+    std::vector<size_t> trials;  // the trial record of each
+    const auto& successes = history_.successes;
+    for (size_t i = 0; i < successes.size() && i < static_cast<size_t>(options_.remeasure_top);
+         ++i) {
+        if (successes[i].measurements >= options_.remeasure_limit) continue;
+        batch.push_back({successes[i].state.schedule, CandidateOrigin::Remeasure});
+        trials.push_back(successes[i].record);
+    }
+    if (batch.empty()) return;
+    std::vector<MeasureResult> results = measure(batch);
+    std::vector<TuningRecord> records;
+    std::vector<std::optional<Schedule>> schedules;
+    for (size_t i = 0; i < batch.size(); ++i) {
+        records.push_back(make_record(task_, batch[i], results[i], options_.seed, round_.round));
+        // The trial's own text, so that readers of the log match the two without replaying.
+        records.back().schedule_json = history_.records[trials[i]].schedule_json;
+        schedules.push_back(batch[i].schedule);
+    }
+    log_.append(records);
+    history_.add(task_, std::move(records), schedules, threads_);
+    round_.remeasured = static_cast<int>(batch.size());
     round_.best_seconds = history_.best_seconds;
 }
 
@@ -266,7 +302,7 @@ TuningResult Tuner::result() {
     r.best_gflops = std::isfinite(r.best_seconds) && flops_ > 0 ? flops_ / r.best_seconds / 1e9 : 0;
     r.trials = history_.trials();
     r.resumed_trials = resumed_;
-    for (const TuningRecord& rec : history_.records) r.errors += rec.ok() ? 0 : 1;
+    for (const TuningRecord& rec : history_.records) r.errors += rec.is_trial() && !rec.ok();
     r.curve = tuning_curve(history_.records, flops_);
     r.rounds = rounds_;
     r.stop_reason = stop_reason_;
@@ -284,6 +320,7 @@ bool Tuner::run_round() {
     if (stop_requested()) return false;
     std::vector<MeasureResult> results = measure(batch);
     record(batch, results);
+    remeasure();
     train();
     report_round();
     return true;
@@ -301,15 +338,23 @@ double task_flops(const SearchTask& task) {
 
 std::vector<TuningCurvePoint> tuning_curve(const std::vector<TuningRecord>& records, double flops) {
     std::vector<TuningCurvePoint> curve;
-    double best = std::numeric_limits<double>::infinity();
-    for (const TuningRecord& r : records) {
-        if (r.ok()) best = std::min(best, r.mean_cost());
+    ScheduleCosts costs;
+    auto point = [&] {
         TuningCurvePoint p;
         p.trial = static_cast<int64_t>(curve.size()) + 1;
-        p.best_seconds = best;
-        p.best_gflops = std::isfinite(best) && best > 0 && flops > 0 ? flops / best / 1e9 : 0;
-        curve.push_back(p);
+        if (auto best = costs.best()) p.best_seconds = best->seconds;
+        p.best_gflops = std::isfinite(p.best_seconds) && p.best_seconds > 0 && flops > 0
+                            ? flops / p.best_seconds / 1e9
+                            : 0;
+        return p;
+    };
+    bool open = false;  // a trial's point waits for the re-measurements after it
+    for (const TuningRecord& r : records) {
+        if (r.is_trial() && open) curve.push_back(point());
+        costs.add(r);
+        open = open || r.is_trial();
     }
+    if (open) curve.push_back(point());
     return curve;
 }
 

@@ -24,11 +24,20 @@ namespace tessel::internal {
 /// and the model derive from them. The log is the only truth: a resumed tuner rebuilds this from
 /// the log alone (read_history), and a running one adds each round's records to it (add).
 struct TuningHistory {
-    std::vector<TuningRecord> records;      ///< the task's, in log order
+    /// A state measured without error, with what its measurements say it costs.
+    struct Success {
+        double seconds = 0;  ///< the median of its measurements (ScheduleCosts)
+        size_t record = 0;   ///< its trial's index in `records`
+        int measurements = 1;  ///< its trial and its re-measurements (failed ones included)
+        SearchState state;
+    };
+    std::vector<TuningRecord> records;      ///< the task's, in log order (re-measurements too)
     std::unordered_set<std::string> keys;   ///< state_key of every measured state
-    std::vector<MeasuredProgram> programs;  ///< one per record: what the model trains on
-    /// The states measured without error, fastest first (the search's seeds).
-    std::vector<std::pair<double, SearchState>> successes;
+    std::vector<MeasuredProgram> programs;  ///< one per trial: what the model trains on
+    /// The states measured without error, fastest first (the search's seeds; the first is the
+    /// best).
+    std::vector<Success> successes;
+    ScheduleCosts costs;        ///< every schedule's cost, over `records`
     int64_t next_round = 0;     ///< one past the last round recorded
     int64_t skipped_lines = 0;  ///< lines of the log read_records skipped (unreadable records)
     /// Trials done when the best time last improved (for early stopping).
@@ -36,13 +45,21 @@ struct TuningHistory {
     double best_seconds = std::numeric_limits<double>::infinity();
     std::optional<Schedule> best_schedule;
 
-    int64_t trials() const { return static_cast<int64_t>(records.size()); }
+    /// Records that are trials (TuningRecord::is_trial: not re-measurements).
+    int64_t trials() const { return trials_; }
     /// Adds measured records with the schedules they measured (nullopt: the record's steps did not
-    /// replay), extracting their features on `threads` threads.
+    /// replay), extracting the trials' features on `threads` threads. A re-measurement updates the
+    /// cost of its schedule's success (matched by schedule_json); one of a schedule without a
+    /// successful trial here only counts in `costs`.
     void add(const SearchTask& task, std::vector<TuningRecord> batch,
              const std::vector<std::optional<Schedule>>& schedules, int threads);
     /// Up to `n` of the fastest measured states.
     std::vector<SearchState> best_states(size_t n) const;
+
+private:
+    void add_success(double seconds, const Schedule& schedule);
+    void remeasured(const TuningRecord& r);
+    int64_t trials_ = 0;
 };
 
 /// The history in the log at `path` for `task` (a missing file is an empty history). RuntimeError
@@ -74,10 +91,11 @@ public:
     std::vector<MeasureInput> search();
     std::vector<MeasureResult> measure(const std::vector<MeasureInput>& batch);
     void record(const std::vector<MeasureInput>& batch, const std::vector<MeasureResult>& results);
+    void remeasure();
     void train();
     void report_round();
-    /// One round: search, measure, record, train, report. False, measuring nothing, when the
-    /// search found no candidate (stop reason "exhausted") or should_stop asked to stop.
+    /// One round: search, measure, record, re-measure, train, report. False, measuring
+    /// nothing, when the search found no candidate (stop reason "exhausted") or should_stop asked to stop.
     bool run_round();
     void stop(const char* reason) { stop_reason_ = reason; }
     bool stop_requested();

@@ -35,36 +35,69 @@ std::vector<FeatureMatrix> features_of(const SearchTask& task,
 void TuningHistory::add(const SearchTask& task, std::vector<TuningRecord> batch,
                         const std::vector<std::optional<Schedule>>& schedules, int threads) {
     TESSEL_CHECK(batch.size() == schedules.size());
-    std::vector<FeatureMatrix> features = features_of(task, schedules, threads);
+    std::vector<std::optional<Schedule>> trial_schedules(schedules.size());
+    for (size_t i = 0; i < batch.size(); ++i)
+        if (batch[i].is_trial()) trial_schedules[i] = schedules[i];
+    std::vector<FeatureMatrix> features = features_of(task, trial_schedules, threads);
     for (size_t i = 0; i < batch.size(); ++i) {
         TuningRecord& r = batch[i];
-        keys.insert(schedules[i] ? state_key(*schedules[i]) : r.schedule_json);
+        next_round = std::max(next_round, r.round + 1);
+        double seconds = costs.add(r);
+        records.push_back(std::move(r));
+        const TuningRecord& rec = records.back();
+        if (!rec.is_trial()) {
+            remeasured(rec);
+            continue;
+        }
+        ++trials_;
+        keys.insert(schedules[i] ? state_key(*schedules[i]) : rec.schedule_json);
         MeasuredProgram p;
         p.task_key = task.key();
         p.features = std::move(features[i]);
-        p.costs = r.ok() ? r.costs : std::vector<double>{};
-        p.error = r.ok() ? 0 : std::max(1, static_cast<int>(r.error));
+        p.costs = rec.ok() ? rec.costs : std::vector<double>{};
+        p.error = rec.ok() ? 0 : std::max(1, static_cast<int>(rec.error));
         programs.push_back(std::move(p));
-        next_round = std::max(next_round, r.round + 1);
-        records.push_back(std::move(r));
-        if (!records.back().ok() || !schedules[i]) continue;
-        double cost = records.back().mean_cost();
-        SearchState state{*schedules[i], -1, "measured", 0, {}};
-        auto at = std::upper_bound(
-            successes.begin(), successes.end(), cost,
-            [](double c, const std::pair<double, SearchState>& s) { return c < s.first; });
-        successes.insert(at, {cost, std::move(state)});
-        if (cost < best_seconds) {
-            best_seconds = cost;
-            best_schedule = schedules[i];
-            last_improvement = trials();
-        }
+        if (rec.ok() && schedules[i]) add_success(seconds, *schedules[i]);
     }
+}
+
+namespace {
+
+bool faster(const TuningHistory::Success& a, const TuningHistory::Success& b) {
+    return a.seconds < b.seconds || (a.seconds == b.seconds && a.record < b.record);
+}
+
+}  // namespace
+
+void TuningHistory::add_success(double seconds, const Schedule& schedule) {
+    Success s{seconds, records.size() - 1, 1, SearchState{schedule, -1, "measured", 0, {}}};
+    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster),
+                     std::move(s));
+    if (seconds < best_seconds) last_improvement = trials();
+    best_seconds = successes.front().seconds;
+    best_schedule = successes.front().state.schedule;
+}
+
+void TuningHistory::remeasured(const TuningRecord& r) {
+    auto it = std::find_if(successes.begin(), successes.end(), [&](const Success& s) {
+        return records[s.record].schedule_json == r.schedule_json;
+    });
+    if (it == successes.end()) return;
+    Success s = std::move(*it);
+    successes.erase(it);
+    s.seconds = costs.cost(r);
+    s.measurements += 1;
+    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster),
+                     std::move(s));
+    // A slower re-measurement of the best can make another state the best: not an improvement.
+    if (successes.front().seconds < best_seconds) last_improvement = trials();
+    best_seconds = successes.front().seconds;
+    best_schedule = successes.front().state.schedule;
 }
 
 std::vector<SearchState> TuningHistory::best_states(size_t n) const {
     std::vector<SearchState> out;
-    for (size_t i = 0; i < successes.size() && i < n; ++i) out.push_back(successes[i].second);
+    for (size_t i = 0; i < successes.size() && i < n; ++i) out.push_back(successes[i].state);
     return out;
 }
 

@@ -3,6 +3,9 @@
 // spool, SIGTERM, two daemons on one spool.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "daemon/DaemonTestUtil.h"
@@ -98,9 +101,14 @@ TEST(TesselTuneCli, RunTunesAJobAndBestAndDistillReadItsLogs) {
     ToolRun d =
         run_tool({"distill", logs.string(), "-o", (dir / "best.jsonl").string()}, dir, "distill");
     ASSERT_EQ(d.status, 0) << d.err;
+    // Per task, the records of its best schedule: its trial and its re-measurements.
     RecordLog distilled = read_records((dir / "best.jsonl").string());
-    ASSERT_EQ(distilled.records.size(), 2u);
-    for (const TuningRecord& rec : distilled.records) EXPECT_TRUE(rec.ok());
+    std::map<std::string, std::set<std::string>> schedules;  // task -> its schedules
+    for (const TuningRecord& rec : distilled.records)
+        schedules[rec.task_key()].insert(rec.schedule_json);
+    EXPECT_EQ(schedules.size(), 2u);
+    for (const auto& [task, s] : schedules) EXPECT_EQ(s.size(), 1u) << task;
+    EXPECT_EQ(trial_records(distilled.records).size(), 2u);
 
     // Run again: the logs say the budget is spent; nothing is measured.
     ToolRun again = run_tool({"run", (dir / "two.json").string()}, dir, "again", {}, dir / "cwd");
@@ -109,7 +117,7 @@ TEST(TesselTuneCli, RunTunesAJobAndBestAndDistillReadItsLogs) {
     size_t lines = 0;
     for (const auto& e : fs::directory_iterator(logs))
         if (e.path().extension() == ".jsonl")
-            lines += read_records(e.path().string()).records.size();
+            lines += trial_records(read_records(e.path().string()).records).size();
     EXPECT_EQ(lines, 24u);
 }
 
@@ -164,7 +172,7 @@ TEST(TesselTuneCli, SigtermStopsCleanlyAndTheNextDaemonFinishesTheJob) {
         if (e.path().extension() == ".jsonl") {
             RecordLog log = read_records(e.path().string());
             EXPECT_EQ(log.skipped, 0);
-            logged += static_cast<int64_t>(log.records.size());
+            logged += static_cast<int64_t>(trial_records(log.records).size());
         }
     EXPECT_LT(logged, 40);
     ToolRun rest = run_tool({"daemon", "--spool", spool.string(), "--once"}, dir, "rest");
@@ -193,7 +201,7 @@ TEST(TesselTuneCli, SigintStopsRunCleanly) {
         if (e.path().extension() == ".jsonl") {
             RecordLog log = read_records(e.path().string());
             EXPECT_EQ(log.skipped, 0);
-            logged += static_cast<int64_t>(log.records.size());
+            logged += static_cast<int64_t>(trial_records(log.records).size());
         }
     EXPECT_GE(logged, 8);
     EXPECT_EQ(logged % 8, 0) << "a batch was cut";

@@ -33,11 +33,25 @@ def test_tune_writes_the_log_and_apply_best_builds_a_correct_kernel(tmp_path):
     assert [x.measured for x in r.rounds] == [4, 4]
     assert r.rounds[1].chosen_by_model == 4 and r.rounds[1].states_scored > 0
     records, skipped, _ = ts.read_records(str(log))
-    assert len(records) == 8 and skipped == 0
-    assert len({rec.schedule_json for rec in records}) == 8
+    trials = [rec for rec in records if rec.is_trial]
+    assert len(trials) == 8 and skipped == 0
+    assert len({rec.schedule_json for rec in trials}) == 8
+    # The fastest 3 re-measured after each round, up to 3 measurements each: a schedule costs the
+    # median of its measurements.
+    again = [rec for rec in records if not rec.is_trial]
+    assert [x.remeasured for x in r.rounds] == [3, 3] and len(again) == 6
+    assert all(rec.origin == "remeasure" for rec in again)
+    assert {rec.schedule_json for rec in again} <= {rec.schedule_json for rec in trials}
+    costs = ts.ScheduleCosts()
+    for rec in records:
+        costs.add(rec)
+    assert max(costs.measurements(rec) for rec in records) <= 3
+    assert costs.best()[0] == r.best_seconds
     assert r.best_schedule is not None and r.best_gflops > 0
     assert [p.trial for p in r.curve] == list(range(1, 9))
     assert r.curve[-1].best_seconds == r.best_seconds
+    assert ([p.best_seconds for p in autos.tuning_curve(records)] ==
+            [p.best_seconds for p in r.curve])
 
     A, B = task.dag.inputs
     C = task.dag.outputs[0]

@@ -14,7 +14,7 @@ std::vector<std::string> first_round(const SearchTask& task, const std::string& 
     o.seed = seed;
     tune(task, o);
     std::vector<std::string> keys;
-    for (const TuningRecord& r : read_records(log).records)
+    for (const TuningRecord& r : trial_records(read_records(log).records))
         keys.push_back(state_key(task.apply_record(r.schedule_json)));
     return keys;
 }

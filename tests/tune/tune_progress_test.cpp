@@ -78,7 +78,7 @@ TEST(TuneProgress, ShouldStopStopsAfterTheRound) {
     TuningResult r = tune(task, o);
     EXPECT_EQ(r.stop_reason, "stopped");
     EXPECT_EQ(r.trials, 4);
-    EXPECT_EQ(read_records(log).records.size(), 4u);
+    EXPECT_EQ(trial_records(read_records(log).records).size(), 4u);
 }
 
 // On a terminal the progress line is refreshed in place: each round's line starts with a carriage

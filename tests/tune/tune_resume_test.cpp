@@ -22,22 +22,25 @@ TEST(TuneResume, ContinuesTheTrialCountAndMeasuresNothingTwice) {
     EXPECT_EQ(second.rounds[0].round, 1);  // the round after the log's last
     EXPECT_EQ(second.rounds[0].measured, 8);
     EXPECT_EQ(second.curve.size(), 16u);
-    EXPECT_LE(second.best_seconds, first.best_seconds);
+    ScheduleCosts costs;  // the best is the log's, re-measurements included
+    for (const TuningRecord& rec : read_records(log).records) costs.add(rec);
+    ASSERT_TRUE(costs.best().has_value());
+    EXPECT_EQ(second.best_seconds, costs.best()->seconds);
 
-    RecordLog read = read_records(log);
-    ASSERT_EQ(read.records.size(), 16u);
+    std::vector<TuningRecord> trials = trial_records(read_records(log).records);
+    ASSERT_EQ(trials.size(), 16u);
     std::set<std::string> keys;
-    for (const TuningRecord& rec : read.records)
+    for (const TuningRecord& rec : trials)
         keys.insert(state_key(task.apply_record(rec.schedule_json)));
     EXPECT_EQ(keys.size(), 16u) << "a state in the log was measured again";
-    for (size_t i = 0; i < 16; ++i) EXPECT_EQ(read.records[i].round, i < 8 ? 0 : 1);
+    for (size_t i = 0; i < 16; ++i) EXPECT_EQ(trials[i].round, i < 8 ? 0 : 1);
 
     TuningResult done = tune(task, small_options(log, 16));
     EXPECT_EQ(done.resumed_trials, 16);
     EXPECT_TRUE(done.rounds.empty());
     EXPECT_EQ(done.stop_reason, "trials");
     EXPECT_EQ(done.best_seconds, second.best_seconds);
-    EXPECT_EQ(read_records(log).records.size(), 16u);
+    EXPECT_EQ(trial_records(read_records(log).records).size(), 16u);
 }
 
 // A torn last line (a tuner killed in the middle of a write) is skipped and cut off; the trials
@@ -56,7 +59,7 @@ TEST(TuneResume, ATornLastLineIsCutOff) {
     EXPECT_EQ(r.resumed_trials, 4);
     EXPECT_EQ(r.trials, 8);
     RecordLog read = read_records(log);
-    EXPECT_EQ(read.records.size(), 8u);
+    EXPECT_EQ(trial_records(read.records).size(), 8u);
     EXPECT_EQ(read.skipped, 0);
 }
 
@@ -72,9 +75,9 @@ TEST(TuneResume, EarlyStoppingCountsTrialsSinceTheBest) {
     TuningResult r = tune(task, o);
     EXPECT_EQ(r.stop_reason, "early_stopping");
     EXPECT_LT(r.trials, 24);
-    // The last trial did not improve the best time.
+    // The last trial did not improve the best time (a re-measurement may have made it slower).
     ASSERT_GE(r.curve.size(), 2u);
-    EXPECT_EQ(r.curve.back().best_seconds, r.curve[r.curve.size() - 2].best_seconds);
+    EXPECT_GE(r.curve.back().best_seconds, r.curve[r.curve.size() - 2].best_seconds);
 }
 
 // A search space smaller than the trials asked for: the tuning measures every state once and
@@ -89,5 +92,5 @@ TEST(TuneResume, ASpaceMeasuredOutIsExhausted) {
     TuningResult again = tune(task, small_options(log, 100, 8));
     EXPECT_EQ(again.stop_reason, "exhausted");
     EXPECT_EQ(again.trials, 1);
-    EXPECT_EQ(read_records(log).records.size(), 1u);
+    EXPECT_EQ(trial_records(read_records(log).records).size(), 1u);
 }

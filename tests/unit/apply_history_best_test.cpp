@@ -135,3 +135,18 @@ TEST(ApplyHistoryBest, BuildOfAScheduleWithoutStepsUsesTheContextOnlyWhileItLive
     EXPECT_EQ(current_apply_history_best(), nullptr);
     EXPECT_EQ(build_ll().find("tessel_parallel_for"), std::string::npos);
 }
+
+// A schedule is as fast as the median of its measurements: one timed lucky once and slower on
+// re-measurement loses to one timed steadily.
+TEST(ApplyHistoryBest, ChoosesByTheMedianOfReMeasurements) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "builds need the LLVM backend";
+    SearchTask task = matmul(32, "llvm -num-cores=2");
+    TuningRecord lucky = record(task, 4, 1e-3);
+    TuningRecord again = record(task, 4, 3e-3);
+    again.origin = CandidateOrigin::Remeasure;
+    Collect warnings;
+    ApplyHistoryBest best({lucky, record(task, 8, 2e-3), again, again}, warnings.sink());
+    EXPECT_EQ(split_factor(op::default_schedule(task.dag().outputs, task.target())), 8);
+    ApplyHistoryBest lucky_only({lucky, record(task, 8, 2e-3)}, warnings.sink());
+    EXPECT_EQ(split_factor(op::default_schedule(task.dag().outputs, task.target())), 4);
+}

@@ -1,13 +1,16 @@
 // Tuning records: a record round-trips through its JSON line; the writer appends one line per
 // record and cuts a torn tail when it opens a log; the reader skips and counts bad lines, refuses
-// newer versions and schedules of another DAG, and migrates version-1 (bare schedule) records.
+// newer versions and schedules of another DAG, and migrates version-1 (bare schedule) records;
+// a schedule measured more than once costs the median of its measurements.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/Tuner.h"
 
 using namespace tessel;
 
@@ -115,4 +118,75 @@ TEST(Record, VersionOneScheduleRecordsAreMigrated) {
     EXPECT_FALSE(r.ok());  // no measurement: never the best of anything
     EXPECT_EQ(task.apply_record(r.schedule_json).steps().size(), 1u);
     EXPECT_TRUE(record_from_json(record_to_json(r)).has_value() == false);  // v2 needs costs
+}
+
+namespace {
+
+// A record of `task` with one split of the output stage by `factor` (tells schedules apart),
+// timed at `cost` seconds (0: failed).
+TuningRecord timed(const SearchTask& task, int factor, double cost,
+                   CandidateOrigin origin = CandidateOrigin::Random) {
+    Schedule s = task.initial_schedule();
+    s.split(2, 0, factor);
+    MeasureResult result;
+    if (cost > 0)
+        result.costs = {cost};
+    else
+        result.error = MeasureError::RunError;
+    return make_record(task, {s, origin}, result);
+}
+
+}  // namespace
+
+// A schedule costs the median of its successful measurements: a lucky first timing re-measured
+// twice slower stops being the best, failed re-measurements do not count, and the curve has one
+// point per trial, each after the re-measurements that follow it.
+TEST(ScheduleCosts, TheMedianOfEachSchedulesMeasurementsChoosesTheBest) {
+    SearchTask task("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                    Target("llvm"));
+    const auto re = CandidateOrigin::Remeasure;
+    std::vector<TuningRecord> log = {
+        timed(task, 2, 1.0e-3),      // 0: lucky
+        timed(task, 4, 1.2e-3),      // 1
+        timed(task, 2, 1.5e-3, re),  // 2: schedule 0 again
+        timed(task, 2, 0, re),       // 3: a failed re-measurement: ignored
+        timed(task, 8, 0),           // 4: a failed trial
+        timed(task, 2, 1.6e-3, re),  // 5: schedule 0: median of 1.0, 1.5, 1.6
+        timed(task, 4, 1.3e-3, re),  // 6: schedule 1: median of 1.2, 1.3
+    };
+    ScheduleCosts costs;
+    EXPECT_FALSE(costs.best().has_value());
+    std::vector<double> after;
+    for (const TuningRecord& r : log) after.push_back(costs.add(r));
+    EXPECT_DOUBLE_EQ(after[0], 1.0e-3);
+    EXPECT_DOUBLE_EQ(after[2], 1.25e-3);  // two: their mean
+    EXPECT_DOUBLE_EQ(after[3], 1.25e-3);
+    EXPECT_TRUE(std::isinf(after[4]));
+    EXPECT_DOUBLE_EQ(after[5], 1.5e-3);
+    EXPECT_DOUBLE_EQ(after[6], 1.25e-3);
+    EXPECT_EQ(costs.measurements(log[0]), 3);
+    EXPECT_EQ(costs.measurements(log[4]), 0);
+    ASSERT_TRUE(costs.best().has_value());
+    EXPECT_EQ(costs.best()->record, 1u);
+    EXPECT_DOUBLE_EQ(costs.best()->seconds, 1.25e-3);
+    std::vector<ScheduleCosts::Best> ranking = costs.ranking();
+    ASSERT_EQ(ranking.size(), 2u);
+    EXPECT_EQ(ranking[1].record, 0u);
+
+    // The same steps on another target are another schedule.
+    ScheduleCosts two;
+    two.add(log[0]);
+    SearchTask other("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                     Target("llvm -num-cores=1"));
+    two.add(timed(other, 2, 5e-3, re));
+    EXPECT_DOUBLE_EQ(two.best()->seconds, 1.0e-3);
+    EXPECT_EQ(two.measurements(log[0]), 1);
+
+    EXPECT_EQ(trial_records(log).size(), 3u);
+    // Trials 0, 1 (then the re-measurements 2, 3) and 4 (then 5, 6).
+    std::vector<TuningCurvePoint> curve = tuning_curve(log, 0);
+    ASSERT_EQ(curve.size(), 3u);
+    EXPECT_DOUBLE_EQ(curve[0].best_seconds, 1.0e-3);
+    EXPECT_DOUBLE_EQ(curve[1].best_seconds, 1.2e-3);  // schedule 0 now costs 1.25
+    EXPECT_DOUBLE_EQ(curve[2].best_seconds, 1.25e-3);
 }

@@ -1,9 +1,10 @@
 // Reading tuning logs (docs/daemon.md, "Reading the results"): `best` prints a task's best
-// schedule as a Python script, `distill` keeps the best record of each task, `plot` draws the
-// tuning curves through the Python package. LOG is a log file or a folder of them (a job's).
+// schedule as a Python script, `distill` keeps the records of each task's best schedule, `plot`
+// draws the tuning curves through the Python package. LOG is a log file or a folder of them (a job's).
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -69,11 +70,27 @@ std::optional<std::vector<TaskRecords>> read_tasks(const std::string& path, cons
     return tasks;
 }
 
-const TuningRecord* best_of(const std::vector<TuningRecord>& records) {
-    const TuningRecord* best = nullptr;
+// The fastest schedule of one task's records (by the median of its measurements, ScheduleCosts):
+// its cost and its records (the trial first, then its re-measurements).
+struct BestSchedule {
+    double seconds = 0;
+    std::vector<const TuningRecord*> records;
+};
+
+std::optional<BestSchedule> best_of(const std::vector<TuningRecord>& records) {
+    ScheduleCosts costs;
+    for (const TuningRecord& r : records) costs.add(r);
+    std::optional<ScheduleCosts::Best> b = costs.best();
+    if (!b) return std::nullopt;
+    BestSchedule out{b->seconds, {}};
     for (const TuningRecord& r : records)
-        if (r.ok() && (!best || r.mean_cost() < best->mean_cost())) best = &r;
-    return best;
+        if (r.schedule_json == records[b->record].schedule_json) out.records.push_back(&r);
+    return out;
+}
+
+int64_t trials_of(const std::vector<TuningRecord>& records) {
+    return std::count_if(records.begin(), records.end(),
+                         [](const TuningRecord& r) { return r.is_trial(); });
 }
 
 // The tasks whose key is `pattern` or contains it (all of them for "").
@@ -87,19 +104,22 @@ std::vector<const TaskRecords*> select(const std::vector<TaskRecords>& tasks,
     return out;
 }
 
-// The best record's schedule as a script, with a comment naming the task and the time.
-std::string best_script(const TaskRecords& t, const TuningRecord& best) {
-    if (best.workload.empty())
+// The best schedule as a script, with a comment naming the task and the time.
+std::string best_script(const TaskRecords& t, const BestSchedule& best) {
+    const TuningRecord& r = *best.records.front();
+    if (r.workload.empty())
         TESSEL_THROW(RuntimeError) << "the task " << t.key << " is a DAG, not a registered "
                                    << "workload: its record holds no DAG to rebuild it from";
-    SearchTask task(best.workload, workload_params_from_json(best.params_json), Target(best.target),
-                    best.hardware);
-    Schedule s = task.apply_record(best.schedule_json);
+    SearchTask task(r.workload, workload_params_from_json(r.params_json), Target(r.target),
+                    r.hardware);
+    Schedule s = task.apply_record(r.schedule_json);
     double flops = task_flops(task);
     std::ostringstream os;
-    os << "# task: " << t.key << "\n# best of " << t.records.size() << " trials in " << t.log
-       << ": " << best.mean_cost() * 1e3 << " ms";
-    if (flops > 0) os << ", " << flops / best.mean_cost() / 1e9 << " GFLOP/s";
+    os << "# task: " << t.key << "\n# best of " << trials_of(t.records) << " trials in " << t.log
+       << ": " << best.seconds * 1e3 << " ms";
+    if (flops > 0) os << ", " << flops / best.seconds / 1e9 << " GFLOP/s";
+    if (best.records.size() > 1)
+        os << " (the median of " << best.records.size() << " measurements)";
     os << "\n" << s.to_python();
     return os.str();
 }
@@ -121,10 +141,10 @@ int best_command(const std::string& log, const std::string& pattern) {
     }
     int status = kOk;
     for (const TaskRecords* t : chosen) {
-        const TuningRecord* best = best_of(t->records);
+        std::optional<BestSchedule> best = best_of(t->records);
         if (!best) {
             std::cerr << "tessel-tune best: no successful trial of " << t->key << " in "
-                      << t->records.size() << "\n";
+                      << trials_of(t->records) << "\n";
             status = kDataError;
             continue;
         }
@@ -145,8 +165,8 @@ int distill_command(const std::string& log, const std::string& out) {
     size_t kept = 0, records = 0;
     for (const TaskRecords& t : *tasks) {
         records += t.records.size();
-        if (const TuningRecord* best = best_of(t.records)) {
-            text += record_to_json(*best) + "\n";
+        if (std::optional<BestSchedule> best = best_of(t.records)) {
+            for (const TuningRecord* r : best->records) text += record_to_json(*r) + "\n";
             ++kept;
         }
     }

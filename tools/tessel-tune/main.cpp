@@ -5,7 +5,7 @@
 //   tessel-tune submit JOB [--spool DIR]       check a job and queue it
 //   tessel-tune status [DIR] [--json]          where the daemon's jobs stand
 //   tessel-tune best LOG [--task KEY]          the best schedule as a Python script
-//   tessel-tune distill LOG -o OUT             the best record of each task
+//   tessel-tune distill LOG -o OUT             the best schedule's records, per task
 //   tessel-tune plot LOG -o curve.png          the tuning curves (Python, matplotlib)
 //
 // Exit statuses (Commands.h): 0 done, 64 usage, 65 invalid job or log, 66 missing input, 69 the
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
                          "(default: every task)");
 
     std::string distill_log, distill_out;
-    CLI::App* distill_cmd = app.add_subcommand("distill", "the best record of each task");
+    CLI::App* distill_cmd =
+        app.add_subcommand("distill", "the records of each task's best schedule");
     distill_cmd->add_option("log", distill_log, "a tuning log, or a folder of them")->required();
     distill_cmd->add_option("-o,--output", distill_out, "the log to write (replaced)")->required();
 

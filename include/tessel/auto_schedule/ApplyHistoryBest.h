@@ -10,12 +10,14 @@
 // While an ApplyHistoryBest lives it is the current context of the thread that made it (contexts
 // nest; the innermost answers). In that thread, op::default_schedule() and build() of a schedule
 // without steps choose the schedule of the task (its DAG's structural hash, the target):
-//  1. the fastest error-free record whose canonical target string is the target's, else
-//  2. the fastest record of the same target kind and float mode whose CPU features are all
+//  1. the fastest schedule whose records' canonical target string is the target's, else
+//  2. the fastest schedule of the same target kind and float mode whose CPU features are all
 //     enabled on the target (llvm: a log tuned on one CPU model serves another that has its
 //     features) or whose GPU architecture is not newer than the target's (cuda), with one warning
 //     naming both targets, else
 //  3. the default schedule, with one warning naming the workload.
+// A schedule is as fast as the median of its error-free measurements (ScheduleCosts, Record.h:
+// the tuner re-measures its fastest states).
 // A record is only ever applied to the DAG whose hash it names; one that no longer replays (a
 // step the schedule refuses) is passed over for the next. Schedules with steps are the caller's
 // and are never replaced. Warnings go to the sink given (stderr by default), once per task.
@@ -79,7 +81,8 @@ private:
     ApplyHistoryBest(RecordLog log, WarningSink warn);
     void warn_once(const std::string& key, const std::string& message);
     std::vector<TuningRecord> records_;
-    std::map<std::string, std::vector<size_t>> by_hash_;  // ok records, fastest first
+    // the first record of each schedule that succeeded, fastest first
+    std::map<std::string, std::vector<size_t>> by_hash_;
     int64_t skipped_ = 0;
     WarningSink sink_;
     std::vector<std::string> warnings_;

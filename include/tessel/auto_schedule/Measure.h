@@ -66,9 +66,13 @@ enum class CandidateOrigin : uint8_t {
     Random,     ///< sampled at random (epsilon-greedy)
     Mutation,   ///< a mutation of a measured candidate
     Crossover,  ///< a crossover of measured candidates
+    /// Another measurement of a schedule already in the log (not a trial): the tuner times its
+    /// fastest candidates again, and a schedule costs the median of its measurements
+    /// (ScheduleCosts, Record.h).
+    Remeasure,
 };
 
-/// "manual", "cost_model", "random", "mutation", "crossover".
+/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure".
 const char* candidate_origin_name(CandidateOrigin origin);
 /// The origin named `name`; nullopt for an unknown name.
 std::optional<CandidateOrigin> candidate_origin_from_name(const std::string& name);

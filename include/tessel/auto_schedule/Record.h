@@ -17,8 +17,10 @@
 
 #include <cstdint>
 #include <istream>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,8 @@ struct TuningRecord {
 
     /// Measured without error, with at least one cost.
     bool ok() const { return error == MeasureError::None && !costs.empty(); }
+    /// A trial: a candidate's first measurement; false for a re-measurement (origin Remeasure).
+    bool is_trial() const { return origin != CandidateOrigin::Remeasure; }
     /// The mean of costs (infinity when !ok()).
     double mean_cost() const;
     /// "<workload key> <target> <dag hash>", as SearchTask::key() of its task.
@@ -114,6 +118,48 @@ private:
     std::string path_;
     int fd_ = -1;
     int64_t truncated_ = 0;
+};
+
+/// The trials among `records` (TuningRecord::is_trial), in order: what a trial count counts.
+std::vector<TuningRecord> trial_records(const std::vector<TuningRecord>& records);
+
+/// What each schedule of a log costs, as the tuner and the builds judge it: the median of the
+/// mean costs of its successful records (its trial and its re-measurements; failed ones do not
+/// count), so that one lucky timing does not make a schedule the best. A schedule is told apart by
+/// its task (task_key) and its steps (schedule_json). Records are added in the log's order; the
+/// fastest schedule so far is known after each.
+///
+///   ScheduleCosts costs;
+///   for (const TuningRecord& r : log.records) costs.add(r);
+///   costs.best();   // the fastest schedule's cost and the index of its first record
+class ScheduleCosts {
+public:
+    struct Best {
+        double seconds = std::numeric_limits<double>::infinity();
+        size_t record = 0;  ///< the index (order of add) of the schedule's first record
+    };
+    /// Adds the next record; returns its schedule's cost after it (infinity while none of its
+    /// records succeeded).
+    double add(const TuningRecord& record);
+    /// The cost of the record's schedule (infinity when it has no successful record).
+    double cost(const TuningRecord& record) const;
+    /// Successful measurements of the record's schedule.
+    int measurements(const TuningRecord& record) const;
+    /// The fastest schedule so far, over all tasks added; nullopt while no record succeeded.
+    std::optional<Best> best() const;
+    /// Every schedule with a successful record, fastest first.
+    std::vector<Best> ranking() const;
+
+private:
+    struct Entry {
+        size_t first = 0;
+        std::vector<double> samples;  // mean costs of its successful records
+        double cost = std::numeric_limits<double>::infinity();
+    };
+    static std::string key(const TuningRecord& record);
+    std::map<std::string, Entry> entries_;
+    std::set<std::pair<double, size_t>> order_;  // (cost, first record) of successful schedules
+    size_t added_ = 0;
 };
 
 /// This tessel's version ("0.1.0"), as records write it.

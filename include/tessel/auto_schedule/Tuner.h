@@ -18,9 +18,14 @@
 //     time after the whole batch is built, with nothing else of the tuner running;
 //  3. log: every measurement, failures included, is appended to the log (RecordWriter: one line
 //     each, synced before the round counts);
-//  4. train: the cost model retrains on every measured program of the task.
-// A trial is one distinct candidate sent to measurement, failures included. No state is measured
-// twice: the search skips every state whose step list (state_key) is in the log.
+//  4. re-measure: the fastest few states (remeasure_top) are timed again, each up to
+//     remeasure_limit times in all, and logged (origin "remeasure"); a state costs the median of
+//     its timings (ScheduleCosts, Record.h), so one lucky timing on a busy machine does not
+//     make the best;
+//  5. train: the cost model retrains on every measured program of the task.
+// A trial is one distinct candidate sent to measurement, failures included; re-measurements are
+// not trials. No state is a trial twice: the search skips every state whose step list
+// (state_key) is in the log.
 //
 // The log is the only truth (docs/design.md, decision 6). On start the tuner reads the log's
 // records: they count as trials done, the model trains on them, their best states seed the
@@ -55,10 +60,11 @@ struct TuningRound {
     int64_t round = 0;          ///< its number, as the log's records write it
     int measured = 0;           ///< candidates measured (trials)
     int errors = 0;             ///< of which failed (an error code other than none)
+    int remeasured = 0;         ///< re-measurements of the fastest states (not trials)
     int chosen_by_model = 0;    ///< candidates the evolutionary search proposed
     int random = 0;             ///< random samples (epsilon-greedy, or before the model trained)
     double search_seconds = 0;  ///< choosing the candidates (evolutionary search or sampling)
-    double build_seconds = 0;   ///< the Measurer's build stage
+    double build_seconds = 0;   ///< the Measurer's build stage (re-measurements included)
     double run_seconds = 0;     ///< the rest of measuring: workers, check runs, timing
     double train_seconds = 0;   ///< retraining the cost model
     double total_seconds = 0;
@@ -101,6 +107,10 @@ struct TuningOptions {
     int generations = 4;    ///< evolutionary search: breeding rounds
     double mutation_prob = 0.85;  ///< a child is a mutation with this chance, else a crossover
     double eps_greedy = 0.05;     ///< share of a round's candidates sampled at random
+    /// After each round, re-measure the fastest this many states (0: never) ...
+    int remeasure_top = 3;
+    /// ... until each has this many measurements (its trial included; at least 1).
+    int remeasure_limit = 3;
     /// Stop once this many trials in a row have not improved the best time (0: never).
     int64_t early_stopping = 0;
     /// Threads searching and training (0: the machine's cores, TESSEL_NUM_THREADS if set). None
@@ -125,7 +135,8 @@ struct TuningOptions {
     std::function<bool()> should_stop;
 };
 
-/// One point of a tuning curve: the best time after `trial` trials.
+/// One point of a tuning curve: the best time after `trial` trials (with the re-measurements
+/// logged before the next trial).
 struct TuningCurvePoint {
     int64_t trial = 0;  ///< trials done (1 after the first)
     double best_seconds = std::numeric_limits<double>::infinity();
@@ -156,8 +167,9 @@ TuningResult tune(const SearchTask& task, const TuningOptions& options);
 /// The task's floating-point operations per run (a multiply-add counts 2), what GFLOP/s divide.
 double task_flops(const SearchTask& task);
 
-/// The tuning curve of `records` (in their order; one point per record): the best time after
-/// each, with GFLOP/s from `flops` (0: left 0).
+/// The tuning curve of `records` (in their order; one point per trial): the best schedule's cost
+/// (ScheduleCosts) after each trial and the re-measurements that follow it, with GFLOP/s from
+/// `flops` (0: left 0).
 std::vector<TuningCurvePoint> tuning_curve(const std::vector<TuningRecord>& records, double flops);
 
 }  // namespace tessel
