@@ -89,8 +89,8 @@ void TuningHistory::remeasured(const TuningRecord& r) {
     s.measurements += 1;
     successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster),
                      std::move(s));
-    // A slower re-measurement of the best can make another state the best: not an improvement.
-    if (successes.front().seconds < best_seconds) last_improvement = trials();
+    // Neither a slower re-measurement of the best (another state may become the best) nor a
+    // faster one is a trial that improved the best: early stopping counts trials.
     best_seconds = successes.front().seconds;
     best_schedule = successes.front().state.schedule;
 }
