@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "auto_schedule/ReadCacheTestUtil.h"
 #include "auto_schedule/SearchTestUtil.h"
 #include "tessel/auto_schedule/Features.h"
 #include "tessel/auto_schedule/Record.h"
@@ -48,27 +49,6 @@ std::vector<SearchState> variant_samples(const SearchSpace& space, int count, ui
         if (auto s = space.annotate(variant(space), rng)) out.push_back(std::move(*s));
     EXPECT_EQ(static_cast<int>(out.size()), count) << "seed " << seed;
     return out;
-}
-
-int stage_named(const Schedule& s, const std::string& name) {
-    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
-        if (s.stage(k).name() == name) return k;
-    return -1;
-}
-
-// The vector lanes of a stage's vectorised leaf (1: none).
-int64_t lanes(const Schedule& s, const std::string& stage) {
-    const Stage& st = s.stage(stage_named(s, stage));
-    for (int id : st.leaf)
-        if (st.iters[id].annotation == IterAnnotation::Vectorize)
-            return st.iters[id].const_extent().value_or(0);
-    return 1;
-}
-
-// A's tile stored [k][i]: its storage dimensions reordered, i innermost.
-bool transposed(const Schedule& s, const std::string& stage) {
-    const Stage& st = s.stage(stage_named(s, stage));
-    return st.storage.size() == 2 && st.storage[1].axis == 0;
 }
 
 bool padded(const Schedule& s, const std::string& stage) {
@@ -135,15 +115,15 @@ TEST(ReadCacheSketch, LayoutAndVectorChoicesOccurAndLower) {
     const SearchState* vectors = nullptr;  // both copies vectorised
     for (const SearchState& s : states) {
         EXPECT_FALSE(transposed(s.schedule, "B.shared"));  // B's slice is a row already
-        a_lanes.insert(lanes(s.schedule, "A.shared.local"));
-        b_lanes.insert(lanes(s.schedule, "B.shared.local"));
+        a_lanes.insert(vector_lanes(s.schedule, "A.shared.local"));
+        b_lanes.insert(vector_lanes(s.schedule, "B.shared.local"));
         a_transposed += transposed(s.schedule, "A.shared");
         a_padded += padded(s.schedule, "A.shared");
         b_padded += padded(s.schedule, "B.shared");
         // A vector along A's column needs the transposed tile.
-        if (lanes(s.schedule, "A.shared.local") > 1) {
+        if (vector_lanes(s.schedule, "A.shared.local") > 1) {
             EXPECT_TRUE(transposed(s.schedule, "A.shared"));
-            if (lanes(s.schedule, "B.shared.local") > 1) vectors = &s;
+            if (vector_lanes(s.schedule, "B.shared.local") > 1) vectors = &s;
         }
     }
     EXPECT_TRUE(a_lanes.count(2) || a_lanes.count(4));
@@ -185,9 +165,9 @@ TEST(ReadCacheSketch, TutorialStep6IsInTheSpace) {
         std::optional<SearchState> s = space.annotate(v, tiles, rng);
         ASSERT_TRUE(s.has_value());
         const Schedule& x = s->schedule;
-        bool step6 = lanes(x, "A.shared.local") == 4 && lanes(x, "B.shared.local") == 4 &&
-                     transposed(x, "A.shared") && padded(x, "A.shared") &&
-                     x.stage(stage_named(x, "A.shared")).double_buffer &&
+        bool step6 = vector_lanes(x, "A.shared.local") == 4 &&
+                     vector_lanes(x, "B.shared.local") == 4 && transposed(x, "A.shared") &&
+                     padded(x, "A.shared") && x.stage(stage_named(x, "A.shared")).double_buffer &&
                      x.stage(stage_named(x, "B.shared")).double_buffer;
         if (step6) found = std::move(s);
     }
@@ -232,8 +212,10 @@ TEST(ReadCacheSketch, MutantsStayValid) {
         EXPECT_TRUE(transposed(child->schedule, "A.shared") != transposed(parent, "A.shared") ||
                     padded(child->schedule, "A.shared") != padded(parent, "A.shared") ||
                     padded(child->schedule, "B.shared") != padded(parent, "B.shared") ||
-                    lanes(child->schedule, "A.shared.local") != lanes(parent, "A.shared.local") ||
-                    lanes(child->schedule, "B.shared.local") != lanes(parent, "B.shared.local"));
+                    vector_lanes(child->schedule, "A.shared.local") !=
+                        vector_lanes(parent, "A.shared.local") ||
+                    vector_lanes(child->schedule, "B.shared.local") !=
+                        vector_lanes(parent, "B.shared.local"));
         if (layouts++ == 0) expect_runs(task, *child, "layout mutant " + std::to_string(i));
     }
     EXPECT_GE(made, 30);

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "auto_schedule/ReadCacheTestUtil.h"
 #include "auto_schedule/SearchTestUtil.h"
 #include "tessel/auto_schedule/SearchSpace.h"
 
@@ -23,38 +24,12 @@ SearchTask gemm(int64_t n) {
     return SearchTask("matmul", {n, n, n, Float(32)}, Target(kSm90));
 }
 
-int variant(const SearchSpace& space) {
-    for (size_t k = 0; k < space.sketches().size(); ++k)
-        for (const std::string& t : space.sketches()[k].trace)
-            if (t.find("cache_read_local") != std::string::npos) return static_cast<int>(k);
-    return -1;
-}
-
-int stage_named(const Schedule& s, const std::string& name) {
-    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
-        if (s.stage(k).name() == name) return k;
-    return -1;
-}
-
-int64_t lanes(const Schedule& s, const std::string& stage) {
-    const Stage& st = s.stage(stage_named(s, stage));
-    for (int id : st.leaf)
-        if (st.iters[id].annotation == IterAnnotation::Vectorize)
-            return st.iters[id].const_extent().value_or(0);
-    return 1;
-}
-
-bool transposed(const Schedule& s) {
-    const Stage& st = s.stage(stage_named(s, "A.shared"));
-    return st.storage.size() == 2 && st.storage[1].axis == 0;
-}
-
 // A state of the read-cache sketch with `tiles` (k: 3 levels, i and j: 5) whose read caches and
 // fetches satisfy `want` (nullopt when none is drawn).
 template <typename Want>
 std::optional<SearchState> drawn(const SearchSpace& space, const std::vector<int64_t>& k,
                                  const std::vector<int64_t>& ij, uint64_t seed, Want want) {
-    const int v = variant(space);
+    const int v = read_cache_variant(space);
     std::vector<std::vector<int64_t>> tiles;
     for (const TileGroup& g : space.sketches()[v].tiles)
         tiles.push_back(g.steps.size() == 2 ? k : ij);
@@ -76,8 +51,9 @@ TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
     SearchSpace space(task, o);
     std::optional<SearchState> step6 =
         drawn(space, {512, 1, 8}, {32, 2, 16, 1, 4}, 6, [](const Schedule& x) {
-            return lanes(x, "A.shared.local") == 4 && lanes(x, "B.shared.local") == 4 &&
-                   lanes(x, "A.shared") == 4 && lanes(x, "B.shared") == 4;
+            return vector_lanes(x, "A.shared.local") == 4 &&
+                   vector_lanes(x, "B.shared.local") == 4 && vector_lanes(x, "A.shared") == 4 &&
+                   vector_lanes(x, "B.shared") == 4;
         });
     ASSERT_TRUE(step6.has_value());
     std::mt19937_64 rng(11);
@@ -88,17 +64,17 @@ TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
         if (!m || m->origin != "mutate_tile_size") continue;
         ++tiles;
         EXPECT_TRUE(space.check(m->schedule).empty());
-        bool four =
-            lanes(m->schedule, "A.shared.local") == 4 && lanes(m->schedule, "B.shared.local") == 4;
+        bool four = vector_lanes(m->schedule, "A.shared.local") == 4 &&
+                    vector_lanes(m->schedule, "B.shared.local") == 4;
         kept += four;
         if (!four && !narrowed) narrowed = m;
     }
     EXPECT_GT(tiles, 40);
     EXPECT_GT(kept, tiles / 2);  // most tile changes leave a slice of 4
     ASSERT_TRUE(narrowed.has_value()) << "no mutant needed narrower lanes: the test shows nothing";
-    EXPECT_EQ(
-        lanes(narrowed->schedule, "A.shared.local") * lanes(narrowed->schedule, "B.shared.local"),
-        8);  // one copy narrowed to 2 lanes
+    EXPECT_EQ(vector_lanes(narrowed->schedule, "A.shared.local") *
+                  vector_lanes(narrowed->schedule, "B.shared.local"),
+              8);  // one copy narrowed to 2 lanes
     if (has_cuda_backend()) {
         EXPECT_NO_THROW(compile_for_gpu(gpu_program("narrowed", narrowed->schedule, 4096)));
     }
@@ -111,8 +87,9 @@ TEST(VectorCopyMutation, SharedLayoutMutationReachesTransposedVectorCopies) {
     SearchTask task = gemm(128);
     SearchSpace space(task);
     std::optional<SearchState> scalar =
-        drawn(space, {32, 1, 4}, {2, 2, 8, 1, 4}, 3,
-              [](const Schedule& x) { return !transposed(x) && lanes(x, "A.shared.local") == 1; });
+        drawn(space, {32, 1, 4}, {2, 2, 8, 1, 4}, 3, [](const Schedule& x) {
+            return !transposed(x, "A.shared") && vector_lanes(x, "A.shared.local") == 1;
+        });
     ASSERT_TRUE(scalar.has_value());
     const SearchState& s = *scalar;
     std::mt19937_64 rng(5);
@@ -124,8 +101,9 @@ TEST(VectorCopyMutation, SharedLayoutMutationReachesTransposedVectorCopies) {
         if (!m || m->origin != "mutate_shared_layout") continue;
         ++layout;
         EXPECT_TRUE(space.check(m->schedule).empty());
-        EXPECT_EQ(space.match_sketch(m->schedule), variant(space));
-        if (transposed(m->schedule) && lanes(m->schedule, "A.shared.local") == 4) {
+        EXPECT_EQ(space.match_sketch(m->schedule), read_cache_variant(space));
+        if (transposed(m->schedule, "A.shared") &&
+            vector_lanes(m->schedule, "A.shared.local") == 4) {
             ++reached;
             kept.push_back(*m);
         }
@@ -158,10 +136,10 @@ TEST(VectorCopyMutation, FetchLanesMutateBothWays) {
                 EXPECT_TRUE(space.check(m->schedule).empty());
                 EXPECT_EQ(space.match_sketch(m->schedule), s.sketch);
                 for (const char* f : {"A.shared", "B.shared"})
-                    if (lanes(m->schedule, f) != lanes(s.schedule, f))
-                        ++moves[{lanes(s.schedule, f), lanes(m->schedule, f)}];
-                if (!ran && lanes(s.schedule, "A.shared") == 1 &&
-                    lanes(m->schedule, "A.shared") > 1)
+                    if (vector_lanes(m->schedule, f) != vector_lanes(s.schedule, f))
+                        ++moves[{vector_lanes(s.schedule, f), vector_lanes(m->schedule, f)}];
+                if (!ran && vector_lanes(s.schedule, "A.shared") == 1 &&
+                    vector_lanes(m->schedule, "A.shared") > 1)
                     ran = m;
             }
     }
