@@ -319,6 +319,35 @@ void pipelining(AnnotateContext& a) {
     }
 }
 
+// The output stage of a local write cache (Fused) stores its thread's tile from registers:
+// where its innermost loop walks the output's unit-stride axis, that loop is split by the widest
+// lanes (4 or 2) that divide it and vectorised into 128-bit stores (tutorial 05's step 6; with
+// scalar stores the space's version of step 6 ran a tenth slower, docs/notes/gpu-gemm-search.md).
+// No draw: a wider aligned store is never slower; tile mutations keep the lanes fitting
+// (Mutate.cpp, fit_vector_lanes). A loop no lanes divide is split by 1 (a vector of one lane:
+// scalar stores).
+void vectorize_store(AnnotateContext& a) {
+    Schedule& s = a.schedule;
+    for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
+        if (a.sketch.stages[st].kind != SketchStageKind::Fused ||
+            s.stage(st).attach != AttachKind::Root)
+            continue;
+        const Stage& stage = s.stage(st);
+        const int last = static_cast<int>(stage.leaf.size()) - 1;
+        if (last < 0) continue;
+        const Iterator& it = stage.iters[stage.leaf[last]];
+        if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None ||
+            fastest_root(stage, stage.leaf[last]) != last_spatial_root(stage))
+            continue;
+        // Split by 1 where no lanes divide: the state keeps its steps' shape, so that a tile
+        // mutation can widen the store by changing the factor alone.
+        const int64_t lanes = store_lanes(leaf_extent(a.extents_of(st), last));
+        a.loops_changed(st);
+        s.split(st, last, lanes);
+        s.vectorize(st, last + 1);
+    }
+}
+
 }  // namespace
 
 int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch,
@@ -411,6 +440,12 @@ void apply_pipelining(Schedule& s, int stage, int64_t choice) {
     if (choice >= 2) s.pipeline(stage, choice);
 }
 
+int64_t store_lanes(int64_t extent) {
+    for (int64_t lanes : {4, 2})
+        if (extent > 0 && extent % lanes == 0) return lanes;
+    return 1;
+}
+
 const std::vector<int64_t>& auto_unroll_choices(const Target& target) {
     static const std::vector<int64_t> cpu = {0, 16, 64, 512}, gpu = {0, 16, 64, 512, 1024};
     return target.is_gpu() ? gpu : cpu;
@@ -422,6 +457,7 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
             {"thread_bind", thread_bind}, {"cooperative_fetch", cooperative_fetch},
             {"read_caches", read_caches}, {"tensor_core", annotate_tensor_core},
             {"pipelining", pipelining},   {"auto_unroll", auto_unroll},
+            {"vectorize_store", vectorize_store},
         };
     return {{"compute_location", compute_location},
             {"parallel", parallel},

@@ -59,7 +59,8 @@ struct AnnotateRule {
 };
 
 /// The rules for `target`, in order (CPU: compute_location, parallel, auto_unroll, vectorize;
-/// GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining, auto_unroll).
+/// GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining, auto_unroll,
+/// vectorize_store).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
 /// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
@@ -128,6 +129,10 @@ std::vector<int64_t> pipelining_choices(const Target& target);
 int64_t pipelining_copies(int64_t choice);
 /// Applies `choice` to shared stage `stage` (nothing for kNoPipelining).
 void apply_pipelining(Schedule& s, int stage, int64_t choice);
+
+/// GPU: the lanes of the vectorised store of an output stage whose innermost loop has `extent`
+/// iterations: the widest of 4 and 2 that divides it, else 1 (not vectorised).
+int64_t store_lanes(int64_t extent);
 
 /// The auto-unroll pragma values annotation and mutation choose from.
 const std::vector<int64_t>& auto_unroll_choices(const Target& target);

@@ -23,12 +23,14 @@ Schedule prefix(const SearchSpace& space, const Steps& steps, size_t index) {
 }
 
 bool is_vector_copy(const SketchStage& info) {
-    return info.kind == SketchStageKind::SharedFetch || info.kind == SketchStageKind::ReadCache;
+    return info.kind == SketchStageKind::SharedFetch || info.kind == SketchStageKind::ReadCache ||
+           info.kind == SketchStageKind::Fused;
 }
 
-// The annotation's vector splits of a GPU state: for each vectorised copy (a shared fetch or a
-// read cache, annotated by cooperative_fetch or read_caches), the index of the split whose
-// factor is its lanes (the last split of its stage before the vectorize).
+// The annotation's vector splits of a GPU state: for each vectorised copy (a shared fetch, a
+// read cache or an output's store, annotated by cooperative_fetch, read_caches or
+// vectorize_store), the index of the split whose factor is its lanes (the last split of its
+// stage before the vectorize).
 std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const Steps& steps) {
     std::vector<int> out;
     for (size_t j = st.sketch_steps; j < steps.size(); ++j) {
@@ -49,7 +51,8 @@ std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const St
 // the loop they split (a read cache's slice, a fetch's tile) takes the widest lanes that do
 // (half, a quarter); without it the guarded vector loop fails the check and the mutant is lost,
 // and with it most mutants of states with 4-lane copies (the fast ones) were (tested). False
-// when no lanes above 1 divide: the mutant is given up, as before.
+// when no lanes above 1 divide a copy: the mutant is given up, as before. An output's store
+// takes the widest lanes that divide, wider too.
 bool fit_vector_lanes(const SearchSpace& space, const SearchState& st, Steps& steps) {
     std::vector<int> splits = vector_splits(space.sketches()[st.sketch], st, steps);
     if (splits.empty()) return true;
@@ -60,6 +63,12 @@ bool fit_vector_lanes(const SearchSpace& space, const SearchState& st, Steps& st
         auto& split = std::get<SplitStep>(steps[i]);
         std::optional<int64_t> extent = as_const_int(s.infer_extents()[split.stage][split.iter]);
         if (!extent) return false;
+        if (space.sketches()[st.sketch].stages[split.stage].kind == SketchStageKind::Fused) {
+            // A store takes the widest lanes, as annotation gives it; 1: a loop of one vector
+            // lane, the stores stay scalar.
+            split.factor = internal::store_lanes(*extent);
+            continue;
+        }
         while (split.factor > 1 && *extent % split.factor != 0) split.factor /= 2;
         if (split.factor < 2) return false;
     }

@@ -3,7 +3,9 @@
 // the new tile's slice no longer holds them; mutate_shared_layout
 // draws a read cache's layout and lanes together, so a scalar, kept A tile reaches tutorial 05
 // step 6's transposed 4-lane copy in one mutation; mutate_fetch_lanes changes a cooperative
-// fetch's lanes (1, 2, 4) in both directions. Mutants check, match the sketch and run.
+// fetch's lanes (1, 2, 4) in both directions; an output's store from registers (vectorize_store)
+// takes the widest lanes that divide its innermost loop, at annotation and after a tile
+// mutation. Mutants check, match the sketch and run.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -153,6 +155,86 @@ TEST(VectorCopyMutation, FetchLanesMutateBothWays) {
     if (has_cuda_backend()) {
         EXPECT_NO_THROW(compile_for_gpu(p));
     }
+}
+
+// The extent of the innermost loop of C's store, before vectorize_store split it (the lanes
+// times the split's outer part), or 0 when the loop is symbolic.
+int64_t store_extent(const Schedule& s) {
+    const Stage& c = s.stage(stage_named(s, "C"));
+    std::vector<std::vector<Expr>> extents = s.infer_extents();
+    const auto& row = extents[stage_named(s, "C")];
+    const bool split = c.iters[c.leaf.back()].annotation == IterAnnotation::Vectorize;
+    int64_t e = 1;
+    for (size_t pos = c.leaf.size() - (split ? 2 : 1); pos < c.leaf.size(); ++pos) {
+        std::optional<int64_t> v = as_const_int(row[pos]);
+        if (!v) return 0;
+        e *= *v;
+    }
+    return e;
+}
+
+// Whether C is the store of a local write cache (a Fused stage) in the state's sketch.
+bool stores_from_registers(const SearchSpace& space, const SearchState& s) {
+    return space.sketches()[s.sketch].stages[stage_named(s.schedule, "C")].kind ==
+           SketchStageKind::Fused;
+}
+
+// vectorize_store: every sampled GEMM state stores C by the widest lanes (4, 2, else scalar)
+// dividing the thread's innermost tile along j; a 4-lane state computes the GEMM in the SPMD
+// interpreter and compiles to 128-bit global stores.
+TEST(VectorCopyMutation, OutputStoresTakeTheWidestLanesThatDivide) {
+    SearchTask task = gemm(128);
+    SearchSpace space(task);
+    std::map<int64_t, int> lanes;
+    std::optional<SearchState> four;
+    for (uint64_t seed = 0; seed < 4; ++seed)
+        for (const SearchState& s : space.sample(16, 300 + seed).states) {
+            if (!stores_from_registers(space, s)) continue;
+            int64_t extent = store_extent(s.schedule);
+            ASSERT_GT(extent, 0);
+            int64_t want = extent % 4 == 0 ? 4 : extent % 2 == 0 ? 2 : 1;
+            EXPECT_EQ(vector_lanes(s.schedule, "C"), want) << s.schedule.to_python();
+            ++lanes[want];
+            if (want == 4 && !four) four = s;
+        }
+    EXPECT_GT(lanes[4], 0);
+    EXPECT_GT(lanes[1] + lanes[2], 0);  // the draws are not all of one kind: the test tells
+    ASSERT_TRUE(four.has_value());
+    GpuProgram p = gpu_program("4-lane store", four->schedule, 128);
+    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
+    if (has_cuda_backend()) {
+        std::string ptx = compile_for_gpu(p).get_source("ptx");
+        EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << "no 128-bit stores of C";
+    }
+}
+
+// A tile mutant's store lanes follow its new tile, narrower and wider; the mutants check, and
+// one whose lanes changed runs.
+TEST(VectorCopyMutation, TileMutantsRefitTheStoreLanes) {
+    SearchTask task = gemm(64);
+    SearchSpace space(task);
+    std::mt19937_64 rng(4);
+    int tiles = 0, changed = 0;
+    std::optional<SearchState> ran;
+    for (const SearchState& s : space.sample(16, 77).states)
+        for (int i = 0; i < 10 && stores_from_registers(space, s); ++i) {
+            std::optional<SearchState> m = space.mutate(s, rng);
+            if (!m || m->origin != "mutate_tile_size") continue;
+            ++tiles;
+            EXPECT_TRUE(space.check(m->schedule).empty());
+            int64_t extent = store_extent(m->schedule);
+            int64_t want = extent % 4 == 0 ? 4 : extent % 2 == 0 ? 2 : 1;
+            EXPECT_EQ(vector_lanes(m->schedule, "C"), want) << m->schedule.to_python();
+            if (vector_lanes(m->schedule, "C") != vector_lanes(s.schedule, "C")) {
+                ++changed;
+                if (!ran) ran = m;
+            }
+        }
+    EXPECT_GT(tiles, 20);
+    EXPECT_GT(changed, 0);
+    ASSERT_TRUE(ran.has_value());
+    GpuProgram p = gpu_program("store lanes mutant", ran->schedule, 64);
+    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
 }
 
 }  // namespace
