@@ -454,9 +454,9 @@ const std::vector<int64_t>& auto_unroll_choices(const Target& target) {
 std::vector<AnnotateRule> annotate_rules(const Target& target) {
     if (target.is_gpu())
         return {
-            {"thread_bind", thread_bind}, {"cooperative_fetch", cooperative_fetch},
-            {"read_caches", read_caches}, {"tensor_core", annotate_tensor_core},
-            {"pipelining", pipelining},   {"auto_unroll", auto_unroll},
+            {"thread_bind", thread_bind},         {"cooperative_fetch", cooperative_fetch},
+            {"read_caches", read_caches},         {"tensor_core", annotate_tensor_core},
+            {"pipelining", pipelining},           {"auto_unroll", auto_unroll},
             {"vectorize_store", vectorize_store},
         };
     return {{"compute_location", compute_location},

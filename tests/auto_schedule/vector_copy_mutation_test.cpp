@@ -26,6 +26,18 @@ SearchTask gemm(int64_t n) {
     return SearchTask("matmul", {n, n, n, Float(32)}, Target(kSm90));
 }
 
+// Runs the n^3 GEMM schedule `s` in the SPMD interpreter against the reference and, with the
+// CUDA backend, checks that its PTX has `instruction` (a 128-bit access).
+void expect_runs_with(const Schedule& s, int64_t n, const std::string& what,
+                      const std::string& instruction) {
+    GpuProgram p = gpu_program(what, s, n);
+    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
+    if (has_cuda_backend()) {
+        std::string ptx = compile_for_gpu(p).get_source("ptx");
+        EXPECT_NE(ptx.find(instruction), std::string::npos) << what << ": no " << instruction;
+    }
+}
+
 // A state of the read-cache sketch with `tiles` (k: 3 levels, i and j: 5) whose read caches and
 // fetches satisfy `want` (nullopt when none is drawn).
 template <typename Want>
@@ -114,12 +126,7 @@ TEST(VectorCopyMutation, SharedLayoutMutationReachesTransposedVectorCopies) {
     EXPECT_GT(reached, 0);
     if (!kept.empty()) first = &kept.front();
     ASSERT_NE(first, nullptr);
-    GpuProgram p = gpu_program("transposed 4-lane mutant", first->schedule, 128);
-    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
-    if (has_cuda_backend()) {
-        std::string ptx = compile_for_gpu(p).get_source("ptx");
-        EXPECT_NE(ptx.find("ld.shared.v4.f32"), std::string::npos) << "no 128-bit shared loads";
-    }
+    expect_runs_with(first->schedule, 128, "transposed 4-lane mutant", "ld.shared.v4.f32");
 }
 
 // mutate_fetch_lanes: a fetch's lanes go up from 1 and down to 1; the mutants check and run.
@@ -200,12 +207,7 @@ TEST(VectorCopyMutation, OutputStoresTakeTheWidestLanesThatDivide) {
     EXPECT_GT(lanes[4], 0);
     EXPECT_GT(lanes[1] + lanes[2], 0);  // the draws are not all of one kind: the test tells
     ASSERT_TRUE(four.has_value());
-    GpuProgram p = gpu_program("4-lane store", four->schedule, 128);
-    EXPECT_NO_THROW(check_in_interpreter(p, make_gpu_data(p, 3)));
-    if (has_cuda_backend()) {
-        std::string ptx = compile_for_gpu(p).get_source("ptx");
-        EXPECT_NE(ptx.find("st.global.v4.f32"), std::string::npos) << "no 128-bit stores of C";
-    }
+    expect_runs_with(four->schedule, 128, "4-lane store", "st.global.v4.f32");
 }
 
 // A tile mutant's store lanes follow its new tile, narrower and wider; the mutants check, and
