@@ -1,10 +1,14 @@
 // Measurement requests and results as JSON, and the local runner (auto_schedule/MeasureRunner.h).
 #include "tessel/auto_schedule/MeasureRunner.h"
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tessel/Error.h"
+#include "tessel/runtime/CUDA.h"
 
 namespace tessel {
 
@@ -66,7 +70,9 @@ json options_json(const MeasureOptions& o) {
             {"seed", o.seed},
             {"reference_flop_limit", o.reference_flop_limit},
             {"reference_samples", o.reference_samples},
-            {"allow_test_faults", o.allow_test_faults}};
+            {"allow_test_faults", o.allow_test_faults},
+            {"device_id", o.device_id},
+            {"workers", o.workers}};
 }
 
 MeasureOptions options_from(const json& j) {
@@ -85,6 +91,11 @@ MeasureOptions options_from(const json& j) {
     o.reference_flop_limit = finite(j, "reference_flop_limit");
     o.reference_samples = get<int>(j, "reference_samples");
     o.allow_test_faults = get<bool>(j, "allow_test_faults");
+    // Absent in requests written before they existed: the defaults.
+    if (j.contains("device_id")) o.device_id = get<int>(j, "device_id");
+    if (j.contains("workers")) o.workers = get<int>(j, "workers");
+    if (o.device_id < 0) bad("field 'device_id' is negative");
+    if (o.workers < 0) bad("field 'workers' is negative");
     return o;
 }
 
@@ -181,11 +192,18 @@ MeasureResult measure_result_from_json(const std::string& text) {
     return r;
 }
 
+int LocalMeasureRunner::worker_count(const SearchTask& task, const MeasureOptions& options,
+                                     size_t candidates) {
+    int n = options.workers;
+    if (n == 0) n = task.target().is_gpu() ? std::max(1, cuda_device_count()) : 1;
+    return static_cast<int>(std::clamp<size_t>(candidates, 1, static_cast<size_t>(n)));
+}
+
 LocalMeasureRunner::LocalMeasureRunner(MeasureOptions options) : options_(std::move(options)) {}
 LocalMeasureRunner::~LocalMeasureRunner() = default;
 
-Measurer& LocalMeasureRunner::measurer_for(const MeasureOptions& options) {
-    std::string key = options_json(options).dump();
+Measurer& LocalMeasureRunner::measurer_for(const MeasureOptions& options, int worker) {
+    std::string key = options_json(options).dump() + "#" + std::to_string(worker);
     auto it = measurers_.find(key);
     if (it == measurers_.end())
         it = measurers_.emplace(key, std::make_unique<Measurer>(options)).first;
@@ -218,8 +236,38 @@ std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request
         }
     }
     if (inputs.empty()) return results;
-    std::vector<MeasureResult> measured = measurer_for(request.options).measure(task, inputs);
-    for (size_t k = 0; k < where.size(); ++k) results[where[k]] = std::move(measured[k]);
+    const int n = worker_count(task, request.options, inputs.size());
+    if (n == 1) {
+        std::vector<MeasureResult> measured =
+            measurer_for(request.options, 0).measure(task, inputs);
+        for (size_t k = 0; k < where.size(); ++k) results[where[k]] = std::move(measured[k]);
+        return results;
+    }
+    // Candidate k goes to worker k % n (on GPU tasks: device_id k % n); the workers measure at
+    // the same time, each in a thread of its own, and the results go back in request order.
+    std::vector<std::vector<MeasureInput>> slices(n);
+    std::vector<Measurer*> measurers;
+    for (size_t k = 0; k < inputs.size(); ++k) slices[k % n].push_back(std::move(inputs[k]));
+    for (int w = 0; w < n; ++w) {
+        MeasureOptions o = request.options;
+        if (task.target().is_gpu()) o.device_id = w;
+        measurers.push_back(&measurer_for(o, w));
+    }
+    std::vector<std::vector<MeasureResult>> measured(n);
+    std::vector<std::exception_ptr> failed(n);
+    std::vector<std::thread> threads;
+    for (int w = 0; w < n; ++w)
+        threads.emplace_back([&, w] {
+            try {
+                measured[w] = measurers[w]->measure(task, slices[w]);
+            } catch (...) {
+                failed[w] = std::current_exception();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+    for (size_t k = 0; k < where.size(); ++k) results[where[k]] = std::move(measured[k % n][k / n]);
     return results;
 }
 

@@ -1,11 +1,15 @@
 // Measurement as plain data (auto_schedule/MeasureRunner.h): requests and results survive JSON,
 // the local runner measures a request rebuilt from its JSON alone, and a crashing or hanging
-// candidate costs that candidate only.
+// candidate costs that candidate only; a request spread over several workers (one per GPU on GPU
+// tasks) comes back in order, each candidate measured once.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "daemon/DaemonTestUtil.h"
 #include "tessel/auto_schedule/MeasureRunner.h"
 #include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/runtime/CUDA.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -41,6 +45,13 @@ TEST(MeasureRunner, RequestsAndResultsSurviveJson) {
     EXPECT_EQ(back.candidates[0].origin, CandidateOrigin::Random);
     EXPECT_EQ(back.candidates[0].test_fault, TestFault::Hang);
     EXPECT_EQ(measure_options_to_json(back.options), measure_options_to_json(req.options));
+    MeasureOptions spread = quick();
+    spread.device_id = 3;
+    spread.workers = 2;
+    MeasureOptions spread_back = measure_options_from_json(measure_options_to_json(spread));
+    EXPECT_EQ(spread_back.device_id, 3);
+    EXPECT_EQ(spread_back.workers, 2);
+    EXPECT_THROW(measure_options_from_json(R"({"number": 3})"), RuntimeError);
 
     MeasureResult r;
     r.error = MeasureError::RunTimeout;
@@ -82,4 +93,48 @@ TEST(MeasureRunner, TheLocalRunnerMeasuresARequestFromItsJsonAndACrashCostsOneCa
     EXPECT_FALSE(r[2].costs.empty());
     EXPECT_EQ(r[3].error, MeasureError::InstantiationError);
     EXPECT_EQ(runner.stats().candidates, 3);
+}
+
+// Worker counts: the option when given; otherwise one on a CPU task and one per CUDA device (at
+// least one) on a GPU task; never more than the candidates.
+TEST(MeasureRunner, WorkerCountFollowsTheDevicesAndTheCandidates) {
+    MeasureOptions o;
+    SearchTask cpu = small_task();
+    SearchTask gpu("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                   Target("cuda -arch=sm_90"));
+    EXPECT_EQ(LocalMeasureRunner::worker_count(cpu, o, 64), 1);
+    EXPECT_EQ(LocalMeasureRunner::worker_count(gpu, o, 64), std::max(1, cuda_device_count()));
+    o.workers = 4;
+    EXPECT_EQ(LocalMeasureRunner::worker_count(cpu, o, 64), 4);
+    EXPECT_EQ(LocalMeasureRunner::worker_count(gpu, o, 3), 3);
+    EXPECT_EQ(LocalMeasureRunner::worker_count(gpu, o, 0), 1);
+}
+
+// A request spread over two workers (a CPU task with workers = 2: the path a machine with two
+// GPUs takes, without GPUs) measures every candidate once, in two worker processes at the same
+// time, and gives the results back in the request's order: a crash stays with its candidate.
+TEST(MeasureRunner, ARequestSpreadOverWorkersComesBackInOrder) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    SearchTask task = small_task();
+    SampleResult samples = SearchSpace(task).sample(5, 13);
+    ASSERT_EQ(samples.states.size(), 5u);
+    std::vector<MeasureInput> inputs;
+    for (const SearchState& s : samples.states) inputs.push_back({s.schedule});
+    inputs[3].test_fault = TestFault::Segfault;  // worker 1's second candidate
+    MeasureOptions o = quick();
+    o.workers = 2;
+    LocalMeasureRunner runner(o);
+    std::vector<MeasureResult> r = runner.run(make_measure_request(task, inputs, o));
+    ASSERT_EQ(r.size(), 5u);
+    for (size_t k = 0; k < r.size(); ++k) {
+        if (k == 3) {
+            EXPECT_EQ(r[k].error, MeasureError::Crash) << r[k].error_message;
+        } else {
+            EXPECT_EQ(r[k].error, MeasureError::None) << k << ": " << r[k].error_message;
+            EXPECT_FALSE(r[k].costs.empty());
+        }
+    }
+    MeasureStats s = runner.stats();
+    EXPECT_EQ(s.candidates, 5);
+    EXPECT_EQ(s.workers_started, 2);  // one each (a crashed one is replaced when next needed)
 }

@@ -132,6 +132,13 @@ struct MeasureOptions {
     /// Output points at which a default-schedule reference is checked against the interpreter.
     int reference_samples = 64;
     bool allow_test_faults = false;  ///< honour MeasureInput::test_fault (tests only)
+    /// GPU tasks: the CUDA device (ordinal) the Measurer's worker runs candidates on.
+    int device_id = 0;
+    /// LocalMeasureRunner (MeasureRunner.h): workers a request's candidates are spread over,
+    /// each with its own Measurer, measuring at the same time. 0: one per CUDA device for GPU
+    /// tasks (device_id 0, 1, ...), one for CPU tasks. More than one on a CPU task times
+    /// candidates side by side on shared cores (tests only: their times mean little).
+    int workers = 0;
 };
 
 /// Where a Measurer's time went, summed over its measurements (seconds).

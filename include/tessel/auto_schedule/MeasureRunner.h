@@ -66,7 +66,9 @@ public:
 
 /// Measures on this machine: a Measurer (worker processes, Measure.h) per distinct
 /// MeasureOptions of the requests, and each task rebuilt from its JSON once. A candidate whose
-/// steps do not replay is an instantiation_error, without building anything.
+/// steps do not replay is an instantiation_error, without building anything. A request is spread
+/// over worker_count() workers measuring at the same time (MeasureOptions::workers): by default
+/// one per CUDA device for GPU tasks, candidate k on device k % n; one for CPU tasks.
 class LocalMeasureRunner : public MeasureRunner {
 public:
     /// `options`: what stats() reports on, and the first Measurer's (started on first use).
@@ -75,13 +77,19 @@ public:
     std::vector<MeasureResult> run(const MeasureRequest& request) override;
     MeasureStats stats() const override;
     const MeasureOptions& options() const { return options_; }
+    /// The workers a request of `candidates` candidates of `task` is spread over: `workers`, or
+    /// when 0 the CUDA devices of this machine (at least 1) for a GPU task and 1 for a CPU task;
+    /// never more than the candidates.
+    static int worker_count(const SearchTask& task, const MeasureOptions& options,
+                            size_t candidates);
 
 private:
-    Measurer& measurer_for(const MeasureOptions& options);
+    /// The Measurer of worker `worker` (0, 1, ...) of requests with `options`.
+    Measurer& measurer_for(const MeasureOptions& options, int worker);
     const SearchTask& task_for(const MeasureRequest& request);
 
     MeasureOptions options_;
-    std::map<std::string, std::unique_ptr<Measurer>> measurers_;  // by options JSON
+    std::map<std::string, std::unique_ptr<Measurer>> measurers_;  // by options JSON and worker
     std::map<std::string, SearchTask> tasks_;                     // by task key
 };
 
