@@ -31,6 +31,14 @@ MeasureOptions quick() {
     return o;
 }
 
+// `n` sampled states of `task` as measurement inputs (fewer when the sampler rejects some).
+std::vector<MeasureInput> sampled_inputs(const SearchTask& task, int n, uint64_t seed) {
+    std::vector<MeasureInput> inputs;
+    for (const SearchState& s : SearchSpace(task).sample(n, seed).states)
+        inputs.push_back({s.schedule});
+    return inputs;
+}
+
 }  // namespace
 
 TEST(MeasureRunner, RequestsAndResultsSurviveJson) {
@@ -75,10 +83,8 @@ TEST(MeasureRunner, RequestsAndResultsSurviveJson) {
 TEST(MeasureRunner, TheLocalRunnerMeasuresARequestFromItsJsonAndACrashCostsOneCandidate) {
     TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_task();
-    SampleResult samples = SearchSpace(task).sample(3, 11);
-    ASSERT_EQ(samples.states.size(), 3u);
-    std::vector<MeasureInput> inputs;
-    for (const SearchState& s : samples.states) inputs.push_back({s.schedule});
+    std::vector<MeasureInput> inputs = sampled_inputs(task, 3, 11);
+    ASSERT_EQ(inputs.size(), 3u);
     inputs[0].test_fault = TestFault::Segfault;
     inputs[1].test_fault = TestFault::Hang;
     LocalMeasureRunner runner(quick());
@@ -116,10 +122,8 @@ TEST(MeasureRunner, WorkerCountFollowsTheDevicesAndTheCandidates) {
 TEST(MeasureRunner, ARequestSpreadOverWorkersComesBackInOrder) {
     TESSEL_SKIP_UNLESS_TUNING_RUNS();
     SearchTask task = small_task();
-    SampleResult samples = SearchSpace(task).sample(5, 13);
-    ASSERT_EQ(samples.states.size(), 5u);
-    std::vector<MeasureInput> inputs;
-    for (const SearchState& s : samples.states) inputs.push_back({s.schedule});
+    std::vector<MeasureInput> inputs = sampled_inputs(task, 5, 13);
+    ASSERT_EQ(inputs.size(), 5u);
     inputs[3].test_fault = TestFault::Segfault;  // worker 1's second candidate
     MeasureOptions o = quick();
     o.workers = 2;
