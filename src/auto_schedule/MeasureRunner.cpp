@@ -236,27 +236,23 @@ std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request
         }
     }
     if (inputs.empty()) return results;
+    // Candidate k goes to worker k % n (on GPU tasks with several: device_id k % n); several
+    // workers measure at the same time, each from a thread of its own, and the results go back
+    // in request order.
     const int n = worker_count(task, request.options, inputs.size());
-    if (n == 1) {
-        std::vector<MeasureResult> measured =
-            measurer_for(request.options, 0).measure(task, inputs);
-        for (size_t k = 0; k < where.size(); ++k) results[where[k]] = std::move(measured[k]);
-        return results;
-    }
-    // Candidate k goes to worker k % n (on GPU tasks: device_id k % n); the workers measure at
-    // the same time, each in a thread of its own, and the results go back in request order.
     std::vector<std::vector<MeasureInput>> slices(n);
     std::vector<Measurer*> measurers;
     for (size_t k = 0; k < inputs.size(); ++k) slices[k % n].push_back(std::move(inputs[k]));
     for (int w = 0; w < n; ++w) {
         MeasureOptions o = request.options;
-        if (task.target().is_gpu()) o.device_id = w;
+        if (n > 1 && task.target().is_gpu()) o.device_id = w;
         measurers.push_back(&measurer_for(o, w));
     }
     std::vector<std::vector<MeasureResult>> measured(n);
+    if (n == 1) measured[0] = measurers[0]->measure(task, slices[0]);
     std::vector<std::exception_ptr> failed(n);
     std::vector<std::thread> threads;
-    for (int w = 0; w < n; ++w)
+    for (int w = 0; w < n && n > 1; ++w)
         threads.emplace_back([&, w] {
             try {
                 measured[w] = measurers[w]->measure(task, slices[w]);
