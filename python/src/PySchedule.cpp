@@ -664,12 +664,17 @@ void init_schedule(py::module_& m) {
         py::arg("max_unroll") = 512, "A schedule of the DAG of `outputs` (a tensor or a list).");
     m.def(
         "schedule_from_json",
-        [](py::object outputs, const std::string& json) {
+        [](py::object outputs, const std::string& json, int max_vector_lanes, int64_t max_unroll) {
+            ScheduleLimits limits;
+            limits.max_vector_lanes = max_vector_lanes;
+            limits.max_unroll = max_unroll;
             return std::make_shared<Schedule>(
-                schedule_from_json(to_tensors(outputs, "schedule_from_json"), json));
+                schedule_from_json(to_tensors(outputs, "schedule_from_json"), json, limits));
         },
-        py::arg("outputs"), py::arg("json"),
-        "Replays Schedule.to_json() on a schedule of `outputs` (ScheduleError for another DAG).");
+        py::arg("outputs"), py::arg("json"), py::kw_only(), py::arg("max_vector_lanes") = 64,
+        py::arg("max_unroll") = 512,
+        "Replays Schedule.to_json() on a schedule of `outputs` with these limits (a GPU record "
+        "may need max_unroll=1024; ScheduleError for another DAG or a refused step).");
     m.def(
         "tensor_intrins",
         [] {

@@ -8,6 +8,7 @@
 
 #include "target/CpuFeatures.h"
 #include "tessel/Error.h"
+#include "tessel/auto_schedule/SearchTask.h"
 #include "tessel/op/DefaultSchedule.h"
 
 namespace tessel {
@@ -108,7 +109,9 @@ Schedule ApplyHistoryBest::choose(const SearchTask& task) {
 Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Target& target,
                                   const std::function<Schedule()>& fallback,
                                   const std::string& label) {
-    Schedule base = create_schedule(outputs);
+    // The target's limits, as the tuner replayed the records with (a GPU record's auto-unroll
+    // of 1024 is refused under the CPU's 512).
+    Schedule base = create_schedule(outputs, schedule_limits_for(target));
     std::ostringstream hex;  // as SearchTask::dag_hash_hex and Schedule::to_json write it
     hex << std::hex << base.workload_key();
     std::string hash = hex.str(), task = hash + " " + target.str();
@@ -121,8 +124,14 @@ Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Targ
                                     "; using the best record measured on '" + m.record->target +
                                     "', whose features this target has");
             return s;
-        } catch (const ScheduleError&) {
-            continue;  // a record that no longer replays: try the next
+        } catch (const ScheduleError& e) {
+            // A record that no longer replays: said once, then the next one is tried.
+            std::string why = e.what();
+            warn_once(task + " replay", "the fastest tuning record of " + name + " on target '" +
+                                            target.str() + "' does not replay (" +
+                                            why.substr(0, why.find('\n')) +
+                                            "); using the next fastest that does");
+            continue;
         }
     }
     warn_once(task, "no usable tuning record for " + name + " on target '" + target.str() +

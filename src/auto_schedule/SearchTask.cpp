@@ -94,14 +94,16 @@ HardwareParams HardwareParams::from_target(const Target& target) {
     return h;
 }
 
+ScheduleLimits schedule_limits_for(const Target& target) {
+    ScheduleLimits limits;
+    if (target.is_gpu()) limits.max_unroll = 1024;
+    return limits;
+}
+
 SearchTask::SearchTask(TensorDAG dag, std::string workload, WorkloadParams params,
                        const Target& target, std::optional<HardwareParams> hardware) {
     check_tensor_dag(dag, "SearchTask");
-    // The unroll limit comes from the target: GPU kernels unroll up to 1024 steps (the search's
-    // auto-unroll choices on GPUs include 1024), CPU code up to 512.
-    ScheduleLimits limits;
-    if (target.is_gpu()) limits.max_unroll = 1024;
-    Schedule initial(dag.outputs, limits);
+    Schedule initial(dag.outputs, schedule_limits_for(target));
     HardwareParams hw = hardware ? *hardware : HardwareParams::from_target(target);
     state_ = std::make_shared<const State>(State{
         std::move(dag), std::move(workload), std::move(params), target, hw, std::move(initial)});

@@ -123,8 +123,15 @@ std::string Schedule::to_python() const {
     os << "# tessel schedule for workload " << std::hex << workload_key_ << std::dec << "\n"
        << "# stages:";
     for (size_t i = 0; i < initial.size(); ++i) os << " " << i << "=" << initial[i].name();
-    os << "\n"
-       << "import tessel as ts\n\n"
+    os << "\n";
+    // Limits other than create_schedule's defaults (a GPU schedule may auto-unroll 1024 steps):
+    // the schedule the script is applied to needs them too.
+    ScheduleLimits defaults;
+    if (limits_.max_unroll != defaults.max_unroll ||
+        limits_.max_vector_lanes != defaults.max_vector_lanes)
+        os << "# apply to ts.create_schedule(outputs, max_unroll=" << limits_.max_unroll
+           << ", max_vector_lanes=" << limits_.max_vector_lanes << ")\n";
+    os << "import tessel as ts\n\n"
        << "def apply_schedule(s):\n";
     if (steps_.empty()) os << "    pass\n";
     for (const Step& step : steps_) {

@@ -156,6 +156,19 @@ def test_json_round_trip_and_copy():
         ts.schedule_from_json(C, "{not json")
 
 
+def test_json_replays_with_the_limits_it_was_made_with():
+    # A GPU schedule may auto-unroll 1024 steps; the default limits (CPU code's) refuse that.
+    A, B, C = matmul()
+    s = ts.create_schedule(C, max_unroll=1024)
+    s[C].pragma("auto_unroll_max_step", 1024)
+    js = s.to_json()
+    assert "max_unroll=1024" in s.to_python()
+    with pytest.raises(ts.ScheduleError, match="auto_unroll_max_step 1024"):
+        ts.schedule_from_json(C, js)
+    again = ts.schedule_from_json(C, js, max_unroll=1024)
+    assert again.to_json() == js
+
+
 def test_limits_and_multiple_outputs():
     A = ts.placeholder((8,), name="A")
     B = ts.compute((8,), lambda i: A[i] + 1, name="B")

@@ -1,10 +1,12 @@
 // Apply-best: the fastest record of the exact target (whatever its spelling) first, else one of a
 // target whose CPU features the build's target has (one warning), else the default schedule (one
 // warning naming the workload); never a record of another DAG; build() of a schedule without
-// steps and op::default_schedule() follow the context while it lives, and only then.
+// steps and op::default_schedule() follow the context while it lives, and only then; records replay
+// with the target's schedule limits, and one that does not replay is passed over with a warning.
 #include <gtest/gtest.h>
 
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
+#include "tessel/auto_schedule/SearchTask.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/op/DefaultSchedule.h"
 
@@ -103,7 +105,12 @@ TEST(ApplyHistoryBest, RecordOfAnotherDagIsNeverApplied) {
     ApplyHistoryBest best({record(other, 8, 1e-3), forged}, warnings.sink());
     Schedule s = op::default_schedule(task.dag().outputs, task.target());
     EXPECT_EQ(s.to_json(), op::default_schedule_rules(task.dag().outputs, task.target()).to_json());
-    EXPECT_EQ(warnings.messages.size(), 1u);
+    // One warning that the forged record does not replay, one for the default schedule.
+    ASSERT_EQ(warnings.messages.size(), 2u);
+    EXPECT_NE(warnings.messages[0].find("does not replay"), std::string::npos)
+        << warnings.messages[0];
+    EXPECT_NE(warnings.messages[1].find("default schedule"), std::string::npos)
+        << warnings.messages[1];
     // A line with a mismatched schedule never even becomes a record.
     EXPECT_FALSE(record_from_json(record_to_json(forged)).has_value());
 }
@@ -149,4 +156,60 @@ TEST(ApplyHistoryBest, ChoosesByTheMedianOfReMeasurements) {
     EXPECT_EQ(split_factor(op::default_schedule(task.dag().outputs, task.target())), 8);
     ApplyHistoryBest lucky_only({lucky, record(task, 8, 2e-3)}, warnings.sink());
     EXPECT_EQ(split_factor(op::default_schedule(task.dag().outputs, task.target())), 4);
+}
+
+namespace {
+
+// A record of `task` that splits the output's second loop by `factor` and auto-unrolls up to
+// `unroll` steps, made on a schedule with `limits` (the tuner's are the target's).
+TuningRecord unrolled_record(const SearchTask& task, int factor, int64_t unroll, double cost,
+                             ScheduleLimits limits) {
+    Schedule s(task.dag().outputs, limits);
+    int out = static_cast<int>(s.stages().size()) - 1;
+    s.split(out, 1, factor);
+    s.pragma_auto_unroll(out, unroll);
+    MeasureResult r;
+    r.costs = {cost};
+    return make_record(task, {s}, r);
+}
+
+}  // namespace
+
+// A GPU record may auto-unroll 1024 steps (the search's GPU choices include it; CPU code stops at
+// 512): it is replayed with the target's limits, as the tuner measured it, not passed over for a
+// slower record (build() of a GPU GEMM log used to get its fastest record with unroll <= 512).
+TEST(ApplyHistoryBest, GpuRecordUnrollingMoreThanTheCpuLimitIsReplayed) {
+    SearchTask task = matmul(32, "cuda -arch=sm_90");
+    ScheduleLimits gpu = schedule_limits_for(task.target());
+    ASSERT_EQ(gpu.max_unroll, 1024);
+    Collect warnings;
+    ApplyHistoryBest best(
+        {unrolled_record(task, 4, 512, 2e-3, gpu), unrolled_record(task, 8, 1024, 1e-3, gpu)},
+        warnings.sink());
+    Schedule s = best.choose(task);
+    EXPECT_EQ(split_factor(s), 8);
+    EXPECT_EQ(s.limits().max_unroll, 1024);
+    EXPECT_TRUE(warnings.messages.empty());
+    // The printed script says which schedule it applies to.
+    EXPECT_NE(s.to_python().find("ts.create_schedule(outputs, max_unroll=1024"), std::string::npos)
+        << s.to_python();
+}
+
+// A record the target's schedule refuses is passed over for the next, with one warning naming the
+// refused step (here a CPU record claiming an auto-unroll of 1024).
+TEST(ApplyHistoryBest, RecordThatDoesNotReplayIsPassedOverWithOneWarning) {
+    SearchTask task = matmul(32, "llvm -num-cores=2");
+    ScheduleLimits loose;
+    loose.max_unroll = 1024;
+    Collect warnings;
+    ApplyHistoryBest best({unrolled_record(task, 8, 1024, 1e-3, loose),
+                           unrolled_record(task, 4, 512, 2e-3, schedule_limits_for(task.target()))},
+                          warnings.sink());
+    EXPECT_EQ(split_factor(best.choose(task)), 4);
+    EXPECT_EQ(split_factor(best.choose(task)), 4);
+    ASSERT_EQ(warnings.messages.size(), 1u);
+    EXPECT_NE(warnings.messages[0].find("auto_unroll_max_step 1024"), std::string::npos)
+        << warnings.messages[0];
+    EXPECT_NE(warnings.messages[0].find("[\"matmul\",32,32,32"), std::string::npos)
+        << warnings.messages[0];
 }

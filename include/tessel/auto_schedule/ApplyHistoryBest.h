@@ -18,9 +18,11 @@
 //  3. the default schedule, with one warning naming the workload.
 // A schedule is as fast as the median of its error-free measurements (ScheduleCosts, Record.h:
 // the tuner re-measures its fastest states).
-// A record is only ever applied to the DAG whose hash it names; one that no longer replays (a
-// step the schedule refuses) is passed over for the next. Schedules with steps are the caller's
-// and are never replaced. Warnings go to the sink given (stderr by default), once per task.
+// A record is only ever applied to the DAG whose hash it names, on a schedule with the target's
+// limits (schedule_limits_for: a GPU record may auto-unroll 1024 steps); one that no longer
+// replays (a step the schedule refuses) is passed over for the next, with a warning naming the
+// step. Schedules with steps are the caller's and are never replaced. Warnings go to the sink
+// given (stderr by default), once per task.
 #pragma once
 
 #include <functional>

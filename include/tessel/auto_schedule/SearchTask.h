@@ -42,6 +42,12 @@ struct HardwareParams {
     static HardwareParams from_target(const Target& target);
 };
 
+/// The schedule limits of code for `target`: GPU kernels unroll up to 1024 steps (the search's
+/// auto-unroll choices on GPUs include 1024), CPU code up to 512. Every schedule the search or a
+/// log's reader replays for `target` is made with these limits, so a record replays alike in the
+/// tuner, in its measurement worker and in build() under ApplyHistoryBest.
+ScheduleLimits schedule_limits_for(const Target& target);
+
 /// A tuning task (see the file comment). Cheap to copy: copies share the DAG and its schedule.
 class SearchTask {
 public:
