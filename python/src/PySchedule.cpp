@@ -594,6 +594,14 @@ void def_schedule_queries(py::class_<Schedule, SchedulePtr>& cls) {
             "An independent copy (same steps).");
 }
 
+// The keyword limits of create_schedule and schedule_from_json.
+ScheduleLimits limits_of(int max_vector_lanes, int64_t max_unroll) {
+    ScheduleLimits limits;
+    limits.max_vector_lanes = max_vector_lanes;
+    limits.max_unroll = max_unroll;
+    return limits;
+}
+
 }  // namespace
 
 // te.thread_axis(dom=None, tag="", name=""): TVM's signature, a str first argument is the tag.
@@ -655,21 +663,17 @@ void init_schedule(py::module_& m) {
     m.def(
         "create_schedule",
         [](py::object outputs, int max_vector_lanes, int64_t max_unroll) {
-            ScheduleLimits limits;
-            limits.max_vector_lanes = max_vector_lanes;
-            limits.max_unroll = max_unroll;
-            return std::make_shared<Schedule>(to_tensors(outputs, "create_schedule"), limits);
+            return std::make_shared<Schedule>(to_tensors(outputs, "create_schedule"),
+                                              limits_of(max_vector_lanes, max_unroll));
         },
         py::arg("outputs"), py::kw_only(), py::arg("max_vector_lanes") = 64,
         py::arg("max_unroll") = 512, "A schedule of the DAG of `outputs` (a tensor or a list).");
     m.def(
         "schedule_from_json",
         [](py::object outputs, const std::string& json, int max_vector_lanes, int64_t max_unroll) {
-            ScheduleLimits limits;
-            limits.max_vector_lanes = max_vector_lanes;
-            limits.max_unroll = max_unroll;
             return std::make_shared<Schedule>(
-                schedule_from_json(to_tensors(outputs, "schedule_from_json"), json, limits));
+                schedule_from_json(to_tensors(outputs, "schedule_from_json"), json,
+                                   limits_of(max_vector_lanes, max_unroll)));
         },
         py::arg("outputs"), py::arg("json"), py::kw_only(), py::arg("max_vector_lanes") = 64,
         py::arg("max_unroll") = 512,

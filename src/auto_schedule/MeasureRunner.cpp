@@ -249,17 +249,19 @@ std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request
         measurers.push_back(&measurer_for(o, w));
     }
     std::vector<std::vector<MeasureResult>> measured(n);
-    if (n == 1) measured[0] = measurers[0]->measure(task, slices[0]);
     std::vector<std::exception_ptr> failed(n);
     std::vector<std::thread> threads;
-    for (int w = 0; w < n && n > 1; ++w)
-        threads.emplace_back([&, w] {
-            try {
-                measured[w] = measurers[w]->measure(task, slices[w]);
-            } catch (...) {
-                failed[w] = std::current_exception();
-            }
-        });
+    if (n == 1)
+        measured[0] = measurers[0]->measure(task, slices[0]);  // inline: no thread
+    else
+        for (int w = 0; w < n; ++w)
+            threads.emplace_back([&, w] {
+                try {
+                    measured[w] = measurers[w]->measure(task, slices[w]);
+                } catch (...) {
+                    failed[w] = std::current_exception();
+                }
+            });
     for (std::thread& t : threads) t.join();
     for (const std::exception_ptr& e : failed)
         if (e) std::rethrow_exception(e);
