@@ -180,8 +180,15 @@ private:
         return touched_.allocated.count(buffer) && touched_.buffers.count(buffer);
     }
 
+    // `s` inside its own copy of the vthread loop. A buffer allocated inside `s` is allocated
+    // once per virtual thread there, so only the buffers allocated outside it are expanded.
     Stmt replicate(const Stmt& s) const {
-        Stmt body = ExpandBuffers(loop_->loop_var, expanded_).mutate(s);
+        std::unordered_map<const Variable*, Buffer> outside = expanded_;
+        post_order_visit(s, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::Allocate)
+                outside.erase(static_cast<const Allocate*>(n)->buffer_var.get());
+        });
+        Stmt body = ExpandBuffers(loop_->loop_var, outside).mutate(s);
         return For::make(loop_->loop_var, loop_->min, loop_->extent, kind_, body);
     }
 
