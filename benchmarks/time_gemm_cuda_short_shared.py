@@ -11,19 +11,20 @@ import statistics
 import sys
 
 import tessel as ts
-import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import cuda_bench  # noqa: E402
 
-torch.backends.cuda.matmul.allow_tf32 = False
 N = 4096
 
 
 def top(path, k):
+    """The k fastest distinct schedules of a log: [(median seconds, schedule JSON)]."""
     recs = []
     seen = set()
-    for line in open(path):
+    with open(path) as f:
+        lines = f.readlines()
+    for line in lines:
         try:
             r = json.loads(line)
         except ValueError:
@@ -52,29 +53,9 @@ def main():
             for i, (cost, sched) in enumerate(top(log, int(sys.argv[1]))):
                 s = task.apply_record(json.dumps(sched))
                 name = os.path.basename(log).replace(".jsonl", "")
-                kernels.append((f"{name}#{i} ({2*N**3/cost/1e9:.0f} tuned)/{flag}",
+                kernels.append((f"{name}#{i} ({2 * N**3 / cost / 1e9:.0f} tuned)/{flag}",
                                 ts.build(s, args, target="cuda")))
-    g = torch.Generator(device="cuda").manual_seed(N)
-    x = torch.randn(N, N, device="cuda", generator=g)
-    y = torch.randn(N, N, device="cuda", generator=g)
-    ref = x.double() @ y.double()
-    c = torch.empty(N, N, device="cuda")
-    timed = [("cublas", lambda: torch.matmul(x, y, out=c))]
-    for label, k in kernels:
-        out = torch.full((N, N), float("nan"), device="cuda")
-        k(x, y, out)
-        err = cuda_bench.relative_error(out, ref)
-        assert err < 1e-5, f"{label} is wrong: {err}"
-        timed.append((label, lambda k=k, out=out: k(x, y, out)))
-    ms = {label: [] for label, _ in timed}
-    for _ in range(7):
-        for label, fn in timed:
-            ms[label].append(cuda_bench.median_ms(fn, warmup=3, reps=10))
-    gf = {label: [2.0 * N**3 / m / 1e9 for m in v] for label, v in ms.items()}
-    cublas = statistics.median(gf["cublas"])
-    for label, v in gf.items():
-        g = statistics.median(v)
-        print(f"{label}: {g:.0f} [{min(v):.0f}, {max(v):.0f}] ({g / cublas:.3f} x cuBLAS)")
+    cuda_bench.interleaved_gemm_report(kernels, N, 7)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,12 @@ is a search space's state as fast as the hand-written schedule it equals?
 """
 import json
 import os
-import statistics
 import sys
 
 import tessel as ts
-import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import cuda_bench  # noqa: E402
-
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.set_float32_matmul_precision("highest")
 
 N = 4096
 
@@ -37,30 +32,8 @@ def main():
             state = json.loads(line)
             schedule = task.apply_record(json.dumps(state["schedule"]))
             kernels.append((state["label"], ts.build(schedule, args, target="cuda")))
-    g = torch.Generator(device="cuda").manual_seed(N)
-    x = torch.randn(N, N, device="cuda", generator=g)
-    y = torch.randn(N, N, device="cuda", generator=g)
-    ref = x.double() @ y.double()
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    c = torch.empty(N, N, device="cuda")
-    timed = [("cublas", lambda: torch.matmul(x, y, out=c))]
-    for label, k in kernels:
-        out = torch.full((N, N), float("nan"), device="cuda")
-        k(x, y, out)
-        err = cuda_bench.relative_error(out, ref)
-        print(f"{label}: relative error {err:.1e}")
-        assert err < 1e-5, f"{label} is wrong"
-        timed.append((label, lambda k=k, out=out: k(x, y, out)))
-    ms = {label: [] for label, _ in timed}
-    for _ in range(rounds):
-        for label, fn in timed:
-            ms[label].append(cuda_bench.median_ms(fn, warmup=3, reps=10))
-    gflops = {label: [2.0 * N**3 / m / 1e9 for m in v] for label, v in ms.items()}
-    cublas = statistics.median(gflops["cublas"])
-    print(f"{rounds} interleaved rounds; GFLOP/s median [lowest, highest round]")
-    for label, v in gflops.items():
-        g = statistics.median(v)
-        print(f"{label}: {g:.0f} [{min(v):.0f}, {max(v):.0f}] ({g / cublas:.3f} x cuBLAS)")
+    cuda_bench.interleaved_gemm_report(kernels, N, rounds)
     return 0
 
 

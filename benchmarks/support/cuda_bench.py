@@ -47,3 +47,36 @@ def relative_error(out, ref):
 
 def bench_line(name, case, tessel, ref_name, ref):
     return f"BENCH {name} {case} tessel={tessel:.1f} {ref_name}={ref:.1f} ratio={tessel / ref:.3f}"
+
+
+def interleaved_gemm_report(kernels, n, rounds):
+    """The fp32 n^3 GEMM kernels [(label, f(x, y, out))] each checked against a float64 reference
+    (relative error below 1e-5), then timed with cuBLAS (TF32 off) in `rounds` interleaved rounds
+    (each round times every kernel once: median_ms of 10 runs after 3 warm-up runs), so that no
+    kernel is favoured by its place in the process. Prints per kernel the median GFLOP/s over the
+    rounds, the rounds' range and the ratio to cuBLAS."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    g = torch.Generator(device="cuda").manual_seed(n)
+    x = torch.randn(n, n, device="cuda", generator=g)
+    y = torch.randn(n, n, device="cuda", generator=g)
+    ref = x.double() @ y.double()
+    c = torch.empty(n, n, device="cuda")
+    timed = [("cublas", lambda: torch.matmul(x, y, out=c))]
+    for label, k in kernels:
+        out = torch.full((n, n), float("nan"), device="cuda")
+        k(x, y, out)
+        err = relative_error(out, ref)
+        print(f"{label}: relative error {err:.1e}")
+        assert err < 1e-5, f"{label} is wrong"
+        timed.append((label, lambda k=k, out=out: k(x, y, out)))
+    ms = {label: [] for label, _ in timed}
+    for _ in range(rounds):
+        for label, fn in timed:
+            ms[label].append(median_ms(fn, warmup=3, reps=10))
+    gflops = {label: [2.0 * n**3 / m / 1e9 for m in v] for label, v in ms.items()}
+    cublas = statistics.median(gflops["cublas"])
+    print(f"{rounds} interleaved rounds; GFLOP/s median [lowest, highest round]")
+    for label, v in gflops.items():
+        med = statistics.median(v)
+        print(f"{label}: {med:.0f} [{min(v):.0f}, {max(v):.0f}] ({med / cublas:.3f} x cuBLAS)")
