@@ -5,10 +5,12 @@
 // shared, so it outlives measure()).
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
 #include "auto_schedule/MeasureInternal.h"
+#include "runtime/RealTimePriority.h"
 #include "tessel/Error.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/lower/Lower.h"
@@ -20,15 +22,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct BuildState {
-    BuildState(SearchTask t, std::vector<MeasureInput> in)
+    BuildState(SearchTask t, std::vector<MeasureInput> in, double timeout)
         : task(std::move(t)),
           inputs(std::move(in)),
+          timeout_seconds(timeout),
           results(inputs.size()),
           started(inputs.size()),
           running(inputs.size()),
           done(inputs.size()) {}
     SearchTask task;
     std::vector<MeasureInput> inputs;
+    double timeout_seconds;
     std::vector<BuiltCandidate> results;
     std::vector<Clock::time_point> started;
     std::vector<bool> running, done;
@@ -37,12 +41,20 @@ struct BuildState {
     std::condition_variable changed;
 };
 
-BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input) {
+// TestFault::BuildHang: computes without blocking, as a compiler does, for well past the limit.
+void spin_past(double timeout_seconds) {
+    auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(4 * timeout_seconds + 0.5));
+    volatile uint64_t work = 0;
+    while (Clock::now() < end) work = work + 1;
+}
+
+BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input,
+                         double timeout_seconds) {
     BuiltCandidate out;
     auto t0 = Clock::now();
     try {
-        if (input.test_fault == TestFault::BuildHang)
-            std::this_thread::sleep_for(std::chrono::seconds(3600));
+        if (input.test_fault == TestFault::BuildHang) spin_past(timeout_seconds);
         // Lowered here, not by build(schedule): a candidate is measured as it is, whatever
         // apply-best context the calling thread has.
         BuildOptions options;
@@ -61,8 +73,10 @@ BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input) {
     return out;
 }
 
-// One pool thread: takes candidates until none is left or its current one was abandoned.
+// One pool thread: takes candidates until none is left or its current one was abandoned. It runs
+// below the watcher's real-time priority (if any), so that the watcher abandons a build on time.
 void build_loop(std::shared_ptr<BuildState> s) {
+    step_below_real_time_priority();
     for (;;) {
         size_t i;
         {
@@ -72,7 +86,7 @@ void build_loop(std::shared_ptr<BuildState> s) {
             s->started[i] = Clock::now();
             s->running[i] = true;
         }
-        BuiltCandidate result = build_one(s->task, s->inputs[i]);
+        BuiltCandidate result = build_one(s->task, s->inputs[i], s->timeout_seconds);
         std::lock_guard<std::mutex> lock(s->mutex);
         s->running[i] = false;
         if (s->done[i]) return;  // abandoned: a replacement thread took over
@@ -88,7 +102,7 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
                                              double timeout_seconds) {
     size_t n = inputs.size();
-    auto s = std::make_shared<BuildState>(task, inputs);
+    auto s = std::make_shared<BuildState>(task, inputs, timeout_seconds);
     size_t pool = std::min<size_t>(std::max(threads, 1), n);
     for (size_t t = 0; t < pool; ++t) std::thread(build_loop, s).detach();
     auto limit =

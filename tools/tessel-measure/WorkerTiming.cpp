@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Worker.h"
+#include "tessel/runtime/ThreadPool.h"
 #include "runtime/cuda/CudaTimer.h"
 
 namespace tessel::measure_worker {
@@ -88,10 +89,13 @@ void Worker::plant_fault_before(const std::string& fault) {
         *reinterpret_cast<volatile int*>(address) = 1;
     } else if (fault == "abort") {
         std::abort();
-    } else if (fault == "hang") {
-        volatile bool spin = true;
-        while (spin) {
-        }
+    } else if (fault == "hang") {  // on every thread of the pool, as a parallel kernel would
+        tessel::ThreadPool& pool = tessel::ThreadPool::global();
+        pool.parallel_for(0, pool.num_threads(), [](int64_t) {
+            volatile bool spin = true;
+            while (spin) {
+            }
+        });
     } else if (fault == "out_of_memory") {
         rlimit limit{};
         getrlimit(RLIMIT_AS, &limit);

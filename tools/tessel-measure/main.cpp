@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "Worker.h"
+#include "runtime/RealTimePriority.h"
 
 using tessel::internal::measure::Message;
 using tessel::internal::measure::MessageKind;
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (parent != 0 && getppid() != parent) return 1;  // the client died before prctl
+    // Below the client's real-time priority (if any; its thread pool, started later, too): a
+    // candidate spinning on every core must not keep the client from noticing the hang.
+    tessel::internal::step_below_real_time_priority();
     tessel::measure_worker::Worker worker(options);
     for (;;) {
         Message request;

@@ -87,7 +87,7 @@ enum class TestFault : uint8_t {
     OutOfBoundsWrite,  ///< the kernel runs, then one element past the first output is written
     WrongValues,       ///< the kernel runs, then the first output's first element is corrupted
     OutOfMemory,       ///< allocates until the worker's memory limit is hit
-    BuildHang,         ///< the build sleeps past the build time limit
+    BuildHang,         ///< the build computes (without blocking) well past the build time limit
     HangWhileTiming,   ///< the check run passes, then the worker hangs while timing
 };
 

@@ -1,0 +1,30 @@
+// step_below_real_time_priority (runtime/RealTimePriority.h).
+#include "runtime/RealTimePriority.h"
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+namespace tessel::internal {
+
+bool step_below_real_time_priority() {
+#if defined(__linux__)
+    int policy = 0;
+    sched_param param{};
+    if (pthread_getschedparam(pthread_self(), &policy, &param) != 0) return false;
+    if (policy != SCHED_FIFO && policy != SCHED_RR) return false;
+    int lowest = sched_get_priority_min(policy);
+    if (param.sched_priority > lowest) {
+        param.sched_priority -= 1;  // lowering one's own priority needs no privilege
+        return pthread_setschedparam(pthread_self(), policy, &param) == 0;
+    }
+    sched_param normal{};
+    normal.sched_priority = 0;
+    return pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal) == 0;
+#else
+    return false;
+#endif
+}
+
+}  // namespace tessel::internal
