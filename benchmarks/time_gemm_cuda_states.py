@@ -30,8 +30,11 @@ def main():
     with open(path) as f:
         for line in f:
             state = json.loads(line)
-            schedule = task.apply_record(json.dumps(state["schedule"]))
-            kernels.append((state["label"], ts.build(schedule, args, target="cuda")))
+            try:
+                schedule = task.apply_record(json.dumps(state["schedule"]))
+                kernels.append((state["label"], ts.build(schedule, args, target="cuda")))
+            except ts.TesselError as e:  # e.g. more shared memory than a block may have
+                print(f"{state['label']}: not built: {str(e).splitlines()[0]}")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     cuda_bench.interleaved_gemm_report(kernels, N, rounds)
     return 0

@@ -1,7 +1,5 @@
 // CUDA codegen: the shared-memory tiled GEMM: shared tiles hoisted to __shared__ arrays,
 // barriers around their loads, a 2-D grid and block.
-#include <regex>
-
 #include "codegen/CudaTestUtil.h"
 #include "correctness/SharedGemm.h"
 
@@ -53,25 +51,4 @@ TEST(CudaSharedGemm, LargeTilesUseDynamicSharedMemory) {
     EXPECT_TRUE(contains(src, "extern __shared__")) << src;
     ASSERT_EQ(out.code.plan.launches.size(), 1u);
     EXPECT_EQ(out.code.plan.launches[0].dynamic_shared_bytes, LaunchExpr::constant(65536));
-}
-
-// short_shared_addresses: every float32 shared access goes through a 32-bit shared address (as
-// nvcc's code does), none through the 64-bit generic arithmetic NVRTC's code uses otherwise.
-TEST(CudaSharedGemm, ShortSharedAddressesAre32Bit) {
-    if (!internal::has_nvrtc()) GTEST_SKIP() << "tessel built without the CUDA backend (NVRTC)";
-    SharedGemm g(256, 128, 64, 16);
-    LoweredFunc f = lower(g.s, {g.A, g.B, g.C}, cuda_test_target(), "main");
-    std::vector<Var> shape_vars;
-    internal::make_signature(f, {}, DeviceType::CUDA, "cuda", &shape_vars);
-    std::regex wide(R"((ld|st)\.shared\.[a-z0-9.]+\s[^;]*\[%rd)");
-    std::regex short_(R"((ld|st)\.shared\.[a-z0-9.]+\s[^;]*\[%r[0-9])");
-    for (bool on : {false, true}) {
-        internal::CudaCodegenOptions options;
-        options.short_shared_addresses = on;
-        internal::CudaCode code = internal::codegen_cuda(f, shape_vars, options);
-        EXPECT_EQ(contains(code.source, "__cvta_generic_to_shared(As)"), on) << code.source;
-        std::string ptx = internal::nvrtc_compile(code.source, "sm_90", {}).ptx;
-        EXPECT_EQ(std::regex_search(ptx, wide), !on) << ptx;
-        EXPECT_EQ(std::regex_search(ptx, short_), on) << ptx;
-    }
 }

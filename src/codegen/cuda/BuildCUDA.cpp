@@ -1,6 +1,5 @@
 // The CUDA backend's build: CUDA C generation, NVRTC, and a Module whose payload is the cubin plus
 // the launch plan (runtime/CudaLaunchPlan.h).
-#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -69,9 +68,7 @@ Module build_cuda(const LoweredFunc& lowered, const Target& target, const BuildO
     verify_lowered(f);
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, DeviceType::CUDA, "cuda", &shape_vars);
-    const char* short_env = std::getenv("TESSEL_CUDA_SHORT_SHARED");  // off until measured
-    bool short_shared = short_env && std::string(short_env) == "1";
-    CudaCode code = codegen_cuda(f, shape_vars, {options.in_place, fast_math, short_shared});
+    CudaCode code = codegen_cuda(f, shape_vars, {options.in_place, fast_math});
     for (size_t i = 0; i < sig.args.size(); ++i) sig.args[i].alignment = code.arg_alignment[i];
     if (options.lower.debug >= 3) std::cerr << code.source;
     std::vector<std::string> nvrtc_options;

@@ -100,7 +100,6 @@ void CodeGenCUDA::reset(const DeviceKernel& k) {
     thread_axis_.clear();
     buffers_.clear();
     shared_.clear();
-    shared_address_.clear();
     bounds_.clear();
     modular_.clear();
     pre_.clear();
@@ -223,7 +222,7 @@ std::string CodeGenCUDA::shared_declarations(CudaLaunch* launch) {
         for (const SharedArray& a : shared_)
             s += "    __shared__ __align__(16) " + a.c_type + " " + a.name + "[" +
                  std::to_string(a.count) + "];\n";
-        return s + shared_addresses();
+        return s;
     }
     s += "    // " + std::to_string(total) + " bytes of shared memory: more than 48 KB, dynamic\n";
     s += "    extern __shared__ __align__(16) unsigned char tsl_dynamic_shared[];\n";
@@ -233,16 +232,6 @@ std::string CodeGenCUDA::shared_declarations(CudaLaunch* launch) {
              "*>(tsl_dynamic_shared + " + std::to_string(offsets[i]) + ");\n";
     }
     launch->dynamic_shared_bytes = LaunchExpr::constant(total);
-    return s + shared_addresses();
-}
-
-// The 32-bit base address of each shared array addressed that way (short_shared_addresses).
-std::string CodeGenCUDA::shared_addresses() const {
-    std::string s;
-    for (const SharedArray& a : shared_)
-        if (!a.address.empty())
-            s += "    const unsigned " + a.address + " = (unsigned)__cvta_generic_to_shared(" +
-                 a.name + ");\n";
     return s;
 }
 

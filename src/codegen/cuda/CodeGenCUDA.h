@@ -16,10 +16,6 @@ struct CudaCodegenOptions {
     /// Fast math: float division and transcendental functions through the fast intrinsics
     /// (__expf, __fdividef ...); otherwise IEEE-accurate library calls.
     bool fast_math = false;
-    /// float32 shared-memory accesses through 32-bit shared addresses (inline PTX ld.shared /
-    /// st.shared), as nvcc's own code addresses shared memory; NVRTC's code otherwise computes
-    /// every shared address in 64 bits.
-    bool short_shared_addresses = false;
 };
 
 /// The generated code of one lowered function.

@@ -170,7 +170,7 @@ void CodeGenCUDA::warp_allreduce(const Call* op, const std::vector<std::string>&
         Type t = r.value(v).type();
         scratch.push_back(fresh("red_buf"));
         int64_t bytes = t.is_float() && t.bits == 16 ? 4 : t.bytes();
-        shared_.push_back({value_type(t), scratch[v], all_warps, bytes, ""});
+        shared_.push_back({value_type(t), scratch[v], all_warps, bytes});
     }
     line("if ((tsl_tid & 31) == 0) {");
     for (int v = 0; v < r.n; ++v) line("    " + scratch[v] + "[tsl_tid >> 5] = " + acc[v] + ";");
@@ -201,7 +201,7 @@ void CodeGenCUDA::shared_allreduce(const Call* op, const std::vector<std::string
         Type t = r.value(v).type();
         scratch.push_back(fresh("red_buf"));
         int64_t bytes = t.is_float() && t.bits == 16 ? 4 : t.bytes();
-        shared_.push_back({value_type(t), scratch[v], total, bytes, ""});
+        shared_.push_back({value_type(t), scratch[v], total, bytes});
         line(scratch[v] + "[tsl_tid] = " + acc[v] + ";");
     }
     line("__syncthreads();");

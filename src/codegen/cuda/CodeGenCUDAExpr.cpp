@@ -467,12 +467,6 @@ bool CodeGenCUDA::dense_bits(const Var& buffer, const Expr& index, const Expr& p
     return true;
 }
 
-std::string CodeGenCUDA::short_address(const Variable* buffer, const std::string& index) const {
-    auto it = shared_address_.find(buffer);
-    if (it == shared_address_.end()) return "";
-    return it->second + " + (unsigned)(" + index + ") * 4u";
-}
-
 std::string CodeGenCUDA::load(const Load* op, int lane) {
     Type t = op->type;
     std::string buf = name_of(op->buffer_var.get());
@@ -485,23 +479,14 @@ std::string CodeGenCUDA::load(const Load* op, int lane) {
                                            : "uint") +
                              std::to_string(t.lanes);
             std::string tmp = fresh("v");
-            std::string base = index_expr(op->index.as<Ramp>()->base);
-            std::string a = t.element_of() == Float(32)
-                                ? short_address(op->buffer_var.get(), base)
-                                : std::string();
-            pre_.push_back("const " + vt + " " + tmp + " = " +
-                           (a.empty() ? "*reinterpret_cast<const " + vt + "*>(" + buf + " + " +
-                                            base + ")"
-                                      : "tsl_lds" + std::to_string(t.lanes) + "(" + a + ")") +
-                           ";");
+            pre_.push_back("const " + vt + " " + tmp + " = *reinterpret_cast<const " + vt + "*>(" +
+                           buf + " + " + index_expr(op->index.as<Ramp>()->base) + ");");
             it = hoisted_.emplace(op, tmp).first;
         }
         return it->second + "." + "xyzw"[lane];
     }
     std::string idx = index_expr(op->index, op->index.type().is_vector() ? lane : 0);
-    std::string a = t.element_of() == Float(32) ? short_address(op->buffer_var.get(), idx) : "";
-    std::string v = a.empty() ? from_memory(buf + "[" + idx + "]", t.element_of())
-                              : "tsl_lds(" + a + ")";
+    std::string v = from_memory(buf + "[" + idx + "]", t.element_of());
     if (!op->predicate.defined() || is_one(op->predicate)) return v;
     ++index_depth_;
     std::string p = expr(op->predicate, op->predicate.type().is_vector() ? lane : 0);

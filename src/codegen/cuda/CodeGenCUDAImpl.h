@@ -51,7 +51,6 @@ private:
     struct SharedArray {
         std::string c_type, name;
         int64_t count = 0, elem_bytes = 0;
-        std::string address;  ///< its 32-bit shared address (short_shared_addresses), or empty
     };
 
     // Kernel setup (CodeGenCUDA.cpp).
@@ -61,7 +60,6 @@ private:
     void check_free_variables(const Stmt& body);
     std::string signature(const DeviceKernel& k, const std::vector<CudaParam>& params);
     std::string shared_declarations(CudaLaunch* launch);
-    std::string shared_addresses() const;
     std::string name_of(const Variable* v);
     std::string fresh(const std::string& hint);
     void line(const std::string& s);
@@ -92,9 +90,6 @@ private:
     bool dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
     bool dense_bits(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
     std::string round_to(Type t, const std::string& v);
-    /// The 32-bit shared address of element `index` of `buffer` (a C expression), or empty where
-    /// the buffer is not addressed that way.
-    std::string short_address(const Variable* buffer, const std::string& index) const;
 
     // Statements (CodeGenCUDAStmt.cpp).
     void stmt(const Stmt& s);
@@ -154,8 +149,6 @@ private:
     std::unordered_map<const Variable*, int> thread_axis_;  // threadIdx loop var → axis
     std::unordered_map<const Variable*, BufferInfo> buffers_;
     std::vector<SharedArray> shared_;
-    /// float32 shared arrays addressed with 32 bits: the C variable holding the base address.
-    std::unordered_map<const Variable*, std::string> shared_address_;
     Scope bounds_;
     ModularScope modular_;
     int index_depth_ = 0;           // > 0 inside index arithmetic (no overflow: plain C operators)

@@ -133,9 +133,7 @@ void CodeGenCUDA::store(const Store* op) {
         std::string p =
             op->predicate.defined() && !is_one(op->predicate) ? index_expr(op->predicate) : "";
         flush_pre();
-        std::string a = elem == Float(32) ? short_address(op->buffer_var.get(), i) : "";
-        std::string s = a.empty() ? buf + "[" + i + "] = " + to_memory(v, elem) + ";"
-                                  : "tsl_sts(" + a + ", " + v + ");";
+        std::string s = buf + "[" + i + "] = " + to_memory(v, elem) + ";";
         line(p.empty() ? s : "if (" + p + ") " + s);
         return;
     }
@@ -161,11 +159,7 @@ void CodeGenCUDA::store(const Store* op) {
         std::string make = "make_" + vt + "(" + lanes[0];
         for (int l = 1; l < t.lanes; ++l) make += ", " + lanes[l];
         flush_pre();
-        std::string a = elem == Float(32) ? short_address(op->buffer_var.get(), base) : "";
-        if (!a.empty())
-            line("tsl_sts" + std::to_string(t.lanes) + "(" + a + ", " + make + "));");
-        else
-            line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + base + ") = " + make + ");");
+        line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + base + ") = " + make + ");");
         return;
     }
     std::vector<std::string> idx, pred;
@@ -183,9 +177,7 @@ void CodeGenCUDA::store(const Store* op) {
         line("const " + value_type(elem) + " " + tmp[l] + " = " + lanes[l] + ";");
     }
     for (int l = 0; l < t.lanes; ++l) {
-        std::string a = elem == Float(32) ? short_address(op->buffer_var.get(), idx[l]) : "";
-        std::string s = a.empty() ? buf + "[" + idx[l] + "] = " + to_memory(tmp[l], elem) + ";"
-                                  : "tsl_sts(" + a + ", " + tmp[l] + ");";
+        std::string s = buf + "[" + idx[l] + "] = " + to_memory(tmp[l], elem) + ";";
         line(pred[l].empty() ? s : "if (" + pred[l] + ") " + s);
     }
     --indent_;
@@ -213,14 +205,7 @@ void CodeGenCUDA::allocate(const Allocate* op) {
     info.elem = elem;
     info.aligned16 = true;
     if (op->scope == StorageScope::Shared) {
-        if (!declared) {
-            std::string address;
-            if (options_.short_shared_addresses && elem == Float(32)) {
-                address = fresh(n + "_addr");
-                shared_address_[op->buffer_var.get()] = address;
-            }
-            shared_.push_back({memory_type(elem), n, count, elem.bytes(), address});
-        }
+        if (!declared) shared_.push_back({memory_type(elem), n, count, elem.bytes()});
         return stmt(op->body);
     }
     if (op->scope == StorageScope::Warp) {  // each lane holds 1/32 (ir/Fragment.h)

@@ -35,34 +35,6 @@ __device__ __forceinline__ unsigned short tsl_f2b(float f) {
 }
 __device__ __forceinline__ float tsl_rb(float f) { return tsl_b2f(tsl_f2b(f)); }
 
-// float32 shared-memory accesses through 32-bit shared addresses (short_shared_addresses).
-__device__ __forceinline__ float tsl_lds(unsigned a) {
-    float v;
-    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
-    return v;
-}
-__device__ __forceinline__ float2 tsl_lds2(unsigned a) {
-    float2 v;
-    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(a) : "memory");
-    return v;
-}
-__device__ __forceinline__ float4 tsl_lds4(unsigned a) {
-    float4 v;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a) : "memory");
-    return v;
-}
-__device__ __forceinline__ void tsl_sts(unsigned a, float v) {
-    asm volatile("st.shared.f32 [%0], %1;" : : "r"(a), "f"(v) : "memory");
-}
-__device__ __forceinline__ void tsl_sts2(unsigned a, float2 v) {
-    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" : : "r"(a), "f"(v.x), "f"(v.y) : "memory");
-}
-__device__ __forceinline__ void tsl_sts4(unsigned a, float4 v) {
-    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};"
-                 : : "r"(a), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
-}
-
 // A swizzled shared-memory index (ir/IR.h, swizzle): o >= 0, v and p powers of two.
 __device__ __forceinline__ int tsl_swizzle(int o, unsigned v, unsigned s, unsigned p) {
     return (int)((unsigned)o ^ ((((unsigned)o / s) & (p - 1u)) * v));
