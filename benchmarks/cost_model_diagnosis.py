@@ -72,12 +72,18 @@ def lockin(task, folder, wl, seed):
               f"{[int(rank[i]) for i in fastest]}")
 
 
+def rows_of(recs):
+    """The feature rows of programs stacked (float32) and each row's program index."""
+    x = np.concatenate([f for _, f, _ in recs]).astype(np.float32)
+    g = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(recs)])
+    return x, g
+
+
 def pack_sum(train, depth=10, eta=0.2, rounds=400, weight="y", hess="rows", gamma=0.001):
     """A booster with tessel's objective (src/auto_schedule/CostModel.cpp) and its defaults,
     or a variant: label weights y / sqrt(y) / 1, hessian weight x rows or weight alone."""
     import xgboost as xgb
-    x = np.concatenate([f for _, f, _ in train]).astype(np.float32)
-    g = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(train)])
+    x, g = rows_of(train)
     c = np.array([statistics.median(c) for _, _, c in train])
     y = c.min() / c
     n = len(train)
@@ -112,8 +118,7 @@ def variants(task, folder, wl, config):
                     scores = cm.predict(programs(task, test))
                 else:
                     b = pack_sum(part, **cfg)
-                    x = np.concatenate([f for _, f, _ in test]).astype(np.float32)
-                    g = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(test)])
+                    x, g = rows_of(test)
                     scores = np.bincount(g, weights=b.predict(xgb.DMatrix(x)), minlength=len(test))
                 q = A.ranking_quality(programs(task, test), list(map(float, scores)))
                 res[n].append((q.pairwise_accuracy, q.recall_at_k))
