@@ -132,10 +132,10 @@ void init_tune(py::module_& m) {
         "_tune",
         [](const SearchTask& task, int64_t trials, std::string log_file, int measurements_per_round,
            uint64_t seed, int population, int generations, double mutation_prob, double eps_greedy,
-           double niche_share, int64_t early_stopping, int remeasure_top, int remeasure_limit,
-           int num_threads, int number, int repeat, double min_repeat_ms, bool flush_cache,
-           double build_timeout, double run_timeout, int build_threads, std::string worker_path,
-           int min_programs, int verbose, py::object on_progress) {
+           int64_t early_stopping, int remeasure_top, int remeasure_limit, int num_threads,
+           int number, int repeat, double min_repeat_ms,
+           bool flush_cache, double build_timeout, double run_timeout, int build_threads,
+           std::string worker_path, int min_programs, int verbose, py::object on_progress) {
             NativeTuneArgs args;
             TuningOptions& o = args.options;
             o.trials = trials;
@@ -146,7 +146,6 @@ void init_tune(py::module_& m) {
             o.generations = generations;
             o.mutation_prob = mutation_prob;
             o.eps_greedy = eps_greedy;
-            o.niche_share = niche_share;
             o.early_stopping = early_stopping;
             o.remeasure_top = remeasure_top;
             o.remeasure_limit = remeasure_limit;
@@ -164,11 +163,11 @@ void init_tune(py::module_& m) {
         py::arg("task"), py::kw_only(), py::arg("trials"), py::arg("log_file"),
         py::arg("measurements_per_round"), py::arg("seed"), py::arg("population"),
         py::arg("generations"), py::arg("mutation_prob"), py::arg("eps_greedy"),
-        py::arg("niche_share") = 0.0, py::arg("early_stopping"), py::arg("remeasure_top") = 3,
-        py::arg("remeasure_limit") = 3, py::arg("num_threads"), py::arg("number"),
-        py::arg("repeat"), py::arg("min_repeat_ms"), py::arg("flush_cache"),
-        py::arg("build_timeout"), py::arg("run_timeout"), py::arg("build_threads"),
-        py::arg("worker_path"), py::arg("min_programs"), py::arg("verbose"), py::arg("on_progress"),
+        py::arg("early_stopping"), py::arg("remeasure_top") = 3, py::arg("remeasure_limit") = 3,
+        py::arg("num_threads"), py::arg("number"), py::arg("repeat"),
+        py::arg("min_repeat_ms"), py::arg("flush_cache"), py::arg("build_timeout"),
+        py::arg("run_timeout"), py::arg("build_threads"), py::arg("worker_path"),
+        py::arg("min_programs"), py::arg("verbose"), py::arg("on_progress"),
         "The C++ tune() (auto_schedule/Tuner.h); ts.auto_schedule.tune() is the Python API.");
     a.def("format_progress", &format_progress, py::arg("progress"),
           "The one-line progress report the C++ tuner prints.");

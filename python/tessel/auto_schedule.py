@@ -58,7 +58,7 @@ tuning_curve = _native.tuning_curve
 
 
 def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
-         population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05, niche_share=0.0,
+         population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05,
          early_stopping=0, remeasure_top=3, remeasure_limit=3, num_threads=0, number=3,
          repeat=1, min_repeat_ms=100.0,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
@@ -74,10 +74,7 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
     installed (``pip install tqdm``), else one plain line per round on stderr (refreshed in place
     on a terminal); False for none. ``print_schedule`` prints the best schedule as a Python
     script at the end. Measurement options as ts.Measurer's; ``min_programs``: successful
-    programs before the cost model trains (random candidates until then). ``niche_share``
-    (experimental, 0: off): the share of each round's model-chosen candidates kept for
-    structural classes other than the fastest state's (C++ ``TuningOptions::niche_share``,
-    docs/tuning.md). Ctrl-C stops the
+    programs before the cost model trains (random candidates until then). Ctrl-C stops the
     tuning at the next phase of a round, with what was measured in the log.
     """
     reporter = _progress_reporter(task, trials) if progress else None
@@ -86,7 +83,7 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
             task, trials=trials, log_file=log_file or "",
             measurements_per_round=measurements_per_round, seed=seed, population=population,
             generations=generations, mutation_prob=mutation_prob, eps_greedy=eps_greedy,
-            niche_share=niche_share, early_stopping=early_stopping, remeasure_top=remeasure_top,
+            early_stopping=early_stopping, remeasure_top=remeasure_top,
             remeasure_limit=remeasure_limit, num_threads=num_threads, number=number,
             repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
             build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,

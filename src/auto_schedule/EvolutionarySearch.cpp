@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <unordered_map>
 
 #include "tessel/Error.h"
@@ -62,7 +61,6 @@ void check_options(const EvolutionOptions& o, int n) {
     if (!(o.mutation_prob >= 0 && o.mutation_prob <= 1)) fail("mutation_prob", o.mutation_prob);
     if (!(o.measured_share >= 0 && o.measured_share <= 1)) fail("measured_share", o.measured_share);
     if (o.num_threads < 0) fail("num_threads (0: all cores)", o.num_threads);
-    if (!(o.niche_share >= 0 && o.niche_share <= 1)) fail("niche_share", o.niche_share);
     if (n < 0) fail("the number of states asked for", n);
 }
 
@@ -117,52 +115,6 @@ Population admit(std::vector<Candidate>& candidates, const CostModel& model,
     p.scores = model.predict(p.features);
     stats.predict_seconds += seconds_since(t0);
     return p;
-}
-
-// Niching: of items listed best first, with their classes, the indices of at most `n` items of
-// classes other than `leading`, taken one class at a time in turn (the classes in the order of
-// their best item), each class's best first.
-std::vector<size_t> in_turn(const std::vector<std::string>& classes, const std::string& leading,
-                            size_t n) {
-    std::vector<std::string> order;
-    std::unordered_map<std::string, std::vector<size_t>> members;
-    for (size_t i = 0; i < classes.size(); ++i) {
-        if (classes[i] == leading) continue;
-        auto [it, fresh] = members.try_emplace(classes[i]);
-        if (fresh) order.push_back(classes[i]);
-        it->second.push_back(i);
-    }
-    std::vector<size_t> out;
-    for (size_t turn = 0; out.size() < n; ++turn) {
-        size_t before = out.size();
-        for (const std::string& c : order)
-            if (turn < members[c].size() && out.size() < n) out.push_back(members[c][turn]);
-        if (out.size() == before) break;
-    }
-    return out;
-}
-
-// The seeds in the order the initial population takes them: with niching, niche_share of the
-// measured places go first to the best seeds of the classes other than the first seed's, in
-// turn; the other seeds follow in their order.
-std::vector<SearchState> seeds_in_order(const SearchSpace& space,
-                                        const std::vector<SearchState>& seeds,
-                                        const EvolutionOptions& o) {
-    if (seeds.empty()) return seeds;
-    std::vector<std::string> classes;
-    for (const SearchState& s : seeds) classes.push_back(space.state_class(s));
-    size_t places = static_cast<size_t>(o.measured_share * o.population);
-    std::vector<size_t> first =
-        in_turn(classes, classes[0], static_cast<size_t>(o.niche_share * places));
-    std::vector<bool> taken(seeds.size(), false);
-    std::vector<SearchState> out;
-    for (size_t i : first) {
-        taken[i] = true;
-        out.push_back(seeds[i]);
-    }
-    for (size_t i = 0; i < seeds.size(); ++i)
-        if (!taken[i]) out.push_back(seeds[i]);
-    return out;
 }
 
 // The initial population: the best measured states first, random samples for the rest.
@@ -256,41 +208,34 @@ std::vector<Candidate> breed_generation(const SearchSpace& space, ThreadPool& po
     return children;
 }
 
-// Keeps the `n` best-scored states seen so far whose keys are not in `skip`; with niching, the
-// `n` best of each structural class.
+// Keeps the `n` best-scored states seen so far whose keys are not in `skip`.
 class BestStates {
 public:
-    BestStates(const SearchSpace& space, const std::unordered_set<std::string>& skip, int n,
-               bool niching)
-        : space_(space), skip_(skip), n_(n), niching_(niching) {}
+    BestStates(const std::unordered_set<std::string>& skip, int n) : skip_(skip), n_(n) {}
     void offer(const Population& p) {
-        std::map<std::string, std::vector<size_t>> fresh;
+        std::vector<size_t> fresh;
         for (size_t i = 0; i < p.size(); ++i)
-            if (!skip_.count(p.keys[i]) && !kept_.count(p.keys[i]))
-                fresh[niching_ ? space_.state_class(p.states[i]) : ""].push_back(i);
-        for (auto& [c, members] : fresh) offer_class(p, c, members);
-    }
-    // The best `n`, best first; with niching, `niche_share` of them from the classes other than
-    // `leading` (the best-scored state's when empty), in turn, after the others.
-    std::vector<ScoredState> take(std::string leading, double niche_share) {
-        std::vector<Entry> all;
-        for (auto& [c, entries] : best_)
-            for (Entry& e : entries) all.push_back(std::move(e));
-        std::sort(all.begin(), all.end(), ranks_before);
-        size_t n = std::min(all.size(), static_cast<size_t>(n_));
-        std::vector<size_t> niche;
-        if (niching_ && !all.empty()) {
-            std::vector<std::string> classes;
-            for (const Entry& e : all) classes.push_back(e.cls);
-            if (leading.empty()) leading = all[0].cls;
-            niche = in_turn(classes, leading, static_cast<size_t>(niche_share * n));
+            if (!skip_.count(p.keys[i]) && !kept_.count(p.keys[i])) fresh.push_back(i);
+        size_t take = std::min(fresh.size(), static_cast<size_t>(n_));
+        std::partial_sort(fresh.begin(), fresh.begin() + take, fresh.end(),
+                          [&](size_t x, size_t y) {
+                              return p.scores[x] != p.scores[y] ? p.scores[x] > p.scores[y]
+                                                                : p.keys[x] < p.keys[y];
+                          });
+        for (size_t k = 0; k < take; ++k) {
+            size_t i = fresh[k];
+            kept_.insert(p.keys[i]);
+            best_.push_back({ScoredState{p.states[i], p.scores[i]}, p.keys[i]});
         }
-        std::vector<bool> in_niche(all.size(), false);
-        for (size_t i : niche) in_niche[i] = true;
+        std::sort(best_.begin(), best_.end(), ranks_before);
+        while (static_cast<int>(best_.size()) > n_) {
+            kept_.erase(best_.back().key);
+            best_.pop_back();
+        }
+    }
+    std::vector<ScoredState> take() {
         std::vector<ScoredState> out;
-        for (size_t i = 0; i < all.size() && out.size() + niche.size() < n; ++i)
-            if (!in_niche[i]) out.push_back(std::move(all[i].s));
-        for (size_t i : niche) out.push_back(std::move(all[i].s));
+        for (Entry& e : best_) out.push_back(std::move(e.s));
         return out;
     }
 
@@ -298,36 +243,14 @@ private:
     struct Entry {
         ScoredState s;
         std::string key;
-        std::string cls;
     };
-    void offer_class(const Population& p, const std::string& cls, std::vector<size_t>& fresh) {
-        size_t take = std::min(fresh.size(), static_cast<size_t>(n_));
-        std::partial_sort(fresh.begin(), fresh.begin() + take, fresh.end(),
-                          [&](size_t x, size_t y) {
-                              return p.scores[x] != p.scores[y] ? p.scores[x] > p.scores[y]
-                                                                : p.keys[x] < p.keys[y];
-                          });
-        std::vector<Entry>& best = best_[cls];
-        for (size_t k = 0; k < take; ++k) {
-            size_t i = fresh[k];
-            kept_.insert(p.keys[i]);
-            best.push_back({ScoredState{p.states[i], p.scores[i]}, p.keys[i], cls});
-        }
-        std::sort(best.begin(), best.end(), ranks_before);
-        while (static_cast<int>(best.size()) > n_) {
-            kept_.erase(best.back().key);
-            best.pop_back();
-        }
-    }
     // Higher scores first; ties broken by key, so the order does not depend on the input's.
     static bool ranks_before(const Entry& x, const Entry& y) {
         return x.s.score != y.s.score ? x.s.score > y.s.score : x.key < y.key;
     }
-    const SearchSpace& space_;
     const std::unordered_set<std::string>& skip_;
     int n_;
-    bool niching_;
-    std::map<std::string, std::vector<Entry>> best_;
+    std::vector<Entry> best_;
     std::unordered_set<std::string> kept_;
 };
 
@@ -347,13 +270,9 @@ std::vector<ScoredState> evolutionary_search(const SearchSpace& space, const Cos
     EvolutionStats stats;
     int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::default_num_threads();
     ThreadPool pool(std::max(1, threads));
-    const bool niching = options.niche_share > 0;
-    BestStates best(space, skip, n, niching);
+    BestStates best(skip, n);
 
-    std::vector<SearchState> reordered;
-    if (niching) reordered = seeds_in_order(space, seeds, options);
-    std::vector<Candidate> candidates =
-        initial_candidates(space, niching ? reordered : seeds, seed, options, stats);
+    std::vector<Candidate> candidates = initial_candidates(space, seeds, seed, options, stats);
     auto t_breed = Clock::now();
     for_each_index(pool, static_cast<int64_t>(candidates.size()),
                    [&](int64_t i) { score_features(space, candidates[i]); });
@@ -370,8 +289,7 @@ std::vector<ScoredState> evolutionary_search(const SearchSpace& space, const Cos
 
     stats.total_seconds = seconds_since(t0);
     if (stats_out) *stats_out = stats;
-    return best.take(niching && !seeds.empty() ? space.state_class(seeds[0]) : "",
-                     options.niche_share);
+    return best.take();
 }
 
 }  // namespace tessel

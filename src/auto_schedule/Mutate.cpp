@@ -470,22 +470,6 @@ std::optional<SearchState> with_sketch(const SearchSpace& space, const SearchSta
 
 }  // namespace
 
-std::string SearchSpace::state_class(const SearchState& state) const {
-    std::optional<SearchState> base = with_sketch(*this, state);
-    if (!base) return "no sketch";
-    std::string out = "sketch " + std::to_string(base->sketch);
-    if (!task_.target().is_gpu()) return out;
-    for (const std::vector<int>& group : fetch_groups(sketches()[base->sketch], base->schedule)) {
-        const Stage& first = base->schedule.stage(group[0]);
-        out += ", fetch@" + std::to_string(first.attach_stage) + ":" +
-               std::to_string(first.attach_iter) + " ";
-        out += first.pipeline_depth  ? "pipeline(" + std::to_string(first.pipeline_depth) + ")"
-               : first.double_buffer ? "double_buffer"
-                                     : "none";
-    }
-    return out;
-}
-
 std::vector<std::string> SearchSpace::mutations(const SearchState& state) const {
     std::vector<std::string> names;
     if (auto base = with_sketch(*this, state))

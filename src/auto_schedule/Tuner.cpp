@@ -49,10 +49,9 @@ void check_options(const TuningOptions& o) {
         fail("mutation_prob must be in [0, 1], got " + std::to_string(o.mutation_prob));
     if (!(o.eps_greedy >= 0 && o.eps_greedy <= 1))
         fail("eps_greedy must be in [0, 1], got " + std::to_string(o.eps_greedy));
-    if (!(o.niche_share >= 0 && o.niche_share <= 1))
-        fail("niche_share must be in [0, 1], got " + std::to_string(o.niche_share));
     if (o.remeasure_top < 0)
-        fail("remeasure_top must be at least 0 (0: never), got " + std::to_string(o.remeasure_top));
+        fail("remeasure_top must be at least 0 (0: never), got " +
+             std::to_string(o.remeasure_top));
     if (o.remeasure_limit < 1)
         fail("remeasure_limit must be at least 1 (its trial), got " +
              std::to_string(o.remeasure_limit));
@@ -186,12 +185,8 @@ std::vector<MeasureInput> Tuner::search() {
         EvolutionOptions evo{.population = options_.population,
                              .generations = options_.generations,
                              .mutation_prob = options_.mutation_prob,
-                             .num_threads = threads_,
-                             .niche_share = options_.niche_share};
-        // With niching the search picks its seeds by class from every measured state.
-        size_t n_seeds = evo.niche_share > 0
-                             ? history_.successes.size()
-                             : static_cast<size_t>(evo.measured_share * evo.population);
+                             .num_threads = threads_};
+        size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
         for (ScoredState& s :
              evolutionary_search(space_, model_, history_.best_states(n_seeds), history_.keys,
                                  n - n_random, seed, evo, &round_.search)) {

@@ -45,9 +45,6 @@ TEST(ErrorTune, BadOptions) {
     o.eps_greedy = -0.1;
     expect_refused(o, "eps_greedy must be in [0, 1]");
     o = good();
-    o.niche_share = 1.5;
-    expect_refused(o, "niche_share must be in [0, 1]");
-    o = good();
     o.early_stopping = -1;
     expect_refused(o, "early_stopping must be at least 0");
     o = good();

@@ -75,23 +75,9 @@ def test_tune_resumes_from_its_log(tmp_path):
     assert len({rec.schedule_json for rec in ts.read_records(log)[0]}) == 8
 
 
-@requires_llvm
-def test_tune_with_niching_measures_distinct_states(tmp_path):
-    # niche_share (experimental, docs/tuning.md "Niching"): the model's rounds keep a share for
-    # other structural classes; the tuning still measures distinct states up to its trials.
-    log = str(tmp_path / "niche.jsonl")
-    r = autos.tune(small_task(), trials=12, log_file=log, niche_share=0.5, **FAST)
-    assert r.trials == 12 and len(r.rounds) == 3
-    trials = [rec for rec in ts.read_records(log)[0] if rec.is_trial]
-    assert len({rec.schedule_json for rec in trials}) == 12
-
-
 def test_tune_refuses_bad_options_and_another_tasks_log(tmp_path):
     with pytest.raises(RuntimeError, match="no log_file"):
         autos.tune(small_task(), trials=4, **FAST)
-    with pytest.raises(RuntimeError, match="niche_share must be in"):
-        autos.tune(small_task(), trials=4, log_file=str(tmp_path / "n.jsonl"), niche_share=2.0,
-                   **FAST)
     with pytest.raises(RuntimeError, match="measurements_per_round must be at least 1"):
         autos.tune(small_task(), trials=4, log_file=str(tmp_path / "x.jsonl"),
                    **{**FAST, "measurements_per_round": 0})

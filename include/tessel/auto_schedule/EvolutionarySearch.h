@@ -20,8 +20,7 @@
 //     crossover of two parents of one sketch (SearchSpace::crossover; a mutation of the first
 //     when the two cannot cross). Parents are drawn with probability proportional to their
 //     score (negative scores count as zero). Then back to step 2.
-// The `n` best-scored states kept are returned, best first (with niching, EvolutionOptions::
-// niche_share, the best of the other classes follow the leading ones).
+// The `n` best-scored states kept are returned, best first.
 //
 // Breeding and scoring run on `num_threads` threads. The search is deterministic for a seed: each
 // child (and each initial sample) draws from a generator of its own, made from (seed, generation,
@@ -53,14 +52,6 @@ struct EvolutionOptions {
     double measured_share = 0.2;
     /// Threads breeding and scoring (0: the machine's cores, TESSEL_NUM_THREADS if set).
     int num_threads = 0;
-    /// Niching: the share of the `n` states returned, and of the seeds taken into the initial
-    /// population, kept for structural classes (SearchSpace::state_class) other than the
-    /// leading one (the first seed's; without seeds, the best-scored state's): their best-scored
-    /// states and their best seeds, one class at a time in turn, so that a class whose measured
-    /// states are behind keeps being refined. 0 (the default): Ansor's search, by score alone.
-    /// Experimental: for GPU spaces whose classes want different tiles
-    /// (docs/notes/gpu-gemm-search.md).
-    double niche_share = 0;
 };
 
 /// Where an evolutionary search's time went, and what it made.

@@ -139,13 +139,6 @@ public:
     /// read back from a tuning log be mutated.
     int match_sketch(const Schedule& schedule) const;
 
-    /// The state's structural class: its sketch and, on GPUs, the pipelining of each group of
-    /// shared fetches, named by the stage and loop they are computed at ("sketch 2, fetch@5:6
-    /// double_buffer"; "sketch 0" on CPUs). States of one class share what a single mutation
-    /// rarely changes with profit: a pipelined GEMM state's tiles are wrong for double buffering
-    /// and the reverse (docs/notes/gpu-gemm-search.md). A state of no sketch is "no sketch".
-    std::string state_class(const SearchState& state) const;
-
     /// The factorisations annotation picks from for a tile group: every way to write
     /// `g.extent` as a product of `g.steps.size() + 1` lengths (outer level first) whose last is
     /// at most g.max_innermost.

@@ -107,10 +107,6 @@ struct TuningOptions {
     int generations = 4;    ///< evolutionary search: breeding rounds
     double mutation_prob = 0.85;  ///< a child is a mutation with this chance, else a crossover
     double eps_greedy = 0.05;     ///< share of a round's candidates sampled at random
-    /// Niching (experimental, 0: off): the share of the model's candidates, and of the measured
-    /// states seeding its search, kept for structural classes other than the fastest state's
-    /// (EvolutionOptions::niche_share; every measured state may seed the search then).
-    double niche_share = 0;
     /// After each round, re-measure the fastest this many states (0: never) ...
     int remeasure_top = 3;
     /// ... until each has this many measurements (its trial included; at least 1).
