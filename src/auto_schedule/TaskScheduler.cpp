@@ -230,6 +230,18 @@ TaskSchedulerResult schedule_tasks(const std::vector<std::unique_ptr<Schedulable
 
 // --- TuningTask ---
 
+std::string similarity_kind(const SearchTask& task) {
+    if (task.workload_name().empty()) return "dag:" + task.dag_hash_hex();
+    std::string out = task.workload_name() + "(";
+    bool first = true;
+    for (const WorkloadParam& p : task.params()) {
+        if (param_kind(p) == ParamKind::Int) continue;
+        out += (first ? "" : ", ") + param_to_string(p);
+        first = false;
+    }
+    return out + ")";
+}
+
 TuningTask::TuningTask(const SearchTask& task, const TuningOptions& options)
     : tuner_(std::make_unique<internal::Tuner>(task, options)) {}
 
@@ -241,7 +253,7 @@ std::string TuningTask::name() const {
 }
 
 std::string TuningTask::kind() const {
-    return name();
+    return similarity_kind(tuner_->task());
 }
 
 double TuningTask::flops() const {

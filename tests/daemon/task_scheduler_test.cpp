@@ -121,6 +121,41 @@ TEST(TaskScheduler, TheSimilarityGroupsGuessPushesASlowMemberOfAFastGroup) {
     }
 }
 
+// A tuning task's similarity kind keeps what is not a size: ResNet-50's 1 x 1 convolutions of
+// stride 1 are one kind whatever their channels and image, those of stride 2 (strided reads, a
+// third of the FLOP/s in tune_network_cpu) another, the 3 x 3 ones a third; a dense layer's
+// activation and the dtype count too.
+TEST(TaskScheduler, SimilarityKindsKeepEverythingButSizes) {
+    const Target cpu("llvm -num-cores=2");
+    using L = std::vector<int64_t>;
+    auto conv = [&](int64_t c, int64_t h, int64_t k, int64_t kernel, int64_t stride) {
+        int64_t pad = kernel / 2;
+        return similarity_kind(SearchTask("op.conv2d_nchw",
+                                          {int64_t(1), c, h, h, k, L{kernel, kernel},
+                                           L{stride, stride}, L{pad, pad, pad, pad}, L{1, 1},
+                                           int64_t(1), Float(32)},
+                                          cpu));
+    };
+    EXPECT_EQ(conv(1024, 14, 512, 1, 1), conv(64, 56, 256, 1, 1));
+    EXPECT_NE(conv(1024, 14, 2048, 1, 2), conv(1024, 14, 512, 1, 1));
+    EXPECT_EQ(conv(1024, 14, 2048, 1, 2), conv(256, 56, 512, 1, 2));
+    EXPECT_NE(conv(256, 14, 256, 3, 1), conv(1024, 14, 512, 1, 1));
+    EXPECT_EQ(conv(1024, 14, 2048, 1, 2),
+              "op.conv2d_nchw([1,1], [2,2], [0,0,0,0], [1,1], float32)");
+
+    auto dense = [&](int64_t n, const std::string& act, Type t) {
+        return similarity_kind(SearchTask(
+            "op.dense", {int64_t(128), n, int64_t(768), int64_t(1), act, t}, cpu));
+    };
+    EXPECT_EQ(dense(768, "none", Float(32)), dense(3072, "none", Float(32)));
+    EXPECT_NE(dense(768, "none", Float(32)), dense(768, "gelu", Float(32)));
+    EXPECT_NE(dense(768, "none", Float(32)), dense(768, "none", Float(64)));
+
+    SearchTask from_dag(make_workload("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)}),
+                        cpu);
+    EXPECT_EQ(similarity_kind(from_dag), "dag:" + from_dag.dag_hash_hex());
+}
+
 TEST(TaskScheduler, EpsGreedyPicksRandomTasksAtItsRate) {
     Curve c;
     auto tasks = synthetic_tasks(std::vector<Curve>(5, c));

@@ -19,8 +19,9 @@
 //       backward = (g_i(t_i) - g_i(t_i - W)) / W    (W = backward_window rounds; 0 before),
 //       forward  = min(g_i - g_i / t_i, beta * flops_i / best GFLOP/s of i's similarity group) -
 //       g_i, gradient = w_i * (alpha * backward + (1 - alpha) * forward);
-//     the similarity group of a task is its workload name with its FLOP count's bucket on a
-//     log scale of base 1.618 (Ansor's similarity tag): tasks of one kind and size;
+//     the similarity group of a task is its kind (for a TuningTask, similarity_kind(): the
+//     workload with its parameters other than sizes) with its FLOP count's bucket on a log
+//     scale of base 1.618 (Ansor's similarity tag): tasks of one kind and size;
 //  3. the round: at most measurements_per_round trials, fewer when the budget ends.
 // Every input of a choice is derived from the tasks' histories (for TuningTask, from their logs),
 // and the random draws from (seed, steps done), so a scheduler resumed from logs makes the choices
@@ -57,7 +58,10 @@ public:
     virtual ~SchedulableTask() = default;
     /// For reports: the workload name or the task key.
     virtual std::string name() const = 0;
-    /// The similarity kind: tasks of one kind and a similar FLOP count form a group.
+    /// The similarity kind: tasks of one kind and a similar FLOP count form a group. Tasks of
+    /// one kind must be able to run about as fast per FLOP: the guess that a task can reach its
+    /// group's best FLOP/s (times 1 / beta) never fades, so a task grouped with faster kinds of
+    /// computation keeps being chosen.
     virtual std::string kind() const = 0;
     /// Floating-point operations per run (0: unknown).
     virtual double flops() const = 0;
@@ -121,6 +125,13 @@ TaskSchedulerResult schedule_tasks(
 namespace internal {
 class Tuner;
 }
+
+/// A search task's similarity kind: its workload name with the parameters that are not sizes
+/// (every parameter but integers: a convolution's kernel, stride, padding and dilation, a dense
+/// layer's activation, dtypes), e.g. `op.conv2d_nchw([1,1], [2,2], [0,0,0,0], [1,1],
+/// float32)`; a 1 x 1 convolution of stride 2, which reads its input strided, is not of
+/// the kind of one of stride 1. A task made from a DAG is a kind of its own (`dag:<hash>`).
+std::string similarity_kind(const SearchTask& task);
 
 /// A search task tuned by the tuner (Tuner.h) one round at a time: its history is its log.
 class TuningTask : public SchedulableTask {
