@@ -31,50 +31,10 @@ def _tutorial_05():  # as cuda_bench.tutorial, which needs torch (--check runs w
 T5 = _tutorial_05()
 
 
-def kept_a(n, block=128, threads=16, bk=8, vthreads=2, double_buffer=False, pipeline=3, kvec=4):
-    """Step 4's schedule with A kept in shared memory and read along k (see the file comment)."""
-    A, B, C = T5.gemm(n)
-    s = ts.create_schedule(C)
-    AS = s.cache_read(A, "shared", [C])
-    BS = s.cache_read(B, "shared", [C])
-    AL = s.cache_read(AS, "local", [C])
-    BL = s.cache_read(BS, "local", [C])
-    CL = s.cache_write(C, "local")
-    tx, yi, xi = T5.tile_c(s, C, block, threads, vthreads)
-    xo, xv = s[C].split(xi, factor=4)
-    s[C].unroll(yi)
-    s[C].unroll(xo)
-    s[C].vectorize(xv)
-    s[CL].compute_at(s[C], tx)
-    per_thread = block // threads // vthreads
-    _, yo = s[CL].split(CL.op.axis[0], factor=per_thread)
-    _, xo = s[CL].split(CL.op.axis[1], factor=per_thread)
-    (k,) = CL.op.reduce_axis
-    ko, ki = s[CL].split(k, factor=bk)
-    kio, kii = s[CL].split(ki, factor=kvec)
-    s[CL].reorder(ko, kio, kii, yo, xo)
-    for loop in (kio, kii, yo, xo):
-        s[CL].unroll(loop)
-    s[AS].storage_align(0, bk, 4)  # rows of bk + 4 floats: 16-byte aligned, rows apart in banks
-    s[AL].compute_at(s[CL], kio)  # per_thread rows x kvec columns of k: one 128-bit load a row
-    i, kk = s[AL].op.axis
-    _, i = s[AL].split(i, factor=per_thread)
-    s[AL].unroll(i)
-    s[AL].vectorize(kk)
-    s[BL].compute_at(s[CL], kii)  # as step 4: per_thread columns of B, 128-bit loads
-    _, j = s[BL].op.axis
-    _, j = s[BL].split(j, factor=per_thread)
-    o, v = s[BL].split(j, factor=4)
-    s[BL].unroll(o)
-    s[BL].vectorize(v)
-    for T in (AS, BS):
-        s[T].compute_at(s[CL], ko)
-        T5.stage_copy(s, T, threads, 4)
-        if double_buffer:
-            s[T].double_buffer()
-        if pipeline:
-            s[T].pipeline(pipeline)
-    return s, [A, B, C]
+def kept_a(n, bk=8, vthreads=2, double_buffer=False, pipeline=3):
+    """Tutorial 05's step 4 with kept_a (see the file comment), 128 x 128 tiles of 16 x 16 threads."""
+    return T5.step4(n, bk=bk, vthreads=vthreads, double_buffer=double_buffer, pipeline=pipeline,
+                    kept_a=True)
 
 
 VARIANTS = [

@@ -177,10 +177,12 @@ def step3(n):
 # A's transposed tile is padded by 4 floats a row (storage_align): the 128-bit reads stay aligned
 # and the transposing stores of a warp spread over the banks.
 def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buffer=False,
-          pipeline=0):
+          pipeline=0, kept_a=False):
     """The register-tile schedule; `m` and `k` give other shapes than n x n x n (step 5);
     `double_buffer` pipelines the shared tiles' fetches (step 6); `pipeline` (a depth >= 2)
-    copies them asynchronously over that many buffers (step 7)."""
+    copies them asynchronously over that many buffers (step 7). `kept_a` (an experiment,
+    benchmarks/gemm_cuda_kept_a.py): A's tile kept as it is, so that cp.async copies it 16 bytes
+    at a time, and its register copy loaded along k, 4 columns of k per 128-bit load."""
     A, B, C = gemm(n, m, k)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -200,13 +202,22 @@ def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buf
     _, xo = s[CL].split(CL.op.axis[1], factor=per_thread)
     (k,) = CL.op.reduce_axis
     ko, ki = s[CL].split(k, factor=bk)
-    s[CL].reorder(ko, ki, yo, xo)
-    for loop in (ki, yo, xo):
+    k_loops = s[CL].split(ki, factor=4) if kept_a else (ki,)
+    s[CL].reorder(ko, *k_loops, yo, xo)
+    for loop in (*k_loops, yo, xo):
         s[CL].unroll(loop)
-    s[AS].storage_reorder(1, 0)  # [k][i]: a column of the tile is contiguous
-    s[AS].storage_align(0, block, 4)  # rows of block + 4 floats
-    for T in (AL, BL):  # first: the shared tiles are then computed where their readers are
-        s[T].compute_at(s[CL], ki)
+    if kept_a:  # A [i][k], rows of bk + 4 floats; AL: a thread's rows x 4 columns of k
+        s[AS].storage_align(0, bk, 4)
+        s[AL].compute_at(s[CL], k_loops[0])
+        i, kv = s[AL].op.axis
+        _, i = s[AL].split(i, factor=per_thread)
+        s[AL].unroll(i)
+        s[AL].vectorize(kv)
+    else:
+        s[AS].storage_reorder(1, 0)  # [k][i]: a column of the tile is contiguous
+        s[AS].storage_align(0, block, 4)  # rows of block + 4 floats
+    for T in (BL,) if kept_a else (AL, BL):  # first: the shared tiles are then computed where
+        s[T].compute_at(s[CL], k_loops[-1])  # their readers are
         a, b = s[T].op.axis
         inner = a if T == AL else b
         _, inner = s[T].split(inner, factor=per_thread)
