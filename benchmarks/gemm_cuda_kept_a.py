@@ -10,25 +10,17 @@ checked against a float64 reference, then interleaved rounds of CUDA-event timin
     python3 benchmarks/gemm_cuda_kept_a.py [ROUNDS]          # 5 by default; n = 4096
     python3 benchmarks/gemm_cuda_kept_a.py --check            # no GPU: interpreter + NVRTC only
 """
-import importlib.util
 import os
 import sys
 
 import tessel as ts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "support"))
+import tutorial_loader  # noqa: E402 (torch-free: --check runs without it)
+
 N = 4096
-
-
-def _tutorial_05():  # as cuda_bench.tutorial, which needs torch (--check runs without it)
-    path = os.path.join(HERE, "..", "tutorials", "05_gpu_gemm.py")
-    spec = importlib.util.spec_from_file_location("gpu_gemm_tutorial", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-T5 = _tutorial_05()
+T5 = tutorial_loader.tutorial("05_gpu_gemm")
 
 
 def kept_a(n, bk=8, vthreads=2, double_buffer=False, pipeline=3):
@@ -55,7 +47,6 @@ def main():
             regs = [line.strip() for line in log.splitlines() if "Used" in line or "spill" in line]
             print(f"{label}: correct in the interpreter; {' '.join(regs)}")
         return 0
-    sys.path.insert(0, os.path.join(HERE, "support"))
     import cuda_bench  # torch: only where the kernels are timed
 
     sms = ts.Target("cuda").sm_count

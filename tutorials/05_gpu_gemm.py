@@ -216,8 +216,9 @@ def step4(n, block=128, threads=16, bk=8, vthreads=1, m=None, k=None, double_buf
     else:
         s[AS].storage_reorder(1, 0)  # [k][i]: a column of the tile is contiguous
         s[AS].storage_align(0, block, 4)  # rows of block + 4 floats
-    for T in (BL,) if kept_a else (AL, BL):  # first: the shared tiles are then computed where
-        s[T].compute_at(s[CL], k_loops[-1])  # their readers are
+    # The read caches first: the shared tiles are then computed where their readers are.
+    for T in (BL,) if kept_a else (AL, BL):
+        s[T].compute_at(s[CL], k_loops[-1])
         a, b = s[T].op.axis
         inner = a if T == AL else b
         _, inner = s[T].split(inner, factor=per_thread)

@@ -1,21 +1,10 @@
 """Shared helpers of the GPU benchmarks (benchmarks/*_cuda.py): loading a tutorial's schedules,
 timing with CUDA events after warm-up, and the BENCH line (DESIGN.md's conventions)."""
-import importlib.util
-import os
 import statistics
 
 import torch
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def tutorial(name):
-    """Imports tutorials/<name>.py as a module (its schedules; its main part does not run)."""
-    path = os.path.join(REPO, "tutorials", name + ".py")
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tutorial_loader import REPO, tutorial  # noqa: F401 (cuda_bench.REPO and .tutorial for the benchmarks)
 
 
 def median_ms(fn, warmup=5, reps=30):
