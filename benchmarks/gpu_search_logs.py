@@ -1,22 +1,23 @@
-"""gpu_search_diagnosis: what the logs of `tune_gemm_cuda` (fp32 GEMM, 4096^3 by default) say
+"""gpu_search_logs: what the logs of `tune_gemm_cuda` (fp32 GEMM, 4096^3 by default) say
 about the GPU search, read on a machine without a GPU (docs/notes/gpu-gemm-search.md).
 
-    python3 benchmarks/gpu_search_diagnosis.py classes LOG...
+    python3 benchmarks/gpu_search_logs.py classes LOG...
         the measured states by structure (pipelining, A's layout, block tile, threads, vthreads,
         per-thread tile, k tile): per class the best TFLOP/s, how many were measured and when
-    python3 benchmarks/gpu_search_diagnosis.py crossrun LOG...
+    python3 benchmarks/gpu_search_logs.py crossrun LOG...
         tessel's CostModel trained on one log (on rounds 0..r, as its run had them) and scored on
         every other log's states: does what one run learned rank another run's fastest states?
-    python3 benchmarks/gpu_search_diagnosis.py compile N LOG...
+    python3 benchmarks/gpu_search_logs.py compile N LOG...
         compiles the 10 fastest and N random measured states of each log with NVRTC and ptxas
         (no GPU needed; cuobjdump on PATH or in $CUOBJDUMP) and caches per state the registers,
         spills and SASS instruction counts beside the log (<log>.code.pkl; resumable)
-    python3 benchmarks/gpu_search_diagnosis.py codecols LOG...
+    python3 benchmarks/gpu_search_logs.py codecols LOG...
         pack-sum boosters (cost_model_diagnosis's: Python's xgboost, tessel's objective) trained on all logs but one and
         tested on that one, with Ansor's columns, with the compiled code's columns added, and
         with the code's columns alone (the states `compile` has done)
 
-Ansor's feature rows are computed once per log and cached beside it (<log>.features.pkl).
+benchmarks/gpu_search_diagnosis.cpp is the other half: it scores step 6 itself, its mutants and
+one search round under one log's model. Ansor's feature rows are computed once per log and cached beside it (<log>.features.pkl).
 TESSEL_TUNE_GEMM_N names another size, as for tune_gemm_cuda.
 """
 import collections
