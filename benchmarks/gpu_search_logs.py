@@ -10,17 +10,20 @@ about the GPU search, read on a machine without a GPU (docs/notes/gpu-gemm-searc
     python3 benchmarks/gpu_search_logs.py compile N LOG...
         compiles the 10 fastest and N random measured states of each log with NVRTC and ptxas
         (no GPU needed; cuobjdump on PATH or in $CUOBJDUMP) and caches per state the registers,
-        spills and SASS instruction counts beside the log (<log>.code.pkl; resumable)
+        spills and SASS instruction counts (resumable)
     python3 benchmarks/gpu_search_logs.py codecols LOG...
         pack-sum boosters (cost_model_diagnosis's: Python's xgboost, tessel's objective) trained on all logs but one and
         tested on that one, with Ansor's columns, with the compiled code's columns added, and
         with the code's columns alone (the states `compile` has done)
 
 benchmarks/gpu_search_diagnosis.cpp is the other half: it scores step 6 itself, its mutants and
-one search round under one log's model. Ansor's feature rows are computed once per log and cached beside it (<log>.features.pkl).
+one search round under one log's model. A log may be gzipped (benchmarks/logs/*.jsonl.gz).
+Ansor's feature rows and the code columns are computed once per log and kept in
+build/gpu_search_logs/.
 TESSEL_TUNE_GEMM_N names another size, as for tune_gemm_cuda.
 """
 import collections
+import gzip
 import json
 import math
 import os
@@ -48,8 +51,9 @@ CODE_KEYS = ["regs", "spill", "total", "ffma", "lds", "lds128", "ldg", "sts", "l
 
 
 def trials(log):
-    """The log's trials (re-measurements left out), in order, as parsed records."""
-    with open(log) as f:
+    """The log's trials (re-measurements left out), in order, as parsed records (a .gz log is
+    read through gzip)."""
+    with (gzip.open(log, "rt") if log.endswith(".gz") else open(log)) as f:
         rows = [json.loads(line) for line in f]
     return [r for r in rows if r.get("provenance", {}).get("origin") != "remeasure"]
 
@@ -102,9 +106,17 @@ def classes(logs):
                   f" best at {n:4d}: {c}")
 
 
+def cache_path(log, kind):
+    """Where a log's computed columns are kept: build/gpu_search_logs/<log's name>.<kind>.pkl."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
+                          "gpu_search_logs")
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, f"{os.path.basename(log)}.{kind}.pkl")
+
+
 def ansor_rows(log):
-    """[(round, feature rows, costs or [])] per trial, cached beside the log."""
-    cache = log + ".features.pkl"
+    """[(round, feature rows, costs or [])] per trial, cached (cache_path)."""
+    cache = cache_path(log, "features")
     if os.path.exists(cache):
         with open(cache, "rb") as f:
             return pickle.load(f)
@@ -176,7 +188,7 @@ def compile_states(n, logs):
         sys.exit("compile needs ptxas and cuobjdump (PyPI: nvidia-cuda-cuobjdump) on PATH")
     work = []
     for log in logs:
-        cache = log + ".code.pkl"
+        cache = cache_path(log, "code")
         done = {}
         if os.path.exists(cache):
             with open(cache, "rb") as f:
@@ -224,7 +236,7 @@ def codecols(logs):
     import xgboost as xgb
     runs = {}
     for log in logs:
-        with open(log + ".code.pkl", "rb") as f:
+        with open(cache_path(log, "code"), "rb") as f:
             code = pickle.load(f)
         runs[log] = [(f, c, code_row(code[i])) for i, (_, f, c) in enumerate(ansor_rows(log))
                      if c and code.get(i)]
