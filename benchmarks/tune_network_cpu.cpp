@@ -262,14 +262,20 @@ LayerTiming time_layer(const JobTask& t, const SearchTask& task, const std::stri
     tessel_run();
     std::vector<float> expected(static_cast<size_t>(product(shape_of(args.back()))));
     r.onednn_ms = onednn_layer(t, inputs, expected, runs);
+    // The largest error against the output's RMS: each output is a sum of thousands of products
+    // of random numbers, so an element-wise relative error is ill-conditioned where a sum falls
+    // near zero (float32's rounding alone gave 0.019 there on a correct 3 x 3, 512-channel
+    // kernel), while a wrong schedule is off by the order of the RMS itself.
     const float* got = static_cast<const float*>(arrays.back().data());
-    double worst = 0;
-    for (size_t i = 0; i < expected.size(); ++i)
-        worst = std::max(
-            worst, std::abs(double(got[i]) - expected[i]) / (1e-3 + std::abs(double(expected[i]))));
-    r.ok = worst < 1e-2;
+    double worst = 0, square_sum = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+        worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
+        square_sum += double(expected[i]) * expected[i];
+    }
+    worst /= std::sqrt(square_sum / double(std::max<size_t>(1, expected.size()))) + 1e-30;
+    r.ok = worst < 1e-3;
     if (!r.ok)
-        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst << "\n";
+        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst << " of the output RMS\n";
     r.tessel_ms = median_ms(tessel_run, 3, runs);
     return r;
 }
