@@ -12,9 +12,9 @@ about the GPU search, read on a machine without a GPU (docs/notes/gpu-gemm-searc
         (no GPU needed; cuobjdump on PATH or in $CUOBJDUMP) and caches per state the registers,
         spills and SASS instruction counts (resumable)
     python3 benchmarks/gpu_search_logs.py codecols LOG...
-        pack-sum boosters (cost_model_diagnosis's: Python's xgboost, tessel's objective) trained on all logs but one and
-        tested on that one, with Ansor's columns, with the compiled code's columns added, and
-        with the code's columns alone (the states `compile` has done)
+        pack-sum boosters (cost_model_diagnosis's: Python's xgboost, tessel's objective) trained
+        on all logs but one and tested on that one, with Ansor's columns, with the compiled
+        code's columns added, and with the code's columns alone (the states `compile` has done)
 
 benchmarks/gpu_search_diagnosis.cpp is the other half: it scores step 6 itself, its mutants and
 one search round under one log's model. A log may be gzipped (benchmarks/logs/*.jsonl.gz).
@@ -124,7 +124,8 @@ def ansor_rows(log):
     for r in trials(log):
         _, feat = A.features(TASK.apply_record(json.dumps(r["schedule"])), TASK)
         ok = r["result"]["error_code"] == "none"
-        out.append((r["provenance"].get("round"), np.array(feat), r["result"]["costs"] if ok else []))
+        costs = r["result"]["costs"] if ok else []
+        out.append((r["provenance"].get("round"), np.array(feat), costs))
     with open(cache, "wb") as f:
         pickle.dump(out, f)
     return out
@@ -254,9 +255,9 @@ def codecols(logs):
             rank[np.argsort(-s)] = np.arange(len(s))
             fastest = np.argsort(c)[:10]
             recall = len(set(fastest) & set(np.argsort(-s)[:10])) / 10
+            ranks = sorted(int(rank[i]) for i in fastest)
             print(f"test {test_log} {mode:10s}: pairwise {pairwise:.3f} recall@10 {recall:.2f}; "
-                  f"ranks of its 10 fastest (of {len(test)}): {sorted(int(rank[i]) for i in fastest)}",
-                  flush=True)
+                  f"ranks of its 10 fastest (of {len(test)}): {ranks}", flush=True)
 
 
 def main():
