@@ -275,7 +275,8 @@ LayerTiming time_layer(const JobTask& t, const SearchTask& task, const std::stri
     worst /= std::sqrt(square_sum / double(std::max<size_t>(1, expected.size()))) + 1e-30;
     r.ok = worst < 1e-3;
     if (!r.ok)
-        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst << " of the output RMS\n";
+        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst
+                  << " of the output RMS\n";
     r.tessel_ms = median_ms(tessel_run, 3, runs);
     return r;
 }
