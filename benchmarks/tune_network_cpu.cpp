@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
     double min_repeat_ms = 100;
     int64_t per_task = 128;
     std::string dir = "build/bench/tune_network_cpu", target = "llvm -num-cores=2";
-    app.add_option("--tasks", tasks, "only the first N layers (0: all 22)");
+    app.add_option("--tasks", tasks, "only the first N layers (0: all 24)");
     app.add_option("--trials-per-task", per_task, "the shared budget per task");
     app.add_option("--per-round", per_round, "measurements per round");
     app.add_option("--seeds", seeds, "seeds per scheduler");

@@ -1,5 +1,6 @@
 // The cost model (auto_schedule/CostModel.h): Ansor's objective over XGBoost (CostModelBooster.h),
-// random scores until trained, the tuner's update round, and the model file.
+// random scores until trained, the tuner's update round, the model file, and the model several
+// tunings share.
 #include "tessel/auto_schedule/CostModel.h"
 
 #include <cstdio>
@@ -45,8 +46,12 @@ void check_options(const CostModelOptions& o) {
 void check_features(const FeatureMatrix& m, const char* what, size_t index) {
     if (m.rows < 0 || m.values.size() != size_t(m.rows) * kNumFeatures)
         TESSEL_THROW(RuntimeError)
-            << "CostModel::" << what << ": program " << index << " has " << m.values.size()
+            << what << ": program " << index << " has " << m.values.size()
             << " feature values for " << m.rows << " rows; expected " << kNumFeatures << " per row";
+}
+
+void check_programs(const std::vector<MeasuredProgram>& programs, const char* what) {
+    for (size_t i = 0; i < programs.size(); ++i) check_features(programs[i].features, what, i);
 }
 
 // The training set: the rows of every successful program, with each row's program and each
@@ -145,13 +150,13 @@ bool CostModel::available() {
 }
 
 void CostModel::train(const std::vector<MeasuredProgram>& programs) {
-    for (size_t i = 0; i < programs.size(); ++i) check_features(programs[i].features, "train", i);
+    check_programs(programs, "CostModel::train");
     impl_->history = programs;
     impl_->fit();
 }
 
 RankingQuality CostModel::update(const std::vector<MeasuredProgram>& batch) {
-    for (size_t i = 0; i < batch.size(); ++i) check_features(batch[i].features, "update", i);
+    check_programs(batch, "CostModel::update");
     RankingQuality q = ranking_quality(batch, predict(batch));
     q.from_model = impl_->trained;
     impl_->history.insert(impl_->history.end(), batch.begin(), batch.end());
@@ -162,7 +167,7 @@ RankingQuality CostModel::update(const std::vector<MeasuredProgram>& batch) {
 std::vector<double> CostModel::Impl::scores(
     const std::vector<const FeatureMatrix*>& programs) const {
     std::vector<double> scores(programs.size(), 0.0);
-    for (size_t i = 0; i < programs.size(); ++i) check_features(*programs[i], "predict", i);
+    for (size_t i = 0; i < programs.size(); ++i) check_features(*programs[i], "CostModel::predict", i);
     if (!trained) {
         for (double& s : scores) s = random_score();
         return scores;
@@ -258,6 +263,57 @@ std::string CostModel::model_path(const std::string& log_path) {
     if (log_path.size() > ext.size() && log_path.ends_with(ext))
         return log_path.substr(0, log_path.size() - ext.size()) + ".model.json";
     return log_path + ".model.json";
+}
+
+// SharedCostModel: the members' programs in a fixed order, and a retraining from scratch before
+// the model next answers after any of them changed.
+
+SharedCostModel::SharedCostModel(const CostModelOptions& options) : model_(options) {}
+
+int SharedCostModel::join() {
+    members_.emplace_back();
+    return static_cast<int>(members_.size()) - 1;
+}
+
+std::vector<MeasuredProgram>& SharedCostModel::member(int m, const char* caller) {
+    if (m < 0 || static_cast<size_t>(m) >= members_.size())
+        TESSEL_THROW(RuntimeError) << caller << ": no member " << m << " (" << members_.size()
+                                   << " joined)";
+    return members_[static_cast<size_t>(m)];
+}
+
+void SharedCostModel::add(int m, const std::vector<MeasuredProgram>& programs) {
+    std::vector<MeasuredProgram>& mine = member(m, "SharedCostModel::add");
+    check_programs(programs, "SharedCostModel::add");
+    if (programs.empty()) return;
+    mine.insert(mine.end(), programs.begin(), programs.end());
+    stale_ = true;
+}
+
+RankingQuality SharedCostModel::update(int m, const std::vector<MeasuredProgram>& batch) {
+    member(m, "SharedCostModel::update");
+    check_programs(batch, "SharedCostModel::update");
+    const CostModel& current = model();
+    RankingQuality q = ranking_quality(batch, current.predict(batch));
+    q.from_model = current.trained();
+    add(m, batch);
+    return q;
+}
+
+const CostModel& SharedCostModel::model() {
+    if (!stale_) return model_;
+    std::vector<MeasuredProgram> all;
+    all.reserve(static_cast<size_t>(num_programs()));
+    for (const std::vector<MeasuredProgram>& m : members_) all.insert(all.end(), m.begin(), m.end());
+    model_.train(all);
+    stale_ = false;
+    return model_;
+}
+
+int64_t SharedCostModel::num_programs() const {
+    int64_t n = 0;
+    for (const std::vector<MeasuredProgram>& m : members_) n += static_cast<int64_t>(m.size());
+    return n;
 }
 
 }  // namespace tessel

@@ -1,6 +1,6 @@
 // Running a tuning job (auto_schedule/Job.h): one TuningTask per task of the job, each with its
-// own log in the job's log folder and all measuring through one MeasureRunner, under the task
-// scheduler.
+// own log in the job's log folder, all measuring through one MeasureRunner and (by default)
+// choosing with one cost model, under the task scheduler.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -14,7 +14,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchTask& task,
-                           std::shared_ptr<MeasureRunner> runner) {
+                           std::shared_ptr<MeasureRunner> runner,
+                           std::shared_ptr<SharedCostModel> model) {
     TuningOptions t;
     t.trials = job.trials;  // the scheduler sets each round's
     t.measurements_per_round = job.measurements_per_round;
@@ -27,6 +28,7 @@ TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchT
     t.measure = job.measure;
     t.measure_runner = std::move(runner);
     t.cost_model.min_programs = job.min_programs;
+    t.shared_cost_model = std::move(model);
     t.verbose = 0;
     t.should_stop = o.should_stop;
     return t;
@@ -106,11 +108,20 @@ JobResult run_job(const Job& job, const JobRunOptions& o) {
     std::shared_ptr<MeasureRunner> runner =
         o.measure_runner ? o.measure_runner : std::make_shared<LocalMeasureRunner>(job.measure);
     std::vector<SearchTask> search = job_search_tasks(job);
+    // One model for all the tasks (Ansor's): the tasks join it in job order, so its training set
+    // is ordered alike in every run of the job.
+    std::shared_ptr<SharedCostModel> model;
+    if (job.cost_model == "shared") {
+        CostModelOptions m;
+        m.seed = job.seed;
+        m.min_programs = job.min_programs;
+        model = std::make_shared<SharedCostModel>(m);
+    }
     std::vector<std::unique_ptr<SchedulableTask>> tasks;
     std::vector<std::string> logs;
     std::vector<double> weights;
     for (size_t i = 0; i < search.size(); ++i) {
-        TuningOptions t = task_options(job, o, search[i], runner);
+        TuningOptions t = task_options(job, o, search[i], runner, model);
         logs.push_back(t.log_file);
         weights.push_back(job.tasks[i].weight);
         tasks.push_back(std::make_unique<TuningTask>(search[i], t));  // reads its log

@@ -114,9 +114,12 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       measurer_(options.measure_runner ? options.measure_runner
                                        : std::make_shared<LocalMeasureRunner>(options.measure)),
       space_(task, tuner_space_options(threads_)),
-      model_(model_options(options)),
+      model_(options.shared_cost_model
+                 ? options.shared_cost_model
+                 : std::make_shared<SharedCostModel>(model_options(options))),
+      member_(model_->join()),
       printer_(options.verbose) {
-    model_.train(history_.programs);
+    model_->add(member_, history_.programs);
     printer_.start(progress(), options_.log_file);
     if (options_.on_progress) options_.on_progress(progress());
 }
@@ -180,7 +183,10 @@ std::vector<MeasureInput> Tuner::search() {
     uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
     std::vector<MeasureInput> batch;
     std::unordered_set<std::string> chosen;
-    if (model_.trained()) {
+    auto t_train = Clock::now();
+    const CostModel& model = model_->model();  // retrains on the programs added since
+    round_.train_seconds = seconds_since(t_train);
+    if (model.trained()) {
         int n_random = static_cast<int>(options_.eps_greedy * n);
         EvolutionOptions evo{.population = options_.population,
                              .generations = options_.generations,
@@ -188,7 +194,7 @@ std::vector<MeasureInput> Tuner::search() {
                              .num_threads = threads_};
         size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
         for (ScoredState& s :
-             evolutionary_search(space_, model_, history_.best_states(n_seeds), history_.keys,
+             evolutionary_search(space_, model, history_.best_states(n_seeds), history_.keys,
                                  n - n_random, seed, evo, &round_.search)) {
             chosen.insert(state_key(s.state.schedule));
             batch.push_back({std::move(s.state.schedule), origin_of(s.state)});
@@ -199,7 +205,7 @@ std::vector<MeasureInput> Tuner::search() {
     for (SearchState& s : random_states(want, seed + 1, chosen))
         batch.push_back({std::move(s.schedule), CandidateOrigin::Random});
     round_.random = static_cast<int>(batch.size()) - round_.chosen_by_model;
-    round_.search_seconds = seconds_since(t0);
+    round_.search_seconds = seconds_since(t0) - round_.train_seconds;
     return batch;
 }
 
@@ -262,10 +268,9 @@ void Tuner::remeasure() {
     round_.best_seconds = history_.best_seconds;
 }
 
+// The round's programs join the model's training set (it retrains before the next search).
 void Tuner::train() {
-    auto t0 = Clock::now();
-    round_.quality = model_.update(batch_programs_);
-    round_.train_seconds = seconds_since(t0);
+    round_.quality = model_->update(member_, batch_programs_);
 }
 
 TuningProgress Tuner::progress() const {

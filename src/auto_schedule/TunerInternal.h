@@ -125,7 +125,8 @@ private:
     RecordWriter log_;
     std::shared_ptr<MeasureRunner> measurer_;
     SearchSpace space_;
-    CostModel model_;
+    std::shared_ptr<SharedCostModel> model_;
+    int member_;  // this task's in model_
     ProgressPrinter printer_;
     TuningRound round_;
     std::vector<MeasuredProgram> batch_programs_;

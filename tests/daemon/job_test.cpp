@@ -36,6 +36,7 @@ TEST(Job, ASmallJobParsesWithItsDefaults) {
     // "float32" became a dtype: the task's key does not depend on the spelling.
     EXPECT_TRUE(std::holds_alternative<Type>(job.tasks[0].params[3]));
     EXPECT_EQ(job.population, 64);
+    EXPECT_EQ(job.cost_model, "shared");
     EXPECT_EQ(job.measure.min_repeat_ms, 1);
     EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
 }
@@ -54,7 +55,9 @@ TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     }
     EXPECT_EQ(convs, 53);  // ResNet-50's convolutions
     // The tasks of a preset and listed ones together; the round trip keeps them all.
+    job.cost_model = "per-task";
     Job again = parse_job(job_to_json(job));
+    EXPECT_EQ(again.cost_model, "per-task");
     EXPECT_EQ(again.tasks.size(), job.tasks.size());
     EXPECT_EQ(again.trials, job.trials);
     EXPECT_EQ(job_search_tasks(again)[3].key(), job_search_tasks(job)[3].key());
@@ -69,15 +72,17 @@ TEST(Job, EveryProblemIsListed) {
                   {"workload": "matmul", "params": [16, 16, -4, "float32"]},
                   {"workload": "matmul", "params": [8, 8, 8, "float32"], "weight": -1},
                   {"params": [1]}, 7],
-        "search": {"population": "many"}, "measure": {"run_timeout": 0}})");
+        "search": {"population": "many", "cost_model": "global"},
+        "measure": {"run_timeout": 0}})");
     std::string all;
     for (const std::string& s : p) all += s + "\n";
-    EXPECT_EQ(p.size(), 13u) << all;
+    EXPECT_EQ(p.size(), 14u) << all;
     for (const char* needle :
          {"target", "trials must be in [1", "strategy", "unknown field colour",
           "measurements_per_round must be an integer", "unknown workload 'op.nothing'", "tasks[1]",
           "tasks[2]", "tasks[3].weight", "tasks[4]: no workload", "tasks[5] must be",
-          "search.population", "measure.run_timeout"})
+          "search.population", "cost_model must be \"shared\" or \"per-task\", got \"global\"",
+          "measure.run_timeout"})
         EXPECT_NE(all.find(needle), std::string::npos) << needle << " in\n" << all;
 }
 

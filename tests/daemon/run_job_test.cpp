@@ -1,6 +1,7 @@
 // Jobs of real tasks (auto_schedule/Job.h, run_job): the budget spent exactly across tasks, a
 // resume from the first k rounds of an uninterrupted run's logs proposing exactly that run's
-// round k + 1, and a crashing or hanging candidate costing that candidate only.
+// round k + 1 (with the job's one cost model and with one per task), the shared model choosing a
+// new task's first round, and a crashing or hanging candidate costing that candidate only.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -87,12 +88,21 @@ TEST(RunJob, SpendsTheBudgetExactlyAndResumesFromTheLogs) {
 }
 
 // The log is the only truth: the first k rounds of a run's logs make a resumed job propose the
-// run's round k + 1 exactly: the same task, the same candidates in the same order.
-TEST(RunJob, ResumingFromTheFirstKRoundsProposesRoundKPlusOne) {
+// run's round k + 1 exactly: the same task, the same candidates in the same order; with the
+// job's one cost model (trained on both tasks' logs) and with a model per task.
+class RunJobResume : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(CostModels, RunJobResume, ::testing::Values("shared", "per-task"),
+                         [](const auto& info) {
+                             return std::string(info.param) == "shared" ? "Shared" : "PerTask";
+                         });
+
+TEST_P(RunJobResume, FromTheFirstKRoundsProposesRoundKPlusOne) {
     TESSEL_SKIP_UNLESS_TUNING_RUNS();
     fs::path dir = fresh_dir();
     const int per_round = 8, rounds = 6;
     Job job = parse_job(small_job(2, per_round * rounds, per_round));
+    job.cost_model = GetParam();
     JobResult full = run_job(job, in(dir / "full"));
     ASSERT_EQ(full.schedule.steps.size(), size_t(rounds));
     auto logs = logs_of(dir / "full");
@@ -135,6 +145,29 @@ TEST(RunJob, ResumingFromTheFirstKRoundsProposesRoundKPlusOne) {
         EXPECT_EQ(got.size(), size_t(per_round));
         EXPECT_TRUE(got == want) << "round " << k + 1 << " (task " << step.task << ", its round "
                                  << round << ") proposed other candidates after the resume";
+    }
+}
+
+// With the job's one model, a task's first round is already chosen by a model (trained on the
+// tasks tuned before it); with a model per task it is sampled at random.
+TEST(RunJob, TheSharedModelChoosesANewTasksFirstRound) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    for (const char* kind : {"shared", "per-task"}) {
+        Job job = parse_job(small_job(2, 16, 8));
+        job.cost_model = kind;
+        JobResult r = run_job(job, in(dir / kind));
+        ASSERT_EQ(r.schedule.steps.size(), 2u);
+        ASSERT_EQ(r.schedule.steps[1].task, 1);  // every task's first round comes first
+        auto logs = logs_of(dir / kind);
+        std::string second = fs::path(r.progress.tasks[1].log_file).filename().string();
+        int by_model = 0;
+        for (const TuningRecord& rec : trial_records(logs[second]))
+            by_model += rec.origin != CandidateOrigin::Random;
+        if (std::string(kind) == "shared")
+            EXPECT_GT(by_model, 0) << "the second task's first round was all random";
+        else
+            EXPECT_EQ(by_model, 0) << "a model of the second task's own chose before it trained";
     }
 }
 

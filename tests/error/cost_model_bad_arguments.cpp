@@ -1,5 +1,6 @@
 // The cost model given malformed input: a feature matrix whose size does not match its rows,
-// options out of range, scores that do not match the programs. Each a RuntimeError naming it.
+// options out of range, scores that do not match the programs, a shared model's member that did
+// not join. Each a RuntimeError naming it.
 #include "error/ExpectRuntimeError.h"
 #include "tessel/auto_schedule/CostModel.h"
 
@@ -24,6 +25,22 @@ TEST(ErrorCostModelBadArguments, FeatureMatrixOfTheWrongWidth) {
         {"CostModel::predict", "program 1"});
     expect_runtime_error([&] { model.update({p}); }, {"CostModel::update", "program 0"});
     EXPECT_TRUE(model.history().empty());  // nothing was kept
+    SharedCostModel shared;
+    int m = shared.join();
+    expect_runtime_error([&] { shared.add(m, {p}); },
+                         {"SharedCostModel::add", "program 0 has 100 feature values"});
+    expect_runtime_error([&] { shared.update(m, {p}); }, {"SharedCostModel::update", "program 0"});
+    EXPECT_EQ(shared.num_programs(), 0);  // nothing was kept
+}
+
+TEST(ErrorCostModelBadArguments, SharedModelMemberThatDidNotJoin) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
+    SharedCostModel shared;
+    shared.join();
+    expect_runtime_error([&] { shared.add(1, {}); },
+                         {"SharedCostModel::add", "no member 1 (1 joined)"});
+    expect_runtime_error([&] { shared.update(-1, {}); },
+                         {"SharedCostModel::update", "no member -1"});
 }
 
 TEST(ErrorCostModelBadArguments, OptionsOutOfRange) {

@@ -1,6 +1,6 @@
 // The cost model: normalised throughputs, the ranking figures (worked out by hand), random scores
 // before training, learning a ranking from synthetic programs, determinism, the update round,
-// and the model file.
+// the model file, and the model several tunings share.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -160,4 +160,58 @@ TEST(CostModel, SaveAndLoadBesideTheLog) {
     EXPECT_TRUE(loaded.history().empty());
     EXPECT_EQ(loaded.predict(test), model.predict(test));
     std::remove(path.c_str());
+}
+
+// The shared model trains on every member's programs, members in join order: however the adds
+// interleave (a running job's rounds), the model is the one trained on the members' programs one
+// member after the other (a job resumed from its logs).
+TEST(SharedCostModel, TrainsOnEveryMemberInJoinOrderHoweverTheAddsInterleave) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
+    CostModelOptions o = small_options();
+    std::vector<MeasuredProgram> all = synthetic(240, 1), test = synthetic(100, 2);
+    auto part = [&](size_t from, size_t to) {
+        return std::vector<MeasuredProgram>(all.begin() + std::ptrdiff_t(from),
+                                            all.begin() + std::ptrdiff_t(to));
+    };
+    SharedCostModel rounds(o);
+    int a = rounds.join(), b = rounds.join();
+    EXPECT_EQ(a, 0);
+    EXPECT_EQ(b, 1);
+    rounds.add(a, part(0, 60));
+    rounds.add(b, part(120, 180));
+    EXPECT_TRUE(rounds.stale());
+    EXPECT_TRUE(rounds.model().trained());
+    EXPECT_FALSE(rounds.stale());
+    RankingQuality q = rounds.update(b, part(180, 240));  // b's round before a's second
+    EXPECT_TRUE(q.from_model);
+    EXPECT_TRUE(rounds.stale());
+    rounds.update(a, part(60, 120));
+    EXPECT_EQ(rounds.num_programs(), 240);
+
+    SharedCostModel resumed(o);
+    int ra = resumed.join(), rb = resumed.join();
+    resumed.add(ra, part(0, 120));
+    resumed.add(rb, part(120, 240));
+    CostModel alone(o);
+    alone.train(all);
+    std::vector<double> scores = rounds.model().predict(test);
+    EXPECT_EQ(rounds.model().num_trained_programs(), 240);
+    EXPECT_EQ(resumed.model().predict(test), scores);
+    EXPECT_EQ(alone.predict(test), scores);
+    CostModel first_member_only(o);
+    first_member_only.train(part(0, 120));
+    EXPECT_NE(first_member_only.predict(test), scores);
+}
+
+TEST(SharedCostModel, AnUntrainedModelScoresTheFirstRoundAtRandom) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
+    SharedCostModel shared(small_options());
+    int m = shared.join();
+    EXPECT_FALSE(shared.model().trained());
+    RankingQuality first = shared.update(m, synthetic(100, 1));
+    EXPECT_FALSE(first.from_model);
+    EXPECT_TRUE(shared.model().trained());
+    RankingQuality second = shared.update(m, synthetic(100, 2));
+    EXPECT_TRUE(second.from_model);
+    EXPECT_GT(second.pairwise_accuracy, 0.75);
 }

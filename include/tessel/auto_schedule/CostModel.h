@@ -139,6 +139,51 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+/// One cost model for several tunings: the tasks of a job share one, as in Ansor's task
+/// scheduler, so a task given few rounds still chooses with a model trained on all of them
+/// (labels stay normalised per task, MeasuredProgram::task_key).
+///
+///   SharedCostModel shared({.seed = 1});
+///   int gemm = shared.join(), conv = shared.join();  // members, in a fixed order
+///   shared.add(gemm, gemm_log_programs);              // on start: what each log holds
+///   const CostModel& m = shared.model();              // retrains first when anything was added
+///   RankingQuality q = shared.update(conv, batch);    // a round: quality, then added
+///
+/// The model retrains from scratch, before it next answers model(), on every member's programs:
+/// members in the order they joined, each one's in the order added. Its training set is so a
+/// function of the members' programs alone, and a job resumed from its logs (one per task, read
+/// in task order) trains the model the uninterrupted job had (the resume rule, docs/design.md
+/// decision 6). A lone tuning is a shared model of one member. Not thread-safe.
+class SharedCostModel {
+public:
+    /// RuntimeError as CostModel's constructor.
+    explicit SharedCostModel(const CostModelOptions& options = {});
+
+    /// A new member; returns its number (0, 1, ...).
+    int join();
+    /// Adds a member's programs (a log's, on start); the model retrains before it next answers.
+    /// RuntimeError (nothing added) for a member that did not join, or a feature matrix without
+    /// kNumFeatures columns per row.
+    void add(int member, const std::vector<MeasuredProgram>& programs);
+    /// One round of a member: the current model's ranking quality on `batch` (before it sees it),
+    /// then add(member, batch).
+    RankingQuality update(int member, const std::vector<MeasuredProgram>& batch);
+    /// The model, trained on every member's programs (retrained now when some were added since
+    /// the last training; stale() tells).
+    const CostModel& model();
+    /// Programs were added since the model last trained.
+    bool stale() const { return stale_; }
+    /// Programs of all members.
+    int64_t num_programs() const;
+
+private:
+    std::vector<MeasuredProgram>& member(int m, const char* caller);
+
+    CostModel model_;
+    std::vector<std::vector<MeasuredProgram>> members_;
+    bool stale_ = true;
+};
+
 /// The version of the model file format save() writes (and the only one load() reads).
 constexpr int kCostModelFormatVersion = 1;
 

@@ -23,7 +23,9 @@
 //   network                   a network preset: its distinct layers, weighted by their counts
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
 //                              it; a dtype may be a plain string), weight (default 1)}]
-//   search                    {population, generations, eps_greedy, min_programs, num_threads}
+//   search                    {population, generations, eps_greedy, min_programs, num_threads,
+//                              cost_model: "shared" (default: one model for all the tasks,
+//                              SharedCostModel) or "per-task"}
 //   measure                   {number, repeat, min_repeat_ms, flush_cache, build_timeout,
 //                              run_timeout, build_threads}
 #pragma once
@@ -81,6 +83,7 @@ struct Job {
     double eps_greedy = 0.05;
     int min_programs = 16;
     int num_threads = 0;
+    std::string cost_model = "shared";  ///< "shared" or "per-task"
     MeasureOptions measure;
 };
 

@@ -22,7 +22,9 @@
 //     remeasure_limit times in all, and logged (origin "remeasure"); a state costs the median of
 //     its timings (ScheduleCosts, Record.h), so one lucky timing on a busy machine does not
 //     make the best;
-//  5. train: the cost model retrains on every measured program of the task.
+//  5. train: the round's programs join the cost model's training set; the model retrains from
+//     scratch on every measured program of the task (of every task sharing the model, when
+//     TuningOptions::shared_cost_model is set) before the next round's search.
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
@@ -66,7 +68,7 @@ struct TuningRound {
     double search_seconds = 0;  ///< choosing the candidates (evolutionary search or sampling)
     double build_seconds = 0;   ///< the Measurer's build stage (re-measurements included)
     double run_seconds = 0;     ///< the rest of measuring: workers, check runs, timing
-    double train_seconds = 0;   ///< retraining the cost model
+    double train_seconds = 0;   ///< retraining the cost model (before this round's search)
     double total_seconds = 0;
     EvolutionStats search;   ///< the evolutionary search's figures (zeros in a random round)
     RankingQuality quality;  ///< how the model ranked this round's candidates, before training
@@ -124,6 +126,11 @@ struct TuningOptions {
     /// default: XGBoost's threads cost more than they gain on the few thousand programs of a
     /// tuning (and spin while waiting, which hurts on a loaded machine).
     CostModelOptions cost_model;
+    /// The cost model of the tasks tuned together (CostModel.h, SharedCostModel; run_job gives
+    /// every task of a job the job's): this tuning joins it and trains it with its task's
+    /// programs too; `cost_model` and `seed` do not change it. None: a model of this tuning's
+    /// own, trained on its task's programs alone.
+    std::shared_ptr<SharedCostModel> shared_cost_model;
     /// 0: silent; 1: a progress line per round on stderr (refreshed in place on a terminal) and
     /// the best schedule as a Python script on stdout at the end; 2: also each round's search
     /// figures and the model's ranking quality.
