@@ -7,10 +7,10 @@ about the GPU search, read on a machine without a GPU (docs/notes/gpu-gemm-searc
     python3 benchmarks/gpu_search_logs.py crossrun LOG...
         tessel's CostModel trained on one log (on rounds 0..r, as its run had them) and scored on
         every other log's states: does what one run learned rank another run's fastest states?
-    python3 benchmarks/gpu_search_logs.py compile N LOG...
-        compiles the 10 fastest and N random measured states of each log with NVRTC and ptxas
-        (no GPU needed; cuobjdump on PATH or in $CUOBJDUMP) and caches per state the registers,
-        spills and SASS instruction counts (resumable)
+    python3 benchmarks/gpu_search_logs.py compile [-jJOBS] N|all LOG...
+        compiles the 10 fastest and N random (or all) measured states of each log with NVRTC and
+        ptxas on JOBS processes (no GPU needed; cuobjdump on PATH or in $CUOBJDUMP) and caches per
+        state the registers, spills and SASS instruction counts (resumable)
     python3 benchmarks/gpu_search_logs.py codecols LOG...
         pack-sum boosters (cost_model_diagnosis's: Python's xgboost, tessel's objective) trained
         on all logs but one and tested on that one, with Ansor's columns, with the compiled
@@ -183,34 +183,54 @@ def code_columns(schedule_json, cuobjdump):
                 intops=count("IADD3", "IMAD", "LEA", "SHF", "LOP3", "ISETP"), bra=count("BRA"))
 
 
-def compile_states(n, logs):
+def compile_one(schedule_json):
+    """code_columns of one state in a worker process, or the error's text."""
+    cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    try:
+        return code_columns(schedule_json, cuobjdump)
+    except (RuntimeError, subprocess.CalledProcessError, AttributeError) as e:
+        return str(e)
+
+
+def compile_states(n, logs, jobs=1):
+    """Compiles the 10 fastest and n random (all: n < 0) measured states of each log on `jobs`
+    processes, saving each log's cache every 50 states (resumable)."""
+    import concurrent.futures
+    import multiprocessing
     cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
     if not cuobjdump or not shutil.which("ptxas"):
         sys.exit("compile needs ptxas and cuobjdump (PyPI: nvidia-cuda-cuobjdump) on PATH")
-    work = []
+    work, caches = [], {}
     for log in logs:
         cache = cache_path(log, "code")
         done = {}
         if os.path.exists(cache):
             with open(cache, "rb") as f:
                 done = pickle.load(f)
+        caches[log] = (cache, done)
         rows = trials(log)
         ok = [i for i, r in enumerate(rows) if seconds(r) is not None]
         pick = sorted(ok, key=lambda i: seconds(rows[i]))[:10]
-        pick += random.Random(1).sample(ok, min(n, len(ok)))
-        work.append((log, cache, done, rows, pick))
-    for k in range(max(len(w[4]) for w in work)):  # a state of each log in turn: stop any time
-        for log, cache, done, rows, pick in work:
-            if k >= len(pick) or pick[k] in done:
-                continue
-            try:
-                done[pick[k]] = code_columns(json.dumps(rows[pick[k]]["schedule"]), cuobjdump)
-            except (RuntimeError, subprocess.CalledProcessError, AttributeError) as e:
-                print(f"{log}: trial {pick[k]}: {e}", flush=True)
-                done[pick[k]] = None
-            with open(cache, "wb") as f:
-                pickle.dump(done, f)
-    for log, _, done, _, _ in work:
+        pick += ok if n < 0 else random.Random(1).sample(ok, min(n, len(ok)))
+        pick = list(dict.fromkeys(i for i in pick if i not in done))
+        work.append([(log, i, json.dumps(rows[i]["schedule"])) for i in pick])
+    # A state of each log in turn, so that stopping at any time leaves every log sampled.
+    order = [w[k] for k in range(max(map(len, work), default=0)) for w in work if k < len(w)]
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+        futures = {pool.submit(compile_one, j): (log, i) for log, i, j in order}
+        for count, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            log, i = futures[f]
+            cols = f.result()
+            if isinstance(cols, str):
+                print(f"{log}: trial {i}: {cols}", flush=True)
+                cols = None
+            caches[log][1][i] = cols
+            if count % 50 == 0 or count == len(futures):
+                for cache, done in caches.values():
+                    with open(cache, "wb") as out:
+                        pickle.dump(done, out)
+    for log, (_, done) in caches.items():
         print(f"{log}: {sum(1 for v in done.values() if v)} states compiled")
 
 
@@ -265,7 +285,10 @@ def main():
         sys.exit(__doc__)
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "compile":
-        compile_states(int(args[0]), args[1:])
+        jobs = 1
+        if args[0].startswith("-j"):
+            jobs, args = int(args[0][2:]), args[1:]
+        compile_states(-1 if args[0] == "all" else int(args[0]), args[1:], jobs)
     else:
         {"classes": classes, "crossrun": crossrun, "codecols": codecols}[mode](args)
     return 0
