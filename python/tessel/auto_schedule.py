@@ -62,7 +62,8 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
          early_stopping=0, remeasure_top=3, remeasure_limit=3, num_threads=0, number=3,
          repeat=1, min_repeat_ms=100.0,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
-         worker_path="", min_programs=16, progress=True, print_schedule=True):
+         worker_path="", min_programs=16, measure_default=True, progress=True,
+         print_schedule=True):
     """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
 
     Every measurement is appended to ``log_file`` (required), and a log that already holds
@@ -74,8 +75,10 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
     installed (``pip install tqdm``), else one plain line per round on stderr (refreshed in place
     on a terminal); False for none. ``print_schedule`` prints the best schedule as a Python
     script at the end. Measurement options as ts.Measurer's; ``min_programs``: successful
-    programs before the cost model trains (random candidates until then). Ctrl-C stops the
-    tuning at the next phase of a round, with what was measured in the log.
+    programs before the cost model trains (random candidates until then). ``measure_default``:
+    the first round also measures the task's rule-based default schedule (origin "default"), so
+    that the log's best is never slower than not tuning. Ctrl-C stops the tuning at the next
+    phase of a round, with what was measured in the log.
     """
     reporter = _progress_reporter(task, trials) if progress else None
     try:
@@ -87,7 +90,8 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
             remeasure_limit=remeasure_limit, num_threads=num_threads, number=number,
             repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
             build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,
-            worker_path=worker_path, min_programs=min_programs, verbose=0,
+            worker_path=worker_path, min_programs=min_programs,
+            measure_default=measure_default, verbose=0,
             on_progress=reporter.update if reporter else None)
     finally:
         if reporter:

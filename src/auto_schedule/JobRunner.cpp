@@ -28,6 +28,7 @@ TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchT
     t.measure = job.measure;
     t.measure_runner = std::move(runner);
     t.cost_model.min_programs = job.min_programs;
+    t.measure_default = job.measure_default;
     t.shared_cost_model = std::move(model);
     t.verbose = 0;
     t.should_stop = o.should_stop;

@@ -27,13 +27,14 @@ constexpr std::array<std::pair<MeasureError, const char*>, 12> kErrors = {{
     {MeasureError::WorkerError, "worker_error"},
 }};
 
-constexpr std::array<std::pair<CandidateOrigin, const char*>, 6> kOrigins = {{
+constexpr std::array<std::pair<CandidateOrigin, const char*>, 7> kOrigins = {{
     {CandidateOrigin::Manual, "manual"},
     {CandidateOrigin::CostModel, "cost_model"},
     {CandidateOrigin::Random, "random"},
     {CandidateOrigin::Mutation, "mutation"},
     {CandidateOrigin::Crossover, "crossover"},
     {CandidateOrigin::Remeasure, "remeasure"},
+    {CandidateOrigin::Default, "default"},
 }};
 
 template <typename Table, typename E>

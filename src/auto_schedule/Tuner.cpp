@@ -11,6 +11,7 @@
 #include "TunerInternal.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/Features.h"
+#include "tessel/op/DefaultSchedule.h"
 #include "tessel/runtime/ThreadPool.h"
 #include "tessel/te/Operation.h"
 
@@ -93,6 +94,18 @@ SearchSpaceOptions tuner_space_options(int threads) {
     return o;
 }
 
+// The task's rule-based default schedule (op::default_schedule_rules) replayed on the task's
+// initial schedule, when the rules make one for it that lowers (TuningOptions::measure_default).
+std::optional<Schedule> default_candidate(const SearchTask& task) {
+    try {
+        Schedule rules = op::default_schedule_rules(task.dag().outputs, task.target());
+        Schedule s = replay(task.initial_schedule(), rules.steps());
+        if (lowers(task, s)) return s;
+    } catch (const Error&) {
+    }
+    return std::nullopt;
+}
+
 CostModelOptions model_options(const TuningOptions& o) {
     CostModelOptions m = o.cost_model;
     m.seed = o.seed;
@@ -120,6 +133,10 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       member_(model_->join()),
       printer_(options.verbose) {
     model_->add(member_, history_.programs);
+    if (options_.measure_default) {
+        default_ = default_candidate(task_);
+        if (default_ && history_.keys.count(state_key(*default_))) default_.reset();
+    }
     printer_.start(progress(), options_.log_file);
     if (options_.on_progress) options_.on_progress(progress());
 }
@@ -173,7 +190,8 @@ int Tuner::round_size() const {
 }
 
 // The round's candidates: the evolutionary search's best and an epsilon-greedy share of random
-// samples once the model has trained; random samples before.
+// samples once the model has trained; random samples before; the default schedule first, until
+// it is measured.
 std::vector<MeasureInput> Tuner::search() {
     auto t0 = Clock::now();
     round_ = TuningRound{};
@@ -183,11 +201,18 @@ std::vector<MeasureInput> Tuner::search() {
     uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
     std::vector<MeasureInput> batch;
     std::unordered_set<std::string> chosen;
+    if (default_ && n > 0) {  // the first round's first candidate (measure_default)
+        chosen.insert(state_key(*default_));
+        batch.push_back({std::move(*default_), CandidateOrigin::Default});
+        default_.reset();
+        round_.measured_default = true;
+    }
     auto t_train = Clock::now();
     const CostModel& model = model_->model();  // retrains on the programs added since
     round_.train_seconds = seconds_since(t_train);
     if (model.trained()) {
         int n_random = static_cast<int>(options_.eps_greedy * n);
+        int n_model = n - n_random - static_cast<int>(batch.size());
         EvolutionOptions evo{.population = options_.population,
                              .generations = options_.generations,
                              .mutation_prob = options_.mutation_prob,
@@ -195,16 +220,17 @@ std::vector<MeasureInput> Tuner::search() {
         size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
         for (ScoredState& s :
              evolutionary_search(space_, model, history_.best_states(n_seeds), history_.keys,
-                                 n - n_random, seed, evo, &round_.search)) {
-            chosen.insert(state_key(s.state.schedule));
+                                 n_model, seed, evo, &round_.search)) {
+            if (!chosen.insert(state_key(s.state.schedule)).second) continue;
             batch.push_back({std::move(s.state.schedule), origin_of(s.state)});
+            ++round_.chosen_by_model;
         }
-        round_.chosen_by_model = static_cast<int>(batch.size());
     }
     int want = n - static_cast<int>(batch.size());
-    for (SearchState& s : random_states(want, seed + 1, chosen))
+    for (SearchState& s : random_states(want, seed + 1, chosen)) {
         batch.push_back({std::move(s.schedule), CandidateOrigin::Random});
-    round_.random = static_cast<int>(batch.size()) - round_.chosen_by_model;
+        ++round_.random;
+    }
     round_.search_seconds = seconds_since(t0) - round_.train_seconds;
     return batch;
 }

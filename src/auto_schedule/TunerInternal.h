@@ -126,6 +126,7 @@ private:
     std::shared_ptr<MeasureRunner> measurer_;
     SearchSpace space_;
     std::shared_ptr<SharedCostModel> model_;
+    std::optional<Schedule> default_;  // the default schedule, while it is to be measured
     int member_;  // this task's in model_
     ProgressPrinter printer_;
     TuningRound round_;

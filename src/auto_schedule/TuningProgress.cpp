@@ -62,7 +62,7 @@ void ProgressPrinter::round(const TuningProgress& p) {
         const TuningRound& r = *p.last_round;
         const EvolutionStats& s = r.search;
         std::cerr << "  round " << r.round << ": " << r.chosen_by_model << " from the model, "
-                  << r.random << " random";
+                  << r.random << " random" << (r.measured_default ? ", the default schedule" : "");
         if (s.scored > 0)
             std::cerr << "; search: " << s.scored << " states scored (sample "
                       << fixed(s.sample_seconds, 2) << " s, breed+features "

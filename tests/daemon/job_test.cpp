@@ -37,6 +37,7 @@ TEST(Job, ASmallJobParsesWithItsDefaults) {
     EXPECT_TRUE(std::holds_alternative<Type>(job.tasks[0].params[3]));
     EXPECT_EQ(job.population, 64);
     EXPECT_EQ(job.cost_model, "shared");
+    EXPECT_TRUE(job.measure_default);
     EXPECT_EQ(job.measure.min_repeat_ms, 1);
     EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
 }
@@ -56,8 +57,10 @@ TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     EXPECT_EQ(convs, 53);  // ResNet-50's convolutions
     // The tasks of a preset and listed ones together; the round trip keeps them all.
     job.cost_model = "per-task";
+    job.measure_default = false;
     Job again = parse_job(job_to_json(job));
     EXPECT_EQ(again.cost_model, "per-task");
+    EXPECT_FALSE(again.measure_default);
     EXPECT_EQ(again.tasks.size(), job.tasks.size());
     EXPECT_EQ(again.trials, job.trials);
     EXPECT_EQ(job_search_tasks(again)[3].key(), job_search_tasks(job)[3].key());

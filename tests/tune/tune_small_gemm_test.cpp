@@ -1,4 +1,5 @@
-// Tuning a 64^3 GEMM for two rounds of 8 trials: the log holds one record per trial and the
+// Tuning a 64^3 GEMM for two rounds of 8 trials: the first trial is the default schedule (and the
+// best is no slower), the log holds one record per trial and the
 // re-measurements of the fastest states (each schedule measured at most remeasure_limit times,
 // only after its trial), the best schedule is the log's by the median of its measurements and
 // computes the reference's product, the second round's candidates come from the evolutionary
@@ -6,6 +7,7 @@
 #include <map>
 
 #include "auto_schedule/SearchTestUtil.h"
+#include "tessel/op/DefaultSchedule.h"
 #include "tune/TuneTestUtil.h"
 
 using namespace tessel;
@@ -21,8 +23,10 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     EXPECT_EQ(r.resumed_trials, 0);
     EXPECT_EQ(r.stop_reason, "trials");
     ASSERT_EQ(r.rounds.size(), 2u);
-    EXPECT_EQ(r.rounds[0].random, 8);  // the model had no data: random samples
+    EXPECT_TRUE(r.rounds[0].measured_default);  // the default schedule first
+    EXPECT_EQ(r.rounds[0].random, 7);  // the model had no data: random samples
     EXPECT_EQ(r.rounds[0].chosen_by_model, 0);
+    EXPECT_FALSE(r.rounds[1].measured_default);
     EXPECT_EQ(r.rounds[1].chosen_by_model, 8);  // eps-greedy: 0.05 x 8 rounds down to none
     EXPECT_GT(r.rounds[1].search.scored, 0);
 
@@ -38,7 +42,16 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     EXPECT_EQ(keys.size(), 16u) << "a state was a trial twice";
     EXPECT_EQ(trials[0].round, 0);
     EXPECT_EQ(trials[15].round, 1);
-    EXPECT_EQ(trials[0].origin, CandidateOrigin::Random);
+    EXPECT_EQ(trials[0].origin, CandidateOrigin::Default);
+    EXPECT_EQ(state_key(task.apply_record(trials[0].schedule_json)),
+              state_key(replay(task.initial_schedule(),
+                               op::default_schedule_rules(task.dag().outputs, task.target())
+                                   .steps())));
+    EXPECT_TRUE(trials[0].ok()) << trials[0].error_message;
+    ScheduleCosts all;
+    for (const TuningRecord& rec : read.records) all.add(rec);
+    EXPECT_LE(r.best_seconds, all.cost(trials[0]));
+    EXPECT_EQ(trials[1].origin, CandidateOrigin::Random);
     EXPECT_NE(trials[15].origin, CandidateOrigin::Random);
 
     // Re-measurements: after each round, of schedules already tried, at most 3 of a round and
@@ -77,4 +90,19 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     for (size_t i = 0; i < r.curve.size(); ++i)
         EXPECT_EQ(r.curve[i].trial, static_cast<int64_t>(i) + 1);
     EXPECT_EQ(r.curve.back().best_seconds, r.best_seconds);
+}
+
+// Without measure_default the first round is random samples alone.
+TEST(TuneSmallGemm, TheDefaultScheduleIsLeftOutWhenAsked) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    SearchTask task = small_gemm_task(64);
+    std::string log = fresh_log("gemm_no_default");
+    TuningOptions o = small_options(log, 8);
+    o.measure_default = false;
+    TuningResult r = tune(task, o);
+    ASSERT_EQ(r.rounds.size(), 1u);
+    EXPECT_FALSE(r.rounds[0].measured_default);
+    EXPECT_EQ(r.rounds[0].random, 8);
+    for (const TuningRecord& rec : trial_records(read_records(log).records))
+        EXPECT_EQ(rec.origin, CandidateOrigin::Random);
 }

@@ -25,7 +25,8 @@
 //                              it; a dtype may be a plain string), weight (default 1)}]
 //   search                    {population, generations, eps_greedy, min_programs, num_threads,
 //                              cost_model: "shared" (default: one model for all the tasks,
-//                              SharedCostModel) or "per-task"}
+//                              SharedCostModel) or "per-task", measure_default: true (each
+//                              task's default schedule is its first trial; Tuner.h)}
 //   measure                   {number, repeat, min_repeat_ms, flush_cache, build_timeout,
 //                              run_timeout, build_threads}
 #pragma once
@@ -84,6 +85,7 @@ struct Job {
     int min_programs = 16;
     int num_threads = 0;
     std::string cost_model = "shared";  ///< "shared" or "per-task"
+    bool measure_default = true;        ///< TuningOptions::measure_default
     MeasureOptions measure;
 };
 

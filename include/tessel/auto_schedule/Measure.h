@@ -70,9 +70,12 @@ enum class CandidateOrigin : uint8_t {
     /// fastest candidates again, and a schedule costs the median of its measurements
     /// (ScheduleCosts, Record.h).
     Remeasure,
+    /// The task's rule-based default schedule (op::default_schedule_rules): the tuner's first
+    /// trial (TuningOptions::measure_default), so that a tuned best is never slower than it.
+    Default,
 };
 
-/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure".
+/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure", "default".
 const char* candidate_origin_name(CandidateOrigin origin);
 /// The origin named `name`; nullopt for an unknown name.
 std::optional<CandidateOrigin> candidate_origin_from_name(const std::string& name);

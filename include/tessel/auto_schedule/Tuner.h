@@ -10,7 +10,8 @@
 //   std::cout << r.best_gflops << " GFLOP/s\n" << r.best_schedule->to_python();
 //
 // A round, until `trials` measurements of the task are in the log:
-//  1. search: with a trained cost model, Ansor's evolutionary search (EvolutionarySearch.h)
+//  1. search: the task's default schedule, until it is in the log (measure_default); with a
+//     trained cost model, Ansor's evolutionary search (EvolutionarySearch.h)
 //     proposes the best-scored unmeasured states, and an epsilon-greedy share (eps_greedy of the
 //     round) is random samples; before the model has trained (CostModel::min_programs successful
 //     programs), every candidate is a random sample;
@@ -65,6 +66,7 @@ struct TuningRound {
     int remeasured = 0;         ///< re-measurements of the fastest states (not trials)
     int chosen_by_model = 0;    ///< candidates the evolutionary search proposed
     int random = 0;             ///< random samples (epsilon-greedy, or before the model trained)
+    bool measured_default = false;  ///< the default schedule was among them (measure_default)
     double search_seconds = 0;  ///< choosing the candidates (evolutionary search or sampling)
     double build_seconds = 0;   ///< the Measurer's build stage (re-measurements included)
     double run_seconds = 0;     ///< the rest of measuring: workers, check runs, timing
@@ -113,6 +115,10 @@ struct TuningOptions {
     int remeasure_top = 3;
     /// ... until each has this many measurements (its trial included; at least 1).
     int remeasure_limit = 3;
+    /// The first round measures the task's rule-based default schedule (op::default_schedule_rules,
+    /// origin "default") beside its other candidates, so that the log's best is never slower
+    /// than not tuning; a schedule the rules cannot make for the task is left out.
+    bool measure_default = true;
     /// Stop once this many trials in a row have not improved the best time (0: never).
     int64_t early_stopping = 0;
     /// Threads searching and training (0: the machine's cores, TESSEL_NUM_THREADS if set). None
