@@ -167,7 +167,8 @@ RankingQuality CostModel::update(const std::vector<MeasuredProgram>& batch) {
 std::vector<double> CostModel::Impl::scores(
     const std::vector<const FeatureMatrix*>& programs) const {
     std::vector<double> scores(programs.size(), 0.0);
-    for (size_t i = 0; i < programs.size(); ++i) check_features(*programs[i], "CostModel::predict", i);
+    for (size_t i = 0; i < programs.size(); ++i)
+        check_features(*programs[i], "CostModel::predict", i);
     if (!trained) {
         for (double& s : scores) s = random_score();
         return scores;
@@ -304,7 +305,8 @@ const CostModel& SharedCostModel::model() {
     if (!stale_) return model_;
     std::vector<MeasuredProgram> all;
     all.reserve(static_cast<size_t>(num_programs()));
-    for (const std::vector<MeasuredProgram>& m : members_) all.insert(all.end(), m.begin(), m.end());
+    for (const std::vector<MeasuredProgram>& m : members_)
+        all.insert(all.end(), m.begin(), m.end());
     model_.train(all);
     stale_ = false;
     return model_;
