@@ -8,7 +8,8 @@
 //
 // Then tune a 512^3 matmul with the auto-scheduler (--trials, 256 by default: a couple of
 // minutes on 2 cores), printing the tuning curve and the best schedule, and time the tuned
-// schedule against the unscheduled loop nest and the hand-written tutorial schedule.
+// schedule against the unscheduled loop nest, the operator library's default schedule (the
+// tuner's first trial) and the hand-written tutorial schedule.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "tessel/codegen/Build.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
+#include "tessel/op/DefaultSchedule.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 #include "tessel/runtime/TimeEvaluator.h"
@@ -174,7 +176,7 @@ bool time_matmuls(int n, const std::vector<Tensor>& args,
         TimingResult r = time_evaluate([&](int) { kernel({a, b, out}); }, 1, options);
         double gflops = flops / r.median / 1e9;
         if (first_gflops == 0) first_gflops = gflops;
-        std::printf("%-12s %s  built in %.0f ms, median %.2f ms = %.1f GFLOP/s (%.1fx %s)\n", name,
+        std::printf("%-15s %s  built in %.0f ms, median %.2f ms = %.1f GFLOP/s (%.1fx %s)\n", name,
                     correct ? "correct" : "WRONG", build_ms, r.median * 1e3, gflops,
                     gflops / first_gflops, schedules.front().first);
         ok = ok && correct;
@@ -204,8 +206,8 @@ bool run_compiled_matmul(int n) {
 
 // Tunes a 512^3 matmul with the auto-scheduler (tune(): sketches, evolutionary search guided by
 // the XGBoost cost model, every candidate built, checked and timed in a worker) and compares the
-// best schedule with the unscheduled loop nest and the hand-written tutorial schedule, all timed
-// here with one harness.
+// best schedule with the unscheduled loop nest, the operator library's default schedule (the
+// tuner's first trial) and the hand-written tutorial schedule, all timed here with one harness.
 bool run_tuned_matmul(int n, int64_t trials, const std::string& log_file) {
     if (!has_llvm_backend() || !CostModel::available()) {
         std::printf("== tuned matmul: skipped (tessel built without %s)\n",
@@ -239,9 +241,12 @@ bool run_tuned_matmul(int n, int64_t trials, const std::string& log_file) {
     Schedule plain = task.initial_schedule();
     Schedule blocked = task.initial_schedule();
     schedule_gemm(blocked, dag.inputs[1], dag.outputs[0]);
-    return time_matmuls(
-        n, dag.args(),
-        {{"unscheduled", &plain}, {"hand-written", &blocked}, {"tuned", &*r.best_schedule}});
+    Schedule rules = op::default_schedule_rules(dag.outputs, task.target());
+    return time_matmuls(n, dag.args(),
+                        {{"unscheduled", &plain},
+                         {"default (rules)", &rules},
+                         {"hand-written", &blocked},
+                         {"tuned", &*r.best_schedule}});
 }
 
 }  // namespace
