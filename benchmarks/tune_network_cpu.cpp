@@ -305,20 +305,23 @@ int main(int argc, char** argv) {
     job.measure.min_repeat_ms = min_repeat_ms;
     std::cerr << "tune_network_cpu: " << job.tasks.size() << " layers, " << job.trials
               << " trials per run, rounds of " << per_round << ", " << seeds << " seeds\n";
-    std::map<std::string, Curve> median;
+    // Seed by seed, both schedulers at each seed: an interrupted benchmark (it takes hours) has
+    // comparable runs of both first.
+    const std::vector<std::string> strategies = {"round-robin", "gradient"};
+    std::map<std::string, std::vector<Curve>> curves;
     std::map<std::string, std::vector<fs::path>> dirs;
-    for (std::string strategy : {"round-robin", "gradient"}) {
-        std::vector<Curve> curves;
-        for (int seed = 1; seed <= seeds; ++seed) {
+    for (int seed = 1; seed <= seeds; ++seed)
+        for (const std::string& strategy : strategies) {
             Job j = job;
             j.strategy = strategy;
             j.seed = static_cast<uint64_t>(seed);
             fs::path d = fs::path(dir) / (strategy + "_seed" + std::to_string(seed));
-            curves.push_back(run(j, d));
+            curves[strategy].push_back(run(j, d));
             dirs[strategy].push_back(d);
         }
-        median[strategy] = median_curve(curves);
-    }
+    std::map<std::string, Curve> median;
+    for (const std::string& strategy : strategies)
+        median[strategy] = median_curve(curves[strategy]);
     const Curve& rr = median["round-robin"];
     const Curve& grad = median["gradient"];
     double rr_final = rr.objective.back();
