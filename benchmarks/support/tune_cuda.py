@@ -30,6 +30,9 @@ def parse(description, default_log):
                    help="the tuning log (default build/gpu-tune/<name>.jsonl: a later command "
                    "resumes it)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--restart-after", type=int, default=0,
+                   help="restart the search after this many trials without a 1 %% gain of the "
+                   "epoch's best (TuningOptions::restart_after; 0: never)")
     p.add_argument("--report-only", action="store_true", help="no tuning: time the log's best")
     p.add_argument("--progress", action="store_true",
                    help="the tuner's progress: a line per round with its search / build / run / "
@@ -60,7 +63,8 @@ def tune(task, a):
         if done >= a.trials or time.perf_counter() - start > a.max_seconds:
             break
         ts.auto_schedule.tune(task, trials=min(a.trials, done + a.chunk), log_file=a.log,
-                              seed=a.seed, progress=a.progress, print_schedule=False)
+                              seed=a.seed, restart_after=a.restart_after, progress=a.progress,
+                              print_schedule=False)
         records = records_of(a.log, task)
         ok = [r for r in records if r.ok and r.is_trial]
         best = ts.auto_schedule.tuning_curve(records)[-1].best_seconds

@@ -85,6 +85,8 @@ void bind_types(py::module_& a) {
         .def_readonly("chosen_by_model", &TuningRound::chosen_by_model)
         .def_readonly("random", &TuningRound::random)
         .def_readonly("measured_default", &TuningRound::measured_default)
+        .def_readonly("epoch", &TuningRound::epoch)
+        .def_readonly("restarted", &TuningRound::restarted)
         .def_readonly("search_seconds", &TuningRound::search_seconds)
         .def_readonly("build_seconds", &TuningRound::build_seconds)
         .def_readonly("run_seconds", &TuningRound::run_seconds)
@@ -136,7 +138,8 @@ void init_tune(py::module_& m) {
            int64_t early_stopping, int remeasure_top, int remeasure_limit, int num_threads,
            int number, int repeat, double min_repeat_ms,
            bool flush_cache, double build_timeout, double run_timeout, int build_threads,
-           std::string worker_path, int min_programs, bool measure_default, int verbose,
+           std::string worker_path, int min_programs, bool measure_default,
+           int64_t restart_after, int verbose,
            py::object on_progress) {
             NativeTuneArgs args;
             TuningOptions& o = args.options;
@@ -159,6 +162,7 @@ void init_tune(py::module_& m) {
                                 std::move(worker_path), defaults.seed);
             o.cost_model.min_programs = min_programs;
             o.measure_default = measure_default;
+            o.restart_after = restart_after;
             o.verbose = verbose;
             args.on_progress = std::move(on_progress);
             return native_tune(task, args);
@@ -170,7 +174,8 @@ void init_tune(py::module_& m) {
         py::arg("num_threads"), py::arg("number"), py::arg("repeat"),
         py::arg("min_repeat_ms"), py::arg("flush_cache"), py::arg("build_timeout"),
         py::arg("run_timeout"), py::arg("build_threads"), py::arg("worker_path"),
-        py::arg("min_programs"), py::arg("measure_default") = true, py::arg("verbose"),
+        py::arg("min_programs"), py::arg("measure_default") = true,
+        py::arg("restart_after") = 0, py::arg("verbose"),
         py::arg("on_progress"),
         "The C++ tune() (auto_schedule/Tuner.h); ts.auto_schedule.tune() is the Python API.");
     a.def("format_progress", &format_progress, py::arg("progress"),

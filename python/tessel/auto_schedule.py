@@ -62,8 +62,8 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
          early_stopping=0, remeasure_top=3, remeasure_limit=3, num_threads=0, number=3,
          repeat=1, min_repeat_ms=100.0,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
-         worker_path="", min_programs=16, measure_default=True, progress=True,
-         print_schedule=True):
+         worker_path="", min_programs=16, measure_default=True, restart_after=0,
+         progress=True, print_schedule=True):
     """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
 
     Every measurement is appended to ``log_file`` (required), and a log that already holds
@@ -77,7 +77,9 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
     script at the end. Measurement options as ts.Measurer's; ``min_programs``: successful
     programs before the cost model trains (random candidates until then). ``measure_default``:
     the first round also measures the task's rule-based default schedule (origin "default"), so
-    that the log's best is never slower than not tuning. Ctrl-C stops the tuning at the next
+    that the log's best is never slower than not tuning. ``restart_after``: restart the search
+    (a new epoch: fresh model and seeds, the log's best kept) once that many trials in a row have
+    not improved the epoch's best by 1 % (0: never). Ctrl-C stops the tuning at the next
     phase of a round, with what was measured in the log.
     """
     reporter = _progress_reporter(task, trials) if progress else None
@@ -91,7 +93,7 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
             repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
             build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,
             worker_path=worker_path, min_programs=min_programs,
-            measure_default=measure_default, verbose=0,
+            measure_default=measure_default, restart_after=restart_after, verbose=0,
             on_progress=reporter.update if reporter else None)
     finally:
         if reporter:

@@ -149,9 +149,9 @@ bool CostModel::available() {
     return Booster::available();
 }
 
-void CostModel::train(const std::vector<MeasuredProgram>& programs) {
+void CostModel::train(std::vector<MeasuredProgram> programs) {
     check_programs(programs, "CostModel::train");
-    impl_->history = programs;
+    impl_->history = std::move(programs);
     impl_->fit();
 }
 
@@ -301,13 +301,18 @@ RankingQuality SharedCostModel::update(int m, const std::vector<MeasuredProgram>
     return q;
 }
 
+void SharedCostModel::clear(int m) {
+    member(m, "SharedCostModel::clear").clear();
+    stale_ = true;
+}
+
 const CostModel& SharedCostModel::model() {
     if (!stale_) return model_;
     std::vector<MeasuredProgram> all;
     all.reserve(static_cast<size_t>(num_programs()));
     for (const std::vector<MeasuredProgram>& m : members_)
         all.insert(all.end(), m.begin(), m.end());
-    model_.train(all);
+    model_.train(std::move(all));
     stale_ = false;
     return model_;
 }

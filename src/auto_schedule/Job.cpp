@@ -147,13 +147,14 @@ void read_search(const json& j, Job& job, std::vector<std::string>& problems) {
     if (!j.is_object()) return problems.push_back("search must be an object");
     Fields f(j, "search", problems);
     f.only({"population", "generations", "eps_greedy", "min_programs", "num_threads",
-            "cost_model", "measure_default"});
+            "cost_model", "measure_default", "restart_after"});
     f.integer("population", job.population, 1, 1 << 20);
     f.integer("generations", job.generations, 0, 1000);
     f.number("eps_greedy", job.eps_greedy, 0, 1);
     f.integer("min_programs", job.min_programs, 1, 1 << 20);
     f.integer("num_threads", job.num_threads, 0, 4096);
     f.boolean("measure_default", job.measure_default);
+    f.integer("restart_after", job.restart_after, 0, int64_t(1) << 40);
     f.text("cost_model", job.cost_model);
     if (job.cost_model != "shared" && job.cost_model != "per-task")
         f.problem("cost_model must be \"shared\" or \"per-task\", got \"" + job.cost_model +
@@ -314,7 +315,8 @@ std::string job_to_json(const Job& job) {
                 {"min_programs", job.min_programs},
                 {"num_threads", job.num_threads},
                 {"cost_model", job.cost_model},
-                {"measure_default", job.measure_default}}},
+                {"measure_default", job.measure_default},
+                {"restart_after", job.restart_after}}},
               {"measure",
                {{"number", m.number},
                 {"repeat", m.repeat},

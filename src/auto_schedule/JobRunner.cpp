@@ -14,8 +14,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchTask& task,
-                           std::shared_ptr<MeasureRunner> runner,
-                           std::shared_ptr<SharedCostModel> model) {
+                           std::shared_ptr<MeasureRunner> runner) {
     TuningOptions t;
     t.trials = job.trials;  // the scheduler sets each round's
     t.measurements_per_round = job.measurements_per_round;
@@ -29,7 +28,7 @@ TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchT
     t.measure_runner = std::move(runner);
     t.cost_model.min_programs = job.min_programs;
     t.measure_default = job.measure_default;
-    t.shared_cost_model = std::move(model);
+    t.restart_after = job.restart_after;
     t.verbose = 0;
     t.should_stop = o.should_stop;
     return t;
@@ -109,20 +108,19 @@ JobResult run_job(const Job& job, const JobRunOptions& o) {
     std::shared_ptr<MeasureRunner> runner =
         o.measure_runner ? o.measure_runner : std::make_shared<LocalMeasureRunner>(job.measure);
     std::vector<SearchTask> search = job_search_tasks(job);
-    // One model for all the tasks (Ansor's): the tasks join it in job order, so its training set
-    // is ordered alike in every run of the job.
     std::shared_ptr<SharedCostModel> model;
-    if (job.cost_model == "shared") {
-        CostModelOptions m;
-        m.seed = job.seed;
-        m.min_programs = job.min_programs;
-        model = std::make_shared<SharedCostModel>(m);
-    }
     std::vector<std::unique_ptr<SchedulableTask>> tasks;
     std::vector<std::string> logs;
     std::vector<double> weights;
     for (size_t i = 0; i < search.size(); ++i) {
-        TuningOptions t = task_options(job, o, search[i], runner, model);
+        TuningOptions t = task_options(job, o, search[i], runner);
+        // One model for all the tasks (Ansor's), the one a lone tuning with the tasks' options
+        // makes: the tasks join it in job order, so its training set is ordered alike in every
+        // run of the job.
+        if (job.cost_model == "shared") {
+            if (!model) model = std::make_shared<SharedCostModel>(tuning_model_options(t));
+            t.shared_cost_model = model;
+        }
         logs.push_back(t.log_file);
         weights.push_back(job.tasks[i].weight);
         tasks.push_back(std::make_unique<TuningTask>(search[i], t));  // reads its log

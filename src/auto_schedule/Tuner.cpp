@@ -59,6 +59,9 @@ void check_options(const TuningOptions& o) {
     if (o.early_stopping < 0)
         fail("early_stopping must be at least 0 (0: never), got " +
              std::to_string(o.early_stopping));
+    if (o.restart_after < 0)
+        fail("restart_after must be at least 0 (0: never), got " +
+             std::to_string(o.restart_after));
     if (o.num_threads < 0)
         fail("num_threads must be at least 0 (0: all cores), got " + std::to_string(o.num_threads));
     if (o.verbose < 0 || o.verbose > 2)
@@ -95,21 +98,17 @@ SearchSpaceOptions tuner_space_options(int threads) {
 }
 
 // The task's rule-based default schedule (op::default_schedule_rules) replayed on the task's
-// initial schedule, when the rules make one for it that lowers (TuningOptions::measure_default).
-std::optional<Schedule> default_candidate(const SearchTask& task) {
+// initial schedule, when the rules make one for it that is not among the `measured` states and
+// lowers (TuningOptions::measure_default; the key is checked first: lowering costs more).
+std::optional<Schedule> default_candidate(const SearchTask& task,
+                                          const std::unordered_set<std::string>& measured) {
     try {
         Schedule rules = op::default_schedule_rules(task.dag().outputs, task.target());
         Schedule s = replay(task.initial_schedule(), rules.steps());
-        if (lowers(task, s)) return s;
+        if (!measured.count(state_key(s)) && lowers(task, s)) return s;
     } catch (const Error&) {
     }
     return std::nullopt;
-}
-
-CostModelOptions model_options(const TuningOptions& o) {
-    CostModelOptions m = o.cost_model;
-    m.seed = o.seed;
-    return m;
 }
 
 }  // namespace
@@ -121,7 +120,7 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       options_(options),
       threads_(options.num_threads > 0 ? options.num_threads : ThreadPool::default_num_threads()),
       flops_(task_flops(task)),
-      history_(internal::read_history(task, options.log_file, threads_)),
+      history_(internal::read_history(task, options.log_file, options.restart_after, threads_)),
       resumed_(history_.trials()),
       log_(options.log_file),
       measurer_(options.measure_runner ? options.measure_runner
@@ -129,14 +128,11 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       space_(task, tuner_space_options(threads_)),
       model_(options.shared_cost_model
                  ? options.shared_cost_model
-                 : std::make_shared<SharedCostModel>(model_options(options))),
+                 : std::make_shared<SharedCostModel>(tuning_model_options(options))),
       member_(model_->join()),
       printer_(options.verbose) {
-    model_->add(member_, history_.programs);
-    if (options_.measure_default) {
-        default_ = default_candidate(task_);
-        if (default_ && history_.keys.count(state_key(*default_))) default_.reset();
-    }
+    model_->add(member_, history_.epoch_programs());
+    if (options_.measure_default) default_ = default_candidate(task_, history_.keys);
     printer_.start(progress(), options_.log_file);
     if (options_.on_progress) options_.on_progress(progress());
 }
@@ -185,7 +181,7 @@ std::vector<SearchState> Tuner::random_states(int n, uint64_t seed,
 // model starts choosing after 16 random trials instead of after a whole random round.
 int Tuner::round_size() const {
     int64_t known = std::max<int64_t>(options_.cost_model.min_programs,
-                                      static_cast<int64_t>(history_.successes.size()));
+                                      static_cast<int64_t>(history_.epoch_successes()));
     return static_cast<int>(std::min<int64_t>(options_.measurements_per_round, known));
 }
 
@@ -196,6 +192,7 @@ std::vector<MeasureInput> Tuner::search() {
     auto t0 = Clock::now();
     round_ = TuningRound{};
     round_.round = history_.next_round;
+    round_.epoch = history_.epoch.number;
     batch_programs_.clear();
     int n = static_cast<int>(std::min<int64_t>(round_size(), options_.trials - history_.trials()));
     uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
@@ -219,7 +216,7 @@ std::vector<MeasureInput> Tuner::search() {
                              .num_threads = threads_};
         size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
         for (ScoredState& s :
-             evolutionary_search(space_, model, history_.best_states(n_seeds), history_.keys,
+             evolutionary_search(space_, model, history_.epoch_states(n_seeds), history_.keys,
                                  n_model, seed, evo, &round_.search)) {
             if (!chosen.insert(state_key(s.state.schedule)).second) continue;
             batch.push_back({std::move(s.state.schedule), origin_of(s.state)});
@@ -295,8 +292,12 @@ void Tuner::remeasure() {
 }
 
 // The round's programs join the model's training set (it retrains before the next search).
+// When the epoch's best has stalled (restart_after), a new epoch begins: the model forgets the
+// task's programs.
 void Tuner::train() {
     round_.quality = model_->update(member_, batch_programs_);
+    round_.restarted = history_.end_round(options_.restart_after);
+    if (round_.restarted) model_->clear(member_);
 }
 
 TuningProgress Tuner::progress() const {
@@ -358,6 +359,12 @@ bool Tuner::run_round() {
 }
 
 }  // namespace internal
+
+CostModelOptions tuning_model_options(const TuningOptions& options) {
+    CostModelOptions m = options.cost_model;
+    m.seed = options.seed;
+    return m;
+}
 
 double task_flops(const SearchTask& task) {
     try {

@@ -42,6 +42,17 @@ struct TuningHistory {
     int64_t skipped_lines = 0;  ///< lines of the log read_records skipped (unreadable records)
     /// Trials done when the best time last improved (for early stopping).
     int64_t last_improvement = 0;
+    /// The search's current epoch (TuningOptions::restart_after): where it began in `records`
+    /// and `programs`, and the trials done when its best last improved by kEpochGain.
+    struct Epoch {
+        int64_t number = 0;
+        size_t first_record = 0;
+        size_t first_program = 0;
+        double gain_base = std::numeric_limits<double>::infinity();  ///< its best at that gain
+        int64_t last_gain = 0;
+    };
+    static constexpr double kEpochGain = 0.01;
+    Epoch epoch;
     double best_seconds = std::numeric_limits<double>::infinity();
     std::optional<Schedule> best_schedule;
 
@@ -55,6 +66,14 @@ struct TuningHistory {
              const std::vector<std::optional<Schedule>>& schedules, int threads);
     /// Up to `n` of the fastest measured states.
     std::vector<SearchState> best_states(size_t n) const;
+    /// Up to `n` of the fastest states measured in the current epoch.
+    std::vector<SearchState> epoch_states(size_t n) const;
+    /// The current epoch's successes and programs.
+    size_t epoch_successes() const;
+    std::vector<MeasuredProgram> epoch_programs() const;
+    /// Ends a round: a new epoch begins when the current one's best has not improved by
+    /// kEpochGain in the last `restart_after` trials (0: never). True when one began.
+    bool end_round(int64_t restart_after);
 
 private:
     void add_success(double seconds, const Schedule& schedule);
@@ -62,9 +81,11 @@ private:
     int64_t trials_ = 0;
 };
 
-/// The history in the log at `path` for `task` (a missing file is an empty history). RuntimeError
+/// The history in the log at `path` for `task` (a missing file is an empty history), its epochs
+/// ended round by round as the tuner that wrote it ended them (`restart_after`). RuntimeError
 /// when the log holds records of another task, naming both, or cannot be read.
-TuningHistory read_history(const SearchTask& task, const std::string& path, int threads);
+TuningHistory read_history(const SearchTask& task, const std::string& path,
+                           int64_t restart_after, int threads);
 
 /// Prints the tuner's progress (TuningOptions::verbose): on a terminal (stderr) one line refreshed
 /// in place, otherwise one line per round; and the best schedule at the end, on stdout.

@@ -57,6 +57,10 @@ void TuningHistory::add(const SearchTask& task, std::vector<TuningRecord> batch,
         p.costs = rec.ok() ? rec.costs : std::vector<double>{};
         p.error = rec.ok() ? 0 : std::max(1, static_cast<int>(rec.error));
         programs.push_back(std::move(p));
+        if (rec.ok() && seconds < epoch.gain_base * (1 - kEpochGain)) {
+            epoch.gain_base = seconds;
+            epoch.last_gain = trials_;
+        }
         if (rec.ok() && schedules[i]) add_success(seconds, *schedules[i]);
     }
 }
@@ -101,7 +105,32 @@ std::vector<SearchState> TuningHistory::best_states(size_t n) const {
     return out;
 }
 
-TuningHistory read_history(const SearchTask& task, const std::string& path, int threads) {
+std::vector<SearchState> TuningHistory::epoch_states(size_t n) const {
+    std::vector<SearchState> out;
+    for (size_t i = 0; i < successes.size() && out.size() < n; ++i)
+        if (successes[i].record >= epoch.first_record) out.push_back(successes[i].state);
+    return out;
+}
+
+size_t TuningHistory::epoch_successes() const {
+    return static_cast<size_t>(
+        std::count_if(successes.begin(), successes.end(),
+                      [&](const Success& s) { return s.record >= epoch.first_record; }));
+}
+
+std::vector<MeasuredProgram> TuningHistory::epoch_programs() const {
+    return {programs.begin() + static_cast<std::ptrdiff_t>(epoch.first_program), programs.end()};
+}
+
+bool TuningHistory::end_round(int64_t restart_after) {
+    if (restart_after <= 0 || trials_ - epoch.last_gain < restart_after) return false;
+    epoch = Epoch{epoch.number + 1, records.size(), programs.size(),
+                  std::numeric_limits<double>::infinity(), trials_};
+    return true;
+}
+
+TuningHistory read_history(const SearchTask& task, const std::string& path,
+                           int64_t restart_after, int threads) {
     RecordLog log = read_records(path);
     std::vector<TuningRecord> mine;
     std::vector<std::optional<Schedule>> schedules;
@@ -118,8 +147,21 @@ TuningHistory read_history(const SearchTask& task, const std::string& path, int 
         }
         mine.push_back(std::move(r));
     }
+    // Round by round (a round's trials, then its re-measurements), each round ended as the
+    // tuner ended it.
     TuningHistory h;
-    h.add(task, std::move(mine), schedules, threads);
+    for (size_t first = 0; first < mine.size();) {
+        size_t last = first + 1;
+        while (last < mine.size() && mine[last].round == mine[first].round) ++last;
+        auto b = std::make_move_iterator(mine.begin() + static_cast<std::ptrdiff_t>(first));
+        auto e = std::make_move_iterator(mine.begin() + static_cast<std::ptrdiff_t>(last));
+        h.add(task, std::vector<TuningRecord>(b, e),
+              {schedules.begin() + static_cast<std::ptrdiff_t>(first),
+               schedules.begin() + static_cast<std::ptrdiff_t>(last)},
+              threads);
+        h.end_round(restart_after);
+        first = last;
+    }
     h.skipped_lines = log.skipped;
     return h;
 }

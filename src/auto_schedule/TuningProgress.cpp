@@ -71,6 +71,7 @@ void ProgressPrinter::round(const TuningProgress& p) {
         if (r.quality.from_model && !std::isnan(r.quality.pairwise_accuracy))
             std::cerr << "; model pairwise accuracy on the round "
                       << fixed(r.quality.pairwise_accuracy, 3);
+        if (r.restarted) std::cerr << "; the search restarts (epoch " << r.epoch + 1 << ")";
         std::cerr << "\n";
     }
     std::cerr << format_progress(p);

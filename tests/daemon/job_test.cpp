@@ -38,6 +38,7 @@ TEST(Job, ASmallJobParsesWithItsDefaults) {
     EXPECT_EQ(job.population, 64);
     EXPECT_EQ(job.cost_model, "shared");
     EXPECT_TRUE(job.measure_default);
+    EXPECT_EQ(job.restart_after, 0);
     EXPECT_EQ(job.measure.min_repeat_ms, 1);
     EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
 }
@@ -58,9 +59,11 @@ TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     // The tasks of a preset and listed ones together; the round trip keeps them all.
     job.cost_model = "per-task";
     job.measure_default = false;
+    job.restart_after = 192;
     Job again = parse_job(job_to_json(job));
     EXPECT_EQ(again.cost_model, "per-task");
     EXPECT_FALSE(again.measure_default);
+    EXPECT_EQ(again.restart_after, 192);
     EXPECT_EQ(again.tasks.size(), job.tasks.size());
     EXPECT_EQ(again.trials, job.trials);
     EXPECT_EQ(job_search_tasks(again)[3].key(), job_search_tasks(job)[3].key());
@@ -75,17 +78,17 @@ TEST(Job, EveryProblemIsListed) {
                   {"workload": "matmul", "params": [16, 16, -4, "float32"]},
                   {"workload": "matmul", "params": [8, 8, 8, "float32"], "weight": -1},
                   {"params": [1]}, 7],
-        "search": {"population": "many", "cost_model": "global"},
+        "search": {"population": "many", "cost_model": "global", "restart_after": -5},
         "measure": {"run_timeout": 0}})");
     std::string all;
     for (const std::string& s : p) all += s + "\n";
-    EXPECT_EQ(p.size(), 14u) << all;
+    EXPECT_EQ(p.size(), 15u) << all;
     for (const char* needle :
          {"target", "trials must be in [1", "strategy", "unknown field colour",
           "measurements_per_round must be an integer", "unknown workload 'op.nothing'", "tasks[1]",
           "tasks[2]", "tasks[3].weight", "tasks[4]: no workload", "tasks[5] must be",
           "search.population", "cost_model must be \"shared\" or \"per-task\", got \"global\"",
-          "measure.run_timeout"})
+          "search.restart_after", "measure.run_timeout"})
         EXPECT_NE(all.find(needle), std::string::npos) << needle << " in\n" << all;
 }
 

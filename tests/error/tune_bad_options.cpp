@@ -48,6 +48,9 @@ TEST(ErrorTune, BadOptions) {
     o.early_stopping = -1;
     expect_refused(o, "early_stopping must be at least 0");
     o = good();
+    o.restart_after = -1;
+    expect_refused(o, "restart_after must be at least 0");
+    o = good();
     o.num_threads = -1;
     expect_refused(o, "num_threads must be at least 0");
     o = good();

@@ -75,9 +75,26 @@ def test_tune_resumes_from_its_log(tmp_path):
     assert len({rec.schedule_json for rec in ts.read_records(log)[0]}) == 8
 
 
+@requires_llvm
+def test_restarts_begin_epochs_with_random_rounds(tmp_path):
+    # restart_after=1: an epoch ends after each round whose last trial gained nothing.
+    r = autos.tune(small_task(), trials=24, log_file=str(tmp_path / "restart.jsonl"),
+                   restart_after=1, measure_default=False, **FAST)
+    assert r.trials == 24
+    epochs = [x.epoch for x in r.rounds]
+    assert epochs == sorted(epochs) and epochs[0] == 0
+    for before, after in zip(r.rounds, r.rounds[1:]):
+        assert after.epoch == before.epoch + (1 if before.restarted else 0)
+        if before.restarted:
+            assert after.chosen_by_model == 0 and after.random == after.measured
+
+
 def test_tune_refuses_bad_options_and_another_tasks_log(tmp_path):
     with pytest.raises(RuntimeError, match="no log_file"):
         autos.tune(small_task(), trials=4, **FAST)
+    with pytest.raises(RuntimeError, match="restart_after must be at least 0"):
+        autos.tune(small_task(), trials=4, log_file=str(tmp_path / "r.jsonl"),
+                   **{**FAST, "restart_after": -1})
     with pytest.raises(RuntimeError, match="measurements_per_round must be at least 1"):
         autos.tune(small_task(), trials=4, log_file=str(tmp_path / "x.jsonl"),
                    **{**FAST, "measurements_per_round": 0})

@@ -215,3 +215,27 @@ TEST(SharedCostModel, AnUntrainedModelScoresTheFirstRoundAtRandom) {
     EXPECT_TRUE(second.from_model);
     EXPECT_GT(second.pairwise_accuracy, 0.75);
 }
+
+// A member's restart (clear) forgets its programs alone: the model is the one trained on the
+// others', and untrained when no one else has enough.
+TEST(SharedCostModel, ClearForgetsOneMembersPrograms) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without XGBoost";
+    CostModelOptions o = small_options();
+    std::vector<MeasuredProgram> mine = synthetic(100, 1), theirs = synthetic(120, 3),
+                                 test = synthetic(50, 2);
+    SharedCostModel shared(o);
+    int a = shared.join(), b = shared.join();
+    shared.add(a, mine);
+    EXPECT_TRUE(shared.model().trained());
+    shared.clear(a);
+    EXPECT_TRUE(shared.stale());
+    EXPECT_FALSE(shared.model().trained());
+    shared.add(a, mine);
+    shared.add(b, theirs);
+    shared.clear(a);
+    EXPECT_EQ(shared.num_programs(), 120);
+    CostModel alone(o);
+    alone.train(theirs);
+    EXPECT_EQ(shared.model().predict(test), alone.predict(test));
+    EXPECT_THROW(shared.clear(2), RuntimeError);
+}

@@ -106,7 +106,7 @@ public:
     /// Retrains from scratch on `programs` (and forgets those seen before); a model with fewer
     /// than min_programs successful ones stays untrained. RuntimeError for a feature matrix
     /// without kNumFeatures columns per row.
-    void train(const std::vector<MeasuredProgram>& programs);
+    void train(std::vector<MeasuredProgram> programs);
     /// One round of the tuner: the ranking quality of the current model on `batch` (before it
     /// sees it), then retraining on every program seen so far plus the batch.
     RankingQuality update(const std::vector<MeasuredProgram>& batch);
@@ -168,6 +168,10 @@ public:
     /// One round of a member: the current model's ranking quality on `batch` (before it sees it),
     /// then add(member, batch).
     RankingQuality update(int member, const std::vector<MeasuredProgram>& batch);
+    /// Forgets a member's programs (a restart of its search, TuningOptions::restart_after); the
+    /// model retrains on the others' before it next answers. RuntimeError for a member that did
+    /// not join.
+    void clear(int member);
     /// The model, trained on every member's programs (retrained now when some were added since
     /// the last training; stale() tells).
     const CostModel& model();

@@ -26,7 +26,8 @@
 //   search                    {population, generations, eps_greedy, min_programs, num_threads,
 //                              cost_model: "shared" (default: one model for all the tasks,
 //                              SharedCostModel) or "per-task", measure_default: true (each
-//                              task's default schedule is its first trial; Tuner.h)}
+//                              task's default schedule is its first trial; Tuner.h),
+//                              restart_after: 0 (never; TuningOptions::restart_after)}
 //   measure                   {number, repeat, min_repeat_ms, flush_cache, build_timeout,
 //                              run_timeout, build_threads}
 #pragma once
@@ -86,6 +87,7 @@ struct Job {
     int num_threads = 0;
     std::string cost_model = "shared";  ///< "shared" or "per-task"
     bool measure_default = true;        ///< TuningOptions::measure_default
+    int64_t restart_after = 0;          ///< TuningOptions::restart_after
     MeasureOptions measure;
 };
 

@@ -25,7 +25,9 @@
 //     make the best;
 //  5. train: the round's programs join the cost model's training set; the model retrains from
 //     scratch on every measured program of the task (of every task sharing the model, when
-//     TuningOptions::shared_cost_model is set) before the next round's search.
+//     TuningOptions::shared_cost_model is set) before the next round's search;
+//  6. restart (restart_after): when the epoch's best has stalled, a new epoch begins: the model
+//     forgets the task's programs and the search's seeds are the new epoch's measured states.
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
@@ -67,6 +69,8 @@ struct TuningRound {
     int chosen_by_model = 0;    ///< candidates the evolutionary search proposed
     int random = 0;             ///< random samples (epsilon-greedy, or before the model trained)
     bool measured_default = false;  ///< the default schedule was among them (measure_default)
+    int64_t epoch = 0;  ///< the search's epoch it belongs to (TuningOptions::restart_after)
+    bool restarted = false;  ///< a new epoch begins after it
     double search_seconds = 0;  ///< choosing the candidates (evolutionary search or sampling)
     double build_seconds = 0;   ///< the Measurer's build stage (re-measurements included)
     double run_seconds = 0;     ///< the rest of measuring: workers, check runs, timing
@@ -121,6 +125,14 @@ struct TuningOptions {
     bool measure_default = true;
     /// Stop once this many trials in a row have not improved the best time (0: never).
     int64_t early_stopping = 0;
+    /// Restart the search once this many trials in a row have not improved the current epoch's
+    /// best time by 1 % (0: never). A new epoch searches as a fresh tuning would: its model
+    /// trains on the epoch's programs alone (and other tasks' in a shared model), its seeds are
+    /// the epoch's measured states, its first rounds are random again; the log's best, the
+    /// measured states' keys and the trial count stay the tuning's. A run that settles in one
+    /// basin of a rugged space (CUDA GEMMs: docs/tuning.md, "Restarts") gets several draws.
+    /// Epochs are derived from the log, round by round: resuming gives the same epochs.
+    int64_t restart_after = 0;
     /// Threads searching and training (0: the machine's cores, TESSEL_NUM_THREADS if set). None
     /// of them runs while a candidate is measured.
     int num_threads = 0;
@@ -179,6 +191,10 @@ TuningResult tune(const SearchTask& task, const TuningOptions& options);
 
 /// The task's floating-point operations per run (a multiply-add counts 2), what GFLOP/s divide.
 double task_flops(const SearchTask& task);
+
+/// The cost model's options of a tuning with `options`: its cost_model, seeded with its seed (the
+/// model tune() makes when no shared_cost_model is given; run_job's shared model is made alike).
+CostModelOptions tuning_model_options(const TuningOptions& options);
 
 /// The tuning curve of `records` (in their order; one point per trial): the best schedule's cost
 /// (ScheduleCosts) after each trial and the re-measurements that follow it, with GFLOP/s from
