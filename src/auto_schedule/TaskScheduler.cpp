@@ -66,6 +66,16 @@ struct TaskView {
     std::string group;
 };
 
+// Rounds since the task's best last improved by 1 % (the first round with a success improves).
+int64_t stalled_rounds(const TaskView& v) {
+    int64_t stalled = 0;
+    for (size_t r = v.rounds.size(); r-- > 0; ++stalled) {
+        double before = r == 0 ? kNoTime : time_or_sentinel(v.rounds[r - 1].best_seconds);
+        if (time_or_sentinel(v.rounds[r].best_seconds) < before * 0.99) break;
+    }
+    return stalled;
+}
+
 std::string similarity_group(const SchedulableTask& t) {
     double flops = t.flops();
     int bucket = flops > 0 ? static_cast<int>(std::log(flops + 1) / std::log(1.618)) : -1;
@@ -137,8 +147,13 @@ private:
             if (u.flops > 0 && u.best < kNoTime)
                 group_best_flops = std::max(group_best_flops, u.flops / u.best);
         }
-        if (members > 1 && group_best_flops > 0 && v.flops > 0)
-            next = std::min(next, o_.beta * v.flops / group_best_flops);
+        if (members > 1 && group_best_flops > 0 && v.flops > 0) {
+            double guess = o_.beta * v.flops / group_best_flops;
+            // The gap to the guess, believed less for every round the task has not improved.
+            if (o_.fade_similarity_guess)
+                guess = v.best - (v.best - guess) / static_cast<double>(1 + stalled_rounds(v));
+            next = std::min(next, guess);
+        }
         double forward = next - v.best;
         return weights_[i] * (o_.alpha * backward + (1 - o_.alpha) * forward);
     }

@@ -17,8 +17,11 @@
 //     when all gradients are equal), where for task i with weight w_i, best time g_i after t_i
 //     rounds:
 //       backward = (g_i(t_i) - g_i(t_i - W)) / W    (W = backward_window rounds; 0 before),
-//       forward  = min(g_i - g_i / t_i, beta * flops_i / best GFLOP/s of i's similarity group) -
-//       g_i, gradient = w_i * (alpha * backward + (1 - alpha) * forward);
+//       guess    = beta * flops_i / best GFLOP/s of i's similarity group (Ansor's; with
+//                  fade_similarity_guess, g_i - (g_i - guess) / (1 + s_i), s_i = rounds since
+//                  g_i last improved by 1 %),
+//       forward  = min(g_i - g_i / t_i, guess) - g_i,
+//       gradient = w_i * (alpha * backward + (1 - alpha) * forward);
 //     the similarity group of a task is its kind (for a TuningTask, similarity_kind(): the
 //     workload with its parameters other than sizes) with its FLOP count's bucket on a log
 //     scale of base 1.618 (Ansor's similarity tag): tasks of one kind and size;
@@ -59,9 +62,10 @@ public:
     /// For reports: the workload name or the task key.
     virtual std::string name() const = 0;
     /// The similarity kind: tasks of one kind and a similar FLOP count form a group. Tasks of
-    /// one kind must be able to run about as fast per FLOP: the guess that a task can reach its
-    /// group's best FLOP/s (times 1 / beta) never fades, so a task grouped with faster kinds of
-    /// computation keeps being chosen.
+    /// one kind should be able to run about as fast per FLOP: the guess that a task can reach
+    /// its group's best FLOP/s (times 1 / beta) fades only while the task does not improve
+    /// (TaskSchedulerOptions::fade_similarity_guess), so a task grouped with faster kinds of
+    /// computation is chosen for a few rounds too many.
     virtual std::string kind() const = 0;
     /// Floating-point operations per run (0: unknown).
     virtual double flops() const = 0;
@@ -83,6 +87,13 @@ struct TaskSchedulerOptions {
     int measurements_per_round = 16;    ///< trials per round (the last may be smaller)
     double alpha = 0.2;                 ///< weight of the backward gradient
     double beta = 2.0;                  ///< the similarity guess's slack
+    /// The gap between a task's best and its group's guess is divided by 1 + the rounds since
+    /// the task last improved by 1 %: a task its group overrates (in ResNet-50, the 1 x 1
+    /// stride-2 convolution with 2048 outputs: the FLOPs of two others, four to sixteen times
+    /// their weights' bytes) stops drawing rounds once they stop paying. false: Ansor's guess,
+    /// which never fades (that task took 1,392 of 3,072 trials in tune_network_cpu and gained
+    /// nothing; docs/notes/daemon.md).
+    bool fade_similarity_guess = true;
     int backward_window = 3;            ///< rounds of the backward gradient
     double eps_random = 0.05;           ///< chance of a random task
     /// A task stops once this many of its trials in a row have not improved it (0: never).
