@@ -64,8 +64,6 @@ struct TuningHistory {
     /// successful trial here only counts in `costs`.
     void add(const SearchTask& task, std::vector<TuningRecord> batch,
              const std::vector<std::optional<Schedule>>& schedules, int threads);
-    /// Up to `n` of the fastest measured states.
-    std::vector<SearchState> best_states(size_t n) const;
     /// Up to `n` of the fastest states measured in the current epoch.
     std::vector<SearchState> epoch_states(size_t n) const;
     /// The current epoch's successes and programs.

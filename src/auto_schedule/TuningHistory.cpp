@@ -99,12 +99,6 @@ void TuningHistory::remeasured(const TuningRecord& r) {
     best_schedule = successes.front().state.schedule;
 }
 
-std::vector<SearchState> TuningHistory::best_states(size_t n) const {
-    std::vector<SearchState> out;
-    for (size_t i = 0; i < successes.size() && i < n; ++i) out.push_back(successes[i].state);
-    return out;
-}
-
 std::vector<SearchState> TuningHistory::epoch_states(size_t n) const {
     std::vector<SearchState> out;
     for (size_t i = 0; i < successes.size() && out.size() < n; ++i)
