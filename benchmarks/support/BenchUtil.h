@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 /// Wall-clock seconds of one call of `fn`.
@@ -30,6 +31,19 @@ inline double median_ms(const std::function<void()>& work, int warmup, int runs)
         if (rep >= warmup) ms.push_back(s * 1e3);
     }
     return median(ms);
+}
+
+/// The median milliseconds of `a` and of `b` over `runs` calls each, alternating a call of `a` and
+/// one of `b` (after `warmup` of each): a slow spell of a shared machine falls on both alike.
+inline std::pair<double, double> interleaved_median_ms(const std::function<void()>& a,
+                                                       const std::function<void()>& b,
+                                                       int warmup, int runs) {
+    std::vector<double> ma, mb;
+    for (int rep = 0; rep < warmup + runs; ++rep) {
+        double sa = seconds_of(a), sb = seconds_of(b);
+        if (rep >= warmup) ma.push_back(sa * 1e3), mb.push_back(sb * 1e3);
+    }
+    return {median(ma), median(mb)};
 }
 
 /// `n` floats uniform in [-1, 1) from `seed` (never zeros: benchmarks do not run on them).

@@ -1,10 +1,11 @@
-// Real-time scheduling and the tuner's time limits. A benchmark runs the tuner under a real-time
-// policy (`chrt -f 10`) so that nothing else on the machine disturbs its timings. A thread under
-// SCHED_FIFO runs until it blocks, so threads that compute without blocking (a compiler building
-// a candidate, a candidate looping forever) on every core starve a waiting thread of the same
-// priority: the watchdog that should abandon a build past its time limit, or replace a hung
-// measurement worker, wakes only when one of them is done (measured: a 48 s build under a 15 s
-// limit). The threads that do the work therefore step one priority below their watchdog.
+// Real-time scheduling and the tuner's time limits, for a tuner run under a real-time policy
+// (`chrt -f 10`; docs/tuning.md says why its timings need the kernel's real-time throttle off,
+// and why benchmarks run at normal priority). A thread under SCHED_FIFO runs until it blocks, so
+// threads that compute without blocking (a compiler building a candidate, a candidate looping
+// forever) on every core starve a waiting thread of the same priority: the watchdog that should
+// abandon a build past its time limit, or replace a hung measurement worker, wakes only when one
+// of them is done (measured: a 48 s build under a 15 s limit). The threads that do the work
+// therefore step one priority below their watchdog.
 #pragma once
 
 namespace tessel::internal {

@@ -1,4 +1,4 @@
-// The tuner's time limits under a real-time policy (runtime/RealTimePriority.h): a benchmark runs
+// The tuner's time limits under a real-time policy (runtime/RealTimePriority.h): a tuner run
 // under `chrt -f`, where builds that compute on every core would starve the watcher of the same
 // priority that abandons them. Skipped where this process may not use SCHED_FIFO.
 #include <gtest/gtest.h>
