@@ -1,9 +1,11 @@
-// step_below_real_time_priority (runtime/RealTimePriority.h).
+// step_below_real_time_priority and move_to_idle_priority (runtime/RealTimePriority.h).
 #include "runtime/RealTimePriority.h"
 
 #if defined(__linux__)
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace tessel::internal {
@@ -23,6 +25,26 @@ bool step_below_real_time_priority() {
     normal.sched_priority = 0;
     return pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal) == 0;
 #else
+    return false;
+#endif
+}
+
+long current_thread_id() {
+#if defined(__linux__)
+    return static_cast<long>(syscall(SYS_gettid));
+#else
+    return 0;
+#endif
+}
+
+bool move_to_idle_priority(long tid) {
+#if defined(__linux__)
+    if (tid <= 0) return false;
+    sched_param param{};
+    param.sched_priority = 0;  // lowering a thread of one's own needs no privilege
+    return sched_setscheduler(static_cast<pid_t>(tid), SCHED_IDLE, &param) == 0;
+#else
+    (void)tid;
     return false;
 #endif
 }

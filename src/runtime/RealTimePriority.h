@@ -17,4 +17,13 @@ namespace tessel::internal {
 /// Returns whether it changed anything (never under a normal policy, or off Linux).
 bool step_below_real_time_priority();
 
+/// The calling thread's kernel thread id (gettid; 0 off Linux).
+long current_thread_id();
+
+/// Moves thread `tid` of this process to SCHED_IDLE: it runs only where a core has nothing else
+/// to do. For a thread whose work is no longer wanted but cannot be stopped (a build abandoned
+/// past its time limit), so that it does not slow the timings taken while it finishes. `tid`
+/// must be a live thread of this process. Returns whether it changed anything (never off Linux).
+bool move_to_idle_priority(long tid);
+
 }  // namespace tessel::internal

@@ -3,6 +3,11 @@
 // each recorded under its error code, and the worker pool intact: the good candidates around them
 // are measured, and crashed workers were replaced.
 #include <gtest/gtest.h>
+#include <sched.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "tessel/codegen/Build.h"
 
@@ -75,6 +80,44 @@ TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
     std::vector<MeasureResult> again = measurer.measure(task, {planted(task, TestFault::None)});
     EXPECT_TRUE(again[0].ok()) << again[0].error_message;
 }
+
+#if defined(__linux__)
+namespace {
+
+// The threads of this process at scheduling policy `policy` (field 41 of /proc/self/task/*/stat).
+int threads_at_policy(int policy) {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream in(entry.path() / "stat");
+        std::string line;
+        std::getline(in, line);
+        size_t paren = line.rfind(')');  // the thread's name may hold spaces
+        if (paren == std::string::npos) continue;
+        std::istringstream fields(line.substr(paren + 2));
+        std::string field;
+        for (int k = 3; k <= 41 && fields >> field; ++k)
+            if (k == 41 && std::stoi(field) == policy) ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+// A build abandoned past its time limit goes on computing until it returns; it does so at
+// SCHED_IDLE, so that it does not take a core from the candidates timed meanwhile.
+TEST(MeasureFaults, AnAbandonedBuildFinishesAtIdlePriority) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    SearchTask task = small_matmul_task();
+    MeasureOptions options = fast_options();
+    options.allow_test_faults = true;
+    options.build_timeout_seconds = 0.5;  // the planted build spins 4 x 0.5 + 0.5 s
+    Measurer measurer(options);
+    int before = threads_at_policy(SCHED_IDLE);
+    std::vector<MeasureResult> r = measurer.measure(task, {planted(task, TestFault::BuildHang)});
+    ASSERT_EQ(r[0].error, MeasureError::BuildTimeout);
+    EXPECT_EQ(threads_at_policy(SCHED_IDLE), before + 1);  // still spinning, out of the way
+}
+#endif
 
 TEST(MeasureFaults, FaultsAreRefusedUnlessTestsAllowThem) {
     SearchTask task = small_matmul_task(16);
