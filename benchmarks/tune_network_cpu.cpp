@@ -94,10 +94,10 @@ Curve median_curve(const std::vector<Curve>& runs) {
 }
 
 // The schedules some run would deploy at some point (a task's fastest by its log), each re-timed
-// at the end in one harness: the logged costs were measured minutes to hours apart, and on a
-// shared machine the same schedule's cost moves with the neighbours (a layer's default schedule
-// logged at 1.37 ms and 2.06 ms six minutes apart, by the same run), so curves of runs made at
-// different times compare only through costs measured together.
+// at the end in one harness: the logged costs were measured minutes to hours apart, under
+// whatever else ran then (a layer's default schedule logged at 1.84 and 0.95 ms by one run), and
+// a logged best is the fastest of noisy readings, so curves of runs made at different times
+// compare only through costs measured together.
 struct Deployed {
     std::vector<std::map<std::string, int>> ids;       // per task: schedule JSON -> id
     std::vector<std::pair<size_t, std::string>> list;  // id -> (task, schedule JSON)
