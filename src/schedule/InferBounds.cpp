@@ -350,15 +350,20 @@ std::vector<bool> derived_from(const Stage& st, int id) {
 // from the split iterator may be parallel, vectorized or bound to a GPU block or thread axis (two
 // iterations would write one element at once); and in a
 // reduction no loop derived from the outer part may run inside a reduction loop (the two visits
-// would accumulate into one initialisation).
+// would accumulate into one initialisation). A vthread loop counts as inside every loop of its
+// stage: inject_virtual_threads sinks it below the loops whose headers do not depend on it.
 bool shift_inwards_is_safe(const Stage& st, const StageBounds& b, const IterRelation& rel) {
     if (rel.tail != TailStrategy::ShiftInwards) return false;
     if (!can_prove(GE::make(b.iter_extents[rel.parent], b.iter_extents[rel.inner]), Scope()))
         return false;
     std::vector<bool> split = derived_from(st, rel.parent), outer = derived_from(st, rel.outer);
+    bool reduces = false;
+    for (int id : st.leaf) reduces = reduces || st.iters[id].kind == IterKind::Reduction;
     bool inside_reduction = false;
     for (int id : st.leaf) {
         inside_reduction = inside_reduction || st.iters[id].kind == IterKind::Reduction;
+        if (outer[id] && reduces && st.iters[id].annotation == IterAnnotation::VThread)
+            return false;
         // Parallel iterations, vector lanes (which update in lock step) or GPU threads and blocks
         // would both visit a recomputed point.
         IterAnnotation a = st.iters[id].annotation;

@@ -15,7 +15,7 @@
 // ShiftInwards falls back to a guard where recomputing would be wrong: when a loop derived from
 // the shifted iterator is parallel (two iterations would write one element) or, in a reduction,
 // a loop derived from the outer part runs inside a reduction loop (recomputed points would be
-// accumulated twice).
+// accumulated twice; a vthread loop counts as innermost, where inject_virtual_threads puts it).
 //
 // Padded tiles (GPU): a stage computed inside a GPU kernel (shared or local storage) computes the
 // whole tile its loops cover, even where that runs past what its consumers need or past its
