@@ -171,7 +171,11 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
     for (int i = 0; i < 3; ++i) run_tessel(), run_dnnl();
     std::vector<double> ts, ds;
     for (int r = 0; r < rounds; ++r) {
+        // Each timed run follows an untimed one of its own: a library's threads may still spin
+        // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
+        warm_for(run_tessel, tessel_spin_margin());
         ts.push_back(seconds_of(run_tessel));
+        warm_for(run_dnnl, tessel_spin_margin());
         ds.push_back(seconds_of(run_dnnl));
     }
     result.tessel = l.flops() / median(ts) / 1e9;

@@ -86,8 +86,13 @@ int run_case(int64_t n) {
     std::vector<double> ts, ds, bs;
     int rounds = n <= 1024 ? 41 : 11;
     for (int r = 0; r < rounds; ++r) {
+        // Each timed run follows an untimed one of its own: a library's threads may still spin
+        // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
+        warm_for(run_tessel, tessel_spin_margin());
         ts.push_back(seconds_of(run_tessel));
+        warm_for(run_dnnl, tessel_spin_margin());
         ds.push_back(seconds_of(run_dnnl));
+        warm_for(run_blas, tessel_spin_margin());
         bs.push_back(seconds_of(run_blas));
     }
     double flops = 2.0 * n * n * n;

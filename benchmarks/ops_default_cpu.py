@@ -32,6 +32,11 @@ import numpy as np
 
 import tessel as ts
 
+# Seconds of untimed calls before each timed sample: longer than tessel's workers spin after a
+# call (TESSEL_SPIN_US, 200 us by default), so that they do not take the next runner's cores
+# (sleeping instead lets the machine go idle, and the next calls start cold).
+WARM_SECONDS = 0.001
+
 op = ts.op
 
 
@@ -280,6 +285,9 @@ def run_case(case, rounds):
         # in the cache, which would favour whoever always runs second.
         for name in names[r % len(names):] + names[:r % len(names)]:
             fn = runs[name]
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < WARM_SECONDS:
+                fn()
             t0 = time.perf_counter()
             for _ in range(number[name]):
                 fn()

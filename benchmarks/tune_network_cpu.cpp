@@ -10,8 +10,11 @@
 //   - the final weighted latency of the gradient scheduler's best schedules against oneDNN's
 //     layers, timed alternately in one harness (the same shapes, oneDNN's own blocked layouts
 //     chosen by format any, weights and activations reordered outside the timing, as a framework
-//     keeps them); each tessel layer is checked against oneDNN's output first (oneDNN's OpenMP
-//     threads wait passively: the program re-executes itself once with OMP_WAIT_POLICY=passive).
+//     keeps them); each tessel layer is checked against oneDNN's output first. Both libraries
+//     wait for work their default way (their threads spin a while after a call); each sample of
+//     one follows 100 ms of its own untimed calls, so that the other's threads have stopped
+//     (oneDNN gets tessel's thread count: the program re-executes itself once with
+//     OMP_NUM_THREADS set).
 //
 //   benchmarks/run.sh tune_network_cpu                                      # the figures (hours)
 //   benchmarks/run.sh tune_network_cpu --tasks 3 --trials-per-task 32 --per-round 8
@@ -183,14 +186,14 @@ void run(const Job& job, const fs::path& dir) {
     run_job(job, o);
 }
 
-// oneDNN's OpenMP threads must not spin between runs (nor while tessel's kernels run): set
-// before the library loads, by re-executing this program once.
-void passive_openmp(char** argv) {
-    const char* policy = std::getenv("OMP_WAIT_POLICY");
-    if (policy && std::string(policy) == "passive") return;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
+// oneDNN's OpenMP threads as many as tessel's (set before the library loads, by re-executing this
+// program once). Both libraries keep their default waiting (their threads spin a while after a
+// call); the comparison lets each one's threads settle before timing the other's
+// (interleaved_median_ms).
+void match_openmp_threads(char** argv) {
+    if (std::getenv("OMP_NUM_THREADS")) return;
     std::string threads = std::to_string(ThreadPool::default_num_threads());
-    setenv("OMP_NUM_THREADS", threads.c_str(), 0);
+    setenv("OMP_NUM_THREADS", threads.c_str(), 1);
     execv("/proc/self/exe", argv);
     std::perror("bench_tune_network_cpu: re-exec failed; measuring with the current environment");
 }
@@ -380,9 +383,9 @@ LayerTiming time_layer(const JobTask& t, const SearchTask& task, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
-    passive_openmp(argv);
+    match_openmp_threads(argv);
     CLI::App app{"tune_network_cpu: the gradient task scheduler against round-robin on ResNet-50"};
-    int tasks = 0, per_round = 16, seeds = 2, runs = 200, population = 2048, retime_rounds = 31;
+    int tasks = 0, per_round = 16, seeds = 2, runs = 31, population = 2048, retime_rounds = 31;
     double min_repeat_ms = 100;
     int64_t per_task = 128;
     std::string dir = "build/bench/tune_network_cpu", target = "llvm -num-cores=2";
@@ -390,7 +393,7 @@ int main(int argc, char** argv) {
     app.add_option("--trials-per-task", per_task, "the shared budget per task");
     app.add_option("--per-round", per_round, "measurements per round");
     app.add_option("--seeds", seeds, "seeds per scheduler");
-    app.add_option("--runs", runs, "timed runs per layer in the final comparison");
+    app.add_option("--runs", runs, "timed samples per layer in the final comparison");
     app.add_option("--retime-rounds", retime_rounds,
                    "rounds over the deployed schedules when re-timing them");
     app.add_option("--dir", dir, "the logs' folder");

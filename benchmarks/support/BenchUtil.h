@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include "tessel/runtime/ThreadPool.h"
 
 /// Wall-clock seconds of one call of `fn`.
 inline double seconds_of(const std::function<void()>& fn) {
@@ -33,14 +36,41 @@ inline double median_ms(const std::function<void()>& work, int warmup, int runs)
     return median(ms);
 }
 
-/// The median milliseconds of `a` and of `b` over `runs` calls each, alternating a call of `a` and
-/// one of `b` (after `warmup` of each): a slow spell of a shared machine falls on both alike.
-inline std::pair<double, double> interleaved_median_ms(const std::function<void()>& a,
-                                                       const std::function<void()>& b,
-                                                       int warmup, int runs) {
+/// Calls `fn` untimed for at least `span` (at least once). Run before a library's timed calls
+/// where another library ran just before: threads that spin for a while after a call (tessel's
+/// pool for TESSEL_SPIN_US, 200 us by default; libgomp's by default for milliseconds) keep cores
+/// busy until they give up, and this absorbs that. Sleeping instead would let the machine go
+/// idle, and the next calls start cold (on these virtual machines a call after a 2 ms sleep took
+/// twice as long as one back to back).
+inline void warm_for(const std::function<void()>& fn, std::chrono::microseconds span) {
+    auto end = std::chrono::steady_clock::now() + span;
+    do fn();
+    while (std::chrono::steady_clock::now() < end);
+}
+
+/// `warm_for` long enough for tessel's pool to stop spinning after a tessel call.
+inline std::chrono::microseconds tessel_spin_margin() {
+    return tessel::ThreadPool::default_spin() + std::chrono::milliseconds(1);
+}
+
+/// The median milliseconds per call of `a` and of `b` over `runs` samples each, alternating a
+/// sample of `a` and one of `b` (after `warmup` of each), so that a slow spell of a shared machine
+/// falls on both alike. A sample times `block` calls after `warm` of untimed ones (warm_for;
+/// longer by default than tessel's spin and libgomp's, so that neither library's spinning
+/// threads take the other's cores): each library runs back to back, as it would alone.
+inline std::pair<double, double> interleaved_median_ms(
+    const std::function<void()>& a, const std::function<void()>& b, int warmup, int runs,
+    int block = 4, std::chrono::microseconds warm = std::chrono::milliseconds(100)) {
     std::vector<double> ma, mb;
+    auto sample = [&](const std::function<void()>& fn) {
+        warm_for(fn, warm);
+        return seconds_of([&] {
+                   for (int c = 0; c < block; ++c) fn();
+               }) /
+               block;
+    };
     for (int rep = 0; rep < warmup + runs; ++rep) {
-        double sa = seconds_of(a), sb = seconds_of(b);
+        double sa = sample(a), sb = sample(b);
         if (rep >= warmup) ma.push_back(sa * 1e3), mb.push_back(sb * 1e3);
     }
     return {median(ma), median(mb)};

@@ -18,12 +18,39 @@ void run_serial(int64_t begin, int64_t end, const std::function<void(int64_t)>& 
     for (int64_t i = begin; i < end; ++i) fn(i);
 }
 
+// Tells the core that this thread is spinning (it may run a sibling hyperthread meanwhile).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// An integer environment variable from `min` to `max` (RuntimeError otherwise); `fallback` when
+// unset.
+long env_integer(const char* name, long min, long max, long fallback, const char* what) {
+    const char* env = std::getenv(name);
+    if (!env) return fallback;
+    char* end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (end == env || *end != '\0' || value < min || value > max) {
+        TESSEL_THROW(RuntimeError) << name << "='" << env << "' is not " << what << " (an integer from "
+                                   << min << " to " << max << ")";
+    }
+    return value;
+}
+
 }  // namespace
 }  // namespace internal
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads, std::chrono::microseconds spin) : spin_(spin) {
     if (num_threads < 1) {
         TESSEL_THROW(RuntimeError) << "ThreadPool: " << num_threads << " threads; need at least 1";
+    }
+    if (spin.count() < 0) {
+        TESSEL_THROW(RuntimeError) << "ThreadPool: a spin of " << spin.count()
+                                   << " microseconds; need at least 0";
     }
     for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
@@ -38,17 +65,25 @@ ThreadPool::~ThreadPool() {
 }
 
 int ThreadPool::default_num_threads() {
-    if (const char* env = std::getenv("TESSEL_NUM_THREADS")) {
-        char* end = nullptr;
-        long value = std::strtol(env, &end, 10);
-        if (end == env || *end != '\0' || value < 1 || value > 4096) {
-            TESSEL_THROW(RuntimeError) << "TESSEL_NUM_THREADS='" << env
-                                       << "' is not a thread count (an integer from 1 to 4096)";
-        }
-        return static_cast<int>(value);
-    }
     unsigned hw = std::thread::hardware_concurrency();
-    return hw == 0 ? 1 : static_cast<int>(hw);
+    return static_cast<int>(
+        internal::env_integer("TESSEL_NUM_THREADS", 1, 4096, hw == 0 ? 1 : hw, "a thread count"));
+}
+
+std::chrono::microseconds ThreadPool::default_spin() {
+    return std::chrono::microseconds(
+        internal::env_integer("TESSEL_SPIN_US", 0, 1000000, 200, "a spin time in microseconds"));
+}
+
+template <class Ready>
+bool ThreadPool::spin_until(Ready ready) const {
+    if (spin_.count() == 0) return ready();
+    auto deadline = std::chrono::steady_clock::now() + spin_;
+    for (unsigned i = 1;; ++i) {
+        if (ready()) return true;
+        internal::cpu_relax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return ready();
+    }
 }
 
 ThreadPool& ThreadPool::global() {
@@ -71,16 +106,22 @@ void ThreadPool::run_chunk(int chunk) {
 void ThreadPool::worker_loop(int index) {
     internal::t_inside_parallel = true;
     uint64_t seen = 0;
+    // The job's fields are written before generation_ moves (under mutex_), so a worker that
+    // sees the new generation sees them.
+    auto woken = [&] { return stopping_.load() || generation_.load() != seen; };
     while (true) {
-        {
+        if (!spin_until(woken)) {
             std::unique_lock<std::mutex> lock(mutex_);
-            start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-            if (stopping_) return;
-            seen = generation_;
+            start_cv_.wait(lock, woken);
         }
+        if (stopping_) return;
+        seen = generation_;
         run_chunk(index);
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_cv_.notify_one();
+        if (pending_.fetch_sub(1) == 1) {
+            // Under the mutex: a caller between its check of pending_ and its wait holds it.
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_cv_.notify_one();
+        }
     }
 }
 
@@ -105,9 +146,11 @@ void ThreadPool::parallel_for(int64_t begin, int64_t end, const std::function<vo
     run_chunk(0);
     internal::t_inside_parallel = false;
     std::exception_ptr error;
+    auto finished = [&] { return pending_.load() == 0; };
+    bool done = spin_until(finished);
     {
         std::unique_lock<std::mutex> lock(mutex_);
-        done_cv_.wait(lock, [&] { return pending_ == 0; });
+        if (!done) done_cv_.wait(lock, finished);
         error = error_;
         error_ = nullptr;
         fn_ = nullptr;

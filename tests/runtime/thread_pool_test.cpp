@@ -1,8 +1,13 @@
-// The thread pool: every iteration once, exceptions propagated, nested loops serial.
+// The thread pool: every iteration once, exceptions propagated, nested loops serial, workers
+// that spin between loops instead of sleeping.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <string>
+#include <thread>
 
 #include "tessel/Error.h"
 #include "tessel/runtime/ThreadPool.h"
@@ -88,6 +93,79 @@ TEST(ThreadPool, CEntryPoint) {
     EXPECT_EQ(tessel_parallel_for(1000, add_index, &sum), 0);
     EXPECT_EQ(sum.load(), 999 * 1000 / 2);
     EXPECT_EQ(tessel_parallel_for(0, add_index, &sum), 0);
+}
+
+// Restores an environment variable when it goes out of scope.
+struct SavedEnv {
+    explicit SavedEnv(const char* name) : name(name) {
+        const char* v = std::getenv(name);
+        had = v != nullptr;
+        if (had) value = v;
+    }
+    ~SavedEnv() {
+        if (had)
+            setenv(name, value.c_str(), 1);
+        else
+            unsetenv(name);
+    }
+    const char* name;
+    bool had = false;
+    std::string value;
+};
+
+TEST(ThreadPool, SpinFromEnvironment) {
+    SavedEnv saved("TESSEL_SPIN_US");
+    unsetenv("TESSEL_SPIN_US");
+    EXPECT_EQ(ThreadPool::default_spin(), std::chrono::microseconds(200));
+    setenv("TESSEL_SPIN_US", "0", 1);
+    EXPECT_EQ(ThreadPool::default_spin(), std::chrono::microseconds(0));
+    setenv("TESSEL_SPIN_US", "50", 1);
+    EXPECT_EQ(ThreadPool::default_spin(), std::chrono::microseconds(50));
+    for (const char* bad : {"-1", "1000001", "fast", "5us", ""}) {
+        setenv("TESSEL_SPIN_US", bad, 1);
+        EXPECT_THROW(ThreadPool::default_spin(), RuntimeError) << bad;
+    }
+    EXPECT_THROW(ThreadPool(2, std::chrono::microseconds(-1)), RuntimeError);
+}
+
+// Loops back to back and loops after the workers went to sleep both run every iteration once.
+TEST(ThreadPool, SpinningAndSleepingWorkersRunEveryIteration) {
+    for (int64_t us : {0, 200, 100000}) {
+        ThreadPool pool(3, std::chrono::microseconds(us));
+        for (int call = 0; call < 60; ++call) {
+            if (call % 20 == 19) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            std::atomic<int64_t> sum = 0;
+            pool.parallel_for(0, 30 + call, [&](int64_t i) { sum += i; });
+            int64_t n = 30 + call;
+            EXPECT_EQ(sum.load(), n * (n - 1) / 2) << "spin " << us << " us, call " << call;
+        }
+    }
+}
+
+long voluntary_switches() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_nvcsw;
+}
+
+// Loops microseconds apart: with a spin the worker never sleeps between them (it would block in
+// the kernel, a voluntary context switch, on every loop); with none it sleeps after every loop.
+TEST(ThreadPool, WorkersSpinBetweenLoopsInsteadOfSleeping) {
+    auto switches_over_loops = [](std::chrono::microseconds spin) {
+        ThreadPool pool(2, spin);
+        std::atomic<int64_t> sum = 0;
+        pool.parallel_for(0, 2, [&](int64_t i) { sum += i; });  // the worker has started
+        long before = voluntary_switches();
+        for (int call = 0; call < 300; ++call)
+            pool.parallel_for(0, 2, [&](int64_t i) { sum += i; });
+        long after = voluntary_switches();
+        EXPECT_EQ(sum.load(), 301);
+        return after - before;
+    };
+    long spinning = switches_over_loops(std::chrono::seconds(1));
+    long sleeping = switches_over_loops(std::chrono::microseconds(0));
+    EXPECT_LT(spinning, 30) << "with a spin of 1 s";
+    EXPECT_GT(sleeping, 100) << "with no spin";
 }
 
 }  // namespace

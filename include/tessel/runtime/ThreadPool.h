@@ -7,8 +7,17 @@
 // into one contiguous chunk per thread. A parallel_for called from inside another parallel_for (on
 // any pool) runs serially in the calling thread, so nested parallel loops never deadlock or
 // oversubscribe. Concurrent parallel_for calls from different outside threads take turns.
+//
+// Between parallel loops a worker spins (checks for new work, pausing the core) for a while
+// before it sleeps, and the caller spins the same way for the workers to finish before it sleeps:
+// TESSEL_SPIN_US microseconds (default 200; 0 sleeps at once). A kernel's parallel loops follow
+// one another microseconds apart, so with the spin its workers never sleep between them; without
+// it every loop waits for a sleeping thread to wake, which on a virtual machine can mean waiting
+// for the host to run a halted virtual CPU (milliseconds, at the host's whim).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -22,9 +31,10 @@ namespace tessel {
 /// A fixed set of worker threads for parallel loops (see the file comment).
 class ThreadPool {
 public:
-    /// A pool of `num_threads` threads including the caller (so `num_threads - 1` workers);
-    /// RuntimeError if `num_threads` < 1.
-    explicit ThreadPool(int num_threads);
+    /// A pool of `num_threads` threads including the caller (so `num_threads - 1` workers) that
+    /// spin for `spin` before sleeping (see the file comment); RuntimeError if `num_threads` < 1
+    /// or `spin` is negative.
+    explicit ThreadPool(int num_threads, std::chrono::microseconds spin = default_spin());
     /// Stops and joins the workers. Must not be called while a parallel_for runs.
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
@@ -35,6 +45,9 @@ public:
     /// TESSEL_NUM_THREADS if set (a positive integer; RuntimeError naming the variable
     /// otherwise), else the hardware concurrency (at least 1).
     static int default_num_threads();
+    /// TESSEL_SPIN_US if set (an integer from 0 to 1000000; RuntimeError naming the variable
+    /// otherwise), else 200 microseconds.
+    static std::chrono::microseconds default_spin();
 
     /// Threads that run chunks, including the caller.
     int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
@@ -47,15 +60,20 @@ public:
 private:
     void worker_loop(int index);
     void run_chunk(int chunk);
+    // Calls `ready` until it returns true or spin_ has passed; returns its last answer.
+    template <class Ready>
+    bool spin_until(Ready ready) const;
 
+    std::chrono::microseconds spin_;
     std::vector<std::thread> workers_;
     std::mutex run_mutex_;  // one parallel_for at a time
-    std::mutex mutex_;      // guards everything below
+    std::mutex mutex_;      // guards everything below; the atomics change only while it is held,
+                            // except pending_, which workers count down without it
     std::condition_variable start_cv_;
     std::condition_variable done_cv_;
-    uint64_t generation_ = 0;
-    bool stopping_ = false;
-    int pending_ = 0;
+    std::atomic<uint64_t> generation_{0};
+    std::atomic<bool> stopping_{false};
+    std::atomic<int> pending_{0};
     const std::function<void(int64_t)>* fn_ = nullptr;
     int64_t begin_ = 0;
     int64_t end_ = 0;
