@@ -117,8 +117,11 @@ void ThreadPool::worker_loop(int index) {
         if (stopping_) return;
         seen = generation_;
         run_chunk(index);
-        if (pending_.fetch_sub(1) == 1) {
-            // Under the mutex: a caller between its check of pending_ and its wait holds it.
+        // The caller sets caller_waiting_ before it checks pending_ for the last time, this
+        // worker counts pending_ down before it reads caller_waiting_: either the caller sees 0
+        // and does not sleep or this worker sees it waiting. The notification is under the
+        // mutex: a caller between its check of pending_ and its wait holds it.
+        if (pending_.fetch_sub(1) == 1 && caller_waiting_.load()) {
             std::lock_guard<std::mutex> lock(mutex_);
             done_cv_.notify_one();
         }
@@ -150,7 +153,11 @@ void ThreadPool::parallel_for(int64_t begin, int64_t end, const std::function<vo
     bool done = spin_until(finished);
     {
         std::unique_lock<std::mutex> lock(mutex_);
-        if (!done) done_cv_.wait(lock, finished);
+        if (!done) {
+            caller_waiting_ = true;
+            done_cv_.wait(lock, finished);
+            caller_waiting_ = false;
+        }
         error = error_;
         error_ = nullptr;
         fn_ = nullptr;

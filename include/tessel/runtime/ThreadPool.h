@@ -74,6 +74,9 @@ private:
     std::atomic<uint64_t> generation_{0};
     std::atomic<bool> stopping_{false};
     std::atomic<int> pending_{0};
+    // Set while the caller sleeps on done_cv_: only then does the worker that finishes last
+    // take mutex_ to wake it (a spinning caller and worker never contend for the mutex).
+    std::atomic<bool> caller_waiting_{false};
     const std::function<void(int64_t)>* fn_ = nullptr;
     int64_t begin_ = 0;
     int64_t end_ = 0;
