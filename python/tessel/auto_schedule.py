@@ -69,8 +69,9 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
     Every measurement is appended to ``log_file`` (required), and a log that already holds
     records of the task is resumed: they count as trials done (``trials`` is the total), the cost
     model trains on them and none is a trial again. After each round the fastest
-    ``remeasure_top`` states are timed again, each until it has ``remeasure_limit`` measurements
-    (records of origin "remeasure", not trials; 0 turns this off), and a schedule costs the
+    ``remeasure_top`` states are timed again, each until it has ``remeasure_limit`` measurements,
+    and so is the default schedule in the rounds after its trial (records of origin "remeasure",
+    not trials; 0 turns this off), and a schedule costs the
     median of its measurements (``ts.ScheduleCosts``). ``progress``: a tqdm bar when tqdm is
     installed (``pip install tqdm``), else one plain line per round on stderr (refreshed in place
     on a terminal); False for none. ``print_schedule`` prints the best schedule as a Python

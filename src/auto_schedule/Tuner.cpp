@@ -264,16 +264,25 @@ void Tuner::record(const std::vector<MeasureInput>& batch,
 
 // Times the fastest states again (TuningOptions::remeasure_top), each until it has
 // remeasure_limit measurements: a state whose one timing fell in a quiet moment of the machine
-// costs the median of several once it is among the best.
+// costs the median of several once it is among the best. The default schedule is timed again
+// too, once a round after the round of its trial, wherever its timing put it: one slow timing
+// of it (a busy moment) would otherwise stand for ever, and the log's best could stay slower
+// than not tuning.
 void Tuner::remeasure() {
     std::vector<MeasureInput> batch;
     std::vector<size_t> trials;  // the trial record of each
     const auto& successes = history_.successes;
-    for (size_t i = 0; i < successes.size() && i < static_cast<size_t>(options_.remeasure_top);
-         ++i) {
-        if (successes[i].measurements >= options_.remeasure_limit) continue;
-        batch.push_back({successes[i].state.schedule, CandidateOrigin::Remeasure});
-        trials.push_back(successes[i].record);
+    const size_t top = static_cast<size_t>(options_.remeasure_top);
+    for (size_t i = 0; i < successes.size(); ++i) {
+        const TuningHistory::Success& s = successes[i];
+        if (s.measurements >= options_.remeasure_limit) continue;
+        const TuningRecord& trial = history_.records[s.record];
+        bool late_default = options_.remeasure_top > 0 &&
+                            trial.origin == CandidateOrigin::Default &&
+                            trial.round < round_.round;
+        if (i >= top && !late_default) continue;
+        batch.push_back({s.state.schedule, CandidateOrigin::Remeasure});
+        trials.push_back(s.record);
     }
     if (batch.empty()) return;
     std::vector<MeasureResult> results = measure(batch);

@@ -22,7 +22,8 @@
 //  4. re-measure: the fastest few states (remeasure_top) are timed again, each up to
 //     remeasure_limit times in all, and logged (origin "remeasure"); a state costs the median of
 //     its timings (ScheduleCosts, Record.h), so one lucky timing on a busy machine does not
-//     make the best;
+//     make the best; the default schedule is timed again in the rounds after its trial, so one
+//     unlucky timing does not discard it;
 //  5. train: the round's programs join the cost model's training set; the model retrains from
 //     scratch on every measured program of the task (of every task sharing the model, when
 //     TuningOptions::shared_cost_model is set) before the next round's search;
@@ -65,7 +66,7 @@ struct TuningRound {
     int64_t round = 0;          ///< its number, as the log's records write it
     int measured = 0;           ///< candidates measured (trials)
     int errors = 0;             ///< of which failed (an error code other than none)
-    int remeasured = 0;         ///< re-measurements of the fastest states (not trials)
+    int remeasured = 0;         ///< re-measurements of the fastest states and the default
     int chosen_by_model = 0;    ///< candidates the evolutionary search proposed
     int random = 0;             ///< random samples (epsilon-greedy, or before the model trained)
     bool measured_default = false;  ///< the default schedule was among them (measure_default)
@@ -115,7 +116,8 @@ struct TuningOptions {
     int generations = 4;    ///< evolutionary search: breeding rounds
     double mutation_prob = 0.85;  ///< a child is a mutation with this chance, else a crossover
     double eps_greedy = 0.05;     ///< share of a round's candidates sampled at random
-    /// After each round, re-measure the fastest this many states (0: never) ...
+    /// After each round, re-measure the fastest this many states (0: never), and the default
+    /// schedule (measure_default) in the rounds after its trial wherever it stands ...
     int remeasure_top = 3;
     /// ... until each has this many measurements (its trial included; at least 1).
     int remeasure_limit = 3;
