@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Builds sgemm_warp_tiled.cu's variants into DIR (one cubin each; ptxas's report beside).
+# Builds the experiments' variants into DIR: sgemm_warp_tiled.cu's as sgemm_<name>.cubin and
+# hgemm_l2_bound.cu's as hgemm_<name>.cubin (nvcc -cubin for sm_90; ptxas's report printed).
 set -euo pipefail
 dir="${1:?usage: build_variants.sh DIR}"
 mkdir -p "$dir"
 cd "$(dirname "$0")"
-for v in "db0_bk8:-DREG_DB=0" "db1_bk8:-DREG_DB=1" "db0_bk8_nobounds:-DREG_DB=0 -DMINB=0" \
-         "db1_bk8_nobounds:-DREG_DB=1 -DMINB=0" "db0_bk16:-DREG_DB=0 -DBK=16" \
-         "db1_bk16:-DREG_DB=1 -DBK=16" "step6map_db0_bk8:-DSTEP6_MAP=1 -DREG_DB=0" \
-         "step6map_db0_bk8_nobounds:-DSTEP6_MAP=1 -DREG_DB=0 -DMINB=0" \
-         "step6map_db1_bk8:-DSTEP6_MAP=1 -DREG_DB=1"; do
-    name=${v%%:*}
-    # shellcheck disable=SC2086
-    nvcc -cubin -arch=sm_90 -O3 ${v#*:} -Xptxas -v sgemm_warp_tiled.cu -o "$dir/$name.cubin" \
-        2>&1 | grep -E "registers|spill" | sed "s/^/$name: /"
+build() {  # SOURCE PREFIX NAME OPTIONS...
+    local src=$1 prefix=$2 name=$3
+    shift 3
+    nvcc -cubin -arch=sm_90 -O3 "$@" -Xptxas -v "$src" -o "$dir/${prefix}_$name.cubin" 2>&1 |
+        grep -E "registers|spill" | sed "s/^/$prefix $name: /"
+}
+build sgemm_warp_tiled.cu sgemm db0_bk8 -DREG_DB=0
+build sgemm_warp_tiled.cu sgemm db1_bk8 -DREG_DB=1
+build sgemm_warp_tiled.cu sgemm db0_bk8_nobounds -DREG_DB=0 -DMINB=0
+build sgemm_warp_tiled.cu sgemm db1_bk8_nobounds -DREG_DB=1 -DMINB=0
+build sgemm_warp_tiled.cu sgemm db0_bk16 -DREG_DB=0 -DBK=16
+build sgemm_warp_tiled.cu sgemm db1_bk16 -DREG_DB=1 -DBK=16
+build sgemm_warp_tiled.cu sgemm step6map_db0_bk8 -DSTEP6_MAP=1 -DREG_DB=0
+build sgemm_warp_tiled.cu sgemm step6map_db0_bk8_nobounds -DSTEP6_MAP=1 -DREG_DB=0 -DMINB=0
+build sgemm_warp_tiled.cu sgemm step6map_db1_bk8 -DSTEP6_MAP=1 -DREG_DB=1
+for stages in 3 4; do
+    build hgemm_l2_bound.cu hgemm "stages${stages}" -DSTAGES=$stages
+    build hgemm_l2_bound.cu hgemm "stages${stages}_half_b" -DSTAGES=$stages -DHALF_B=1
 done
+build hgemm_l2_bound.cu hgemm stages4_no_fetch -DSTAGES=4 -DNO_FETCH=1

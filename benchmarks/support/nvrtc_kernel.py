@@ -114,8 +114,15 @@ class Kernel:
         if rc != 0:
             raise RuntimeError(f"CUDA driver: {what} failed with error {rc}")
 
-    def launch(self, grid, block, args, stream=0):
-        """args: ctypes values (c_void_p for device pointers, c_int, ...)."""
+    def allow_dynamic_shared(self, nbytes):
+        """Lets launches ask for `nbytes` of dynamic shared memory (above the default 48 KB)."""
+        max_dynamic_shared_size_bytes = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self._check(self.cuda.cuFuncSetAttribute(self.function, max_dynamic_shared_size_bytes,
+                                                 ctypes.c_int(nbytes)), "set shared size")
+
+    def launch(self, grid, block, args, stream=0, shared=0):
+        """args: ctypes values (c_void_p for device pointers, c_int, ...); `shared`: bytes of
+        dynamic shared memory."""
         ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
-        self._check(self.cuda.cuLaunchKernel(self.function, *grid, *block, 0,
+        self._check(self.cuda.cuLaunchKernel(self.function, *grid, *block, shared,
                                              ctypes.c_void_p(stream), ptrs, None), "launch")

@@ -1,0 +1,82 @@
+"""Times benchmarks/experiments/hgemm_l2_bound.cu's variants next to tutorial 07's default step
+(when the tessel extension is importable) and cuBLAS (PyTorch, fp16 in, fp32 out) at n^3, in
+interleaved rounds of CUDA-event timings (an experiment for issue 25's bar: see the .cu).
+
+    python3 benchmarks/experiments/hgemm_l2_bound.py CUBIN_DIR [N] [ROUNDS]
+
+CUBIN_DIR holds `hgemm_<variant>.cubin` files (build_variants.sh DIR makes them); a variant
+whose name has `half_b` or `no_fetch` computes on tiles that were never copied (its speed is a
+bound, its result is not checked); every other is checked against a float64 product first."""
+import ctypes
+import glob
+import os
+import re
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import cuda_bench  # noqa: E402
+import nvrtc_kernel  # noqa: E402
+
+
+def kernel(path):
+    """f(a, b, c) launching the cubin's `hgemm` (its STAGES from the name, 3 by default)."""
+    stages = int((re.search(r"stages(\d+)", path) or [0, 3])[1])
+    shared = stages * (128 * 40 + 32 * 264) * 2
+    k = nvrtc_kernel.Kernel(open(path, "rb").read(), "hgemm")
+    k.allow_dynamic_shared(shared)
+
+    def run(a, b, c):
+        n = a.shape[0]
+        args = [ctypes.c_void_p(t.data_ptr()) for t in (a, b, c)] + [ctypes.c_int(n)] * 3
+        k.launch((n // 256, n // 128, 1), (256, 1, 1), args, shared=shared)
+    return run
+
+
+def main():
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 8192
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    g = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.randn(n, n, device="cuda", generator=g).half()
+    b = torch.randn(n, n, device="cuda", generator=g).half()
+    ref = a.double() @ b.double()
+    timed = [("cublas (fp32 out)", lambda: torch.mm(a, b, out_dtype=torch.float32))]
+    try:
+        import tessel as ts
+        t7 = cuda_bench.tutorial("07_tensor_core_gemm")
+        s, args = t7.step5(n, n, n)
+        f = ts.build(s, args, target="cuda")
+        kernels = [("tessel tutorial 07 step5", f)]
+    except ImportError:
+        print("tessel is not importable: tutorial 07 left out")
+        kernels = []
+    for path in sorted(glob.glob(os.path.join(sys.argv[1], "hgemm_*.cubin"))):
+        kernels.append((os.path.basename(path)[6:-6], kernel(path)))
+    for label, k in kernels:
+        c = torch.full((n, n), float("nan"), device="cuda")
+        k(a, b, c)
+        torch.cuda.synchronize()
+        if "half_b" in label or "no_fetch" in label:
+            print(f"{label}: not a GEMM (tiles never copied): not checked")
+        else:
+            err = cuda_bench.relative_error(c, ref)
+            print(f"{label}: relative error {err:.1e}")
+            assert err < 1e-4, f"{label} is wrong"
+        timed.append((label, lambda k=k, c=c: k(a, b, c)))
+    ms = {label: [] for label, _ in timed}
+    for _ in range(rounds):
+        for label, fn in timed:
+            ms[label].append(cuda_bench.median_ms(fn, warmup=3, reps=10))
+    tflops = {label: [2.0 * n ** 3 / m / 1e9 for m in v] for label, v in ms.items()}
+    cublas = statistics.median(tflops["cublas (fp32 out)"])
+    print(f"n={n}, {rounds} interleaved rounds; TFLOP/s median [lowest, highest round]")
+    for label, v in tflops.items():
+        med = statistics.median(v)
+        print(f"{label}: {med:.1f} [{min(v):.1f}, {max(v):.1f}] ({med / cublas:.3f} x cuBLAS)")
+
+
+if __name__ == "__main__":
+    main()
