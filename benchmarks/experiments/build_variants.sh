@@ -25,3 +25,8 @@ for stages in 3 4; do
     build hgemm_l2_bound.cu hgemm "stages${stages}_half_b" -DSTAGES=$stages -DHALF_B=1
 done
 build hgemm_l2_bound.cu hgemm stages4_no_fetch -DSTAGES=4 -DNO_FETCH=1
+build hgemm_l2_bound.cu hgemm stages4_no_fetch_no_sync -DSTAGES=4 -DNO_FETCH=1 -DNO_SYNC=1
+build hgemm_l2_bound.cu hgemm stages3_bk64 -DSTAGES=3 -DBK=64
+build hgemm_l2_bound.cu hgemm stages3_bk64_no_fetch -DSTAGES=3 -DBK=64 -DNO_FETCH=1
+build hgemm_l2_bound.cu hgemm stages3_bk64_half_b -DSTAGES=3 -DBK=64 -DHALF_B=1
+build hgemm_l2_bound.cu hgemm stages4_bk64 -DSTAGES=4 -DBK=64

@@ -15,7 +15,9 @@
 // beside it in a cluster of two had multicast that half. Its speed bounds what sharing B's tile
 // between two blocks could give (the L2 -> SM bytes per FLOP fall from 1/85 to 1/128).
 // NO_FETCH=1 (not a GEMM either) copies only the first STAGES - 1 tiles and then computes on
-// them over and over: the speed of the shared -> tensor core part alone.
+// them over and over: the speed of the shared -> tensor core part alone. NO_SYNC=1 (with
+// NO_FETCH) also leaves out the wait and the barrier of every k tile after those first ones:
+// ldmatrix and mma.sync alone.
 #include <cuda_fp16.h>
 
 #ifndef STAGES
@@ -27,10 +29,15 @@
 #ifndef NO_FETCH
 #define NO_FETCH 0
 #endif
+#ifndef NO_SYNC
+#define NO_SYNC 0
+#endif
 
 #define BM 128
 #define BN 256
+#ifndef BK
 #define BK 32
+#endif
 #define AS (BK + 8)  // A's row stride in shared memory (halves)
 #define BS (BN + 8)  // B's row stride in shared memory (halves)
 #define A_STAGE (BM * AS)
@@ -59,13 +66,13 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     auto fetch = [&](int stage, int kt) {
         const int k0 = kt * BK;
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {  // A: 128 rows x 4 chunks of 8 halves
-            int c = tid + i * 256, r = c / 4, col = (c % 4) * 8;
+        for (int i = 0; i < BM * BK / 8 / 256; ++i) {  // A: 128 rows x BK / 8 chunks of 8 halves
+            int c = tid + i * 256, r = c / (BK / 8), col = (c % (BK / 8)) * 8;
             cp_async16(smem_addr(As + stage * A_STAGE + r * AS + col),
                        A + (size_t)(bm + r) * K + k0 + col);
         }
 #pragma unroll
-        for (int i = 0; i < (HALF_B ? 2 : 4); ++i) {  // B: 32 rows x 32 chunks
+        for (int i = 0; i < BK * BN / 8 / 256 / (HALF_B ? 2 : 1); ++i) {  // B: BK x 32 chunks
             int c = tid + i * 256, r = c / 32, col = (c % 32) * 8;
             cp_async16(smem_addr(Bs + stage * B_STAGE + r * BS + col),
                        B + (size_t)(k0 + r) * N + bn + col);
@@ -87,8 +94,10 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     }
 
     for (int kt = 0; kt < tiles; ++kt) {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
-        __syncthreads();
+        if (!NO_SYNC || kt < STAGES - 1) {
+            asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+            __syncthreads();
+        }
         const int stage = kt % STAGES;
         const half* as = As + stage * A_STAGE;
         const half* bs = Bs + stage * B_STAGE;

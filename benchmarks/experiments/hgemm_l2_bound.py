@@ -1,6 +1,7 @@
-"""Times benchmarks/experiments/hgemm_l2_bound.cu's variants next to tutorial 07's default step
-(when the tessel extension is importable) and cuBLAS (PyTorch, fp16 in, fp32 out) at n^3, in
-interleaved rounds of CUDA-event timings (an experiment for issue 25's bar: see the .cu).
+"""Times benchmarks/experiments/hgemm_l2_bound.cu's variants next to cuBLAS (PyTorch, fp16 in,
+fp32 out) and, when the tessel extension is importable, tutorial 07's default step (the
+register-only mma.sync peak printed first), at n^3, in interleaved rounds of CUDA-event timings
+(an experiment for issue 25's bar: see the .cu).
 
     python3 benchmarks/experiments/hgemm_l2_bound.py CUBIN_DIR [N] [ROUNDS]
 
@@ -23,9 +24,11 @@ import nvrtc_kernel  # noqa: E402
 
 
 def kernel(path):
-    """f(a, b, c) launching the cubin's `hgemm` (its STAGES from the name, 3 by default)."""
+    """f(a, b, c) launching the cubin's `hgemm` (its STAGES and BK from the name: `stages<S>`,
+    `bk<K>`; 3 and 32 by default)."""
     stages = int((re.search(r"stages(\d+)", path) or [0, 3])[1])
-    shared = stages * (128 * 40 + 32 * 264) * 2
+    bk = int((re.search(r"bk(\d+)", path) or [0, 32])[1])
+    shared = stages * (128 * (bk + 8) + bk * 264) * 2
     k = nvrtc_kernel.Kernel(open(path, "rb").read(), "hgemm")
     k.allow_dynamic_shared(shared)
 
@@ -46,6 +49,9 @@ def main():
     timed = [("cublas (fp32 out)", lambda: torch.mm(a, b, out_dtype=torch.float32))]
     try:
         import tessel as ts
+        sys.path.insert(0, os.path.join(HERE, ".."))
+        import gemm_fp16_cuda  # the register-only mma.sync peak (the issue's yardstick)
+        print(f"register-only mma.sync peak: {gemm_fp16_cuda.mma_peak() / 1e3:.1f} TFLOP/s")
         t7 = cuda_bench.tutorial("07_tensor_core_gemm")
         s, args = t7.step5(n, n, n)
         f = ts.build(s, args, target="cuda")
