@@ -1,6 +1,7 @@
 """gemm_fp16_cuda: C (float32) = A (float16) @ B (float16), fp32 accumulation, square n, with the
-tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 5: mma.sync
-m16n8k16, ldmatrix, 128 x 256 tiles, swizzled shared tiles pipelined over 4 buffers by cp.async)
+tensor-core tutorial's final schedule (tutorials/07_tensor_core_gemm.py, step 6: mma.sync
+m16n8k16, ldmatrix, 128 x 256 tiles, k tiles of 64, swizzled shared tiles pipelined over 4
+buffers by cp.async)
 and, for comparison, its step 3 (128 x 128 tiles, double_buffer), against, in the same run:
   - the register-only mma.sync peak: a kernel doing nothing but independent mma.sync.m16n8k16
     (fp16 -> fp32) on registers, the ceiling of this instruction on this GPU;
@@ -13,10 +14,10 @@ kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has o
   BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
   BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
 
-    python benchmarks/gemm_fp16_cuda.py [--step 4] [N ...]     (default 4096 8192)
+    python benchmarks/gemm_fp16_cuda.py [--step 4|5] [N ...]     (default 4096 8192)
 
---step 4 times the tutorial's step 4 instead (padded shared tiles, storage_align, where step 5
-swizzles them); its cases are named n=N,step=4.
+--step 4 or 5 times the tutorial's step 4 (padded shared tiles, k tiles of 32) or step 5 (swizzled,
+k tiles of 32) instead; their cases are named n=N,step=S.
 """
 import ctypes
 import os
@@ -92,7 +93,7 @@ def check_sass(f):
     return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
 
 
-def run_tessel(n, step=tc.step5):
+def run_tessel(n, step=tc.step6):
     s, args = step(n, n, n)
     f = ts.build(s, args, target="cuda")
     log = f.get_source("nvrtc_log") or ""
@@ -129,16 +130,16 @@ def cublas(n):
 
 
 def main():
-    argv, step = sys.argv[1:], 5
+    argv, step = sys.argv[1:], 6
     if argv[:1] == ["--step"]:
         step, argv = int(argv[1]), argv[2:]
-    assert step in (4, 5), "--step takes 4 or 5"
+    assert step in (4, 5, 6), "--step takes 4, 5 or 6"
     sizes = [int(x) for x in argv] or [4096, 8192]
     peak = mma_peak()
     print(f"register-only mma.sync.m16n8k16 fp16->fp32 peak: {peak / 1e3:.1f} TFLOP/s")
     lines = []
     for n in sizes:
-        case = f"n={n}" if step == 5 else f"n={n},step={step}"
+        case = f"n={n}" if step == 6 else f"n={n},step={step}"
         ref, ref_err, ref_out = cublas(n)
         gflops, err = run_tessel(n, getattr(tc, f"step{step}"))
         step3, _ = run_tessel(n, tc.step3)

@@ -3,8 +3,8 @@ racecheck) on the GPU host: the GEMM tutorial's double-buffered register-tile ke
 shape (padded tiles, unswitched edges), the same with its tiles pipelined over 3 and 4 buffers
 by cp.async (step 7: zero-filled copies past the edges, trip counts below the depth), the
 tensor-core GEMM tutorial's steps 3 (double_buffer), 4 (pipeline(4), 128 x 256 tiles; k runs
-3 times, below the depth) and 5 (step 4 with swizzled shared tiles, storage_swizzle), and the
-warp-per-row softmax at a short odd row.
+3 times, below the depth), 5 (step 4 with swizzled shared tiles, storage_swizzle) and 6 (k tiles
+of 64; k runs 3 times), and the warp-per-row softmax at a short odd row.
     compute-sanitizer --tool racecheck python3 scripts/sanitize_new_kernels.py
 Each result is checked against numpy; the sanitizer's exit status reports what it found."""
 import importlib.util
@@ -44,7 +44,7 @@ for (m, n, k, tiles), buffering in [(c, b) for c in CASES for b in BUFFERING]:
     np.testing.assert_allclose(c.numpy(), a.astype("float64") @ b, rtol=1e-4, atol=1e-4)
     print(f"gemm {m}x{n}x{k} {config}: correct")
 for make, (m, n, k) in [(tensor_core.step3, (256, 256, 96)), (tensor_core.step4, (256, 512, 96)),
-                       (tensor_core.step5, (256, 512, 96))]:
+                       (tensor_core.step5, (256, 512, 96)), (tensor_core.step6, (256, 512, 192))]:
     s, args = make(m, n, k)
     f = ts.build(s, args, target="cuda")
     a = rng.standard_normal((m, k)).astype("float16")

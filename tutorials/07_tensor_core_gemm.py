@@ -27,14 +27,16 @@ The warps are threadIdx.x (extent 32); threadIdx.y and .z number the warps of a 
   5. swizzled shared tiles: step 4 with the tiles laid out without padding (storage_swizzle: each
      row's 16-byte chunks permuted by XOR with the row number, so ldmatrix's 8 rows and a quarter
      warp's 16-byte cp.async copies still hit all 32 banks): 96 KB of shared memory instead of
-     106 KB for the four copies, and no padded rows to skip.
+     106 KB for the four copies, and no padded rows to skip;
+  6. k tiles of 64: step 5 with half the waits and block barriers per multiply (192 KB of shared
+     memory: sm_90).
 
 Every step is checked in tessel's SPMD interpreter at a small size, which runs the warps with
 PTX's fragment layouts (a lane that misses an mma.sync is an error there), and compiled by NVRTC
-for sm_80 and sm_90 (the PTX has mma.sync); on a machine with a GPU it runs at full size against
-numpy and prints its TFLOP/s. The same schedule takes bfloat16 (mma_m16n8k16_bf16) and, with
-plain fragment loads, float32 as tf32 (mma_m16n8k8_tf32). benchmarks/gemm_fp16_cuda.py measures
-step 5 against cuBLAS and the register-only mma.sync peak.
+for sm_80 and sm_90 (the PTX has mma.sync; step 6 for sm_90 only); on a machine with a GPU it runs
+at full size against numpy and prints its TFLOP/s. The same schedule takes bfloat16
+(mma_m16n8k16_bf16) and, with plain fragment loads, float32 as tf32 (mma_m16n8k8_tf32).
+benchmarks/gemm_fp16_cuda.py measures step 6 against cuBLAS and the register-only mma.sync peak.
 
 Run:  python tutorials/07_tensor_core_gemm.py [--small]
 """
@@ -240,12 +242,29 @@ def step5(m, n, k, dtype="float16"):
     return step4(m, n, k, dtype, swizzle=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# 6. k tiles of 64: half the barriers
+#
+# Every iteration of step 5's k loop waits for its tiles' copies and passes a barrier of the whole
+# block before computing on 32 columns of k. On the H200 that synchronisation costs more than the
+# memory traffic: a hand-written copy of this kernel that copies nothing after its first tiles
+# runs at 0.68 x the register-only mma.sync peak with a barrier every 32 columns of k, 0.77 x
+# with one every 64, and 0.84-0.91 x with none (benchmarks/experiments/hgemm_l2_bound.py). Tiles
+# of 64 columns of k halve the barriers per multiply; their four copies take 192 KB of the
+# 227 KB of shared memory a block may have on sm_90 (sm_80: 163 KB, so there the kernel does not
+# launch; step 5 is the one for sm_80).
+def step6(m, n, k, dtype="float16"):
+    bk = 32 if dtype == "float32" else 64  # 4 x 48 KB of shared tiles either way
+    return step2(m, n, k, dtype, bn=256, bk=bk, pipeline=4, swizzle=True)
+
+
 STEPS = [
     ("1. fragments and mma.sync", step1, N_CHECK),
     ("2. ldmatrix", step2, N_CHECK),
     ("3. double buffering", step3, N_CHECK),
     ("4. pipelined copies, 128 x 256 tiles", step4, (128, 256, 128)),  # 4 iterations of k
     ("5. swizzled shared tiles", step5, (128, 256, 128)),
+    ("6. k tiles of 64", step6, (128, 256, 256)),  # 4 iterations of k
 ]
 
 
@@ -302,17 +321,26 @@ if __name__ == "__main__":
         check_in_interpreter(make, check_shape)
         s, args = make(N_RUN, N_RUN, N_RUN)
         for arch in ("sm_80", "sm_90"):
+            if make is step6 and arch == "sm_80":  # 192 KB of shared tiles: more than sm_80 has
+                try:
+                    ts.build(s, args, target="cuda -arch=sm_80")
+                    raise AssertionError("step 6 built for sm_80")
+                except ts.ScheduleError as e:
+                    assert "bytes of shared memory per block" in str(e), e
+                continue
             module = ts.build(s, args, target="cuda -arch=" + arch)  # NVRTC, with or without a GPU
             ptx = module.get_source("ptx")
             assert "mma.sync.aligned.m16n8k16" in ptx
-            if make is step5:  # 16-byte asynchronous copies, ldmatrix from the swizzled tiles
+            if make in (step5, step6):  # 16-byte asynchronous copies, ldmatrix, swizzled tiles
                 assert "cp.async.cg.shared.global" in ptx and "ldmatrix.sync.aligned" in ptx
         if HAVE_GPU:
             tflops, f = run_on_gpu(make, N_RUN)
             print(f"{title}: correct, {tflops:7.1f} TFLOP/s at n={N_RUN}")
         else:
-            print(f"{title}: correct in the interpreter, compiles for sm_80 and sm_90 (no GPU "
-                  f"here: {ts.cuda_unavailable_reason()})")
+            archs = "sm_90 (sm_80: too little shared memory)" if make is step6 else \
+                "sm_80 and sm_90"
+            print(f"{title}: correct in the interpreter, compiles for {archs} (no GPU here: "
+                  f"{ts.cuda_unavailable_reason()})")
     report = module.get_source("nvrtc_log").splitlines()
     print("\n".join(line for line in report if "Used" in line or "spill" in line))
 

@@ -54,8 +54,11 @@ def main():
         print(f"register-only mma.sync peak: {gemm_fp16_cuda.mma_peak() / 1e3:.1f} TFLOP/s")
         t7 = cuda_bench.tutorial("07_tensor_core_gemm")
         s, args = t7.step5(n, n, n)
-        f = ts.build(s, args, target="cuda")
-        kernels = [("tessel tutorial 07 step5", f)]
+        kernels = [("tessel tutorial 07 step5", ts.build(s, args, target="cuda"))]
+        for depth in (3, 4):  # step 5 with k tiles of 64
+            s, args = t7.step2(n, n, n, bn=256, bk=64, pipeline=depth, swizzle=True)
+            kernels.append((f"tessel step5 bk64 pipeline({depth})",
+                            ts.build(s, args, target="cuda")))
     except ImportError:
         print("tessel is not importable: tutorial 07 left out")
         kernels = []

@@ -1,7 +1,7 @@
 # storage_swizzle (docs/schedule.md, "storage_swizzle"): tutorial 07's step 5 (step 4's 128 x 256
-# tiles pipelined by cp.async, swizzled instead of padded) in the SPMD interpreter against numpy,
-# its PTX for sm_80/sm_90 (ldmatrix, 16-byte cp.async), a swizzled fp32 GEMM, the step as data,
-# its errors.
+# tiles pipelined by cp.async, swizzled instead of padded) and step 6 (k tiles of 64) in the SPMD
+# interpreter against numpy, their PTX for sm_80/sm_90 (ldmatrix, 16-byte cp.async; step 6's
+# shared memory refused for sm_80), a swizzled fp32 GEMM, the step as data, its errors.
 import json
 
 import numpy as np
@@ -24,6 +24,20 @@ def test_step5_matches_numpy_in_interpreter():
 @pytest.mark.parametrize("shape", [(128, 256, 160), (128, 512, 32)], ids=str)
 def test_step5_at_other_shapes(shape):
     tc.check_in_interpreter(tc.step5, shape=shape)  # k tiles: 5 over 4 copies, and 1
+
+
+def test_step6_k_tiles_of_64_match_numpy_in_interpreter():
+    tc.check_in_interpreter(tc.step6, shape=(128, 256, 192))  # 3 k tiles of 64: below the depth
+
+
+def test_step6_fits_sm90_shared_memory_and_not_sm80s():
+    s, args = tc.step6(1024, 1024, 1024)
+    ptx = ts.build(s, args, target="cuda -arch=sm_90").get_source("ptx")
+    assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.cg.shared.global" in ptx
+    # 4 copies of 128 x 64 and 64 x 256 halves: 196,608 bytes, above sm_80's 166,912 (a typed
+    # error naming both, before NVRTC runs).
+    with pytest.raises(ts.ScheduleError, match="196608 bytes of shared memory.*166912"):
+        ts.build(s, args, target="cuda -arch=sm_80")
 
 
 def test_swizzled_tf32_gemm_matches_numpy_in_interpreter():
