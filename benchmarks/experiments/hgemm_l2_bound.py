@@ -12,7 +12,6 @@ import ctypes
 import glob
 import os
 import re
-import statistics
 import sys
 
 import torch
@@ -75,17 +74,8 @@ def main():
             print(f"{label}: relative error {err:.1e}")
             assert err < 1e-4, f"{label} is wrong"
         timed.append((label, lambda k=k, c=c: k(a, b, c)))
-    ms = {label: [] for label, _ in timed}
-    for _ in range(rounds):
-        for label, fn in timed:
-            ms[label].append(cuda_bench.median_ms(fn, warmup=3, reps=10))
-    tflops = {label: [2.0 * n ** 3 / m / 1e9 for m in v] for label, v in ms.items()}
-    cublas = statistics.median(tflops["cublas (fp32 out)"])
-    print(f"n={n}, {rounds} interleaved rounds; TFLOP/s median [lowest, highest round]")
-    for label, v in tflops.items():
-        med = statistics.median(v)
-        print(f"{label}: {med:.1f} [{min(v):.1f}, {max(v):.1f}] ({med / cublas:.3f} x cuBLAS)")
-
+    print(f"n={n}")
+    cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n ** 3, "cublas (fp32 out)", digits=1)
 
 if __name__ == "__main__":
     main()

@@ -42,7 +42,7 @@ def interleaved_gemm_report(kernels, n, rounds):
     """The fp32 n^3 GEMM kernels [(label, f(x, y, out))] each checked against a float64 reference
     (relative error below 1e-5), then timed with cuBLAS (TF32 off) in `rounds` interleaved rounds
     (each round times every kernel once: median_ms of 10 runs after 3 warm-up runs), so that no
-    kernel is favoured by its place in the process. Prints per kernel the median GFLOP/s over the
+    kernel is favoured by its place in the process. Prints per kernel the median TFLOP/s over the
     rounds, the rounds' range and the ratio to cuBLAS."""
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
@@ -59,13 +59,21 @@ def interleaved_gemm_report(kernels, n, rounds):
         print(f"{label}: relative error {err:.1e}")
         assert err < 1e-5, f"{label} is wrong"
         timed.append((label, lambda k=k, out=out: k(x, y, out)))
+    interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas")
+
+
+def interleaved_rounds(timed, rounds, flops, reference, digits=0):
+    """Times the kernels [(label, fn)] in `rounds` interleaved rounds (each round times every
+    kernel once: median_ms of 10 runs after 3 warm-up runs) and prints per kernel the median
+    TFLOP/s over the rounds (`flops` a run), the rounds' range and the ratio to `reference`'s."""
     ms = {label: [] for label, _ in timed}
     for _ in range(rounds):
         for label, fn in timed:
             ms[label].append(median_ms(fn, warmup=3, reps=10))
-    gflops = {label: [2.0 * n**3 / m / 1e9 for m in v] for label, v in ms.items()}
-    cublas = statistics.median(gflops["cublas"])
-    print(f"{rounds} interleaved rounds; GFLOP/s median [lowest, highest round]")
-    for label, v in gflops.items():
+    tflops = {label: [flops / m / 1e9 for m in v] for label, v in ms.items()}
+    ref = statistics.median(tflops[reference])
+    print(f"{rounds} interleaved rounds; TFLOP/s median [lowest, highest round]")
+    for label, v in tflops.items():
         med = statistics.median(v)
-        print(f"{label}: {med:.0f} [{min(v):.0f}, {max(v):.0f}] ({med / cublas:.3f} x cuBLAS)")
+        print(f"{label}: {med:.{digits}f} [{min(v):.{digits}f}, {max(v):.{digits}f}] "
+              f"({med / ref:.3f} x {reference})")
