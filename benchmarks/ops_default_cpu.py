@@ -32,6 +32,10 @@ import numpy as np
 
 import tessel as ts
 
+# This benchmark measures the default schedules' rules, and the plain loop nest as written: not
+# the shipped tuning logs' records, which op.default_schedule and build() would otherwise use.
+ts.auto_schedule.use_shipped_logs(False)
+
 # Seconds of untimed calls before each timed sample: longer than tessel's workers spin after a
 # call (TESSEL_SPIN_US, 200 us by default), so that they do not take the next runner's cores
 # (sleeping instead lets the machine go idle, and the next calls start cold).

@@ -374,7 +374,8 @@ void init_build(py::module_& m) {
     m.def(
         "build",
         [](const Schedule& s, py::object arg_list, py::object target, py::object target_host,
-           const std::string& name, std::vector<std::string> in_place, py::object binds) {
+           const std::string& name, std::vector<std::string> in_place, py::object binds,
+           bool tuning_logs) {
             if (!binds.is_none())
                 throw py::type_error(
                     "build(): 'binds' is not supported: tessel allocates each "
@@ -390,20 +391,22 @@ void init_build(py::module_& m) {
                     "code of a CUDA module is tessel's launch plan)");
             BuildOptions options;
             options.in_place = std::move(in_place);
+            options.tuning_logs = tuning_logs;
             // The apply-best context is this thread's: resolve the schedule before the build
             // moves to a worker thread.
-            Schedule chosen = schedule_for_build(s, t);
+            Schedule chosen = schedule_for_build(s, t, tuning_logs);
             return run_interruptible<Module>(
                 [chosen, args, t, name, options] { return build(chosen, args, t, name, options); });
         },
         py::arg("schedule"), py::arg("args"), py::arg("target") = py::none(),
         py::arg("target_host") = py::none(), py::arg("name") = "main", py::kw_only(),
         py::arg("in_place") = std::vector<std::string>{}, py::arg("binds") = py::none(),
+        py::arg("tuning_logs") = true,
         "Lowers and compiles the schedule for `target` (a string or a Target) into a module with "
         "one kernel `name`. `in_place` names arguments that may share memory with others (exempt "
-        "from the overlap check). TVM's target_host= is accepted when it is a CPU target; binds= "
-        "is "
-        "not supported.");
+        "from the overlap check). A schedule without steps is replaced by the shipped tuning "
+        "logs' record for its computation when they hold one, unless tuning_logs=False. TVM's "
+        "target_host= is accepted when it is a CPU target; binds= is not supported.");
     m.def(
         "build",
         [](const LoweredFunc& f, py::object target) {

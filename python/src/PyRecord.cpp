@@ -1,10 +1,13 @@
 // Tuning records and apply-best (auto_schedule/Record.h, ApplyHistoryBest.h): ts.TuningRecord,
 // ts.make_record, ts.read_records, ts.RecordWriter, and ts.apply_history_best(log), a context
 // manager under which ts.build() of a schedule without steps and ts.op.default_schedule() use
-// the log's best record; its warnings are Python warnings (ts.TuningWarning).
+// the log's best record; its warnings are Python warnings (ts.TuningWarning). The shipped tuning
+// logs' switches (auto_schedule/ShippedLogs.h) are ts.auto_schedule.use_shipped_logs & co.
 #include "PyCommon.h"
+#include "PyFeatures.h"
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/ShippedLogs.h"
 
 namespace tessel::python {
 
@@ -34,6 +37,29 @@ private:
     std::string path_;
     std::unique_ptr<ApplyHistoryBest> context_;
 };
+
+void init_shipped_logs(py::module_ a) {
+    a.def("use_shipped_logs", &use_shipped_tuning_logs, py::arg("on"),
+          "Turns the shipped tuning logs on (the default) or off for the whole process.");
+    a.def("shipped_logs_enabled", &shipped_tuning_logs_enabled,
+          "Whether use_shipped_logs left the shipped tuning logs on.");
+    a.def(
+        "shipped_logs_folder",
+        []() -> py::object {
+            std::string f = shipped_tuning_logs_folder();
+            return f.empty() ? py::object(py::none()) : py::object(py::str(f));
+        },
+        "The folder the shipped tuning logs are read from, or None.");
+    a.def(
+        "set_shipped_logs_folder",
+        [](py::object folder) {
+            set_shipped_tuning_logs_folder(folder.is_none() ? std::string()
+                                                            : py::str(folder).cast<std::string>());
+        },
+        py::arg("folder"), "Reads the shipped tuning logs from `folder` (None: none) from now on.");
+    a.def("_set_default_shipped_logs_folder", &set_default_shipped_tuning_logs_folder,
+          py::arg("folder"));
+}
 
 }  // namespace
 
@@ -118,6 +144,7 @@ void init_record(py::module_& m) {
         .def_property_readonly("skipped_lines", [](const PyApplyHistoryBest& c) {
             return c.context().skipped_lines();
         });
+    init_shipped_logs(auto_schedule_module(m));
 }
 
 }  // namespace tessel::python

@@ -16,6 +16,8 @@
     child = space.mutate(r["states"][0], seed=2)          # a State or None
     print(child.to_python())
 
+    ts.auto_schedule.use_shipped_logs(False)   # build() and ts.op ignore tuning_logs/ from now on
+
 A thin layer over the C++ library (``tessel._tessel.auto_schedule``): the tuner runs in C++;
 this module only draws its progress (a ``tqdm`` bar when tqdm is installed, else a plain line)
 and the tuning curve (matplotlib).
@@ -44,6 +46,17 @@ generate_sketches = _native.generate_sketches
 builtin_sketch_rules = _native.builtin_sketch_rules
 sample = _native.sample
 search_suite = _native.search_suite
+
+# The tuning logs shipped with tessel (docs/tuning.md, "Shipped tuning logs"): build() and
+# ts.op use their best records unless turned off.
+use_shipped_logs = _native.use_shipped_logs
+shipped_logs_enabled = _native.shipped_logs_enabled
+shipped_logs_folder = _native.shipped_logs_folder
+set_shipped_logs_folder = _native.set_shipped_logs_folder
+# A wheel carries its own copy (tessel/tuning_logs); TESSEL_TUNING_LOGS still comes first.
+_packaged_logs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tuning_logs")
+if os.path.isdir(_packaged_logs):
+    _native._set_default_shipped_logs_folder(_packaged_logs)
 
 check_job = _native.check_job
 from ._tasks import extract_tasks, write_job  # noqa: E402  (jobs for tessel-tune)

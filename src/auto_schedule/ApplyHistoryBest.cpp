@@ -9,6 +9,7 @@
 #include "target/CpuFeatures.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/ShippedLogs.h"
 #include "tessel/op/DefaultSchedule.h"
 
 namespace tessel {
@@ -51,20 +52,26 @@ std::string describe(const std::vector<Tensor>& outputs, const std::string& hash
 }  // namespace
 
 ApplyHistoryBest::ApplyHistoryBest(const std::string& log_path, WarningSink warn)
-    : ApplyHistoryBest(read_records(log_path), std::move(warn)) {}
+    : ApplyHistoryBest(read_records(log_path), std::move(warn), true) {}
 
 ApplyHistoryBest::ApplyHistoryBest(std::vector<TuningRecord> records, WarningSink warn)
-    : ApplyHistoryBest(RecordLog{std::move(records), 0, {}, 0}, std::move(warn)) {}
+    : ApplyHistoryBest(RecordLog{std::move(records), 0, {}, 0}, std::move(warn), true) {}
 
-ApplyHistoryBest::ApplyHistoryBest(RecordLog log, WarningSink warn)
-    : records_(std::move(log.records)), skipped_(log.skipped), sink_(std::move(warn)) {
+ApplyHistoryBest::ApplyHistoryBest(Detached, std::vector<TuningRecord> records, WarningSink warn)
+    : ApplyHistoryBest(RecordLog{std::move(records), 0, {}, 0}, std::move(warn), false) {}
+
+ApplyHistoryBest::ApplyHistoryBest(RecordLog log, WarningSink warn, bool context)
+    : records_(std::move(log.records)),
+      skipped_(log.skipped),
+      sink_(std::move(warn)),
+      detached_(!context) {
     if (!sink_) sink_ = [](const std::string& m) { std::cerr << "tessel: warning: " << m << "\n"; };
     // One entry per schedule, fastest first by the median of its measurements (ScheduleCosts).
     ScheduleCosts costs;
     for (const TuningRecord& r : records_) costs.add(r);
     for (const ScheduleCosts::Best& b : costs.ranking())
         by_hash_[records_[b.record].dag_hash].push_back(b.record);
-    context_stack.push_back(this);
+    if (context) context_stack.push_back(this);
 }
 
 ApplyHistoryBest::~ApplyHistoryBest() {
@@ -93,9 +100,17 @@ std::vector<ApplyHistoryBest::Match> ApplyHistoryBest::candidates(const std::str
 }
 
 void ApplyHistoryBest::warn_once(const std::string& key, const std::string& message) {
-    if (!warned_.insert(key).second) return;
-    warnings_.push_back(message);
-    sink_(message);
+    {
+        std::lock_guard<std::mutex> lock(warnings_mutex_);
+        if (!warned_.insert(key).second) return;
+        warnings_.push_back(message);
+    }
+    sink_(message);  // outside the lock: Python's sink takes the GIL
+}
+
+std::vector<std::string> ApplyHistoryBest::warnings() const {
+    std::lock_guard<std::mutex> lock(warnings_mutex_);
+    return warnings_;
 }
 
 Schedule ApplyHistoryBest::choose(const SearchTask& task) {
@@ -134,16 +149,21 @@ Schedule ApplyHistoryBest::choose(const std::vector<Tensor>& outputs, const Targ
             continue;
         }
     }
-    warn_once(task, "no usable tuning record for " + name + " on target '" + target.str() +
-                        "'; using the default schedule");
+    // The shipped logs hold records for a few workloads only: silent about all the others.
+    if (!(detached_ && by_hash_.count(hash) == 0))
+        warn_once(task, "no usable tuning record for " + name + " on target '" + target.str() +
+                            "'; using the default schedule");
     return fallback();
 }
 
-Schedule schedule_for_build(const Schedule& s, const Target& target) {
-    ApplyHistoryBest* best = current_apply_history_best();
-    if (!best || !s.steps().empty()) return s;
-    return best->choose(s.outputs(), target,
-                        [&] { return op::default_schedule_rules(s.outputs(), target); });
+Schedule schedule_for_build(const Schedule& s, const Target& target, bool shipped_logs) {
+    if (!s.steps().empty()) return s;
+    if (ApplyHistoryBest* best = current_apply_history_best())
+        return best->choose(s.outputs(), target,
+                            [&] { return op::default_schedule_rules(s.outputs(), target); });
+    // The shipped logs replace the loop nest only with a record of their own.
+    ApplyHistoryBest* shipped = shipped_logs ? shipped_tuning_logs() : nullptr;
+    return shipped ? shipped->choose(s.outputs(), target, [&] { return s; }) : s;
 }
 
 ApplyHistoryBest* current_apply_history_best() {

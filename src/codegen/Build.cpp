@@ -15,8 +15,9 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& t
         internal::check_llvm_backend(target);
     else
         internal::check_cuda_backend(target);
-    // Inside an apply-best context a schedule without steps means "the best you have".
-    Schedule chosen = schedule_for_build(s, target);
+    // A schedule without steps means "the best you have" inside an apply-best context, and the
+    // shipped logs' record where they hold one.
+    Schedule chosen = schedule_for_build(s, target, options.tuning_logs);
     return build(lower(chosen, args, target, name, options.lower), target, options);
 }
 

@@ -4,6 +4,7 @@
 #include "tessel/op/DefaultSchedule.h"
 
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
+#include "tessel/auto_schedule/ShippedLogs.h"
 
 #include <algorithm>
 #include <map>
@@ -406,7 +407,7 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
 }  // namespace
 
 Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& target) {
-    if (ApplyHistoryBest* best = current_apply_history_best())
+    if (ApplyHistoryBest* best = active_apply_history_best())
         return best->choose(outputs, target,
                             [&] { return default_schedule_rules(outputs, target); });
     return default_schedule_rules(outputs, target);

@@ -27,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -49,6 +50,11 @@ public:
     explicit ApplyHistoryBest(const std::string& log_path, WarningSink warn = {});
     /// From records already read.
     explicit ApplyHistoryBest(std::vector<TuningRecord> records, WarningSink warn = {});
+    /// Not a context: from records already read, and never any thread's current context (the
+    /// shipped logs, auto_schedule/ShippedLogs.h, which every thread asks). It does not warn
+    /// about a DAG it holds no record of.
+    struct Detached {};
+    ApplyHistoryBest(Detached, std::vector<TuningRecord> records, WarningSink warn = {});
     /// Stops being the thread's current context.
     ~ApplyHistoryBest();
     ApplyHistoryBest(const ApplyHistoryBest&) = delete;
@@ -74,29 +80,33 @@ public:
     Schedule choose(const SearchTask& task);
 
     /// The warnings given so far, in order.
-    const std::vector<std::string>& warnings() const { return warnings_; }
+    std::vector<std::string> warnings() const;
     /// The log's reading statistics (records kept, lines skipped by reason).
     int64_t records() const { return static_cast<int64_t>(records_.size()); }
     int64_t skipped_lines() const { return skipped_; }
 
 private:
-    ApplyHistoryBest(RecordLog log, WarningSink warn);
+    ApplyHistoryBest(RecordLog log, WarningSink warn, bool context);
     void warn_once(const std::string& key, const std::string& message);
     std::vector<TuningRecord> records_;
     // the first record of each schedule that succeeded, fastest first
     std::map<std::string, std::vector<size_t>> by_hash_;
     int64_t skipped_ = 0;
     WarningSink sink_;
+    bool detached_ = false;  // no context: no warning for a DAG it has no record of
     std::vector<std::string> warnings_;
     std::set<std::string> warned_;
+    mutable std::mutex warnings_mutex_;  // choose() may run on several threads (detached)
 };
 
 /// The thread's current (innermost) apply-best context, or null.
 ApplyHistoryBest* current_apply_history_best();
 
-/// What build() compiles for `s` on `target`: `s` itself, or, in an apply-best context and when
-/// `s` has no steps, the context's choice (ApplyHistoryBest::choose with the default schedule as
-/// the fallback). A caller that hands a build to another thread resolves the schedule first.
-Schedule schedule_for_build(const Schedule& s, const Target& target);
+/// What build() compiles for `s` on `target`: `s` itself when it has steps. Without steps: in an
+/// apply-best context, the context's choice (ApplyHistoryBest::choose, the default schedule as
+/// the fallback); else, when `shipped_logs`, the shipped logs' record for its DAG and target
+/// (auto_schedule/ShippedLogs.h) if they hold one; else `s`. A caller that hands a build to
+/// another thread resolves the schedule first.
+Schedule schedule_for_build(const Schedule& s, const Target& target, bool shipped_logs = true);
 
 }  // namespace tessel

@@ -33,15 +33,21 @@ struct BuildOptions {
     /// the BuildOptions is made: `lower.debug` >= 3 (TESSEL_DEBUG=3) prints the optimised LLVM IR
     /// or the CUDA C of each built kernel.
     LowerOptions lower = LowerOptions::from_env();
+    /// Whether a schedule without steps may be replaced by the shipped tuning logs' record for
+    /// its DAG and target (auto_schedule/ShippedLogs.h). false compiles the loop nest as written
+    /// (outside an apply-best context), as a baseline must.
+    bool tuning_logs = true;
 };
 
 /// Lowers `s` over `args` for `target` (lower() in lower/Lower.h) and compiles it into a module
 /// with one kernel called `name`. Inside an apply-best context (auto_schedule/ApplyHistoryBest.h)
 /// a schedule without steps is replaced by the best tuning record for its DAG and target, or by
-/// its default schedule (op/DefaultSchedule.h). llvm targets need the LLVM backend, cuda targets
-/// NVRTC (CompileError naming the missing backend, before lowering). Throws CompileError for an
-/// unknown argument name in `options` or IR the backend cannot compile, ScheduleError for a
-/// schedule that cannot be lowered for the target (docs/target.md lists the targets).
+/// its default schedule (op/DefaultSchedule.h); outside one, by the shipped tuning logs' record
+/// when they hold one (auto_schedule/ShippedLogs.h; `options.tuning_logs`). llvm targets need the
+/// LLVM backend, cuda targets NVRTC (CompileError naming the missing backend, before lowering).
+/// Throws CompileError for an unknown argument name in `options` or IR the backend cannot compile,
+/// ScheduleError for a schedule that cannot be lowered for the target (docs/target.md lists the
+/// targets).
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
              const std::string& name = "main", const BuildOptions& options = {});
 
