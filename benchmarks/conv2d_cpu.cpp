@@ -1,20 +1,23 @@
 // Benchmark: the distinct 3x3 and 1x1 conv2d layers of ResNet-50 (the operator library's
-// `resnet50` preset: batch 1, NCHW float32) on the CPU, tessel's default schedule for `llvm`
-// (op::default_schedule, no tuning) against oneDNN's convolution, both on 2 threads
-// (TESSEL_NUM_THREADS and OMP_NUM_THREADS, default 2; set before the libraries load, by re-exec,
-// with OMP_WAIT_POLICY=passive so that oneDNN's threads do not spin while tessel runs).
+// `resnet50` preset: batch 1, NCHW float32) on the CPU, tessel against oneDNN's convolution, both
+// on 2 threads (TESSEL_NUM_THREADS and OMP_NUM_THREADS, default 2; set before the libraries load,
+// by re-exec, with OMP_WAIT_POLICY=passive so that oneDNN's threads do not spin while tessel runs).
+// Two tessel kernels per layer: the default rules (op::default_schedule_rules, no tuning) and the
+// tuned schedule as a user gets it (op::default_schedule: the shipped tuning logs' record,
+// tuning_logs/, when they hold one for this machine's target; else the rules again).
 //
 // oneDNN is configured as a framework uses it for inference: NCHW source and destination, weights
-// in its preferred layout (format_tag::any) reordered once outside the timing. Each layer's two
+// in its preferred layout (format_tag::any) reordered once outside the timing. Each layer's
 // outputs are first checked on sampled entries against a double-precision direct convolution of
-// the same random (non-zero) inputs; then the two run interleaved, one run of each per round,
+// the same random (non-zero) inputs; then the three run interleaved, one run of each per round,
 // after warm-up runs, and the median of the rounds counts.
 //
 //   bench_conv2d_cpu [--rounds N] [--layer I]
 //
 // Prints one line per layer, then `BENCH conv2d_cpu <case> tessel=<GFLOP/s> onednn=<GFLOP/s>
-// ratio=<x>` per layer and `BENCH conv2d_cpu geomean ...`, the geometric means (the ratio's is
-// the geometric mean of the ratios; bar, issue 21: >= 0.3).
+// ratio=<x>` per layer for the rules and `<case>,tuned` for the tuned kernels, and
+// `BENCH conv2d_cpu geomean ...` and `geomean,tuned`, the geometric means (the ratio's is the
+// geometric mean of the ratios; bars: the rules >= 0.3, issue 21; tuned >= 0.8, issue 24).
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,11 +27,13 @@
 #include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/BenchUtil.h"
 #include "tessel/Target.h"
+#include "tessel/auto_schedule/ShippedLogs.h"
 #include "tessel/auto_schedule/Workload.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/op/DefaultSchedule.h"
@@ -139,28 +144,38 @@ struct OneDNNConv {
 };
 
 struct Result {
-    double tessel = 0, onednn = 0;  // GFLOP/s
+    double rules = 0, tuned = 0, onednn = 0;  // GFLOP/s
+    bool shipped = false;                     // the tuned kernel is a shipped record
 };
 
 bool run_layer(const Layer& l, int rounds, Result& result) {
     TensorDAG dag = make_workload("op.conv2d_nchw", l.params);
-    Schedule sched = op::default_schedule(dag.outputs, Target("llvm"));
-    Module m = build(sched, dag.args(), "llvm");
-    Kernel kernel = m.get("main");
+    Target target("llvm");
+    Kernel rules =
+        build(op::default_schedule_rules(dag.outputs, target), dag.args(), target).get("main");
+    Kernel tuned = build(op::default_schedule(dag.outputs, target), dag.args(), target).get("main");
+    std::ostringstream hash;
+    hash << std::hex << create_schedule(dag.outputs).workload_key();
+    ApplyHistoryBest* shipped = shipped_tuning_logs();
+    result.shipped = shipped && !shipped->candidates(hash.str(), target).empty();
     std::vector<float> x = random_floats(size_t(l.c * l.h * l.w), 3),
                        w = random_floats(size_t(l.k * l.c * l.r * l.s), 5);
     NDArray X = NDArray::empty({1, l.c, l.h, l.w}, float32()),
             W = NDArray::empty({l.k, l.c, l.r, l.s}, float32()),
-            Y = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
+            Y = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32()),
+            Yt = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
     std::copy(x.begin(), x.end(), X.data_as<float>());
     std::copy(w.begin(), w.end(), W.data_as<float>());
     std::vector<float> y_dnnl(size_t(l.k * l.oh() * l.ow()));
     OneDNNConv dnnl(l, x.data(), w.data(), y_dnnl.data());
-    auto run_tessel = [&] { kernel({X, W, Y}); };
+    auto run_rules = [&] { rules({X, W, Y}); };
+    auto run_tuned = [&] { tuned({X, W, Yt}); };
     auto run_dnnl = [&] { dnnl.run(); };
-    run_tessel();
+    run_rules();
+    run_tuned();
     run_dnnl();
     for (auto [who, out] : {std::pair<const char*, const float*>{"tessel", Y.data_as<float>()},
+                            {"tessel (tuned)", Yt.data_as<float>()},
                             {"oneDNN", y_dnnl.data()}}) {
         std::string mismatch = check_sampled(l, x, w, out);
         if (!mismatch.empty()) {
@@ -168,21 +183,25 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
             return false;
         }
     }
-    for (int i = 0; i < 3; ++i) run_tessel(), run_dnnl();
-    std::vector<double> ts, ds;
+    for (int i = 0; i < 3; ++i) run_rules(), run_tuned(), run_dnnl();
+    std::vector<double> rs, ts, ds;
     for (int r = 0; r < rounds; ++r) {
         // Each timed run follows an untimed one of its own: a library's threads may still spin
         // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
-        warm_for(run_tessel, tessel_spin_margin());
-        ts.push_back(seconds_of(run_tessel));
+        warm_for(run_rules, tessel_spin_margin());
+        rs.push_back(seconds_of(run_rules));
+        warm_for(run_tuned, tessel_spin_margin());
+        ts.push_back(seconds_of(run_tuned));
         warm_for(run_dnnl, tessel_spin_margin());
         ds.push_back(seconds_of(run_dnnl));
     }
-    result.tessel = l.flops() / median(ts) / 1e9;
+    result.rules = l.flops() / median(rs) / 1e9;
+    result.tuned = l.flops() / median(ts) / 1e9;
     result.onednn = l.flops() / median(ds) / 1e9;
-    std::printf("%-24s x%d  %6.3f ms  tessel %6.1f GFLOP/s  oneDNN %6.1f GFLOP/s  ratio %.3f\n",
-                l.name().c_str(), l.count, median(ts) * 1e3, result.tessel, result.onednn,
-                result.tessel / result.onednn);
+    std::printf("%-24s x%d  rules %6.1f  tuned %6.1f%s  oneDNN %6.1f GFLOP/s  ratios %.3f %.3f\n",
+                l.name().c_str(), l.count, result.rules, result.tuned,
+                result.shipped ? "" : " (no record)", result.onednn, result.rules / result.onednn,
+                result.tuned / result.onednn);
     std::fflush(stdout);
     return true;
 }
@@ -231,15 +250,25 @@ int main(int argc, char** argv) {
         if (!run_layer(layers[i], rounds, r)) return 1;
         results.emplace_back(layers[i].name(), r);
     }
-    double log_t = 0, log_d = 0;
+    double log_r = 0, log_t = 0, log_d = 0;
+    int shipped = 0;
     for (const auto& [name, r] : results) {
         std::printf("BENCH conv2d_cpu %s tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
-                    r.tessel, r.onednn, r.tessel / r.onednn);
-        log_t += std::log(r.tessel);
+                    r.rules, r.onednn, r.rules / r.onednn);
+        std::printf("BENCH conv2d_cpu %s,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
+                    r.tuned, r.onednn, r.tuned / r.onednn);
+        log_r += std::log(r.rules);
+        log_t += std::log(r.tuned);
         log_d += std::log(r.onednn);
+        shipped += r.shipped;
     }
     const double n = double(std::max<size_t>(results.size(), 1));
+    std::printf("tuned: %d of %zu layers from the shipped tuning logs (%s)\n", shipped,
+                results.size(),
+                shipped_tuning_logs() ? shipped_tuning_logs_folder().c_str() : "off");
     std::printf("BENCH conv2d_cpu geomean tessel=%.1f onednn=%.1f ratio=%.3f\n",
+                std::exp(log_r / n), std::exp(log_d / n), std::exp((log_r - log_d) / n));
+    std::printf("BENCH conv2d_cpu geomean,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n",
                 std::exp(log_t / n), std::exp(log_d / n), std::exp((log_t - log_d) / n));
     return 0;
 }

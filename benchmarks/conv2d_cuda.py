@@ -1,11 +1,13 @@
 """conv2d_cuda: the distinct 3x3 and 1x1 conv2d layers of ResNet-50 (the `resnet50` preset: batch
-1, NCHW float32), ts.op.conv2d_nchw under its default "cuda" schedule (docs/operators.md, "GPU
-default schedules": 64 output channels x 8 x 8 points a block in shared-memory tiles, 4 x 2 x 2 a
-thread) against torch.nn.functional.conv2d through cuDNN with TF32 off (asserted, not assumed)
+1, NCHW float32), ts.op.conv2d_nchw under its default "cuda" schedule's rules (docs/operators.md,
+"GPU default schedules": 64 output channels x 8 x 8 points a block in shared-memory tiles, 4 x 2 x
+2 a thread) and tuned as a user gets it (ts.op.default_schedule with the shipped tuning logs,
+tuning_logs/: their record for this GPU's target, else the rules again: "(no record)"), against torch.nn.functional.conv2d through cuDNN with TF32 off (asserted, not assumed)
 and cudnn.benchmark on (cuDNN picks its fastest algorithm for each shape, as PyTorch's
 documentation advises for fixed shapes). Each result is checked against a float64 convolution
-first; GFLOP/s from the median of 30 runs timed with CUDA events, the queue pre-filled. The last
-line is the geometric mean over the layers (each layer once, as conv2d_cpu).
+first; GFLOP/s from the median of 30 runs timed with CUDA events, the queue pre-filled. BENCH lines
+`<layer>` (the rules) and `<layer>,tuned`; the last two are the geometric means over the layers
+(each layer once, as conv2d_cpu). Bar (issue 24): the tuned geomean >= 0.7 x cuDNN.
 
     python benchmarks/conv2d_cuda.py             every layer
     python benchmarks/conv2d_cuda.py --dry-run   no GPU: build every layer for sm_90 (ptxas report)
@@ -35,12 +37,18 @@ def layers():
     return out
 
 
-def build(c, h, k, r, stride, pad, target):
+def build(c, h, k, r, stride, pad, target, tuned=True):
+    """The layer built with ts.op.default_schedule: the shipped logs' record when `tuned` (and they
+    hold one), the default rules otherwise; and the schedule's steps as JSON."""
     x = ts.placeholder((1, c, h, h), name="x")
     w = ts.placeholder((k, c, r, r), name="w")
     y = ts.op.conv2d_nchw(x, w, stride=stride, padding=pad)
-    s = ts.op.default_schedule(y, ts.Target(target))
-    return ts.build(s, [x, w, y], target=target)
+    ts.auto_schedule.use_shipped_logs(tuned)
+    try:
+        s = ts.op.default_schedule(y, ts.Target(target))
+    finally:
+        ts.auto_schedule.use_shipped_logs(True)
+    return ts.build(s, [x, w, y], target=target), s.to_json()
 
 
 def ptxas_report(f):
@@ -50,7 +58,7 @@ def ptxas_report(f):
 
 def dry_run():
     for name, (c, h, k, r, stride, pad), count in layers():
-        f = build(c, h, k, r, stride, pad, "cuda -arch=sm_90")
+        f, _ = build(c, h, k, r, stride, pad, "cuda -arch=sm_90", tuned=False)
         print(f"{name} x{count}: compiles for sm_90 ({ptxas_report(f)})")
     print("conv2d_cuda: dry run done (no GPU timing; tests/op checks the schedules' results)")
 
@@ -67,28 +75,43 @@ def main():
     torch.backends.cudnn.benchmark = True
     assert not torch.backends.cudnn.allow_tf32 and torch.backends.cudnn.enabled
     gen = torch.Generator("cuda").manual_seed(1)
-    lines, ratios, gt, gr = [], [], [], []
+    lines, logs = [], {"rules": [], "tuned": [], "cudnn": []}
+    shipped = 0
     for name, (c, h, k, r, stride, pad), count in layers():
-        f = build(c, h, k, r, stride, pad, "cuda")
+        f, rules_json = build(c, h, k, r, stride, pad, "cuda", tuned=False)
+        ft, tuned_json = build(c, h, k, r, stride, pad, "cuda")
+        shipped += tuned_json != rules_json
         x = torch.randn(1, c, h, h, device="cuda", generator=gen)
         w = torch.randn(k, c, r, r, device="cuda", generator=gen) / math.sqrt(c * r * r)
         ref = F.conv2d(x.double(), w.double(), stride=stride, padding=pad)
-        y = torch.full(ref.shape, float("nan"), device="cuda")
-        f(x, w, y)
-        torch.cuda.synchronize()
-        err = cuda_bench.relative_error(y, ref)
-        assert err < 1e-4, f"tessel's conv2d is wrong at {name}: relative error {err}"
+        for kernel, what in ((f, "the rules"), (ft, "the tuned schedule")):
+            y = torch.full(ref.shape, float("nan"), device="cuda")
+            kernel(x, w, y)
+            torch.cuda.synchronize()
+            err = cuda_bench.relative_error(y, ref)
+            assert err < 1e-4, f"tessel's conv2d ({what}) is wrong at {name}: relative error {err}"
         flops = 2.0 * k * ref.shape[2] * ref.shape[3] * c * r * r
-        t_tessel = cuda_bench.median_ms(lambda: f(x, w, y))
+        t_rules = cuda_bench.median_ms(lambda: f(x, w, y))
+        t_tuned = cuda_bench.median_ms(lambda: ft(x, w, y))
         t_torch = cuda_bench.median_ms(lambda: F.conv2d(x, w, stride=stride, padding=pad))
-        g_tessel, g_torch = flops / t_tessel / 1e6, flops / t_torch / 1e6
-        print(f"{name:24s} x{count}  {t_tessel:7.3f} ms  tessel {g_tessel:8.1f} GFLOP/s  "
-              f"cudnn {g_torch:8.1f} GFLOP/s  ratio {g_tessel / g_torch:.3f}  ({ptxas_report(f)})")
-        lines.append(cuda_bench.bench_line("conv2d_cuda", name, g_tessel, "cudnn", g_torch))
-        gt.append(math.log(g_tessel))
-        gr.append(math.log(g_torch))
-    lines.append(cuda_bench.bench_line("conv2d_cuda", "geomean", math.exp(sum(gt) / len(gt)),
-                                       "cudnn", math.exp(sum(gr) / len(gr))))
+        g = {"rules": flops / t_rules / 1e6, "tuned": flops / t_tuned / 1e6,
+             "cudnn": flops / t_torch / 1e6}
+        note = "" if tuned_json != rules_json else " (no record)"
+        print(f"{name:24s} x{count}  rules {g['rules']:8.1f}  tuned {g['tuned']:8.1f}{note}  "
+              f"cudnn {g['cudnn']:8.1f} GFLOP/s  ratios {g['rules'] / g['cudnn']:.3f} "
+              f"{g['tuned'] / g['cudnn']:.3f}  ({ptxas_report(ft)})")
+        lines.append(cuda_bench.bench_line("conv2d_cuda", name, g["rules"], "cudnn", g["cudnn"]))
+        lines.append(cuda_bench.bench_line("conv2d_cuda", name + ",tuned", g["tuned"], "cudnn",
+                                           g["cudnn"]))
+        for key in logs:
+            logs[key].append(math.log(g[key]))
+    mean = {key: math.exp(sum(v) / len(v)) for key, v in logs.items()}
+    print(f"tuned: {shipped} of {len(logs['cudnn'])} layers from the shipped tuning logs "
+          f"({ts.auto_schedule.shipped_logs_folder()})")
+    lines.append(cuda_bench.bench_line("conv2d_cuda", "geomean", mean["rules"], "cudnn",
+                                       mean["cudnn"]))
+    lines.append(cuda_bench.bench_line("conv2d_cuda", "geomean,tuned", mean["tuned"], "cudnn",
+                                       mean["cudnn"]))
     print("\n".join(lines))
 
 

@@ -1,0 +1,87 @@
+// network_cpu: ResNet-50's distinct conv2d and dense layers (batch 1, NCHW fp32, the operator
+// library's `resnet50` preset, weighted by how often the network runs each) as a user gets them
+// with no tuning: op::default_schedule(), which takes the shipped tuning logs' record
+// (tuning_logs/; docs/tuning.md, "Shipped tuning logs") where the target matches, against
+// oneDNN's layers in one harness (benchmarks/support/OneDnnLayers.h: format any, reorders outside
+// the timing, each library's samples after 100 ms of its own untimed calls, oneDNN on as many
+// OpenMP threads as tessel has). Each tessel layer is checked against oneDNN's output first.
+//
+//   benchmarks/run.sh network_cpu [--target T] [--runs N] [--default-rules]
+//
+// Prints one line per layer (milliseconds, and where its schedule came from: the shipped logs'
+// record for this exact target or for a compatible one, or the default rules), then
+// `BENCH network_cpu weighted_latency_ms tessel=<ms> onednn=<ms> ratio=<onednn/tessel>` (the
+// ratio reads as tessel's relative speed) and `BENCH network_cpu shipped_layers ...`: how many
+// layers had a record. --default-rules measures the rules instead (the shipped logs off).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "support/OneDnnLayers.h"
+#include "tessel/auto_schedule/Job.h"
+#include "tessel/auto_schedule/ShippedLogs.h"
+#include "tessel/op/DefaultSchedule.h"
+
+using namespace tessel;
+
+namespace {
+
+// Where op::default_schedule() takes the layer's schedule from.
+std::string schedule_source(const SearchTask& task) {
+    ApplyHistoryBest* shipped = shipped_tuning_logs();
+    if (!shipped) return "default rules";
+    std::vector<ApplyHistoryBest::Match> m =
+        shipped->candidates(task.dag_hash_hex(), task.target());
+    if (m.empty()) return "default rules";
+    return m[0].exact ? "shipped" : "shipped (from " + m[0].record->target + ")";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bench::match_openmp_threads(argv);
+    CLI::App app{"network_cpu: ResNet-50's layers with the shipped tuning logs against oneDNN"};
+    std::string target = "llvm -num-cores=2";
+    int runs = 31;
+    bool rules = false;
+    app.add_option("--target", target, "the target (default llvm -num-cores=2: this machine)");
+    app.add_option("--runs", runs, "timed samples per layer and library");
+    app.add_flag("--default-rules", rules, "the default rules, the shipped logs off");
+    CLI11_PARSE(app, argc, argv);
+    if (rules) use_shipped_tuning_logs(false);
+    Job job = parse_job(R"({"format_version": 1, "target": ")" + target +
+                            R"(", "trials": 1, "network": "resnet50"})",
+                        "network_cpu");
+    std::vector<SearchTask> search = job_search_tasks(job);
+    std::cerr << "network_cpu: shipped tuning logs "
+              << (shipped_tuning_logs() ? "from '" + shipped_tuning_logs_folder() + "'" : "off")
+              << ", target " << search.front().target().str() << "\n";
+    double tessel_total = 0, onednn_total = 0;
+    int shipped = 0, layers = 0;
+    bool all_ok = true;
+    for (size_t i = 0; i < job.tasks.size(); ++i) {
+        const JobTask& t = job.tasks[i];
+        if (t.workload != "op.conv2d_nchw" && t.workload != "op.dense") continue;
+        const SearchTask& task = search[i];
+        std::string source = schedule_source(task);
+        Schedule s = op::default_schedule(task.dag().outputs, task.target());
+        bench::LayerTiming r = bench::time_layer(t, task, s, runs);
+        all_ok = all_ok && r.ok;
+        ++layers;
+        shipped += source.rfind("shipped", 0) == 0;
+        tessel_total += t.weight * r.tessel_ms;
+        onednn_total += t.weight * r.onednn_ms;
+        std::cout << "layer " << i << " x" << t.weight << " "
+                  << task.key().substr(0, task.key().find(' ')) << ": tessel " << r.tessel_ms
+                  << " ms (" << source << "), oneDNN " << r.onednn_ms << " ms, ratio "
+                  << r.onednn_ms / r.tessel_ms << (r.ok ? "" : " (MISMATCH)") << std::endl;
+    }
+    if (!all_ok) {
+        std::cerr << "network_cpu: a layer differs from oneDNN\n";
+        return 1;
+    }
+    std::cout << "BENCH network_cpu weighted_latency_ms tessel=" << tessel_total
+              << " onednn=" << onednn_total << " ratio=" << onednn_total / tessel_total << "\n";
+    std::cout << "BENCH network_cpu shipped_layers tessel=" << shipped << " layers=" << layers
+              << " ratio=" << double(shipped) / layers << "\n";
+    return 0;
+}
