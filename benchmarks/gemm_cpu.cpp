@@ -1,5 +1,7 @@
 // Benchmark: fp32 C = A · B (row-major, square n×n) on the CPU: the C++ tutorial's final GEMM
-// schedule (tutorials/cpp/gemm/gemm_schedule.cpp) against
+// schedule (tutorials/cpp/gemm/gemm_schedule.cpp) and op.matmul's schedule as a user gets it
+// (op::default_schedule: the shipped tuning logs' record, tuning_logs/, for this target when they
+// hold one, else the default rules; "n=<n>,tuned" lines) against
 // oneDNN's dnnl_sgemm and OpenBLAS's cblas_sgemm, each on TESSEL_NUM_THREADS threads (default 2).
 // Any packing happens inside the timed call, as dnnl_sgemm does. Runs are interleaved (one run of
 // each per round); the libraries' worker threads are kept from spinning between runs
@@ -23,7 +25,9 @@
 
 #include "gemm_schedule.h"
 #include "support/BenchUtil.h"
+#include "tessel/auto_schedule/Workload.h"
 #include "tessel/codegen/Build.h"
+#include "tessel/op/DefaultSchedule.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 
@@ -68,7 +72,12 @@ int run_case(int64_t n) {
     double build_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     Kernel kernel = m.get("gemm");
+    TensorDAG dag = make_workload("op.matmul", {n, n, n, int64_t(0), int64_t(0), Float(32)});
+    Kernel tuned =
+        build(op::default_schedule(dag.outputs, Target("llvm")), dag.args(), "llvm").get("main");
+    NDArray Ct = NDArray::empty({n, n}, float32());
     auto run_tessel = [&] { kernel({A, B, C}); };
+    auto run_tuned = [&] { tuned({A, B, Ct}); };
     auto run_dnnl = [&] {
         dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c_dnnl.data(), n);
     };
@@ -77,35 +86,41 @@ int run_case(int64_t n) {
                     n, 0.0f, c_blas.data(), n);
     };
     run_tessel();
+    run_tuned();
     run_dnnl();
     run_blas();
     if (!check("tessel", n, a.data(), b.data(), C.data_as<float>()) ||
+        !check("tessel (tuned)", n, a.data(), b.data(), Ct.data_as<float>()) ||
         !check("oneDNN", n, a.data(), b.data(), c_dnnl.data()) ||
         !check("OpenBLAS", n, a.data(), b.data(), c_blas.data()))
         return 1;
-    std::vector<double> ts, ds, bs;
+    std::vector<double> ts, us, ds, bs;
     int rounds = n <= 1024 ? 41 : 11;
     for (int r = 0; r < rounds; ++r) {
         // Each timed run follows an untimed one of its own: a library's threads may still spin
         // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
         warm_for(run_tessel, tessel_spin_margin());
         ts.push_back(seconds_of(run_tessel));
+        warm_for(run_tuned, tessel_spin_margin());
+        us.push_back(seconds_of(run_tuned));
         warm_for(run_dnnl, tessel_spin_margin());
         ds.push_back(seconds_of(run_dnnl));
         warm_for(run_blas, tessel_spin_margin());
         bs.push_back(seconds_of(run_blas));
     }
     double flops = 2.0 * n * n * n;
-    double t = flops / median(ts) / 1e9, d = flops / median(ds) / 1e9,
+    double t = flops / median(ts) / 1e9, u = flops / median(us) / 1e9, d = flops / median(ds) / 1e9,
            bl = flops / median(bs) / 1e9;
     std::printf(
-        "n=%lld: tessel %.1f, oneDNN %.1f, OpenBLAS %.1f GFLOP/s (median of %d interleaved "
-        "rounds after warm-up; %d threads; tessel build %.0f ms)\n",
-        (long long)n, t, d, bl, rounds, ThreadPool::global().num_threads(), build_ms);
+        "n=%lld: tessel %.1f (op.matmul tuned %.1f), oneDNN %.1f, OpenBLAS %.1f GFLOP/s (median "
+        "of %d interleaved rounds after warm-up; %d threads; tessel build %.0f ms)\n",
+        (long long)n, t, u, d, bl, rounds, ThreadPool::global().num_threads(), build_ms);
     std::printf("BENCH gemm_cpu n=%lld tessel=%.1f onednn=%.1f ratio=%.3f\n", (long long)n, t, d,
                 t / d);
     std::printf("BENCH gemm_cpu n=%lld tessel=%.1f openblas=%.1f ratio=%.3f\n", (long long)n, t, bl,
                 t / bl);
+    std::printf("BENCH gemm_cpu n=%lld,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n", (long long)n, u,
+                d, u / d);
     return 0;
 }
 
