@@ -3,12 +3,11 @@ wrong one is caught), records round-trip through a log, and apply_history_best m
 default schedules use the log's best record, warning once when it has none."""
 import warnings
 
-import numpy as np
 import pytest
 
 import tessel as ts
 
-from util import requires_llvm
+from util import check_matmul_kernel, requires_llvm
 
 
 def small_task(n=32, target="llvm -num-cores=2"):
@@ -61,11 +60,7 @@ def test_apply_history_best_builds_the_best_record(tmp_path):
             warnings.simplefilter("error")  # an exact match warns nothing
             f = ts.build(ts.create_schedule(C), [A, B, C], task.target)
         assert "tessel_parallel_for" in f.get_source("ll")
-    a = np.random.rand(32, 32).astype("float32")
-    b = np.random.rand(32, 32).astype("float32")
-    c = np.zeros((32, 32), dtype="float32")
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+    check_matmul_kernel(f, 32)
 
 
 def test_apply_history_best_warns_once_without_a_record(tmp_path):

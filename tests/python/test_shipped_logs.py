@@ -7,12 +7,11 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import tessel as ts
 
-from util import requires_llvm
+from util import check_matmul_kernel, requires_llvm
 
 
 def small_task(n=32, target="llvm"):
@@ -60,11 +59,7 @@ def test_build_and_default_schedule_use_the_record(shipped):
     C = task.dag.outputs[0]
     f = ts.build(ts.create_schedule(C), [A, B, C], task.target)
     assert "tessel_parallel_for" in f.get_source("ll")
-    a = np.random.rand(32, 32).astype("float32")
-    b = np.random.rand(32, 32).astype("float32")
-    c = np.zeros((32, 32), dtype="float32")
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+    check_matmul_kernel(f, 32)
     default = ts.op.default_schedule(C, task.target)
     assert json.loads(default.to_json())["steps"][0]["factor"] == 8
     # As written, on request; and nothing shipped once they are off.

@@ -27,6 +27,15 @@ def run(args, inputs, schedule=None, outputs=None):
     return results if len(results) > 1 else results[0]
 
 
+def check_matmul_kernel(f, n):
+    """Runs the built n x n x n matmul `f` (a, b, c) on random arrays and checks it with numpy."""
+    a = np.random.rand(n, n).astype("float32")
+    b = np.random.rand(n, n).astype("float32")
+    c = np.zeros((n, n), dtype="float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
 def rand(*shape, dtype="float32", seed=0):
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind == "f":

@@ -5,6 +5,8 @@
 // with the target's schedule limits, and one that does not replay is passed over with a warning.
 #include <gtest/gtest.h>
 
+#include "unit/ApplyBestTestUtil.h"
+
 #include "tessel/auto_schedule/ApplyHistoryBest.h"
 #include "tessel/auto_schedule/SearchTask.h"
 #include "tessel/codegen/Build.h"
@@ -15,24 +17,14 @@ using namespace tessel;
 namespace {
 
 SearchTask matmul(int64_t n, const std::string& target) {
-    return SearchTask("matmul", {n, n, n, Float(32)}, Target(target));
+    return test::matmul_task(n, target);
 }
 
-// A record of `task` whose schedule runs the output's first loop in parallel (visible in the IR),
-// split by `factor` (tells records apart), measured at `cost` seconds.
 TuningRecord record(const SearchTask& task, int factor, double cost) {
-    Schedule s = task.initial_schedule();
-    int out = static_cast<int>(s.stages().size()) - 1;
-    s.split(out, 1, factor);
-    s.parallel(out, 0);
-    MeasureResult r;
-    r.costs = {cost};
-    return make_record(task, {s}, r);
+    return test::tiled_record(task, factor, cost);
 }
 
-int split_factor(const Schedule& s) {
-    return static_cast<int>(std::get<SplitStep>(s.steps().at(0)).factor);
-}
+using test::split_factor;
 
 struct Collect {
     std::vector<std::string> messages;

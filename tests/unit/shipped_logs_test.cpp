@@ -18,6 +18,7 @@
 #include "tessel/auto_schedule/Workload.h"
 #include "tessel/codegen/Build.h"
 #include "tessel/op/DefaultSchedule.h"
+#include "unit/ApplyBestTestUtil.h"
 
 using namespace tessel;
 namespace fs = std::filesystem;
@@ -27,25 +28,14 @@ namespace {
 const char* kTarget = "llvm -mcpu=haswell -num-cores=2";
 
 SearchTask matmul(int64_t n) {
-    return SearchTask("matmul", {n, n, n, Float(32)}, Target(kTarget));
+    return test::matmul_task(n, kTarget);
 }
 
-// A record of `task` whose first step splits the output's first loop by `factor`.
 TuningRecord record(const SearchTask& task, int factor, double cost) {
-    Schedule s = task.initial_schedule();
-    int out = static_cast<int>(s.stages().size()) - 1;
-    s.split(out, 1, factor);
-    s.parallel(out, 0);
-    MeasureResult r;
-    r.costs = {cost};
-    return make_record(task, {s}, r);
+    return test::tiled_record(task, factor, cost);
 }
 
-int split_factor(const Schedule& s) {
-    if (s.steps().empty()) return 0;
-    const auto* split = std::get_if<SplitStep>(&s.steps()[0]);
-    return split ? static_cast<int>(split->factor) : 0;
-}
+using test::split_factor;
 
 // A fresh folder holding one log of `records` (in a subfolder: the folder is read recursively).
 std::string folder_with(const std::vector<TuningRecord>& records, const std::string& name) {
