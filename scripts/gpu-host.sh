@@ -6,6 +6,7 @@
 #
 #   scripts/fetch-gpu-deps.sh .deps      # once, on a machine with network access
 #   scripts/gpu-host.sh build test fuzz sanitize bench
+#   TESSEL_TUNE_SECONDS=420 scripts/gpu-host.sh build jobs   # carry build/gpu-tune between calls
 #
 # Steps:
 #   build     configure and build build/gpu (C++ tests and the Python extension)
@@ -19,6 +20,11 @@
 #             TESSEL_TUNE_SECONDS (default 240) towards TESSEL_TUNE_TRIALS (default 1000) trials,
 #             resuming its log in build/gpu-tune/ (run the step again to go on), then its report;
 #             the logs are copied to $OUT
+#   jobs      the shipped GPU tuning logs (tuning_logs/README.md): each job file of TESSEL_TUNE_JOBS
+#             (default tuning_logs/jobs/*_cuda.json) run by tessel-tune for at most
+#             TESSEL_TUNE_SECONDS (default 240), resuming its logs in build/gpu-tune/<job>/ (carry
+#             that folder to the next call), then distilled into $OUT/<job>.jsonl; the full logs
+#             go to $OUT/gpu-tune.tar.gz
 # Environment: TESSEL_JOBS (build parallelism, default the number of cores), TESSEL_DEPS (the
 # bundle, default .deps), TESSEL_GPU_BUILD_DIR (the build folder, default build/gpu),
 # TESSEL_GPU_FUZZ_CASES, TESSEL_FUZZ_TIMEOUT and TESSEL_SANITIZE_TIMEOUT (seconds before the fuzz
@@ -114,6 +120,26 @@ do_tune() {
     return $rc
 }
 
+do_jobs() {
+    local rc=0 job name status
+    export TESSEL_MEASURE_WORKER="$root/$dir/tools/tessel-measure/tessel-measure"
+    for job in ${TESSEL_TUNE_JOBS:-tuning_logs/jobs/*_cuda.json}; do
+        name=$(basename "$job" .json)
+        timeout -k 60 -s TERM "${TESSEL_TUNE_SECONDS:-240}" "$dir/tools/tessel-tune/tessel-tune" \
+            run "$job" --log-dir "build/gpu-tune/$name"
+        status=$?
+        # 124: cut off by the time limit (tessel-tune stops after the batch it measures)
+        if [[ $status -ne 0 && $status -ne 124 ]]; then
+            echo "gpu-host.sh: tessel-tune run $job exited with $status"
+            rc=1
+        fi
+        "$dir/tools/tessel-tune/tessel-tune" distill "build/gpu-tune/$name" -o "$out/$name.jsonl" ||
+            rc=1
+    done
+    tar czf "$out/gpu-tune.tar.gz" -C build gpu-tune || rc=1
+    return $rc
+}
+
 do_tutorials() {
     for t in tutorials/05_gpu_gemm.py tutorials/06_gpu_softmax.py; do
         PYTHONPATH="$dir/python" python3 "$t" || return 1
@@ -122,7 +148,7 @@ do_tutorials() {
 
 for s in "$@"; do
     case "$s" in
-        build | test | fuzz | sanitize | bench | tutorials | tune) ;;
+        build | test | fuzz | sanitize | bench | tutorials | tune | jobs) ;;
         *) echo "gpu-host.sh: unknown step '$s'" >&2; exit 2 ;;
     esac
 done
@@ -136,12 +162,14 @@ for s in "$@"; do
         bench) step bench do_bench ;;
         tutorials) step tutorials do_tutorials ;;
         tune) step tune do_tune ;;
+        jobs) step jobs do_jobs ;;
     esac
 done
 echo "== gpu-host summary (logs in $out)"
 for line in "${summary[@]}"; do echo "$line"; done
 grep -h "^BENCH" "$out"/bench.log "$out"/tune.log 2>/dev/null
 grep -h "^tuned \|^curve\|trials in the log" "$out"/tune.log 2>/dev/null
+grep -h "trials, weighted latency\|^weighted latency\|distill:" "$out"/jobs.log 2>/dev/null | tail -8
 grep -h "GFLOP/s\|GB/s" "$out"/tutorials.log 2>/dev/null
 grep -h "^schedule fuzz\|^gpu schedule fuzz\|passed on GPU" "$out"/fuzz.log 2>/dev/null
 grep -h "^== compute-sanitizer\|ERROR SUMMARY\|RACECHECK SUMMARY\|tests ran\|PASSED\|FAILED" \
