@@ -75,6 +75,9 @@ ApplyHistoryBest::ApplyHistoryBest(RecordLog log, WarningSink warn, bool context
 }
 
 ApplyHistoryBest::~ApplyHistoryBest() {
+    // A detached one was never on a stack, and it may be destroyed at exit, after this thread's
+    // thread_local stack.
+    if (detached_) return;
     auto it = std::find(context_stack.begin(), context_stack.end(), this);
     if (it != context_stack.end()) context_stack.erase(it);
 }
