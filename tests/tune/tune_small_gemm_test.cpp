@@ -144,6 +144,9 @@ TEST(TuneSmallGemm, TheDefaultIsReMeasuredWhenItsTimingIsSlow) {
         if (!rec.is_trial() && rec.schedule_json == default_json) ++default_remeasured[rec.round];
     }
     EXPECT_EQ(default_remeasured, (std::map<int64_t, int>{{1, 1}, {2, 1}}));
-    EXPECT_LT(costs.cost(records[0]), slow / 100) << "the slow timing still decides its cost";
+    // The median of its three timings is a re-measurement's (both far below the slow one), not
+    // the slow one. Only against the slow timing itself: under ThreadSanitizer on a loaded
+    // machine one timing of this kernel moved by 20 x (CI: 0.43 ms against 0.0195 ms).
+    EXPECT_LT(costs.cost(records[0]), slow) << "the slow timing still decides its cost";
     EXPECT_LE(r.best_seconds, costs.cost(records[0]));
 }
