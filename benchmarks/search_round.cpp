@@ -9,8 +9,10 @@
 // Bar (issue 19): <= 5 s on 2 cores. Checked first: the best states of a round on a 64^3 GEMM run
 // in the loop-IR interpreter and match the reference interpreter.
 //
-//   benchmarks/run.sh search_round [--runs N] [--programs N] [--workload gemm|softmax_cuda]
-// (softmax_cuda: tune_softmax_cuda's 8192^2 softmax for `cuda`, whose rounds were slow)
+//   benchmarks/run.sh search_round [--runs N] [--programs N]
+//                                  [--workload gemm|softmax_cuda|conv2d_cuda]
+// (softmax_cuda: tune_softmax_cuda's 8192^2 softmax for `cuda`, whose rounds were slow;
+// conv2d_cuda: a ResNet-50 3x3 layer for `cuda`, whose rounds dominated its tuning job)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -44,6 +46,15 @@ SearchTask gemm_task(int64_t n) {
 SearchTask softmax_cuda_task() {
     return SearchTask("op.softmax", {std::vector<int64_t>{8192, 8192}, int64_t(1), Float(32)},
                       Target("cuda -arch=sm_90"));
+}
+
+// --workload conv2d_cuda: ResNet-50's 3x3 convolution on 56x56x64 (stride 1, pad 1) for `cuda`,
+// a task of the shipped-logs job tuning_logs/jobs/resnet50_cuda.json.
+SearchTask conv2d_cuda_task() {
+    using V = std::vector<int64_t>;
+    WorkloadParams p{int64_t(1), int64_t(64),   int64_t(56), int64_t(56), int64_t(64), V{3, 3},
+                     V{1, 1},    V{1, 1, 1, 1}, V{1, 1},     int64_t(1),  Float(32)};
+    return SearchTask("op.conv2d_nchw", p, Target("cuda -arch=sm_90"));
 }
 
 SearchSpaceOptions tuner_space() {
@@ -128,15 +139,17 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--programs") == 0) n_programs = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--workload") == 0) workload = argv[i + 1];
     }
-    if (workload != "gemm" && workload != "softmax_cuda") {
-        std::printf("--workload: gemm or softmax_cuda, not %s\n", workload.c_str());
+    if (workload != "gemm" && workload != "softmax_cuda" && workload != "conv2d_cuda") {
+        std::printf("--workload: gemm, softmax_cuda or conv2d_cuda, not %s\n", workload.c_str());
         return 1;
     }
     if (!check_small_gemm()) {
         std::printf("FAILED: the search's states do not match the reference\n");
         return 1;
     }
-    SearchTask task = workload == "gemm" ? gemm_task(1024) : softmax_cuda_task();
+    SearchTask task = workload == "gemm"           ? gemm_task(1024)
+                      : workload == "softmax_cuda" ? softmax_cuda_task()
+                                                   : conv2d_cuda_task();
     SearchSpace space(task, tuner_space());
     int threads = ThreadPool::default_num_threads();
     CostModel model({.seed = 0});  // one thread, as the tuner's
@@ -172,8 +185,10 @@ int main(int argc, char** argv) {
     std::printf(
         "BENCH search_round %s seconds=%.2f cpu=%.2f sample=%.2f breed=%.2f "
         "predict=%.2f mutate_cpu=%.2f features_cpu=%.2f scored=%lld threads=%d\n",
-        workload == "gemm" ? "gemm_1024" : "softmax_8192_cuda", median(total), median(cpu),
-        median(sample), median(breed), median(predict), median(mutate_cpu), median(features_cpu),
-        static_cast<long long>(s.scored), threads);
+        workload == "gemm"           ? "gemm_1024"
+        : workload == "softmax_cuda" ? "softmax_8192_cuda"
+                                     : "conv2d_56x64_cuda",
+        median(total), median(cpu), median(sample), median(breed), median(predict),
+        median(mutate_cpu), median(features_cpu), static_cast<long long>(s.scored), threads);
     return 0;
 }

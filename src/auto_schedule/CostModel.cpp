@@ -3,6 +3,7 @@
 // tunings share.
 #include "tessel/auto_schedule/CostModel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -320,6 +321,13 @@ const CostModel& SharedCostModel::model() {
 int64_t SharedCostModel::num_programs() const {
     int64_t n = 0;
     for (const std::vector<MeasuredProgram>& m : members_) n += static_cast<int64_t>(m.size());
+    return n;
+}
+
+int64_t SharedCostModel::num_successes() const {
+    int64_t n = 0;
+    for (const std::vector<MeasuredProgram>& m : members_)
+        n += std::count_if(m.begin(), m.end(), [](const MeasuredProgram& p) { return p.ok(); });
     return n;
 }
 

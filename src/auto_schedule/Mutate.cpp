@@ -9,6 +9,7 @@
 #include "AnnotateUtil.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/schedule/InferBounds.h"
 
 namespace tessel {
 
@@ -47,6 +48,61 @@ std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const St
     return out;
 }
 
+// The extent of the loop each split of `splits` (step indices, ascending) splits, as it is when
+// the split applies. One bound inference of the schedule replayed through the last split, read
+// by the split loops' iterator ids: where every step from the first split on is a copy stage's
+// (vector_splits: no stage is computed inside a copy, and a copy's steps leave the regions of
+// the others as they were) or leaves loops alone (a pragma, a buffer's storage), each extent is
+// the one the schedule before the split has. Otherwise (a stage inserted, another stage's loops
+// changed) one inference per split, of the schedule before it.
+std::vector<std::optional<int64_t>> split_extents(const SearchSpace& space, const Sketch& sk,
+                                                  const Steps& steps,
+                                                  const std::vector<int>& splits) {
+    std::vector<std::optional<int64_t>> out;
+    Schedule s = prefix(space, steps, splits[0]);
+    bool copies_only = true;
+    for (size_t i = splits[0]; i <= static_cast<size_t>(splits.back()); ++i) {
+        const Step& step = steps[i];
+        bool storage = std::holds_alternative<PragmaStep>(step) ||
+                       std::holds_alternative<DoubleBufferStep>(step) ||
+                       std::holds_alternative<PipelineStep>(step) ||
+                       std::holds_alternative<StorageAlignStep>(step) ||
+                       std::holds_alternative<StorageSwizzleStep>(step);
+        bool copy = !std::holds_alternative<CacheReadStep>(step) &&
+                    !std::holds_alternative<CacheWriteStep>(step) &&
+                    !std::holds_alternative<RfactorStep>(step) &&
+                    is_vector_copy(sk.stages[internal::step_stage(step)]);
+        copies_only = copies_only && (storage || copy);
+    }
+    if (!copies_only) {
+        size_t at = splits[0];
+        for (int i : splits) {
+            while (at < static_cast<size_t>(i)) s.apply(steps[at++]);
+            const auto& split = std::get<SplitStep>(steps[i]);
+            out.push_back(as_const_int(s.infer_extents()[split.stage][split.iter]));
+        }
+        return out;
+    }
+    std::vector<std::pair<int, int>> loops;  // (stage, iterator id) of each split
+    size_t next = 0;
+    for (size_t i = splits[0]; i <= static_cast<size_t>(splits.back()); ++i) {
+        if (next < splits.size() && static_cast<int>(i) == splits[next]) {
+            const auto& split = std::get<SplitStep>(steps[i]);
+            const Stage& st = s.stage(split.stage);
+            if (split.iter < 0 || split.iter >= static_cast<int>(st.leaf.size()))
+                TESSEL_THROW(ScheduleError) << "fit_vector_lanes: split " << i << " of stage "
+                                            << split.stage << " names no leaf";
+            loops.emplace_back(split.stage, st.leaf[split.iter]);
+            ++next;
+        }
+        s.apply(steps[i]);
+    }
+    std::vector<StageBounds> bounds = infer_bounds(s);
+    for (const auto& [stage, id] : loops)
+        out.push_back(as_const_int(bounds[stage].iter_extents[id]));
+    return out;
+}
+
 // After a tile-size change of a GPU state, each vectorised copy whose lanes no longer divide
 // the loop they split (a read cache's slice, a fetch's tile) takes the widest lanes that do
 // (half, a quarter); without it the guarded vector loop fails the check and the mutant is lost,
@@ -54,16 +110,15 @@ std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const St
 // when no lanes above 1 divide a copy: the mutant is given up, as before. An output's store
 // takes the widest lanes that divide, wider too.
 bool fit_vector_lanes(const SearchSpace& space, const SearchState& st, Steps& steps) {
-    std::vector<int> splits = vector_splits(space.sketches()[st.sketch], st, steps);
+    const Sketch& sk = space.sketches()[st.sketch];
+    std::vector<int> splits = vector_splits(sk, st, steps);
     if (splits.empty()) return true;
-    Schedule s = prefix(space, steps, splits[0]);
-    size_t at = splits[0];
-    for (int i : splits) {
-        while (at < static_cast<size_t>(i)) s.apply(steps[at++]);
-        auto& split = std::get<SplitStep>(steps[i]);
-        std::optional<int64_t> extent = as_const_int(s.infer_extents()[split.stage][split.iter]);
+    std::vector<std::optional<int64_t>> extents = split_extents(space, sk, steps, splits);
+    for (size_t k = 0; k < splits.size(); ++k) {
+        auto& split = std::get<SplitStep>(steps[splits[k]]);
+        std::optional<int64_t> extent = extents[k];
         if (!extent) return false;
-        if (space.sketches()[st.sketch].stages[split.stage].kind == SketchStageKind::Fused) {
+        if (sk.stages[split.stage].kind == SketchStageKind::Fused) {
             // A store takes the widest lanes, as annotation gives it; 1: a loop of one vector
             // lane, the stores stay scalar.
             split.factor = internal::store_lanes(*extent);

@@ -178,10 +178,14 @@ std::vector<SearchState> Tuner::random_states(int n, uint64_t seed,
 
 // A round measures at most as many candidates as the model has successful programs to learn
 // from (at least min_programs): the first rounds grow 16, 16, 32, 64 under the defaults, so the
-// model starts choosing after 16 random trials instead of after a whole random round.
+// model starts choosing after 16 random trials instead of after a whole random round. A model
+// shared with other tasks (a job's) counts theirs too: a task's first round is a whole one once
+// the model has learned from the tasks before it, and each round's search serves 64 trials
+// instead of 16 (on a GPU convolution the search is most of a round's time).
 int Tuner::round_size() const {
-    int64_t known = std::max<int64_t>(options_.cost_model.min_programs,
-                                      static_cast<int64_t>(history_.epoch_successes()));
+    int64_t known = std::max<int64_t>(
+        options_.cost_model.min_programs,
+        std::max(static_cast<int64_t>(history_.epoch_successes()), model_->num_successes()));
     return static_cast<int>(std::min<int64_t>(options_.measurements_per_round, known));
 }
 

@@ -542,11 +542,14 @@ std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s) {
 }
 
 std::vector<StageBounds> infer_bounds(const Schedule& s) {
+    if (Schedule::BoundsMemo::Bounds known = s.bounds_memo_.get()) return *known;
     // A schedule may be left incomplete between steps (compute_at before the stage's other
     // readers are attached): bound inference needs every attachment complete.
     std::string error = internal::attachment_error(s);
     if (!error.empty()) TESSEL_THROW(ScheduleError) << "infer_bounds: " << error;
-    return BoundInference(s).run();
+    auto bounds = std::make_shared<const std::vector<StageBounds>>(BoundInference(s).run());
+    s.bounds_memo_.set(bounds);
+    return *bounds;
 }
 
 std::vector<std::vector<Expr>> leaf_extents(const Schedule& s,

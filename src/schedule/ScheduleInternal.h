@@ -100,6 +100,7 @@ struct ScheduleAccess {
                << " stages)";
             internal::schedule_fail(s, prim, -1, os.str());
         }
+        s.bounds_memo_.reset();
         Stage& st = s.stages_[stage];
         if (!as_compute(st.op))
             internal::schedule_fail(s, prim, stage,
@@ -117,10 +118,15 @@ struct ScheduleAccess {
         }
         return st.leaf[iter];
     }
-    static std::vector<Stage>& stages(Schedule& s) { return s.stages_; }
+    // The mutable accessors forget the schedule's inferred bounds (Schedule::BoundsMemo).
+    static std::vector<Stage>& stages(Schedule& s) {
+        s.bounds_memo_.reset();
+        return s.stages_;
+    }
     static const std::vector<Step>& steps(const Schedule& s) { return s.steps_; }
     // Inserts `st` at index `at`; attachments to stages at or after `at` shift with them.
     static void insert_stage(Schedule& s, int at, Stage st) {
+        s.bounds_memo_.reset();
         for (Stage& other : s.stages_)
             if (other.attach == AttachKind::At && other.attach_stage >= at) ++other.attach_stage;
         s.stages_.insert(s.stages_.begin() + at, std::move(st));
@@ -128,6 +134,7 @@ struct ScheduleAccess {
     static void record(Schedule& s, const Step& step) { s.record(step); }
     // Stages attached at iterator `from` of `stage` follow it to `to` (Ansor's rule).
     static void move_attachments(Schedule& s, int stage, int from, int to) {
+        s.bounds_memo_.reset();
         for (Stage& other : s.stages_)
             if (other.attach == AttachKind::At && other.attach_stage == stage &&
                 other.attach_iter == from)

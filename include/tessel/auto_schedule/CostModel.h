@@ -179,6 +179,8 @@ public:
     bool stale() const { return stale_; }
     /// Programs of all members.
     int64_t num_programs() const;
+    /// Programs of all members measured without error (MeasuredProgram::ok).
+    int64_t num_successes() const;
 
 private:
     std::vector<MeasuredProgram>& member(int m, const char* caller);

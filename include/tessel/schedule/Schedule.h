@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@
 #include "tessel/schedule/Step.h"
 
 namespace tessel {
+
+struct StageBounds;  // schedule/InferBounds.h
 
 /// What an iterator iterates over.
 enum class IterKind : uint8_t {
@@ -271,12 +274,47 @@ public:
 
 private:
     friend struct ScheduleAccess;
-    void record(const Step& step) { steps_.push_back(step); }
+    friend std::vector<StageBounds> infer_bounds(const Schedule& s);
+
+    // The schedule's bounds (infer_bounds), kept from the first time they are inferred until a
+    // step changes the schedule: a searcher asks for one candidate's several times (annotation,
+    // the shared-memory check, verification, lowering for features), each costing milliseconds
+    // on a GPU convolution. A copy keeps them (the same state); threads may read one schedule at
+    // once.
+    class BoundsMemo {
+    public:
+        using Bounds = std::shared_ptr<const std::vector<StageBounds>>;
+        BoundsMemo() = default;
+        BoundsMemo(const BoundsMemo& other) : bounds_(other.get()) {}
+        BoundsMemo& operator=(const BoundsMemo& other) {
+            if (this != &other) set(other.get());
+            return *this;
+        }
+        Bounds get() const {
+            std::lock_guard<std::mutex> lock(mutex_);
+            return bounds_;
+        }
+        void set(Bounds bounds) const {
+            std::lock_guard<std::mutex> lock(mutex_);
+            bounds_ = std::move(bounds);
+        }
+        void reset() { set(nullptr); }
+
+    private:
+        mutable std::mutex mutex_;
+        mutable Bounds bounds_;
+    };
+
+    void record(const Step& step) {
+        steps_.push_back(step);
+        bounds_memo_.reset();
+    }
     std::vector<Tensor> outputs_;
     std::vector<Stage> stages_;
     std::vector<Step> steps_;
     ScheduleLimits limits_;
     uint64_t workload_key_ = 0;
+    BoundsMemo bounds_memo_;
 };
 
 /// A schedule of the DAG of `outputs`.
