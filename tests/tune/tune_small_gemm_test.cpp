@@ -4,7 +4,8 @@
 // only after its trial), the best schedule is the log's by the median of its measurements and
 // computes the reference's product, the second round's candidates come from the evolutionary
 // search (the model trained after the first), and the curve ends at the best; a default schedule
-// timed slow is timed again in the rounds after its trial.
+// timed slow is timed again in the rounds after its trial; a task joining a shared model that
+// other tasks trained takes whole rounds from its first.
 #include <fstream>
 #include <map>
 
@@ -26,7 +27,7 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     EXPECT_EQ(r.stop_reason, "trials");
     ASSERT_EQ(r.rounds.size(), 2u);
     EXPECT_TRUE(r.rounds[0].measured_default);  // the default schedule first
-    EXPECT_EQ(r.rounds[0].random, 7);  // the model had no data: random samples
+    EXPECT_EQ(r.rounds[0].random, 7);           // the model had no data: random samples
     EXPECT_EQ(r.rounds[0].chosen_by_model, 0);
     EXPECT_FALSE(r.rounds[1].measured_default);
     EXPECT_EQ(r.rounds[1].chosen_by_model, 8);  // eps-greedy: 0.05 x 8 rounds down to none
@@ -45,10 +46,10 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     EXPECT_EQ(trials[0].round, 0);
     EXPECT_EQ(trials[15].round, 1);
     EXPECT_EQ(trials[0].origin, CandidateOrigin::Default);
-    EXPECT_EQ(state_key(task.apply_record(trials[0].schedule_json)),
-              state_key(replay(task.initial_schedule(),
-                               op::default_schedule_rules(task.dag().outputs, task.target())
-                                   .steps())));
+    EXPECT_EQ(
+        state_key(task.apply_record(trials[0].schedule_json)),
+        state_key(replay(task.initial_schedule(),
+                         op::default_schedule_rules(task.dag().outputs, task.target()).steps())));
     EXPECT_TRUE(trials[0].ok()) << trials[0].error_message;
     ScheduleCosts all;
     for (const TuningRecord& rec : read.records) all.add(rec);
@@ -149,4 +150,31 @@ TEST(TuneSmallGemm, TheDefaultIsReMeasuredWhenItsTimingIsSlow) {
     // machine one timing of this kernel moved by 20 x (CI: 0.43 ms against 0.0195 ms).
     EXPECT_LT(costs.cost(records[0]), slow) << "the slow timing still decides its cost";
     EXPECT_LE(r.best_seconds, costs.cost(records[0]));
+}
+
+// A task tuned with a model other tasks trained (a job's) takes whole rounds from the start: the
+// round is capped by the shared model's successes, not the task's own. Alone, the same task's
+// first rounds are 8 (min_programs) and 8.
+TEST(TuneSmallGemm, ATaskJoiningATrainedSharedModelTakesWholeRounds) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    TuningOptions first = small_options(fresh_log("first"), 16, 16);
+    first.shared_cost_model = std::make_shared<SharedCostModel>(tuning_model_options(first));
+    TuningResult a = tune(small_gemm_task(64), first);
+    ASSERT_EQ(a.rounds.size(), 2u);
+    EXPECT_EQ(a.rounds[0].measured, 8);  // the shared model had nothing: min_programs
+    EXPECT_EQ(a.rounds[1].measured, 8);
+    ASSERT_GE(first.shared_cost_model->num_successes(), 8);
+
+    TuningOptions second = small_options(fresh_log("second"), 16, 16);
+    second.shared_cost_model = first.shared_cost_model;
+    TuningResult b = tune(small_gemm_task(48), second);
+    ASSERT_EQ(b.rounds.size(), 1u);
+    EXPECT_EQ(b.rounds[0].measured, 16);
+    EXPECT_TRUE(b.rounds[0].measured_default);
+    EXPECT_GE(b.rounds[0].chosen_by_model, 8);  // the model chose from the first round on
+
+    TuningResult alone = tune(small_gemm_task(48), small_options(fresh_log("alone"), 16, 16));
+    ASSERT_EQ(alone.rounds.size(), 2u);
+    EXPECT_EQ(alone.rounds[0].measured, 8);
+    EXPECT_EQ(alone.rounds[0].chosen_by_model, 0);
 }

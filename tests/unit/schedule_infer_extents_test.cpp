@@ -1,5 +1,8 @@
-// Schedule::infer_extents: leaf extents after splits, fuses and compute_at (regions with halos).
+// Schedule::infer_extents: leaf extents after splits, fuses and compute_at (regions with halos),
+// and the bounds a schedule keeps between steps.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "tessel/ir/IROperator.h"
 #include "tessel/schedule/Schedule.h"
@@ -112,4 +115,32 @@ TEST(ScheduleInferExtents, MatmulInsideReluTile) {
     s.compute_at(c, r, 1);
     EXPECT_EQ(extents(s, r), (std::vector<int64_t>{5, 3, 8, 8}));
     EXPECT_EQ(extents(s, c), (std::vector<int64_t>{8, 8, 19}));
+}
+
+// A schedule keeps its inferred bounds until a step changes it (Schedule::BoundsMemo): a copy
+// answers with the original's, a step on the copy (or a moved attachment) infers them again, and
+// the original keeps its own.
+TEST(ScheduleInferExtents, KeptBoundsFollowEveryStep) {
+    PaddedConv g;
+    Schedule s = create_schedule({g.C});
+    int p = s.stage_of(g.P), c = s.stage_of(g.C);
+    s.tile(c, 2, 3, 4, 4);
+    s.compute_at(p, c, 3);
+    ASSERT_EQ(extents(s, p), (std::vector<int64_t>{1, 4, 6, 6}));
+    Schedule copy = s;
+    EXPECT_EQ(extents(copy, p), (std::vector<int64_t>{1, 4, 6, 6}));
+    copy.compute_at(p, c, 2);  // one tile row: 4 + 2 rows, every column of the padded input
+    EXPECT_EQ(extents(copy, p), (std::vector<int64_t>{1, 4, 6, 18}));
+    copy.split(p, 3, 4);
+    EXPECT_EQ(extents(copy, p), (std::vector<int64_t>{1, 4, 6, 5, 4}));
+    EXPECT_EQ(extents(s, p), (std::vector<int64_t>{1, 4, 6, 6}));
+    s = copy;  // assignment takes the other's bounds
+    EXPECT_EQ(extents(s, p), (std::vector<int64_t>{1, 4, 6, 5, 4}));
+    // A replayed schedule's bounds, first inferred by several threads at once.
+    Schedule fresh = replay({g.C}, s.steps());
+    std::vector<std::vector<int64_t>> seen(4);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) threads.emplace_back([&, t] { seen[t] = extents(fresh, p); });
+    for (std::thread& t : threads) t.join();
+    for (const auto& e : seen) EXPECT_EQ(e, (std::vector<int64_t>{1, 4, 6, 5, 4}));
 }
