@@ -27,12 +27,12 @@
 #include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/BenchUtil.h"
 #include "tessel/Target.h"
+#include "tessel/auto_schedule/SearchTask.h"
 #include "tessel/auto_schedule/ShippedLogs.h"
 #include "tessel/auto_schedule/Workload.h"
 #include "tessel/codegen/Build.h"
@@ -154,10 +154,9 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
     Kernel rules =
         build(op::default_schedule_rules(dag.outputs, target), dag.args(), target).get("main");
     Kernel tuned = build(op::default_schedule(dag.outputs, target), dag.args(), target).get("main");
-    std::ostringstream hash;
-    hash << std::hex << create_schedule(dag.outputs).workload_key();
+    std::string hash = SearchTask("op.conv2d_nchw", l.params, target).dag_hash_hex();
     ApplyHistoryBest* shipped = shipped_tuning_logs();
-    result.shipped = shipped && !shipped->candidates(hash.str(), target).empty();
+    result.shipped = shipped && !shipped->candidates(hash, target).empty();
     std::vector<float> x = random_floats(size_t(l.c * l.h * l.w), 3),
                        w = random_floats(size_t(l.k * l.c * l.r * l.s), 5);
     NDArray X = NDArray::empty({1, l.c, l.h, l.w}, float32()),
