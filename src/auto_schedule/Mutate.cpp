@@ -86,16 +86,12 @@ std::vector<std::optional<int64_t>> split_extents(const SearchSpace& space, cons
     std::vector<std::pair<int, int>> loops;  // (stage, iterator id) of each split
     size_t next = 0;
     for (size_t i = splits[0]; i <= static_cast<size_t>(splits.back()); ++i) {
+        s.apply(steps[i]);
         if (next < splits.size() && static_cast<int>(i) == splits[next]) {
-            const auto& split = std::get<SplitStep>(steps[i]);
-            const Stage& st = s.stage(split.stage);
-            if (split.iter < 0 || split.iter >= static_cast<int>(st.leaf.size()))
-                TESSEL_THROW(ScheduleError) << "fit_vector_lanes: split " << i << " of stage "
-                                            << split.stage << " names no leaf";
-            loops.emplace_back(split.stage, st.leaf[split.iter]);
+            int stage = std::get<SplitStep>(steps[i]).stage;  // the loop it split: its parent
+            loops.emplace_back(stage, s.stage(stage).relations.back().parent);
             ++next;
         }
-        s.apply(steps[i]);
     }
     std::vector<StageBounds> bounds = infer_bounds(s);
     for (const auto& [stage, id] : loops)
