@@ -48,44 +48,89 @@ std::vector<int> vector_splits(const Sketch& sk, const SearchState& st, const St
     return out;
 }
 
-// The extent of the loop each split of `splits` (step indices, ascending) splits, as it is when
-// the split applies. One bound inference of the schedule replayed through the last split, read
-// by the split loops' iterator ids: where every step from the first split on is a copy stage's
-// (vector_splits: no stage is computed inside a copy, and a copy's steps leave the regions of
-// the others as they were) or leaves loops alone (a pragma, a buffer's storage), each extent is
-// the one the schedule before the split has. Otherwise (a stage inserted, another stage's loops
-// changed) one inference per split, of the schedule before it.
-std::vector<std::optional<int64_t>> split_extents(const SearchSpace& space, const Sketch& sk,
-                                                  const Steps& steps,
-                                                  const std::vector<int>& splits) {
-    std::vector<std::optional<int64_t>> out;
-    Schedule s = prefix(space, steps, splits[0]);
-    bool copies_only = true;
-    for (size_t i = splits[0]; i <= static_cast<size_t>(splits.back()); ++i) {
-        const Step& step = steps[i];
-        bool storage = std::holds_alternative<PragmaStep>(step) ||
-                       std::holds_alternative<DoubleBufferStep>(step) ||
-                       std::holds_alternative<PipelineStep>(step) ||
-                       std::holds_alternative<StorageAlignStep>(step) ||
-                       std::holds_alternative<StorageSwizzleStep>(step);
-        bool copy = !std::holds_alternative<CacheReadStep>(step) &&
-                    !std::holds_alternative<CacheWriteStep>(step) &&
-                    !std::holds_alternative<RfactorStep>(step) &&
-                    is_vector_copy(sk.stages[internal::step_stage(step)]);
-        copies_only = copies_only && (storage || copy);
+// Whether `step` leaves every loop extent as it was (a pragma, a buffer's storage).
+bool storage_only(const Step& step) {
+    return std::holds_alternative<PragmaStep>(step) ||
+           std::holds_alternative<DoubleBufferStep>(step) ||
+           std::holds_alternative<PipelineStep>(step) ||
+           std::holds_alternative<StorageAlignStep>(step) ||
+           std::holds_alternative<StorageSwizzleStep>(step);
+}
+
+// Whether `step` is a vectorised copy's own (vector_splits: no stage is computed inside a copy,
+// and a copy's steps leave the regions of the others as they were).
+bool copy_step(const Sketch& sk, const Step& step) {
+    return !std::holds_alternative<CacheReadStep>(step) &&
+           !std::holds_alternative<CacheWriteStep>(step) &&
+           !std::holds_alternative<RfactorStep>(step) &&
+           is_vector_copy(sk.stages[internal::step_stage(step)]);
+}
+
+// Each split of `splits` (step indices, ascending) takes the widest lanes that divide the loop
+// it splits, whose extent is `extents`' entry: a store the widest of all, wider too (as
+// annotation gives it; 1: a loop of one vector lane, the stores stay scalar), a copy its lanes
+// or a half or a quarter of them. False when a copy has no lanes above 1 that divide; `changed`
+// says whether a factor changed.
+bool fit_lanes(const Sketch& sk, const std::vector<int>& splits,
+               const std::vector<std::optional<int64_t>>& extents, Steps& steps, bool& changed) {
+    changed = false;
+    for (size_t k = 0; k < splits.size(); ++k) {
+        auto& split = std::get<SplitStep>(steps[splits[k]]);
+        std::optional<int64_t> extent = extents[k];
+        if (!extent) return false;
+        const int64_t before = split.factor;
+        if (sk.stages[split.stage].kind == SketchStageKind::Fused) {
+            split.factor = internal::store_lanes(*extent);
+        } else {
+            while (split.factor > 1 && *extent % split.factor != 0) split.factor /= 2;
+            if (split.factor < 2) return false;
+        }
+        changed = changed || split.factor != before;
     }
-    if (!copies_only) {
+    return true;
+}
+
+// After a tile-size change of a GPU state, each vectorised copy whose lanes no longer divide
+// the loop they split (a read cache's slice, a fetch's tile) takes the widest lanes that do
+// (half, a quarter); without it the guarded vector loop fails the check and the mutant is lost,
+// and with it most mutants of states with 4-lane copies (the fast ones) were (tested). The
+// mutant is given up (nullopt) when no lanes above 1 divide a copy.
+//
+// The extents come from one bound inference, read by the split loops' iterator ids: where every
+// step from the first vector split to the last is a copy's or storage-only, each split loop's
+// extent is the one the schedule before the split has. Where that holds to the mutant's last
+// step, the inference is of the whole mutant, and when the lanes fit as they are (most
+// mutants) that schedule is the answer and keeps its bounds for the check that follows
+// (Schedule's memo): one inference in all. Where other steps come between the splits (a stage
+// inserted, another stage's loops changed), one inference per split, of the schedule before it.
+std::optional<Schedule> replay_fitting_lanes(const SearchSpace& space, const SearchState& st,
+                                             Steps& steps) {
+    const Sketch& sk = space.sketches()[st.sketch];
+    const Schedule& initial = space.task().initial_schedule();
+    std::vector<int> splits = vector_splits(sk, st, steps);
+    if (!space.task().target().is_gpu() || splits.empty()) return replay(initial, steps);
+    Schedule s = prefix(space, steps, splits[0]);
+    auto copies_only = [&](size_t end) {  // steps [first split, end)
+        for (size_t i = splits[0]; i < end; ++i)
+            if (!storage_only(steps[i]) && !copy_step(sk, steps[i])) return false;
+        return true;
+    };
+    std::vector<std::optional<int64_t>> extents;
+    bool changed = false;
+    if (!copies_only(splits.back() + 1)) {
         size_t at = splits[0];
         for (int i : splits) {
             while (at < static_cast<size_t>(i)) s.apply(steps[at++]);
             const auto& split = std::get<SplitStep>(steps[i]);
-            out.push_back(as_const_int(s.infer_extents()[split.stage][split.iter]));
+            extents.push_back(as_const_int(s.infer_extents()[split.stage][split.iter]));
         }
-        return out;
+        if (!fit_lanes(sk, splits, extents, steps, changed)) return std::nullopt;
+        return replay(initial, steps);
     }
+    const bool whole = copies_only(steps.size());
     std::vector<std::pair<int, int>> loops;  // (stage, iterator id) of each split
     size_t next = 0;
-    for (size_t i = splits[0]; i <= static_cast<size_t>(splits.back()); ++i) {
+    for (size_t i = splits[0]; i < (whole ? steps.size() : splits.back() + 1); ++i) {
         s.apply(steps[i]);
         if (next < splits.size() && static_cast<int>(i) == splits[next]) {
             int stage = std::get<SplitStep>(steps[i]).stage;  // the loop it split: its parent
@@ -95,35 +140,10 @@ std::vector<std::optional<int64_t>> split_extents(const SearchSpace& space, cons
     }
     std::vector<StageBounds> bounds = infer_bounds(s);
     for (const auto& [stage, id] : loops)
-        out.push_back(as_const_int(bounds[stage].iter_extents[id]));
-    return out;
-}
-
-// After a tile-size change of a GPU state, each vectorised copy whose lanes no longer divide
-// the loop they split (a read cache's slice, a fetch's tile) takes the widest lanes that do
-// (half, a quarter); without it the guarded vector loop fails the check and the mutant is lost,
-// and with it most mutants of states with 4-lane copies (the fast ones) were (tested). False
-// when no lanes above 1 divide a copy: the mutant is given up, as before. An output's store
-// takes the widest lanes that divide, wider too.
-bool fit_vector_lanes(const SearchSpace& space, const SearchState& st, Steps& steps) {
-    const Sketch& sk = space.sketches()[st.sketch];
-    std::vector<int> splits = vector_splits(sk, st, steps);
-    if (splits.empty()) return true;
-    std::vector<std::optional<int64_t>> extents = split_extents(space, sk, steps, splits);
-    for (size_t k = 0; k < splits.size(); ++k) {
-        auto& split = std::get<SplitStep>(steps[splits[k]]);
-        std::optional<int64_t> extent = extents[k];
-        if (!extent) return false;
-        if (sk.stages[split.stage].kind == SketchStageKind::Fused) {
-            // A store takes the widest lanes, as annotation gives it; 1: a loop of one vector
-            // lane, the stores stay scalar.
-            split.factor = internal::store_lanes(*extent);
-            continue;
-        }
-        while (split.factor > 1 && *extent % split.factor != 0) split.factor /= 2;
-        if (split.factor < 2) return false;
-    }
-    return true;
+        extents.push_back(as_const_int(bounds[stage].iter_extents[id]));
+    if (!fit_lanes(sk, splits, extents, steps, changed)) return std::nullopt;
+    if (whole && !changed) return s;
+    return replay(initial, steps);
 }
 
 // Moves a factor of one level's length to another level of a random tile group.
@@ -151,7 +171,7 @@ bool mutate_tile_size(const SearchSpace& space, const SearchState& st, Steps& st
     lengths[dst] *= d;
     if (g.max_innermost > 0 && lengths.back() > g.max_innermost) return false;
     internal::set_tile_lengths(steps, g, lengths);
-    return !space.task().target().is_gpu() || fit_vector_lanes(space, st, steps);
+    return true;  // replay_fitting_lanes fits the copies' lanes
 }
 
 bool mutate_auto_unroll(const SearchSpace& space, const SearchState&, Steps& steps,
@@ -465,6 +485,7 @@ struct WeightedMutation {
     const char* name;
     double weight;
     Mutation apply;
+    bool fit_lanes = false;  ///< replayed by replay_fitting_lanes
 };
 
 // Whether `steps` (after the sketch's) have a step of type T for which `pred` holds.
@@ -487,7 +508,7 @@ std::vector<WeightedMutation> applicable(const SearchSpace& space, const SearchS
     std::vector<WeightedMutation> out;
     if (std::any_of(sk.tiles.begin(), sk.tiles.end(),
                     [](const TileGroup& g) { return g.extent > 1; }))
-        out.push_back({"mutate_tile_size", 0.90, mutate_tile_size});
+        out.push_back({"mutate_tile_size", 0.90, mutate_tile_size, gpu});
     if (std::any_of(steps.begin(), steps.end(),
                     [](const Step& s) { return std::holds_alternative<PragmaStep>(s); }))
         out.push_back({"mutate_auto_unroll", gpu ? 0.10 : 0.04, mutate_auto_unroll});
@@ -542,9 +563,11 @@ std::optional<SearchState> SearchSpace::mutate(const SearchState& state,
         Steps steps = base->schedule.steps();
         try {
             if (!kind.apply(*this, *base, steps, rng)) continue;
-            Schedule s = replay(task_.initial_schedule(), steps);
-            if (!check(s).empty()) continue;
-            SearchState out{std::move(s), base->sketch, kind.name, base->sketch_steps, {}};
+            std::optional<Schedule> s =
+                kind.fit_lanes ? replay_fitting_lanes(*this, *base, steps)
+                               : std::optional(replay(task_.initial_schedule(), steps));
+            if (!s || !check(*s).empty()) continue;
+            SearchState out{std::move(*s), base->sketch, kind.name, base->sketch_steps, {}};
             if (out.schedule.steps().size() == state.schedule.steps().size())
                 out.step_rules = state.step_rules;
             return out;

@@ -14,6 +14,7 @@
 #include "auto_schedule/ReadCacheTestUtil.h"
 #include "auto_schedule/SearchTestUtil.h"
 #include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/ir/IRPrinter.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -54,10 +55,21 @@ std::optional<SearchState> drawn(const SearchSpace& space, const std::vector<int
     return std::nullopt;
 }
 
+// Every leaf loop's extent of `s`, as text (its bounds as they are kept, or inferred).
+std::string leaf_extents(const Schedule& s) {
+    std::string out;
+    for (const std::vector<Expr>& stage : s.infer_extents()) {
+        for (const Expr& e : stage) out += to_string(e) + " ";
+        out += "| ";
+    }
+    return out;
+}
+
 // Tutorial 05 step 6's tiles at 4096^3 with 4-lane read caches and 4-lane fetches: a tile-size
 // mutant whose new tiles no longer hold 4 lanes in a copy's slice gets the widest lanes that fit
 // (as annotation would draw them), not a guarded 4-lane copy; the mutants check, and one with
-// narrowed lanes compiles.
+// narrowed lanes compiles. A mutant's schedule, whose bounds the lane fitting inferred and kept,
+// has the bounds of its steps replayed afresh.
 TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
     SearchTask task = gemm(4096);
     SearchSpaceOptions o;
@@ -78,6 +90,8 @@ TEST(VectorCopyMutation, TileMutantsKeepLanesThatDivideTheirCopies) {
         if (!m || m->origin != "mutate_tile_size") continue;
         ++tiles;
         EXPECT_TRUE(space.check(m->schedule).empty());
+        EXPECT_EQ(leaf_extents(m->schedule),
+                  leaf_extents(replay(task.initial_schedule(), m->schedule.steps())));
         bool four = vector_lanes(m->schedule, "A.shared.local") == 4 &&
                     vector_lanes(m->schedule, "B.shared.local") == 4;
         kept += four;
