@@ -324,7 +324,7 @@ void pipelining(AnnotateContext& a) {
 // lanes (4 or 2) that divide it and vectorised into 128-bit stores (tutorial 05's step 6; with
 // scalar stores the space's version of step 6 ran a tenth slower, docs/notes/gpu-gemm-search.md).
 // No draw: a wider aligned store is never slower; tile mutations keep the lanes fitting
-// (Mutate.cpp, fit_vector_lanes). A loop no lanes divide is split by 1 (a vector of one lane:
+// (Mutate.cpp, replay_fitting_lanes). A loop no lanes divide is split by 1 (a vector of one lane:
 // scalar stores).
 void vectorize_store(AnnotateContext& a) {
     Schedule& s = a.schedule;
