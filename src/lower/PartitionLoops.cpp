@@ -256,15 +256,11 @@ private:
 Expr LoopPartitioner::decide(const Expr& cond) {
     std::vector<Expr> conjuncts;
     split_conjuncts(cond, &conjuncts);
-    if (conjuncts.size() == 1) {  // the condition is its one conjunct: two proofs, not four
-        const Expr& k = conjuncts[0];
-        if (assumed_.count(k.get()) || can_prove(k, scope_)) return make_const(Bool(), 1);
-        if (can_prove(Not::make(k), scope_)) return make_const(Bool(), 0);
-        return cond;
+    if (conjuncts.size() > 1) {  // one conjunct is the condition: the loop below decides it
+        Expr c = strip_likely(cond);
+        if (can_prove(c, scope_)) return make_const(Bool(), 1);
+        if (can_prove(Not::make(c), scope_)) return make_const(Bool(), 0);
     }
-    Expr c = strip_likely(cond);
-    if (can_prove(c, scope_)) return make_const(Bool(), 1);
-    if (can_prove(Not::make(c), scope_)) return make_const(Bool(), 0);
     Expr rest;
     bool dropped = false;
     for (const Expr& k : conjuncts) {
