@@ -7,6 +7,11 @@ set_property(CACHE TESSEL_USE_CUDA PROPERTY STRINGS ON OFF AUTO)
 option(TESSEL_BUILD_TESTS "Build the C++ tests (package libgtest-dev)" ON)
 option(TESSEL_BUILD_PYTHON "Build the Python extension (pybind11)" OFF)
 option(TESSEL_WERROR "Treat warnings as errors" OFF)
+# The test executables' own sources (tests/<kind>/*.cpp) are glue: they build DAGs and schedules
+# and call the library, whose code runs at the build type's optimisation either way. At -O0 they
+# compile in about half the time (GoogleTest's and nlohmann_json's templates dominate), which is
+# most of the CI run's build time; their run time barely moves. ON compiles them as the library.
+option(TESSEL_OPTIMIZE_TESTS "Compile the tests' own sources at the build type's -O (OFF: -O0)" OFF)
 set(TESSEL_SANITIZE "" CACHE STRING "Sanitizers, e.g. 'address,undefined' or 'thread'")
 
 add_library(tessel_warnings INTERFACE)

@@ -2,7 +2,9 @@ include(GoogleTest)
 
 # tessel_add_test(<kind> [LIBRARY <target>]): one GoogleTest executable per test folder
 # (tests/<kind>/*.cpp), each TEST registered with ctest under the label <kind>. It links libtessel,
-# or <target> instead (the runtime tests link tessel_runtime alone).
+# or <target> instead (the runtime tests link tessel_runtime alone). Its sources compile at -O0
+# unless TESSEL_OPTIMIZE_TESTS is ON; the support libraries (tests/fuzz/support, tests/gpu: the
+# fuzzers' generators and checkers, which run many cases) keep the build type's flags.
 function(tessel_add_test kind)
   cmake_parse_arguments(ARG "" "LIBRARY" "" ${ARGN})
   if(NOT ARG_LIBRARY)
@@ -16,6 +18,9 @@ function(tessel_add_test kind)
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARY} GTest::gtest GTest::gtest_main tessel_warnings)
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT TESSEL_OPTIMIZE_TESTS)  # TesselOptions.cmake: the last -O on the command line wins
+    target_compile_options(${target} PRIVATE -O0)
+  endif()
   gtest_discover_tests(${target} TEST_PREFIX "${kind}." PROPERTIES LABELS ${kind}
                        DISCOVERY_TIMEOUT 60)
 endfunction()
