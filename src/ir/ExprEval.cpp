@@ -1,9 +1,11 @@
 // Expression evaluation: the lane-wise semantics of IR.h, and a tree-walking evaluator over them.
 #include "tessel/ir/ExprEval.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace tessel {
 
@@ -28,16 +30,35 @@ bool is_signed_int(Type t) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// LaneVector
+
+void LaneVector::resize_across(size_t n, Scalar v) {
+    if (n <= kInline) {
+        if (size_ > kInline) std::copy(heap_.begin(), heap_.begin() + n, inline_);
+        for (size_t i = size_; i < n; ++i) inline_[i] = v;
+        heap_.clear();
+    } else {
+        if (size_ <= kInline) heap_.assign(inline_, inline_ + size_);
+        heap_.resize(n, v);
+    }
+    size_ = n;
+}
+
+void LaneVector::throw_out_of_range(size_t i) const {
+    throw std::out_of_range("Value lane " + std::to_string(i) + " of " + std::to_string(size_));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Value
 
 Value Value::make_int(Type t, int64_t v) {
     TESSEL_CHECK(t.is_int_or_uint() || t.is_bool()) << "Value::make_int of " << t;
-    return Value{t, std::vector<Scalar>(t.lanes, int_lane(wrap_to_int_type(v, t.element_of())))};
+    return Value{t, LaneVector(t.lanes, int_lane(wrap_to_int_type(v, t.element_of())))};
 }
 
 Value Value::make_float(Type t, double v) {
     TESSEL_CHECK(t.is_float()) << "Value::make_float of " << t;
-    return Value{t, std::vector<Scalar>(t.lanes, float_lane(v))};
+    return Value{t, LaneVector(t.lanes, float_lane(v))};
 }
 
 Value Value::make_bool(bool v, int lanes) {
@@ -371,11 +392,12 @@ Value ExprEvaluator::eval_node(const Expr& e) {
     case IRNodeType::T: return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_EVAL_BINARY(Add)
             TESSEL_EVAL_BINARY(Sub)
-            TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod)
-                TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min)
-                    TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE)
-                        TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT)
-                            TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
+            TESSEL_EVAL_BINARY(Mul)
+            TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod) TESSEL_EVAL_BINARY(FloorDiv)
+                TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min) TESSEL_EVAL_BINARY(Max)
+                    TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE) TESSEL_EVAL_BINARY(LT)
+                        TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT) TESSEL_EVAL_BINARY(GE)
+                            TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
 #undef TESSEL_EVAL_BINARY
                                 case IRNodeType::Not : {
                 Value r = eval_node(e.as<Not>()->a);
@@ -398,7 +420,7 @@ Value ExprEvaluator::eval_node(const Expr& e) {
         case IRNodeType::Broadcast: {
             const auto* b = e.as<Broadcast>();
             Value v = eval_node(b->value);
-            return Value{t, std::vector<Scalar>(b->lanes, v.lanes[0])};
+            return Value{t, LaneVector(b->lanes, v.lanes[0])};
         }
         case IRNodeType::Let: return eval_let(e.as<Let>());
         case IRNodeType::Call: return eval_call(e.as<Call>());
@@ -485,7 +507,7 @@ Value ExprEvaluator::eval_if_then_else(const Call* c) {
     if (cond.lane_count() == 1) return eval_node(c->args[cond.lanes[0].i ? 1 : 2]);
     // Vector condition: evaluate each branch under the mask of the lanes that take it.
     const int n = cond.lane_count();
-    Value result{c->type, std::vector<Scalar>(n, int_lane(0))};
+    Value result{c->type, LaneVector(n, int_lane(0))};
     if (c->type.is_float())
         for (auto& l : result.lanes) l.f = 0.0;
     std::vector<uint8_t> outer = active_;

@@ -84,7 +84,7 @@ Value LoopInterpreter::load(const Load* op, const Value& index, const Value& mas
     InterpStorage& s = storage_for(op->buffer_var.get(), elem, "load from");
     const int lanes = index.lane_count();
     const int64_t size = s.array->size();
-    Value r{op->type, std::vector<Scalar>(lanes, zero_lane(elem))};
+    Value r{op->type, LaneVector(lanes, zero_lane(elem))};
     for (int l = 0; l < lanes; ++l) {
         if (mask.lanes[l].i == 0) continue;
         const int64_t i = index.lanes[l].i;
@@ -100,7 +100,7 @@ Value LoopInterpreter::buffer_load(const BufferLoad* op, const std::vector<Value
     const Type elem = b->dtype.element_of();
     InterpStorage& s = storage_for(b->data.get(), elem, "load from");
     const int lanes = op->type.lanes;
-    Value r{op->type, std::vector<Scalar>(lanes, zero_lane(elem))};
+    Value r{op->type, LaneVector(lanes, zero_lane(elem))};
     for (int l = 0; l < lanes; ++l) {
         if (mask.lanes[l].i == 0) continue;
         r.lanes[l] = read_element(s, elem, buffer_offset(b, s, indices, l, "load from"));

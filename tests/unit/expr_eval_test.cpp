@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <vector>
 
 #include "tessel/ir/ExprEval.h"
 #include "tessel/ir/IROperator.h"
@@ -352,4 +354,36 @@ TEST(ExprEval, SameValue) {
     EXPECT_FALSE(same_value(Value::make_int(Int(32), 1), Value::make_int(Int(64), 1)));
     EXPECT_EQ(Value::make_int(UInt(8), -1).as_int(), 255);
     EXPECT_EQ(Value::from_ints(Int(8), {1, 300}).str(), "int8x2(1, 44)");
+}
+
+// A Value's lanes: up to LaneVector::kInline in place, more on the heap; every way across keeps
+// the lanes, and at() past the end throws as std::vector's does.
+TEST(ExprEval, LaneVectorKeepsItsLanesInPlaceAndOnTheHeap) {
+    auto lane = [](int64_t i) { return Scalar{i}; };
+    auto expect_lanes = [](const LaneVector& v, std::vector<int64_t> want) {
+        ASSERT_EQ(v.size(), want.size());
+        for (size_t l = 0; l < want.size(); ++l) EXPECT_EQ(v.at(l).i, want[l]) << "lane " << l;
+    };
+    LaneVector v;
+    EXPECT_TRUE(v.empty());
+    for (int64_t i = 0; i < 6; ++i) v.push_back(lane(i));  // in place, then across at 5
+    expect_lanes(v, {0, 1, 2, 3, 4, 5});
+    v.resize(3);  // back in place
+    expect_lanes(v, {0, 1, 2});
+    v.resize(9, lane(7));  // across again, the new lanes filled
+    expect_lanes(v, {0, 1, 2, 7, 7, 7, 7, 7, 7});
+    LaneVector copy = v, moved = std::move(copy);
+    v[0] = lane(-1);
+    expect_lanes(moved, {0, 1, 2, 7, 7, 7, 7, 7, 7});
+    LaneVector small{lane(4), lane(5)};
+    moved = small;
+    expect_lanes(moved, {4, 5});
+    EXPECT_THROW(small.at(2), std::out_of_range);
+    int64_t sum = 0;
+    for (const Scalar& s : LaneVector(16, lane(2))) sum += s.i;
+    EXPECT_EQ(sum, 32);
+    // A 16-lane Ramp evaluates through the heap path.
+    Value r = evaluate_expr(Ramp::make(make_const(Int(32), 3), make_const(Int(32), 2), 16));
+    ASSERT_EQ(r.lane_count(), 16);
+    EXPECT_EQ(r.as_int(15), 33);
 }

@@ -26,7 +26,9 @@
 // (Exact mode rounds their result to the declared type).
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,10 +50,71 @@ union Scalar {
     double f;
 };
 
+/// The lanes of a Value: a vector of Scalars that holds up to kInline of them in place. The
+/// interpreters make a Value for every scalar and short vector they compute; in place, those cost
+/// no allocation (a std::vector<Scalar> spent about a quarter of the loop-IR interpreter's time in
+/// malloc and free, and most of its time under AddressSanitizer). Wider values live on the heap.
+class LaneVector {
+public:
+    static constexpr size_t kInline = 4;
+
+    LaneVector() = default;
+    explicit LaneVector(size_t n, Scalar v = Scalar{0}) { resize(n, v); }
+    LaneVector(std::initializer_list<Scalar> v) {
+        for (Scalar x : v) push_back(x);
+    }
+
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    Scalar* data() { return size_ <= kInline ? inline_ : heap_.data(); }
+    const Scalar* data() const { return size_ <= kInline ? inline_ : heap_.data(); }
+    Scalar* begin() { return data(); }
+    Scalar* end() { return data() + size_; }
+    const Scalar* begin() const { return data(); }
+    const Scalar* end() const { return data() + size_; }
+    Scalar& operator[](size_t i) { return data()[i]; }
+    const Scalar& operator[](size_t i) const { return data()[i]; }
+    /// Lane i; std::out_of_range past the end (as std::vector::at).
+    const Scalar& at(size_t i) const {
+        if (i >= size_) throw_out_of_range(i);
+        return data()[i];
+    }
+    Scalar& at(size_t i) {
+        if (i >= size_) throw_out_of_range(i);
+        return data()[i];
+    }
+
+    /// Keeps the first min(n, size()) lanes; new lanes are `v`.
+    void resize(size_t n, Scalar v = Scalar{0}) {
+        if (n > kInline || size_ > kInline) return resize_across(n, v);
+        for (size_t i = size_; i < n; ++i) inline_[i] = v;
+        size_ = n;
+    }
+    void push_back(Scalar v) {
+        if (size_ < kInline) {
+            inline_[size_++] = v;
+            return;
+        }
+        if (size_ == kInline) heap_.assign(inline_, inline_ + kInline);
+        heap_.push_back(v);
+        ++size_;
+    }
+
+private:
+    void resize_across(size_t n, Scalar v);  ///< resize from or to the heap
+    [[noreturn]] void throw_out_of_range(size_t i) const;
+
+    // Lanes [0, size_) are in inline_ while size_ <= kInline, else in heap_ (which then has
+    // exactly size_ elements).
+    size_t size_ = 0;
+    Scalar inline_[kInline] = {};
+    std::vector<Scalar> heap_;
+};
+
 /// A scalar or vector value of a Type: one Scalar per lane.
 struct Value {
     Type type;
-    std::vector<Scalar> lanes;
+    LaneVector lanes;
 
     /// An integer, unsigned or bool value (every lane `v`, wrapped to t).
     static Value make_int(Type t, int64_t v);
