@@ -392,12 +392,11 @@ Value ExprEvaluator::eval_node(const Expr& e) {
     case IRNodeType::T: return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_EVAL_BINARY(Add)
             TESSEL_EVAL_BINARY(Sub)
-            TESSEL_EVAL_BINARY(Mul)
-            TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod) TESSEL_EVAL_BINARY(FloorDiv)
-                TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min) TESSEL_EVAL_BINARY(Max)
-                    TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE) TESSEL_EVAL_BINARY(LT)
-                        TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT) TESSEL_EVAL_BINARY(GE)
-                            TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
+            TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod)
+                TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min)
+                    TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE)
+                        TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT)
+                            TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
 #undef TESSEL_EVAL_BINARY
                                 case IRNodeType::Not : {
                 Value r = eval_node(e.as<Not>()->a);
