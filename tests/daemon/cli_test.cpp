@@ -3,6 +3,7 @@
 // spool, SIGTERM, two daemons on one spool.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -98,11 +99,27 @@ TEST(TesselTuneCli, RunTunesAJobAndBestAndDistillReadItsLogs) {
     EXPECT_EQ(ambiguous.status, 65);
     EXPECT_NE(ambiguous.err.find("several tasks"), std::string::npos);
 
+    // A failed re-measurement of each task's best schedule (a worker stopped with its job, as
+    // `timeout` does to a run): distill leaves it out.
+    for (const auto& e : fs::directory_iterator(logs)) {
+        if (e.path().extension() != ".jsonl") continue;
+        std::vector<TuningRecord> records = read_records(e.path().string()).records;
+        ScheduleCosts costs;
+        for (const TuningRecord& rec : records) costs.add(rec);
+        ASSERT_TRUE(costs.best().has_value()) << e.path();
+        TuningRecord failed = records[costs.best()->record];
+        failed.origin = CandidateOrigin::Remeasure;
+        failed.error = MeasureError::Crash;
+        failed.error_message = "the worker died of SIGTERM during timing";
+        failed.costs.clear();
+        std::ofstream(e.path(), std::ios::app) << record_to_json(failed) << "\n";
+    }
     ToolRun d =
         run_tool({"distill", logs.string(), "-o", (dir / "best.jsonl").string()}, dir, "distill");
     ASSERT_EQ(d.status, 0) << d.err;
-    // Per task, the records of its best schedule: its trial and its re-measurements.
+    // Per task, the records of its best schedule: its trial and its successful re-measurements.
     RecordLog distilled = read_records((dir / "best.jsonl").string());
+    for (const TuningRecord& rec : distilled.records) EXPECT_TRUE(rec.ok()) << rec.error_message;
     std::map<std::string, std::set<std::string>> schedules;  // task -> its schedules
     for (const TuningRecord& rec : distilled.records)
         schedules[rec.task_key()].insert(rec.schedule_json);

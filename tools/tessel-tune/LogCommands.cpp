@@ -82,9 +82,12 @@ std::optional<BestSchedule> best_of(const std::vector<TuningRecord>& records) {
     for (const TuningRecord& r : records) costs.add(r);
     std::optional<ScheduleCosts::Best> b = costs.best();
     if (!b) return std::nullopt;
+    // Its measurements, the ones its cost is the median of: a failed re-measurement (a worker
+    // stopped with its job, a crash) says nothing of the schedule and is not kept.
     BestSchedule out{b->seconds, {}};
     for (const TuningRecord& r : records)
-        if (r.schedule_json == records[b->record].schedule_json) out.records.push_back(&r);
+        if (r.ok() && r.schedule_json == records[b->record].schedule_json)
+            out.records.push_back(&r);
     return out;
 }
 
