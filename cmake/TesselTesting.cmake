@@ -18,7 +18,9 @@ function(tessel_add_test kind)
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE ${ARG_LIBRARY} GTest::gtest GTest::gtest_main tessel_warnings)
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  if(TESSEL_SANITIZE)  # tests/CMakeLists.txt: what a test skips under a sanitizer
+  # Sanitized builds: a test skips what a sanitizer forbids (an RLIMIT_AS limit, a plain C consumer
+  # of the instrumented runtime archive) under TESSEL_SANITIZED_BUILD.
+  if(TESSEL_SANITIZE)
     target_compile_definitions(${target} PRIVATE TESSEL_SANITIZED_BUILD)
   endif()
   if(NOT TESSEL_OPTIMIZE_TESTS)  # TesselOptions.cmake: the last -O on the command line wins
