@@ -66,16 +66,18 @@ ctest --test-dir "$dir" --output-on-failure -j "$jobs"
 leg_end
 
 # --- Python (issue 7): the extension, built against a virtual environment under the build folder
-# (pybind11, numpy, pytest and scikit-build-core from PyPI; python3-venv from install-deps.sh),
-# then pytest tests/python (the tutorials included, at a small size).
+# (pybind11, numpy, pytest, pytest-xdist and scikit-build-core from PyPI; python3-venv from
+# install-deps.sh), then pytest tests/python (the tutorials included, at a small size), one worker
+# per job: every test writes under its own tmp_path.
 leg_begin python "Python extension and pytest"
 venv="$dir/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q "pybind11>=2.12" numpy pytest "scikit-build-core>=0.10"
+"$venv/bin/python" -m pip install -q "pybind11>=2.12" numpy pytest pytest-xdist \
+    "scikit-build-core>=0.10"
 cmake -S . -B "$dir" -DTESSEL_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python"
 cmake --build "$dir" -j "$jobs" --target _tessel _tessel_fuzz
-PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q tests/python
+PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q -n "$jobs" tests/python
 # The Python modules need no CUDA driver to load either (tests/link).
 ctest --test-dir "$dir" --output-on-failure -L '^link$'
 leg_end
@@ -83,8 +85,9 @@ leg_end
 
 if [ "${TESSEL_SKIP_NOLLVM:-0}" != 1 ]; then
     leg_begin nollvm "build and test without LLVM (build/nollvm)"
+    # No benchmarks: the release leg builds them, and the GPU host builds them without LLVM.
     cmake -S . -B build/nollvm -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=ON \
-        -DTESSEL_WERROR=ON -DTESSEL_USE_LLVM=OFF "${launcher[@]}"
+        -DTESSEL_WERROR=ON -DTESSEL_USE_LLVM=OFF -DTESSEL_BUILD_BENCHMARKS=OFF "${launcher[@]}"
     cmake --build build/nollvm -j "$jobs"
     ctest --test-dir build/nollvm --output-on-failure -j "$jobs"
     leg_end
