@@ -20,6 +20,21 @@ build sgemm_warp_tiled.cu sgemm db1_bk16 -DREG_DB=1 -DBK=16
 build sgemm_warp_tiled.cu sgemm step6map_db0_bk8 -DSTEP6_MAP=1 -DREG_DB=0
 build sgemm_warp_tiled.cu sgemm step6map_db0_bk8_nobounds -DSTEP6_MAP=1 -DREG_DB=0 -DMINB=0
 build sgemm_warp_tiled.cu sgemm step6map_db1_bk8 -DSTEP6_MAP=1 -DREG_DB=1
+# A kept as it is in memory ([m][k]), read KV k steps at a time; cp.async stages (STAGES)
+km="-DA_KMAJOR=1 -DREG_DB=0"
+build sgemm_warp_tiled.cu sgemm step6map_kmajor_kv4 $km -DSTEP6_MAP=1 -DKV=4
+build sgemm_warp_tiled.cu sgemm step6map_kmajor_kv2 $km -DSTEP6_MAP=1 -DKV=2
+build sgemm_warp_tiled.cu sgemm kmajor_kv4 $km -DKV=4
+for stages in 2 3 4; do
+    build sgemm_warp_tiled.cu sgemm "step6map_kmajor_kv4_stages$stages" $km -DSTEP6_MAP=1 \
+        -DSTAGES=$stages
+done
+build sgemm_warp_tiled.cu sgemm step6map_kmajor_kv2_stages3 $km -DSTEP6_MAP=1 -DKV=2 -DSTAGES=3
+build sgemm_warp_tiled.cu sgemm step6map_kmajor_kv4_stages3_fetchfirst $km -DSTEP6_MAP=1 \
+    -DSTAGES=3 -DFETCH_FIRST=1
+build sgemm_warp_tiled.cu sgemm step6map_kmajor_kv4_stages3_bk16 $km -DSTEP6_MAP=1 -DSTAGES=3 \
+    -DBK=16
+build sgemm_warp_tiled.cu sgemm kmajor_kv4_stages3 $km -DSTAGES=3
 for stages in 3 4; do
     build hgemm_l2_bound.cu hgemm "stages${stages}" -DSTAGES=$stages
     build hgemm_l2_bound.cu hgemm "stages${stages}_half_b" -DSTAGES=$stages -DHALF_B=1

@@ -10,6 +10,15 @@
 // padded by 4 floats). Shared tiles are double-buffered through registers (one barrier per k
 // tile). REG_DB=1 also double-buffers the register fragments across the k steps of a tile: the
 // next step's fragments load while this step's 64 FMAs run (CUTLASS's SIMT mainloop).
+//
+// A_KMAJOR=1 keeps A's tile as it is in memory ([m][k], no padding: with BK = 8 a row is 32 bytes
+// and neither the 128-bit stores nor the reads conflict) and reads a thread's 8 rows KV k steps
+// at a time (KV-wide vector loads: 8 of them per KV steps, where the transposed tile takes 2 a
+// step). Nothing is transposed, so the tiles can be copied with 16-byte cp.async: STAGES=S
+// (>= 2, needs A_KMAJOR) pipelines the copies over S shared buffers (wait, barrier, compute,
+// then the copy of tile t + S - 1; FETCH_FIRST=1 copies before computing), no register staging.
+// Does that structure (what tessel's pipeline(n) states would be with A kept, not transposed)
+// reach step 6's speed? Then the tuner's pipelined basin could.
 #ifndef BK
 #define BK 8
 #endif
@@ -18,6 +27,24 @@
 #endif
 #ifndef STEP6_MAP
 #define STEP6_MAP 0
+#endif
+#ifndef A_KMAJOR
+#define A_KMAJOR 0
+#endif
+#ifndef KV  // k steps per vector read of A's fragment (A_KMAJOR)
+#define KV 4
+#endif
+#ifndef STAGES  // 0: shared tiles double-buffered through registers; >= 2: cp.async stages
+#define STAGES 0
+#endif
+#ifndef FETCH_FIRST
+#define FETCH_FIRST 0
+#endif
+#if STAGES && !A_KMAJOR
+#error "STAGES needs A_KMAJOR (a cp.async cannot transpose)"
+#endif
+#if A_KMAJOR && REG_DB
+#error "A_KMAJOR reads fragments KV steps at a time: build it with REG_DB=0"
 #endif
 #ifndef MINB  // blocks per SM asked of ptxas (2: at most 128 registers; 0: no launch bounds)
 #define MINB 2
@@ -32,6 +59,7 @@
 #else
 #define BOUNDS
 #endif
+#if !A_KMAJOR
 extern "C" __global__ void BOUNDS
 sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
       int N, int K) {
@@ -158,3 +186,174 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
                     make_float4(a[0], a[1], a[2], a[3]);
             }
 }
+#else  // A_KMAJOR
+extern "C" __global__ void BOUNDS
+sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+      int N, int K) {
+    constexpr int NBUF = STAGES ? STAGES : 2;
+    __shared__ __align__(16) float As[NBUF][BM][BK];
+    __shared__ __align__(16) float Bs[NBUF][BK][BN];
+
+    const int tid = threadIdx.x;
+#if STEP6_MAP
+    constexpr int RS = 64, CS = 64;
+    const int row0 = (tid / 16) * 4, col0 = (tid % 16) * 4;
+#else
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_m = warp / 2, warp_n = warp % 2, lane_m = lane / 8, lane_n = lane % 8;
+    constexpr int RS = 16, CS = 32;
+    const int row0 = warp_m * 32 + lane_m * 4, col0 = warp_n * 64 + lane_n * 4;
+#endif
+    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    constexpr int A_LOADS = BM * BK / 4 / 256, B_LOADS = BK * BN / 4 / 256;
+    auto a_src = [&](int l, int k0, int& r, int& c) {
+        int idx = tid + l * 256;
+        r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
+        return &A[(size_t)(bm + r) * K + k0 + c];
+    };
+    auto b_src = [&](int l, int k0, int& r, int& c) {
+        int idx = tid + l * 256;
+        r = idx / (BN / 4), c = (idx % (BN / 4)) * 4;
+        return &B[(size_t)(k0 + r) * N + bn + c];
+    };
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+
+    auto compute = [&](int buf) {
+#pragma unroll
+        for (int kg = 0; kg < BK; kg += KV) {
+            float a[8][KV];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const float* p = &As[buf][row0 + (i / 4) * RS + i % 4][kg];
+#if KV == 4
+                float4 v = *reinterpret_cast<const float4*>(p);
+                a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
+#elif KV == 2
+                float2 v = *reinterpret_cast<const float2*>(p);
+                a[i][0] = v.x, a[i][1] = v.y;
+#else
+                a[i][0] = *p;
+#endif
+            }
+#pragma unroll
+            for (int kq = 0; kq < KV; ++kq) {
+                float b[8];
+                *reinterpret_cast<float4*>(b + 0) =
+                    *reinterpret_cast<const float4*>(&Bs[buf][kg + kq][col0]);
+                *reinterpret_cast<float4*>(b + 4) =
+                    *reinterpret_cast<const float4*>(&Bs[buf][kg + kq][col0 + CS]);
+#pragma unroll
+                for (int i = 0; i < 8; ++i)
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i][kq], b[j], acc[i][j]);
+            }
+        }
+    };
+    const int tiles = K / BK;
+
+#if STAGES
+    const float* a_g[A_LOADS];  // this thread's 16-byte pieces of k tile 0
+    const float* b_g[B_LOADS];
+    unsigned a_s[A_LOADS], b_s[B_LOADS];  // and where they land in buffer 0
+#pragma unroll
+    for (int l = 0; l < A_LOADS; ++l) {
+        int r, c;
+        a_g[l] = a_src(l, 0, r, c);
+        a_s[l] = static_cast<unsigned>(__cvta_generic_to_shared(&As[0][r][c]));
+    }
+#pragma unroll
+    for (int l = 0; l < B_LOADS; ++l) {
+        int r, c;
+        b_g[l] = b_src(l, 0, r, c);
+        b_s[l] = static_cast<unsigned>(__cvta_generic_to_shared(&Bs[0][r][c]));
+    }
+    auto copy = [&](int t, int buf) {  // cp.async of k tile t into buffer buf, one commit group
+        if (t < tiles) {
+#pragma unroll
+            for (int l = 0; l < A_LOADS; ++l)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                                 a_s[l] + buf * unsigned(sizeof(As[0]))),
+                             "l"(a_g[l] + t * BK));
+#pragma unroll
+            for (int l = 0; l < B_LOADS; ++l)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                                 b_s[l] + buf * unsigned(sizeof(Bs[0]))),
+                             "l"(b_g[l] + (size_t)t * BK * N));
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) copy(s, s);
+    int cur = 0, next = STAGES - 1;  // buffers of tile t and of tile t + STAGES - 1
+    for (int t = 0; t < tiles; ++t) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+        __syncthreads();  // tile t landed for every thread; tile t - 1's buffer is free
+#if FETCH_FIRST
+        copy(t + STAGES - 1, next);
+        compute(cur);
+#else
+        compute(cur);
+        copy(t + STAGES - 1, next);
+#endif
+        cur = cur + 1 == STAGES ? 0 : cur + 1;
+        next = next + 1 == STAGES ? 0 : next + 1;
+    }
+#else  // shared tiles double-buffered through registers, the last k tile peeled
+    float4 ra[A_LOADS], rb[B_LOADS];
+    auto fetch = [&](int k0) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            int r, c;
+            ra[l] = *reinterpret_cast<const float4*>(a_src(l, k0, r, c));
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            int r, c;
+            rb[l] = *reinterpret_cast<const float4*>(b_src(l, k0, r, c));
+        }
+    };
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            int r, c;
+            a_src(l, 0, r, c);
+            *reinterpret_cast<float4*>(&As[buf][r][c]) = ra[l];
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            int r, c;
+            b_src(l, 0, r, c);
+            *reinterpret_cast<float4*>(&Bs[buf][r][c]) = rb[l];
+        }
+    };
+    fetch(0);
+    store(0);
+    __syncthreads();
+    for (int t = 0; t < tiles - 1; ++t) {
+        const int buf = t & 1;
+        fetch((t + 1) * BK);
+        compute(buf);
+        store(buf ^ 1);
+        __syncthreads();
+    }
+    compute((tiles - 1) & 1);
+#endif
+
+#pragma unroll
+    for (int sm = 0; sm < 2; ++sm)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int sn = 0; sn < 2; ++sn) {
+                int r = bm + row0 + sm * RS + i, c = bn + col0 + sn * CS;
+                float* a = acc[sm * 4 + i] + sn * 4;
+                *reinterpret_cast<float4*>(&C[(size_t)r * N + c]) =
+                    make_float4(a[0], a[1], a[2], a[3]);
+            }
+}
+#endif  // A_KMAJOR
