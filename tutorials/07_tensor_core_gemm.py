@@ -75,9 +75,11 @@ def gemm(m, n, k, dtype="float16"):
     return A, B, C
 
 
-def tile_output(s, C, bm, bn, wm, wn):
+def tile_output(s, C, bm, bn, wm, wn, group=1):
     """C's loops: blocks of bm x bn, warps of wm x wn (threadIdx.z, .y), 16 x 8 fragments stored
-    by store_c. Returns the warp loop the accumulator is computed at."""
+    by store_c. group > 1 numbers the blocks down `group` block rows before the next block column
+    (blockIdx.x = fused block column and row in the group), so that the blocks running at once
+    share more of A's and B's tiles in L2. Returns the warp loop the accumulator is computed at."""
     i, j = C.op.axis
     bi, i = s[C].split(i, factor=bm)
     wi, i = s[C].split(i, factor=wm)
@@ -85,9 +87,15 @@ def tile_output(s, C, bm, bn, wm, wn):
     bj, j = s[C].split(j, factor=bn)
     wj, j = s[C].split(j, factor=wn)
     fj, j = s[C].split(j, factor=8)
-    s[C].reorder(bi, bj, wi, wj, fi, fj, i, j)
-    s[C].bind(bi, "blockIdx.y")
-    s[C].bind(bj, "blockIdx.x")
+    if group > 1:
+        bg, bi = s[C].split(bi, factor=group)
+        s[C].reorder(bg, bj, bi, wi, wj, fi, fj, i, j)
+        s[C].bind(bg, "blockIdx.y")
+        s[C].bind(s[C].fuse(bj, bi), "blockIdx.x")
+    else:
+        s[C].reorder(bi, bj, wi, wj, fi, fj, i, j)
+        s[C].bind(bi, "blockIdx.y")
+        s[C].bind(bj, "blockIdx.x")
     s[C].bind(wi, "threadIdx.z")
     s[C].bind(wj, "threadIdx.y")
     s[C].unroll(fi)
@@ -169,7 +177,7 @@ def step1(m, n, k, dtype="float16"):
 # would put the 8 rows in the same banks, so each row is padded by 16 bytes (storage_align): 8
 # rows, 8 different banks.
 def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_buffer=False,
-          ldmatrix=True, pipeline=0, swizzle=False):
+          ldmatrix=True, pipeline=0, swizzle=False, group=1):
     mma, kk, load_a, load_b = INTRINSICS[dtype]
     if not ldmatrix:
         load_a, load_b = PLAIN_LOADS[dtype]
@@ -180,7 +188,7 @@ def step2(m, n, k, dtype="float16", bm=128, bn=128, bk=32, wm=64, wn=64, double_
     AF = s.cache_read(AS, "warp", [C])
     BF = s.cache_read(BS, "warp", [C])
     CF = s.cache_write(C, "warp")
-    s[CF].compute_at(s[C], tile_output(s, C, bm, bn, wm, wn))
+    s[CF].compute_at(s[C], tile_output(s, C, bm, bn, wm, wn, group))
     ko, ki = accumulate(s, CF, bk, kk, mma)
     for T in (AF, BF):
         s[T].compute_at(s[CF], ki)
