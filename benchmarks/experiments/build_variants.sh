@@ -45,3 +45,12 @@ build hgemm_l2_bound.cu hgemm stages3_bk64 -DSTAGES=3 -DBK=64
 build hgemm_l2_bound.cu hgemm stages3_bk64_no_fetch -DSTAGES=3 -DBK=64 -DNO_FETCH=1
 build hgemm_l2_bound.cu hgemm stages3_bk64_half_b -DSTAGES=3 -DBK=64 -DHALF_B=1
 build hgemm_l2_bound.cu hgemm stages4_bk64 -DSTAGES=4 -DBK=64
+# The fetch spread over the mma steps (INTERLEAVE), fragments double-buffered (FRAG_DB)
+for stages in 3 4; do
+    build hgemm_l2_bound.cu hgemm "stages${stages}_bk64_interleave" -DSTAGES=$stages -DBK=64 \
+        -DINTERLEAVE=1
+    build hgemm_l2_bound.cu hgemm "stages${stages}_bk64_fragdb" -DSTAGES=$stages -DBK=64 -DFRAG_DB=1
+    build hgemm_l2_bound.cu hgemm "stages${stages}_bk64_interleave_fragdb" -DSTAGES=$stages \
+        -DBK=64 -DINTERLEAVE=1 -DFRAG_DB=1
+done
+build hgemm_l2_bound.cu hgemm stages4_interleave_fragdb -DSTAGES=4 -DINTERLEAVE=1 -DFRAG_DB=1

@@ -18,6 +18,12 @@
 // them over and over: the speed of the shared -> tensor core part alone. NO_SYNC=1 (with
 // NO_FETCH) also leaves out the wait and the barrier of every k tile after those first ones:
 // ldmatrix and mma.sync alone.
+//
+// Two changes of the mainloop that keep it a GEMM (tessel's pipelined loop has neither):
+// INTERLEAVE=1 spreads the fetch of tile kt + STAGES - 1 over the BK / 16 mma steps of tile kt
+// (a share of the cp.async copies before each step's mma.syncs, CUTLASS's multistage order)
+// instead of issuing all of them after the last step; FRAG_DB=1 double-buffers the fragments
+// across the mma steps of a tile (step ks + 1's ldmatrix before step ks's mma.syncs).
 #include <cuda_fp16.h>
 
 #ifndef STAGES
@@ -31,6 +37,12 @@
 #endif
 #ifndef NO_SYNC
 #define NO_SYNC 0
+#endif
+#ifndef INTERLEAVE
+#define INTERLEAVE 0
+#endif
+#ifndef FRAG_DB
+#define FRAG_DB 0
 #endif
 
 #define BM 128
@@ -63,21 +75,25 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
     const int tiles = K / BK;
 
-    auto fetch = [&](int stage, int kt) {
+    constexpr int A_CHUNKS = BM * BK / 8 / 256;  // A: 128 rows x BK / 8 chunks of 8 halves
+    constexpr int B_CHUNKS = BK * BN / 8 / 256 / (HALF_B ? 2 : 1);  // B: BK x 32 chunks
+    // The copies of part `part` of `parts` of tile kt into buffer `stage`.
+    auto fetch_part = [&](int stage, int kt, int part, int parts) {
         const int k0 = kt * BK;
 #pragma unroll
-        for (int i = 0; i < BM * BK / 8 / 256; ++i) {  // A: 128 rows x BK / 8 chunks of 8 halves
+        for (int i = part * A_CHUNKS / parts; i < (part + 1) * A_CHUNKS / parts; ++i) {
             int c = tid + i * 256, r = c / (BK / 8), col = (c % (BK / 8)) * 8;
             cp_async16(smem_addr(As + stage * A_STAGE + r * AS + col),
                        A + (size_t)(bm + r) * K + k0 + col);
         }
 #pragma unroll
-        for (int i = 0; i < BK * BN / 8 / 256 / (HALF_B ? 2 : 1); ++i) {  // B: BK x 32 chunks
+        for (int i = part * B_CHUNKS / parts; i < (part + 1) * B_CHUNKS / parts; ++i) {
             int c = tid + i * 256, r = c / 32, col = (c % 32) * 8;
             cp_async16(smem_addr(Bs + stage * B_STAGE + r * BS + col),
                        B + (size_t)(k0 + r) * N + bn + col);
         }
     };
+    auto fetch = [&](int stage, int kt) { fetch_part(stage, kt, 0, 1); };
 
     float acc[4][8][4];
 #pragma unroll
@@ -90,6 +106,74 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < tiles) fetch(s, s);
+        asm volatile("cp.async.commit_group;\n" ::);
+    }
+
+    for (int kt = 0; kt < tiles; ++kt) {
+        if (!NO_SYNC || kt < STAGES - 1) {
+            asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+            __syncthreads();
+        }
+        const int stage = kt % STAGES;
+        const half* as = As + stage * A_STAGE;
+        const half* bs = Bs + stage * B_STAGE;
+        // The buffer of tile kt - 1 is free: every thread passed this iteration's barrier after
+        // computing on it.
+        const bool fetching = !NO_FETCH && kt + STAGES - 1 < tiles;
+        auto load_frags = [&](int ks, unsigned (&a)[4][4], unsigned (&b)[8][2]) {
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi) {
+                const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
+                                (lane / 16) * 8;
+                asm volatile(
+                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                    : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
+                    : "r"(smem_addr(p)));
+            }
+#pragma unroll
+            for (int nj = 0; nj < 4; ++nj) {
+                const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
+                                (lane / 16) * 8;
+                asm volatile(
+                    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                    : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
+                      "=r"(b[2 * nj + 1][1])
+                    : "r"(smem_addr(p)));
+            }
+        };
+        auto mmas = [&](const unsigned (&a)[4][4], const unsigned (&b)[8][2]) {
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int n = 0; n < 8; ++n)
+                    asm volatile(
+                        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                        : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
+                          "+f"(acc[mi][n][3])
+                        : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
+                          "r"(b[n][0]), "r"(b[n][1]));
+        };
+#if FRAG_DB
+        unsigned a[2][4][4], b[2][8][2];
+        load_frags(0, a[0], b[0]);
+#endif
+#pragma unroll
+        for (int ks = 0; ks < BK / 16; ++ks) {
+#if FRAG_DB
+            if (ks + 1 < BK / 16) load_frags(ks + 1, a[(ks + 1) & 1], b[(ks + 1) & 1]);
+#else
+            unsigned a[1][4][4], b[1][8][2];
+            load_frags(ks, a[0], b[0]);
+#endif
+#if INTERLEAVE
+            if (fetching) fetch_part((kt + STAGES - 1) % STAGES, kt + STAGES - 1, ks, BK / 16);
+#endif
+            mmas(a[FRAG_DB ? ks & 1 : 0], b[FRAG_DB ? ks & 1 : 0]);
+        }
+#if !INTERLEAVE
+        if (fetching) fetch((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
+#endif
         asm volatile("cp.async.commit_group;\n" ::);
     }
 
