@@ -177,55 +177,6 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
         asm volatile("cp.async.commit_group;\n" ::);
     }
 
-    for (int kt = 0; kt < tiles; ++kt) {
-        if (!NO_SYNC || kt < STAGES - 1) {
-            asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
-            __syncthreads();
-        }
-        const int stage = kt % STAGES;
-        const half* as = As + stage * A_STAGE;
-        const half* bs = Bs + stage * B_STAGE;
-#pragma unroll
-        for (int ks = 0; ks < BK / 16; ++ks) {
-            unsigned a[4][4], b[8][2];
-#pragma unroll
-            for (int mi = 0; mi < 4; ++mi) {
-                const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
-                    : "r"(smem_addr(p)));
-            }
-#pragma unroll
-            for (int nj = 0; nj < 4; ++nj) {
-                const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
-                      "=r"(b[2 * nj + 1][1])
-                    : "r"(smem_addr(p)));
-            }
-#pragma unroll
-            for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-                for (int n = 0; n < 8; ++n)
-                    asm volatile(
-                        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                        : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
-                          "+f"(acc[mi][n][3])
-                        : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
-                          "r"(b[n][0]), "r"(b[n][1]));
-        }
-        // The buffer of tile kt - 1 is free: every thread passed this iteration's barrier after
-        // computing on it.
-        if (!NO_FETCH && kt + STAGES - 1 < tiles)
-            fetch((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
-        asm volatile("cp.async.commit_group;\n" ::);
-    }
-
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
