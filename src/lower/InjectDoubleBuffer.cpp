@@ -1,8 +1,6 @@
 // InjectDoubleBuffer: see the header.
 #include "tessel/lower/InjectDoubleBuffer.h"
 
-#include <cstdlib>
-#include <functional>
 #include <map>
 
 #include "PassUtil.h"
@@ -257,75 +255,6 @@ Stmt async_fetch(const Marked& m, const Expr& iter, const Expr& copy) {
     return Seq::make(out);
 }
 
-bool spreadable(const For* f) {
-    auto n = as_const_int(f->extent);
-    return n && *n > 1 && (f->kind == ForKind::Serial || f->kind == ForKind::Unrolled);
-}
-
-/// The share `part` (an expression in [0, parts)) of a fetch nest: the iterations
-/// [part * q, part * q + q) of its outer loop, q = ceil(trip count / parts), when that loop is
-/// serial or unrolled with a constant trip count; else the whole nest in the last share.
-Stmt fetch_share(const Stmt& x, const Expr& part, int64_t parts) {
-    const auto* f = x.as<For>();
-    if (!f || !spreadable(f))
-        return IfThenElse::make(part == make_const(part.type(), parts - 1), x);
-    const int64_t n = *as_const_int(f->extent), q = (n + parts - 1) / parts;
-    Type t = f->loop_var.type();
-    Stmt body = f->body;
-    if (n % parts)
-        body = IfThenElse::make(f->loop_var < f->min + make_const(t, n), body);
-    return For::make(f->loop_var, f->min + cast(t, part) * make_const(t, q), make_const(t, q),
-                     f->kind, body);
-}
-
-/// `s` with `x` put before its computation proper: through its allocations, and in a sequence
-/// before the last item (after the loads of the shared tiles into registers before it), or
-/// before `s` itself.
-Stmt before_last(const Stmt& s, const Stmt& x) {
-    if (const auto* a = s.as<Allocate>())
-        return Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope,
-                              before_last(a->body, x));
-    if (const auto* seq = s.as<Seq>(); seq && !seq->stmts.empty()) {
-        std::vector<Stmt> items = seq->stmts;
-        Stmt last = items.back();
-        items.pop_back();
-        if (last.as<Allocate>() || last.as<Seq>()) {
-            items.push_back(before_last(last, x));
-        } else {
-            items.push_back(x);
-            items.push_back(last);
-        }
-        return Seq::make(items);
-    }
-    return Seq::make({x, s});
-}
-
-/// The fetches `fetch(part)` spread over the iterations of `compute` when it is one serial or
-/// unrolled loop of a constant trip count above one (inside its register allocations): a share
-/// of the copies before each iteration's computation proper, CUTLASS's multistage order (issued
-/// all at once after the computation, the copies queue up behind each other; spread, they
-/// overlap the multiplies). Null when `compute` is not such a loop.
-Stmt spread_fetches(const Stmt& compute, const std::function<Stmt(const Expr&, int64_t)>& fetch) {
-    if (const auto* a = compute.as<Allocate>()) {
-        Stmt body = spread_fetches(a->body, fetch);
-        return body.defined()
-                   ? Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope, body)
-                   : Stmt();
-    }
-    const auto* f = compute.as<For>();
-    if (!f || !spreadable(f)) return Stmt();
-    const int64_t parts = *as_const_int(f->extent);
-    Expr part = cast(Int(32), f->loop_var - f->min);
-    return For::make(f->loop_var, f->min, f->extent, f->kind,
-                     before_last(f->body, fetch(part, parts)));
-}
-
-/// TESSEL_PIPELINE_SPREAD=0 keeps every fetch after the computation (for measurements).
-bool spread_enabled() {
-    const char* v = std::getenv("TESSEL_PIPELINE_SPREAD");
-    return !v || std::atoi(v) != 0;
-}
-
 /// `depth` copies; the fetches of the next depth - 1 iterations in flight (see the header).
 Stmt pipelined_loop(const Marked& m) {
     const Var& v = m.loop->loop_var;
@@ -338,29 +267,12 @@ Stmt pipelined_loop(const Marked& m) {
         prologue.push_back(call_stmt(Intrinsic::cp_async_commit));
     }
     Expr ahead = v + make_const(t, d - 1);
-    Expr in_range = ahead < make_const(t, m.lo + m.n);
-    Stmt compute = Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute));
-    Stmt spread;
-    if (m.compute.size() == 1 && spread_enabled())
-        spread = spread_fetches(compute, [&](const Expr& part, int64_t parts) {
-            std::vector<Stmt> shares;
-            for (const Stmt& x : m.fetches)
-                shares.push_back(fetch_share(x, part, parts));
-            Marked share = m;
-            share.fetches = shares;
-            return IfThenElse::make(in_range,
-                                    async_fetch(share, ahead, copy_of(m, ahead, d)));
-        });
     std::vector<Stmt> iteration = {
-        call_stmt(Intrinsic::cp_async_wait, {make_const(Int(32), d - 2)}), barrier()};
-    if (spread.defined()) {
-        iteration.push_back(spread);
-    } else {
-        iteration.push_back(compute);
-        iteration.push_back(
-            IfThenElse::make(in_range, async_fetch(m, ahead, copy_of(m, ahead, d))));
-    }
-    iteration.push_back(call_stmt(Intrinsic::cp_async_commit));
+        call_stmt(Intrinsic::cp_async_wait, {make_const(Int(32), d - 2)}), barrier(),
+        Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute)),
+        IfThenElse::make(ahead < make_const(t, m.lo + m.n),
+                         async_fetch(m, ahead, copy_of(m, ahead, d))),
+        call_stmt(Intrinsic::cp_async_commit)};
     prologue.push_back(
         For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration)));
     // Nothing is left in flight after the loop: the last groups are empty.
