@@ -6,6 +6,10 @@ cores, 4096^3 and 8192^3), tutorial 05's step 7 (fp32, pipeline(3)) next to its 
 pipeline(4) fp32 states of benchmarks/logs/gemm_cuda_4096_pipelining_states.jsonl.
 
     python3 benchmarks/experiments/pipeline_spread.py [ROUNDS]          (default 5)
+
+The spreading transform (InjectDoubleBuffer's spread_fetches, read from TESSEL_PIPELINE_SPREAD)
+was measured slower and reverted: run this at commit 1b37c4d, where it exists (on later commits
+the two builds of each kernel are the same). docs/notes/tensorcore.md has the figures.
 """
 import json
 import os
