@@ -54,3 +54,10 @@ for stages in 3 4; do
         -DBK=64 -DINTERLEAVE=1 -DFRAG_DB=1
 done
 build hgemm_l2_bound.cu hgemm stages4_interleave_fragdb -DSTAGES=4 -DINTERLEAVE=1 -DFRAG_DB=1
+# Warp specialisation (hgemm_ws.cu): a producer warp, mbarriers instead of block barriers
+for stages in 3 4; do
+    build hgemm_ws.cu hgemm "ws_stages${stages}_bk64" -DSTAGES=$stages -DBK=64
+    build hgemm_ws.cu hgemm "ws_stages${stages}_bk64_half_b" -DSTAGES=$stages -DBK=64 -DHALF_B=1
+done
+build hgemm_ws.cu hgemm ws_stages4_bk32 -DSTAGES=4 -DBK=32
+build hgemm_ws.cu hgemm ws_stages4_bk32_half_b -DSTAGES=4 -DBK=32 -DHALF_B=1

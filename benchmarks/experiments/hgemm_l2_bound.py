@@ -24,17 +24,18 @@ import nvrtc_kernel  # noqa: E402
 
 def kernel(path):
     """f(a, b, c) launching the cubin's `hgemm` (its STAGES and BK from the name: `stages<S>`,
-    `bk<K>`; 3 and 32 by default)."""
+    `bk<K>`; 3 and 32 by default; hgemm_ws.cu's, named `ws_...`, with 288 threads)."""
     stages = int((re.search(r"stages(\d+)", path) or [0, 3])[1])
     bk = int((re.search(r"bk(\d+)", path) or [0, 32])[1])
     shared = stages * (128 * (bk + 8) + bk * 264) * 2
+    threads = 288 if os.path.basename(path).startswith("hgemm_ws_") else 256  # + a producer warp
     k = nvrtc_kernel.Kernel(open(path, "rb").read(), "hgemm")
     k.allow_dynamic_shared(shared)
 
     def run(a, b, c):
         n = a.shape[0]
         args = [ctypes.c_void_p(t.data_ptr()) for t in (a, b, c)] + [ctypes.c_int(n)] * 3
-        k.launch((n // 256, n // 128, 1), (256, 1, 1), args, shared=shared)
+        k.launch((n // 256, n // 128, 1), (threads, 1, 1), args, shared=shared)
     return run
 
 
