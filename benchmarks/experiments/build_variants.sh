@@ -61,3 +61,10 @@ for stages in 3 4; do
 done
 build hgemm_ws.cu hgemm ws_stages4_bk32 -DSTAGES=4 -DBK=32
 build hgemm_ws.cu hgemm ws_stages4_bk32_half_b -DSTAGES=4 -DBK=32 -DHALF_B=1
+for p in 2 4; do
+    build hgemm_ws.cu hgemm "ws_p${p}_stages4_bk64" -DPRODUCERS=$p -DSTAGES=4 -DBK=64
+    build hgemm_ws.cu hgemm "ws_p${p}_stages4_bk64_half_b" -DPRODUCERS=$p -DSTAGES=4 -DBK=64 \
+        -DHALF_B=1
+done
+build hgemm_ws.cu hgemm ws_p4_stages3_bk64 -DPRODUCERS=4 -DSTAGES=3 -DBK=64
+build hgemm_ws.cu hgemm ws_p4_stages4_bk32 -DPRODUCERS=4 -DSTAGES=4 -DBK=32

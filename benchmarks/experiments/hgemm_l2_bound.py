@@ -24,11 +24,13 @@ import nvrtc_kernel  # noqa: E402
 
 def kernel(path):
     """f(a, b, c) launching the cubin's `hgemm` (its STAGES and BK from the name: `stages<S>`,
-    `bk<K>`; 3 and 32 by default; hgemm_ws.cu's, named `ws_...`, with 288 threads)."""
+    `bk<K>`; 3 and 32 by default; hgemm_ws.cu's, named `ws_[p<P>_]...`,
+    with 256 + 32 P threads, P = 1 by default)."""
     stages = int((re.search(r"stages(\d+)", path) or [0, 3])[1])
     bk = int((re.search(r"bk(\d+)", path) or [0, 32])[1])
     shared = stages * (128 * (bk + 8) + bk * 264) * 2
-    threads = 288 if os.path.basename(path).startswith("hgemm_ws_") else 256  # + a producer warp
+    producers = int((re.search(r"hgemm_ws_p(\d+)_", path) or [0, 1])[1])  # hgemm_ws.cu's
+    threads = 256 + 32 * producers if os.path.basename(path).startswith("hgemm_ws_") else 256
     k = nvrtc_kernel.Kernel(open(path, "rb").read(), "hgemm")
     k.allow_dynamic_shared(shared)
 

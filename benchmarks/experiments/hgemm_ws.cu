@@ -3,7 +3,7 @@
 // consumer warps multiply them; instead of a block barrier per k tile, each stage has two
 // mbarriers: `full` (the producer's 32 lanes arrive through cp.async.mbarrier.arrive.noinc when
 // their copies have landed) and `empty` (each consumer warp arrives once it has read the stage).
-// 288 threads: at 224 registers a thread, 64,512 of the SM's 65,536.
+// PRODUCERS warps copy (1: 288 threads, at most 224 registers a thread; 4: 384 threads, 168).
 //
 // C[M][N] (fp32) = A[M][K] * B[K][N] (fp16, row-major): 128 x 256 block tiles, 8 consumer
 // warps as 2 x 4 warp tiles of 64 x 64, k tiles of BK in STAGES padded shared buffers, ldmatrix
@@ -31,6 +31,9 @@
 #define A_STAGE (BM * AS)
 #define B_STAGE (BK * BS)
 #define CONSUMERS 8
+#ifndef PRODUCERS
+#define PRODUCERS 1
+#endif
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -62,7 +65,7 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
         : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(32 * (CONSUMERS + 1), 1)
+extern "C" __global__ void __launch_bounds__(32 * (CONSUMERS + PRODUCERS), 1)
 hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict__ C, int M,
       int N, int K) {
     extern __shared__ __align__(16) half smem[];
@@ -75,28 +78,29 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     const int tiles = K / BK;
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(smem_addr(&full[s]), 32);
+            mbar_init(smem_addr(&full[s]), 32 * PRODUCERS);
             mbar_init(smem_addr(&empty[s]), CONSUMERS);
         }
     }
     __syncthreads();
 
-    if (warp == CONSUMERS) {  // the producer
-        constexpr int A_CHUNKS = BM * BK / 8 / 32;  // 16-byte copies a lane, per k tile
-        constexpr int B_CHUNKS = BK * BN / 8 / 32 / (HALF_B ? 2 : 1);
+    if (warp >= CONSUMERS) {  // a producer
+        const int pl = tid - 32 * CONSUMERS;          // its lane among the producers'
+        constexpr int A_CHUNKS = BM * BK / 8 / (32 * PRODUCERS);  // 16-byte copies per k tile
+        constexpr int B_CHUNKS = BK * BN / 8 / (32 * PRODUCERS) / (HALF_B ? 2 : 1);
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % STAGES, use = kt / STAGES;
             if (use > 0) mbar_wait(smem_addr(&empty[s]), (use - 1) & 1);
             const int k0 = kt * BK;
 #pragma unroll 8
             for (int i = 0; i < A_CHUNKS; ++i) {
-                int c = lane + i * 32, r = c / (BK / 8), col = (c % (BK / 8)) * 8;
+                int c = pl + i * 32 * PRODUCERS, r = c / (BK / 8), col = (c % (BK / 8)) * 8;
                 cp_async16(smem_addr(As + s * A_STAGE + r * AS + col),
                            A + (size_t)(bm + r) * K + k0 + col);
             }
 #pragma unroll 8
             for (int i = 0; i < B_CHUNKS; ++i) {
-                int c = lane + i * 32, r = c / 32, col = (c % 32) * 8;
+                int c = pl + i * 32 * PRODUCERS, r = c / 32, col = (c % 32) * 8;
                 cp_async16(smem_addr(Bs + s * B_STAGE + r * BS + col),
                            B + (size_t)(k0 + r) * N + bn + col);
             }
