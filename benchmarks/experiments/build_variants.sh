@@ -68,3 +68,10 @@ for p in 2 4; do
 done
 build hgemm_ws.cu hgemm ws_p4_stages3_bk64 -DPRODUCERS=4 -DSTAGES=3 -DBK=64
 build hgemm_ws.cu hgemm ws_p4_stages4_bk32 -DPRODUCERS=4 -DSTAGES=4 -DBK=32
+# Bulk row copies (BULK), and B multicast to clusters of two (MCAST)
+for stages in 3 4; do
+    build hgemm_ws.cu hgemm "ws_bulk_stages${stages}_bk64" -DBULK=1 -DSTAGES=$stages
+    build hgemm_ws.cu hgemm "ws_mcast_stages${stages}_bk64" -DBULK=1 -DMCAST=1 -DSTAGES=$stages
+done
+build hgemm_ws.cu hgemm ws_bulk_stages4_bk64_half_b -DBULK=1 -DHALF_B=1
+build hgemm_ws.cu hgemm ws_mcast_stages4_bk32 -DBULK=1 -DMCAST=1 -DBK=32

@@ -12,6 +12,14 @@
 // HALF_B=1 is not a correct GEMM (as in hgemm_l2_bound.cu): the producer copies only the first
 // half of B's tile, the L2 -> SM bytes of two blocks of a cluster sharing B's tile by multicast.
 // With warp specialisation it bounds what both levers together could give.
+//
+// BULK=1: the producers copy whole rows with cp.async.bulk (one instruction a row of a tile, 128
+// or 512 bytes), each signalling the stage's `full` mbarrier by bytes (complete_tx); the first
+// producer lane announces the stage's bytes (arrive.expect_tx), the barrier's one arrival.
+// MCAST=1 (with BULK): clusters of two blocks along M (the same B tile): each block's producers
+// copy their own A tile and half of B's rows, multicast into both blocks; `full` expects the
+// whole B tile, and `empty` counts both blocks' consumer warps (remote arrives through mapa), so
+// that neither producer overwrites a stage its partner still reads. The real version of HALF_B.
 #include <cuda_fp16.h>
 
 #ifndef STAGES
@@ -34,6 +42,16 @@
 #ifndef PRODUCERS
 #define PRODUCERS 1
 #endif
+#ifndef BULK
+#define BULK 0
+#endif
+#ifndef MCAST
+#define MCAST 0
+#endif
+#if MCAST && (!BULK || HALF_B)
+#error "MCAST needs BULK and no HALF_B"
+#endif
+#define CLUSTER (MCAST ? 2 : 1)
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -65,7 +83,58 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
         : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(32 * (CONSUMERS + PRODUCERS), 1)
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile(
+        "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
+            bar),
+        "r"(bytes)
+        : "memory");
+}
+
+// A row of `bytes` from global memory into shared memory at `dst` (this block's address), and
+// with MCAST into the same place in every block of the cluster; complete_tx on `bar` there.
+__device__ __forceinline__ void bulk_row(unsigned dst, const void* src, unsigned bytes,
+                                         unsigned bar, bool multicast) {
+    if (multicast)
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+            "[%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+            "l"(src), "r"(bytes), "r"(bar), "h"((unsigned short)((1 << CLUSTER) - 1))
+            : "memory");
+    else
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+            "[%3];\n" ::"r"(dst),
+            "l"(src), "r"(bytes), "r"(bar)
+            : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                     : "memory");
+}
+
+// Arrives on the mbarrier at this block's shared address `bar` in block `rank` of the cluster.
+__device__ __forceinline__ void mbar_arrive_in(unsigned bar, unsigned rank) {
+    asm volatile(
+        "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+        " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+
+#if MCAST
+#define CLUSTER_DIMS __cluster_dims__(1, CLUSTER, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(32 * (CONSUMERS + PRODUCERS), 1)
 hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict__ C, int M,
       int N, int K) {
     extern __shared__ __align__(16) half smem[];
@@ -78,20 +147,45 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     const int tiles = K / BK;
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(smem_addr(&full[s]), 32 * PRODUCERS);
-            mbar_init(smem_addr(&empty[s]), CONSUMERS);
+            mbar_init(smem_addr(&full[s]), BULK ? 1 : 32 * PRODUCERS);
+            mbar_init(smem_addr(&empty[s]), CONSUMERS * CLUSTER);
         }
     }
+#if MCAST
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    cluster_sync();
+    const unsigned rank = cluster_rank();
+#else
     __syncthreads();
+#endif
 
     if (warp >= CONSUMERS) {  // a producer
-        const int pl = tid - 32 * CONSUMERS;          // its lane among the producers'
-        constexpr int A_CHUNKS = BM * BK / 8 / (32 * PRODUCERS);  // 16-byte copies per k tile
-        constexpr int B_CHUNKS = BK * BN / 8 / (32 * PRODUCERS) / (HALF_B ? 2 : 1);
+        const int pl = tid - 32 * CONSUMERS;  // its lane among the producers'
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % STAGES, use = kt / STAGES;
             if (use > 0) mbar_wait(smem_addr(&empty[s]), (use - 1) & 1);
             const int k0 = kt * BK;
+            const unsigned full_s = smem_addr(&full[s]);
+#if BULK
+            // Rows of B this block copies (with MCAST, into both blocks).
+            constexpr int B_ROWS = BK / (HALF_B || MCAST ? 2 : 1);
+            constexpr unsigned BYTES = (BM * BK + (HALF_B ? BK / 2 : BK) * BN) * 2;
+            if (pl == 0) mbar_expect_tx(full_s, BYTES);
+            for (int r = pl; r < BM; r += 32 * PRODUCERS)
+                bulk_row(smem_addr(As + s * A_STAGE + r * AS), A + (size_t)(bm + r) * K + k0,
+                         BK * 2, full_s, false);
+            for (int i = pl; i < B_ROWS; i += 32 * PRODUCERS) {
+#if MCAST
+                const int r = rank * B_ROWS + i;
+#else
+                const int r = i;
+#endif
+                bulk_row(smem_addr(Bs + s * B_STAGE + r * BS), B + (size_t)(k0 + r) * N + bn,
+                         BN * 2, full_s, MCAST);
+            }
+#else
+            constexpr int A_CHUNKS = BM * BK / 8 / (32 * PRODUCERS);  // 16-byte copies a lane
+            constexpr int B_CHUNKS = BK * BN / 8 / (32 * PRODUCERS) / (HALF_B ? 2 : 1);
 #pragma unroll 8
             for (int i = 0; i < A_CHUNKS; ++i) {
                 int c = pl + i * 32 * PRODUCERS, r = c / (BK / 8), col = (c % (BK / 8)) * 8;
@@ -104,75 +198,84 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
                 cp_async16(smem_addr(Bs + s * B_STAGE + r * BS + col),
                            B + (size_t)(k0 + r) * N + bn + col);
             }
-            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
-                             smem_addr(&full[s]))
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(full_s)
                          : "memory");
+#endif
         }
+#if !BULK
         asm volatile("cp.async.wait_all;\n" ::: "memory");
-        return;
-    }
+#endif
+    } else {
+        const int warp_m = warp / 4, warp_n = warp % 4;
+        float acc[4][8][4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
 
-    const int warp_m = warp / 4, warp_n = warp % 4;
-    float acc[4][8][4];
+        for (int kt = 0; kt < tiles; ++kt) {
+            const int s = kt % STAGES, use = kt / STAGES;
+            mbar_wait(smem_addr(&full[s]), use & 1);
+            const half* as = As + s * A_STAGE;
+            const half* bs = Bs + s * B_STAGE;
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+            for (int ks = 0; ks < BK / 16; ++ks) {
+                unsigned a[4][4], b[8][2];
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
-
-    for (int kt = 0; kt < tiles; ++kt) {
-        const int s = kt % STAGES, use = kt / STAGES;
-        mbar_wait(smem_addr(&full[s]), use & 1);
-        const half* as = As + s * A_STAGE;
-        const half* bs = Bs + s * B_STAGE;
-#pragma unroll
-        for (int ks = 0; ks < BK / 16; ++ks) {
-            unsigned a[4][4], b[8][2];
-#pragma unroll
-            for (int mi = 0; mi < 4; ++mi) {
-                const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
-                    : "r"(smem_addr(p)));
-            }
-#pragma unroll
-            for (int nj = 0; nj < 4; ++nj) {
-                const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
-                      "=r"(b[2 * nj + 1][1])
-                    : "r"(smem_addr(p)));
-            }
-#pragma unroll
-            for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-                for (int n = 0; n < 8; ++n)
+                for (int mi = 0; mi < 4; ++mi) {
+                    const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
+                                    (lane / 16) * 8;
                     asm volatile(
-                        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                        : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
-                          "+f"(acc[mi][n][3])
-                        : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
-                          "r"(b[n][0]), "r"(b[n][1]));
+                        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                        : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
+                        : "r"(smem_addr(p)));
+                }
+#pragma unroll
+                for (int nj = 0; nj < 4; ++nj) {
+                    const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
+                                    (lane / 16) * 8;
+                    asm volatile(
+                        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                        : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
+                          "=r"(b[2 * nj + 1][1])
+                        : "r"(smem_addr(p)));
+                }
+#pragma unroll
+                for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                    for (int n = 0; n < 8; ++n)
+                        asm volatile(
+                            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                            "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                            : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
+                              "+f"(acc[mi][n][3])
+                            : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
+                              "r"(b[n][0]), "r"(b[n][1]));
+            }
+            __syncwarp();
+#if MCAST
+            if (lane == 0)
+                for (unsigned r = 0; r < CLUSTER; ++r) mbar_arrive_in(smem_addr(&empty[s]), r);
+#else
+            if (lane == 0) mbar_arrive(smem_addr(&empty[s]));
+#endif
         }
-        __syncwarp();
-        if (lane == 0) mbar_arrive(smem_addr(&empty[s]));
-    }
 
 #pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
+        for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
-        for (int n = 0; n < 8; ++n) {
-            int r = bm + warp_m * 64 + mi * 16 + lane / 4;
-            int c = bn + warp_n * 64 + n * 8 + (lane % 4) * 2;
-            *reinterpret_cast<float2*>(&C[(size_t)r * N + c]) =
-                make_float2(acc[mi][n][0], acc[mi][n][1]);
-            *reinterpret_cast<float2*>(&C[(size_t)(r + 8) * N + c]) =
-                make_float2(acc[mi][n][2], acc[mi][n][3]);
-        }
+            for (int n = 0; n < 8; ++n) {
+                int r = bm + warp_m * 64 + mi * 16 + lane / 4;
+                int c = bn + warp_n * 64 + n * 8 + (lane % 4) * 2;
+                *reinterpret_cast<float2*>(&C[(size_t)r * N + c]) =
+                    make_float2(acc[mi][n][0], acc[mi][n][1]);
+                *reinterpret_cast<float2*>(&C[(size_t)(r + 8) * N + c]) =
+                    make_float2(acc[mi][n][2], acc[mi][n][3]);
+            }
+    }
+#if MCAST
+    cluster_sync();  // no block leaves while its partner may still write into it or arrive on it
+#endif
 }
