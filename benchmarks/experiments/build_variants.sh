@@ -75,3 +75,14 @@ for stages in 3 4; do
 done
 build hgemm_ws.cu hgemm ws_bulk_stages4_bk64_half_b -DBULK=1 -DHALF_B=1
 build hgemm_ws.cu hgemm ws_mcast_stages4_bk32 -DBULK=1 -DMCAST=1 -DBK=32
+# TMA tensor copies (hgemm_tma.cu, sm_90a), with B multicast to clusters of two (MCAST)
+tma() {  # NAME OPTIONS...
+    local name=$1
+    shift
+    nvcc -cubin -arch=sm_90a -O3 "$@" -Xptxas -v hgemm_tma.cu -o "$dir/hgemm_tma_$name.cubin" \
+        2>&1 | grep -E "registers|spill" | sed "s/^/hgemm tma_$name: /"
+}
+for stages in 3 4; do
+    tma "stages${stages}_bk64" -DSTAGES=$stages
+    tma "mcast_stages${stages}_bk64" -DSTAGES=$stages -DMCAST=1
+done

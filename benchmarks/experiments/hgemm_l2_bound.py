@@ -22,21 +22,48 @@ import cuda_bench  # noqa: E402
 import nvrtc_kernel  # noqa: E402
 
 
+def tensor_map(cuda, t, box_cols, box_rows):
+    """A CUtensorMap (128 bytes) of the row-major fp16 matrix t: boxes of box_rows x box_cols,
+    128-byte swizzled (hgemm_tma.cu's layout)."""
+    rows, cols = t.shape
+    m = (ctypes.c_uint64 * 16)()  # CU_TENSOR_MAP_NUM_QWORDS; 64-byte alignment checked below
+    assert ctypes.addressof(m) % 64 == 0
+    dims = (ctypes.c_uint64 * 2)(cols, rows)
+    strides = (ctypes.c_uint64 * 1)(cols * 2)
+    box = (ctypes.c_uint32 * 2)(box_cols, box_rows)
+    elem = (ctypes.c_uint32 * 2)(1, 1)
+    # FLOAT16 = 6, INTERLEAVE_NONE = 0, SWIZZLE_128B = 3, L2_PROMOTION_L2_256B = 3, OOB fill none
+    rc = cuda.cuTensorMapEncodeTiled(ctypes.byref(m), 6, 2, ctypes.c_void_p(t.data_ptr()), dims,
+                                     strides, box, elem, 0, 3, 3, 0)
+    assert rc == 0, f"cuTensorMapEncodeTiled failed with error {rc}"
+    return m
+
+
 def kernel(path):
     """f(a, b, c) launching the cubin's `hgemm` (its STAGES and BK from the name: `stages<S>`,
     `bk<K>`; 3 and 32 by default; hgemm_ws.cu's, named `ws_[p<P>_]...`,
-    with 256 + 32 P threads, P = 1 by default)."""
+    with 256 + 32 P threads, P = 1 by default; hgemm_tma.cu's, named `tma_...`, with 288 threads
+    and its two tensor maps)."""
     stages = int((re.search(r"stages(\d+)", path) or [0, 3])[1])
     bk = int((re.search(r"bk(\d+)", path) or [0, 32])[1])
     shared = stages * (128 * (bk + 8) + bk * 264) * 2
     producers = int((re.search(r"hgemm_ws_p(\d+)_", path) or [0, 1])[1])  # hgemm_ws.cu's
     threads = 256 + 32 * producers if os.path.basename(path).startswith("hgemm_ws_") else 256
+    tma = os.path.basename(path).startswith("hgemm_tma_")  # + tensor maps; swizzled, unpadded
+    if tma:
+        threads, shared = 288, stages * (128 * 64 + 64 * 256) * 2 + 1024
     k = nvrtc_kernel.Kernel(open(path, "rb").read(), "hgemm")
     k.allow_dynamic_shared(shared)
+    maps = {}
 
     def run(a, b, c):
         n = a.shape[0]
         args = [ctypes.c_void_p(t.data_ptr()) for t in (a, b, c)] + [ctypes.c_int(n)] * 3
+        if tma:
+            key = (a.data_ptr(), b.data_ptr())
+            if key not in maps:
+                maps[key] = (tensor_map(k.cuda, a, 64, 128), tensor_map(k.cuda, b, 64, 64))
+            args += list(maps[key])
         k.launch((n // 256, n // 128, 1), (threads, 1, 1), args, shared=shared)
     return run
 
