@@ -26,8 +26,9 @@ def tensor_map(cuda, t, box_cols, box_rows):
     """A CUtensorMap (128 bytes) of the row-major fp16 matrix t: boxes of box_rows x box_cols,
     128-byte swizzled (hgemm_tma.cu's layout)."""
     rows, cols = t.shape
-    m = (ctypes.c_uint64 * 16)()  # CU_TENSOR_MAP_NUM_QWORDS; 64-byte alignment checked below
-    assert ctypes.addressof(m) % 64 == 0
+    buf = (ctypes.c_uint8 * (128 + 64))()  # CU_TENSOR_MAP_NUM_QWORDS x 8, 64-byte aligned
+    m = (ctypes.c_uint64 * 16).from_address((ctypes.addressof(buf) + 63) & ~63)
+    m._buf = buf  # the storage lives as long as the map
     dims = (ctypes.c_uint64 * 2)(cols, rows)
     strides = (ctypes.c_uint64 * 1)(cols * 2)
     box = (ctypes.c_uint32 * 2)(box_cols, box_rows)
