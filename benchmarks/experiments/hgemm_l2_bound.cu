@@ -24,7 +24,7 @@
 // (a share of the cp.async copies before each step's mma.syncs, CUTLASS's multistage order)
 // instead of issuing all of them after the last step; FRAG_DB=1 double-buffers the fragments
 // across the mma steps of a tile (step ks + 1's ldmatrix before step ks's mma.syncs).
-#include <cuda_fp16.h>
+#include "hgemm_common.cuh"
 
 #ifndef STAGES
 #define STAGES 4
@@ -54,14 +54,6 @@
 #define BS (BN + 8)  // B's row stride in shared memory (halves)
 #define A_STAGE (BM * AS)
 #define B_STAGE (BK * BS)
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
 
 extern "C" __global__ void __launch_bounds__(256, 1)
 hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict__ C, int M,
@@ -96,12 +88,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     auto fetch = [&](int stage, int kt) { fetch_part(stage, kt, 0, 1); };
 
     float acc[4][8][4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
+    zero_warp_tile(acc);
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
@@ -122,37 +109,14 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
         const bool fetching = !NO_FETCH && kt + STAGES - 1 < tiles;
         auto load_frags = [&](int ks, unsigned (&a)[4][4], unsigned (&b)[8][2]) {
 #pragma unroll
-            for (int mi = 0; mi < 4; ++mi) {
-                const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
-                    : "r"(smem_addr(p)));
-            }
-#pragma unroll
-            for (int nj = 0; nj < 4; ++nj) {
-                const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
-                                (lane / 16) * 8;
-                asm volatile(
-                    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
-                      "=r"(b[2 * nj + 1][1])
-                    : "r"(smem_addr(p)));
-            }
-        };
-        auto mmas = [&](const unsigned (&a)[4][4], const unsigned (&b)[8][2]) {
-#pragma unroll
             for (int mi = 0; mi < 4; ++mi)
+                ldmatrix_a(a[mi], smem_addr(as + (warp_m * 64 + mi * 16 + lane % 16) * AS +
+                                            ks * 16 + (lane / 16) * 8));
 #pragma unroll
-                for (int n = 0; n < 8; ++n)
-                    asm volatile(
-                        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                        : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
-                          "+f"(acc[mi][n][3])
-                        : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
-                          "r"(b[n][0]), "r"(b[n][1]));
+            for (int nj = 0; nj < 4; ++nj)
+                ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
+                            smem_addr(bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
+                                      (lane / 16) * 8));
         };
 #if FRAG_DB
         unsigned a[2][4][4], b[2][8][2];
@@ -169,7 +133,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
 #if INTERLEAVE
             if (fetching) fetch_part((kt + STAGES - 1) % STAGES, kt + STAGES - 1, ks, BK / 16);
 #endif
-            mmas(a[FRAG_DB ? ks & 1 : 0], b[FRAG_DB ? ks & 1 : 0]);
+            mma_warp_tile(acc, a[FRAG_DB ? ks & 1 : 0], b[FRAG_DB ? ks & 1 : 0]);
         }
 #if !INTERLEAVE
         if (fetching) fetch((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
@@ -177,15 +141,5 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
         asm volatile("cp.async.commit_group;\n" ::);
     }
 
-#pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-            int r = bm + warp_m * 64 + mi * 16 + lane / 4;
-            int c = bn + warp_n * 64 + n * 8 + (lane % 4) * 2;
-            *reinterpret_cast<float2*>(&C[(size_t)r * N + c]) =
-                make_float2(acc[mi][n][0], acc[mi][n][1]);
-            *reinterpret_cast<float2*>(&C[(size_t)(r + 8) * N + c]) =
-                make_float2(acc[mi][n][2], acc[mi][n][3]);
-        }
+    store_warp_tile(C, N, bm + warp_m * 64, bn + warp_n * 64, lane, acc);
 }

@@ -8,7 +8,7 @@
 // four boxes into both blocks (.multicast::cluster), `empty` counting both blocks' consumers.
 // The tensor maps (cuTensorMapEncodeTiled) are kernel parameters: hgemm_l2_bound.py makes them.
 #include <cuda.h>
-#include <cuda_fp16.h>
+#include "hgemm_common.cuh"
 
 #ifndef STAGES
 #define STAGES 4
@@ -23,48 +23,6 @@
 #define CONSUMERS 8
 #define A_BYTES (BM * BK * 2)  // one stage's A tile: 16 KB
 #define B_BYTES (BK * BN * 2)  // 32 KB, four boxes of 8 KB
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile(
-        "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::
-            "r"(bar),
-        "r"(bytes)
-        : "memory");
-}
-
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    asm volatile(
-        "{\n .reg .pred done;\n"
-        "WAIT:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra WAIT;\n"
-        "}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
-
-// Arrives on the mbarrier at this block's shared address `bar` in block `rank` of the cluster.
-__device__ __forceinline__ void mbar_arrive_in(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-        " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
-}
-
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile(
-        "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-            : "memory");
-}
 
 // The box of `map` at (x, y) (x the inner coordinate) into shared memory at `dst`; with
 // `mask`, into the same place in each block of the cluster it names.
@@ -135,12 +93,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     } else {
         const int warp_m = warp / 4, warp_n = warp % 4;
         float acc[4][8][4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
+        zero_warp_tile(acc);
 
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % STAGES, use = kt / STAGES;
@@ -152,51 +105,23 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
 #pragma unroll
                 for (int mi = 0; mi < 4; ++mi) {
                     const int row = warp_m * 64 + mi * 16 + lane % 16, chunk = ks * 2 + lane / 16;
-                    const unsigned p = as + row * 128 + ((chunk ^ (row & 7)) << 4);
-                    asm volatile(
-                        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                        : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
-                        : "r"(p));
+                    ldmatrix_a(a[mi], as + row * 128 + ((chunk ^ (row & 7)) << 4));
                 }
 #pragma unroll
                 for (int nj = 0; nj < 4; ++nj) {
                     // Column n = warp_n * 64 + nj * 16 + (lane / 16) * 8 lies in box warp_n.
                     const int krow = ks * 16 + lane % 16, chunk = nj * 2 + lane / 16;
-                    const unsigned p = bs + krow * 128 + ((chunk ^ (krow & 7)) << 4);
-                    asm volatile(
-                        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                        : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
-                          "=r"(b[2 * nj + 1][1])
-                        : "r"(p));
+                    ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
+                                bs + krow * 128 + ((chunk ^ (krow & 7)) << 4));
                 }
-#pragma unroll
-                for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-                    for (int n = 0; n < 8; ++n)
-                        asm volatile(
-                            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                            "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                            : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
-                              "+f"(acc[mi][n][3])
-                            : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
-                              "r"(b[n][0]), "r"(b[n][1]));
+                mma_warp_tile(acc, a, b);
             }
             __syncwarp();
             if (lane == 0)
                 for (unsigned r = 0; r < CLUSTER; ++r) mbar_arrive_in(smem_addr(&empty[s]), r);
         }
 
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-            for (int n = 0; n < 8; ++n) {
-                int r = bm + warp_m * 64 + mi * 16 + lane / 4;
-                int c = bn + warp_n * 64 + n * 8 + (lane % 4) * 2;
-                *reinterpret_cast<float2*>(&C[(size_t)r * N + c]) =
-                    make_float2(acc[mi][n][0], acc[mi][n][1]);
-                *reinterpret_cast<float2*>(&C[(size_t)(r + 8) * N + c]) =
-                    make_float2(acc[mi][n][2], acc[mi][n][3]);
-            }
+        store_warp_tile(C, N, bm + warp_m * 64, bn + warp_n * 64, lane, acc);
     }
 #if MCAST
     cluster_sync();  // no block leaves while its partner may still write into it or arrive on it

@@ -20,7 +20,7 @@
 // copy their own A tile and half of B's rows, multicast into both blocks; `full` expects the
 // whole B tile, and `empty` counts both blocks' consumer warps (remote arrives through mapa), so
 // that neither producer overwrites a stage its partner still reads. The real version of HALF_B.
-#include <cuda_fp16.h>
+#include "hgemm_common.cuh"
 
 #ifndef STAGES
 #define STAGES 4
@@ -53,44 +53,6 @@
 #endif
 #define CLUSTER (MCAST ? 2 : 1)
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile(
-        "{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
-        : "memory");
-}
-
-// Returns once the phase of parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    asm volatile(
-        "{\n .reg .pred done;\n"
-        "WAIT:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra WAIT;\n"
-        "}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile(
-        "{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
-            bar),
-        "r"(bytes)
-        : "memory");
-}
-
 // A row of `bytes` from global memory into shared memory at `dst` (this block's address), and
 // with MCAST into the same place in every block of the cluster; complete_tx on `bar` there.
 __device__ __forceinline__ void bulk_row(unsigned dst, const void* src, unsigned bytes,
@@ -107,26 +69,6 @@ __device__ __forceinline__ void bulk_row(unsigned dst, const void* src, unsigned
             "[%3];\n" ::"r"(dst),
             "l"(src), "r"(bytes), "r"(bar)
             : "memory");
-}
-
-__device__ __forceinline__ unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-                     : "memory");
-}
-
-// Arrives on the mbarrier at this block's shared address `bar` in block `rank` of the cluster.
-__device__ __forceinline__ void mbar_arrive_in(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-        " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
 }
 
 #if MCAST
@@ -208,12 +150,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
     } else {
         const int warp_m = warp / 4, warp_n = warp % 4;
         float acc[4][8][4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-#pragma unroll
-                for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.f;
+        zero_warp_tile(acc);
 
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % STAGES, use = kt / STAGES;
@@ -224,35 +161,15 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
             for (int ks = 0; ks < BK / 16; ++ks) {
                 unsigned a[4][4], b[8][2];
 #pragma unroll
-                for (int mi = 0; mi < 4; ++mi) {
-                    const half* p = as + (warp_m * 64 + mi * 16 + lane % 16) * AS + ks * 16 +
-                                    (lane / 16) * 8;
-                    asm volatile(
-                        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                        : "=r"(a[mi][0]), "=r"(a[mi][1]), "=r"(a[mi][2]), "=r"(a[mi][3])
-                        : "r"(smem_addr(p)));
-                }
-#pragma unroll
-                for (int nj = 0; nj < 4; ++nj) {
-                    const half* p = bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
-                                    (lane / 16) * 8;
-                    asm volatile(
-                        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                        : "=r"(b[2 * nj][0]), "=r"(b[2 * nj][1]), "=r"(b[2 * nj + 1][0]),
-                          "=r"(b[2 * nj + 1][1])
-                        : "r"(smem_addr(p)));
-                }
-#pragma unroll
                 for (int mi = 0; mi < 4; ++mi)
+                    ldmatrix_a(a[mi], smem_addr(as + (warp_m * 64 + mi * 16 + lane % 16) * AS +
+                                                ks * 16 + (lane / 16) * 8));
 #pragma unroll
-                    for (int n = 0; n < 8; ++n)
-                        asm volatile(
-                            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                            "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                            : "+f"(acc[mi][n][0]), "+f"(acc[mi][n][1]), "+f"(acc[mi][n][2]),
-                              "+f"(acc[mi][n][3])
-                            : "r"(a[mi][0]), "r"(a[mi][1]), "r"(a[mi][2]), "r"(a[mi][3]),
-                              "r"(b[n][0]), "r"(b[n][1]));
+                for (int nj = 0; nj < 4; ++nj)
+                    ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
+                                smem_addr(bs + (ks * 16 + lane % 16) * BS + warp_n * 64 +
+                                          nj * 16 + (lane / 16) * 8));
+                mma_warp_tile(acc, a, b);
             }
             __syncwarp();
 #if MCAST
@@ -263,17 +180,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
 #endif
         }
 
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-            for (int n = 0; n < 8; ++n) {
-                int r = bm + warp_m * 64 + mi * 16 + lane / 4;
-                int c = bn + warp_n * 64 + n * 8 + (lane % 4) * 2;
-                *reinterpret_cast<float2*>(&C[(size_t)r * N + c]) =
-                    make_float2(acc[mi][n][0], acc[mi][n][1]);
-                *reinterpret_cast<float2*>(&C[(size_t)(r + 8) * N + c]) =
-                    make_float2(acc[mi][n][2], acc[mi][n][3]);
-            }
+        store_warp_tile(C, N, bm + warp_m * 64, bn + warp_n * 64, lane, acc);
     }
 #if MCAST
     cluster_sync();  // no block leaves while its partner may still write into it or arrive on it
