@@ -4,6 +4,13 @@
 #pragma once
 #include <cuda_fp16.h>
 
+// Clusters of two blocks along M where the including file sets MCAST.
+#if defined(MCAST) && MCAST
+#define CLUSTER_DIMS __cluster_dims__(1, 2, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -76,6 +83,23 @@ __device__ __forceinline__ void ldmatrix_b2(unsigned (&b0)[2], unsigned (&b1)[2]
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(b0[0]), "=r"(b0[1]), "=r"(b1[0]), "=r"(b1[1])
                  : "r"(addr));
+}
+
+// A warp's fragments of one 16-deep k step from padded tiles: A's row-major (rows of a_stride
+// halves), B's k-major (rows of b_stride); the warp's 64 x 64 tile at (warp_m, warp_n).
+__device__ __forceinline__ void load_padded_fragments(unsigned (&a)[4][4], unsigned (&b)[8][2],
+                                                      const half* as, int a_stride,
+                                                      const half* bs, int b_stride, int ks,
+                                                      int warp_m, int warp_n, int lane) {
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi)
+        ldmatrix_a(a[mi], smem_addr(as + (warp_m * 64 + mi * 16 + lane % 16) * a_stride +
+                                    ks * 16 + (lane / 16) * 8));
+#pragma unroll
+    for (int nj = 0; nj < 4; ++nj)
+        ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
+                    smem_addr(bs + (ks * 16 + lane % 16) * b_stride + warp_n * 64 + nj * 16 +
+                              (lane / 16) * 8));
 }
 
 // The warp's 64 x 64 tile += its fragments of one 16-deep k step: 4 x 8 mma.sync.

@@ -108,15 +108,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
         // computing on it.
         const bool fetching = !NO_FETCH && kt + STAGES - 1 < tiles;
         auto load_frags = [&](int ks, unsigned (&a)[4][4], unsigned (&b)[8][2]) {
-#pragma unroll
-            for (int mi = 0; mi < 4; ++mi)
-                ldmatrix_a(a[mi], smem_addr(as + (warp_m * 64 + mi * 16 + lane % 16) * AS +
-                                            ks * 16 + (lane / 16) * 8));
-#pragma unroll
-            for (int nj = 0; nj < 4; ++nj)
-                ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
-                            smem_addr(bs + (ks * 16 + lane % 16) * BS + warp_n * 64 + nj * 16 +
-                                      (lane / 16) * 8));
+            load_padded_fragments(a, b, as, AS, bs, BS, ks, warp_m, warp_n, lane);
         };
 #if FRAG_DB
         unsigned a[2][4][4], b[2][8][2];

@@ -8,7 +8,6 @@
 // four boxes into both blocks (.multicast::cluster), `empty` counting both blocks' consumers.
 // The tensor maps (cuTensorMapEncodeTiled) are kernel parameters: hgemm_l2_bound.py makes them.
 #include <cuda.h>
-#include "hgemm_common.cuh"
 
 #ifndef STAGES
 #define STAGES 4
@@ -17,6 +16,7 @@
 #define MCAST 0
 #endif
 #define CLUSTER (MCAST ? 2 : 1)
+#include "hgemm_common.cuh"
 #define BM 128
 #define BN 256
 #define BK 64
@@ -42,11 +42,6 @@ __device__ __forceinline__ void tma_box(unsigned dst, const CUtensorMap* map, in
             : "memory");
 }
 
-#if MCAST
-#define CLUSTER_DIMS __cluster_dims__(1, CLUSTER, 1)
-#else
-#define CLUSTER_DIMS
-#endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(32 * (CONSUMERS + 1), 1)
 hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict__ C, int M,
       int N, int K, const __grid_constant__ CUtensorMap map_a,

@@ -20,7 +20,6 @@
 // copy their own A tile and half of B's rows, multicast into both blocks; `full` expects the
 // whole B tile, and `empty` counts both blocks' consumer warps (remote arrives through mapa), so
 // that neither producer overwrites a stage its partner still reads. The real version of HALF_B.
-#include "hgemm_common.cuh"
 
 #ifndef STAGES
 #define STAGES 4
@@ -52,6 +51,7 @@
 #error "MCAST needs BULK and no HALF_B"
 #endif
 #define CLUSTER (MCAST ? 2 : 1)
+#include "hgemm_common.cuh"
 
 // A row of `bytes` from global memory into shared memory at `dst` (this block's address), and
 // with MCAST into the same place in every block of the cluster; complete_tx on `bar` there.
@@ -71,11 +71,6 @@ __device__ __forceinline__ void bulk_row(unsigned dst, const void* src, unsigned
             : "memory");
 }
 
-#if MCAST
-#define CLUSTER_DIMS __cluster_dims__(1, CLUSTER, 1)
-#else
-#define CLUSTER_DIMS
-#endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(32 * (CONSUMERS + PRODUCERS), 1)
 hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict__ C, int M,
       int N, int K) {
@@ -160,15 +155,7 @@ hgemm(const half* __restrict__ A, const half* __restrict__ B, float* __restrict_
 #pragma unroll
             for (int ks = 0; ks < BK / 16; ++ks) {
                 unsigned a[4][4], b[8][2];
-#pragma unroll
-                for (int mi = 0; mi < 4; ++mi)
-                    ldmatrix_a(a[mi], smem_addr(as + (warp_m * 64 + mi * 16 + lane % 16) * AS +
-                                                ks * 16 + (lane / 16) * 8));
-#pragma unroll
-                for (int nj = 0; nj < 4; ++nj)
-                    ldmatrix_b2(b[2 * nj], b[2 * nj + 1],
-                                smem_addr(bs + (ks * 16 + lane % 16) * BS + warp_n * 64 +
-                                          nj * 16 + (lane / 16) * 8));
+                load_padded_fragments(a, b, as, AS, bs, BS, ks, warp_m, warp_n, lane);
                 mma_warp_tile(acc, a, b);
             }
             __syncwarp();

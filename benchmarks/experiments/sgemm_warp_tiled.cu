@@ -59,6 +59,23 @@
 #else
 #define BOUNDS
 #endif
+// A thread's 8 x 8 outputs, 2 x 2 parts of 4 x 4 strided by rs rows and cs columns, into C at
+// (r0, c0).
+__device__ __forceinline__ void store_tile(float* C, int N, int r0, int c0, int rs, int cs,
+                                          float (&acc)[8][8]) {
+#pragma unroll
+    for (int sm = 0; sm < 2; ++sm)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int sn = 0; sn < 2; ++sn) {
+                int r = r0 + sm * rs + i, c = c0 + sn * cs;
+                float* a = acc[sm * 4 + i] + sn * 4;
+                *reinterpret_cast<float4*>(&C[(size_t)r * N + c]) =
+                    make_float4(a[0], a[1], a[2], a[3]);
+            }
+}
+
 #if !A_KMAJOR
 extern "C" __global__ void BOUNDS
 sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
@@ -174,17 +191,7 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
     }
     compute((tiles - 1) & 1);
 
-#pragma unroll
-    for (int sm = 0; sm < 2; ++sm)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int sn = 0; sn < 2; ++sn) {
-                int r = bm + row0 + sm * RS + i, c = bn + col0 + sn * CS;
-                float* a = acc[sm * 4 + i] + sn * 4;
-                *reinterpret_cast<float4*>(&C[(size_t)r * N + c]) =
-                    make_float4(a[0], a[1], a[2], a[3]);
-            }
+    store_tile(C, N, bm + row0, bn + col0, RS, CS, acc);
 }
 #else  // A_KMAJOR
 extern "C" __global__ void BOUNDS
@@ -344,16 +351,6 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
     compute((tiles - 1) & 1);
 #endif
 
-#pragma unroll
-    for (int sm = 0; sm < 2; ++sm)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int sn = 0; sn < 2; ++sn) {
-                int r = bm + row0 + sm * RS + i, c = bn + col0 + sn * CS;
-                float* a = acc[sm * 4 + i] + sn * 4;
-                *reinterpret_cast<float4*>(&C[(size_t)r * N + c]) =
-                    make_float4(a[0], a[1], a[2], a[3]);
-            }
+    store_tile(C, N, bm + row0, bn + col0, RS, CS, acc);
 }
 #endif  // A_KMAJOR
