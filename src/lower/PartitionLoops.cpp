@@ -4,6 +4,7 @@
 #include "tessel/lower/PartitionLoops.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 #include "PassUtil.h"
 
@@ -117,6 +118,54 @@ Expr holds_everywhere(const Expr& c, const Scope& scope) {
     }
     return Expr();
 }
+
+/// can_prove with its answers kept: the same condition (the same node, or its negation) in the
+/// same scope (every variable's ends the same nodes or the same constants) is proven once.
+/// unswitch partitions a nest twice (the then and else branches) and asks the same questions.
+class ProofCache {
+public:
+    bool prove(const Expr& cond, bool negated, const Scope& scope) {
+        std::vector<Entry>& entries = entries_[{cond.get(), negated}];
+        for (const Entry& e : entries)
+            if (same_scope(e.scope, scope)) return e.result;
+        bool result = can_prove(negated ? Not::make(cond) : cond, scope);
+        Entry e;
+        e.cond = cond;  // keeps the node (the key) alive
+        e.scope = scope;
+        e.result = result;
+        entries.push_back(std::move(e));
+        return result;
+    }
+
+private:
+    struct Entry {
+        Expr cond;
+        Scope scope;
+        bool result = false;
+    };
+    static bool same_end(const Expr& a, const Expr& b) {
+        if (a.same_as(b)) return true;
+        if (!a.defined() || !b.defined() || a.type() != b.type()) return false;
+        auto x = as_const_int(a), y = as_const_int(b);
+        return x && y && *x == *y;
+    }
+    static bool same_scope(const Scope& a, const Scope& b) {
+        if (a.size() != b.size()) return false;
+        for (const auto& [v, i] : b) {
+            auto it = a.find(v);
+            if (it == a.end() || !same_end(it->second.min, i.min) ||
+                !same_end(it->second.max, i.max))
+                return false;
+        }
+        return true;
+    }
+    struct KeyHash {
+        size_t operator()(const std::pair<const IRNode*, bool>& k) const {
+            return std::hash<const IRNode*>()(k.first) * 2 + k.second;
+        }
+    };
+    std::unordered_map<std::pair<const IRNode*, bool>, std::vector<Entry>, KeyHash> entries_;
+};
 
 /// How much work a loop body does, and how much of it sits under guards on the loop's variable:
 /// each leaf statement (store, evaluate) counts the iterations of the loops around it inside the
@@ -251,6 +300,7 @@ private:
     bool in_threads_ = false;                    ///< inside a threadIdx loop
     bool unswitched_ = false;                    ///< inside a loop nest already unswitched
     std::unordered_set<const IRNode*> assumed_;  ///< conjuncts an enclosing unswitch made true
+    ProofCache proofs_;
 };
 
 Expr LoopPartitioner::decide(const Expr& cond) {
@@ -258,17 +308,17 @@ Expr LoopPartitioner::decide(const Expr& cond) {
     split_conjuncts(cond, &conjuncts);
     if (conjuncts.size() > 1) {  // one conjunct is the condition: the loop below decides it
         Expr c = strip_likely(cond);
-        if (can_prove(c, scope_)) return make_const(Bool(), 1);
-        if (can_prove(Not::make(c), scope_)) return make_const(Bool(), 0);
+        if (proofs_.prove(c, false, scope_)) return make_const(Bool(), 1);
+        if (proofs_.prove(c, true, scope_)) return make_const(Bool(), 0);
     }
     Expr rest;
     bool dropped = false;
     for (const Expr& k : conjuncts) {
-        if (assumed_.count(k.get()) || can_prove(k, scope_)) {
+        if (assumed_.count(k.get()) || proofs_.prove(k, false, scope_)) {
             dropped = true;
             continue;
         }
-        if (can_prove(Not::make(k), scope_)) return make_const(Bool(), 0);
+        if (proofs_.prove(k, true, scope_)) return make_const(Bool(), 0);
         rest = rest.defined() ? And::make(rest, k) : k;
     }
     if (!dropped) return cond;
@@ -307,7 +357,7 @@ bool LoopPartitioner::holds(const Candidate& c, const Var& v, int64_t lo, int64_
     Scope s = scope_;
     for (const auto& [var, i] : c.inner) s[var] = i;
     s[v.get()] = Interval(make_const(v.type(), lo), make_const(v.type(), hi));
-    return can_prove(c.cond, s);
+    return proofs_.prove(c.cond, false, s);
 }
 
 std::pair<int64_t, int64_t> LoopPartitioner::main_range(const For* op, int64_t lo, int64_t hi) {
