@@ -12,6 +12,9 @@ then GFLOP/s (median of 30 runs timed with CUDA events after 5 warm-up runs, que
                                    tiles copied by cp.async over 3 and 4 buffers: pipeline(3),
                                    pipeline(4)), BENCH lines gemm_cuda_pipeline3/4 against the
                                    same cuBLAS run, and their ratio to step 6 printed
+Every shape also times the operator library's rule-based schedule (ts.op.default_schedule with
+the shipped tuning logs off: what build() gives an untuned matmul), its ratio to step 6 printed
+and a BENCH line gemm_cuda_rules against the same cuBLAS run.
 """
 import os
 import sys
@@ -38,17 +41,33 @@ def parse_shape(text):
     return (dims[0],) * 3 if len(dims) == 1 else tuple(dims)
 
 
+def rules_schedule(m, n, k):
+    """The operator library's rule-based schedule of an m x n x k matmul (no shipped log)."""
+    a = ts.placeholder((m, k), name="A")
+    b = ts.placeholder((k, n), name="B")
+    c = ts.op.matmul(a, b)
+    ts.auto_schedule.use_shipped_logs(False)
+    try:
+        return ts.op.default_schedule(c, "cuda"), [a, b, c]
+    finally:
+        ts.auto_schedule.use_shipped_logs(True)
+
+
 def run_case(m, n, k, config, report):
     """GFLOP/s of tessel's kernel for one tile configuration (checked first), or None if the
-    configuration does not fit the shape."""
-    s, args = gemm.step4(n, m=m, k=k, **config)
+    configuration does not fit the shape; config "rules": the operator library's schedule."""
+    if config == "rules":
+        s, args = rules_schedule(m, n, k)
+    else:
+        s, args = gemm.step4(n, m=m, k=k, **config)
     f = ts.build(s, args, target="cuda")
     if report:
         log = f.get_source("nvrtc_log")
         lines = [x for x in (log or "").splitlines() if "Used" in x or "spill" in x]
         print("ptxas report of the kernel (NVRTC's log):\n" + ("\n".join(lines) or "(empty)"))
         if os.environ.get("OUT"):  # the GPU host's output folder: keep the kernel's source
-            name = f"gemm_cuda_{m}x{n}x{k}.cu"
+            tag = "_rules" if config == "rules" else ""
+            name = f"gemm_cuda{tag}_{m}x{n}x{k}.cu"
             with open(os.path.join(os.environ["OUT"], name), "w") as out:
                 out.write(f.get_source("cu"))
     g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
@@ -95,6 +114,10 @@ def main():
         gflops, err = run_case(m, n, k, config, report=True)
         print(f"{case}: relative error tessel {err:.2e}, cuBLAS {ref_err:.2e}")
         lines.append(cuda_bench.bench_line("gemm_cuda", case, gflops, "cublas", ref))
+        r, r_err = run_case(m, n, k, "rules", report=True)
+        print(f"{case}: operator library's rules {r:.1f} GFLOP/s = {r / gflops:.3f} x step 6, "
+              f"relative error {r_err:.2e}")
+        lines.append(cuda_bench.bench_line("gemm_cuda_rules", case, r, "cublas", ref))
         if "--pipeline" in sys.argv:
             for depth in (3, 4):
                 piped = dict(config, double_buffer=False, pipeline=depth)

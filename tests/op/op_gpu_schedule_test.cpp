@@ -58,6 +58,16 @@ TEST(OpGpuSchedule, MatmulTilesOnPrimeShapesEveryTranspose) {
         }
 }
 
+// Rows whose length is a multiple of 4 floats: each thread's piece of a shared tile's copy is
+// one 128-bit load of A and of B (the innermost dim split by the vector before the dims are
+// fused), as in tutorial 05's step 6; partial tiles in every dimension.
+TEST(OpGpuSchedule, MatmulCopiesAre128BitLoads) {
+    Tensor a = placeholder({100, 44}, Float(32), "A"), b = placeholder({44, 72}, Float(32), "B");
+    std::string cu = check_default_gpu({op::matmul(a, b)}, 44);
+    expect_in(cu, "reinterpret_cast<const float4*>(A + ");
+    expect_in(cu, "reinterpret_cast<const float4*>(B + ");
+}
+
 // The epilogue (bias + GELU) is the tile's consumer: the product lives in registers.
 TEST(OpGpuSchedule, DenseEpilogueInsideTheRegisterTile) {
     Tensor x = placeholder({45, 29}), w = placeholder({50, 29}), bias = placeholder({50});
