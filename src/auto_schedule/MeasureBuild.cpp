@@ -2,10 +2,14 @@
 // candidates. A thread cannot be killed, so a build past its time limit is abandoned: it gets
 // BuildTimeout at once, a fresh thread takes the abandoned one's place in the pool, and the
 // abandoned thread drops its result and exits when its build ends (the state it touches is
-// shared, so it outlives measure()). Meanwhile it runs at SCHED_IDLE, only where a core has
-// nothing else to do: at normal priority it went on compiling beside the timing of the next
-// candidates, and a parallel kernel timed beside three abandoned builds read twice its time
-// (1.84 ms against 0.95; docs/notes/daemon.md).
+// shared, so it outlives measure()). Meanwhile a CPU candidate's abandoned build runs at
+// SCHED_IDLE, only where a core has nothing else to do: at normal priority it went on compiling
+// beside the timing of the next candidates, and a parallel kernel timed beside three abandoned
+// builds read twice its time (1.84 ms against 0.95; docs/notes/daemon.md). A GPU candidate's
+// abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
+// nvrtcCompileProgram, and a holder at SCHED_IDLE starved by busy cores (the search's threads,
+// another process) blocked every later compile of the process past its limit, round after round
+// (docs/notes/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -108,6 +112,7 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
                                              double timeout_seconds) {
     size_t n = inputs.size();
+    const bool demote_abandoned = !task.target().is_gpu();
     auto s = std::make_shared<BuildState>(task, inputs, timeout_seconds);
     size_t pool = std::min<size_t>(std::max(threads, 1), n);
     for (size_t t = 0; t < pool; ++t) std::thread(build_loop, s).detach();
@@ -120,7 +125,7 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
             if (!s->done[i] && s->running[i] && Clock::now() - s->started[i] > limit) {
                 s->done[i] = true;  // abandoned; its thread exits when the build returns
                 // Still building (it takes the lock before it exits): out of the timings' way.
-                move_to_idle_priority(s->thread[i]);
+                if (demote_abandoned) move_to_idle_priority(s->thread[i]);
                 s->results[i].error = MeasureError::BuildTimeout;
                 s->results[i].message =
                     "the build took longer than " + std::to_string(timeout_seconds) + " s";

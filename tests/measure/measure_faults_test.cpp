@@ -11,6 +11,7 @@
 
 #include "tessel/codegen/Build.h"
 
+#include "auto_schedule/MeasureInternal.h"
 #include "measure/MeasureTestUtil.h"
 
 using namespace tessel;
@@ -116,6 +117,21 @@ TEST(MeasureFaults, AnAbandonedBuildFinishesAtIdlePriority) {
     std::vector<MeasureResult> r = measurer.measure(task, {planted(task, TestFault::BuildHang)});
     ASSERT_EQ(r[0].error, MeasureError::BuildTimeout);
     EXPECT_EQ(threads_at_policy(SCHED_IDLE), before + 1);  // still spinning, out of the way
+}
+
+// A GPU candidate's abandoned build keeps its priority: NVRTC compiles under a process-wide
+// mutex, which a starved SCHED_IDLE holder would keep from every later build. (The planted
+// build spins before it lowers, so no CUDA backend is needed to see where it runs.)
+TEST(MeasureFaults, AnAbandonedGpuBuildKeepsItsPriority) {
+    SearchTask task(
+        "op.matmul",
+        {int64_t(64), int64_t(64), int64_t(64), int64_t(0), int64_t(0), std::string("float32")},
+        Target("cuda -arch=sm_90"));
+    int idle = threads_at_policy(SCHED_IDLE);
+    MeasureInput hang{task.initial_schedule(), CandidateOrigin::Random, TestFault::BuildHang};
+    std::vector<internal::BuiltCandidate> built = internal::build_candidates(task, {hang}, 2, 0.25);
+    ASSERT_EQ(built[0].error, MeasureError::BuildTimeout);
+    EXPECT_EQ(threads_at_policy(SCHED_IDLE), idle);  // still spinning, at normal priority
 }
 #endif
 
