@@ -1,0 +1,113 @@
+"""What does another compiler's mma.sync GEMM reach on this GPU (issue 25's bar)? Triton compiles
+tl.dot to Hopper's wgmma unless DISABLE_MMA_V3=1, in which case it emits Ampere's mma.sync
+(its "MMA v2") with its own software pipeline (cp.async, num_stages buffers) and shared layouts.
+This times Triton's mma.sync GEMM over a set of block shapes, stages and warps (fp16 in, fp32
+accumulation and output) against tessel's tutorial 07 step 6, cuBLAS and the register-only
+mma.sync peak, in interleaved rounds in one process, each kernel checked against a float64
+product first and its PTX checked for mma.sync (and no wgmma).
+
+    python3 benchmarks/experiments/hgemm_triton_mma_v2.py [ROUNDS] [N ...]   (default 5; 4096 8192)
+"""
+import os
+import sys
+
+os.environ["DISABLE_MMA_V3"] = "1"  # read by Triton at every compile (part of its cache key)
+
+import tessel as ts  # noqa: E402 (before torch: the process uses tessel's NVRTC)
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import cuda_bench  # noqa: E402
+import gemm_fp16_cuda as bench  # noqa: E402
+
+
+@triton.jit
+def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           GROUP: tl.constexpr):
+    """c[M, N] (float32) = a[M, K] @ b[K, N] (float16, row-major), M, N, K multiples of the block;
+    blocks ordered GROUP block rows at a time (L2 reuse)."""
+    pid = tl.program_id(0)
+    blocks_n = N // BN
+    per_group = GROUP * blocks_n
+    first_m = (pid // per_group) * GROUP
+    rows = min(M // BM - first_m, GROUP)
+    pid_m = first_m + (pid % per_group) % rows
+    pid_n = (pid % per_group) // rows
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    pa = a + rm[:, None] * K + rk[None, :]
+    pb = b + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc = tl.dot(tl.load(pa), tl.load(pb), acc)
+        pa += BK
+        pb += BK * N
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+# (BM, BN, BK, stages, warps): Triton's and CUTLASS's usual Ampere shapes and tessel's.
+CONFIGS = [
+    (128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (256, 128, 64, 3, 8), (256, 128, 64, 4, 8),
+    (128, 256, 32, 4, 8), (128, 128, 64, 4, 4), (128, 128, 64, 3, 8), (128, 128, 32, 4, 4),
+    (64, 256, 64, 4, 4), (256, 128, 32, 4, 8),
+]
+
+
+def triton_kernel(n, a, b, out, config, group=8):
+    bm, bn, bk, stages, warps = config
+    grid = ((n // bm) * (n // bn),)
+
+    def run():
+        return matmul[grid](a, b, out, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=group,
+                            num_stages=stages, num_warps=warps)
+
+    compiled = run()
+    ptx = compiled.asm["ptx"]
+    assert "mma.sync" in ptx and "wgmma" not in ptx, f"{config}: not an mma.sync kernel"
+    shared = compiled.metadata.shared
+    print(f"triton {config}: {compiled.n_regs} registers, {compiled.n_spills} spills, "
+          f"{shared} bytes of shared memory, {ptx.count('mma.sync')} mma.sync and "
+          f"{ptx.count('ldmatrix')} ldmatrix in the PTX")
+    return run
+
+
+def main():
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    sizes = [int(x) for x in sys.argv[2:]] or [4096, 8192]
+    peak = bench.mma_peak()
+    print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s; "
+          f"triton {triton.__version__}, DISABLE_MMA_V3={os.environ['DISABLE_MMA_V3']}")
+    for n in sizes:
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.randn(n, n, device="cuda", generator=g).half()
+        b = torch.randn(n, n, device="cuda", generator=g).half()
+        ref = a.double() @ b.double()
+        timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
+        s, args = bench.tc.step6(n, n, n)
+        f = ts.build(s, args, target="cuda")
+        out = torch.empty(n, n, device="cuda")
+        kernels = [("tessel step6", lambda f=f, out=out: f(a, b, out), out)]
+        for config in CONFIGS:
+            out = torch.empty(n, n, device="cuda")
+            try:
+                kernels.append((f"triton {config}", triton_kernel(n, a, b, out, config), out))
+            except Exception as e:  # a shape Triton refuses (shared memory): said, not timed
+                print(f"triton {config}: not built ({type(e).__name__}: {str(e)[:120]})")
+        for label, run, out in kernels:
+            out.fill_(float("nan"))
+            run()
+            err = cuda_bench.relative_error(out, ref)
+            assert err < 1e-4, f"{label} is wrong: {err}"
+            timed.append((label, run))
+        print(f"n={n}:")
+        cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
+        print(f"(0.7 x the mma.sync peak: {0.7 * peak / 1e3:.1f} TFLOP/s)")
+
+
+if __name__ == "__main__":
+    main()
