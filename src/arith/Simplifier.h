@@ -33,7 +33,7 @@ public:
     /// Rewrites per simplify() call before the simplifier stops rewriting (a cycle guard).
     static constexpr int kMaxSteps = 100000;
 
-    explicit Simplifier(const Analyzer& analyzer);
+    explicit Simplifier(const Analyzer& analyzer, const SimplifyOptions& options = {});
     using IRMutator::mutate;
     Expr mutate(const Expr& e) override;
 
@@ -74,6 +74,7 @@ private:
                       const ModularSet& m);
     void pop_binding(const Var& v);
 
+    SimplifyOptions options_;
     ConstScope const_scope_;
     ModularScope modular_;
     Scope symbolic_;

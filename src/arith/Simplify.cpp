@@ -41,14 +41,14 @@ void Analyzer::unbind(const Var& v) {
     modular_.erase(v.get());
 }
 
-Expr Analyzer::simplify(const Expr& e) const {
+Expr Analyzer::simplify(const Expr& e, const SimplifyOptions& options) const {
     if (!e.defined()) return e;
-    return internal::Simplifier(*this).mutate(e);
+    return internal::Simplifier(*this, options).mutate(e);
 }
 
-Stmt Analyzer::simplify(const Stmt& s) const {
+Stmt Analyzer::simplify(const Stmt& s, const SimplifyOptions& options) const {
     if (!s.defined()) return s;
-    return internal::Simplifier(*this).mutate(s);
+    return internal::Simplifier(*this, options).mutate(s);
 }
 
 bool Analyzer::can_prove(const Expr& cond) const {
@@ -62,8 +62,8 @@ ConstInterval Analyzer::const_bounds(const Expr& e) const {
 Expr simplify(const Expr& e) {
     return Analyzer().simplify(e);
 }
-Stmt simplify(const Stmt& s) {
-    return Analyzer().simplify(s);
+Stmt simplify(const Stmt& s, const SimplifyOptions& options) {
+    return Analyzer().simplify(s, options);
 }
 
 namespace internal {
@@ -95,8 +95,9 @@ const std::vector<const Rule*>& rules_for(const Expr& e) {
 // ---------------------------------------------------------------------------------------------
 // Simplifier
 
-Simplifier::Simplifier(const Analyzer& analyzer)
-    : const_scope_(analyzer.const_scope()),
+Simplifier::Simplifier(const Analyzer& analyzer, const SimplifyOptions& options)
+    : options_(options),
+      const_scope_(analyzer.const_scope()),
       modular_(analyzer.modular_scope()),
       symbolic_(analyzer.scope()) {}
 

@@ -55,17 +55,48 @@ ConstInterval difference(const ConstInterval& a, const ConstInterval& b) {
 
 }  // namespace
 
-// swizzle(x + c) -> swizzle(x) + c for x >= 0 and c > 0 a multiple of span * phases: c moves whole
-// phase cycles and leaves the XORed bits alone, so unrolled tiles share one swizzled base.
+// swizzle(x + c) -> swizzle(x) + c for x >= 0 and c > 0 a constant multiple of span * phases: c
+// moves whole phase cycles and leaves the XORed bits alone, so unrolled tiles share one swizzled
+// base. With SimplifyOptions::swizzle_cycles_out (scalar indices), swizzle(x + y) -> swizzle(x) + y
+// for y a sum of terms that are each such a multiple (a constant, a stage offset such as
+// (k % 3) * 8192, a warp's block of rows; y may be negative: x + y >= 0 is the swizzle's domain)
+// and x not constant, so the part that changes with a pipelined loop stays outside the swizzle,
+// where the CUDA compiler can hoist the rest.
 Expr Simplifier::rewrite_swizzle(const Call* op) {
-    const Add* add = op->args[0].as<Add>();
-    auto c = add ? as_const_int(add->b) : std::nullopt;
+    const Expr& o = op->args[0];
     int64_t cycle = *as_const_int(op->args[2]) * *as_const_int(op->args[3]);
-    if (!c || *c <= 0 || *c % cycle != 0) return Expr();
-    ConstInterval x = const_bounds(add->a);
-    if (!x.min || *x.min < 0) return Expr();
-    return Add::make(
-        Call::make(Intrinsic::swizzle, {add->a, op->args[1], op->args[2], op->args[3]}), add->b);
+    if (o.type().is_vector() || !options_.swizzle_cycles_out) {  // whole-cycle constants only
+        const Add* add = o.as<Add>();
+        auto c = add ? as_const_int(add->b) : std::nullopt;
+        if (!c || *c <= 0 || *c % cycle != 0) return Expr();
+        ConstInterval x = const_bounds(add->a);
+        if (!x.min || *x.min < 0) return Expr();
+        return Add::make(
+            Call::make(Intrinsic::swizzle, {add->a, op->args[1], op->args[2], op->args[3]}),
+            add->b);
+    }
+    LinearForm f = linear_form(o);
+    if (f.wrapped) return Expr();
+    LinearForm kept{f.type, {}, 0, false}, moved{f.type, {}, 0, false};
+    auto multiple = [&](int128 v) { return v % cycle == 0; };
+    for (const LinearTerm& t : f.terms) {
+        ModularSet m = modular(t.term);
+        bool whole = multiple(t.coeff) ||
+                     (multiple(int128(t.coeff) * m.coeff) && multiple(int128(t.coeff) * m.base));
+        (whole ? moved : kept).terms.push_back(t);
+    }
+    // The constant's whole cycles move too (its remainder, in [0, cycle), stays inside).
+    kept.constant = static_cast<int64_t>(((int128(f.constant) % cycle) + cycle) % cycle);
+    moved.constant = f.constant - kept.constant;
+    // Nothing to move, or nothing variable left inside: swizzle(constant) would fold away, and a
+    // tensor-core tile operand needs its swizzle call (ir/IR.h); the code generator splits the
+    // cycles out of such a tile's origin itself.
+    if ((moved.terms.empty() && moved.constant == 0) || kept.terms.empty()) return Expr();
+    Expr x = linear_to_expr(kept);
+    ConstInterval b = const_bounds(x);
+    if (!b.min || *b.min < 0) return Expr();
+    return Add::make(Call::make(Intrinsic::swizzle, {x, op->args[1], op->args[2], op->args[3]}),
+                     linear_to_expr(moved));
 }
 
 Expr Simplifier::lift_broadcast(const Expr& e) {

@@ -144,7 +144,9 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("unroll_loops", &f, [&](LoweredFunc* g) {
         g->body = unroll_loops(g->body, static_cast<int>(max_unroll));
     });
-    pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
+    SimplifyOptions last;  // nothing substitutes into the indices after this one
+    last.swizzle_cycles_out = true;
+    pass.run("simplify", &f, [&](LoweredFunc* g) { g->body = simplify(g->body, last); });
     pass.run("remove_no_op", &f, [](LoweredFunc* g) { g->body = remove_no_op(g->body); });
     if (options.bounds_check)
         pass.run("inject_bounds_checks", &f, [](LoweredFunc* g) { *g = inject_bounds_checks(*g); });

@@ -83,16 +83,66 @@ Expr swizzle_index(const Expr& index, const BufferSwizzle& z) {
     return Call::make(Intrinsic::swizzle, {index, c(z.vector), c(z.span), c(z.phases)});
 }
 
-Expr unswizzled_index(const Expr& index, BufferSwizzle* z) {
-    Expr c;
-    const Call* call = index.as<Call>();
-    if (const Add* add = index.as<Add>(); add && as_const_int(add->b)) {
-        call = add->a.as<Call>();
-        c = add->b;
+namespace {
+
+// The summands of an Add / Sub tree with their signs.
+void summands(const Expr& e, bool negative, std::vector<std::pair<Expr, bool>>* out) {
+    if (const Add* add = e.as<Add>()) {
+        summands(add->a, negative, out);
+        summands(add->b, negative, out);
+    } else if (const Sub* sub = e.as<Sub>()) {
+        summands(sub->a, negative, out);
+        summands(sub->b, !negative, out);
+    } else {
+        out->push_back({e, negative});
     }
-    if (!call || call->op != Intrinsic::swizzle) return Expr();
-    *z = {*as_const_int(call->args[1]), *as_const_int(call->args[2]), *as_const_int(call->args[3])};
-    return c.defined() ? Add::make(call->args[0], c) : call->args[0];
+}
+
+}  // namespace
+
+Expr split_whole_cycles(const Expr& o, const BufferSwizzle& z, Expr* rest) {
+    std::vector<std::pair<Expr, bool>> terms;
+    summands(o, false, &terms);
+    const int64_t cycle = z.span * z.phases;
+    Expr whole, other;
+    auto add = [](Expr* acc, const Expr& e, bool negative) {
+        Expr a = acc->defined() ? *acc : make_zero(e.type());
+        *acc = negative ? Sub::make(a, e) : acc->defined() ? Add::make(a, e) : e;
+    };
+    for (const auto& [e, negative] : terms) {
+        ModularSet m = modular_set_of(e, {});
+        add(m.coeff % cycle == 0 && m.base % cycle == 0 ? &whole : &other, e, negative);
+    }
+    *rest = other.defined() ? other : make_zero(o.type());
+    return whole;
+}
+
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z, Expr* outside) {
+    if (index.type().is_vector()) return Expr();
+    std::vector<std::pair<Expr, bool>> terms;
+    summands(index, false, &terms);
+    const Call* call = nullptr;
+    Expr rest;
+    for (const auto& [e, negative] : terms) {
+        const Call* c = e.as<Call>();
+        if (c && c->op == Intrinsic::swizzle && !negative && !call) {
+            call = c;
+            continue;
+        }
+        Expr acc = rest.defined() ? rest : make_zero(e.type());
+        rest = negative ? Sub::make(acc, e) : rest.defined() ? Add::make(acc, e) : e;
+    }
+    if (!call) return Expr();
+    BufferSwizzle found{*as_const_int(call->args[1]), *as_const_int(call->args[2]),
+                        *as_const_int(call->args[3])};
+    if (rest.defined()) {  // must be whole phase cycles (the simplifier's rewrite_swizzle)
+        Expr other;
+        split_whole_cycles(rest, found, &other);
+        if (!is_zero(other)) return Expr();
+    }
+    *z = found;
+    if (outside) *outside = rest.defined() ? rest : make_zero(index.type());
+    return rest.defined() ? Add::make(call->args[0], rest) : call->args[0];
 }
 
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {

@@ -42,7 +42,9 @@ Swizzles swizzles_of(const Stmt& body) {
             z.calls.push_back(static_cast<const Call*>(n));
         if (n->node_type != IRNodeType::Store) return;
         const Ramp* r = static_cast<const Store*>(n)->index.as<Ramp>();
-        const Call* c = r ? r->base.as<Call>() : nullptr;
+        // swizzle(x) or swizzle(x) + y (whole phase cycles moved out by the simplifier)
+        const Add* add = r ? r->base.as<Add>() : nullptr;
+        const Call* c = add ? add->a.as<Call>() : r ? r->base.as<Call>() : nullptr;
         z.dense_store = z.dense_store || (c && c->op == Intrinsic::swizzle);
     });
     return z;

@@ -23,6 +23,40 @@ def test_pipelined_gemm_at_trip_counts_below_and_above_the_depth(shape):
     tc.check_in_interpreter(tc.step4, shape=shape)  # k / 32 = 1 and 7 iterations, depth 4
 
 
+@pytest.mark.parametrize("step", [5, 6])
+def test_swizzled_pipelined_gemm_above_the_depth(step):
+    """Regression: with more k tiles than the pipeline's buffers the loop's stage offset is a
+    variable ((k.outer % 4) * tile), which the simplifier moves outside the swizzle; the tile
+    operands of ldmatrix keep it outside too (a 7-iteration k loop, depth 4)."""
+    make, bk = (tc.step5, 32) if step == 5 else (tc.step6, 64)
+    tc.check_in_interpreter(make, shape=(128, 256, 7 * bk))
+
+
+def swizzle_arguments(cu):
+    """The first argument of every tsl_swizzle call in CUDA source."""
+    args, start = [], 0
+    while (i := cu.find("tsl_swizzle(", start)) >= 0:
+        depth, j = 0, i + len("tsl_swizzle(")
+        k = j
+        while depth > 0 or cu[k] != ",":
+            depth += {"(": 1, ")": -1}.get(cu[k], 0)
+            k += 1
+        args.append(cu[j:k])
+        start = k
+    return args
+
+
+def test_pipelined_swizzle_leaves_the_stage_offset_outside():
+    """Every swizzle in step 6's kernel is of a loop-invariant offset: the pipelined k loop's
+    stage offset is added outside it (whole phase cycles), so the CUDA compiler can hoist the
+    swizzles out of the loop."""
+    s, args = tc.step6(1024, 1024, 1024)
+    cu = ts.build(s, args, target="cuda -arch=sm_90").get_source("cu")
+    swizzled = [a for a in swizzle_arguments(cu) if "(int)" in a]
+    assert len(swizzled) > 16
+    assert not [a for a in swizzled if "k_outer" in a]
+
+
 @pytest.mark.parametrize("shape", [(256, 128, 96), (128, 256, 32)], ids=str)
 def test_double_buffered_gemm_at_other_shapes(shape):
     tc.check_in_interpreter(tc.step3, shape=shape)

@@ -22,9 +22,10 @@ struct Case {
         (in), (out), __LINE__ \
     }
 
-void check_cases(const std::vector<Case>& cases, const Analyzer& an = Analyzer()) {
+void check_cases(const std::vector<Case>& cases, const Analyzer& an = Analyzer(),
+                 const SimplifyOptions& options = {}) {
     for (const Case& c : cases) {
-        Expr got = an.simplify(c.in);
+        Expr got = an.simplify(c.in, options);
         EXPECT_TRUE(same(got, c.expected))
             << "line " << c.line << ": simplify(" << show(c.in) << ")\n  got      " << show(got)
             << "\n  expected " << show(c.expected);
@@ -500,8 +501,27 @@ TEST(ArithSimplify, Swizzle) {
             C(swz(y + 16), swz(y + 16)),    // a column step: changes the XORed chunk
             C(swz(z + 512), swz(z + 512)),  // z may be negative
             C(swz(Expr(72)), Expr(64)),     // row 2, chunk 1: phase 1 makes it chunk 0
+            C(swz(y + z * 256 + 16), swz(y + z * 256 + 16)),  // variables stay without the option
         },
         an);
+    SimplifyOptions out;  // lowering's last simplification
+    out.swizzle_cycles_out = true;
+    check_cases(
+        {
+            // a pipelined loop's stage offset and a whole-cycle coefficient move out too
+            C(swz(y + floormod(z, 3) * 512), swz(y) + floormod(z, 3) * 512),
+            C(swz(y + z * 256 + 16), swz(y + 16) + z * 256),
+            C(swz(y + z * 128), swz(y + z * 128)),              // half a cycle: z picks the phase
+            C(swz(y * 256 + z * 512), swz(y * 256 + z * 512)),  // all cycles: the call stays
+            C(swz(z + 512), swz(z + 512)),                      // z may be negative
+                                            // a drained pipeline's stage offset: the constant's
+                                            // whole cycles go out with it
+            C(swz(y + z * 256 - 496), swz(y + 16) + z * 256 - 512),
+        },
+        an, out);
     const BufferSwizzle sw{8, 64, 4};
     for (int64_t x = 0; x < 1000; x += 7) EXPECT_EQ(sw.apply(x + 512), sw.apply(x) + 512) << x;
+    for (int64_t x = 0; x < 600; x += 5)  // a negative multiple: x + y stays in the domain
+        for (int64_t k = -1; k <= 3; ++k)
+            if (x + k * 256 >= 0) EXPECT_EQ(sw.apply(x + k * 256), sw.apply(x) + k * 256) << x;
 }

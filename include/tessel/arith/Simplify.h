@@ -23,6 +23,17 @@
 
 namespace tessel {
 
+/// What a simplification may do beyond the rewrites it always makes.
+struct SimplifyOptions {
+    /// swizzle(x + y) -> swizzle(x) + y (ir/IR.h) for every sum y of whole phase cycles (a
+    /// pipelined loop's stage offset, a warp's block of rows) with x >= 0 and not constant: what
+    /// changes with a loop stays outside the swizzle, and the CUDA compiler can hoist the rest.
+    /// Lowering's last simplification only (after unroll_loops): a later substitution that made x
+    /// constant would fold the swizzle call away, and a tensor-core tile operand needs its call.
+    /// Without it only constant whole cycles move out.
+    bool swizzle_cycles_out = false;
+};
+
 /// A simplification context: what is known about variables. Bind ranges, then simplify or prove.
 ///
 ///     Analyzer an;
@@ -45,9 +56,9 @@ public:
 
     /// The simplified expression: equal to `e` for every value of the bound variables in their
     /// ranges.
-    Expr simplify(const Expr& e) const;
+    Expr simplify(const Expr& e, const SimplifyOptions& options = {}) const;
     /// The simplified statement (see the header comment for statement rewrites).
-    Stmt simplify(const Stmt& s) const;
+    Stmt simplify(const Stmt& s, const SimplifyOptions& options = {}) const;
     /// True if `cond` holds for all bound values; false means "not proven".
     bool can_prove(const Expr& cond) const;
 
@@ -71,6 +82,6 @@ private:
 /// Simplifies `e` knowing nothing about its variables.
 Expr simplify(const Expr& e);
 /// Simplifies `s`; loop variables are known to lie within their loops' ranges inside the body.
-Stmt simplify(const Stmt& s);
+Stmt simplify(const Stmt& s, const SimplifyOptions& options = {});
 
 }  // namespace tessel

@@ -621,9 +621,11 @@ struct Let : ExprNodeBase<Let> {
 // is that of the element one row below (their difference is the row stride; columns are
 // contiguous). A Load in a tile operand is not a read. Tiles of "warp"-scope buffers are fragments
 // (ir/Fragment.h): all lanes of a warp name the same fragment, and the buffer's logical row length
-// is the row stride. In a swizzled buffer both indices are swizzle calls with the same constants:
-// the row stride is the difference of their first arguments, and element (r, c) of the tile is
-// at swizzle(origin + r * stride + c) (each lane applies the swizzle to its own addresses).
+// is the row stride. In a swizzled buffer both indices are swizzle calls with the same constants,
+// each possibly plus whole phase cycles (span * phases) outside the call, as the simplifier moves
+// them out (lower/StorageFlatten.h, unswizzled_index): the row stride is the difference of their
+// unswizzled offsets, and element (r, c) of the tile is at swizzle(origin + r * stride + c) (each
+// lane applies the swizzle to its own addresses).
 //  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
 //    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
 //    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C

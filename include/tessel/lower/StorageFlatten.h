@@ -38,8 +38,15 @@ Expr unswizzled_flat_index(const Buffer& buffer, const std::vector<Expr>& indice
 Expr swizzle_index(const Expr& index, const BufferSwizzle& z);
 
 /// The unswizzled flat index of a scalar index of a swizzled buffer, `swizzle(o, z...)` or (as
-/// the simplifier moves whole phase cycles out) `swizzle(o, z...) + c`: o (or o + c), with the
-/// swizzle in `z`. Undefined for any other index. Tensor-core tile operands use it.
-Expr unswizzled_index(const Expr& index, BufferSwizzle* z);
+/// the simplifier moves whole phase cycles out) `swizzle(o, z...) + y` with y a sum of terms that
+/// are provably multiples of z.span * z.phases (a constant, a pipelined loop's stage offset):
+/// o + y, with the swizzle in `z` and y in `outside` (0 when there is none). Undefined for any
+/// other index. Tensor-core tile operands use it.
+Expr unswizzled_index(const Expr& index, BufferSwizzle* z, Expr* outside = nullptr);
+
+/// The summands of `o` that are provably multiples of z.span * z.phases (whole phase cycles,
+/// which a swizzle leaves alone: swizzle(x + y) = swizzle(x) + y for x >= 0), added up;
+/// undefined when there are none. `rest` gets the other summands (0 when there are none).
+Expr split_whole_cycles(const Expr& o, const BufferSwizzle& z, Expr* rest);
 
 }  // namespace tessel

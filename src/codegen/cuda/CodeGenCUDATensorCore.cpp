@@ -50,7 +50,8 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
     t.elem = l0->type.element_of();
     Expr i0 = l0->index, i1 = l1->index;
     BufferSwizzle z0, z1;
-    Expr u0 = unswizzled_index(i0, &z0), u1 = unswizzled_index(i1, &z1);
+    Expr y0, y1;  // whole phase cycles outside the swizzle
+    Expr u0 = unswizzled_index(i0, &z0, &y0), u1 = unswizzled_index(i1, &z1, &y1);
     if (u0.defined() || u1.defined()) {  // a swizzled buffer (ir/IR.h): each lane swizzles
         if (!u0.defined() || !u1.defined() || !(z0 == z1))
             TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op) << ": argument " << a
@@ -65,13 +66,24 @@ CodeGenCUDA::TileExpr CodeGenCUDA::tile(const Call* op, size_t a) {
     t.stride_ir = simplify(i1 - i0);
     t.origin = index_expr(i0);
     t.stride = index_expr(t.stride_ir);
-    // swizzle(x) + c (the simplifier moved whole phase cycles c out, x >= 0 proven): each lane's
-    // address keeps c outside its swizzle, so unrolled tiles share one swizzled base.
-    const Add* add = l0->index.as<Add>();
-    auto c = add && add->a.as<Call>() ? as_const_int(add->b) : std::nullopt;
-    if (!t.swizzle.empty() && c && *c > 0 && *c % (z0.span * z0.phases) == 0) {
-        t.origin = index_expr(add->a.as<Call>()->args[0]);
-        t.swizzle_add = " + " + index_expr(add->b);
+    // swizzle(x) + y (the simplifier moved whole phase cycles y out, x >= 0 proven): each lane's
+    // address keeps y outside its swizzle, so unrolled tiles share one swizzled base and a
+    // pipelined loop's stage offset stays out of it (the rest is loop-invariant).
+    // A tile whose origin is all whole cycles but a constant (the simplifier leaves such a swizzle
+    // whole, as swizzle(constant) would fold away) is split here the same way.
+    if (!t.swizzle.empty() && is_zero(y0)) {
+        Expr rest;
+        Expr whole = split_whole_cycles(u0, z0, &rest);
+        if (auto c = as_const_int(simplify(rest)); whole.defined() && c) {
+            const int64_t cycle = z0.span * z0.phases;
+            const int64_t inside =
+                ((*c % cycle) + cycle) % cycle;  // the origin's offset in its cycle
+            y0 = simplify(whole + make_const(whole.type(), *c - inside));
+        }
+    }
+    if (!t.swizzle.empty() && !is_zero(y0)) {
+        t.origin = index_expr(simplify(u0 - y0));
+        t.swizzle_add = " + " + index_expr(y0);
     }
     return t;
 }
