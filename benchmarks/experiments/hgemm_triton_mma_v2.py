@@ -6,7 +6,9 @@ accumulation and output) against tessel's tutorial 07 step 6, cuBLAS and the reg
 mma.sync peak, in interleaved rounds in one process, each kernel checked against a float64
 product first and its PTX checked for mma.sync (and no wgmma).
 
-    python3 benchmarks/experiments/hgemm_triton_mma_v2.py [ROUNDS] [N ...]   (default 5; 4096 8192)
+    python3 benchmarks/experiments/hgemm_triton_mma_v2.py [--wide] [ROUNDS] [N ...]
+                                                            (default 5; 4096 8192)
+--wide times WIDE's configurations instead (more stages, warps and k tiles around the best).
 """
 import os
 import sys
@@ -58,6 +60,15 @@ CONFIGS = [
 ]
 
 
+# Around the best of CONFIGS (128 x 128 x 64, 4 warps, two blocks an SM): stages, warps, k tiles,
+# narrower blocks (three an SM), and the 8-warp shapes with 3 stages.
+WIDE = [
+    (128, 128, 64, 3, 4), (128, 128, 64, 4, 4), (128, 128, 64, 5, 4), (128, 128, 128, 3, 4),
+    (128, 128, 32, 5, 4), (128, 128, 32, 6, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4),
+    (128, 64, 64, 5, 4), (128, 128, 64, 4, 8), (256, 128, 64, 3, 8), (128, 256, 64, 3, 8),
+]
+
+
 def triton_kernel(n, a, b, out, config, group=8):
     bm, bn, bk, stages, warps = config
     grid = ((n // bm) * (n // bn),)
@@ -77,8 +88,10 @@ def triton_kernel(n, a, b, out, config, group=8):
 
 
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    sizes = [int(x) for x in sys.argv[2:]] or [4096, 8192]
+    argv = [x for x in sys.argv[1:] if x != "--wide"]
+    configs = WIDE if "--wide" in sys.argv[1:] else CONFIGS
+    rounds = int(argv[0]) if argv else 5
+    sizes = [int(x) for x in argv[1:]] or [4096, 8192]
     peak = bench.mma_peak()
     print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s; "
           f"triton {triton.__version__}, DISABLE_MMA_V3={os.environ['DISABLE_MMA_V3']}")
@@ -92,7 +105,7 @@ def main():
         f = ts.build(s, args, target="cuda")
         out = torch.empty(n, n, device="cuda")
         kernels = [("tessel step6", lambda f=f, out=out: f(a, b, out), out)]
-        for config in CONFIGS:
+        for config in configs:
             out = torch.empty(n, n, device="cuda")
             try:
                 kernels.append((f"triton {config}", triton_kernel(n, a, b, out, config), out))
