@@ -27,32 +27,20 @@ def step(number, group):
                                     group=group)
 
 
-def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    sizes = [int(x) for x in sys.argv[2:]] or [4096, 8192]
-    peak = bench.mma_peak()
-    print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s")
-    for n in sizes:
-        g = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.randn(n, n, device="cuda", generator=g).half()
-        b = torch.randn(n, n, device="cuda", generator=g).half()
-        ref = a.double() @ b.double()
+def kernels(n, a, b):
+    out = []
+    for number, group in ((6, 1), (6, 4), (6, 8), (6, 16), (5, 1), (5, 8)):
+        if (n // 128) % group:
+            continue
+        s, args = step(number, group)(n, n, n)
+        f = ts.build(s, args, target="cuda")
         c = torch.empty(n, n, device="cuda")
-        timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
-        for number, group in ((6, 1), (6, 4), (6, 8), (6, 16), (5, 1), (5, 8)):
-            if (n // 128) % group:
-                continue
-            s, args = step(number, group)(n, n, n)
-            f = ts.build(s, args, target="cuda")
-            out = torch.full((n, n), float("nan"), device="cuda")
-            f(a, b, out)
-            err = cuda_bench.relative_error(out, ref)
-            assert err < 1e-4, f"step {number} group {group} is wrong: {err}"
-            timed.append((f"step{number} group {group}", lambda f=f, out=out: f(a, b, out)))
-        print(f"n={n}:")
-        cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
-        print(f"(0.7 x the mma.sync peak: {0.7 * peak / 1e3:.1f} TFLOP/s)")
+        out.append((f"step{number} group {group}", lambda f=f, c=c: f(a, b, c), c))
+    return out
 
+
+def main():
+    cuda_bench.fp16_gemm_experiment(sys.argv[1:], bench.mma_peak, kernels)
 
 if __name__ == "__main__":
     main()

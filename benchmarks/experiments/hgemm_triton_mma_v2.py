@@ -88,39 +88,24 @@ def triton_kernel(n, a, b, out, config, group=8):
 
 
 def main():
-    argv = [x for x in sys.argv[1:] if x != "--wide"]
     configs = WIDE if "--wide" in sys.argv[1:] else CONFIGS
-    rounds = int(argv[0]) if argv else 5
-    sizes = [int(x) for x in argv[1:]] or [4096, 8192]
-    peak = bench.mma_peak()
-    print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s; "
-          f"triton {triton.__version__}, DISABLE_MMA_V3={os.environ['DISABLE_MMA_V3']}")
-    for n in sizes:
-        g = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.randn(n, n, device="cuda", generator=g).half()
-        b = torch.randn(n, n, device="cuda", generator=g).half()
-        ref = a.double() @ b.double()
-        timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
+    print(f"triton {triton.__version__}, DISABLE_MMA_V3={os.environ['DISABLE_MMA_V3']}")
+
+    def kernels(n, a, b):
         s, args = bench.tc.step6(n, n, n)
         f = ts.build(s, args, target="cuda")
-        out = torch.empty(n, n, device="cuda")
-        kernels = [("tessel step6", lambda f=f, out=out: f(a, b, out), out)]
+        c = torch.empty(n, n, device="cuda")
+        out = [("tessel step6", lambda: f(a, b, c), c)]
         for config in configs:
-            out = torch.empty(n, n, device="cuda")
+            c6 = torch.empty(n, n, device="cuda")
             try:
-                kernels.append((f"triton {config}", triton_kernel(n, a, b, out, config), out))
+                out.append((f"triton {config}", triton_kernel(n, a, b, c6, config), c6))
             except Exception as e:  # a shape Triton refuses (shared memory): said, not timed
                 print(f"triton {config}: not built ({type(e).__name__}: {str(e)[:120]})")
-        for label, run, out in kernels:
-            out.fill_(float("nan"))
-            run()
-            err = cuda_bench.relative_error(out, ref)
-            assert err < 1e-4, f"{label} is wrong: {err}"
-            timed.append((label, run))
-        print(f"n={n}:")
-        cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
-        print(f"(0.7 x the mma.sync peak: {0.7 * peak / 1e3:.1f} TFLOP/s)")
+        return out
 
+    cuda_bench.fp16_gemm_experiment([x for x in sys.argv[1:] if x != "--wide"], bench.mma_peak,
+                                    kernels)
 
 if __name__ == "__main__":
     main()

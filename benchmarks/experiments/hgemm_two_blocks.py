@@ -38,41 +38,25 @@ def registers(f):
     return used[0] if used else "(no ptxas report)"
 
 
-def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    sizes = [int(x) for x in sys.argv[2:]] or [4096, 8192]
-    peak = bench.mma_peak()
-    print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s")
-    for n in sizes:
-        g = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.randn(n, n, device="cuda", generator=g).half()
-        b = torch.randn(n, n, device="cuda", generator=g).half()
-        ref = a.double() @ b.double()
-        kernels = []
-        for label, kw in VARIANTS:
-            try:
-                s, args = tc.step2(n, n, n, "float16", swizzle=True, **kw)
-                f = ts.build(s, args, target="cuda")
-            except ts.TesselError as e:
-                print(f"{label}: not built ({type(e).__name__}: {str(e)[:160]})")
-                continue
-            print(f"{label}: {registers(f)}")
-            out = torch.empty(n, n, device="cuda")
-            kernels.append((label, lambda f=f, out=out: f(a, b, out), out))
-        out = torch.empty(n, n, device="cuda")
-        kernels.append(("triton 128x128x64 s4 w4",
-                        tri.triton_kernel(n, a, b, out, (128, 128, 64, 4, 4)), out))
-        timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
-        for label, run, out in kernels:
-            out.fill_(float("nan"))
-            run()
-            err = cuda_bench.relative_error(out, ref)
-            assert err < 1e-4, f"{label} is wrong: {err}"
-            timed.append((label, run))
-        print(f"n={n}:")
-        cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
-        print(f"(0.7 x the mma.sync peak: {0.7 * peak / 1e3:.1f} TFLOP/s)")
+def kernels(n, a, b):
+    out = []
+    for label, kw in VARIANTS:
+        try:
+            s, args = tc.step2(n, n, n, "float16", swizzle=True, **kw)
+            f = ts.build(s, args, target="cuda")
+        except ts.TesselError as e:
+            print(f"{label}: not built ({type(e).__name__}: {str(e)[:160]})")
+            continue
+        print(f"{label}: {registers(f)}")
+        c = torch.empty(n, n, device="cuda")
+        out.append((label, lambda f=f, c=c: f(a, b, c), c))
+    c = torch.empty(n, n, device="cuda")
+    out.append(("triton 128x128x64 s4 w4", tri.triton_kernel(n, a, b, c, (128, 128, 64, 4, 4)), c))
+    return out
 
+
+def main():
+    cuda_bench.fp16_gemm_experiment(sys.argv[1:], bench.mma_peak, kernels)
 
 if __name__ == "__main__":
     main()

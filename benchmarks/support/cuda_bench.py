@@ -77,3 +77,40 @@ def interleaved_rounds(timed, rounds, flops, reference, digits=0):
         med = statistics.median(v)
         print(f"{label}: {med:.{digits}f} [{min(v):.{digits}f}, {max(v):.{digits}f}] "
               f"({med / ref:.3f} x {reference})")
+
+
+def fp16_gemm_inputs(n):
+    """Random float16 n x n A and B (seeded by n) and their float64 product."""
+    g = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.randn(n, n, device="cuda", generator=g).half()
+    b = torch.randn(n, n, device="cuda", generator=g).half()
+    return a, b, a.double() @ b.double()
+
+
+def check_and_time_fp16_gemms(kernels, n, a, b, ref, rounds, peak):
+    """The fp16 GEMM kernels [(label, run, out)] (run() writes the float32 product into out), each
+    checked against ref (relative error below 1e-4), then timed with cuBLAS (torch.mm, float32
+    output) in interleaved rounds; prints 0.7 x `peak` (GFLOP/s), issue 25's bar."""
+    timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
+    for label, run, out in kernels:
+        out.fill_(float("nan"))
+        run()
+        err = relative_error(out, ref)
+        assert err < 1e-4, f"{label} is wrong: {err}"
+        timed.append((label, run))
+    print(f"n={n}:")
+    interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
+    print(f"(0.7 x the mma.sync peak: {0.7 * peak / 1e3:.1f} TFLOP/s)")
+
+
+def fp16_gemm_experiment(argv, peak_fn, make_kernels):
+    """An issue-25 experiment's main: `[ROUNDS] [N ...]` from argv (default 5; 4096 8192), the
+    register-only mma.sync peak (peak_fn(), GFLOP/s), then for each n the kernels of
+    make_kernels(n, a, b) ([(label, run, out)]) checked and timed by check_and_time_fp16_gemms."""
+    rounds = int(argv[0]) if argv else 5
+    sizes = [int(x) for x in argv[1:]] or [4096, 8192]
+    peak = peak_fn()
+    print(f"register-only mma.sync peak: {peak / 1e3:.1f} TFLOP/s")
+    for n in sizes:
+        a, b, ref = fp16_gemm_inputs(n)
+        check_and_time_fp16_gemms(make_kernels(n, a, b), n, a, b, ref, rounds, peak)
