@@ -7,12 +7,17 @@ and, for comparison, its step 3 (128 x 128 tiles, double_buffer), against, in th
     (fp16 -> fp32) on registers, the ceiling of this instruction on this GPU;
   - cuBLAS through torch.matmul on fp16 inputs with fp32 accumulation
     (torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False, asserted), its
-    output in float32 where torch offers it (out_dtype), else in float16 (said in the output).
+    output in float32 where torch offers it (out_dtype), else in float16 (said in the output);
+  - Triton's GEMM (support/triton_gemm.py; where triton is installed), the fastest of a few
+    configurations, compiled as Triton does on sm_90 (wgmma) and compiled to mma.sync
+    (DISABLE_MMA_V3=1): what another compiler reaches with each instruction.
 Checks tessel's result against a float64 product first, prints ptxas's report and whether the
 kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has one), then GFLOP/s
 (median of 30 runs timed with CUDA events after 5 warm-up runs, queue pre-filled), and BENCH lines:
   BENCH gemm_fp16_cuda n=N tessel=... mma_peak=... ratio=...    (the issue's bar: >= 0.7)
   BENCH gemm_fp16_cuda n=N tessel=... cublas=... ratio=...
+  BENCH gemm_fp16_cuda n=N tessel=... triton_wgmma=... ratio=...        (where triton is)
+  BENCH gemm_fp16_cuda n=N tessel=... triton_mma_sync=... ratio=...
 
     python benchmarks/gemm_fp16_cuda.py [--step 4|5] [N ...]     (default 4096 8192)
 
@@ -30,6 +35,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import cuda_bench  # noqa: E402
 import nvrtc_kernel  # noqa: E402
+import triton_gemm  # noqa: E402
 
 torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
 assert not torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
@@ -148,6 +154,17 @@ def main():
               f"error {ref_err:.2e})")
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "mma_peak", peak))
         lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, "cublas", ref))
+        if not triton_gemm.available():
+            print("triton is not installed: no Triton reference")
+            continue
+        a, b, product = cuda_bench.fp16_gemm_inputs(n)
+        for mma_sync, name in ((False, "triton_wgmma"), (True, "triton_mma_sync")):
+            t, config, t_err = triton_gemm.best(n, a, b, product, mma_sync)
+            print(f"{case}: Triton {'mma.sync' if mma_sync else 'wgmma'} {t / 1e3:.1f} TFLOP/s "
+                  f"= {t / peak:.3f} x the mma.sync peak (best of its configurations: {config}; "
+                  f"relative error {t_err:.2e})")
+            lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, name, t))
+        del a, b, product
     print("\n".join(lines))
 
 

@@ -13,44 +13,15 @@ product first and its PTX checked for mma.sync (and no wgmma).
 import os
 import sys
 
-os.environ["DISABLE_MMA_V3"] = "1"  # read by Triton at every compile (part of its cache key)
-
-import tessel as ts  # noqa: E402 (before torch: the process uses tessel's NVRTC)
-import torch  # noqa: E402
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
+import tessel as ts  # before torch: the process uses tessel's NVRTC
+import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 import cuda_bench  # noqa: E402
 import gemm_fp16_cuda as bench  # noqa: E402
-
-
-@triton.jit
-def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-           GROUP: tl.constexpr):
-    """c[M, N] (float32) = a[M, K] @ b[K, N] (float16, row-major), M, N, K multiples of the block;
-    blocks ordered GROUP block rows at a time (L2 reuse)."""
-    pid = tl.program_id(0)
-    blocks_n = N // BN
-    per_group = GROUP * blocks_n
-    first_m = (pid // per_group) * GROUP
-    rows = min(M // BM - first_m, GROUP)
-    pid_m = first_m + (pid % per_group) % rows
-    pid_n = (pid % per_group) // rows
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    pa = a + rm[:, None] * K + rk[None, :]
-    pb = b + rk[:, None] * N + rn[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for _ in range(0, K, BK):
-        acc = tl.dot(tl.load(pa), tl.load(pb), acc)
-        pa += BK
-        pb += BK * N
-    tl.store(c + rm[:, None] * N + rn[None, :], acc)
-
+import triton_gemm  # noqa: E402
 
 # (BM, BN, BK, stages, warps): Triton's and CUTLASS's usual Ampere shapes and tessel's.
 CONFIGS = [
@@ -58,7 +29,6 @@ CONFIGS = [
     (128, 256, 32, 4, 8), (128, 128, 64, 4, 4), (128, 128, 64, 3, 8), (128, 128, 32, 4, 4),
     (64, 256, 64, 4, 4), (256, 128, 32, 4, 8),
 ]
-
 
 # Around the best of CONFIGS (128 x 128 x 64, 4 warps, two blocks an SM): stages, warps, k tiles,
 # narrower blocks (three an SM), and the 8-warp shapes with 3 stages.
@@ -69,27 +39,9 @@ WIDE = [
 ]
 
 
-def triton_kernel(n, a, b, out, config, group=8):
-    bm, bn, bk, stages, warps = config
-    grid = ((n // bm) * (n // bn),)
-
-    def run():
-        return matmul[grid](a, b, out, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=group,
-                            num_stages=stages, num_warps=warps)
-
-    compiled = run()
-    ptx = compiled.asm["ptx"]
-    assert "mma.sync" in ptx and "wgmma" not in ptx, f"{config}: not an mma.sync kernel"
-    shared = compiled.metadata.shared
-    print(f"triton {config}: {compiled.n_regs} registers, {compiled.n_spills} spills, "
-          f"{shared} bytes of shared memory, {ptx.count('mma.sync')} mma.sync and "
-          f"{ptx.count('ldmatrix')} ldmatrix in the PTX")
-    return run
-
-
 def main():
     configs = WIDE if "--wide" in sys.argv[1:] else CONFIGS
-    print(f"triton {triton.__version__}, DISABLE_MMA_V3={os.environ['DISABLE_MMA_V3']}")
+    print(f"triton {triton_gemm.triton.__version__}, compiled with DISABLE_MMA_V3=1")
 
     def kernels(n, a, b):
         s, args = bench.tc.step6(n, n, n)
@@ -99,7 +51,8 @@ def main():
         for config in configs:
             c6 = torch.empty(n, n, device="cuda")
             try:
-                out.append((f"triton {config}", triton_kernel(n, a, b, c6, config), c6))
+                out.append((f"triton {config}",
+                            triton_gemm.kernel(n, a, b, c6, config, mma_sync=True), c6))
             except Exception as e:  # a shape Triton refuses (shared memory): said, not timed
                 print(f"triton {config}: not built ({type(e).__name__}: {str(e)[:120]})")
         return out
