@@ -98,6 +98,12 @@ void summands(const Expr& e, bool negative, std::vector<std::pair<Expr, bool>>* 
     }
 }
 
+// *acc += e (or -= e), starting from nothing.
+void add_summand(Expr* acc, const Expr& e, bool negative) {
+    Expr a = acc->defined() ? *acc : make_zero(e.type());
+    *acc = negative ? Sub::make(a, e) : acc->defined() ? Add::make(a, e) : e;
+}
+
 }  // namespace
 
 Expr split_whole_cycles(const Expr& o, const BufferSwizzle& z, Expr* rest) {
@@ -105,13 +111,9 @@ Expr split_whole_cycles(const Expr& o, const BufferSwizzle& z, Expr* rest) {
     summands(o, false, &terms);
     const int64_t cycle = z.span * z.phases;
     Expr whole, other;
-    auto add = [](Expr* acc, const Expr& e, bool negative) {
-        Expr a = acc->defined() ? *acc : make_zero(e.type());
-        *acc = negative ? Sub::make(a, e) : acc->defined() ? Add::make(a, e) : e;
-    };
     for (const auto& [e, negative] : terms) {
         ModularSet m = modular_set_of(e, {});
-        add(m.coeff % cycle == 0 && m.base % cycle == 0 ? &whole : &other, e, negative);
+        add_summand(m.coeff % cycle == 0 && m.base % cycle == 0 ? &whole : &other, e, negative);
     }
     *rest = other.defined() ? other : make_zero(o.type());
     return whole;
@@ -129,8 +131,7 @@ Expr unswizzled_index(const Expr& index, BufferSwizzle* z, Expr* outside) {
             call = c;
             continue;
         }
-        Expr acc = rest.defined() ? rest : make_zero(e.type());
-        rest = negative ? Sub::make(acc, e) : rest.defined() ? Add::make(acc, e) : e;
+        add_summand(&rest, e, negative);
     }
     if (!call) return Expr();
     BufferSwizzle found{*as_const_int(call->args[1]), *as_const_int(call->args[2]),

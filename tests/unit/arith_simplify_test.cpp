@@ -523,5 +523,7 @@ TEST(ArithSimplify, Swizzle) {
     for (int64_t x = 0; x < 1000; x += 7) EXPECT_EQ(sw.apply(x + 512), sw.apply(x) + 512) << x;
     for (int64_t x = 0; x < 600; x += 5)  // a negative multiple: x + y stays in the domain
         for (int64_t k = -1; k <= 3; ++k)
-            if (x + k * 256 >= 0) EXPECT_EQ(sw.apply(x + k * 256), sw.apply(x) + k * 256) << x;
+            if (x + k * 256 >= 0) {
+                EXPECT_EQ(sw.apply(x + k * 256), sw.apply(x) + k * 256) << x;
+            }
 }
