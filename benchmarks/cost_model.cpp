@@ -10,7 +10,8 @@
 // schedules of 4 GEMM and 4 conv2d tasks, built through LLVM, checked against the reference
 // interpreter and timed on one thread; generated on the first run, minutes, and cached in the
 // build folder), split 80/20 at random and by generation order; the model trains on the first
-// part and ranks the second: pairwise accuracy and recall@30 (auto_schedule/CostModel.h).
+// part and ranks the second: pairwise accuracy and recall@30
+// (auto_schedule/cost_model/CostModel.h).
 //
 // Checked first: the GEMM state's 64^3 instance in the loop-IR interpreter against the reference
 // interpreter; every program of the data set against the reference; the model's determinism.
@@ -30,8 +31,8 @@
 #include "support/GemmState.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
-#include "tessel/auto_schedule/CostModel.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
+#include "tessel/auto_schedule/features/Features.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/Operation.h"

@@ -80,8 +80,8 @@ def rows_of(recs):
 
 
 def pack_sum(train, depth=10, eta=0.2, rounds=400, weight="y", hess="rows", gamma=0.001):
-    """A booster with tessel's objective (src/auto_schedule/CostModel.cpp) and its defaults,
-    or a variant: label weights y / sqrt(y) / 1, hessian weight x rows or weight alone."""
+    """A booster with tessel's objective (src/auto_schedule/cost_model/CostModel.cpp) and its
+    defaults, or a variant: label weights y / sqrt(y) / 1, hessian weight x rows or weight alone."""
     import xgboost as xgb
     x, g = rows_of(train)
     c = np.array([statistics.median(c) for _, _, c in train])

@@ -13,7 +13,7 @@
 
 #include "reference/elementwise_loop.h"
 #include "support/BenchUtil.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"

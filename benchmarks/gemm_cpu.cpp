@@ -25,9 +25,9 @@
 
 #include "gemm_schedule.h"
 #include "support/BenchUtil.h"
-#include "tessel/auto_schedule/Workload.h"
-#include "tessel/codegen/Build.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/task/Workload.h"
+#include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 

@@ -19,12 +19,12 @@
 #include <set>
 
 #include "tessel/Error.h"
-#include "tessel/auto_schedule/CostModel.h"
-#include "tessel/auto_schedule/EvolutionarySearch.h"
-#include "tessel/auto_schedule/Features.h"
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/SearchSpace.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
+#include "tessel/auto_schedule/features/Features.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
+#include "tessel/auto_schedule/task/Workload.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/runtime/ThreadPool.h"
 
 using namespace tessel;

@@ -1,6 +1,6 @@
-// Benchmark: the measurement pipeline (auto_schedule/Measure.h) on a 1024^3 float32 GEMM for a
-// 2-core target, with TVM's default timing (number=3, repeat=1, min_repeat_ms=100). A batch of
-// tiled, vectorised, parallel candidates (different tile sizes) is built on 2 threads and
+// Benchmark: the measurement pipeline (auto_schedule/measure/Measure.h) on a 1024^3 float32 GEMM
+// for a 2-core target, with TVM's default timing (number=3, repeat=1, min_repeat_ms=100). A batch
+// of tiled, vectorised, parallel candidates (different tile sizes) is built on 2 threads and
 // measured in a tessel-measure worker; the Measurer's own accounting splits the time into build,
 // worker start, module load, data transfer, the check run (which is also the warm-up run TVM's
 // time evaluator makes), the correctness check and the timing itself. Prints candidates per
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "tessel/auto_schedule/Measure.h"
+#include "tessel/auto_schedule/measure/Measure.h"
 
 using namespace tessel;
 

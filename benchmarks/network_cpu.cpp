@@ -17,9 +17,9 @@
 #include <iostream>
 
 #include "support/OneDnnLayers.h"
-#include "tessel/auto_schedule/Job.h"
-#include "tessel/auto_schedule/ShippedLogs.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/records/ShippedLogs.h"
+#include "tessel/auto_schedule/tuner/Job.h"
+#include "tessel/driver/DefaultSchedule.h"
 
 using namespace tessel;
 

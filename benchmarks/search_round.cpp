@@ -1,4 +1,4 @@
-// Benchmark: one search round of the tuner (auto_schedule/EvolutionarySearch.h) for a 1024^3
+// Benchmark: one search round of the tuner (auto_schedule/tuner/EvolutionarySearch.h) for a 1024^3
 // fp32 GEMM on `llvm -num-cores=2`: the initial population of 2,048 (random samples), 4
 // generations of 2,048 children by mutation and crossover, every state lowered to the feature
 // point, its features extracted and scored by a trained cost model, the 64 best kept. The model
@@ -26,8 +26,8 @@
 #include "support/BenchUtil.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
-#include "tessel/auto_schedule/EvolutionarySearch.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/runtime/ThreadPool.h"

@@ -20,8 +20,8 @@
 
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
-#include "tessel/auto_schedule/SearchSpace.h"
-#include "tessel/auto_schedule/WorkloadSuite.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
+#include "tessel/auto_schedule/space/WorkloadSuite.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/runtime/ThreadPool.h"

@@ -37,8 +37,8 @@
 #include "support/BenchUtil.h"
 #include "support/OneDnnLayers.h"
 #include "tessel/Tolerance.h"
-#include "tessel/auto_schedule/Job.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/tuner/Job.h"
+#include "tessel/driver/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 

@@ -62,8 +62,8 @@ if(NOT CLI11_FOUND)
   message(FATAL_ERROR "tessel needs CLI11: install libcli11-dev (scripts/install-deps.sh does)")
 endif()
 
-# The cost model's gradient boosting (auto_schedule/CostModel.h): without it the cost model
-# throws RuntimeError saying so, and everything else works.
+# The cost model's gradient boosting (auto_schedule/cost_model/CostModel.h): without it the cost
+# model throws RuntimeError saying so, and everything else works.
 if(NOT TESSEL_USE_XGBOOST STREQUAL "OFF")
   include(TesselXGBoost)
 endif()

@@ -18,7 +18,8 @@ install(TARGETS tessel EXPORT tesselTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tessel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The shipped tuning logs (auto_schedule/ShippedLogs.h; a wheel carries them in tessel/ instead).
+# The shipped tuning logs (auto_schedule/records/ShippedLogs.h; a wheel carries them in tessel/
+# instead).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tuning_logs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tessel/tuning_logs
         FILES_MATCHING PATTERN "*.jsonl" PATTERN "README.md")
 install(EXPORT tesselRuntimeTargets NAMESPACE tessel:: DESTINATION ${TESSEL_INSTALL_CMAKEDIR}

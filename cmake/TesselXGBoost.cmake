@@ -1,5 +1,5 @@
 # Defines tessel::xgboost: XGBoost's C API (Debian's libxgboost-dev), for the cost model
-# (auto_schedule/CostModel.h). Sets TESSEL_XGBOOST_FOUND.
+# (auto_schedule/cost_model/CostModel.h). Sets TESSEL_XGBOOST_FOUND.
 #
 # Why not find_package(xgboost CONFIG): Debian's config package (1.7.4) also imports the `xgboost`
 # command-line program, which is in another package, and CMake refuses a package whose imported

@@ -13,7 +13,7 @@
 #include "RandomSchedules.h"
 #include "tessel/HostArray.h"
 #include "tessel/Tolerance.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/TimeEvaluator.h"
 #include "tessel/te/ReferenceInterpreter.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 
 namespace tessel::bench {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
 
 namespace tessel::bench {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "Dataset.h"
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 namespace tessel::bench {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <random>
 
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 
 namespace tessel::bench {
 

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "support/BenchUtil.h"
-#include "tessel/auto_schedule/Job.h"
-#include "tessel/auto_schedule/SearchTask.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/auto_schedule/tuner/Job.h"
+#include "tessel/driver/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 

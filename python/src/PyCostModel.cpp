@@ -3,7 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "PyFeatures.h"
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 namespace tessel::python {
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 
 namespace tessel::python {
 

@@ -6,7 +6,7 @@
 #include <pybind11/numpy.h>
 
 #include "PyCommon.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
 
 namespace tessel::python {
 

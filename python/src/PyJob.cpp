@@ -1,7 +1,7 @@
-// ts.auto_schedule's tuning jobs (auto_schedule/Job.h): the check a job written from Python
+// ts.auto_schedule's tuning jobs (auto_schedule/tuner/Job.h): the check a job written from Python
 // (extract_tasks, python/tessel/_tasks.py) passes before it is saved.
 #include "PyFeatures.h"
-#include "tessel/auto_schedule/Job.h"
+#include "tessel/auto_schedule/tuner/Job.h"
 
 namespace tessel::python {
 
@@ -13,7 +13,8 @@ void init_job(py::module_& m) {
             return job_to_json(parse_job(text, source));
         },
         py::arg("text"), py::arg("source") = "job",
-        "Checks a job's JSON as tessel-tune does (auto_schedule/Job.h) and returns it in full "
+        "Checks a job's JSON as tessel-tune does (auto_schedule/tuner/Job.h) and returns it in "
+        "full "
         "(every field, a network's layers as tasks); a TesselRuntimeError lists every problem.");
 }
 

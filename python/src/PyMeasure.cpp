@@ -1,8 +1,8 @@
-// ts.Measurer: builds and measures tuning candidates (auto_schedule/Measure.h) — builds on a
-// thread pool, runs in tessel-measure worker processes, every output checked before its time
+// ts.Measurer: builds and measures tuning candidates (auto_schedule/measure/Measure.h) — builds on
+// a thread pool, runs in tessel-measure worker processes, every output checked before its time
 // counts. Results carry error codes by name ("none", "crash", "wrong_answer", ...).
 #include "PyCommon.h"
-#include "tessel/auto_schedule/Measure.h"
+#include "tessel/auto_schedule/measure/Measure.h"
 
 namespace tessel::python {
 

@@ -2,7 +2,7 @@
 // `tessel` package re-exports it (python/tessel/__init__.py).
 #include "PyCommon.h"
 #include "PyFeatures.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 
 #ifndef TESSEL_VERSION
 #define TESSEL_VERSION "0.0.0"

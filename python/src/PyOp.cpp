@@ -6,7 +6,7 @@
 
 #include "PyCommon.h"
 #include "tessel/op/Conv.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/driver/DefaultSchedule.h"
 #include "tessel/op/Elementwise.h"
 #include "tessel/op/Matmul.h"
 #include "tessel/op/Networks.h"

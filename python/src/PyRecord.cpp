@@ -1,13 +1,14 @@
-// Tuning records and apply-best (auto_schedule/Record.h, ApplyHistoryBest.h): ts.TuningRecord,
-// ts.make_record, ts.read_records, ts.RecordWriter, and ts.apply_history_best(log), a context
-// manager under which ts.build() of a schedule without steps and ts.op.default_schedule() use
-// the log's best record; its warnings are Python warnings (ts.TuningWarning). The shipped tuning
-// logs' switches (auto_schedule/ShippedLogs.h) are ts.auto_schedule.use_shipped_logs & co.
+// Tuning records and apply-best (auto_schedule/records/Record.h, ApplyHistoryBest.h):
+// ts.TuningRecord, ts.make_record, ts.read_records, ts.RecordWriter, and
+// ts.apply_history_best(log), a context manager under which ts.build() of a schedule without steps
+// and ts.op.default_schedule() use the log's best record; its warnings are Python warnings
+// (ts.TuningWarning). The shipped tuning logs' switches (auto_schedule/records/ShippedLogs.h) are
+// ts.auto_schedule.use_shipped_logs & co.
 #include "PyCommon.h"
 #include "PyFeatures.h"
-#include "tessel/auto_schedule/ApplyHistoryBest.h"
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/ShippedLogs.h"
+#include "tessel/auto_schedule/records/ApplyHistoryBest.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/records/ShippedLogs.h"
 
 namespace tessel::python {
 

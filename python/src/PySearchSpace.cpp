@@ -1,4 +1,4 @@
-// The search space in Python (auto_schedule/Sketch.h, SearchSpace.h): ts.auto_schedule's
+// The search space in Python (auto_schedule/space/Sketch.h, SearchSpace.h): ts.auto_schedule's
 // generate_sketches, SearchSpace (sample, mutate, crossover, check), State, Sketch, SketchRule
 // and SketchContext, and search_suite.
 //
@@ -15,8 +15,8 @@
 #include <random>
 
 #include "PyFeatures.h"
-#include "tessel/auto_schedule/SearchSpace.h"
-#include "tessel/auto_schedule/WorkloadSuite.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
+#include "tessel/auto_schedule/space/WorkloadSuite.h"
 
 namespace tessel::python {
 

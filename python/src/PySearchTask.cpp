@@ -1,8 +1,8 @@
-// ts.SearchTask: a tuning task (auto_schedule/SearchTask.h) — a registered workload with its
+// ts.SearchTask: a tuning task (auto_schedule/task/SearchTask.h) — a registered workload with its
 // parameters, or a DAG, for a target; its key, its JSON (which rebuilds it in any process), and
 // schedule records applied through it.
 #include "PyWorkload.h"
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 
 namespace tessel::python {
 

@@ -1,11 +1,11 @@
-// ts.auto_schedule's tuner (auto_schedule/Tuner.h): the native tune() the Python tune() wraps
+// ts.auto_schedule's tuner (auto_schedule/tuner/Tuner.h): the native tune() the Python tune() wraps
 // with its progress bar (python/tessel/auto_schedule.py), its result and progress types,
 // format_progress, and the tuning curves of a log for plot().
 #include <limits>
 #include <map>
 
 #include "PyFeatures.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 namespace tessel::python {
 
@@ -177,7 +177,7 @@ void init_tune(py::module_& m) {
         py::arg("min_programs"), py::arg("measure_default") = true,
         py::arg("restart_after") = 0, py::arg("verbose"),
         py::arg("on_progress"),
-        "The C++ tune() (auto_schedule/Tuner.h); ts.auto_schedule.tune() is the Python API.");
+        "The C++ tune() (auto_schedule/tuner/Tuner.h); ts.auto_schedule.tune() is the Python API.");
     a.def("format_progress", &format_progress, py::arg("progress"),
           "The one-line progress report the C++ tuner prints.");
     a.def("task_flops", &task_flops, py::arg("task"),

@@ -10,7 +10,7 @@
 #include <pybind11/numpy.h>
 
 #include "PyWorkload.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/te/Serialize.h"
 
 namespace tessel::python {

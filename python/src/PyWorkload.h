@@ -2,7 +2,7 @@
 #pragma once
 
 #include "PyCommon.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 
 namespace tessel::python {
 

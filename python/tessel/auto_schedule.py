@@ -77,7 +77,8 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
          flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
          worker_path="", min_programs=16, measure_default=True, restart_after=0,
          progress=True, print_schedule=True):
-    """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``, auto_schedule/Tuner.h).
+    """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``,
+    auto_schedule/tuner/Tuner.h).
 
     Every measurement is appended to ``log_file`` (required), and a log that already holds
     records of the task is resumed: they count as trials done (``trials`` is the total), the cost

@@ -3,17 +3,14 @@
 // register tile.
 #include "tessel/op/DefaultSchedule.h"
 
-#include "tessel/auto_schedule/ApplyHistoryBest.h"
-#include "tessel/auto_schedule/ShippedLogs.h"
-
 #include <algorithm>
 #include <map>
 
 #include "op/DefaultScheduleGpu.h"
 #include "op/OpUtil.h"
 #include "op/ReadAccess.h"
-#include "tessel/auto_schedule/DAGAnalysis.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/te/DAGAnalysis.h"
 
 namespace tessel::op {
 
@@ -405,13 +402,6 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
 }
 
 }  // namespace
-
-Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& target) {
-    if (ApplyHistoryBest* best = active_apply_history_best())
-        return best->choose(outputs, target,
-                            [&] { return default_schedule_rules(outputs, target); });
-    return default_schedule_rules(outputs, target);
-}
 
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
     if (target.is_gpu()) return internal::default_schedule_gpu(outputs, target);

@@ -28,8 +28,8 @@
 
 #include "op/LoopNest.h"
 #include "op/ReadAccess.h"
-#include "tessel/auto_schedule/DAGAnalysis.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/te/DAGAnalysis.h"
 
 namespace tessel::op::internal {
 

@@ -1,12 +1,11 @@
-// The operator library's workloads: every operator registered under "op.<operator>" with its
+// The operator library's workloads (op/Workloads.h): every operator under "op.<operator>" with its
 // parameters (docs/operators.md lists them), so that a search task or the tuning daemon can
 // build it by name. The names carry the "op." prefix because the fuzzer's built-in workloads
 // ("matmul", "softmax", ...) are fixed computations of other shapes
-// (src/auto_schedule/Workloads.cpp).
+// (src/auto_schedule/task/Workloads.cpp).
 #include <functional>
 #include <map>
 
-#include "auto_schedule/BuiltinWorkloads.h"
 #include "op/OpUtil.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
@@ -15,6 +14,7 @@
 #include "tessel/op/Pool.h"
 #include "tessel/op/Reduce.h"
 #include "tessel/op/Transform.h"
+#include "tessel/op/Workloads.h"
 
 namespace tessel::internal {
 
@@ -207,9 +207,9 @@ TensorDAG where(const P& p) {
     return {{c, a, b}, {op::where(c, a, b)}};
 }
 
-std::vector<BuiltinWorkload> tensor_workloads() {
+std::vector<WorkloadDefinition> tensor_workloads() {
     auto x0 = [](const P& p) { return input(list(p, 0), dtype(p), "x"); };
-    std::vector<BuiltinWorkload> w = {
+    std::vector<WorkloadDefinition> w = {
         {"op.unary", spec({{"shape", L}, {"fn", S}}), unary},
         {"op.binary", spec({{"a_shape", L}, {"b_shape", L}, {"fn", S}}), binary},
         {"op.cast", spec({{"shape", L}, {"to", ParamKind::DType}}),
@@ -252,7 +252,7 @@ std::vector<BuiltinWorkload> tensor_workloads() {
     return w;
 }
 
-std::vector<BuiltinWorkload> nn_workloads() {
+std::vector<WorkloadDefinition> nn_workloads() {
     auto conv = spec({{"N", I},
                       {"C", I},
                       {"H", I},
@@ -263,7 +263,7 @@ std::vector<BuiltinWorkload> nn_workloads() {
                       {"padding", L},
                       {"dilation", L},
                       {"groups", I}});
-    std::vector<BuiltinWorkload> w = {
+    std::vector<WorkloadDefinition> w = {
         {"op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
          [](const P& p) {
              bool ta = integer(p, 3) != 0, tb = integer(p, 4) != 0;
@@ -339,10 +339,14 @@ std::vector<BuiltinWorkload> nn_workloads() {
 
 }  // namespace
 
-std::vector<BuiltinWorkload> operator_workloads() {
-    std::vector<BuiltinWorkload> w = tensor_workloads();
-    for (BuiltinWorkload& b : nn_workloads()) w.push_back(std::move(b));
+}  // namespace tessel::internal
+
+namespace tessel::op {
+
+std::vector<WorkloadDefinition> workloads() {
+    std::vector<WorkloadDefinition> w = tessel::internal::tensor_workloads();
+    for (WorkloadDefinition& b : tessel::internal::nn_workloads()) w.push_back(std::move(b));
     return w;
 }
 
-}  // namespace tessel::internal
+}  // namespace tessel::op

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tessel/Target.h"
-#include "tessel/auto_schedule/DAGAnalysis.h"
+#include "tessel/te/DAGAnalysis.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel::op::internal {

@@ -1,5 +1,5 @@
-// The messages between the tuner's measurement client (auto_schedule/Measure.h) and its worker
-// processes (tools/tessel-measure), over a Unix stream socket. Each message is a frame:
+// The messages between the tuner's measurement client (auto_schedule/measure/Measure.h) and its
+// worker processes (tools/tessel-measure), over a Unix stream socket. Each message is a frame:
 //
 //   uint32 kind | uint64 n | n bytes of JSON | uint64 m | m bytes of binary data
 //
@@ -8,8 +8,9 @@
 // tolerances), then per candidate Run (the saved module) and, when the outputs are right, Time
 // (the reply carries the costs). Run runs the candidate once on NaN-filled outputs; a worker
 // holding references compares the outputs itself and replies with one comparison per output
-// ("checks"), otherwise the reply carries the outputs. Exit ends the worker. A reply is a Reply frame whose JSON has "status":
-// "ok", or an error status and "message" (docs/tuning.md, "Measurement").
+// ("checks"), otherwise the reply carries the outputs. Exit ends the worker. A reply is a Reply
+// frame whose JSON has "status": "ok", or an error status and "message" (docs/tuning.md,
+// "Measurement").
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // How deeply a JSON text nests its brackets (outside strings), found by a scan before parsing: a
 // hostile text of a million '[' then costs a scan, not the parser's recursion. Used by the
-// record reader (auto_schedule/RecordJson.cpp), the job reader (auto_schedule/Job.cpp) and the
-// DAG reader (te/SerializeRead.cpp).
+// record reader (auto_schedule/records/RecordJson.cpp), the job reader
+// (auto_schedule/tuner/Job.cpp) and the DAG reader (te/SerializeRead.cpp).
 #pragma once
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
 
 namespace tessel::testing {
 

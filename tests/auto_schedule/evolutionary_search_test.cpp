@@ -1,12 +1,12 @@
-// The evolutionary search (auto_schedule/EvolutionarySearch.h) on a 64^3 GEMM with a model
+// The evolutionary search (auto_schedule/tuner/EvolutionarySearch.h) on a 64^3 GEMM with a model
 // trained on synthetic costs: it returns distinct states that lower, best-scored first, none of
 // the skipped ones; the result depends on the seed alone, not on the thread count; the best
 // measured states seed it; one of its states matches the reference.
 #include <set>
 
 #include "auto_schedule/SearchTestUtil.h"
-#include "tessel/auto_schedule/EvolutionarySearch.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 
 using namespace tessel;
 using namespace tessel::testing;

@@ -12,8 +12,8 @@
 
 #include "auto_schedule/ReadCacheTestUtil.h"
 #include "auto_schedule/SearchTestUtil.h"
-#include "tessel/auto_schedule/Features.h"
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/features/Features.h"
+#include "tessel/auto_schedule/records/Record.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/Lower.h"
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "auto_schedule/SearchTestUtil.h"
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/records/Record.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/Lower.h"
 

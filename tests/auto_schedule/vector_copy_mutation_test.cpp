@@ -13,7 +13,7 @@
 
 #include "auto_schedule/ReadCacheTestUtil.h"
 #include "auto_schedule/SearchTestUtil.h"
-#include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
 #include "tessel/ir/IRPrinter.h"
 
 using namespace tessel;

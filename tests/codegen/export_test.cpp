@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/codegen/Export.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/te/Operation.h"

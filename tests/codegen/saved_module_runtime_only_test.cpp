@@ -9,8 +9,8 @@
 #include <iterator>
 
 #include "tessel/Tolerance.h"
-#include "tessel/codegen/Build.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
 #include "tessel/op/Elementwise.h"
 #include "tessel/op/Matmul.h"
 #include "tessel/te/ReferenceInterpreter.h"

@@ -7,7 +7,7 @@
 
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuTestUtil.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/runtime/CUDA.h"
 #include "tessel/runtime/CudaLaunchPlan.h"
 

@@ -1,10 +1,10 @@
-// GPU measurement (auto_schedule/Measure.h) on a real GPU: candidates built with NVRTC run in a
-// tessel-measure worker on a stream of its own, are checked against the reference interpreter and
-// timed with CUDA events, with and without an L2 flush; a hanging candidate is killed and the
+// GPU measurement (auto_schedule/measure/Measure.h) on a real GPU: candidates built with NVRTC run
+// in a tessel-measure worker on a stream of its own, are checked against the reference interpreter
+// and timed with CUDA events, with and without an L2 flush; a hanging candidate is killed and the
 // worker replaced. Skipped, saying why, without a GPU.
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/Measure.h"
+#include "tessel/auto_schedule/measure/Measure.h"
 #include "tessel/op/DefaultSchedule.h"
 #include "tessel/runtime/CUDA.h"
 

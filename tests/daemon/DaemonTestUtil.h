@@ -18,8 +18,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/CostModel.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
+#include "tessel/driver/Build.h"
 
 namespace tessel::testing {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tessel/auto_schedule/TaskScheduler.h"
+#include "tessel/auto_schedule/tuner/TaskScheduler.h"
 
 namespace tessel::testing {
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/DaemonTestUtil.h"
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/records/Record.h"
 
 using namespace tessel;
 using namespace tessel::testing;

@@ -1,11 +1,11 @@
-// Jobs (auto_schedule/Job.h): what a job file may say, every problem of a bad one listed before
-// any work, hostile files refused without a crash, and the network presets as tasks.
+// Jobs (auto_schedule/tuner/Job.h): what a job file may say, every problem of a bad one listed
+// before any work, hostile files refused without a crash, and the network presets as tasks.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "daemon/DaemonTestUtil.h"
-#include "tessel/auto_schedule/Job.h"
+#include "tessel/auto_schedule/tuner/Job.h"
 #include "tessel/op/Networks.h"
 
 using namespace tessel;

@@ -1,5 +1,5 @@
-// Measurement as plain data (auto_schedule/MeasureRunner.h): requests and results survive JSON,
-// the local runner measures a request rebuilt from its JSON alone, and a crashing or hanging
+// Measurement as plain data (auto_schedule/measure/MeasureRunner.h): requests and results survive
+// JSON, the local runner measures a request rebuilt from its JSON alone, and a crashing or hanging
 // candidate costs that candidate only; a request spread over several workers (one per GPU on GPU
 // tasks) comes back in order, each candidate measured once.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "daemon/DaemonTestUtil.h"
-#include "tessel/auto_schedule/MeasureRunner.h"
-#include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/auto_schedule/measure/MeasureRunner.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
 #include "tessel/runtime/CUDA.h"
 
 using namespace tessel;

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "daemon/DaemonTestUtil.h"
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/records/Record.h"
 
 using namespace tessel;
 using namespace tessel::testing;

@@ -1,4 +1,4 @@
-// Jobs of real tasks (auto_schedule/Job.h, run_job): the budget spent exactly across tasks, a
+// Jobs of real tasks (auto_schedule/tuner/Job.h, run_job): the budget spent exactly across tasks, a
 // resume from the first k rounds of an uninterrupted run's logs proposing exactly that run's
 // round k + 1 (with the job's one cost model and with one per task), the shared model choosing a
 // new task's first round, and a crashing or hanging candidate costing that candidate only.
@@ -8,7 +8,7 @@
 #include <set>
 
 #include "daemon/DaemonTestUtil.h"
-#include "tessel/auto_schedule/Job.h"
+#include "tessel/auto_schedule/tuner/Job.h"
 
 using namespace tessel;
 using namespace tessel::testing;

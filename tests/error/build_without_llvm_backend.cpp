@@ -2,7 +2,7 @@
 // the backend, never a crash. (With the backend built in, the codegen tests cover build().)
 #include <gtest/gtest.h>
 
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

@@ -2,7 +2,7 @@
 // options out of range, scores that do not match the programs, a shared model's member that did
 // not join. Each a RuntimeError naming it.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

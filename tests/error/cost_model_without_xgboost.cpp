@@ -2,7 +2,7 @@
 // construction (before any measurement is wasted on a tuner that cannot rank). With XGBoost
 // built in, available() says so and the model constructs.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

@@ -1,6 +1,6 @@
 // DAGAnalysis asked about an operation that is not in its DAG, or an index out of range.
 #include "error/ExpectDSLError.h"
-#include "tessel/auto_schedule/DAGAnalysis.h"
+#include "tessel/te/DAGAnalysis.h"
 
 using namespace tessel;
 using tessel::testing::expect_dsl_error;

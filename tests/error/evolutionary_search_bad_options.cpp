@@ -1,6 +1,6 @@
 // Evolutionary search options out of range are a RuntimeError naming the option.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/EvolutionarySearch.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

@@ -3,7 +3,7 @@
 // bindings on a CPU).
 #include "error/ExpectCompileError.h"
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

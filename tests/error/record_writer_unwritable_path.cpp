@@ -1,6 +1,6 @@
 // A tuning log that cannot be opened for appending is a RuntimeError naming it.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/records/Record.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

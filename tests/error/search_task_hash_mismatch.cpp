@@ -1,7 +1,7 @@
 // A task whose recorded DAG hash does not match its DAG, and a task whose workload, registered
 // in this process, now builds another computation: both refused, never replayed.
 #include "error/ExpectScheduleError.h"
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

@@ -1,7 +1,7 @@
 // With LLVM built in, an unknown CPU or feature names it and lists LLVM's known ones.
 #include "error/ExpectCompileError.h"
 #include "tessel/Target.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 
 using namespace tessel;
 using tessel::testing::expect_compile_error;

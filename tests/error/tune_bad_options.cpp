@@ -1,7 +1,7 @@
 // Tuning options out of range are a RuntimeError naming the option, before anything is read,
 // written or measured.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/Tuner.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
+#include "tessel/driver/DefaultSchedule.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

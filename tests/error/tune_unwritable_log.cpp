@@ -1,7 +1,7 @@
 // A tuning log that cannot be opened for appending is a RuntimeError naming it, before anything
 // is measured.
 #include "error/ExpectRuntimeError.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;

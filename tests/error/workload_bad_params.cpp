@@ -1,7 +1,7 @@
 // make_workload with the wrong number of parameters, or a parameter of the wrong kind, or values
 // the builder refuses: each names the workload and the parameter.
 #include "error/ExpectDSLError.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 
 using namespace tessel;
 using tessel::testing::expect_dsl_error;

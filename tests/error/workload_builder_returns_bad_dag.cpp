@@ -1,6 +1,6 @@
 // A workload builder whose DAG leaves out an input, or has no output.
 #include "error/ExpectDSLError.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

@@ -1,6 +1,6 @@
 // Registering a workload under a taken name, an empty name, or with no builder.
 #include "error/ExpectDSLError.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 
 using namespace tessel;
 using tessel::testing::expect_dsl_error;

@@ -1,6 +1,6 @@
 // make_workload of a name nobody registered names it and lists the registered workloads.
 #include "error/ExpectDSLError.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 
 using namespace tessel;
 using tessel::testing::expect_dsl_error;

@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "tessel/codegen/Build.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
 #include "tessel/op/Elementwise.h"
 #include "tessel/op/Matmul.h"
 

@@ -9,7 +9,7 @@
 
 #include "fuzz/support/OperatorSuite.h"
 #include "fuzz/support/StepGenerator.h"
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
 #include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/Lower.h"
 

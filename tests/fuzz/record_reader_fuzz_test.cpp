@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "tessel/auto_schedule/Record.h"
+#include "tessel/auto_schedule/records/Record.h"
 
 using namespace tessel;
 

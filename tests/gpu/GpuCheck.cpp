@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "correctness/ScheduleTestUtil.h"  // placeholders_of, to_runtime
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/runtime/CUDA.h"

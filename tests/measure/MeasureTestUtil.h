@@ -1,9 +1,9 @@
 // Shared by the measurement tests: a small GEMM task and fast measurement options.
 #pragma once
 
-#include "tessel/auto_schedule/Measure.h"
-#include "tessel/auto_schedule/SearchTask.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/measure/Measure.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/driver/DefaultSchedule.h"
 
 namespace tessel::testing {
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 
-#include "auto_schedule/MeasureInternal.h"
+#include "auto_schedule/measure/MeasureInternal.h"
 #include "measure/MeasureTestUtil.h"
 
 using namespace tessel;

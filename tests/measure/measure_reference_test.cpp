@@ -3,9 +3,9 @@
 // agrees with it at sampled points.
 #include <gtest/gtest.h>
 
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 
-#include "auto_schedule/MeasureInternal.h"
+#include "auto_schedule/measure/MeasureInternal.h"
 #include "measure/MeasureTestUtil.h"
 #include "tessel/te/ReferenceInterpreter.h"
 

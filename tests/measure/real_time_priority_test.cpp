@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "measure/MeasureTestUtil.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "runtime/RealTimePriority.h"
 
 using namespace tessel;

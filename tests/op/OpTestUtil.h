@@ -9,7 +9,7 @@
 
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuCheck.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/driver/DefaultSchedule.h"
 
 namespace tessel::testing {
 

@@ -1,7 +1,7 @@
 // Every operator is a registered workload "op.<name>", and the network presets build.
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/op/Networks.h"
 
 namespace tessel {

@@ -20,7 +20,7 @@
 #include "codegen/cuda/NVRTC.h"
 #include "fuzz/support/FuzzCase.h"
 #include "gpu/GpuFuzz.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/schedule/Step.h"
 

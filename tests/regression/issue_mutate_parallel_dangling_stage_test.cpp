@@ -1,10 +1,11 @@
-// Regression test: the parallel mutation (src/auto_schedule/Mutate.cpp) read the stage it edits
-// through a reference into a temporary schedule that was already destroyed, and crashed (SIGSEGV)
-// in the tuner's evolutionary search of a 1024^3 GEMM. Every parallel mutation of many states must
-// give a legal child that fuses a different number of outer loops into its parallel loop.
+// Regression test: the parallel mutation (src/auto_schedule/space/Mutate.cpp) read the stage it
+// edits through a reference into a temporary schedule that was already destroyed, and crashed
+// (SIGSEGV) in the tuner's evolutionary search of a 1024^3 GEMM. Every parallel mutation of many
+// states must give a legal child that fuses a different number of outer loops into its parallel
+// loop.
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/SearchSpace.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
 
 using namespace tessel;
 

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "gpu/GpuCheck.h"
-#include "tessel/auto_schedule/SearchTask.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/driver/Build.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/Lower.h"
 

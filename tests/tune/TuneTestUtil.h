@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "tessel/auto_schedule/Tuner.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
+#include "tessel/driver/Build.h"
 
 namespace tessel::testing {
 

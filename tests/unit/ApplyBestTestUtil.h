@@ -5,8 +5,8 @@
 #include <string>
 #include <variant>
 
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 
 namespace tessel::test {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessel/auto_schedule/Features.h"
+#include "tessel/auto_schedule/features/Features.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/Operation.h"
 

@@ -7,10 +7,10 @@
 
 #include "unit/ApplyBestTestUtil.h"
 
-#include "tessel/auto_schedule/ApplyHistoryBest.h"
-#include "tessel/auto_schedule/SearchTask.h"
-#include "tessel/codegen/Build.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/records/ApplyHistoryBest.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
 
 using namespace tessel;
 

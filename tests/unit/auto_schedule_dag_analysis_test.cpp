@@ -1,9 +1,9 @@
-// DAG analysis for the sketch rules, with known answers (auto_schedule/DAGAnalysis.h).
+// DAG analysis for the sketch rules, with known answers (te/DAGAnalysis.h).
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/DAGAnalysis.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/te/DAGAnalysis.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

@@ -1,11 +1,11 @@
 // The workload registry: built-in workloads, parameters and their JSON, keys, registration
-// (auto_schedule/Workload.h).
+// (auto_schedule/task/Workload.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "SerializeTestUtil.h"
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

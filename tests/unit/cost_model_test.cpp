@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <random>
 
-#include "tessel/auto_schedule/CostModel.h"
+#include "tessel/auto_schedule/cost_model/CostModel.h"
 
 using namespace tessel;
 

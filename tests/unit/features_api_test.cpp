@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 #include "unit/FeaturesTestUtil.h"
 
 using namespace tessel;

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 using namespace tessel;
 

@@ -3,7 +3,7 @@
 // hardware parameters taken from the target.
 #include <gtest/gtest.h>
 
-#include "tessel/auto_schedule/SearchTask.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/Operation.h"
 

@@ -12,12 +12,12 @@
 #include <set>
 
 #include "tessel/Error.h"
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/SearchTask.h"
-#include "tessel/auto_schedule/ShippedLogs.h"
-#include "tessel/auto_schedule/Workload.h"
-#include "tessel/codegen/Build.h"
-#include "tessel/op/DefaultSchedule.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/records/ShippedLogs.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/auto_schedule/task/Workload.h"
+#include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
 #include "unit/ApplyBestTestUtil.h"
 
 using namespace tessel;

@@ -1,6 +1,6 @@
 // tessel-measure: the tuner's measurement worker (docs/tuning.md, "Measurement"). It links
 // libtessel_runtime alone, so no LLVM and no compiler runs in it, and answers the requests of the
-// client (auto_schedule/Measure.h) on a socket until told to exit or the socket closes:
+// client (auto_schedule/measure/Measure.h) on a socket until told to exit or the socket closes:
 //
 //   tessel-measure --fd 3 [--parent <pid>] [--test-faults]
 //

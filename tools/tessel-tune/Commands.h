@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tessel/auto_schedule/Job.h"
+#include "tessel/auto_schedule/tuner/Job.h"
 
 namespace tessel::tune_tool {
 

@@ -10,8 +10,8 @@
 #include <map>
 
 #include "Commands.h"
-#include "tessel/auto_schedule/Record.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/records/Record.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 extern char** environ;
 

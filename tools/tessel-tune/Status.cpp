@@ -17,7 +17,7 @@
 
 #include "Commands.h"
 #include "LockFile.h"
-#include "tessel/auto_schedule/Tuner.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 namespace tessel::tune_tool {
 

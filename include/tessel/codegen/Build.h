@@ -1,6 +1,7 @@
-// build(): a schedule (or a lowered function) to a runtime Module of machine code.
+// build(): a lowered function to a runtime Module of machine code. build() of a schedule, which
+// lowers it first and decides what a schedule without steps becomes, is driver/Build.h.
 //
-//   Module m = build(s, {A, B, C}, Target("llvm -mattr=+avx2"));   // or the string itself
+//   Module m = build(lower(s, {A, B, C}, target), target);   // exactly this loop nest
 //   m.get("main")({a, b, c});
 //
 // Only available when tessel is built with the LLVM backend (TESSEL_USE_LLVM); without it build()
@@ -34,31 +35,14 @@ struct BuildOptions {
     /// or the CUDA C of each built kernel.
     LowerOptions lower = LowerOptions::from_env();
     /// Whether a schedule without steps may be replaced by the shipped tuning logs' record for
-    /// its DAG and target (auto_schedule/ShippedLogs.h). false compiles the loop nest as written
-    /// (outside an apply-best context), as a baseline must.
+    /// its DAG and target (auto_schedule/records/ShippedLogs.h). false compiles the loop nest as
+    /// written (outside an apply-best context), as a baseline must.
     bool tuning_logs = true;
 };
 
-/// Lowers `s` over `args` for `target` (lower() in lower/Lower.h) and compiles it into a module
-/// with one kernel called `name`. Inside an apply-best context (auto_schedule/ApplyHistoryBest.h)
-/// a schedule without steps is replaced by the best tuning record for its DAG and target, or by
-/// its default schedule (op/DefaultSchedule.h); outside one, by the shipped tuning logs' record
-/// when they hold one (auto_schedule/ShippedLogs.h; `options.tuning_logs`). llvm targets need the
-/// LLVM backend, cuda targets NVRTC (CompileError naming the missing backend, before lowering).
-/// Throws CompileError for an unknown argument name in `options` or IR the backend cannot compile,
-/// ScheduleError for a schedule that cannot be lowered for the target (docs/target.md lists the
-/// targets).
-Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,
-             const std::string& name = "main", const BuildOptions& options = {});
-
-/// build() for the target string `target`, parsed once (Target(target)): "llvm" (this machine),
-/// "llvm -mcpu=<cpu>", "llvm -mattr=+avx2,-fma,...", "llvm -fast-math", "llvm -strict-float",
-/// "cuda", "cuda -arch=sm_90"; CompileError for any other string (docs/target.md).
-Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target = "llvm",
-             const std::string& name = "main", const BuildOptions& options = {});
-
 /// Compiles an already lowered function (after storage flattening) for `target`. A function
-/// lowered without a GPU target is split into kernels here (split_host_device) for cuda.
+/// lowered without a GPU target is split into kernels here (split_host_device) for cuda. llvm
+/// targets need the LLVM backend, cuda targets NVRTC (CompileError naming the missing backend).
 Module build(const LoweredFunc& f, const Target& target, const BuildOptions& options = {});
 
 /// build() of a lowered function for the target string `target`, parsed once.
@@ -68,6 +52,10 @@ Module build(const LoweredFunc& f, const std::string& target = "llvm",
 /// Registers the loader of "llvm-ir" payloads, so Module::load() works in a process that has not
 /// called build() yet. build() registers it itself. Thread-safe; a no-op without LLVM.
 void register_llvm_payload_loader();
+
+/// Throws CompileError naming the missing backend when this tessel cannot compile for `target`'s
+/// kind (llvm: the LLVM backend; cuda: NVRTC).
+void require_backend(const Target& target);
 
 /// True when this tessel was built with the LLVM backend.
 bool has_llvm_backend();

@@ -2,7 +2,7 @@
 // operators, decent without tuning, for "llvm" and "cuda" targets.
 //
 //   Tensor y = op::relu(op::add(op::matmul(a, b), bias));
-//   Schedule s = op::default_schedule({y}, Target("llvm"));
+//   Schedule s = op::default_schedule_rules({y}, Target("llvm"));
 //
 // The rules follow the operator families, recognised from the DAG (DAGAnalysis) rather than from
 // names, so they also apply to DAGs built by hand:
@@ -29,13 +29,9 @@
 
 namespace tessel::op {
 
-/// A default schedule of the DAG of `outputs` for `target` (see the file comment). Inside an
-/// apply-best context (auto_schedule/ApplyHistoryBest.h) the best tuning record for the DAG and
-/// target, replayed, when there is one.
-Schedule default_schedule(const std::vector<Tensor>& outputs, const Target& target);
-
 /// The rule-based schedule of the file comment, never a tuning record (the measurement's trusted
-/// reference uses it).
+/// reference and the tuner's first trial use it). op::default_schedule (driver/DefaultSchedule.h)
+/// returns the best tuning record instead when one applies.
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target);
 
 }  // namespace tessel::op

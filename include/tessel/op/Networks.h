@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/te/Workload.h"
 
 namespace tessel::op {
 

@@ -1,6 +1,6 @@
 // A tensor-expression DAG seen as a function: its inputs and outputs in argument order.
 //
-// What a workload builder returns (auto_schedule/Workload.h), what dag_to_json writes and
+// What a workload builder returns (auto_schedule/task/Workload.h), what dag_to_json writes and
 // dag_from_json reads back (te/Serialize.h): the outputs alone define the computation, the inputs
 // add the order in which a kernel takes the placeholders (lower(), build() take args()).
 #pragma once

@@ -4,13 +4,13 @@
 
 #include <stdexcept>
 
-#include "tessel/auto_schedule/Workload.h"
+#include "tessel/auto_schedule/task/Workload.h"
 
 namespace tessel::fuzz {
 
 namespace {
 
-// Each operator is a built-in workload (src/auto_schedule/Workloads.cpp) at fixed sizes, with
+// Each operator is a built-in workload (src/auto_schedule/task/Workloads.cpp) at fixed sizes, with
 // the tolerance data of its outputs: the longest reduction and the size of the reduced terms.
 struct SuiteEntry {
     std::string name;

@@ -1,4 +1,4 @@
-// The schedule fuzzer's operator suite: built-in workloads (auto_schedule/Workload.h) at small
+// The schedule fuzzer's operator suite: built-in workloads (auto_schedule/task/Workload.h) at small
 // sizes (odd and prime extents, so that split factors often do not divide) covering the shapes
 // of computation schedules meet:
 // elementwise chains with broadcast, matmul, batch matmul, conv2d with padding and stride 2,

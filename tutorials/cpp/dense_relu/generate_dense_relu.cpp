@@ -7,8 +7,8 @@
 #include <exception>
 #include <string>
 
-#include "tessel/auto_schedule/ApplyHistoryBest.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/auto_schedule/records/ApplyHistoryBest.h"
+#include "tessel/driver/Build.h"
 #include "tessel/codegen/Export.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/te/Operation.h"

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "gemm_schedule.h"
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/TimeEvaluator.h"
 #include "tessel/te/Operation.h"

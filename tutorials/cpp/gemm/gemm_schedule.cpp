@@ -15,7 +15,7 @@
 #include <cmath>
 #include <random>
 
-#include "tessel/codegen/Build.h"
+#include "tessel/driver/Build.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;

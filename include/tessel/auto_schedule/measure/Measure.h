@@ -1,0 +1,191 @@
+// Measurement: builds tuning candidates and times them on the hardware, without ever taking the
+// tuner down or recording a wrong kernel as fast (docs/design.md, decision 7; docs/tuning.md,
+// "Measurement").
+//
+//   Measurer measurer;                                   // options: MeasureOptions
+//   std::vector<MeasureResult> r = measurer.measure(task, {{schedule_a}, {schedule_b}});
+//   if (r[0].ok()) std::cout << r[0].mean_cost() << " s\n";
+//
+// A batch goes through three stages:
+//  1. Build: every candidate is lowered and compiled on a pool of threads (LLVM or NVRTC), each
+//     under a time limit; a build past it is abandoned (BuildTimeout; its thread finishes in the
+//     background, a fresh one takes its place).
+//  2. Check: the built module, saved as bytes, is loaded by a worker process (tools/tessel-measure,
+//     linked with libtessel_runtime alone) and run once on the task's random inputs with its
+//     outputs filled with NaN and guard zones around every argument; the outputs come back and
+//     are compared with the task's reference output, using the shared tolerance (Tolerance.h).
+//  3. Time: only a candidate whose outputs are right is timed, in the worker, as TVM's runners
+//     time (number / repeat / min_repeat_ms; optional cache flush); every repeat is kept.
+// Candidates run one at a time, after the whole batch is built, so nothing else of the tuner runs
+// while one is timed. A worker that crashes, aborts, hangs past the limit or runs out of memory
+// is killed if need be and replaced; the candidate gets the matching error code.
+//
+// The reference output is computed once per task: by the reference interpreter when the task
+// does at most `reference_flop_limit` floating-point operations, otherwise by the operator
+// library's default schedule built and run in a worker, which is first checked against the
+// reference interpreter at sampled output points (docs/tuning.md says why).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/schedule/Schedule.h"
+
+namespace tessel {
+
+/// Why a candidate has no time. Spelled in records as measure_error_name() gives.
+enum class MeasureError : uint8_t {
+    None,                ///< measured: its outputs were right and it was timed
+    InstantiationError,  ///< the steps do not replay, or lowering refuses the schedule
+    BuildError,          ///< the backend failed (CompileError)
+    BuildTimeout,        ///< the build took longer than build_timeout_seconds
+    LoadError,           ///< the worker could not load the built module
+    RunError,            ///< the kernel reported an error (non-zero status, CUDA error)
+    RunTimeout,          ///< the run or its timing took longer than its limit; worker killed
+    WrongAnswer,         ///< outputs differ from the reference beyond the tolerance
+    OutOfBoundsWrite,    ///< the kernel wrote into the guard zone around an argument
+    Crash,               ///< the worker died of a signal (SIGSEGV, SIGABRT, ...)
+    OutOfMemory,         ///< the worker ran out of memory (its limit, or the system's OOM kill)
+    WorkerError,         ///< the worker could not be started or spoke nonsense
+};
+
+/// "none", "instantiation_error", "build_error", "build_timeout", "load_error", "run_error",
+/// "run_timeout", "wrong_answer", "out_of_bounds_write", "crash", "out_of_memory", "worker_error".
+const char* measure_error_name(MeasureError error);
+/// The error named `name` (as measure_error_name writes it); nullopt for an unknown name.
+std::optional<MeasureError> measure_error_from_name(const std::string& name);
+
+/// Where a candidate came from (records keep it).
+enum class CandidateOrigin : uint8_t {
+    Manual,     ///< given by a person or a test
+    CostModel,  ///< picked by the cost model from the evolved population
+    Random,     ///< sampled at random (epsilon-greedy)
+    Mutation,   ///< a mutation of a measured candidate
+    Crossover,  ///< a crossover of measured candidates
+    /// Another measurement of a schedule already in the log (not a trial): the tuner times its
+    /// fastest candidates again, and a schedule costs the median of its measurements
+    /// (ScheduleCosts, Record.h).
+    Remeasure,
+    /// The task's rule-based default schedule (op::default_schedule_rules): the tuner's first
+    /// trial (TuningOptions::measure_default), so that a tuned best is never slower than it.
+    Default,
+};
+
+/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure", "default".
+const char* candidate_origin_name(CandidateOrigin origin);
+/// The origin named `name`; nullopt for an unknown name.
+std::optional<CandidateOrigin> candidate_origin_from_name(const std::string& name);
+
+/// A fault a test plants in a candidate (MeasureOptions::allow_test_faults): never used by the
+/// tuner. The worker crashes, hangs or corrupts memory itself, as a broken kernel would.
+enum class TestFault : uint8_t {
+    None,
+    Segfault,          ///< a write to address 16 before the kernel runs
+    Abort,             ///< std::abort()
+    Hang,              ///< an endless loop
+    OutOfBoundsWrite,  ///< the kernel runs, then one element past the first output is written
+    WrongValues,       ///< the kernel runs, then the first output's first element is corrupted
+    OutOfMemory,       ///< allocates until the worker's memory limit is hit
+    BuildHang,         ///< the build computes (without blocking) well past the build time limit
+    HangWhileTiming,   ///< the check run passes, then the worker hangs while timing
+};
+
+/// One candidate.
+struct MeasureInput {
+    Schedule schedule;  ///< a schedule of the task's DAG (e.g. replay(task.initial_schedule(), s))
+    CandidateOrigin origin = CandidateOrigin::Manual;
+    TestFault test_fault = TestFault::None;  ///< tests only (see TestFault)
+};
+
+/// What measuring one candidate gave. Times in seconds.
+struct MeasureResult {
+    MeasureError error = MeasureError::None;
+    std::string error_message;  ///< empty when error is None
+    std::vector<double> costs;  ///< one per repeat: the mean time of one run
+    double build_seconds = 0;   ///< lowering and code generation
+    double run_seconds = 0;     ///< the worker's part: load, check run, timing
+    double timestamp = 0;       ///< when the measurement finished (seconds since the Unix epoch)
+
+    bool ok() const { return error == MeasureError::None; }
+    /// The mean of costs (infinity when there are none).
+    double mean_cost() const;
+};
+
+/// Options of a Measurer. The timing defaults are TVM's runners'.
+struct MeasureOptions {
+    int number = 3;              ///< runs per repeat (raised until a repeat lasts min_repeat_ms)
+    int repeat = 1;              ///< repeats, each one cost
+    double min_repeat_ms = 100;  ///< the least time a repeat lasts
+    bool flush_cache = false;    ///< flush the arguments from the CPU caches (GPU: the L2) first
+    double build_timeout_seconds = 15;
+    double run_timeout_seconds = 10;  ///< for the check run; timing gets this plus its own time
+    int build_threads = 0;            ///< 0: the host's hardware threads
+    int64_t worker_memory_limit_bytes = 0;  ///< the worker's address-space limit; 0: none
+    /// The tessel-measure program; empty: $TESSEL_MEASURE_WORKER, else the installed one, else
+    /// the one of the build tree.
+    std::string worker_path;
+    uint64_t seed = 1;  ///< of the task's random inputs
+    /// Tasks doing at most this many floating-point operations take the reference interpreter's
+    /// output as the reference; larger ones a checked default-schedule build (file comment).
+    double reference_flop_limit = 5e7;
+    /// Output points at which a default-schedule reference is checked against the interpreter.
+    int reference_samples = 64;
+    bool allow_test_faults = false;  ///< honour MeasureInput::test_fault (tests only)
+    /// GPU tasks: the CUDA device (ordinal) the Measurer's worker runs candidates on.
+    int device_id = 0;
+    /// LocalMeasureRunner (MeasureRunner.h): workers a request's candidates are spread over,
+    /// each with its own Measurer, measuring at the same time. 0: one per CUDA device for GPU
+    /// tasks (device_id 0, 1, ...), one for CPU tasks. More than one on a CPU task times
+    /// candidates side by side on shared cores (tests only: their times mean little).
+    int workers = 0;
+};
+
+/// Where a Measurer's time went, summed over its measurements (seconds).
+struct MeasureStats {
+    int64_t candidates = 0;
+    int64_t workers_started = 0;  ///< including the first: replacements = this - 1
+    double reference = 0;         ///< computing reference outputs (once per task)
+    double build = 0;             ///< wall time of the build stage
+    double worker_start = 0;      ///< sending workers the task's inputs (after a start)
+    double process_start = 0;     ///< from starting each worker process to its first reply
+    double load = 0;              ///< loading modules in the worker
+    double check_run = 0;         ///< the one run whose outputs are checked (also the warm-up)
+    double transfer = 0;          ///< moving modules and outputs between processes
+    double check = 0;             ///< comparing outputs with the reference
+    double timing = 0;            ///< the worker's timing loop
+    double total = 0;             ///< everything measure() took
+};
+
+/// Builds and measures candidates of search tasks (see the file comment). Not thread-safe: one
+/// thread calls measure() at a time. The worker process lives as long as the Measurer.
+class Measurer {
+public:
+    explicit Measurer(MeasureOptions options = {});
+    ~Measurer();
+    Measurer(const Measurer&) = delete;
+    Measurer& operator=(const Measurer&) = delete;
+
+    /// Measures `inputs` of `task`; one result per input, in order. Throws (RuntimeError) only
+    /// when the task itself cannot be measured: no worker program, a reference that cannot be
+    /// computed or that fails its check.
+    std::vector<MeasureResult> measure(const SearchTask& task,
+                                       const std::vector<MeasureInput>& inputs);
+
+    const MeasureOptions& options() const;
+    /// Where the time went so far.
+    const MeasureStats& stats() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+/// The tessel-measure program MeasureOptions::worker_path = "" resolves to (may not exist).
+std::string default_measure_worker_path();
+
+}  // namespace tessel

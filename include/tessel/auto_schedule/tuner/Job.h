@@ -1,0 +1,158 @@
+// Tuning jobs: a target, a trial budget, and the tasks to share it (docs/daemon.md, "Jobs").
+// `tessel-tune run JOB` and the daemon run them; ts.auto_schedule.extract_tasks writes them.
+//
+//   {"format_version": 1, "target": "llvm -num-cores=2", "trials": 2560,
+//    "network": "resnet50",                                  // a preset (op/Networks.h), and/or
+//    "tasks": [{"workload": "op.dense", "params": [128, 768, 768, 1, "none", "float32"],
+//               "weight": 4}]}
+//
+//   Job job = load_job("resnet50.json");        // JobError listing every problem, before any work
+//   JobRunOptions o;
+//   o.log_dir = "tuning_logs/resnet50";         // one log per task in it
+//   JobResult r = run_job(job, o);              // resumes from the logs; returns when done
+//
+// The job file's fields (only format_version, target, a budget and tasks or a network are
+// required; unknown fields are problems, so a typo is not silently ignored):
+//   name                      for reports (default: the file's name without .json)
+//   target                    a target string (Target.h)
+//   trials | trials_per_task  the shared budget, in all or per task
+//   measurements_per_round    16
+//   strategy                  "gradient" (default) or "round-robin" (TaskScheduler.h)
+//   seed                      0
+//   early_stopping_per_task   0 (never): a task stops after this many trials without improving
+//   network                   a network preset: its distinct layers, weighted by their counts
+//   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
+//                              it; a dtype may be a plain string), weight (default 1)}]
+//   search                    {population, generations, eps_greedy, min_programs, num_threads,
+//                              cost_model: "shared" (default: one model for all the tasks,
+//                              SharedCostModel) or "per-task", measure_default: true (each
+//                              task's default schedule is its first trial; Tuner.h),
+//                              restart_after: 0 (never; TuningOptions::restart_after)}
+//   measure                   {number, repeat, min_repeat_ms, flush_cache, build_timeout,
+//                              run_timeout, build_threads}
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessel/Error.h"
+#include "tessel/auto_schedule/measure/MeasureRunner.h"
+#include "tessel/auto_schedule/task/Workload.h"
+#include "tessel/auto_schedule/tuner/TaskScheduler.h"
+
+namespace tessel {
+
+/// The job format version this tessel writes and reads.
+constexpr int kJobFormatVersion = 1;
+/// Job files longer than this are refused unread.
+constexpr size_t kMaxJobBytes = size_t(4) << 20;
+
+/// A job refused: every problem found, each naming its field.
+class JobError : public RuntimeError {
+public:
+    JobError(const std::string& source, std::vector<std::string> problems);
+    const std::vector<std::string>& problems() const { return problems_; }
+
+private:
+    std::vector<std::string> problems_;
+};
+
+/// One task of a job.
+struct JobTask {
+    std::string workload;  ///< a registered workload
+    WorkloadParams params;
+    double weight = 1;  ///< how often the workload runs (the objective's weight)
+};
+
+/// A checked job (see the file comment for the fields).
+struct Job {
+    std::string name;
+    std::string target;
+    int64_t trials = 0;  ///< the shared budget (trials_per_task x tasks when given so)
+    int measurements_per_round = 16;
+    std::string strategy = "gradient";
+    uint64_t seed = 0;
+    int64_t early_stopping_per_task = 0;
+    std::string network;         ///< the preset it named ("" for none); its layers are in tasks
+    std::vector<JobTask> tasks;  ///< the network's layers first, then the listed tasks
+    int population = 2048;
+    int generations = 4;
+    double eps_greedy = 0.05;
+    int min_programs = 16;
+    int num_threads = 0;
+    std::string cost_model = "shared";  ///< "shared" or "per-task"
+    bool measure_default = true;        ///< TuningOptions::measure_default
+    int64_t restart_after = 0;          ///< TuningOptions::restart_after
+    MeasureOptions measure;
+};
+
+/// Parses and checks a job: the JSON, every field, every workload and its parameters (built
+/// once), the target. JobError listing every problem, `source` naming the job in its message.
+Job parse_job(const std::string& text, const std::string& source = "job");
+/// Reads and parses the job file at `path` (name defaults to the file's stem); JobError when it
+/// cannot be read, is too large, or has problems.
+Job load_job(const std::string& path);
+/// The job as JSON that parse_job reads back to an equal job (the network's layers as tasks).
+std::string job_to_json(const Job& job);
+
+/// The search task of each of the job's tasks, in order.
+std::vector<SearchTask> job_search_tasks(const Job& job);
+/// The name of a task's log in a job's log folder: `<workload>-<16 hex digits of its key's hash>
+/// .jsonl` (stable across runs and task orders).
+std::string task_log_name(const SearchTask& task);
+
+/// Where one task of a running job stands.
+struct JobTaskProgress {
+    std::string name;  ///< workload name
+    std::string key;   ///< SearchTask::key()
+    std::string log_file;
+    double weight = 1;
+    double flops = 0;
+    int64_t trials = 0;
+    int64_t rounds = 0;
+    double best_seconds = std::numeric_limits<double>::infinity();
+    double best_gflops = 0;
+};
+
+/// Where a running job stands, as given to JobRunOptions::on_progress.
+struct JobProgress {
+    std::string job;
+    int64_t trials = 0;          ///< of all tasks, resumed ones included
+    int64_t budget = 0;          ///< Job::trials
+    int64_t resumed_trials = 0;  ///< in the logs when this run started
+    double weighted_latency = std::numeric_limits<double>::infinity();  ///< the objective
+    double elapsed_seconds = 0;                                         ///< of this run
+    double trials_per_second = 0;                                       ///< this run's rate
+    double eta_seconds = std::numeric_limits<double>::quiet_NaN();
+    std::vector<JobTaskProgress> tasks;
+    std::optional<TaskSchedulerStep> last_step;
+};
+
+/// How to run a job.
+struct JobRunOptions {
+    std::string log_dir;  ///< required: the job's logs, one per task (created if missing)
+    /// Asked before each round and between its search and its measurement.
+    std::function<bool()> should_stop;
+    /// Called once at the start and after every round.
+    std::function<void(const JobProgress&)> on_progress;
+    /// Where candidates are measured; none: one LocalMeasureRunner shared by the tasks.
+    std::shared_ptr<MeasureRunner> measure_runner;
+};
+
+/// What run_job did.
+struct JobResult {
+    TaskSchedulerResult schedule;
+    JobProgress progress;  ///< at the end
+};
+
+/// Runs `job` (resuming from the logs in options.log_dir) until its budget is spent, every task
+/// has stopped, or should_stop says so. RuntimeError as tune() (a log of another task, no
+/// worker program, ...).
+JobResult run_job(const Job& job, const JobRunOptions& options);
+
+}  // namespace tessel

@@ -1,0 +1,143 @@
+// The build stage of measurement (MeasureInternal.h): a pool of threads lowers and compiles the
+// candidates. A thread cannot be killed, so a build past its time limit is abandoned: it gets
+// BuildTimeout at once, a fresh thread takes the abandoned one's place in the pool, and the
+// abandoned thread drops its result and exits when its build ends (the state it touches is
+// shared, so it outlives measure()). Meanwhile a CPU candidate's abandoned build runs at
+// SCHED_IDLE, only where a core has nothing else to do: at normal priority it went on compiling
+// beside the timing of the next candidates, and a parallel kernel timed beside three abandoned
+// builds read twice its time (1.84 ms against 0.95; docs/notes/daemon.md). A GPU candidate's
+// abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
+// nvrtcCompileProgram, and a holder at SCHED_IDLE starved by busy cores (the search's threads,
+// another process) blocked every later compile of the process past its limit, round after round
+// (docs/notes/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "auto_schedule/measure/MeasureInternal.h"
+#include "runtime/RealTimePriority.h"
+#include "tessel/Error.h"
+#include "tessel/codegen/Build.h"
+#include "tessel/lower/Lower.h"
+
+namespace tessel::internal {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BuildState {
+    BuildState(SearchTask t, std::vector<MeasureInput> in, double timeout)
+        : task(std::move(t)),
+          inputs(std::move(in)),
+          timeout_seconds(timeout),
+          results(inputs.size()),
+          started(inputs.size()),
+          running(inputs.size()),
+          done(inputs.size()),
+          thread(inputs.size(), 0) {}
+    SearchTask task;
+    std::vector<MeasureInput> inputs;
+    double timeout_seconds;
+    std::vector<BuiltCandidate> results;
+    std::vector<Clock::time_point> started;
+    std::vector<bool> running, done;
+    std::vector<long> thread;  // the kernel id of the thread building each candidate
+    size_t next = 0;
+    std::mutex mutex;
+    std::condition_variable changed;
+};
+
+// TestFault::BuildHang: computes without blocking, as a compiler does, for well past the limit.
+void spin_past(double timeout_seconds) {
+    auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(4 * timeout_seconds + 0.5));
+    volatile uint64_t work = 0;
+    while (Clock::now() < end) work = work + 1;
+}
+
+BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input,
+                         double timeout_seconds) {
+    BuiltCandidate out;
+    auto t0 = Clock::now();
+    try {
+        if (input.test_fault == TestFault::BuildHang) spin_past(timeout_seconds);
+        // Lowered here, not by the driver's build(schedule): a candidate is measured as it is,
+        // whatever apply-best context the calling thread has.
+        BuildOptions options;
+        LoweredFunc f =
+            lower(input.schedule, task.dag().args(), task.target(), "main", options.lower);
+        Module m = build(f, task.target(), options);
+        out.module = m.save(/*with_sources=*/false);
+    } catch (const ScheduleError& e) {
+        out.error = MeasureError::InstantiationError;
+        out.message = e.what();
+    } catch (const std::exception& e) {
+        out.error = MeasureError::BuildError;
+        out.message = e.what();
+    }
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return out;
+}
+
+// One pool thread: takes candidates until none is left or its current one was abandoned. It runs
+// below the watcher's real-time priority (if any), so that the watcher abandons a build on time.
+void build_loop(std::shared_ptr<BuildState> s) {
+    step_below_real_time_priority();
+    for (;;) {
+        size_t i;
+        {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            if (s->next >= s->inputs.size()) return;
+            i = s->next++;
+            s->started[i] = Clock::now();
+            s->running[i] = true;
+            s->thread[i] = current_thread_id();
+        }
+        BuiltCandidate result = build_one(s->task, s->inputs[i], s->timeout_seconds);
+        std::lock_guard<std::mutex> lock(s->mutex);
+        s->running[i] = false;
+        if (s->done[i]) return;  // abandoned: a replacement thread took over
+        s->results[i] = std::move(result);
+        s->done[i] = true;
+        s->changed.notify_all();
+    }
+}
+
+}  // namespace
+
+std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
+                                             const std::vector<MeasureInput>& inputs, int threads,
+                                             double timeout_seconds) {
+    size_t n = inputs.size();
+    const bool demote_abandoned = !task.target().is_gpu();
+    auto s = std::make_shared<BuildState>(task, inputs, timeout_seconds);
+    size_t pool = std::min<size_t>(std::max(threads, 1), n);
+    for (size_t t = 0; t < pool; ++t) std::thread(build_loop, s).detach();
+    auto limit =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+    std::unique_lock<std::mutex> lock(s->mutex);
+    for (;;) {
+        size_t finished = 0;
+        for (size_t i = 0; i < n; ++i) {
+            if (!s->done[i] && s->running[i] && Clock::now() - s->started[i] > limit) {
+                s->done[i] = true;  // abandoned; its thread exits when the build returns
+                // Still building (it takes the lock before it exits): out of the timings' way.
+                if (demote_abandoned) move_to_idle_priority(s->thread[i]);
+                s->results[i].error = MeasureError::BuildTimeout;
+                s->results[i].message =
+                    "the build took longer than " + std::to_string(timeout_seconds) + " s";
+                s->results[i].seconds = timeout_seconds;
+                std::thread(build_loop, s).detach();
+            }
+            finished += s->done[i];
+        }
+        if (finished == n) break;
+        s->changed.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    return s->results;
+}
+
+}  // namespace tessel::internal

@@ -1,0 +1,293 @@
+// Measurement requests and results as JSON, and the local runner
+// (auto_schedule/measure/MeasureRunner.h).
+#include "tessel/auto_schedule/measure/MeasureRunner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tessel/Error.h"
+#include "tessel/runtime/CUDA.h"
+
+namespace tessel {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kFaultNames[] = {"none",
+                                       "segfault",
+                                       "abort",
+                                       "hang",
+                                       "out_of_bounds_write",
+                                       "wrong_values",
+                                       "out_of_memory",
+                                       "build_hang",
+                                       "hang_while_timing"};
+
+[[noreturn]] void bad(const std::string& what) {
+    TESSEL_THROW(RuntimeError) << "measurement JSON: " << what;
+}
+
+json parse(const std::string& text, const char* what) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) bad(std::string("a ") + what + " is not a JSON object");
+    return j;
+}
+
+const json& at(const json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end()) bad(std::string("missing field '") + key + "'");
+    return *it;
+}
+
+template <typename T>
+T get(const json& j, const char* key) {
+    try {
+        return at(j, key).get<T>();
+    } catch (const json::exception&) {
+        bad(std::string("field '") + key + "' has the wrong type");
+    }
+}
+
+double finite(const json& j, const char* key) {
+    double v = get<double>(j, key);
+    if (!std::isfinite(v)) bad(std::string("field '") + key + "' is not finite");
+    return v;
+}
+
+json options_json(const MeasureOptions& o) {
+    return {{"number", o.number},
+            {"repeat", o.repeat},
+            {"min_repeat_ms", o.min_repeat_ms},
+            {"flush_cache", o.flush_cache},
+            {"build_timeout_seconds", o.build_timeout_seconds},
+            {"run_timeout_seconds", o.run_timeout_seconds},
+            {"build_threads", o.build_threads},
+            {"worker_memory_limit_bytes", o.worker_memory_limit_bytes},
+            {"worker_path", o.worker_path},
+            {"seed", o.seed},
+            {"reference_flop_limit", o.reference_flop_limit},
+            {"reference_samples", o.reference_samples},
+            {"allow_test_faults", o.allow_test_faults},
+            {"device_id", o.device_id},
+            {"workers", o.workers}};
+}
+
+MeasureOptions options_from(const json& j) {
+    if (!j.is_object()) bad("'options' is not an object");
+    MeasureOptions o;
+    o.number = get<int>(j, "number");
+    o.repeat = get<int>(j, "repeat");
+    o.min_repeat_ms = finite(j, "min_repeat_ms");
+    o.flush_cache = get<bool>(j, "flush_cache");
+    o.build_timeout_seconds = finite(j, "build_timeout_seconds");
+    o.run_timeout_seconds = finite(j, "run_timeout_seconds");
+    o.build_threads = get<int>(j, "build_threads");
+    o.worker_memory_limit_bytes = get<int64_t>(j, "worker_memory_limit_bytes");
+    o.worker_path = get<std::string>(j, "worker_path");
+    o.seed = get<uint64_t>(j, "seed");
+    o.reference_flop_limit = finite(j, "reference_flop_limit");
+    o.reference_samples = get<int>(j, "reference_samples");
+    o.allow_test_faults = get<bool>(j, "allow_test_faults");
+    // Absent in requests written before they existed: the defaults.
+    if (j.contains("device_id")) o.device_id = get<int>(j, "device_id");
+    if (j.contains("workers")) o.workers = get<int>(j, "workers");
+    if (o.device_id < 0) bad("field 'device_id' is negative");
+    if (o.workers < 0) bad("field 'workers' is negative");
+    return o;
+}
+
+}  // namespace
+
+const char* test_fault_name(TestFault fault) {
+    return kFaultNames[static_cast<size_t>(fault)];
+}
+
+std::optional<TestFault> test_fault_from_name(const std::string& name) {
+    for (size_t i = 0; i < std::size(kFaultNames); ++i)
+        if (name == kFaultNames[i]) return static_cast<TestFault>(i);
+    return std::nullopt;
+}
+
+MeasureRequest make_measure_request(const SearchTask& task, const std::vector<MeasureInput>& inputs,
+                                    const MeasureOptions& options) {
+    MeasureRequest r;
+    r.task_key = task.key();
+    r.task_json = task.to_json();
+    r.options = options;
+    for (const MeasureInput& in : inputs)
+        r.candidates.push_back({in.schedule.to_json(), in.origin, in.test_fault});
+    return r;
+}
+
+std::string measure_options_to_json(const MeasureOptions& options) {
+    return options_json(options).dump();
+}
+
+MeasureOptions measure_options_from_json(const std::string& text) {
+    return options_from(parse(text, "MeasureOptions"));
+}
+
+std::string measure_request_to_json(const MeasureRequest& request) {
+    json candidates = json::array();
+    for (const MeasureCandidate& c : request.candidates)
+        candidates.push_back({{"schedule", json::parse(c.schedule_json)},
+                              {"origin", candidate_origin_name(c.origin)},
+                              {"test_fault", test_fault_name(c.test_fault)}});
+    return json{{"task_key", request.task_key},
+                {"task", json::parse(request.task_json)},
+                {"candidates", std::move(candidates)},
+                {"options", options_json(request.options)}}
+        .dump();
+}
+
+MeasureRequest measure_request_from_json(const std::string& text) {
+    json j = parse(text, "MeasureRequest");
+    MeasureRequest r;
+    r.task_key = get<std::string>(j, "task_key");
+    r.task_json = at(j, "task").dump();
+    r.options = options_from(at(j, "options"));
+    const json& candidates = at(j, "candidates");
+    if (!candidates.is_array()) bad("'candidates' is not an array");
+    for (const json& c : candidates) {
+        if (!c.is_object()) bad("a candidate is not an object");
+        MeasureCandidate m;
+        m.schedule_json = at(c, "schedule").dump();
+        auto origin = candidate_origin_from_name(get<std::string>(c, "origin"));
+        auto fault = test_fault_from_name(get<std::string>(c, "test_fault"));
+        if (!origin) bad("unknown candidate origin");
+        if (!fault) bad("unknown test fault");
+        m.origin = *origin;
+        m.test_fault = *fault;
+        r.candidates.push_back(std::move(m));
+    }
+    return r;
+}
+
+std::string measure_result_to_json(const MeasureResult& result) {
+    return json{{"error", measure_error_name(result.error)},
+                {"error_message", result.error_message},
+                {"costs", result.costs},
+                {"build_seconds", result.build_seconds},
+                {"run_seconds", result.run_seconds},
+                {"timestamp", result.timestamp}}
+        .dump();
+}
+
+MeasureResult measure_result_from_json(const std::string& text) {
+    json j = parse(text, "MeasureResult");
+    MeasureResult r;
+    auto error = measure_error_from_name(get<std::string>(j, "error"));
+    if (!error) bad("unknown measurement error");
+    r.error = *error;
+    r.error_message = get<std::string>(j, "error_message");
+    r.costs = get<std::vector<double>>(j, "costs");
+    for (double c : r.costs)
+        if (!std::isfinite(c) || c < 0) bad("a cost is not a finite time");
+    r.build_seconds = finite(j, "build_seconds");
+    r.run_seconds = finite(j, "run_seconds");
+    r.timestamp = finite(j, "timestamp");
+    return r;
+}
+
+int LocalMeasureRunner::worker_count(const SearchTask& task, const MeasureOptions& options,
+                                     size_t candidates) {
+    int n = options.workers;
+    if (n == 0) n = task.target().is_gpu() ? std::max(1, cuda_device_count()) : 1;
+    return static_cast<int>(std::clamp<size_t>(candidates, 1, static_cast<size_t>(n)));
+}
+
+LocalMeasureRunner::LocalMeasureRunner(MeasureOptions options) : options_(std::move(options)) {}
+LocalMeasureRunner::~LocalMeasureRunner() = default;
+
+Measurer& LocalMeasureRunner::measurer_for(const MeasureOptions& options, int worker) {
+    std::string key = options_json(options).dump() + "#" + std::to_string(worker);
+    auto it = measurers_.find(key);
+    if (it == measurers_.end())
+        it = measurers_.emplace(key, std::make_unique<Measurer>(options)).first;
+    return *it->second;
+}
+
+const SearchTask& LocalMeasureRunner::task_for(const MeasureRequest& request) {
+    auto it = tasks_.find(request.task_key);
+    if (it != tasks_.end()) return it->second;
+    SearchTask task = SearchTask::from_json(request.task_json);
+    if (task.key() != request.task_key)
+        TESSEL_THROW(RuntimeError) << "measurement: the request's task key '" << request.task_key
+                                   << "' is not its task's ('" << task.key() << "')";
+    return tasks_.emplace(request.task_key, std::move(task)).first->second;
+}
+
+std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request) {
+    const SearchTask& task = task_for(request);
+    std::vector<MeasureResult> results(request.candidates.size());
+    std::vector<MeasureInput> inputs;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < request.candidates.size(); ++i) {
+        const MeasureCandidate& c = request.candidates[i];
+        try {
+            inputs.push_back({task.apply_record(c.schedule_json), c.origin, c.test_fault});
+            where.push_back(i);
+        } catch (const ScheduleError& e) {
+            results[i].error = MeasureError::InstantiationError;
+            results[i].error_message = e.what();
+        }
+    }
+    if (inputs.empty()) return results;
+    // Candidate k goes to worker k % n (on GPU tasks with several: device_id k % n); several
+    // workers measure at the same time, each from a thread of its own, and the results go back
+    // in request order.
+    const int n = worker_count(task, request.options, inputs.size());
+    std::vector<std::vector<MeasureInput>> slices(n);
+    std::vector<Measurer*> measurers;
+    for (size_t k = 0; k < inputs.size(); ++k) slices[k % n].push_back(std::move(inputs[k]));
+    for (int w = 0; w < n; ++w) {
+        MeasureOptions o = request.options;
+        if (n > 1 && task.target().is_gpu()) o.device_id = w;
+        measurers.push_back(&measurer_for(o, w));
+    }
+    std::vector<std::vector<MeasureResult>> measured(n);
+    std::vector<std::exception_ptr> failed(n);
+    std::vector<std::thread> threads;
+    if (n == 1)
+        measured[0] = measurers[0]->measure(task, slices[0]);  // inline: no thread
+    else
+        for (int w = 0; w < n; ++w)
+            threads.emplace_back([&, w] {
+                try {
+                    measured[w] = measurers[w]->measure(task, slices[w]);
+                } catch (...) {
+                    failed[w] = std::current_exception();
+                }
+            });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+    for (size_t k = 0; k < where.size(); ++k) results[where[k]] = std::move(measured[k % n][k / n]);
+    return results;
+}
+
+MeasureStats LocalMeasureRunner::stats() const {
+    MeasureStats sum;
+    for (const auto& [key, m] : measurers_) {
+        const MeasureStats& s = m->stats();
+        sum.candidates += s.candidates;
+        sum.workers_started += s.workers_started;
+        sum.reference += s.reference;
+        sum.build += s.build;
+        sum.worker_start += s.worker_start;
+        sum.process_start += s.process_start;
+        sum.load += s.load;
+        sum.check_run += s.check_run;
+        sum.transfer += s.transfer;
+        sum.check += s.check;
+        sum.timing += s.timing;
+        sum.total += s.total;
+    }
+    return sum;
+}
+
+}  // namespace tessel

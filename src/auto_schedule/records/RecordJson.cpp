@@ -1,0 +1,257 @@
+// Tuning records to and from one line of JSON (auto_schedule/records/Record.h). The reader checks
+// every field's type and range before it trusts the line, and migrates older format versions first:
+// each migration turns version v into v + 1, so a line of any known version reaches the current.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "support/JsonDepth.h"
+#include "tessel/Error.h"
+#include "tessel/auto_schedule/records/Record.h"
+
+namespace tessel {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A line is skipped with a reason: thrown inside the reader, caught at its top.
+struct Skip {
+    std::string why;
+};
+
+constexpr int kMaxDepth = 32;  // a record nests 5 deep; the schedule's steps a few more
+
+json hardware_json(const HardwareParams& h) {
+    return {{"num_cores", h.num_cores},
+            {"vector_unit_bytes", h.vector_unit_bytes},
+            {"cache_line_bytes", h.cache_line_bytes},
+            {"max_threads_per_block", h.max_threads_per_block},
+            {"max_shared_memory_per_block", h.max_shared_memory_per_block},
+            {"max_registers_per_block", h.max_registers_per_block},
+            {"warp_size", h.warp_size},
+            {"max_vthread_extent", h.max_vthread_extent}};
+}
+
+const json& field(const json& j, const char* key, bool (json::*is)() const noexcept,
+                  const char* what) {
+    auto it = j.find(key);
+    if (it == j.end()) throw Skip{std::string("missing field '") + key + "'"};
+    if (!((*it).*is)()) throw Skip{std::string("field '") + key + "' is not " + what};
+    return *it;
+}
+
+std::string text(const json& j, const char* key) {
+    return field(j, key, &json::is_string, "a string").get<std::string>();
+}
+
+// A finite number >= 0 (JSON has no NaN; an overflowing literal is refused by the parser).
+double seconds(const json& j, const char* key) {
+    double v = field(j, key, &json::is_number, "a number").get<double>();
+    if (!std::isfinite(v) || v < 0) throw Skip{std::string("field '") + key + "' out of range"};
+    return v;
+}
+
+template <typename T>
+T integer(const json& j, const char* key, T lo, T hi) {
+    const json& v = field(j, key, &json::is_number_integer, "an integer");
+    if (v.is_number_unsigned() || v.get<int64_t>() >= 0) {
+        uint64_t u = v.is_number_unsigned() ? v.get<uint64_t>() : uint64_t(v.get<int64_t>());
+        if (u > static_cast<uint64_t>(hi)) throw Skip{std::string("field '") + key + "' too large"};
+        return static_cast<T>(u);
+    }
+    int64_t s = v.get<int64_t>();  // negative here
+    if (s < static_cast<int64_t>(lo)) throw Skip{std::string("field '") + key + "' out of range"};
+    return static_cast<T>(s);
+}
+
+HardwareParams hardware_from(const json& j) {
+    constexpr int kMax = std::numeric_limits<int>::max();
+    HardwareParams h;
+    h.num_cores = integer<int>(j, "num_cores", 0, kMax);
+    h.vector_unit_bytes = integer<int>(j, "vector_unit_bytes", 0, kMax);
+    h.cache_line_bytes = integer<int>(j, "cache_line_bytes", 0, kMax);
+    h.max_threads_per_block = integer<int>(j, "max_threads_per_block", 0, kMax);
+    h.max_shared_memory_per_block =
+        integer<int64_t>(j, "max_shared_memory_per_block", 0, std::numeric_limits<int64_t>::max());
+    h.max_registers_per_block = integer<int>(j, "max_registers_per_block", 0, kMax);
+    h.warp_size = integer<int>(j, "warp_size", 0, kMax);
+    h.max_vthread_extent = integer<int>(j, "max_vthread_extent", 0, kMax);
+    return h;
+}
+
+// Version 1: the bare schedule record of Schedule::to_json ({"format_version": 1,
+// "workload_key": ..., "steps": [...]}): no task beyond the DAG hash, no measurement.
+json migrate_v1_to_v2(const json& v1) {
+    std::string hash = text(v1, "workload_key");
+    HardwareParams none;
+    none.num_cores = 0;
+    return {{"format_version", 2},
+            {"task",
+             {{"dag_hash", hash},
+              {"workload", ""},
+              {"params", json::array()},
+              {"target", ""},
+              {"hardware", hardware_json(none)}}},
+            {"schedule", v1},
+            {"result",
+             {{"error_code", "none"},
+              {"error_message", ""},
+              {"costs", json::array()},
+              {"build_seconds", 0},
+              {"run_seconds", 0},
+              {"timestamp", 0}}},
+            {"provenance", {{"origin", "manual"}, {"seed", 0}, {"round", 0}}},
+            {"tessel_version", ""}};
+}
+
+// migrations[v - 1] turns version v into v + 1.
+const std::vector<std::function<json(const json&)>> kMigrations = {migrate_v1_to_v2};
+
+}  // namespace
+}  // namespace tessel
+
+namespace tessel {
+
+namespace {
+
+void read_task(const json& j, TuningRecord& r) {
+    const json& task = field(j, "task", &json::is_object, "an object");
+    r.dag_hash = text(task, "dag_hash");
+    if (r.dag_hash.empty() || r.dag_hash.size() > 16 ||
+        r.dag_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+        throw Skip{"the DAG hash is not 1 to 16 hex digits"};
+    r.workload = text(task, "workload");
+    r.params_json = field(task, "params", &json::is_array, "a list").dump();
+    try {
+        workload_params_from_json(r.params_json);
+    } catch (const Error& e) {
+        throw Skip{std::string("bad workload parameters: ") + e.what()};
+    }
+    r.target = text(task, "target");
+    r.hardware = hardware_from(field(task, "hardware", &json::is_object, "an object"));
+    const json& schedule = field(j, "schedule", &json::is_object, "an object");
+    field(schedule, "steps", &json::is_array, "a list");
+    if (text(schedule, "workload_key") != r.dag_hash)
+        throw Skip{"the schedule was recorded for another DAG than the task's"};
+    r.schedule_json = schedule.dump();
+}
+
+void read_result(const json& j, TuningRecord& r) {
+    const json& result = field(j, "result", &json::is_object, "an object");
+    std::optional<MeasureError> error = measure_error_from_name(text(result, "error_code"));
+    if (!error) throw Skip{"unknown error code"};
+    r.error = *error;
+    r.error_message = text(result, "error_message");
+    for (const json& c : field(result, "costs", &json::is_array, "a list")) {
+        if (!c.is_number()) throw Skip{"a cost is not a number"};
+        double v = c.get<double>();
+        if (!std::isfinite(v) || v < 0) throw Skip{"a cost is out of range"};
+        r.costs.push_back(v);
+    }
+    if (r.error == MeasureError::None && r.costs.empty() && r.format_version >= 2)
+        throw Skip{"a record without error has no costs"};
+    r.build_seconds = seconds(result, "build_seconds");
+    r.run_seconds = seconds(result, "run_seconds");
+    r.timestamp = seconds(result, "timestamp");
+    const json& p = field(j, "provenance", &json::is_object, "an object");
+    std::optional<CandidateOrigin> origin = candidate_origin_from_name(text(p, "origin"));
+    if (!origin) throw Skip{"unknown candidate origin"};
+    r.origin = *origin;
+    r.seed = integer<uint64_t>(p, "seed", 0, std::numeric_limits<uint64_t>::max());
+    r.round = integer<int64_t>(p, "round", 0, std::numeric_limits<int64_t>::max());
+    r.tessel_version = text(j, "tessel_version");
+}
+
+TuningRecord parse(const std::string& line) {
+    if (line.size() > kMaxRecordLineBytes) throw Skip{"too long"};
+    if (internal::json_nesting_depth(line, kMaxDepth) > kMaxDepth) throw Skip{"nested too deeply"};
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw Skip{"not JSON (truncated?)"};
+    if (!j.is_object()) throw Skip{"not a JSON object"};
+    TuningRecord r;
+    r.format_version = integer<int>(j, "format_version", 1, std::numeric_limits<int>::max());
+    if (r.format_version > kRecordFormatVersion) throw Skip{"unknown (newer) format version"};
+    for (int v = r.format_version; v < kRecordFormatVersion; ++v) j = kMigrations.at(v - 1)(j);
+    read_task(j, r);
+    read_result(j, r);
+    return r;
+}
+
+}  // namespace
+
+double TuningRecord::mean_cost() const {
+    if (!ok()) return std::numeric_limits<double>::infinity();
+    return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
+}
+
+std::string TuningRecord::task_key() const {
+    std::string key = workload.empty()
+                          ? "[\"dag:" + dag_hash + "\"]"
+                          : tessel::workload_key(workload, workload_params_from_json(params_json));
+    return key + " " + target + " " + dag_hash;
+}
+
+std::optional<TuningRecord> record_from_json(const std::string& line, std::string* why) {
+    try {
+        return parse(line);
+    } catch (const Skip& s) {
+        if (why) *why = s.why;
+    } catch (const std::exception& e) {  // a type nlohmann refuses to convert, a bad_alloc
+        if (why) *why = std::string("unreadable: ") + e.what();
+    }
+    return std::nullopt;
+}
+
+std::string record_to_json(const TuningRecord& r) {
+    json j = {{"format_version", kRecordFormatVersion},
+              {"task",
+               {{"dag_hash", r.dag_hash},
+                {"workload", r.workload},
+                {"params", json::parse(r.params_json)},
+                {"target", r.target},
+                {"hardware", hardware_json(r.hardware)}}},
+              {"schedule", json::parse(r.schedule_json)},
+              {"result",
+               {{"error_code", measure_error_name(r.error)},
+                {"error_message", r.error_message},
+                {"costs", r.costs},
+                {"build_seconds", r.build_seconds},
+                {"run_seconds", r.run_seconds},
+                {"timestamp", r.timestamp}}},
+              {"provenance",
+               {{"origin", candidate_origin_name(r.origin)}, {"seed", r.seed}, {"round", r.round}}},
+              {"tessel_version", r.tessel_version}};
+    // Invalid UTF-8 in a message (a compiler's output) is replaced, never a throw.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+TuningRecord make_record(const SearchTask& task, const MeasureInput& input,
+                         const MeasureResult& result, uint64_t seed, int64_t round) {
+    TuningRecord r;
+    r.dag_hash = task.dag_hash_hex();
+    r.workload = task.workload_name();
+    r.params_json = workload_params_to_json(task.params());
+    r.target = task.target().str();
+    r.hardware = task.hardware();
+    r.schedule_json = input.schedule.to_json();
+    r.error = result.error;
+    r.error_message = result.error_message;
+    r.costs = result.costs;
+    r.build_seconds = result.build_seconds;
+    r.run_seconds = result.run_seconds;
+    r.timestamp = result.timestamp;
+    r.tessel_version = tessel_version();
+    r.seed = seed;
+    r.round = round;
+    r.origin = input.origin;
+    return r;
+}
+
+const char* tessel_version() {
+    return TESSEL_VERSION_STRING;
+}
+
+}  // namespace tessel

@@ -1,0 +1,203 @@
+// The GPU tensor-core sketch rule, multi_level_tiling_tensor_core (MetaSchedule's
+// MultiLevelTilingTensorCore in Ansor's sketch form): a GEMM stage whose body is a declared mma
+// intrinsic's pattern is scheduled as tutorials/07_tensor_core_gemm.py step 2 with open tile
+// lengths. Annotation (AnnotateTensorCore.cpp) fills in the tiles, pads and copies the shared
+// tiles, and chooses their pipelining (Annotate.cpp). docs/notes/tc-search.md explains the choices.
+#include <optional>
+
+#include "SketchUtil.h"
+#include "tessel/auto_schedule/space/Sketch.h"
+#include "tessel/schedule/TensorIntrin.h"
+
+namespace tessel::internal {
+
+namespace {
+
+// At most this many 16-row (16-column) fragments per warp along m (n), and k fragments per shared
+// tile: warp tiles up to 128 x 128 (the accumulator check in annotation rejects the large ones),
+// shared tiles up to 128 deep in k for 16-bit inputs.
+constexpr int64_t kMaxFragments = 8;
+
+// The intrinsics of one input type: the mma and its k, the shared -> fragment copies, and the
+// columns of n the B copy loads at once (ldmatrix .x4.trans: two B fragments).
+struct TensorCoreIntrins {
+    const char* mma;
+    int64_t kk;
+    const char* load_a;
+    const char* load_b;
+    int64_t n_unit;
+};
+
+// What the rule needs of a stage it applies to: the intrinsics and the stages of A and B.
+struct TensorCoreGemm {
+    TensorCoreIntrins in;
+    int a = -1, b = -1;
+};
+
+std::optional<TensorCoreIntrins> intrins_for(const SketchContext& ctx, Type t) {
+    if (t == Float(16))
+        return TensorCoreIntrins{"mma_m16n8k16_f16", 16, "ldmatrix_a", "ldmatrix_b_trans_x4", 16};
+    if (t == BFloat(16))
+        return TensorCoreIntrins{"mma_m16n8k16_bf16", 16, "ldmatrix_a", "ldmatrix_b_trans_x4", 16};
+    if (t == Float(32) && ctx.tensor_core_tf32)
+        return TensorCoreIntrins{"mma_m16n8k8_tf32", 8, "load_a8", "load_b8", 8};
+    return std::nullopt;
+}
+
+int stage_of(const Schedule& s, const Tensor& t) {
+    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
+        if (s.stage(k).op.same_as(t.op())) return k;
+    return -1;
+}
+
+bool reads_at(const TensorRead* r, const Var& row, const Var& col) {
+    return r->indices.size() == 2 && r->indices[0].same_as(row) && r->indices[1].same_as(col);
+}
+
+// The stage as a tensor-core GEMM: C[i, j] = sum_k A[i, k] * B[k, j] (each read converted to
+// float32 for 16-bit inputs) over two distinct placeholders A, B of a type with intrinsics,
+// float32 output, m, n, k multiples of the intrinsics' tile (tensorize needs whole tiles), a
+// cuda target of sm_80 or newer; nullopt otherwise.
+std::optional<TensorCoreGemm> match_gemm(const SketchContext& ctx, const Sketch& sk, int st) {
+    const Schedule& s = sk.schedule;
+    const Stage& stage = s.stage(st);
+    if (!ctx.gpu() || ctx.task.target().compute_capability() < 80 ||
+        sk.stages[st].kind != SketchStageKind::Plain || ctx.dag_index(s, st) < 0 ||
+        stage.leaf != stage.root || stage.attach != AttachKind::Root)
+        return std::nullopt;
+    const ComputeOpNode* c = as_compute(stage.op);
+    if (!c || c->axis.size() != 2 || c->reduce_axis.size() != 1 || c->body.size() != 1 ||
+        c->body[0].type() != Float(32))
+        return std::nullopt;
+    std::vector<Tensor> inputs = op_inputs(stage.op);
+    if (inputs.size() != 2 || !as_placeholder(inputs[0].op()) || !as_placeholder(inputs[1].op()))
+        return std::nullopt;
+    std::optional<TensorCoreIntrins> in = intrins_for(ctx, inputs[0].dtype());
+    if (!in || inputs[1].dtype() != inputs[0].dtype()) return std::nullopt;
+    std::vector<MatchedRead> reads;
+    if (!match_tensor_intrin(*find_tensor_intrin(in->mma), c->body[0], Float(32), &reads).empty() ||
+        reads.size() != 2)
+        return std::nullopt;
+    const Var &i = c->axis[0].var(), &j = c->axis[1].var(), &k = c->reduce_axis[0].var();
+    if (!reads_at(reads[0].stage, i, k) || !reads_at(reads[1].stage, k, j)) return std::nullopt;
+    auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
+    int64_t m = extent(c->axis[0]), n = extent(c->axis[1]), k_len = extent(c->reduce_axis[0]);
+    if (m <= 0 || n <= 0 || k_len <= 0 || m % 16 != 0 || n % in->n_unit != 0 || k_len % in->kk != 0)
+        return std::nullopt;
+    return TensorCoreGemm{*in, stage_of(s, reads[0].stage->tensor),
+                          stage_of(s, reads[1].stage->tensor)};
+}
+
+RuleCondition tensor_core_condition(const SketchContext& ctx, const Sketch& sk, int st) {
+    return match_gemm(ctx, sk, st) ? RuleCondition::ApplyAndSkipRest : RuleCondition::Skip;
+}
+
+// Inserts the caches: A.shared, A.shared.warp, B.shared, B.shared.warp and C.warp. Returns their
+// indices {as, af, bs, bf, cf}; `c` becomes the output's new index.
+std::vector<int> insert_caches(Sketch& sk, int a, int b, int& c) {
+    Schedule& s = sk.schedule;
+    std::vector<int*> moving = {&a, &b, &c};
+    std::vector<int> made;
+    auto inserted = [&](int at) {
+        insert_sketch_stage(sk, at);
+        for (int* p : moving)
+            if (*p >= at) ++*p;
+        for (int& m : made)
+            if (m >= at) ++m;
+        made.push_back(at);
+    };
+    inserted(s.cache_read(a, "shared", {c}));  // A.shared
+    inserted(s.cache_read(made[0], "warp", {c}));
+    inserted(s.cache_read(b, "shared", {c}));  // B.shared
+    inserted(s.cache_read(made[2], "warp", {c}));
+    int cf = s.cache_write(c, "warp");
+    insert_sketch_stage(sk, cf);
+    for (int& m : made)
+        if (m >= cf) ++m;
+    c = cf + 1;
+    made.push_back(cf);
+    return made;
+}
+
+// The output's loops: [blocks m, blocks n, warps m (threadIdx.z), warps n (threadIdx.y),
+// fragments m, fragments n, 16-column halves, 16 x 8 store_c]; returns the m and n tile groups.
+std::pair<TileGroup, TileGroup> tile_output(Sketch& sk, int c, const TensorCoreIntrins& in) {
+    Schedule& s = sk.schedule;
+    s.split(c, 1, in.n_unit);                                 // [i, jo, jn]
+    s.split(c, 2, 8);                                         // [i, jo, j2, jj]
+    s.split(c, 0, 16);                                        // [io, ii, jo, j2, jj]
+    TileGroup gj = split_levels(sk, c, 2, 3, kMaxFragments);  // [io, ii, bj, wj, fj, j2, jj]
+    TileGroup gi = split_levels(sk, c, 0, 3, kMaxFragments);  // [bi, wi, fi, ii, bj, ...]
+    s.reorder(c, {0, 4, 1, 5, 2, 6, 7, 3, 8});
+    s.bind(c, 0, IterAnnotation::BlockY);
+    s.bind(c, 1, IterAnnotation::BlockX);
+    s.bind(c, 2, IterAnnotation::ThreadZ);
+    s.bind(c, 3, IterAnnotation::ThreadY);
+    for (int pos : {4, 5, 6}) s.unroll(c, pos);
+    s.tensorize(c, 7, "store_c");
+    return {gi, gj};
+}
+
+// The accumulator at the output's warp loop: [k shared tiles, k fragments, fragments m, n, mma];
+// returns the k tile group.
+TileGroup tile_accumulator(Sketch& sk, int cf, int c, const TensorCoreIntrins& in) {
+    Schedule& s = sk.schedule;
+    s.compute_at(cf, c, 3);
+    s.split(cf, 2, in.kk);                                     // [ci, cj, ko, ck]
+    s.split(cf, 1, 8);                                         // [ci, fj, cj, ko, ck]
+    s.split(cf, 0, 16);                                        // [fi, ci, fj, cj, ko, ck]
+    TileGroup gk = split_levels(sk, cf, 4, 2, kMaxFragments);  // [fi, ci, fj, cj, ko, ki, ck]
+    s.reorder(cf, {4, 5, 0, 2, 1, 3, 6});
+    for (int pos : {1, 2, 3}) s.unroll(cf, pos);
+    s.tensorize(cf, 4, in.mma);
+    return gk;
+}
+
+// The warp fragments at the accumulator's k-fragment loop: A's 16-row fragments, B's fragments
+// n_unit columns at a time (B is k-major).
+void tile_fragments(Sketch& sk, int af, int bf, int cf, const TensorCoreIntrins& in) {
+    Schedule& s = sk.schedule;
+    s.compute_at(af, cf, 1);
+    s.split(af, 0, 16);
+    s.unroll(af, 0);
+    s.tensorize(af, 1, in.load_a);
+    s.compute_at(bf, cf, 1);
+    s.split(bf, 1, in.n_unit);
+    s.reorder(bf, {1, 0, 2});
+    s.unroll(bf, 0);
+    s.tensorize(bf, 1, in.load_b);
+}
+
+std::vector<std::pair<Sketch, int>> tensor_core_apply(const SketchContext& ctx, const Sketch& in,
+                                                      int st) {
+    TensorCoreGemm gemm = *match_gemm(ctx, in, st);
+    Sketch sk = in;
+    int c = st;
+    std::vector<int> caches = insert_caches(sk, gemm.a, gemm.b, c);
+    const int as = caches[0], af = caches[1], bs = caches[2], bf = caches[3], cf = caches[4];
+    auto [gi, gj] = tile_output(sk, c, gemm.in);
+    TileGroup gk = tile_accumulator(sk, cf, c, gemm.in);
+    tile_fragments(sk, af, bf, cf, gemm.in);
+    for (int fetch : {as, bs}) {
+        sk.schedule.compute_at(fetch, cf, 0);
+        sk.stages[fetch].kind = SketchStageKind::TensorCoreFetch;
+        sk.stages[fetch].thread_steps = {gj.steps[0], gi.steps[0]};  // warps along n, m
+    }
+    int first = static_cast<int>(sk.tiles.size());
+    sk.tiles.push_back(gi);
+    sk.tiles.push_back(gj);
+    sk.tiles.push_back(gk);
+    for (int t : {af, bf, cf, c}) sk.stages[t].kind = SketchStageKind::TensorCore;
+    sk.stages[c].tensor_core_tiles = {first, first + 1, first + 2};
+    sk.stages[c].tensor_core_n = gemm.in.n_unit;
+    sk.trace.push_back(sk.schedule.stage(c).name() + ": multi_level_tiling_tensor_core");
+    return {{std::move(sk), cf - 1}};
+}
+
+}  // namespace
+
+SketchRule tensor_core_rule() {
+    return {"multi_level_tiling_tensor_core", tensor_core_condition, tensor_core_apply};
+}
+
+}  // namespace tessel::internal

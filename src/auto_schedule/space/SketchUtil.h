@@ -1,0 +1,56 @@
+// Helpers shared by sketch generation, its rules and annotation (not public).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/auto_schedule/space/Sketch.h"
+
+namespace tessel::internal {
+
+/// Inserts an entry for a stage the schedule inserted at `index` (cache_read, cache_write,
+/// rfactor), shifting the tile groups' stages.
+void insert_sketch_stage(Sketch& sketch, int index);
+
+/// ScheduleError unless `structure` is a string of S and R with at least one of each.
+void check_tiling_structure(const std::string& structure);
+
+/// Splits leaf `pos` of `stage` into `levels` loops with open lengths (levels - 1 splits, the
+/// innermost first); returns the tile group (its steps outer level first: steps[0] makes level 1).
+TileGroup split_levels(Sketch& sketch, int stage, int pos, int levels, int64_t max_innermost);
+
+/// The product of the constant extents of the stage's root axes of `kind` (symbolic: -1).
+int64_t root_extent_product(const Stage& st, IterKind kind);
+
+/// Whether the stage has reduction axes.
+bool has_reduction_axes(const Stage& st);
+
+/// Fuses the stage's reduction leaf loops (after its data-parallel ones) into one; returns the
+/// number of data-parallel leaf loops before it.
+int fuse_reduction_loops(Schedule& s, int stage);
+
+/// The stages that read stage `stage`'s output directly (its op is among their inputs).
+std::vector<int> direct_readers(const Schedule& s, int stage);
+
+/// The GPU row-group rules (SketchRowRules.cpp): an output computed a row per block with its row
+/// reductions at the row (row_block, row_reduction) and its inputs' rows staged in shared memory
+/// (row_fetch).
+SketchRule row_block_rule();
+/// Shared memory a row group's copies leave free for the scratch of its cross-thread reductions
+/// (a value per warp and reduction: 128 bytes each at 1024 threads).
+constexpr int64_t kRowReductionScratchBytes = 1024;
+SketchRule row_reduction_rule();
+SketchRule row_fetch_rule();
+
+/// The GPU register read-cache rule (SketchReadCache.cpp), cache_read_local: the shared tiles of
+/// a tiled stage also copied into registers at its innermost reduction loop (tutorial 05's AL and
+/// BL), as a variant: the sketch without them stays.
+SketchRule read_cache_rule();
+
+/// The GPU tensor-core rule (SketchTensorCore.cpp): a float16/bfloat16 GEMM with float32
+/// accumulation (float32 on tf32 with SketchOptions::tensor_core_tf32) on sm_80 or newer, tiled
+/// as tutorials/07_tensor_core_gemm.py: warp accumulators, shared and warp tiles, tensorize.
+SketchRule tensor_core_rule();
+
+}  // namespace tessel::internal

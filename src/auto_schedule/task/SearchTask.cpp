@@ -1,0 +1,177 @@
+// Search tasks (auto_schedule/task/SearchTask.h): a DAG that travels with its hash.
+#include "tessel/auto_schedule/task/SearchTask.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tessel/Error.h"
+#include "tessel/te/Serialize.h"
+
+namespace tessel {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string hex(uint64_t v) {
+    std::ostringstream os;
+    os << std::hex << v;
+    return os.str();
+}
+
+json hardware_to_json(const HardwareParams& h) {
+    return json{{"num_cores", h.num_cores},
+                {"vector_unit_bytes", h.vector_unit_bytes},
+                {"cache_line_bytes", h.cache_line_bytes},
+                {"max_threads_per_block", h.max_threads_per_block},
+                {"max_shared_memory_per_block", h.max_shared_memory_per_block},
+                {"max_registers_per_block", h.max_registers_per_block},
+                {"warp_size", h.warp_size},
+                {"max_vthread_extent", h.max_vthread_extent}};
+}
+
+template <typename T>
+void read_number(const json& j, const char* key, T& out) {
+    if (!j.contains(key) || !j.at(key).is_number_integer())
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: hardware field '" << key
+                               << "' is missing or not an integer";
+    out = j.at(key).get<T>();
+}
+
+HardwareParams hardware_from_json(const json& j) {
+    if (!j.is_object())
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: 'hardware' is not an object";
+    HardwareParams h;
+    read_number(j, "num_cores", h.num_cores);
+    read_number(j, "vector_unit_bytes", h.vector_unit_bytes);
+    read_number(j, "cache_line_bytes", h.cache_line_bytes);
+    read_number(j, "max_threads_per_block", h.max_threads_per_block);
+    read_number(j, "max_shared_memory_per_block", h.max_shared_memory_per_block);
+    read_number(j, "max_registers_per_block", h.max_registers_per_block);
+    read_number(j, "warp_size", h.warp_size);
+    read_number(j, "max_vthread_extent", h.max_vthread_extent);
+    return h;
+}
+
+const json& field(const json& j, const char* key, bool (json::*is)() const, const char* what) {
+    if (!j.contains(key) || !(j.at(key).*is)())
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: field '" << key << "' is missing or not "
+                               << what;
+    return j.at(key);
+}
+
+// The DAG the registered workload builds in this process, when it is registered here: it must
+// be the computation the task carries.
+void check_registered_builder(const std::string& workload, const WorkloadParams& params,
+                              const std::string& recorded_hash) {
+    std::vector<std::string> names = workload_names();
+    if (std::find(names.begin(), names.end(), workload) == names.end()) return;
+    std::string here = hex(dag_hash(make_workload(workload, params).outputs));
+    if (here != recorded_hash)
+        TESSEL_THROW(ScheduleError)
+            << "SearchTask.from_json: workload '" << workload_key(workload, params)
+            << "' as registered in this process builds a DAG with hash " << here
+            << ", but the task was made for a DAG with hash " << recorded_hash
+            << " (the code that registers the workload changed); its records do not apply to "
+               "this computation";
+}
+
+}  // namespace
+
+HardwareParams HardwareParams::from_target(const Target& target) {
+    HardwareParams h;
+    h.num_cores = target.num_cores();
+    h.vector_unit_bytes = target.vector_lanes(Int(8));
+    h.cache_line_bytes = target.cache_line_bytes();
+    if (target.is_gpu()) {
+        h.max_threads_per_block = target.max_threads_per_block();
+        h.max_shared_memory_per_block = target.max_shared_memory_per_block();
+        h.max_registers_per_block = target.max_registers_per_block();
+        h.warp_size = target.warp_size();
+        h.max_vthread_extent = target.max_vthread_extent();
+    }
+    return h;
+}
+
+ScheduleLimits schedule_limits_for(const Target& target) {
+    ScheduleLimits limits;
+    if (target.is_gpu()) limits.max_unroll = 1024;
+    return limits;
+}
+
+SearchTask::SearchTask(TensorDAG dag, std::string workload, WorkloadParams params,
+                       const Target& target, std::optional<HardwareParams> hardware) {
+    check_tensor_dag(dag, "SearchTask");
+    Schedule initial(dag.outputs, schedule_limits_for(target));
+    HardwareParams hw = hardware ? *hardware : HardwareParams::from_target(target);
+    state_ = std::make_shared<const State>(State{
+        std::move(dag), std::move(workload), std::move(params), target, hw, std::move(initial)});
+}
+
+SearchTask::SearchTask(const std::string& workload, const WorkloadParams& params,
+                       const Target& target, std::optional<HardwareParams> hardware)
+    : SearchTask(make_workload(workload, params), workload, params, target, hardware) {}
+
+SearchTask::SearchTask(const TensorDAG& dag, const Target& target,
+                       std::optional<HardwareParams> hardware)
+    : SearchTask(dag, "", {}, target, hardware) {}
+
+std::string SearchTask::dag_hash_hex() const {
+    return hex(dag_hash());
+}
+
+std::string SearchTask::key() const {
+    std::string workload = state_->workload.empty()
+                               ? "[\"dag:" + dag_hash_hex() + "\"]"
+                               : workload_key(state_->workload, state_->params);
+    return workload + " " + state_->target.str() + " " + dag_hash_hex();
+}
+
+std::string SearchTask::to_json() const {
+    json j;
+    j["format_version"] = kSearchTaskFormatVersion;
+    j["workload"] = state_->workload;
+    j["params"] = json::parse(workload_params_to_json(state_->params));
+    j["dag"] = json::parse(dag_to_json(state_->dag));
+    j["dag_hash"] = dag_hash_hex();
+    j["target"] = state_->target.str();
+    j["hardware"] = hardware_to_json(state_->hardware);
+    return j.dump();
+}
+
+SearchTask SearchTask::from_json(const std::string& text) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::exception& e) {
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: malformed JSON: " << e.what();
+    }
+    if (!j.is_object()) TESSEL_THROW(DSLError) << "SearchTask.from_json: not a JSON object";
+    int64_t version = field(j, "format_version", &json::is_number_integer, "an integer");
+    if (version < 1 || version > kSearchTaskFormatVersion)
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: format version " << version
+                               << " (this tessel reads 1 to " << kSearchTaskFormatVersion << ")";
+    std::string workload = field(j, "workload", &json::is_string, "a string");
+    WorkloadParams params =
+        workload_params_from_json(field(j, "params", &json::is_array, "a list").dump());
+    std::string recorded = field(j, "dag_hash", &json::is_string, "a string");
+    TensorDAG dag = dag_from_json(field(j, "dag", &json::is_object, "an object").dump());
+    std::string actual = hex(tessel::dag_hash(dag.outputs));
+    if (actual != recorded)
+        TESSEL_THROW(ScheduleError)
+            << "SearchTask.from_json: the task's DAG hashes to " << actual
+            << ", but the task records " << recorded
+            << "; it was edited or written by a tessel that hashes differently, and its records "
+               "cannot be trusted on this computation";
+    if (!workload.empty()) check_registered_builder(workload, params, recorded);
+    Target target(field(j, "target", &json::is_string, "a string").get<std::string>());
+    HardwareParams hw = hardware_from_json(field(j, "hardware", &json::is_object, "an object"));
+    return SearchTask(std::move(dag), workload, params, target, hw);
+}
+
+Schedule SearchTask::apply_record(const std::string& schedule_json) const {
+    return schedule_from_json(state_->initial, schedule_json);
+}
+
+}  // namespace tessel

@@ -1,0 +1,348 @@
+// Tuning jobs (auto_schedule/tuner/Job.h): the job file read and checked field by field, every
+// problem collected before any is reported, so that an operator fixes a job in one go.
+#include "tessel/auto_schedule/tuner/Job.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include "support/JsonDepth.h"
+
+#include "tessel/op/Networks.h"
+
+namespace tessel {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kMaxDepth = 16;        // a job nests 4 deep (tasks, params, a list parameter)
+constexpr size_t kMaxTasks = 10000;  // more is a mistake, not a network
+constexpr int64_t kMaxTrials = int64_t(1) << 40;
+
+std::string join_problems(const std::string& source, const std::vector<std::string>& problems) {
+    std::ostringstream os;
+    os << source << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems");
+    for (const std::string& p : problems) os << "\n  - " << p;
+    return os.str();
+}
+
+// Reads fields of one JSON object, noting each problem with its path instead of stopping.
+class Fields {
+public:
+    Fields(const json& j, std::string path, std::vector<std::string>& problems)
+        : j_(j), path_(std::move(path)), problems_(problems) {}
+
+    bool has(const char* key) const { return j_.contains(key); }
+    void problem(const std::string& what) { problems_.push_back(what); }
+    std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+    template <typename T>
+    void integer(const char* key, T& out, int64_t lo, int64_t hi) {
+        if (!has(key)) return;
+        const json& v = j_.at(key);
+        if (!v.is_number_integer()) return wrong(key, "an integer", v);
+        bool in_range = v.is_number_unsigned()
+                            ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                                  (lo <= 0 || v.get<uint64_t>() >= static_cast<uint64_t>(lo))
+                            : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+        if (!in_range)
+            return problem(name(key) + " must be in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "], got " + v.dump());
+        out = static_cast<T>(v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>())
+                                                    : v.get<int64_t>());
+    }
+    void number(const char* key, double& out, double lo, double hi) {
+        if (!has(key)) return;
+        const json& v = j_.at(key);
+        if (!v.is_number()) return wrong(key, "a number", v);
+        double d = v.get<double>();
+        if (!(d >= lo && d <= hi))
+            return problem(name(key) + " must be in [" + json(lo).dump() + ", " + json(hi).dump() +
+                           "], got " + v.dump());
+        out = d;
+    }
+    void boolean(const char* key, bool& out) {
+        if (!has(key)) return;
+        if (!j_.at(key).is_boolean()) return wrong(key, "true or false", j_.at(key));
+        out = j_.at(key).get<bool>();
+    }
+    void text(const char* key, std::string& out) {
+        if (!has(key)) return;
+        if (!j_.at(key).is_string()) return wrong(key, "a string", j_.at(key));
+        out = j_.at(key).get<std::string>();
+    }
+    // Every key not in `known` is a problem (a typo would otherwise be ignored).
+    void only(std::initializer_list<const char*> known) {
+        for (auto it = j_.begin(); it != j_.end(); ++it) {
+            bool ok = false;
+            for (const char* k : known) ok = ok || it.key() == k;
+            if (!ok) problem("unknown field " + name(it.key().c_str()));
+        }
+    }
+
+private:
+    void wrong(const char* key, const char* what, const json& v) {
+        std::string shown = v.dump();
+        if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+        problem(name(key) + " must be " + what + ", got " + shown);
+    }
+
+    const json& j_;
+    std::string path_;
+    std::vector<std::string>& problems_;
+};
+
+// Parameters converted as make_workload converts them (a dtype name to a dtype, an int to a
+// double where a float is declared), so that a task's key does not depend on the spelling.
+WorkloadParams conform(const std::string& workload, WorkloadParams params) {
+    std::vector<WorkloadParamSpec> specs = workload_param_specs(workload);
+    for (size_t i = 0; i < params.size() && i < specs.size(); ++i) {
+        ParamKind kind = param_kind(params[i]);
+        if (specs[i].kind == ParamKind::DType && kind == ParamKind::String)
+            params[i] = Type::parse(std::get<std::string>(params[i]));
+        else if (specs[i].kind == ParamKind::Float && kind == ParamKind::Int)
+            params[i] = static_cast<double>(std::get<int64_t>(params[i]));
+    }
+    return params;
+}
+
+void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& problems) {
+    std::string path = "tasks[" + std::to_string(i) + "]";
+    if (!t.is_object()) {
+        problems.push_back(path + " must be an object {workload, params, weight}");
+        return;
+    }
+    Fields f(t, path, problems);
+    f.only({"workload", "params", "weight"});
+    JobTask task;
+    f.text("workload", task.workload);
+    f.number("weight", task.weight, 1e-9, 1e12);
+    if (!f.has("workload")) f.problem(path + ": no workload");
+    if (!f.has("params")) f.problem(path + ": no params (a JSON array)");
+    if (task.workload.empty() || !f.has("params")) return;
+    const json& params = t.at("params");
+    if (!params.is_array()) return f.problem(path + ".params must be a JSON array");
+    try {
+        task.params = conform(task.workload, workload_params_from_json(params.dump()));
+        make_workload(task.workload, task.params);
+    } catch (const Error& e) {
+        return f.problem(path + ": " + e.what());
+    }
+    job.tasks.push_back(std::move(task));
+}
+
+void read_network(const std::string& name, Job& job, std::vector<std::string>& problems) {
+    try {
+        for (const op::PresetLayer& l : op::network_preset(name))
+            job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count)});
+    } catch (const Error& e) {
+        problems.push_back(std::string("network: ") + e.what());
+    }
+}
+
+void read_search(const json& j, Job& job, std::vector<std::string>& problems) {
+    if (!j.is_object()) return problems.push_back("search must be an object");
+    Fields f(j, "search", problems);
+    f.only({"population", "generations", "eps_greedy", "min_programs", "num_threads",
+            "cost_model", "measure_default", "restart_after"});
+    f.integer("population", job.population, 1, 1 << 20);
+    f.integer("generations", job.generations, 0, 1000);
+    f.number("eps_greedy", job.eps_greedy, 0, 1);
+    f.integer("min_programs", job.min_programs, 1, 1 << 20);
+    f.integer("num_threads", job.num_threads, 0, 4096);
+    f.boolean("measure_default", job.measure_default);
+    f.integer("restart_after", job.restart_after, 0, int64_t(1) << 40);
+    f.text("cost_model", job.cost_model);
+    if (job.cost_model != "shared" && job.cost_model != "per-task")
+        f.problem("cost_model must be \"shared\" or \"per-task\", got \"" + job.cost_model +
+                  "\"");
+}
+
+void read_measure(const json& j, Job& job, std::vector<std::string>& problems) {
+    if (!j.is_object()) return problems.push_back("measure must be an object");
+    Fields f(j, "measure", problems);
+    f.only({"number", "repeat", "min_repeat_ms", "flush_cache", "build_timeout", "run_timeout",
+            "build_threads"});
+    MeasureOptions& m = job.measure;
+    f.integer("number", m.number, 1, 1 << 20);
+    f.integer("repeat", m.repeat, 1, 1000);
+    f.number("min_repeat_ms", m.min_repeat_ms, 0, 1e6);
+    f.boolean("flush_cache", m.flush_cache);
+    f.number("build_timeout", m.build_timeout_seconds, 1e-3, 1e5);
+    f.number("run_timeout", m.run_timeout_seconds, 1e-3, 1e5);
+    f.integer("build_threads", m.build_threads, 0, 4096);
+}
+
+void read_budget(Fields& f, const json& j, Job& job) {
+    bool total = f.has("trials"), per_task = f.has("trials_per_task");
+    if (total == per_task)
+        return f.problem("give the budget as exactly one of trials or trials_per_task");
+    int64_t n = -1;
+    f.integer(total ? "trials" : "trials_per_task", n, 1, kMaxTrials);
+    if (n < 1) return;
+    job.trials = total ? n : n * static_cast<int64_t>(std::max<size_t>(1, job.tasks.size()));
+    (void)j;
+}
+
+void check_duplicates(const Job& job, std::vector<std::string>& problems) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < job.tasks.size(); ++i) {
+        std::string key = workload_key(job.tasks[i].workload, job.tasks[i].params);
+        if (!seen.insert(key).second)
+            problems.push_back("task " + key + " is listed twice (give it one entry with the " +
+                               "sum of the weights)");
+    }
+}
+
+Job read_job(const json& j, std::vector<std::string>& problems) {
+    Job job;
+    Fields f(j, "", problems);
+    f.only({"format_version", "name", "target", "trials", "trials_per_task",
+            "measurements_per_round", "strategy", "seed", "early_stopping_per_task", "network",
+            "tasks", "search", "measure"});
+    int version = -1;
+    f.integer("format_version", version, 0, 1 << 30);
+    if (!f.has("format_version"))
+        f.problem("no format_version (this tessel writes " + std::to_string(kJobFormatVersion) +
+                  ")");
+    else if (version != -1 && version != kJobFormatVersion)
+        f.problem("format_version " + std::to_string(version) + " is not one this tessel reads (" +
+                  std::to_string(kJobFormatVersion) + ")");
+    f.text("name", job.name);
+    f.text("target", job.target);
+    if (!f.has("target")) f.problem("no target");
+    if (!job.target.empty()) {
+        try {
+            job.target = Target(job.target).str();
+        } catch (const Error& e) {
+            f.problem(std::string("target: ") + e.what());
+        }
+    }
+    f.integer("measurements_per_round", job.measurements_per_round, 1, 1 << 16);
+    f.text("strategy", job.strategy);
+    if (job.strategy != "gradient" && job.strategy != "round-robin")
+        f.problem("strategy must be \"gradient\" or \"round-robin\", got \"" + job.strategy + "\"");
+    f.integer("seed", job.seed, 0, std::numeric_limits<int64_t>::max());
+    f.integer("early_stopping_per_task", job.early_stopping_per_task, 0, kMaxTrials);
+    f.text("network", job.network);
+    if (!job.network.empty()) read_network(job.network, job, problems);
+    if (f.has("tasks")) {
+        const json& tasks = j.at("tasks");
+        if (!tasks.is_array())
+            f.problem("tasks must be an array");
+        else if (tasks.size() > kMaxTasks)
+            f.problem("tasks: " + std::to_string(tasks.size()) + " tasks, more than " +
+                      std::to_string(kMaxTasks));
+        else
+            for (size_t i = 0; i < tasks.size(); ++i) read_task(tasks[i], i, job, problems);
+    }
+    if (!f.has("tasks") && !f.has("network")) f.problem("no tasks and no network: nothing to tune");
+    if (f.has("search")) read_search(j.at("search"), job, problems);
+    if (f.has("measure")) read_measure(j.at("measure"), job, problems);
+    read_budget(f, j, job);
+    check_duplicates(job, problems);
+    return job;
+}
+
+uint64_t fnv1a(const std::string& s) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return h;
+}
+
+}  // namespace
+
+JobError::JobError(const std::string& source, std::vector<std::string> problems)
+    : RuntimeError(join_problems(source, problems)), problems_(std::move(problems)) {}
+
+Job parse_job(const std::string& text, const std::string& source) {
+    if (text.size() > kMaxJobBytes)
+        throw JobError(source, {"the job is " + std::to_string(text.size()) +
+                                " bytes, more than the limit of " + std::to_string(kMaxJobBytes)});
+    if (internal::json_nesting_depth(text, kMaxDepth) > kMaxDepth)
+        throw JobError(source, {"the JSON nests deeper than " + std::to_string(kMaxDepth)});
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::exception& e) {
+        throw JobError(source, {std::string("not JSON: ") + e.what()});
+    }
+    if (!j.is_object()) throw JobError(source, {"a job is a JSON object"});
+    std::vector<std::string> problems;
+    Job job = read_job(j, problems);
+    if (!problems.empty()) throw JobError(source, std::move(problems));
+    return job;
+}
+
+Job load_job(const std::string& path) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(path, ec);
+    if (ec) throw JobError(path, {"cannot read the job file: " + ec.message()});
+    if (size > kMaxJobBytes)
+        throw JobError(path, {"the job is " + std::to_string(size) +
+                              " bytes, more than the limit of " + std::to_string(kMaxJobBytes)});
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw JobError(path, {"cannot read the job file"});
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Job job = parse_job(text, path);
+    if (job.name.empty()) job.name = std::filesystem::path(path).stem().string();
+    return job;
+}
+
+std::string job_to_json(const Job& job) {
+    json tasks = json::array();
+    for (const JobTask& t : job.tasks)
+        tasks.push_back({{"workload", t.workload},
+                         {"params", json::parse(workload_params_to_json(t.params))},
+                         {"weight", t.weight}});
+    const MeasureOptions& m = job.measure;
+    json j = {{"format_version", kJobFormatVersion},
+              {"name", job.name},
+              {"target", job.target},
+              {"trials", job.trials},
+              {"measurements_per_round", job.measurements_per_round},
+              {"strategy", job.strategy},
+              {"seed", job.seed},
+              {"early_stopping_per_task", job.early_stopping_per_task},
+              {"tasks", std::move(tasks)},
+              {"search",
+               {{"population", job.population},
+                {"generations", job.generations},
+                {"eps_greedy", job.eps_greedy},
+                {"min_programs", job.min_programs},
+                {"num_threads", job.num_threads},
+                {"cost_model", job.cost_model},
+                {"measure_default", job.measure_default},
+                {"restart_after", job.restart_after}}},
+              {"measure",
+               {{"number", m.number},
+                {"repeat", m.repeat},
+                {"min_repeat_ms", m.min_repeat_ms},
+                {"flush_cache", m.flush_cache},
+                {"build_timeout", m.build_timeout_seconds},
+                {"run_timeout", m.run_timeout_seconds},
+                {"build_threads", m.build_threads}}}};
+    return j.dump(2);
+}
+
+std::vector<SearchTask> job_search_tasks(const Job& job) {
+    Target target(job.target);
+    std::vector<SearchTask> out;
+    for (const JobTask& t : job.tasks) out.emplace_back(t.workload, t.params, target);
+    return out;
+}
+
+std::string task_log_name(const SearchTask& task) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(task.key())));
+    std::string name = task.workload_name().empty() ? "dag" : task.workload_name();
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            c = '_';
+    return name + "-" + hex + ".jsonl";
+}
+
+}  // namespace tessel
