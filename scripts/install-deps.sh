@@ -10,6 +10,7 @@ set -euo pipefail
 
 packages=(g++ cmake ninja-build libgtest-dev nlohmann-json3-dev python3-venv python3-dev libxgboost-dev)
 packages+=(libcli11-dev)  # the command lines of tools/tessel-tune, tessel-measure, tessel-demo
+packages+=(ccache)  # scripts/test.sh: the LLVM-free leg takes the release leg's objects from it
 for arg in "$@"; do
     case "$arg" in
         --llvm) packages+=(llvm-19-dev) ;;

@@ -12,9 +12,10 @@
 
 #include "correctness/ScheduleTestUtil.h"
 #include "gpu/GpuCheck.h"
-#include "tessel/auto_schedule/SearchSpace.h"
-#include "tessel/auto_schedule/Tuner.h"  // task_flops: the interpreters run tasks up to kInterpretFlops
-#include "tessel/auto_schedule/WorkloadSuite.h"
+#include "tessel/auto_schedule/space/SearchSpace.h"
+#include "tessel/auto_schedule/space/WorkloadSuite.h"
+// task_flops: the interpreters run tasks up to kInterpretFlops
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 namespace tessel::testing {
 
@@ -42,7 +43,6 @@ inline int64_t reduction_length(const SearchTask& task) {
     return longest;
 }
 
-#ifdef TESSEL_HAVE_LLVM
 /// The schedule JIT-compiled through LLVM on random inputs against the reference interpreter.
 inline void expect_jit_matches_reference(const Schedule& s, int64_t reduction_length) {
     std::vector<Tensor> inputs = placeholders_of(s), args = inputs;
@@ -63,7 +63,6 @@ inline void expect_jit_matches_reference(const Schedule& s, int64_t reduction_le
         EXPECT_TRUE(r.ok) << "JIT output " << s.outputs()[o].name() << ": " << r.message();
     }
 }
-#endif
 
 /// Tasks above this run in the interpreters too slowly for CI (the SPMD interpreter runs every
 /// thread of every block); they are checked through the JIT (CPU) or NVRTC (GPU) only.
@@ -76,11 +75,10 @@ inline void expect_state_matches_reference(const SearchTask& task, const SearchS
     SCOPED_TRACE(what + "\n" + state.schedule.to_python());
     bool interpret = task_flops(task) <= kInterpretFlops;
     if (!task.target().is_gpu()) {
-        if (interpret) expect_matches_reference(state.schedule, reduction_length(task));
-#ifdef TESSEL_HAVE_LLVM
-        else
+        if (interpret)
+            expect_matches_reference(state.schedule, reduction_length(task));
+        else if (has_llvm_backend())
             expect_jit_matches_reference(state.schedule, reduction_length(task));
-#endif
         return;
     }
     GpuProgram p = gpu_program(what, state.schedule, reduction_length(task));

@@ -9,10 +9,8 @@
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/ReferenceInterpreter.h"
-#ifdef TESSEL_HAVE_LLVM
 #include "correctness/ScheduleTestUtil.h"  // view_of
-#include "tessel/codegen/Build.h"
-#endif
+#include "tessel/driver/Build.h"
 
 namespace tessel::fuzz {
 
@@ -96,7 +94,6 @@ void run_and_compare(const PreparedOperator& p, const LoweredFunc& f) {
     compare_outputs(p, arrays, "mismatch");
 }
 
-#ifdef TESSEL_HAVE_LLVM
 // The same function JIT-compiled by the LLVM backend (bounds checks included) must agree too.
 void run_jit_and_compare(const PreparedOperator& p, const LoweredFunc& f, const Schedule& s) {
     if (testing::has_thread_bindings(s)) {  // a GPU schedule: the CPU backend refuses it
@@ -117,7 +114,6 @@ void run_jit_and_compare(const PreparedOperator& p, const LoweredFunc& f, const 
     m.get(f.name)(views);
     compare_outputs(p, arrays, "jit_mismatch");
 }
-#endif
 
 }  // namespace
 
@@ -154,10 +150,8 @@ CaseOutcome check_schedule(const PreparedOperator& p, const Schedule& s) {
     o = run_phase("replay", Verdict::Failure, [&] { check_replay(p, s, ir); });
     if (o.verdict != Verdict::Pass) return o;
     o = run_phase("run", Verdict::Failure, [&] { run_and_compare(p, f); });
-#ifdef TESSEL_HAVE_LLVM
-    if (o.verdict != Verdict::Pass) return o;
+    if (o.verdict != Verdict::Pass || !has_llvm_backend()) return o;
     o = run_phase("jit", Verdict::Failure, [&] { run_jit_and_compare(p, f, s); });
-#endif
     return o;
 }
 
