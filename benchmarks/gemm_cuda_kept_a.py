@@ -1,4 +1,4 @@
-"""gemm_cuda_kept_a: an experiment for the GPU search's two basins (docs/notes/gpu-gemm-search.md):
+"""gemm_cuda_kept_a: an experiment for the GPU search's two basins (docs/perf/gpu-gemm-search.md):
 tutorial 05's register-tile schedule with A's shared tile kept as it is ([i][k], so cp.async
 copies it 16 bytes at a time) and A's register read cache loaded along k (4 columns of k per
 128-bit load, attached one k split above the innermost k loop) instead of A's tile stored

@@ -1,4 +1,4 @@
-"""gemm_cuda_variants: an experiment for issue 19's GPU bar (docs/notes/gpu-gemm-search.md): is
+"""gemm_cuda_variants: an experiment for issue 19's GPU bar (docs/perf/gpu-gemm-search.md): is
 any simple relative of tutorial 05's step 6 faster than step 6 itself? Step 6 is the best of the
 tutorial's square-tile sweep; this times rectangular block tiles (larger per-thread tiles: more
 FMAs per shared load), other vthread splits and k tiles, all double-buffered with A's tile

@@ -1,4 +1,4 @@
-// gpu_search_diagnosis: why a GPU GEMM search misses tutorial 05's step 6 (docs/notes/
+// gpu_search_diagnosis: why a GPU GEMM search misses tutorial 05's step 6 (docs/perf/
 // gpu-gemm-search.md). Needs no GPU. Reads a tune_gemm_cuda log, trains the cost model on its
 // records as the tuner does (features of each record's schedule, one model on all of them), and
 // scores (a) step 6's state of the read-cache sketch (its tile lengths given, the other choices

@@ -1,5 +1,5 @@
 """gpu_search_logs: what the logs of `tune_gemm_cuda` (fp32 GEMM, 4096^3 by default) say
-about the GPU search, read on a machine without a GPU (docs/notes/gpu-gemm-search.md).
+about the GPU search, read on a machine without a GPU (docs/perf/gpu-gemm-search.md).
 
     python3 benchmarks/gpu_search_logs.py classes LOG...
         the measured states by structure (pipelining, A's layout, block tile, threads, vthreads,

@@ -5,7 +5,7 @@
 # usually vanishes from the binaries; under -fsanitize=... (and with toolchains that do not default
 # to --as-needed) it stays as a DT_NEEDED entry for libcuda.so.1, and then no test, tool or Python
 # module starts where there is no driver. NVRTC needs no driver and the runtime opens it with
-# dlopen (DESIGN.md, decision 4), so nothing of tessel may link it. tests/link checks the build.
+# dlopen (docs/design.md, decision 4), so nothing of tessel may link it. tests/link checks the build.
 #
 # Included by TesselDependencies.cmake (the build) and by the installed tesselConfig.cmake (the
 # exported libtessel names tessel::nvrtc); both call find_package(CUDAToolkit) first.

@@ -264,7 +264,7 @@ TILE_CONFIGS = [
 
 def choose_tiles(m, n, k, sm_count, double_buffer=True):
     """The tile configuration for an m x n x k product on a GPU with `sm_count` multiprocessors,
-    from the sweep on the H100 (docs/notes/gpu-any-shape.md): 128 x 128 tiles of 8 x 8 per thread
+    from the sweep on the H100 (docs/perf/gpu-gemm-shapes.md): 128 x 128 tiles of 8 x 8 per thread
     as strided 4 x 4 parts, 8 columns of k per step, when they give every multiprocessor a block;
     else 64 x 64 tiles of 4 x 4 per thread, 16 columns of k per step. `double_buffer`: with the
     fetches pipelined (step 6)."""

@@ -1,4 +1,4 @@
-// An experiment for issue 25's bar (docs/notes/tensorcore.md, "Speed on the H100"): is the
+// An experiment for issue 25's bar (docs/perf/tensor-cores.md, "What limits it"): is the
 // mma.sync fp16 GEMM bound by L2 -> SM traffic, so that sharing tiles between the blocks of a
 // cluster (TMA multicast, distributed shared memory) is what the bar needs? Written by hand,
 // outside tessel, launched through the driver by hgemm_l2_bound.py next to cuBLAS.

@@ -1,4 +1,4 @@
-// An experiment for issue 25's bar (docs/notes/tensorcore.md, "Warp specialisation by hand"):
+// An experiment for issue 25's bar (docs/perf/tensor-cores.md, "What limits it"):
 // hgemm_ws.cu with the tiles copied by the Tensor Memory Accelerator. One producer thread issues
 // a stage's copies (A's 128 x 64 tile as one box, B's 64 x 256 tile as four boxes of 64 x 64:
 // a 128-byte swizzled box is at most 128 bytes wide) with cp.async.bulk.tensor, which signal the

@@ -1,4 +1,4 @@
-// An experiment for issue 25's bar (docs/notes/tensorcore.md, "Block order and spread copies"):
+// An experiment for issue 25's bar (docs/perf/tensor-cores.md, "What limits it"):
 // hgemm_l2_bound.cu's kernel with warp specialisation. One producer warp copies the tiles and 8
 // consumer warps multiply them; instead of a block barrier per k tile, each stage has two
 // mbarriers: `full` (the producer's 32 lanes arrive through cp.async.mbarrier.arrive.noinc when

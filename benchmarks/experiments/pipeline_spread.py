@@ -9,7 +9,7 @@ pipeline(4) fp32 states of benchmarks/logs/gemm_cuda_4096_pipelining_states.json
 
 The spreading transform (InjectDoubleBuffer's spread_fetches, read from TESSEL_PIPELINE_SPREAD)
 was measured slower and reverted: run this at commit 1b37c4d, where it exists (on later commits
-the two builds of each kernel are the same). docs/notes/tensorcore.md has the figures.
+the two builds of each kernel are the same). docs/perf/tensor-cores.md has the figures.
 """
 import json
 import os

@@ -1,4 +1,4 @@
-// An experiment for issue 19's GPU bar (docs/notes/gpu-gemm-search.md): is there a SIMT fp32
+// An experiment for issue 19's GPU bar (docs/perf/gpu-gemm-search.md): is there a SIMT fp32
 // GEMM structure faster than tutorial 05's step 6 on this GPU? Written by hand, outside tessel,
 // launched through the driver by sgemm_warp_tiled.py next to cuBLAS.
 //

@@ -1,5 +1,6 @@
 """Shared helpers of the GPU benchmarks (benchmarks/*_cuda.py): loading a tutorial's schedules,
-timing with CUDA events after warm-up, and the BENCH line (DESIGN.md's conventions)."""
+timing with CUDA events after warm-up, and the BENCH line (docs/design.md, "Conventions that
+tools rely on")."""
 import statistics
 
 import torch

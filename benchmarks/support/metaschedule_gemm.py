@@ -95,7 +95,7 @@ def tune(n, trials, seed, work_dir):
     # Each batch's builds run in a fresh pool of worker processes whose first build imports
     # tvm.s_tir.tensor_intrin: 15-30 s on 2 shared cores, counted against the builder's 30 s
     # limit per build, so that every build timed out. A limit of 120 s lets the import finish;
-    # everything else is MetaSchedule's default builder (docs/notes/tune-gemm-bench.md).
+    # everything else is MetaSchedule's default builder (docs/perf/tune-gemm-cpu.md).
     builder = ms.builder.LocalBuilder(timeout_sec=BUILD_TIMEOUT_SECONDS)
     runner = ms.runner.LocalRunner(evaluator_config=ms.runner.EvaluatorConfig(
         number=3, repeat=1, min_repeat_ms=100, enable_cpu_cache_flush=False))

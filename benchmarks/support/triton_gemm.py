@@ -17,7 +17,7 @@ except ImportError:  # the benchmarks say so and go on without this reference
     triton = None
 
 # Triton's and CUTLASS's usual shapes; the best of them for each instruction on the H200
-# (docs/notes/tensorcore.md): mma.sync 128 x 128 x 64, 4 stages, 4 warps (two blocks an SM).
+# (docs/perf/tensor-cores.md): mma.sync 128 x 128 x 64, 4 stages, 4 warps (two blocks an SM).
 MMA_SYNC_CONFIGS = [(128, 128, 64, 4, 4), (128, 128, 32, 5, 4), (256, 128, 64, 3, 8)]
 WGMMA_CONFIGS = [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (256, 128, 64, 3, 8),
                  (128, 128, 64, 4, 4)]

@@ -1,6 +1,6 @@
 // tessel's error types.
 //
-// Two channels (STYLE.md, rule 7):
+// Two channels (docs/design.md, "How the code should read"):
 //  - user mistakes are typed exceptions thrown when the offending call is made: DSLError for the
 //    tensor-expression language, ScheduleError for schedule primitives, CompileError for code
 //    generation, RuntimeError for running kernels. Their messages name the call, the tensor or

@@ -1,4 +1,4 @@
-// tessel's C++ error types as Python exceptions (DESIGN.md, decision 5). Each is a subclass of
+// tessel's C++ error types as Python exceptions (docs/design.md, decision 5). Each is a subclass of
 // `tessel.TesselError` and of the matching built-in exception, and carries the full message:
 //   DSLError      -> TypeError      (misuse of the tensor-expression language)
 //   ScheduleError -> ValueError     (misuse of a schedule primitive)

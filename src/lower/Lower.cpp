@@ -1,6 +1,6 @@
 // The lowering pipeline: every pass, in order. TESSEL_DEBUG=1 prints pass names, =2 the IR after
-// each pass; TESSEL_TIME_PASSES=1 prints pass timings (STYLE.md rule 1); LowerOptions::stop_after
-// ends the pipeline after a named pass.
+// each pass; TESSEL_TIME_PASSES=1 prints pass timings (docs/design.md, "How the code should
+// read"); LowerOptions::stop_after ends the pipeline after a named pass.
 #include "tessel/lower/Lower.h"
 
 #include <algorithm>
@@ -75,7 +75,7 @@ void check_stop_after(const LowerOptions& o, const std::vector<std::string>& nam
                                 << "' in stop_after (passes: " << list << ")";
 }
 
-// Runs one pass with the logging STYLE.md asks for; after the stop_after pass, runs nothing.
+// Runs one pass with the logging docs/design.md asks for; after the stop_after pass, runs nothing.
 class PassRunner {
 public:
     PassRunner(const LowerOptions& o, std::vector<std::string> names)

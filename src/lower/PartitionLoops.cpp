@@ -232,7 +232,7 @@ constexpr int64_t kMaxCopiedLoops = 8;
 /// closer to the guarded statements, are considered on their own. Without these limits,
 /// splitting every loop above a padding copy multiplied a convolution's loops (3 x 3 x 2 x ...
 /// copies of the whole tile) and LLVM's build time with them, which grows faster than the code
-/// (docs/notes/conv-build-time.md).
+/// (docs/perf/conv-build-time.md).
 bool worth_splitting(const For* op, int parts) {
     GuardedWork work(op->loop_var);
     work.visit(op->body);

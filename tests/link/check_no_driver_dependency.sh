@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that no binary or shared library under the given folders needs the CUDA driver to load
-# (DESIGN.md, decision 4: libcuda.so.1 is opened with dlopen at run time, so tessel starts on a
+# (docs/design.md, decision 4: libcuda.so.1 is opened with dlopen at run time, so tessel starts on a
 # machine without a GPU driver). Every ELF executable and shared object is checked, directly
 # (its DT_NEEDED entries, read with readelf) and through its dependencies (ldd). Folders that hold
 # other projects' binaries (the Python virtual environment, CMake's own probes) are skipped.
@@ -28,7 +28,7 @@ if [ "$checked" -eq 0 ]; then
 fi
 if [ ${#offenders[@]} -gt 0 ]; then
     echo "these need the CUDA driver (libcuda.so.1) to load; tessel must open it at run time" >&2
-    echo "(DESIGN.md, decision 4; cmake/TesselNVRTC.cmake):" >&2
+    echo "(docs/design.md, decision 4; cmake/TesselNVRTC.cmake):" >&2
     printf '  %s\n' "${offenders[@]}" >&2
     exit 1
 fi

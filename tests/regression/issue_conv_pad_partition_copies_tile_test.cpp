@@ -1,5 +1,5 @@
 // Regression test: ResNet-50 conv2d candidates took 5-15 s to build on a 2-core machine
-// (docs/notes/conv-build-time.md). The tuner's CPU sketches compute the padding stage inside the
+// (docs/perf/conv-build-time.md). The tuner's CPU sketches compute the padding stage inside the
 // convolution's reduction loops; its zero-padding guard depends on the output tile (yo, xo) and
 // the kernel offsets (ry, rx), so partition_loops split every one of those loops into head, main
 // and tail parts, each holding a copy of the whole tile (padding copy and reduction alike):

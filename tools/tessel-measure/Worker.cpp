@@ -29,7 +29,7 @@ namespace status = internal::measure::status;
 namespace {
 
 // A page: the data starts page-aligned, as NDArray::empty places arrays of a page or more (the
-// placement of a kernel's buffers changes its speed: docs/notes/tuner.md).
+// placement of a kernel's buffers changes its speed: docs/perf/tune-gemm-cpu.md).
 constexpr size_t kGuardBytes = 4096;
 constexpr uint8_t kGuardByte = 0xA5;
 

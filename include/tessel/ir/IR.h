@@ -54,7 +54,7 @@
 //
 // Nodes are immutable, reference-counted structs created by their checking `make()`; `Expr` and
 // `Stmt` are handles to them. Variables have identity: two Vars with the same name are different
-// variables (STYLE.md, rule 4); printing makes names unique. The X-macro lists below generate the
+// variables (docs/design.md); printing makes names unique. The X-macro lists below generate the
 // node enum and the visitor, mutator, printer and equality declarations.
 #pragma once
 

@@ -26,7 +26,7 @@
 //  - Reduce: `sum(A[i, k], axis=[k in range(0, 64)], where=c)` with the combiner's name; a
 //    multi-value reducer lists every source and adds `value_index=i`.
 //
-// Names are labels, not identities (STYLE.md rule 4): within one printer, distinct variables that
+// Names are labels, not identities (docs/design.md): within one printer, distinct variables that
 // share a name print as `i`, `i_1`, `i_2` ... in order of first appearance, and so do buffers and
 // tensors (each kind has its own namespace, so a Buffer `A` and its data variable `A` both print
 // as `A`).

@@ -1,5 +1,5 @@
 // The loop-IR interpreter: executes lowered IR on host arrays, so that lowering and its passes are
-// tested without a code generator (DESIGN.md, "Two oracles"). The reference interpreter
+// tested without a code generator (docs/design.md, decision 2). The reference interpreter
 // (te/ReferenceInterpreter.h) says what a kernel should compute; this one says what a lowered
 // kernel does compute.
 //

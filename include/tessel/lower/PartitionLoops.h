@@ -26,7 +26,7 @@
 // (still decided where the enclosing ranges prove them) and the loops inside, closer to the
 // guarded statements, are considered on their own: a convolution's padding copy computed inside
 // its reduction loops gets its row and column loops split, not every tile loop above it
-// (docs/notes/conv-build-time.md).
+// (docs/perf/conv-build-time.md).
 // Vectorized and thread-bound loops are never split (their bodies are still simplified), nor are
 // loops with symbolic bounds. Loops with constant bounds split even when they hold barriers:
 // every thread of a block runs the same parts.

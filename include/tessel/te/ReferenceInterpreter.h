@@ -1,5 +1,5 @@
 // The reference interpreter: evaluates a tensor-expression DAG directly, without a schedule. It
-// defines what every schedule, pass and backend must compute (DESIGN.md, "Two oracles").
+// defines what every schedule, pass and backend must compute (docs/design.md, decision 2).
 //
 //   Tensor A = placeholder({n, k}, Float(32), "A"); ...  Tensor C = compute(...);
 //   std::vector<HostArray> out = evaluate_reference({C}, {{A, a_values}, {B, b_values}});

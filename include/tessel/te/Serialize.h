@@ -1,4 +1,4 @@
-// Tensor-expression DAGs as JSON, and back (DESIGN.md, decision 8: a task carries its
+// Tensor-expression DAGs as JSON, and back (docs/design.md, decision 8: a task carries its
 // computation, so any process rebuilds it without the code that defined it).
 //
 //   std::string text = dag_to_json(make_tensor_dag({C}));

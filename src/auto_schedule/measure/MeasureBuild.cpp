@@ -5,11 +5,11 @@
 // shared, so it outlives measure()). Meanwhile a CPU candidate's abandoned build runs at
 // SCHED_IDLE, only where a core has nothing else to do: at normal priority it went on compiling
 // beside the timing of the next candidates, and a parallel kernel timed beside three abandoned
-// builds read twice its time (1.84 ms against 0.95; docs/notes/daemon.md). A GPU candidate's
+// builds read twice its time (1.84 ms against 0.95; docs/perf/tune-network-cpu.md). A GPU candidate's
 // abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
 // nvrtcCompileProgram, and a holder at SCHED_IDLE starved by busy cores (the search's threads,
 // another process) blocked every later compile of the process past its limit, round after round
-// (docs/notes/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
+// (docs/perf/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>

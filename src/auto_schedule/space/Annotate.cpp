@@ -189,7 +189,7 @@ void vectorize(AnnotateContext& a) {
 // that depends on one axis's virtual thread only (a GEMM's register copy of A depends on i's)
 // then runs once per virtual thread of that axis, not of their product (inject_virtual_threads);
 // one fused vthread loop made every copy depend on both and doubled a 2 x 2 register tile's
-// shared-memory loads (docs/notes/gpu-gemm-search.md).
+// shared-memory loads (docs/perf/gpu-gemm-search.md).
 void bind_levels(Schedule& s, int st, const std::vector<std::vector<int>>& levels,
                  int64_t max_vthread, const std::vector<Expr>& extents) {
     static const IterAnnotation axes[] = {IterAnnotation::BlockX, IterAnnotation::VThread,
@@ -257,7 +257,7 @@ void thread_bind(AnnotateContext& a) {
 // (follow_fused_split) and bound to threadIdx.x, the vector loop innermost and vectorised. The
 // vector is split off before the fusion (tutorial 05's stage_copy): split after it, the vector
 // lane's address went through the fused loop's division and modulo by the innermost extent, and
-// the copies compiled to scalar loads of global memory (docs/notes/gpu-gemm-search.md).
+// the copies compiled to scalar loads of global memory (docs/perf/gpu-gemm-search.md).
 void cooperative_fetch(AnnotateContext& a) {
     Schedule& s = a.schedule;
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
@@ -322,7 +322,7 @@ void pipelining(AnnotateContext& a) {
 // The output stage of a local write cache (Fused) stores its thread's tile from registers:
 // where its innermost loop walks the output's unit-stride axis, that loop is split by the widest
 // lanes (4 or 2) that divide it and vectorised into 128-bit stores (tutorial 05's step 6; with
-// scalar stores the space's version of step 6 ran a tenth slower, docs/notes/gpu-gemm-search.md).
+// scalar stores the space's version of step 6 ran a tenth slower, docs/perf/gpu-gemm-search.md).
 // No draw: a wider aligned store is never slower; tile mutations keep the lanes fitting
 // (Mutate.cpp, replay_fitting_lanes). A loop no lanes divide is split by 1 (a vector of one lane:
 // scalar stores).

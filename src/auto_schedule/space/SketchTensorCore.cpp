@@ -2,7 +2,7 @@
 // MultiLevelTilingTensorCore in Ansor's sketch form): a GEMM stage whose body is a declared mma
 // intrinsic's pattern is scheduled as tutorials/07_tensor_core_gemm.py step 2 with open tile
 // lengths. Annotation (AnnotateTensorCore.cpp) fills in the tiles, pads and copies the shared
-// tiles, and chooses their pipelining (Annotate.cpp). docs/notes/tc-search.md explains the choices.
+// tiles, and chooses their pipelining (Annotate.cpp). docs/auto_schedule.md explains the choices.
 #include <optional>
 
 #include "SketchUtil.h"

@@ -1,7 +1,7 @@
 // The workload registry: named, parameterised builders of tensor-expression DAGs, as TVM's
 // auto_scheduler.register_workload. A search task names its computation by workload name and
 // parameters (workload_key), and carries the DAG itself as JSON with its hash (te/Serialize.h,
-// DESIGN.md decision 8), so a process that does not know the workload can still rebuild it.
+// docs/design.md, decision 8), so a process that does not know the workload can still rebuild it.
 //
 //   register_workload("matmul", {{"M", ParamKind::Int}, {"N", ParamKind::Int},
 //                                {"K", ParamKind::Int}, {"dtype", ParamKind::DType}},

@@ -92,7 +92,7 @@ struct TaskSchedulerOptions {
     /// stride-2 convolution with 2048 outputs: the FLOPs of two others, four to sixteen times
     /// their weights' bytes) stops drawing rounds once they stop paying. false: Ansor's guess,
     /// which never fades (that task took 1,392 of 3,072 trials in tune_network_cpu and gained
-    /// nothing; docs/notes/daemon.md).
+    /// nothing; docs/perf/tune-network-cpu.md).
     bool fade_similarity_guess = true;
     int backward_window = 3;            ///< rounds of the backward gradient
     double eps_random = 0.05;           ///< chance of a random task
