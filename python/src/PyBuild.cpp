@@ -16,8 +16,8 @@
 #include "PyCommon.h"
 #include "PyNDArray.h"
 #include "tessel/auto_schedule/records/ApplyHistoryBest.h"
-#include "tessel/driver/Build.h"
 #include "tessel/codegen/Export.h"
+#include "tessel/driver/Build.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/runtime/TimeEvaluator.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "PyCommon.h"
-#include "tessel/op/Conv.h"
 #include "tessel/driver/DefaultSchedule.h"
+#include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
 #include "tessel/op/Matmul.h"
 #include "tessel/op/Networks.h"

@@ -8,7 +8,8 @@ namespace tessel {
 
 Schedule schedule_for_build(const Schedule& s, const Target& target, bool shipped_logs) {
     if (!s.steps().empty()) return s;
-    return internal::choose_schedule(s.outputs(), target, [&] { return s; }, shipped_logs);
+    return internal::choose_schedule(
+        s.outputs(), target, [&] { return s; }, shipped_logs);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& target,

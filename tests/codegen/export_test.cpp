@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tessel/driver/Build.h"
 #include "tessel/codegen/Export.h"
+#include "tessel/driver/Build.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/te/Operation.h"
 

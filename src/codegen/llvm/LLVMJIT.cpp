@@ -81,8 +81,8 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& tm) {
     // LLVM's loop unroller and its loop and SLP vectorizers run after the schedule's own
     // vectorize, unroll and auto_unroll_max_step: they finish what a schedule leaves open (a
     // register tile the schedule did not unroll, an inner loop it did not vectorise). Measured on
-    // random 1024^3 GEMM schedules (docs/perf/tune-gemm-cpu.md): the best of a 128-trial tuning rose from
-    // 293 to 511 GFLOP/s, for about 30 % more optimisation time per candidate.
+    // random 1024^3 GEMM schedules (docs/perf/tune-gemm-cpu.md): the best of a 128-trial tuning
+    // rose from 293 to 511 GFLOP/s, for about 30 % more optimisation time per candidate.
     llvm::PipelineTuningOptions tuning;
     tuning.LoopUnrolling = true;
     tuning.LoopVectorization = true;

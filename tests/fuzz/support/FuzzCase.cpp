@@ -4,13 +4,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "correctness/ScheduleTestUtil.h"  // view_of
 #include "tessel/Error.h"
 #include "tessel/Tolerance.h"
+#include "tessel/driver/Build.h"
 #include "tessel/lower/LoopInterpreter.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/te/ReferenceInterpreter.h"
-#include "correctness/ScheduleTestUtil.h"  // view_of
-#include "tessel/driver/Build.h"
 
 namespace tessel::fuzz {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "tessel/auto_schedule/records/ApplyHistoryBest.h"
-#include "tessel/driver/Build.h"
 #include "tessel/codegen/Export.h"
+#include "tessel/driver/Build.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/te/Operation.h"
 
