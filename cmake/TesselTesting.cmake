@@ -1,12 +1,16 @@
 include(GoogleTest)
 
-# tessel_add_test(<kind> [LIBRARY <target>]): one GoogleTest executable per test folder
-# (tests/<kind>/*.cpp), each TEST registered with ctest under the label <kind>. It links libtessel,
-# or <target> instead (the runtime tests link tessel_runtime alone). Its sources compile at -O0
-# unless TESSEL_OPTIMIZE_TESTS is ON; the support libraries (tests/fuzz/support, tests/gpu: the
-# fuzzers' generators and checkers, which run many cases) keep the build type's flags.
+# tessel_add_test(<kind> [LIBRARY <target>] [UNITY <n>]): one GoogleTest executable per test
+# folder (tests/<kind>/*.cpp), each TEST registered with ctest under the label <kind>. It links
+# libtessel, or <target> instead (the runtime tests link tessel_runtime alone). Its sources compile
+# at -O0 unless TESSEL_OPTIMIZE_TESTS is ON; the support libraries (tests/fuzz/support, tests/gpu:
+# the fuzzers' generators and checkers, which run many cases) keep the build type's flags.
+# UNITY <n> compiles the folder's files <n> to a translation unit (CMake's unity build): for
+# folders of many small files, whose compile time is mostly the parsing of the same headers
+# (docs/perf/ci-time.md). Files whose file-local names clash with another's are listed after
+# ALONE and compile on their own.
 function(tessel_add_test kind)
-  cmake_parse_arguments(ARG "" "LIBRARY" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "LIBRARY;UNITY" "ALONE" ${ARGN})
   if(NOT ARG_LIBRARY)
     set(ARG_LIBRARY tessel)
   endif()
@@ -22,6 +26,11 @@ function(tessel_add_test kind)
   # of the instrumented runtime archive) under TESSEL_SANITIZED_BUILD.
   if(TESSEL_SANITIZE)
     target_compile_definitions(${target} PRIVATE TESSEL_SANITIZED_BUILD)
+  endif()
+  if(ARG_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${ARG_UNITY})
+    list(TRANSFORM ARG_ALONE PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/${kind}/)
+    set_source_files_properties(${ARG_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   endif()
   if(NOT TESSEL_OPTIMIZE_TESTS)  # TesselOptions.cmake: the last -O on the command line wins
     target_compile_options(${target} PRIVATE -O0)

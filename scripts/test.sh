@@ -20,6 +20,9 @@ dir="${TESSEL_BUILD_DIR:-build/release}"
 launcher=()
 if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    # Paths under the clone are hashed relative to the build folder, so that the LLVM-free leg
+    # (build/nollvm) finds the release leg's objects (build/release): same depth, same paths.
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
 fi
 
 # --- Leg timing: wall seconds, and the CPU time (user+sys) of every process the leg waited for.
