@@ -67,7 +67,7 @@ Job network_job(int tasks, int64_t per_task, int per_round, const std::string& t
     if (tasks > 0 && tasks < static_cast<int>(kept.size())) kept.resize(static_cast<size_t>(tasks));
     job.tasks = kept;
     job.trials = per_task * static_cast<int64_t>(kept.size());
-    job.measurements_per_round = per_round;
+    job.tuning.measurements_per_round = per_round;
     return job;
 }
 
@@ -254,8 +254,8 @@ int main(int argc, char** argv) {
     app.add_option("--min-repeat-ms", min_repeat_ms, "the timing of a candidate");
     CLI11_PARSE(app, argc, argv);
     Job job = network_job(tasks, per_task, per_round, target);
-    job.population = population;
-    job.measure.min_repeat_ms = min_repeat_ms;
+    job.tuning.population = population;
+    job.tuning.measure.min_repeat_ms = min_repeat_ms;
     std::cerr << "tune_network_cpu: " << job.tasks.size() << " layers, " << job.trials
               << " trials per run, rounds of " << per_round << ", " << seeds << " seeds\n";
     // Seed by seed, both schedulers at each seed: an interrupted benchmark (it takes hours) has

@@ -47,11 +47,6 @@ void init_record(py::module_& m);
 void init_search_space(py::module_& m);
 void init_job(py::module_& m);
 
-/// The Measurer's options from the keyword arguments ts.Measurer and ts.auto_schedule.tune share.
-MeasureOptions measure_options(int number, int repeat, double min_repeat_ms, bool flush_cache,
-                               double build_timeout, double run_timeout, int build_threads,
-                               int64_t worker_memory_limit, std::string worker_path, uint64_t seed);
-
 /// A Python value as an expression: Expr, IterVar (its variable), bool, int (int32 when it fits,
 /// else int64), float (float32, as TVM's literals). Anything else is a DSLError naming `what`.
 Expr to_expr(py::handle value, const char* what = "expression");

@@ -1,7 +1,10 @@
 // ts.Measurer: builds and measures tuning candidates (auto_schedule/measure/Measure.h) — builds on
 // a thread pool, runs in tessel-measure worker processes, every output checked before its time
 // counts. Results carry error codes by name ("none", "crash", "wrong_answer", ...).
+#include <set>
+
 #include "PyCommon.h"
+#include "PyOptions.h"
 #include "tessel/auto_schedule/measure/Measure.h"
 
 namespace tessel::python {
@@ -18,25 +21,23 @@ CandidateOrigin to_origin(const std::string& name) {
 
 }  // namespace
 
-MeasureOptions measure_options(int number, int repeat, double min_repeat_ms, bool flush_cache,
-                               double build_timeout, double run_timeout, int build_threads,
-                               int64_t worker_memory_limit, std::string worker_path,
-                               uint64_t seed) {
-    MeasureOptions o;
-    o.number = number;
-    o.repeat = repeat;
-    o.min_repeat_ms = min_repeat_ms;
-    o.flush_cache = flush_cache;
-    o.build_timeout_seconds = build_timeout;
-    o.run_timeout_seconds = run_timeout;
-    o.build_threads = build_threads;
-    o.worker_memory_limit_bytes = worker_memory_limit;
-    o.worker_path = std::move(worker_path);
-    o.seed = seed;
-    return o;
-}
-
 namespace {
+
+// "Measurer(**options)" and each option with its default (MeasureOptions::fields).
+const std::string& measurer_init_doc() {
+    static const std::string doc = [] {
+        py::list keywords;
+        list_keywords<MeasureOptions>(keywords, kMeasurer);
+        std::string d = "Measurer(**options): a Measurer with these keyword options (default):";
+        for (py::handle k : keywords) {
+            py::tuple t = k.cast<py::tuple>();
+            d += "\n  " + t[0].cast<std::string>() + " (" + std::string(py::repr(t[1])) +
+                 "): " + t[2].cast<std::string>();
+        }
+        return d;
+    }();
+    return doc;
+}
 
 py::dict stats_dict(const MeasureStats& s) {
     py::dict d;
@@ -74,18 +75,14 @@ void init_measure(py::module_& m) {
         });
     py::class_<Measurer>(m, "Measurer",
                          "Builds and measures candidates of search tasks (TVM's timing defaults).")
-        .def(py::init([](int number, int repeat, double min_repeat_ms, bool flush_cache,
-                         double build_timeout, double run_timeout, int build_threads,
-                         int64_t worker_memory_limit, std::string worker_path, uint64_t seed) {
-                 return std::make_unique<Measurer>(measure_options(
-                     number, repeat, min_repeat_ms, flush_cache, build_timeout, run_timeout,
-                     build_threads, worker_memory_limit, std::move(worker_path), seed));
+        .def(py::init([](const py::kwargs& kwargs) {
+                 MeasureOptions o;
+                 std::set<std::string> used;
+                 apply_keywords(o, kwargs, kMeasurer, "Measurer", used);
+                 refuse_unknown_keywords(kwargs, used, "Measurer");
+                 return std::make_unique<Measurer>(std::move(o));
              }),
-             py::kw_only(), py::arg("number") = 3, py::arg("repeat") = 1,
-             py::arg("min_repeat_ms") = 100.0, py::arg("flush_cache") = false,
-             py::arg("build_timeout") = 15.0, py::arg("run_timeout") = 10.0,
-             py::arg("build_threads") = 0, py::arg("worker_memory_limit") = 0,
-             py::arg("worker_path") = "", py::arg("seed") = 1)
+             measurer_init_doc().c_str())
         .def(
             "measure",
             [](Measurer& self, const SearchTask& task, const std::vector<Schedule>& schedules,

@@ -3,8 +3,10 @@
 // format_progress, and the tuning curves of a log for plot().
 #include <limits>
 #include <map>
+#include <set>
 
 #include "PyFeatures.h"
+#include "PyOptions.h"
 #include "tessel/auto_schedule/tuner/Tuner.h"
 
 namespace tessel::python {
@@ -133,51 +135,30 @@ void init_tune(py::module_& m) {
     bind_types(a);
     a.def(
         "_tune",
-        [](const SearchTask& task, int64_t trials, std::string log_file, int measurements_per_round,
-           uint64_t seed, int population, int generations, double mutation_prob, double eps_greedy,
-           int64_t early_stopping, int remeasure_top, int remeasure_limit, int num_threads,
-           int number, int repeat, double min_repeat_ms,
-           bool flush_cache, double build_timeout, double run_timeout, int build_threads,
-           std::string worker_path, int min_programs, bool measure_default,
-           int64_t restart_after, int verbose,
-           py::object on_progress) {
+        [](const SearchTask& task, int verbose, py::object on_progress, const py::kwargs& options) {
             NativeTuneArgs args;
             TuningOptions& o = args.options;
-            o.trials = trials;
-            o.log_file = std::move(log_file);
-            o.measurements_per_round = measurements_per_round;
-            o.seed = seed;
-            o.population = population;
-            o.generations = generations;
-            o.mutation_prob = mutation_prob;
-            o.eps_greedy = eps_greedy;
-            o.early_stopping = early_stopping;
-            o.remeasure_top = remeasure_top;
-            o.remeasure_limit = remeasure_limit;
-            o.num_threads = num_threads;
-            const MeasureOptions defaults;  // the memory limit and the inputs' seed
-            o.measure =
-                measure_options(number, repeat, min_repeat_ms, flush_cache, build_timeout,
-                                run_timeout, build_threads, defaults.worker_memory_limit_bytes,
-                                std::move(worker_path), defaults.seed);
-            o.cost_model.min_programs = min_programs;
-            o.measure_default = measure_default;
-            o.restart_after = restart_after;
+            std::set<std::string> used;
+            apply_keywords(o, options, kTune, "tune", used);
+            apply_keywords(o.measure, options, kTune, "tune", used);
+            refuse_unknown_keywords(options, used, "tune");
             o.verbose = verbose;
             args.on_progress = std::move(on_progress);
             return native_tune(task, args);
         },
-        py::arg("task"), py::kw_only(), py::arg("trials"), py::arg("log_file"),
-        py::arg("measurements_per_round"), py::arg("seed"), py::arg("population"),
-        py::arg("generations"), py::arg("mutation_prob"), py::arg("eps_greedy"),
-        py::arg("early_stopping"), py::arg("remeasure_top") = 3, py::arg("remeasure_limit") = 3,
-        py::arg("num_threads"), py::arg("number"), py::arg("repeat"),
-        py::arg("min_repeat_ms"), py::arg("flush_cache"), py::arg("build_timeout"),
-        py::arg("run_timeout"), py::arg("build_threads"), py::arg("worker_path"),
-        py::arg("min_programs"), py::arg("measure_default") = true,
-        py::arg("restart_after") = 0, py::arg("verbose"),
-        py::arg("on_progress"),
-        "The C++ tune() (auto_schedule/tuner/Tuner.h); ts.auto_schedule.tune() is the Python API.");
+        py::arg("task"), py::kw_only(), py::arg("verbose") = 0, py::arg("on_progress") = py::none(),
+        "The C++ tune() (auto_schedule/tuner/Tuner.h) with the keyword options tune_keywords() "
+        "lists; ts.auto_schedule.tune() is the Python API.");
+    a.def(
+        "tune_keywords",
+        [] {
+            py::list out;
+            list_keywords<TuningOptions>(out, kTune);
+            list_keywords<MeasureOptions>(out, kTune);
+            return out;
+        },
+        "[(name, default, doc), ...]: the options of tune(), described once in C++ "
+        "(TuningOptions::fields, MeasureOptions::fields).");
     a.def("format_progress", &format_progress, py::arg("progress"),
           "The one-line progress report the C++ tuner prints.");
     a.def("task_flops", &task_flops, py::arg("task"),

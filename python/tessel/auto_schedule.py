@@ -22,6 +22,7 @@ A thin layer over the C++ library (``tessel._tessel.auto_schedule``): the tuner 
 this module only draws its progress (a ``tqdm`` bar when tqdm is installed, else a plain line)
 and the tuning curve (matplotlib).
 """
+import inspect
 import os
 import sys
 
@@ -70,13 +71,12 @@ task_flops = _native.task_flops
 tuning_curve = _native.tuning_curve
 
 
-def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
-         population=2048, generations=4, mutation_prob=0.85, eps_greedy=0.05,
-         early_stopping=0, remeasure_top=3, remeasure_limit=3, num_threads=0, number=3,
-         repeat=1, min_repeat_ms=100.0,
-         flush_cache=False, build_timeout=15.0, run_timeout=10.0, build_threads=0,
-         worker_path="", min_programs=16, measure_default=True, restart_after=0,
-         progress=True, print_schedule=True):
+# The positional parameters of tune(), in order; the other options are keywords. Every option,
+# its default and its meaning come from C++ (TuningOptions::fields, MeasureOptions::fields).
+_TUNE_POSITIONAL = ("trials", "log_file", "measurements_per_round", "seed")
+
+
+def tune(task, *args, **kwargs):
     """Tunes a ts.SearchTask and returns a TuningResult (C++ ``tune()``,
     auto_schedule/tuner/Tuner.h).
 
@@ -97,19 +97,18 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
     not improved the epoch's best by 1 % (0: never). Ctrl-C stops the tuning at the next
     phase of a round, with what was measured in the log.
     """
-    reporter = _progress_reporter(task, trials) if progress else None
+    bound = tune.__signature__.bind(task, *args, **kwargs)
+    bound.apply_defaults()
+    options = dict(bound.arguments)
+    task = options.pop("task")
+    progress = options.pop("progress")
+    print_schedule = options.pop("print_schedule")
+    if options["log_file"] is None:
+        options["log_file"] = ""
+    reporter = _progress_reporter(task, options["trials"]) if progress else None
     try:
-        result = _native._tune(
-            task, trials=trials, log_file=log_file or "",
-            measurements_per_round=measurements_per_round, seed=seed, population=population,
-            generations=generations, mutation_prob=mutation_prob, eps_greedy=eps_greedy,
-            early_stopping=early_stopping, remeasure_top=remeasure_top,
-            remeasure_limit=remeasure_limit, num_threads=num_threads, number=number,
-            repeat=repeat, min_repeat_ms=min_repeat_ms, flush_cache=flush_cache,
-            build_timeout=build_timeout, run_timeout=run_timeout, build_threads=build_threads,
-            worker_path=worker_path, min_programs=min_programs,
-            measure_default=measure_default, restart_after=restart_after, verbose=0,
-            on_progress=reporter.update if reporter else None)
+        result = _native._tune(task, verbose=0, on_progress=reporter.update if reporter else None,
+                               **options)
     finally:
         if reporter:
             reporter.close()
@@ -118,6 +117,27 @@ def tune(task, trials=1000, log_file=None, measurements_per_round=64, seed=0, *,
               f"({result.best_seconds * 1e3:.3f} ms)")
         print(result.best_schedule.to_python(), end="")
     return result
+
+
+def _tune_signature():
+    """tune()'s signature from the options C++ describes: (task, trials, log_file,
+    measurements_per_round, seed, *, every other option, progress=True, print_schedule=True)."""
+    keywords = {name: (default, doc) for name, default, doc in _native.tune_keywords()}
+    kind = inspect.Parameter
+    params = [kind("task", kind.POSITIONAL_OR_KEYWORD)]
+    for name in _TUNE_POSITIONAL:
+        default = None if name == "log_file" else keywords[name][0]
+        params.append(kind(name, kind.POSITIONAL_OR_KEYWORD, default=default))
+    params += [kind(name, kind.KEYWORD_ONLY, default=default)
+               for name, (default, _) in keywords.items() if name not in _TUNE_POSITIONAL]
+    params += [kind("progress", kind.KEYWORD_ONLY, default=True),
+               kind("print_schedule", kind.KEYWORD_ONLY, default=True)]
+    return inspect.Signature(params), keywords
+
+
+tune.__signature__, _tune_keywords = _tune_signature()
+tune.__doc__ += "\n    Options (default):\n" + "\n".join(
+    f"      {name} ({default!r}): {doc}" for name, (default, doc) in _tune_keywords.items()) + "\n"
 
 
 def _progress_reporter(task, trials):

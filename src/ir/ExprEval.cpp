@@ -312,19 +312,12 @@ Scalar eval_intrinsic_lane(Intrinsic op, Type t, const Scalar* args, FloatMode m
             }
             break;
         case Intrinsic::if_then_else:
-        case Intrinsic::thread_barrier:
-        case Intrinsic::thread_allreduce:
-        case Intrinsic::cp_async:
-        case Intrinsic::cp_async_commit:
-        case Intrinsic::cp_async_wait:
-        case Intrinsic::mma_sync:
-        case Intrinsic::ldmatrix:
-        case Intrinsic::fragment_load:
-        case Intrinsic::fragment_store:
-        case Intrinsic::fragment_fill:
             TESSEL_CHECK(false) << intrinsic_name(op) << " has no lane-wise semantics";
             break;
-        default: break;
+        default:
+            TESSEL_CHECK(!is_statement_intrinsic(op))
+                << intrinsic_name(op) << " has no lane-wise semantics";
+            break;
     }
     TESSEL_CHECK(t.is_float()) << intrinsic_name(op) << " of " << t;
     return float_lane(round_float_result(float_math(op, args), t, mode));

@@ -335,6 +335,10 @@ bool intrinsic_is_pure(Intrinsic op) {
     return kIntrinsics[static_cast<int>(op)].pure;
 }
 
+bool is_statement_intrinsic(Intrinsic op) {
+    return !intrinsic_is_pure(op);
+}
+
 bool intrinsic_from_name(const std::string& name, Intrinsic* out) {
     for (size_t i = 0; i < std::size(kIntrinsics); ++i) {
         if (name == kIntrinsics[i].name) {

@@ -79,6 +79,35 @@ TEST(TesselTuneCli, AnInvalidJobIsRefusedWithEveryProblemBeforeAnyWork) {
     EXPECT_FALSE(fs::exists(dir / "spool" / "queue" / "bad.json"));
 }
 
+TEST(TesselTuneCli, RunTakesTheJobsTuningFieldsAsFlags) {
+    fs::path dir = fresh_dir();
+    ToolRun help = run_tool({"run", "--help"}, dir, "help");
+    for (const char* flag :
+         {"--seed", "--measurements-per-round", "--population", "--restart-after", "--min-programs",
+          "--number", "--min-repeat-ms", "--build-timeout"})
+        EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+    // A value outside the field's range, or of the wrong kind, is a usage error.
+    write_file(dir / "j.json", small_job(1, 8));
+    std::string job = (dir / "j.json").string();
+    EXPECT_EQ(run_tool({"run", job, "--population", "0"}, dir, "zero").status, 64);
+    EXPECT_EQ(run_tool({"run", job, "--population", "8.5"}, dir, "frac").status, 64);
+    EXPECT_EQ(run_tool({"run", job, "--measure-default", "maybe"}, dir, "flag").status, 64);
+    // A flag overrides the file: a job refused for its population runs with a good one.
+    std::string text = small_job(1, 8);
+    const std::string good = "\"population\": 64";
+    text.replace(text.find(good), good.size(), "\"population\": 0");
+    write_file(dir / "bad_population.json", text);
+    std::string bad = (dir / "bad_population.json").string();
+    ToolRun refused = run_tool({"run", bad, "--log-dir", (dir / "a").string()}, dir, "refused");
+    EXPECT_EQ(refused.status, 65);
+    EXPECT_NE(refused.err.find("search.population"), std::string::npos) << refused.err;
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    ToolRun ran =
+        run_tool({"run", bad, "--log-dir", (dir / "b").string(), "--population", "16"}, dir, "ran");
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    EXPECT_NE(ran.err.find("8/8 trials"), std::string::npos) << ran.err;
+}
+
 TEST(TesselTuneCli, RunTunesAJobAndBestAndDistillReadItsLogs) {
     TESSEL_SKIP_UNLESS_TUNING_RUNS();
     fs::path dir = fresh_dir();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "daemon/DaemonTestUtil.h"
 #include "tessel/auto_schedule/tuner/Job.h"
@@ -27,19 +28,19 @@ std::vector<std::string> problems_of(const std::string& text) {
 TEST(Job, ASmallJobParsesWithItsDefaults) {
     Job job = parse_job(small_job(2, 40));
     EXPECT_EQ(job.trials, 40);
-    EXPECT_EQ(job.measurements_per_round, 8);
+    EXPECT_EQ(job.tuning.measurements_per_round, 8);
     EXPECT_EQ(job.strategy, "gradient");
-    EXPECT_EQ(job.seed, 5u);
+    EXPECT_EQ(job.tuning.seed, 5u);
     ASSERT_EQ(job.tasks.size(), 2u);
     EXPECT_EQ(job.tasks[1].workload, "matmul");
     EXPECT_EQ(job.tasks[1].weight, 2);
     // "float32" became a dtype: the task's key does not depend on the spelling.
     EXPECT_TRUE(std::holds_alternative<Type>(job.tasks[0].params[3]));
-    EXPECT_EQ(job.population, 64);
+    EXPECT_EQ(job.tuning.population, 64);
     EXPECT_EQ(job.cost_model, "shared");
-    EXPECT_TRUE(job.measure_default);
-    EXPECT_EQ(job.restart_after, 0);
-    EXPECT_EQ(job.measure.min_repeat_ms, 1);
+    EXPECT_TRUE(job.tuning.measure_default);
+    EXPECT_EQ(job.tuning.restart_after, 0);
+    EXPECT_EQ(job.tuning.measure.min_repeat_ms, 1);
     EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
 }
 
@@ -58,12 +59,12 @@ TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     EXPECT_EQ(convs, 53);  // ResNet-50's convolutions
     // The tasks of a preset and listed ones together; the round trip keeps them all.
     job.cost_model = "per-task";
-    job.measure_default = false;
-    job.restart_after = 192;
+    job.tuning.measure_default = false;
+    job.tuning.restart_after = 192;
     Job again = parse_job(job_to_json(job));
     EXPECT_EQ(again.cost_model, "per-task");
-    EXPECT_FALSE(again.measure_default);
-    EXPECT_EQ(again.restart_after, 192);
+    EXPECT_FALSE(again.tuning.measure_default);
+    EXPECT_EQ(again.tuning.restart_after, 192);
     EXPECT_EQ(again.tasks.size(), job.tasks.size());
     EXPECT_EQ(again.trials, job.trials);
     EXPECT_EQ(job_search_tasks(again)[3].key(), job_search_tasks(job)[3].key());
@@ -139,4 +140,56 @@ TEST(Job, TaskLogNamesAreStableAndDistinct) {
     EXPECT_EQ(task_log_name(tasks[0]), task_log_name(job_search_tasks(job)[0]));
     EXPECT_EQ(task_log_name(tasks[0]).rfind("matmul-", 0), 0u);
     EXPECT_EQ(task_log_name(tasks[0]).size(), std::string("matmul-").size() + 16 + 6);
+}
+
+TEST(Job, TheTuningFieldsAreTheDescribedOnes) {
+    // Every TuningOptions search field and MeasureOptions measure field is a job field, written
+    // back by job_to_json and read again to an equal value (TuningOptions::fields).
+    Job job = parse_job(small_job(1, 8));
+    job.tuning.mutation_prob = 0.5;
+    job.tuning.remeasure_limit = 5;
+    job.tuning.measure.build_threads = 3;
+    nlohmann::json j = nlohmann::json::parse(job_to_json(job));
+    for (const char* name : {"population", "generations", "mutation_prob", "eps_greedy",
+                             "remeasure_top", "remeasure_limit", "measure_default", "restart_after",
+                             "num_threads", "min_programs", "cost_model"})
+        EXPECT_TRUE(j["search"].contains(name)) << name;
+    for (const char* name : {"number", "repeat", "min_repeat_ms", "flush_cache", "build_timeout",
+                             "run_timeout", "build_threads"})
+        EXPECT_TRUE(j["measure"].contains(name)) << name;
+    EXPECT_FALSE(j["measure"].contains("worker_path"));  // not a job field
+    EXPECT_EQ(j["measurements_per_round"], 8);
+    Job again = parse_job(job_to_json(job));
+    EXPECT_EQ(again.tuning.mutation_prob, 0.5);
+    EXPECT_EQ(again.tuning.remeasure_limit, 5);
+    EXPECT_EQ(again.tuning.measure.build_threads, 3);
+    // A field outside the description is a problem, named with its path.
+    std::vector<std::string> p = problems_of(R"({"format_version": 1, "target": "llvm",
+        "trials": 8, "tasks": [{"workload": "matmul", "params": [4, 4, 4, "float32"]}],
+        "search": {"population": 0, "worker_path": "x"}, "measure": {"repeats": 2}})");
+    ASSERT_EQ(p.size(), 3u);
+    EXPECT_NE(p[0].find("unknown field search.worker_path"), std::string::npos) << p[0];
+    EXPECT_NE(p[1].find("search.population must be in [1, 1048576], got 0"), std::string::npos)
+        << p[1];
+    EXPECT_NE(p[2].find("unknown field measure.repeats"), std::string::npos) << p[2];
+}
+
+TEST(Job, OverridesAreMergedOverTheFileAndCheckedWithIt) {
+    fs::path dir = fresh_dir();
+    write_file(dir / "j.json", small_job(2, 40));
+    Job job = load_job((dir / "j.json").string(),
+                       R"({"seed": 9, "search": {"population": 32}, "measure": {"number": 2}})");
+    EXPECT_EQ(job.tuning.seed, 9u);
+    EXPECT_EQ(job.tuning.population, 32);
+    EXPECT_EQ(job.tuning.measure.number, 2);
+    EXPECT_EQ(job.tuning.measure.min_repeat_ms, 1);  // the file's, untouched
+    EXPECT_EQ(job.tuning.measurements_per_round, 8);
+    try {
+        load_job((dir / "j.json").string(), R"({"search": {"generations": -1}})");
+        ADD_FAILURE() << "a bad override was accepted";
+    } catch (const JobError& e) {
+        ASSERT_EQ(e.problems().size(), 1u);
+        EXPECT_NE(e.problems()[0].find("search.generations"), std::string::npos);
+    }
+    EXPECT_THROW(load_job((dir / "j.json").string(), "[1]"), JobError);
 }

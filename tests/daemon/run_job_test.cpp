@@ -176,9 +176,9 @@ TEST(RunJob, ACrashingOrHangingCandidateCostsThatCandidateOnly) {
     TESSEL_SKIP_UNLESS_TUNING_RUNS();
     fs::path dir = fresh_dir();
     Job job = parse_job(small_job(2, 24, 8));
-    job.measure.run_timeout_seconds = 2;
+    job.tuning.measure.run_timeout_seconds = 2;
     JobRunOptions o = in(dir);
-    o.measure_runner = std::make_shared<FaultyRunner>(job.measure);
+    o.measure_runner = std::make_shared<FaultyRunner>(job.tuning.measure);
     JobResult r = run_job(job, o);
     EXPECT_EQ(r.progress.trials, 24);
     std::map<MeasureError, int> errors;

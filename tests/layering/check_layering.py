@@ -13,7 +13,7 @@ import sys
 # Bottom first. Each layer: the folders (relative to src/ and include/tessel/) and single headers
 # of include/tessel/ it owns.
 LAYERS = [
-    ("errors", ["Error.h", "support/JsonDepth.h"]),
+    ("errors", ["Error.h", "Options.h", "support/JsonDepth.h", "support/JsonFields.h"]),
     ("runtime", ["runtime"]),
     ("ir", ["ir"]),
     ("support", ["support", "HostArray.h", "Tolerance.h"]),

@@ -74,3 +74,18 @@ def test_apply_history_best_warns_once_without_a_record(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             ts.op.default_schedule(C, task.target)  # once per task
+
+
+def test_measurer_keywords_are_the_described_options():
+    # MeasureOptions::fields: each keyword with its default in the docstring; others refused.
+    doc = ts.Measurer.__init__.__doc__
+    for line in ("number (3):", "min_repeat_ms (100.0):", "worker_memory_limit (0):",
+                 "worker_path (''):", "seed (1):"):
+        assert line in doc, line
+    with pytest.raises(TypeError, match="unexpected keyword argument 'numbr'"):
+        ts.Measurer(numbr=3)
+    with pytest.raises(TypeError, match="'number' must be an int, not float"):
+        ts.Measurer(number=2.5)
+    with pytest.raises(TypeError, match="'flush_cache' must be a bool, not str"):
+        ts.Measurer(flush_cache="yes")
+    ts.Measurer(build_timeout=20, run_timeout=5.5, worker_path="")  # ints are numbers

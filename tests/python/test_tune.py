@@ -202,3 +202,33 @@ def test_plain_progress_refreshes_one_line_on_a_terminal(tmp_path):
     assert out.startswith("\r\x1b[Kmatmul: 4/8 trials")
     assert "elapsed, ETA 0s\r\x1b[Kmatmul: 8/8 trials" in out or "\r\x1b[Kmatmul: 8/8 trials" in out
     assert out.count("\n") == 1 and out.rstrip("\r\n").endswith("elapsed")
+
+
+def test_tune_keywords_and_defaults_come_from_the_cpp_description():
+    import inspect
+    keywords = {name: default for name, default, _ in autos._native.tune_keywords()}
+    params = inspect.signature(autos.tune).parameters
+    assert list(params)[:5] == ["task", "trials", "log_file", "measurements_per_round", "seed"]
+    for name, default in keywords.items():
+        expected = None if name == "log_file" else default
+        assert params[name].default == expected, name
+    # TuningOptions' and MeasureOptions' defaults, as the C++ structs give them.
+    assert keywords["trials"] == 1000 and keywords["population"] == 2048
+    assert keywords["mutation_prob"] == 0.85 and keywords["min_repeat_ms"] == 100.0
+    assert keywords["build_timeout"] == 15.0 and keywords["measure_default"] is True
+    assert "seed" in keywords and "reference_samples" not in keywords  # protocol only
+    assert params["progress"].default is True and params["print_schedule"].default is True
+    assert "population (2048): evolutionary search" in autos.tune.__doc__
+
+
+def test_tune_refuses_unknown_and_mistyped_keywords_before_any_work(tmp_path):
+    task = small_task()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'populaton'"):
+        autos.tune(task, 8, str(tmp_path / "l.jsonl"), populaton=64)
+    with pytest.raises(TypeError, match="'population' must be an int, not str"):
+        autos.tune(task, 8, str(tmp_path / "l.jsonl"), population="64")
+    with pytest.raises(TypeError, match="'measure_default' must be a bool, not int"):
+        autos.tune(task, 8, str(tmp_path / "l.jsonl"), measure_default=1)
+    with pytest.raises(ValueError, match="'seed' must be at least 0"):
+        autos.tune(task, 8, str(tmp_path / "l.jsonl"), seed=-1)
+    assert not (tmp_path / "l.jsonl").exists()

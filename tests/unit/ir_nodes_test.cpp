@@ -371,6 +371,22 @@ TEST(IRNodes, Call) {
     EXPECT_FALSE(intrinsic_from_name("nope", &op));
 }
 
+TEST(IRNodes, StatementIntrinsicsAreTheImpureOnes) {
+    // The one list the code generators and the evaluator refuse inside expressions.
+    std::set<std::string> statements;
+    for (int k = 0; intrinsic_name(static_cast<Intrinsic>(k)) != std::string("fragment_fill"); ++k)
+        if (is_statement_intrinsic(static_cast<Intrinsic>(k)))
+            statements.insert(intrinsic_name(static_cast<Intrinsic>(k)));
+    statements.insert("fragment_fill");
+    EXPECT_EQ(statements,
+              (std::set<std::string>{"thread_barrier", "cp_async", "cp_async_commit",
+                                     "cp_async_wait", "thread_allreduce", "mma_sync", "ldmatrix",
+                                     "fragment_load", "fragment_store", "fragment_fill"}));
+    EXPECT_TRUE(is_statement_intrinsic(Intrinsic::fragment_fill));
+    EXPECT_FALSE(is_statement_intrinsic(Intrinsic::if_then_else));
+    EXPECT_FALSE(is_statement_intrinsic(Intrinsic::swizzle));
+}
+
 TEST(IRNodes, TensorRead) {
     Tensor t = make_tensor("T", {4, 8}, Float(16));
     Var i("i"), j("j", Int(64));

@@ -34,6 +34,7 @@ struct RunArgs {
     std::string job;
     std::string log_dir;  ///< "" : tuning_logs/<job name>
     bool quiet = false;
+    std::string overrides = "{}";  ///< the job fields given as flags (JobFlags.h), as JSON
 };
 int run_command(const RunArgs& args);
 

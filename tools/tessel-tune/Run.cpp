@@ -17,7 +17,7 @@ int run_command(const RunArgs& args) {
     }
     Job job;
     try {
-        job = load_job(args.job);
+        job = load_job(args.job, args.overrides);
     } catch (const JobError& e) {
         std::cerr << "tessel-tune run: the job is refused, nothing was tuned.\n"
                   << e.what() << "\n";

@@ -1,6 +1,8 @@
 // tessel-tune: the offline tuning program (docs/daemon.md).
 //
-//   tessel-tune run JOB [--log-dir DIR]        tune a job in the foreground
+//   tessel-tune run JOB [--log-dir DIR] [--seed N --population N --number N ...]
+//                                              tune a job in the foreground (a flag per
+//                                              tuning field of the job: JobFlags.h)
 //   tessel-tune daemon [--spool DIR]           tune the jobs dropped into DIR/queue/
 //   tessel-tune submit JOB [--spool DIR]       check a job and queue it
 //   tessel-tune status [DIR] [--json]          where the daemon's jobs stand
@@ -15,6 +17,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "JobFlags.h"
 
 using namespace tessel::tune_tool;
 
@@ -31,6 +34,8 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--log-dir", run.log_dir,
                         "folder of the job's logs, one per task (default: tuning_logs/<job name>)");
     run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
+    JobFlags job_flags;  // the job's tuning fields, each overriding the file's
+    job_flags.add_to(*run_cmd);
 
     DaemonArgs daemon;
     daemon.spool = default_spool();
@@ -87,7 +92,10 @@ int main(int argc, char** argv) {
     }
     install_stop_handlers();
     try {
-        if (*run_cmd) return run_command(run);
+        if (*run_cmd) {
+            run.overrides = job_flags.overrides_json();
+            return run_command(run);
+        }
         if (*daemon_cmd) return daemon_command(daemon);
         if (*submit_cmd) return submit_command(submit_job, submit_spool);
         if (*status_cmd) return status_command(status_spool, status_json);

@@ -654,6 +654,10 @@ int intrinsic_arity(Intrinsic op);
 bool intrinsic_is_pure(Intrinsic op);
 /// Looks an intrinsic up by name; returns false if there is none.
 bool intrinsic_from_name(const std::string& name, Intrinsic* out);
+/// Whether the intrinsic is a statement of its own (an Evaluate), never a value inside an
+/// expression: the impure ones (barriers, asynchronous copies, cross-thread reductions, the
+/// tensor-core operations). Code generators and the evaluators refuse it anywhere else.
+bool is_statement_intrinsic(Intrinsic op);
 /// mma_sync, ldmatrix, fragment_load, fragment_store, fragment_fill: statements of a GPU kernel.
 bool is_tensor_core_intrinsic(Intrinsic op);
 /// Whether every lane of a warp executes the intrinsic together (mma_sync, ldmatrix).

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/JsonFields.h"
 #include "tessel/Error.h"
 #include "tessel/runtime/CUDA.h"
 
@@ -58,45 +59,21 @@ double finite(const json& j, const char* key) {
     return v;
 }
 
+// Every field of MeasureOptions, as MeasureOptions::fields describes them. Each is required but
+// the two added after the protocol's first requests, which keep their defaults when absent.
 json options_json(const MeasureOptions& o) {
-    return {{"number", o.number},
-            {"repeat", o.repeat},
-            {"min_repeat_ms", o.min_repeat_ms},
-            {"flush_cache", o.flush_cache},
-            {"build_timeout_seconds", o.build_timeout_seconds},
-            {"run_timeout_seconds", o.run_timeout_seconds},
-            {"build_threads", o.build_threads},
-            {"worker_memory_limit_bytes", o.worker_memory_limit_bytes},
-            {"worker_path", o.worker_path},
-            {"seed", o.seed},
-            {"reference_flop_limit", o.reference_flop_limit},
-            {"reference_samples", o.reference_samples},
-            {"allow_test_faults", o.allow_test_faults},
-            {"device_id", o.device_id},
-            {"workers", o.workers}};
+    return internal::options_json(o, internal::kEveryField);
 }
 
 MeasureOptions options_from(const json& j) {
     if (!j.is_object()) bad("'options' is not an object");
     MeasureOptions o;
-    o.number = get<int>(j, "number");
-    o.repeat = get<int>(j, "repeat");
-    o.min_repeat_ms = finite(j, "min_repeat_ms");
-    o.flush_cache = get<bool>(j, "flush_cache");
-    o.build_timeout_seconds = finite(j, "build_timeout_seconds");
-    o.run_timeout_seconds = finite(j, "run_timeout_seconds");
-    o.build_threads = get<int>(j, "build_threads");
-    o.worker_memory_limit_bytes = get<int64_t>(j, "worker_memory_limit_bytes");
-    o.worker_path = get<std::string>(j, "worker_path");
-    o.seed = get<uint64_t>(j, "seed");
-    o.reference_flop_limit = finite(j, "reference_flop_limit");
-    o.reference_samples = get<int>(j, "reference_samples");
-    o.allow_test_faults = get<bool>(j, "allow_test_faults");
-    // Absent in requests written before they existed: the defaults.
-    if (j.contains("device_id")) o.device_id = get<int>(j, "device_id");
-    if (j.contains("workers")) o.workers = get<int>(j, "workers");
-    if (o.device_id < 0) bad("field 'device_id' is negative");
-    if (o.workers < 0) bad("field 'workers' is negative");
+    internal::JsonFields f(j, "options", [](const std::string& problem) { bad(problem); });
+    for (const std::string& name : internal::option_names<MeasureOptions>(internal::kEveryField))
+        if (!j.contains(name) && name != "device_id" && name != "workers")
+            bad("missing field '" + name + "'");
+    f.only(internal::option_names<MeasureOptions>(internal::kEveryField));
+    internal::read_options(f, o, internal::kEveryField);
     return o;
 }
 

@@ -8,8 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include "support/JsonDepth.h"
 
+#include "support/JsonDepth.h"
+#include "support/JsonFields.h"
 #include "tessel/op/Networks.h"
 
 namespace tessel {
@@ -29,71 +30,11 @@ std::string join_problems(const std::string& source, const std::vector<std::stri
     return os.str();
 }
 
-// Reads fields of one JSON object, noting each problem with its path instead of stopping.
-class Fields {
-public:
-    Fields(const json& j, std::string path, std::vector<std::string>& problems)
-        : j_(j), path_(std::move(path)), problems_(problems) {}
-
-    bool has(const char* key) const { return j_.contains(key); }
-    void problem(const std::string& what) { problems_.push_back(what); }
-    std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
-
-    template <typename T>
-    void integer(const char* key, T& out, int64_t lo, int64_t hi) {
-        if (!has(key)) return;
-        const json& v = j_.at(key);
-        if (!v.is_number_integer()) return wrong(key, "an integer", v);
-        bool in_range = v.is_number_unsigned()
-                            ? v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
-                                  (lo <= 0 || v.get<uint64_t>() >= static_cast<uint64_t>(lo))
-                            : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
-        if (!in_range)
-            return problem(name(key) + " must be in [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "], got " + v.dump());
-        out = static_cast<T>(v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>())
-                                                    : v.get<int64_t>());
-    }
-    void number(const char* key, double& out, double lo, double hi) {
-        if (!has(key)) return;
-        const json& v = j_.at(key);
-        if (!v.is_number()) return wrong(key, "a number", v);
-        double d = v.get<double>();
-        if (!(d >= lo && d <= hi))
-            return problem(name(key) + " must be in [" + json(lo).dump() + ", " + json(hi).dump() +
-                           "], got " + v.dump());
-        out = d;
-    }
-    void boolean(const char* key, bool& out) {
-        if (!has(key)) return;
-        if (!j_.at(key).is_boolean()) return wrong(key, "true or false", j_.at(key));
-        out = j_.at(key).get<bool>();
-    }
-    void text(const char* key, std::string& out) {
-        if (!has(key)) return;
-        if (!j_.at(key).is_string()) return wrong(key, "a string", j_.at(key));
-        out = j_.at(key).get<std::string>();
-    }
-    // Every key not in `known` is a problem (a typo would otherwise be ignored).
-    void only(std::initializer_list<const char*> known) {
-        for (auto it = j_.begin(); it != j_.end(); ++it) {
-            bool ok = false;
-            for (const char* k : known) ok = ok || it.key() == k;
-            if (!ok) problem("unknown field " + name(it.key().c_str()));
-        }
-    }
-
-private:
-    void wrong(const char* key, const char* what, const json& v) {
-        std::string shown = v.dump();
-        if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
-        problem(name(key) + " must be " + what + ", got " + shown);
-    }
-
-    const json& j_;
-    std::string path_;
-    std::vector<std::string>& problems_;
-};
+using internal::collect_into;
+using internal::option_names;
+using internal::options_json;
+using internal::read_options;
+using Fields = internal::JsonFields;
 
 // Parameters converted as make_workload converts them (a dtype name to a dtype, an int to a
 // double where a float is declared), so that a task's key does not depend on the spelling.
@@ -115,7 +56,7 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
         problems.push_back(path + " must be an object {workload, params, weight}");
         return;
     }
-    Fields f(t, path, problems);
+    Fields f(t, path, collect_into(problems));
     f.only({"workload", "params", "weight"});
     JobTask task;
     f.text("workload", task.workload);
@@ -145,16 +86,11 @@ void read_network(const std::string& name, Job& job, std::vector<std::string>& p
 
 void read_search(const json& j, Job& job, std::vector<std::string>& problems) {
     if (!j.is_object()) return problems.push_back("search must be an object");
-    Fields f(j, "search", problems);
-    f.only({"population", "generations", "eps_greedy", "min_programs", "num_threads",
-            "cost_model", "measure_default", "restart_after"});
-    f.integer("population", job.population, 1, 1 << 20);
-    f.integer("generations", job.generations, 0, 1000);
-    f.number("eps_greedy", job.eps_greedy, 0, 1);
-    f.integer("min_programs", job.min_programs, 1, 1 << 20);
-    f.integer("num_threads", job.num_threads, 0, 4096);
-    f.boolean("measure_default", job.measure_default);
-    f.integer("restart_after", job.restart_after, 0, int64_t(1) << 40);
+    Fields f(j, "search", collect_into(problems));
+    std::vector<std::string> known = option_names<TuningOptions>(kJobSearch);
+    known.push_back("cost_model");
+    f.only(known);
+    read_options(f, job.tuning, kJobSearch);
     f.text("cost_model", job.cost_model);
     if (job.cost_model != "shared" && job.cost_model != "per-task")
         f.problem("cost_model must be \"shared\" or \"per-task\", got \"" + job.cost_model +
@@ -163,17 +99,9 @@ void read_search(const json& j, Job& job, std::vector<std::string>& problems) {
 
 void read_measure(const json& j, Job& job, std::vector<std::string>& problems) {
     if (!j.is_object()) return problems.push_back("measure must be an object");
-    Fields f(j, "measure", problems);
-    f.only({"number", "repeat", "min_repeat_ms", "flush_cache", "build_timeout", "run_timeout",
-            "build_threads"});
-    MeasureOptions& m = job.measure;
-    f.integer("number", m.number, 1, 1 << 20);
-    f.integer("repeat", m.repeat, 1, 1000);
-    f.number("min_repeat_ms", m.min_repeat_ms, 0, 1e6);
-    f.boolean("flush_cache", m.flush_cache);
-    f.number("build_timeout", m.build_timeout_seconds, 1e-3, 1e5);
-    f.number("run_timeout", m.run_timeout_seconds, 1e-3, 1e5);
-    f.integer("build_threads", m.build_threads, 0, 4096);
+    Fields f(j, "measure", collect_into(problems));
+    f.only(option_names<MeasureOptions>(kJobMeasure));
+    read_options(f, job.tuning.measure, kJobMeasure);
 }
 
 void read_budget(Fields& f, const json& j, Job& job) {
@@ -199,10 +127,12 @@ void check_duplicates(const Job& job, std::vector<std::string>& problems) {
 
 Job read_job(const json& j, std::vector<std::string>& problems) {
     Job job;
-    Fields f(j, "", problems);
-    f.only({"format_version", "name", "target", "trials", "trials_per_task",
-            "measurements_per_round", "strategy", "seed", "early_stopping_per_task", "network",
-            "tasks", "search", "measure"});
+    Fields f(j, "", collect_into(problems));
+    std::vector<std::string> known = {"format_version", "name", "target", "trials",
+                                      "trials_per_task", "strategy", "early_stopping_per_task",
+                                      "network", "tasks", "search", "measure"};
+    for (const std::string& n : option_names<TuningOptions>(kJobTop)) known.push_back(n);
+    f.only(known);
     int version = -1;
     f.integer("format_version", version, 0, 1 << 30);
     if (!f.has("format_version"))
@@ -221,11 +151,10 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
             f.problem(std::string("target: ") + e.what());
         }
     }
-    f.integer("measurements_per_round", job.measurements_per_round, 1, 1 << 16);
+    read_options(f, job.tuning, kJobTop);
     f.text("strategy", job.strategy);
     if (job.strategy != "gradient" && job.strategy != "round-robin")
         f.problem("strategy must be \"gradient\" or \"round-robin\", got \"" + job.strategy + "\"");
-    f.integer("seed", job.seed, 0, std::numeric_limits<int64_t>::max());
     f.integer("early_stopping_per_task", job.early_stopping_per_task, 0, kMaxTrials);
     f.text("network", job.network);
     if (!job.network.empty()) read_network(job.network, job, problems);
@@ -255,10 +184,18 @@ uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
+TuningOptions job_tuning_defaults() {
+    TuningOptions o;
+    o.measurements_per_round = 16;
+    return o;
+}
+
 JobError::JobError(const std::string& source, std::vector<std::string> problems)
     : RuntimeError(join_problems(source, problems)), problems_(std::move(problems)) {}
 
-Job parse_job(const std::string& text, const std::string& source) {
+namespace {
+
+json parse_job_json(const std::string& text, const std::string& source) {
     if (text.size() > kMaxJobBytes)
         throw JobError(source, {"the job is " + std::to_string(text.size()) +
                                 " bytes, more than the limit of " + std::to_string(kMaxJobBytes)});
@@ -271,13 +208,23 @@ Job parse_job(const std::string& text, const std::string& source) {
         throw JobError(source, {std::string("not JSON: ") + e.what()});
     }
     if (!j.is_object()) throw JobError(source, {"a job is a JSON object"});
+    return j;
+}
+
+Job checked_job(const json& j, const std::string& source) {
     std::vector<std::string> problems;
     Job job = read_job(j, problems);
     if (!problems.empty()) throw JobError(source, std::move(problems));
     return job;
 }
 
-Job load_job(const std::string& path) {
+}  // namespace
+
+Job parse_job(const std::string& text, const std::string& source) {
+    return checked_job(parse_job_json(text, source), source);
+}
+
+Job load_job(const std::string& path, const std::string& overrides) {
     std::error_code ec;
     auto size = std::filesystem::file_size(path, ec);
     if (ec) throw JobError(path, {"cannot read the job file: " + ec.message()});
@@ -287,7 +234,9 @@ Job load_job(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw JobError(path, {"cannot read the job file"});
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    Job job = parse_job(text, path);
+    json j = parse_job_json(text, path);
+    j.merge_patch(parse_job_json(overrides, path + " (overrides)"));
+    Job job = checked_job(j, path);
     if (job.name.empty()) job.name = std::filesystem::path(path).stem().string();
     return job;
 }
@@ -298,33 +247,18 @@ std::string job_to_json(const Job& job) {
         tasks.push_back({{"workload", t.workload},
                          {"params", json::parse(workload_params_to_json(t.params))},
                          {"weight", t.weight}});
-    const MeasureOptions& m = job.measure;
+    json search = options_json(job.tuning, kJobSearch);
+    search["cost_model"] = job.cost_model;
     json j = {{"format_version", kJobFormatVersion},
               {"name", job.name},
               {"target", job.target},
               {"trials", job.trials},
-              {"measurements_per_round", job.measurements_per_round},
               {"strategy", job.strategy},
-              {"seed", job.seed},
               {"early_stopping_per_task", job.early_stopping_per_task},
               {"tasks", std::move(tasks)},
-              {"search",
-               {{"population", job.population},
-                {"generations", job.generations},
-                {"eps_greedy", job.eps_greedy},
-                {"min_programs", job.min_programs},
-                {"num_threads", job.num_threads},
-                {"cost_model", job.cost_model},
-                {"measure_default", job.measure_default},
-                {"restart_after", job.restart_after}}},
-              {"measure",
-               {{"number", m.number},
-                {"repeat", m.repeat},
-                {"min_repeat_ms", m.min_repeat_ms},
-                {"flush_cache", m.flush_cache},
-                {"build_timeout", m.build_timeout_seconds},
-                {"run_timeout", m.run_timeout_seconds},
-                {"build_threads", m.build_threads}}}};
+              {"search", std::move(search)},
+              {"measure", options_json(job.tuning.measure, kJobMeasure)}};
+    j.update(options_json(job.tuning, kJobTop));
     return j.dump(2);
 }
 

@@ -15,20 +15,10 @@ using Clock = std::chrono::steady_clock;
 
 TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchTask& task,
                            std::shared_ptr<MeasureRunner> runner) {
-    TuningOptions t;
+    TuningOptions t = job.tuning;
     t.trials = job.trials;  // the scheduler sets each round's
-    t.measurements_per_round = job.measurements_per_round;
     t.log_file = (std::filesystem::path(o.log_dir) / task_log_name(task)).string();
-    t.seed = job.seed;
-    t.population = job.population;
-    t.generations = job.generations;
-    t.eps_greedy = job.eps_greedy;
-    t.num_threads = job.num_threads;
-    t.measure = job.measure;
     t.measure_runner = std::move(runner);
-    t.cost_model.min_programs = job.min_programs;
-    t.measure_default = job.measure_default;
-    t.restart_after = job.restart_after;
     t.verbose = 0;
     t.should_stop = o.should_stop;
     return t;
@@ -106,7 +96,8 @@ JobResult run_job(const Job& job, const JobRunOptions& o) {
         TESSEL_THROW(RuntimeError)
             << "run_job: cannot create the log folder '" << o.log_dir << "': " << ec.message();
     std::shared_ptr<MeasureRunner> runner =
-        o.measure_runner ? o.measure_runner : std::make_shared<LocalMeasureRunner>(job.measure);
+        o.measure_runner ? o.measure_runner
+                         : std::make_shared<LocalMeasureRunner>(job.tuning.measure);
     std::vector<SearchTask> search = job_search_tasks(job);
     std::shared_ptr<SharedCostModel> model;
     std::vector<std::unique_ptr<SchedulableTask>> tasks;
@@ -130,9 +121,9 @@ JobResult run_job(const Job& job, const JobRunOptions& o) {
     TaskSchedulerOptions so;
     so.strategy = job.strategy;
     so.trials = job.trials;
-    so.measurements_per_round = job.measurements_per_round;
+    so.measurements_per_round = job.tuning.measurements_per_round;
     so.early_stopping_per_task = job.early_stopping_per_task;
-    so.seed = job.seed;
+    so.seed = job.tuning.seed;
     so.should_stop = o.should_stop;
     JobResult r;
     r.schedule = schedule_tasks(tasks, weights, so, [&](const TaskSchedulerStep& step) {

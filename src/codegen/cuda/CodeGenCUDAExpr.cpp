@@ -372,19 +372,11 @@ std::string CodeGenCUDA::call(const Call* op, int lane) {
                 return paren(x + " < 0 ? (" + ty + ")((" + u + ")0 - (" + u + ")" + x + ") : " + x);
             }
             break;
-        case Intrinsic::thread_barrier:
-        case Intrinsic::thread_allreduce:
-        case Intrinsic::cp_async:
-        case Intrinsic::cp_async_commit:
-        case Intrinsic::cp_async_wait:
-        case Intrinsic::mma_sync:
-        case Intrinsic::ldmatrix:
-        case Intrinsic::fragment_load:
-        case Intrinsic::fragment_store:
-        case Intrinsic::fragment_fill:
-            TESSEL_THROW(CompileError)
-                << "cuda: " << intrinsic_name(op->op) << " is only valid as a statement of its own";
-        default: break;
+        default:
+            if (is_statement_intrinsic(op->op))
+                TESSEL_THROW(CompileError) << "cuda: " << intrinsic_name(op->op)
+                                           << " is only valid as a statement of its own";
+            break;
     }
     return round_to(op->type, float_math(op, lane));
 }

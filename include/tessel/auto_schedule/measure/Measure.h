@@ -27,11 +27,13 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tessel/Options.h"
 #include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/schedule/Schedule.h"
 
@@ -142,6 +144,44 @@ struct MeasureOptions {
     /// tasks (device_id 0, 1, ...), one for CPU tasks. More than one on a CPU task times
     /// candidates side by side on shared cores (tests only: their times mean little).
     int workers = 0;
+
+    /// The fields, described once (tessel/Options.h): job files' "measure", Python's keywords,
+    /// tessel-tune's flags and the measurement protocol follow from it.
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        constexpr unsigned all = kJobMeasure | kTune | kMeasurer;
+        constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+        v.integer("number", s.number, 1, 1 << 20, all,
+                  "runs per repeat (raised until a repeat lasts min_repeat_ms)");
+        v.integer("repeat", s.repeat, 1, 1000, all, "repeats, each one cost");
+        v.number("min_repeat_ms", s.min_repeat_ms, 0, 1e6, all, "the least time a repeat lasts");
+        v.flag("flush_cache", s.flush_cache, all,
+               "flush the arguments from the CPU caches (GPU: the L2) before each repeat");
+        v.number("build_timeout", s.build_timeout_seconds, 1e-3, 1e5, all,
+                 "seconds a candidate's build may take");
+        v.number("run_timeout", s.run_timeout_seconds, 1e-3, 1e5, all,
+                 "seconds the check run may take (timing gets this plus its own time)");
+        v.integer("build_threads", s.build_threads, 0, 4096, all,
+                  "threads building candidates (0: the host's hardware threads)");
+        v.integer("worker_memory_limit", s.worker_memory_limit_bytes, 0, kMax, kTune | kMeasurer,
+                  "the worker's address-space limit in bytes (0: none)");
+        v.text("worker_path", s.worker_path, kTune | kMeasurer,
+               "the tessel-measure program (empty: $TESSEL_MEASURE_WORKER, else the installed "
+               "one, else the build tree's)");
+        v.integer("seed", s.seed, 0, kMax, kMeasurer, "the seed of the task's random inputs");
+        v.number("reference_flop_limit", s.reference_flop_limit, 0, 1e300, kProtocolOnly,
+                 "tasks of at most this many operations take the interpreter's output as the "
+                 "reference");
+        v.integer("reference_samples", s.reference_samples, 0, 1 << 20, kProtocolOnly,
+                  "output points at which a default-schedule reference is checked");
+        v.flag("allow_test_faults", s.allow_test_faults, kProtocolOnly,
+               "honour MeasureInput::test_fault (tests only)");
+        v.integer("device_id", s.device_id, 0, 1 << 16, kProtocolOnly,
+                  "the CUDA device the worker runs candidates on");
+        v.integer("workers", s.workers, 0, 1 << 16, kProtocolOnly,
+                  "workers a request's candidates are spread over (0: one per CUDA device for "
+                  "GPU tasks, one for CPU tasks)");
+    }
 };
 
 /// Where a Measurer's time went, summed over its measurements (seconds).

@@ -16,20 +16,22 @@
 //   name                      for reports (default: the file's name without .json)
 //   target                    a target string (Target.h)
 //   trials | trials_per_task  the shared budget, in all or per task
-//   measurements_per_round    16
 //   strategy                  "gradient" (default) or "round-robin" (TaskScheduler.h)
-//   seed                      0
 //   early_stopping_per_task   0 (never): a task stops after this many trials without improving
 //   network                   a network preset: its distinct layers, weighted by their counts
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
 //                              it; a dtype may be a plain string), weight (default 1)}]
-//   search                    {population, generations, eps_greedy, min_programs, num_threads,
+//   measurements_per_round, seed
+//                             TuningOptions' fields of that name (kJobTop; 16 rounds a job)
+//   search                    TuningOptions' search fields (kJobSearch: population, generations,
+//                              mutation_prob, eps_greedy, remeasure_top, remeasure_limit,
+//                              measure_default, restart_after, num_threads, min_programs), and
 //                              cost_model: "shared" (default: one model for all the tasks,
-//                              SharedCostModel) or "per-task", measure_default: true (each
-//                              task's default schedule is its first trial; Tuner.h),
-//                              restart_after: 0 (never; TuningOptions::restart_after)}
-//   measure                   {number, repeat, min_repeat_ms, flush_cache, build_timeout,
-//                              run_timeout, build_threads}
+//                              SharedCostModel) or "per-task"
+//   measure                   MeasureOptions' fields (kJobMeasure: number, repeat, min_repeat_ms,
+//                              flush_cache, build_timeout, run_timeout, build_threads)
+// Those TuningOptions and MeasureOptions fields are described once, in their structs
+// (TuningOptions::fields, MeasureOptions::fields); `tessel-tune run` takes each as a flag too.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,7 @@
 #include "tessel/auto_schedule/measure/MeasureRunner.h"
 #include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/auto_schedule/tuner/TaskScheduler.h"
+#include "tessel/auto_schedule/tuner/Tuner.h"
 
 namespace tessel {
 
@@ -69,34 +72,32 @@ struct JobTask {
     double weight = 1;  ///< how often the workload runs (the objective's weight)
 };
 
+/// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
+TuningOptions job_tuning_defaults();
+
 /// A checked job (see the file comment for the fields).
 struct Job {
     std::string name;
     std::string target;
     int64_t trials = 0;  ///< the shared budget (trials_per_task x tasks when given so)
-    int measurements_per_round = 16;
     std::string strategy = "gradient";
-    uint64_t seed = 0;
     int64_t early_stopping_per_task = 0;
     std::string network;         ///< the preset it named ("" for none); its layers are in tasks
     std::vector<JobTask> tasks;  ///< the network's layers first, then the listed tasks
-    int population = 2048;
-    int generations = 4;
-    double eps_greedy = 0.05;
-    int min_programs = 16;
-    int num_threads = 0;
     std::string cost_model = "shared";  ///< "shared" or "per-task"
-    bool measure_default = true;        ///< TuningOptions::measure_default
-    int64_t restart_after = 0;          ///< TuningOptions::restart_after
-    MeasureOptions measure;
+    /// Each task's tuning: the job file's kJobTop and kJobSearch fields, and in `tuning.measure`
+    /// its kJobMeasure ones (trials, log_file and the callbacks are the job runner's).
+    TuningOptions tuning = job_tuning_defaults();
 };
 
 /// Parses and checks a job: the JSON, every field, every workload and its parameters (built
 /// once), the target. JobError listing every problem, `source` naming the job in its message.
 Job parse_job(const std::string& text, const std::string& source = "job");
 /// Reads and parses the job file at `path` (name defaults to the file's stem); JobError when it
-/// cannot be read, is too large, or has problems.
-Job load_job(const std::string& path);
+/// cannot be read, is too large, or has problems. `overrides`, a JSON object in the job's shape
+/// (`{"seed": 3, "search": {"population": 64}}`: tessel-tune run's flags), is merged over the
+/// file's object first (RFC 7386), and checked with it.
+Job load_job(const std::string& path, const std::string& overrides = "{}");
 /// The job as JSON that parse_job reads back to an equal job (the network's layers as tasks).
 std::string job_to_json(const Job& job);
 

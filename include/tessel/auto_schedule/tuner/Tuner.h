@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/Options.h"
 #include "tessel/auto_schedule/cost_model/CostModel.h"
 #include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/auto_schedule/measure/Measure.h"
@@ -160,6 +161,46 @@ struct TuningOptions {
     std::function<void(const TuningProgress&)> on_progress;
     /// Asked before each round's search and measurement; true stops the tuning there.
     std::function<bool()> should_stop;
+
+    /// The fields users set, described once (tessel/Options.h): Python's tune() keywords and
+    /// their defaults, job files' top-level and "search" fields and tessel-tune's flags follow
+    /// from it (the measurement's fields are MeasureOptions::fields). The ranges are those a job
+    /// file and a flag accept; tune() checks its options itself.
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        constexpr int64_t kMaxTrials = int64_t(1) << 40;
+        constexpr unsigned search = kJobSearch | kTune;
+        v.integer("trials", s.trials, 0, kMaxTrials, kTune,
+                  "trials in all, the ones resumed from the log included");
+        v.text("log_file", s.log_file, kTune, "the JSON-lines tuning log (required)");
+        v.integer("measurements_per_round", s.measurements_per_round, 1, 1 << 16,
+                  kJobTop | kTune, "candidates measured per round");
+        v.integer("seed", s.seed, 0, std::numeric_limits<int64_t>::max(), kJobTop | kTune,
+                  "the search's seed");
+        v.integer("population", s.population, 1, 1 << 20, search,
+                  "evolutionary search: states per generation");
+        v.integer("generations", s.generations, 0, 1000, search,
+                  "evolutionary search: breeding rounds");
+        v.number("mutation_prob", s.mutation_prob, 0, 1, search,
+                 "a child is a mutation with this chance, else a crossover");
+        v.number("eps_greedy", s.eps_greedy, 0, 1, search,
+                 "share of a round's candidates sampled at random");
+        v.integer("remeasure_top", s.remeasure_top, 0, 1 << 16, search,
+                  "the fastest states re-measured after each round (0: never)");
+        v.integer("remeasure_limit", s.remeasure_limit, 1, 1 << 16, search,
+                  "measurements each re-measured state is brought to");
+        v.flag("measure_default", s.measure_default, search,
+               "the first round measures the task's rule-based default schedule");
+        v.integer("early_stopping", s.early_stopping, 0, kMaxTrials, kTune,
+                  "stop after this many trials without improving the best (0: never)");
+        v.integer("restart_after", s.restart_after, 0, kMaxTrials, search,
+                  "a new epoch after this many trials without improving its best by 1 % "
+                  "(0: never)");
+        v.integer("num_threads", s.num_threads, 0, 4096, search,
+                  "threads searching and training (0: the machine's cores)");
+        v.integer("min_programs", s.cost_model.min_programs, 1, 1 << 20, search,
+                  "successful programs before the cost model trains");
+    }
 };
 
 /// One point of a tuning curve: the best time after `trial` trials (with the re-measurements
