@@ -78,6 +78,11 @@ public:
         if (!j_.at(key).is_string()) return wrong(key, "a string", j_.at(key));
         out = j_.at(key).get<std::string>();
     }
+    /// Every key of `required` that the object lacks is a problem.
+    void require(const std::vector<std::string>& required) {
+        for (const std::string& k : required)
+            if (!j_.contains(k)) problem("missing field '" + name(k) + "'");
+    }
     /// Every key not in `known` is a problem (a typo would otherwise be ignored).
     void only(const std::vector<std::string>& known) {
         for (auto it = j_.begin(); it != j_.end(); ++it) {

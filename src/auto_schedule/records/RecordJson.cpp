@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "auto_schedule/task/HardwareJson.h"
 #include "support/JsonDepth.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/records/Record.h"
@@ -23,17 +24,6 @@ struct Skip {
 };
 
 constexpr int kMaxDepth = 32;  // a record nests 5 deep; the schedule's steps a few more
-
-json hardware_json(const HardwareParams& h) {
-    return {{"num_cores", h.num_cores},
-            {"vector_unit_bytes", h.vector_unit_bytes},
-            {"cache_line_bytes", h.cache_line_bytes},
-            {"max_threads_per_block", h.max_threads_per_block},
-            {"max_shared_memory_per_block", h.max_shared_memory_per_block},
-            {"max_registers_per_block", h.max_registers_per_block},
-            {"warp_size", h.warp_size},
-            {"max_vthread_extent", h.max_vthread_extent}};
-}
 
 const json& field(const json& j, const char* key, bool (json::*is)() const noexcept,
                   const char* what) {
@@ -68,18 +58,7 @@ T integer(const json& j, const char* key, T lo, T hi) {
 }
 
 HardwareParams hardware_from(const json& j) {
-    constexpr int kMax = std::numeric_limits<int>::max();
-    HardwareParams h;
-    h.num_cores = integer<int>(j, "num_cores", 0, kMax);
-    h.vector_unit_bytes = integer<int>(j, "vector_unit_bytes", 0, kMax);
-    h.cache_line_bytes = integer<int>(j, "cache_line_bytes", 0, kMax);
-    h.max_threads_per_block = integer<int>(j, "max_threads_per_block", 0, kMax);
-    h.max_shared_memory_per_block =
-        integer<int64_t>(j, "max_shared_memory_per_block", 0, std::numeric_limits<int64_t>::max());
-    h.max_registers_per_block = integer<int>(j, "max_registers_per_block", 0, kMax);
-    h.warp_size = integer<int>(j, "warp_size", 0, kMax);
-    h.max_vthread_extent = integer<int>(j, "max_vthread_extent", 0, kMax);
-    return h;
+    return internal::hardware_from_json(j, [](const std::string& problem) { throw Skip{problem}; });
 }
 
 // Version 1: the bare schedule record of Schedule::to_json ({"format_version": 1,
@@ -94,7 +73,7 @@ json migrate_v1_to_v2(const json& v1) {
               {"workload", ""},
               {"params", json::array()},
               {"target", ""},
-              {"hardware", hardware_json(none)}}},
+              {"hardware", internal::hardware_to_json(none)}}},
             {"schedule", v1},
             {"result",
              {{"error_code", "none"},
@@ -212,7 +191,7 @@ std::string record_to_json(const TuningRecord& r) {
                 {"workload", r.workload},
                 {"params", json::parse(r.params_json)},
                 {"target", r.target},
-                {"hardware", hardware_json(r.hardware)}}},
+                {"hardware", internal::hardware_to_json(r.hardware)}}},
               {"schedule", json::parse(r.schedule_json)},
               {"result",
                {{"error_code", measure_error_name(r.error)},

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "auto_schedule/task/HardwareJson.h"
 #include "tessel/Error.h"
 #include "tessel/te/Serialize.h"
 
@@ -18,40 +19,6 @@ std::string hex(uint64_t v) {
     std::ostringstream os;
     os << std::hex << v;
     return os.str();
-}
-
-json hardware_to_json(const HardwareParams& h) {
-    return json{{"num_cores", h.num_cores},
-                {"vector_unit_bytes", h.vector_unit_bytes},
-                {"cache_line_bytes", h.cache_line_bytes},
-                {"max_threads_per_block", h.max_threads_per_block},
-                {"max_shared_memory_per_block", h.max_shared_memory_per_block},
-                {"max_registers_per_block", h.max_registers_per_block},
-                {"warp_size", h.warp_size},
-                {"max_vthread_extent", h.max_vthread_extent}};
-}
-
-template <typename T>
-void read_number(const json& j, const char* key, T& out) {
-    if (!j.contains(key) || !j.at(key).is_number_integer())
-        TESSEL_THROW(DSLError) << "SearchTask.from_json: hardware field '" << key
-                               << "' is missing or not an integer";
-    out = j.at(key).get<T>();
-}
-
-HardwareParams hardware_from_json(const json& j) {
-    if (!j.is_object())
-        TESSEL_THROW(DSLError) << "SearchTask.from_json: 'hardware' is not an object";
-    HardwareParams h;
-    read_number(j, "num_cores", h.num_cores);
-    read_number(j, "vector_unit_bytes", h.vector_unit_bytes);
-    read_number(j, "cache_line_bytes", h.cache_line_bytes);
-    read_number(j, "max_threads_per_block", h.max_threads_per_block);
-    read_number(j, "max_shared_memory_per_block", h.max_shared_memory_per_block);
-    read_number(j, "max_registers_per_block", h.max_registers_per_block);
-    read_number(j, "warp_size", h.warp_size);
-    read_number(j, "max_vthread_extent", h.max_vthread_extent);
-    return h;
 }
 
 const json& field(const json& j, const char* key, bool (json::*is)() const, const char* what) {
@@ -136,7 +103,7 @@ std::string SearchTask::to_json() const {
     j["dag"] = json::parse(dag_to_json(state_->dag));
     j["dag_hash"] = dag_hash_hex();
     j["target"] = state_->target.str();
-    j["hardware"] = hardware_to_json(state_->hardware);
+    j["hardware"] = internal::hardware_to_json(state_->hardware);
     return j.dump();
 }
 
@@ -166,7 +133,10 @@ SearchTask SearchTask::from_json(const std::string& text) {
                "cannot be trusted on this computation";
     if (!workload.empty()) check_registered_builder(workload, params, recorded);
     Target target(field(j, "target", &json::is_string, "a string").get<std::string>());
-    HardwareParams hw = hardware_from_json(field(j, "hardware", &json::is_object, "an object"));
+    HardwareParams hw = internal::hardware_from_json(
+        field(j, "hardware", &json::is_object, "an object"), [](const std::string& problem) {
+            TESSEL_THROW(DSLError) << "SearchTask.from_json: " << problem;
+        });
     return SearchTask(std::move(dag), workload, params, target, hw);
 }
 

@@ -15,10 +15,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "tessel/Options.h"
 #include "tessel/Target.h"
 #include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/schedule/Schedule.h"
@@ -40,6 +42,28 @@ struct HardwareParams {
 
     /// The target's own numbers (Target's queries).
     static HardwareParams from_target(const Target& target);
+
+    /// The fields, described once (tessel/Options.h): the JSON of search tasks and of tuning
+    /// records (auto_schedule/task/HardwareJson.h) follows from it.
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        constexpr int64_t kInt = std::numeric_limits<int>::max();
+        v.integer("num_cores", s.num_cores, 0, kInt, kProtocolOnly, "cores (SMs on a GPU)");
+        v.integer("vector_unit_bytes", s.vector_unit_bytes, 0, kInt, kProtocolOnly,
+                  "bytes of the widest vector register");
+        v.integer("cache_line_bytes", s.cache_line_bytes, 0, kInt, kProtocolOnly,
+                  "bytes of a cache line");
+        v.integer("max_threads_per_block", s.max_threads_per_block, 0, kInt, kProtocolOnly,
+                  "GPU: threads of a block");
+        v.integer("max_shared_memory_per_block", s.max_shared_memory_per_block, 0,
+                  std::numeric_limits<int64_t>::max(), kProtocolOnly,
+                  "GPU: shared memory of a block, bytes");
+        v.integer("max_registers_per_block", s.max_registers_per_block, 0, kInt, kProtocolOnly,
+                  "GPU: 32-bit registers of a block");
+        v.integer("warp_size", s.warp_size, 0, kInt, kProtocolOnly, "GPU: threads of a warp");
+        v.integer("max_vthread_extent", s.max_vthread_extent, 0, kInt, kProtocolOnly,
+                  "GPU: the largest vthread extent proposed");
+    }
 };
 
 /// The schedule limits of code for `target`: GPU kernels unroll up to 1024 steps (the search's
