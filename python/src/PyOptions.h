@@ -96,7 +96,30 @@ struct Lister {
     }
 };
 
+// Sets d[name] = the field's value, for every field.
+struct Dicter {
+    py::dict& d;
+    template <typename T>
+    void integer(const char* n, const T& m, int64_t, int64_t, unsigned, const char*) {
+        d[n] = m;
+    }
+    void number(const char* n, const double& m, double, double, unsigned, const char*) {
+        d[n] = m;
+    }
+    void flag(const char* n, const bool& m, unsigned, const char*) { d[n] = m; }
+    void text(const char* n, const std::string& m, unsigned, const char*) { d[n] = m; }
+};
+
 }  // namespace options_detail
+
+/// Every field of `options` as a dict, in the order described.
+template <typename T>
+py::dict options_dict(const T& options) {
+    py::dict d;
+    options_detail::Dicter v{d};
+    T::fields(options, v);
+    return d;
+}
 
 /// Applies the keywords of `kwargs` that name fields of `options` shown by `mask`; each one
 /// applied is added to `used`. `who` names the function in TypeErrors.

@@ -69,6 +69,8 @@ void init_record(py::module_& m) {
     py::class_<TuningRecord>(m, "TuningRecord", "One measured candidate (a line of a log).")
         .def_readonly("dag_hash", &TuningRecord::dag_hash)
         .def_readonly("workload", &TuningRecord::workload)
+        .def_readonly("params_json", &TuningRecord::params_json,
+                      "the workload's parameters as JSON (workload_params_to_json)")
         .def_readonly("target", &TuningRecord::target)
         .def_readonly("schedule_json", &TuningRecord::schedule_json)
         .def_property_readonly("error",

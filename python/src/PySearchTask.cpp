@@ -1,6 +1,7 @@
 // ts.SearchTask: a tuning task (auto_schedule/task/SearchTask.h) — a registered workload with its
 // parameters, or a DAG, for a target; its key, its JSON (which rebuilds it in any process), and
 // schedule records applied through it.
+#include "PyOptions.h"
 #include "PyWorkload.h"
 #include "tessel/auto_schedule/task/SearchTask.h"
 
@@ -25,19 +26,6 @@ SearchTask make_task(py::object workload, py::object params, py::object target, 
     return SearchTask(name, to_params(params), t);
 }
 
-py::dict hardware_dict(const HardwareParams& h) {
-    py::dict d;
-    d["num_cores"] = h.num_cores;
-    d["vector_unit_bytes"] = h.vector_unit_bytes;
-    d["cache_line_bytes"] = h.cache_line_bytes;
-    d["max_threads_per_block"] = h.max_threads_per_block;
-    d["max_shared_memory_per_block"] = h.max_shared_memory_per_block;
-    d["max_registers_per_block"] = h.max_registers_per_block;
-    d["warp_size"] = h.warp_size;
-    d["max_vthread_extent"] = h.max_vthread_extent;
-    return d;
-}
-
 }  // namespace
 
 void init_search_task(py::module_& m) {
@@ -59,7 +47,7 @@ void init_search_task(py::module_& m) {
                                })
         .def_property_readonly("target", &SearchTask::target)
         .def_property_readonly("hardware",
-                               [](const SearchTask& t) { return hardware_dict(t.hardware()); })
+                               [](const SearchTask& t) { return options_dict(t.hardware()); })
         .def_property_readonly("dag_hash", &SearchTask::dag_hash_hex)
         .def_property_readonly("key", &SearchTask::key,
                                "What records key on: workload key, canonical target, DAG hash.")

@@ -82,9 +82,16 @@ def _wrap(name, fn, ext):
         try:
             return fn(*args, **kwargs)
         except (TypeError, RuntimeError) as e:  # pybind11's cast_error is a RuntimeError
-            if not any(p in str(e) for p in _PYBIND_PHRASES):
-                raise
-            raise TypeError(_explain(name, fn, args, kwargs, ext, e)) from None
+            if any(p in str(e) for p in _PYBIND_PHRASES):
+                raise TypeError(_explain(name, fn, args, kwargs, ext, e)) from None
+            args = kwargs = None  # see below
+            raise
+        except BaseException:
+            # An __init__ that raised leaves `self` (args[0]) unconstructed, and touching it
+            # (repr() by a traceback printer that shows locals, as pytest's) crashes the process:
+            # the frame this traceback keeps must not hold it.
+            args = kwargs = None
+            raise
     return typed
 
 

@@ -128,3 +128,17 @@ def test_the_stage_primitives_name_what_they_accept():
     ]:
         with pytest.raises((TypeError, ValueError), match=re.escape(what)):
             call()
+
+
+def test_a_failed_init_leaves_no_unconstructed_instance_in_the_traceback():
+    # Regression: an __init__ that raised left `self` in the typed wrapper's frame, and repr() of
+    # that unconstructed instance (pytest shows a failing test's locals) crashed the process.
+    with pytest.raises(ts.DSLError) as info:
+        ts.SearchTask("no_such_workload", (1,), target="llvm")
+    tb = info.value.__traceback__
+    while tb is not None:
+        for value in list(tb.tb_frame.f_locals.values()):
+            repr(value)
+            for item in value if isinstance(value, (tuple, list)) else ():
+                repr(item)
+        tb = tb.tb_next
