@@ -69,10 +69,12 @@ MeasureOptions options_from(const json& j) {
     if (!j.is_object()) bad("'options' is not an object");
     MeasureOptions o;
     internal::JsonFields f(j, "options", [](const std::string& problem) { bad(problem); });
-    for (const std::string& name : internal::option_names<MeasureOptions>(internal::kEveryField))
+    const std::vector<std::string> names =
+        internal::option_names<MeasureOptions>(internal::kEveryField);
+    for (const std::string& name : names)
         if (!j.contains(name) && name != "device_id" && name != "workers")
             bad("missing field '" + name + "'");
-    f.only(internal::option_names<MeasureOptions>(internal::kEveryField));
+    f.only(names);
     internal::read_options(f, o, internal::kEveryField);
     return o;
 }
