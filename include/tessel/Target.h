@@ -8,21 +8,26 @@
 //   g.max_shared_memory_per_block_optin();  // 232448 (from the driver when device 0 is an sm_90)
 //
 // Target strings are a kind followed by options (docs/target.md):
-//   llvm  [-mcpu=<cpu>] [-mattr=+f,-g,...] [-num-cores=<n>] [-fast-math | -strict-float]
+//   llvm  [-mcpu=<cpu>] [-mattr=+f,-g,...] [-num-cores=<n>] [-l1d=<size>] [-l2=<size>]
+//         [-l3=<size>] [-fast-math | -strict-float]
 //   cuda  [-arch=sm_XX] [-fast-math]
 // `llvm` without -mcpu means this machine: str() spells out the host's CPU name and features.
+// The cache sizes (bytes, or with a K, M or G suffix: -l2=2M) default to the host's, read from
+// sysfs (target/CpuCaches.h), for any -mcpu: the default schedules block for them.
 // `cuda` without -arch means device 0's architecture (CompileError where there is no GPU); -arch
 // takes an architecture of tessel's table (known_cuda_archs()) or device 0's own.
 // Any unknown kind, option or value is a CompileError that names it and lists the legal ones.
 //
 // The canonical string is kind, then options in a fixed order, each written once:
-//   llvm -mcpu=<cpu> [-mattr=<features>] -num-cores=<n> [-fast-math | -strict-float]
+//   llvm -mcpu=<cpu> [-mattr=<features>] -num-cores=<n> [-l1d=<size>] [-l2=<size>] [-l3=<size>]
+//        [-fast-math | -strict-float]
 //   cuda -arch=<sm_XX> [-fast-math]
-// where <features> is the set of features that differ from those the CPU implies, sorted by name
-// (with LLVM built in: "-mcpu=haswell -mattr=+avx2" is "-mcpu=haswell", as haswell has AVX2).
-// Without LLVM the CPU's implied features are not known, so the features are only deduplicated
-// (the last mention of a feature wins) and sorted; see docs/target.md for what each build prints.
-// Target(t.str()) == t for every target.
+// where the cache sizes appear when the spec gave them (the host's are not spelled out: records
+// tuned before the sizes existed keep their keys), and <features> is the set of features that
+// differ from those the CPU implies, sorted by name (with LLVM built in: "-mcpu=haswell
+// -mattr=+avx2" is "-mcpu=haswell", as haswell has AVX2). Without LLVM the CPU's implied features
+// are not known, so the features are only deduplicated (the last mention of a feature wins) and
+// sorted; see docs/target.md for what each build prints. Target(t.str()) == t for every target.
 #pragma once
 
 #include <cstdint>
@@ -105,6 +110,16 @@ public:
     /// llvm: the cores parallel loops may use (-num-cores; default the host's hardware threads).
     /// cuda: the number of streaming multiprocessors (sm_count()).
     int num_cores() const;
+    /// llvm: bytes of one core's level-1 data cache (-l1d; default the host's). 0 for cuda.
+    int64_t l1d_cache_bytes() const { return l1d_; }
+    /// llvm: bytes of one core's level-2 cache (-l2; default the host's). 0 for cuda.
+    int64_t l2_cache_bytes() const { return l2_; }
+    /// llvm: bytes of the last-level cache (-l3; default the host's, its L2 where it has no L3).
+    /// 0 for cuda.
+    int64_t l3_cache_bytes() const { return l3_; }
+    /// A line for people: llvm, "2 cores, 512-bit vectors, L1d 48 KiB, L2 2 MiB, L3 32 MiB
+    /// (caches from sysfs)"; cuda, "sm_90: 132 SMs, 227 KiB shared memory per block (driver)".
+    std::string describe() const;
 
     /// cuda: the limits below, at once. CompileError for a CPU target.
     const GpuLimits& gpu_limits() const;
@@ -145,7 +160,10 @@ private:
     std::string arch_;
     TargetFloatMode float_mode_ = TargetFloatMode::Contract;
     int num_cores_ = 1;
-    int vector_bits_ = 0;  // llvm: the widest vector register; 0 when there is none
+    int64_t l1d_ = 0, l2_ = 0, l3_ = 0;  // llvm: the cache sizes
+    std::string caches_given_;           // llvm: the -l1d / -l2 / -l3 options of str(), in order
+    std::string caches_source_;          // llvm: "sysfs", "sysconf", "assumed" or "target string"
+    int vector_bits_ = 0;                // llvm: the widest vector register; 0 when there is none
     GpuLimits gpu_;
     std::string str_;
 };

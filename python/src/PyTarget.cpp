@@ -106,8 +106,19 @@ void init_target(py::module_& m) {
         .def_property_readonly("cache_line_bytes", &Target::cache_line_bytes)
         .def_property_readonly("num_cores", &Target::num_cores,
                                "CPU: cores for parallel loops; GPU: the SM count.")
+        .def_property_readonly("l1d_cache_bytes", &Target::l1d_cache_bytes,
+                               "CPU: one core's L1 data cache in bytes (-l1d; default the host's).")
+        .def_property_readonly("l2_cache_bytes", &Target::l2_cache_bytes,
+                               "CPU: one core's L2 cache in bytes (-l2; default the host's).")
+        .def_property_readonly("l3_cache_bytes", &Target::l3_cache_bytes,
+                               "CPU: the last-level cache in bytes (-l3; default the host's).")
+        .def(
+            "describe", &Target::describe,
+            "A line for people: cores, vector width and caches (CPU), SMs and shared memory (GPU).")
         .def("__str__", &Target::str)
-        .def("__repr__", [](const Target& t) { return "tessel.Target('" + t.str() + "')"; })
+        // The canonical string, then what the default schedules size their tiles by.
+        .def("__repr__",
+             [](const Target& t) { return "tessel.Target('" + t.str() + "')  # " + t.describe(); })
         .def("__eq__",
              [](const Target& a, py::object b) {
                  return py::isinstance<Target>(b) && a == b.cast<Target>();

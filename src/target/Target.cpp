@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "target/CpuCaches.h"
 #include "target/CpuFeatures.h"
 #include "target/GpuArchTable.h"
 #include "tessel/Error.h"
@@ -17,7 +18,8 @@ namespace tessel {
 namespace {
 
 const char* const kLLVMOptions =
-    "-mcpu=<cpu>, -mattr=+feature,-feature,..., -num-cores=<n>, -fast-math, -strict-float";
+    "-mcpu=<cpu>, -mattr=+feature,-feature,..., -num-cores=<n>, -l1d=<size>, -l2=<size>, "
+    "-l3=<size>, -fast-math, -strict-float";
 const char* const kCUDAOptions = "-arch=sm_XX, -fast-math";
 
 std::vector<std::string> split_words(const std::string& spec) {
@@ -86,6 +88,25 @@ int parse_num_cores(const std::string& spec, const std::string& value) {
     return static_cast<int>(n);
 }
 
+// The value of a -l1d / -l2 / -l3 option: bytes, or with a K, M or G suffix.
+int64_t parse_cache_option(const std::string& spec, const char* key, const std::string& value) {
+    int64_t bytes = internal::parse_cache_size(value);
+    if (bytes < 1) {
+        TESSEL_THROW(CompileError)
+            << "target '" << spec << "': bad " << key << " value '" << value
+            << "' (a size in bytes, or with a K, M or G suffix, e.g. " << key << "=48K)";
+    }
+    return bytes;
+}
+
+std::string binary_size(int64_t bytes) {
+    std::string s = internal::format_cache_size(bytes);
+    char unit = s.back();
+    if (unit == 'K' || unit == 'M' || unit == 'G')
+        return s.substr(0, s.size() - 1) + " " + unit + "iB";
+    return s + " B";
+}
+
 int host_cores() {
     unsigned n = std::thread::hardware_concurrency();
     return n ? static_cast<int>(n) : 1;
@@ -125,9 +146,8 @@ void check_arch(const std::string& spec, const std::string& arch, bool on_device
     // The "a" (architecture-specific) and "f" (family) suffixes exist from sm_90 on.
     if (known && base != arch) known = std::stoi(base.substr(3)) >= 90;
     if (!known) {
-        TESSEL_THROW(CompileError) << "cuda target '" << spec << "': unknown architecture '"
-                                   << arch << "' (known: "
-                                   << join(internal::gpu_arch_names(), ", ")
+        TESSEL_THROW(CompileError) << "cuda target '" << spec << "': unknown architecture '" << arch
+                                   << "' (known: " << join(internal::gpu_arch_names(), ", ")
                                    << "; sm_90 and later also with an 'a' or 'f' suffix)";
     }
 }
@@ -178,6 +198,8 @@ Target Target::host() {
 void Target::parse_llvm(const std::string& spec, const std::vector<std::string>& words) {
     kind_ = TargetKind::LLVM;
     std::string cpu, cores;
+    std::string caches[3];  // -l1d, -l2, -l3 as given
+    const char* const cache_keys[3] = {"-l1d", "-l2", "-l3"};
     std::vector<std::string> mattr;
     for (size_t i = 1; i < words.size(); ++i) {
         const std::string& w = words[i];
@@ -188,6 +210,12 @@ void Target::parse_llvm(const std::string& spec, const std::vector<std::string>&
             append_features(spec, value, &mattr);
         } else if (option_value(w, "-num-cores", &value)) {
             set_once(spec, "-num-cores", value, &cores, "<n>");
+        } else if (option_value(w, "-l1d", &value)) {
+            set_once(spec, "-l1d", value, &caches[0], "<size>");
+        } else if (option_value(w, "-l2", &value)) {
+            set_once(spec, "-l2", value, &caches[1], "<size>");
+        } else if (option_value(w, "-l3", &value)) {
+            set_once(spec, "-l3", value, &caches[2], "<size>");
         } else if (w == "-fast-math") {
             set_float_mode(spec, TargetFloatMode::Fast, &float_mode_);
         } else if (w == "-strict-float") {
@@ -210,6 +238,29 @@ void Target::parse_llvm(const std::string& spec, const std::vector<std::string>&
     features_ = d.features;
     vector_bits_ = d.vector_bits;
     num_cores_ = cores.empty() ? host_cores() : parse_num_cores(spec, cores);
+    // The cache sizes: the host's, each replaced by the spec's where it gives one.
+    const internal::CpuCaches& host = internal::host_caches();
+    int64_t* const sizes[3] = {&l1d_, &l2_, &l3_};
+    const int64_t host_sizes[3] = {host.l1d, host.l2, host.l3};
+    int given = 0;
+    int64_t previous = 0;  // the last size given, which a later level's must not be below
+    for (int i = 0; i < 3; ++i) {
+        *sizes[i] = host_sizes[i];
+        if (caches[i].empty()) continue;
+        *sizes[i] = parse_cache_option(spec, cache_keys[i], caches[i]);
+        if (*sizes[i] < previous) {
+            TESSEL_THROW(CompileError) << "target '" << spec << "': " << cache_keys[i] << "="
+                                       << caches[i] << " is smaller than a cache level above it "
+                                       << "(the caches grow with the level)";
+        }
+        previous = *sizes[i];
+        caches_given_ +=
+            std::string(" ") + cache_keys[i] + "=" + internal::format_cache_size(*sizes[i]);
+        ++given;
+    }
+    caches_source_ = given == 3   ? std::string("target string")
+                     : given == 0 ? host.source
+                                  : "target string and " + host.source;
 }
 
 void Target::parse_cuda(const std::string& spec, const std::vector<std::string>& words) {
@@ -237,6 +288,7 @@ void Target::make_str() {
         s += " -mcpu=" + cpu_;
         if (!features_.empty()) s += " -mattr=" + feature_string();
         s += " -num-cores=" + std::to_string(num_cores_);
+        s += caches_given_;
         if (float_mode_ == TargetFloatMode::Strict) s += " -strict-float";
     } else {
         s += " -arch=" + arch_;
@@ -269,6 +321,24 @@ int Target::compute_capability() const {
 
 int Target::num_cores() const {
     return is_gpu() ? gpu_.sm_count : num_cores_;
+}
+
+std::string Target::describe() const {
+    std::ostringstream out;
+    if (is_gpu()) {
+        out << arch_ << ": " << gpu_.sm_count << " SMs, "
+            << binary_size(gpu_.max_shared_memory_per_block_optin) << " shared memory per block ("
+            << (gpu_.from_driver ? "driver" : "table") << ")";
+        return out.str();
+    }
+    out << num_cores_ << (num_cores_ == 1 ? " core, " : " cores, ");
+    if (vector_bits_ > 0)
+        out << vector_bits_ << "-bit vectors";
+    else
+        out << "no vectors";
+    out << ", L1d " << binary_size(l1d_) << ", L2 " << binary_size(l2_) << ", L3 "
+        << binary_size(l3_) << " (caches from " << caches_source_ << ")";
+    return out.str();
 }
 
 const GpuLimits& Target::gpu_limits() const {

@@ -1,5 +1,6 @@
 // Values of known options that cannot be: a bad feature spelling, a non-positive core count, an
-// option given twice, contradicting float modes.
+// option given twice, contradicting float modes, a cache size that is no size or shrinks with the
+// level.
 #include "error/ExpectCompileError.h"
 #include "tessel/Target.h"
 
@@ -14,4 +15,11 @@ TEST(CompileError, TargetWithBadOptionValue) {
     expect_compile_error([] { Target("llvm -mcpu=haswell -mcpu=znver3"); }, {"-mcpu given twice"});
     expect_compile_error([] { Target("llvm -fast-math -strict-float"); },
                          {"-fast-math and -strict-float contradict"});
+    expect_compile_error([] { Target("llvm -l2=two"); },
+                         {"bad -l2 value 'two'", "K, M or G suffix", "-l2=48K"});
+    expect_compile_error([] { Target("llvm -l1d=99999999999999999999"); }, {"bad -l1d value"});
+    expect_compile_error([] { Target("llvm -l3=2T"); }, {"bad -l3 value '2T'"});
+    expect_compile_error([] { Target("llvm -l2=1M -l3=512K"); },
+                         {"-l3=512K is smaller than a cache level above it"});
+    expect_compile_error([] { Target("llvm -l1d=32K -l1d=48K"); }, {"-l1d given twice"});
 }

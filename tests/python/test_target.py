@@ -14,7 +14,7 @@ def test_two_spellings_give_one_canonical_string():
     assert str(a) == str(b) == a.str() == "llvm -mcpu=haswell -num-cores=4 -fast-math"
     assert a == b and hash(a) == hash(b)
     assert ts.Target(a.str()) == a
-    assert repr(a) == "tessel.Target('llvm -mcpu=haswell -num-cores=4 -fast-math')"
+    assert repr(a).startswith("tessel.Target('llvm -mcpu=haswell -num-cores=4 -fast-math')  # 4 cores")
     assert pickle.loads(pickle.dumps(a)) == a
 
 
@@ -27,6 +27,24 @@ def test_host_target_is_spelled_out():
     assert t.float_mode == "contract"
     assert t.cache_line_bytes == 64
     assert t.vector_lanes("float32") >= 1
+
+
+def test_cache_sizes_default_to_the_host_and_are_set_in_the_string():
+    host = ts.Target("llvm")
+    assert 0 < host.l1d_cache_bytes <= host.l2_cache_bytes <= host.l3_cache_bytes
+    assert "-l1d" not in str(host)  # the host's sizes are not spelled out
+    assert f"L1d {host.l1d_cache_bytes // 1024} KiB" in repr(host) or "L1d" in host.describe()
+    t = ts.Target("llvm -mcpu=haswell -l2=1536k -l1d=32768 -num-cores=2")
+    assert (t.l1d_cache_bytes, t.l2_cache_bytes) == (32 << 10, 1536 << 10)
+    assert t.l3_cache_bytes == host.l3_cache_bytes
+    assert str(t) == "llvm -mcpu=haswell -num-cores=2 -l1d=32K -l2=1536K"
+    assert ts.Target(str(t)) == t
+    assert "L1d 32 KiB, L2 1536 KiB" in t.describe()
+    assert "(caches from target string and" in t.describe()
+    for bad, match in [("-l2=2X", "bad -l2 value '2X'"), ("-l1d=0", "bad -l1d value"),
+                       ("-l3=", "-l3 needs a value"), ("-l1d=64K -l2=32K", "smaller than")]:
+        with pytest.raises(ts.CompileError, match=match):
+            ts.Target("llvm -mcpu=haswell " + bad)
 
 
 def test_cpu_queries():

@@ -105,6 +105,34 @@ TEST(Target, CpuQueries) {
     EXPECT_THROW(avx512.sm_count(), CompileError);
 }
 
+TEST(Target, CacheSizesAreTheHostsUnlessTheStringGivesThem) {
+    Target host("llvm");
+    std::printf("host: %s\n", host.describe().c_str());
+    EXPECT_GT(host.l1d_cache_bytes(), 0);
+    EXPECT_LE(host.l1d_cache_bytes(), host.l2_cache_bytes());
+    EXPECT_LE(host.l2_cache_bytes(), host.l3_cache_bytes());
+    EXPECT_FALSE(contains(host.str(), "-l1d")) << host.str();
+    // Given sizes: parsed with binary suffixes, written with the largest exact one, in a fixed
+    // order after -num-cores; the sizes not given stay the host's.
+    Target t("llvm -mcpu=haswell -l2=1536k -num-cores=4 -l1d=32768 -fast-math");
+    EXPECT_EQ(t.l1d_cache_bytes(), 32 << 10);
+    EXPECT_EQ(t.l2_cache_bytes(), 1536 << 10);
+    EXPECT_EQ(t.l3_cache_bytes(), host.l3_cache_bytes());
+    EXPECT_EQ(t.str(), "llvm -mcpu=haswell -num-cores=4 -l1d=32K -l2=1536K -fast-math");
+    EXPECT_EQ(Target(t.str()), t);
+    EXPECT_TRUE(contains(t.describe(), "4 cores, 256-bit vectors, L1d 32 KiB, L2 1536 KiB"))
+        << t.describe();
+    Target all("llvm -mcpu=haswell -l1d=48K -l2=2M -l3=1G -num-cores=1");
+    EXPECT_EQ(all.l3_cache_bytes(), int64_t(1) << 30);
+    EXPECT_EQ(all.str(), "llvm -mcpu=haswell -num-cores=1 -l1d=48K -l2=2M -l3=1G");
+    EXPECT_TRUE(contains(all.describe(),
+                         "1 core, 256-bit vectors, L1d 48 KiB, L2 2 MiB, L3 1 GiB "
+                         "(caches from target string)"))
+        << all.describe();
+    // GPU targets have no CPU caches.
+    EXPECT_EQ(Target("cuda -arch=sm_80").l2_cache_bytes(), 0);
+}
+
 TEST(Target, FloatModes) {
     EXPECT_EQ(Target("llvm").float_mode(), TargetFloatMode::Contract);
     EXPECT_EQ(Target("llvm -strict-float").float_mode(), TargetFloatMode::Strict);
