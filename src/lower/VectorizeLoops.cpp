@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "PassUtil.h"
+#include "tessel/arith/Interval.h"
 #include "tessel/arith/Modular.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
@@ -72,6 +73,24 @@ Expr uniform_condition(const Expr& c) {
 
 /// Thrown inside the widener when a body cannot be vectorized correctly.
 struct CannotVectorize {};
+
+/// What the vectorizer knows around a vectorized loop: the buffers allocated inside the function
+/// with their constant sizes (elements), and the intervals of the enclosing loops' variables.
+struct VectorContext {
+    std::unordered_map<const Variable*, int64_t> allocated;
+    Scope loops;
+};
+
+/// The variables `e` mentions, buffers included.
+std::unordered_set<const Variable*> variables_of(const Expr& e) {
+    std::unordered_set<const Variable*> out;
+    post_order_visit(e, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Variable) out.insert(static_cast<const Variable*>(n));
+        if (n->node_type == IRNodeType::Load)
+            out.insert(static_cast<const Load*>(n)->buffer_var.get());
+    });
+    return out;
+}
 
 /// `e` with `lanes` lanes: scalars are broadcast, vectors of that width kept, others refused.
 Expr widen(const Expr& e, int lanes) {
@@ -193,10 +212,24 @@ private:
 };
 
 /// Adds `mask` (bool, `lanes` lanes) to every store and load of a widened branch.
+///
+/// Under a split's tail guard (`likely`, with the vectorizer's context) two kinds of access keep
+/// no mask, so that the guarded tail of a register tile stays plain vector code that LLVM keeps in
+/// registers:
+///  - a load whose address is the same in every lane and mentions nothing the guard does (a
+///    matrix element broadcast along the guarded columns): the guard bounds the iteration domain,
+///    and the same address is read at a point inside it;
+///  - a load from, or a store of a whole aligned vector to, a buffer allocated in the function,
+///    provably inside the allocation: the lanes past the guard are padded points of the buffer's
+///    region (a tile's storage covers the whole tile, each point its own element), which no
+///    valid point reads. Stores to the function's arguments and loads from them stay masked.
 class Predicator : public Rebinder {
 public:
     using Rebinder::visit;
-    explicit Predicator(Expr mask) : mask_(std::move(mask)), lanes_(mask_.type().lanes) {}
+    explicit Predicator(Expr mask, const VectorContext* guard = nullptr)
+        : mask_(std::move(mask)), lanes_(mask_.type().lanes), guard_(guard) {
+        if (guard_) mask_vars_ = variables_of(mask_);
+    }
 
 protected:
     // A scalar load under a mask becomes a masked gather of one address (a lane that is off
@@ -262,7 +295,11 @@ protected:
         return Call::make(op->op, args);
     }
     Expr visit(const Load* op) override {
-        Expr index = widen(mutate(op->index), lanes_);
+        Expr index = mutate(op->index);
+        if (guard_ && !op->predicate.defined() && unmasked_load(op->buffer_var.get(), index))
+            return Load::make(op->type.with_lanes(index.type().lanes), op->buffer_var, index,
+                              Expr());
+        index = widen(index, lanes_);
         Expr pred = op->predicate.defined() ? And::make(widen(mutate(op->predicate), lanes_), mask_)
                                             : mask_;
         return Load::make(op->type.with_lanes(lanes_), op->buffer_var, index, pred);
@@ -270,8 +307,39 @@ protected:
     Stmt visit(const Store* op) override {
         Expr value = mutate(op->value), index = mutate(op->index);
         if (index.type().lanes != lanes_) throw CannotVectorize();
+        if (guard_ && !op->predicate.defined() && padded_vector(op->buffer_var.get(), index))
+            return Store::make(op->buffer_var, widen(value, lanes_), index, Expr());
         Expr pred = op->predicate.defined() ? And::make(mutate(op->predicate), mask_) : mask_;
         return Store::make(op->buffer_var, widen(value, lanes_), index, pred);
+    }
+
+    // The constant size of `buffer` when the function allocates it, else 0.
+    int64_t allocated_size(const Variable* buffer) const {
+        auto it = guard_->allocated.find(buffer);
+        return it == guard_->allocated.end() ? 0 : it->second;
+    }
+    // Whether every value of `e` lies in [lo, hi] over the enclosing loops.
+    bool within(const Expr& e, int64_t lo, int64_t hi) const {
+        ConstInterval b = const_bounds_of(e, guard_->loops);
+        return b.min && b.max && *b.min >= lo && *b.max <= hi;
+    }
+    bool unmasked_load(const Variable* buffer, const Expr& index) const {
+        if (index.type().is_scalar()) {
+            bool disjoint = true;
+            for (const Variable* v : variables_of(index))
+                disjoint = disjoint && !mask_vars_.count(v);
+            if (disjoint) return true;
+        }
+        int64_t size = allocated_size(buffer);
+        return size > 0 && within(index, 0, size - 1);
+    }
+    // A dense vector of the mask's width at an aligned offset inside an allocated buffer whose
+    // size is a multiple of the width: the lanes are one aligned block of its storage.
+    bool padded_vector(const Variable* buffer, const Expr& index) const {
+        const auto* r = index.as<Ramp>();
+        int64_t size = allocated_size(buffer);
+        return r && is_one(r->stride) && r->lanes == lanes_ && size > 0 && size % lanes_ == 0 &&
+               multiple_of(r->base, lanes_) && within(r->base, 0, size - lanes_);
     }
     Stmt visit(const Evaluate* op) override {
         if (!internal::is_noop_stmt(op)) throw CannotVectorize();
@@ -295,6 +363,8 @@ protected:
 private:
     Expr mask_;
     int lanes_;
+    const VectorContext* guard_;
+    std::unordered_set<const Variable*> mask_vars_;
 };
 
 /// Widens the body of one vectorized loop: the loop variable becomes `ramp(min, 1, lanes)`.
@@ -310,7 +380,8 @@ public:
         return out;
     }
 
-    Widener(const Var& var, const Expr& min, int lanes) : var_(var), lanes_(lanes) {
+    Widener(const Var& var, const Expr& min, int lanes, const VectorContext& context)
+        : var_(var), lanes_(lanes), context_(context) {
         ramp_ = Ramp::make(min, make_one(min.type()), lanes);
     }
 
@@ -468,9 +539,12 @@ protected:
             return IfThenElse::make(cond, then_case, else_case);
         }
         // A varying condition: both branches run with their stores and loads masked.
-        if (const auto* hint = cond.as<Call>(); hint && hint->op == Intrinsic::likely)
+        const VectorContext* guard = nullptr;  // a split's tail guard (Predicator)
+        if (const auto* hint = cond.as<Call>(); hint && hint->op == Intrinsic::likely) {
             cond = hint->args[0];  // a mask is no branch: the hint has nothing left to say
-        Stmt out = Predicator(cond).mutate(then_case);
+            if (!else_case.defined()) guard = &context_;
+        }
+        Stmt out = Predicator(cond, guard).mutate(then_case);
         if (else_case.defined())
             out = Seq::make({out, Predicator(Not::make(cond)).mutate(else_case)});
         return out;
@@ -494,6 +568,7 @@ private:
     Var var_;
     Expr ramp_;
     int lanes_;
+    const VectorContext& context_;
 };
 
 /// Vectorizes loops bottom-up (inner loops first), falling back to serial loops.
@@ -502,8 +577,22 @@ public:
     using IRMutator::visit;
 
 protected:
+    Stmt visit(const Allocate* op) override {
+        int64_t size = 1;
+        for (const Expr& e : op->extents) {
+            std::optional<int64_t> n = as_const_int(e);
+            size = n && *n > 0 && size > 0 ? size * *n : 0;
+        }
+        if (size > 0) context_.allocated[op->buffer_var.get()] = size;
+        Stmt out = IRMutator::visit(op);
+        context_.allocated.erase(op->buffer_var.get());
+        return out;
+    }
     Stmt visit(const For* op) override {
+        if (op->kind != ForKind::Vectorized)
+            context_.loops[op->loop_var.get()] = Interval::from_range(Range(op->min, op->extent));
         Stmt body = mutate(op->body);
+        context_.loops.erase(op->loop_var.get());
         if (op->kind != ForKind::Vectorized) {
             if (body.same_as(op->body)) return op;
             return For::make(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag);
@@ -515,11 +604,14 @@ protected:
         TESSEL_CHECK(*n <= 65535) << "vectorized loop " << op->loop_var.name() << " of " << *n
                                   << " lanes";
         try {
-            return Widener(op->loop_var, op->min, static_cast<int>(*n)).mutate(body);
+            return Widener(op->loop_var, op->min, static_cast<int>(*n), context_).mutate(body);
         } catch (const CannotVectorize&) {
             return serial;
         }
     }
+
+private:
+    VectorContext context_;
 };
 
 }  // namespace

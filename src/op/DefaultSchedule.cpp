@@ -336,6 +336,147 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
     for (const auto& [tensor, dim] : plan.packs) vector_axis_pack(s, tensor, dim, p_op, q_op, t.kb);
 }
 
+// --- GEMMs on CPUs: packed panels and register tiles sized from the target -------------------
+
+// A matrix product the CPU GEMM schedule takes (matmul, batch_matmul, dense): two reads whose
+// indices are each one bare axis; the "A" read uses the row axis i (the second-to-last output
+// axis) and not the column axis j (the last), the "B" read uses j and not i. B is packed.
+struct GemmPlan {
+    bool ok = false;
+    Tensor b;       ///< the operand packed into column panels
+    int b_dim = 0;  ///< its dimension indexed by j
+};
+
+GemmPlan plan_gemm(const ComputeOpNode* c) {
+    GemmPlan plan;
+    if (!c || c->axis.size() < 2 || c->reduce_axis.empty()) return plan;
+    const Var& i = c->axis[c->axis.size() - 2].var();
+    const Var& j = c->axis.back().var();
+    std::vector<const TensorRead*> reads = internal::tensor_reads(c);
+    if (reads.size() != 2) return plan;
+    bool a_found = false;
+    for (const TensorRead* r : reads) {
+        for (const Expr& e : r->indices)
+            if (!e.as<Variable>()) return plan;
+        int dim = -1;
+        bool uses_i = internal::axis_use(r->indices, i, &dim) != internal::AxisUse::Invariant;
+        internal::AxisUse j_use = internal::axis_use(r->indices, j, &dim);
+        if (uses_i && j_use == internal::AxisUse::Invariant) {
+            a_found = true;
+        } else if (!uses_i && j_use != internal::AxisUse::Invariant && !plan.b.defined()) {
+            plan.b = r->tensor;
+            plan.b_dim = j_use == internal::AxisUse::UnitLast
+                             ? static_cast<int>(r->indices.size()) - 1
+                             : dim;
+        }
+    }
+    plan.ok = a_found && plan.b.defined() && plan.b.ndim() >= 2;
+    return plan;
+}
+
+// The register tile and blocking of a GEMM on `target` (docs/operators.md, "Matrix products on
+// CPUs"): a tile of mr rows by nr = two vectors of columns, as many rows as the vector registers
+// hold beside two vectors of B and a broadcast of A (12 with 32 registers as AVX-512's, 6 with
+// AVX2's 16); np panels of B a block, so that a block of packed B (K rows) takes a quarter of L2.
+struct GemmTile {
+    int64_t lanes, mr, nr, np;
+};
+
+GemmTile gemm_tile(int64_t m, int64_t n, int64_t k, Type dtype, const Target& target) {
+    GemmTile t;
+    t.lanes = target.vector_lanes(dtype);
+    const int64_t registers = t.lanes * dtype.bits >= 512 ? 32 : 16;
+    const int64_t vectors = std::max<int64_t>(1, std::min<int64_t>(2, (n + t.lanes - 1) / t.lanes));
+    t.nr = vectors * t.lanes;
+    t.mr = std::clamp<int64_t>((registers - vectors - 1) / vectors, 1, 12);
+    t.mr = std::min(t.mr, m);
+    const int64_t panel_bytes = k * t.nr * (dtype.bits / 8);
+    const int64_t panels = (n + t.nr - 1) / t.nr;
+    t.np = std::clamp<int64_t>(target.l2_cache_bytes() / 4 / std::max<int64_t>(panel_bytes, 1), 1,
+                               std::min<int64_t>(8, panels));
+    return t;
+}
+
+// CPU: a GEMM `p` computed in register tiles inside its element-wise consumer `q` (its epilogue,
+// or the copy out of its local cache). q: [batch..., j / nc, i / mr, (j % nc) / nr, i % mr,
+// j % nr (vectorised)]; p at q's panel loop: [batch..., k..., i % mr (unrolled), j % nr
+// (vectorised)], the tile's accumulators in registers across all of K; B packed per block of
+// nc columns into panels [j / nr][k][nr] at q's block loop. The blocks run in parallel (with
+// the batch) when there are enough of them to fill the cores, else the row tiles inside a block
+// do. Tails (a size no tile divides) are guarded; their vector code stays unmasked on the
+// packed and local buffers (lower/VectorizeLoops.h).
+void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Target& target) {
+    const int d = num_spatial(s.stage(q));
+    const int batch = d - 2;
+    const int64_t m = leaf_extent(s, q, d - 2), n = leaf_extent(s, q, d - 1);
+    int64_t k = 1;
+    for (size_t r = static_cast<size_t>(d); r < s.stage(p).leaf.size(); ++r)
+        k *= std::max<int64_t>(leaf_extent(s, p, static_cast<int>(r)), 1);
+    const GemmTile t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
+    int64_t batches = 1;
+    for (int b = 0; b < batch; ++b) batches *= std::max<int64_t>(leaf_extent(s, q, b), 1);
+    const int64_t blocks = (n + t.nr * t.np - 1) / (t.nr * t.np);
+    const bool parallel_blocks = batches * blocks >= 2 * target.num_cores();
+    const bool parallel = worth_parallel(s, p);
+
+    // q: [b..., i, j] → [b..., io, ii, jo, j1o, ji] → [b..., jo, io, j1o, ii, ji].
+    s.split(q, batch, t.mr);
+    s.split(q, batch + 2, t.nr);
+    s.split(q, batch + 2, t.np);
+    std::vector<int> order;
+    for (int b = 0; b < batch; ++b) order.push_back(b);
+    for (int x : {batch + 2, batch, batch + 3, batch + 1, batch + 4}) order.push_back(x);
+    s.reorder(q, order);
+    s.vectorize(q, batch + 4);
+    int block = batch;  // the block loop, after fusing the batch into it
+    if (parallel && parallel_blocks) {
+        block = 0;
+        fuse_outer(s, q, batch + 1);
+        s.parallel(q, 0);
+    } else if (parallel && leaf_extent(s, q, batch + 1) > 1) {
+        s.parallel(q, batch + 1);
+    }
+    const int panel_loop = block + 2;
+
+    // p at q's panel loop: [b..., i, j, k...] → [b..., k..., i, j].
+    const int reductions = static_cast<int>(s.stage(p).leaf.size()) - d;
+    std::vector<int> inner;
+    for (int b = 0; b < batch; ++b) inner.push_back(b);
+    for (int r = 0; r < reductions; ++r) inner.push_back(d + r);
+    inner.push_back(d - 2);
+    inner.push_back(d - 1);
+    s.reorder(p, inner);
+    const int leaves = static_cast<int>(s.stage(p).leaf.size());
+    s.vectorize(p, leaves - 1);
+    if (t.mr > 1) s.unroll(p, leaves - 2);
+    const Operation p_op = s.stage(p).dag_op, q_op = s.stage(q).dag_op;
+    s.compute_at(p, q, panel_loop);
+
+    // B packed into panels at q's block loop: storage [.., j / nr, (the rest), j % nr].
+    const int ndim = static_cast<int>(plan.b.ndim());
+    int pack = s.cache_read(s.stage_of(plan.b), "global", {stage_of_op(s, p_op)});
+    s.storage_split(pack, plan.b_dim, t.nr);  // [.., jo, ji, ..] with ji at b_dim + 1
+    std::vector<int> storage;
+    for (int x = 0; x < ndim - 2; ++x) storage.push_back(x);  // the batch dimensions
+    storage.push_back(plan.b_dim);
+    for (int x = ndim - 2; x <= ndim; ++x)
+        if (x != plan.b_dim && x != plan.b_dim + 1) storage.push_back(x);
+    storage.push_back(plan.b_dim + 1);
+    s.storage_reorder(pack, storage);
+    // The pack's loops: [batch..., j / nr, the other axis, j % nr (vectorised)].
+    s.split(pack, plan.b_dim, t.nr);
+    std::vector<int> loops;
+    for (int x = 0; x < ndim - 2; ++x) loops.push_back(x);
+    loops.push_back(plan.b_dim);
+    for (int x = ndim - 2; x <= ndim; ++x)
+        if (x != plan.b_dim && x != plan.b_dim + 1) loops.push_back(x);
+    loops.push_back(plan.b_dim + 1);
+    s.reorder(pack, loops);
+    s.vectorize(pack, ndim);
+    if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
+    s.compute_at(pack, stage_of_op(s, q_op), block);
+}
+
 bool constant_extents(const DAGAnalysis& a, int op) {
     for (int64_t e : a.spatial_extents(op))
         if (e < 1) return false;
@@ -350,11 +491,28 @@ bool tiled(const DAGAnalysis& a, int i) {
            op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant_extents(a, i);
 }
 
-// The vector-axis plans of the tiled operations (CPU only; empty plans elsewhere).
-std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a, const Target& target) {
+// The GEMMs among the tiled operations: those plan_gemm takes with at least two rows (a
+// matrix-vector product stays a vectorised reduction).
+std::vector<GemmPlan> choose_gemms(const DAGAnalysis& a) {
+    std::vector<GemmPlan> gemms(static_cast<size_t>(a.num_ops()));
+    for (int i = 0; i < a.num_ops(); ++i) {
+        if (!tiled(a, i)) continue;
+        std::vector<int64_t> ext = a.spatial_extents(i);
+        if (ext.size() >= 2 && ext[ext.size() - 2] >= 2)
+            gemms[static_cast<size_t>(i)] = plan_gemm(as_compute(a.ops()[static_cast<size_t>(i)]));
+    }
+    return gemms;
+}
+
+// The vector-axis plans of the tiled operations (CPU only; empty plans elsewhere); a GEMM's is
+// empty (its columns are the vector axis).
+std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a,
+                                               const std::vector<GemmPlan>& gemms,
+                                               const Target& target) {
     std::vector<VectorAxisPlan> plans(static_cast<size_t>(a.num_ops()));
     for (int i = 0; i < a.num_ops(); ++i)
-        if (tiled(a, i)) plans[static_cast<size_t>(i)] = plan_vector_axis(a, i, target);
+        if (tiled(a, i) && !gemms[static_cast<size_t>(i)].ok)
+            plans[static_cast<size_t>(i)] = plan_vector_axis(a, i, target);
     return plans;
 }
 
@@ -377,26 +535,29 @@ std::vector<bool> choose_inlined(const DAGAnalysis& a, const std::vector<VectorA
 struct TilePlan {
     Operation producer, consumer;
     VectorAxisPlan vector_axis;
+    GemmPlan gemm;
 };
 
 // The tiles, inserting a local cache for outputs (the cache is then the producer and the output
 // the consumer).
 std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
                                    const std::vector<bool>& inlined,
-                                   const std::vector<VectorAxisPlan>& plans) {
+                                   const std::vector<VectorAxisPlan>& plans,
+                                   const std::vector<GemmPlan>& gemms) {
     std::vector<TilePlan> tiles;
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
         const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
         if (!tiled(a, i) || plan.as_reduction) continue;
+        const GemmPlan gemm = gemms[static_cast<size_t>(i)];
         if (a.is_output(i)) {
             int cache = s.cache_write(stage_of_op(s, op), "local");
-            tiles.push_back({s.stage(cache).op, op, plan});
+            tiles.push_back({s.stage(cache).op, op, plan, gemm});
             continue;
         }
         int consumer = a.elementwise_consumer(i, inlined);
         if (consumer >= 0 && !a.has_reduction(consumer))
-            tiles.push_back({op, a.ops()[static_cast<size_t>(consumer)], plan});
+            tiles.push_back({op, a.ops()[static_cast<size_t>(consumer)], plan, gemm});
     }
     return tiles;
 }
@@ -407,16 +568,19 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     if (target.is_gpu()) return internal::default_schedule_gpu(outputs, target);
     Schedule s = create_schedule(outputs);
     DAGAnalysis a(outputs);
-    std::vector<VectorAxisPlan> plans = choose_vector_axes(a, target);
+    std::vector<GemmPlan> gemms = choose_gemms(a);
+    std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
-    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans);
+    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans, gemms);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
     for (const TilePlan& t : tiles) {
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;
         int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);
-        if (t.vector_axis.axis >= 0 && !q_tiled)
+        if (t.gemm.ok && !q_tiled && num_spatial(s.stage(ps)) == num_spatial(s.stage(qs)))
+            schedule_gemm_cpu(s, ps, qs, t.gemm, target);
+        else if (t.vector_axis.axis >= 0 && !q_tiled)
             schedule_vector_axis_cpu(s, ps, qs, t.vector_axis, target);
         else
             schedule_tiled_cpu(s, ps, qs, q_tiled, target);
