@@ -19,7 +19,18 @@ and data-movement operators compile to the same vector loop either way (LLVM vec
 loop nest itself), and their ratios scatter around 1 by the timing noise (a few per cent on a quiet
 machine, more on a shared one): ratios in [0.9, 1) are listed as equal within the noise, ratios
 below 0.9 as slower.
-Usage: benchmarks/run.sh ops_default_cpu [--rounds N] [--only NAME ...]
+
+Then the matrix products (issue 62), without the loop nest (too slow at these sizes): matmul at
+20 shapes drawn log-uniformly from [32, 4096]^3 with a fixed seed, batch_matmul at BERT-base's
+two attention shapes (sequence 128) and three odd ones, dense with bias and GELU at three
+shapes; each against oneDNN's dnnl_sgemm (its OpenMP threads as many as tessel's; a batch one
+call per matrix; dense's bias and GELU not included on oneDNN's side, which favours it) and
+NumPy, interleaved as above, after checking tessel's result against NumPy's. Prints the CPU
+(tessel's Target.describe(): cores, vector width, caches), one row per case, then
+  BENCH ops_default_cpu gemm_<case> tessel=<calls/s> onednn=<calls/s> ratio=<x>
+and the geometric mean of the matmul ratios and their minimum. Bar (issue 62): matmul geomean >=
+0.8 x oneDNN, none below 0.5 x; batch_matmul and dense each >= 0.8 x.
+Usage: benchmarks/run.sh ops_default_cpu [--rounds N] [--only NAME ...] [--gemm-only | --no-gemm]
 """
 import argparse
 import math
@@ -31,6 +42,9 @@ import time
 import numpy as np
 
 import tessel as ts
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import onednn_sgemm  # noqa: E402
 
 # This benchmark measures the default schedules' rules, and the plain loop nest as written: not
 # the shipped tuning logs' records, which op.default_schedule and build() would otherwise use.
@@ -271,6 +285,11 @@ def run_case(case, rounds):
     }
     if case.numpy_fn:
         runs["numpy"] = lambda: case.numpy_fn(*case.values)
+    return time_runs(runs, rounds)
+
+
+def time_runs(runs, rounds):
+    """The median time of each runner over interleaved rounds, and the number of rounds."""
     # Warm-up; then each sample is the mean of enough calls to last >= 2 ms (short kernels are
     # not timed one call at a time), with a round count that keeps a case to a few seconds.
     first = {}
@@ -299,13 +318,91 @@ def run_case(case, rounds):
     return {name: statistics.median(v) for name, v in samples.items()}, rounds
 
 
+def gemm_cases():
+    """(name, size, inputs, values, outputs, onednn call, transpose_b) of the matrix products."""
+    rng = np.random.default_rng(62)
+    out = []
+    shapes = [tuple(int(round(math.exp(x))) for x in rng.uniform(math.log(32), math.log(4096), 3))
+              for _ in range(20)]
+    for m, n, k in shapes:
+        a, b = ph((m, k), "a"), ph((k, n), "b")
+        out.append((f"matmul_{m}x{n}x{k}", f"{m}x{n}x{k}", [a, b],
+                    [rand((m, k), 1), rand((k, n), 2)], op.matmul(a, b), False))
+    for bsz, m, n, k in [(12, 128, 128, 64), (12, 128, 64, 128), (7, 100, 77, 33),
+                         (3, 257, 129, 511), (16, 31, 500, 64)]:
+        a, b = ph((bsz, m, k), "a"), ph((bsz, k, n), "b")
+        out.append((f"batch_matmul_{bsz}x{m}x{n}x{k}", f"{bsz}x{m}x{n}x{k}", [a, b],
+                    [rand((bsz, m, k), 1), rand((bsz, k, n), 2)], op.batch_matmul(a, b), False))
+    for m, n, k in [(128, 3072, 768), (128, 768, 3072), (77, 1000, 333)]:
+        x, w, bias = ph((m, k), "x"), ph((n, k), "w"), ph((n,), "bias")
+        out.append((f"dense_gelu_{m}x{n}x{k}", f"{m}x{n}x{k}", [x, w, bias],
+                    [rand((m, k), 1), rand((n, k), 2), rand((n,), 3)],
+                    op.dense(x, w, bias, activation="gelu"), True))
+    return out
+
+
+def gemm_section(rounds, only):
+    threads = int(os.environ.get("TESSEL_NUM_THREADS", str(os.cpu_count())))
+    if onednn_sgemm.load(threads) is None:
+        print("gemm section skipped: libdnnl (oneDNN) is not installed")
+        return
+    print(f"\nmatrix products: the default schedule against oneDNN (dnnl_sgemm) and NumPy, "
+          f"{threads} threads")
+    print(f"CPU: {ts.Target('llvm')!r}")
+    header = (f"{'case':<30} {'default ms':>11} {'oneDNN ms':>10} {'numpy ms':>10} "
+              f"{'vs oneDNN':>10} {'vs numpy':>9}")
+    print(header)
+    ratios, lines = {}, []
+    for name, size, inputs, values, output, transpose_b in gemm_cases():
+        if only and name not in only:
+            continue
+        f = ts.build(op.default_schedule(output, "llvm"), inputs + [output], target="llvm")["main"]
+        args = [ts.nd.array(v, copy=True) for v in values]
+        result = ts.nd.empty(tuple(int(d) for d in output.shape), output.dtype)
+        f(*args, result)
+        a, b = values[0], values[1]
+        prod = np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)
+        expected = prod
+        if name.startswith("dense"):
+            z = prod + values[2]
+            expected = 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
+        scale = max(1.0, float(np.abs(expected).max()))
+        if not np.allclose(result.numpy(), expected, rtol=1e-3, atol=1e-3 * scale):
+            raise SystemExit(f"{name}: the default schedule differs from NumPy")
+        c = np.empty(prod.shape, "float32")
+        onednn_sgemm.sgemm(a, b, c, transpose_b)
+        onednn_sgemm.check(a, b, c, transpose_b)
+        runs = {"default": lambda: f(*args, result),
+                "onednn": lambda: onednn_sgemm.sgemm(a, b, c, transpose_b),
+                "numpy": lambda: np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)}
+        t, n = time_runs(runs, rounds)
+        r = t["onednn"] / t["default"]
+        ratios[name] = r
+        print(f"{name:<30} {t['default'] * 1e3:11.3f} {t['onednn'] * 1e3:10.3f} "
+              f"{t['numpy'] * 1e3:10.3f} {r:10.2f} {t['numpy'] / t['default']:9.2f}  "
+              f"({n} rounds)", flush=True)
+        lines.append(f"BENCH ops_default_cpu gemm_{name} tessel={1 / t['default']:.2f} "
+                     f"onednn={1 / t['onednn']:.2f} ratio={r:.3f}")
+    mm = [r for n, r in ratios.items() if n.startswith("matmul")]
+    if mm:
+        geo = math.exp(statistics.mean(math.log(x) for x in mm))
+        print(f"matmul: geometric mean {geo:.2f} x oneDNN over {len(mm)} shapes, lowest "
+              f"{min(mm):.2f} x")
+    print("\n".join(lines))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=51, help="interleaved rounds (fewer for slow cases)")
     p.add_argument("--only", nargs="*", help="only these cases")
+    p.add_argument("--gemm-only", action="store_true", help="only the matrix products")
+    p.add_argument("--no-gemm", action="store_true", help="without the matrix products")
     args = p.parse_args()
     if "llvm" not in ts.targets():
         raise SystemExit("ops_default_cpu: tessel was built without LLVM")
+    if args.gemm_only:
+        gemm_section(args.rounds, args.only)
+        return
     selected = [c for c in cases() if not args.only or c.name in args.only]
     threads = os.environ.get("TESSEL_NUM_THREADS", str(os.cpu_count()))
     print(f"ops_default_cpu: {len(selected)} cases, tessel on {threads} threads, median of "
@@ -343,6 +440,8 @@ def main():
             print(f"{name}: the default schedule is slower than the loop nest ({x:.2f})",
                   file=sys.stderr)
     print("\n".join(lines))
+    if not args.no_gemm:
+        gemm_section(args.rounds, args.only)
 
 
 if __name__ == "__main__":

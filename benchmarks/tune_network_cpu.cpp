@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
         for (const std::string& strategy : strategies) {
             Job j = job;
             j.strategy = strategy;
-            j.seed = static_cast<uint64_t>(seed);
+            j.tuning.seed = static_cast<uint64_t>(seed);
             fs::path d = fs::path(dir) / (strategy + "_seed" + std::to_string(seed));
             run(j, d);
             dirs[strategy].push_back(d);

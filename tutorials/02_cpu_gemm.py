@@ -159,6 +159,51 @@ s[C].parallel(io)
 s[packedB].parallel(xo)
 evaluate("6 parallel", s, [A, B, C])
 
+# ---------------------------------------------------------------------------------------------
+# Step 7: sized for this CPU. The sizes above (BN = 32, KFACTOR = 4) were picked by hand for one
+# machine; the target knows what they should follow (docs/target.md): the vector width, which
+# with the register count sets the register tile, and the L2 size, which sets how many columns
+# of packed B a block sweeps. This is the structure op.matmul's default schedule uses
+# (docs/operators.md, "Matrix products on CPUs"):
+#   - a tile of MR rows x NR columns (NR two vectors, MR as many rows as the registers hold beside
+#     them) accumulated in a local buffer across all of K: LLVM keeps it in registers;
+#   - column blocks of NP panels whose packed B (all of K) takes a quarter of L2, each block's B
+#     packed when the block starts, by the core that then sweeps it;
+#   - the blocks in parallel. Sizes need not divide M or N: the tails are guarded.
+cpu = ts.Target("llvm")
+LANES = cpu.vector_lanes("float32")
+REGISTERS = 32 if LANES * 32 >= 512 else 16  # AVX-512 has 32 vector registers, AVX2 16
+NR = 2 * LANES
+MR = min(12, (REGISTERS - 3) // 2)
+NP = max(1, min(8, cpu.l2_cache_bytes // 4 // (K * NR * 4)))
+NP = max(1, min(NP, N // NR // (2 * cpu.num_cores)))  # at least two blocks a core
+print(f"step 7 on this CPU ({cpu.describe()}): {MR} x {NR} tiles, {NP} panels a block")
+A, B, C = declare()
+s = ts.create_schedule(C)
+packedB = s.cache_read(B, "global", [C])
+CC = s.cache_write(C, "local")
+i, j = s[C].op.axis
+io, ii = s[C].split(i, factor=MR)
+jp, ji = s[C].split(j, factor=NR)
+jo, jpi = s[C].split(jp, factor=NP)
+s[C].reorder(jo, io, jpi, ii, ji)
+s[C].vectorize(ji)
+s[C].parallel(jo)
+s[CC].compute_at(s[C], jpi)
+ci, cj = s[CC].op.axis
+(ck,) = s[CC].op.reduce_axis
+s[CC].reorder(ck, ci, cj)
+s[CC].unroll(ci)
+s[CC].vectorize(cj)
+s[packedB].storage_split(1, NR)  # [K][N / NR][NR]
+s[packedB].storage_reorder(1, 0, 2)  # [N / NR][K][NR]
+y, x = s[packedB].op.axis
+xo, xi = s[packedB].split(x, factor=NR)
+s[packedB].reorder(xo, y, xi)
+s[packedB].vectorize(xi)
+s[packedB].compute_at(s[C], jo)
+evaluate("7 sized for this CPU", s, [A, B, C])
+
 print()
 print("The final schedule, as a script that replays it:")
 print(s.to_python())

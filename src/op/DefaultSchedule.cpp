@@ -412,11 +412,17 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     int64_t k = 1;
     for (size_t r = static_cast<size_t>(d); r < s.stage(p).leaf.size(); ++r)
         k *= std::max<int64_t>(leaf_extent(s, p, static_cast<int>(r)), 1);
-    const GemmTile t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
+    GemmTile t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
     int64_t batches = 1;
     for (int b = 0; b < batch; ++b) batches *= std::max<int64_t>(leaf_extent(s, q, b), 1);
-    const int64_t blocks = (n + t.nr * t.np - 1) / (t.nr * t.np);
-    const bool parallel_blocks = batches * blocks >= 2 * target.num_cores();
+    // The blocks (with the batch) run in parallel when there are at least two a core, with
+    // fewer panels a block where that makes enough of them.
+    const int64_t panels = (n + t.nr - 1) / t.nr, wanted = 2 * target.num_cores();
+    if (batches * ((panels + t.np - 1) / t.np) < wanted)
+        t.np = std::max<int64_t>(std::min(t.np, batches * panels / wanted), 1);
+    const int64_t blocks = (panels + t.np - 1) / t.np;
+    const bool parallel_blocks = batches * blocks >= wanted;
+    if (!parallel_blocks) t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
     const bool parallel = worth_parallel(s, p);
 
     // q: [b..., i, j] → [b..., io, ii, jo, j1o, ji] → [b..., jo, io, j1o, ii, ji].

@@ -1,51 +1,57 @@
 // The final GEMM schedule of the C++ tutorial (cpu_gemm.cpp, step 9), measured by the gemm_cpu
-// benchmark against oneDNN and OpenBLAS.
+// benchmark against oneDNN and OpenBLAS. Its sizes come from the CPU (Target's queries), so it
+// holds on any CPU tessel runs on; it is the structure of op.matmul's default schedule
+// (docs/operators.md, "Matrix products on CPUs").
 //
 // C[i, j] = sum_k A[i, k] * B[k, j], n×n float32, row-major:
-// - B is packed (cache_read with blocked storage) into column panels Bp[j / 32][k][32], so the
-//   micro-kernel reads 32 consecutive floats per k instead of striding over rows of B; the packing
-//   runs inside the call, in parallel, vectorized.
-// - C is computed in tiles of 8 rows × 32 columns that stay in vector registers while k runs over
-//   a block of 128 (LLVM keeps the tile in registers: tessel's alias scopes prove C disjoint from
-//   A and B); the 8×128 block of A stays in L1.
-// - Columns are blocked by 16 panels (512 columns), so the 128×512 slice of packed B that a row of
-//   tiles sweeps stays in L2; rows of tiles run in parallel inside a column block.
+// - C is computed in tiles of mr rows × nr columns (nr two vectors, mr as many rows as the
+//   vector registers hold beside them: 12 × 32 with AVX-512, 6 × 16 with AVX2), accumulated in
+//   a local buffer that LLVM keeps in registers across all of k, then copied out.
+// - Columns are blocked by np panels of nr, so that the block of packed B (all k rows) takes a
+//   quarter of L2; each block of B is packed (cache_read with blocked storage) into panels
+//   [j / nr][k][nr] when its block starts, so the micro-kernel reads nr consecutive floats per k.
+// - The column blocks run in parallel, each core packing and sweeping its own.
 #include "gemm_schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "tessel/Target.h"
 #include "tessel/driver/Build.h"
 #include "tessel/te/Operation.h"
 
 using namespace tessel;
 
-namespace {
-
-constexpr int64_t kRows = 8, kCols = 32, kDepth = 128, kPanels = 16;
-
-}  // namespace
-
 void schedule_gemm(Schedule& s, const Tensor& B, const Tensor& C) {
-    int c = s.stage_of(C);
-    // Pack B into column panels: storage [k][j] -> [j / 32][k][32].
-    int bp = s.cache_read(s.stage_of(B), "global", {c});
-    c = s.stage_of(C);
-    s.storage_split(bp, 1, kCols);
+    const Target cpu = Target::host();
+    const int64_t lanes = cpu.vector_lanes(Float(32)), k = *as_const_int(B.shape()[0]);
+    const int64_t registers = lanes * 32 >= 512 ? 32 : 16;  // AVX-512 has 32, AVX2 16
+    const int64_t nr = 2 * lanes, mr = std::min<int64_t>(12, (registers - 3) / 2);
+    const int64_t np = std::clamp<int64_t>(cpu.l2_cache_bytes() / 4 / (k * nr * 4), 1, 8);
+    // B's packed copy for C's computation, then C's local accumulator (C copies from it).
+    int bp = s.cache_read(s.stage_of(B), "global", {s.stage_of(C)});
+    int cl = s.cache_write(s.stage_of(C), "local");
+    int c = cl + 1;
+    // C: i j → io ii jo j1o ji → jo io j1o ii ji; the column blocks in parallel.
+    s.split(c, 0, mr);
+    s.split(c, 2, nr);
+    s.split(c, 2, np);
+    s.reorder(c, {2, 0, 3, 1, 4});
+    s.vectorize(c, 4);
+    s.parallel(c, 0);
+    // The tile at C's panel loop: k outermost, the rows unrolled, the columns one vector each.
+    s.reorder(cl, {2, 0, 1});
+    s.vectorize(cl, 2);
+    s.unroll(cl, 1);
+    s.compute_at(cl, c, 2);
+    // B packed per column block: storage [k][j] → [j / nr][k][nr], loops jo k ji.
+    s.storage_split(bp, 1, nr);
     s.storage_reorder(bp, {1, 0, 2});
-    s.split(bp, 1, kCols);     // k jo ji
-    s.reorder(bp, {1, 0, 2});  // jo k ji
+    s.split(bp, 1, nr);
+    s.reorder(bp, {1, 0, 2});
     s.vectorize(bp, 2);
-    s.parallel(bp, 0);
-    // The register-blocked product.
-    s.split(c, 0, kRows);                 // io ii j k
-    s.split(c, 2, kCols * kPanels);       // io ii jo j1 k
-    s.split(c, 3, kCols);                 // io ii jo j1o j1i k
-    s.split(c, 5, kDepth);                // io ii jo j1o j1i ko ki
-    s.reorder(c, {2, 0, 5, 3, 6, 1, 4});  // jo io ko j1o ki ii j1i
-    s.vectorize(c, 6);
-    s.unroll(c, 5);
-    s.parallel(c, 1);
+    s.compute_at(bp, c, 0);
 }
 
 Module build_gemm(int64_t n, const std::string& name) {
