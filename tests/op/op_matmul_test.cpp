@@ -61,5 +61,55 @@ TEST(OpMatmul, EpilogueIsComputedInsideTheProductTile) {
     EXPECT_EQ(s.stage(product).attach_stage, s.stage_of(y));
 }
 
+// The CPU GEMM schedule (docs/operators.md, "Matrix products on CPUs") on sizes no tile divides,
+// for targets whose vector width (AVX-512, AVX2) and L2 size give other tiles and blocks than
+// this machine's: B packed per block at the block loop, the tile at the panel loop, and the
+// results (the tails' unmasked vectors included) equal to the reference.
+TEST(OpMatmul, CpuGemmOnOddShapesForOtherCpus) {
+    const char* targets[] = {"llvm", "llvm -mcpu=skylake-avx512 -l2=64K -num-cores=4",
+                             "llvm -mcpu=haswell -l2=16K -num-cores=2"};
+    struct Shape {
+        int64_t m, n, k;
+    };
+    for (const char* spec : targets)
+        for (Shape sh : {Shape{37, 45, 29}, Shape{13, 77, 50}, Shape{100, 33, 17}, Shape{3, 5, 2}})
+            for (bool tb : {false, true}) {
+                Tensor a = placeholder({sh.m, sh.k});
+                Tensor b =
+                    placeholder(tb ? std::vector<Expr>{sh.n, sh.k} : std::vector<Expr>{sh.k, sh.n});
+                Tensor c = op::matmul(a, b, false, tb);
+                Schedule s = op::default_schedule_rules({c}, Target(spec));
+                std::string py = s.to_python();
+                EXPECT_NE(py.find("cache_read("), std::string::npos) << spec << "\n" << py;
+                EXPECT_NE(py.find("storage_split("), std::string::npos) << py;
+                SCOPED_TRACE(std::string(spec) + " " + std::to_string(sh.m) + "x" +
+                             std::to_string(sh.n) + "x" + std::to_string(sh.k));
+                expect_matches_reference(s, sh.k);
+            }
+}
+
+// Enough work to run in parallel (2 M multiply-adds): the column blocks with the batch when
+// there are two a core, else the row tiles inside a block (a narrow N), each checked.
+TEST(OpMatmul, CpuGemmParallelOverBlocksOrRows) {
+    Target cpu("llvm -l2=256K -num-cores=2");
+    Tensor a = placeholder({131, 103}), b = placeholder({103, 157});
+    Tensor wide = op::matmul(a, b);
+    Schedule s = op::default_schedule_rules({wide}, cpu);
+    EXPECT_NE(s.to_python().find("parallel"), std::string::npos) << s.to_python();
+    expect_matches_reference(s, 103);
+
+    Tensor x = placeholder({3, 61, 131}), y = placeholder({3, 131, 89});
+    expect_matches_reference(op::default_schedule_rules({op::batch_matmul(x, y)}, cpu), 131);
+
+    Tensor tall = placeholder({700, 150}), narrow = placeholder({150, 20});
+    Schedule rows = op::default_schedule_rules({op::matmul(tall, narrow)}, cpu);
+    EXPECT_NE(rows.to_python().find("parallel"), std::string::npos) << rows.to_python();
+    expect_matches_reference(rows, 150);
+
+    Tensor xb = placeholder({97, 131}), w = placeholder({211, 131}), bias = placeholder({211});
+    expect_matches_reference(
+        op::default_schedule_rules({op::dense(xb, w, bias, op::Activation::GELU)}, cpu), 131);
+}
+
 }  // namespace
 }  // namespace tessel::testing

@@ -229,5 +229,88 @@ TEST(VectorizeLoops, LaneUniformGuardsKeepDenseLoads) {
     test::expect_same_results(guarded(13), cut, {{A, Float(32), 16}, {B, Float(32), 16}});
 }
 
+// A split's tail guard, as schedule_ops writes it.
+Expr split_guard(Expr c) {
+    return Call::make(Intrinsic::likely, {std::move(c)});
+}
+
+// Counts the loads and stores of `buffer` in `s` that carry a predicate, and those that do not.
+std::pair<int, int> masked_and_whole(const Stmt& s, const Var& buffer) {
+    int masked = 0, whole = 0;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Load) {
+            const auto* l = static_cast<const Load*>(n);
+            if (l->buffer_var.same_as(buffer)) ++(l->predicate.defined() ? masked : whole);
+        }
+        if (n->node_type == IRNodeType::Store) {
+            const auto* st = static_cast<const Store*>(n);
+            if (st->buffer_var.same_as(buffer)) ++(st->predicate.defined() ? masked : whole);
+        }
+    });
+    return {masked, whole};
+}
+
+// The guarded tail of a register tile (9 valid columns of a 16-lane tile): the tile's local
+// buffer T covers the whole tile, so its loads and stores stay whole vectors (the lanes past the
+// guard are padded points); A[i], the same address in every lane and free of the guard's
+// variables, stays a scalar load; the argument B is read masked and the output Out written
+// masked. The results equal the scalar loop's, and no access leaves its buffer.
+TEST(VectorizeLoops, SplitTailKeepsWholeVectorsOnAllocatedBuffers) {
+    Var A("A", Handle()), B("B", Handle()), Out("Out", Handle()), T("T", Handle());
+    Var i("i"), v("v"), w("w"), u("u");
+    Stmt init = vfor(v, 16, IfThenElse::make(split_guard(v < 9), Store::make(T, 0.0f, i * 16 + v)));
+    Stmt update =
+        vfor(w, 16,
+             IfThenElse::make(
+                 split_guard(w < 9),
+                 Store::make(T, load(T, i * 16 + w) + load(A, i) * load(B, w), i * 16 + w)));
+    Stmt copy = vfor(
+        u, 16,
+        IfThenElse::make(split_guard(u < 9), Store::make(Out, load(T, i * 16 + u), i * 9 + u)));
+    Stmt in = Allocate::make(T, Float(32), {32}, StorageScope::Local,
+                             sfor(i, 0, 2, Seq::make({init, update, copy})));
+    Stmt out = vectorize_loops(in);
+    EXPECT_FALSE(has_for_kind(out, ForKind::Vectorized)) << out;
+    EXPECT_EQ(masked_and_whole(out, T), std::make_pair(0, 4)) << out;
+    EXPECT_EQ(masked_and_whole(out, A), std::make_pair(0, 1)) << out;
+    EXPECT_EQ(masked_and_whole(out, B), std::make_pair(1, 0)) << out;
+    EXPECT_EQ(masked_and_whole(out, Out), std::make_pair(1, 0)) << out;
+    test::expect_same_results(in, out,
+                              {{A, Float(32), 2}, {B, Float(32), 9}, {Out, Float(32), 18}});
+}
+
+// What keeps its mask under a split's guard: a store of an allocated buffer the vector does not
+// cover aligned (a row of 9 + 16 lanes would write the next row's valid points), a load whose
+// scalar address uses the guard's variable, and any access under a guard that is not a split's
+// (no `likely`: a condition of the computation, which may protect an address).
+TEST(VectorizeLoops, GuardedAccessesThatMayNotBeWholeStayMasked) {
+    Var A("A", Handle()), Out("Out", Handle()), T("T", Handle()), i("i"), v("v");
+    Stmt row = vfor(
+        v, 16, IfThenElse::make(split_guard(v < 9), Store::make(T, load(A, i * 9 + v), i * 9 + v)));
+    Stmt copy =
+        vfor(v, 16,
+             IfThenElse::make(split_guard(v < 9), Store::make(Out, load(T, i * 9 + v), i * 9 + v)));
+    Stmt in = Allocate::make(T, Float(32), {32}, StorageScope::Local,
+                             sfor(i, 0, 2, Seq::make({row, copy})));
+    Stmt out = vectorize_loops(in);
+    EXPECT_EQ(masked_and_whole(out, T).second, 1) << out;  // the load: inside the allocation
+    EXPECT_EQ(masked_and_whole(out, T).first, 1) << out;   // the unaligned store keeps its mask
+    test::expect_same_results(in, out, {{A, Float(32), 18}, {Out, Float(32), 18}});
+
+    Var n("n");
+    Stmt scalar_uses_guard =
+        vfor(v, 8,
+             IfThenElse::make(split_guard(v + n < 9),
+                              Store::make(Out, load(A, n), v)));  // A[n]: n bounded
+    Stmt guarded = vectorize_loops(sfor(n, 0, 12, scalar_uses_guard));
+    EXPECT_EQ(masked_and_whole(guarded, A), std::make_pair(1, 0)) << guarded;
+    test::expect_same_results(sfor(n, 0, 12, scalar_uses_guard), guarded,
+                              {{A, Float(32), 9}, {Out, Float(32), 8}});
+
+    Stmt not_a_split = vfor(v, 8, IfThenElse::make(v < 5, Store::make(Out, load(A, i), v)));
+    Stmt kept = vectorize_loops(sfor(i, 0, 2, not_a_split));
+    EXPECT_EQ(masked_and_whole(kept, A), std::make_pair(1, 0)) << kept;
+}
+
 }  // namespace
 }  // namespace tessel
