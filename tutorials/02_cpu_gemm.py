@@ -106,13 +106,13 @@ evaluate("3 loop permutation", s, [A, B, C])
 # of the computation: cache_read(B, "global", [C]) adds a stage that copies B and makes C read the
 # copy; storage_split and storage_reorder lay the copy out in column panels. (TVM's tutorial
 # declares packedB as a compute, B[y, x * BN + z], and C reads it: that works in tessel too.)
-def pack_b(s, B, C):
+def pack_b(s, B, C, width=BN):
     packedB = s.cache_read(B, "global", [C])  # the copy's tensor: s[packedB] is its stage
-    s[packedB].storage_split(1, BN)  # [K][N / BN][BN]
-    s[packedB].storage_reorder(1, 0, 2)  # [N / BN][K][BN]
+    s[packedB].storage_split(1, width)  # [K][N / width][width]
+    s[packedB].storage_reorder(1, 0, 2)  # [N / width][K][width]
     # Copy panel by panel, each row of a panel one vector store.
     y, x = s[packedB].op.axis
-    xo, xi = s[packedB].split(x, factor=BN)
+    xo, xi = s[packedB].split(x, factor=width)
     s[packedB].reorder(xo, y, xi)
     s[packedB].vectorize(xi)
     return packedB, xo
@@ -180,7 +180,7 @@ NP = max(1, min(NP, N // NR // (2 * cpu.num_cores)))  # at least two blocks a co
 print(f"step 7 on this CPU ({cpu.describe()}): {MR} x {NR} tiles, {NP} panels a block")
 A, B, C = declare()
 s = ts.create_schedule(C)
-packedB = s.cache_read(B, "global", [C])
+packedB, _ = pack_b(s, B, C, NR)  # packed when each column block starts (compute_at below)
 CC = s.cache_write(C, "local")
 i, j = s[C].op.axis
 io, ii = s[C].split(i, factor=MR)
@@ -195,12 +195,6 @@ ci, cj = s[CC].op.axis
 s[CC].reorder(ck, ci, cj)
 s[CC].unroll(ci)
 s[CC].vectorize(cj)
-s[packedB].storage_split(1, NR)  # [K][N / NR][NR]
-s[packedB].storage_reorder(1, 0, 2)  # [N / NR][K][NR]
-y, x = s[packedB].op.axis
-xo, xi = s[packedB].split(x, factor=NR)
-s[packedB].reorder(xo, y, xi)
-s[packedB].vectorize(xi)
 s[packedB].compute_at(s[C], jo)
 evaluate("7 sized for this CPU", s, [A, B, C])
 
