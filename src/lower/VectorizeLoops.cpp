@@ -330,8 +330,12 @@ protected:
                 disjoint = disjoint && !mask_vars_.count(v);
             if (disjoint) return true;
         }
+        // Inside the allocation: a scalar index, or a dense vector from its first lane on.
         int64_t size = allocated_size(buffer);
-        return size > 0 && within(index, 0, size - 1);
+        if (size <= 0) return false;
+        if (index.type().is_scalar()) return within(index, 0, size - 1);
+        const auto* r = index.as<Ramp>();
+        return r && is_one(r->stride) && within(r->base, 0, size - r->lanes);
     }
     // A dense vector of the mask's width at an aligned offset inside an allocated buffer whose
     // size is a multiple of the width: the lanes are one aligned block of its storage.
