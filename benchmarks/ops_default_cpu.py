@@ -39,9 +39,17 @@ import statistics
 import sys
 import time
 
-import numpy as np
+# OpenBLAS's threads (NumPy's matmul) would spin for up to 2^28 cycles (a tenth of a second)
+# after each call, taking the cores of the runner timed after them: they wait 2^4 instead (as in
+# benchmarks/gemm_cpu.cpp). oneDNN's OpenMP threads, as many as tessel's, keep their default
+# (a short spin, over before the next sample's warm-up ends). Read when the libraries load.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+os.environ.setdefault("OMP_NUM_THREADS",
+                      os.environ.get("TESSEL_NUM_THREADS", str(os.cpu_count())))
 
-import tessel as ts
+import numpy as np  # noqa: E402
+
+import tessel as ts  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import onednn_sgemm  # noqa: E402
@@ -288,7 +296,7 @@ def run_case(case, rounds):
     return time_runs(runs, rounds)
 
 
-def time_runs(runs, rounds):
+def time_runs(runs, rounds, sample_seconds=2e-3, warm_seconds=WARM_SECONDS, budget_seconds=4.0):
     """The median time of each runner over interleaved rounds, and the number of rounds."""
     # Warm-up; then each sample is the mean of enough calls to last >= 2 ms (short kernels are
     # not timed one call at a time), with a round count that keeps a case to a few seconds.
@@ -298,9 +306,9 @@ def time_runs(runs, rounds):
         t0 = time.perf_counter()
         fn()
         first[name] = time.perf_counter() - t0
-    number = {name: max(1, int(2e-3 / max(t, 1e-7))) for name, t in first.items()}
-    per_round = sum(first[n] * number[n] for n in runs)
-    rounds = max(3, min(rounds, int(4.0 / max(per_round, 1e-6))))
+    number = {name: max(1, int(sample_seconds / max(t, 1e-7))) for name, t in first.items()}
+    per_round = sum((first[n] * number[n] + warm_seconds) for n in runs)
+    rounds = max(3, min(rounds, int(budget_seconds / max(per_round, 1e-6))))
     samples = {name: [] for name in runs}
     names = list(runs)
     for r in range(rounds):
@@ -309,7 +317,7 @@ def time_runs(runs, rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
             fn = runs[name]
             t0 = time.perf_counter()
-            while time.perf_counter() - t0 < WARM_SECONDS:
+            while time.perf_counter() - t0 < warm_seconds:
                 fn()
             t0 = time.perf_counter()
             for _ in range(number[name]):
@@ -342,7 +350,7 @@ def gemm_cases():
 
 
 def gemm_section(rounds, only):
-    threads = int(os.environ.get("TESSEL_NUM_THREADS", str(os.cpu_count())))
+    threads = int(os.environ["OMP_NUM_THREADS"])
     if onednn_sgemm.load(threads) is None:
         print("gemm section skipped: libdnnl (oneDNN) is not installed")
         return
@@ -375,7 +383,9 @@ def gemm_section(rounds, only):
         runs = {"default": lambda: f(*args, result),
                 "onednn": lambda: onednn_sgemm.sgemm(a, b, c, transpose_b),
                 "numpy": lambda: np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)}
-        t, n = time_runs(runs, rounds)
+        # Samples of 20 ms after 10 ms of untimed calls: a library's threads waking from sleep
+        # or still spinning after the previous runner cost nothing that counts.
+        t, n = time_runs(runs, rounds, sample_seconds=0.02, warm_seconds=0.01, budget_seconds=8.0)
         r = t["onednn"] / t["default"]
         ratios[name] = r
         print(f"{name:<30} {t['default'] * 1e3:11.3f} {t['onednn'] * 1e3:10.3f} "

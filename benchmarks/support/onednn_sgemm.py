@@ -2,7 +2,7 @@
 C++ benchmarks link: Debian's libdnnl, installed by scripts/install-deps.sh --bench).
 
 oneDNN's OpenMP threads are as many as OMP_NUM_THREADS says when the library loads: the
-benchmark sets it to tessel's thread count first (load()).
+benchmark sets it to tessel's thread count first (load() does where it is unset).
 """
 import ctypes
 import ctypes.util
@@ -14,13 +14,12 @@ _lib = None
 
 
 def load(threads):
-    """Loads libdnnl with `threads` OpenMP threads (passive waiting, as the C++ benchmarks);
+    """Loads libdnnl with `threads` OpenMP threads (unless OMP_NUM_THREADS says otherwise);
     None where the library is missing."""
     global _lib
     if _lib is not None:
         return _lib
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     name = ctypes.util.find_library("dnnl")
     if not name:
         return None

@@ -339,7 +339,7 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
 // --- GEMMs on CPUs: packed panels and register tiles sized from the target -------------------
 
 // A matrix product the CPU GEMM schedule takes (matmul, batch_matmul, dense): two reads whose
-// indices are each one bare axis; the "A" read uses the row axis i (the second-to-last output
+// indices are each one bare axis or a constant; the "A" read uses the row axis i (the second-to-last output
 // axis) and not the column axis j (the last), the "B" read uses j and not i. B is packed.
 struct GemmPlan {
     bool ok = false;
@@ -356,8 +356,8 @@ GemmPlan plan_gemm(const ComputeOpNode* c) {
     if (reads.size() != 2) return plan;
     bool a_found = false;
     for (const TensorRead* r : reads) {
-        for (const Expr& e : r->indices)
-            if (!e.as<Variable>()) return plan;
+        for (const Expr& e : r->indices)  // a bare axis, or a constant (a batch of one)
+            if (!e.as<Variable>() && !as_const_int(e)) return plan;
         int dim = -1;
         bool uses_i = internal::axis_use(r->indices, i, &dim) != internal::AxisUse::Invariant;
         internal::AxisUse j_use = internal::axis_use(r->indices, j, &dim);
@@ -386,15 +386,93 @@ GemmTile gemm_tile(int64_t m, int64_t n, int64_t k, Type dtype, const Target& ta
     GemmTile t;
     t.lanes = target.vector_lanes(dtype);
     const int64_t registers = t.lanes * dtype.bits >= 512 ? 32 : 16;
-    const int64_t vectors = std::max<int64_t>(1, std::min<int64_t>(2, (n + t.lanes - 1) / t.lanes));
+    // Two vectors of columns (one when N fits in one): with one, every multiply-add would need
+    // its own broadcast of A, and the loads, not the multiply-adds, would set the pace.
+    const int64_t vectors = n > t.lanes ? 2 : 1;
     t.nr = vectors * t.lanes;
-    t.mr = std::clamp<int64_t>((registers - vectors - 1) / vectors, 1, 12);
-    t.mr = std::min(t.mr, m);
+    t.mr = std::min(std::clamp<int64_t>((registers - vectors - 1) / vectors, 1, 12), m);
     const int64_t panel_bytes = k * t.nr * (dtype.bits / 8);
     const int64_t panels = (n + t.nr - 1) / t.nr;
     t.np = std::clamp<int64_t>(target.l2_cache_bytes() / 4 / std::max<int64_t>(panel_bytes, 1), 1,
                                std::min<int64_t>(8, panels));
+    // A divisor of the whole panels, so that only a partial last panel is a block of its own.
+    t.np = divisor_at_most(std::max<int64_t>(n / t.nr, 1), t.np);
     return t;
+}
+
+// Where a GEMM's cores work, and the tile that goes with it.
+struct GemmParallel {
+    enum Mode {
+        Blocks,      ///< the column blocks, fused with the batch
+        BatchAlone,  ///< the batch (a column tail would guard the blocks fused with it)
+        PerBatch,    ///< each batch's column blocks (as BatchAlone, with too small a batch)
+        Rows,        ///< the row tiles inside each block (the blocks serial)
+    } mode = Rows;
+    GemmTile tile;
+};
+
+// The cheaper of the column blocks and the row tiles in parallel, by a count of tile-panel
+// products (mr x nr x K multiply-adds each) on the busiest core, plus the cost of starting a
+// parallel loop (about 5 us) for each one started: the blocks start one, the rows two a block
+// (the pack and the tiles). A tail (a partial block, a partial row tile) is peeled out of its
+// parallel loop and runs on one core. Rows cost the row tiles of every panel, blocks the panels
+// of every row tile. The blocks have fewer panels where that makes two a core;
+// the row tiles take a row count within two of the largest that divides M, when one does.
+GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, int64_t batches,
+                                  Type dtype, const Target& target) {
+    const int64_t cores = target.num_cores(), wanted = 2 * cores;
+    auto busiest = [&](int64_t tasks, bool tail) {  // tasks on the busiest core
+        return (tasks - (tail ? 1 : 0) + cores - 1) / cores + (tail ? 1 : 0);
+    };
+    const GemmTile base = gemm_tile(m, n, k, dtype, target);
+    const int64_t panels = (n + base.nr - 1) / base.nr, whole = std::max<int64_t>(n / base.nr, 1);
+    // A unit: one tile-panel product, in microseconds at two vector multiply-adds a cycle at
+    // 2.5 GHz; a parallel loop costs about 5 us to start.
+    const double unit = double(base.mr * base.nr * k) / double(base.lanes * 2 * 2500);
+    const double start = 5.0 / std::max(unit, 1e-9);
+
+    // The row tiles: a row count within two of the largest that divides M, when one does.
+    GemmParallel best;
+    best.tile = base;
+    for (int64_t mr = base.mr; mr >= std::max<int64_t>(base.mr - 2, 1); --mr)
+        if (m % mr == 0) {
+            best.tile.mr = mr;
+            break;
+        }
+    const int64_t row_tiles = (m + best.tile.mr - 1) / best.tile.mr;
+    double best_cost =
+        double(batches) * (double(busiest(row_tiles, m % best.tile.mr != 0)) * double(panels) +
+                           2 * start * double((panels + base.np - 1) / base.np));
+
+    // The column blocks, for each number of panels a block up to the L2's (a divisor of the
+    // whole panels, so that only a partial last panel is a block of its own).
+    for (int64_t np = 1; np <= base.np; ++np) {
+        if (whole % np != 0) continue;
+        GemmParallel blocks;
+        blocks.tile = base;
+        blocks.tile.np = np;
+        const bool column_tail = n % (base.nr * np) != 0;
+        const int64_t per_batch = (panels + np - 1) / np;
+        int64_t tasks = batches * per_batch, rounds_serial = 1, task_blocks = 1;
+        blocks.mode = GemmParallel::Blocks;
+        if (batch > 0 && column_tail) {
+            blocks.mode = batches >= wanted ? GemmParallel::BatchAlone : GemmParallel::PerBatch;
+            tasks = blocks.mode == GemmParallel::BatchAlone ? batches : per_batch;
+            rounds_serial = blocks.mode == GemmParallel::BatchAlone ? 1 : batches;
+            task_blocks = blocks.mode == GemmParallel::BatchAlone ? per_batch : 1;
+        }
+        // With a short K a block is little work for its packing and its start: four blocks a
+        // core at least there (2522 x 154 x 54 in five blocks ran slower on two cores than on
+        // one; in its row tiles, at the speed of a square product).
+        if (tasks < (k < 128 ? 2 * wanted : wanted)) continue;
+        const bool peeled = column_tail && blocks.mode != GemmParallel::BatchAlone;
+        const double cost =
+            double(rounds_serial) *
+            (double(busiest(tasks, peeled)) * double(np * task_blocks * ((m + base.mr - 1) / base.mr)) +
+             start);
+        if (cost <= best_cost) best = blocks, best_cost = cost;
+    }
+    return best;
 }
 
 // CPU: a GEMM `p` computed in register tiles inside its element-wise consumer `q` (its epilogue,
@@ -412,17 +490,14 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     int64_t k = 1;
     for (size_t r = static_cast<size_t>(d); r < s.stage(p).leaf.size(); ++r)
         k *= std::max<int64_t>(leaf_extent(s, p, static_cast<int>(r)), 1);
-    GemmTile t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
     int64_t batches = 1;
     for (int b = 0; b < batch; ++b) batches *= std::max<int64_t>(leaf_extent(s, q, b), 1);
-    // The blocks (with the batch) run in parallel when there are at least two a core, with
-    // fewer panels a block where that makes enough of them.
-    const int64_t panels = (n + t.nr - 1) / t.nr, wanted = 2 * target.num_cores();
-    if (batches * ((panels + t.np - 1) / t.np) < wanted)
-        t.np = std::max<int64_t>(std::min(t.np, batches * panels / wanted), 1);
-    const int64_t blocks = (panels + t.np - 1) / t.np;
-    const bool parallel_blocks = batches * blocks >= wanted;
-    if (!parallel_blocks) t = gemm_tile(m, n, k, dtype_of(s.stage(p)), target);
+    const GemmParallel par = choose_gemm_parallel(m, n, k, batch, batches, dtype_of(s.stage(p)),
+                                                  target);
+    const GemmTile t = par.tile;
+    const bool parallel_blocks = par.mode != GemmParallel::Rows;
+    const bool batch_alone = par.mode == GemmParallel::BatchAlone;
+    const bool per_batch = par.mode == GemmParallel::PerBatch;
     const bool parallel = worth_parallel(s, p);
 
     // q: [b..., i, j] → [b..., io, ii, jo, j1o, ji] → [b..., jo, io, j1o, ii, ji].
@@ -434,11 +509,21 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     for (int x : {batch + 2, batch, batch + 3, batch + 1, batch + 4}) order.push_back(x);
     s.reorder(q, order);
     s.vectorize(q, batch + 4);
-    int block = batch;  // the block loop, after fusing the batch into it
+    // The parallel loop: the batch fused with the blocks; where a column tail would guard the
+    // fused loop (no partitioning there: the tail's vectors would stay masked in every block),
+    // the batch alone when it has two iterations a core, else the blocks of each batch.
+    int block = batch;  // the block loop
     if (parallel && parallel_blocks) {
-        block = 0;
-        fuse_outer(s, q, batch + 1);
-        s.parallel(q, 0);
+        if (batch_alone) {
+            block = fuse_outer(s, q, batch);
+            s.parallel(q, 0);
+        } else if (per_batch) {
+            s.parallel(q, batch);
+        } else {
+            block = 0;
+            fuse_outer(s, q, batch + 1);
+            s.parallel(q, 0);
+        }
     } else if (parallel && leaf_extent(s, q, batch + 1) > 1) {
         s.parallel(q, batch + 1);
     }
