@@ -339,8 +339,9 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
 // --- GEMMs on CPUs: packed panels and register tiles sized from the target -------------------
 
 // A matrix product the CPU GEMM schedule takes (matmul, batch_matmul, dense): two reads whose
-// indices are each one bare axis or a constant; the "A" read uses the row axis i (the second-to-last output
-// axis) and not the column axis j (the last), the "B" read uses j and not i. B is packed.
+// indices are each one bare axis or a constant; the "A" read uses the row axis i (the
+// second-to-last output axis) and not the column axis j (the last), the "B" read uses j and not i.
+// B is packed.
 struct GemmPlan {
     bool ok = false;
     Tensor b;       ///< the operand packed into column panels
@@ -467,9 +468,9 @@ GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, in
         if (tasks < (k < 128 ? 2 * wanted : wanted)) continue;
         const bool peeled = column_tail && blocks.mode != GemmParallel::BatchAlone;
         const double cost =
-            double(rounds_serial) *
-            (double(busiest(tasks, peeled)) * double(np * task_blocks * ((m + base.mr - 1) / base.mr)) +
-             start);
+            double(rounds_serial) * (double(busiest(tasks, peeled)) *
+                                         double(np * task_blocks * ((m + base.mr - 1) / base.mr)) +
+                                     start);
         if (cost <= best_cost) best = blocks, best_cost = cost;
     }
     return best;
@@ -492,8 +493,8 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
         k *= std::max<int64_t>(leaf_extent(s, p, static_cast<int>(r)), 1);
     int64_t batches = 1;
     for (int b = 0; b < batch; ++b) batches *= std::max<int64_t>(leaf_extent(s, q, b), 1);
-    const GemmParallel par = choose_gemm_parallel(m, n, k, batch, batches, dtype_of(s.stage(p)),
-                                                  target);
+    const GemmParallel par =
+        choose_gemm_parallel(m, n, k, batch, batches, dtype_of(s.stage(p)), target);
     const GemmTile t = par.tile;
     const bool parallel_blocks = par.mode != GemmParallel::Rows;
     const bool batch_alone = par.mode == GemmParallel::BatchAlone;
