@@ -23,9 +23,10 @@ below 0.9 as slower.
 Then the matrix products (issue 62), without the loop nest (too slow at these sizes): matmul at
 20 shapes drawn log-uniformly from [32, 4096]^3 with a fixed seed, batch_matmul at BERT-base's
 two attention shapes (sequence 128) and three odd ones, dense with bias and GELU at three
-shapes; each against oneDNN's dnnl_sgemm (its OpenMP threads as many as tessel's; a batch one
-call per matrix; dense's bias and GELU not included on oneDNN's side, which favours it) and
-NumPy, interleaved as above, after checking tessel's result against NumPy's. Prints the CPU
+shapes; each against oneDNN's matmul primitive (support/onednn_matmul.cpp: the batch in one
+call, dense's bias and GELU as post-ops; its OpenMP threads as many as tessel's; dnnl_sgemm
+without the epilogue where the helper is not built) and NumPy, in interleaved rounds of 20 ms
+samples after 10 ms of untimed calls, after checking tessel's and oneDNN's results against NumPy's. Prints the CPU
 (tessel's Target.describe(): cores, vector width, caches), one row per case, then
   BENCH ops_default_cpu gemm_<case> tessel=<calls/s> onednn=<calls/s> ratio=<x>
 and the geometric mean of the matmul ratios and their minimum. Bar (issue 62): matmul geomean >=
@@ -354,7 +355,10 @@ def gemm_section(rounds, only):
     if onednn_sgemm.load(threads) is None:
         print("gemm section skipped: libdnnl (oneDNN) is not installed")
         return
-    print(f"\nmatrix products: the default schedule against oneDNN (dnnl_sgemm) and NumPy, "
+    which = ("its matmul primitive, dense's bias and GELU as post-ops"
+             if onednn_sgemm.Matmul(1, 2, 2, 2).ok else
+             "dnnl_sgemm, without dense's bias and GELU: the helper library is not built")
+    print(f"\nmatrix products: the default schedule against oneDNN ({which}) and NumPy, "
           f"{threads} threads")
     print(f"CPU: {ts.Target('llvm')!r}")
     header = (f"{'case':<30} {'default ms':>11} {'oneDNN ms':>10} {'numpy ms':>10} "
@@ -378,10 +382,20 @@ def gemm_section(rounds, only):
         if not np.allclose(result.numpy(), expected, rtol=1e-3, atol=1e-3 * scale):
             raise SystemExit(f"{name}: the default schedule differs from NumPy")
         c = np.empty(prod.shape, "float32")
-        onednn_sgemm.sgemm(a, b, c, transpose_b)
-        onednn_sgemm.check(a, b, c, transpose_b)
+        dense = name.startswith("dense")
+        batch, m, n = (prod.shape if prod.ndim == 3 else (1,) + prod.shape)
+        primitive = onednn_sgemm.Matmul(batch, m, n, a.shape[-1], transpose_b, bias=dense,
+                                        gelu=dense)
+        if primitive.ok:  # oneDNN's matmul primitive, the epilogue as its post-ops
+            bias = values[2] if dense else None
+            onednn = lambda: primitive(a, b, bias, c)  # noqa: E731
+        else:  # dnnl_sgemm, without the epilogue
+            onednn = lambda: onednn_sgemm.sgemm(a, b, c, transpose_b)  # noqa: E731
+        onednn()
+        if not np.allclose(c, expected if primitive.ok else prod, rtol=1e-3, atol=1e-3 * scale):
+            raise SystemExit(f"{name}: oneDNN's result differs from NumPy's")
         runs = {"default": lambda: f(*args, result),
-                "onednn": lambda: onednn_sgemm.sgemm(a, b, c, transpose_b),
+                "onednn": onednn,
                 "numpy": lambda: np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)}
         # Samples of 20 ms after 10 ms of untimed calls: a library's threads waking from sleep
         # or still spinning after the previous runner cost nothing that counts.

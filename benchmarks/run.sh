@@ -34,10 +34,13 @@ if [ -f "benchmarks/$name.py" ]; then
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=OFF \
         -DTESSEL_BUILD_BENCHMARKS=ON -DTESSEL_USE_LLVM=ON -DTESSEL_BUILD_PYTHON=ON \
         "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python" >/dev/null
-    # tessel-measure: the tuner's measurement worker (docs/tuning.md, "Where the worker is").
-    cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel tessel-measure
+    # tessel-measure: the tuner's measurement worker (docs/tuning.md, "Where the worker is");
+    # tessel_bench_onednn: oneDNN's matmul primitive for ctypes (support/onednn_matmul.cpp).
+    cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel tessel-measure \
+        tessel_bench_onednn
     TESSEL_MEASURE_WORKER="$(cd "$dir/tools/tessel-measure" && pwd)/tessel-measure"
-    export TESSEL_MEASURE_WORKER
+    TESSEL_BENCH_ONEDNN="$(cd "$dir/benchmarks" && pwd)/libtessel_bench_onednn.so"
+    export TESSEL_MEASURE_WORKER TESSEL_BENCH_ONEDNN
     PYTHONPATH="$(cd "$dir/python" && pwd)" exec "$venv/bin/python" "benchmarks/$name.py" "$@"
 fi
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_BENCHMARKS=ON \

@@ -13,7 +13,6 @@ a sample runs the kernel back to back for at least `sample_seconds` and counts t
 a call; the figure is the median sample. Everything runs on 2 threads (the environment is set by
 the benchmark; the defaults below are for running it by hand).
 """
-import ctypes
 import json
 import math
 import os
@@ -30,6 +29,9 @@ for name, value in {"TVM_NUM_THREADS": "2", "TESSEL_NUM_THREADS": "2", "OMP_NUM_
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onednn_sgemm as onednn  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def page_aligned(x):
@@ -43,20 +45,12 @@ def page_aligned(x):
 
 
 def onednn_sgemm(n, a, b, c):
-    """C = A @ B (row-major) by dnnl_sgemm; libdnnl-dev (scripts/install-deps.sh --bench)."""
-    lib = ctypes.CDLL("libdnnl.so")
-    f = lib.dnnl_sgemm
-    dim, fp = ctypes.c_int64, ctypes.POINTER(ctypes.c_float)
-    f.argtypes = [ctypes.c_char, ctypes.c_char, dim, dim, dim, ctypes.c_float, fp, dim, fp, dim,
-                  ctypes.c_float, fp, dim]
-    f.restype = ctypes.c_int
-    pa, pb, pc = (x.ctypes.data_as(fp) for x in (a, b, c))
-
-    def run():
-        status = f(b"N", b"N", n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n)
-        if status != 0:
-            raise RuntimeError(f"dnnl_sgemm returned status {status}")
-    return run, lambda: c
+    """C = A @ B (row-major) by dnnl_sgemm (onednn_sgemm.py); libdnnl-dev
+    (scripts/install-deps.sh --bench)."""
+    if onednn.load(os.cpu_count()) is None:
+        raise RuntimeError("libdnnl (oneDNN) is not installed")
+    assert a.shape == b.shape == c.shape == (n, n)
+    return (lambda: onednn.sgemm(a, b, c)), lambda: c
 
 
 def numpy_matmul(a, b, c):

@@ -392,6 +392,8 @@ GemmTile gemm_tile(int64_t m, int64_t n, int64_t k, Type dtype, const Target& ta
     const int64_t vectors = n > t.lanes ? 2 : 1;
     t.nr = vectors * t.lanes;
     t.mr = std::min(std::clamp<int64_t>((registers - vectors - 1) / vectors, 1, 12), m);
+    // The fewest rows that give as few tiles: 31 rows as 11, 11 and 9, not 12, 12 and 7.
+    t.mr = (m + (m + t.mr - 1) / t.mr - 1) / ((m + t.mr - 1) / t.mr);
     const int64_t panel_bytes = k * t.nr * (dtype.bits / 8);
     const int64_t panels = (n + t.nr - 1) / t.nr;
     t.np = std::clamp<int64_t>(target.l2_cache_bytes() / 4 / std::max<int64_t>(panel_bytes, 1), 1,
@@ -432,7 +434,7 @@ GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, in
     const double unit = double(base.mr * base.nr * k) / double(base.lanes * 2 * 2500);
     const double start = 5.0 / std::max(unit, 1e-9);
 
-    // The row tiles: a row count within two of the largest that divides M, when one does.
+    // The row tiles: a row count within two of the tile's that divides M, when one does.
     GemmParallel best;
     best.tile = base;
     for (int64_t mr = base.mr; mr >= std::max<int64_t>(base.mr - 2, 1); --mr)
@@ -440,10 +442,13 @@ GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, in
             best.tile.mr = mr;
             break;
         }
+    // With a batch, the batch and the row tiles share one parallel loop (their tail a guard
+    // inside it); without, the row tail is peeled onto one core.
     const int64_t row_tiles = (m + best.tile.mr - 1) / best.tile.mr;
+    const int64_t row_tasks = batches * row_tiles;
     double best_cost =
-        double(batches) * (double(busiest(row_tiles, m % best.tile.mr != 0)) * double(panels) +
-                           2 * start * double((panels + base.np - 1) / base.np));
+        double(busiest(row_tasks, batch == 0 && m % best.tile.mr != 0)) * double(panels) +
+        2 * start * double((panels + base.np - 1) / base.np);
 
     // The column blocks, for each number of panels a block up to the L2's (a divisor of the
     // whole panels, so that only a partial last panel is a block of its own).
@@ -454,23 +459,24 @@ GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, in
         blocks.tile.np = np;
         const bool column_tail = n % (base.nr * np) != 0;
         const int64_t per_batch = (panels + np - 1) / np;
-        int64_t tasks = batches * per_batch, rounds_serial = 1, task_blocks = 1;
+        int64_t tasks = batches * per_batch, rounds_serial = 1;
         blocks.mode = GemmParallel::Blocks;
         if (batch > 0 && column_tail) {
             blocks.mode = batches >= wanted ? GemmParallel::BatchAlone : GemmParallel::PerBatch;
             tasks = blocks.mode == GemmParallel::BatchAlone ? batches : per_batch;
             rounds_serial = blocks.mode == GemmParallel::BatchAlone ? 1 : batches;
-            task_blocks = blocks.mode == GemmParallel::BatchAlone ? per_batch : 1;
         }
         // With a short K a block is little work for its packing and its start: four blocks a
         // core at least there (2522 x 154 x 54 in five blocks ran slower on two cores than on
         // one; in its row tiles, at the speed of a square product).
         if (tasks < (k < 128 ? 2 * wanted : wanted)) continue;
         const bool peeled = column_tail && blocks.mode != GemmParallel::BatchAlone;
+        // A task's panels: a block's np, or a whole batch's.
+        const int64_t task_panels = blocks.mode == GemmParallel::BatchAlone ? panels : np;
         const double cost =
-            double(rounds_serial) * (double(busiest(tasks, peeled)) *
-                                         double(np * task_blocks * ((m + base.mr - 1) / base.mr)) +
-                                     start);
+            double(rounds_serial) *
+            (double(busiest(tasks, peeled)) * double(task_panels * ((m + base.mr - 1) / base.mr)) +
+             start);
         if (cost <= best_cost) best = blocks, best_cost = cost;
     }
     return best;
@@ -505,9 +511,17 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     s.split(q, batch, t.mr);
     s.split(q, batch + 2, t.nr);
     s.split(q, batch + 2, t.np);
+    // With the rows in parallel the batch goes inside the block loop, fused with the rows:
+    // [jo, b..., io, j1o, ii, ji], each block of B packed for every batch at once.
+    const bool rows_with_batch = !parallel_blocks && batch > 0;
     std::vector<int> order;
+    if (rows_with_batch) order.push_back(batch + 2);
     for (int b = 0; b < batch; ++b) order.push_back(b);
-    for (int x : {batch + 2, batch, batch + 3, batch + 1, batch + 4}) order.push_back(x);
+    if (rows_with_batch) {
+        for (int x : {batch, batch + 3, batch + 1, batch + 4}) order.push_back(x);
+    } else {
+        for (int x : {batch + 2, batch, batch + 3, batch + 1, batch + 4}) order.push_back(x);
+    }
     s.reorder(q, order);
     s.vectorize(q, batch + 4);
     // The parallel loop: the batch fused with the blocks; where a column tail would guard the
@@ -525,10 +539,18 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
             fuse_outer(s, q, batch + 1);
             s.parallel(q, 0);
         }
+    } else if (rows_with_batch) {
+        block = 0;  // [jo, b..., io, ...]: the batch and the rows fused, in parallel
+        if (parallel) {
+            std::vector<int> rows(static_cast<size_t>(batch + 1));
+            for (int x = 0; x <= batch; ++x) rows[static_cast<size_t>(x)] = x + 1;
+            s.fuse(q, rows);
+            s.parallel(q, 1);
+        }
     } else if (parallel && leaf_extent(s, q, batch + 1) > 1) {
         s.parallel(q, batch + 1);
     }
-    const int panel_loop = block + 2;
+    const int panel_loop = rows_with_batch && !parallel ? batch + 2 : block + 2;
 
     // p at q's panel loop: [b..., i, j, k...] → [b..., k..., i, j].
     const int reductions = static_cast<int>(s.stage(p).leaf.size()) - d;
