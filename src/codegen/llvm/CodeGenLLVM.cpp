@@ -97,7 +97,8 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Mod)
             TESSEL_BINARY_CASE(FloorDiv)
             TESSEL_BINARY_CASE(FloorMod)
-            TESSEL_BINARY_CASE(Min) TESSEL_BINARY_CASE(Max)
+            TESSEL_BINARY_CASE(Min)
+            TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T:        \
@@ -207,10 +208,10 @@ llvm::Value* CodeGenLLVM::emit_float_binary(IRNodeType op, llvm::Value* a, llvm:
 llvm::Value* CodeGenLLVM::emit_int_binary(IRNodeType op, llvm::Value* a, llvm::Value* b, Type t) {
     bool sgn = t.is_int();
     switch (op) {
-        case IRNodeType::Add:  // wrapping: no nsw/nuw (ir/IR.h)
-            return builder_.CreateAdd(a, b);
-        case IRNodeType::Sub: return builder_.CreateSub(a, b);
-        case IRNodeType::Mul: return builder_.CreateMul(a, b);
+        // Wrapping (ir/IR.h), except in a memory access's index (emit_index): nsw there.
+        case IRNodeType::Add: return builder_.CreateAdd(a, b, "", false, in_index_ && sgn);
+        case IRNodeType::Sub: return builder_.CreateSub(a, b, "", false, in_index_ && sgn);
+        case IRNodeType::Mul: return builder_.CreateMul(a, b, "", false, in_index_ && sgn);
         case IRNodeType::Div:
         case IRNodeType::Mod:
         case IRNodeType::FloorDiv:
@@ -382,6 +383,15 @@ llvm::Align CodeGenLLVM::access_alignment(const Var& buffer, const Expr& offset,
     return llvm::Align(std::max<uint64_t>(align, elem));
 }
 
+// A memory access's index (or a dense vector's first lane), its signed arithmetic nsw.
+llvm::Value* CodeGenLLVM::emit_index(const Expr& index) {
+    bool outer = in_index_;
+    in_index_ = true;
+    llvm::Value* v = codegen(index);
+    in_index_ = outer;
+    return v;
+}
+
 // Dense Ramp accesses become vector loads (masked when predicated); other vector indices gather.
 llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
     Type t = op->type;
@@ -394,10 +404,10 @@ llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
     if (t.lanes == 1) {
         TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
             << "codegen: predicated scalar load";
-        v = builder_.CreateAlignedLoad(elem, builder_.CreateGEP(elem, base, codegen(op->index)),
+        v = builder_.CreateAlignedLoad(elem, builder_.CreateGEP(elem, base, emit_index(op->index)),
                                        access_alignment(op->buffer_var, op->index, t));
     } else if (ramp && is_one(ramp->stride)) {
-        llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        llvm::Value* ptr = builder_.CreateGEP(elem, base, emit_index(ramp->base));
         align = access_alignment(op->buffer_var, ramp->base, t);
         if (op->predicate.defined()) {
             v = builder_.CreateMaskedLoad(vec, ptr, align, emit_mask(op->predicate, t.lanes),
@@ -406,7 +416,7 @@ llvm::Value* CodeGenLLVM::emit_load(const Load* op) {
             v = builder_.CreateAlignedLoad(vec, ptr, align);
         }
     } else {
-        llvm::Value* ptrs = builder_.CreateGEP(elem, base, codegen(op->index));
+        llvm::Value* ptrs = builder_.CreateGEP(elem, base, emit_index(op->index));
         v = builder_.CreateMaskedGather(vec, ptrs, align, emit_mask(op->predicate, t.lanes),
                                         llvm::Constant::getNullValue(vec));
     }
@@ -425,10 +435,11 @@ void CodeGenLLVM::emit_store(const Store* op) {
     if (t.lanes == 1) {
         TESSEL_CHECK(!op->predicate.defined() || is_one(op->predicate))
             << "codegen: predicated scalar store";
-        st = builder_.CreateAlignedStore(value, builder_.CreateGEP(elem, base, codegen(op->index)),
+        st = builder_.CreateAlignedStore(value,
+                                         builder_.CreateGEP(elem, base, emit_index(op->index)),
                                          access_alignment(op->buffer_var, op->index, t));
     } else if (ramp && is_one(ramp->stride)) {
-        llvm::Value* ptr = builder_.CreateGEP(elem, base, codegen(ramp->base));
+        llvm::Value* ptr = builder_.CreateGEP(elem, base, emit_index(ramp->base));
         align = access_alignment(op->buffer_var, ramp->base, t);
         if (op->predicate.defined()) {
             st = builder_.CreateMaskedStore(value, ptr, align, emit_mask(op->predicate, t.lanes));
@@ -437,7 +448,7 @@ void CodeGenLLVM::emit_store(const Store* op) {
         }
     } else {
         // A scatter writes lanes in increasing order, as the IR's lane-wise semantics ask.
-        llvm::Value* ptrs = builder_.CreateGEP(elem, base, codegen(op->index));
+        llvm::Value* ptrs = builder_.CreateGEP(elem, base, emit_index(op->index));
         st = builder_.CreateMaskedScatter(value, ptrs, align, emit_mask(op->predicate, t.lanes));
     }
     annotate_access(st, op->buffer_var);

@@ -92,6 +92,7 @@ private:
     llvm::Value* emit_lazy_select(const Call* op);
     llvm::Value* emit_load(const Load* op);
     llvm::Value* emit_mask(const Expr& predicate, int lanes);
+    llvm::Value* emit_index(const Expr& index);
 
     void emit_store(const Store* op);
     void emit_for(const For* op);
@@ -118,6 +119,10 @@ private:
     std::unordered_map<const Variable*, llvm::Value*> vars_;
     std::unordered_map<const Variable*, BufferFacts> buffers_;
     int closure_count_ = 0;
+    // Emitting a Load's or Store's index: signed adds, subtractions and multiplications carry
+    // nsw there (ir/IR.h: index arithmetic does not overflow), so that LLVM widens the index's
+    // induction variables to 64 bits instead of sign-extending every address.
+    bool in_index_ = false;
 };
 
 }  // namespace tessel::internal
