@@ -14,7 +14,8 @@
 // **Integers.** Add, Sub and Mul wrap modulo 2^bits (two's complement), exactly as the LLVM backend
 // emits plain `add`/`sub`/`mul` without nsw/nuw flags; the simplifier may only apply rewrites that
 // are valid under wrapping, except for index arithmetic, which the index dtype policy above keeps
-// from overflowing. Div and Mod truncate toward zero (C semantics); FloorDiv and FloorMod round
+// from overflowing (the LLVM backend marks the signed arithmetic of a Load's or Store's index
+// `nsw`: an index that overflowed would address outside its buffer anyway). Div and Mod truncate toward zero (C semantics); FloorDiv and FloorMod round
 // toward negative infinity (the remainder has the divisor's sign); index arithmetic created by
 // schedules uses FloorDiv/FloorMod. Division or modulo by zero yields 0 for every integer node
 // (backends guard the divisor unless it is proven non-zero); INT_MIN / -1 yields INT_MIN.
