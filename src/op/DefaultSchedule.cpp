@@ -86,16 +86,16 @@ double stage_work(const Schedule& s, int stage) {
 // Whether a stage does enough work to pay for starting threads: a parallel loop costs tens of
 // microseconds (more when the cores are shared), more than a million-point element-wise stage,
 // a norm or a softmax of a BERT layer takes on one core with vectors.
-bool worth_parallel(const Schedule& s, int stage) {
-    return stage_work(s, stage) >= double(int64_t(1) << 21);
+bool worth_parallel(const Schedule& s, int stage, double threshold = double(int64_t(1) << 21)) {
+    return stage_work(s, stage) >= threshold;
 }
 
 // Runs the outer loops [0, n) of a stage in parallel when it does enough work: the smallest prefix
 // of them with at least 64 iterations, fused into one parallel loop. Nothing is fused otherwise:
 // a fused loop indexes with divisions and remainders, and hides the bounds of padding from the
 // loop partitioner.
-void parallel_outer(Schedule& s, int stage, int n) {
-    if (n < 1 || !worth_parallel(s, stage)) return;
+void parallel_outer(Schedule& s, int stage, int n, double threshold = double(int64_t(1) << 21)) {
+    if (n < 1 || !worth_parallel(s, stage, threshold)) return;
     int prefix = 0;
     int64_t iterations = 1;
     while (prefix < n && iterations < 64)
@@ -159,7 +159,9 @@ bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     order.push_back(spatial);
     s.reorder(rf, order);
     s.vectorize(rf, total);
-    parallel_outer(s, rf, spatial);
+    // The partial sums stream their whole input once (a matrix-vector product: 8 MB at 1 x 1000 x
+    // 2048): memory-bound work, which two cores read faster from a million points on.
+    parallel_outer(s, rf, spatial, double(int64_t(1) << 20));
     parallel_outer(s, rf + 1, spatial);
     return true;
 }

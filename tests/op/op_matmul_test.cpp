@@ -50,6 +50,12 @@ TEST(OpMatmul, DenseOfOneRowIsAVectorisedReduction) {
         EXPECT_NE(s.to_python().find(".rfactor("), std::string::npos) << s.to_python();
         expect_default_cpu_matches({y}, 64);
     }
+    // ResNet-50's classifier (8 MB of weight streamed once): the partial sums run in parallel.
+    Tensor x2 = placeholder({1, 2048}), w2 = placeholder({1000, 2048});
+    Schedule classifier =
+        op::default_schedule_rules({op::dense(x2, w2)}, Target("llvm -num-cores=2"));
+    EXPECT_NE(classifier.to_python().find(".parallel("), std::string::npos)
+        << classifier.to_python();
 }
 
 TEST(OpMatmul, EpilogueIsComputedInsideTheProductTile) {
