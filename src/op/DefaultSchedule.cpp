@@ -571,23 +571,18 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     // B packed into panels at q's block loop: storage [.., j / nr, (the rest), j % nr].
     const int ndim = static_cast<int>(plan.b.ndim());
     int pack = s.cache_read(s.stage_of(plan.b), "global", {stage_of_op(s, p_op)});
+    // Its storage and its loops in one order: [batch..., j / nr, the other axis, j % nr], the
+    // last vectorised.
+    std::vector<int> panels_order;
+    for (int x = 0; x < ndim - 2; ++x) panels_order.push_back(x);  // the batch dimensions
+    panels_order.push_back(plan.b_dim);
+    for (int x = ndim - 2; x <= ndim; ++x)
+        if (x != plan.b_dim && x != plan.b_dim + 1) panels_order.push_back(x);
+    panels_order.push_back(plan.b_dim + 1);
     s.storage_split(pack, plan.b_dim, t.nr);  // [.., jo, ji, ..] with ji at b_dim + 1
-    std::vector<int> storage;
-    for (int x = 0; x < ndim - 2; ++x) storage.push_back(x);  // the batch dimensions
-    storage.push_back(plan.b_dim);
-    for (int x = ndim - 2; x <= ndim; ++x)
-        if (x != plan.b_dim && x != plan.b_dim + 1) storage.push_back(x);
-    storage.push_back(plan.b_dim + 1);
-    s.storage_reorder(pack, storage);
-    // The pack's loops: [batch..., j / nr, the other axis, j % nr (vectorised)].
+    s.storage_reorder(pack, panels_order);
     s.split(pack, plan.b_dim, t.nr);
-    std::vector<int> loops;
-    for (int x = 0; x < ndim - 2; ++x) loops.push_back(x);
-    loops.push_back(plan.b_dim);
-    for (int x = ndim - 2; x <= ndim; ++x)
-        if (x != plan.b_dim && x != plan.b_dim + 1) loops.push_back(x);
-    loops.push_back(plan.b_dim + 1);
-    s.reorder(pack, loops);
+    s.reorder(pack, panels_order);
     s.vectorize(pack, ndim);
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
     s.compute_at(pack, stage_of_op(s, q_op), block);
