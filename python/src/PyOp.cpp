@@ -47,13 +47,21 @@ std::array<int64_t, N> to_array(py::handle v, const char* what) {
 }
 
 op::Conv2DParams conv_params(py::handle stride, py::handle padding, py::handle dilation,
-                             int64_t groups) {
-    return {to_array<2>(stride, "stride"), to_array<4>(padding, "padding"),
-            to_array<2>(dilation, "dilation"), groups};
+                             int64_t groups, py::handle out_dtype) {
+    op::Conv2DParams p{to_array<2>(stride, "stride"), to_array<4>(padding, "padding"),
+                       to_array<2>(dilation, "dilation"), groups};
+    if (!out_dtype.is_none()) p.out_dtype = to_type(out_dtype);
+    return p;
 }
 
 Tensor opt_tensor(const std::optional<Tensor>& t) {
     return t ? *t : Tensor();
+}
+
+// out_dtype=None (the operator's default) or a dtype ("float32", ts dtype objects).
+std::optional<Type> opt_dtype(py::handle dtype) {
+    if (dtype.is_none()) return std::nullopt;
+    return to_type(dtype);
 }
 
 py::object param_to_python(const WorkloadParam& p) {
@@ -89,17 +97,25 @@ void def_elementwise(py::module_& m) {
 }
 
 void def_matmul(py::module_& m) {
-    m.def("matmul", &op::matmul, "a"_a, "b"_a, "transpose_a"_a = false, "transpose_b"_a = false,
-          "name"_a = "matmul");
-    m.def("batch_matmul", &op::batch_matmul, "a"_a, "b"_a, "transpose_a"_a = false,
-          "transpose_b"_a = false, "name"_a = "batch_matmul");
+    for (auto [name, fn] : {std::pair{"matmul", &op::matmul},
+                            std::pair{"batch_matmul", &op::batch_matmul}})
+        m.def(
+            name,
+            [fn](const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                 py::object out_dtype, const std::string& name) {
+                return fn(a, b, transpose_a, transpose_b, opt_dtype(out_dtype), name);
+            },
+            "a"_a, "b"_a, "transpose_a"_a = false, "transpose_b"_a = false,
+            "out_dtype"_a = py::none(), "name"_a = name);
     m.def(
         "dense",
         [](const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
-           const std::string& activation, const std::string& name) {
-            return op::dense(x, w, opt_tensor(bias), op::parse_activation(activation), name);
+           const std::string& activation, py::object out_dtype, const std::string& name) {
+            return op::dense(x, w, opt_tensor(bias), op::parse_activation(activation),
+                             opt_dtype(out_dtype), name);
         },
-        "x"_a, "weight"_a, "bias"_a = py::none(), "activation"_a = "none", "name"_a = "dense");
+        "x"_a, "weight"_a, "bias"_a = py::none(), "activation"_a = "none",
+        "out_dtype"_a = py::none(), "name"_a = "dense");
 }
 
 void def_conv(py::module_& m) {
@@ -108,28 +124,32 @@ void def_conv(py::module_& m) {
         m.def(
             name,
             [fn](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
-                 py::object dilation, int64_t groups, const std::string& name) {
-                return fn(x, w, conv_params(stride, padding, dilation, groups), name);
+                 py::object dilation, int64_t groups, py::object out_dtype,
+                 const std::string& name) {
+                return fn(x, w, conv_params(stride, padding, dilation, groups, out_dtype), name);
             },
             "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "groups"_a = 1,
-            "name"_a = name);
+            "out_dtype"_a = py::none(), "name"_a = name);
     m.def(
         "depthwise_conv2d_nchw",
         [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
-           py::object dilation, const std::string& name) {
-            return op::depthwise_conv2d_nchw(x, w, conv_params(stride, padding, dilation, 1), name);
+           py::object dilation, py::object out_dtype, const std::string& name) {
+            return op::depthwise_conv2d_nchw(
+                x, w, conv_params(stride, padding, dilation, 1, out_dtype), name);
         },
         "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1,
-        "name"_a = "depthwise_conv2d_nchw");
+        "out_dtype"_a = py::none(), "name"_a = "depthwise_conv2d_nchw");
     m.def(
         "conv2d_transpose_nchw",
         [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
-           py::object dilation, py::object output_padding, const std::string& name) {
-            return op::conv2d_transpose_nchw(x, w, conv_params(stride, padding, dilation, 1),
-                                             to_array<2>(output_padding, "output_padding"), name);
+           py::object dilation, py::object output_padding, py::object out_dtype,
+           const std::string& name) {
+            return op::conv2d_transpose_nchw(
+                x, w, conv_params(stride, padding, dilation, 1, out_dtype),
+                to_array<2>(output_padding, "output_padding"), name);
         },
         "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "output_padding"_a = 0,
-        "name"_a = "conv2d_transpose_nchw");
+        "out_dtype"_a = py::none(), "name"_a = "conv2d_transpose_nchw");
 }
 
 void def_pool(py::module_& m) {
@@ -180,11 +200,16 @@ void def_norm(py::module_& m) {
 }
 
 void def_reduce(py::module_& m) {
-    using ReduceFn =
-        Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
-    const std::pair<const char*, ReduceFn> reducers[] = {
-        {"sum", &op::sum}, {"mean", &op::mean}, {"max", &op::max}, {"min", &op::min}};
-    for (auto [name, fn] : reducers)
+    for (auto [name, fn] : {std::pair{"sum", &op::sum}, std::pair{"mean", &op::mean}})
+        m.def(
+            name,
+            [fn](const Tensor& x, py::object axis, bool keepdims, py::object out_dtype,
+                 const std::string& name) {
+                return fn(x, to_ints(axis, "axis"), keepdims, opt_dtype(out_dtype), name);
+            },
+            "x"_a, "axis"_a = py::none(), "keepdims"_a = false, "out_dtype"_a = py::none(),
+            "name"_a = name);
+    for (auto [name, fn] : {std::pair{"max", &op::max}, std::pair{"min", &op::min}})
         m.def(
             name,
             [fn](const Tensor& x, py::object axis, bool keepdims, const std::string& name) {

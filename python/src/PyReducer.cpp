@@ -30,26 +30,45 @@ Expr where_expr(py::handle where) {
 }
 
 using Builtin = Expr (*)(Expr, const std::vector<IterVar>&, Expr);
+using Widening = Expr (*)(Expr, const std::vector<IterVar>&, Type, Expr);
 using Binary = Expr (*)(Expr, Expr);
 
-// ts.max(x, axis=k) reduces; ts.max(a, b) is element-wise.
-void def_reduction(py::module_& m, const char* name, Builtin reduce, Binary binary) {
-    m.def(
-        name,
-        [name, reduce, binary](py::object a, py::object b, py::object axis, py::object where) {
-            std::string fn = std::string(name) + ": parameter ";
-            Expr x = to_expr(a, (fn + "'expr'").c_str());
-            if (!axis.is_none()) {
-                if (!b.is_none())
-                    TESSEL_THROW(DSLError) << "ts." << name << ": pass either two values or axis=";
-                return reduce(x, to_axis_list(axis, name), where_expr(where));
-            }
-            if (b.is_none() || !binary)
-                TESSEL_THROW(DSLError) << "ts." << name << ": missing axis= (the reduce axes)";
-            return binary(x, to_expr(b, (fn + "'other'").c_str()));
-        },
-        py::arg("expr"), py::arg("other") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
-        py::arg("where") = py::none());
+// ts.max(x, axis=k) reduces; ts.max(a, b) is element-wise. `widening` (sum, prod) takes dtype=,
+// the accumulator's type.
+void def_reduction(py::module_& m, const char* name, Builtin reduce, Binary binary,
+                   Widening widening = nullptr) {
+    auto body = [name, reduce, binary, widening](py::object a, py::object b, py::object axis,
+                                                 py::object where, py::object dtype) {
+        std::string fn = std::string(name) + ": parameter ";
+        Expr x = to_expr(a, (fn + "'expr'").c_str());
+        if (!axis.is_none()) {
+            if (!b.is_none())
+                TESSEL_THROW(DSLError) << "ts." << name << ": pass either two values or axis=";
+            if (!dtype.is_none())
+                return widening(x, to_axis_list(axis, name), to_type(dtype), where_expr(where));
+            return reduce(x, to_axis_list(axis, name), where_expr(where));
+        }
+        if (b.is_none() || !binary)
+            TESSEL_THROW(DSLError) << "ts." << name << ": missing axis= (the reduce axes)";
+        if (!dtype.is_none())
+            TESSEL_THROW(DSLError) << "ts." << name << ": dtype= is the accumulator of a "
+                                   << "reduction (pass axis=)";
+        return binary(x, to_expr(b, (fn + "'other'").c_str()));
+    };
+    if (widening)
+        m.def(name, body, py::arg("expr"), py::arg("other") = py::none(), py::kw_only(),
+              py::arg("axis") = py::none(), py::arg("where") = py::none(),
+              py::arg("dtype") = py::none(),
+              "Reduces over axis= (dtype=: the accumulator's type, e.g. \"float32\" for float16 "
+              "or int8 values; it must hold every value of the source's type).");
+    else
+        m.def(
+            name,
+            [body](py::object a, py::object b, py::object axis, py::object where) {
+                return body(a, b, axis, where, py::none());
+            },
+            py::arg("expr"), py::arg("other") = py::none(), py::kw_only(),
+            py::arg("axis") = py::none(), py::arg("where") = py::none());
 }
 
 Expr py_max(Expr a, Expr b) {
@@ -112,8 +131,8 @@ Reducer make_comm_reducer(py::function fcombine, py::function fidentity, const s
 }  // namespace
 
 void init_reducer(py::module_& m) {
-    def_reduction(m, "sum", &sum, &py_add);
-    def_reduction(m, "prod", &prod, &py_mul);
+    def_reduction(m, "sum", &sum, &py_add, &sum);
+    def_reduction(m, "prod", &prod, &py_mul, &prod);
     def_reduction(m, "max", &max, &py_max);
     def_reduction(m, "min", &min, &py_min);
 

@@ -72,6 +72,7 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     internal::check_rank(w, 4, op, "w");
     internal::check_same_dtype(x, w, op, "w");
     check_params(p, op);
+    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     check_channels(sx[1], sw[0], sw[1], p.groups, op);
     int64_t oh =
@@ -83,13 +84,15 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
     IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
-    return compute(
-        internal::to_exprs({sx[0], sw[0], oh, ow}),
-        [&](Var n, Var k, Var y, Var xx) {
+    return internal::reduction_stage(
+        {sx[0], sw[0], oh, ow}, acc,
+        [&](const std::vector<Var>& v) {
+            Var n = v[0], k = v[1], y = v[2], xx = v[3];
             Expr c = p.groups == 1 ? Expr(rc.var()) : floordiv(k, int(kg)) * int(cg) + rc.var();
             Expr iy = y * int(p.stride[0]) + ry.var() * int(p.dilation[0]);
             Expr ix = xx * int(p.stride[1]) + rx.var() * int(p.dilation[1]);
-            return tessel::sum(padded(n, c, iy, ix) * w(k, rc, ry, rx), {rc, ry, rx});
+            return tessel::sum(acc.widen(padded(n, c, iy, ix)) * acc.widen(w(k, rc, ry, rx)),
+                               {rc, ry, rx});
         },
         name);
 }
@@ -101,6 +104,7 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     internal::check_rank(w, 4, op, "w");
     internal::check_same_dtype(x, w, op, "w");
     check_params(p, op);
+    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     check_channels(sx[3], sw[3], sw[2], p.groups, op);
     int64_t oh =
@@ -112,13 +116,15 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[0])}, "ry");
     IterVar rx = reduce_axis({0, make_const(Int(32), sw[1])}, "rx");
     IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
-    return compute(
-        internal::to_exprs({sx[0], oh, ow, sw[3]}),
-        [&](Var n, Var y, Var xx, Var k) {
+    return internal::reduction_stage(
+        {sx[0], oh, ow, sw[3]}, acc,
+        [&](const std::vector<Var>& v) {
+            Var n = v[0], y = v[1], xx = v[2], k = v[3];
             Expr c = p.groups == 1 ? Expr(rc.var()) : floordiv(k, int(kg)) * int(cg) + rc.var();
             Expr iy = y * int(p.stride[0]) + ry.var() * int(p.dilation[0]);
             Expr ix = xx * int(p.stride[1]) + rx.var() * int(p.dilation[1]);
-            return tessel::sum(padded(n, iy, ix, c) * w(ry, rx, rc, k), {ry, rx, rc});
+            return tessel::sum(acc.widen(padded(n, iy, ix, c)) * acc.widen(w(ry, rx, rc, k)),
+                               {ry, rx, rc});
         },
         name);
 }
@@ -158,6 +164,7 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     check_params(p, op);
     if (p.groups != 1)
         bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");
+    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     if (sw[0] != sx[1])
         bad_param(op, "w",
@@ -176,15 +183,16 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     IterVar rc = reduce_axis({0, make_const(Int(32), sx[1])}, "rc");
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
     IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
-    return compute(
-        internal::to_exprs({sx[0], sw[1], out[0], out[1]}),
-        [&](Var n, Var k, Var y, Var xx) {
+    return internal::reduction_stage(
+        {sx[0], sw[1], out[0], out[1]}, acc,
+        [&](const std::vector<Var>& v) {
+            Var n = v[0], k = v[1], y = v[2], xx = v[3];
             auto [iy, vy] =
                 transpose_source(y, ry.var(), sx[2], p.stride[0], p.padding[0], p.dilation[0]);
             auto [ix, vx] =
                 transpose_source(xx, rx.var(), sx[3], p.stride[1], p.padding[1], p.dilation[1]);
-            Expr v = if_then_else(vy && vx, x(n, rc, iy, ix), make_zero(x.dtype()));
-            return tessel::sum(v * w(rc, k, ry, rx), {rc, ry, rx});
+            Expr xv = if_then_else(vy && vx, x(n, rc, iy, ix), make_zero(x.dtype()));
+            return tessel::sum(acc.widen(xv) * acc.widen(w(rc, k, ry, rx)), {rc, ry, rx});
         },
         name);
 }

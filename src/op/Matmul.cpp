@@ -23,7 +23,7 @@ void check_inner(int64_t ka, int64_t kb, const char* op) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
-              const std::string& name) {
+              std::optional<Type> out_dtype, const std::string& name) {
     const char* op = name.c_str();
     internal::check_rank(a, 2, op, "a");
     internal::check_rank(b, 2, op, "b");
@@ -32,19 +32,21 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     auto [m, ka] = rows_cols(sa[0], sa[1], transpose_a);
     auto [kb, n] = rows_cols(sb[0], sb[1], transpose_b);
     check_inner(ka, kb, op);
+    internal::Accumulation acc = internal::accumulation(a.dtype(), out_dtype, op);
     IterVar k = reduce_axis({0, make_const(Int(32), ka)}, "k");
-    return compute(
-        internal::to_exprs({m, n}),
-        [&](Var i, Var j) {
+    return internal::reduction_stage(
+        {m, n}, acc,
+        [&](const std::vector<Var>& v) {
+            Var i = v[0], j = v[1];
             Expr x = transpose_a ? a(k.var(), i) : a(i, k.var());
             Expr y = transpose_b ? b(j, k.var()) : b(k.var(), j);
-            return tessel::sum(x * y, {k});
+            return tessel::sum(acc.widen(x) * acc.widen(y), {k});
         },
         name);
 }
 
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
-                    const std::string& name) {
+                    std::optional<Type> out_dtype, const std::string& name) {
     const char* op = name.c_str();
     internal::check_rank(a, 3, op, "a");
     internal::check_rank(b, 3, op, "b");
@@ -57,21 +59,23 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool tra
     auto [m, ka] = rows_cols(sa[1], sa[2], transpose_a);
     auto [kb, n] = rows_cols(sb[1], sb[2], transpose_b);
     check_inner(ka, kb, op);
+    internal::Accumulation acc = internal::accumulation(a.dtype(), out_dtype, op);
     IterVar k = reduce_axis({0, make_const(Int(32), ka)}, "k");
-    return compute(
-        internal::to_exprs({std::max(sa[0], sb[0]), m, n}),
-        [&](Var bt, Var i, Var j) {
+    return internal::reduction_stage(
+        {std::max(sa[0], sb[0]), m, n}, acc,
+        [&](const std::vector<Var>& v) {
+            Var bt = v[0], i = v[1], j = v[2];
             Expr ba = sa[0] == 1 ? make_zero(bt.type()) : Expr(bt);
             Expr bb = sb[0] == 1 ? make_zero(bt.type()) : Expr(bt);
             Expr x = transpose_a ? a(ba, k.var(), i) : a(ba, i, k.var());
             Expr y = transpose_b ? b(bb, j, k.var()) : b(bb, k.var(), j);
-            return tessel::sum(x * y, {k});
+            return tessel::sum(acc.widen(x) * acc.widen(y), {k});
         },
         name);
 }
 
 Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias, Activation act,
-             const std::string& name) {
+             std::optional<Type> out_dtype, const std::string& name) {
     const char* op = name.c_str();
     internal::check_rank(x, 2, op, "x");
     internal::check_rank(weight, 2, op, "weight");
@@ -85,15 +89,17 @@ Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias, Activati
                           " but weight has " + std::to_string(sw[0]) + " units");
     }
     if (act != Activation::None && act != Activation::ReLU) internal::check_float(x, op, "x");
+    internal::Accumulation acc = internal::accumulation(x.dtype(), out_dtype, op);
     bool epilogue = bias.defined() || act != Activation::None;
-    Tensor y = matmul(x, weight, false, true, epilogue ? name + ".matmul" : name);
-    if (!epilogue) return y;
+    if (!epilogue) return matmul(x, weight, false, true, out_dtype, name);
+    // The product in the accumulator's type; bias and activation applied in it, then narrowed.
+    Tensor y = matmul(x, weight, false, true, acc.accumulate, name + ".matmul");
     return compute(
         y.shape(),
         [&](Var i, Var j) {
             Expr v = y(i, j);
-            if (bias.defined()) v = v + bias(j);
-            return apply_activation(act, v);
+            if (bias.defined()) v = v + acc.widen(bias(j));
+            return acc.narrow(apply_activation(act, v));
         },
         name);
 }

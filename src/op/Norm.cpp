@@ -56,34 +56,45 @@ std::vector<int64_t> check_norm_input(const Tensor& x, double eps, const char* o
     return shape;
 }
 
+// The normalisations compute in float32 for 16-bit inputs and return the input's type.
+internal::Accumulation wide(const Tensor& x, const std::string& name) {
+    return internal::accumulation(x.dtype(), std::nullopt, name.c_str());
+}
+
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t axis, const std::string& name) {
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
     internal::check_float(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
+    const internal::Accumulation acc = wide(x, name);
     Tensor mx = max(x, {axis}, true, name + ".max");
     Tensor e = binary(
-        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
-    Tensor s = sum(e, {axis}, true, name + ".sum");
+        x, mx, [&acc](Expr a, Expr m) { return tessel::exp(acc.widen(a) - acc.widen(m)); },
+        name + ".exp");
+    Tensor s = sum(e, {axis}, true, std::nullopt, name + ".sum");
     // One division per row, not per element: the kernels are bound by memory, and a division
     // per element costs more than the loads on a GPU (within a rounding of e / s).
     return binary(
-        e, s, [](Expr a, Expr t) { return a * (make_const(t.type(), 1.0) / t); }, name);
+        e, s,
+        [&acc](Expr a, Expr t) { return acc.narrow(a * (make_const(t.type(), 1.0) / t)); },
+        name);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis, const std::string& name) {
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
     internal::check_float(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
+    const internal::Accumulation acc = wide(x, name);
     Tensor mx = max(x, {axis}, true, name + ".max");
     Tensor e = binary(
-        x, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
-    Tensor s = sum(e, {axis}, true, name + ".sum");
+        x, mx, [&acc](Expr a, Expr m) { return tessel::exp(acc.widen(a) - acc.widen(m)); },
+        name + ".exp");
+    Tensor s = sum(e, {axis}, true, std::nullopt, name + ".sum");
     Tensor shift = binary(
-        mx, s, [](Expr m, Expr t) { return m + tessel::log(t); }, name + ".shift");
+        mx, s, [&acc](Expr m, Expr t) { return acc.widen(m) + tessel::log(t); }, name + ".shift");
     return binary(
-        x, shift, [](Expr a, Expr b) { return a - b; }, name);
+        x, shift, [&acc](Expr a, Expr b) { return acc.narrow(acc.widen(a) - b); }, name);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,
@@ -92,14 +103,15 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
     std::vector<int64_t> shape = check_norm_input(x, eps, op);
     check_vector(gamma, shape.back(), x, op, "gamma");
     check_vector(beta, shape.back(), x, op, "beta");
-    const Type t = x.dtype();
+    const internal::Accumulation acc = wide(x, name);
+    const Type t = acc.accumulate;
     const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
     Tensor total = last_axis_sum(
-        shape, [&](const Indices& i) { return x(i); }, name + ".sum");
+        shape, [&](const Indices& i) { return acc.widen(x(i)); }, name + ".sum");
     Tensor sq = last_axis_sum(
         shape,
         [&](const Indices& i) {
-            Expr d = x(i) - total(row_of(i)) * inv_m;
+            Expr d = acc.widen(x(i)) - total(row_of(i)) * inv_m;
             return d * d;
         },
         name + ".sqsum");
@@ -108,10 +120,10 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doub
         [&](const std::vector<Var>& v) {
             Indices i(v.begin(), v.end());
             Expr inv = tessel::rsqrt(sq(row_of(i)) * inv_m + make_const(t, eps));
-            Expr y = (x(i) - total(row_of(i)) * inv_m) * inv;
-            if (gamma.defined()) y = y * gamma(v.back());
-            if (beta.defined()) y = y + beta(v.back());
-            return y;
+            Expr y = (acc.widen(x(i)) - total(row_of(i)) * inv_m) * inv;
+            if (gamma.defined()) y = y * acc.widen(gamma(v.back()));
+            if (beta.defined()) y = y + acc.widen(beta(v.back()));
+            return acc.narrow(y);
         },
         name);
 }
@@ -120,16 +132,18 @@ Tensor rms_norm(const Tensor& x, const Tensor& gamma, double eps, const std::str
     const char* op = name.c_str();
     std::vector<int64_t> shape = check_norm_input(x, eps, op);
     check_vector(gamma, shape.back(), x, op, "gamma");
-    const Type t = x.dtype();
+    const internal::Accumulation acc = wide(x, name);
+    const Type t = acc.accumulate;
     const Expr inv_m = make_const(t, 1.0 / static_cast<double>(shape.back()));
     Tensor sq = last_axis_sum(
-        shape, [&](const Indices& i) { return x(i) * x(i); }, name + ".sqsum");
+        shape, [&](const Indices& i) { return acc.widen(x(i)) * acc.widen(x(i)); },
+        name + ".sqsum");
     return compute(
         internal::to_exprs(shape),
         [&](const std::vector<Var>& v) {
             Indices i(v.begin(), v.end());
-            Expr y = x(i) * tessel::rsqrt(sq(row_of(i)) * inv_m + make_const(t, eps));
-            return gamma.defined() ? y * gamma(v.back()) : y;
+            Expr y = acc.widen(x(i)) * tessel::rsqrt(sq(row_of(i)) * inv_m + make_const(t, eps));
+            return acc.narrow(gamma.defined() ? y * acc.widen(gamma(v.back())) : y);
         },
         name);
 }
@@ -145,12 +159,15 @@ Tensor batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, cons
         if (!v->defined()) bad_param(op, param, "is undefined");
         check_vector(*v, shape[c], x, op, param);
     }
+    const internal::Accumulation acc = wide(x, name);
     return compute(
         internal::to_exprs(shape),
         [&](const std::vector<Var>& v) {
             Indices i(v.begin(), v.end());
-            Expr inv = tessel::rsqrt(var(v[c]) + make_const(x.dtype(), eps));
-            return (x(i) - mean(v[c])) * inv * gamma(v[c]) + beta(v[c]);
+            auto w = [&](const Tensor& t, const Indices& at) { return acc.widen(t(at)); };
+            Expr inv = tessel::rsqrt(w(var, {v[c]}) + make_const(acc.accumulate, eps));
+            return acc.narrow((w(x, i) - w(mean, {v[c]})) * inv * w(gamma, {v[c]}) +
+                              w(beta, {v[c]}));
         },
         name);
 }

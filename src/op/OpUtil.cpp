@@ -53,6 +53,37 @@ void check_float(const Tensor& t, const char* op, const char* param) {
         bad_param(op, param, "must have a float dtype, got " + t.dtype().str());
 }
 
+Accumulation accumulation(Type in, std::optional<Type> out_dtype, const char* op) {
+    const bool small_int = in.is_int_or_uint() && in.bits < 32;
+    const Type natural = in.is_float() && in.bits == 16 ? Float(32) : small_int ? Int(32) : in;
+    const Type out = out_dtype.value_or(small_int ? Int(32) : in);
+    if (!out.is_scalar() || out.is_bool() || out.is_handle())
+        bad_param(op, "out_dtype", "must be a scalar number type, got " + out.str());
+    if (in.is_float() && !out.is_float())
+        bad_param(op, "out_dtype",
+                  "is " + out.str() + " but the operands are " + in.str() +
+                      " (a float product is not an integer; cast the result instead)");
+    if (in.is_int_or_uint() && out.is_int_or_uint() && out.bits < natural.bits)
+        bad_param(op, "out_dtype",
+                  "is " + out.str() + ", narrower than the " + natural.str() +
+                      " accumulator of " + in.str() + " operands (an integer product is "
+                      "returned in at least 32 bits)");
+    // A wider result of the accumulator's kind widens the accumulator (float64, int64).
+    const bool same_kind = out.is_float() == natural.is_float();
+    const Type accumulate = same_kind && out.bits > natural.bits ? out.element_of() : natural;
+    return {accumulate, out};
+}
+
+Tensor reduction_stage(const std::vector<int64_t>& shape, const Accumulation& acc,
+                       const std::function<Expr(const std::vector<Var>&)>& body,
+                       const std::string& name) {
+    const bool same = acc.accumulate == acc.out;
+    Tensor sum = compute(to_exprs(shape), body, same ? name : name + ".acc");
+    if (same) return sum;
+    return unary(
+        sum, [&acc](Expr e) { return acc.narrow(e); }, name);
+}
+
 std::string name_or(const std::string& name, const std::string& fallback) {
     return name.empty() ? fallback : name;
 }

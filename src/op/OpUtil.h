@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,30 @@ void check_rank(const Tensor& t, size_t ndim, const char* op, const char* param)
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* param);
 /// DSLError unless `t` has a float dtype.
 void check_float(const Tensor& t, const char* op, const char* param);
+/// What a product or a sum of `in` operands accumulates in and returns (DESIGN.md decision 10).
+struct Accumulation {
+    Type accumulate;  ///< the reduction's type: never narrower than the operands
+    Type out;         ///< the operator's result: `out_dtype`, else its default for `in`
+    /// `e` (of the operands' type) as the accumulator's type.
+    Expr widen(Expr e) const { return cast(accumulate, std::move(e)); }
+    /// `e` (of the accumulator's type) as the result's type.
+    Expr narrow(Expr e) const { return cast(out, std::move(e)); }
+};
+/// The accumulation of a product or sum of `in` operands for `out_dtype` (unset: the default):
+/// 16-bit floats accumulate in float32 and return their own type, 8- and 16-bit integers
+/// accumulate in and return int32, other types both in themselves; a wider `out_dtype` widens the
+/// accumulator too (float64 accumulates in float64). DSLError naming `op` for an out_dtype that
+/// is not a scalar number, a float operand with an integer out_dtype, or an integer out_dtype
+/// narrower than the int32 accumulator.
+Accumulation accumulation(Type in, std::optional<Type> out_dtype, const char* op);
+
+/// The reduction stage `name` over `shape` whose value `body` gives (in the accumulator's type),
+/// as the operator's result: itself when the accumulator is the result's type, else computed as
+/// "<name>.acc" and narrowed by a cast stage "<name>".
+Tensor reduction_stage(const std::vector<int64_t>& shape, const Accumulation& acc,
+                       const std::function<Expr(const std::vector<Var>&)>& body,
+                       const std::string& name);
+
 /// The largest divisor of `extent` that is at most `cap` (at least 1).
 int64_t divisor_at_most(int64_t extent, int64_t cap);
 /// The name given, or `fallback` when it is empty.

@@ -63,6 +63,20 @@ std::vector<WorkloadParamSpec> spec(std::initializer_list<std::pair<const char*,
     return s;
 }
 
+// A workload whose last parameter is the optional out_dtype (op/Matmul.h): `build` receives the
+// other parameters (the dtype last, as every builder here reads it) and the out_dtype if given.
+// Instances made before out_dtype existed keep their keys.
+using AccumulatingBuilder = std::function<TensorDAG(const P&, std::optional<Type>)>;
+WorkloadDefinition accumulating(std::string name, std::vector<WorkloadParamSpec> params,
+                                AccumulatingBuilder build) {
+    params.push_back({"out_dtype", ParamKind::DType, true});
+    const size_t all = params.size();
+    return {std::move(name), std::move(params), [build = std::move(build), all](const P& p) {
+                if (p.size() < all) return build(p, std::nullopt);
+                return build(P(p.begin(), p.end() - 1), std::get<Type>(p.back()));
+            }};
+}
+
 constexpr ParamKind I = ParamKind::Int, L = ParamKind::IntList, S = ParamKind::String,
                     F = ParamKind::Float;
 
@@ -101,7 +115,7 @@ TensorDAG binary(const P& p) {
     return {{a, b}, {it->second(a, b)}};
 }
 
-TensorDAG reduction(const P& p, const std::string& kind) {
+TensorDAG reduction(const P& p, const std::string& kind, std::optional<Type> out_dtype) {
     Tensor x = input(list(p, 0), dtype(p), "x");
     bool keep = integer(p, 2) != 0;
     if (kind == "argmax" || kind == "argmin") {
@@ -110,25 +124,25 @@ TensorDAG reduction(const P& p, const std::string& kind) {
         int64_t a = list(p, 1)[0];
         return {{x}, {kind == "argmax" ? op::argmax(x, a, keep) : op::argmin(x, a, keep)}};
     }
-    using Fn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool, const std::string&);
-    Fn fn = kind == "sum"    ? Fn(&op::sum)
-            : kind == "mean" ? Fn(&op::mean)
-            : kind == "max"  ? Fn(&op::max)
-                             : Fn(&op::min);
+    if (kind == "sum" || kind == "mean") {
+        auto fn = kind == "sum" ? &op::sum : &op::mean;
+        return {{x}, {fn(x, list(p, 1), keep, out_dtype, kind)}};
+    }
+    auto fn = kind == "max" ? &op::max : &op::min;
     return {{x}, {fn(x, list(p, 1), keep, kind)}};
 }
 
-TensorDAG dense(const P& p) {
+TensorDAG dense(const P& p, std::optional<Type> out_dtype) {
     Type t = dtype(p);
     Tensor x = input({integer(p, 0), integer(p, 2)}, t, "x");
     Tensor w = input({integer(p, 1), integer(p, 2)}, t, "w");
     Tensor b = integer(p, 3) ? input({integer(p, 1)}, t, "bias") : Tensor();
-    Tensor y = op::dense(x, w, b, op::parse_activation(text(p, 4)));
+    Tensor y = op::dense(x, w, b, op::parse_activation(text(p, 4)), out_dtype);
     if (b.defined()) return {{x, w, b}, {y}};
     return {{x, w}, {y}};
 }
 
-TensorDAG conv2d(const P& p, bool nhwc) {
+TensorDAG conv2d(const P& p, bool nhwc, std::optional<Type> out_dtype) {
     Type t = dtype(p);
     int64_t n = integer(p, 0), c = integer(p, 1), h = integer(p, 2), w = integer(p, 3);
     int64_t k = integer(p, 4), groups = integer(p, 9);
@@ -138,24 +152,28 @@ TensorDAG conv2d(const P& p, bool nhwc) {
     Tensor f = nhwc ? input({kernel[0], kernel[1], c / groups, k}, t, "w")
                     : input({k, c / groups, kernel[0], kernel[1]}, t, "w");
     op::Conv2DParams cp = conv_params(p, 6, groups);
+    cp.out_dtype = out_dtype;
     return {{x, f}, {nhwc ? op::conv2d_nhwc(x, f, cp) : op::conv2d_nchw(x, f, cp)}};
 }
 
-TensorDAG depthwise(const P& p) {
+TensorDAG depthwise(const P& p, std::optional<Type> out_dtype) {
     Type t = dtype(p);
     int64_t c = integer(p, 1);
     auto kernel = expand<2>(list(p, 5), "kernel");
     Tensor x = input({integer(p, 0), c, integer(p, 2), integer(p, 3)}, t, "x");
     Tensor f = input({c * integer(p, 4), 1, kernel[0], kernel[1]}, t, "w");
-    return {{x, f}, {op::depthwise_conv2d_nchw(x, f, conv_params(p, 6, c))}};
+    op::Conv2DParams cp = conv_params(p, 6, c);
+    cp.out_dtype = out_dtype;
+    return {{x, f}, {op::depthwise_conv2d_nchw(x, f, cp)}};
 }
 
-TensorDAG conv2d_transpose(const P& p) {
+TensorDAG conv2d_transpose(const P& p, std::optional<Type> out_dtype) {
     Type t = dtype(p);
     auto kernel = expand<2>(list(p, 5), "kernel");
     Tensor x = input({integer(p, 0), integer(p, 1), integer(p, 2), integer(p, 3)}, t, "x");
     Tensor f = input({integer(p, 1), integer(p, 4), kernel[0], kernel[1]}, t, "w");
     op::Conv2DParams cp = conv_params(p, 6, 1);
+    cp.out_dtype = out_dtype;
     return {{x, f}, {op::conv2d_transpose_nchw(x, f, cp, expand<2>(list(p, 9), "output_padding"))}};
 }
 
@@ -246,9 +264,15 @@ std::vector<WorkloadDefinition> tensor_workloads() {
          }},
         {"op.take", spec({{"shape", L}, {"indices_shape", L}, {"axis", I}}), take},
     };
-    for (const char* kind : {"sum", "mean", "max", "min", "argmax", "argmin"})
+    for (const char* kind : {"sum", "mean"})
+        w.push_back(accumulating(std::string("op.") + kind,
+                                 spec({{"shape", L}, {"axis", L}, {"keepdims", I}}),
+                                 [k = std::string(kind)](const P& p, std::optional<Type> out) {
+                                     return reduction(p, k, out);
+                                 }));
+    for (const char* kind : {"max", "min", "argmax", "argmin"})
         w.push_back({std::string("op.") + kind, spec({{"shape", L}, {"axis", L}, {"keepdims", I}}),
-                     [k = std::string(kind)](const P& p) { return reduction(p, k); }});
+                     [k = std::string(kind)](const P& p) { return reduction(p, k, std::nullopt); }});
     return w;
 }
 
@@ -264,46 +288,52 @@ std::vector<WorkloadDefinition> nn_workloads() {
                       {"dilation", L},
                       {"groups", I}});
     std::vector<WorkloadDefinition> w = {
-        {"op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
-         [](const P& p) {
-             bool ta = integer(p, 3) != 0, tb = integer(p, 4) != 0;
-             int64_t m = integer(p, 0), n = integer(p, 1), k = integer(p, 2);
-             Tensor a = ta ? input({k, m}, dtype(p), "a") : input({m, k}, dtype(p), "a");
-             Tensor b = tb ? input({n, k}, dtype(p), "b") : input({k, n}, dtype(p), "b");
-             return TensorDAG{{a, b}, {op::matmul(a, b, ta, tb)}};
-         }},
-        {"op.batch_matmul", spec({{"B", I}, {"M", I}, {"N", I}, {"K", I}}),
-         [](const P& p) {
-             int64_t b = integer(p, 0), m = integer(p, 1), n = integer(p, 2), k = integer(p, 3);
-             Tensor x = input({b, m, k}, dtype(p), "a"), y = input({b, k, n}, dtype(p), "b");
-             return TensorDAG{{x, y}, {op::batch_matmul(x, y)}};
-         }},
-        {"op.dense", spec({{"M", I}, {"N", I}, {"K", I}, {"bias", I}, {"activation", S}}), dense},
-        {"op.conv2d_nchw", conv, [](const P& p) { return conv2d(p, false); }},
-        {"op.conv2d_nhwc", conv, [](const P& p) { return conv2d(p, true); }},
-        {"op.depthwise_conv2d_nchw",
-         spec({{"N", I},
-               {"C", I},
-               {"H", I},
-               {"W", I},
-               {"multiplier", I},
-               {"kernel", L},
-               {"stride", L},
-               {"padding", L},
-               {"dilation", L}}),
-         depthwise},
-        {"op.conv2d_transpose_nchw",
-         spec({{"N", I},
-               {"C", I},
-               {"H", I},
-               {"W", I},
-               {"K", I},
-               {"kernel", L},
-               {"stride", L},
-               {"padding", L},
-               {"dilation", L},
-               {"output_padding", L}}),
-         conv2d_transpose},
+        accumulating(
+            "op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
+            [](const P& p, std::optional<Type> out) {
+                bool ta = integer(p, 3) != 0, tb = integer(p, 4) != 0;
+                int64_t m = integer(p, 0), n = integer(p, 1), k = integer(p, 2);
+                Tensor a = ta ? input({k, m}, dtype(p), "a") : input({m, k}, dtype(p), "a");
+                Tensor b = tb ? input({n, k}, dtype(p), "b") : input({k, n}, dtype(p), "b");
+                return TensorDAG{{a, b}, {op::matmul(a, b, ta, tb, out)}};
+            }),
+        accumulating("op.batch_matmul", spec({{"B", I}, {"M", I}, {"N", I}, {"K", I}}),
+                     [](const P& p, std::optional<Type> out) {
+                         int64_t b = integer(p, 0), m = integer(p, 1), n = integer(p, 2),
+                                 k = integer(p, 3);
+                         Tensor x = input({b, m, k}, dtype(p), "a");
+                         Tensor y = input({b, k, n}, dtype(p), "b");
+                         return TensorDAG{{x, y}, {op::batch_matmul(x, y, false, false, out)}};
+                     }),
+        accumulating("op.dense",
+                     spec({{"M", I}, {"N", I}, {"K", I}, {"bias", I}, {"activation", S}}), dense),
+        accumulating("op.conv2d_nchw", conv,
+                     [](const P& p, std::optional<Type> out) { return conv2d(p, false, out); }),
+        accumulating("op.conv2d_nhwc", conv,
+                     [](const P& p, std::optional<Type> out) { return conv2d(p, true, out); }),
+        accumulating("op.depthwise_conv2d_nchw",
+                     spec({{"N", I},
+                           {"C", I},
+                           {"H", I},
+                           {"W", I},
+                           {"multiplier", I},
+                           {"kernel", L},
+                           {"stride", L},
+                           {"padding", L},
+                           {"dilation", L}}),
+                     depthwise),
+        accumulating("op.conv2d_transpose_nchw",
+                     spec({{"N", I},
+                           {"C", I},
+                           {"H", I},
+                           {"W", I},
+                           {"K", I},
+                           {"kernel", L},
+                           {"stride", L},
+                           {"padding", L},
+                           {"dilation", L},
+                           {"output_padding", L}}),
+                     conv2d_transpose),
         {"op.pool2d",
          spec({{"N", I},
                {"C", I},

@@ -91,10 +91,12 @@ Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
                 return tessel::max(read(b, c, y, xx, min_value(t)), {ry, rx});
             },
             n);
+    // 16-bit floats sum and divide in float32 (op/Matmul.h's accumulation).
+    const internal::Accumulation acc = internal::accumulation(t, std::nullopt, op);
     Tensor total = compute(
         shape,
         [&](Var b, Var c, Var y, Var xx) {
-            return tessel::sum(read(b, c, y, xx, make_zero(t)), {ry, rx});
+            return tessel::sum(acc.widen(read(b, c, y, xx, make_zero(t))), {ry, rx});
         },
         n + ".sum");
     return compute(
@@ -102,7 +104,7 @@ Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
         [&](Var b, Var c, Var y, Var xx) {
             Expr count =
                 count_include_pad ? Expr(int(window[0] * window[1])) : valid_count(g, y, xx);
-            return total(b, c, y, xx) / tessel::cast(t, count);
+            return acc.narrow(total(b, c, y, xx) / tessel::cast(acc.accumulate, count));
         },
         n);
 }
@@ -111,7 +113,8 @@ Tensor global_pool2d(const Tensor& x, PoolKind kind, const std::string& name) {
     const std::string n =
         internal::name_or(name, std::string("global_") + pool_kind_name(kind) + "_pool2d");
     internal::check_rank(x, 4, n.c_str(), "x");
-    return kind == PoolKind::Max ? max(x, {2, 3}, true, n) : mean(x, {2, 3}, true, n);
+    return kind == PoolKind::Max ? max(x, {2, 3}, true, n)
+                                 : mean(x, {2, 3}, true, std::nullopt, n);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, const std::string& name) {
@@ -135,20 +138,21 @@ Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, const 
     };
     std::vector<Expr> oshape = {x.shape()[0], x.shape()[1], make_const(Int(32), out_h),
                                 make_const(Int(32), out_w)};
+    const internal::Accumulation acc = internal::accumulation(x.dtype(), std::nullopt, op);
     Tensor total = compute(
         oshape,
         [&](Var b, Var c, Var y, Var xx) {
             Expr iy = start(y, 0) + ry.var(), ix = start(xx, 1) + rx.var();
             Expr inside = iy < end(y, 0) && ix < end(xx, 1);
-            return tessel::sum(if_then_else(inside, x(b, c, iy, ix), make_zero(x.dtype())),
-                               {ry, rx});
+            return tessel::sum(
+                acc.widen(if_then_else(inside, x(b, c, iy, ix), make_zero(x.dtype()))), {ry, rx});
         },
         name + ".sum");
     return compute(
         oshape,
         [&](Var b, Var c, Var y, Var xx) {
             Expr count = (end(y, 0) - start(y, 0)) * (end(xx, 1) - start(xx, 1));
-            return total(b, c, y, xx) / tessel::cast(x.dtype(), count);
+            return acc.narrow(total(b, c, y, xx) / tessel::cast(acc.accumulate, count));
         },
         name);
 }

@@ -78,22 +78,39 @@ Tensor reduce_one(const Tensor& x, const std::vector<int64_t>& axis, bool keepdi
 
 }  // namespace
 
+namespace {
+
+// The sum of x over `axis` in the accumulator's type.
+Tensor wide_sum(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
+                const internal::Accumulation& acc, const std::string& name) {
+    return reduce_over(x, axis, keepdims, name, [&acc](Expr v, const std::vector<IterVar>& r) {
+        return std::vector<Expr>{tessel::sum(acc.widen(v), r)};
+    })[0];
+}
+
+}  // namespace
+
 Tensor sum(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
-           const std::string& name) {
-    return reduce_one(x, axis, keepdims, name, &tessel::sum);
+           std::optional<Type> out_dtype, const std::string& name) {
+    internal::Accumulation acc = internal::accumulation(x.dtype(), out_dtype, name.c_str());
+    if (acc.accumulate == acc.out) return wide_sum(x, axis, keepdims, acc, name);
+    Tensor total = wide_sum(x, axis, keepdims, acc, name + ".acc");
+    return unary(
+        total, [&acc](Expr e) { return acc.narrow(e); }, name);
 }
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,
-            const std::string& name) {
+            std::optional<Type> out_dtype, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
+    internal::Accumulation acc = internal::accumulation(x.dtype(), out_dtype, name.c_str());
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
     std::vector<bool> reduced = reduced_axes(axis, shape.size(), name.c_str());
     int64_t count = 1;
     for (size_t d = 0; d < shape.size(); ++d) count *= reduced[d] ? shape[d] : 1;
-    Tensor total = reduce_one(x, axis, keepdims, name + ".sum", &tessel::sum);
+    Tensor total = wide_sum(x, axis, keepdims, acc, name + ".sum");
     const double inv = 1.0 / static_cast<double>(count);
     return unary(
-        total, [inv](Expr e) { return e * make_const(e.type(), inv); }, name);
+        total, [inv, &acc](Expr e) { return acc.narrow(e * make_const(e.type(), inv)); }, name);
 }
 
 Tensor max(const Tensor& x, const std::vector<int64_t>& axis, bool keepdims,

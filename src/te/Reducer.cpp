@@ -177,6 +177,55 @@ Expr min(Expr source, const std::vector<IterVar>& axis, Expr where) {
 }
 
 namespace {
+
+// Significand bits (with the implicit one) and largest binary exponent of a float type.
+std::pair<int, int> float_format(Type t) {
+    if (t.is_bfloat()) return {8, 127};
+    if (t.bits == 16) return {11, 15};
+    if (t.bits == 32) return {24, 127};
+    return {53, 1023};
+}
+
+// Whether every value of `from` is a value of `to` (scalar types).
+bool holds_every_value(Type to, Type from) {
+    if (to == from) return true;
+    if (from.is_bool()) return !to.is_bool() && !to.is_handle();
+    if (from.is_float()) {
+        if (!to.is_float()) return false;
+        auto [fm, fe] = float_format(from);
+        auto [tm, te] = float_format(to);
+        return tm >= fm && te >= fe;
+    }
+    if (!from.is_int_or_uint()) return false;
+    // An integer's magnitude bits: all of them for unsigned, one fewer for signed.
+    const int magnitude = from.is_uint() ? from.bits : from.bits - 1;
+    if (to.is_float()) return float_format(to).first >= magnitude;
+    if (to.is_uint()) return from.is_uint() && to.bits >= from.bits;
+    return to.is_int() && to.bits - 1 >= magnitude;
+}
+
+// `source` as the accumulator type `accumulate`, which must hold every value of the source's.
+Expr accumulated(const char* reducer, Type accumulate, Expr source) {
+    if (!source.defined()) TESSEL_THROW(DSLError) << reducer << ": the source is undefined";
+    const Type from = source.type().element_of();
+    if (!accumulate.is_scalar() || !holds_every_value(accumulate, from))
+        TESSEL_THROW(DSLError) << reducer << ": cannot accumulate " << from << " values in "
+                               << accumulate << ", which does not hold every " << from
+                               << " value (the accumulator must be at least as wide as the "
+                                  "operands; cast the result to narrow it)";
+    return cast(accumulate, std::move(source));
+}
+
+}  // namespace
+
+Expr sum(Expr source, const std::vector<IterVar>& axis, Type accumulate, Expr where) {
+    return sum(accumulated("sum", accumulate, std::move(source)), axis, std::move(where));
+}
+Expr prod(Expr source, const std::vector<IterVar>& axis, Type accumulate, Expr where) {
+    return prod(accumulated("prod", accumulate, std::move(source)), axis, std::move(where));
+}
+
+namespace {
 // argmax (want_max) or argmin over (index, value) pairs; see Operation.h for why it is
 // associative and commutative, and why the identity never wins a tie.
 std::vector<Expr> arg_reduce(bool want_max, Expr index, Expr value,

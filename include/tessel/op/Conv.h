@@ -5,14 +5,18 @@
 //   Tensor y = op::conv2d_nchw(x, w, p);            // x (N, C, H, W), w (K, C / groups, R, S)
 //
 // Zero padding is a stage of its own (`<name>.pad`, a select on the bounds) that
-// default_schedule() inlines into the convolution. The convolution sums in the operands' dtype.
+// default_schedule() inlines into the convolution. The convolution accumulates as matmul does
+// (op/Matmul.h): float16/bfloat16 in float32, 8- and 16-bit integers in int32, with
+// `Conv2DParams::out_dtype` choosing the result's type ("<name>.acc" and a cast stage when it
+// differs from the accumulator's).
 // DSLError names the operator and the parameter: negative padding, a stride or dilation below 1,
 // groups that do not divide the channels, a channel mismatch, a (dilated) kernel larger than the
-// padded input, operands of the wrong rank or of different dtypes.
+// padded input, operands of the wrong rank or of different dtypes, an out_dtype as matmul refuses.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "tessel/te/Operation.h"
@@ -25,6 +29,7 @@ struct Conv2DParams {
     std::array<int64_t, 4> padding = {0, 0, 0, 0};  ///< (top, left, bottom, right), each >= 0
     std::array<int64_t, 2> dilation = {1, 1};       ///< (vertical, horizontal), each >= 1
     int64_t groups = 1;                             ///< divides the input and output channels
+    std::optional<Type> out_dtype = std::nullopt;  ///< the result's type (unset: the default)
 };
 
 /// Padding of `p` on every side.

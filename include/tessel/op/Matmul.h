@@ -3,12 +3,19 @@
 //   Tensor C = op::matmul(A, B);                          // (M, K) x (K, N)
 //   Tensor Y = op::dense(X, W, bias, Activation::ReLU);   // X (M, K), W (N, K): relu(X W^T + b)
 //
-// Each builds one reduction stage (summing in the operands' dtype); dense adds one element-wise
-// epilogue stage (bias and activation) that default_schedule() fuses into the product's loops.
+// Each builds one reduction stage; dense adds one element-wise epilogue stage (bias and
+// activation) that default_schedule() fuses into the product's loops. Low precision accumulates
+// wide (as PyTorch): float16 and bfloat16 operands are multiplied and summed in float32 and the
+// result returned in their own type; int8, uint8, int16 operands in int32, returned as int32.
+// `out_dtype` (TOPI's name) chooses the result's type; a wider one widens the accumulator too
+// (float64). When the result's type differs from the accumulator's, the reduction is the stage
+// "<name>.acc" and a cast stage "<name>" follows it (dense casts in its epilogue).
 // Misuse throws DSLError naming the operator and the parameter: operands that are not 2-D (3-D
-// for batch_matmul), inner extents that differ, mismatched dtypes, a bias of the wrong length.
+// for batch_matmul), inner extents that differ, mismatched dtypes, a bias of the wrong length, an
+// integer out_dtype for float operands or one narrower than int32 for integer operands.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "tessel/op/Elementwise.h"
@@ -18,17 +25,20 @@ namespace tessel::op {
 /// C[i, j] = sum_k A[i, k] * B[k, j], with A read as A^T when `transpose_a` (A is then (K, M))
 /// and B as B^T when `transpose_b` (B is then (N, K)).
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
-              const std::string& name = "matmul");
+              std::optional<Type> out_dtype = std::nullopt, const std::string& name = "matmul");
 
 /// C[n, i, j] = sum_k A[n, i, k] * B[n, k, j] (transposes as matmul, of the last two axes). A
 /// batch extent of 1 in one operand broadcasts.
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
-                    bool transpose_b = false, const std::string& name = "batch_matmul");
+                    bool transpose_b = false, std::optional<Type> out_dtype = std::nullopt,
+                    const std::string& name = "batch_matmul");
 
 /// Y[i, j] = act(sum_k X[i, k] * W[j, k] + bias[j]): a fully connected layer, W of shape
 /// (units, K) as in TVM and PyTorch. `bias` may be undefined (Tensor()); it must be (units,).
-/// Without bias and activation the product itself is returned.
+/// Without bias and activation the product itself is returned. Bias and activation are applied
+/// in the accumulator's type, then the result narrowed to `out_dtype`.
 Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
-             Activation act = Activation::None, const std::string& name = "dense");
+             Activation act = Activation::None, std::optional<Type> out_dtype = std::nullopt,
+             const std::string& name = "dense");
 
 }  // namespace tessel::op

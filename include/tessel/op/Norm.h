@@ -1,6 +1,8 @@
 // Normalisations of the operator library (docs/operators.md): softmax, log_softmax, layer_norm,
-// rms_norm and batch_norm (inference). Float dtypes only. Each is a few stages: reductions over
-// the normalised axis (row max, sums), then one element-wise stage that reads them.
+// rms_norm and batch_norm (inference). Float dtypes only; float16 and bfloat16 inputs are
+// computed in float32 (exponentials, sums, statistics) and the result returned in their type.
+// Each is a few stages: reductions over the normalised axis (row max, sums), then one
+// element-wise stage that reads them.
 //
 //   Tensor y = op::layer_norm(x, gamma, beta);     // over the last axis, eps 1e-5
 //

@@ -209,6 +209,13 @@ Expr sum(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
 Expr max(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
 Expr min(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
 Expr prod(Expr source, const std::vector<IterVar>& axis, Expr where = Expr());
+/// sum and prod accumulating in `accumulate` (the source cast to it): `sum(A(i, k), {k},
+/// Float(32))` is TVM's `te.sum(A[i, k].astype("float32"), k)`, the idiom for a float16 or int8
+/// source. DSLError when `accumulate` does not hold every value of the source's type (float32
+/// holds float16, bfloat16 and 8- and 16-bit integers; int32 holds int8, uint8, int16; a
+/// narrower or different-kind accumulator is refused).
+Expr sum(Expr source, const std::vector<IterVar>& axis, Type accumulate, Expr where = Expr());
+Expr prod(Expr source, const std::vector<IterVar>& axis, Type accumulate, Expr where = Expr());
 
 /// Arg-max over one value: returns {index, value} Reduces for compute_multi. `index` is the
 /// integer expression recorded for each point (e.g. the axis variable).

@@ -38,10 +38,14 @@ ParamKind param_kind(const WorkloadParam& value);
 /// The value for messages: 512, 0.5, "NCHW", float32, [3, 3].
 std::string param_to_string(const WorkloadParam& value);
 
-/// A declared parameter: its name (for messages) and kind.
+/// A declared parameter: its name (for messages) and kind. An optional parameter may be left out
+/// of a workload's parameters (and so of its key); the builder then receives fewer of them. Only
+/// trailing parameters are optional, so that a parameter added later with a default keeps the
+/// keys of the instances made before it (the operator library's `out_dtype`).
 struct WorkloadParamSpec {
     std::string name;
     ParamKind kind = ParamKind::Any;
+    bool optional = false;
 };
 
 /// Builds a workload's DAG from parameters already checked against its declaration.

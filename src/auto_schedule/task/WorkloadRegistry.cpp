@@ -44,8 +44,16 @@ std::string names_list(const Registry& r) {
 std::string signature(const std::string& name, const std::vector<WorkloadParamSpec>& params) {
     std::string s = name + "(";
     for (size_t i = 0; i < params.size(); ++i)
-        s += (i ? ", " : "") + params[i].name + ": " + param_kind_name(params[i].kind);
+        s += (i ? ", " : "") + params[i].name + (params[i].optional ? "?: " : ": ") +
+             param_kind_name(params[i].kind);
     return s + ")";
+}
+
+// How many parameters an instance must give: those before the first optional one.
+size_t required_params(const std::vector<WorkloadParamSpec>& params) {
+    size_t n = 0;
+    while (n < params.size() && !params[n].optional) ++n;
+    return n;
 }
 
 // The entry of `name`, copied so that the builder runs outside the lock.
@@ -85,6 +93,12 @@ void register_workload(const std::string& name, std::vector<WorkloadParamSpec> p
     if (name.empty()) TESSEL_THROW(DSLError) << "register_workload: the name is empty";
     if (!builder)
         TESSEL_THROW(DSLError) << "register_workload('" << name << "'): the builder is empty";
+    for (size_t i = required_params(params); i < params.size(); ++i)
+        if (!params[i].optional)
+            TESSEL_THROW(DSLError) << "register_workload('" << name << "'): parameter '"
+                                   << params[i].name
+                                   << "' follows an optional one (only trailing parameters may "
+                                      "be optional)";
     Registry& r = registry();
     Entry old;  // destroyed outside the lock (a Python builder takes the GIL to be released)
     {
@@ -124,8 +138,13 @@ std::vector<WorkloadParamSpec> workload_param_specs(const std::string& name) {
 
 TensorDAG make_workload(const std::string& name, const WorkloadParams& params) {
     Entry entry = find_entry(name, "make_workload");
-    if (params.size() != entry.params.size())
-        TESSEL_THROW(DSLError) << "make_workload('" << name << "'): expects " << entry.params.size()
+    const size_t required = required_params(entry.params);
+    if (params.size() < required || params.size() > entry.params.size())
+        TESSEL_THROW(DSLError) << "make_workload('" << name << "'): expects "
+                               << (required == entry.params.size()
+                                       ? std::to_string(required)
+                                       : std::to_string(required) + " to " +
+                                             std::to_string(entry.params.size()))
                                << " parameter(s), " << signature(name, entry.params) << ", got "
                                << params.size();
     WorkloadParams checked;
