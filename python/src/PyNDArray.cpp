@@ -159,6 +159,12 @@ int dlpack_device_type(const py::object& obj) {
 
 NDArray nd_array(py::object obj, py::object dtype, py::object device, py::object copy) {
     Device dev = to_device(device);
+    if (!py::isinstance<NDArray>(obj) && !py::isinstance<py::array>(obj) &&
+        py::hasattr(obj, "__dlpack__") && dlpack_device_type(obj) == dlpack::kDLCPU) {
+        // A host tensor other than numpy's (torch, JAX ...): viewed through DLPack, then taken as
+        // a tessel NDArray. Its __array__ would fail on a dtype numpy lacks (torch.bfloat16).
+        obj = py::cast(from_dlpack(obj, py::none()));
+    }
     if (py::isinstance<NDArray>(obj) && dtype.is_none()) {
         NDArray x = obj.cast<NDArray>();
         if (x.device() == dev && (copy.is_none() || !copy.cast<bool>())) return x;

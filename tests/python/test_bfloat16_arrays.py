@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import requires_llvm
+from util import build_bfloat16, requires_llvm
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -101,17 +101,6 @@ def test_without_ml_dtypes_a_bfloat16_numpy_array_is_an_import_error(monkeypatch
 
 # --- Kernels: bfloat16 parameters take ml_dtypes arrays as float32 parameters take numpy's.
 
-def build_bf16(s, args):
-    try:
-        return ts.build(s, args, target="llvm")
-    except ts.TesselRuntimeError as e:
-        if "__truncsfbf2" not in str(e):
-            raise
-        # Without AVX512-BF16, LLVM rounds float32 to bfloat16 through a compiler-rt call that
-        # tessel's JIT does not resolve (a codegen limitation, not the arrays').
-        pytest.xfail("this host's LLVM lowers float32 -> bfloat16 to __truncsfbf2")
-
-
 def random_bf16(n, seed):
     # Normal numbers only: a subnormal bfloat16 result is flushed to zero on hosts whose LLVM
     # rounds with vcvtneps2bf16, which is not what these tests are about.
@@ -124,7 +113,7 @@ def test_bfloat16_add_kernel_takes_ml_dtypes_arrays():
     A = ts.placeholder((n,), name="A", dtype="bfloat16")
     B = ts.placeholder((n,), name="B", dtype="bfloat16")
     C = ts.compute((n,), lambda i: A[i] + B[i], name="C")
-    f = build_bf16(ts.create_schedule(C), [A, B, C])
+    f = build_bfloat16(ts.create_schedule(C), [A, B, C])
     for seed in range(3):  # the first call checks everything, the next ones hit the call cache
         a, b = random_bf16(n, seed), random_bf16(n, seed + 10)
         c = np.zeros(n, BF16)
@@ -148,7 +137,7 @@ def test_bfloat16_add_kernel_takes_ml_dtypes_arrays():
 def test_bfloat16_kernel_rejects_other_dtypes_by_name():
     A = ts.placeholder((8,), name="A", dtype="bfloat16")
     B = ts.compute((8,), lambda i: A[i] * 2, name="B")
-    f = build_bf16(ts.create_schedule(B), [A, B])
+    f = build_bfloat16(ts.create_schedule(B), [A, B])
     a, b = random_bf16(8, 0), np.zeros(8, BF16)
     f(a, b)  # cache the bfloat16 call first: a float32 array must not hit it
     with pytest.raises(ts.TesselRuntimeError, match="'B'.*expected dtype bfloat16, got float32"):
@@ -169,7 +158,7 @@ def test_cast_kernel_rounds_float32_like_ml_dtypes():
     n = 256
     X = ts.placeholder((n,), name="X")
     Y = ts.compute((n,), lambda i: X[i].astype("bfloat16"), name="Y")
-    f = build_bf16(ts.create_schedule(Y), [X, Y])
+    f = build_bfloat16(ts.create_schedule(Y), [X, Y])
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32) * 1000
     x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 5 * 2**-8), 1 + 2**-8 + 2**-20]  # ties and near
     y = np.zeros(n, BF16)
