@@ -38,7 +38,8 @@ struct ExchangeAPI {
 // What the signature check read of one argument.
 struct ArgKey {
     uint8_t kind = 0;  // 1 NDArray, 2 numpy, 3 DLPack exchange
-    uint8_t code = 0, bits = 0, writeable = 0;
+    uint8_t bits = 0, writeable = 0;
+    int32_t code = 0;  // numpy's: the type number, 256 and up for a user dtype (ml_dtypes')
     uint16_t lanes = 0;
     int8_t ndim = 0;
     int8_t dev_type = 0;
@@ -87,7 +88,7 @@ bool read_numpy(py::handle h, ArgKey& k, void*& data) {
     if (a->nd > kMaxDims) return false;
     k.kind = 2;
     k.dev_type = static_cast<int8_t>(DeviceType::CPU);
-    k.code = static_cast<uint8_t>(d->type_num);
+    k.code = d->type_num;
     k.bits = static_cast<uint8_t>(d->byteorder);
     k.lanes = static_cast<uint16_t>(d->kind);
     k.ndim = static_cast<int8_t>(a->nd);

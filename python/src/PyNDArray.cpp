@@ -11,6 +11,9 @@
 // the producer orders its pending work before it; exporting a CUDA array to a consumer that names
 // a stream synchronises the device first (tessel does not track which stream wrote an array).
 // Copies between the host and a device release the GIL.
+//
+// bfloat16: numpy has none of its own; tessel's bfloat16 arrays are numpy arrays of ml_dtypes'
+// bfloat16 (the dtype JAX uses), an optional import made only when such an array is asked for.
 #include <pybind11/numpy.h>
 
 #include "PyCommon.h"
@@ -28,6 +31,26 @@ std::shared_ptr<void> keep_python_alive(py::object o) {
     });
 }
 
+// Whether `d` is ml_dtypes' bfloat16. An array of that dtype exists only once ml_dtypes has been
+// imported, so this looks in sys.modules and imports nothing. Compared by equality, not by name:
+// ml_dtypes' other dtypes (float8_e4m3fn ...) share its kind, 'V'.
+bool is_ml_dtypes_bfloat16(const py::dtype& d) {
+    py::object ml_dtypes = py::module_::import("sys").attr("modules").attr("get")("ml_dtypes");
+    return !ml_dtypes.is_none() && d.equal(py::dtype::from_args(ml_dtypes.attr("bfloat16")));
+}
+
+// ml_dtypes' bfloat16, imported on first use.
+py::dtype ml_dtypes_bfloat16() {
+    try {
+        return py::dtype::from_args(py::module_::import("ml_dtypes").attr("bfloat16"));
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ImportError)) throw;
+        throw py::import_error(
+            "a bfloat16 numpy array needs the ml_dtypes package (pip install ml_dtypes): numpy "
+            "has no bfloat16 of its own (or exchange the array through DLPack, e.g. with torch)");
+    }
+}
+
 DataType dtype_of_numpy(const py::dtype& d) {
     char kind = d.kind();
     uint8_t bits = static_cast<uint8_t>(d.itemsize() * 8);
@@ -36,10 +59,14 @@ DataType dtype_of_numpy(const py::dtype& d) {
         case 'i': return DataType{DataTypeCode::Int, bits, 1};
         case 'u': return DataType{DataTypeCode::UInt, bits, 1};
         case 'b': return DataType{DataTypeCode::Bool, 8, 1};
+        case 'V':
+            if (is_ml_dtypes_bfloat16(d)) return DataType{DataTypeCode::BFloat, 16, 1};
+            break;
         default: break;
     }
     throw py::type_error("numpy dtype " + py::str(py::handle(d)).cast<std::string>() +
-                         " has no tessel equivalent (float, int, uint or bool)");
+                         " has no tessel equivalent (float, int, uint, bool or ml_dtypes' "
+                         "bfloat16)");
 }
 
 py::dtype numpy_dtype_of(DataType t) {
@@ -49,6 +76,9 @@ py::dtype numpy_dtype_of(DataType t) {
             case DataTypeCode::Int: return py::dtype("int" + std::to_string(t.bits));
             case DataTypeCode::UInt: return py::dtype("uint" + std::to_string(t.bits));
             case DataTypeCode::Bool: return py::dtype("bool");
+            case DataTypeCode::BFloat:
+                if (t.bits == 16) return ml_dtypes_bfloat16();
+                break;
             default: break;
         }
     }
@@ -129,6 +159,12 @@ int dlpack_device_type(const py::object& obj) {
 
 NDArray nd_array(py::object obj, py::object dtype, py::object device, py::object copy) {
     Device dev = to_device(device);
+    if (!py::isinstance<NDArray>(obj) && !py::isinstance<py::array>(obj) &&
+        py::hasattr(obj, "__dlpack__") && dlpack_device_type(obj) == dlpack::kDLCPU) {
+        // A host tensor other than numpy's (torch, JAX ...): viewed through DLPack, then taken as
+        // a tessel NDArray. Its __array__ would fail on a dtype numpy lacks (torch.bfloat16).
+        obj = py::cast(from_dlpack(obj, py::none()));
+    }
     if (py::isinstance<NDArray>(obj) && dtype.is_none()) {
         NDArray x = obj.cast<NDArray>();
         if (x.device() == dev && (copy.is_none() || !copy.cast<bool>())) return x;
@@ -152,9 +188,10 @@ NDArray nd_array(py::object obj, py::object dtype, py::object device, py::object
         return x.copy_to_device(dev);
     }
     py::object np = py::module_::import("numpy");
-    py::array a = dtype.is_none()
-                      ? py::array(np.attr("asarray")(obj))
-                      : py::array(np.attr("asarray")(obj, py::str(to_type(dtype).str())));
+    py::array a =
+        dtype.is_none()
+            ? py::array(np.attr("asarray")(obj))
+            : py::array(np.attr("asarray")(obj, numpy_dtype_of(to_data_type(to_type(dtype)))));
     bool must_copy = !copy.is_none() && copy.cast<bool>();
     bool may_copy = copy.is_none() || copy.cast<bool>();
     std::string why = "it lives on " + dev.str();
