@@ -97,8 +97,8 @@ void def_elementwise(py::module_& m) {
 }
 
 void def_matmul(py::module_& m) {
-    for (auto [name, fn] : {std::pair{"matmul", &op::matmul},
-                            std::pair{"batch_matmul", &op::batch_matmul}})
+    for (auto [name, fn] :
+         {std::pair{"matmul", &op::matmul}, std::pair{"batch_matmul", &op::batch_matmul}})
         m.def(
             name,
             [fn](const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
@@ -137,16 +137,16 @@ void def_conv(py::module_& m) {
             return op::depthwise_conv2d_nchw(
                 x, w, conv_params(stride, padding, dilation, 1, out_dtype), name);
         },
-        "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1,
-        "out_dtype"_a = py::none(), "name"_a = "depthwise_conv2d_nchw");
+        "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "out_dtype"_a = py::none(),
+        "name"_a = "depthwise_conv2d_nchw");
     m.def(
         "conv2d_transpose_nchw",
         [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
            py::object dilation, py::object output_padding, py::object out_dtype,
            const std::string& name) {
-            return op::conv2d_transpose_nchw(
-                x, w, conv_params(stride, padding, dilation, 1, out_dtype),
-                to_array<2>(output_padding, "output_padding"), name);
+            return op::conv2d_transpose_nchw(x, w,
+                                             conv_params(stride, padding, dilation, 1, out_dtype),
+                                             to_array<2>(output_padding, "output_padding"), name);
         },
         "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "output_padding"_a = 0,
         "out_dtype"_a = py::none(), "name"_a = "conv2d_transpose_nchw");

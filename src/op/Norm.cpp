@@ -76,8 +76,7 @@ Tensor softmax(const Tensor& x, int64_t axis, const std::string& name) {
     // One division per row, not per element: the kernels are bound by memory, and a division
     // per element costs more than the loads on a GPU (within a rounding of e / s).
     return binary(
-        e, s,
-        [&acc](Expr a, Expr t) { return acc.narrow(a * (make_const(t.type(), 1.0) / t)); },
+        e, s, [&acc](Expr a, Expr t) { return acc.narrow(a * (make_const(t.type(), 1.0) / t)); },
         name);
 }
 

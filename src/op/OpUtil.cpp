@@ -65,8 +65,9 @@ Accumulation accumulation(Type in, std::optional<Type> out_dtype, const char* op
                       " (a float product is not an integer; cast the result instead)");
     if (in.is_int_or_uint() && out.is_int_or_uint() && out.bits < natural.bits)
         bad_param(op, "out_dtype",
-                  "is " + out.str() + ", narrower than the " + natural.str() +
-                      " accumulator of " + in.str() + " operands (an integer product is "
+                  "is " + out.str() + ", narrower than the " + natural.str() + " accumulator of " +
+                      in.str() +
+                      " operands (an integer product is "
                       "returned in at least 32 bits)");
     // A wider result of the accumulator's kind widens the accumulator (float64, int64).
     const bool same_kind = out.is_float() == natural.is_float();

@@ -271,8 +271,9 @@ std::vector<WorkloadDefinition> tensor_workloads() {
                                      return reduction(p, k, out);
                                  }));
     for (const char* kind : {"max", "min", "argmax", "argmin"})
-        w.push_back({std::string("op.") + kind, spec({{"shape", L}, {"axis", L}, {"keepdims", I}}),
-                     [k = std::string(kind)](const P& p) { return reduction(p, k, std::nullopt); }});
+        w.push_back(
+            {std::string("op.") + kind, spec({{"shape", L}, {"axis", L}, {"keepdims", I}}),
+             [k = std::string(kind)](const P& p) { return reduction(p, k, std::nullopt); }});
     return w;
 }
 
@@ -289,7 +290,8 @@ std::vector<WorkloadDefinition> nn_workloads() {
                       {"groups", I}});
     std::vector<WorkloadDefinition> w = {
         accumulating(
-            "op.matmul", spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
+            "op.matmul",
+            spec({{"M", I}, {"N", I}, {"K", I}, {"transpose_a", I}, {"transpose_b", I}}),
             [](const P& p, std::optional<Type> out) {
                 bool ta = integer(p, 3) != 0, tb = integer(p, 4) != 0;
                 int64_t m = integer(p, 0), n = integer(p, 1), k = integer(p, 2);

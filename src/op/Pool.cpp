@@ -113,8 +113,7 @@ Tensor global_pool2d(const Tensor& x, PoolKind kind, const std::string& name) {
     const std::string n =
         internal::name_or(name, std::string("global_") + pool_kind_name(kind) + "_pool2d");
     internal::check_rank(x, 4, n.c_str(), "x");
-    return kind == PoolKind::Max ? max(x, {2, 3}, true, n)
-                                 : mean(x, {2, 3}, true, std::nullopt, n);
+    return kind == PoolKind::Max ? max(x, {2, 3}, true, n) : mean(x, {2, 3}, true, std::nullopt, n);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w, const std::string& name) {

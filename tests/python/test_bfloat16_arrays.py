@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import build_bfloat16, requires_llvm
+from util import requires_llvm
 
 # A dependency of tessel (pyproject.toml), installed by scripts/test.sh; a Python without it (the
 # GPU host's) skips this file.
@@ -105,9 +105,9 @@ def test_without_ml_dtypes_a_bfloat16_numpy_array_is_an_import_error(monkeypatch
 # --- Kernels: bfloat16 parameters take ml_dtypes arrays as float32 parameters take numpy's.
 
 def random_bf16(n, seed):
-    # Normal numbers only: a subnormal bfloat16 result is flushed to zero on hosts whose LLVM
-    # rounds with vcvtneps2bf16, which is not what these tests are about.
-    return np.random.default_rng(seed).standard_normal(n).astype(np.float32).astype(BF16)
+    x = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    x[:2] = [2.0**-130, -(2.0**-128)]  # subnormals: rounded, never flushed to zero
+    return x.astype(BF16)
 
 
 @requires_llvm
@@ -116,7 +116,7 @@ def test_bfloat16_add_kernel_takes_ml_dtypes_arrays():
     A = ts.placeholder((n,), name="A", dtype="bfloat16")
     B = ts.placeholder((n,), name="B", dtype="bfloat16")
     C = ts.compute((n,), lambda i: A[i] + B[i], name="C")
-    f = build_bfloat16(ts.create_schedule(C), [A, B, C])
+    f = ts.build(ts.create_schedule(C), [A, B, C], target="llvm")
     for seed in range(3):  # the first call checks everything, the next ones hit the call cache
         a, b = random_bf16(n, seed), random_bf16(n, seed + 10)
         c = np.zeros(n, BF16)
@@ -140,7 +140,7 @@ def test_bfloat16_add_kernel_takes_ml_dtypes_arrays():
 def test_bfloat16_kernel_rejects_other_dtypes_by_name():
     A = ts.placeholder((8,), name="A", dtype="bfloat16")
     B = ts.compute((8,), lambda i: A[i] * 2, name="B")
-    f = build_bfloat16(ts.create_schedule(B), [A, B])
+    f = ts.build(ts.create_schedule(B), [A, B], target="llvm")
     a, b = random_bf16(8, 0), np.zeros(8, BF16)
     f(a, b)  # cache the bfloat16 call first: a float32 array must not hit it
     with pytest.raises(ts.TesselRuntimeError, match="'B'.*expected dtype bfloat16, got float32"):
@@ -157,14 +157,21 @@ def test_bfloat16_kernel_rejects_other_dtypes_by_name():
 
 
 @requires_llvm
-def test_cast_kernel_rounds_float32_like_ml_dtypes():
+@pytest.mark.parametrize("target", ["llvm", "llvm -mcpu=x86-64"])  # with and without AVX512-BF16
+def test_cast_kernel_rounds_float32_like_ml_dtypes(target):
     n = 256
     X = ts.placeholder((n,), name="X")
     Y = ts.compute((n,), lambda i: X[i].astype("bfloat16"), name="Y")
-    f = build_bfloat16(ts.create_schedule(Y), [X, Y])
+    s = ts.create_schedule(Y)
+    s[Y].vectorize(s[Y].split(Y.op.axis[0], 16)[1])
+    f = ts.build(s, [X, Y], target=target)
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32) * 1000
     x[:4] = [1 + 2**-8, 1 + 3 * 2**-8, -(1 + 5 * 2**-8), 1 + 2**-8 + 2**-20]  # ties and near
+    # Subnormals (rounded as any value, whatever the CPU's bfloat16 instructions do), a tie
+    # between subnormals, infinities and a NaN (kept a quiet NaN).
+    x[4:10] = [2.0**-130, -3 * 2.0**-134, 3 * 2.0**-134 / 2, np.inf, -np.inf, np.nan]
     y = np.zeros(n, BF16)
     f(x, y)
     np.testing.assert_array_equal(bits_of(y), bits_of(x.astype(BF16)))
     assert bits_of(y[:4]).tolist() == [0x3F80, 0x3F82, 0xBF82, 0x3F81]
+    assert bits_of(y[4:6]).tolist() == [0x0008, 0x8002]  # 8 quanta; a tie between 1 and 2

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tessel as ts
-from util import build_bfloat16, requires_llvm
+from util import requires_llvm
 
 kDLFloat, kDLBfloat = 2, 4
 
@@ -125,7 +125,7 @@ def test_torch_bfloat16_kernel_arguments():
     A = ts.placeholder((n,), name="A", dtype="bfloat16")
     B = ts.placeholder((n,), name="B", dtype="bfloat16")
     C = ts.compute((n,), lambda i: A[i] + B[i], name="C")
-    f = build_bfloat16(ts.create_schedule(C), [A, B, C])
+    f = ts.build(ts.create_schedule(C), [A, B, C], target="llvm")
     g = torch.Generator().manual_seed(0)
     a = torch.randn(n, generator=g).to(torch.bfloat16)
     b = torch.randn(n, generator=g).to(torch.bfloat16)

@@ -27,18 +27,6 @@ def run(args, inputs, schedule=None, outputs=None):
     return results if len(results) > 1 else results[0]
 
 
-def build_bfloat16(s, args):
-    """ts.build(s, args, target="llvm") for a kernel that rounds to bfloat16; an expected failure
-    (xfail) on hosts without AVX512-BF16, where LLVM rounds through compiler-rt's __truncsfbf2,
-    which tessel's JIT does not resolve (a codegen limitation)."""
-    try:
-        return ts.build(s, args, target="llvm")
-    except ts.TesselRuntimeError as e:
-        if "__truncsfbf2" not in str(e):
-            raise
-        pytest.xfail("this host's LLVM lowers float32 -> bfloat16 to __truncsfbf2")
-
-
 def check_matmul_kernel(f, n):
     """Runs the built n x n x n matmul `f` (a, b, c) on random arrays and checks it with numpy."""
     a = np.random.rand(n, n).astype("float32")

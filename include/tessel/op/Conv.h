@@ -29,7 +29,7 @@ struct Conv2DParams {
     std::array<int64_t, 4> padding = {0, 0, 0, 0};  ///< (top, left, bottom, right), each >= 0
     std::array<int64_t, 2> dilation = {1, 1};       ///< (vertical, horizontal), each >= 1
     int64_t groups = 1;                             ///< divides the input and output channels
-    std::optional<Type> out_dtype = std::nullopt;  ///< the result's type (unset: the default)
+    std::optional<Type> out_dtype = std::nullopt;   ///< the result's type (unset: the default)
 };
 
 /// Padding of `p` on every side.

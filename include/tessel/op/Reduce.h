@@ -6,9 +6,9 @@
 //
 // sum and mean accumulate as matmul does (op/Matmul.h): float16/bfloat16 in float32 (the result
 // in the input's type), 8- and 16-bit integers in int32 (the result int32); `out_dtype` chooses
-// the result's type. An empty axis list reduces every axis. DSLError names the operator and `axis`: an axis out of
-// range or listed twice. argmax/argmin reduce one axis and return int32 indices (the first of
-// equal values, as NumPy).
+// the result's type. An empty axis list reduces every axis. DSLError names the operator and `axis`:
+// an axis out of range or listed twice. argmax/argmin reduce one axis and return int32 indices (the
+// first of equal values, as NumPy).
 #pragma once
 
 #include <cstdint>

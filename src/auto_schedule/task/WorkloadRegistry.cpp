@@ -95,10 +95,10 @@ void register_workload(const std::string& name, std::vector<WorkloadParamSpec> p
         TESSEL_THROW(DSLError) << "register_workload('" << name << "'): the builder is empty";
     for (size_t i = required_params(params); i < params.size(); ++i)
         if (!params[i].optional)
-            TESSEL_THROW(DSLError) << "register_workload('" << name << "'): parameter '"
-                                   << params[i].name
-                                   << "' follows an optional one (only trailing parameters may "
-                                      "be optional)";
+            TESSEL_THROW(DSLError)
+                << "register_workload('" << name << "'): parameter '" << params[i].name
+                << "' follows an optional one (only trailing parameters may "
+                   "be optional)";
     Registry& r = registry();
     Entry old;  // destroyed outside the lock (a Python builder takes the GIL to be released)
     {

@@ -74,7 +74,25 @@ llvm::Value* CodeGenLLVM::widen_half(llvm::Value* v, Type t) {
 
 llvm::Value* CodeGenLLVM::narrow_half(llvm::Value* v, Type t) {
     if (!t.is_float() || t.bits != 16) return v;
+    if (t.is_bfloat()) return round_to_bfloat(v, t.lanes);
     return builder_.CreateFPTrunc(v, llvm_type(t));
+}
+
+// float32 → bfloat16 rounded to nearest even in integer arithmetic, NaNs kept quiet. LLVM's
+// fptrunc to bfloat is a call to __truncsfbf2 (absent from the JIT's runtime) on CPUs without
+// AVX512-BF16, and flushes subnormals on those with it (vcvtneps2bf16); this is exact everywhere
+// and vectorises to a few integer instructions.
+llvm::Value* CodeGenLLVM::round_to_bfloat(llvm::Value* f32, int lanes) {
+    llvm::Type* i32 = llvm_type(Int(32, lanes));
+    auto splat = [&](uint32_t c) { return constant(Int(32, lanes), c); };
+    llvm::Value* bits = builder_.CreateBitCast(f32, i32);
+    llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(bits, splat(16)), splat(1));
+    llvm::Value* rounded = builder_.CreateAdd(bits, builder_.CreateAdd(splat(0x7fff), lsb));
+    llvm::Value* nan = builder_.CreateFCmpUNO(f32, f32);
+    llvm::Value* quiet = builder_.CreateOr(bits, splat(0x00400000));
+    llvm::Value* high = builder_.CreateLShr(builder_.CreateSelect(nan, quiet, rounded), splat(16));
+    llvm::Value* half = builder_.CreateTrunc(high, llvm_type(Int(16, lanes)));
+    return builder_.CreateBitCast(half, llvm_type(BFloat(16, lanes)));
 }
 
 llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
@@ -101,12 +119,12 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
             TESSEL_BINARY_CASE(Max)
 #undef TESSEL_BINARY_CASE
 #define TESSEL_COMPARE_CASE(T) \
-    case IRNodeType::T:        \
-        return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
-                TESSEL_COMPARE_CASE(EQ) TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT)
-                    TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+    case IRNodeType::T: return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
+            TESSEL_COMPARE_CASE(EQ)
+            TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT) TESSEL_COMPARE_CASE(LE)
+                TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
-                        case IRNodeType::And
+                    case IRNodeType::And
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));
@@ -158,9 +176,18 @@ llvm::Value* CodeGenLLVM::emit_cast(Type to, const Expr& value) {
             return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
         return builder_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     }
+    if (to.is_bfloat()) {
+        // Through float32 (float64 and 32-bit integers round twice), then rounded in integers.
+        llvm::Type* f32 = llvm_type(Float(32, to.lanes));
+        if (from.is_float())
+            v = from.bits == 16 ? widen_half(v, from) : builder_.CreateFPCast(v, f32);
+        else
+            v = from.is_int() ? builder_.CreateSIToFP(v, f32) : builder_.CreateUIToFP(v, f32);
+        return round_to_bfloat(v, to.lanes);
+    }
     if (to.is_float()) {
         if (from.is_float()) {
-            if (from.bits == 16 && to.bits == 16) v = widen_half(v, from);  // half <-> bfloat
+            if (from.bits == 16 && to.bits == 16) v = widen_half(v, from);  // bfloat -> half
             return builder_.CreateFPCast(v, dst);
         }
         return from.is_int() ? builder_.CreateSIToFP(v, dst) : builder_.CreateUIToFP(v, dst);

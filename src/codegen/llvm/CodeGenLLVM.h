@@ -110,6 +110,7 @@ private:
     llvm::BasicBlock* new_block(const std::string& name);
     llvm::Value* widen_half(llvm::Value* v, Type t);
     llvm::Value* narrow_half(llvm::Value* v, Type t);
+    llvm::Value* round_to_bfloat(llvm::Value* f32, int lanes);
 
     llvm::Module& module_;
     llvm::LLVMContext& context_;
