@@ -85,15 +85,16 @@ Tensor log_softmax(const Tensor& x, int64_t axis, const std::string& name) {
     internal::check_float(x, name.c_str(), "x");
     normalize_axis(axis, shape.size(), name.c_str());
     const internal::Accumulation acc = wide(x, name);
-    Tensor mx = max(x, {axis}, true, name + ".max");
+    // Every stage in the accumulator's type (its own stage for a 16-bit input, inlined).
+    Tensor xw = acc.accumulate == x.dtype() ? x : cast(x, acc.accumulate, name + ".wide");
+    Tensor mx = max(xw, {axis}, true, name + ".max");
     Tensor e = binary(
-        x, mx, [&acc](Expr a, Expr m) { return tessel::exp(acc.widen(a) - acc.widen(m)); },
-        name + ".exp");
+        xw, mx, [](Expr a, Expr m) { return tessel::exp(a - m); }, name + ".exp");
     Tensor s = sum(e, {axis}, true, std::nullopt, name + ".sum");
     Tensor shift = binary(
-        mx, s, [&acc](Expr m, Expr t) { return acc.widen(m) + tessel::log(t); }, name + ".shift");
+        mx, s, [](Expr m, Expr t) { return m + tessel::log(t); }, name + ".shift");
     return binary(
-        x, shift, [&acc](Expr a, Expr b) { return acc.narrow(acc.widen(a) - b); }, name);
+        xw, shift, [&acc](Expr a, Expr b) { return acc.narrow(a - b); }, name);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,

@@ -175,3 +175,24 @@ def test_cast_kernel_rounds_float32_like_ml_dtypes(target):
     np.testing.assert_array_equal(bits_of(y), bits_of(x.astype(BF16)))
     assert bits_of(y[:4]).tolist() == [0x3F80, 0x3F82, 0xBF82, 0x3F81]
     assert bits_of(y[4:6]).tolist() == [0x0008, 0x8002]  # 8 quanta; a tie between 1 and 2
+
+
+@requires_llvm
+@pytest.mark.parametrize("lanes", [16, 17, 3])
+def test_bfloat16_vectors_of_any_lane_count(lanes):
+    # bfloat16 vectors are their bits in LLVM (docs/codegen.md): a <17 x bfloat> copy or compare
+    # would not compile.
+    n = 4 * lanes
+    A = ts.placeholder((n,), name="A", dtype="bfloat16")
+    B = ts.compute((n,), lambda i: ts.if_then_else(A[i] > 0, A[i], A[i] * 0.5), name="B")
+    C = ts.compute((n,), lambda i: A[i], name="C")
+    s = ts.create_schedule([B, C])
+    for t in (B, C):
+        s[t].vectorize(s[t].split(t.op.axis[0], lanes)[1])
+    f = ts.build(s, [A, B, C], target="llvm")
+    a = random_bf16(n, 3)
+    b, c = np.zeros(n, BF16), np.zeros(n, BF16)
+    f(a, b, c)
+    af = a.astype(np.float32)
+    np.testing.assert_array_equal(bits_of(b), bits_of(np.where(af > 0, af, af * 0.5).astype(BF16)))
+    np.testing.assert_array_equal(bits_of(c), bits_of(a))

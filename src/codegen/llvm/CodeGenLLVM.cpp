@@ -3,6 +3,7 @@
 #include "codegen/llvm/CodeGenLLVM.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -35,7 +36,10 @@ llvm::Type* CodeGenLLVM::llvm_type(Type t) {
                    : t.bits == 32 ? llvm::Type::getFloatTy(context_)
                                   : llvm::Type::getDoubleTy(context_);
             break;
-        case TypeCode::BFloat: elem = llvm::Type::getBFloatTy(context_); break;
+        // bfloat16 values are their bits (i16): every operation widens them to float32 and rounds
+        // back in integers (widen_half, round_to_bfloat), and LLVM cannot legalise every bfloat
+        // vector (a <17 x bfloat> load or fpext is "cannot soft promote" on x86).
+        case TypeCode::BFloat: elem = llvm::Type::getInt16Ty(context_); break;
         case TypeCode::Handle: elem = llvm::PointerType::get(context_, 0); break;
     }
     if (t.lanes == 1) return elem;
@@ -62,6 +66,18 @@ llvm::Value* CodeGenLLVM::lookup(const Var& v) {
     return it->second;
 }
 
+namespace {
+
+// The bits of `v` rounded to bfloat16 (as the interpreter rounds it).
+int64_t bfloat_bits(double v) {
+    float f = static_cast<float>(round_to_float_type(v, BFloat(16)));
+    uint32_t bits = 0;
+    std::memcpy(&bits, &f, sizeof bits);
+    return static_cast<int64_t>(bits >> 16);
+}
+
+}  // namespace
+
 llvm::Value* CodeGenLLVM::constant(Type t, int64_t value) {
     return llvm::ConstantInt::get(llvm_type(t), static_cast<uint64_t>(value), t.is_int());
 }
@@ -69,6 +85,11 @@ llvm::Value* CodeGenLLVM::constant(Type t, int64_t value) {
 // float16 and bfloat16 compute in float32 and round back after each operation (ir/IR.h).
 llvm::Value* CodeGenLLVM::widen_half(llvm::Value* v, Type t) {
     if (!t.is_float() || t.bits != 16) return v;
+    if (t.is_bfloat()) {  // float32's high half (bfloat16 values are i16, see llvm_type)
+        llvm::Value* wide = builder_.CreateZExt(v, llvm_type(Int(32, t.lanes)));
+        wide = builder_.CreateShl(wide, constant(Int(32, t.lanes), 16));
+        return builder_.CreateBitCast(wide, llvm_type(Float(32, t.lanes)));
+    }
     return builder_.CreateFPExt(v, llvm_type(Float(32, t.lanes)));
 }
 
@@ -91,8 +112,7 @@ llvm::Value* CodeGenLLVM::round_to_bfloat(llvm::Value* f32, int lanes) {
     llvm::Value* nan = builder_.CreateFCmpUNO(f32, f32);
     llvm::Value* quiet = builder_.CreateOr(bits, splat(0x00400000));
     llvm::Value* high = builder_.CreateLShr(builder_.CreateSelect(nan, quiet, rounded), splat(16));
-    llvm::Value* half = builder_.CreateTrunc(high, llvm_type(Int(16, lanes)));
-    return builder_.CreateBitCast(half, llvm_type(BFloat(16, lanes)));
+    return builder_.CreateTrunc(high, llvm_type(Int(16, lanes)));
 }
 
 llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
@@ -103,6 +123,7 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
         case IRNodeType::UIntImm:
             return llvm::ConstantInt::get(llvm_type(t), e.as<UIntImm>()->value, false);
         case IRNodeType::FloatImm:
+            if (t.is_bfloat()) return constant(Int(16), bfloat_bits(e.as<FloatImm>()->value));
             return llvm::ConstantFP::get(llvm_type(t), e.as<FloatImm>()->value);
         case IRNodeType::Variable: return lookup(Var(e.as<Variable>()));
         case IRNodeType::Cast: return emit_cast(t, e.as<Cast>()->value);
@@ -121,8 +142,9 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
 #define TESSEL_COMPARE_CASE(T) \
     case IRNodeType::T: return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_COMPARE_CASE(EQ)
-            TESSEL_COMPARE_CASE(NE) TESSEL_COMPARE_CASE(LT) TESSEL_COMPARE_CASE(LE)
-                TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
+            TESSEL_COMPARE_CASE(NE)
+            TESSEL_COMPARE_CASE(LT) TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT)
+                TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
                     case IRNodeType::And
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
@@ -171,6 +193,11 @@ llvm::Value* CodeGenLLVM::emit_cast(Type to, const Expr& value) {
     llvm::Value* v = codegen(value);
     llvm::Type* dst = llvm_type(to);
     if (from == to) return v;
+    if (from.is_bfloat()) {  // through float32, widened in integers (widen_half)
+        v = widen_half(v, from);
+        from = Float(32, from.lanes);
+        if (from == to) return v;
+    }
     if (to.is_bool()) {
         if (from.is_float())
             return builder_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
@@ -187,7 +214,6 @@ llvm::Value* CodeGenLLVM::emit_cast(Type to, const Expr& value) {
     }
     if (to.is_float()) {
         if (from.is_float()) {
-            if (from.bits == 16 && to.bits == 16) v = widen_half(v, from);  // bfloat -> half
             return builder_.CreateFPCast(v, dst);
         }
         return from.is_int() ? builder_.CreateSIToFP(v, dst) : builder_.CreateUIToFP(v, dst);
@@ -296,7 +322,7 @@ llvm::Value* CodeGenLLVM::emit_compare(IRNodeType op, const Expr& a, const Expr&
     if (t.is_float()) {
         static const P fp[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT,
                                P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
-        return builder_.CreateFCmp(fp[index], va, vb);
+        return builder_.CreateFCmp(fp[index], widen_half(va, t), widen_half(vb, t));
     }
     static const P sp[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
                            P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
@@ -322,7 +348,7 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
         case Intrinsic::likely: return codegen(op->args[0]);
         case Intrinsic::if_then_else: return emit_lazy_select(op);
         case Intrinsic::isnan: {
-            llvm::Value* x = codegen(op->args[0]);
+            llvm::Value* x = widen_half(codegen(op->args[0]), op->args[0].type());
             return builder_.CreateFCmpUNO(x, x);
         }
         case Intrinsic::abs:
