@@ -278,16 +278,20 @@ std::vector<WorkloadDefinition> tensor_workloads() {
 }
 
 std::vector<WorkloadDefinition> nn_workloads() {
-    auto conv = spec({{"N", I},
-                      {"C", I},
-                      {"H", I},
-                      {"W", I},
-                      {"K", I},
-                      {"kernel", L},
-                      {"stride", L},
-                      {"padding", L},
-                      {"dilation", L},
-                      {"groups", I}});
+    // The convolutions' geometry, then their last parameter, then the dtype.
+    auto conv_spec = [](std::pair<const char*, ParamKind> last) {
+        return spec({{"N", I},
+                     {"C", I},
+                     {"H", I},
+                     {"W", I},
+                     {"K", I},
+                     {"kernel", L},
+                     {"stride", L},
+                     {"padding", L},
+                     {"dilation", L},
+                     last});
+    };
+    auto conv = conv_spec({"groups", I});
     std::vector<WorkloadDefinition> w = {
         accumulating(
             "op.matmul",
@@ -324,17 +328,7 @@ std::vector<WorkloadDefinition> nn_workloads() {
                            {"padding", L},
                            {"dilation", L}}),
                      depthwise),
-        accumulating("op.conv2d_transpose_nchw",
-                     spec({{"N", I},
-                           {"C", I},
-                           {"H", I},
-                           {"W", I},
-                           {"K", I},
-                           {"kernel", L},
-                           {"stride", L},
-                           {"padding", L},
-                           {"dilation", L},
-                           {"output_padding", L}}),
+        accumulating("op.conv2d_transpose_nchw", conv_spec({"output_padding", L}),
                      conv2d_transpose),
         {"op.pool2d",
          spec({{"N", I},
