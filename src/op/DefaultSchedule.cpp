@@ -129,8 +129,10 @@ void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
         parallel_outer(s, stage, spatial);
         return;
     }
-    // Up to two vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves.
-    const int64_t width = divisor_at_most(inner, 2 * lanes);
+    // Up to two vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves, within
+    // the schedule's lane cap (int8 on AVX-512: 64 lanes a vector).
+    const int64_t width =
+        divisor_at_most(inner, std::min<int64_t>(2 * lanes, s.limits().max_vector_lanes));
     if (width > 1) s.vectorize(stage, s.split(stage, spatial - 1, width).second);
     // [outer axes..., innermost / width]: the parallel loop.
     parallel_outer(s, stage, spatial);
@@ -149,8 +151,10 @@ bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     if (op_num_outputs(st.op) != 1 || total == spatial || lanes < 2 ||
         !dense_along(c, c->reduce_axis.back().var()))
         return false;
-    const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1), 4 * lanes);
-    if (f < lanes) return false;
+    // Within the schedule's lane cap (16-bit and 8-bit values have 32 and 64 lanes a vector).
+    const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1),
+                                      std::min<int64_t>(4 * lanes, s.limits().max_vector_lanes));
+    if (f < std::min<int64_t>(lanes, s.limits().max_vector_lanes)) return false;
     s.split(stage, total - 1, f);
     const int rf = s.rfactor(stage, total, spatial);  // [spatial..., f, reductions...]
     std::vector<int> order;

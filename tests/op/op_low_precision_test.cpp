@@ -229,3 +229,21 @@ TEST(OpLowPrecision, WorkloadKeysWithoutOutDtypeStillBuild) {
 
 }  // namespace
 }  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+// 16-bit and 8-bit values have 32 and 64 lanes a vector on AVX-512: the default schedules keep
+// their vectors within the schedule's lane cap (a softmax of float16 rows, an int8 ReLU).
+TEST(OpLowPrecision, NarrowTypesStayWithinTheLaneCapOnAvx512) {
+    const Target avx512("llvm -mcpu=skylake-avx512");
+    Tensor h = placeholder({3, 1024}, f16, "h");
+    Tensor q = placeholder({5, 640}, Int(8), "q");
+    for (Tensor y : {op::softmax(h), op::max(h, {1}), op::relu(q), op::max(q, {1})}) {
+        Schedule s = op::default_schedule({y}, avx512);
+        expect_matches_reference(s, 1024);
+    }
+}
+
+}  // namespace
+}  // namespace tessel::testing
