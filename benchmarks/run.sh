@@ -20,10 +20,10 @@ fi
 scripts/install-deps.sh --llvm --bench >/dev/null
 dir="${TESSEL_BENCH_BUILD_DIR:-build/bench}"
 if [ -f "benchmarks/$name.py" ]; then
-    # CPU Python benchmarks (tune_gemm_cpu, ops_default_cpu, call_overhead) compare tessel with
-    # other Python packages (TVM, NumPy) in a virtual environment of their own, $dir/venv,
-    # installed from benchmarks/requirements.txt (again only when that file changed), with the
-    # Python extension built against it, LLVM on.
+    # CPU Python benchmarks (tune_gemm_cpu, ops_default_cpu, gemm_lowp_cpu, call_overhead)
+    # compare tessel with other Python packages (TVM, NumPy) in a virtual environment of their
+    # own, $dir/venv, installed from benchmarks/requirements.txt (again only when that file
+    # changed), with the Python extension built against it, LLVM on.
     venv="$dir/venv"
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
     stamp="$venv/.tessel-requirements"
