@@ -94,6 +94,11 @@ public:
     const std::vector<std::string>& features() const { return features_; }
     /// The features as LLVM takes them: "+a,-b" (empty when there are none).
     std::string feature_string() const;
+    /// llvm: whether the CPU has the instruction-set feature `name`, LLVM's name for it
+    /// ("avx512f", "avx512vnni", "avxvnni", "avx512bf16", "amx-int8"), as its CPU name implies
+    /// and -mattr adjusts (without LLVM: only the host's features and those -mattr adds). False
+    /// for cuda.
+    bool has_feature(const std::string& name) const;
     /// cuda: the architecture, "sm_90" (device 0's for plain "cuda"). Empty for llvm.
     const std::string& arch() const { return arch_; }
     /// cuda: the architecture's compute capability, 86 for "sm_86" (0 for llvm).

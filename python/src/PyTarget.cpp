@@ -94,6 +94,9 @@ void init_target(py::module_& m) {
         .def_property_readonly("cpu", &Target::cpu, "llvm: LLVM's CPU name.")
         .def_property_readonly("features", &Target::features,
                                "llvm: the features that differ from the CPU's, sorted.")
+        .def("has_feature", &Target::has_feature, py::arg("name"),
+             "llvm: whether the CPU has the feature (LLVM's name: 'avx512vnni', 'avx512bf16', "
+             "'amx-int8', ...), as its CPU name implies and -mattr adjusts.")
         .def_property_readonly("arch", &Target::arch, "cuda: the architecture, e.g. 'sm_90'.")
         .def_property_readonly(
             "float_mode", [](const Target& t) { return float_mode_name(t.float_mode()); },

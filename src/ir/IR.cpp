@@ -398,6 +398,22 @@ void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
         TESSEL_CHECK(is_tile(args[a])) << name << ": argument " << a << " is not a tile operand";
 }
 
+// dot_product(lanes, group, C, A, B, B'): constants, then Loads of the documented types.
+void check_dot_product_args(const std::vector<Expr>& args) {
+    auto lanes = as_const_int(args[0]), group = as_const_int(args[1]);
+    TESSEL_CHECK(lanes && *lanes > 0 && group && *group > 0)
+        << "dot_product: lanes and group must be positive constants";
+    for (size_t a = 2; a < 6; ++a)
+        TESSEL_CHECK(args[a].type().is_scalar() && (args[a].as<Load>() || args[a].as<BufferLoad>()))
+            << "dot_product: argument " << a << " is not a Load";
+    const Type c = args[2].type(), a = args[3].type(), b = args[4].type();
+    const bool vnni = c == Int(32) && a == UInt(8) && b == Int(8);
+    const bool bf16 = c == Float(32) && a == BFloat(16) && b == BFloat(16);
+    TESSEL_CHECK((vnni || bf16) && args[5].type() == b)
+        << "dot_product: accumulators " << c << " from " << a << " x " << b
+        << " (int32 from uint8 x int8, or float32 from bfloat16 x bfloat16)";
+}
+
 }  // namespace
 
 bool is_tensor_core_intrinsic(Intrinsic op) {
@@ -431,6 +447,7 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::fragment_load:
         case Intrinsic::fragment_store:
         case Intrinsic::fragment_fill: check_tensor_core_args(op, args); break;
+        case Intrinsic::dot_product: check_dot_product_args(args); break;
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;

@@ -159,6 +159,7 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     if (c && c->op == Intrinsic::cp_async_wait)
         return exec_cp_async_wait(as_const_int(c->args[0]).value());
     if (c && is_tensor_core_intrinsic(c->op)) return exec_tensor_core(c);
+    if (c && c->op == Intrinsic::dot_product) return exec_dot_product(c);
     eval_.eval(op->value);
 }
 

@@ -166,7 +166,11 @@ protected:
         }
     };
     void exec_tensor_core(const Call* op);
+    /// dot_product (ir/IR.h): the CPU's dot-product instructions, exactly.
+    void exec_dot_product(const Call* op);
     Tile tile_operand(const Call* op, size_t a);
+    /// A single flattened Load naming contiguous elements from its index (stride 0).
+    Tile flat_operand(const Call* op, size_t a);
     int64_t fragment_base(const Call* op, const Tile& t, FragmentKind k);
     double tile_read(const Tile& t, int64_t row, int64_t col);
     double flat_read(const Tile& t, int64_t flat);

@@ -1,5 +1,5 @@
-// The loop-IR interpreter's tensor-core intrinsics (ir/IR.h, "Tensor-core intrinsics"), with
-// PTX's fragment layouts (ir/Fragment.h).
+// The loop-IR interpreter's matrix units: the tensor-core intrinsics (ir/IR.h, "Tensor-core
+// intrinsics"), with PTX's fragment layouts (ir/Fragment.h), and the CPU's dot_product.
 //
 // Fragments live in "warp"-scope buffers: each simulated thread (lane) holds its elements in
 // its own storage of N / 32 elements (exec_allocate). fragment_load/store/fill run per lane. The
@@ -142,6 +142,47 @@ LoopInterpreter::Tile LoopInterpreter::tile_operand(const Call* op, size_t a) {
         TESSEL_THROW(RuntimeError) << name << ": tile of " << t.s->name << " has row stride "
                                    << t.stride << loop_context();
     return t;
+}
+
+LoopInterpreter::Tile LoopInterpreter::flat_operand(const Call* op, size_t a) {
+    const Load* l = op->args[a].as<Load>();
+    if (!l)
+        TESSEL_THROW(RuntimeError) << intrinsic_name(op->op) << ": argument " << a
+                                   << " is not a flattened Load" << loop_context();
+    Tile t;
+    t.elem = l->type.element_of();
+    t.s = &storage_for(l->buffer_var.get(), t.elem, intrinsic_name(op->op));
+    t.origin = eval_int(l->index, "operand origin");
+    return t;
+}
+
+void LoopInterpreter::exec_dot_product(const Call* op) {
+    const int64_t lanes = as_const_int(op->args[0]).value();
+    const int64_t group = as_const_int(op->args[1]).value();
+    Tile c = flat_operand(op, 2), a = flat_operand(op, 3), b = tile_operand(op, 4);
+    // Bounds-checked element accesses; integers are Scalar.i, floats Scalar.f.
+    auto read = [&](const Tile& t, int64_t flat) {
+        if (flat < 0 || flat >= t.s->array->size())
+            flat_out_of_bounds("load from", *t.s, flat, 0, 1);
+        return read_element(*t.s, t.elem, flat);
+    };
+    for (int64_t j = 0; j < lanes; ++j) {
+        const int64_t at = c.origin + j;
+        Scalar acc = read(c, at);
+        if (c.elem.is_int()) {  // int32 arithmetic that wraps around, as vpdpbusd's
+            int64_t sum = acc.i;
+            for (int64_t q = 0; q < group; ++q)
+                sum += read(a, a.origin + q).i * read(b, b.at(j, q)).i;
+            acc.i = static_cast<int32_t>(static_cast<uint32_t>(sum));
+        } else {  // exact products (bfloat16 x bfloat16), each added in float32
+            float f = static_cast<float>(acc.f);
+            for (int64_t q = 0; q < group; ++q)
+                f += static_cast<float>(read(a, a.origin + q).f * read(b, b.at(j, q)).f);
+            acc.f = f;
+        }
+        if (at < 0 || at >= c.s->array->size()) flat_out_of_bounds("store to", *c.s, at, 0, 1);
+        write_element(*c.s, c.elem, at, acc);
+    }
 }
 
 // The lane-local register index of a fragment tile's first element.

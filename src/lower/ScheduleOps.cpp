@@ -133,6 +133,7 @@ private:
     Stmt update_into(int i, const std::vector<Buffer>& into, const std::vector<Expr>& idx);
     Stmt cross_thread_nest(int i, size_t first_reduction);
     Stmt tensorized_nest(int i);
+    Stmt cpu_dot_nest(int i, size_t t, const TensorIntrin& in, const std::vector<Expr>& args);
     size_t tensorized_leaf(int i, const TensorIntrin& in) const;
     std::vector<Expr> tile(int i, const Expr& load, const Var& row_var);
     Stmt make_loop(int i, int id, Stmt body);
@@ -661,11 +662,20 @@ Stmt NestBuilder::tensorized_nest(int i) {
             if (e.same_as(axes[k].var())) return static_cast<int>(k);
         return -1;
     };
+    // The leaves' ranges, so that an index the tiles split (B[j / 16, k / 4, j % 16, k % 4])
+    // steps by a constant inside a tile.
+    Analyzer leaves;
+    for (size_t pos = 0; pos < st.leaf.size(); ++pos)
+        if (auto e = as_const_int(bounds_[i].iter_extents[st.leaf[pos]]); e && *e > 0)
+            leaves.bind(bounds_[i].iter_vars[st.leaf[pos]], 0, *e - 1);
     // Index `got` (in leaf variables) of `what` must step by 1 along the pattern's axis `want`
     // (-1: none) and stay along the other tensorized loops.
     auto check_index = [&](const Expr& got, int want, const std::string& what) {
         for (size_t k = 0; k < vars.size(); ++k) {
-            Expr step = simplify(
+            Analyzer inside = leaves;  // a step from vars[k] to vars[k] + 1 within the tile
+            const int64_t extent = as_const_int(axes[k].dom().extent).value();
+            if (extent >= 2) inside.bind(vars[k], 0, extent - 2);
+            Expr step = inside.simplify(
                 substitute(got, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - got);
             auto c = as_const_int(step);
             if (!c || *c != (static_cast<int>(k) == want ? 1 : 0))
@@ -688,10 +698,11 @@ Stmt NestBuilder::tensorized_nest(int i) {
                  "not " +
                  scope_name(b->scope));
     };
-    // The destination: the stage's own buffer.
+    // The destination: the stage's own buffer, its last axes the pattern's spatial ones.
     const ComputeOpNode* c = as_compute(st.op);
+    const size_t spatial = as_compute(in.pattern.op())->axis.size();
     for (size_t d = 0; d < c->axis.size(); ++d) {
-        const size_t lead = c->axis.size() - 2;
+        const size_t lead = c->axis.size() - spatial;
         check_index(bounds_[i].root_values[d], d < lead ? -1 : static_cast<int>(d - lead),
                     "the stage's index " + std::to_string(d));
     }
@@ -718,6 +729,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
         std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
         args.insert(args.end(), pair.begin(), pair.end());
     }
+    if (in.kind == TensorIntrinKind::CpuDot) return cpu_dot_nest(i, t, in, args);
     const bool store = in.kind == TensorIntrinKind::StoreFragment;
     check_scope(args[0].as<BufferLoad>() ? args[0] : out, !store, StorageScope::Global);
     for (size_t r = 0; r < reads.size(); ++r)
@@ -744,6 +756,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
             args.insert(args.begin(), kind(in.fragment));
             call = Evaluate::make(Call::make(Intrinsic::fragment_store, args));
             break;
+        case TensorIntrinKind::CpuDot: break;  // cpu_dot_nest, above
     }
     if (in.kind != TensorIntrinKind::Mma) return loops(i, 0, t, false, call);
     // The reduction's init fills the accumulator fragment with the identity.
@@ -755,6 +768,46 @@ Stmt NestBuilder::tensorized_nest(int i) {
     while (p < st.leaf.size() && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
     if (t <= p) return loops(i, 0, t, false, Seq::make({fill, call}));
     Stmt init = loops(i, p, t, true, fill);
+    Stmt update = loops(i, p, t, false, call);
+    return loops(i, 0, p, false, Seq::make({init, update}));
+}
+
+// dot_product (ir/IR.h) for the tensorized loops from leaf t: `args` are the tile operands of
+// the destination, A and B (origin, next row). B's rows must be contiguous: the instruction
+// reads them as one vector. The reduction's init is the stage's own, plain stores.
+Stmt NestBuilder::cpu_dot_nest(int i, size_t t, const TensorIntrin& in,
+                               const std::vector<Expr>& args) {
+    const Stage& st = s_.stages()[i];
+    const std::vector<IterVar> axes = tensor_intrin_axes(in);
+    const int64_t lanes = as_const_int(axes[0].dom().extent).value();
+    const int64_t group = as_const_int(axes[1].dom().extent).value();
+    // B's row stride in elements: its flat index one row below minus its origin's.
+    auto flat = [](const Expr& e) {
+        const auto* l = e.as<BufferLoad>();
+        Expr f = make_zero(Int(64));
+        for (size_t d = 0; d < l->indices.size(); ++d)
+            f = f * cast(Int(64), l->buffer->shape[d]) + cast(Int(64), l->indices[d]);
+        return simplify(f);
+    };
+    auto stride = as_const_int(simplify(flat(args[5]) - flat(args[4])));
+    if (!stride || *stride != group)
+        TESSEL_THROW(ScheduleError)
+            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": the rows of '"
+            << args[4].as<BufferLoad>()->buffer->name << "' are "
+            << (stride ? std::to_string(*stride) : std::string("a varying number of"))
+            << " elements apart, where the instruction reads " << lanes << " rows of " << group
+            << " contiguous elements (pack the operand so that its innermost axis is the " << group
+            << " elements of a group: cache_read and transform_layout)"
+            << "\n  loop nest of '" << st.name() << "':\n"
+            << s_.loop_nest_string(i);
+    Stmt call = Evaluate::make(
+        Call::make(Intrinsic::dot_product, {make_const(Int(32), lanes), make_const(Int(32), group),
+                                            args[0], args[2], args[4], args[5]}));
+    size_t p = 0;
+    while (p < st.leaf.size() && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
+    const size_t n = st.leaf.size();
+    if (t <= p) return loops(i, 0, t, false, Seq::make({loops(i, t, n, true, init_stmt(i)), call}));
+    Stmt init = loops(i, p, n, true, init_stmt(i));
     Stmt update = loops(i, p, t, false, call);
     return loops(i, 0, p, false, Seq::make({init, update}));
 }

@@ -23,7 +23,7 @@ void check_rank(const Tensor& t, size_t ndim, const char* op, const char* param)
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* param);
 /// DSLError unless `t` has a float dtype.
 void check_float(const Tensor& t, const char* op, const char* param);
-/// What a product or a sum of `in` operands accumulates in and returns (DESIGN.md decision 10).
+/// What a product or a sum of `in` operands accumulates in and returns (docs/design.md, decision 10).
 struct Accumulation {
     Type accumulate;  ///< the reduction's type: never narrower than the operands
     Type out;         ///< the operator's result: `out_dtype`, else its default for `in`

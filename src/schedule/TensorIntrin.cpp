@@ -34,6 +34,17 @@ Tensor mma_pattern(Type in, int m, int n, int k) {
         "C");
 }
 
+// C[j] = sum_k cast(acc, A[k]) * cast(acc, B[j, k]): `lanes` accumulators, each the dot product
+// of a group of `group` elements of A (the same for every lane) and of its row of B.
+Tensor dot_pattern(Type a_type, Type b_type, Type acc, int lanes, int group) {
+    Tensor a = placeholder({c32(group)}, a_type, "A");
+    Tensor b = placeholder({c32(lanes), c32(group)}, b_type, "B");
+    IterVar kk = reduce_axis(Range(c32(0), c32(group)), "k");
+    return compute(
+        {c32(lanes)},
+        [&](Var j) { return sum(cast(acc, a(kk.var())) * cast(acc, b(j, kk.var())), {kk}); }, "C");
+}
+
 // D[i, j] = S[i, j] (or S[j, i] when `transposed`), rows x cols.
 Tensor copy_pattern(Type t, int rows, int cols, bool transposed) {
     Tensor s = transposed ? placeholder({c32(cols), c32(rows)}, t, "S")
@@ -63,6 +74,11 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});
     v.push_back({"load_b8", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8, false, {}});
     v.push_back({"store_c", K::StoreFragment, copy_pattern(f, 16, 8, false), F::C, false, {}});
+    const Type u8 = UInt(8), s8 = Int(8), i32 = Int(32);
+    v.push_back({"dot_16x4_u8s8", K::CpuDot, dot_pattern(u8, s8, i32, 16, 4), F::C, false, {}});
+    v.push_back({"dot_8x4_u8s8", K::CpuDot, dot_pattern(u8, s8, i32, 8, 4), F::C, false, {}});
+    v.push_back({"dot_16x2_bf16", K::CpuDot, dot_pattern(b, b, f, 16, 2), F::C, false, {}});
+    v.push_back({"dot_8x2_bf16", K::CpuDot, dot_pattern(b, b, f, 8, 2), F::C, false, {}});
     return v;
 }
 
@@ -133,6 +149,20 @@ const std::vector<TensorIntrin>& tensor_intrins() {
     return intrins;
 }
 
+const TensorIntrin* cpu_dot_intrin_for(const Target& target, Type a, Type b, Type acc) {
+    if (target.is_gpu()) return nullptr;
+    const char* name = nullptr;
+    if (a == UInt(8) && b == Int(8) && acc == Int(32)) {
+        if (target.has_feature("avx512vnni"))
+            name = "dot_16x4_u8s8";
+        else if (target.has_feature("avxvnni"))
+            name = "dot_8x4_u8s8";
+    } else if (a == BFloat(16) && b == BFloat(16) && acc == Float(32)) {
+        if (target.has_feature("avx512bf16")) name = "dot_16x2_bf16";
+    }
+    return name ? find_tensor_intrin(name) : nullptr;
+}
+
 const TensorIntrin* find_tensor_intrin(const std::string& name) {
     for (const TensorIntrin& in : tensor_intrins())
         if (in.name == name) return &in;
@@ -156,7 +186,7 @@ std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type o
                                 std::vector<MatchedRead>* reads) {
     const ComputeOpNode* c = as_compute(in.pattern.op());
     Expr p = c->body[0], s = body;
-    const bool copy = in.kind != TensorIntrinKind::Mma;
+    const bool copy = in.kind != TensorIntrinKind::Mma && in.kind != TensorIntrinKind::CpuDot;
     if (in.kind == TensorIntrinKind::StoreFragment) {
         if (const auto* cast = s.as<Cast>()) s = cast->value;  // the conversion on the way out
     } else if (copy ? (out != s.type() ||

@@ -82,7 +82,8 @@ void Schedule::tensorize(int stage, int iter, const std::string& intrin) {
     if (!why.empty())
         schedule_fail(*this, prim, stage,
                       "the body does not match intrinsic " + in->name + ": " + why);
-    const bool writes_fragment = in->kind != TensorIntrinKind::StoreFragment;
+    const bool writes_fragment =
+        in->kind != TensorIntrinKind::StoreFragment && in->kind != TensorIntrinKind::CpuDot;
     if (writes_fragment && st.scope != StorageScope::Warp)
         schedule_fail(*this, prim, stage,
                       std::string("intrinsic ") + in->name +

@@ -297,6 +297,11 @@ void Target::make_str() {
     str_ = s;
 }
 
+bool Target::has_feature(const std::string& name) const {
+    if (is_gpu()) return false;
+    return internal::enabled_cpu_features(cpu_, features_).count(name) != 0;
+}
+
 std::string Target::feature_string() const {
     return join(features_, ",");
 }

@@ -1,4 +1,4 @@
-// Low precision accumulates wide (DESIGN.md decision 10): float16/bfloat16 products, sums and
+// Low precision accumulates wide (docs/design.md, decision 10): float16/bfloat16 products, sums and
 // normalisations compute in float32 and return the input's type, 8-bit integer products return
 // int32, out_dtype chooses the result; each under its default CPU and GPU schedules against the
 // reference interpreter, on odd sizes; the out_dtype errors; workload keys made before out_dtype.

@@ -15,12 +15,13 @@
 // emits plain `add`/`sub`/`mul` without nsw/nuw flags; the simplifier may only apply rewrites that
 // are valid under wrapping, except for index arithmetic, which the index dtype policy above keeps
 // from overflowing (the LLVM backend marks the signed arithmetic of a Load's or Store's index
-// `nsw`: an index that overflowed would address outside its buffer anyway). Div and Mod truncate toward zero (C semantics); FloorDiv and FloorMod round
-// toward negative infinity (the remainder has the divisor's sign); index arithmetic created by
-// schedules uses FloorDiv/FloorMod. Division or modulo by zero yields 0 for every integer node
-// (backends guard the divisor unless it is proven non-zero); INT_MIN / -1 yields INT_MIN.
-// Shifts are not IR nodes. Casts between integers truncate or extend (sign- or zero- by source
-// type); float to integer truncates toward zero and saturates; NaN converts to 0.
+// `nsw`: an index that overflowed would address outside its buffer anyway). Div and Mod truncate
+// toward zero (C semantics); FloorDiv and FloorMod round toward negative infinity (the remainder
+// has the divisor's sign); index arithmetic created by schedules uses FloorDiv/FloorMod. Division
+// or modulo by zero yields 0 for every integer node (backends guard the divisor unless it is proven
+// non-zero); INT_MIN / -1 yields INT_MIN. Shifts are not IR nodes. Casts between integers truncate
+// or extend (sign- or zero- by source type); float to integer truncates toward zero and saturates;
+// NaN converts to 0.
 //
 // **Floats.** IEEE-754 in the declared width, round-to-nearest-even, no fast-math unless a target
 // asks for it: no reassociation. A backend may contract `a * b + c` into one fused multiply-add
@@ -581,7 +582,8 @@ struct Let : ExprNodeBase<Let> {
     X(cp_async_wait, 1, false)  /* waits until at most n groups are in flight */          \
     X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
     X(mma_sync, 8, false) X(ldmatrix, 6, false) /* tensor cores; see below */           \
-    X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)
+    X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)      \
+    X(dot_product, 6, false) /* a CPU dot-product instruction; see below */
 // clang-format on
 
 // thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
@@ -642,6 +644,19 @@ struct Let : ExprNodeBase<Let> {
 //    D (any scope; converted to D's element type).
 //  - fragment_fill(kind, D, D', value): each lane sets its elements of fragment D to value.
 // `kind` is an int32 constant, a FragmentKind (ir/Fragment.h).
+//
+// The CPU dot-product instructions (AVX512-VNNI / AVX-VNNI vpdpbusd, AVX512-BF16 vdpbf16ps), a
+// statement (an Evaluate, int32 0) of any loop nest:
+//  - dot_product(lanes, group, C, A, B, B'): for each j < lanes,
+//      C[j] += sum over q < group of wide(A[q]) * wide(B[j * stride + q])
+//    where C is `lanes` contiguous accumulators from the Load C (int32, or float32), A `group`
+//    contiguous elements from the Load A, and B, B' a tile operand (above) of `lanes` rows of
+//    `group` elements (its row stride B' - B; the instructions want it equal to `group`). The
+//    element types: C int32 with A uint8 and B int8 (vpdpbusd: group 4; the sums wrap around as
+//    int32), or C float32 with A and B bfloat16 (vdpbf16ps: group 2; each product is exact in
+//    float32 and added to C in order q = 0, 1, rounding each time). `lanes` and `group` are
+//    int32 constants. Code generators use the instruction where the target has it and
+//    equivalent vector arithmetic elsewhere.
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,

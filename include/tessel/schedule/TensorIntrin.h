@@ -21,11 +21,21 @@
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)
+// and the CPU's dot-product instructions (dot_product, ir/IR.h), whose accumulators are any
+// memory (a local buffer LLVM keeps in registers) and whose B operand's rows must be contiguous
+// (a packed layout: B[..., j, k] with k the innermost axis, of extent `group`):
+//   dot_16x4_u8s8, dot_8x4_u8s8           C[j] += int32(A[k]) * int32(B[j, k]), A uint8, B int8,
+//                                         16 or 8 lanes x 4 (vpdpbusd: AVX512-VNNI, AVX-VNNI)
+//   dot_16x2_bf16, dot_8x2_bf16           C[j] += float32(A[k]) * float32(B[j, k]), bfloat16,
+//                                         16 or 8 lanes x 2 (vdpbf16ps: AVX512-BF16)
+// They run on any CPU (without the instruction, as vector arithmetic with the same results);
+// cpu_dot_intrin_for(target, ...) names the one a target has.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "tessel/Target.h"
 #include "tessel/ir/Fragment.h"
 #include "tessel/ir/IR.h"
 
@@ -37,6 +47,7 @@ enum class TensorIntrinKind : uint8_t {
     LdMatrix,       ///< ldmatrix from shared memory
     LoadFragment,   ///< fragment_load
     StoreFragment,  ///< fragment_store
+    CpuDot,         ///< dot_product (its reduction's init: the stage's own, plain stores)
 };
 
 /// One declared tensor intrinsic.
@@ -60,6 +71,11 @@ const std::vector<TensorIntrin>& tensor_intrins();
 const TensorIntrin* find_tensor_intrin(const std::string& name);
 /// "mma_m16n8k16_f16, ...": the names, for messages.
 std::string tensor_intrin_names();
+
+/// The CPU dot-product intrinsic for products of `a` x `b` accumulated in `acc` that `target`
+/// runs as one instruction, the widest first ("dot_16x4_u8s8" on AVX512-VNNI), or nullptr when
+/// it has none (another CPU, a GPU target, other types).
+const TensorIntrin* cpu_dot_intrin_for(const Target& target, Type a, Type b, Type acc);
 
 /// The pattern's axes (spatial, then reduction) as the loop order tensorize expects.
 std::vector<IterVar> tensor_intrin_axes(const TensorIntrin& in);

@@ -7,6 +7,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "target/CpuFeatures.h"
 #include "tessel/Error.h"
 #include "tessel/arith/Modular.h"
 
@@ -19,6 +20,13 @@ CodeGenLLVM::CodeGenLLVM(llvm::Module& module, std::string cpu, std::string feat
       builder_(module.getContext()),
       cpu_(std::move(cpu)),
       features_(std::move(features)) {
+    std::vector<std::string> listed;
+    for (size_t at = 0; at < features_.size();) {
+        size_t comma = std::min(features_.find(',', at), features_.size());
+        if (comma > at) listed.push_back(features_.substr(at, comma - at));
+        at = comma + 1;
+    }
+    enabled_features_ = internal::enabled_cpu_features(cpu_, listed);
     llvm::FastMathFlags flags;
     if (mode == FloatMode::Fast) flags = llvm::FastMathFlags::getFast();
     if (mode == FloatMode::Contract) flags.setAllowContract(true);
@@ -143,10 +151,10 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
     case IRNodeType::T: return emit_compare(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_COMPARE_CASE(EQ)
             TESSEL_COMPARE_CASE(NE)
-            TESSEL_COMPARE_CASE(LT) TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT)
-                TESSEL_COMPARE_CASE(GE)
+            TESSEL_COMPARE_CASE(LT)
+            TESSEL_COMPARE_CASE(LE) TESSEL_COMPARE_CASE(GT) TESSEL_COMPARE_CASE(GE)
 #undef TESSEL_COMPARE_CASE
-                    case IRNodeType::And
+                case IRNodeType::And
                 : return builder_.CreateAnd(codegen(e.as<And>()->a), codegen(e.as<And>()->b));
         case IRNodeType::Or:
             return builder_.CreateOr(codegen(e.as<Or>()->a), codegen(e.as<Or>()->b));

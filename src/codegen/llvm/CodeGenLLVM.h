@@ -15,6 +15,7 @@
 //   dense vector access into one gets the alignment the modular analysis proves of its offset.
 #pragma once
 
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,11 +112,16 @@ private:
     llvm::Value* widen_half(llvm::Value* v, Type t);
     llvm::Value* narrow_half(llvm::Value* v, Type t);
     llvm::Value* round_to_bfloat(llvm::Value* f32, int lanes);
+    // dot_product (CodeGenLLVMDot.cpp).
+    void emit_dot_product(const Call* op);
+    llvm::Value* load_run(const Load* l, Type t, int64_t lanes);
+    bool has_feature(const std::string& name) const;
 
     llvm::Module& module_;
     llvm::LLVMContext& context_;
     llvm::IRBuilder<> builder_;
     std::string cpu_, features_;
+    std::set<std::string> enabled_features_;  ///< every feature the CPU has (target/CpuFeatures.h)
     FunctionState state_;
     std::unordered_map<const Variable*, llvm::Value*> vars_;
     std::unordered_map<const Variable*, BufferFacts> buffers_;

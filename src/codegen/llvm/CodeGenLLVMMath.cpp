@@ -15,20 +15,6 @@ namespace tessel::internal {
 
 namespace {
 
-// True when the comma-separated feature list turns `feature` on (the last mention wins).
-bool has_feature(const std::string& features, const std::string& feature) {
-    bool on = false;
-    size_t pos = 0;
-    while (pos <= features.size()) {
-        size_t end = features.find(',', pos);
-        if (end == std::string::npos) end = features.size();
-        std::string f = features.substr(pos, end - pos);
-        if (f.size() > 1 && f.substr(1) == feature) on = f[0] == '+';
-        pos = end + 1;
-    }
-    return on;
-}
-
 // libmvec's name of `name` (libm's double-precision name) for one chunk.
 std::string libmvec_name(char isa, int lanes, const std::string& name, bool is_double, int arity) {
     return std::string("_ZGV") + isa + "N" + std::to_string(lanes) + (arity == 2 ? "vv" : "v") +
@@ -43,8 +29,8 @@ CodeGenLLVM::VectorLib CodeGenLLVM::vector_lib(int elem_bits) const {
     llvm::Triple triple(module_.getTargetTriple());
     if (triple.getArch() != llvm::Triple::x86_64 || !triple.isOSLinux()) return {};
     int per_128 = 128 / elem_bits;
-    if (has_feature(features_, "avx512f")) return {'e', 4 * per_128};
-    if (has_feature(features_, "avx2")) return {'d', 2 * per_128};
+    if (has_feature("avx512f")) return {'e', 4 * per_128};
+    if (has_feature("avx2")) return {'d', 2 * per_128};
     return {'b', per_128};
 }
 

@@ -115,7 +115,15 @@ void CodeGenLLVM::codegen(const Stmt& s) {
             for (const Stmt& stmt : s.as<Seq>()->stmts) codegen(stmt);
             break;
         case IRNodeType::IfThenElse: emit_if(s.as<IfThenElse>()); break;
-        case IRNodeType::Evaluate: codegen(s.as<Evaluate>()->value); break;
+        case IRNodeType::Evaluate: {
+            const Call* call = s.as<Evaluate>()->value.as<Call>();
+            if (call && call->op == Intrinsic::dot_product) {
+                emit_dot_product(call);
+                break;
+            }
+            codegen(s.as<Evaluate>()->value);
+            break;
+        }
         case IRNodeType::BufferStore:
             TESSEL_CHECK(false) << "codegen: BufferStore must be flattened before code generation";
             break;
