@@ -71,7 +71,7 @@ Conv2DGeometry check_conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DP
                                  const char* op) {
     check_rank(x, 4, op, "x");
     check_rank(w, 4, op, "w");
-    check_same_dtype(x, w, op, "w");
+    check_product_dtypes(x, w, op, "w");
     check_params(p, op);
     Conv2DGeometry g{constant_shape(x, op, "x"), constant_shape(w, op, "w"), 0, 0};
     check_channels(g.x[1], g.w[0], g.w[1], p.groups, op);
@@ -115,7 +115,7 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
     const char* op = name.c_str();
     internal::check_rank(x, 4, op, "x");
     internal::check_rank(w, 4, op, "w");
-    internal::check_same_dtype(x, w, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
     check_params(p, op);
     internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
@@ -173,7 +173,7 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     const char* op = name.c_str();
     internal::check_rank(x, 4, op, "x");
     internal::check_rank(w, 4, op, "w");
-    internal::check_same_dtype(x, w, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
     check_params(p, op);
     if (p.groups != 1)
         bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");

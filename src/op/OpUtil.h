@@ -22,6 +22,10 @@ std::vector<Expr> to_exprs(const std::vector<int64_t>& shape);
 void check_rank(const Tensor& t, size_t ndim, const char* op, const char* param);
 /// DSLError naming `param` unless `b` has `a`'s dtype.
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* param);
+/// DSLError naming `param` unless the operands of a product can be multiplied: one dtype, or two
+/// 8-bit integers of either signedness (uint8 x int8, as VNNI and ONNX's QLinear operators take
+/// them; both accumulate in int32, which holds every such product).
+void check_product_dtypes(const Tensor& a, const Tensor& b, const char* op, const char* param);
 /// DSLError unless `t` has a float dtype.
 void check_float(const Tensor& t, const char* op, const char* param);
 /// What a product or a sum of `in` operands accumulates in and returns (DESIGN.md decision 10).
