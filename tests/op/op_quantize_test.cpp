@@ -1,12 +1,13 @@
 // Quantized operators (op/Quantize.h): requantize's rounding and saturation on chosen values,
 // qlinear_dense, qlinear_matmul and qlinear_conv2d_nchw of every 8-bit operand pair under their
-// default CPU and GPU schedules against the reference interpreter at odd shapes, their structure
-// (the product is op::dense's / op::conv2d_nchw's plain reduction).
+// default CPU and GPU schedules against the reference interpreter at odd shapes; their structure
+// (the product is op::dense's / op::conv2d_nchw's plain reduction), and their workloads.
 // The scales are small integers times powers of two, computed by stages: the requantization is
 // then exact in float32 as in the reference interpreter's double, ties included, so the kernels
 // must match it bit for bit. tests/python/test_quantize.py checks float32 multipliers against
 // numpy.
 #include "op/OpTestUtil.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/op/Matmul.h"
 #include "tessel/op/Quantize.h"
 #include "tessel/op/Reduce.h"
@@ -132,6 +133,24 @@ TEST(OpQuantize, Conv2dGroupsDilationAndNoPadding) {
     EXPECT_EQ(dag_hash({stage_named(plain, "qlinear_conv2d_nchw.acc")}),
               dag_hash({op::conv2d_nchw(x, w, op::conv_params(1, 0, 1, 3))}));
     expect_default_cpu_matches({plain}, 18);
+}
+
+TEST(OpQuantize, WorkloadsBuildByName) {
+    using V = WorkloadParams;
+    TensorDAG dense = make_workload("op.qlinear_dense", V{int64_t(7), int64_t(13), int64_t(37),
+                                                          int64_t(1), int64_t(1), u8, i8, u8});
+    EXPECT_EQ(dense.inputs.size(), 9u);
+    EXPECT_EQ(dense.outputs[0].dtype(), u8);
+    EXPECT_EQ(dense.inputs[4].name(), "w_scale");
+    EXPECT_EQ(const_shape(dense.inputs[4]), std::vector<int64_t>{13});
+    TensorDAG conv =
+        make_workload("op.qlinear_conv2d_nchw",
+                      V{int64_t(1), int64_t(4), int64_t(7), int64_t(7), int64_t(6),
+                        std::vector<int64_t>{3}, std::vector<int64_t>{2}, std::vector<int64_t>{1},
+                        std::vector<int64_t>{1}, int64_t(2), int64_t(0), int64_t(0), i8, i8, i8});
+    EXPECT_EQ(conv.inputs.size(), 8u);
+    EXPECT_EQ(const_shape(conv.outputs[0]), (std::vector<int64_t>{1, 6, 4, 4}));
+    EXPECT_EQ(conv.outputs[0].dtype(), i8);
 }
 
 }  // namespace
