@@ -91,15 +91,14 @@ Expr requantize_value(const Expr& acc, const Expr& multiplier, const Expr& zero_
     return cast(out, min(max(v, lo), hi));
 }
 
-// The terms of a quantized product: the plain int32 product of the operands, the sums of x's
-// terms of each output and of each output channel's weights, and their number.
+// The terms of a quantized product whose result has its output channel on axis 1 (dense's
+// columns, NCHW's channels): the plain int32 product, the sum of x's terms of each output point,
+// the sum of each output channel's weights, and the number of terms.
 struct QLinearTerms {
     Tensor acc;    ///< sum_k x * w, int32, over the result's shape
-    Tensor x_sum;  ///< read through x_sum_at
     Tensor w_sum;  ///< (channels,)
+    std::function<Expr(const std::vector<Expr>&)> x_sum_at;  ///< at an output point
     int64_t k = 0;
-    std::function<Expr(const std::vector<Expr>&)> x_sum_at;  ///< the x_sum of an output point
-    size_t channel_axis = 1;                                 ///< the result's channel axis
 };
 
 // (x_scale * w_scale) / y_scale in float32, one value or one per channel, as onnxruntime's
@@ -123,7 +122,7 @@ Tensor qlinear_epilogue(const QLinearTerms& t, const QuantParams& xq, const Quan
         t.acc.shape(),
         [&](const std::vector<Var>& vars) {
             std::vector<Expr> v(vars.begin(), vars.end());
-            Expr c = v[t.channel_axis];
+            Expr c = v[1];
             Expr x_zp = cast(Int(32), value_at(xq.zero_point, 0));
             Expr w_zp = cast(Int(32), value_at(wq.zero_point, c));
             Expr acc = t.acc(v) - x_zp * t.w_sum(c) - w_zp * t.x_sum_at(v) +
@@ -157,10 +156,10 @@ Tensor qlinear_product(const Tensor& a, const QuantParams& aq, const Tensor& b,
     check_bias(bias, n, op);
     QLinearTerms t;
     t.acc = matmul(a, b, false, transpose_b, std::nullopt, name + ".acc");
-    t.x_sum = sum(a, {1}, false, std::nullopt, name + ".x_sum");
+    Tensor x_sum = sum(a, {1}, false, std::nullopt, name + ".x_sum");
     t.w_sum = sum(b, {transpose_b ? 1 : 0}, false, std::nullopt, name + ".w_sum");
+    t.x_sum_at = [x_sum](const std::vector<Expr>& v) { return x_sum(v[0]); };
     t.k = k;
-    t.x_sum_at = [x_sum = t.x_sum](const std::vector<Expr>& v) { return x_sum(v[0]); };
     return qlinear_epilogue(t, aq, bq, yq, bias, name);
 }
 
@@ -250,14 +249,14 @@ Tensor qlinear_conv2d_nchw(const Tensor& x, const QuantParams& xq, const Tensor&
     QLinearTerms t;
     internal::Accumulation acc = internal::accumulation(x.dtype(), std::nullopt, op);
     t.acc = internal::conv2d_nchw_of_padded(padded, w, p, g, acc, name + ".acc");
-    t.x_sum = conv_x_sum(padded, g, p, name + ".x_sum");
+    Tensor x_sum = conv_x_sum(padded, g, p, name + ".x_sum");
     t.w_sum = sum(w, {1, 2, 3}, false, std::nullopt, name + ".w_sum");
-    t.k = g.w[1] * g.w[2] * g.w[3];
     const int64_t kg = channels / p.groups;
-    t.x_sum_at = [x_sum = t.x_sum, groups = p.groups, kg](const std::vector<Expr>& v) {
+    t.x_sum_at = [x_sum, groups = p.groups, kg](const std::vector<Expr>& v) {
         Expr grp = groups == 1 ? make_const(Int(32), 0) : floordiv(v[1], int(kg));
         return x_sum(v[0], grp, v[2], v[3]);
     };
+    t.k = g.w[1] * g.w[2] * g.w[3];
     return qlinear_epilogue(t, xq, wq, yq, bias, name);
 }
 
