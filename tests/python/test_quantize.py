@@ -50,10 +50,13 @@ def conv_acc(x, x_zp, w, w_zp, bias, stride, pad, dilation, groups):
     for ry in range(r):
         for rx in range(s):
             y0, x0 = ry * dilation, rx * dilation
-            patch = xz[:, :, y0:y0 + stride * (oh - 1) + 1:stride, x0:x0 + stride * (ow - 1) + 1:stride]
+            rows = slice(y0, y0 + stride * (oh - 1) + 1, stride)
+            cols = slice(x0, x0 + stride * (ow - 1) + 1, stride)
+            patch = xz[:, :, rows, cols]
             for g in range(groups):
                 acc[:, g * kg:(g + 1) * kg] += np.einsum(
-                    "nchw,kc->nkhw", patch[:, g * cg:(g + 1) * cg], wz[g * kg:(g + 1) * kg, :, ry, rx])
+                    "nchw,kc->nkhw", patch[:, g * cg:(g + 1) * cg],
+                    wz[g * kg:(g + 1) * kg, :, ry, rx])
     return acc if bias is None else acc + bias.reshape(1, -1, 1, 1)
 
 
@@ -174,6 +177,7 @@ def test_exact_ties_round_half_to_even(x_dtype, w_dtype):
     v["x_scale"][...] = 0.5
     v["w_scale"][:] = [0.25, 0.375] * 6 + [0.25]
     v["y_scale"][...] = 1.0
+    v["y_zero_point"][...] = 1
     v["B"][:] = 0
     for t in ("x", "w"):  # small differences from the zero points: small results
         zp = v[t + "_zero_point"].astype(int).reshape(-1, 1)
@@ -304,9 +308,11 @@ def test_errors_name_the_operator_and_the_parameter():
                                         "got float32"):
         op.qlinear_dense(f, s, zu, w, s, zs, s, zu)
     z16 = ts.placeholder((), dtype="int16", name="z16")
-    with pytest.raises(TypeError, match="parameter 'y_zero_point' must be int8 or uint8, got int16"):
+    with pytest.raises(TypeError,
+                       match="parameter 'y_zero_point' must be int8 or uint8, got int16"):
         op.qlinear_dense(x, s, zu, w, s, zs, s, z16)
-    with pytest.raises(TypeError, match="parameter 'w_zero_point' has dtype uint8 but 'w' has int8"):
+    with pytest.raises(TypeError,
+                       match="parameter 'w_zero_point' has dtype uint8 but 'w' has int8"):
         op.qlinear_dense(x, s, zu, w, s, zu, s, zu)
     s5 = ts.placeholder((5,), dtype="float32", name="s5")
     with pytest.raises(TypeError, match=r"parameter 'w_scale' must hold one value \(shape \(\) or "
