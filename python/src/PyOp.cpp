@@ -12,6 +12,7 @@
 #include "tessel/op/Networks.h"
 #include "tessel/op/Norm.h"
 #include "tessel/op/Pool.h"
+#include "tessel/op/Quantize.h"
 #include "tessel/op/Reduce.h"
 #include "tessel/op/Transform.h"
 #include "tessel/schedule/Schedule.h"
@@ -152,6 +153,46 @@ void def_conv(py::module_& m) {
         "out_dtype"_a = py::none(), "name"_a = "conv2d_transpose_nchw");
 }
 
+// Quantized operators (op/Quantize.h): the tensors as ONNX's QLinear operators name them, the
+// convolution's geometry as conv2d_nchw's.
+void def_quantize(py::module_& m) {
+    m.def("requantize", &op::requantize, "x"_a, "scale"_a, "zero_point"_a, "axis"_a = 1,
+          "name"_a = "requantize");
+    m.def(
+        "qlinear_matmul",
+        [](const Tensor& a, const Tensor& a_scale, const Tensor& a_zero_point, const Tensor& b,
+           const Tensor& b_scale, const Tensor& b_zero_point, const Tensor& y_scale,
+           const Tensor& y_zero_point, const std::string& name) {
+            return op::qlinear_matmul(a, {a_scale, a_zero_point}, b, {b_scale, b_zero_point},
+                                      {y_scale, y_zero_point}, name);
+        },
+        "a"_a, "a_scale"_a, "a_zero_point"_a, "b"_a, "b_scale"_a, "b_zero_point"_a, "y_scale"_a,
+        "y_zero_point"_a, "name"_a = "qlinear_matmul");
+    m.def(
+        "qlinear_dense",
+        [](const Tensor& x, const Tensor& x_scale, const Tensor& x_zero_point, const Tensor& w,
+           const Tensor& w_scale, const Tensor& w_zero_point, const Tensor& y_scale,
+           const Tensor& y_zero_point, std::optional<Tensor> B, const std::string& name) {
+            return op::qlinear_dense(x, {x_scale, x_zero_point}, w, {w_scale, w_zero_point},
+                                     {y_scale, y_zero_point}, opt_tensor(B), name);
+        },
+        "x"_a, "x_scale"_a, "x_zero_point"_a, "w"_a, "w_scale"_a, "w_zero_point"_a, "y_scale"_a,
+        "y_zero_point"_a, "B"_a = py::none(), "name"_a = "qlinear_dense");
+    m.def(
+        "qlinear_conv2d_nchw",
+        [](const Tensor& x, const Tensor& x_scale, const Tensor& x_zero_point, const Tensor& w,
+           const Tensor& w_scale, const Tensor& w_zero_point, const Tensor& y_scale,
+           const Tensor& y_zero_point, std::optional<Tensor> B, py::object stride,
+           py::object padding, py::object dilation, int64_t groups, const std::string& name) {
+            return op::qlinear_conv2d_nchw(
+                x, {x_scale, x_zero_point}, w, {w_scale, w_zero_point}, {y_scale, y_zero_point},
+                opt_tensor(B), conv_params(stride, padding, dilation, groups, py::none()), name);
+        },
+        "x"_a, "x_scale"_a, "x_zero_point"_a, "w"_a, "w_scale"_a, "w_zero_point"_a, "y_scale"_a,
+        "y_zero_point"_a, "B"_a = py::none(), "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1,
+        "groups"_a = 1, "name"_a = "qlinear_conv2d_nchw");
+}
+
 void def_pool(py::module_& m) {
     m.def(
         "pool2d",
@@ -259,6 +300,7 @@ void init_op(py::module_& parent) {
     def_elementwise(m);
     def_matmul(m);
     def_conv(m);
+    def_quantize(m);
     def_pool(m);
     def_norm(m);
     def_reduce(m);

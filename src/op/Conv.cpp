@@ -65,27 +65,30 @@ int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t p
     return (in + pad_before + pad_after - (kernel - 1) * dilation - 1) / stride + 1;
 }
 
-Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
-                   const std::string& name) {
-    const char* op = name.c_str();
-    internal::check_rank(x, 4, op, "x");
-    internal::check_rank(w, 4, op, "w");
-    internal::check_same_dtype(x, w, op, "w");
+namespace internal {
+
+Conv2DGeometry check_conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                                 const char* op) {
+    check_rank(x, 4, op, "x");
+    check_rank(w, 4, op, "w");
+    check_product_dtypes(x, w, op, "w");
     check_params(p, op);
-    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
-    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
-    check_channels(sx[1], sw[0], sw[1], p.groups, op);
-    int64_t oh =
-        out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    int64_t ow =
-        out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
-    Tensor padded = pad_hw(x, 2, 3, p, name);
-    const int64_t kg = sw[0] / p.groups, cg = sw[1];
+    Conv2DGeometry g{constant_shape(x, op, "x"), constant_shape(w, op, "w"), 0, 0};
+    check_channels(g.x[1], g.w[0], g.w[1], p.groups, op);
+    g.oh = out_extent(g.x[2], g.w[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    g.ow = out_extent(g.x[3], g.w[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    return g;
+}
+
+Tensor conv2d_nchw_of_padded(const Tensor& padded, const Tensor& w, const Conv2DParams& p,
+                             const Conv2DGeometry& g, const Accumulation& acc,
+                             const std::string& name) {
+    const int64_t kg = g.w[0] / p.groups, cg = g.w[1];
     IterVar rc = reduce_axis({0, make_const(Int(32), cg)}, "rc");
-    IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
-    IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
-    return internal::reduction_stage(
-        {sx[0], sw[0], oh, ow}, acc,
+    IterVar ry = reduce_axis({0, make_const(Int(32), g.w[2])}, "ry");
+    IterVar rx = reduce_axis({0, make_const(Int(32), g.w[3])}, "rx");
+    return reduction_stage(
+        {g.x[0], g.w[0], g.oh, g.ow}, acc,
         [&](const std::vector<Var>& v) {
             Var n = v[0], k = v[1], y = v[2], xx = v[3];
             Expr c = p.groups == 1 ? Expr(rc.var()) : floordiv(k, int(kg)) * int(cg) + rc.var();
@@ -97,12 +100,22 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
         name);
 }
 
+}  // namespace internal
+
+Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                   const std::string& name) {
+    const char* op = name.c_str();
+    internal::Conv2DGeometry g = internal::check_conv2d_nchw(x, w, p, op);
+    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
+    return internal::conv2d_nchw_of_padded(pad_hw(x, 2, 3, p, name), w, p, g, acc, name);
+}
+
 Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                    const std::string& name) {
     const char* op = name.c_str();
     internal::check_rank(x, 4, op, "x");
     internal::check_rank(w, 4, op, "w");
-    internal::check_same_dtype(x, w, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
     check_params(p, op);
     internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
@@ -160,7 +173,7 @@ Tensor conv2d_transpose_nchw(const Tensor& x, const Tensor& w, const Conv2DParam
     const char* op = name.c_str();
     internal::check_rank(x, 4, op, "x");
     internal::check_rank(w, 4, op, "w");
-    internal::check_same_dtype(x, w, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
     check_params(p, op);
     if (p.groups != 1)
         bad_param(op, "groups", "must be 1 (grouped transposed conv is not supported)");

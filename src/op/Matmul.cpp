@@ -27,7 +27,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     const char* op = name.c_str();
     internal::check_rank(a, 2, op, "a");
     internal::check_rank(b, 2, op, "b");
-    internal::check_same_dtype(a, b, op, "b");
+    internal::check_product_dtypes(a, b, op, "b");
     std::vector<int64_t> sa = constant_shape(a, op, "a"), sb = constant_shape(b, op, "b");
     auto [m, ka] = rows_cols(sa[0], sa[1], transpose_a);
     auto [kb, n] = rows_cols(sb[0], sb[1], transpose_b);
@@ -50,7 +50,7 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool tra
     const char* op = name.c_str();
     internal::check_rank(a, 3, op, "a");
     internal::check_rank(b, 3, op, "b");
-    internal::check_same_dtype(a, b, op, "b");
+    internal::check_product_dtypes(a, b, op, "b");
     std::vector<int64_t> sa = constant_shape(a, op, "a"), sb = constant_shape(b, op, "b");
     if (sa[0] != sb[0] && sa[0] != 1 && sb[0] != 1)
         bad_param(op, "b",

@@ -48,6 +48,12 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const ch
                       a.dtype().str() + " (cast one first)");
 }
 
+void check_product_dtypes(const Tensor& a, const Tensor& b, const char* op, const char* param) {
+    auto byte_int = [](Type t) { return t.is_scalar() && t.is_int_or_uint() && t.bits == 8; };
+    if (byte_int(a.dtype()) && byte_int(b.dtype())) return;
+    check_same_dtype(a, b, op, param);
+}
+
 void check_float(const Tensor& t, const char* op, const char* param) {
     if (!t.dtype().is_float() && !t.dtype().is_bfloat())
         bad_param(op, param, "must have a float dtype, got " + t.dtype().str());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessel/Error.h"
+#include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
 #include "tessel/te/Operation.h"
 
@@ -21,6 +22,10 @@ std::vector<Expr> to_exprs(const std::vector<int64_t>& shape);
 void check_rank(const Tensor& t, size_t ndim, const char* op, const char* param);
 /// DSLError naming `param` unless `b` has `a`'s dtype.
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* param);
+/// DSLError naming `param` unless the operands of a product can be multiplied: one dtype, or two
+/// 8-bit integers of either signedness (uint8 x int8, as VNNI and ONNX's QLinear operators take
+/// them; both accumulate in int32, which holds every such product).
+void check_product_dtypes(const Tensor& a, const Tensor& b, const char* op, const char* param);
 /// DSLError unless `t` has a float dtype.
 void check_float(const Tensor& t, const char* op, const char* param);
 /// What a product or a sum of `in` operands accumulates in and returns (docs/design.md, decision 10).
@@ -46,6 +51,24 @@ Accumulation accumulation(Type in, std::optional<Type> out_dtype, const char* op
 Tensor reduction_stage(const std::vector<int64_t>& shape, const Accumulation& acc,
                        const std::function<Expr(const std::vector<Var>&)>& body,
                        const std::string& name);
+
+/// `x` padded with `before` and `after` elements on each axis (of x's rank, not negative: the
+/// caller checks them), the new elements `fill` (of x's dtype; it may read a tensor).
+Tensor pad_with(const Tensor& x, const std::vector<int64_t>& before,
+                const std::vector<int64_t>& after, const Expr& fill, const std::string& name);
+
+/// The checked shapes of a conv2d_nchw (op/Conv.h) and its output extents.
+struct Conv2DGeometry {
+    std::vector<int64_t> x, w;  ///< (N, C, H, W), (K, C / groups, R, S)
+    int64_t oh = 0, ow = 0;
+};
+/// conv2d_nchw's checks of its operands and parameters, each DSLError naming `op`.
+Conv2DGeometry check_conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                                 const char* op);
+/// conv2d_nchw's reduction stage over `padded`: x already padded as `p` says.
+Tensor conv2d_nchw_of_padded(const Tensor& padded, const Tensor& w, const Conv2DParams& p,
+                             const Conv2DGeometry& g, const Accumulation& acc,
+                             const std::string& name);
 
 /// The largest divisor of `extent` that is at most `cap` (at least 1).
 int64_t divisor_at_most(int64_t extent, int64_t cap);

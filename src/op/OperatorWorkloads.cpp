@@ -12,6 +12,7 @@
 #include "tessel/op/Matmul.h"
 #include "tessel/op/Norm.h"
 #include "tessel/op/Pool.h"
+#include "tessel/op/Quantize.h"
 #include "tessel/op/Reduce.h"
 #include "tessel/op/Transform.h"
 #include "tessel/op/Workloads.h"
@@ -56,7 +57,9 @@ op::Conv2DParams conv_params(const P& p, size_t stride, int64_t groups) {
             expand<2>(list(p, stride + 2), "dilation"), groups};
 }
 
-std::vector<WorkloadParamSpec> spec(std::initializer_list<std::pair<const char*, ParamKind>> l) {
+using Specs = std::vector<std::pair<const char*, ParamKind>>;
+
+std::vector<WorkloadParamSpec> spec(const Specs& l) {
     std::vector<WorkloadParamSpec> s;
     for (auto [name, kind] : l) s.push_back({name, kind});
     s.push_back({"dtype", ParamKind::DType});
@@ -79,6 +82,14 @@ WorkloadDefinition accumulating(std::string name, std::vector<WorkloadParamSpec>
 
 constexpr ParamKind I = ParamKind::Int, L = ParamKind::IntList, S = ParamKind::String,
                     F = ParamKind::Float;
+
+// The convolutions' geometry followed by `more`, their own parameters (then the dtype).
+Specs conv_geometry(const Specs& more) {
+    Specs s = {{"N", I},      {"C", I},      {"H", I},       {"W", I},       {"K", I},
+               {"kernel", L}, {"stride", L}, {"padding", L}, {"dilation", L}};
+    s.insert(s.end(), more.begin(), more.end());
+    return s;
+}
 
 TensorDAG unary(const P& p) {
     static const std::map<std::string, std::function<Tensor(const Tensor&)>> fns = {
@@ -142,18 +153,26 @@ TensorDAG dense(const P& p, std::optional<Type> out_dtype) {
     return {{x, w}, {y}};
 }
 
-TensorDAG conv2d(const P& p, bool nhwc, std::optional<Type> out_dtype) {
-    Type t = dtype(p);
+// The operand shapes and parameters of a conv2d workload (the convolutions' geometry and groups).
+struct ConvShapes {
+    std::vector<int64_t> x, w;
+    op::Conv2DParams params;
+};
+ConvShapes conv_shapes(const P& p, bool nhwc, const char* workload) {
     int64_t n = integer(p, 0), c = integer(p, 1), h = integer(p, 2), w = integer(p, 3);
     int64_t k = integer(p, 4), groups = integer(p, 9);
     auto kernel = expand<2>(list(p, 5), "kernel");
-    if (groups < 1) op::internal::bad_param("op.conv2d", "groups", "must be at least 1");
-    Tensor x = nhwc ? input({n, h, w, c}, t, "x") : input({n, c, h, w}, t, "x");
-    Tensor f = nhwc ? input({kernel[0], kernel[1], c / groups, k}, t, "w")
-                    : input({k, c / groups, kernel[0], kernel[1]}, t, "w");
-    op::Conv2DParams cp = conv_params(p, 6, groups);
-    cp.out_dtype = out_dtype;
-    return {{x, f}, {nhwc ? op::conv2d_nhwc(x, f, cp) : op::conv2d_nchw(x, f, cp)}};
+    if (groups < 1) op::internal::bad_param(workload, "groups", "must be at least 1");
+    if (nhwc)
+        return {{n, h, w, c}, {kernel[0], kernel[1], c / groups, k}, conv_params(p, 6, groups)};
+    return {{n, c, h, w}, {k, c / groups, kernel[0], kernel[1]}, conv_params(p, 6, groups)};
+}
+
+TensorDAG conv2d(const P& p, bool nhwc, std::optional<Type> out_dtype) {
+    ConvShapes s = conv_shapes(p, nhwc, "op.conv2d");
+    Tensor x = input(s.x, dtype(p), "x"), f = input(s.w, dtype(p), "w");
+    s.params.out_dtype = out_dtype;
+    return {{x, f}, {nhwc ? op::conv2d_nhwc(x, f, s.params) : op::conv2d_nchw(x, f, s.params)}};
 }
 
 TensorDAG depthwise(const P& p, std::optional<Type> out_dtype) {
@@ -225,6 +244,41 @@ TensorDAG where(const P& p) {
     return {{c, a, b}, {op::where(c, a, b)}};
 }
 
+// The quantization of an operand: a float32 scale and a zero point of `t`, one value each (shape
+// ()) or one per channel ((channels,)).
+op::QuantParams quant_input(const std::string& prefix, Type t, int64_t channels,
+                            std::vector<Tensor>& inputs) {
+    std::vector<int64_t> shape;
+    if (channels > 0) shape.push_back(channels);
+    op::QuantParams q{input(shape, Float(32), (prefix + "_scale").c_str()),
+                      input(shape, t, (prefix + "_zero_point").c_str())};
+    inputs.push_back(q.scale);
+    inputs.push_back(q.zero_point);
+    return q;
+}
+
+using QLinearBuild =
+    std::function<Tensor(const Tensor&, const op::QuantParams&, const Tensor&,
+                         const op::QuantParams&, const op::QuantParams&, const Tensor&)>;
+
+// A quantized operator's placeholders (ONNX's order: x, its scale and zero point, w, its scale
+// and zero point, y's, the bias) and result. Parameters from `first`: per_channel, bias,
+// x_dtype, w_dtype, then the result's dtype.
+TensorDAG qlinear(const P& p, size_t first, const std::vector<int64_t>& x_shape,
+                  const std::vector<int64_t>& w_shape, int64_t channels,
+                  const QLinearBuild& build) {
+    Tensor x = input(x_shape, std::get<Type>(p[first + 2]), "x");
+    std::vector<Tensor> inputs{x};
+    op::QuantParams xq = quant_input("x", x.dtype(), 0, inputs);
+    Tensor w = input(w_shape, std::get<Type>(p[first + 3]), "w");
+    inputs.push_back(w);
+    op::QuantParams wq = quant_input("w", w.dtype(), integer(p, first) ? channels : 0, inputs);
+    op::QuantParams yq = quant_input("y", dtype(p), 0, inputs);
+    Tensor bias = integer(p, first + 1) ? input({channels}, Int(32), "B") : Tensor();
+    if (bias.defined()) inputs.push_back(bias);
+    return {inputs, {build(x, xq, w, wq, yq, bias)}};
+}
+
 std::vector<WorkloadDefinition> tensor_workloads() {
     auto x0 = [](const P& p) { return input(list(p, 0), dtype(p), "x"); };
     std::vector<WorkloadDefinition> w = {
@@ -278,18 +332,8 @@ std::vector<WorkloadDefinition> tensor_workloads() {
 }
 
 std::vector<WorkloadDefinition> nn_workloads() {
-    // The convolutions' geometry, then their last parameter, then the dtype.
     auto conv_spec = [](std::pair<const char*, ParamKind> last) {
-        return spec({{"N", I},
-                     {"C", I},
-                     {"H", I},
-                     {"W", I},
-                     {"K", I},
-                     {"kernel", L},
-                     {"stride", L},
-                     {"padding", L},
-                     {"dilation", L},
-                     last});
+        return spec(conv_geometry({last}));
     };
     auto conv = conv_spec({"groups", I});
     std::vector<WorkloadDefinition> w = {
@@ -363,6 +407,38 @@ std::vector<WorkloadDefinition> nn_workloads() {
     return w;
 }
 
+// The quantized operators: their own parameters, then the quantization's, then the result's dtype
+// (y_zero_point's).
+std::vector<WorkloadDefinition> quantized_workloads() {
+    auto with_quant = [](Specs own) {
+        own.insert(own.end(), {{"per_channel", I},
+                               {"bias", I},
+                               {"x_dtype", ParamKind::DType},
+                               {"w_dtype", ParamKind::DType}});
+        return spec(own);
+    };
+    return {
+        {"op.qlinear_dense", with_quant({{"M", I}, {"N", I}, {"K", I}}),
+         [](const P& p) {
+             int64_t m = integer(p, 0), n = integer(p, 1), k = integer(p, 2);
+             return qlinear(p, 3, {m, k}, {n, k}, n,
+                            [](const Tensor& x, const op::QuantParams& xq, const Tensor& w,
+                               const op::QuantParams& wq, const op::QuantParams& yq,
+                               const Tensor& b) { return op::qlinear_dense(x, xq, w, wq, yq, b); });
+         }},
+        {"op.qlinear_conv2d_nchw", with_quant(conv_geometry({{"groups", I}})),
+         [](const P& p) {
+             ConvShapes s = conv_shapes(p, false, "op.qlinear_conv2d_nchw");
+             return qlinear(
+                 p, 10, s.x, s.w, s.w[0],
+                 [&s](const Tensor& x, const op::QuantParams& xq, const Tensor& w,
+                      const op::QuantParams& wq, const op::QuantParams& yq, const Tensor& b) {
+                     return op::qlinear_conv2d_nchw(x, xq, w, wq, yq, b, s.params);
+                 });
+         }},
+    };
+}
+
 }  // namespace
 
 }  // namespace tessel::internal
@@ -372,6 +448,7 @@ namespace tessel::op {
 std::vector<WorkloadDefinition> workloads() {
     std::vector<WorkloadDefinition> w = tessel::internal::tensor_workloads();
     for (WorkloadDefinition& b : tessel::internal::nn_workloads()) w.push_back(std::move(b));
+    for (WorkloadDefinition& b : tessel::internal::quantized_workloads()) w.push_back(std::move(b));
     return w;
 }
 

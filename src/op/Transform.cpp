@@ -172,12 +172,20 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& before, std::vector<int6
         for (int64_t p : *list)
             if (p < 0) bad_param(name.c_str(), param, list_string(*list) + " has negative padding");
     }
-    std::vector<int64_t> out;
-    for (size_t d = 0; d < shape.size(); ++d) out.push_back(shape[d] + before[d] + after[d]);
     Type t = x.dtype();
     Expr fill = t.is_float() ? make_const(t, value) : make_const(t, int64_t(value));
+    return internal::pad_with(x, before, after, fill, name);
+}
+
+namespace internal {
+
+Tensor pad_with(const Tensor& x, const std::vector<int64_t>& before,
+                const std::vector<int64_t>& after, const Expr& fill, const std::string& name) {
+    std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");
+    std::vector<int64_t> out;
+    for (size_t d = 0; d < shape.size(); ++d) out.push_back(shape[d] + before[d] + after[d]);
     return compute(
-        internal::to_exprs(out),
+        to_exprs(out),
         [&](const std::vector<Var>& v) {
             Expr inside = make_const(Bool(), int64_t(1));
             std::vector<Expr> idx;
@@ -193,6 +201,8 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& before, std::vector<int6
         },
         name);
 }
+
+}  // namespace internal
 
 Tensor take(const Tensor& x, const Tensor& indices, int64_t axis, const std::string& name) {
     std::vector<int64_t> shape = constant_shape(x, name.c_str(), "x");

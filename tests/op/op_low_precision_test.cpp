@@ -72,6 +72,19 @@ TEST(OpLowPrecision, EightBitIntegerProductsReturnInt32) {
     expect_default_schedules_match({y}, 45);
 }
 
+// uint8 x int8 (VNNI's operands, op/Quantize.h's) multiply in int32 as either alone does.
+TEST(OpLowPrecision, EightBitProductsOfMixedSignedness) {
+    Tensor a = placeholder({5, 19}, UInt(8), "a"), b = placeholder({19, 6}, Int(8), "b");
+    EXPECT_EQ(op::matmul(a, b).dtype(), Int(32));
+    expect_default_schedules_match({op::matmul(a, b)}, 19);
+    expect_default_cpu_matches({op::dense(a, placeholder({6, 19}, Int(8), "w"))}, 19);
+    Tensor x = placeholder({1, 3, 5, 5}, Int(8), "x"), w = placeholder({2, 3, 3, 3}, UInt(8), "w");
+    expect_default_schedules_match({op::conv2d_nchw(x, w, op::conv_params(1, 1))}, 27);
+    // Other mixes stay errors: 16-bit integers, floats.
+    EXPECT_THROW(op::matmul(a, placeholder({19, 6}, Int(16), "c")), DSLError);
+    EXPECT_THROW(op::matmul(placeholder({5, 19}, f32, "f"), b), DSLError);
+}
+
 TEST(OpLowPrecision, ConvolutionsAccumulateInFloat32) {
     Tensor x = placeholder({1, 6, 11, 10}, f16, "x"), w = placeholder({4, 3, 3, 3}, f16, "w");
     op::Conv2DParams p = op::conv_params(1, 1, 1, 2);

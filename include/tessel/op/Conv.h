@@ -8,7 +8,8 @@
 // default_schedule() inlines into the convolution. The convolution accumulates as matmul does
 // (op/Matmul.h): float16/bfloat16 in float32, 8- and 16-bit integers in int32, with
 // `Conv2DParams::out_dtype` choosing the result's type ("<name>.acc" and a cast stage when it
-// differs from the accumulator's).
+// differs from the accumulator's). x and w have one dtype, or are 8-bit integers of either
+// signedness (uint8 x int8, as matmul).
 // DSLError names the operator and the parameter: negative padding, a stride or dilation below 1,
 // groups that do not divide the channels, a channel mismatch, a (dilated) kernel larger than the
 // padded input, operands of the wrong rank or of different dtypes, an out_dtype as matmul refuses.

@@ -10,9 +10,11 @@
 // `out_dtype` (TOPI's name) chooses the result's type; a wider one widens the accumulator too
 // (float64). When the result's type differs from the accumulator's, the reduction is the stage
 // "<name>.acc" and a cast stage "<name>" follows it (dense casts in its epilogue).
-// Misuse throws DSLError naming the operator and the parameter: operands that are not 2-D (3-D
-// for batch_matmul), inner extents that differ, mismatched dtypes, a bias of the wrong length, an
-// integer out_dtype for float operands or one narrower than int32 for integer operands.
+// The operands have one dtype, except that 8-bit integers of either signedness mix (uint8 x int8,
+// the operands of VNNI's dot products and of op/Quantize.h). Misuse throws DSLError naming the
+// operator and the parameter: operands that are not 2-D (3-D for batch_matmul), inner extents
+// that differ, mismatched dtypes, a bias of the wrong length, an integer out_dtype for float
+// operands or one narrower than int32 for integer operands.
 #pragma once
 
 #include <optional>
