@@ -11,6 +11,7 @@
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
+#include "tessel/lower/StorageFlatten.h"
 #include "tessel/schedule/InferBounds.h"
 #include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
@@ -698,15 +699,44 @@ Stmt NestBuilder::tensorized_nest(int i) {
                  "not " +
                  scope_name(b->scope));
     };
+    // The CPU's dot products read memory, not fragments: what matters is how far each operand's
+    // storage index moves along the tensorized loops (j, k): C by (1, 0), A by (0, 1) and B by
+    // (group, 1), a tile's rows of B contiguous (whatever its logical dimensions, packed or not).
+    const bool cpu_dot = in.kind == TensorIntrinKind::CpuDot;
+    auto check_storage_steps = [&](const Expr& load, const std::vector<int64_t>& want,
+                                   const std::string& what) {
+        const auto* l = load.as<BufferLoad>();
+        const Expr f = flat_index(l->buffer, l->indices);
+        for (size_t k = 0; k < vars.size(); ++k) {
+            Analyzer inside = leaves;
+            const int64_t extent = as_const_int(axes[k].dom().extent).value();
+            if (extent >= 2) inside.bind(vars[k], 0, extent - 2);
+            auto c = as_const_int(inside.simplify(
+                substitute(f, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - f));
+            if (!c || *c != want[k])
+                fail(what + " '" + l->buffer->name + "' moves by " +
+                     (c ? std::to_string(*c) : std::string("a varying number of")) +
+                     " elements along loop '" + vars[k].name() + "' (the pattern's " +
+                     axes[k].var().name() + "), where the instruction needs " +
+                     std::to_string(want[k]) +
+                     (k == 0 && want[0] > 1
+                          ? " (pack the operand so that a group of " + std::to_string(want[0]) +
+                                " elements is its innermost axis: cache_read, storage_split and "
+                                "storage_reorder, or a packed compute stage)"
+                          : std::string()));
+        }
+    };
     // The destination: the stage's own buffer, its last axes the pattern's spatial ones.
     const ComputeOpNode* c = as_compute(st.op);
     const size_t spatial = as_compute(in.pattern.op())->axis.size();
-    for (size_t d = 0; d < c->axis.size(); ++d) {
+    for (size_t d = 0; d < c->axis.size() && !cpu_dot; ++d) {
         const size_t lead = c->axis.size() - spatial;
         check_index(bounds_[i].root_values[d], d < lead ? -1 : static_cast<int>(d - lead),
                     "the stage's index " + std::to_string(d));
     }
     Expr out = BufferLoad::make(buffers_[i][0], store_indices(i));
+    const int64_t group = cpu_dot ? as_const_int(axes[1].dom().extent).value() : 0;
+    if (cpu_dot) check_storage_steps(out, {1, 0}, "the destination");
     std::vector<Expr> args = tile(i, out, vars[0]);
     // The reads, in the pattern's order.
     VarMap map;
@@ -718,7 +748,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
         Expr read = substitute(Expr(m.stage), map);
         const auto* tr = read.as<TensorRead>();
         const size_t lead = tr->indices.size() - m.pattern->indices.size();
-        for (size_t d = 0; d < tr->indices.size(); ++d)
+        for (size_t d = 0; d < tr->indices.size() && !cpu_dot; ++d)
             check_index(tr->indices[d], d < lead ? -1 : axis_of(m.pattern->indices[d - lead]),
                         "the read of '" + tr->tensor.name() + "' at index " + std::to_string(d));
         Expr load = lower_expr(i, Expr(m.stage));
@@ -726,6 +756,11 @@ Stmt NestBuilder::tensorized_nest(int i) {
             fail("the read of '" + tr->tensor.name() +
                  "' may fall outside its producer's "
                  "region (a padded tile); tensor intrinsics read whole tiles");
+        if (cpu_dot)  // A (one index: k) is the broadcast group; B's rows are `group` apart
+            check_storage_steps(load,
+                                m.pattern->indices.size() == 1 ? std::vector<int64_t>{0, 1}
+                                                               : std::vector<int64_t>{group, 1},
+                                "the read of");
         std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
         args.insert(args.end(), pair.begin(), pair.end());
     }
@@ -773,33 +808,14 @@ Stmt NestBuilder::tensorized_nest(int i) {
 }
 
 // dot_product (ir/IR.h) for the tensorized loops from leaf t: `args` are the tile operands of
-// the destination, A and B (origin, next row). B's rows must be contiguous: the instruction
-// reads them as one vector. The reduction's init is the stage's own, plain stores.
+// the destination, A and B (origin, next row), their storage steps checked (tensorized_nest).
+// The reduction's init is the stage's own, plain stores.
 Stmt NestBuilder::cpu_dot_nest(int i, size_t t, const TensorIntrin& in,
                                const std::vector<Expr>& args) {
     const Stage& st = s_.stages()[i];
     const std::vector<IterVar> axes = tensor_intrin_axes(in);
     const int64_t lanes = as_const_int(axes[0].dom().extent).value();
     const int64_t group = as_const_int(axes[1].dom().extent).value();
-    // B's row stride in elements: its flat index one row below minus its origin's.
-    auto flat = [](const Expr& e) {
-        const auto* l = e.as<BufferLoad>();
-        Expr f = make_zero(Int(64));
-        for (size_t d = 0; d < l->indices.size(); ++d)
-            f = f * cast(Int(64), l->buffer->shape[d]) + cast(Int(64), l->indices[d]);
-        return simplify(f);
-    };
-    auto stride = as_const_int(simplify(flat(args[5]) - flat(args[4])));
-    if (!stride || *stride != group)
-        TESSEL_THROW(ScheduleError)
-            << "lower: stage '" << st.name() << "': tensorize with " << in.name << ": the rows of '"
-            << args[4].as<BufferLoad>()->buffer->name << "' are "
-            << (stride ? std::to_string(*stride) : std::string("a varying number of"))
-            << " elements apart, where the instruction reads " << lanes << " rows of " << group
-            << " contiguous elements (pack the operand so that its innermost axis is the " << group
-            << " elements of a group: cache_read and transform_layout)"
-            << "\n  loop nest of '" << st.name() << "':\n"
-            << s_.loop_nest_string(i);
     Stmt call = Evaluate::make(
         Call::make(Intrinsic::dot_product, {make_const(Int(32), lanes), make_const(Int(32), group),
                                             args[0], args[2], args[4], args[5]}));

@@ -10,6 +10,7 @@
 #include "op/OpUtil.h"
 #include "op/ReadAccess.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/DAGAnalysis.h"
 
 namespace tessel::op {
@@ -350,8 +351,10 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
 // B is packed.
 struct GemmPlan {
     bool ok = false;
-    Tensor b;       ///< the operand packed into column panels
-    int b_dim = 0;  ///< its dimension indexed by j
+    Tensor a;               ///< the operand read along the rows
+    Tensor b;               ///< the operand packed into column panels
+    int b_dim = 0;          ///< its dimension indexed by j
+    bool a_k_last = false;  ///< A's last index is the reduction axis (a row of A is contiguous)
 };
 
 GemmPlan plan_gemm(const ComputeOpNode* c) {
@@ -370,6 +373,10 @@ GemmPlan plan_gemm(const ComputeOpNode* c) {
         internal::AxisUse j_use = internal::axis_use(r->indices, j, &dim);
         if (uses_i && j_use == internal::AxisUse::Invariant) {
             a_found = true;
+            plan.a = r->tensor;
+            plan.a_k_last = c->reduce_axis.size() == 1 &&
+                            internal::axis_use(r->indices, c->reduce_axis[0].var(), &dim) ==
+                                internal::AxisUse::UnitLast;
         } else if (!uses_i && j_use != internal::AxisUse::Invariant && !plan.b.defined()) {
             plan.b = r->tensor;
             plan.b_dim = j_use == internal::AxisUse::UnitLast
@@ -488,6 +495,32 @@ GemmParallel choose_gemm_parallel(int64_t m, int64_t n, int64_t k, int batch, in
     return best;
 }
 
+// The CPU dot-product intrinsic (schedule/TensorIntrin.h) GEMM `p` runs its tiles with on
+// `target`: uint8 x int8 on VNNI, bfloat16 on AVX512-BF16, when p's body is the intrinsic's
+// product with A's rows contiguous along K, and K is a multiple of the group and N of the tile's
+// columns (tensor intrinsics compute whole tiles); else nullptr. `mr` becomes a divisor of M of
+// at least 4 rows (none: nullptr).
+const TensorIntrin* gemm_dot_intrin(const Schedule& s, int p, const GemmPlan& plan, int64_t m,
+                                    int64_t n, int64_t k, GemmTile* t, const Target& target) {
+    if (!plan.a_k_last || !plan.a.defined()) return nullptr;
+    const Stage& st = s.stage(p);
+    const TensorIntrin* in =
+        cpu_dot_intrin_for(target, plan.a.dtype(), plan.b.dtype(), dtype_of(st));
+    if (!in) return nullptr;
+    const std::vector<IterVar> axes = tensor_intrin_axes(*in);
+    const int64_t lanes = as_const_int(axes[0].dom().extent).value();
+    const int64_t group = as_const_int(axes[1].dom().extent).value();
+    std::vector<MatchedRead> reads;
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!match_tensor_intrin(*in, c->body[0], c->body[0].type(), &reads).empty()) return nullptr;
+    if (k % group != 0 || n % t->nr != 0 || t->nr % lanes != 0) return nullptr;
+    int64_t mr = t->mr;
+    while (mr >= 4 && m % mr != 0) --mr;
+    if (mr < 4) return nullptr;
+    t->mr = mr;
+    return in;
+}
+
 // CPU: a GEMM `p` computed in register tiles inside its element-wise consumer `q` (its epilogue,
 // or the copy out of its local cache). q: [batch..., j / nc, i / mr, (j % nc) / nr, i % mr,
 // j % nr (vectorised)]; p at q's panel loop: [batch..., k..., i % mr (unrolled), j % nr
@@ -507,7 +540,9 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     for (int b = 0; b < batch; ++b) batches *= std::max<int64_t>(leaf_extent(s, q, b), 1);
     const GemmParallel par =
         choose_gemm_parallel(m, n, k, batch, batches, dtype_of(s.stage(p)), target);
-    const GemmTile t = par.tile;
+    GemmTile t = par.tile;
+    // The CPU's dot-product instruction for the tile's products where it applies.
+    const TensorIntrin* dot = gemm_dot_intrin(s, p, plan, m, n, k, &t, target);
     const bool parallel_blocks = par.mode != GemmParallel::Rows;
     const bool batch_alone = par.mode == GemmParallel::BatchAlone;
     const bool per_batch = par.mode == GemmParallel::PerBatch;
@@ -560,15 +595,31 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
 
     // p at q's panel loop: [b..., i, j, k...] → [b..., k..., i, j].
     const int reductions = static_cast<int>(s.stage(p).leaf.size()) - d;
+    int64_t group = 1;
+    if (dot) {  // K in groups: [b..., i, j, k / group, k % group]
+        group = as_const_int(tensor_intrin_axes(*dot)[1].dom().extent).value();
+        s.split(p, d, group);
+    }
     std::vector<int> inner;
     for (int b = 0; b < batch; ++b) inner.push_back(b);
     for (int r = 0; r < reductions; ++r) inner.push_back(d + r);
     inner.push_back(d - 2);
     inner.push_back(d - 1);
+    if (dot) inner.push_back(d + 1);
     s.reorder(p, inner);
     const int leaves = static_cast<int>(s.stage(p).leaf.size());
-    s.vectorize(p, leaves - 1);
-    if (t.mr > 1) s.unroll(p, leaves - 2);
+    if (dot) {
+        // [b..., k / group, i, j / lanes, j % lanes, k % group]: the last two the instruction,
+        // the rows and the tile's vectors unrolled (their accumulators stay in registers).
+        const int64_t lanes = as_const_int(tensor_intrin_axes(*dot)[0].dom().extent).value();
+        s.split(p, leaves - 2, lanes);
+        s.unroll(p, leaves - 2);
+        if (t.mr > 1) s.unroll(p, leaves - 3);
+        s.tensorize(p, leaves - 1, dot->name);
+    } else {
+        s.vectorize(p, leaves - 1);
+        if (t.mr > 1) s.unroll(p, leaves - 2);
+    }
     const Operation p_op = s.stage(p).dag_op, q_op = s.stage(q).dag_op;
     s.compute_at(p, q, panel_loop);
 
@@ -583,11 +634,31 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     for (int x = ndim - 2; x <= ndim; ++x)
         if (x != plan.b_dim && x != plan.b_dim + 1) panels_order.push_back(x);
     panels_order.push_back(plan.b_dim + 1);
-    s.storage_split(pack, plan.b_dim, t.nr);  // [.., jo, ji, ..] with ji at b_dim + 1
-    s.storage_reorder(pack, panels_order);
-    s.split(pack, plan.b_dim, t.nr);
-    s.reorder(pack, panels_order);
-    s.vectorize(pack, ndim);
+    if (dot) {
+        // For the instruction: [batch..., j / nr, k / group, j % nr, k % group], a tile's rows
+        // of B `group` elements apart.
+        const int nd = ndim;
+        const bool k_before_j = plan.b_dim == nd - 1;  // B is [.., k, j] (else [.., j, k])
+        panels_order.resize(static_cast<size_t>(nd - 2));
+        if (k_before_j) {  // [.., k, jo, ji] → [.., ko, ki, jo, ji]
+            for (int x : {nd, nd - 2, nd + 1, nd - 1}) panels_order.push_back(x);
+        } else {  // [.., jo, ji, k] → [.., jo, ji, ko, ki]
+            for (int x : {nd - 2, nd, nd - 1, nd + 1}) panels_order.push_back(x);
+        }
+        const int k_pos = k_before_j ? nd - 2 : nd;
+        s.storage_split(pack, plan.b_dim, t.nr);
+        s.storage_split(pack, k_pos, group);
+        s.storage_reorder(pack, panels_order);
+        s.split(pack, plan.b_dim, t.nr);
+        s.split(pack, k_pos, group);
+        s.reorder(pack, panels_order);
+    } else {
+        s.storage_split(pack, plan.b_dim, t.nr);  // [.., jo, ji, ..] with ji at b_dim + 1
+        s.storage_reorder(pack, panels_order);
+        s.split(pack, plan.b_dim, t.nr);
+        s.reorder(pack, panels_order);
+        s.vectorize(pack, ndim);
+    }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
     s.compute_at(pack, stage_of_op(s, q_op), block);
 }

@@ -260,3 +260,43 @@ TEST(OpLowPrecision, NarrowTypesStayWithinTheLaneCapOnAvx512) {
 
 }  // namespace
 }  // namespace tessel::testing
+
+namespace tessel::testing {
+namespace {
+
+// The CPU GEMM default runs its tiles with the CPU's dot-product instruction where the target has
+// one (uint8 x int8 on VNNI, bfloat16 on AVX512-BF16; schedule/TensorIntrin.h), B packed in groups;
+// the interpreter runs dot_product exactly, so the check holds on any CPU.
+TEST(OpLowPrecision, CpuGemmsUseTheDotProductInstructionsWhereTheCpuHasThem) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU names imply features only with LLVM";
+    Tensor a = placeholder({24, 64}, UInt(8), "a"), b = placeholder({64, 96}, Int(8), "b");
+    Tensor w = placeholder({96, 64}, Int(8), "w");
+    Tensor h = placeholder({12, 38}, bf16, "h"), g = placeholder({38, 64}, bf16, "g");
+    struct Case {
+        const char* target;
+        Tensor out;
+        const char* intrinsic;  // nullptr: none
+        int64_t k;
+    };
+    const Case cases[] = {
+        {"llvm -mcpu=cascadelake", op::matmul(a, b), "dot_product(16, 4,", 64},
+        {"llvm -mcpu=cascadelake", op::dense(a, w), "dot_product(16, 4,", 64},
+        {"llvm -mcpu=alderlake", op::matmul(a, b), "dot_product(8, 4,", 64},
+        {"llvm -mcpu=haswell", op::matmul(a, b), nullptr, 64},
+        {"llvm -mcpu=cooperlake", op::matmul(h, g), "dot_product(16, 2,", 38},
+        {"llvm -mcpu=cascadelake", op::matmul(h, g), nullptr, 38},
+    };
+    for (const Case& c : cases) {
+        Schedule s = op::default_schedule_rules({c.out}, Target(c.target));
+        std::string ir = expect_matches_reference(s, c.k);
+        EXPECT_EQ(ir.find("dot_product(") != std::string::npos, c.intrinsic != nullptr)
+            << c.target << "\n"
+            << ir;
+        if (c.intrinsic) {
+            EXPECT_NE(ir.find(c.intrinsic), std::string::npos) << ir;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tessel::testing
