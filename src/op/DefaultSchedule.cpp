@@ -513,6 +513,10 @@ const TensorIntrin* gemm_dot_intrin(const Schedule& s, int p, const GemmPlan& pl
     std::vector<MatchedRead> reads;
     const ComputeOpNode* c = as_compute(st.op);
     if (!match_tensor_intrin(*in, c->body[0], c->body[0].type(), &reads).empty()) return nullptr;
+    if (n % t->nr != 0 && n % lanes == 0) {  // one vector of columns: whole tiles still
+        t->nr = lanes;
+        t->np = divisor_at_most(n / lanes, 2 * t->np);
+    }
     if (k % group != 0 || n % t->nr != 0 || t->nr % lanes != 0) return nullptr;
     int64_t mr = t->mr;
     while (mr >= 4 && m % mr != 0) --mr;

@@ -271,6 +271,9 @@ TEST(OpLowPrecision, CpuGemmsUseTheDotProductInstructionsWhereTheCpuHasThem) {
     if (!has_llvm_backend()) GTEST_SKIP() << "CPU names imply features only with LLVM";
     Tensor a = placeholder({24, 64}, UInt(8), "a"), b = placeholder({64, 96}, Int(8), "b");
     Tensor w = placeholder({96, 64}, Int(8), "w");
+    Tensor b48 = placeholder({64, 48}, Int(8), "b48"), b40 = placeholder({64, 40}, Int(8), "b40");
+    Tensor a3 = placeholder({3, 20, 64}, UInt(8), "a3"),
+           b3 = placeholder({3, 64, 32}, Int(8), "b3");
     Tensor h = placeholder({12, 38}, bf16, "h"), g = placeholder({38, 64}, bf16, "g");
     struct Case {
         const char* target;
@@ -281,8 +284,11 @@ TEST(OpLowPrecision, CpuGemmsUseTheDotProductInstructionsWhereTheCpuHasThem) {
     const Case cases[] = {
         {"llvm -mcpu=cascadelake", op::matmul(a, b), "dot_product(16, 4,", 64},
         {"llvm -mcpu=cascadelake", op::dense(a, w), "dot_product(16, 4,", 64},
+        {"llvm -mcpu=cascadelake", op::batch_matmul(a3, b3), "dot_product(16, 4,", 64},
         {"llvm -mcpu=alderlake", op::matmul(a, b), "dot_product(8, 4,", 64},
         {"llvm -mcpu=haswell", op::matmul(a, b), nullptr, 64},
+        {"llvm -mcpu=cascadelake", op::matmul(a, b48), "dot_product(16, 4,", 64},  // one vector
+        {"llvm -mcpu=cascadelake", op::matmul(a, b40), nullptr, 64},  // N: no whole vectors
         {"llvm -mcpu=cooperlake", op::matmul(h, g), "dot_product(16, 2,", 38},
         {"llvm -mcpu=cascadelake", op::matmul(h, g), nullptr, 38},
     };
