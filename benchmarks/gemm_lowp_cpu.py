@@ -31,11 +31,14 @@ whose tiles run on vpdpbusd / vdpbf16ps) against oneDNN's matmul primitive
 since it reads ONEDNN_MAX_CPU_ISA once per process: one held to the instructions tessel's tiles
 use (AVX512_CORE_VNNI for int8, AVX512_CORE_BF16 for bfloat16) and one unrestricted (AMX where
 the CPU has it); the kernel each ran is read from its ONEDNN_VERBOSE=1 line of one untimed call.
-Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows).
+Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows, its
+threads waiting passively unless OMP_WAIT_POLICY says otherwise: lowp_gemm.omp_wait_policy).
 Cases: matmul n^3 (`--perf-n`, 1024) int8, bfloat16 -> float32 (out_dtype="float32", oneDNN's
 f32 dst) and bfloat16 -> bfloat16 (the default out_dtype); BERT-base's int8 dense layers at
 sequence 128 (x (M, K) times w (N, K)^T: 128x768x768, 128x3072x768, 128x768x3072 as MxNxK,
-oneDNN given the weights transposed). Inputs random and never zero; tessel's result is checked
+oneDNN given the weights transposed), and the same products as matmul (w as (K, N)): tessel
+packs the weights in each call, from the transposed layout at a higher cost. Inputs random and
+never zero; tessel's result is checked
 against NumPy's float64 product (int8 exactly; bfloat16 within K float32 roundings of |A| @ |B|,
 plus the rounding to bfloat16) and against each oneDNN's before any timing. Timing: the
 contenders interleaved, one sample each a round in a rotating order (oneDNN's samples taken by its
@@ -48,9 +51,9 @@ Bar (issue 55): ratio >= 0.8 against oneDNN held to the same instructions for in
 bfloat16 -> float32 n^3 (the other rows are information); a case is skipped, with the reason,
 where the CPU lacks the feature. `--tuned-log PATH` also times, as "<case> tuned", the log's best
 record for each case's computation (ts.apply_history_best; a case without one says so);
-without it the tuned figure is not measured. The load averages before and after are printed: on
-a shared machine a library whose threads wait for each other at barriers (oneDNN's OpenMP) loses
-more to a preempted thread than one that hands work out dynamically, and the ratios move with it.
+without it the tuned figure is not measured. The load averages before and after are printed:
+beside other processes, each library's threads get less than their cores, and how much each
+loses to a preempted thread differs (2-thread figures drift towards 1-thread ones).
 Usage: benchmarks/run.sh gemm_lowp_cpu [--numerics-only | --perf-only] [--mn N] [--rows N]
        [--k K] [--perf-n N] [--rounds N] [--tuned-log PATH]
 """
@@ -368,7 +371,9 @@ class PerfCase:
 def perf_cases(n):
     """Issue 55's two figures (n^3, barred), bfloat16 with its default bfloat16 result, and
     BERT-base's int8 dense layers at sequence 128 (x (M, K) times w (N, K)^T): QKV and output
-    projections, FFN up, FFN down."""
+    projections, FFN up, FFN down; then the same products as matmul, w given as (K, N) (oneDNN's
+    side is the same: its weights are reordered outside the timing from either layout), which
+    shows what tessel's packing of the transposed weights in each call costs."""
     int8 = {"a": "uint8", "out": "int32", "insn": "vpdpbusd", "feature": "avx512vnni",
             "isa": "AVX512_CORE_VNNI"}
     bf16 = {"a": "bfloat16", "insn": "vdpbf16ps", "feature": "avx512bf16",
@@ -376,9 +381,8 @@ def perf_cases(n):
     return [PerfCase("matmul", n, n, n, barred=True, **int8),
             PerfCase("matmul", n, n, n, out="float32", barred=True, **bf16),
             PerfCase("matmul", n, n, n, out="bfloat16", barred=False, **bf16),
-            PerfCase("dense", 128, 768, 768, barred=False, **int8),
-            PerfCase("dense", 128, 3072, 768, barred=False, **int8),
-            PerfCase("dense", 128, 768, 3072, barred=False, **int8)]
+            *[PerfCase(op, 128, nn, kk, barred=False, **int8) for op in ("dense", "matmul")
+              for nn, kk in ((768, 768), (3072, 768), (768, 3072))]]
 
 
 class TesselKernel:
