@@ -111,7 +111,8 @@ def onednn_missing():
 def omp_wait_policy():
     """oneDNN's OpenMP wait policy in the workers: the environment's OMP_WAIT_POLICY, else passive
     (a thread waiting at a barrier sleeps at once). libgomp's default spins up to 300,000 pause
-    loops first, milliseconds on recent x86 CPUs: on a machine whose cores other processes share,
+    instructions first, milliseconds where a pause takes ~100 cycles (Intel's server cores since
+    Skylake): on a machine whose cores other processes share,
     a spinning thread then holds a core its partner waits for, for a scheduler slice a call
     (oneDNN's 128x768x768 int8 product took 6-8 ms a call on 2 threads beside a 2-job compile,
     0.2 ms passive; tessel's workers spin TESSEL_SPIN_US, 200 us, then sleep)."""
@@ -152,7 +153,8 @@ class OneDnnWorker:
                            f"status {self._proc.wait()}")
 
     def prepare(self, case, out_path):
-        """Builds the case's matmul; its implementation's name (verbose output checked)."""
+        """Builds the case's matmul and runs it once: the implementation's name as oneDNN reports
+        it (impl_info_str); that call's verbose lines are in self.verbose."""
         return self._ask({"op": "prepare", "case": case, "out": out_path})["impl"]
 
     def sample(self):
