@@ -32,7 +32,7 @@ since it reads ONEDNN_MAX_CPU_ISA once per process: one held to the instructions
 use (AVX512_CORE_VNNI for int8, AVX512_CORE_BF16 for bfloat16) and one unrestricted (AMX where
 the CPU has it); the kernel each ran is read from its ONEDNN_VERBOSE=1 line of one untimed call.
 Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows, its
-threads waiting passively unless OMP_WAIT_POLICY says otherwise: lowp_gemm.omp_wait_policy).
+threads spinning about as long as tessel's before they sleep: lowp_gemm.GOMP_SPINCOUNT).
 Cases: matmul n^3 (`--perf-n`, 1024) int8, bfloat16 -> float32 (out_dtype="float32", oneDNN's
 f32 dst) and bfloat16 -> bfloat16 (the default out_dtype); BERT-base's int8 dense layers at
 sequence 128 (x (M, K) times w (N, K)^T: 128x768x768, 128x3072x768, 128x768x3072 as MxNxK,
@@ -599,9 +599,10 @@ def perf_section(args):
     target = ts.Target("llvm")
     print(f"\nperf: int8 and bfloat16 GEMM, tessel's default schedule (shipped tuning logs off)"
           f" against oneDNN's matmul primitive (weights reordered into its layout outside the "
-          f"timing),\nboth on {threads} threads (oneDNN's OpenMP: OMP_WAIT_POLICY="
-          f"{lowp_gemm.omp_wait_policy()}); oneDNN held to the instructions tessel's tiles use "
-          f"(ONEDNN_MAX_CPU_ISA, a process of its own) and unrestricted")
+          f"timing),\nboth on {threads} threads (oneDNN's OpenMP: "
+          f"{' '.join(f'{k}={v}' for k, v in lowp_gemm.omp_environment().items())}); oneDNN held "
+          f"to the instructions tessel's tiles use (ONEDNN_MAX_CPU_ISA, a process of its own) and "
+          f"unrestricted")
     print(f"CPU: {target!r}")
     print(f"medians of {args.rounds} interleaved rounds after 2; a sample: "
           f"{lowp_gemm.WARM_SECONDS * 1e3:g} ms of untimed calls, then "

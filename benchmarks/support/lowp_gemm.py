@@ -108,26 +108,34 @@ def onednn_missing():
             "benchmarks/run.sh builds it where libdnnl-dev is installed)")
 
 
-def omp_wait_policy():
-    """oneDNN's OpenMP wait policy in the workers: the environment's OMP_WAIT_POLICY, else passive
-    (a thread waiting at a barrier sleeps at once). libgomp's default spins up to 300,000 pause
-    instructions first, milliseconds where a pause takes ~100 cycles (Intel's server cores since
-    Skylake): on a machine whose cores other processes share,
-    a spinning thread then holds a core its partner waits for, for a scheduler slice a call
-    (oneDNN's 128x768x768 int8 product took 6-8 ms a call on 2 threads beside a 2-job compile,
-    0.2 ms passive; tessel's workers spin TESSEL_SPIN_US, 200 us, then sleep)."""
-    return os.environ.get("OMP_WAIT_POLICY", "passive")
+# libgomp's spin before a waiting thread sleeps, in pause instructions, unless the environment
+# sets OMP_WAIT_POLICY or GOMP_SPINCOUNT: about tessel's TESSEL_SPIN_US (200 us) on the CPU of
+# issue 55's figures (a pause took 9.7 ns there; ~45 ns on Skylake-SP and Ice Lake servers).
+# libgomp's default, 300,000, is 2.9 ms there: beside other processes a thread spinning at a
+# barrier holds a core its partner waits for, and oneDNN's 2-thread 128x768x768 int8 product took
+# 6-8 ms a call beside a 2-job compile instead of 0.2 ms. OMP_WAIT_POLICY=passive (sleep at once)
+# cost it 35 % at that shape on an idle machine (waking its thread each call); 20,000 cost nothing.
+GOMP_SPINCOUNT = "20000"
+
+
+def omp_environment():
+    """oneDNN's OpenMP wait settings in the workers: the environment's where it has any, else a
+    spin of GOMP_SPINCOUNT pauses."""
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        return {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+                if k in os.environ}
+    return {"GOMP_SPINCOUNT": GOMP_SPINCOUNT}
 
 
 class OneDnnWorker:
     """oneDNN's matmul in a process of its own, held to the instruction set `isa`
-    (ONEDNN_MAX_CPU_ISA; None: unrestricted), on `threads` OpenMP threads (omp_wait_policy()).
+    (ONEDNN_MAX_CPU_ISA; None: unrestricted), on `threads` OpenMP threads (omp_environment()).
     `info` holds its verbose header lines (oneDNN's version, threads, the ISA it runs),
     `verbose` the verbose lines of the last prepare()."""
 
     def __init__(self, isa, threads):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY=omp_wait_policy(),
-                   ONEDNN_VERBOSE="1")
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), ONEDNN_VERBOSE="1",
+                   **omp_environment())
         for name in ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"):
             env.pop(name, None)
         if isa:
