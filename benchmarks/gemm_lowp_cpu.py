@@ -23,16 +23,57 @@ order of the sums, which the 16-bit rounding hides); then
 Bar (issue 55): tessel's error <= 1.1 x the float32-accumulation error in every row; the program
 exits with status 1 after printing everything if a row misses it or a tessel kernel fails.
 
-Perf: not written yet (int8 and bfloat16 GEMM speed against oneDNN; see SECTIONS below).
-Usage: benchmarks/run.sh gemm_lowp_cpu [--numerics-only] [--mn N] [--rows N] [--k K]
+Perf (`--perf-only` runs this section alone): int8 (uint8 x int8 -> int32) and bfloat16 (float32
+accumulation) GEMM, tessel's default schedule for "llvm" (the shipped tuning logs off: the rules,
+whose tiles run on vpdpbusd / vdpbf16ps) against oneDNN's matmul primitive
+(support/onednn_matmul.cpp through ctypes), its weights reordered once into the layout it prefers
+(format_tag::any) outside the timing. oneDNN runs in processes of its own (support/lowp_gemm.py),
+since it reads ONEDNN_MAX_CPU_ISA once per process: one held to the instructions tessel's tiles
+use (AVX512_CORE_VNNI for int8, AVX512_CORE_BF16 for bfloat16) and one unrestricted (AMX where
+the CPU has it); the kernel each ran is read from its ONEDNN_VERBOSE=1 line of one untimed call.
+Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows, its
+threads spinning about as long as tessel's before they sleep: lowp_gemm.GOMP_SPINCOUNT).
+Cases: matmul n^3 (`--perf-n`, 1024) int8, bfloat16 -> float32 (out_dtype="float32", oneDNN's
+f32 dst) and bfloat16 -> bfloat16 (the default out_dtype); BERT-base's int8 dense layers at
+sequence 128 (x (M, K) times w (N, K)^T: 128x768x768, 128x3072x768, 128x768x3072 as MxNxK,
+oneDNN given the weights transposed), and the same products as matmul (w as (K, N)): tessel
+packs the weights in each call, from the transposed layout at a higher cost. Inputs random and
+never zero; tessel's result is checked
+against NumPy's float64 product (int8 exactly; bfloat16 within K float32 roundings of |A| @ |B|,
+plus the rounding to bfloat16) and against each oneDNN's before any timing. Timing: the
+contenders interleaved, one sample each a round in a rotating order (oneDNN's samples taken by its
+process on request), a sample being 10 ms of untimed calls and then 20 ms of calls timed, the
+median of `--rounds` (15) rounds after 2. Prints a table (tessel ms and GOP/s; per oneDNN its ms,
+kernel and ratio = tessel's speed / oneDNN's), the verbose lines, the count of dot-product
+instructions in tessel's code, and
+  BENCH gemm_lowp_cpu perf_<case> tessel=<GOP/s> onednn_<isa|all>=<GOP/s> ratio=<x>
+Bar (issue 55): ratio >= 0.8 against oneDNN held to the same instructions for int8 n^3 and
+bfloat16 -> float32 n^3 (the other rows are information); a case is skipped, with the reason,
+where the CPU lacks the feature. `--tuned-log PATH` also times, as "<case> tuned", the log's best
+record for each case's computation (ts.apply_history_best; a case without one says so);
+without it the tuned figure is not measured. The load averages before and after are printed:
+beside other processes, each library's threads get less than their cores, and how much each
+loses to a preempted thread differs (2-thread figures drift towards 1-thread ones).
+Usage: benchmarks/run.sh gemm_lowp_cpu [--numerics-only | --perf-only] [--mn N] [--rows N]
+       [--k K] [--perf-n N] [--rounds N] [--tuned-log PATH]
 """
 import argparse
+import os
+import statistics
 import sys
+import tempfile
+import warnings
 
-import ml_dtypes
-import numpy as np
+# tessel's threads, read when its pool starts; oneDNN's workers get as many (perf section).
+os.environ.setdefault("TESSEL_NUM_THREADS", "2")
 
-import tessel as ts
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+
+import tessel as ts  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import lowp_gemm  # noqa: E402
 
 BAR = 1.1  # tessel's error / the float32-accumulation error, at most (issue 55)
 EPS = 1e-5  # layer norm's epsilon, tessel's default
@@ -295,25 +336,331 @@ def numerics_section(args):
     return not failed
 
 
+# ---- Perf (issue 55): int8 and bfloat16 GEMM against oneDNN's matmul primitive ----
+
+PERF_BAR = 0.8  # tessel's speed / oneDNN's held to the same instructions, at least (issue 55)
+UNRESTRICTED = None  # the worker key of oneDNN without ONEDNN_MAX_CPU_ISA
+
+
+class PerfCase:
+    """One product of the perf table: its lowp_gemm case (shape, dtypes, seed), the instruction
+    tessel's tiles run on, the CPU feature that has it (LLVM's name) and the instruction set
+    oneDNN is then held to, and whether issue 55's bar applies (the other rows are information)."""
+
+    def __init__(self, op, m, n, k, a, out, insn, feature, isa, barred, seed=5501):
+        b = "int8" if a == "uint8" else a
+        self.case = {"m": m, "n": n, "k": k, "a": a, "b": b, "out": out,
+                     "transpose_b": op == "dense", "seed": seed}
+        self.insn, self.feature, self.isa, self.barred = insn, feature, isa, barred
+        kind = "int8" if a == "uint8" else "bf16"
+        suffix = "" if kind == "int8" else f" ->{'f32' if out == 'float32' else 'bf16'}"
+        self.name = f"{kind} {op} {m}x{n}x{k}{suffix}"
+        self.key = self.name.replace(" ->", "_").replace(" ", "_")
+        self.ops = 2 * m * n * k
+
+    def tessel_computation(self):
+        """tessel's placeholders and output: op.matmul(a, b), or op.dense(x, w) for B as (n, k)."""
+        c = self.case
+        a = ts.placeholder((c["m"], c["k"]), dtype=c["a"], name="a")
+        b = ts.placeholder((c["n"], c["k"]) if c["transpose_b"] else (c["k"], c["n"]),
+                           dtype=c["b"], name="b")
+        op = ts.op.dense if c["transpose_b"] else ts.op.matmul
+        return [a, b], op(a, b, out_dtype=c["out"])
+
+
+def perf_cases(n):
+    """Issue 55's two figures (n^3, barred), bfloat16 with its default bfloat16 result, and
+    BERT-base's int8 dense layers at sequence 128 (x (M, K) times w (N, K)^T): QKV and output
+    projections, FFN up, FFN down; then the same products as matmul, w given as (K, N) (oneDNN's
+    side is the same: its weights are reordered outside the timing from either layout), which
+    shows what tessel's packing of the transposed weights in each call costs."""
+    int8 = {"a": "uint8", "out": "int32", "insn": "vpdpbusd", "feature": "avx512vnni",
+            "isa": "AVX512_CORE_VNNI"}
+    bf16 = {"a": "bfloat16", "insn": "vdpbf16ps", "feature": "avx512bf16",
+            "isa": "AVX512_CORE_BF16"}
+    return [PerfCase("matmul", n, n, n, barred=True, **int8),
+            PerfCase("matmul", n, n, n, out="float32", barred=True, **bf16),
+            PerfCase("matmul", n, n, n, out="bfloat16", barred=False, **bf16),
+            *[PerfCase(op, 128, nn, kk, barred=False, **int8) for op in ("dense", "matmul")
+              for nn, kk in ((768, 768), (3072, 768), (768, 3072))]]
+
+
+class TesselKernel:
+    """A built tessel kernel on its own copies of the inputs (page-aligned NDArrays) and output."""
+
+    def __init__(self, module, values, case):
+        self.func = module["main"]
+        self.args = [ts.nd.array(v, copy=True) for v in values]
+        self.out = ts.nd.array(lowp_gemm.empty_result(case), copy=True)
+        self.asm = module.get_source("asm")
+
+    def run(self):
+        self.func(*self.args, self.out)
+
+
+def build_tessel(pc, values, tuned_log=None):
+    """tessel's kernel for the case: the default schedule's rules, or with tuned_log the log's
+    best record (ts.apply_history_best). (kernel or None where the log holds no record for this
+    computation, apply-best's warnings)."""
+    args, out = pc.tessel_computation()
+    if tuned_log is None:
+        module = ts.build(ts.op.default_schedule(out, "llvm"), args + [out], target="llvm")
+        return TesselKernel(module, values, pc.case), []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ts.TuningWarning)
+        with ts.apply_history_best(tuned_log):
+            module = ts.build(ts.create_schedule(out), args + [out], target="llvm")
+    notes = [str(w.message) for w in caught if issubclass(w.category, ts.TuningWarning)]
+    if any("using the default schedule" in m for m in notes):
+        return None, [f"no record of this computation in {tuned_log}"]
+    return TesselKernel(module, values, pc.case), notes
+
+
+def reference(pc, values):
+    """NumPy's product in float64 (exact for int8: |sums| < 2^53) and the error allowed: None for
+    int8 (exactly equal), else K float32 roundings of |A| @ |B| (+ the rounding to bfloat16)."""
+    a, b = (v.astype(np.float64) for v in values)
+    b = b.T if pc.case["transpose_b"] else b
+    ref = a @ b
+    if pc.case["a"] == "uint8":
+        return ref, None
+    bound = pc.case["k"] * float(np.finfo(np.float32).eps) * (np.abs(a) @ np.abs(b))
+    if pc.case["out"] == "bfloat16":
+        bound += 2.0 ** -8 * (np.abs(ref) + bound)
+    return ref, bound
+
+
+def mismatch(label, got, expected, bound):
+    """None when got equals expected (within bound where there is one), else what differs."""
+    got64, exp64 = got.astype(np.float64), expected.astype(np.float64)
+    bad = got64 != exp64 if bound is None else ~(np.abs(got64 - exp64) <= bound)
+    if not bad.any():
+        return None
+    i, j = np.argwhere(bad)[0]
+    return (f"{label}: {int(bad.sum())} of {bad.size} elements differ, e.g. [{i}, {j}] = "
+            f"{got64[i, j]} instead of {exp64[i, j]}")
+
+
+def time_rounds(runners, rounds, warmup_rounds=2):
+    """The median of each runner's samples (seconds a call) over interleaved rounds, one sample
+    of each a round in an order that rotates, after warmup_rounds rounds not counted."""
+    names = list(runners)
+    samples = {name: [] for name in names}
+    for r in range(warmup_rounds + rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            seconds = runners[name]()
+            if r >= warmup_rounds:
+                samples[name].append(seconds)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def onednn_side(pc, workers, threads, tmp, ref, bound, tessel_result):
+    """oneDNN held to the case's instruction set and unrestricted: {key: {"impl", "verbose",
+    "sample"} or {"error"}}, each result checked against NumPy's and tessel's."""
+    out = {}
+    for isa in (pc.isa, UNRESTRICTED):
+        if isa not in workers:
+            workers[isa] = lowp_gemm.OneDnnWorker(isa, threads)
+        w = workers[isa]
+        path = os.path.join(tmp, "onednn_result.bin")
+        try:
+            impl = w.prepare(pc.case, path)
+        except (RuntimeError, OSError) as e:  # OSError: the worker is gone
+            out[isa] = {"error": str(e)}
+            continue
+        got = np.fromfile(path, lowp_gemm.NUMPY_DTYPES[pc.case["out"]]).reshape(ref.shape)
+        why = (mismatch("oneDNN against NumPy", got, ref, bound) or
+               mismatch("tessel against oneDNN", tessel_result, got,
+                        None if bound is None else 2 * bound))
+        ran = lowp_gemm.verbose_impl(w.verbose)
+        if why or ran is None:
+            out[isa] = {"error": why or f"no matmul line in oneDNN's verbose output ({impl})"}
+            continue
+        out[isa] = {"impl": ran, "verbose": [x for x in w.verbose if ",matmul," in x],
+                    "sample": w.sample}
+    return out
+
+
+def perf_row(pc, workers, threads, args, tmp):
+    """One case checked and measured: a dict of tessel's kernels' times ("times"), the count of
+    the dot-product instruction in their code ("dot"), and oneDNN's side ("onednn": kernel,
+    verbose lines, time, or an error), or tessel's error."""
+    row = {"case": pc, "error": None, "onednn": {}, "tuned_note": None}
+    values = lowp_gemm.draw_inputs(pc.case)
+    ref, bound = reference(pc, values)
+    kernels = {"tessel": build_tessel(pc, values)[0]}
+    if args.tuned_log:
+        tuned, notes = build_tessel(pc, values, args.tuned_log)
+        row["tuned_note"] = "; ".join(notes) or None
+        if tuned is not None:
+            kernels["tuned"] = tuned
+    for name, k in kernels.items():
+        k.run()
+        why = mismatch(f"{name} against NumPy", k.out.numpy(), ref, bound)
+        if why:
+            row["error"] = why
+            return row
+    row["dot"] = {name: k.asm.count(pc.insn) for name, k in kernels.items()}
+    row["onednn"] = onednn_side(pc, workers, threads, tmp, ref, bound,
+                                kernels["tessel"].out.numpy())
+    runners = {}
+    for name, k in kernels.items():
+        calls = lowp_gemm.calls_per_sample(k.run)
+        runners[name] = lambda k=k, calls=calls: lowp_gemm.take_sample(k.run, calls)
+    for isa, o in row["onednn"].items():
+        if "sample" in o:
+            runners[isa or "all"] = o["sample"]
+    t = time_rounds(runners, args.rounds)
+    row["times"] = {name: t[name] for name in kernels}
+    for isa, o in row["onednn"].items():
+        if "sample" in o:
+            o["seconds"] = t[isa or "all"]
+    return row
+
+
+def fmt_onednn(o, tessel_seconds):
+    """oneDNN's columns (ms, kernel, ratio = tessel's speed / oneDNN's)."""
+    if o is None or "seconds" not in o:
+        return f"{'-':>9} {'(failed)' if o else '-':<26} {'-':>6}"
+    return f"{o['seconds'] * 1e3:9.3f} {o['impl']:<26} {o['seconds'] / tessel_seconds:6.2f}"
+
+
+def verdict(pc, ratio):
+    """PASS / FAIL for issue 55's figures (FAIL too where oneDNN could not be measured), the
+    ratio against the bar in parentheses for the others (information)."""
+    if pc.barred and ratio is None:
+        return "FAIL"
+    if ratio is None:
+        return "-"
+    if pc.barred:
+        return "PASS" if ratio >= PERF_BAR else "FAIL"
+    return f"({'>=' if ratio >= PERF_BAR else '<'}{PERF_BAR})"
+
+
+def print_perf(rows):
+    print(f"{'case':<30} {'tessel ms':>9} {'GOP/s':>7} | {'oneDNN ms':>9} {'held to the ISA':<26} "
+          f"{'ratio':>6} | {'oneDNN ms':>9} {'unrestricted':<26} {'ratio':>6} | bar")
+    bench, failed = [], []
+    for r in rows:
+        pc = r["case"]
+        if r.get("skip"):
+            print(f"{pc.name:<30} skipped: {r['skip']}")
+            continue
+        if r["error"]:
+            print(f"{pc.name:<30} tessel failed: {r['error']}")
+            failed.append(pc.name)
+            continue
+        held, free = r["onednn"].get(pc.isa), r["onednn"].get(UNRESTRICTED)
+        for name, seconds in r["times"].items():
+            label = pc.name + ("" if name == "tessel" else " tuned")
+            ratio = held["seconds"] / seconds if held and "seconds" in held else None
+            v = verdict(pc, ratio)
+            if v == "FAIL":
+                failed.append(label)
+            print(f"{label:<30} {seconds * 1e3:9.3f} {pc.ops / seconds / 1e9:7.1f} | "
+                  f"{fmt_onednn(held, seconds)} | {fmt_onednn(free, seconds)} | {v}")
+            key = pc.key + ("" if name == "tessel" else "_tuned")
+            for isa, o in ((pc.isa, held), ("all", free)):
+                if o and "seconds" in o:
+                    bench.append(f"BENCH gemm_lowp_cpu perf_{key} "
+                                 f"tessel={pc.ops / seconds / 1e9:.1f} "
+                                 f"onednn_{isa.lower()}={pc.ops / o['seconds'] / 1e9:.1f} "
+                                 f"ratio={o['seconds'] / seconds:.3f}")
+    return bench, failed
+
+
+def print_perf_notes(rows, workers, tuned_log):
+    if not tuned_log:
+        print("tuned: not measured (pass --tuned-log)")
+    for r in rows:
+        if r.get("tuned_note"):
+            print(f"tuned {r['case'].name}: {r['tuned_note']}")
+    for isa, w in workers.items():
+        print(f"oneDNN {'held to ' + isa if isa else 'unrestricted'}: runs {w.isa_line()!r}")
+    print("oneDNN's verbose lines of the timed matmuls (ONEDNN_VERBOSE=1, one untimed call):")
+    for r in rows:
+        for isa, o in r["onednn"].items():
+            for line in o.get("verbose", []):
+                print(f"  {line}")
+            if "error" in o:
+                print(f"  {r['case'].name}, {isa or 'unrestricted'}: {o['error']}")
+    print("tessel's default kernels, their dot-product instructions in the code: " +
+          ", ".join(f"{r['case'].name}: {r['dot']['tessel']} {r['case'].insn}"
+                    for r in rows if r.get("dot")))
+
+
+def load_averages():
+    """The 1, 5 and 15 minute load averages, as text."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def perf_section(args):
+    threads = int(os.environ["TESSEL_NUM_THREADS"])
+    target = ts.Target("llvm")
+    print(f"\nperf: int8 and bfloat16 GEMM, tessel's default schedule (shipped tuning logs off)"
+          f" against oneDNN's matmul primitive (weights reordered into its layout outside the "
+          f"timing),\nboth on {threads} threads (oneDNN's OpenMP: "
+          f"{' '.join(f'{k}={v}' for k, v in lowp_gemm.omp_environment().items())}); oneDNN held "
+          f"to the instructions tessel's tiles use (ONEDNN_MAX_CPU_ISA, a process of its own) and "
+          f"unrestricted")
+    print(f"CPU: {target!r}")
+    print(f"medians of {args.rounds} interleaved rounds after 2; a sample: "
+          f"{lowp_gemm.WARM_SECONDS * 1e3:g} ms of untimed calls, then "
+          f"{lowp_gemm.SAMPLE_SECONDS * 1e3:g} ms of calls timed; ratio = tessel's speed / "
+          f"oneDNN's;\nbar (issue 55): >= {PERF_BAR} x oneDNN held to the ISA for the int8 and "
+          f"bf16 ->f32 {args.perf_n}^3 rows; the others are information\n")
+    why_not = lowp_gemm.onednn_missing()
+    if why_not:
+        print(f"perf section skipped: {why_not}")
+        return True
+    ts.auto_schedule.use_shipped_logs(False)
+    load_before = load_averages()
+    rows, workers = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            for pc in perf_cases(args.perf_n):
+                if not target.has_feature(pc.feature):
+                    rows.append({"case": pc, "onednn": {}, "skip": f"this CPU lacks "
+                                 f"{pc.feature} ({pc.insn}: tessel's tiles, oneDNN's {pc.isa})"})
+                    continue
+                rows.append(perf_row(pc, workers, threads, args, tmp))
+        finally:
+            for w in workers.values():
+                w.close()
+    print(f"load average before: {load_before}, after: {load_averages()}")
+    bench, failed = print_perf(rows)
+    print_perf_notes(rows, workers, args.tuned_log)
+    print("\n".join(bench))
+    sys.stdout.flush()
+    for name in failed:
+        print(f"FAIL {name}: below {PERF_BAR} x oneDNN held to the same instructions, or failed",
+              file=sys.stderr)
+    return not failed
+
+
 # The sections in order: a function of the parsed arguments that prints its part and returns
-# whether its bars held. `--numerics-only` keeps the first. The perf section (issue 55: int8 and
-# bfloat16 GEMM against oneDNN's matmul primitive, benchmarks/support/onednn_matmul.cpp) goes
-# here as ("perf", perf_section), with its own options in main().
-SECTIONS = [("numerics", numerics_section)]
+# whether its bars held. `--numerics-only` and `--perf-only` keep one.
+SECTIONS = [("numerics", numerics_section), ("perf", perf_section)]
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--numerics-only", action="store_true", help="only the numerics section")
+    only = p.add_mutually_exclusive_group()
+    only.add_argument("--numerics-only", action="store_true", help="only the numerics section")
+    only.add_argument("--perf-only", action="store_true", help="only the perf section")
     p.add_argument("--mn", type=int, default=256, help="matmul's M = N (default 256)")
     p.add_argument("--rows", type=int, default=256, help="softmax's, layer norm's rows (256)")
     p.add_argument("--k", type=int, default=4096, help="the reduction's length (default 4096)")
+    p.add_argument("--perf-n", type=int, default=1024, help="the perf figures' M = N = K (1024)")
+    p.add_argument("--rounds", type=int, default=15, help="the perf section's timed rounds (15)")
+    p.add_argument("--tuned-log", metavar="PATH",
+                   help="a tuning log: its best record of each perf case timed as 'tuned' too")
     args = p.parse_args()
     if "llvm" not in ts.targets():
         raise SystemExit("gemm_lowp_cpu: tessel was built without LLVM")
     ok = True
     for name, section in SECTIONS:
-        if args.numerics_only and name != "numerics":
+        if (args.numerics_only and name != "numerics") or (args.perf_only and name != "perf"):
             continue
         ok = section(args) and ok
     sys.exit(0 if ok else 1)
