@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 
+#include "op/GpuConvTiles.h"
 #include "op/LoopNest.h"
 #include "op/ReadAccess.h"
 #include "tessel/ir/IRVisitor.h"
@@ -326,24 +327,56 @@ int channel_axis(const ComputeOpNode* c) {
     return 1;
 }
 
-// conv2d (four output axes): 64 channels x 8 x 8 points a block, 256 threads of 4 x 2 x 2.
-bool plan_conv(GpuTile& t, const ComputeOpNode* c, const std::vector<int64_t>& shape) {
+// The input's extent along the dim that output axis `v` indexes, or 0.
+int64_t read_extent(const ComputeOpNode* c, const Var& v) {
+    for (const TensorRead* r : tensor_reads(c)) {
+        int dim = -1;
+        const AxisUse use = axis_use(r->indices, v, &dim);
+        if (use == AxisUse::Invariant) continue;
+        if (use == AxisUse::UnitLast) dim = static_cast<int>(r->indices.size()) - 1;
+        if (dim < 0) continue;
+        const IntImm* e = r->tensor.shape()[static_cast<size_t>(dim)].as<IntImm>();
+        if (e) return e->value;
+    }
+    return 0;
+}
+
+// conv2d (four output axes): a direct convolution in shared-memory tiles (the input's halo and
+// the weight), the tile sizes from the model in op/GpuConvTiles.h.
+bool plan_conv(GpuTile& t, const ComputeOpNode* c, const std::vector<int64_t>& shape,
+               const std::vector<int64_t>& red, const Target& target) {
     if (shape.size() != 4 || has_branch(c)) return false;
     const int ch = channel_axis(c);
-    t.axes.assign(4, AxisTile{});
-    const int64_t k = shape[static_cast<size_t>(ch)];
-    t.axes[static_cast<size_t>(ch)] = k >= 64   ? AxisTile{64, 16, 1}
-                                      : k >= 32 ? AxisTile{32, 8, 1}
-                                                : AxisTile{16, 4, 1};
+    std::vector<size_t> spatial;
     for (size_t ax = 1; ax < 4; ++ax)
-        if (static_cast<int>(ax) != ch) t.axes[ax] = AxisTile{8, 4, 1};
-    int64_t others = 1;
-    for (size_t r = 0; r < c->reduce_axis.size(); ++r)
-        if (static_cast<int>(r) != t.split)
-            others *= c->reduce_axis[r].dom().extent.as<IntImm>()->value;
-    t.bk = others == 1 ? 16 : 8;
-    // Two copies of the weight tile only while it stays small.
-    t.double_buffer = t.axes[static_cast<size_t>(ch)].block * t.bk * others * 4 <= 12 * 1024;
+        if (static_cast<int>(ax) != ch) spatial.push_back(ax);
+    std::vector<int64_t> window;
+    for (size_t r = 0; r < red.size(); ++r)
+        if (static_cast<int>(r) != t.split) window.push_back(red[r]);
+    ConvDims d;
+    d.batch = shape[0];
+    d.channels_last = ch == 3;
+    d.channels = shape[static_cast<size_t>(ch)];
+    d.height = shape[spatial[0]];
+    d.width = shape[spatial[1]];
+    d.in_channels = red[static_cast<size_t>(t.split)];
+    d.kh = window.size() > 0 ? window[0] : 1;
+    d.kw = window.size() > 1 ? window[1] : 1;
+    for (size_t i = 2; i < window.size(); ++i) d.kw *= window[i];
+    auto stride = [&](size_t ax, int64_t out, int64_t k) {
+        const int64_t in = read_extent(c, c->axis[ax].var());
+        return out > 1 && in > k ? std::max<int64_t>(1, (in - k) / (out - 1)) : 1;
+    };
+    d.stride_h = stride(spatial[0], d.height, d.kh);
+    d.stride_w = stride(spatial[1], d.width, d.kw);
+    std::optional<ConvTiles> tiles = choose_conv_tiles(d, target);
+    if (!tiles) return false;
+    t.axes.assign(4, AxisTile{});
+    t.axes[static_cast<size_t>(ch)] = AxisTile{tiles->kb, tiles->tk, 1};
+    t.axes[spatial[0]] = AxisTile{tiles->ph, tiles->th, 1};
+    t.axes[spatial[1]] = AxisTile{tiles->pw, tiles->tw, 1};
+    t.bk = tiles->bk;
+    t.double_buffer = tiles->double_buffer;
     return true;
 }
 
@@ -358,7 +391,8 @@ std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& targ
     GpuTile t;
     t.split = static_cast<int>(std::max_element(red.begin(), red.end()) - red.begin());
     if (red[static_cast<size_t>(t.split)] < 8) return std::nullopt;
-    if (!plan_matmul(t, op, shape, target) && !plan_conv(t, c, shape)) return std::nullopt;
+    if (!plan_matmul(t, op, shape, target) && !plan_conv(t, c, shape, red, target))
+        return std::nullopt;
     for (size_t ax = 0; ax < shape.size(); ++ax) {
         const AxisTile& at = t.axes[ax];
         if (at.threads > 1 && shape[ax] < at.threads) return std::nullopt;  // a tiny product

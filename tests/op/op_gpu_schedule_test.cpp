@@ -2,6 +2,7 @@
 // shapes their tiles do not divide: each runs as an SPMD program in the loop interpreter (race
 // detector on) against the reference, is compiled by NVRTC, and has the structure it promises
 // (shared tiles, register tiles, warp shuffles, 128-bit accesses).
+#include "op/GpuConvTiles.h"
 #include "op/OpTestUtil.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
@@ -91,9 +92,9 @@ TEST(OpGpuSchedule, BatchMatmulAndTheLargeTiles) {
     check_default_gpu({c8}, 12, "cuda -arch=sm_87");
 }
 
-// Shared-memory tiles of the padded input and the weights at the channel loop, a register tile of
-// 4 channels x 2 x 2 points a thread: stride 2 on odd inputs, dilation 2 with asymmetric padding,
-// groups 3, NHWC, a 1 x 1 conv, and a ReLU epilogue.
+// Shared-memory tiles of the padded input and the weights at the channel loop, a register tile a
+// thread (the sizes from op/GpuConvTiles.h): stride 2 on odd inputs, dilation 2 with asymmetric
+// padding, groups 3, NHWC, a 1 x 1 conv, and a ReLU epilogue.
 TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     Tensor x = placeholder({1, 19, 13, 11}), w = placeholder({20, 19, 3, 3});
     Tensor y = op::relu(op::conv2d_nchw(x, w, op::conv_params(2, 1)));
@@ -109,6 +110,32 @@ TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     check_default_gpu({op::conv2d_nhwc(xn, wn, op::conv_params(2, 1, 1, 3))}, 72);
     Tensor x1 = placeholder({1, 37, 8, 8}), w1 = placeholder({33, 37, 1, 1});
     check_default_gpu({op::conv2d_nchw(x1, w1, op::conv_params(1, 0))}, 37);
+}
+
+// The convolution's tiles follow the work (op/GpuConvTiles.h): a 7 x 7 layer at batch 1 gets
+// blocks for most of the SMs (one 64-channel x 8 x 8 tile gave it 32), a 56 x 56 layer at batch
+// 8 gets more outputs a thread than at batch 1 and at least 256 threads an SM; every choice within
+// the block's limits.
+TEST(OpGpuSchedule, ConvTilesFollowTheWork) {
+    Target target(kCudaCompileTarget);
+    const int64_t sms = target.sm_count();
+    op::internal::ConvDims small{1, 2048, 7, 7, 512, 1, 1};
+    std::optional<op::internal::ConvTiles> t = op::internal::choose_conv_tiles(small, target);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_GE(t->blocks(small), sms / 2);
+    op::internal::ConvDims b1{1, 64, 56, 56, 64, 3, 3}, b8 = b1;
+    b8.batch = 8;
+    std::optional<op::internal::ConvTiles> t1 = op::internal::choose_conv_tiles(b1, target);
+    std::optional<op::internal::ConvTiles> t8 = op::internal::choose_conv_tiles(b8, target);
+    ASSERT_TRUE(t1 && t8);
+    EXPECT_GT(t8->per_thread(), t1->per_thread());
+    EXPECT_GE(t8->blocks(b8) * t8->threads(), 256 * sms);
+    for (const auto& [d, c] : {std::pair{small, *t}, std::pair{b1, *t1}, std::pair{b8, *t8}}) {
+        EXPECT_LE(c.threads(), target.max_threads_per_block());
+        EXPECT_LE(c.shared_bytes(d), target.max_shared_memory_per_block());
+        EXPECT_EQ(c.kb % c.tk + c.ph % c.th + c.pw % c.tw, 0);
+        EXPECT_EQ(c.cycles, op::internal::conv_tile_cycles(d, c, target));
+    }
 }
 
 // A ResNet-50 layer compiles (too large for the interpreter; its shape only changes the tiles'
