@@ -10,6 +10,7 @@
 #include "DagReader.h"
 #include "SerializeInternal.h"
 #include "support/JsonDepth.h"
+#include "support/JsonFields.h"
 #include "tessel/te/Serialize.h"
 
 namespace tessel {
@@ -30,42 +31,63 @@ std::string DagReader::path() const {
     return p;
 }
 
+namespace {
+
+// The DAG reader's wording of a field problem (tests check it); dag_from_json adds the path.
+[[noreturn]] void bad_dag_field(const FieldProblem& p) {
+    using K = FieldProblem::Kind;
+    std::string what = p.field ? "field '" + p.key + "'" : p.key;
+    switch (p.kind) {
+        case K::NotAnObject:
+            TESSEL_THROW(DSLError)
+                << "expected an object with field '" << p.key << "', got " << p.type_name;
+        case K::Missing: TESSEL_THROW(DSLError) << "missing field '" << p.key << "'";
+        case K::OutOfRange:  // an integer beyond int64
+        case K::WrongType:
+            if (p.kind == K::OutOfRange || p.expected == JsonType::Integer)
+                TESSEL_THROW(DSLError)
+                    << what << " has the wrong type: expected an integer (int64), got " << p.value;
+            TESSEL_THROW(DSLError) << what << " has the wrong type: expected "
+                                   << json_type_words(p.expected) << ", got " << p.type_name;
+        default: TESSEL_THROW(DSLError) << describe(p);
+    }
+}
+
+// A reader of one object of the document. bad_dag_field throws: a read that returns has
+// succeeded.
+BasicJsonFields<DagReader::json> fields(const DagReader::json& obj) {
+    return BasicJsonFields<DagReader::json>(obj, "", bad_dag_field);
+}
+
+constexpr int64_t kMinInt64 = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+}  // namespace
+
 const DagReader::json& DagReader::field(const json& obj, const char* key) {
-    if (!obj.is_object())
-        TESSEL_THROW(DSLError) << "expected an object with field '" << key << "', got "
-                               << obj.type_name();
-    auto it = obj.find(key);
-    if (it == obj.end()) TESSEL_THROW(DSLError) << "missing field '" << key << "'";
-    return *it;
+    return *fields(obj).value(key, kRequired);
 }
 
 const DagReader::json& DagReader::array_field(const json& obj, const char* key) {
-    const json& a = field(obj, key);
-    if (!a.is_array())
-        TESSEL_THROW(DSLError) << "field '" << key
-                               << "' has the wrong type: expected an array, got " << a.type_name();
-    return a;
+    return *fields(obj).array(key, kRequired);
 }
 
 int64_t DagReader::integer(const json& j, const char* what) {
-    if (!j.is_number_integer() ||
-        (j.is_number_unsigned() &&
-         j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
-        TESSEL_THROW(DSLError) << what << " has the wrong type: expected an integer (int64), got "
-                               << j.dump();
-    return j.get<int64_t>();
+    int64_t v = 0;
+    fields(j).integer_item(j, what, v, kMinInt64, kMaxInt64);
+    return v;
 }
 
 int64_t DagReader::integer_field(const json& obj, const char* key) {
-    return integer(field(obj, key), (std::string("field '") + key + "'").c_str());
+    int64_t v = 0;
+    fields(obj).integer(key, v, kMinInt64, kMaxInt64, kRequired);
+    return v;
 }
 
 std::string DagReader::string_field(const json& obj, const char* key) {
-    const json& s = field(obj, key);
-    if (!s.is_string())
-        TESSEL_THROW(DSLError) << "field '" << key
-                               << "' has the wrong type: expected a string, got " << s.type_name();
-    return s.get<std::string>();
+    std::string s;
+    fields(obj).text(key, s, kRequired);
+    return s;
 }
 
 Type DagReader::dtype_field(const json& obj, const char* key) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -38,24 +39,39 @@ json parse(const std::string& text, const char* what) {
     return j;
 }
 
-const json& at(const json& j, const char* key) {
-    auto it = j.find(key);
-    if (it == j.end()) bad(std::string("missing field '") + key + "'");
-    return *it;
-}
+using Fields = internal::JsonFields;
+using internal::FieldProblem;
+using internal::kRequired;
 
-template <typename T>
-T get(const json& j, const char* key) {
-    try {
-        return at(j, key).get<T>();
-    } catch (const json::exception&) {
-        bad(std::string("field '") + key + "' has the wrong type");
+// The protocol's wording of a field problem of a request or a result.
+[[noreturn]] void bad_field(const FieldProblem& p) {
+    using K = FieldProblem::Kind;
+    if (!p.field) bad(p.key + " is not a finite time");  // a cost
+    switch (p.kind) {
+        case K::Missing: bad("missing field '" + p.key + "'");
+        case K::WrongType: bad("field '" + p.key + "' has the wrong type");
+        case K::OutOfRange: bad("field '" + p.key + "' is not finite");
+        case K::UnknownName: bad("unknown " + p.noun);
+        default: bad(internal::describe(p));
     }
 }
 
-double finite(const json& j, const char* key) {
-    double v = get<double>(j, key);
-    if (!std::isfinite(v)) bad(std::string("field '") + key + "' is not finite");
+// A reader of one object of a request or result. bad_field throws: a read that returns has
+// succeeded.
+Fields fields(const json& j) {
+    return Fields(j, "", bad_field);
+}
+
+std::string required_text(Fields& f, const char* key) {
+    std::string s;
+    f.text(key, s, kRequired);
+    return s;
+}
+
+double finite(Fields& f, const char* key) {
+    double v = 0;
+    f.number(key, v, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max(),
+             kRequired);
     return v;
 }
 
@@ -68,12 +84,16 @@ json options_json(const MeasureOptions& o) {
 MeasureOptions options_from(const json& j) {
     if (!j.is_object()) bad("'options' is not an object");
     MeasureOptions o;
-    internal::JsonFields f(j, "options", [](const std::string& problem) { bad(problem); });
+    Fields f(j, "options", [](const FieldProblem& p) {
+        bad(p.kind == FieldProblem::Kind::Missing ? "missing field '" + p.key + "'"
+                                                  : internal::describe(p));
+    });
     const std::vector<std::string> names =
         internal::option_names<MeasureOptions>(internal::kEveryField);
-    for (const std::string& name : names)
-        if (!j.contains(name) && name != "device_id" && name != "workers")
-            bad("missing field '" + name + "'");
+    std::vector<std::string> required = names;
+    std::erase_if(required,
+                  [](const std::string& n) { return n == "device_id" || n == "workers"; });
+    f.require(required);
     f.only(names);
     internal::read_options(f, o, internal::kEveryField);
     return o;
@@ -125,22 +145,20 @@ std::string measure_request_to_json(const MeasureRequest& request) {
 
 MeasureRequest measure_request_from_json(const std::string& text) {
     json j = parse(text, "MeasureRequest");
+    Fields f = fields(j);
     MeasureRequest r;
-    r.task_key = get<std::string>(j, "task_key");
-    r.task_json = at(j, "task").dump();
-    r.options = options_from(at(j, "options"));
-    const json& candidates = at(j, "candidates");
-    if (!candidates.is_array()) bad("'candidates' is not an array");
-    for (const json& c : candidates) {
+    r.task_key = required_text(f, "task_key");
+    r.task_json = f.value("task", kRequired)->dump();
+    r.options = options_from(*f.value("options", kRequired));
+    const json* candidates = f.value("candidates", kRequired);
+    if (!candidates->is_array()) bad("'candidates' is not an array");
+    for (const json& c : *candidates) {
         if (!c.is_object()) bad("a candidate is not an object");
+        Fields cf = fields(c);
         MeasureCandidate m;
-        m.schedule_json = at(c, "schedule").dump();
-        auto origin = candidate_origin_from_name(get<std::string>(c, "origin"));
-        auto fault = test_fault_from_name(get<std::string>(c, "test_fault"));
-        if (!origin) bad("unknown candidate origin");
-        if (!fault) bad("unknown test fault");
-        m.origin = *origin;
-        m.test_fault = *fault;
+        m.schedule_json = cf.value("schedule", kRequired)->dump();
+        cf.choice("origin", m.origin, candidate_origin_from_name, "candidate origin", kRequired);
+        cf.choice("test_fault", m.test_fault, test_fault_from_name, "test fault", kRequired);
         r.candidates.push_back(std::move(m));
     }
     return r;
@@ -158,17 +176,18 @@ std::string measure_result_to_json(const MeasureResult& result) {
 
 MeasureResult measure_result_from_json(const std::string& text) {
     json j = parse(text, "MeasureResult");
+    Fields f = fields(j);
     MeasureResult r;
-    auto error = measure_error_from_name(get<std::string>(j, "error"));
-    if (!error) bad("unknown measurement error");
-    r.error = *error;
-    r.error_message = get<std::string>(j, "error_message");
-    r.costs = get<std::vector<double>>(j, "costs");
-    for (double c : r.costs)
-        if (!std::isfinite(c) || c < 0) bad("a cost is not a finite time");
-    r.build_seconds = finite(j, "build_seconds");
-    r.run_seconds = finite(j, "run_seconds");
-    r.timestamp = finite(j, "timestamp");
+    f.choice("error", r.error, measure_error_from_name, "measurement error", kRequired);
+    r.error_message = required_text(f, "error_message");
+    for (const json& c : *f.array("costs", kRequired)) {
+        double v = 0;
+        f.number_item(c, "a cost", v, 0, std::numeric_limits<double>::max());
+        r.costs.push_back(v);
+    }
+    r.build_seconds = finite(f, "build_seconds");
+    r.run_seconds = finite(f, "run_seconds");
+    r.timestamp = finite(f, "timestamp");
     return r;
 }
 

@@ -25,46 +25,58 @@ struct Skip {
 
 constexpr int kMaxDepth = 32;  // a record nests 5 deep; the schedule's steps a few more
 
-const json& field(const json& j, const char* key, bool (json::*is)() const noexcept,
-                  const char* what) {
-    auto it = j.find(key);
-    if (it == j.end()) throw Skip{std::string("missing field '") + key + "'"};
-    if (!((*it).*is)()) throw Skip{std::string("field '") + key + "' is not " + what};
-    return *it;
+using Fields = internal::JsonFields;
+using internal::FieldProblem;
+using internal::JsonType;
+using internal::kRequired;
+
+const char* record_words(JsonType t) {
+    return t == JsonType::Array ? "a list" : internal::json_type_words(t);
 }
 
-std::string text(const json& j, const char* key) {
-    return field(j, key, &json::is_string, "a string").get<std::string>();
+// The record's wording of a field problem: the field's key and what is wrong with it, never the
+// value (the reason is a key of the skip histogram).
+[[noreturn]] void skip_line(const FieldProblem& p) {
+    using K = FieldProblem::Kind;
+    std::string what = p.field ? "field '" + p.key + "'" : p.key;
+    switch (p.kind) {
+        case K::NotAnObject: throw Skip{"not a JSON object"};
+        case K::Missing: throw Skip{"missing field '" + p.key + "'"};
+        case K::WrongType: throw Skip{what + " is not " + record_words(p.expected)};
+        case K::OutOfRange:
+            throw Skip{!p.field  ? what + " is out of range"
+                       : p.above ? what + " too large"
+                                 : what + " out of range"};
+        case K::UnknownName: throw Skip{"unknown " + p.noun};
+        case K::UnknownField: throw Skip{"unknown " + what};
+        case K::Message: break;
+    }
+    throw Skip{p.message};
+}
+
+// A reader of a record's object. skip_line throws: a read that returns has succeeded.
+Fields fields(const json& j) {
+    return Fields(j, "", skip_line);
+}
+
+std::string text(Fields& f, const char* key) {
+    std::string s;
+    f.text(key, s, kRequired);
+    return s;
 }
 
 // A finite number >= 0 (JSON has no NaN; an overflowing literal is refused by the parser).
-double seconds(const json& j, const char* key) {
-    double v = field(j, key, &json::is_number, "a number").get<double>();
-    if (!std::isfinite(v) || v < 0) throw Skip{std::string("field '") + key + "' out of range"};
+double seconds(Fields& f, const char* key) {
+    double v = 0;
+    f.number(key, v, 0, std::numeric_limits<double>::max(), kRequired);
     return v;
-}
-
-template <typename T>
-T integer(const json& j, const char* key, T lo, T hi) {
-    const json& v = field(j, key, &json::is_number_integer, "an integer");
-    if (v.is_number_unsigned() || v.get<int64_t>() >= 0) {
-        uint64_t u = v.is_number_unsigned() ? v.get<uint64_t>() : uint64_t(v.get<int64_t>());
-        if (u > static_cast<uint64_t>(hi)) throw Skip{std::string("field '") + key + "' too large"};
-        return static_cast<T>(u);
-    }
-    int64_t s = v.get<int64_t>();  // negative here
-    if (s < static_cast<int64_t>(lo)) throw Skip{std::string("field '") + key + "' out of range"};
-    return static_cast<T>(s);
-}
-
-HardwareParams hardware_from(const json& j) {
-    return internal::hardware_from_json(j, [](const std::string& problem) { throw Skip{problem}; });
 }
 
 // Version 1: the bare schedule record of Schedule::to_json ({"format_version": 1,
 // "workload_key": ..., "steps": [...]}): no task beyond the DAG hash, no measurement.
 json migrate_v1_to_v2(const json& v1) {
-    std::string hash = text(v1, "workload_key");
+    Fields f = fields(v1);
+    std::string hash = text(f, "workload_key");
     HardwareParams none;
     none.num_cores = 0;
     return {{"format_version", 2},
@@ -96,38 +108,36 @@ namespace tessel {
 
 namespace {
 
-void read_task(const json& j, TuningRecord& r) {
-    const json& task = field(j, "task", &json::is_object, "an object");
+void read_task(Fields& record, TuningRecord& r) {
+    Fields task = *record.fields("task", kRequired);
     r.dag_hash = text(task, "dag_hash");
     if (r.dag_hash.empty() || r.dag_hash.size() > 16 ||
         r.dag_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
         throw Skip{"the DAG hash is not 1 to 16 hex digits"};
     r.workload = text(task, "workload");
-    r.params_json = field(task, "params", &json::is_array, "a list").dump();
+    r.params_json = task.array("params", kRequired)->dump();
     try {
         workload_params_from_json(r.params_json);
     } catch (const Error& e) {
         throw Skip{std::string("bad workload parameters: ") + e.what()};
     }
     r.target = text(task, "target");
-    r.hardware = hardware_from(field(task, "hardware", &json::is_object, "an object"));
-    const json& schedule = field(j, "schedule", &json::is_object, "an object");
-    field(schedule, "steps", &json::is_array, "a list");
+    r.hardware = internal::hardware_from_json(*task.object("hardware", kRequired), skip_line);
+    Fields schedule = *record.fields("schedule", kRequired);
+    schedule.array("steps", kRequired);
     if (text(schedule, "workload_key") != r.dag_hash)
         throw Skip{"the schedule was recorded for another DAG than the task's"};
-    r.schedule_json = schedule.dump();
+    r.schedule_json = schedule.json().dump();
 }
 
-void read_result(const json& j, TuningRecord& r) {
-    const json& result = field(j, "result", &json::is_object, "an object");
-    std::optional<MeasureError> error = measure_error_from_name(text(result, "error_code"));
-    if (!error) throw Skip{"unknown error code"};
-    r.error = *error;
+void read_result(Fields& record, TuningRecord& r) {
+    Fields result = *record.fields("result", kRequired);
+    result.choice("error_code", r.error, measure_error_from_name, "error code", kRequired);
     r.error_message = text(result, "error_message");
-    for (const json& c : field(result, "costs", &json::is_array, "a list")) {
-        if (!c.is_number()) throw Skip{"a cost is not a number"};
-        double v = c.get<double>();
-        if (!std::isfinite(v) || v < 0) throw Skip{"a cost is out of range"};
+    const json& costs = *result.array("costs", kRequired);
+    for (const json& c : costs) {
+        double v = 0;
+        result.number_item(c, "a cost", v, 0, std::numeric_limits<double>::max());
         r.costs.push_back(v);
     }
     if (r.error == MeasureError::None && r.costs.empty() && r.format_version >= 2)
@@ -135,13 +145,11 @@ void read_result(const json& j, TuningRecord& r) {
     r.build_seconds = seconds(result, "build_seconds");
     r.run_seconds = seconds(result, "run_seconds");
     r.timestamp = seconds(result, "timestamp");
-    const json& p = field(j, "provenance", &json::is_object, "an object");
-    std::optional<CandidateOrigin> origin = candidate_origin_from_name(text(p, "origin"));
-    if (!origin) throw Skip{"unknown candidate origin"};
-    r.origin = *origin;
-    r.seed = integer<uint64_t>(p, "seed", 0, std::numeric_limits<uint64_t>::max());
-    r.round = integer<int64_t>(p, "round", 0, std::numeric_limits<int64_t>::max());
-    r.tessel_version = text(j, "tessel_version");
+    Fields p = *record.fields("provenance", kRequired);
+    p.choice("origin", r.origin, candidate_origin_from_name, "candidate origin", kRequired);
+    p.unsigned_integer("seed", r.seed, kRequired);
+    p.integer("round", r.round, 0, std::numeric_limits<int64_t>::max(), kRequired);
+    r.tessel_version = text(record, "tessel_version");
 }
 
 TuningRecord parse(const std::string& line) {
@@ -151,11 +159,13 @@ TuningRecord parse(const std::string& line) {
     if (j.is_discarded()) throw Skip{"not JSON (truncated?)"};
     if (!j.is_object()) throw Skip{"not a JSON object"};
     TuningRecord r;
-    r.format_version = integer<int>(j, "format_version", 1, std::numeric_limits<int>::max());
+    fields(j).integer("format_version", r.format_version, 1, std::numeric_limits<int>::max(),
+                      kRequired);
     if (r.format_version > kRecordFormatVersion) throw Skip{"unknown (newer) format version"};
     for (int v = r.format_version; v < kRecordFormatVersion; ++v) j = kMigrations.at(v - 1)(j);
-    read_task(j, r);
-    read_result(j, r);
+    Fields record = fields(j);
+    read_task(record, r);
+    read_result(record, r);
     return r;
 }
 

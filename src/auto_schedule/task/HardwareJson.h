@@ -16,17 +16,12 @@ inline nlohmann::json hardware_to_json(const HardwareParams& h) {
 }
 
 /// Reads every field of `j` (an object; each required, an integer in its range; other keys are
-/// left for a later tessel's fields), each problem, named "hardware.<field>", sent to `sink`
-/// (which may throw).
-inline HardwareParams hardware_from_json(const nlohmann::json& j, const ProblemSink& sink) {
+/// left for a later tessel's fields), each problem, at "hardware.<field>", sent to `report`
+/// (which words it: a task's DSLError, a record's skip reason).
+inline HardwareParams hardware_from_json(const nlohmann::json& j, const FieldReporter& report) {
     HardwareParams h;
-    if (!j.is_object()) {
-        sink("hardware must be an object");
-        return h;
-    }
-    JsonFields f(j, "hardware", sink);
-    std::vector<std::string> names = option_names<HardwareParams>(kEveryField);
-    f.require(names);
+    JsonFields f(j, "hardware", report);
+    f.require(option_names<HardwareParams>(kEveryField));
     read_options(f, h, kEveryField);
     return h;
 }

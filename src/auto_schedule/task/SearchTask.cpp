@@ -2,6 +2,7 @@
 #include "tessel/auto_schedule/task/SearchTask.h"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -21,11 +22,25 @@ std::string hex(uint64_t v) {
     return os.str();
 }
 
-const json& field(const json& j, const char* key, bool (json::*is)() const, const char* what) {
-    if (!j.contains(key) || !(j.at(key).*is)())
-        TESSEL_THROW(DSLError) << "SearchTask.from_json: field '" << key << "' is missing or not "
-                               << what;
-    return j.at(key);
+using internal::FieldProblem;
+using internal::kRequired;
+
+const char* task_words(internal::JsonType t) {
+    return t == internal::JsonType::Array ? "a list" : internal::json_type_words(t);
+}
+
+// A field of the task's own, absent or of the wrong type.
+[[noreturn]] void bad_task_field(const FieldProblem& p) {
+    if (p.kind == FieldProblem::Kind::Missing || p.kind == FieldProblem::Kind::WrongType)
+        TESSEL_THROW(DSLError) << "SearchTask.from_json: field '" << p.key << "' is missing or not "
+                               << task_words(p.expected);
+    TESSEL_THROW(DSLError) << "SearchTask.from_json: " << internal::describe(p);
+}
+
+// A problem of the hardware parameters, in the default wording ("hardware.warp_size must be
+// ...").
+[[noreturn]] void bad_hardware(const FieldProblem& p) {
+    TESSEL_THROW(DSLError) << "SearchTask.from_json: " << internal::describe(p);
 }
 
 // The DAG the registered workload builds in this process, when it is registered here: it must
@@ -115,15 +130,19 @@ SearchTask SearchTask::from_json(const std::string& text) {
         TESSEL_THROW(DSLError) << "SearchTask.from_json: malformed JSON: " << e.what();
     }
     if (!j.is_object()) TESSEL_THROW(DSLError) << "SearchTask.from_json: not a JSON object";
-    int64_t version = field(j, "format_version", &json::is_number_integer, "an integer");
+    // bad_task_field throws: a read that returns has succeeded.
+    internal::JsonFields f(j, "", bad_task_field);
+    int64_t version = 0;
+    f.integer("format_version", version, std::numeric_limits<int64_t>::min(),
+              std::numeric_limits<int64_t>::max(), kRequired);
     if (version < 1 || version > kSearchTaskFormatVersion)
         TESSEL_THROW(DSLError) << "SearchTask.from_json: format version " << version
                                << " (this tessel reads 1 to " << kSearchTaskFormatVersion << ")";
-    std::string workload = field(j, "workload", &json::is_string, "a string");
-    WorkloadParams params =
-        workload_params_from_json(field(j, "params", &json::is_array, "a list").dump());
-    std::string recorded = field(j, "dag_hash", &json::is_string, "a string");
-    TensorDAG dag = dag_from_json(field(j, "dag", &json::is_object, "an object").dump());
+    std::string workload, recorded, target_name;
+    f.text("workload", workload, kRequired);
+    WorkloadParams params = workload_params_from_json(f.array("params", kRequired)->dump());
+    f.text("dag_hash", recorded, kRequired);
+    TensorDAG dag = dag_from_json(f.object("dag", kRequired)->dump());
     std::string actual = hex(tessel::dag_hash(dag.outputs));
     if (actual != recorded)
         TESSEL_THROW(ScheduleError)
@@ -132,11 +151,10 @@ SearchTask SearchTask::from_json(const std::string& text) {
             << "; it was edited or written by a tessel that hashes differently, and its records "
                "cannot be trusted on this computation";
     if (!workload.empty()) check_registered_builder(workload, params, recorded);
-    Target target(field(j, "target", &json::is_string, "a string").get<std::string>());
-    HardwareParams hw = internal::hardware_from_json(
-        field(j, "hardware", &json::is_object, "an object"), [](const std::string& problem) {
-            TESSEL_THROW(DSLError) << "SearchTask.from_json: " << problem;
-        });
+    f.text("target", target_name, kRequired);
+    Target target(target_name);
+    HardwareParams hw =
+        internal::hardware_from_json(*f.object("hardware", kRequired), bad_hardware);
     return SearchTask(std::move(dag), workload, params, target, hw);
 }
 
