@@ -34,8 +34,9 @@ the CPU has it); the kernel each ran is read from its ONEDNN_VERBOSE=1 line of o
 Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows, its
 threads spinning about as long as tessel's before they sleep: lowp_gemm.GOMP_SPINCOUNT).
 Cases: matmul n^3 (`--perf-n`, 1024) int8, s8s8 (int8 x int8), bfloat16 -> float32
-(out_dtype="float32", oneDNN's f32 dst) and bfloat16 -> bfloat16 (the default out_dtype); BERT-base's int8 dense layers at
-sequence 128 (x (M, K) times w (N, K)^T: 128x768x768, 128x3072x768, 128x768x3072 as MxNxK,
+(out_dtype="float32", oneDNN's f32 dst) and bfloat16 -> bfloat16 (the default out_dtype);
+BERT-base's int8 dense layers at sequence 128 (x (M, K) times w (N, K)^T: 128x768x768,
+128x3072x768, 128x768x3072 as MxNxK,
 oneDNN given the weights transposed), and the same products as matmul (w as (K, N)): tessel
 packs the weights in each call, from the transposed layout at a higher cost. Inputs random and
 never zero; tessel's result is checked
