@@ -33,9 +33,10 @@ use (AVX512_CORE_VNNI for int8, AVX512_CORE_BF16 for bfloat16) and one unrestric
 the CPU has it); the kernel each ran is read from its ONEDNN_VERBOSE=1 line of one untimed call.
 Both libraries on TESSEL_NUM_THREADS threads (default 2; oneDNN's OMP_NUM_THREADS follows, its
 threads spinning about as long as tessel's before they sleep: lowp_gemm.GOMP_SPINCOUNT).
-Cases: matmul n^3 (`--perf-n`, 1024) int8, bfloat16 -> float32 (out_dtype="float32", oneDNN's
-f32 dst) and bfloat16 -> bfloat16 (the default out_dtype); BERT-base's int8 dense layers at
-sequence 128 (x (M, K) times w (N, K)^T: 128x768x768, 128x3072x768, 128x768x3072 as MxNxK,
+Cases: matmul n^3 (`--perf-n`, 1024) int8, s8s8 (int8 x int8), bfloat16 -> float32
+(out_dtype="float32", oneDNN's f32 dst) and bfloat16 -> bfloat16 (the default out_dtype);
+BERT-base's int8 dense layers at sequence 128 (x (M, K) times w (N, K)^T: 128x768x768,
+128x3072x768, 128x768x3072 as MxNxK,
 oneDNN given the weights transposed), and the same products as matmul (w as (K, N)): tessel
 packs the weights in each call, from the transposed layout at a higher cost. Inputs random and
 never zero; tessel's result is checked
@@ -51,17 +52,26 @@ Bar (issue 55): ratio >= 0.8 against oneDNN held to the same instructions for in
 bfloat16 -> float32 n^3 (the other rows are information); a case is skipped, with the reason,
 where the CPU lacks the feature. `--tuned-log PATH` also times, as "<case> tuned", the log's best
 record for each case's computation (ts.apply_history_best; a case without one says so);
-without it the tuned figure is not measured. The load averages before and after are printed:
+`--tune TRIALS` (issue 55's figure: 256) first tunes the int8 n^3 matmul for TRIALS trials
+(ts.auto_schedule.tune of its DAG for "llvm", 64 measurements a round, the default schedule
+measured first; the tuner's search has the dot-product sketch, multi_level_tiling_cpu_dot) into
+`--tune-log PATH` (default: a temporary file) and times that log's best the same way, printing
+its speed against the default's ("tuned / default"); without either the tuned figure is not
+measured. int8 x int8 -> int32 ("s8s8", PyTorch's _int_mm) is built with target="llvm": on a CPU
+with VNNI tessel computes it as the +128-shifted uint8 x int8 product minus 128 times B's column
+sums (op/Matmul.h), oneDNN as its s8 x s8 matmul. The load averages before and after are printed:
 beside other processes, each library's threads get less than their cores, and how much each
 loses to a preempted thread differs (2-thread figures drift towards 1-thread ones).
 Usage: benchmarks/run.sh gemm_lowp_cpu [--numerics-only | --perf-only] [--mn N] [--rows N]
-       [--k K] [--perf-n N] [--rounds N] [--tuned-log PATH]
+       [--k K] [--perf-n N] [--rounds N] [--tuned-log PATH | --tune TRIALS [--tune-log PATH]
+       [--tune-seed S]]
 """
 import argparse
 import os
 import statistics
 import sys
 import tempfile
+import time
 import warnings
 
 # tessel's threads, read when its pool starts; oneDNN's workers get as many (perf section).
@@ -339,6 +349,7 @@ def numerics_section(args):
 # ---- Perf (issue 55): int8 and bfloat16 GEMM against oneDNN's matmul primitive ----
 
 PERF_BAR = 0.8  # tessel's speed / oneDNN's held to the same instructions, at least (issue 55)
+TARGET = "llvm"  # this machine's CPU (docs/target.md): the default schedules' and the tuning's
 UNRESTRICTED = None  # the worker key of oneDNN without ONEDNN_MAX_CPU_ISA
 
 
@@ -348,12 +359,12 @@ class PerfCase:
     oneDNN is then held to, and whether issue 55's bar applies (the other rows are information)."""
 
     def __init__(self, op, m, n, k, a, out, insn, feature, isa, barred, seed=5501):
-        b = "int8" if a == "uint8" else a
+        b = "int8" if a in ("uint8", "int8") else a
         self.case = {"m": m, "n": n, "k": k, "a": a, "b": b, "out": out,
                      "transpose_b": op == "dense", "seed": seed}
         self.insn, self.feature, self.isa, self.barred = insn, feature, isa, barred
-        kind = "int8" if a == "uint8" else "bf16"
-        suffix = "" if kind == "int8" else f" ->{'f32' if out == 'float32' else 'bf16'}"
+        kind = {"uint8": "int8", "int8": "s8s8"}.get(a, "bf16")
+        suffix = "" if kind != "bf16" else f" ->{'f32' if out == 'float32' else 'bf16'}"
         self.name = f"{kind} {op} {m}x{n}x{k}{suffix}"
         self.key = self.name.replace(" ->", "_").replace(" ", "_")
         self.ops = 2 * m * n * k
@@ -365,11 +376,14 @@ class PerfCase:
         b = ts.placeholder((c["n"], c["k"]) if c["transpose_b"] else (c["k"], c["n"]),
                            dtype=c["b"], name="b")
         op = ts.op.dense if c["transpose_b"] else ts.op.matmul
-        return [a, b], op(a, b, out_dtype=c["out"])
+        # target: the CPU it runs on, where int8 x int8 becomes the +128-shifted uint8 x int8
+        # product and its compensation (op/Matmul.h); the other products are the same for it.
+        return [a, b], op(a, b, out_dtype=c["out"], target=TARGET)
 
 
 def perf_cases(n):
-    """Issue 55's two figures (n^3, barred), bfloat16 with its default bfloat16 result, and
+    """Issue 55's two figures (n^3, barred), int8 x int8 (PyTorch's _int_mm: tessel's +128 shift
+    onto vpdpbusd, oneDNN's s8 x s8), bfloat16 with its default bfloat16 result, and
     BERT-base's int8 dense layers at sequence 128 (x (M, K) times w (N, K)^T): QKV and output
     projections, FFN up, FFN down; then the same products as matmul, w given as (K, N) (oneDNN's
     side is the same: its weights are reordered outside the timing from either layout), which
@@ -378,7 +392,9 @@ def perf_cases(n):
             "isa": "AVX512_CORE_VNNI"}
     bf16 = {"a": "bfloat16", "insn": "vdpbf16ps", "feature": "avx512bf16",
             "isa": "AVX512_CORE_BF16"}
+    s8s8 = dict(int8, a="int8")
     return [PerfCase("matmul", n, n, n, barred=True, **int8),
+            PerfCase("matmul", n, n, n, barred=False, **s8s8),
             PerfCase("matmul", n, n, n, out="float32", barred=True, **bf16),
             PerfCase("matmul", n, n, n, out="bfloat16", barred=False, **bf16),
             *[PerfCase(op, 128, nn, kk, barred=False, **int8) for op in ("dense", "matmul")
@@ -404,12 +420,12 @@ def build_tessel(pc, values, tuned_log=None):
     computation, apply-best's warnings)."""
     args, out = pc.tessel_computation()
     if tuned_log is None:
-        module = ts.build(ts.op.default_schedule(out, "llvm"), args + [out], target="llvm")
+        module = ts.build(ts.op.default_schedule(out, TARGET), args + [out], target=TARGET)
         return TesselKernel(module, values, pc.case), []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ts.TuningWarning)
         with ts.apply_history_best(tuned_log):
-            module = ts.build(ts.create_schedule(out), args + [out], target="llvm")
+            module = ts.build(ts.create_schedule(out), args + [out], target=TARGET)
     notes = [str(w.message) for w in caught if issubclass(w.category, ts.TuningWarning)]
     if any("using the default schedule" in m for m in notes):
         return None, [f"no record of this computation in {tuned_log}"]
@@ -571,7 +587,12 @@ def print_perf(rows):
 
 def print_perf_notes(rows, workers, tuned_log):
     if not tuned_log:
-        print("tuned: not measured (pass --tuned-log)")
+        print("tuned: not measured (pass --tune TRIALS or --tuned-log)")
+    for r in rows:
+        times = r.get("times", {})
+        if "tuned" in times:
+            print(f"tuned / default {r['case'].name}: "
+                  f"{times['tessel'] / times['tuned']:.3f} x the default's speed")
     for r in rows:
         if r.get("tuned_note"):
             print(f"tuned {r['case'].name}: {r['tuned_note']}")
@@ -587,6 +608,24 @@ def print_perf_notes(rows, workers, tuned_log):
     print("tessel's default kernels, their dot-product instructions in the code: " +
           ", ".join(f"{r['case'].name}: {r['dot']['tessel']} {r['case'].insn}"
                     for r in rows if r.get("dot")))
+
+
+def tune_case(pc, trials, log, seed):
+    """Tunes the case's computation (its DAG, for TARGET) for `trials` trials into the log `log`
+    (resumed where it holds the task's records): ts.auto_schedule.tune with 64 measurements a
+    round, the default schedule measured first (so the log's best is never slower than it).
+    Prints the tuner's own summary; the caller re-times the log's best."""
+    _, out = pc.tessel_computation()
+    task = ts.SearchTask(dag=ts.make_tensor_dag([out]), target=TARGET)
+    print(f"tuning {pc.name} for {trials} trials (seed {seed}) into {log} ...", flush=True)
+    start = time.perf_counter()
+    result = ts.auto_schedule.tune(task, trials=trials, log_file=log, seed=seed,
+                                   measurements_per_round=64, progress=False,
+                                   print_schedule=False)
+    wall = time.perf_counter() - start
+    print(f"tuned {pc.name}: {result.trials} trials in {wall:.0f} s; the tuner's best "
+          f"{pc.ops / result.best_seconds / 1e9:.1f} GOP/s ({result.best_seconds * 1e3:.3f} ms, "
+          f"the median of its measurements)", flush=True)
 
 
 def load_averages():
@@ -617,6 +656,13 @@ def perf_section(args):
     load_before = load_averages()
     rows, workers = [], {}
     with tempfile.TemporaryDirectory() as tmp:
+        if args.tune:
+            first = perf_cases(args.perf_n)[0]  # int8 n^3 (uint8 x int8 -> int32)
+            if target.has_feature(first.feature):
+                args.tuned_log = args.tune_log or os.path.join(tmp, "tune_int8.jsonl")
+                tune_case(first, args.tune, args.tuned_log, args.tune_seed)
+            else:
+                print(f"tuning skipped: this CPU lacks {first.feature}")
         try:
             for pc in perf_cases(args.perf_n):
                 if not target.has_feature(pc.feature):
@@ -655,6 +701,12 @@ def main():
     p.add_argument("--rounds", type=int, default=15, help="the perf section's timed rounds (15)")
     p.add_argument("--tuned-log", metavar="PATH",
                    help="a tuning log: its best record of each perf case timed as 'tuned' too")
+    p.add_argument("--tune", type=int, metavar="TRIALS", default=0,
+                   help="first tune the int8 n^3 matmul for TRIALS trials (issue 55: 256) and "
+                        "time its best as 'tuned' (replaces --tuned-log)")
+    p.add_argument("--tune-log", metavar="PATH",
+                   help="--tune's log (kept; resumed where it exists); default: a temporary file")
+    p.add_argument("--tune-seed", type=int, default=1, help="--tune's seed (1)")
     args = p.parse_args()
     if "llvm" not in ts.targets():
         raise SystemExit("gemm_lowp_cpu: tessel was built without LLVM")

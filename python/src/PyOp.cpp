@@ -65,6 +65,11 @@ std::optional<Type> opt_dtype(py::handle dtype) {
     return to_type(dtype);
 }
 
+std::optional<Target> opt_target(py::handle target) {
+    if (target.is_none()) return std::nullopt;
+    return to_target(target);
+}
+
 py::object param_to_python(const WorkloadParam& p) {
     if (auto* i = std::get_if<int64_t>(&p)) return py::int_(*i);
     if (auto* d = std::get_if<double>(&p)) return py::float_(*d);
@@ -103,20 +108,22 @@ void def_matmul(py::module_& m) {
         m.def(
             name,
             [fn](const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
-                 py::object out_dtype, const std::string& name) {
-                return fn(a, b, transpose_a, transpose_b, opt_dtype(out_dtype), name);
+                 py::object out_dtype, const std::string& name, py::object target) {
+                return fn(a, b, transpose_a, transpose_b, opt_dtype(out_dtype), name,
+                          opt_target(target));
             },
             "a"_a, "b"_a, "transpose_a"_a = false, "transpose_b"_a = false,
-            "out_dtype"_a = py::none(), "name"_a = name);
+            "out_dtype"_a = py::none(), "name"_a = name, "target"_a = py::none());
     m.def(
         "dense",
         [](const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
-           const std::string& activation, py::object out_dtype, const std::string& name) {
+           const std::string& activation, py::object out_dtype, const std::string& name,
+           py::object target) {
             return op::dense(x, w, opt_tensor(bias), op::parse_activation(activation),
-                             opt_dtype(out_dtype), name);
+                             opt_dtype(out_dtype), name, opt_target(target));
         },
         "x"_a, "weight"_a, "bias"_a = py::none(), "activation"_a = "none",
-        "out_dtype"_a = py::none(), "name"_a = "dense");
+        "out_dtype"_a = py::none(), "name"_a = "dense", "target"_a = py::none());
 }
 
 void def_conv(py::module_& m) {

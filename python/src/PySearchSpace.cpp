@@ -70,6 +70,10 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::TensorCore: return "tensor_core";
         case SketchStageKind::TensorCoreFetch: return "tensor_core_fetch";
         case SketchStageKind::ReadCache: return "read_cache";
+        case SketchStageKind::CpuDot: return "cpu_dot";
+        case SketchStageKind::CpuDotOutput: return "cpu_dot_output";
+        case SketchStageKind::CpuDotPack: return "cpu_dot_pack";
+        case SketchStageKind::CpuDotOperand: return "cpu_dot_operand";
     }
     return "?";
 }

@@ -721,6 +721,22 @@ std::vector<bool> choose_inlined(const DAGAnalysis& a, const std::vector<VectorA
     return inlined;
 }
 
+// A GEMM whose tiles run on the CPU's dot-product instruction reads its A operand's rows from
+// memory (the instruction's operand is a tensor read): a computed A (the shifted int8 operand
+// of op/Matmul.h's s8 x s8 product) stays a stage of its own, not inlined.
+void keep_dot_operands(const DAGAnalysis& a, const std::vector<GemmPlan>& gemms,
+                       const Target& target, std::vector<bool>& inlined) {
+    for (int i = 0; i < a.num_ops(); ++i) {
+        const GemmPlan& g = gemms[static_cast<size_t>(i)];
+        if (!g.ok || !g.a.defined() || !g.a_k_last) continue;
+        const Type acc = op_output(a.ops()[static_cast<size_t>(i)], 0).dtype();
+        if (!cpu_dot_intrin_for(target, g.a.dtype(), g.b.dtype(), acc)) continue;
+        for (int p = 0; p < a.num_ops(); ++p)
+            if (a.ops()[static_cast<size_t>(p)].same_as(g.a.op()))
+                inlined[static_cast<size_t>(p)] = false;
+    }
+}
+
 // One tile: the producer computed in tiles inside its consumer, and its vector-axis plan.
 struct TilePlan {
     Operation producer, consumer;
@@ -761,6 +777,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<GemmPlan> gemms = choose_gemms(a);
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
+    keep_dot_operands(a, gemms, target, inlined);
     std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans, gemms);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "auto_schedule/SearchTestUtil.h"
+#include "tessel/op/Matmul.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -93,6 +94,45 @@ TEST(SketchGolden, UserRuleRunsFirst) {
     for (const auto& [why, n] : r.rejected) ADD_FAILURE() << n << " x " << why;
     ASSERT_FALSE(r.states.empty());
     expect_state_matches_reference(task, r.states[0], "user rule");
+}
+
+// The CPU dot-product rule (multi_level_tiling_cpu_dot) on targets named by their CPU, so that the
+// traces do not depend on the machine: uint8 x int8 matmul and dense and int8 x int8 (built for
+// the target: the shifted product, op/Matmul.h) on VNNI, bfloat16 on AVX512-BF16, and the plain
+// rules on a CPU without VNNI.
+TEST(SketchGolden, CpuDotRuleOnTargetsWithTheUnit) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU names imply features only with LLVM";
+    const std::string vnni = "llvm -mcpu=cascadelake -num-cores=2";
+    const std::string bf16 = "llvm -mcpu=cooperlake -num-cores=2";
+    const std::string none = "llvm -mcpu=skylake-avx512 -num-cores=2";
+    auto dag_traces = [](const Tensor& out, const std::string& target) {
+        std::ostringstream os;
+        for (const Sketch& sk :
+             generate_sketches(SearchTask(make_tensor_dag({out}), Target(target)))) {
+            os << "[";
+            for (size_t i = 0; i < sk.trace.size(); ++i) os << (i ? "; " : "") << sk.trace[i];
+            os << "]";
+        }
+        return os.str();
+    };
+    Tensor a = placeholder({64, 64}, UInt(8), "a"), b = placeholder({64, 64}, Int(8), "b");
+    Tensor sa = placeholder({64, 64}, Int(8), "sa");
+    Tensor h = placeholder({64, 64}, BFloat(16), "h"), g = placeholder({64, 64}, BFloat(16), "g");
+    const std::string dot = "[matmul.local: multi_level_tiling_cpu_dot]";
+    EXPECT_EQ(dag_traces(op::matmul(a, b), vnni), dot);
+    EXPECT_EQ(dag_traces(op::dense(a, b), vnni), "[dense.local: multi_level_tiling_cpu_dot]");
+    EXPECT_EQ(
+        dag_traces(op::matmul(sa, b, false, false, std::nullopt, "matmul", Target(vnni)), vnni),
+        "[matmul.dot: multi_level_tiling_cpu_dot]");
+    EXPECT_EQ(dag_traces(op::matmul(h, g, false, false, Float(32)), bf16), dot);
+    // bfloat16 to bfloat16: the product is "matmul.acc", its cast the epilogue.
+    EXPECT_EQ(dag_traces(op::matmul(h, g), bf16), "[matmul.acc: multi_level_tiling_cpu_dot]");
+    const std::string plain =
+        "[matmul: multi_level_tiling][matmul: cache_write; matmul.local: "
+        "multi_level_tiling_with_fusion(1)][matmul: cache_write; matmul.local: "
+        "multi_level_tiling_with_fusion(2)]";
+    EXPECT_EQ(dag_traces(op::matmul(a, b), none), plain);
+    EXPECT_EQ(dag_traces(op::matmul(h, g, false, false, Float(32)), vnni), plain);
 }
 
 TEST(SketchGolden, BadTilingStructureIsAScheduleError) {

@@ -15,25 +15,37 @@
 // operator and the parameter: operands that are not 2-D (3-D for batch_matmul), inner extents
 // that differ, mismatched dtypes, a bias of the wrong length, an integer out_dtype for float
 // operands or one narrower than int32 for integer operands.
+//
+// `target` (optional, last) is the CPU the product will run on, where it changes the
+// computation: int8 x int8 products in int32 on a CPU whose dot-product unit multiplies uint8 by
+// int8 (AVX512-VNNI, AVX-VNNI: vpdpbusd) are built as TVM and oneDNN run them there, A shifted
+// by +128 into uint8 and the product corrected by 128 times B's column sums, so that the unit
+// computes them (stages "<name>.a_shift", "<name>.b_sum", "<name>.dot" and "<name>"; the
+// result is the plain product's, bit for bit). Without a target, on a GPU or on a CPU without
+// the unit, and for every other type, the product is the plain one.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "tessel/Target.h"
 #include "tessel/op/Elementwise.h"
 
 namespace tessel::op {
 
 /// C[i, j] = sum_k A[i, k] * B[k, j], with A read as A^T when `transpose_a` (A is then (K, M))
-/// and B as B^T when `transpose_b` (B is then (N, K)).
+/// and B as B^T when `transpose_b` (B is then (N, K)). `target`: see the file comment (int8 x
+/// int8 shifted onto a uint8 x int8 dot-product unit).
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
-              std::optional<Type> out_dtype = std::nullopt, const std::string& name = "matmul");
+              std::optional<Type> out_dtype = std::nullopt, const std::string& name = "matmul",
+              const std::optional<Target>& target = std::nullopt);
 
 /// C[n, i, j] = sum_k A[n, i, k] * B[n, k, j] (transposes as matmul, of the last two axes). A
 /// batch extent of 1 in one operand broadcasts.
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
                     bool transpose_b = false, std::optional<Type> out_dtype = std::nullopt,
-                    const std::string& name = "batch_matmul");
+                    const std::string& name = "batch_matmul",
+                    const std::optional<Target>& target = std::nullopt);
 
 /// Y[i, j] = act(sum_k X[i, k] * W[j, k] + bias[j]): a fully connected layer, W of shape
 /// (units, K) as in TVM and PyTorch. `bias` may be undefined (Tensor()); it must be (units,).
@@ -41,6 +53,6 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
 /// in the accumulator's type, then the result narrowed to `out_dtype`.
 Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
              Activation act = Activation::None, std::optional<Type> out_dtype = std::nullopt,
-             const std::string& name = "dense");
+             const std::string& name = "dense", const std::optional<Target>& target = std::nullopt);
 
 }  // namespace tessel::op

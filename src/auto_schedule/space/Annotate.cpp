@@ -84,6 +84,8 @@ void parallel(AnnotateContext& a) {
     int64_t want = int64_t{16} * std::max(1, a.space.task().hardware().num_cores);
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
+        SketchStageKind kind = a.sketch.stages[st].kind;
+        if (kind == SketchStageKind::CpuDotOutput) continue;  // annotate_cpu_dot chose
         int n = leading_spatial(s.stage(st)), k = 0;
         int64_t product = 1;
         // Stops after a loop another stage is computed in (fusing past it would move that
@@ -459,7 +461,8 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
             {"pipelining", pipelining},           {"auto_unroll", auto_unroll},
             {"vectorize_store", vectorize_store},
         };
-    return {{"compute_location", compute_location},
+    return {{"cpu_dot", annotate_cpu_dot},
+            {"compute_location", compute_location},
             {"parallel", parallel},
             {"auto_unroll", auto_unroll},
             {"vectorize", vectorize}};

@@ -58,9 +58,9 @@ struct AnnotateRule {
     std::function<void(AnnotateContext&)> apply;
 };
 
-/// The rules for `target`, in order (CPU: compute_location, parallel, auto_unroll, vectorize;
-/// GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining, auto_unroll,
-/// vectorize_store).
+/// The rules for `target`, in order (CPU: cpu_dot, compute_location, parallel, auto_unroll,
+/// vectorize; GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining,
+/// auto_unroll, vectorize_store).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
 /// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
@@ -72,6 +72,12 @@ void bind_row_block(AnnotateContext& a, int stage);
 /// kMaxAccumulatorsPerLane, pads the shared tiles' rows or not (storage_align, 16 bytes) and
 /// copies them with 128-bit accesses by the block's warps.
 void annotate_tensor_core(AnnotateContext& a);
+
+/// CPU: annotates the CpuDotOutput stages of a dot-product sketch (AnnotateCpuDot.cpp): rejects
+/// register tiles whose accumulators, B's vectors and A's broadcast exceed the vector registers,
+/// and parallelises the column blocks or the row tiles (then the pack of B too), drawn among
+/// those with more than one iteration.
+void annotate_cpu_dot(AnnotateContext& a);
 
 /// GPU: the register read caches of a cache_read_local sketch (AnnotateReadCache.cpp): each
 /// shared tile's layout drawn among layout_choices(), each copy vectorised (1, 2 or 4 lanes)

@@ -6,6 +6,7 @@
 #include "SketchUtil.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/space/Sketch.h"
+#include "tessel/schedule/TensorIntrin.h"
 
 namespace tessel {
 
@@ -378,9 +379,15 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
                 fusion,
                 tiling,
                 skip};
-    return {always_inline, {"rfactor", rfactor_condition, rfactor_apply},
-            cache_write,   fusion,
-            tiling,        skip};
+    std::vector<SketchRule> cpu = {always_inline};
+    // A CPU with a dot-product unit (VNNI, AVX512-BF16) has the rule that tiles on it.
+    if (cpu_dot_intrin_for(target, UInt(8), Int(8), Int(32)) ||
+        cpu_dot_intrin_for(target, BFloat(16), BFloat(16), Float(32)))
+        cpu.push_back(internal::cpu_dot_rule());
+    for (SketchRule r : {SketchRule{"rfactor", rfactor_condition, rfactor_apply}, cache_write,
+                         fusion, tiling, skip})
+        cpu.push_back(std::move(r));
+    return cpu;
 }
 
 }  // namespace tessel

@@ -53,4 +53,10 @@ SketchRule read_cache_rule();
 /// as tutorials/07_tensor_core_gemm.py: warp accumulators, shared and warp tiles, tensorize.
 SketchRule tensor_core_rule();
 
+/// The CPU dot-product rule (SketchCpuDot.cpp), multi_level_tiling_cpu_dot: a GEMM whose
+/// product is a CPU dot intrinsic's on the task's target (cpu_dot_intrin_for: uint8 x int8 on
+/// VNNI, bfloat16 on AVX512-BF16) tiled as the operator library's default on its dot path, with
+/// open lengths: register tile rows, vectors of columns, panels per block of packed B.
+SketchRule cpu_dot_rule();
+
 }  // namespace tessel::internal

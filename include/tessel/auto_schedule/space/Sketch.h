@@ -81,6 +81,20 @@ enum class SketchStageKind : uint8_t {
     /// step of the reduction (tutorial 05's AL and BL). Annotation vectorises it (1, 2 or 4
     /// lanes) and chooses its shared tile's layout (transposed, padded)
     ReadCache,
+    /// CPU: the accumulator of the dot-product GEMM sketch (SketchCpuDot.cpp), computed at its
+    /// output's panel loop, [k / group, rows, vectors, lanes, k % group] with the last two
+    /// tensorized (vpdpbusd, vdpbf16ps); annotation leaves it alone
+    CpuDot,
+    /// CPU: the output of the dot-product GEMM sketch (or its element-wise epilogue), [j blocks,
+    /// i tiles, panels, rows, vectors, lanes]; annotation parallelises its blocks or its row
+    /// tiles and rejects tiles whose accumulators do not fit the vector registers
+    CpuDotOutput,
+    /// CPU: B packed for the dot-product GEMM sketch at its output's block loop, storage
+    /// [j / lanes][k / group][j % lanes][k % group]; parallel with the row tiles
+    CpuDotPack,
+    /// CPU: a computed A of the dot-product GEMM sketch, kept at the root (the instruction
+    /// reads its rows from memory): parallel loops and vectorisation as a Plain stage's
+    CpuDotOperand,
 };
 
 /// Whether a GPU tiled stage's shared tiles also get register read caches (the cache_read_local
