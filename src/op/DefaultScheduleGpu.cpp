@@ -29,6 +29,7 @@
 #include "op/GpuConvTiles.h"
 #include "op/LoopNest.h"
 #include "op/ReadAccess.h"
+#include "tessel/Error.h"
 #include "tessel/ir/IRVisitor.h"
 #include "tessel/te/DAGAnalysis.h"
 
@@ -281,10 +282,22 @@ int dim_of(const TensorRead* read, const Var& v) {
     return -1;
 }
 
+// The one dim of `read` whose index uses `v` (exactly, or as split-K's `part * length + v`), or
+// -1.
+int dim_using(const TensorRead* read, const Var& v) {
+    int found = -1;
+    for (size_t d = 0; d < read->indices.size(); ++d)
+        if (uses_var(read->indices[d], v)) {
+            if (found >= 0) return -1;
+            found = static_cast<int>(d);
+        }
+    return found;
+}
+
 // matmul-like (one reduction, the last two output axes tiled; per operand the dim along one of
 // them and the dim along the reduction): tutorial 05's choose_tiles.
 bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& shape,
-                 const Target& target) {
+                 const Target& target, bool allow_large = true) {
     const ComputeOpNode* c = as_compute(op);
     const size_t d = shape.size();
     if ((d != 2 && d != 3) || c->reduce_axis.size() != 1 ||
@@ -292,14 +305,14 @@ bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& sh
         return false;
     const int64_t m = shape[d - 2], n = shape[d - 1], batch = d == 3 ? shape[0] : 1;
     const int sms = std::max(1, target.sm_count());
-    const bool large = (m + 127) / 128 * ((n + 127) / 128) * batch >= sms;
+    const bool large = allow_large && (m + 127) / 128 * ((n + 127) / 128) * batch >= sms;
     AxisTile tile = large ? AxisTile{128, 16, 2} : AxisTile{64, 16, 1};
     t.bk = large ? 8 : 16;
     t.axes.assign(d, AxisTile{});
     t.axes[d - 2] = t.axes[d - 1] = tile;
     const Var k = c->reduce_axis[0].var();
     for (const TensorRead* r : tensor_reads(c)) {
-        int kd = dim_of(r, k), td = -1, axis = -1;
+        int kd = dim_using(r, k), td = -1, axis = -1;
         for (int ax : {static_cast<int>(d) - 2, static_cast<int>(d) - 1})
             if (int dd = dim_of(r, c->axis[static_cast<size_t>(ax)].var()); dd >= 0)
                 td = dd, axis = ax;
@@ -383,6 +396,20 @@ bool plan_conv(GpuTile& t, const ComputeOpNode* c, const std::vector<int64_t>& s
 // The tile of data-reusing op `p` (its consumer `q` computes the epilogue or copies it out), or
 // nothing for tiny products and thin reductions (depthwise conv), which keep one thread per
 // output.
+// The threads of a planned tile, innermost axis first; false for a product too small for them.
+bool bind_tile_threads(GpuTile& t, const std::vector<int64_t>& shape) {
+    for (size_t ax = 0; ax < shape.size(); ++ax) {
+        const AxisTile& at = t.axes[ax];
+        if (at.threads > 1 && shape[ax] < at.threads) return false;  // a tiny product
+    }
+    for (size_t ax = shape.size(); ax-- > 0;)
+        if (t.axes[ax].threads > 1) {
+            t.thread_extents.push_back(t.axes[ax].threads);
+            t.thread_axes.push_back(static_cast<int>(ax));
+        }
+    return true;
+}
+
 std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& target) {
     const Operation& op = a.ops()[static_cast<size_t>(p)];
     const ComputeOpNode* c = as_compute(op);
@@ -393,16 +420,54 @@ std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& targ
     if (red[static_cast<size_t>(t.split)] < 8) return std::nullopt;
     if (!plan_matmul(t, op, shape, target) && !plan_conv(t, c, shape, red, target))
         return std::nullopt;
-    for (size_t ax = 0; ax < shape.size(); ++ax) {
-        const AxisTile& at = t.axes[ax];
-        if (at.threads > 1 && shape[ax] < at.threads) return std::nullopt;  // a tiny product
-    }
-    for (size_t ax = shape.size(); ax-- > 0;)
-        if (t.axes[ax].threads > 1) {
-            t.thread_extents.push_back(t.axes[ax].threads);
-            t.thread_axes.push_back(static_cast<int>(ax));
-        }
+    if (!bind_tile_threads(t, shape)) return std::nullopt;
     return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Split-K
+
+constexpr int64_t kSplitMaxParts = 16;
+constexpr int64_t kSplitMinLength = 128;     // a part's reduction length at least
+constexpr double kTileCyclesPerK = 53;       // a 64 x 64 tile's step of k (4,096 FMAs)
+constexpr double kDramBytesPerClock = 2400;  // the partial sums' traffic
+constexpr double kLaunchCycles = 5000;       // the second kernel's launch and tail
+constexpr double kWaveCycles = 4000;         // a wave's blocks' prologue (first tiles) and stores
+
+// Split-K (docs/operators.md, "GPU default schedules"): the parts to split a 2-D matmul-like
+// stage's reduction of length k into when its 64 x 64 tiles leave SMs idle, 1 for none. The
+// time of p parts is modelled as the waves of tiles x p blocks times the part's length and a
+// block's fixed costs, plus the partial sums' round trip and the summing kernel's launch; the
+// parts divide k (no tail) and are at least kSplitMinLength long.
+// A matmul-like output or epilogue producer split into parts along its reduction: the parts
+// (rfactor, a stage of partial sums [part, i, j] in a global workspace) are tiled as a batch of
+// products, the stage itself (found by its DAG op) then sums the parts. Returns the partial sums'
+// tile (its producer and caches still to insert), or nothing when it does not pay.
+struct SplitK {
+    GpuTile tile;
+    Operation partials;
+};
+
+std::optional<SplitK> split_reduction(Schedule& s, const DAGAnalysis& a, int i,
+                                      const Target& target) {
+    const Operation& op = a.ops()[static_cast<size_t>(i)];
+    const std::vector<int64_t> shape = shape_of(op), red = a.reduction_extents(i);
+    GpuTile probe;
+    if (shape.size() != 2 || red.size() != 1 || !constant(shape) || !constant(red) ||
+        !plan_matmul(probe, op, shape, target, false) || !bind_tile_threads(probe, shape))
+        return std::nullopt;
+    const int64_t parts = split_k_parts(shape[0], shape[1], red[0], target);
+    if (parts <= 1) return std::nullopt;
+    const int st = stage_of_op(s, op);
+    const int ko = s.split_nparts(st, 2, parts).first;  // leaves: i, j, k
+    const int rf = s.rfactor(st, ko, 0);
+    SplitK out;
+    out.partials = s.stage(rf).op;
+    const std::vector<int64_t> rf_shape = shape_of(out.partials);
+    TESSEL_CHECK(plan_matmul(out.tile, out.partials, rf_shape, target, false) &&
+                 bind_tile_threads(out.tile, rf_shape))
+        << "split-K: the partial sums of " << op->name << " are not a batch of products";
+    return out;
 }
 
 // The cache stages of a tile: its operands in shared memory (and, matmul-like, in registers).
@@ -643,6 +708,16 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         Operation producer = op, consumer;
         int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
         if (!a.is_output(i) && (q < 0 || a.has_reduction(q))) continue;
+        if (std::optional<SplitK> sk = split_reduction(s, a, i, target)) {
+            GpuTile t = sk->tile;
+            t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
+            t.consumer = sk->partials;
+            insert_tile_caches(s, t);
+            tiles.push_back(t);
+            // The sum: one thread an output, inside the epilogue's threads when there is one.
+            if (q >= 0) small.emplace_back(op, a.ops()[static_cast<size_t>(q)]);
+            continue;
+        }
         std::optional<GpuTile> t = plan_tile(a, i, target);
         if (a.is_output(i)) {
             producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
@@ -692,6 +767,23 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         }
     }
     return s;
+}
+
+int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target) {
+    const int64_t sms = std::max(1, target.sm_count());
+    const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64);
+    if (tiles >= 2 * sms) return 1;
+    auto cycles = [&](int64_t parts) {
+        const double waves = double((tiles * parts + sms - 1) / sms);
+        const double main = waves * (double(k / parts) * kTileCyclesPerK + kWaveCycles);
+        if (parts == 1) return main;
+        return main + double((parts + 1) * m * n * 4) / kDramBytesPerClock + kLaunchCycles;
+    };
+    int64_t best = 1;
+    for (int64_t parts = 2; parts <= kSplitMaxParts; ++parts)
+        if (k % parts == 0 && k / parts >= kSplitMinLength && cycles(parts) < cycles(best))
+            best = parts;
+    return best;
 }
 
 }  // namespace tessel::op::internal

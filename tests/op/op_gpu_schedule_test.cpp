@@ -2,6 +2,7 @@
 // shapes their tiles do not divide: each runs as an SPMD program in the loop interpreter (race
 // detector on) against the reference, is compiled by NVRTC, and has the structure it promises
 // (shared tiles, register tiles, warp shuffles, 128-bit accesses).
+#include "op/DefaultScheduleGpu.h"
 #include "op/GpuConvTiles.h"
 #include "op/OpTestUtil.h"
 #include "tessel/op/Conv.h"
@@ -110,6 +111,26 @@ TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     check_default_gpu({op::conv2d_nhwc(xn, wn, op::conv_params(2, 1, 1, 3))}, 72);
     Tensor x1 = placeholder({1, 37, 8, 8}), w1 = placeholder({33, 37, 1, 1});
     check_default_gpu({op::conv2d_nchw(x1, w1, op::conv_params(1, 0))}, 37);
+}
+
+// Split-K: a product whose 64 x 64 tiles leave most SMs idle and whose reduction is long splits
+// the reduction into parts (a stage of partial sums, tiled as a batch of products, then their
+// sum); also under a dense epilogue. The parts divide the reduction.
+TEST(OpGpuSchedule, SplitKForFewTilesAndLongReductions) {
+    EXPECT_EQ(op::internal::split_k_parts(33, 20, 384, Target(kCudaCompileTarget)), 3);
+    EXPECT_EQ(op::internal::split_k_parts(33, 20, 383, Target(kCudaCompileTarget)), 1);
+    EXPECT_EQ(op::internal::split_k_parts(4096, 4096, 4096, Target(kCudaCompileTarget)), 1);
+    Tensor a = placeholder({33, 384}), b = placeholder({384, 20});
+    Tensor c = op::matmul(a, b);
+    Schedule s = op::default_schedule({c}, Target(kCudaCompileTarget));
+    EXPECT_NE(s.to_python().find("rfactor"), std::string::npos) << s.to_python();
+    std::string cu = check_default_gpu({c}, 384);
+    expect_in(cu, "__shared__");
+    Tensor x = placeholder({17, 256}), w = placeholder({19, 256}), bias = placeholder({19});
+    Tensor y = op::dense(x, w, bias, op::Activation::GELU);
+    EXPECT_NE(op::default_schedule({y}, Target(kCudaCompileTarget)).to_python().find("rfactor"),
+              std::string::npos);
+    check_default_gpu({y}, 256);
 }
 
 // The convolution's tiles follow the work (op/GpuConvTiles.h): a 7 x 7 layer at batch 1 gets
