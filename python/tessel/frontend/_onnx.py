@@ -238,12 +238,12 @@ def _fold_batch_norms(ctx, nodes, outputs):
             continue
         g, b, m, v = (ctx.consts[i].astype(np.float64) for i in n.inputs[1:5])
         w = ctx.consts[conv.inputs[1]]
-        if w.ndim != 4 or g.shape != (w.shape[0],):
+        bias0 = (ctx.consts[conv.inputs[2]].astype(np.float64)
+                 if len(conv.inputs) > 2 and conv.inputs[2] else np.zeros_like(g))
+        if w.ndim != 4 or any(a.shape != (w.shape[0],) for a in (g, b, m, v, bias0)):
             kept.append(n)
             continue
         scale = g / np.sqrt(v + float(n.attrs.get("epsilon", 1e-5)))
-        bias0 = (ctx.consts[conv.inputs[2]].astype(np.float64)
-                 if len(conv.inputs) > 2 and conv.inputs[2] else np.zeros_like(g))
         wname = ctx.add_const(conv, "bn_weight",
                               (w * scale[:, None, None, None]).astype(w.dtype))
         bname = ctx.add_const(conv, "bn_bias", ((bias0 - m) * scale + b).astype(w.dtype))
@@ -296,6 +296,8 @@ def _convert(ctx, n):
                     f"arithmetic)")
     except (KeyError, IndexError) as e:
         ctx.fail(n, f"missing input or attribute {e}")
+    except (ValueError, TypeError, OverflowError) as e:  # attributes or shapes that do not fit
+        ctx.fail(n, f"{e}")
     return _build_node(ctx, n, runtime, make, params)
 
 
