@@ -253,6 +253,38 @@ def _fold_batch_norms(ctx, nodes, outputs):
     return kept
 
 
+def _fold_matmul_bias(ctx, nodes, outputs):
+    """MatMul(x, W) -> Add(., b) with constant W (K, N) and b (N,): the bias goes into the dense
+    product's own stage (dense(x, W^T, b))."""
+    readers = {}
+    for n in nodes:
+        for i in n.inputs:
+            readers[i] = readers.get(i, 0) + 1
+    by_output = {n.outputs[0]: n for n in nodes if n.outputs}
+    kept = []
+    for n in nodes:
+        mm, b = None, None
+        if n.op_type == "Add" and len(n.inputs) == 2:
+            for j in (0, 1):
+                cand = by_output.get(n.inputs[j])
+                if cand is not None and cand.op_type == "MatMul":
+                    mm, b = cand, n.inputs[1 - j]
+                    break
+        if (mm is None or readers.get(mm.outputs[0]) != 1 or mm.outputs[0] in outputs
+                or len(mm.inputs) != 2 or not ctx.is_const(mm.inputs[1])
+                or not ctx.is_const(b) or getattr(mm, "bias", None)):
+            kept.append(n)
+            continue
+        w, bv = ctx.consts[mm.inputs[1]], ctx.consts[b]
+        if w.ndim != 2 or bv.shape != (w.shape[1],) or bv.dtype != w.dtype:
+            kept.append(n)
+            continue
+        mm.bias = b
+        mm.outputs = [n.outputs[0]]
+        by_output[n.outputs[0]] = mm
+    return kept
+
+
 def _convert(ctx, n):
     if n.domain not in ("", "ai.onnx"):
         ctx.fail(n, f"operator domain '{n.domain}' is not supported")
@@ -290,7 +322,7 @@ def _convert(ctx, n):
     if extra:
         ctx.fail(n, f"only the first output is supported, {extra} are used")
     try:
-        runtime, make, params = conv(ctx, n)
+        runtime, make, params, *view_shape = conv(ctx, n)
     except _NotConstant as e:
         ctx.fail(n, f"input '{e.name}' must be a constant (an initializer or folded shape "
                     f"arithmetic)")
@@ -298,7 +330,23 @@ def _convert(ctx, n):
         ctx.fail(n, f"missing input or attribute {e}")
     except (ValueError, TypeError, OverflowError) as e:  # attributes or shapes that do not fit
         ctx.fail(n, f"{e}")
-    return _build_node(ctx, n, runtime, make, params)
+    if not view_shape:
+        return _build_node(ctx, n, runtime, make, params)
+    # The group computes a tensor of another shape; the node's output is a view of it.
+    out = n.outputs[0]
+    n.outputs = [f"{out}.{n.op_type.lower()}"]
+    node = _build_node(ctx, n, runtime, make, params)
+    shape = tuple(view_shape[0])
+    view = _OnnxNode.__new__(_OnnxNode)
+    view.name, view.op_type, view.domain = f"{n.name}.view", "Reshape", ""
+    view.inputs, view.outputs, view.attrs = [node.output], [out], {}
+    return [node, _build_node(ctx, view, [node.output], lambda x: _op_reshape(x, shape),
+                              (shape,))]
+
+
+def _op_reshape(x, shape):
+    from .. import op
+    return op.reshape(x, shape)
 
 
 def _build_node(ctx, n, runtime, make, params):
@@ -317,13 +365,15 @@ def _build_node(ctx, n, runtime, make, params):
             ctx.used_consts.add(i)
     sig = (n.op_type, repr(params),
            tuple((ctx.values[i].shape, ctx.values[i].dtype) for i in runtime))
-    return Node(n.name, n.op_type, runtime, out.name, make, sig)
+    node = Node(n.name, n.op_type, runtime, out.name, make, sig)
+    node.view = n.op_type in _ops.VIEWS and runtime == [n.inputs[0]]
+    return node
 
 
 def _fuse_elementwise(nodes, graph_outputs):
-    """Element-wise consumers fused into their producer's group (conv + bias + ReLU, dense + GELU,
-    the residual add): a group of FUSABLE_PRODUCERS absorbs a following element-wise node that is
-    the only reader of its output, repeatedly."""
+    """Element-wise consumers fused into their producer's group by the rules of _ops.fuses_into
+    (conv + ReLU, dense + activation, element-wise chains: the residual add and its ReLU, GELU
+    written out, the attention's scale and mask), repeatedly."""
     readers = {}
     for n in nodes:
         for i in n.inputs:
@@ -335,8 +385,10 @@ def _fuse_elementwise(nodes, graph_outputs):
         if n.ops[0] in _ops.ELEMENTWISE:
             for j, i in enumerate(n.inputs):
                 q = by_output.get(i)
-                if (q is not None and q.ops[0] in _ops.FUSABLE_PRODUCERS and readers[i] == 1
-                        and i not in graph_outputs and n.inputs.count(i) == 1):
+                if (q is not None and readers[i] == 1 and i not in graph_outputs
+                        and n.inputs.count(i) == 1
+                        and _ops.fuses_into(q.ops[-1] if q.ops[0] in _ops.ELEMENTWISE
+                                            else q.ops[0], n.ops[0], len(n.inputs))):
                     p = q
                     break
         if p is None:
@@ -384,7 +436,11 @@ def from_onnx(model_or_path, shapes=None, fuse=True):
     if not out_names:
         raise ModelError("the model has no outputs")
     onodes = _fold_batch_norms(ctx, onodes, set(out_names))
-    nodes = [m for m in (_convert(ctx, n) for n in onodes) if m is not None]
+    onodes = _fold_matmul_bias(ctx, onodes, set(out_names))
+    nodes = []
+    for n in onodes:
+        m = _convert(ctx, n)
+        nodes.extend(m if isinstance(m, list) else [] if m is None else [m])
     outputs = []
     for name in out_names:
         r = ctx.resolve(name)

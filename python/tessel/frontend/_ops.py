@@ -61,8 +61,9 @@ def conv(ctx, n):
         else:
             y = _op.conv2d_nchw(t[0], t[1], stride=stride, padding=pads, dilation=dil,
                                 groups=group)
-        if len(t) > 2:
-            y = _op.add(y, _op.reshape(t[2], (1, ws[0], 1, 1), name="bias"), name="conv_bias")
+        if len(t) > 2:  # one element-wise stage reading b[k] (the default schedule's epilogue)
+            b, c = t[2], y
+            y = _ts.compute(c.shape, lambda i, k, h, w_: c[i, k, h, w_] + b[k], name="conv_bias")
         return y
     return [x, w] + ([b] if b else []), make, (stride, dil, pads, group)
 
@@ -104,11 +105,13 @@ def matmul(ctx, n):
     if len(sb) == 2 and ctx.is_const(b):
         w = ctx.add_const(n, "weight", np.ascontiguousarray(ctx.const(b).T))
         nout, lead = sb[1], sa[:-1]
+        bias = [n.bias] if getattr(n, "bias", None) else []  # a folded Add (_onnx.py)
 
-        def make(x, wt):
-            y = _op.dense(_op.reshape(x, (int(np.prod(lead)), k), name="rows"), wt)
-            return _op.reshape(y, tuple(lead) + (nout,), name="matmul")
-        return [a, w], make, ()
+        def make(x, wt, *bt):  # (rows, N): a reshape after the product would hide it from
+            # the default schedule's rules; the model's shape is a view (VIEW_SHAPE) of it
+            return _op.dense(_op.reshape(x, (int(np.prod(lead)), k), name="rows"), wt,
+                             bt[0] if bt else None)
+        return [a, w] + bias, make, (len(bias),), tuple(lead) + (nout,)
     ba, bb = sa[:-2], sb[:-2]
     nb_a, nb_b = int(np.prod(ba)), int(np.prod(bb))
     if ba != bb and nb_b != 1:
@@ -118,8 +121,8 @@ def matmul(ctx, n):
     def make(x, y):
         x3 = _op.reshape(x, (nb_a, m, k), name="a3")
         y3 = _op.reshape(y, (nb_b, k, sb[-1]), name="b3")
-        return _op.reshape(_op.batch_matmul(x3, y3), out, name="matmul")
-    return [a, b], make, ()
+        return _op.batch_matmul(x3, y3)
+    return [a, b], make, (), out
 
 
 def batch_norm(ctx, n):
@@ -323,8 +326,24 @@ CONVERTERS = {
     "Expand": expand,
 }
 
-# Element-wise operators that fuse into the group producing their first fusable input.
+# The fusion rules, as data (in the spirit of TVM's FuseOps): an element-wise node joins the group
+# that produces one of its inputs when it is that tensor's only reader and
+#  - the group is an element-wise chain (ELEMENTWISE): any element-wise node joins it;
+#  - the group is a convolution or a matrix product (COMPUTE_HEAVY): a node of one run-time input
+#    joins it (an activation: the default schedules compute it inside the product's tiles; an
+#    epilogue reading a second tensor through ts.op's broadcasting binary operators is not one
+#    they recognise, and costs 10x: biases are folded into the product's own stage instead).
 ELEMENTWISE = {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Erf", "Gelu",
                "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Where", "Cast"}
-# Groups that element-wise consumers fuse into (TVM's "out-element-wise fusable" producers).
-FUSABLE_PRODUCERS = {"Conv", "Gemm", "MatMul"}
+COMPUTE_HEAVY = {"Conv", "Gemm", "MatMul"}
+# Reshapes: the compiled model runs no kernel for them (a view of the input's buffer).
+VIEWS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}
+
+
+def fuses_into(producer_op, consumer_op, consumer_runtime_inputs):
+    """Whether a consumer node joins its producer's group (the rules above)."""
+    if consumer_op not in ELEMENTWISE:
+        return False
+    if producer_op in ELEMENTWISE:
+        return True
+    return producer_op in COMPUTE_HEAVY and consumer_runtime_inputs == 1

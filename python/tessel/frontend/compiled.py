@@ -48,18 +48,32 @@ class CompiledModel:
         return outs[0] if len(outs) == 1 else outs
 
 
-def _plan(graph):
+def _views(graph):
+    """name -> the tensor whose buffer it reads (itself unless a view of a group's output)."""
+    root = {}
+    for n in graph.nodes:
+        base = root.get(n.inputs[0], n.inputs[0]) if n.view else None
+        if base is not None and base not in graph.constants and \
+                base not in {v.name for v in graph.inputs}:
+            root[n.output] = base
+    return root
+
+
+def _plan(graph, root):
     """A scratch buffer (a flat array) for every group output, reused by liveness: once the last
-    reader of a tensor has run, its buffer serves a later tensor of the same dtype and size."""
+    reader of a tensor (or of a view of it) has run, its buffer serves a later tensor of the same
+    dtype and size."""
     last_read = {}
     for k, n in enumerate(graph.nodes):
         for i in n.inputs:
-            last_read[i] = k
-    outputs = {v.name for v in graph.outputs}
+            last_read[root.get(i, i)] = k
+    outputs = {root.get(v.name, v.name) for v in graph.outputs}
     buffer_of, buffers, free = {}, [], {}
     for k, n in enumerate(graph.nodes):
+        if n.output in root:
+            continue
         v = graph.values[n.output]
-        key = (v.dtype, int(np.prod(v.shape)))
+        key = _key(v)
         pool = free.get(key, [])
         if pool and n.output not in outputs:
             b = pool.pop()
@@ -67,9 +81,11 @@ def _plan(graph):
             b = len(buffers)
             buffers.append(np.empty(key[1], dtype=key[0]))
         buffer_of[n.output] = b
-        for i in set(n.inputs):
+        for i in {root.get(i, i) for i in n.inputs}:
             if last_read.get(i) == k and i in buffer_of and i not in outputs:
                 free.setdefault(_key(graph.values[i]), []).append(buffer_of[i])
+    for name, base in root.items():
+        buffer_of[name] = buffer_of[base]
     return buffer_of, buffers
 
 
@@ -87,14 +103,18 @@ def compile(graph, target="llvm", log=None):
     if tgt.kind != "llvm":
         raise ValueError(f"tessel.compile: target '{target}': a compiled model runs on the CPU "
                          f"('llvm') only for now")
-    buffer_of, buffers = _plan(graph)
+    root = _views(graph)
+    buffer_of, buffers = _plan(graph, root)
     consts = {k: np.array(c, order="C") for k, c in graph.constants.items()}
     inputs = {v.name: i for i, v in enumerate(graph.inputs)}
     input_slots = [[] for _ in graph.inputs]
     scope = apply_history_best(str(log)) if log is not None else contextlib.nullcontext()
     kernels, steps = {}, []
     with scope:
-        for k, n in enumerate(graph.nodes):
+        for n in graph.nodes:
+            if n.output in root:
+                continue  # a view: no kernel
+            k = len(steps)
             f = kernels.get(n.signature)
             if f is None:
                 phs = graph.placeholders(n)

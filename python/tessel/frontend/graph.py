@@ -36,6 +36,7 @@ class Node:
         self.output = output
         self.make = make
         self.signature = signature
+        self.view = False  # a reshape: the compiled model reads its input's buffer in a new shape
 
     @property
     def op_type(self):
