@@ -185,9 +185,9 @@ class _Recording:
 def extract_tasks(fn, *args, job=None, target="llvm", trials=None, trials_per_task=None,
                   **job_fields):
     """Runs ``fn(*args)`` (or traces ``fn``, a model graph of ``tessel.frontend``: one task per
-    operator group, the group's operator, its fused epilogue not counted apart) and returns the registered operators it called, as a list of
-    ``{"workload", "params", "weight"}`` (weight: how many times it was called), in the order of
-    their first call. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
+    operator group, the group's operator, its fused epilogue not counted apart) and returns the
+    registered operators it called, as a list of ``{"workload", "params", "weight"}`` (weight:
+    how many times it was called), in the order of their first call. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
     with the budget ``trials`` in all or ``trials_per_task`` (default 128 per task), and any
     other job field (``measurements_per_round``, ``strategy``, ``seed``, ``search``,
     ``measure``, ...); the job is checked as tessel-tune checks it before it is written

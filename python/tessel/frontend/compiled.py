@@ -10,7 +10,6 @@ import time
 
 import numpy as np
 
-from .. import _tessel as _ts
 from ..op import default_schedule
 
 
