@@ -253,6 +253,7 @@ def test_compiled_model_reuses_buffers_and_kernels():
     assert cm.buffer_bytes < total
     x = f32(1, 3, 32, 32)
     assert rel_l2(cm(x), reference(m, {"input": x})[0]) <= 1e-4
+    assert rel_l2(cm(ts.nd.array(x)), reference(m, {"input": x})[0]) <= 1e-4  # DLPack input
     with pytest.raises(ValueError, match="input 'input': shape"):
         cm(f32(1, 3, 16, 16))
 

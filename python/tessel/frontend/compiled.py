@@ -14,8 +14,8 @@ from ..op import default_schedule
 
 
 class CompiledModel:
-    """`m(*inputs)` runs the model on numpy arrays (or anything `numpy.asarray` takes: DLPack
-    tensors on the CPU, torch CPU tensors) and returns the outputs as numpy arrays (a list for a
+    """`m(*inputs)` runs the model on numpy arrays (or CPU DLPack tensors: tessel NDArrays, torch
+    CPU tensors; or anything `numpy.asarray` takes) and returns the outputs as numpy arrays (a list for a
     model of several outputs). `build_seconds`, `kernels` (distinct kernels built) and
     `buffer_bytes` (scratch memory of the intermediate tensors) describe the build."""
 
@@ -36,6 +36,8 @@ class CompiledModel:
             raise TypeError(f"the model takes {len(g.inputs)} inputs "
                             f"({[v.name for v in g.inputs]}), got {len(inputs)}")
         for v, uses, x in zip(g.inputs, self._input_slots, inputs):
+            if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+                x = np.from_dlpack(x)  # tessel NDArrays, torch CPU tensors: no copy
             a = np.asarray(x, dtype=v.dtype, order="C")  # (0-d stays 0-d)
             if a.shape != v.shape:
                 raise ValueError(f"input '{v.name}': shape {a.shape}, the model's is {v.shape}")
