@@ -327,6 +327,11 @@ def test_malformed_models_get_clear_errors():
     m.graph.initializer[0].dims[:] = [1 << 20, 1 << 20]
     with pytest.raises(ModelError, match="initializer 'c'"):
         from_onnx(m)
+    huge = model([h.make_node("ConstantOfShape", ["shape"], ["z"], name="zeros"),
+                  h.make_node("Add", ["x", "z"], ["y"])], [("x", [2])], [("y", None)],
+                 {"shape": np.array([1 << 20, 1 << 20], np.int64)})
+    with pytest.raises(ModelError, match=r"node 'zeros' \(ConstantOfShape.*more than"):
+        from_onnx(huge)
     with pytest.raises(ModelError, match="not an ONNX model"):
         from_onnx(b"\x08\x07garbage\xff\xff")
 

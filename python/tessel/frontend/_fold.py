@@ -112,11 +112,27 @@ FOLDERS = {
 }
 
 
+def _output_size(op_type, ins):
+    """The element count of the operators whose output can be far larger than their inputs,
+    computed before anything is allocated (a hostile model asks for 2^40 zeros)."""
+    if op_type == "ConstantOfShape":
+        return int(np.prod([max(int(d), 0) for d in ins[0]], dtype=object))
+    if op_type == "Expand":
+        shape = np.broadcast_shapes(ins[0].shape, tuple(max(int(d), 0) for d in ins[1]))
+        return int(np.prod(shape, dtype=object))
+    if op_type == "Range":
+        start, limit, delta = (float(np.asarray(x).reshape(-1)[0]) for x in ins)
+        return 0 if delta == 0 else max(int(np.ceil((limit - start) / delta)), 0)
+    return 0
+
+
 def fold(op_type, attrs, inputs):
     """The numpy value of an ONNX node on constant inputs, or None when it does not fold."""
     f = FOLDERS.get(op_type)
     if f is None or sum(int(np.asarray(x).size) for x in inputs if x is not None) > _FOLD_LIMIT:
         return None
+    if _output_size(op_type, inputs) > _FOLD_LIMIT:
+        raise ValueError(f"its output would hold more than {_FOLD_LIMIT} elements")
     out = np.asarray(f(attrs, inputs))
     if out.size > _FOLD_LIMIT:
         return None
