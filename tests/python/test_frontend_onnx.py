@@ -2,6 +2,7 @@
 # three test models at reduced width, the folding of shape subgraphs and of BatchNormalization,
 # fusion, task extraction, and clear errors for malformed models (with a small fuzz test).
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -284,6 +285,12 @@ def test_extract_command(tmp_path):
     job = json.loads(out.read_text())
     assert job["trials_per_task"] == 8 and any(
         t["workload"] == "op.depthwise_conv2d_nchw" for t in job["tasks"])
+    tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
+    if tool.exists():  # tessel-tune checks the job as it would run it, and queues it
+        sub = subprocess.run([str(tool), "submit", str(out), "--spool", str(tmp_path / "spool")],
+                             capture_output=True, text=True)
+        assert sub.returncode == 0, sub.stdout + sub.stderr
+        assert (tmp_path / "spool" / "queue" / "job.json").exists()
     bad = subprocess.run([sys.executable, "-m", "tessel.frontend", "extract",
                           str(tmp_path / "missing.onnx"), "-o", str(out)],
                          capture_output=True, text=True)
