@@ -99,6 +99,14 @@ def test_conv(group, stride, pads):
     check(m, {"x": f32(1, 4, 6, 6)})
 
 
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER", "VALID"])
+def test_conv_and_pool_auto_pad(auto_pad):
+    m = model([h.make_node("Conv", ["x", "w"], ["c"], auto_pad=auto_pad, strides=[2, 2]),
+               h.make_node("MaxPool", ["c"], ["y"], auto_pad=auto_pad, kernel_shape=[2, 2])],
+              [("x", [1, 4, 7, 7])], [("y", None)], {"w": f32(8, 4, 4, 4)})
+    check(m, {"x": f32(1, 4, 7, 7)})
+
+
 def test_conv_batchnorm_relu_fold_and_fuse():
     c = 8
     inits = {"w": f32(c, 4, 3, 3), "g": f32(c), "b": f32(c), "m": f32(c),

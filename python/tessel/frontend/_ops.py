@@ -27,15 +27,27 @@ def _binary(fn):
     return lambda ctx, n: (n.inputs[:2], lambda a, b: getattr(_op, fn)(a, b), ())
 
 
-def _pads(ctx, n, rank=2):
-    pads = n.attrs.get("pads", [0] * (2 * rank))
+def _pads(ctx, n, kernel, stride, dilation):
+    """ONNX's pads (top, left, bottom, right: tessel's order too), or those auto_pad implies."""
     auto = n.attrs.get("auto_pad", "NOTSET")
-    if isinstance(auto, bytes):
-        auto = auto.decode()
-    if auto not in ("NOTSET", "VALID"):
-        ctx.fail(n, f"auto_pad={auto} is not supported (give explicit pads)")
-    # ONNX: (top, left, bottom, right); tessel: (top, left, bottom, right) too.
-    return [int(p) for p in pads]
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if auto == "VALID":
+        return [0, 0, 0, 0]
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        size = ctx.shape(n.inputs[0])[2:]
+        begin, end = [], []
+        for x, k, s, d in zip(size, kernel, stride, dilation):
+            total = max((-(-x // s) - 1) * s + (k - 1) * d + 1 - x, 0)
+            small = total // 2
+            begin.append(small if auto == "SAME_UPPER" else total - small)
+            end.append(total - begin[-1])
+        return begin + end
+    if auto != "NOTSET":
+        ctx.fail(n, f"auto_pad={auto} is not an ONNX value")
+    pads = [int(p) for p in n.attrs.get("pads", [0, 0, 0, 0])]
+    if len(pads) != 4:
+        ctx.fail(n, f"only 2-D is supported, pads={pads}")
+    return pads
 
 
 def _check_2d(ctx, n, key, default=1):
@@ -52,7 +64,8 @@ def conv(ctx, n):
     if len(xs) != 4:
         ctx.fail(n, f"only 2-D convolutions (NCHW) are supported, input of rank {len(xs)}")
     stride, dil = _check_2d(ctx, n, "strides"), _check_2d(ctx, n, "dilations")
-    pads, group = _pads(ctx, n), int(n.attrs.get("group", 1))
+    pads = _pads(ctx, n, ws[2:], stride, dil)
+    group = int(n.attrs.get("group", 1))
     depthwise = group > 1 and group == xs[1] and ws[1] == 1
 
     def make(*t):
@@ -146,7 +159,7 @@ def pool(kind):
             ctx.fail(n, "ceil_mode=1 is not supported")
         if _check_2d(ctx, n, "dilations") != [1, 1]:
             ctx.fail(n, "dilated pooling is not supported")
-        pads = _pads(ctx, n)
+        pads = _pads(ctx, n, window, stride, [1, 1])
         cip = bool(n.attrs.get("count_include_pad", 0))
 
         def make(x):
