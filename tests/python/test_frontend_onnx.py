@@ -69,6 +69,13 @@ def test_unary(op):
           {"x": f32(2, 3, 5)})
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu(approximate):
+    m = model([h.make_node("Gelu", ["x"], ["y"], approximate=approximate)], [("x", [4, 9])],
+              [("y", [4, 9])], opset=20)
+    check(m, {"x": f32(4, 9)})
+
+
 def test_sqrt_log():
     m = model([h.make_node("Abs", ["x"], ["a"]), h.make_node("Sqrt", ["a"], ["s"]),
                h.make_node("Log", ["s"], ["y"])], [("x", [3, 7])], [("y", [3, 7])])
@@ -171,8 +178,8 @@ def test_layout_operators():
              h.make_node("Unsqueeze", ["r", "ax"], ["u"]),
              h.make_node("Squeeze", ["u", "ax"], ["s"]),
              h.make_node("Slice", ["s", "st", "en", "axs", "sp"], ["sl"]),
-             h.make_node("Concat", ["sl", "sl"], ["c"], axis=1),
-             h.make_node("Flatten", ["c"], ["y"], axis=1)]
+             h.make_node("Concat", ["sl", "sl"], ["c"], axis=-2),
+             h.make_node("Flatten", ["c"], ["y"], axis=-1)]
     inits = {"shape": np.array([0, -1, 6], np.int64), "ax": np.array([1], np.int64),
              "st": np.array([1, -5], np.int64), "en": np.array([100, 0], np.int64),
              "axs": np.array([2, 1], np.int64), "sp": np.array([2, -1], np.int64)}

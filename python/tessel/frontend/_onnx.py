@@ -230,6 +230,7 @@ def _fold_batch_norms(ctx, nodes, outputs):
     for n in nodes:
         conv = by_output.get(n.inputs[0]) if n.op_type == "BatchNormalization" else None
         if (conv is None or conv.op_type != "Conv" or readers.get(conv.outputs[0]) != 1
+                or int(n.attrs.get("training_mode", 0))
                 or conv.outputs[0] in outputs or len(n.outputs) > 1 and any(n.outputs[1:])
                 or not all(ctx.is_const(i) for i in n.inputs[1:5])
                 or not ctx.is_const(conv.inputs[1])

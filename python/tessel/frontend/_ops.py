@@ -23,6 +23,21 @@ def _compute_unary(intrinsic):
     return conv
 
 
+def gelu(ctx, n):
+    approx = n.attrs.get("approximate", "none")
+    approx = approx.decode() if isinstance(approx, bytes) else approx
+    if approx == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        def make(x):
+            def f(*i):
+                v = x[i]
+                return 0.5 * v * (1.0 + _ts.tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
+            return _ts.compute(x.shape, f, name="gelu_tanh")
+        return [n.inputs[0]], make, (approx,)
+    if approx != "none":
+        ctx.fail(n, f"approximate='{approx}' is not an ONNX value")
+    return [n.inputs[0]], lambda x: _op.gelu(x), (approx,)
+
+
 def _binary(fn):
     return lambda ctx, n: (n.inputs[:2], lambda a, b: getattr(_op, fn)(a, b), ())
 
@@ -139,6 +154,8 @@ def matmul(ctx, n):
 
 
 def batch_norm(ctx, n):
+    if int(n.attrs.get("training_mode", 0)):
+        ctx.fail(n, "training_mode=1 is not supported (inference only)")
     eps = float(n.attrs.get("epsilon", 1e-5))
     return n.inputs[:5], lambda x, g, b, m, v: _op.batch_norm(x, g, b, m, v, eps=eps), (eps,)
 
@@ -183,7 +200,8 @@ def reshape(ctx, n):
 
 def flatten(ctx, n):
     s = ctx.shape(n.inputs[0])
-    axis = int(n.attrs.get("axis", 1)) % (len(s) + 1)
+    axis = int(n.attrs.get("axis", 1))
+    axis = axis + len(s) if axis < 0 else axis  # [-r, r]: -1 is r - 1
     out = (int(np.prod(s[:axis])), int(np.prod(s[axis:])))
     return [n.inputs[0]], _reshape_to(out), (out,)
 
@@ -245,7 +263,7 @@ def gather(ctx, n):
 
 
 def concat(ctx, n):
-    axis = int(n.attrs["axis"])
+    axis = int(n.attrs["axis"]) % len(ctx.shape(n.inputs[0]))
     return list(n.inputs), lambda *xs: _op.concatenate(list(xs), axis=axis), (axis,)
 
 
@@ -310,7 +328,7 @@ CONVERTERS = {
     "Abs": _unary("abs"),
     "Neg": _unary("negative"),
     "Erf": _compute_unary("erf"),
-    "Gelu": _unary("gelu"),
+    "Gelu": gelu,
     "Clip": clip,
     "Add": _binary("add"),
     "Sub": _binary("subtract"),
