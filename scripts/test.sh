@@ -69,7 +69,8 @@ ctest --test-dir "$dir" --output-on-failure -j "$jobs"
 leg_end
 
 # --- Python (issue 7): the extension, built against a virtual environment under the build folder
-# (pybind11, numpy, ml_dtypes, pytest, pytest-xdist and scikit-build-core from PyPI; python3-venv
+# (pybind11, numpy, ml_dtypes, pytest, pytest-xdist, scikit-build-core, and onnx and
+# onnxruntime for tests/python/test_frontend_onnx.py, from PyPI; python3-venv
 # from install-deps.sh), then pytest tests/python (the tutorials included, at a small size), one
 # worker per job: every test writes under its own tmp_path.
 leg_begin python "Python extension and pytest"
@@ -77,7 +78,7 @@ venv="$dir/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q "pybind11>=2.12" numpy ml_dtypes pytest pytest-xdist \
-    "scikit-build-core>=0.10"
+    "scikit-build-core>=0.10" onnx onnxruntime
 cmake -S . -B "$dir" -DTESSEL_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python"
 cmake --build "$dir" -j "$jobs" --target _tessel _tessel_fuzz
 PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q -n "$jobs" tests/python

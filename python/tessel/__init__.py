@@ -157,3 +157,7 @@ from . import te, tir, target, testing, transform  # noqa: F401,E402
 # A build abandoned by Ctrl-C finishes on its worker thread; let it end before the interpreter
 # tears down (bounded, so a hung build cannot hang exit).
 _atexit.register(_tessel._wait_for_abandoned_workers, 30.0)
+
+# Models from files (docs/models.md): tessel.frontend.from_onnx and ts.compile(graph, target).
+from . import frontend  # noqa: F401,E402
+from .frontend.compiled import compile  # noqa: F401,E402

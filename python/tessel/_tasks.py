@@ -145,11 +145,16 @@ class _Recording:
     def __init__(self):
         self.counts = OrderedDict()  # (workload, params as JSON) -> count
         self.skipped = 0
+        self.per_group = None  # when a model graph is traced: calls left to record in this group
         self._saved = {}
 
     def _wrap(self, name, workload, params_of, original):
         def recorded(*args, **kwargs):
             out = original(*args, **kwargs)
+            if self.per_group is not None:
+                if self.per_group == 0:
+                    return out  # an epilogue of the group's operator (bias, activation, add)
+                self.per_group -= 1
             try:
                 params = params_of(*args, **kwargs)
             except (TypeError, ValueError, AttributeError):
@@ -179,15 +184,22 @@ class _Recording:
 
 def extract_tasks(fn, *args, job=None, target="llvm", trials=None, trials_per_task=None,
                   **job_fields):
-    """Runs ``fn(*args)`` and returns the registered operators it called, as a list of
-    ``{"workload", "params", "weight"}`` (weight: how many times it was called), in the order of
-    their first call. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
+    """Runs ``fn(*args)`` (or traces ``fn``, a model graph of ``tessel.frontend``: one task per
+    operator group, the group's operator, its fused epilogue not counted apart) and returns the
+    registered operators it called, as a list of ``{"workload", "params", "weight"}`` (weight:
+    how many times it was called), in the order of their first call. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
     with the budget ``trials`` in all or ``trials_per_task`` (default 128 per task), and any
     other job field (``measurements_per_round``, ``strategy``, ``seed``, ``search``,
     ``measure``, ...); the job is checked as tessel-tune checks it before it is written
     (TesselRuntimeError listing every problem)."""
+    from .frontend.graph import Graph
     with _Recording() as rec:
-        fn(*args)
+        if isinstance(fn, Graph):
+            for node in fn.nodes:  # one task per operator group: its first registered call
+                rec.per_group = 1
+                node.make(*fn.placeholders(node))
+        else:
+            fn(*args)
     tasks = [{"workload": w, "params": json.loads(p), "weight": n}
              for (w, p), n in rec.counts.items()]
     if job is not None:

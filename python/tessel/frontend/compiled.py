@@ -1,0 +1,140 @@
+"""tessel.compile: a model graph built for a target and runnable from Python.
+
+Each operator group is built once per distinct computation (equal groups share a kernel) with the
+schedule `ts.op.default_schedule` chooses: the best record of the tuning logs in scope (`log=`, or
+an enclosing `ts.apply_history_best`), else the shipped tuning logs, else the default rules.
+Intermediate tensors live in buffers planned by liveness: a buffer is reused by a later group once
+every reader of its tensor has run."""
+import contextlib
+import time
+
+import numpy as np
+
+from ..op import default_schedule
+
+
+class CompiledModel:
+    """`m(*inputs)` runs the model on numpy arrays (or CPU DLPack tensors: tessel NDArrays, torch
+    CPU tensors; or anything `numpy.asarray` takes) and returns the outputs as numpy arrays (a list for a
+    model of several outputs). `build_seconds`, `kernels` (distinct kernels built) and
+    `buffer_bytes` (scratch memory of the intermediate tensors) describe the build."""
+
+    def __init__(self, graph, target, steps, input_slots, output_args, build_seconds, kernels,
+                 buffer_bytes):
+        self.graph = graph
+        self.target = target
+        self._steps = steps              # (function, [arrays; None where a model input goes])
+        self._input_slots = input_slots  # per model input: [(step, argument)] it feeds
+        self._output_args = output_args  # per model output: the array it is written to
+        self.build_seconds = build_seconds
+        self.kernels = kernels
+        self.buffer_bytes = buffer_bytes
+
+    def __call__(self, *inputs):
+        g = self.graph
+        if len(inputs) != len(g.inputs):
+            raise TypeError(f"the model takes {len(g.inputs)} inputs "
+                            f"({[v.name for v in g.inputs]}), got {len(inputs)}")
+        for v, uses, x in zip(g.inputs, self._input_slots, inputs):
+            if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+                x = np.from_dlpack(x)  # tessel NDArrays, torch CPU tensors: no copy
+            a = np.asarray(x, dtype=v.dtype, order="C")  # (0-d stays 0-d)
+            if a.shape != v.shape:
+                raise ValueError(f"input '{v.name}': shape {a.shape}, the model's is {v.shape}")
+            for k, j in uses:
+                self._steps[k][1][j] = a
+        for f, args in self._steps:
+            f(*args)
+        outs = [a.copy() for a in self._output_args]
+        return outs[0] if len(outs) == 1 else outs
+
+
+def _views(graph):
+    """name -> the tensor whose buffer it reads (itself unless a view of a group's output)."""
+    root = {}
+    for n in graph.nodes:
+        base = root.get(n.inputs[0], n.inputs[0]) if n.view else None
+        if base is not None and base not in graph.constants and \
+                base not in {v.name for v in graph.inputs}:
+            root[n.output] = base
+    return root
+
+
+def _plan(graph, root):
+    """A scratch buffer (a flat array) for every group output, reused by liveness: once the last
+    reader of a tensor (or of a view of it) has run, its buffer serves a later tensor of the same
+    dtype and size."""
+    last_read = {}
+    for k, n in enumerate(graph.nodes):
+        for i in n.inputs:
+            last_read[root.get(i, i)] = k
+    outputs = {root.get(v.name, v.name) for v in graph.outputs}
+    buffer_of, buffers, free = {}, [], {}
+    for k, n in enumerate(graph.nodes):
+        if n.output in root:
+            continue
+        v = graph.values[n.output]
+        key = _key(v)
+        pool = free.get(key, [])
+        if pool and n.output not in outputs:
+            b = pool.pop()
+        else:
+            b = len(buffers)
+            buffers.append(np.empty(key[1], dtype=key[0]))
+        buffer_of[n.output] = b
+        for i in {root.get(i, i) for i in n.inputs}:
+            if last_read.get(i) == k and i in buffer_of and i not in outputs:
+                free.setdefault(_key(graph.values[i]), []).append(buffer_of[i])
+    for name, base in root.items():
+        buffer_of[name] = buffer_of[base]
+    return buffer_of, buffers
+
+
+def _key(v):
+    return (v.dtype, int(np.prod(v.shape)))
+
+
+def compile(graph, target="llvm", log=None):
+    """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` (a CPU
+    target: the compiled model runs on the CPU for now) with the records of the tuning log `log`
+    (a path) in scope, and returns a `CompiledModel`."""
+    from .. import apply_history_best, build, Target
+    t0 = time.perf_counter()
+    tgt = target if isinstance(target, Target) else Target(target)
+    if tgt.kind != "llvm":
+        raise ValueError(f"tessel.compile: target '{target}': a compiled model runs on the CPU "
+                         f"('llvm') only for now")
+    root = _views(graph)
+    buffer_of, buffers = _plan(graph, root)
+    consts = {k: np.array(c, order="C") for k, c in graph.constants.items()}
+    inputs = {v.name: i for i, v in enumerate(graph.inputs)}
+    input_slots = [[] for _ in graph.inputs]
+    scope = apply_history_best(str(log)) if log is not None else contextlib.nullcontext()
+    kernels, steps = {}, []
+    with scope:
+        for n in graph.nodes:
+            if n.output in root:
+                continue  # a view: no kernel
+            k = len(steps)
+            f = kernels.get(n.signature)
+            if f is None:
+                phs = graph.placeholders(n)
+                y = n.make(*phs)
+                f = build(default_schedule(y, tgt), phs + [y], target=tgt)
+                kernels[n.signature] = f
+            args = []
+            for j, name in enumerate(n.inputs + [n.output]):
+                if name in consts:
+                    args.append(consts[name])
+                elif name in inputs:
+                    input_slots[inputs[name]].append((k, j))
+                    args.append(None)
+                else:
+                    args.append(buffers[buffer_of[name]].reshape(graph.values[name].shape))
+            steps.append((f, args))
+    output_args = []
+    for v in graph.outputs:
+        output_args.append(buffers[buffer_of[v.name]].reshape(v.shape))
+    return CompiledModel(graph, tgt, steps, input_slots, output_args,
+                         time.perf_counter() - t0, len(kernels),
+                         int(sum(b.nbytes for b in buffers)))
