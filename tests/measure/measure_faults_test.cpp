@@ -51,6 +51,8 @@ TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
         {TestFault::None, MeasureError::None},
         {TestFault::HangWhileTiming, MeasureError::RunTimeout},
         {TestFault::None, MeasureError::None},
+        {TestFault::MalformedReply, MeasureError::WorkerError},
+        {TestFault::None, MeasureError::None},
     };
     std::vector<MeasureInput> inputs;
     for (const auto& c : cases) inputs.push_back(planted(task, c.first));

@@ -235,7 +235,7 @@ json Worker::run(const json& request, const std::vector<uint8_t>& data,
     if (args_.empty() && arrays_.empty())
         return {{"status", status::kBadRequest}, {"message", "Run before Setup"}};
     std::string fault = options_.test_faults ? request.value("fault", "") : "";
-    timing_fault_ = fault == "hang_while_timing" ? "hang" : "";
+    timing_fault_ = fault == "hang_while_timing" ? "hang" : fault == "malformed_reply" ? fault : "";
     auto t0 = std::chrono::steady_clock::now();
     kernel_.reset();
     try {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "Worker.h"
-#include "tessel/runtime/ThreadPool.h"
 #include "runtime/cuda/CudaTimer.h"
+#include "tessel/runtime/ThreadPool.h"
 
 namespace tessel::measure_worker {
 
@@ -62,6 +62,7 @@ json Worker::time(const json& request) {
     int repeat = std::max(1, request.at("repeat").get<int>());
     double min_seconds = request.at("min_repeat_ms").get<double>() * 1e-3;
     bool flush = request.value("flush_cache", false);
+    if (timing_fault_ == "malformed_reply") return {{"status", status::kOk}, {"costs", "fast"}};
     plant_fault_before(timing_fault_);
     auto t0 = std::chrono::steady_clock::now();
     json costs = json::array();

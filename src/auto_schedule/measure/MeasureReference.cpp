@@ -125,6 +125,7 @@ const char* worker_fault_name(TestFault f) {
         case TestFault::WrongValues: return "wrong_values";
         case TestFault::OutOfMemory: return "out_of_memory";
         case TestFault::HangWhileTiming: return "hang_while_timing";
+        case TestFault::MalformedReply: return "malformed_reply";
         default: return "";
     }
 }

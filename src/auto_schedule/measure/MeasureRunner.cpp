@@ -27,7 +27,8 @@ constexpr const char* kFaultNames[] = {"none",
                                        "wrong_values",
                                        "out_of_memory",
                                        "build_hang",
-                                       "hang_while_timing"};
+                                       "hang_while_timing",
+                                       "malformed_reply"};
 
 [[noreturn]] void bad(const std::string& what) {
     TESSEL_THROW(RuntimeError) << "measurement JSON: " << what;

@@ -173,7 +173,18 @@ void Measurer::Impl::time_candidate(MeasureResult& r) {
         return;
     }
     stats.timing += o.header.value("seconds", 0.0);
-    r.costs = o.header.at("costs").get<std::vector<double>>();
+    const json& costs = o.header.contains("costs") ? o.header["costs"] : json();
+    bool numbers = costs.is_array() && !costs.empty();
+    for (const json& c : costs)
+        numbers =
+            numbers && c.is_number() && std::isfinite(c.get<double>()) && c.get<double>() >= 0;
+    if (!numbers) {
+        r.error = MeasureError::WorkerError;
+        r.error_message = "the worker's timing reply has no costs (a list of times): " +
+                          costs.dump().substr(0, 80);
+        return;
+    }
+    r.costs = costs.get<std::vector<double>>();
 }
 
 MeasureResult Measurer::Impl::run_candidate(const TaskData& data, const BuiltCandidate& built,
@@ -183,8 +194,16 @@ MeasureResult Measurer::Impl::run_candidate(const TaskData& data, const BuiltCan
     if (built.error != MeasureError::None) {
         r.error = built.error;
         r.error_message = built.message;
-    } else if (ensure_setup(data, r) && check_run(data, built, input.test_fault, r)) {
-        time_candidate(r);
+    } else {
+        // A worker that speaks nonsense (a reply missing its fields) costs its candidate, not
+        // the measurement: the reply's fields are read with nlohmann's checked accessors.
+        try {
+            if (ensure_setup(data, r) && check_run(data, built, input.test_fault, r))
+                time_candidate(r);
+        } catch (const json::exception& e) {
+            r.error = MeasureError::WorkerError;
+            r.error_message = std::string("the worker's reply is malformed: ") + e.what();
+        }
     }
     r.timestamp = unix_time();
     return r;

@@ -94,6 +94,7 @@ enum class TestFault : uint8_t {
     OutOfMemory,       ///< allocates until the worker's memory limit is hit
     BuildHang,         ///< the build computes (without blocking) well past the build time limit
     HangWhileTiming,   ///< the check run passes, then the worker hangs while timing
+    MalformedReply,    ///< the check run passes, then the timing reply's costs are not numbers
 };
 
 /// One candidate.

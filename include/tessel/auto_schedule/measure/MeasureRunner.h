@@ -49,7 +49,7 @@ std::string measure_options_to_json(const MeasureOptions& options);
 MeasureOptions measure_options_from_json(const std::string& text);
 
 /// "none", "segfault", "abort", "hang", "out_of_bounds_write", "wrong_values", "out_of_memory",
-/// "build_hang", "hang_while_timing".
+/// "build_hang", "hang_while_timing", "malformed_reply".
 const char* test_fault_name(TestFault fault);
 /// The fault named `name`; nullopt for an unknown name.
 std::optional<TestFault> test_fault_from_name(const std::string& name);
