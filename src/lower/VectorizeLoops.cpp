@@ -2,6 +2,7 @@
 // keep the semantics; the pass then keeps the loop as a serial loop (always correct).
 #include "tessel/lower/VectorizeLoops.h"
 
+#include <optional>
 #include <unordered_set>
 
 #include "PassUtil.h"
@@ -90,6 +91,58 @@ std::unordered_set<const Variable*> variables_of(const Expr& e) {
             out.insert(static_cast<const Load*>(n)->buffer_var.get());
     });
     return out;
+}
+
+/// `c` without `likely` hints at the top.
+Expr strip_likely(const Expr& c) {
+    const auto* call = c.as<Call>();
+    if (call && call->op == Intrinsic::likely) return strip_likely(call->args[0]);
+    return c;
+}
+
+/// The lanes of a vectorized loop `for v in [min, min + n)` that can do anything: its body is a
+/// chain of `if`s without `else` (a tail's guards), and a conjunct `v + x < e` or `v + x <= e`
+/// of one of them (x and e free of v) bounds v - min below a constant c < n: the loop after the
+/// first c lanes does nothing. Returns c rounded up to a power of two (a whole vector: the guard
+/// stays, on the narrower vector), or n. A GEMM's tail panel of 13 or 1 columns in a tile of 32
+/// computes 16 or 1 lanes, not 32.
+int64_t live_lanes(const For* op, int64_t n, const Scope& loops) {
+    const Variable* v = op->loop_var.get();
+    auto free_of_v = [&](const Expr& e) { return !variables_of(e).count(v); };
+    // v - min < bound for `a < b` (strict) or `a <= b`, when a is v or v + x.
+    auto count = [&](const Expr& a, const Expr& b, bool strict) -> std::optional<int64_t> {
+        Expr x;
+        if (a.as<Variable>() == v) {
+            x = make_zero(a.type());
+        } else if (const auto* add = a.as<Add>()) {
+            if (add->a.as<Variable>() == v && free_of_v(add->b)) x = add->b;
+            if (add->b.as<Variable>() == v && free_of_v(add->a)) x = add->a;
+        }
+        if (!x.defined() || !free_of_v(b)) return std::nullopt;
+        Expr lanes = fold_sub(fold_sub(b, x), op->min);
+        if (!strict) lanes = fold_add(lanes, make_const(lanes.type(), 1));
+        return const_bounds_of(lanes, loops).max;
+    };
+    int64_t live = n;
+    Stmt body = op->body;
+    while (const auto* guard = body.as<IfThenElse>()) {
+        if (guard->else_case.defined()) break;
+        std::vector<Expr> conjuncts{strip_likely(guard->condition)};
+        for (size_t i = 0; i < conjuncts.size(); ++i) {
+            if (const auto* a = conjuncts[i].as<And>()) {
+                conjuncts.push_back(strip_likely(a->a));
+                conjuncts.push_back(strip_likely(a->b));
+            }
+            std::optional<int64_t> c;
+            if (const auto* lt = conjuncts[i].as<LT>()) c = count(lt->a, lt->b, true);
+            if (const auto* le = conjuncts[i].as<LE>()) c = count(le->a, le->b, false);
+            if (c) live = std::min(live, std::max<int64_t>(*c, 1));
+        }
+        body = guard->then_case;
+    }
+    int64_t lanes = 1;
+    while (lanes < live) lanes *= 2;
+    return std::min(lanes, n);
 }
 
 /// `e` with `lanes` lanes: scalars are broadcast, vectors of that width kept, others refused.
@@ -604,6 +657,7 @@ protected:
         std::optional<int64_t> n = as_const_int(op->extent);
         Stmt serial = For::make(op->loop_var, op->min, op->extent, ForKind::Serial, body);
         if (!n || *n <= 0) return serial;
+        n = live_lanes(op, *n, context_.loops);
         if (*n == 1) return substitute(body, op->loop_var, op->min);
         TESSEL_CHECK(*n <= 65535) << "vectorized loop " << op->loop_var.name() << " of " << *n
                                   << " lanes";

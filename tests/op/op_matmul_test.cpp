@@ -94,6 +94,28 @@ TEST(OpMatmul, CpuGemmOnOddShapesForOtherCpus) {
             }
 }
 
+// The last panel computes the vectors its columns need (lower/VectorizeLoops.h): 77 columns in
+// AVX-512 panels of 32 leave 13, one vector of 16 (the main panels' vectors are 32 lanes); 129
+// leave one column, a scalar. Both equal the reference.
+TEST(OpMatmul, CpuGemmTailPanelComputesOnlyItsVectors) {
+    Target avx512("llvm -mcpu=skylake-avx512 -num-cores=2");
+    struct Shape {
+        int64_t batch, m, n, k;
+    };
+    for (Shape sh : {Shape{7, 20, 77, 13}, Shape{3, 25, 129, 51}}) {
+        Tensor a = placeholder({sh.batch, sh.m, sh.k}), b = placeholder({sh.batch, sh.k, sh.n});
+        Tensor c = op::batch_matmul(a, b);
+        Schedule s = op::default_schedule_rules({c}, avx512);
+        SCOPED_TRACE(std::to_string(sh.n) + " columns");
+        const std::string ir = to_string(lower(s, {a, b, c}));
+        EXPECT_NE(ir.find(", 1, 32)"), std::string::npos) << ir;  // the whole panels
+        if (sh.n % 32 == 13) {
+            EXPECT_NE(ir.find(", 1, 16)"), std::string::npos) << ir;
+        }
+        expect_matches_reference(s, sh.k);
+    }
+}
+
 // Enough work to run in parallel (2 M multiply-adds): the column blocks with the batch when
 // there are two a core, else the row tiles inside a block (a narrow N), each checked.
 TEST(OpMatmul, CpuGemmParallelOverBlocksOrRows) {

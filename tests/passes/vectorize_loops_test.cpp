@@ -312,5 +312,57 @@ TEST(VectorizeLoops, GuardedAccessesThatMayNotBeWholeStayMasked) {
     EXPECT_EQ(masked_and_whole(kept, A), std::make_pair(1, 0)) << kept;
 }
 
+// A peeled tail panel (a GEMM's last 13 or 1 columns in a tile of 32): the guard admits at most
+// 13 lanes, so the loop runs 16 (the next power of two; the guard stays on them), or 1, a scalar.
+// A guard the enclosing loop can widen past the extent (i * 32 + v < 77 for i up to 2) keeps it.
+int lanes_of_store(const Stmt& s, const Var& buffer) {
+    int lanes = 0;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type != IRNodeType::Store) return;
+        const auto* st = static_cast<const Store*>(n);
+        if (st->buffer_var.same_as(buffer)) lanes = st->value.type().lanes;
+    });
+    return lanes;
+}
+
+TEST(VectorizeLoops, TailGuardNarrowsTheVector) {
+    Var A("A", Handle()), Out("Out", Handle()), T("T", Handle()), i("i"), v("v");
+    auto tail = [&](Expr edge) {
+        Stmt update =
+            vfor(v, 32,
+                 IfThenElse::make(split_guard(v < edge),
+                                  Store::make(T, load(T, i * 32 + v) + load(A, v), i * 32 + v)));
+        Stmt copy = vfor(
+            v, 32,
+            IfThenElse::make(split_guard(i < 3),
+                             IfThenElse::make(split_guard(v < edge),
+                                              Store::make(Out, load(T, i * 32 + v), i * 13 + v))));
+        return Allocate::make(T, Float(32), {128}, StorageScope::Local,
+                              sfor(i, 0, 4, Seq::make({update, copy})));
+    };
+    for (auto [edge, lanes] : {std::pair<int, int>{13, 16}, {1, 1}, {16, 16}, {17, 32}}) {
+        Stmt in = tail(edge), out = vectorize_loops(in);
+        EXPECT_FALSE(has_for_kind(out, ForKind::Vectorized)) << out;
+        EXPECT_EQ(lanes_of_store(out, T), lanes) << edge << "\n" << out;
+        EXPECT_EQ(lanes_of_store(out, Out), lanes) << edge << "\n" << out;
+        test::expect_same_results(in, out, {{A, Float(32), 32}, {Out, Float(32), 39 + edge}});
+    }
+    // The bound depends on the enclosing loop and reaches past the 32 lanes: nothing narrows.
+    Stmt wide = sfor(i, 0, 3,
+                     vfor(v, 32,
+                          IfThenElse::make(split_guard(i * 32 + v < 77),
+                                           Store::make(Out, load(A, i * 32 + v), i * 32 + v))));
+    Stmt out = vectorize_loops(wide);
+    EXPECT_EQ(lanes_of_store(out, Out), 32) << out;
+    test::expect_same_results(wide, out, {{A, Float(32), 77}, {Out, Float(32), 77}});
+    // Past the last panel's start (i == 2) the guard is 77 - 64 = 13 lanes: 16.
+    Stmt last =
+        vfor(v, 32,
+             IfThenElse::make(split_guard(v + 64 < 77), Store::make(Out, load(A, v + 64), v + 64)));
+    Stmt narrowed = vectorize_loops(last);
+    EXPECT_EQ(lanes_of_store(narrowed, Out), 16) << narrowed;
+    test::expect_same_results(last, narrowed, {{A, Float(32), 77}, {Out, Float(32), 77}});
+}
+
 }  // namespace
 }  // namespace tessel

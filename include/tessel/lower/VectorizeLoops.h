@@ -13,7 +13,12 @@
 //  - inner loops whose bounds do not depend on v stay serial loops inside the vector lanes (their
 //    bodies are widened: "an outer loop may be vectorized");
 //  - an `if` on a condition that depends on v becomes predicated stores and loads (its branches
-//    may only hold stores, lets and sequences of them).
+//    may only hold stores, lets and sequences of them);
+//  - a loop whose body is a chain of `if`s without `else` (a split's tail guards) one of which
+//    bounds v - min below a constant c < n (`v + x < e`, `v + x <= e`, x and e free of v, e - x
+//    bounded by the enclosing loops) runs c lanes rounded up to a power of two, not n: the lanes
+//    after them do nothing. A GEMM's peeled tail panel of 13 or 1 columns in a register tile of
+//    32 computes 16 lanes or 1, not 32.
 // A loop whose body cannot be vectorized correctly stays a loop, of kind Serial, with its body
 // otherwise unchanged (still correct): an `if` whose branches write a buffer its condition
 // reads, inner loops whose bounds depend on v, an `if` on a varying
