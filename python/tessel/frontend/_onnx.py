@@ -218,14 +218,19 @@ def _sorted_nodes(onnx, graph, known):
     return order
 
 
-def _fold_batch_norms(ctx, nodes, outputs):
-    """Conv -> BatchNormalization with constant weights and statistics: the BN's scale and shift
-    folded into the convolution's weights and bias."""
+def _readers_and_producers(nodes):
+    """How many node inputs read each value, and the node producing each first output."""
     readers = {}
     for n in nodes:
         for i in n.inputs:
             readers[i] = readers.get(i, 0) + 1
-    by_output = {n.outputs[0]: n for n in nodes if n.outputs}
+    return readers, {n.outputs[0]: n for n in nodes if n.outputs}
+
+
+def _fold_batch_norms(ctx, nodes, outputs):
+    """Conv -> BatchNormalization with constant weights and statistics: the BN's scale and shift
+    folded into the convolution's weights and bias."""
+    readers, by_output = _readers_and_producers(nodes)
     kept = []
     for n in nodes:
         conv = by_output.get(n.inputs[0]) if n.op_type == "BatchNormalization" else None
@@ -257,11 +262,7 @@ def _fold_batch_norms(ctx, nodes, outputs):
 def _fold_matmul_bias(ctx, nodes, outputs):
     """MatMul(x, W) -> Add(., b) with constant W (K, N) and b (N,): the bias goes into the dense
     product's own stage (dense(x, W^T, b))."""
-    readers = {}
-    for n in nodes:
-        for i in n.inputs:
-            readers[i] = readers.get(i, 0) + 1
-    by_output = {n.outputs[0]: n for n in nodes if n.outputs}
+    readers, by_output = _readers_and_producers(nodes)
     kept = []
     for n in nodes:
         mm, b = None, None
