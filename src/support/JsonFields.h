@@ -178,6 +178,18 @@ public:
         out = v->template get<std::string>();
         return true;
     }
+    /// For a reporter that throws (a read that returns has succeeded): a required string, and a
+    /// required finite number in [lo, hi], as values.
+    std::string required_text(const char* key) {
+        std::string s;
+        text(key, s, kRequired);
+        return s;
+    }
+    double required_number(const char* key, double lo, double hi) {
+        double v = 0;
+        number(key, v, lo, hi, kRequired);
+        return v;
+    }
     /// A string naming one value of an enumeration: `from_name` gives the value of a name, or
     /// nothing; `noun` says what the string names, for the reporter ("error code", or for
     /// describe() the names themselves: "\"shared\" or \"per-task\"").

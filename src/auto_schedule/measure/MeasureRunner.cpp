@@ -63,17 +63,9 @@ Fields fields(const json& j) {
     return Fields(j, "", bad_field);
 }
 
-std::string required_text(Fields& f, const char* key) {
-    std::string s;
-    f.text(key, s, kRequired);
-    return s;
-}
-
 double finite(Fields& f, const char* key) {
-    double v = 0;
-    f.number(key, v, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max(),
-             kRequired);
-    return v;
+    return f.required_number(key, std::numeric_limits<double>::lowest(),
+                             std::numeric_limits<double>::max());
 }
 
 // Every field of MeasureOptions, as MeasureOptions::fields describes them. Each is required but
@@ -148,7 +140,7 @@ MeasureRequest measure_request_from_json(const std::string& text) {
     json j = parse(text, "MeasureRequest");
     Fields f = fields(j);
     MeasureRequest r;
-    r.task_key = required_text(f, "task_key");
+    r.task_key = f.required_text("task_key");
     r.task_json = f.value("task", kRequired)->dump();
     r.options = options_from(*f.value("options", kRequired));
     const json* candidates = f.value("candidates", kRequired);
@@ -180,7 +172,7 @@ MeasureResult measure_result_from_json(const std::string& text) {
     Fields f = fields(j);
     MeasureResult r;
     f.choice("error", r.error, measure_error_from_name, "measurement error", kRequired);
-    r.error_message = required_text(f, "error_message");
+    r.error_message = f.required_text("error_message");
     for (const json& c : *f.array("costs", kRequired)) {
         double v = 0;
         f.number_item(c, "a cost", v, 0, std::numeric_limits<double>::max());

@@ -59,24 +59,16 @@ Fields fields(const json& j) {
     return Fields(j, "", skip_line);
 }
 
-std::string text(Fields& f, const char* key) {
-    std::string s;
-    f.text(key, s, kRequired);
-    return s;
-}
-
 // A finite number >= 0 (JSON has no NaN; an overflowing literal is refused by the parser).
 double seconds(Fields& f, const char* key) {
-    double v = 0;
-    f.number(key, v, 0, std::numeric_limits<double>::max(), kRequired);
-    return v;
+    return f.required_number(key, 0, std::numeric_limits<double>::max());
 }
 
 // Version 1: the bare schedule record of Schedule::to_json ({"format_version": 1,
 // "workload_key": ..., "steps": [...]}): no task beyond the DAG hash, no measurement.
 json migrate_v1_to_v2(const json& v1) {
     Fields f = fields(v1);
-    std::string hash = text(f, "workload_key");
+    std::string hash = f.required_text("workload_key");
     HardwareParams none;
     none.num_cores = 0;
     return {{"format_version", 2},
@@ -110,22 +102,22 @@ namespace {
 
 void read_task(Fields& record, TuningRecord& r) {
     Fields task = *record.fields("task", kRequired);
-    r.dag_hash = text(task, "dag_hash");
+    r.dag_hash = task.required_text("dag_hash");
     if (r.dag_hash.empty() || r.dag_hash.size() > 16 ||
         r.dag_hash.find_first_not_of("0123456789abcdef") != std::string::npos)
         throw Skip{"the DAG hash is not 1 to 16 hex digits"};
-    r.workload = text(task, "workload");
+    r.workload = task.required_text("workload");
     r.params_json = task.array("params", kRequired)->dump();
     try {
         workload_params_from_json(r.params_json);
     } catch (const Error& e) {
         throw Skip{std::string("bad workload parameters: ") + e.what()};
     }
-    r.target = text(task, "target");
+    r.target = task.required_text("target");
     r.hardware = internal::hardware_from_json(*task.object("hardware", kRequired), skip_line);
     Fields schedule = *record.fields("schedule", kRequired);
     schedule.array("steps", kRequired);
-    if (text(schedule, "workload_key") != r.dag_hash)
+    if (schedule.required_text("workload_key") != r.dag_hash)
         throw Skip{"the schedule was recorded for another DAG than the task's"};
     r.schedule_json = schedule.json().dump();
 }
@@ -133,7 +125,7 @@ void read_task(Fields& record, TuningRecord& r) {
 void read_result(Fields& record, TuningRecord& r) {
     Fields result = *record.fields("result", kRequired);
     result.choice("error_code", r.error, measure_error_from_name, "error code", kRequired);
-    r.error_message = text(result, "error_message");
+    r.error_message = result.required_text("error_message");
     const json& costs = *result.array("costs", kRequired);
     for (const json& c : costs) {
         double v = 0;
@@ -149,7 +141,7 @@ void read_result(Fields& record, TuningRecord& r) {
     p.choice("origin", r.origin, candidate_origin_from_name, "candidate origin", kRequired);
     p.unsigned_integer("seed", r.seed, kRequired);
     p.integer("round", r.round, 0, std::numeric_limits<int64_t>::max(), kRequired);
-    r.tessel_version = text(record, "tessel_version");
+    r.tessel_version = record.required_text("tessel_version");
 }
 
 TuningRecord parse(const std::string& line) {
