@@ -148,6 +148,15 @@ private:
                     w = static_cast<const BufferStore*>(n)->buffer->data.get();
                     break;
                 case IRNodeType::Store: w = static_cast<const Store*>(n)->buffer_var.get(); break;
+                case IRNodeType::Call: {
+                    // A fragment store's destination tile is an operand (a load at its origin):
+                    // the lanes write it.
+                    const auto* c = static_cast<const Call*>(n);
+                    if (c->op != Intrinsic::fragment_store) break;
+                    if (const auto* l = c->args[1].as<Load>()) w = l->buffer_var.get();
+                    if (const auto* l = c->args[1].as<BufferLoad>()) w = l->buffer->data.get();
+                    break;
+                }
                 default: break;
             }
             if (r && shared_.count(r)) p.reads.insert(r);

@@ -336,12 +336,13 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
 // Rewrites a stage's body: DSL axis variables become the absolute root values, reads of tensors
 // become buffer loads relative to the producer's region. In a padded tile (`guard_reads`, see
 // InferBounds.h) a read of a producer whose region may not cover it reads zero outside that
-// region.
+// region; `leaves` (the reading stage's loop ranges) proves the axes it does cover, which then
+// need no check (a tensor intrinsic's operands must be plain loads).
 class LowerReads : public IRMutator {
 public:
     LowerReads(const Schedule& s, const std::vector<StageBounds>& b,
-               const std::vector<std::vector<Buffer>>& bufs, bool guard_reads)
-        : s_(s), bounds_(b), buffers_(bufs), guard_reads_(guard_reads) {}
+               const std::vector<std::vector<Buffer>>& bufs, bool guard_reads, Scope leaves)
+        : s_(s), bounds_(b), buffers_(bufs), guard_reads_(guard_reads), leaves_(std::move(leaves)) {}
     using IRMutator::visit;
 
 protected:
@@ -366,6 +367,7 @@ protected:
             Expr extent = pb.region_extent[d];
             if (extent.type() != t) extent = Cast::make(t, extent);
             Expr c = And::make(GE::make(idx[d], make_zero(t)), LT::make(idx[d], extent));
+            if (can_prove(c, leaves_)) continue;
             inside = inside.defined() ? And::make(inside, c) : c;
         }
         if (!inside.defined()) return load;
@@ -377,6 +379,7 @@ private:
     const std::vector<StageBounds>& bounds_;
     const std::vector<std::vector<Buffer>>& buffers_;
     bool guard_reads_;
+    Scope leaves_;
 };
 
 Expr NestBuilder::lower_expr(int i, const Expr& e) {
@@ -387,7 +390,19 @@ Expr NestBuilder::lower_expr(int i, const Expr& e) {
         map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
         map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
-    return LowerReads(s_, bounds_, buffers_, bounds_[i].overcomputed).mutate(substitute(e, map));
+    // The ranges of the stage's loops and of the loops it is computed inside.
+    Scope leaves;
+    for (int at = bounds_[i].overcomputed ? i : -1; at >= 0;) {
+        const Stage& st = s_.stages()[static_cast<size_t>(at)];
+        for (int id : st.leaf) {
+            const Expr& ext = bounds_[static_cast<size_t>(at)].iter_extents[id];
+            leaves[bounds_[static_cast<size_t>(at)].iter_vars[id].get()] =
+                Interval(make_zero(ext.type()), simplify(Sub::make(ext, make_one(ext.type()))));
+        }
+        at = st.attach == AttachKind::At ? st.attach_stage : -1;
+    }
+    return LowerReads(s_, bounds_, buffers_, bounds_[i].overcomputed, std::move(leaves))
+        .mutate(substitute(e, map));
 }
 
 std::vector<Expr> NestBuilder::store_indices(int i) {

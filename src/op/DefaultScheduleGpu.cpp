@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 
+#include "op/DefaultScheduleTensorCore.h"
 #include "op/GpuConvTiles.h"
 #include "op/LoopNest.h"
 #include "op/ReadAccess.h"
@@ -701,6 +702,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         }
     // Tiles: (producer, consumer), the consumer an epilogue or a local cache's copy-out.
     std::vector<GpuTile> tiles;
+    std::vector<TensorCorePlan> tensor_core;
     std::vector<std::pair<Operation, Operation>> small;
     for (int i = 0; i < a.num_ops(); ++i) {
         if (!tiled(a, i) || grouped.count(i)) continue;
@@ -708,6 +710,10 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         Operation producer = op, consumer;
         int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
         if (!a.is_output(i) && (q < 0 || a.has_reduction(q))) continue;
+        if (std::optional<TensorCorePlan> p = plan_tensor_core(s, a, i, q, target)) {
+            tensor_core.push_back(*p);
+            continue;
+        }
         if (std::optional<SplitK> sk = split_reduction(s, a, i, target)) {
             GpuTile t = sk->tile;
             t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
@@ -748,6 +754,12 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         schedule_tile(s, t);
         done.insert(t.producer.get());
         done.insert(t.consumer.get());
+    }
+    for (const TensorCorePlan& p : tensor_core) {
+        schedule_tensor_core(s, p);
+        for (const Operation& op : {p.a_shared, p.a_frag, p.b_shared, p.b_frag, p.acc, p.store,
+                                    p.epilogue})
+            if (op.defined()) done.insert(op.get());
     }
     for (const auto& [p, q] : small) {
         schedule_small_product(s, stage_of_op(s, p), stage_of_op(s, q));

@@ -1,0 +1,300 @@
+// The tensor-core default schedule (op/DefaultScheduleTensorCore.h). The kernel is tutorial 07's
+// (tutorials/07_tensor_core_gemm.py, steps 5 and 6): a block's operand tiles copied into swizzled
+// shared memory by cp.async, `stages` of them in flight; each warp's fragments loaded by ldmatrix
+// and multiplied by mma.sync (m16n8k16) into a float32 accumulator held in registers. Two ways out:
+//  - direct: the output (or its conversion to 16 bits) stores the fragments itself (store_c), when
+//    the block tiles divide m and n;
+//  - shared epilogue: the fragments are stored into a float32 tile in shared memory, padded like
+//    the operand tiles (rows and columns past m and n are computed on zeros and never stored), and
+//    the consumer copies it out with guards, applying what it computes (bias, activation,
+//    conversion). Any m and n take it.
+// k must be a multiple of 16: the reduction's tiles are whole (a guard inside an mma is not
+// possible); other products keep the CUDA-core default.
+#include "op/DefaultScheduleTensorCore.h"
+
+#include <algorithm>
+
+#include "op/LoopNest.h"
+#include "tessel/schedule/TensorIntrin.h"
+#include "tessel/te/Operation.h"
+
+namespace tessel::op::internal {
+
+namespace {
+
+// The candidate tiles, largest first: tutorial 07's step 6 tile (192 KB of shared tiles, sm_90),
+// step 5's with k tiles of 32, and two smaller ones for products whose large tiles leave SMs idle.
+constexpr TensorCoreTiles kCandidates[] = {
+    {128, 256, 64, 64, 64, 4, false},
+    {128, 128, 32, 64, 64, 4, false},
+    {64, 128, 32, 32, 64, 4, false},
+    {64, 64, 32, 32, 32, 4, false},
+};
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+int stage_of_op(const Schedule& s, const Operation& op) {
+    return s.stage_of(op_output(op, 0));
+}
+
+bool reads_exactly(const TensorRead* r, const std::vector<Expr>& lead, const Var& x,
+                   const Var& y) {
+    const size_t n = r->indices.size();
+    if (n != lead.size() + 2 || !r->indices[n - 2].same_as(x) || !r->indices[n - 1].same_as(y))
+        return false;
+    for (size_t d = 0; d < lead.size(); ++d) {
+        const auto* c = r->indices[d].as<IntImm>();
+        if (!r->indices[d].same_as(lead[d]) && !(c && c->value == 0)) return false;
+    }
+    return true;
+}
+
+// Whether consumer q only converts G's value (q[...] = cast(G[...]) at the same point): then q
+// can store G's fragments itself.
+bool only_converts(const Operation& q, const Operation& g) {
+    const ComputeOpNode* c = as_compute(q);
+    if (!c || c->body.size() != 1 || !c->reduce_axis.empty()) return false;
+    Expr e = c->body[0];
+    if (const auto* cast = e.as<Cast>()) e = cast->value;
+    const auto* r = e.as<TensorRead>();
+    if (!r || !r->tensor.op().same_as(g) || r->indices.size() != c->axis.size()) return false;
+    for (size_t d = 0; d < c->axis.size(); ++d)
+        if (!r->indices[d].same_as(c->axis[d].var())) return false;
+    return true;
+}
+
+const IterAnnotation kWarpAxes[] = {IterAnnotation::ThreadX, IterAnnotation::ThreadY,
+                                    IterAnnotation::ThreadZ};
+
+// A copy of a 2-D tile (with leading loops of extent 1) by the block's threads, `vector` elements
+// an access: the rows split by the vector first (so that an access is one aligned piece of a
+// row), then everything fused and spread over [outer (unrolled), warps m (threadIdx.z), warps n
+// (threadIdx.y), lanes (threadIdx.x)].
+void copy_by_block(Schedule& s, int st, int64_t vector, const TensorCoreTiles& t,
+                   bool bound_outer) {
+    const size_t nd = s.stage(st).leaf.size();
+    std::vector<std::string> dims;
+    for (size_t d = 0; d < nd; ++d) dims.push_back("d" + std::to_string(d));
+    LoopNest n(s, st, dims);
+    if (n.extent(dims.back()) % vector != 0) vector = 1;
+    if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
+    n.fuse(dims, "f");
+    n.split("f", 32, "f", "x");
+    n.split("f", t.bn / t.wn, "f", "y");
+    n.split("f", t.bm / t.wm, "o", "z");
+    n.bind("x", kWarpAxes[0]);
+    n.bind("y", kWarpAxes[1]);
+    n.bind("z", kWarpAxes[2]);
+    if (!bound_outer) n.unroll("o");
+    if (vector > 1) n.vectorize("vec");
+}
+
+// The 16-bit elements a copy of rows of `row` elements moves per access: 16 bytes where every
+// row starts 16-byte aligned, else narrower.
+int64_t row_vector(int64_t row) {
+    for (int64_t v : {8, 4, 2})
+        if (row % v == 0) return v;
+    return 1;
+}
+
+}  // namespace
+
+std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
+                                                        int64_t k, bool direct_store,
+                                                        const Target& target) {
+    if (k % 16 != 0 || m < 16 || n < 16) return std::nullopt;
+    const int64_t sms = std::max(1, target.sm_count());
+    const int64_t shared = std::max(target.max_shared_memory_per_block_optin(),
+                                    target.max_shared_memory_per_block());
+    std::optional<TensorCoreTiles> best;
+    for (TensorCoreTiles t : kCandidates) {
+        while (k % t.bk != 0) t.bk /= 2;
+        t.shared_epilogue = !direct_store || m % t.bm != 0 || n % t.bn != 0;
+        if (t.shared_bytes() > shared) continue;
+        best = t;
+        if (batch * ceil_div(m, t.bm) * ceil_div(n, t.bn) >= sms) break;
+    }
+    return best;
+}
+
+std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
+                                               const Target& target) {
+    if (!target.is_gpu() || target.compute_capability() < 80) return std::nullopt;
+    const Operation& op = a.ops()[static_cast<size_t>(i)];
+    const ComputeOpNode* c = as_compute(op);
+    if (!c || (c->axis.size() != 2 && c->axis.size() != 3) || c->reduce_axis.size() != 1 ||
+        c->body.size() != 1 || c->body[0].type() != Float(32))
+        return std::nullopt;
+    const std::vector<Tensor> inputs = op_inputs(op);
+    if (inputs.size() != 2 || !as_placeholder(inputs[0].op()) || !as_placeholder(inputs[1].op()) ||
+        inputs[0].dtype() != inputs[1].dtype())
+        return std::nullopt;
+    const Type in = inputs[0].dtype();
+    const char* mma = in == Float(16)    ? "mma_m16n8k16_f16"
+                      : in == BFloat(16) ? "mma_m16n8k16_bf16"
+                                         : nullptr;
+    if (!mma) return std::nullopt;
+    std::vector<MatchedRead> reads;
+    if (!match_tensor_intrin(*find_tensor_intrin(mma), c->body[0], Float(32), &reads).empty() ||
+        reads.size() != 2)
+        return std::nullopt;
+    const size_t d = c->axis.size();
+    std::vector<Expr> lead;
+    for (size_t ax = 0; ax + 2 < d; ++ax) lead.push_back(c->axis[ax].var());
+    const Var &iv = c->axis[d - 2].var(), &jv = c->axis[d - 1].var(), &kv = c->reduce_axis[0].var();
+    if (!reads_exactly(reads[0].stage, lead, iv, kv) || !reads_exactly(reads[1].stage, lead, kv, jv))
+        return std::nullopt;
+    auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
+    const int64_t batch = d == 3 ? extent(c->axis[0]) : 1, m = extent(c->axis[d - 2]),
+                  n = extent(c->axis[d - 1]), k = extent(c->reduce_axis[0]);
+    // B's rows start at least 4-byte aligned: cp.async copies 4, 8 or 16 bytes.
+    if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || n % 2 != 0) return std::nullopt;
+    const Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
+    const bool direct = q < 0 || only_converts(qop, op);
+    std::optional<TensorCoreTiles> tiles = choose_tensor_core_tiles(batch, m, n, k, direct, target);
+    if (!tiles) return std::nullopt;
+
+    TensorCorePlan p;
+    p.tiles = *tiles;
+    p.mma = mma;
+    int g = stage_of_op(s, op);
+    const int as = s.cache_read(s.stage_of(reads[0].stage->tensor), "shared", {g});
+    g = stage_of_op(s, op);
+    const int af = s.cache_read(as, "warp", {g});
+    p.a_shared = s.stage(as).op;
+    p.a_frag = s.stage(af).op;
+    g = stage_of_op(s, op);
+    const int bs = s.cache_read(s.stage_of(reads[1].stage->tensor), "shared", {g});
+    g = stage_of_op(s, op);
+    const int bf = s.cache_read(bs, "warp", {g});
+    p.b_shared = s.stage(bs).op;
+    p.b_frag = s.stage(bf).op;
+    g = stage_of_op(s, op);
+    if (!tiles->shared_epilogue) {
+        if (q >= 0) {  // the conversion stores the fragments; the product is the accumulator
+            s.set_scope(g, StorageScope::Warp);
+            p.acc = s.stage(g).op;
+            p.store = qop;
+        } else {
+            p.acc = s.stage(s.cache_write(g, "warp")).op;
+            p.store = op;
+        }
+        return p;
+    }
+    if (q >= 0) {  // the product's tile in shared memory, the consumer the epilogue
+        s.set_scope(g, StorageScope::Shared);
+        p.acc = s.stage(s.cache_write(g, "warp")).op;
+        p.store = op;
+        p.epilogue = qop;
+    } else {  // an output: a shared copy of it stores the fragments, the output copies it out
+        const int gs = s.cache_write(g, "shared");
+        p.store = s.stage(gs).op;
+        p.acc = s.stage(s.cache_write(gs, "warp")).op;
+        p.epilogue = op;
+    }
+    return p;
+}
+
+void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
+    const TensorCoreTiles& t = p.tiles;
+    const int store = stage_of_op(s, p.store);
+    const bool batched = s.stage(store).leaf.size() == 3;
+    // The epilogue: [batch, block rows, block columns, the tile's copy out of shared memory].
+    if (p.epilogue.defined()) {
+        const int e = stage_of_op(s, p.epilogue);
+        const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
+        LoopNest n(s, e, batched ? std::vector<std::string>{"b", "i", "j"}
+                                 : std::vector<std::string>{"i", "j"});
+        n.split("i", t.bm, "bi", "i");
+        n.split("j", t.bn, "bj", "j");
+        const int64_t vector = cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
+        if (vector > 1) n.split("j", vector, "j", "vec");
+        std::vector<std::string> order = {"bi", "bj", "i", "j"};
+        if (vector > 1) order.push_back("vec");
+        if (batched) order.insert(order.begin(), "b");
+        n.reorder(order);
+        n.fuse({"i", "j"}, "f");
+        n.split("f", 32, "f", "x");
+        n.split("f", t.bn / t.wn, "f", "y");
+        n.split("f", t.bm / t.wm, "o", "z");
+        n.bind("x", kWarpAxes[0]);
+        n.bind("y", kWarpAxes[1]);
+        n.bind("z", kWarpAxes[2]);
+        n.unroll("o");
+        if (vector > 1) n.vectorize("vec");
+        if (batched) n.bind("b", IterAnnotation::BlockZ);
+        n.bind("bi", IterAnnotation::BlockY);
+        n.bind("bj", IterAnnotation::BlockX);
+        s.compute_at(store, e, n.pos("bj"));
+    }
+    // The fragments' store: [batch, blocks m, n, warps m (threadIdx.z), n (threadIdx.y),
+    // fragments m, n, 16 x 8 store_c]; inside the epilogue the block loops run once.
+    LoopNest o(s, store, batched ? std::vector<std::string>{"b", "i", "j"}
+                                 : std::vector<std::string>{"i", "j"});
+    o.split("i", 16, "i", "i16");
+    o.split("i", t.wm / 16, "i", "fi");
+    o.split("i", t.bm / t.wm, "bi", "wi");
+    o.split("j", 8, "j", "j8");
+    o.split("j", t.wn / 8, "j", "fj");
+    o.split("j", t.bn / t.wn, "bj", "wj");
+    std::vector<std::string> order = {"bi", "bj", "wi", "wj", "fi", "fj", "i16", "j8"};
+    if (batched) order.insert(order.begin(), "b");
+    o.reorder(order);
+    if (!p.epilogue.defined()) {
+        if (batched) o.bind("b", IterAnnotation::BlockZ);
+        o.bind("bi", IterAnnotation::BlockY);
+        o.bind("bj", IterAnnotation::BlockX);
+    }
+    o.bind("wi", IterAnnotation::ThreadZ);
+    o.bind("wj", IterAnnotation::ThreadY);
+    o.unroll("fi");
+    o.unroll("fj");
+    s.tensorize(store, o.pos("i16"), "store_c");
+    // The accumulator at the warp: [batch, k tiles, k fragments, fragments m, n, mma].
+    const int acc = stage_of_op(s, p.acc);
+    s.compute_at(acc, store, o.pos("wj"));
+    LoopNest f(s, acc, batched ? std::vector<std::string>{"b", "i", "j", "k"}
+                               : std::vector<std::string>{"i", "j", "k"});
+    f.split("i", 16, "fi", "i");
+    f.split("j", 8, "fj", "j");
+    f.split("k", 16, "k", "kk");
+    f.split("k", t.bk / 16, "ko", "ki");
+    order = {"ko", "ki", "fi", "fj", "i", "j", "kk"};
+    if (batched) order.insert(order.begin(), "b");
+    f.reorder(order);
+    f.unroll("ki");
+    f.unroll("fi");
+    f.unroll("fj");
+    s.tensorize(acc, f.pos("i"), p.mma);
+    // The fragments at the k fragment loop: A's 16 x 16 by ldmatrix, B's 16 x 16 (two fragments)
+    // by ldmatrix .trans (B is k-major).
+    const int af = stage_of_op(s, p.a_frag), bf = stage_of_op(s, p.b_frag);
+    s.compute_at(af, acc, f.pos("ki"));
+    s.compute_at(bf, acc, f.pos("ki"));
+    LoopNest fa(s, af, batched ? std::vector<std::string>{"b", "i", "k"}
+                               : std::vector<std::string>{"i", "k"});
+    fa.split("i", 16, "fa", "i");
+    fa.unroll("fa");
+    s.tensorize(af, fa.pos("i"), "ldmatrix_a");
+    LoopNest fb(s, bf, batched ? std::vector<std::string>{"b", "k", "j"}
+                               : std::vector<std::string>{"k", "j"});
+    fb.split("j", 16, "fb", "j");
+    order = {"fb", "k", "j"};
+    if (batched) order.insert(order.begin(), "b");
+    fb.reorder(order);
+    fb.unroll("fb");
+    s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
+    // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
+    for (const Operation& tile : {p.a_shared, p.b_shared}) {
+        const int st = stage_of_op(s, tile);
+        s.compute_at(st, acc, f.pos("ko"));
+        const int64_t row = as_const_int(op_output(tile, 0).shape().back()).value_or(1);
+        s.storage_swizzle(st);
+        copy_by_block(s, st, row_vector(row), t, false);
+        s.pipeline(st, t.stages);
+    }
+}
+
+}  // namespace tessel::op::internal

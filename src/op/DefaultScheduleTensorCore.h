@@ -1,0 +1,56 @@
+// The tensor-core default schedule of 16-bit matrix products on GPUs (op/DefaultScheduleGpu.h
+// calls it; docs/operators.md, "Tensor cores"): tutorials/07_tensor_core_gemm.py's kernel with
+// its tiles chosen for the shape and the GPU, zero-padded shared tiles for any m and n.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tessel/Target.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/DAGAnalysis.h"
+
+namespace tessel::op::internal {
+
+/// The tiles of a tensor-core product: a block computes bm x bn of the output in warps of
+/// wm x wn, its operands' shared tiles bk deep in k, `stages` of them in flight (cp.async).
+struct TensorCoreTiles {
+    int64_t bm = 0, bn = 0, bk = 0, wm = 0, wn = 0, stages = 0;
+    /// The output tile goes through shared memory (fp32) to the consumer, whose copy out guards
+    /// the rows and columns past the output (any m and n) and applies the epilogue.
+    bool shared_epilogue = false;
+    int64_t warps() const { return (bm / wm) * (bn / wn); }
+    /// Bytes of shared memory a block uses: the pipelined operand tiles and the epilogue's tile.
+    int64_t shared_bytes() const {
+        return (bm * bk + bk * bn) * 2 * stages + (shared_epilogue ? bm * bn * 4 : 0);
+    }
+};
+
+/// The tiles for an m x n x k product (`batch` of them) on `target`; nothing when k is not a
+/// multiple of 16 (the reduction's tiles must be whole) or the product is smaller than a
+/// fragment. `direct_store` says whether the consumer can store the fragments itself (no
+/// epilogue beyond a conversion): then tiles that divide m and n skip the shared epilogue.
+std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
+                                                        int64_t k, bool direct_store,
+                                                        const Target& target);
+
+/// A tensor-core product found in the DAG, its caches inserted (before inlining), its loops
+/// scheduled by schedule_tensor_core (after).
+struct TensorCorePlan {
+    TensorCoreTiles tiles;
+    const char* mma = nullptr;
+    Operation a_shared, a_frag, b_shared, b_frag, acc, store;
+    Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
+};
+
+/// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] of two
+/// float16 or bfloat16 placeholders accumulated in float32, on a cuda target of sm_80 or newer:
+/// its caches inserted into `s` (`q` is its element-wise consumer, -1 for none) and the plan.
+std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
+                                               const Target& target);
+
+/// The loops of a planned tensor-core product (after the injective stages are inlined).
+void schedule_tensor_core(Schedule& s, const TensorCorePlan& p);
+
+}  // namespace tessel::op::internal
