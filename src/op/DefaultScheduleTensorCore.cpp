@@ -8,8 +8,8 @@
 //    the operand tiles (rows and columns past m and n are computed on zeros and never stored), and
 //    the consumer copies it out with guards, applying what it computes (bias, activation,
 //    conversion). Any m and n take it.
-// k must be a multiple of 16: the reduction's tiles are whole (a guard inside an mma is not
-// possible); other products keep the CUDA-core default.
+// Any k: the reduction runs in whole k tiles past its length, where the zero-padded operand tiles
+// add nothing (bound inference's zero_padded_reduction; a guard inside an mma is not possible).
 #include "op/DefaultScheduleTensorCore.h"
 
 #include <algorithm>
@@ -104,13 +104,15 @@ int64_t row_vector(int64_t row) {
 std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
                                                         int64_t k, bool direct_store,
                                                         const Target& target) {
-    if (k % 16 != 0 || m < 16 || n < 16) return std::nullopt;
+    if (m < 16 || n < 16 || k < 16) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared = std::max(target.max_shared_memory_per_block_optin(),
                                     target.max_shared_memory_per_block());
     std::optional<TensorCoreTiles> best;
     for (TensorCoreTiles t : kCandidates) {
-        while (k % t.bk != 0) t.bk /= 2;
+        // The k tile that pads k least (the larger where they tie).
+        for (int64_t bk = t.bk / 2; bk >= 16; bk /= 2)
+            if (ceil_div(k, bk) * bk < ceil_div(k, t.bk) * t.bk) t.bk = bk;
         t.shared_epilogue = !direct_store || m % t.bm != 0 || n % t.bn != 0;
         if (t.shared_bytes() > shared) continue;
         best = t;
@@ -149,8 +151,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
     const int64_t batch = d == 3 ? extent(c->axis[0]) : 1, m = extent(c->axis[d - 2]),
                   n = extent(c->axis[d - 1]), k = extent(c->reduce_axis[0]);
-    // B's rows start at least 4-byte aligned: cp.async copies 4, 8 or 16 bytes.
-    if (batch <= 0 || m <= 0 || n <= 0 || k <= 0 || n % 2 != 0) return std::nullopt;
+    if (batch <= 0 || m <= 0 || n <= 0 || k <= 0) return std::nullopt;
     const Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
     const bool direct = q < 0 || only_converts(qop, op);
     std::optional<TensorCoreTiles> tiles = choose_tensor_core_tiles(batch, m, n, k, direct, target);
@@ -287,13 +288,20 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     fb.unroll("fb");
     s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
+    const int64_t a_row = as_const_int(op_output(p.a_shared, 0).shape().back()).value_or(1),
+                  b_row = as_const_int(op_output(p.b_shared, 0).shape().back()).value_or(1);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
         const int64_t row = as_const_int(op_output(tile, 0).shape().back()).value_or(1);
         s.storage_swizzle(st);
         copy_by_block(s, st, row_vector(row), t, false);
-        s.pipeline(st, t.stages);
+        // cp.async copies 4, 8 or 16 bytes: rows of an odd length are double-buffered through
+        // registers instead.
+        if (std::min(row_vector(a_row), row_vector(b_row)) >= 2)
+            s.pipeline(st, t.stages);
+        else
+            s.double_buffer(st);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel {
@@ -448,6 +449,46 @@ bool extents_equal(const Expr& a, const Expr& b) {
     return is_zero(simplify(Sub::make(a, b)));
 }
 
+// Whether stage i's reduction may run past its extent unguarded because every point past it
+// adds zero: the stage is an mma inside a GPU kernel, and one of its operands is a fragment
+// (tensorized with a copy intrinsic) of a padded copy of a stage outside the kernel (its body one
+// read at its own axes), which reads zero past that stage's domain. The mma then multiplies whole
+// k tiles of any reduction length (docs/schedule.md, "Padded tiles").
+bool zero_padded_reduction(const Schedule& s, int i) {
+    const Stage& st = s.stages()[static_cast<size_t>(i)];
+    const TensorIntrin* in =
+        st.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(st.tensorize_intrin);
+    if (!in || in->kind != TensorIntrinKind::Mma || !internal::computed_inside_kernel(s, i))
+        return false;
+    auto pure_copy = [](const Operation& op) -> const TensorRead* {
+        const ComputeOpNode* c = as_compute(op);
+        if (!c || c->body.size() != 1 || !c->reduce_axis.empty()) return nullptr;
+        const auto* r = c->body[0].as<TensorRead>();
+        if (!r || r->indices.size() != c->axis.size()) return nullptr;
+        for (size_t d = 0; d < c->axis.size(); ++d)
+            if (!r->indices[d].same_as(c->axis[d].var())) return nullptr;
+        return r;
+    };
+    for (const Tensor& frag : op_inputs(st.op)) {
+        const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(frag))];
+        const TensorIntrin* load =
+            f.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(f.tensorize_intrin);
+        const TensorRead* r = pure_copy(f.op);
+        if (!load || (load->kind != TensorIntrinKind::LdMatrix &&
+                      load->kind != TensorIntrinKind::LoadFragment) ||
+            !r)
+            continue;
+        const int copy = s.stage_of(r->tensor);
+        const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
+        if (!src || !internal::computed_inside_kernel(s, copy)) continue;
+        const int from = s.stage_of(src->tensor);
+        if (as_placeholder(s.stages()[static_cast<size_t>(from)].op) ||
+            !internal::computed_inside_kernel(s, from))
+            return true;
+    }
+    return false;
+}
+
 void BoundInference::derive_loops(int i) {
     const Stage& st = s_.stages()[i];
     StageBounds& b = out_[i];
@@ -491,6 +532,7 @@ void BoundInference::derive_loops(int i) {
                                 make_zero(outer_v.type()));
         value[rel.parent] = Add::make(outer_v, value[rel.inner]);
     }
+    const bool pads_reduction = zero_padded_reduction(s_, i);
     for (auto it = st.relations.rbegin(); it != st.relations.rend(); ++it) {
         const IterRelation& rel = *it;
         if (rel.kind == IterRelation::Kind::Fuse) continue;
@@ -498,7 +540,8 @@ void BoundInference::derive_loops(int i) {
         if (extents_equal(covered, b.iter_extents[rel.parent])) continue;
         // Round-up points store into padding and read at the region's last point (read_values).
         bool unguarded = (rel.tail == TailStrategy::RoundUp && round_up_pads(st, rel.parent)) ||
-                         shift_inwards_is_safe(st, b, rel);
+                         shift_inwards_is_safe(st, b, rel) ||
+                         (st.iters[rel.parent].kind == IterKind::Reduction && pads_reduction);
         if (!unguarded)
             b.guards.push_back({LT::make(value[rel.parent], b.iter_extents[rel.parent]),
                                 st.iters[rel.parent].kind == IterKind::Reduction});
