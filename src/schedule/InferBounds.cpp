@@ -451,8 +451,8 @@ bool extents_equal(const Expr& a, const Expr& b) {
 
 // Whether stage i's reduction may run past its extent unguarded because every point past it
 // adds zero: the stage is an mma inside a GPU kernel, and one of its operands is a fragment
-// (tensorized with a copy intrinsic) of a padded copy of a stage outside the kernel (its body one
-// read at its own axes), which reads zero past that stage's domain. The mma then multiplies whole
+// (tensorized with a copy intrinsic) of a padded copy (its body one read at its own axes) of a
+// placeholder or a root stage, which reads zero past that stage's domain. The mma then multiplies whole
 // k tiles of any reduction length (docs/schedule.md, "Padded tiles").
 bool zero_padded_reduction(const Schedule& s, int i) {
     const Stage& st = s.stages()[static_cast<size_t>(i)];
@@ -481,10 +481,10 @@ bool zero_padded_reduction(const Schedule& s, int i) {
         const int copy = s.stage_of(r->tensor);
         const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
         if (!src || !internal::computed_inside_kernel(s, copy)) continue;
-        const int from = s.stage_of(src->tensor);
-        if (as_placeholder(s.stages()[static_cast<size_t>(from)].op) ||
-            !internal::computed_inside_kernel(s, from))
-            return true;
+        // What the copy reads is stored (a placeholder or a stage of its own, not inlined into
+        // the copy): the copy's reads past its domain are zero.
+        const Stage& from = s.stages()[static_cast<size_t>(s.stage_of(src->tensor))];
+        if (as_placeholder(from.op) || from.attach == AttachKind::Root) return true;
     }
     return false;
 }

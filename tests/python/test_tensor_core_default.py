@@ -1,0 +1,153 @@
+# Tensor cores by default (docs/operators.md, "Tensor cores"): float16 and bfloat16 matmul and
+# batch_matmul under ts.op.default_schedule on cuda sm_80+ run on mma.sync at any m, n and k (a
+# shared epilogue for edges, zero-padded k tiles), checked in the SPMD interpreter (warps with
+# PTX's fragment layouts, race detector on) against numpy, and compiled by NVRTC.
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tessel as ts
+from tessel import op
+from util import tutorial
+
+SM90 = "cuda -arch=sm_90"
+
+
+def product(shape_a, shape_b, dtype, out_dtype=None, epilogue=None, transpose_b=False):
+    a = ts.placeholder(shape_a, dtype=dtype, name="a")
+    b = ts.placeholder(shape_b, dtype=dtype, name="b")
+    if len(shape_a) == 3:
+        y = op.batch_matmul(a, b, transpose_b=transpose_b, out_dtype=out_dtype)
+    else:
+        y = op.matmul(a, b, transpose_b=transpose_b, out_dtype=out_dtype)
+    if epilogue:
+        y = epilogue(y)
+    return a, b, y
+
+
+def inputs(shape_a, shape_b, dtype, seed=0):
+    npdt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-1, 1, shape_a).astype(npdt), rng.uniform(-1, 1, shape_b).astype(npdt))
+
+
+def check(shape_a, shape_b, dtype="float16", out_dtype=None, epilogue=None, np_epilogue=None):
+    a, b, y = product(shape_a, shape_b, dtype, out_dtype, epilogue)
+    s = op.default_schedule(y, ts.Target(SM90))
+    f = ts.lower(s, [a, b, y])
+    assert "mma_sync" in str(f)
+    va, vb = inputs(shape_a, shape_b, dtype)
+    ref = np.matmul(va.astype(np.float64), vb.astype(np.float64))
+    if np_epilogue:
+        ref = np_epilogue(ref)
+    out_np = np.float32 if out_dtype == "float32" else va.dtype
+    out = np.full(ref.shape, np.nan, dtype=out_np)
+    f.run(va, vb, out)
+    # float32 accumulation; a 16-bit output is rounded once (bfloat16: 8 bits of mantissa)
+    tol = 1e-5 if out_dtype == "float32" else (1e-2 if dtype == "bfloat16" else 1e-3)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * 8)
+    return s, [a, b, y]
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 128, 64), (100, 70, 48), (64, 66, 71), (37, 50, 33),
+                                   (16, 16, 16)], ids=str)
+def test_fp16_matmul_default_runs_on_tensor_cores_at_any_shape(m, n, k):
+    check((m, k), (k, n))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_float32_output_and_bfloat16(dtype):
+    check((48, 40), (40, 77), dtype, out_dtype="float32")
+    check((96, 72), (72, 40), dtype)
+
+
+def test_batch_matmul_and_an_epilogue():
+    check((2, 37, 33), (2, 33, 50), epilogue=op.relu, np_epilogue=lambda r: np.maximum(r, 0))
+    check((3, 64, 32), (3, 32, 256))
+    check((1, 40, 48), (3, 48, 24))  # a batch of one broadcasts
+
+
+def test_direct_store_when_tiles_divide():
+    """Divisible tiles store the fragments straight into the output (no shared epilogue): the
+    fp16 output converts on the way out."""
+    s, args = check((128, 128), (128, 128))
+    assert "matmul.acc.warp" not in str(ts.lower(s, args))  # the product is the accumulator
+    s_edge, args_edge = check((100, 128), (128, 128))
+    assert "matmul.acc.warp" in str(ts.lower(s_edge, args_edge))  # shared tile, then copied out
+    cu = ts.build(s, args, target=SM90).get_source("cu")
+    assert "mma.sync" in cu and "cp.async" in cu
+
+
+def test_nvrtc_compiles_the_defaults_for_sm80_and_sm90():
+    for arch, dtype in (("sm_80", "float16"), ("sm_90", "bfloat16")):
+        for shape_a, shape_b in (((4096, 4096), (4096, 4096)), ((1536, 777), (777, 1000)),
+                                 ((12, 128, 128), (12, 128, 64))):
+            a, b, y = product(shape_a, shape_b, dtype)
+            target = "cuda -arch=" + arch
+            ptx = ts.build(op.default_schedule(y, ts.Target(target)), [a, b, y],
+                           target=target).get_source("ptx")
+            assert f"mma.sync.aligned.m16n8k16.row.col.f32.{'f16' if dtype == 'float16' else 'bf16'}" in ptx
+            assert "ldmatrix.sync.aligned.m8n8.x4" in ptx
+
+
+def test_other_products_keep_the_cuda_core_default():
+    """sm_75 has no mma.m16n8k16 path here, a transposed B is not an ldmatrix .trans operand
+    yet, and float32 stays on CUDA cores (TF32 is an opt-in): none of them use mma."""
+    for target, dtype, tb in (("cuda -arch=sm_75", "float16", False), (SM90, "float16", True),
+                              (SM90, "float32", False)):
+        a, b, y = product((64, 64), (64, 64), dtype, transpose_b=tb)
+        lowered = str(ts.lower(op.default_schedule(y, ts.Target(target)), [a, b, y]))
+        assert "mma_sync" not in lowered
+
+
+def shifted_gemm(k, shift_b):
+    """Tutorial 07's step 2 kernel (bk = 16) of (A + 1) B, or of (A + 1) (B + 1): the shifts
+    inlined into the shared copies."""
+    tc = tutorial("07_tensor_core_gemm")
+    m = n = 128
+    A = ts.placeholder((m, k), dtype="float16", name="A")
+    B = ts.placeholder((k, n), dtype="float16", name="B")
+    A2 = ts.compute((m, k), lambda i, j: A[i, j] + ts.const(1, "float16"), name="A2")
+    B2 = ts.compute((k, n), lambda i, j: B[i, j] + ts.const(1, "float16"), name="B2")
+    r = ts.reduce_axis((0, k), name="k")
+    C = ts.compute((m, n), lambda i, j: ts.sum(A2[i, r].astype("float32") *
+                                                (B2 if shift_b else B)[r, j].astype("float32"),
+                                                axis=r), name="C")
+    s = ts.create_schedule(C)
+    AS = s.cache_read(A2, "shared", [C])
+    s[A2].compute_inline()
+    if shift_b:
+        BS = s.cache_read(B2, "shared", [C])
+        s[B2].compute_inline()
+    else:
+        BS = s.cache_read(B, "shared", [C])
+    AF = s.cache_read(AS, "warp", [C])
+    BF = s.cache_read(BS, "warp", [C])
+    CF = s.cache_write(C, "warp")
+    s[CF].compute_at(s[C], tc.tile_output(s, C, 128, 128, 64, 64))
+    ko, ki = tc.accumulate(s, CF, 16, 16, "mma_m16n8k16_f16")
+    for T in (AF, BF):
+        s[T].compute_at(s[CF], ki)
+    tc.fragments(s, AF, BF, 16, "ldmatrix_a", ("ldmatrix_b_trans_x4", 16))
+    for T in (AS, BS):
+        s[T].compute_at(s[CF], ko)
+        tc.copy_to_shared(s, T, (2, 2), 8)
+    return s, [A, B, C]
+
+
+def test_padded_reduction_needs_a_zero_padded_operand():
+    """An mma's reduction runs whole k tiles past k where one operand's tile is a plain copy
+    (zero past k): (A + 1) B at k = 40 in k tiles of 16 is right, its padded products (A + 1) * 0.
+    With both operands shifted, (A + 1) (B + 1), the padding would add 1 * 1: the reduction keeps
+    its guard and tensorize refuses it, a clear error, never a wrong sum."""
+    for k in (48, 40):
+        s, args = shifted_gemm(k, shift_b=False)
+        va, vb = inputs((128, k), (k, 128), "float16")
+        out = np.full((128, 128), np.nan, dtype=np.float32)
+        ts.lower(s, args).run(va, vb, out)
+        ref = (va.astype(np.float64) + 1) @ vb.astype(np.float64)
+        np.testing.assert_allclose(out, ref, rtol=1e-3, atol=1e-2)
+    ts.lower(*shifted_gemm(48, shift_b=True))
+    with pytest.raises(ts.ScheduleError, match="guarded"):
+        ts.lower(*shifted_gemm(40, shift_b=True))
