@@ -342,7 +342,11 @@ class LowerReads : public IRMutator {
 public:
     LowerReads(const Schedule& s, const std::vector<StageBounds>& b,
                const std::vector<std::vector<Buffer>>& bufs, bool guard_reads, Scope leaves)
-        : s_(s), bounds_(b), buffers_(bufs), guard_reads_(guard_reads), leaves_(std::move(leaves)) {}
+        : s_(s),
+          bounds_(b),
+          buffers_(bufs),
+          guard_reads_(guard_reads),
+          leaves_(std::move(leaves)) {}
     using IRMutator::visit;
 
 protected:

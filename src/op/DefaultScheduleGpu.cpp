@@ -757,8 +757,8 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
     }
     for (const TensorCorePlan& p : tensor_core) {
         schedule_tensor_core(s, p);
-        for (const Operation& op : {p.a_shared, p.a_frag, p.b_shared, p.b_frag, p.acc, p.store,
-                                    p.epilogue})
+        for (const Operation& op :
+             {p.a_shared, p.a_frag, p.b_shared, p.b_frag, p.acc, p.store, p.epilogue})
             if (op.defined()) done.insert(op.get());
     }
     for (const auto& [p, q] : small) {

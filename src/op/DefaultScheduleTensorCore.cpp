@@ -39,8 +39,7 @@ int stage_of_op(const Schedule& s, const Operation& op) {
     return s.stage_of(op_output(op, 0));
 }
 
-bool reads_exactly(const TensorRead* r, const std::vector<Expr>& lead, const Var& x,
-                   const Var& y) {
+bool reads_exactly(const TensorRead* r, const std::vector<Expr>& lead, const Var& x, const Var& y) {
     const size_t n = r->indices.size();
     if (n != lead.size() + 2 || !r->indices[n - 2].same_as(x) || !r->indices[n - 1].same_as(y))
         return false;
@@ -106,8 +105,8 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
                                                         const Target& target) {
     if (m < 16 || n < 16 || k < 16) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
-    const int64_t shared = std::max(target.max_shared_memory_per_block_optin(),
-                                    target.max_shared_memory_per_block());
+    const int64_t shared =
+        std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
     std::optional<TensorCoreTiles> best;
     for (TensorCoreTiles t : kCandidates) {
         // The k tile that pads k least (the larger where they tie).
@@ -146,7 +145,8 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     std::vector<Expr> lead;
     for (size_t ax = 0; ax + 2 < d; ++ax) lead.push_back(c->axis[ax].var());
     const Var &iv = c->axis[d - 2].var(), &jv = c->axis[d - 1].var(), &kv = c->reduce_axis[0].var();
-    if (!reads_exactly(reads[0].stage, lead, iv, kv) || !reads_exactly(reads[1].stage, lead, kv, jv))
+    if (!reads_exactly(reads[0].stage, lead, iv, kv) ||
+        !reads_exactly(reads[1].stage, lead, kv, jv))
         return std::nullopt;
     auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
     const int64_t batch = d == 3 ? extent(c->axis[0]) : 1, m = extent(c->axis[d - 2]),
@@ -206,8 +206,9 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     if (p.epilogue.defined()) {
         const int e = stage_of_op(s, p.epilogue);
         const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
-        LoopNest n(s, e, batched ? std::vector<std::string>{"b", "i", "j"}
-                                 : std::vector<std::string>{"i", "j"});
+        LoopNest n(
+            s, e,
+            batched ? std::vector<std::string>{"b", "i", "j"} : std::vector<std::string>{"i", "j"});
         n.split("i", t.bm, "bi", "i");
         n.split("j", t.bn, "bj", "j");
         const int64_t vector = cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
@@ -232,8 +233,9 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     }
     // The fragments' store: [batch, blocks m, n, warps m (threadIdx.z), n (threadIdx.y),
     // fragments m, n, 16 x 8 store_c]; inside the epilogue the block loops run once.
-    LoopNest o(s, store, batched ? std::vector<std::string>{"b", "i", "j"}
-                                 : std::vector<std::string>{"i", "j"});
+    LoopNest o(
+        s, store,
+        batched ? std::vector<std::string>{"b", "i", "j"} : std::vector<std::string>{"i", "j"});
     o.split("i", 16, "i", "i16");
     o.split("i", t.wm / 16, "i", "fi");
     o.split("i", t.bm / t.wm, "bi", "wi");
@@ -256,8 +258,9 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     // The accumulator at the warp: [batch, k tiles, k fragments, fragments m, n, mma].
     const int acc = stage_of_op(s, p.acc);
     s.compute_at(acc, store, o.pos("wj"));
-    LoopNest f(s, acc, batched ? std::vector<std::string>{"b", "i", "j", "k"}
-                               : std::vector<std::string>{"i", "j", "k"});
+    LoopNest f(s, acc,
+               batched ? std::vector<std::string>{"b", "i", "j", "k"}
+                       : std::vector<std::string>{"i", "j", "k"});
     f.split("i", 16, "fi", "i");
     f.split("j", 8, "fj", "j");
     f.split("k", 16, "k", "kk");
@@ -274,13 +277,15 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     const int af = stage_of_op(s, p.a_frag), bf = stage_of_op(s, p.b_frag);
     s.compute_at(af, acc, f.pos("ki"));
     s.compute_at(bf, acc, f.pos("ki"));
-    LoopNest fa(s, af, batched ? std::vector<std::string>{"b", "i", "k"}
-                               : std::vector<std::string>{"i", "k"});
+    LoopNest fa(
+        s, af,
+        batched ? std::vector<std::string>{"b", "i", "k"} : std::vector<std::string>{"i", "k"});
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
     s.tensorize(af, fa.pos("i"), "ldmatrix_a");
-    LoopNest fb(s, bf, batched ? std::vector<std::string>{"b", "k", "j"}
-                               : std::vector<std::string>{"k", "j"});
+    LoopNest fb(
+        s, bf,
+        batched ? std::vector<std::string>{"b", "k", "j"} : std::vector<std::string>{"k", "j"});
     fb.split("j", 16, "fb", "j");
     order = {"fb", "k", "j"};
     if (batched) order.insert(order.begin(), "b");

@@ -450,41 +450,60 @@ bool extents_equal(const Expr& a, const Expr& b) {
 }
 
 // Whether stage i's reduction may run past its extent unguarded because every point past it
-// adds zero: the stage is an mma inside a GPU kernel, and one of its operands is a fragment
-// (tensorized with a copy intrinsic) of a padded copy (its body one read at its own axes) of a
-// placeholder or a root stage, which reads zero past that stage's domain. The mma then multiplies whole
-// k tiles of any reduction length (docs/schedule.md, "Padded tiles").
+// adds zero: the stage is an mma inside a GPU kernel, and one of its operands is read with the
+// reduction variable itself as index d, from a fragment (tensorized with a copy intrinsic) of a
+// padded copy (its body one read at its own axes) of a placeholder or a root stage whose extent
+// along d is at most the reduction's: past the reduction's end that operand reads zero. The mma
+// then multiplies whole k tiles of any reduction length (docs/cuda.md, "Padded reductions").
+// Where the index is not the variable itself (a split-K part's `p * len + k`), the points past
+// the end would read real elements, and the guard stays.
 bool zero_padded_reduction(const Schedule& s, int i) {
     const Stage& st = s.stages()[static_cast<size_t>(i)];
     const TensorIntrin* in =
         st.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(st.tensorize_intrin);
-    if (!in || in->kind != TensorIntrinKind::Mma || !internal::computed_inside_kernel(s, i))
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!in || in->kind != TensorIntrinKind::Mma || !c || c->reduce_axis.size() != 1 ||
+        !internal::computed_inside_kernel(s, i))
         return false;
+    const std::optional<int64_t> length = as_const_int(c->reduce_axis[0].dom().extent);
+    if (!length) return false;
     auto pure_copy = [](const Operation& op) -> const TensorRead* {
-        const ComputeOpNode* c = as_compute(op);
-        if (!c || c->body.size() != 1 || !c->reduce_axis.empty()) return nullptr;
-        const auto* r = c->body[0].as<TensorRead>();
-        if (!r || r->indices.size() != c->axis.size()) return nullptr;
-        for (size_t d = 0; d < c->axis.size(); ++d)
-            if (!r->indices[d].same_as(c->axis[d].var())) return nullptr;
+        const ComputeOpNode* cc = as_compute(op);
+        if (!cc || cc->body.size() != 1 || !cc->reduce_axis.empty()) return nullptr;
+        const auto* r = cc->body[0].as<TensorRead>();
+        if (!r || r->indices.size() != cc->axis.size()) return nullptr;
+        for (size_t d = 0; d < cc->axis.size(); ++d)
+            if (!r->indices[d].same_as(cc->axis[d].var())) return nullptr;
         return r;
     };
-    for (const Tensor& frag : op_inputs(st.op)) {
-        const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(frag))];
+    std::vector<const TensorRead*> reads;
+    post_order_visit(c->body[0], [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::TensorRead)
+            reads.push_back(static_cast<const TensorRead*>(n));
+    });
+    for (const TensorRead* read : reads) {
+        size_t d = 0;
+        while (d < read->indices.size() && !read->indices[d].same_as(c->reduce_axis[0].var())) ++d;
+        if (d == read->indices.size()) continue;
+        const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(read->tensor))];
         const TensorIntrin* load =
             f.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(f.tensorize_intrin);
         const TensorRead* r = pure_copy(f.op);
-        if (!load || (load->kind != TensorIntrinKind::LdMatrix &&
-                      load->kind != TensorIntrinKind::LoadFragment) ||
+        if (!load ||
+            (load->kind != TensorIntrinKind::LdMatrix &&
+             load->kind != TensorIntrinKind::LoadFragment) ||
             !r)
             continue;
         const int copy = s.stage_of(r->tensor);
         const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
         if (!src || !internal::computed_inside_kernel(s, copy)) continue;
         // What the copy reads is stored (a placeholder or a stage of its own, not inlined into
-        // the copy): the copy's reads past its domain are zero.
+        // the copy) and ends where the reduction does: the copy's reads past it are zero.
         const Stage& from = s.stages()[static_cast<size_t>(s.stage_of(src->tensor))];
-        if (as_placeholder(from.op) || from.attach == AttachKind::Root) return true;
+        const std::optional<int64_t> extent = as_const_int(src->tensor.shape()[d]);
+        if ((as_placeholder(from.op) || from.attach == AttachKind::Root) && extent &&
+            *extent <= *length)
+            return true;
     }
     return false;
 }
