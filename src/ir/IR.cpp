@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "tessel/ir/Fragment.h"
 
@@ -387,7 +388,16 @@ void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
         return e.type().is_scalar() && (e.as<Load>() || e.as<BufferLoad>());
     };
     size_t first_tile = 0;
-    if (op != Intrinsic::mma_sync) {
+    if (op == Intrinsic::mma_sync) {
+        TESSEL_CHECK(args.size() == 8 || args.size() == 9)
+            << name << " takes 8 arguments and an optional B fragment kind, got " << args.size();
+        FragmentKind k;
+        auto c = args.size() == 9 ? as_const_int(args[8]) : std::optional<int64_t>(0);
+        TESSEL_CHECK(args.size() == 8 ||
+                     (c && fragment_kind_from_int(*c, &k) &&
+                      (k == FragmentKind::B16 || k == FragmentKind::B16T || k == FragmentKind::B8)))
+            << name << ": B's fragment kind must be B16, B16T or B8";
+    } else {
         FragmentKind k;
         auto c = as_const_int(args[0]);
         TESSEL_CHECK(c && fragment_kind_from_int(*c, &k)) << name << ": bad fragment kind";

@@ -39,8 +39,11 @@ double to_tf32(double v) {
     return f;
 }
 
-// The fragment kinds of mma_sync's A and B: A16/B16 for 16-bit inputs, A8/B8 for tf32.
+// The fragment kinds of mma_sync's A and B: A16/B16 for 16-bit inputs (B16T where the call says
+// so: B's buffer indexed [n][k]), A8/B8 for tf32.
 std::pair<FragmentKind, FragmentKind> mma_kinds(const Call* op) {
+    if (op->args.size() > 8 && kind_arg(op, 8) == FragmentKind::B16T)
+        return {FragmentKind::A16, FragmentKind::B16T};
     if (op->args[2].type().bits == 16) return {FragmentKind::A16, FragmentKind::B16};
     return {FragmentKind::A8, FragmentKind::B8};
 }
@@ -74,7 +77,7 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
     if (op->op == Intrinsic::ldmatrix) {
         const FragmentKind k = kind_arg(op, 0);
         const bool trans = as_const_int(op->args[1]).value() != 0;
-        const int matrices = k == FragmentKind::B16 ? 2 : 4;
+        const int matrices = k == FragmentKind::B16 || k == FragmentKind::B16T ? 2 : 4;
         // Lane 8m + r gave row r of 8 x 8 matrix m (in[..][1 + c], c < 8); lane l receives two
         // elements of each matrix: row l / 4, columns 2 (l % 4) + {0, 1}, or transposed.
         for (int l = 0; l < kWarpSize; ++l)
@@ -94,7 +97,14 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
         for (double& x : a) x = to_tf32(x);
         for (double& x : b) x = to_tf32(x);
     }
-    const int m = fa.rows, n = fb.cols, kk = fa.cols;
+    if (kb == FragmentKind::B16T) {  // gathered [n][k]: as [k][n]
+        std::vector<double> t(b.size());
+        for (int j = 0; j < fb.rows; ++j)
+            for (int x = 0; x < fb.cols; ++x)
+                t[static_cast<size_t>(x * fb.rows + j)] = b[static_cast<size_t>(j * fb.cols + x)];
+        b = std::move(t);
+    }
+    const int m = fa.rows, n = kb == FragmentKind::B16T ? fb.rows : fb.cols, kk = fa.cols;
     std::vector<double> d(static_cast<size_t>(m * n));
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {
@@ -263,19 +273,21 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
     if (op->op == Intrinsic::ldmatrix) {
         Tile s = tile_operand(op, 4);
         const bool trans = as_const_int(op->args[1]).value() != 0;
-        if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2)
+        if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2 &&
+            dk != FragmentKind::B16T && dk != FragmentKind::B16x2T)
             TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
                                        << " fragment (A16 or B16 expected)" << loop_context();
-        if (dk == FragmentKind::A16 && trans)
-            TESSEL_THROW(RuntimeError)
-                << "ldmatrix: transposed A16 loads are not supported" << loop_context();
+        if ((dk == FragmentKind::A16 || dk == FragmentKind::B16T || dk == FragmentKind::B16x2T) &&
+            trans)
+            TESSEL_THROW(RuntimeError) << "ldmatrix: transposed " << fragment_kind_name(dk)
+                                       << " loads are not supported" << loop_context();
         // The row this lane's address names (.x4: every lane; .x2: lanes 0..15).
         // An n-major B16x2 (stored [n][k]) takes its matrices along k first.
         int64_t row = -1, col = 0;
-        if (dk == FragmentKind::B16x2 && !trans) {
+        if ((dk == FragmentKind::B16x2 && !trans) || dk == FragmentKind::B16x2T) {
             row = lane % 8 + 8 * (lane / 16);
             col = 8 * ((lane / 8) % 2);
-        } else if (dk != FragmentKind::B16) {
+        } else if (dk != FragmentKind::B16 && dk != FragmentKind::B16T) {
             row = lane % 16;
             col = 8 * (lane / 16);
         } else if (lane < 16) {

@@ -793,11 +793,13 @@ Stmt NestBuilder::tensorized_nest(int i) {
     auto kind = [](FragmentKind k) { return make_const(Int(32), static_cast<int64_t>(k)); };
     Stmt call;
     switch (in.kind) {
-        case TensorIntrinKind::Mma:
-            call = Evaluate::make(Call::make(
-                Intrinsic::mma_sync,
-                {args[0], args[1], args[2], args[3], args[4], args[5], args[0], args[1]}));
+        case TensorIntrinKind::Mma: {
+            std::vector<Expr> mma = {args[0], args[1], args[2], args[3],
+                                     args[4], args[5], args[0], args[1]};
+            if (in.trans) mma.push_back(kind(FragmentKind::B16T));  // B read [n][k]
+            call = Evaluate::make(Call::make(Intrinsic::mma_sync, mma));
             break;
+        }
         case TensorIntrinKind::LdMatrix:
             args.insert(args.begin(), {kind(in.fragment), make_const(Int(32), in.trans ? 1 : 0)});
             call = Evaluate::make(Call::make(Intrinsic::ldmatrix, args));

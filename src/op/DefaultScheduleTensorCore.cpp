@@ -133,21 +133,27 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         inputs[0].dtype() != inputs[1].dtype())
         return std::nullopt;
     const Type in = inputs[0].dtype();
-    const char* mma = in == Float(16)    ? "mma_m16n8k16_f16"
-                      : in == BFloat(16) ? "mma_m16n8k16_bf16"
-                                         : nullptr;
-    if (!mma) return std::nullopt;
-    std::vector<MatchedRead> reads;
-    if (!match_tensor_intrin(*find_tensor_intrin(mma), c->body[0], Float(32), &reads).empty() ||
-        reads.size() != 2)
-        return std::nullopt;
+    if (in != Float(16) && in != BFloat(16)) return std::nullopt;
     const size_t d = c->axis.size();
     std::vector<Expr> lead;
     for (size_t ax = 0; ax + 2 < d; ++ax) lead.push_back(c->axis[ax].var());
     const Var &iv = c->axis[d - 2].var(), &jv = c->axis[d - 1].var(), &kv = c->reduce_axis[0].var();
-    if (!reads_exactly(reads[0].stage, lead, iv, kv) ||
-        !reads_exactly(reads[1].stage, lead, kv, jv))
-        return std::nullopt;
+    // B read k-major (B[k, j]) or n-major (B[j, k]: dense's weight, attention's K).
+    std::vector<MatchedRead> reads;
+    const char* mma = nullptr;
+    for (bool b_nk : {false, true}) {
+        const char* name = in == Float(16) ? (b_nk ? "mma_m16n8k16_f16_bt" : "mma_m16n8k16_f16")
+                                           : (b_nk ? "mma_m16n8k16_bf16_bt" : "mma_m16n8k16_bf16");
+        reads.clear();
+        if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &reads).empty() &&
+            reads.size() == 2 && reads_exactly(reads[0].stage, lead, iv, kv) &&
+            (b_nk ? reads_exactly(reads[1].stage, lead, jv, kv)
+                  : reads_exactly(reads[1].stage, lead, kv, jv))) {
+            mma = name;
+            break;
+        }
+    }
+    if (!mma) return std::nullopt;
     auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
     const int64_t batch = d == 3 ? extent(c->axis[0]) : 1, m = extent(c->axis[d - 2]),
                   n = extent(c->axis[d - 1]), k = extent(c->reduce_axis[0]);
@@ -160,6 +166,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     TensorCorePlan p;
     p.tiles = *tiles;
     p.mma = mma;
+    p.b_nk = find_tensor_intrin(mma)->trans;
     int g = stage_of_op(s, op);
     const int as = s.cache_read(s.stage_of(reads[0].stage->tensor), "shared", {g});
     g = stage_of_op(s, op);
@@ -273,7 +280,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     f.unroll("fj");
     s.tensorize(acc, f.pos("i"), p.mma);
     // The fragments at the k fragment loop: A's 16 x 16 by ldmatrix, B's 16 x 16 (two fragments)
-    // by ldmatrix .trans (B is k-major).
+    // by ldmatrix .trans (B k-major) or plain ldmatrix into a buffer indexed [n][k].
     const int af = stage_of_op(s, p.a_frag), bf = stage_of_op(s, p.b_frag);
     s.compute_at(af, acc, f.pos("ki"));
     s.compute_at(bf, acc, f.pos("ki"));
@@ -283,15 +290,24 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
     s.tensorize(af, fa.pos("i"), "ldmatrix_a");
-    LoopNest fb(
-        s, bf,
-        batched ? std::vector<std::string>{"b", "k", "j"} : std::vector<std::string>{"k", "j"});
-    fb.split("j", 16, "fb", "j");
-    order = {"fb", "k", "j"};
-    if (batched) order.insert(order.begin(), "b");
-    fb.reorder(order);
-    fb.unroll("fb");
-    s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
+    if (p.b_nk) {  // [n][k]: 16 x 16 tiles along n by ldmatrix (no .trans) into B16x2T
+        LoopNest fb(
+            s, bf,
+            batched ? std::vector<std::string>{"b", "j", "k"} : std::vector<std::string>{"j", "k"});
+        fb.split("j", 16, "fb", "j");
+        fb.unroll("fb");
+        s.tensorize(bf, fb.pos("j"), "ldmatrix_bt_x4");
+    } else {
+        LoopNest fb(
+            s, bf,
+            batched ? std::vector<std::string>{"b", "k", "j"} : std::vector<std::string>{"k", "j"});
+        fb.split("j", 16, "fb", "j");
+        order = {"fb", "k", "j"};
+        if (batched) order.insert(order.begin(), "b");
+        fb.reorder(order);
+        fb.unroll("fb");
+        s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
+    }
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
     const int64_t a_row = as_const_int(op_output(p.a_shared, 0).shape().back()).value_or(1),
                   b_row = as_const_int(op_output(p.b_shared, 0).shape().back()).value_or(1);

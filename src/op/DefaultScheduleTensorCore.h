@@ -40,13 +40,15 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
 struct TensorCorePlan {
     TensorCoreTiles tiles;
     const char* mma = nullptr;
+    bool b_nk = false;  ///< B is read [n][k] (mma ..._bt, ldmatrix_bt_x4)
     Operation a_shared, a_frag, b_shared, b_frag, acc, store;
     Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
 };
 
-/// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] of two
-/// float16 or bfloat16 placeholders accumulated in float32, on a cuda target of sm_80 or newer:
-/// its caches inserted into `s` (`q` is its element-wise consumer, -1 for none) and the plan.
+/// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
+/// k]) of two float16 or bfloat16 placeholders accumulated in float32, on a cuda target of sm_80 or
+/// newer: its caches inserted into `s` (`q` is its element-wise consumer, -1 for none) and the
+/// plan.
 std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
                                                const Target& target);
 

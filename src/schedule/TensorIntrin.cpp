@@ -16,15 +16,17 @@ Expr c32(int64_t v) {
     return make_const(Int(32), v);
 }
 
-// C[i, j] = sum_k cast(acc, A[i, k]) * cast(acc, B[k, j]) with A m x k, B k x n.
-Tensor mma_pattern(Type in, int m, int n, int k) {
+// C[i, j] = sum_k cast(acc, A[i, k]) * cast(acc, B[k, j]) with A m x k, B k x n (or B[j, k],
+// n x k, when `b_nk`).
+Tensor mma_pattern(Type in, int m, int n, int k, bool b_nk = false) {
     Tensor a = placeholder({c32(m), c32(k)}, in, "A");
-    Tensor b = placeholder({c32(k), c32(n)}, in, "B");
+    Tensor b =
+        b_nk ? placeholder({c32(n), c32(k)}, in, "B") : placeholder({c32(k), c32(n)}, in, "B");
     IterVar kk = reduce_axis(Range(c32(0), c32(k)), "k");
     return compute(
         {c32(m), c32(n)},
         [&](Var i, Var j) {
-            Expr x = a(i, kk.var()), y = b(kk.var(), j);
+            Expr x = a(i, kk.var()), y = b_nk ? b(j, kk.var()) : b(kk.var(), j);
             if (in != Float(32)) {
                 x = cast(Float(32), x);
                 y = cast(Float(32), y);
@@ -61,6 +63,9 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"mma_m16n8k16_f16", K::Mma, mma_pattern(h, 16, 8, 16), F::A16, false, {}});
     v.push_back({"mma_m16n8k16_bf16", K::Mma, mma_pattern(b, 16, 8, 16), F::A16, false, {}});
     v.push_back({"mma_m16n8k8_tf32", K::Mma, mma_pattern(f, 16, 8, 8), F::A8, false, {}});
+    v.push_back({"mma_m16n8k16_f16_bt", K::Mma, mma_pattern(h, 16, 8, 16, true), F::A16, true, {}});
+    v.push_back(
+        {"mma_m16n8k16_bf16_bt", K::Mma, mma_pattern(b, 16, 8, 16, true), F::A16, true, {}});
     v.push_back({"ldmatrix_a", K::LdMatrix, copy_pattern(h, 16, 16, false), F::A16, false, {b}});
     v.push_back(
         {"ldmatrix_b_trans", K::LdMatrix, copy_pattern(h, 16, 8, false), F::B16, true, {b}});
@@ -69,6 +74,9 @@ std::vector<TensorIntrin> make_intrins() {
         {"ldmatrix_b_trans_x4", K::LdMatrix, copy_pattern(h, 16, 16, false), F::B16x2, true, {b}});
     v.push_back(
         {"ldmatrix_b_x4", K::LdMatrix, copy_pattern(h, 16, 16, true), F::B16x2, false, {b}});
+    v.push_back({"ldmatrix_bt", K::LdMatrix, copy_pattern(h, 8, 16, false), F::B16T, false, {b}});
+    v.push_back(
+        {"ldmatrix_bt_x4", K::LdMatrix, copy_pattern(h, 16, 16, false), F::B16x2T, false, {b}});
     v.push_back({"load_a16", K::LoadFragment, copy_pattern(h, 16, 16, false), F::A16, false, {b}});
     v.push_back({"load_b16", K::LoadFragment, copy_pattern(h, 16, 8, false), F::B16, false, {b}});
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});

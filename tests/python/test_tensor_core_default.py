@@ -91,10 +91,51 @@ def test_nvrtc_compiles_the_defaults_for_sm80_and_sm90():
             assert "ldmatrix.sync.aligned.m8n8.x4" in ptx
 
 
+def check_transposed_b(shape_a, shape_b, dtype="float16", dense=False):
+    """matmul / batch_matmul with transpose_b, or dense (+ bias + GELU): B read [n][k], its
+    fragments loaded by plain ldmatrix into B16T buffers (mma ..._bt)."""
+    a, b, _ = product(shape_a, shape_b, dtype, transpose_b=True)
+    va, vb = inputs(shape_a, shape_b, dtype)
+    ref = np.matmul(va.astype(np.float64), np.swapaxes(vb, -1, -2).astype(np.float64))
+    args, arrays = [a, b], [va, vb]
+    if dense:
+        bias = ts.placeholder((shape_b[0],), dtype=dtype, name="bias")
+        vbias = inputs((shape_b[0],), (1,), dtype, seed=2)[0]
+        y = op.dense(a, b, bias, activation="relu")
+        ref = np.maximum(ref + vbias.astype(np.float64), 0)
+        args.append(bias)
+        arrays.append(vbias)
+    elif len(shape_a) == 3:
+        y = op.batch_matmul(a, b, transpose_b=True)
+    else:
+        y = op.matmul(a, b, transpose_b=True)
+    s = op.default_schedule(y, ts.Target(SM90))
+    f = ts.lower(s, args + [y])
+    assert "mma_sync" in str(f)
+    out = np.full(ref.shape, np.nan, dtype=va.dtype)
+    f.run(*arrays, out)
+    tol = 1e-2 if dtype == "bfloat16" else 1e-3
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * 8)
+    ptx = ts.build(s, args + [y], target=SM90).get_source("ptx")
+    assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix.sync.aligned.m8n8.x4.shared" in ptx
+
+
+@pytest.mark.parametrize("shape_a,shape_b", [((64, 48), (32, 48)), ((100, 70), (66, 70)),
+                                             ((2, 37, 33), (2, 50, 33)), ((12, 32, 64), (12, 32, 64))],
+                         ids=str)
+def test_transposed_b_runs_on_tensor_cores(shape_a, shape_b):
+    check_transposed_b(shape_a, shape_b)
+
+
+def test_dense_with_bias_and_activation_on_tensor_cores():
+    check_transposed_b((40, 64), (48, 64), dense=True)
+    check_transposed_b((33, 80), (24, 80), "bfloat16", dense=True)
+
+
 def test_other_products_keep_the_cuda_core_default():
-    """sm_75 has no mma.m16n8k16 path here, a transposed B is not an ldmatrix .trans operand
-    yet, and float32 stays on CUDA cores (TF32 is an opt-in): none of them use mma."""
-    for target, dtype, tb in (("cuda -arch=sm_75", "float16", False), (SM90, "float16", True),
+    """sm_75 has no mma.m16n8k16 path here and float32 stays on CUDA cores (TF32 is an opt-in):
+    neither uses mma."""
+    for target, dtype, tb in (("cuda -arch=sm_75", "float16", False), (SM90, "float32", True),
                               (SM90, "float32", False)):
         a, b, y = product((64, 64), (64, 64), dtype, transpose_b=tb)
         lowered = str(ts.lower(op.default_schedule(y, ts.Target(target)), [a, b, y]))

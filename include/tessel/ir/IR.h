@@ -581,7 +581,7 @@ struct Let : ExprNodeBase<Let> {
     X(cp_async_commit, 0, false) /* closes this thread's group of cp_async copies */       \
     X(cp_async_wait, 1, false)  /* waits until at most n groups are in flight */          \
     X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
-    X(mma_sync, 8, false) X(ldmatrix, 6, false) /* tensor cores; see below */           \
+    X(mma_sync, -1, false) X(ldmatrix, 6, false) /* tensor cores; see below */          \
     X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)      \
     X(dot_product, 6, false) /* a CPU dot-product instruction; see below */
 // clang-format on
@@ -629,10 +629,12 @@ struct Let : ExprNodeBase<Let> {
 // them out (lower/StorageFlatten.h, unswizzled_index): the row stride is the difference of their
 // unswizzled offsets, and element (r, c) of the tile is at swizzle(origin + r * stride + c) (each
 // lane applies the swizzle to its own addresses).
-//  - mma_sync(D, D', A, A', B, B', C, C'): a warp-collective D = A * B + C (mma.sync.aligned,
-//    row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16 (m16n8k16) or
-//    float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D float32 C
-//    fragments (D may be C).
+//  - mma_sync(D, D', A, A', B, B', C, C'[, kind_b]): a warp-collective D = A * B + C
+//    (mma.sync.aligned, row.col, float32 accumulation). A and B are float16 (m16n8k16), bfloat16
+//    (m16n8k16) or float32 rounded to tf32 (m16n8k8) fragments of kinds A16/B16 or A8/B8; C and D
+//    float32 C fragments (D may be C). kind_b (optional, an int32 FragmentKind constant) says
+//    how B's warp buffer is indexed: B16T for a 16-bit B in a buffer indexed [n][k] (its tile
+//    operand then runs along n), B16 or B8 (the default) for [k][n].
 //  - ldmatrix(kind, trans, D, D', S, S'): a warp-collective load of a 16-bit A16, B16 or B16x2
 //    fragment D from a shared-memory tile S (ldmatrix.sync.aligned.m8n8.x4 for A16 and B16x2,
 //    .x2 for B16). A16: S is the fragment's rows x cols (trans = 0). B16, B16x2 (k x n): with

@@ -14,10 +14,15 @@
 //                                         16 x 8 x 16; A, B, C fragments ("warp" scope)
 //   mma_m16n8k8_tf32                      C[i, j] += A[i, k] * B[k, j] (float32 rounded to
 //                                         tf32), 16 x 8 x 8
+//   mma_m16n8k16_f16_bt, _bf16_bt         C[i, j] += float32(A[i, k]) * float32(B[j, k]): B read
+//                                         n x k (dense's weight, attention's K), its fragments
+//                                         in a warp buffer indexed [n][k] (B16T)
 //   ldmatrix_a                            16 x 16 16-bit copy shared -> A16 fragment
 //   ldmatrix_b_trans                      16 x 8 (k x n) copy of a k-major shared tile -> B16
 //   ldmatrix_b                            B[k, n] = S[n, k], 16 x 8, an n-major shared tile -> B16
 //   ldmatrix_b_trans_x4, ldmatrix_b_x4    the same for 16 x 16: two B16 fragments (.x4)
+//   ldmatrix_bt, ldmatrix_bt_x4           D[n, k] = S[n, k], 8 x 16 or 16 x 16, an n-major
+//                                         shared tile -> B16T fragments indexed [n][k]
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)
@@ -59,7 +64,8 @@ struct TensorIntrin {
     Tensor pattern;
     /// The fragment loaded or stored; for Mma the kind of A (A16 or A8).
     FragmentKind fragment = FragmentKind::A16;
-    bool trans = false;  ///< LdMatrix: ldmatrix's .trans
+    /// LdMatrix: ldmatrix's .trans; Mma: B is read [n][k] (its fragments are B16T).
+    bool trans = false;
     /// Copy patterns: the element types accepted besides the pattern's own; StoreFragment also
     /// accepts a conversion to the destination's type around the read.
     std::vector<Type> other_dtypes;

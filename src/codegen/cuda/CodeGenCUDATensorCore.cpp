@@ -101,6 +101,14 @@ std::string CodeGenCUDA::fragment_base(const TileExpr& t, FragmentKind k) {
     const Expr& s = t.stride_ir;
     Type it = o.type();
     auto c = [&](int64_t v) { return make_const(it, v); };
+    if (k == FragmentKind::B16T) {  // a half of the B16x2T grid's tile (ir/Fragment.h)
+        Expr row = FloorDiv::make(o, s);
+        Expr b16 = (FloorDiv::make(row, c(16)) * FloorDiv::make(s, c(16)) +
+                    FloorDiv::make(FloorMod::make(o, s), c(16))) *
+                       c(8) +
+                   FloorMod::make(FloorDiv::make(row, c(8)), c(2)) * c(4);
+        return index_expr(simplify(b16));
+    }
     Expr base = (FloorDiv::make(FloorDiv::make(o, s), c(f.rows)) * FloorDiv::make(s, c(f.cols)) +
                  FloorDiv::make(FloorMod::make(o, s), c(f.cols))) *
                 c(f.elems_per_lane);
@@ -153,7 +161,9 @@ void CodeGenCUDA::mma_sync(const Call* op) {
     TileExpr d = tile(op, 0), a = tile(op, 2), b = tile(op, 4), c = tile(op, 6);
     const bool tf32 = a.elem.bits == 32;
     const FragmentKind ka = tf32 ? FragmentKind::A8 : FragmentKind::A16;
-    const FragmentKind kb = tf32 ? FragmentKind::B8 : FragmentKind::B16;
+    const FragmentKind kb = op->args.size() > 8 ? kind_arg(op, 8)
+                            : tf32              ? FragmentKind::B8
+                                                : FragmentKind::B16;
     std::string fn = tf32 ? "tsl_mma_tf32" : a.elem.is_bfloat() ? "tsl_mma_bf16" : "tsl_mma_f16";
     flush_pre();
     line(fn + "(" + d.buf + " + " + fragment_base(d, FragmentKind::C) + ", " + a.buf + " + " +
@@ -164,11 +174,13 @@ void CodeGenCUDA::mma_sync(const Call* op) {
 void CodeGenCUDA::ldmatrix(const Call* op) {
     const FragmentKind k = kind_arg(op, 0);
     const bool trans = as_const_int(op->args[1]).value() != 0;
-    if (k != FragmentKind::A16 && k != FragmentKind::B16 && k != FragmentKind::B16x2)
+    if (k != FragmentKind::A16 && k != FragmentKind::B16 && k != FragmentKind::B16x2 &&
+        k != FragmentKind::B16T && k != FragmentKind::B16x2T)
         TESSEL_THROW(CompileError)
             << "cuda: ldmatrix of a " << fragment_kind_name(k) << " fragment (A16 or B16 expected)";
-    if (k == FragmentKind::A16 && trans)
-        TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of A fragments is not supported";
+    if ((k == FragmentKind::A16 || k == FragmentKind::B16T || k == FragmentKind::B16x2T) && trans)
+        TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of " << fragment_kind_name(k)
+                                   << " fragments is not supported";
     TileExpr d = tile(op, 2), s = tile(op, 4);
     flush_pre();
     line("{");
@@ -176,10 +188,12 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     line("const int tsl_lane = (int)tsl_laneid();");
     // The row this lane's address names (the interpreter's ldmatrix follows the same rule).
     std::string row, col;
-    if (k == FragmentKind::B16x2 && !trans) {
+    // B16T and B16x2T load the same registers as B16 and B16x2 from an n-major tile: only the
+    // destination buffer is indexed [n][k].
+    if ((k == FragmentKind::B16x2 && !trans) || k == FragmentKind::B16x2T) {
         row = "((tsl_lane & 7) + ((tsl_lane >> 4) * 8))";
         col = "(((tsl_lane >> 3) & 1) * 8)";
-    } else if (k != FragmentKind::B16) {
+    } else if (k != FragmentKind::B16 && k != FragmentKind::B16T) {
         row = "(tsl_lane & 15)";
         col = "((tsl_lane >> 4) * 8)";
     } else if (trans) {
@@ -194,8 +208,9 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     line("const unsigned tsl_a = tsl_smem(" + s.buf + ") + (unsigned)(" +
          tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) +
          ") * (unsigned)sizeof(*" + s.buf + ");");
-    std::string fn = k == FragmentKind::B16 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
-                                            : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
+    const bool x2 = k == FragmentKind::B16 || k == FragmentKind::B16T;
+    std::string fn = x2 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
+                        : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
     --indent_;
     line("}");
