@@ -3,7 +3,8 @@
 tuning logs, against PyTorch (cuBLAS) in the same process: the same inputs, the same output type
 (16-bit, accumulated in float32 by both). Cases: matmul at 4096^3, 1000^3, 1536 x 1000 x 777 and
 64 x 4096 x 4096, and at 20 shapes drawn log-uniformly from [64, 8192]^3 with a fixed seed
-(printed); batch_matmul at BERT-base's attention (12 heads, sequence 128: Q K^T and P V). Every
+(printed); dense with bias and GELU at BERT-base's two shapes and an odd one; batch_matmul at
+BERT-base's attention (12 heads, sequence 128: Q K^T and P V). Every
 result is checked against a float64 reference first; times are the median of 30 runs with CUDA
 events (support/cuda_bench.py). Each row says which kernel the default chose (`mma` when the
 generated CUDA has mma.sync, `fma` otherwise).
@@ -44,6 +45,10 @@ def cases(dtype):
         for m, n, k in shapes:
             out.append((f"matmul_{dtype}_{m}x{n}x{k}", group, [(m, k), (k, n)],
                         lambda a, b: ts.op.matmul(a, b), lambda a, b: a @ b, 2.0 * m * n * k))
+    for m, n, k in [(128, 3072, 768), (128, 768, 3072), (77, 1000, 333)]:
+        out.append((f"dense_gelu_{dtype}_{m}x{n}x{k}", "dense", [(m, k), (n, k), (n,)],
+                    lambda x, w, b: ts.op.dense(x, w, b, activation="gelu"),
+                    lambda x, w, b: gelu(x @ w.T + b), 2.0 * m * n * k))
     out.append((f"batch_matmul_{dtype}_qk_12x128x128x64", "bert", [(12, 128, 64), (12, 128, 64)],
                 lambda q, k: ts.op.batch_matmul(q, k, transpose_b=True),
                 lambda q, k: q @ k.transpose(1, 2), 2.0 * 12 * 128 * 128 * 64))
@@ -51,6 +56,12 @@ def cases(dtype):
                 lambda p, v: ts.op.batch_matmul(p, v), lambda p, v: p @ v,
                 2.0 * 12 * 128 * 64 * 128))
     return out
+
+
+def gelu(x):
+    import torch
+
+    return torch.nn.functional.gelu(x)
 
 
 def build(case, dtype, target):
