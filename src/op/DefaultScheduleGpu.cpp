@@ -712,6 +712,10 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         if (!a.is_output(i) && (q < 0 || a.has_reduction(q))) continue;
         if (std::optional<TensorCorePlan> p = plan_tensor_core(s, a, i, q, target)) {
             tensor_core.push_back(*p);
+            // Split-K's sum: one thread an output, inside the epilogue's threads when there is
+            // one (an output sum is a root reduction, below).
+            if (p->split_sum.defined() && p->sum_consumer.defined())
+                small.emplace_back(p->split_sum, p->sum_consumer);
             continue;
         }
         if (std::optional<SplitK> sk = split_reduction(s, a, i, target)) {

@@ -39,10 +39,27 @@ int stage_of_op(const Schedule& s, const Operation& op) {
     return s.stage_of(op_output(op, 0));
 }
 
+// Whether index `e` is `v` itself, or split-K's `part * length + v` (part the product's leading
+// axis `lead`).
+bool is_index(const Expr& e, const Var& v, const std::vector<Expr>& lead) {
+    if (e.same_as(v)) return true;
+    const auto* add = e.as<Add>();
+    if (!add) return false;
+    if (const auto* z = add->b.as<IntImm>(); z && z->value == 0) return is_index(add->a, v, lead);
+    if (lead.size() != 1) return false;
+    const Expr& other = add->b.same_as(v) ? add->a : add->a.same_as(v) ? add->b : Expr();
+    const auto* mul = other.defined() ? other.as<Mul>() : nullptr;
+    return mul && mul->a.same_as(lead[0]) && mul->b.as<IntImm>();
+}
+
+// Whether read r is X[lead..., x, y] (a batch index 0 broadcasts; a read without the lead dims,
+// as split-K's operands are, reads the whole tensor in every batch).
 bool reads_exactly(const TensorRead* r, const std::vector<Expr>& lead, const Var& x, const Var& y) {
     const size_t n = r->indices.size();
-    if (n != lead.size() + 2 || !r->indices[n - 2].same_as(x) || !r->indices[n - 1].same_as(y))
+    if (n < 2 || !is_index(r->indices[n - 2], x, lead) || !is_index(r->indices[n - 1], y, lead))
         return false;
+    if (n == 2) return true;
+    if (n != lead.size() + 2) return false;
     for (size_t d = 0; d < lead.size(); ++d) {
         const auto* c = r->indices[d].as<IntImm>();
         if (!r->indices[d].same_as(lead[d]) && !(c && c->value == 0)) return false;
@@ -120,10 +137,18 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
     return best;
 }
 
-std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
-                                               const Target& target) {
-    if (!target.is_gpu() || target.compute_capability() < 80) return std::nullopt;
-    const Operation& op = a.ops()[static_cast<size_t>(i)];
+namespace {
+
+// A product the tensor cores compute: its mma intrinsic, its two reads (A, B) and its extents.
+struct GemmMatch {
+    const char* mma = nullptr;
+    std::vector<MatchedRead> reads;
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+};
+
+// C[lead.., i, j] = sum_k A[.., i, k] * B[.., k, j] (or B[.., j, k]) of two float16 or bfloat16
+// placeholders accumulated in float32; the k index may be split-K's `part * length + k`.
+std::optional<GemmMatch> match_gemm(const Operation& op) {
     const ComputeOpNode* c = as_compute(op);
     if (!c || (c->axis.size() != 2 && c->axis.size() != 3) || c->reduce_axis.size() != 1 ||
         c->body.size() != 1 || c->body[0].type() != Float(32))
@@ -138,66 +163,110 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     std::vector<Expr> lead;
     for (size_t ax = 0; ax + 2 < d; ++ax) lead.push_back(c->axis[ax].var());
     const Var &iv = c->axis[d - 2].var(), &jv = c->axis[d - 1].var(), &kv = c->reduce_axis[0].var();
+    GemmMatch g;
     // B read k-major (B[k, j]) or n-major (B[j, k]: dense's weight, attention's K).
-    std::vector<MatchedRead> reads;
-    const char* mma = nullptr;
     for (bool b_nk : {false, true}) {
         const char* name = in == Float(16) ? (b_nk ? "mma_m16n8k16_f16_bt" : "mma_m16n8k16_f16")
                                            : (b_nk ? "mma_m16n8k16_bf16_bt" : "mma_m16n8k16_bf16");
-        reads.clear();
-        if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &reads).empty() &&
-            reads.size() == 2 && reads_exactly(reads[0].stage, lead, iv, kv) &&
-            (b_nk ? reads_exactly(reads[1].stage, lead, jv, kv)
-                  : reads_exactly(reads[1].stage, lead, kv, jv))) {
-            mma = name;
+        g.reads.clear();
+        if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &g.reads)
+                .empty() &&
+            g.reads.size() == 2 && reads_exactly(g.reads[0].stage, lead, iv, kv) &&
+            (b_nk ? reads_exactly(g.reads[1].stage, lead, jv, kv)
+                  : reads_exactly(g.reads[1].stage, lead, kv, jv))) {
+            g.mma = name;
             break;
         }
     }
-    if (!mma) return std::nullopt;
+    if (!g.mma) return std::nullopt;
     auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
-    const int64_t batch = d == 3 ? extent(c->axis[0]) : 1, m = extent(c->axis[d - 2]),
-                  n = extent(c->axis[d - 1]), k = extent(c->reduce_axis[0]);
-    if (batch <= 0 || m <= 0 || n <= 0 || k <= 0) return std::nullopt;
-    const Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
-    const bool direct = q < 0 || only_converts(qop, op);
-    std::optional<TensorCoreTiles> tiles = choose_tensor_core_tiles(batch, m, n, k, direct, target);
+    g.batch = d == 3 ? extent(c->axis[0]) : 1;
+    g.m = extent(c->axis[d - 2]);
+    g.n = extent(c->axis[d - 1]);
+    g.k = extent(c->reduce_axis[0]);
+    if (g.batch <= 0 || g.m <= 0 || g.n <= 0 || g.k <= 0) return std::nullopt;
+    return g;
+}
+
+// Split-K: the parts a 2-D product's reduction is split into where its tiles leave more than
+// half the multiprocessors idle: up to one wave of blocks, each part a multiple of 32 long (whole
+// k tiles: a part's mma cannot pad into the next part's elements) and at least 256; 1 for none.
+int64_t split_k_parts(const GemmMatch& g, const TensorCoreTiles& t, const Target& target) {
+    const int64_t sms = std::max(1, target.sm_count());
+    const int64_t blocks = ceil_div(g.m, t.bm) * ceil_div(g.n, t.bn);
+    if (g.batch != 1 || blocks * 2 > sms) return 1;
+    for (int64_t p = std::min<int64_t>(16, ceil_div(sms, blocks)); p >= 2; --p)
+        if (g.k % p == 0 && (g.k / p) % 32 == 0 && g.k / p >= 256) return p;
+    return 1;
+}
+
+}  // namespace
+
+std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
+                                               const Target& target) {
+    if (!target.is_gpu() || target.compute_capability() < 80) return std::nullopt;
+    const Operation& dag_op = a.ops()[static_cast<size_t>(i)];
+    std::optional<GemmMatch> g = match_gemm(dag_op);
+    if (!g) return std::nullopt;
+    Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
+    const bool direct = q < 0 || only_converts(qop, dag_op);
+    std::optional<TensorCoreTiles> tiles =
+        choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, direct, target);
     if (!tiles) return std::nullopt;
 
     TensorCorePlan p;
+    Operation op = dag_op;
+    if (int64_t parts = split_k_parts(*g, *tiles, target); parts > 1) {
+        // The parts' partial sums [part, i, j] (rfactor) are the tensor-core product, a batch of
+        // `parts`; the product itself then sums them (one thread an output, in its consumer).
+        const int st = stage_of_op(s, op);
+        s.split(st, 2, g->k / parts);  // [i, j, part, k]
+        op = s.stage(s.rfactor(st, 2, 0)).op;
+        g = match_gemm(op);
+        TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
+                        << " are not a tensor-core product";
+        tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target);
+        TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
+        p.split_sum = dag_op;
+        p.sum_consumer = qop;
+        qop = Operation();
+        q = -1;
+    }
     p.tiles = *tiles;
-    p.mma = mma;
-    p.b_nk = find_tensor_intrin(mma)->trans;
-    int g = stage_of_op(s, op);
-    const int as = s.cache_read(s.stage_of(reads[0].stage->tensor), "shared", {g});
-    g = stage_of_op(s, op);
-    const int af = s.cache_read(as, "warp", {g});
+    p.mma = g->mma;
+    p.b_nk = find_tensor_intrin(g->mma)->trans;
+    const std::vector<MatchedRead>& reads = g->reads;
+    int st = stage_of_op(s, op);
+    const int as = s.cache_read(s.stage_of(reads[0].stage->tensor), "shared", {st});
+    st = stage_of_op(s, op);
+    const int af = s.cache_read(as, "warp", {st});
     p.a_shared = s.stage(as).op;
     p.a_frag = s.stage(af).op;
-    g = stage_of_op(s, op);
-    const int bs = s.cache_read(s.stage_of(reads[1].stage->tensor), "shared", {g});
-    g = stage_of_op(s, op);
-    const int bf = s.cache_read(bs, "warp", {g});
+    st = stage_of_op(s, op);
+    const int bs = s.cache_read(s.stage_of(reads[1].stage->tensor), "shared", {st});
+    st = stage_of_op(s, op);
+    const int bf = s.cache_read(bs, "warp", {st});
     p.b_shared = s.stage(bs).op;
     p.b_frag = s.stage(bf).op;
-    g = stage_of_op(s, op);
+    st = stage_of_op(s, op);
     if (!tiles->shared_epilogue) {
         if (q >= 0) {  // the conversion stores the fragments; the product is the accumulator
-            s.set_scope(g, StorageScope::Warp);
-            p.acc = s.stage(g).op;
+            s.set_scope(st, StorageScope::Warp);
+            p.acc = s.stage(st).op;
             p.store = qop;
         } else {
-            p.acc = s.stage(s.cache_write(g, "warp")).op;
+            p.acc = s.stage(s.cache_write(st, "warp")).op;
             p.store = op;
         }
         return p;
     }
     if (q >= 0) {  // the product's tile in shared memory, the consumer the epilogue
-        s.set_scope(g, StorageScope::Shared);
-        p.acc = s.stage(s.cache_write(g, "warp")).op;
+        s.set_scope(st, StorageScope::Shared);
+        p.acc = s.stage(s.cache_write(st, "warp")).op;
         p.store = op;
         p.epilogue = qop;
     } else {  // an output: a shared copy of it stores the fragments, the output copies it out
-        const int gs = s.cache_write(g, "shared");
+        const int gs = s.cache_write(st, "shared");
         p.store = s.stage(gs).op;
         p.acc = s.stage(s.cache_write(gs, "warp")).op;
         p.epilogue = op;
@@ -284,26 +353,28 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     const int af = stage_of_op(s, p.a_frag), bf = stage_of_op(s, p.b_frag);
     s.compute_at(af, acc, f.pos("ki"));
     s.compute_at(bf, acc, f.pos("ki"));
+    // (Fragments without the batch dims: split-K's parts read one matrix.)
+    const bool a_batched = s.stage(af).leaf.size() == 3, b_batched = s.stage(bf).leaf.size() == 3;
     LoopNest fa(
         s, af,
-        batched ? std::vector<std::string>{"b", "i", "k"} : std::vector<std::string>{"i", "k"});
+        a_batched ? std::vector<std::string>{"b", "i", "k"} : std::vector<std::string>{"i", "k"});
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
     s.tensorize(af, fa.pos("i"), "ldmatrix_a");
     if (p.b_nk) {  // [n][k]: 16 x 16 tiles along n by ldmatrix (no .trans) into B16x2T
-        LoopNest fb(
-            s, bf,
-            batched ? std::vector<std::string>{"b", "j", "k"} : std::vector<std::string>{"j", "k"});
+        LoopNest fb(s, bf,
+                    b_batched ? std::vector<std::string>{"b", "j", "k"}
+                              : std::vector<std::string>{"j", "k"});
         fb.split("j", 16, "fb", "j");
         fb.unroll("fb");
         s.tensorize(bf, fb.pos("j"), "ldmatrix_bt_x4");
     } else {
-        LoopNest fb(
-            s, bf,
-            batched ? std::vector<std::string>{"b", "k", "j"} : std::vector<std::string>{"k", "j"});
+        LoopNest fb(s, bf,
+                    b_batched ? std::vector<std::string>{"b", "k", "j"}
+                              : std::vector<std::string>{"k", "j"});
         fb.split("j", 16, "fb", "j");
         order = {"fb", "k", "j"};
-        if (batched) order.insert(order.begin(), "b");
+        if (b_batched) order.insert(order.begin(), "b");
         fb.reorder(order);
         fb.unroll("fb");
         s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");

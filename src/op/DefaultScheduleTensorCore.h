@@ -43,6 +43,10 @@ struct TensorCorePlan {
     bool b_nk = false;  ///< B is read [n][k] (mma ..._bt, ldmatrix_bt_x4)
     Operation a_shared, a_frag, b_shared, b_frag, acc, store;
     Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
+    /// Split-K: the product, which sums the partial sums that the tensor cores compute (a batch
+    /// of parts, rfactor), and its element-wise consumer (undefined for none); both are left to
+    /// the CUDA-core rules (one thread an output).
+    Operation split_sum, sum_consumer;
 };
 
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,

@@ -192,3 +192,26 @@ def test_padded_reduction_needs_a_zero_padded_operand():
     ts.lower(*shifted_gemm(48, shift_b=True))
     with pytest.raises(ts.ScheduleError, match="guarded"):
         ts.lower(*shifted_gemm(40, shift_b=True))
+
+
+def kernels(s, args):
+    return ts.build(s, args, target=SM90).get_source("cu").count("__global__")
+
+
+@pytest.mark.parametrize("m,n,k,epilogue", [(16, 64, 512, None), (20, 40, 1024, "relu")], ids=str)
+def test_split_k_fills_the_gpu_when_the_tiles_cannot(m, n, k, epilogue):
+    """A few output tiles over a long k (one block for 132 multiprocessors) split k into parts:
+    a batch of partial products on the tensor cores (rfactor), then a kernel summing the parts
+    with the consumer's element-wise work."""
+    relu = (op.relu, lambda r: np.maximum(r, 0)) if epilogue else (None, None)
+    s, args = check((m, k), (k, n), epilogue=relu[0], np_epilogue=relu[1])
+    lowered = str(ts.lower(s, args))
+    assert ".rf" in lowered and "mma_sync" in lowered
+    assert kernels(s, args) == 2
+    # Enough tiles (or a short k) keep one kernel.
+    s, args = check((256, 64), (64, 256))
+    assert kernels(s, args) == 1
+
+
+def test_split_k_with_a_transposed_b():
+    check_transposed_b((16, 512), (32, 512), dense=True)
