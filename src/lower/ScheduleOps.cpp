@@ -8,6 +8,7 @@
 
 #include "../schedule/ScheduleInternal.h"
 #include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
@@ -675,8 +676,29 @@ Stmt NestBuilder::tensorized_nest(int i) {
     std::vector<Var> vars;  // the tensorized loops' variables, in the pattern's axis order
     for (size_t k = 0; k < axes.size(); ++k) vars.push_back(bounds_[i].iter_vars[st.leaf[t + k]]);
     std::vector<MatchedRead> reads;
-    std::string why = match_tensor_intrin(in, bodies_[i][0], buffers_[i][0].dtype(), &reads);
+    std::vector<Expr> bounds;
+    std::string why =
+        match_tensor_intrin(in, bodies_[i][0], buffers_[i][0].dtype(), &reads, &bounds);
     if (!why.empty()) fail("the body does not match: " + why);
+    // An mma has no guard: a bound of its reduction (split-K's last part running past k) holds
+    // only where an operand read at that index reads zero past it.
+    for (const Expr& b : bounds) {
+        const Expr index = simplify(b.as<LT>()->a);
+        const int64_t extent = *as_const_int(b.as<LT>()->b);
+        bool zero = false;
+        for (const MatchedRead& m : reads)
+            for (size_t d = 0; d < m.stage->indices.size(); ++d)
+                zero = zero || (structural_equal(simplify(m.stage->indices[d]), index) &&
+                                internal::reads_zero_past(s_, m.stage, d, extent));
+        if (!zero) {
+            std::ostringstream os;
+            os << "the reduction is guarded by " << b
+               << ", which the mma cannot check, and no operand read at that index is a "
+                  "fragment of a plain shared copy of a stored tensor that ends there (zero "
+                  "past it)";
+            fail(os.str());
+        }
+    }
     auto axis_of = [&](const Expr& e) -> int {
         for (size_t k = 0; k < axes.size(); ++k)
             if (e.same_as(axes[k].var())) return static_cast<int>(k);

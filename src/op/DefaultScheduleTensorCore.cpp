@@ -147,8 +147,9 @@ struct GemmMatch {
 };
 
 // C[lead.., i, j] = sum_k A[.., i, k] * B[.., k, j] (or B[.., j, k]) of two float16 or bfloat16
-// placeholders accumulated in float32; the k index may be split-K's `part * length + k`.
-std::optional<GemmMatch> match_gemm(const Operation& op) {
+// placeholders accumulated in float32; the k index may be split-K's `part * length + k`, and
+// `split` (split-K's partial sums) admits its bound `part * length + k < k's extent`.
+std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
     const ComputeOpNode* c = as_compute(op);
     if (!c || (c->axis.size() != 2 && c->axis.size() != 3) || c->reduce_axis.size() != 1 ||
         c->body.size() != 1 || c->body[0].type() != Float(32))
@@ -169,7 +170,9 @@ std::optional<GemmMatch> match_gemm(const Operation& op) {
         const char* name = in == Float(16) ? (b_nk ? "mma_m16n8k16_f16_bt" : "mma_m16n8k16_f16")
                                            : (b_nk ? "mma_m16n8k16_bf16_bt" : "mma_m16n8k16_bf16");
         g.reads.clear();
-        if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &g.reads)
+        std::vector<Expr> bounds;
+        if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &g.reads,
+                                split ? &bounds : nullptr)
                 .empty() &&
             g.reads.size() == 2 && reads_exactly(g.reads[0].stage, lead, iv, kv) &&
             (b_nk ? reads_exactly(g.reads[1].stage, lead, jv, kv)
@@ -188,16 +191,18 @@ std::optional<GemmMatch> match_gemm(const Operation& op) {
     return g;
 }
 
-// Split-K: the parts a 2-D product's reduction is split into where its tiles leave more than
-// half the multiprocessors idle: up to one wave of blocks, each part a multiple of 32 long (whole
-// k tiles: a part's mma cannot pad into the next part's elements) and at least 256; 1 for none.
-int64_t split_k_parts(const GemmMatch& g, const TensorCoreTiles& t, const Target& target) {
+// Split-K: the length of the parts a 2-D product's reduction is split into where its tiles
+// leave more than half the multiprocessors idle: about one wave of blocks in all, each part a
+// multiple of 64 long (whole k tiles of any block: a part's mma cannot pad into the next part's
+// elements) and at least 256; the last part may run past k (its bound dropped where the operands
+// read zero past k). 0 for no split.
+int64_t split_k_length(const GemmMatch& g, const TensorCoreTiles& t, const Target& target) {
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t blocks = ceil_div(g.m, t.bm) * ceil_div(g.n, t.bn);
-    if (g.batch != 1 || blocks * 2 > sms) return 1;
-    for (int64_t p = std::min<int64_t>(16, ceil_div(sms, blocks)); p >= 2; --p)
-        if (g.k % p == 0 && (g.k / p) % 32 == 0 && g.k / p >= 256) return p;
-    return 1;
+    if (g.batch != 1 || blocks * 2 > sms) return 0;
+    const int64_t parts = std::min<int64_t>(16, ceil_div(sms, blocks));
+    const int64_t length = std::max<int64_t>(256, ceil_div(ceil_div(g.k, parts), 64) * 64);
+    return ceil_div(g.k, length) >= 2 ? length : 0;
 }
 
 }  // namespace
@@ -216,13 +221,13 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
 
     TensorCorePlan p;
     Operation op = dag_op;
-    if (int64_t parts = split_k_parts(*g, *tiles, target); parts > 1) {
+    if (int64_t length = split_k_length(*g, *tiles, target); length > 0) {
         // The parts' partial sums [part, i, j] (rfactor) are the tensor-core product, a batch of
         // `parts`; the product itself then sums them (one thread an output, in its consumer).
         const int st = stage_of_op(s, op);
-        s.split(st, 2, g->k / parts);  // [i, j, part, k]
+        s.split(st, 2, length);  // [i, j, part, k]
         op = s.stage(s.rfactor(st, 2, 0)).op;
-        g = match_gemm(op);
+        g = match_gemm(op, true);
         TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
                         << " are not a tensor-core product";
         tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target);

@@ -449,14 +449,23 @@ bool extents_equal(const Expr& a, const Expr& b) {
     return is_zero(simplify(Sub::make(a, b)));
 }
 
+// A plain copy's read of its source at its own axes, or nullptr (the op computes something).
+const TensorRead* pure_copy(const Operation& op) {
+    const ComputeOpNode* cc = as_compute(op);
+    if (!cc || cc->body.size() != 1 || !cc->reduce_axis.empty()) return nullptr;
+    const auto* r = cc->body[0].as<TensorRead>();
+    if (!r || r->indices.size() != cc->axis.size()) return nullptr;
+    for (size_t d = 0; d < cc->axis.size(); ++d)
+        if (!r->indices[d].same_as(cc->axis[d].var())) return nullptr;
+    return r;
+}
+
 // Whether stage i's reduction may run past its extent unguarded because every point past it
 // adds zero: the stage is an mma inside a GPU kernel, and one of its operands is read with the
-// reduction variable itself as index d, from a fragment (tensorized with a copy intrinsic) of a
-// padded copy (its body one read at its own axes) of a placeholder or a root stage whose extent
-// along d is at most the reduction's: past the reduction's end that operand reads zero. The mma
-// then multiplies whole k tiles of any reduction length (docs/cuda.md, "Padded reductions").
-// Where the index is not the variable itself (a split-K part's `p * len + k`), the points past
-// the end would read real elements, and the guard stays.
+// reduction variable itself as index d and reads zero past the reduction's length
+// (internal::reads_zero_past). The mma then multiplies whole k tiles of any reduction length
+// (docs/cuda.md, "Padded reductions"). Where the index is not the variable itself (a split-K
+// part's `p * len + k`), the points past the end would read real elements, and the guard stays.
 bool zero_padded_reduction(const Schedule& s, int i) {
     const Stage& st = s.stages()[static_cast<size_t>(i)];
     const TensorIntrin* in =
@@ -467,45 +476,15 @@ bool zero_padded_reduction(const Schedule& s, int i) {
         return false;
     const std::optional<int64_t> length = as_const_int(c->reduce_axis[0].dom().extent);
     if (!length) return false;
-    auto pure_copy = [](const Operation& op) -> const TensorRead* {
-        const ComputeOpNode* cc = as_compute(op);
-        if (!cc || cc->body.size() != 1 || !cc->reduce_axis.empty()) return nullptr;
-        const auto* r = cc->body[0].as<TensorRead>();
-        if (!r || r->indices.size() != cc->axis.size()) return nullptr;
-        for (size_t d = 0; d < cc->axis.size(); ++d)
-            if (!r->indices[d].same_as(cc->axis[d].var())) return nullptr;
-        return r;
-    };
-    std::vector<const TensorRead*> reads;
+    bool pads = false;
     post_order_visit(c->body[0], [&](const IRNode* n) {
-        if (n->node_type == IRNodeType::TensorRead)
-            reads.push_back(static_cast<const TensorRead*>(n));
+        if (pads || n->node_type != IRNodeType::TensorRead) return;
+        const auto* read = static_cast<const TensorRead*>(n);
+        for (size_t d = 0; d < read->indices.size(); ++d)
+            if (read->indices[d].same_as(c->reduce_axis[0].var()))
+                pads = internal::reads_zero_past(s, read, d, *length);
     });
-    for (const TensorRead* read : reads) {
-        size_t d = 0;
-        while (d < read->indices.size() && !read->indices[d].same_as(c->reduce_axis[0].var())) ++d;
-        if (d == read->indices.size()) continue;
-        const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(read->tensor))];
-        const TensorIntrin* load =
-            f.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(f.tensorize_intrin);
-        const TensorRead* r = pure_copy(f.op);
-        if (!load ||
-            (load->kind != TensorIntrinKind::LdMatrix &&
-             load->kind != TensorIntrinKind::LoadFragment) ||
-            !r)
-            continue;
-        const int copy = s.stage_of(r->tensor);
-        const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
-        if (!src || !internal::computed_inside_kernel(s, copy)) continue;
-        // What the copy reads is stored (a placeholder or a stage of its own, not inlined into
-        // the copy) and ends where the reduction does: the copy's reads past it are zero.
-        const Stage& from = s.stages()[static_cast<size_t>(s.stage_of(src->tensor))];
-        const std::optional<int64_t> extent = as_const_int(src->tensor.shape()[d]);
-        if ((as_placeholder(from.op) || from.attach == AttachKind::Root) && extent &&
-            *extent <= *length)
-            return true;
-    }
-    return false;
+    return pads;
 }
 
 void BoundInference::derive_loops(int i) {
@@ -591,6 +570,31 @@ void BoundInference::derive_loops(int i) {
 }
 
 }  // namespace
+
+namespace internal {
+
+bool reads_zero_past(const Schedule& s, const TensorRead* read, size_t d, int64_t length) {
+    const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(read->tensor))];
+    const TensorIntrin* load =
+        f.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(f.tensorize_intrin);
+    const TensorRead* r = pure_copy(f.op);
+    if (!load ||
+        (load->kind != TensorIntrinKind::LdMatrix &&
+         load->kind != TensorIntrinKind::LoadFragment) ||
+        !r)
+        return false;
+    const int copy = s.stage_of(r->tensor);
+    const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
+    if (!src || !internal::computed_inside_kernel(s, copy)) return false;
+    // What the copy reads is stored (a placeholder or a stage of its own, not inlined into the
+    // copy) and ends where the reduction does: the copy's reads past it are zero.
+    const Stage& from = s.stages()[static_cast<size_t>(s.stage_of(src->tensor))];
+    const std::optional<int64_t> extent = as_const_int(src->tensor.shape()[d]);
+    return (as_placeholder(from.op) || from.attach == AttachKind::Root) && extent &&
+           *extent <= length;
+}
+
+}  // namespace internal
 
 std::vector<std::vector<Expr>> inlined_bodies(const Schedule& s) {
     std::vector<std::vector<Expr>> bodies(s.stages().size());

@@ -82,6 +82,12 @@ bool extent_is_final(const Stage& st, int id);
 /// loop of its target, or inside a stage that is.
 bool computed_inside_kernel(const Schedule& s, int i);
 
+/// Whether `read` (of a stage's body) reads zero where its index `d` is `length` or more: it
+/// reads a fragment loaded by a copy intrinsic from a padded copy computed inside a GPU kernel
+/// (the copy's body one read at its own axes) of a placeholder or a root stage whose extent
+/// along `d` is at most `length`, so the copy's reads past that extent are zeros.
+bool reads_zero_past(const Schedule& s, const TensorRead* read, size_t d, int64_t length);
+
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
 /// is replaced by its own consumers (transitively).
 std::vector<int> consumers_of(const Schedule& s, int stage);

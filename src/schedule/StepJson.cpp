@@ -255,9 +255,9 @@ std::string Schedule::to_json() const {
 Schedule schedule_from_json(const Schedule& base, const std::string& text) {
     json j = parse(text, "schedule_from_json");
     if (!j.is_object() || !j.contains("workload_key") || !j.contains("steps"))
-        TESSEL_THROW(ScheduleError) << "schedule_from_json: expected {\"format_version\": "
-                                    << kScheduleFormatVersion
-                                    << ", \"workload_key\": ..., \"steps\": [...]}";
+        TESSEL_THROW(ScheduleError)
+            << "schedule_from_json: expected {\"format_version\": " << kScheduleFormatVersion
+            << ", \"workload_key\": ..., \"steps\": [...]}";
     check_format_version(j);
     std::string key = j["workload_key"].is_string() ? j["workload_key"].get<std::string>() : "";
     std::string mine = hex(base.workload_key());

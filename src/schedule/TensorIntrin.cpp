@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/te/Operation.h"
@@ -93,7 +95,8 @@ std::vector<TensorIntrin> make_intrins() {
 // Walks a pattern and a stage body in step.
 class Matcher {
 public:
-    Matcher(const TensorIntrin& in, std::vector<MatchedRead>* reads) : in_(in), reads_(reads) {}
+    Matcher(const TensorIntrin& in, std::vector<MatchedRead>* reads, std::vector<Expr>* bounds)
+        : in_(in), reads_(reads), bounds_(bounds) {}
 
     std::string match(const Expr& p, const Expr& s) {
         if (!why_.empty()) return why_;
@@ -133,8 +136,12 @@ private:
         return match(p->b, s->b);
     }
     std::string reduce(const Reduce* p, const Reduce* s) {
-        if (s->source.size() != 1 || !is_one(s->condition))
-            return differ(Expr(p), Expr(s), "a multi-valued or conditional reduction");
+        if (s->source.size() != 1) return differ(Expr(p), Expr(s), "a multi-valued reduction");
+        if (!is_one(s->condition) && !bounds(s->condition))
+            return differ(Expr(p), Expr(s),
+                          bounds_ && in_.kind == TensorIntrinKind::Mma
+                              ? "a condition other than bounds `index < extent`"
+                              : "a conditional reduction");
         const CommReducer& c = s->combiner;
         const auto* add = c->result[0].as<Add>();
         const auto zero = as_const_float(c->identity[0]);
@@ -145,8 +152,21 @@ private:
         return match(p->source[0], s->source[0]);
     }
 
+    // A reduction's condition made of bounds `index < extent` (a split-K part's end), each
+    // kept in bounds_; only for an mma, and only where the caller takes them.
+    bool bounds(const Expr& cond) {
+        if (!bounds_ || in_.kind != TensorIntrinKind::Mma) return false;
+        if (const auto* a = cond.as<And>()) return bounds(a->a) && bounds(a->b);
+        if (is_one(cond)) return true;
+        const auto* lt = cond.as<LT>();
+        if (!lt || !as_const_int(lt->b)) return false;
+        bounds_->push_back(cond);
+        return true;
+    }
+
     const TensorIntrin& in_;
     std::vector<MatchedRead>* reads_;
+    std::vector<Expr>* bounds_;
     std::string why_;
 };
 
@@ -191,7 +211,7 @@ std::vector<IterVar> tensor_intrin_axes(const TensorIntrin& in) {
 }
 
 std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type out,
-                                std::vector<MatchedRead>* reads) {
+                                std::vector<MatchedRead>* reads, std::vector<Expr>* bounds) {
     const ComputeOpNode* c = as_compute(in.pattern.op());
     Expr p = c->body[0], s = body;
     const bool copy = in.kind != TensorIntrinKind::Mma && in.kind != TensorIntrinKind::CpuDot;
@@ -206,7 +226,23 @@ std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type o
         return os.str();
     }
     reads->clear();
-    return Matcher(in, reads).match(p, s);
+    if (bounds) bounds->clear();
+    std::string why = Matcher(in, reads, bounds).match(p, s);
+    if (!why.empty() || !bounds) return why;
+    // Each bound is on an index that an operand reads at (where that operand may read zero).
+    for (const Expr& b : *bounds) {
+        const Expr index = simplify(b.as<LT>()->a);
+        bool read = false;
+        for (const MatchedRead& m : *reads)
+            for (const Expr& x : m.stage->indices)
+                read = read || structural_equal(simplify(x), index);
+        if (!read) {
+            std::ostringstream os;
+            os << "the reduction's condition " << b << " bounds an index that no operand reads at";
+            return os.str();
+        }
+    }
+    return "";
 }
 
 }  // namespace tessel

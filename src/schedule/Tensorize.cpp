@@ -78,7 +78,8 @@ void Schedule::tensorize(int stage, int iter, const std::string& intrin) {
         schedule_fail(*this, prim, stage, "it computes several outputs; an intrinsic computes one");
     check_loops(*this, stage, iter, *in);
     std::vector<MatchedRead> reads;
-    std::string why = match_tensor_intrin(*in, c->body[0], c->body[0].type(), &reads);
+    std::vector<Expr> bounds;  // checked by lowering, once the operands' copies are in place
+    std::string why = match_tensor_intrin(*in, c->body[0], c->body[0].type(), &reads, &bounds);
     if (!why.empty())
         schedule_fail(*this, prim, stage,
                       "the body does not match intrinsic " + in->name + ": " + why);

@@ -142,9 +142,9 @@ def test_other_products_keep_the_cuda_core_default():
         assert "mma_sync" not in lowered
 
 
-def shifted_gemm(k, shift_b):
+def shifted_gemm(k, shift_b, bound=None):
     """Tutorial 07's step 2 kernel (bk = 16) of (A + 1) B, or of (A + 1) (B + 1): the shifts
-    inlined into the shared copies."""
+    inlined into the shared copies; `bound`: the sum only where k < bound."""
     tc = tutorial("07_tensor_core_gemm")
     m = n = 128
     A = ts.placeholder((m, k), dtype="float16", name="A")
@@ -154,7 +154,8 @@ def shifted_gemm(k, shift_b):
     r = ts.reduce_axis((0, k), name="k")
     C = ts.compute((m, n), lambda i, j: ts.sum(A2[i, r].astype("float32") *
                                                 (B2 if shift_b else B)[r, j].astype("float32"),
-                                                axis=r), name="C")
+                                                axis=r, where=None if bound is None else r < bound),
+                   name="C")
     s = ts.create_schedule(C)
     AS = s.cache_read(A2, "shared", [C])
     s[A2].compute_inline()
@@ -198,11 +199,13 @@ def kernels(s, args):
     return ts.build(s, args, target=SM90).get_source("cu").count("__global__")
 
 
-@pytest.mark.parametrize("m,n,k,epilogue", [(16, 64, 512, None), (20, 40, 1024, "relu")], ids=str)
+@pytest.mark.parametrize("m,n,k,epilogue", [(16, 64, 512, None), (20, 40, 1024, "relu"),
+                                            (24, 24, 1000, None)], ids=str)
 def test_split_k_fills_the_gpu_when_the_tiles_cannot(m, n, k, epilogue):
     """A few output tiles over a long k (one block for 132 multiprocessors) split k into parts:
     a batch of partial products on the tensor cores (rfactor), then a kernel summing the parts
-    with the consumer's element-wise work."""
+    with the consumer's element-wise work. At k = 1000 the last of four 256-long parts runs past
+    k: its bound is dropped because the operands' shared copies read zero there."""
     relu = (op.relu, lambda r: np.maximum(r, 0)) if epilogue else (None, None)
     s, args = check((m, k), (k, n), epilogue=relu[0], np_epilogue=relu[1])
     lowered = str(ts.lower(s, args))
@@ -215,3 +218,19 @@ def test_split_k_fills_the_gpu_when_the_tiles_cannot(m, n, k, epilogue):
 
 def test_split_k_with_a_transposed_b():
     check_transposed_b((16, 512), (32, 512), dense=True)
+
+
+def test_a_bounded_reduction_runs_on_tensor_cores_only_where_the_padding_is_zero():
+    """A sum over k < bound (split-K's last part has one) matches the mma, which cannot check
+    it: lowering drops the bound where an operand read at that index reads zero past it (B's
+    plain copy, B ending at the bound), and refuses it otherwise, never a wrong sum."""
+    s, args = shifted_gemm(40, shift_b=False, bound=40)
+    va, vb = inputs((128, 40), (40, 128), "float16")
+    out = np.full((128, 128), np.nan, dtype=np.float32)
+    ts.lower(s, args).run(va, vb, out)
+    np.testing.assert_allclose(out, (va.astype(np.float64) + 1) @ vb.astype(np.float64),
+                               rtol=1e-3, atol=1e-2)
+    # B goes on past the bound (real values there), and A's copy computes A + 1.
+    for k, shift_b in ((48, False), (48, True)):
+        with pytest.raises(ts.ScheduleError, match="which the mma cannot check"):
+            ts.lower(*shifted_gemm(k, shift_b=shift_b, bound=40))

@@ -93,8 +93,12 @@ struct MatchedRead {
 };
 
 /// Matches a stage's body (of element type `out`) against the intrinsic's pattern. Returns ""
-/// and fills `reads` (in the pattern's order) when it matches, else what differs.
+/// and fills `reads` (in the pattern's order) when it matches, else what differs. A reduction
+/// with a condition matches an mma only where `bounds` is given: the condition must be bounds
+/// `index < extent` on indices the operands read at (a split-K part that runs past k, rfactor),
+/// which `bounds` receives; lowering drops them where those operands read zero past the extent.
 std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type out,
-                                std::vector<MatchedRead>* reads);
+                                std::vector<MatchedRead>* reads,
+                                std::vector<Expr>* bounds = nullptr);
 
 }  // namespace tessel
