@@ -82,6 +82,7 @@ TEST(MeasureFaults, BadCandidatesGetTheirErrorCodesAndTheTunerGoesOn) {
     // The pool still works for the next batch.
     std::vector<MeasureResult> again = measurer.measure(task, {planted(task, TestFault::None)});
     EXPECT_TRUE(again[0].ok()) << again[0].error_message;
+    EXPECT_TRUE(internal::wait_for_build_threads(120.0));  // the abandoned build, before exit
 }
 
 #if defined(__linux__)
@@ -119,6 +120,7 @@ TEST(MeasureFaults, AnAbandonedBuildFinishesAtIdlePriority) {
     std::vector<MeasureResult> r = measurer.measure(task, {planted(task, TestFault::BuildHang)});
     ASSERT_EQ(r[0].error, MeasureError::BuildTimeout);
     EXPECT_EQ(threads_at_policy(SCHED_IDLE), before + 1);  // still spinning, out of the way
+    EXPECT_TRUE(internal::wait_for_build_threads(120.0));  // not ending the process under it
 }
 
 // A GPU candidate's abandoned build keeps its priority: NVRTC compiles under a process-wide
@@ -134,6 +136,7 @@ TEST(MeasureFaults, AnAbandonedGpuBuildKeepsItsPriority) {
     std::vector<internal::BuiltCandidate> built = internal::build_candidates(task, {hang}, 2, 0.25);
     ASSERT_EQ(built[0].error, MeasureError::BuildTimeout);
     EXPECT_EQ(threads_at_policy(SCHED_IDLE), idle);  // still spinning, at normal priority
+    EXPECT_TRUE(internal::wait_for_build_threads(120.0));
 }
 #endif
 

@@ -8,9 +8,10 @@
 #include <chrono>
 #include <thread>
 
+#include "auto_schedule/measure/MeasureInternal.h"
 #include "measure/MeasureTestUtil.h"
-#include "tessel/driver/Build.h"
 #include "runtime/RealTimePriority.h"
+#include "tessel/driver/Build.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -86,12 +87,12 @@ TEST(RealTimePriority, BuildTimeLimitHoldsWhenTheBuildComputesOnTheWatchersCpu) 
     if (!rt.ok()) GTEST_SKIP() << "SCHED_FIFO is not permitted here";
     auto t0 = std::chrono::steady_clock::now();
     std::vector<MeasureResult> results = measurer.measure(task, inputs);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const MeasureResult& r : results) EXPECT_EQ(r.error, MeasureError::BuildTimeout);
     EXPECT_LT(seconds, 1.0) << "the watcher waited for the build (it computes for 1.3 s)";
-    // The abandoned build computes on at real-time priority: let it end before the next test.
-    std::this_thread::sleep_until(t0 + std::chrono::seconds(2));
+    // The abandoned build computes on (1.3 s, then the build itself, at idle priority): the
+    // process must not end under it, its static destructors would pull LLVM from under it.
+    EXPECT_TRUE(internal::wait_for_build_threads(120.0));
 }
 
 // A candidate that hangs in every thread of the measurement worker, which shares its one CPU with
@@ -112,8 +113,7 @@ TEST(RealTimePriority, WorkerHungOnTheClientsCpuIsStoppedOnTime) {
     if (!rt.ok()) GTEST_SKIP() << "SCHED_FIFO is not permitted here";
     auto t0 = std::chrono::steady_clock::now();
     std::vector<MeasureResult> results = measurer.measure(task, inputs);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_EQ(results.size(), 2u);
     EXPECT_EQ(results[0].error, MeasureError::RunTimeout) << results[0].error_message;
     EXPECT_TRUE(results[1].ok()) << results[1].error_message;

@@ -5,11 +5,12 @@
 // shared, so it outlives measure()). Meanwhile a CPU candidate's abandoned build runs at
 // SCHED_IDLE, only where a core has nothing else to do: at normal priority it went on compiling
 // beside the timing of the next candidates, and a parallel kernel timed beside three abandoned
-// builds read twice its time (1.84 ms against 0.95; docs/perf/tune-network-cpu.md). A GPU candidate's
-// abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
+// builds read twice its time (1.84 ms against 0.95; docs/perf/tune-network-cpu.md). A GPU
+// candidate's abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
 // nvrtcCompileProgram, and a holder at SCHED_IDLE starved by busy cores (the search's threads,
 // another process) blocked every later compile of the process past its limit, round after round
 // (docs/perf/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -106,7 +107,29 @@ void build_loop(std::shared_ptr<BuildState> s) {
     }
 }
 
+// The build threads alive, abandoned ones included: counted up before a thread starts, down after
+// its last touch of the shared state.
+std::atomic<int> build_threads_alive{0};
+
+void start_build_thread(std::shared_ptr<BuildState> s) {
+    build_threads_alive.fetch_add(1);
+    std::thread([s = std::move(s)]() mutable {
+        build_loop(std::move(s));
+        build_threads_alive.fetch_sub(1);
+    }).detach();
+}
+
 }  // namespace
+
+bool wait_for_build_threads(double timeout_seconds) {
+    auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(timeout_seconds));
+    while (build_threads_alive.load() > 0) {
+        if (Clock::now() >= end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
 
 std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
@@ -115,7 +138,7 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
     const bool demote_abandoned = !task.target().is_gpu();
     auto s = std::make_shared<BuildState>(task, inputs, timeout_seconds);
     size_t pool = std::min<size_t>(std::max(threads, 1), n);
-    for (size_t t = 0; t < pool; ++t) std::thread(build_loop, s).detach();
+    for (size_t t = 0; t < pool; ++t) start_build_thread(s);
     auto limit =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
     std::unique_lock<std::mutex> lock(s->mutex);
@@ -130,7 +153,7 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                 s->results[i].message =
                     "the build took longer than " + std::to_string(timeout_seconds) + " s";
                 s->results[i].seconds = timeout_seconds;
-                std::thread(build_loop, s).detach();
+                start_build_thread(s);
             }
             finished += s->done[i];
         }

@@ -30,6 +30,11 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
                                              double timeout_seconds);
 
+/// Waits up to `timeout_seconds` until no build thread of build_candidates() is alive, abandoned
+/// ones included; false if one still is. Code that must not leave a build computing (a test
+/// about to end its process, whose static destructors it would run into) calls it.
+bool wait_for_build_threads(double timeout_seconds);
+
 /// The name of TestFault `f` as the worker reads it ("" for None and BuildHang).
 const char* worker_fault_name(TestFault f);
 
