@@ -23,13 +23,15 @@ namespace tessel::op::internal {
 namespace {
 
 // The candidate tiles, largest first: tutorial 07's step 6 tile (192 KB of shared tiles, sm_90),
-// step 5's with k tiles of 32, and two smaller ones for products whose large tiles leave SMs idle.
+// step 5's with k tiles of 32, and smaller ones for products whose large tiles leave SMs idle;
+// the last two (warps of 16 x 32 and 16 x 16) only for a short k (kSmallTilesK), where split-K
+// cannot fill the GPU and a block's few k tiles leave its time to latency.
 constexpr TensorCoreTiles kCandidates[] = {
-    {128, 256, 64, 64, 64, 4, false},
-    {128, 128, 32, 64, 64, 4, false},
-    {64, 128, 32, 32, 64, 4, false},
-    {64, 64, 32, 32, 32, 4, false},
+    {128, 256, 64, 64, 64, 4, false}, {128, 128, 32, 64, 64, 4, false},
+    {64, 128, 32, 32, 64, 4, false},  {64, 64, 32, 32, 32, 4, false},
+    {32, 64, 32, 16, 32, 4, false},   {32, 32, 32, 16, 16, 4, false},
 };
+constexpr int64_t kSmallTilesK = 1024;
 
 int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
@@ -126,6 +128,7 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
         std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
     std::optional<TensorCoreTiles> best;
     for (TensorCoreTiles t : kCandidates) {
+        if (t.bm < 64 && k > kSmallTilesK) break;
         // The k tile that pads k least (the larger where they tie).
         for (int64_t bk = t.bk / 2; bk >= 16; bk /= 2)
             if (ceil_div(k, bk) * bk < ceil_div(k, t.bk) * t.bk) t.bk = bk;
