@@ -250,6 +250,21 @@ class Driver:
         return {"status": "ok", "results": [json.loads(r) for r in results], "nodes": self.status()}
 
 
+def unreachable(address, timeout=5.0):
+    """Why the head's GCS port cannot be reached ("" when it can, or for "auto"): ray.init would
+    otherwise retry for minutes before it gives up."""
+    import socket
+
+    if address in ("auto", "") or ":" not in address or "://" in address:
+        return ""
+    host, port = address.rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as e:
+        return "no Ray head answers at %s (%s)" % (address, e)
+    return ""
+
+
 def serve(fd, address):
     """Answers the daemon's frames on ``fd`` until Exit or until the daemon is gone."""
     try:
@@ -269,6 +284,9 @@ def serve(fd, address):
         try:
             if kind == SETUP:
                 if driver is None:
+                    why = unreachable(address)
+                    if why:
+                        raise ConnectionError(why)
                     ray.init(address=address, logging_level="ERROR", log_to_driver=False)
                     driver = Driver(ray, address)
                 reply = driver.setup(header)
@@ -277,7 +295,7 @@ def serve(fd, address):
             else:
                 reply = {"status": "error", "message": "unexpected frame %d" % kind}
         except ConnectionError as e:
-            reply = {"status": "cluster_lost", "message": "the cluster does not answer: %s" % e}
+            reply = {"status": "cluster_lost", "message": str(e)}
         except Exception as e:  # noqa: BLE001 — any failure of Ray's is the cluster's loss
             reply = {"status": "cluster_lost", "message": "%s: %s" % (type(e).__name__, e)}
         write_frame(fd, REPLY, reply)
