@@ -46,9 +46,9 @@ public:
             TESSEL_THROW(RuntimeError) << "cluster: socketpair failed: " << std::strerror(errno);
         // Everything the child needs is made before fork (the parent has other threads).
         std::string fd = std::to_string(kDriverFd);
-        std::vector<const char*> argv = {python.c_str(), "-m",     "tessel.distributed",
-                                         "serve",        "--fd",   fd.c_str(),
-                                         "--address",    address.c_str(), nullptr};
+        std::vector<const char*> argv = {
+            python.c_str(), "-m",        "tessel.distributed", "serve", "--fd",
+            fd.c_str(),     "--address", address.c_str(),      nullptr};
         pid_t parent = getpid();
         pid_t pid = fork();
         if (pid < 0) {
@@ -75,9 +75,11 @@ public:
     ~Driver() {
         measure::write_message(fd_, {measure::MessageKind::Exit, "{}", {}});
         close(fd_);
+        if (reaped_) return;
         // The driver ends Ray's job on Exit; it is killed if it has not after a moment.
         for (int i = 0; i < 50; ++i) {
-            if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+            pid_t w = waitpid(pid_, nullptr, WNOHANG);
+            if (w == pid_ || (w < 0 && errno != EINTR)) return;
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
         kill(pid_, SIGKILL);
@@ -194,16 +196,16 @@ void ClusterMeasureRunner::Impl::lost(const std::string& why) {
     switch (options.fallback) {
         case ClusterFallback::Fail:
             set_state("lost", why);
-            TESSEL_THROW(RuntimeError) << "the cluster at " << options.address
-                                       << " is lost: " << why;
+            TESSEL_THROW(RuntimeError)
+                << "the cluster at " << options.address << " is lost: " << why;
         case ClusterFallback::Local:
             say("lost (" + why + "); measuring on this machine from now on");
             set_state("local", why);
             local = std::make_unique<LocalMeasureRunner>(options.local_options);
             return;
         case ClusterFallback::Wait:
-            say("lost (" + why + "); trying again every " +
-                std::to_string(options.retry_seconds) + " s");
+            say("lost (" + why + "); trying again every " + std::to_string(options.retry_seconds) +
+                " s");
             set_state("waiting", why);
             for (;;) {
                 std::this_thread::sleep_for(std::chrono::duration<double>(options.retry_seconds));
@@ -247,7 +249,8 @@ std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& reque
                                   : reply.value("message", "the driver failed"));
             continue;
         }
-        for (const json& r : reply["results"]) results.push_back(measure_result_from_json(r.dump()));
+        for (const json& r : reply["results"])
+            results.push_back(measure_result_from_json(r.dump()));
     }
     m.stats.candidates += static_cast<int64_t>(request.candidates.size());
     m.stats.total += since(t0);
