@@ -212,6 +212,38 @@ def test_kill_9_of_the_daemon_leaves_no_actor_and_resumes(cluster, job, local_re
     assert len([r for r in _records(tmp_path) if r["provenance"]["origin"] != "remeasure"]) == TRIALS
 
 
+def test_the_daemon_measures_there_and_status_shows_the_nodes(cluster, job, local_records,
+                                                              tmp_path):
+    spool = tmp_path / "spool"
+    (spool / "queue").mkdir(parents=True)
+    slow = json.loads(pathlib.Path(job).read_text())
+    slow["measure"]["simulate_ms"] = 200  # so that status is read while the job runs
+    (spool / "queue" / "mm.json").write_text(json.dumps(slow))
+    proc = subprocess.Popen([_tessel_tune(), "daemon", "--spool", str(spool), "--once",
+                             "--cluster", cluster.address], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    seen = None
+    end = time.monotonic() + 120
+    while seen is None and time.monotonic() < end and proc.poll() is None:
+        try:
+            status = json.loads((spool / "status.json").read_text())
+        except (OSError, ValueError):
+            status = {}
+        nodes = status.get("cluster", {}).get("nodes", [])
+        if len([n for n in nodes if n["state"] == "alive" and n["measured"] > 0]) == 3:
+            seen = subprocess.run([_tessel_tune(), "status", str(spool)], capture_output=True,
+                                  text=True, env=_env()).stdout
+        time.sleep(0.05)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert seen is not None, stderr
+    assert "cluster %s: connected, " % cluster.address in seen, seen
+    assert seen.count(" alive ") >= 3, seen
+    assert _records(spool / "logs" / "mm", False) == [
+        dict(r, result={k: v for k, v in r["result"].items() if k != "run_seconds"})
+        for r in local_records]
+
+
 def test_a_lost_cluster_falls_back_or_fails_as_configured(job, local_records, tmp_path):
     _ray()
     nowhere = "127.0.0.1:1"  # no Ray there
