@@ -9,10 +9,12 @@ class MeasureActor:
     measures one candidate's request at a time: Ray runs an actor's calls one after another, so no
     two candidates are timed on its device at once, and no build runs on it while one is timed."""
 
-    def __init__(self, cpus=None):
-        if cpus:  # a CPU node's actor: its worker may use every core of the node
+    def __init__(self, whole_node=False):
+        if whole_node:
+            # A CPU node's actor holds all of the node's CPUs in Ray's count, which pins nothing:
+            # it sets its own affinity (inherited by its tessel-measure worker) to every core.
             try:
-                os.sched_setaffinity(0, set(cpus))
+                os.sched_setaffinity(0, range(os.cpu_count() or 1))
             except OSError:
                 pass
         from .. import _tessel

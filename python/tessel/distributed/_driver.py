@@ -9,7 +9,6 @@ are looked at again every second while a request runs, so a node that joins gets
 """
 import collections
 import json
-import os
 import sys
 import time
 
@@ -138,15 +137,17 @@ class Driver:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         where = NodeAffinitySchedulingStrategy(node_id=node.node_id, soft=False)
-        gpu = int(resources.get("GPU", 0)) > 0 and ":cuda" in res
+        gpus = int(resources.get("GPU", 0))
         options = {"scheduling_strategy": where, "resources": {res: 1}}
-        if gpu:
-            options.update(num_gpus=1, num_cpus=1)
-            cpus = None
+        whole_node = False
+        if gpus > 0 and ":cuda" in res:
+            # One GPU each (Ray sets CUDA_VISIBLE_DEVICES: the actor's device 0 is its own),
+            # and a share of the node's CPUs for the builds (none on a head started without).
+            options.update(num_gpus=1, num_cpus=int(resources.get("CPU", 0)) // gpus)
         else:  # a CPU node's actor holds all of its CPUs, and pins its worker to them
             options.update(num_cpus=max(1, int(resources.get("CPU", 1))))
-            cpus = None
-        handle = self.actor_class.options(**options).remote(cpus)
+            whole_node = True
+        handle = self.actor_class.options(**options).remote(whole_node)
         return Actor(handle, node.node_id, res)
 
     def actors(self):
@@ -248,7 +249,7 @@ class Driver:
                     out = self.ray.get(ref)
                     results[i] = out["results"][0]
                     node.measured += 1
-                except self.death as e:
+                except self.death:
                     if actor in node.actors:
                         node.actors.remove(actor)
                     attempts[i] += 1
