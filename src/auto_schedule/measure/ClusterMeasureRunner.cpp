@@ -21,7 +21,6 @@
 
 #include "runtime/MeasureProtocol.h"
 #include "tessel/Error.h"
-#include "tessel/auto_schedule/records/Record.h"
 
 namespace tessel {
 
@@ -176,7 +175,7 @@ std::string ClusterMeasureRunner::Impl::connect() {
     driver = std::make_unique<Driver>(options.python.empty() ? default_python() : options.python,
                                       options.address);
     json setup = {{"address", options.address},
-                  {"tessel_version", tessel_version()},
+                  {"tessel_version", TESSEL_VERSION_STRING},
                   {"warm_targets", options.warm_targets},
                   {"max_attempts", options.max_attempts}};
     json reply = driver->exchange(measure::MessageKind::Setup, setup.dump(),
