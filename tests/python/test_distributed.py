@@ -244,6 +244,30 @@ def test_the_daemon_measures_there_and_status_shows_the_nodes(cluster, job, loca
         for r in local_records]
 
 
+def test_a_head_lost_mid_job_falls_back_to_this_machine(job, local_records, tmp_path):
+    """A cluster of its own (a head offering one device), shut down under a running job: the
+    driver reports it lost, the daemon measures the rest of the job here."""
+    _ray()
+    from ray.cluster_utils import Cluster
+
+    c = Cluster(initialize_head=True,
+                head_node_args={"num_cpus": 1, "resources": {target_resource(TARGET): 1}})
+    try:
+        env = dict(_env(), RAY_gcs_rpc_server_reconnect_timeout_s="3")  # the driver gives up soon
+        proc = subprocess.Popen([_tessel_tune(), "run", job, "--log-dir", str(tmp_path), "-q",
+                                 "--simulate-ms", "100", "--cluster", c.address],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        _wait_for_records(tmp_path, 8, proc)
+    finally:
+        c.shutdown()
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert "measuring on this machine from now on" in stderr, stderr
+    assert _records(tmp_path, False) == [
+        dict(r, result={k: v for k, v in r["result"].items() if k != "run_seconds"})
+        for r in local_records]
+
+
 def test_a_lost_cluster_falls_back_or_fails_as_configured(job, local_records, tmp_path):
     _ray()
     nowhere = "127.0.0.1:1"  # no Ray there
