@@ -36,8 +36,9 @@ if [ -f "benchmarks/$name.py" ]; then
         "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python" >/dev/null
     # tessel-measure: the tuner's measurement worker (docs/tuning.md, "Where the worker is");
     # tessel_bench_onednn: oneDNN's matmul primitive for ctypes (support/onednn_matmul.cpp).
+    # tessel-tune: tune_cluster_scaling runs its jobs.
     cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel tessel-measure \
-        tessel_bench_onednn
+        tessel_bench_onednn tessel-tune
     TESSEL_MEASURE_WORKER="$(cd "$dir/tools/tessel-measure" && pwd)/tessel-measure"
     TESSEL_BENCH_ONEDNN="$(cd "$dir/benchmarks" && pwd)/libtessel_bench_onednn.so"
     export TESSEL_MEASURE_WORKER TESSEL_BENCH_ONEDNN

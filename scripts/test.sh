@@ -70,7 +70,7 @@ leg_end
 
 # --- Python (issue 7): the extension, built against a virtual environment under the build folder
 # (pybind11, numpy, ml_dtypes, pytest, pytest-xdist, scikit-build-core, and onnx and
-# onnxruntime for tests/python/test_frontend_onnx.py, from PyPI; python3-venv
+# onnxruntime for tests/python/test_frontend_onnx.py, and ray for test_distributed.py, from PyPI; python3-venv
 # from install-deps.sh), then pytest tests/python (the tutorials included, at a small size), one
 # worker per job: every test writes under its own tmp_path.
 leg_begin python "Python extension and pytest"
@@ -78,10 +78,14 @@ venv="$dir/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q "pybind11>=2.12" numpy ml_dtypes pytest pytest-xdist \
-    "scikit-build-core>=0.10" onnx onnxruntime
+    "scikit-build-core>=0.10" onnx onnxruntime "ray>=2.52"
 cmake -S . -B "$dir" -DTESSEL_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(cd "$venv/bin" && pwd)/python"
 cmake --build "$dir" -j "$jobs" --target _tessel _tessel_fuzz
-PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q -n "$jobs" tests/python
+# Ray for tests/python/test_distributed.py, which must run here (TESSEL_TEST_REQUIRE_RAY): its
+# tests share one local cluster, on one pytest worker (--dist loadgroup keeps an xdist_group
+# together).
+TESSEL_TEST_REQUIRE_RAY=1 PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q -n "$jobs" \
+    --dist loadgroup tests/python
 # The Python modules need no CUDA driver to load either (tests/link).
 ctest --test-dir "$dir" --output-on-failure -L '^link$'
 leg_end

@@ -6,6 +6,7 @@
 #include "PyCommon.h"
 #include "PyOptions.h"
 #include "tessel/auto_schedule/measure/Measure.h"
+#include "tessel/auto_schedule/measure/MeasureRunner.h"
 
 namespace tessel::python {
 
@@ -97,6 +98,29 @@ void init_measure(py::module_& m) {
         .def_property_readonly(
             "stats", [](const Measurer& self) { return stats_dict(self.stats()); },
             "Where the time went (seconds), summed over measurements.");
+    // The measuring end of a cluster (tessel.distributed's actors): a MeasureRequest as JSON in,
+    // one MeasureResult JSON per candidate out, through a LocalMeasureRunner whose workers stay
+    // warm between calls.
+    py::class_<LocalMeasureRunner>(m, "LocalMeasureRunner",
+                                   "Measures MeasureRequests on this machine (MeasureRunner.h).")
+        .def(py::init<>())
+        .def(
+            "run_json",
+            [](LocalMeasureRunner& self, const std::string& request) {
+                std::vector<MeasureResult> results;
+                {
+                    py::gil_scoped_release release;
+                    results = self.run(measure_request_from_json(request));
+                }
+                std::vector<std::string> out;
+                for (const MeasureResult& r : results) out.push_back(measure_result_to_json(r));
+                return out;
+            },
+            py::arg("request"),
+            "Measures a MeasureRequest given as JSON; one MeasureResult JSON per candidate.")
+        .def_property_readonly(
+            "stats", [](const LocalMeasureRunner& self) { return stats_dict(self.stats()); },
+            "Where the time went (seconds), summed over requests.");
     m.def("default_measure_worker_path", &default_measure_worker_path,
           "The tessel-measure program a Measurer starts unless told otherwise.");
 }

@@ -2,10 +2,13 @@
 // parses the command line with CLI11 and calls one of them.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "tessel/auto_schedule/measure/ClusterMeasureRunner.h"
 #include "tessel/auto_schedule/tuner/Job.h"
 
 namespace tessel::tune_tool {
@@ -30,11 +33,23 @@ void install_stop_handlers();
 /// The signal that asked to stop (0: none).
 int stop_signal();
 
+/// Where a job measures: this machine (no address), or a Ray cluster (docs/distributed.md).
+struct ClusterArgs {
+    std::string address;             ///< --cluster: the Ray head's HOST:PORT, or "auto"
+    std::string fallback = "local";  ///< --cluster-fallback: local, wait or fail
+};
+/// The cluster runner of `job` (its target's actors started at once), or null without an
+/// address. RuntimeError when the cluster cannot be used and the fallback is "fail".
+std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& args, const Job& job);
+/// Adds --cluster and --cluster-fallback to a command.
+void add_cluster_flags(CLI::App& cmd, ClusterArgs& args);
+
 struct RunArgs {
     std::string job;
     std::string log_dir;  ///< "" : tuning_logs/<job name>
     bool quiet = false;
     std::string overrides = "{}";  ///< the job fields given as flags (JobFlags.h), as JSON
+    ClusterArgs cluster;
 };
 int run_command(const RunArgs& args);
 
@@ -42,6 +57,7 @@ struct DaemonArgs {
     std::string spool;
     double poll_seconds = 2;
     bool once = false;  ///< exit when the queue is empty
+    ClusterArgs cluster;
 };
 int daemon_command(const DaemonArgs& args);
 int submit_command(const std::string& job, const std::string& spool);

@@ -36,6 +36,7 @@ int run_command(const RunArgs& args) {
         bool open_line = false;
         JobRunOptions o;
         o.log_dir = log_dir;
+        o.measure_runner = make_cluster_runner(args.cluster, job);
         o.should_stop = [] { return stop_signal() != 0; };
         o.on_progress = [&](const JobProgress& p) {
             if (args.quiet) return;

@@ -70,6 +70,7 @@ private:
     fs::path root_;
     DaemonArgs args_;
     double last_status_ = 0;
+    std::shared_ptr<ClusterMeasureRunner> cluster_;  // the running job's, if it measures there
 };
 
 int Daemon::run() {
@@ -161,11 +162,14 @@ void Daemon::run_job_file(const fs::path& file) {
             std::to_string(job.trials) + " trials, logs in " + log_dir.string());
         JobRunOptions o;
         o.log_dir = log_dir.string();
+        cluster_ = make_cluster_runner(args_.cluster, job);
+        o.measure_runner = cluster_;
         o.should_stop = [] { return stop_signal() != 0; };
         o.on_progress = [&](const JobProgress& p) {
             write_status("running", p, ("running" / file.filename()).string());
         };
         JobResult r = run_job(job, o);
+        cluster_.reset();  // the driver ends its Ray job: no actor measures for this one
         if (r.schedule.stop_reason == "stopped") {
             say("job " + id + " stopped at " + std::to_string(r.progress.trials) + " trials");
             return;  // stays in running/: resumed at the next start
@@ -179,11 +183,14 @@ void Daemon::run_job_file(const fs::path& file) {
             std::to_string(r.progress.trials) + " trials");
         write_status("idle");
     } catch (const LockHeld& e) {
+        cluster_.reset();
         say(std::string("job ") + id + ": " + e.what() + "; trying again later");
         wait_for_work();
     } catch (const Error& e) {
+        cluster_.reset();
         fail(file, e.what());
     } catch (const fs::filesystem_error& e) {
+        cluster_.reset();
         fail(file, e.what());
     }
 }
@@ -199,6 +206,7 @@ void Daemon::write_status(const std::string& state, const std::optional<JobProgr
         s["job"] = json::parse(job_progress_json(*job));
         s["job"]["file"] = file;
     }
+    if (cluster_) s["cluster"] = json::parse(cluster_->status_json());
     try {
         write_file_atomically((root_ / "status.json").string(), s.dump(2));
     } catch (const Error& e) {

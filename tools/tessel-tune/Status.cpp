@@ -80,6 +80,24 @@ void print_job(const json& job) {
                     t.value("name", std::string("?")).c_str());
 }
 
+// The cluster the running job measures on, a line per node (docs/distributed.md).
+void print_cluster(const json& c) {
+    const json nodes = c.value("nodes", json::array());
+    std::cout << "cluster " << c.value("address", std::string("?")) << ": "
+              << c.value("state", std::string("?")) << ", " << nodes.size() << " nodes";
+    std::string message = c.value("message", std::string());
+    std::cout << (message.empty() ? "" : " (" + message + ")") << "\n";
+    for (const json& n : nodes) {
+        if (!n.is_object()) continue;
+        std::string why = n.value("message", std::string());
+        std::printf("  %-16s %-10s %3lld actors %7lld measured  %s\n",
+                    n.value("address", std::string("?")).c_str(),
+                    n.value("state", std::string("?")).c_str(),
+                    static_cast<long long>(n.value("actors", int64_t(0))),
+                    static_cast<long long>(n.value("measured", int64_t(0))), why.c_str());
+    }
+}
+
 }  // namespace
 
 std::string default_spool() {
@@ -196,6 +214,8 @@ int status_command(const std::string& spool, bool as_json) {
     if (status.is_object() && status.contains("job") && status["job"].is_object()) {
         std::cout << (alive ? "" : "last ");
         print_job(status["job"]);
+        if (status.contains("cluster") && status["cluster"].is_object())
+            print_cluster(status["cluster"]);
     } else if (alive) {
         std::cout << "idle: no job running\n";
     }

@@ -4,6 +4,7 @@
 //                                              tune a job in the foreground (a flag per
 //                                              tuning field of the job: JobFlags.h)
 //   tessel-tune daemon [--spool DIR]           tune the jobs dropped into DIR/queue/
+//   ... run and daemon take --cluster ADDRESS: measure on a Ray cluster (docs/distributed.md)
 //   tessel-tune submit JOB [--spool DIR]       check a job and queue it
 //   tessel-tune status [DIR] [--json]          where the daemon's jobs stand
 //   tessel-tune best LOG [--task KEY]          the best schedule as a Python script
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--log-dir", run.log_dir,
                         "folder of the job's logs, one per task (default: tuning_logs/<job name>)");
     run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
+    add_cluster_flags(*run_cmd, run.cluster);
     JobFlags job_flags;  // the job's tuning fields, each overriding the file's
     job_flags.add_to(*run_cmd);
 
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
     daemon_cmd->add_option("--poll", daemon.poll_seconds, "seconds between looks at the queue")
         ->check(CLI::Range(0.01, 3600.0));
     daemon_cmd->add_flag("--once", daemon.once, "exit when the queue is empty");
+    add_cluster_flags(*daemon_cmd, daemon.cluster);
 
     std::string submit_job, submit_spool = default_spool();
     CLI::App* submit_cmd = app.add_subcommand("submit", "check a job and put it in the queue");

@@ -69,7 +69,7 @@ double finite(Fields& f, const char* key) {
 }
 
 // Every field of MeasureOptions, as MeasureOptions::fields describes them. Each is required but
-// the two added after the protocol's first requests, which keep their defaults when absent.
+// the three added after the protocol's first requests, which keep their defaults when absent.
 json options_json(const MeasureOptions& o) {
     return internal::options_json(o, internal::kEveryField);
 }
@@ -84,8 +84,9 @@ MeasureOptions options_from(const json& j) {
     const std::vector<std::string> names =
         internal::option_names<MeasureOptions>(internal::kEveryField);
     std::vector<std::string> required = names;
-    std::erase_if(required,
-                  [](const std::string& n) { return n == "device_id" || n == "workers"; });
+    std::erase_if(required, [](const std::string& n) {
+        return n == "device_id" || n == "workers" || n == "simulate_ms";
+    });
     f.require(required);
     f.only(names);
     internal::read_options(f, o, internal::kEveryField);

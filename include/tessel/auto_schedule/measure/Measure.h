@@ -145,6 +145,11 @@ struct MeasureOptions {
     /// tasks (device_id 0, 1, ...), one for CPU tasks. More than one on a CPU task times
     /// candidates side by side on shared cores (tests only: their times mean little).
     int workers = 0;
+    /// Tests and benchmarks only: a simulated worker. When > 0 nothing is built or run: each
+    /// candidate takes this many milliseconds of (sleeping) device time and costs a
+    /// deterministic time derived from its step list (simulated_cost()), so that a run on a
+    /// cluster and a local run with the same seed write the same records.
+    double simulate_ms = 0;
 
     /// The fields, described once (tessel/Options.h): job files' "measure", Python's keywords,
     /// tessel-tune's flags and the measurement protocol follow from it.
@@ -182,6 +187,9 @@ struct MeasureOptions {
         v.integer("workers", s.workers, 0, 1 << 16, kProtocolOnly,
                   "workers a request's candidates are spread over (0: one per CUDA device for "
                   "GPU tasks, one for CPU tasks)");
+        v.number("simulate_ms", s.simulate_ms, 0, 1e7, all,
+                 "tests and benchmarks: simulate the worker, each candidate taking this many ms "
+                 "and a cost derived from its steps (0: measure for real)");
     }
 };
 
@@ -225,6 +233,10 @@ public:
 private:
     std::unique_ptr<Impl> impl_;
 };
+
+/// The cost the simulated worker (MeasureOptions::simulate_ms) gives a schedule: between 1 and
+/// 2 ms, from a hash of its step list (the same in every process and on every machine).
+double simulated_cost(const Schedule& schedule);
 
 /// The tessel-measure program MeasureOptions::worker_path = "" resolves to (may not exist).
 std::string default_measure_worker_path();

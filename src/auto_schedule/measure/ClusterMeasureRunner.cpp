@@ -1,0 +1,267 @@
+// The daemon's side of measurement on a Ray cluster (ClusterMeasureRunner.h): the driver process
+// (fork + exec of `python -m tessel.distributed serve`, PR_SET_PDEATHSIG so that a kill -9 of the
+// daemon takes the driver, and with it, Ray's job and every actor of it), the frames to and from
+// it, and the fallback when it or the cluster's head is lost.
+#include "tessel/auto_schedule/measure/ClusterMeasureRunner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "runtime/MeasureProtocol.h"
+#include "tessel/Error.h"
+
+namespace tessel {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace measure = internal::measure;
+
+constexpr int kDriverFd = 3;
+
+double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The driver process and the socket to it.
+class Driver {
+public:
+    Driver(const std::string& python, const std::string& address) {
+        int fds[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+            TESSEL_THROW(RuntimeError) << "cluster: socketpair failed: " << std::strerror(errno);
+        // Everything the child needs is made before fork (the parent has other threads).
+        std::string fd = std::to_string(kDriverFd);
+        std::vector<const char*> argv = {
+            python.c_str(), "-m",        "tessel.distributed", "serve", "--fd",
+            fd.c_str(),     "--address", address.c_str(),      nullptr};
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(fds[0]);
+            close(fds[1]);
+            TESSEL_THROW(RuntimeError) << "cluster: fork failed: " << std::strerror(errno);
+        }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(1);
+            signal(SIGINT, SIG_IGN);  // Ctrl-C stops the daemon after its batch, not the driver
+            if (fds[1] == kDriverFd) {
+                fcntl(kDriverFd, F_SETFD, 0);
+            } else if (dup2(fds[1], kDriverFd) < 0) {
+                _exit(126);
+            }
+            execvp(argv[0], const_cast<char* const*>(argv.data()));
+            _exit(127);
+        }
+        close(fds[1]);
+        pid_ = pid;
+        fd_ = fds[0];
+    }
+    ~Driver() {
+        measure::write_message(fd_, {measure::MessageKind::Exit, "{}", {}});
+        close(fd_);
+        if (reaped_) return;
+        // The driver ends Ray's job on Exit; it is killed if it has not after a moment.
+        for (int i = 0; i < 50; ++i) {
+            pid_t w = waitpid(pid_, nullptr, WNOHANG);
+            if (w == pid_ || (w < 0 && errno != EINTR)) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        kill(pid_, SIGKILL);
+        while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+    Driver(const Driver&) = delete;
+    Driver& operator=(const Driver&) = delete;
+
+    // Sends a frame and reads the reply; the reply's JSON, or a "lost" object saying why not.
+    json exchange(measure::MessageKind kind, const std::string& body, double timeout) {
+        if (!measure::write_message(fd_, {kind, body, {}})) return lost("the driver is gone");
+        measure::Message reply;
+        measure::ReadStatus s = measure::read_message(fd_, timeout, reply);
+        if (s == measure::ReadStatus::Timeout)
+            return lost("the driver did not answer in " + std::to_string(timeout) + " s");
+        if (s != measure::ReadStatus::Ok) return lost(exit_text());
+        json j = json::parse(reply.json, nullptr, false);
+        if (!j.is_object()) return lost("the driver replied with malformed JSON");
+        return j;
+    }
+
+private:
+    static json lost(const std::string& why) {
+        return {{"status", "cluster_lost"}, {"message", why}};
+    }
+    std::string exit_text() {
+        int status = 0;
+        for (int i = 0; i < 20; ++i) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                reaped_ = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (!reaped_) return "the driver closed its connection";
+        if (WIFEXITED(status))
+            return "the driver exited with status " + std::to_string(WEXITSTATUS(status)) +
+                   (WEXITSTATUS(status) == 127 ? " (could not run the Python)" : "");
+        return "the driver died of signal " + std::to_string(WTERMSIG(status));
+    }
+
+    pid_t pid_ = 0;
+    int fd_ = -1;
+    bool reaped_ = false;
+};
+
+std::string default_python() {
+    if (const char* env = std::getenv("TESSEL_PYTHON"); env && *env) return env;
+    return "python3";
+}
+
+}  // namespace
+
+const char* cluster_fallback_name(ClusterFallback f) {
+    switch (f) {
+        case ClusterFallback::Local: return "local";
+        case ClusterFallback::Wait: return "wait";
+        case ClusterFallback::Fail: return "fail";
+    }
+    return "local";
+}
+
+std::optional<ClusterFallback> cluster_fallback_from_name(const std::string& name) {
+    for (ClusterFallback f : {ClusterFallback::Local, ClusterFallback::Wait, ClusterFallback::Fail})
+        if (name == cluster_fallback_name(f)) return f;
+    return std::nullopt;
+}
+
+struct ClusterMeasureRunner::Impl {
+    ClusterOptions options;
+    std::unique_ptr<Driver> driver;
+    std::unique_ptr<LocalMeasureRunner> local;  // after a fallback to local measurement
+    json status = json::object();
+    MeasureStats stats;
+
+    void say(const std::string& what) const {
+        std::cerr << "tessel cluster " << options.address << ": " << what << std::endl;
+    }
+    // Starts the driver and connects; "" when connected, else why not.
+    std::string connect();
+    // Handles a lost cluster (why): local measurement from now on, a wait, or an error.
+    void lost(const std::string& why);
+    void set_state(const std::string& state, const std::string& message) {
+        status["address"] = options.address;
+        status["state"] = state;
+        status["message"] = message;
+        if (!status.contains("nodes")) status["nodes"] = json::array();
+    }
+};
+
+std::string ClusterMeasureRunner::Impl::connect() {
+    driver.reset();
+    driver = std::make_unique<Driver>(options.python.empty() ? default_python() : options.python,
+                                      options.address);
+    json setup = {{"address", options.address},
+                  {"tessel_version", TESSEL_VERSION_STRING},
+                  {"warm_targets", options.warm_targets},
+                  {"max_attempts", options.max_attempts}};
+    json reply = driver->exchange(measure::MessageKind::Setup, setup.dump(),
+                                  options.connect_timeout_seconds);
+    if (reply.value("status", "") != "ok") {
+        driver.reset();
+        return reply.value("message", "the driver refused the setup");
+    }
+    set_state("connected", "");
+    if (reply.contains("nodes")) status["nodes"] = reply["nodes"];
+    say("connected, " + std::to_string(status["nodes"].size()) + " nodes");
+    return "";
+}
+
+void ClusterMeasureRunner::Impl::lost(const std::string& why) {
+    driver.reset();
+    switch (options.fallback) {
+        case ClusterFallback::Fail:
+            set_state("lost", why);
+            TESSEL_THROW(RuntimeError)
+                << "the cluster at " << options.address << " is lost: " << why;
+        case ClusterFallback::Local:
+            say("lost (" + why + "); measuring on this machine from now on");
+            set_state("local", why);
+            local = std::make_unique<LocalMeasureRunner>(options.local_options);
+            return;
+        case ClusterFallback::Wait:
+            say("lost (" + why + "); trying again every " + std::to_string(options.retry_seconds) +
+                " s");
+            set_state("waiting", why);
+            for (;;) {
+                std::this_thread::sleep_for(std::chrono::duration<double>(options.retry_seconds));
+                std::string again = connect();
+                if (again.empty()) return;
+                set_state("waiting", again);
+            }
+    }
+}
+
+ClusterMeasureRunner::ClusterMeasureRunner(ClusterOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->options = std::move(options);
+    if (impl_->options.address.empty())
+        TESSEL_THROW(RuntimeError) << "cluster: no address (HOST:PORT of the Ray head, or auto)";
+    impl_->set_state("connecting", "");
+    std::string why = impl_->connect();
+    if (!why.empty()) impl_->lost(why);
+}
+
+ClusterMeasureRunner::~ClusterMeasureRunner() = default;
+
+std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& request) {
+    Impl& m = *impl_;
+    auto t0 = Clock::now();
+    std::vector<MeasureResult> results;
+    while (results.empty() && !request.candidates.empty()) {
+        if (m.local) {
+            results = m.local->run(request);
+            break;
+        }
+        json reply =
+            m.driver->exchange(measure::MessageKind::Run, measure_request_to_json(request), -1);
+        if (reply.contains("nodes")) m.status["nodes"] = reply["nodes"];
+        std::string status = reply.value("status", "");
+        if (status == "error")  // the request itself: no fallback would measure it better
+            TESSEL_THROW(RuntimeError) << "cluster: " << reply.value("message", "");
+        if (status != "ok" || !reply.contains("results") || !reply["results"].is_array() ||
+            reply["results"].size() != request.candidates.size()) {
+            m.lost(status == "ok" ? "the driver's reply has no result per candidate"
+                                  : reply.value("message", "the driver failed"));
+            continue;
+        }
+        for (const json& r : reply["results"])
+            results.push_back(measure_result_from_json(r.dump()));
+    }
+    m.stats.candidates += static_cast<int64_t>(request.candidates.size());
+    m.stats.total += since(t0);
+    return results;
+}
+
+MeasureStats ClusterMeasureRunner::stats() const {
+    return impl_->stats;
+}
+
+std::string ClusterMeasureRunner::status_json() const {
+    return impl_->status.dump();
+}
+
+}  // namespace tessel
