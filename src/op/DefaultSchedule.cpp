@@ -306,6 +306,16 @@ void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
     s.compute_at(p, q, d - v - 1);
 }
 
+// A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
+// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
+void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
+    const PlaceholderOpNode* p = as_placeholder(tensor.op());
+    if (p && p->constant)
+        s.pre_transform(pack);
+    else
+        s.compute_at(pack, q, loop);
+}
+
 // Placeholder `tensor`, read by `p_op`'s stage with the vector axis as its index `dim`, copied at
 // `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)].
 void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
@@ -320,7 +330,7 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
     order.push_back(dim + 1);
     s.reorder(pack, order);
     s.vectorize(pack, ndim);
-    s.compute_at(pack, stage_of_op(s, q_op), 0);
+    place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
 }
 
 // CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost): the consumer `q`
@@ -664,7 +674,7 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
         s.vectorize(pack, ndim);
     }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
-    s.compute_at(pack, stage_of_op(s, q_op), block);
+    place_pack(s, pack, plan.b, stage_of_op(s, q_op), block);
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {

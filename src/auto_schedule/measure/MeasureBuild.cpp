@@ -5,8 +5,8 @@
 // shared, so it outlives measure()). Meanwhile a CPU candidate's abandoned build runs at
 // SCHED_IDLE, only where a core has nothing else to do: at normal priority it went on compiling
 // beside the timing of the next candidates, and a parallel kernel timed beside three abandoned
-// builds read twice its time (1.84 ms against 0.95; docs/perf/tune-network-cpu.md). A GPU candidate's
-// abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
+// builds read twice its time (1.84 ms against 0.95; docs/perf/tune-network-cpu.md). A GPU
+// candidate's abandoned build keeps its priority: NVRTC takes a process-wide mutex inside
 // nvrtcCompileProgram, and a holder at SCHED_IDLE starved by busy cores (the search's threads,
 // another process) blocked every later compile of the process past its limit, round after round
 // (docs/perf/gpu-gemm-search.md, "Build timeouts"); the GPU's timings do not share its cores.
@@ -67,8 +67,10 @@ BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input,
         // Lowered here, not by the driver's build(schedule): a candidate is measured as it is,
         // whatever apply-best context the calling thread has.
         BuildOptions options;
-        LoweredFunc f =
-            lower(input.schedule, task.dag().args(), task.target(), "main", options.lower);
+        // A layout rewrite (pre_transform) runs inside the measured kernel: the worker calls one
+        // function over the task's arguments.
+        LoweredFunc f = lower_with_transform(input.schedule, task.dag().args(), task.target(),
+                                             "main", options.lower);
         Module m = build(f, task.target(), options);
         out.module = m.save(/*with_sources=*/false);
     } catch (const ScheduleError& e) {

@@ -164,7 +164,7 @@ void trusted_build_reference(const SearchTask& task, const MeasureOptions& optio
     Schedule s = op::default_schedule_rules(dag.outputs, task.target());
     // Lowered here: the rules' schedule as it is, never a tuning record (build() of a schedule
     // without steps would consult them).
-    Module m = build(lower(s, dag.args(), task.target(), "main"), task.target());
+    Module m = build(lower_with_transform(s, dag.args(), task.target(), "main"), task.target());
     WorkerProcess::Outcome setup = worker.request(data.setup, options.run_timeout_seconds);
     if (setup.error != MeasureError::None)
         TESSEL_THROW(RuntimeError) << "measurement: the worker could not take task " << task.key()

@@ -20,7 +20,8 @@
 //   early_stopping_per_task   0 (never): a task stops after this many trials without improving
 //   network                   a network preset: its distinct layers, weighted by their counts
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
-//                              it; a dtype may be a plain string), weight (default 1)}]
+//                              it; a dtype may be a plain string), weight (default 1),
+//                              constant (input names marked constant, default none)}]
 //   measurements_per_round, seed
 //                             TuningOptions' fields of that name (kJobTop; 16 rounds a job)
 //   search                    TuningOptions' search fields (kJobSearch: population, generations,
@@ -70,6 +71,9 @@ struct JobTask {
     std::string workload;  ///< a registered workload
     WorkloadParams params;
     double weight = 1;  ///< how often the workload runs (the objective's weight)
+    /// Inputs the task marks constant (weights, SearchTask's `constant`): the layout-rewrite
+    /// option. Empty: off.
+    std::vector<std::string> constant;
 };
 
 /// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
