@@ -190,12 +190,6 @@ LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& ar
     return lower_for(s, args, &target, name, options, SchedulePart::PreTransform);
 }
 
-LoweredFunc lower_with_transform(const Schedule& s, const std::vector<Tensor>& args,
-                                 const Target& target, const std::string& name,
-                                 const LowerOptions& options) {
-    return lower_for(s, args, &target, name, options, SchedulePart::Whole);
-}
-
 LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& args,
                                 const std::string& name, const LowerOptions& options) {
     return lower_for(s, args, nullptr, name, options, SchedulePart::PreTransform);

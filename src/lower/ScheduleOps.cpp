@@ -222,7 +222,6 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
 // stage's storage layout, is an argument. The kernel takes it in the weight's place; the
 // pre-transform function takes the weights, then their laid-out buffers.
 void NestBuilder::pass_pre_transformed() {
-    if (part_ == SchedulePart::Whole) return;
     std::vector<Buffer> weights, packed;
     for (size_t i = 0; i < s_.stages().size(); ++i) {
         const Stage& st = s_.stages()[i];
@@ -231,16 +230,17 @@ void NestBuilder::pass_pre_transformed() {
         const int p = s_.stage_of(w);
         const std::vector<Expr> shape = as_placeholder(w.op())->shape;
         const StageBounds& b = bounds_[i];
+        // The stage covers the whole weight (its storage may be padded past the end: a padded
+        // tile's reads there are clamped to the last point, so they never leave the weight).
         for (size_t d = 0; d < shape.size(); ++d) {
             auto have = as_const_int(b.storage_extent[d]), want = as_const_int(shape[d]);
-            if (!is_zero(b.region_min[d]) || !have || !want || *have != *want)
+            if (!is_zero(b.region_min[d]) || !have || !want || *have < *want)
                 TESSEL_THROW(ScheduleError)
                     << "lower: pre-transformed stage '" << st.name() << "' covers "
                     << to_string(b.storage_extent[d]) << " from " << to_string(b.region_min[d])
                     << " of axis " << d << " of '" << w.name() << "' (extent "
                     << to_string(shape[d])
-                    << "); its readers must read the whole weight, of "
-                       "constant shape";
+                    << "); its readers must read the whole weight, of constant shape";
         }
         for (size_t c = 0; c < s_.stages().size(); ++c) {
             const Stage& r = s_.stages()[c];
@@ -948,8 +948,7 @@ LoweredFunc NestBuilder::build(const std::string& name) {
     // function those alone.
     const bool want = part_ == SchedulePart::PreTransform;
     auto emitted = [&](const Stage& st) {
-        return as_compute(st.op) && st.attach == AttachKind::Root &&
-               (part_ == SchedulePart::Whole || st.pre_transform == want);
+        return as_compute(st.op) && st.attach == AttachKind::Root && st.pre_transform == want;
     };
     std::vector<Stmt> nests;
     for (size_t i = 0; i < s_.stages().size(); ++i) {

@@ -28,6 +28,15 @@ TEST(OpPreTransform, DenseWithAConstantWeight) {
     expect_pre_transformed(op::dense(rows, w, bias), 19);
 }
 
+TEST(OpPreTransform, MatmulWithAConstantOperand) {
+    // 41 columns: the panels' tile runs past B's end (padded storage, clamped reads).
+    Tensor a = placeholder({37, 29}, Float(32), "a");
+    Tensor b = placeholder({29, 41}, Float(32), "b", /*constant=*/true);
+    expect_pre_transformed(op::matmul(a, b), 29);
+    Tensor wide = placeholder({29, 77}, Float(32), "wide", /*constant=*/true);
+    expect_pre_transformed(op::matmul(a, wide), 29);
+}
+
 TEST(OpPreTransform, BatchMatmulWithAConstantOperand) {
     Tensor a = placeholder({3, 7, 5}, Float(32), "a");
     Tensor b = placeholder({3, 5, 11}, Float(32), "b", /*constant=*/true);

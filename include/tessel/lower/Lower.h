@@ -70,14 +70,6 @@ LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& ar
                                 const std::string& name,
                                 const LowerOptions& options = LowerOptions::from_env());
 
-/// lower() of a schedule with its weights' transform inside the kernel, computed on every call:
-/// the kernel then takes the weights themselves, as a schedule without pre_transform does. The
-/// measurement of a tuning candidate uses it (the worker runs one function over the task's
-/// arguments); a schedule without pre-transformed stages lowers as lower() does.
-LoweredFunc lower_with_transform(const Schedule& s, const std::vector<Tensor>& args,
-                                 const Target& target, const std::string& name = "main",
-                                 const LowerOptions& options = LowerOptions::from_env());
-
 /// The function printed: its signature, then its body (ir/IRPrinter.h).
 std::string to_string(const LoweredFunc& f);
 

@@ -16,7 +16,6 @@ namespace tessel {
 enum class SchedulePart : uint8_t {
     Kernel,        ///< every stage but the pre-transformed ones; their buffers are arguments
     PreTransform,  ///< the pre-transformed stages alone: weights in, laid-out buffers out
-    Whole,  ///< every stage, the pre-transformed ones as root stages of the kernel (per call)
 };
 
 /// Builds every stage's loop nest from the schedule (after bound inference): leaf loops in order
