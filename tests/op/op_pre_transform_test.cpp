@@ -75,6 +75,18 @@ TEST(OpPreTransform, Conv2dNhwcWithAConstantWeight) {
     expect_matches_reference(h, 16);
 }
 
+// The dot-product layouts (uint8 x int8 on VNNI, bfloat16 on AVX512-BF16): B packed once in
+// [j / lanes][k / group][j % lanes][k % group]. On a CPU without the units the plain tile's
+// panels are rewritten instead.
+TEST(OpPreTransform, DotProductLayouts) {
+    Tensor a = placeholder({36, 20}, UInt(8), "a");
+    Tensor b = placeholder({20, 48}, Int(8), "b", /*constant=*/true);
+    expect_pre_transformed(op::matmul(a, b, false, false, Int(32)), 20);
+    Tensor x = placeholder({32, 16}, BFloat(16), "x");
+    Tensor w = placeholder({32, 16}, BFloat(16), "w", /*constant=*/true);
+    expect_pre_transformed(op::dense(x, w, Tensor(), op::Activation::None, Float(32)), 16);
+}
+
 TEST(OpPreTransform, OffWithoutAConstantOperand) {
     Tensor x = placeholder({7, 19}, Float(32), "x"), w = placeholder({13, 19}, Float(32), "w");
     EXPECT_FALSE(has_pre_transform(op::default_schedule({op::dense(x, w)}, Target("llvm"))));
