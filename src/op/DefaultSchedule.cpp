@@ -308,9 +308,13 @@ void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
 
 // A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
 // one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
-void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
+bool is_constant(const Tensor& tensor) {
     const PlaceholderOpNode* p = as_placeholder(tensor.op());
-    if (p && p->constant)
+    return p && p->constant;
+}
+
+void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
+    if (is_constant(tensor))
         s.pre_transform(pack);
     else
         s.compute_at(pack, q, loop);
@@ -322,12 +326,19 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
                       const Operation& q_op, int64_t kb) {
     const int ndim = static_cast<int>(tensor.ndim());
     int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
-    s.storage_reorder(pack, order_with_last(ndim, dim));
-    s.split(pack, dim, kb);
     std::vector<int> order = {dim};
     for (int i = 0; i <= ndim; ++i)
         if (i != dim && i != dim + 1) order.push_back(i);
     order.push_back(dim + 1);
+    if (is_constant(tensor)) {
+        // Packed once for all of q's blocks: [dim / kb, others..., dim % kb], so that a block's
+        // part stays contiguous, as the per-block copy is.
+        s.storage_split(pack, dim, kb);
+        s.storage_reorder(pack, order);
+    } else {
+        s.storage_reorder(pack, order_with_last(ndim, dim));
+    }
+    s.split(pack, dim, kb);
     s.reorder(pack, order);
     s.vectorize(pack, ndim);
     place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
