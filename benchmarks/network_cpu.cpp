@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     // The weight is each layer's second input (conv2d's w, dense's weight).
     if (!no_pre_packed)
         for (JobTask& t : job.tasks)
-            t.constant = {make_workload(t.workload, t.params).inputs.at(1).op()->name};
+            if (t.workload == "op.conv2d_nchw" || t.workload == "op.dense")
+                t.constant = {make_workload(t.workload, t.params).inputs.at(1).op()->name};
     std::vector<SearchTask> search = job_search_tasks(job);
     std::cerr << "network_cpu: shipped tuning logs "
               << (shipped_tuning_logs() ? "from '" + shipped_tuning_logs_folder() + "'" : "off")
