@@ -68,3 +68,35 @@ def test_pre_transform_is_a_schedule_step():
     out = np.zeros((16, 8), "float32")
     m(va, packed, out)
     np.testing.assert_allclose(out, va @ vw, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(not ts.auto_schedule.CostModel.available(), reason="built without XGBoost")
+def test_tuning_a_task_with_a_constant_weight(tmp_path):
+    # The task and its records name the constant input; the default (trial 0) packs it once, and
+    # apply-best builds the best record into a module whose kernel, with its pre_transform when
+    # it has one, computes the product.
+    plain = ts.SearchTask("matmul", (24, 40, 16, "float32"), target="llvm -num-cores=2")
+    b_name = plain.dag.inputs[1].name
+    task = ts.SearchTask("matmul", (24, 40, 16, "float32"), target="llvm -num-cores=2",
+                         constant=[b_name])
+    assert task.constant == [b_name] and plain.constant == []
+    assert task.key != plain.key
+    log = tmp_path / "mm.jsonl"
+    r = ts.auto_schedule.tune(task, trials=8, log_file=str(log), seed=1,
+                              measurements_per_round=4, population=64, generations=2,
+                              min_repeat_ms=5, min_programs=4, num_threads=2, build_threads=2,
+                              progress=False, print_schedule=False)
+    assert r.trials == 8
+    records, skipped, _ = ts.read_records(str(log))
+    assert skipped == 0 and all(rec.constant == [b_name] for rec in records)
+    default = [rec for rec in records if rec.origin == "default"][0]
+    assert default.is_trial and default.costs and "pre_transform" in default.schedule_json
+    A, B = task.dag.inputs
+    C = task.dag.outputs[0]
+    with ts.apply_history_best(str(log)):
+        m = ts.build(ts.create_schedule(C), [A, B, C], task.target)
+    a = np.random.default_rng(3).uniform(-1, 1, (24, 16)).astype("float32")
+    b = np.random.default_rng(4).uniform(-1, 1, (16, 40)).astype("float32")
+    c = np.zeros((24, 40), "float32")
+    m(a, m.pre_transform(b) if len(m.kernel_names) == 2 else b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
