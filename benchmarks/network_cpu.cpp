@@ -24,7 +24,6 @@
 
 #include "support/OneDnnLayers.h"
 #include "tessel/auto_schedule/records/ShippedLogs.h"
-#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/auto_schedule/tuner/Job.h"
 #include "tessel/driver/DefaultSchedule.h"
 
@@ -58,13 +57,9 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     if (rules) use_shipped_tuning_logs(false);
     Job job = parse_job(R"({"format_version": 1, "target": ")" + target +
-                            R"(", "trials": 1, "network": "resnet50"})",
+                            R"(", "trials": 1, "network": "resnet50", "constant_weights": )" +
+                            (no_pre_packed ? "false" : "true") + "}",
                         "network_cpu");
-    // The weight is each layer's second input (conv2d's w, dense's weight).
-    if (!no_pre_packed)
-        for (JobTask& t : job.tasks)
-            if (t.workload == "op.conv2d_nchw" || t.workload == "op.dense")
-                t.constant = {make_workload(t.workload, t.params).inputs.at(1).op()->name};
     std::vector<SearchTask> search = job_search_tasks(job);
     std::cerr << "network_cpu: shipped tuning logs "
               << (shipped_tuning_logs() ? "from '" + shipped_tuning_logs_folder() + "'" : "off")

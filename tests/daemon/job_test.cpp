@@ -77,6 +77,29 @@ TEST(Job, TasksMayMarkInputsConstant) {
     EXPECT_NE(p[0].find("list of input names"), std::string::npos) << p[0];
 }
 
+// "constant_weights" marks each network layer's weights (PresetLayer::weights) constant.
+TEST(Job, ANetworksWeightsMayBeConstant) {
+    const std::string head =
+        R"({"format_version": 1, "target": "llvm -num-cores=2", "trials": 1, )";
+    Job plain = parse_job(head + R"("network": "resnet50"})");
+    Job packed = parse_job(head + R"("network": "resnet50", "constant_weights": true})");
+    ASSERT_EQ(packed.tasks.size(), plain.tasks.size());
+    int marked = 0;
+    for (size_t i = 0; i < packed.tasks.size(); ++i) {
+        EXPECT_TRUE(plain.tasks[i].constant.empty());
+        const bool weighted =
+            packed.tasks[i].workload == "op.conv2d_nchw" || packed.tasks[i].workload == "op.dense";
+        EXPECT_EQ(packed.tasks[i].constant,
+                  weighted ? std::vector<std::string>{"w"} : std::vector<std::string>{});
+        marked += weighted;
+    }
+    EXPECT_EQ(marked, 24);
+    EXPECT_EQ(job_search_tasks(packed)[0].constant(), std::vector<std::string>{"w"});  // conv 7 x 7
+    std::vector<std::string> p = problems_of(head + R"("tasks": [], "constant_weights": true})");
+    ASSERT_FALSE(p.empty());
+    EXPECT_NE(p[0].find("constant_weights"), std::string::npos) << p[0];
+}
+
 TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     Job job = parse_job(R"({"format_version": 1, "target": "llvm", "trials_per_task": 128,
                             "network": "resnet50"})");

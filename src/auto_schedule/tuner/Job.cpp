@@ -85,7 +85,8 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
 void read_network(const std::string& name, Job& job, std::vector<std::string>& problems) {
     try {
         for (const op::PresetLayer& l : op::network_preset(name))
-            job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count), {}});
+            job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count),
+                                 job.constant_weights ? l.weights : std::vector<std::string>{}});
     } catch (const Error& e) {
         problems.push_back(std::string("network: ") + e.what());
     }
@@ -134,9 +135,18 @@ void check_duplicates(const Job& job, std::vector<std::string>& problems) {
 Job read_job(const json& j, std::vector<std::string>& problems) {
     Job job;
     Fields f(j, "", collect_into(problems));
-    std::vector<std::string> known = {
-        "format_version",          "name",    "target", "trials", "trials_per_task", "strategy",
-        "early_stopping_per_task", "network", "tasks",  "search", "measure"};
+    std::vector<std::string> known = {"format_version",
+                                      "name",
+                                      "target",
+                                      "trials",
+                                      "trials_per_task",
+                                      "strategy",
+                                      "early_stopping_per_task",
+                                      "network",
+                                      "tasks",
+                                      "search",
+                                      "measure",
+                                      "constant_weights"};
     for (const std::string& n : option_names<TuningOptions>(kJobTop)) known.push_back(n);
     f.only(known);
     int version = -1;
@@ -163,6 +173,11 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
         f.problem("strategy must be \"gradient\" or \"round-robin\", got \"" + job.strategy + "\"");
     f.integer("early_stopping_per_task", job.early_stopping_per_task, 0, kMaxTrials);
     f.text("network", job.network);
+    f.boolean("constant_weights", job.constant_weights);
+    if (job.constant_weights && job.network.empty())
+        f.problem(
+            "constant_weights marks a network's weights: give a network (a task marks its "
+            "own inputs with \"constant\")");
     if (!job.network.empty()) read_network(job.network, job, problems);
     if (f.has("tasks")) {
         const json& tasks = j.at("tasks");
