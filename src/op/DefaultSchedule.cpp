@@ -306,13 +306,14 @@ void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
     s.compute_at(p, q, d - v - 1);
 }
 
-// A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
-// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
+// A constant placeholder: a weight, the same on every call.
 bool is_constant(const Tensor& tensor) {
     const PlaceholderOpNode* p = as_placeholder(tensor.op());
     return p && p->constant;
 }
 
+// A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
+// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
 void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
     if (is_constant(tensor))
         s.pre_transform(pack);
@@ -321,7 +322,8 @@ void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
 }
 
 // Placeholder `tensor`, read by `p_op`'s stage with the vector axis as its index `dim`, copied at
-// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)].
+// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)]. A
+// constant one is packed once, its storage blocked alike over the whole tensor.
 void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
                       const Operation& q_op, int64_t kb) {
     const int ndim = static_cast<int>(tensor.ndim());
