@@ -4,7 +4,10 @@
 // by re-exec, with OMP_WAIT_POLICY=passive so that oneDNN's threads do not spin while tessel runs).
 // Two tessel kernels per layer: the default rules (op::default_schedule_rules, no tuning) and the
 // tuned schedule as a user gets it (op::default_schedule: the shipped tuning logs' record,
-// tuning_logs/, when they hold one for this machine's target; else the rules again).
+// tuning_logs/, when they hold one for this machine's target; else the rules again). A third,
+// "prepacked", is the rules with the weight constant (docs/tuning.md, "Constant operands and
+// layout rewrite"): its pack runs once, by the module's pre_transform, outside the timing, as
+// oneDNN's weight reorder does; both one-time costs are printed per layer.
 //
 // oneDNN is configured as a framework uses it for inference: NCHW source and destination, weights
 // in its preferred layout (format_tag::any) reordered once outside the timing. Each layer's
@@ -26,6 +29,7 @@
 #include <cstdlib>
 #include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,6 +120,7 @@ struct OneDNNConv {
     dnnl::stream strm{eng};
     dnnl::convolution_forward conv;
     std::unordered_map<int, dnnl::memory> args;
+    double reorder_ms = 0;  // the one-time weight reorder
 
     OneDNNConv(const Layer& l, float* x, float* w, float* y) {
         using namespace dnnl;
@@ -130,8 +135,13 @@ struct OneDNNConv {
         convolution_forward::primitive_desc pd(d, eng);
         memory user_wei({wei, f32, tag::oihw}, eng, w);
         memory wei_m(pd.weights_desc(), eng);
-        reorder(user_wei, wei_m).execute(strm, user_wei, wei_m);
-        strm.wait();
+        reorder wei_reorder(user_wei, wei_m);
+        reorder_ms = median_ms(
+            [&] {
+                wei_reorder.execute(strm, user_wei, wei_m);
+                strm.wait();
+            },
+            1, 5);
         conv = convolution_forward(pd);
         args = {{DNNL_ARG_SRC, memory(pd.src_desc(), eng, x)},
                 {DNNL_ARG_WEIGHTS, wei_m},
@@ -144,9 +154,27 @@ struct OneDNNConv {
 };
 
 struct Result {
-    double rules = 0, tuned = 0, onednn = 0;  // GFLOP/s
+    double rules = 0, tuned = 0, prepacked = 0, onednn = 0;  // GFLOP/s
+    double transform_ms = 0, reorder_ms = 0;  // one-time: tessel's pre_transform, oneDNN's reorder
     bool shipped = false;                     // the tuned kernel is a shipped record
 };
+
+// The rules' kernel of the layer with its weight constant, and its pre_transform (none when the
+// schedule has no pack to rewrite).
+struct Prepacked {
+    Kernel kernel;
+    std::optional<Kernel> transform;
+};
+
+Prepacked prepacked_kernel(const TensorDAG& dag, const Target& target) {
+    TensorDAG c = mark_constant(dag, {dag.inputs.at(1).op()->name});
+    Module m = build(op::default_schedule_rules(c.outputs, target), c.args(), target);
+    Prepacked p{m.get("main"), std::nullopt};
+    std::vector<std::string> names = m.kernel_names();
+    if (std::find(names.begin(), names.end(), "main_pre_transform") != names.end())
+        p.transform = m.get("main_pre_transform");
+    return p;
+}
 
 bool run_layer(const Layer& l, int rounds, Result& result) {
     TensorDAG dag = make_workload("op.conv2d_nchw", l.params);
@@ -154,6 +182,7 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
     Kernel rules =
         build(op::default_schedule_rules(dag.outputs, target), dag.args(), target).get("main");
     Kernel tuned = build(op::default_schedule(dag.outputs, target), dag.args(), target).get("main");
+    Prepacked packed = prepacked_kernel(dag, target);
     std::string hash = SearchTask("op.conv2d_nchw", l.params, target).dag_hash_hex();
     ApplyHistoryBest* shipped = shipped_tuning_logs();
     result.shipped = shipped && !shipped->candidates(hash, target).empty();
@@ -162,19 +191,32 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
     NDArray X = NDArray::empty({1, l.c, l.h, l.w}, float32()),
             W = NDArray::empty({l.k, l.c, l.r, l.s}, float32()),
             Y = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32()),
-            Yt = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
+            Yt = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32()),
+            Yp = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
     std::copy(x.begin(), x.end(), X.data_as<float>());
     std::copy(w.begin(), w.end(), W.data_as<float>());
+    NDArray Wp = W;  // the weight the prepacked kernel takes: packed once when it has a transform
+    if (packed.transform) {
+        std::vector<int64_t> shape;
+        for (const Dim& d : packed.transform->signature().args.at(1).shape)
+            shape.push_back(d.value);
+        Wp = NDArray::empty(shape, float32());
+        result.transform_ms = median_ms([&] { (*packed.transform)({W, Wp}); }, 1, 5);
+    }
     std::vector<float> y_dnnl(size_t(l.k * l.oh() * l.ow()));
     OneDNNConv dnnl(l, x.data(), w.data(), y_dnnl.data());
     auto run_rules = [&] { rules({X, W, Y}); };
     auto run_tuned = [&] { tuned({X, W, Yt}); };
+    auto run_packed = [&] { packed.kernel({X, Wp, Yp}); };
     auto run_dnnl = [&] { dnnl.run(); };
+    result.reorder_ms = dnnl.reorder_ms;
     run_rules();
     run_tuned();
+    run_packed();
     run_dnnl();
     for (auto [who, out] : {std::pair<const char*, const float*>{"tessel", Y.data_as<float>()},
                             {"tessel (tuned)", Yt.data_as<float>()},
+                            {"tessel (prepacked)", Yp.data_as<float>()},
                             {"oneDNN", y_dnnl.data()}}) {
         std::string mismatch = check_sampled(l, x, w, out);
         if (!mismatch.empty()) {
@@ -182,8 +224,8 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
             return false;
         }
     }
-    for (int i = 0; i < 3; ++i) run_rules(), run_tuned(), run_dnnl();
-    std::vector<double> rs, ts, ds;
+    for (int i = 0; i < 3; ++i) run_rules(), run_tuned(), run_packed(), run_dnnl();
+    std::vector<double> rs, ts, ps, ds;
     for (int r = 0; r < rounds; ++r) {
         // Each timed run follows an untimed one of its own: a library's threads may still spin
         // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
@@ -191,16 +233,22 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
         rs.push_back(seconds_of(run_rules));
         warm_for(run_tuned, tessel_spin_margin());
         ts.push_back(seconds_of(run_tuned));
+        warm_for(run_packed, tessel_spin_margin());
+        ps.push_back(seconds_of(run_packed));
         warm_for(run_dnnl, tessel_spin_margin());
         ds.push_back(seconds_of(run_dnnl));
     }
     result.rules = l.flops() / median(rs) / 1e9;
     result.tuned = l.flops() / median(ts) / 1e9;
+    result.prepacked = l.flops() / median(ps) / 1e9;
     result.onednn = l.flops() / median(ds) / 1e9;
-    std::printf("%-24s x%d  rules %6.1f  tuned %6.1f%s  oneDNN %6.1f GFLOP/s  ratios %.3f %.3f\n",
-                l.name().c_str(), l.count, result.rules, result.tuned,
-                result.shipped ? "" : " (no record)", result.onednn, result.rules / result.onednn,
-                result.tuned / result.onednn);
+    std::printf(
+        "%-24s x%d  rules %6.1f  tuned %6.1f%s  prepacked %6.1f  oneDNN %6.1f GFLOP/s  ratios "
+        "%.3f %.3f %.3f  one-time weight transform: tessel %.3f ms%s, oneDNN %.3f ms\n",
+        l.name().c_str(), l.count, result.rules, result.tuned, result.shipped ? "" : " (no record)",
+        result.prepacked, result.onednn, result.rules / result.onednn, result.tuned / result.onednn,
+        result.prepacked / result.onednn, result.transform_ms, packed.transform ? "" : " (no pack)",
+        result.reorder_ms);
     std::fflush(stdout);
     return true;
 }
@@ -249,7 +297,7 @@ int main(int argc, char** argv) {
         if (!run_layer(layers[i], rounds, r)) return 1;
         results.emplace_back(layers[i].name(), r);
     }
-    double log_r = 0, log_t = 0, log_d = 0;
+    double log_r = 0, log_t = 0, log_p = 0, log_d = 0;
     int shipped = 0;
     for (const auto& [name, r] : results) {
         std::printf("BENCH conv2d_cpu %s tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
@@ -257,7 +305,12 @@ int main(int argc, char** argv) {
         std::printf("BENCH conv2d_cpu %s,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
                     r.tuned, r.onednn, r.tuned / r.onednn);
         log_r += std::log(r.rules);
+        std::printf("BENCH conv2d_cpu %s,prepacked tessel=%.1f onednn=%.1f ratio=%.3f\n",
+                    name.c_str(), r.prepacked, r.onednn, r.prepacked / r.onednn);
+        std::printf("BENCH conv2d_cpu %s,weight_transform tessel_ms=%.3f onednn_ms=%.3f\n",
+                    name.c_str(), r.transform_ms, r.reorder_ms);
         log_t += std::log(r.tuned);
+        log_p += std::log(r.prepacked);
         log_d += std::log(r.onednn);
         shipped += r.shipped;
     }
@@ -269,5 +322,7 @@ int main(int argc, char** argv) {
                 std::exp(log_r / n), std::exp(log_d / n), std::exp((log_r - log_d) / n));
     std::printf("BENCH conv2d_cpu geomean,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n",
                 std::exp(log_t / n), std::exp(log_d / n), std::exp((log_t - log_d) / n));
+    std::printf("BENCH conv2d_cpu geomean,prepacked tessel=%.1f onednn=%.1f ratio=%.3f\n",
+                std::exp(log_p / n), std::exp(log_d / n), std::exp((log_p - log_d) / n));
     return 0;
 }

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     std::string text = argc == 2 ? std::string(argv[1])
                                  : std::string(std::istreambuf_iterator<char>(std::cin), {});
     try {
-        Tensor A = placeholder({64, 32}, Float(32), "A");
+        Tensor A = placeholder({64, 32}, Float(32), "A", /*constant=*/true);  // pre_transform
         Tensor B = placeholder({32, 48}, Float(32), "B");
         Tensor Bs = compute(
             {32, 48}, [&](Var k, Var j) { return B(k, j) * 0.5f; }, "Bs");

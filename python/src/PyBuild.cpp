@@ -7,8 +7,10 @@
 // kernels run. Builds run on a worker thread so
 // that Ctrl-C interrupts the wait at once (run_interruptible); a kernel call cannot be
 // interrupted (generated code has no cancellation points).
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -67,6 +69,8 @@ const Function& module_function(py::handle self) {
 
 Function only_function(const Module& m) {
     std::vector<std::string> names = m.kernel_names();
+    // A kernel and its pre_transform (layout rewrite): the module calls the kernel.
+    if (names.size() == 2 && names[1] == pre_transform_name(names[0])) names.pop_back();
     if (names.size() != 1) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -74,6 +78,41 @@ Function only_function(const Module& m) {
             << "the module has kernels [" << list << "]: call one by name, module[\"name\"](...)";
     }
     return Function{m, m.get(names[0])};
+}
+
+// Module.pre_transform(*weights): runs the module's `<kernel>_pre_transform` on the weights into
+// new arrays of the packed layouts, which the kernel takes in the weights' places.
+py::object pre_transform(py::handle self, const py::args& weights) {
+    const Module& mod = self.cast<const Module&>();
+    const std::string kernel = module_function(self).kernel.signature().name;
+    std::vector<std::string> names = mod.kernel_names();
+    if (std::find(names.begin(), names.end(), pre_transform_name(kernel)) == names.end())
+        TESSEL_THROW(RuntimeError)
+            << "pre_transform: kernel '" << kernel
+            << "' has no pre_transform (its schedule lays out no constant operand; mark the "
+               "weight constant=True)";
+    Kernel t = mod.get(pre_transform_name(kernel));
+    const std::vector<ArgSpec>& specs = t.signature().args;
+    const size_t n = specs.size() / 2;
+    if (weights.size() != n)
+        throw py::type_error("pre_transform() takes " + std::to_string(n) + " weight(s) (" +
+                             specs[0].name + (n > 1 ? ", ..." : "") + "), got " +
+                             std::to_string(weights.size()));
+    py::list call;
+    for (const py::handle w : weights) call.append(w);
+    py::list packed;
+    for (size_t k = n; k < specs.size(); ++k) {
+        std::vector<int64_t> shape;
+        for (const Dim& d : specs[k].shape) shape.push_back(d.value);
+        NDArray a = NDArray::empty(shape, specs[k].dtype, cpu());
+        std::memset(a.data(), 0, a.nbytes());  // the layout's padding reads as zeros
+        packed.append(py::cast(a));
+        call.append(packed[packed.size() - 1]);
+    }
+    std::shared_ptr<CallCache> cache = make_call_cache(t);
+    call_kernel(t, *cache, py::tuple(call), py::kwargs());
+    if (n == 1) return packed[0];
+    return py::tuple(packed);
 }
 
 py::object time_evaluator(const Function& f, int warmup, int min_repeats, int max_repeats,
@@ -290,6 +329,11 @@ void init_build(py::module_& m) {
              [](const Module& mod, const std::string& name) {
                  return Function{mod, mod.get(name)};
              })
+        .def("pre_transform", &pre_transform,
+             "Layout rewrite: runs the kernel's one-time pre_transform on its constant operands "
+             "(the weights, in argument order) and returns the transformed array (a tuple for "
+             "several), which the kernel takes in the weight's place. RuntimeError when the "
+             "schedule transforms no weight.")
         .def(
             "get_function",
             [](const Module& mod, const std::string& name) {

@@ -72,6 +72,8 @@ void init_record(py::module_& m) {
         .def_readonly("params_json", &TuningRecord::params_json,
                       "the workload's parameters as JSON (workload_params_to_json)")
         .def_readonly("target", &TuningRecord::target)
+        .def_readonly("constant", &TuningRecord::constant,
+                      "The task's constant inputs (the layout-rewrite option; empty: off).")
         .def_readonly("schedule_json", &TuningRecord::schedule_json)
         .def_property_readonly("error",
                                [](const TuningRecord& r) { return measure_error_name(r.error); })

@@ -9,12 +9,13 @@ namespace tessel::python {
 
 namespace {
 
-SearchTask make_task(py::object workload, py::object params, py::object target, py::object dag) {
+SearchTask make_task(py::object workload, py::object params, py::object target, py::object dag,
+                     const std::vector<std::string>& constant) {
     Target t = to_target(target);
     if (!dag.is_none()) {
         if (!workload.is_none())
             TESSEL_THROW(DSLError) << "SearchTask: give a workload name or a dag=, not both";
-        return SearchTask(dag.cast<TensorDAG>(), t);
+        return SearchTask(mark_constant(dag.cast<TensorDAG>(), constant, "SearchTask"), t);
     }
     if (workload.is_none())
         TESSEL_THROW(DSLError) << "SearchTask: give a registered workload's name (and params=) "
@@ -23,7 +24,7 @@ SearchTask make_task(py::object workload, py::object params, py::object target, 
     std::string name = py::isinstance<py::str>(workload)
                            ? workload.cast<std::string>()
                            : workload.attr("__name__").cast<std::string>();
-    return SearchTask(name, to_params(params), t);
+    return SearchTask(name, to_params(params), t, std::nullopt, constant);
 }
 
 }  // namespace
@@ -33,9 +34,12 @@ void init_search_task(py::module_& m) {
                            "A tuning task: a registered workload (or a DAG) for a target.")
         .def(py::init(&make_task), py::arg("workload") = py::none(),
              py::arg("params") = py::tuple(), py::arg("target") = "llvm", py::kw_only(),
-             py::arg("dag") = py::none(),
+             py::arg("dag") = py::none(), py::arg("constant") = std::vector<std::string>{},
              "SearchTask(\"matmul\", (64, 64, 64, \"float32\"), target=\"llvm\"), or "
-             "SearchTask(dag=ts.make_tensor_dag(outputs), target=...)")
+             "SearchTask(dag=ts.make_tensor_dag(outputs), target=...); constant=[names] marks "
+             "inputs constant (weights the search may lay out once: docs/tuning.md)")
+        .def_property_readonly("constant", &SearchTask::constant,
+                               "The names of the constant inputs (the layout-rewrite option).")
         .def_property_readonly("dag", &SearchTask::dag)
         .def_property_readonly("workload_name", &SearchTask::workload_name)
         .def_property_readonly("params",

@@ -136,6 +136,13 @@ void init_tensor(py::module_& m) {
                                })
         .def_property_readonly("is_placeholder",
                                [](const Operation& op) { return as_placeholder(op) != nullptr; })
+        .def_property_readonly(
+            "is_constant",
+            [](const Operation& op) {
+                const PlaceholderOpNode* p = as_placeholder(op);
+                return p && p->constant;
+            },
+            "A constant placeholder (a weight: placeholder(..., constant=True)).")
         .def_property_readonly("num_outputs", &op_num_outputs)
         .def_property_readonly("input_tensors", &op_inputs)
         .def_property_readonly("shape",
@@ -180,13 +187,15 @@ void init_tensor(py::module_& m) {
 
     m.def(
         "placeholder",
-        [](py::object shape, py::object dtype, py::object name_obj) {
+        [](py::object shape, py::object dtype, py::object name_obj, bool constant) {
             std::string name = str_arg(name_obj, "placeholder", "name");
             return placeholder(to_shape(shape, ("placeholder '" + name + "' shape").c_str()),
-                               to_type(dtype), name);
+                               to_type(dtype), name, constant);
         },
         py::arg("shape"), py::arg("dtype") = "float32", py::arg("name") = "placeholder",
-        "An input tensor (dtype None: float32, as TVM's).");
+        py::kw_only(), py::arg("constant") = false,
+        "An input tensor (dtype None: float32, as TVM's). constant=True marks a weight: the same "
+        "values every call, so a schedule may lay it out once (Module.pre_transform).");
     m.def(
         "compute",
         [](py::object shape, py::object f, py::object name, py::object tag, py::object attrs) {

@@ -1,6 +1,8 @@
 // The backends behind build(): Build.cpp picks one by the target's kind.
 #pragma once
 
+#include <vector>
+
 #include "tessel/Target.h"
 #include "tessel/codegen/Build.h"
 
@@ -8,8 +10,10 @@ namespace tessel::internal {
 
 /// Throws CompileError when the LLVM backend is not built in (NoLLVM.cpp).
 void check_llvm_backend(const Target& target);
-/// The LLVM backend (codegen/llvm/BuildLLVM.cpp, or NoLLVM.cpp's error).
-Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions& options);
+/// The LLVM backend (codegen/llvm/BuildLLVM.cpp, or NoLLVM.cpp's error): one module with a
+/// kernel per function, in order.
+Module build_llvm(const std::vector<LoweredFunc>& fs, const Target& target,
+                  const BuildOptions& options);
 
 /// Throws CompileError when NVRTC is not built in.
 void check_cuda_backend(const Target& target);

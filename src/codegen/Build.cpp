@@ -2,6 +2,7 @@
 #include "tessel/codegen/Build.h"
 
 #include "codegen/Backends.h"
+#include "tessel/Error.h"
 
 namespace tessel {
 
@@ -13,8 +14,21 @@ void require_backend(const Target& target) {
 }
 
 Module build(const LoweredFunc& f, const Target& target, const BuildOptions& options) {
-    if (target.kind() == TargetKind::LLVM) return internal::build_llvm(f, target, options);
+    if (target.kind() == TargetKind::LLVM) return internal::build_llvm({f}, target, options);
     return internal::build_cuda(f, target, options);
+}
+
+Module build(const std::vector<LoweredFunc>& fs, const Target& target,
+             const BuildOptions& options) {
+    if (fs.size() == 1) return build(fs[0], target, options);
+    if (fs.empty()) TESSEL_THROW(CompileError) << "build: no function to compile";
+    if (target.kind() != TargetKind::LLVM)
+        TESSEL_THROW(CompileError)
+            << "build: " << fs.size()
+            << " functions in one module (a kernel and its pre_transform) are built for CPU "
+               "targets only; the "
+            << target.str() << " backend compiles one function a module";
+    return internal::build_llvm(fs, target, options);
 }
 
 Module build(const LoweredFunc& f, const std::string& target, const BuildOptions& options) {

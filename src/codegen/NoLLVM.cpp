@@ -22,7 +22,7 @@ void check_llvm_backend(const Target& target) {
     no_backend(target.str());
 }
 
-Module build_llvm(const LoweredFunc&, const Target& target, const BuildOptions&) {
+Module build_llvm(const std::vector<LoweredFunc>&, const Target& target, const BuildOptions&) {
     no_backend(target.str());
 }
 

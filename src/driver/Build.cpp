@@ -16,7 +16,13 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Target& t
              const std::string& name, const BuildOptions& options) {
     require_backend(target);  // a missing backend fails before lowering
     Schedule chosen = schedule_for_build(s, target, options.tuning_logs);
-    return build(lower(chosen, args, target, name, options.lower), target, options);
+    LoweredFunc kernel = lower(chosen, args, target, name, options.lower);
+    if (!has_pre_transform(chosen)) return build(kernel, target, options);
+    // Layout rewrite: the kernel and the one-time transform of its weights, in one module.
+    LoweredFunc transform =
+        lower_pre_transform(chosen, args, target, pre_transform_name(name), options.lower);
+    return build(std::vector<LoweredFunc>{std::move(kernel), std::move(transform)}, target,
+                 options);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const std::string& target,

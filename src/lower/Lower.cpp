@@ -111,7 +111,8 @@ private:
 
 // The pipeline; `target` is null for target-independent lowering.
 LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const Target* target,
-                      const std::string& name, const LowerOptions& options) {
+                      const std::string& name, const LowerOptions& options,
+                      SchedulePart part = SchedulePart::Kernel) {
     bool gpu = target && target->is_gpu();
     PassRunner pass(options, pass_names(gpu));
     LoweredFunc f;
@@ -128,7 +129,7 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
         }
     });
     pass.run("schedule_ops", &f,
-             [&](LoweredFunc* g) { *g = schedule_ops(s, args, name, std::move(bounds)); });
+             [&](LoweredFunc* g) { *g = schedule_ops(s, args, name, std::move(bounds), part); });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("inject_virtual_threads", &f,
              [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });
@@ -171,6 +172,27 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const Targ
 LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args, const std::string& name,
                   const LowerOptions& options) {
     return lower_for(s, args, nullptr, name, options);
+}
+
+bool has_pre_transform(const Schedule& s) {
+    for (const Stage& st : s.stages())
+        if (st.pre_transform) return true;
+    return false;
+}
+
+std::string pre_transform_name(const std::string& kernel) {
+    return kernel + "_pre_transform";
+}
+
+LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& args,
+                                const Target& target, const std::string& name,
+                                const LowerOptions& options) {
+    return lower_for(s, args, &target, name, options, SchedulePart::PreTransform);
+}
+
+LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& args,
+                                const std::string& name, const LowerOptions& options) {
+    return lower_for(s, args, nullptr, name, options, SchedulePart::PreTransform);
 }
 
 }  // namespace tessel

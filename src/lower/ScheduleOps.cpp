@@ -105,13 +105,16 @@ std::vector<Expr> storage_indices(const Stage& st, const std::vector<Expr>& idx)
 
 class NestBuilder {
 public:
-    NestBuilder(const Schedule& s, const std::vector<Tensor>& args, std::vector<StageBounds> bounds)
+    NestBuilder(const Schedule& s, const std::vector<Tensor>& args, std::vector<StageBounds> bounds,
+                SchedulePart part)
         : s_(s),
+          part_(part),
           bounds_(std::move(bounds)),
           bodies_(inlined_bodies(s)),
           buffers_(s.stages().size()),
           is_arg_(s.stages().size(), false) {
         make_buffers(args);
+        pass_pre_transformed();
         check_double_buffers();
         check_warp_stages();
     }
@@ -119,12 +122,13 @@ public:
 
 private:
     void make_buffers(const std::vector<Tensor>& args);
+    void pass_pre_transformed();
     void check_double_buffers() const;
     void check_warp_stages() const;
     BufferSwizzle swizzle_of(const Stage& st, Type elem, const std::vector<int64_t>& extents,
                              StorageScope scope) const;
     Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
-                           StorageScope scope);
+                           StorageScope scope, const std::string& name = "");
     Stmt stage_nest(int i);
     Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
     Stmt with_attached(int i, int iter_id, Stmt body);
@@ -143,6 +147,7 @@ private:
     std::vector<Expr> store_indices(int i);
 
     const Schedule& s_;
+    SchedulePart part_;
     std::vector<StageBounds> bounds_;
     std::vector<std::vector<Expr>> bodies_;
     std::vector<std::vector<Buffer>> buffers_;  ///< per stage, per output
@@ -212,6 +217,64 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         for (int v = 0; v < op_num_outputs(st.op); ++v)
             buffers_[i].push_back(laid_out_buffer(st, op_output(st.op, v), shape, scope));
     }
+}
+
+// Pre-transformed stages (Schedule::pre_transform): their buffer, over the whole weight in the
+// stage's storage layout, is an argument. The kernel takes it in the weight's place; the
+// pre-transform function takes the weights, then their laid-out buffers.
+void NestBuilder::pass_pre_transformed() {
+    std::vector<Buffer> weights, packed;
+    for (size_t i = 0; i < s_.stages().size(); ++i) {
+        const Stage& st = s_.stages()[i];
+        if (!st.pre_transform) continue;
+        const Tensor w = op_inputs(st.op).at(0);
+        const int p = s_.stage_of(w);
+        const std::vector<Expr> shape = as_placeholder(w.op())->shape;
+        const StageBounds& b = bounds_[i];
+        // The stage covers the whole weight (its storage may be padded past the end: a padded
+        // tile's reads there are clamped to the last point, so they never leave the weight).
+        for (size_t d = 0; d < shape.size(); ++d) {
+            auto have = as_const_int(b.storage_extent[d]), want = as_const_int(shape[d]);
+            if (!is_zero(b.region_min[d]) || !have || !want || *have < *want)
+                TESSEL_THROW(ScheduleError)
+                    << "lower: pre-transformed stage '" << st.name() << "' covers "
+                    << to_string(b.storage_extent[d]) << " from " << to_string(b.region_min[d])
+                    << " of axis " << d << " of '" << w.name() << "' (extent "
+                    << to_string(shape[d])
+                    << "); its readers must read the whole weight, of constant shape";
+        }
+        for (size_t c = 0; c < s_.stages().size(); ++c) {
+            const Stage& r = s_.stages()[c];
+            if (c == i || !as_compute(r.op) || r.attach == AttachKind::Inlined) continue;
+            for (const Tensor& t : op_inputs(r.op))
+                if (t.op().same_as(w.op()))
+                    TESSEL_THROW(ScheduleError)
+                        << "lower: stage '" << r.name() << "' reads '" << w.name()
+                        << "' itself, not its pre-transformed copy '" << st.name()
+                        << "'; the kernel takes only the transformed weight (cache_read it for "
+                           "every reader)";
+        }
+        Buffer laid = laid_out_buffer(st, op_output(st.op, 0), b.storage_extent,
+                                      StorageScope::Global, w.name() + "_packed");
+        buffers_[i] = {laid};
+        is_arg_[i] = true;
+        weights.push_back(buffers_[p].at(0));
+        packed.push_back(laid);
+    }
+    if (weights.empty()) {
+        if (part_ == SchedulePart::PreTransform)
+            TESSEL_THROW(ScheduleError)
+                << "lower_pre_transform: the schedule pre-transforms no weight";
+        return;
+    }
+    if (part_ == SchedulePart::PreTransform) {
+        arg_buffers_ = weights;
+        arg_buffers_.insert(arg_buffers_.end(), packed.begin(), packed.end());
+        return;
+    }
+    for (size_t k = 0; k < weights.size(); ++k)
+        for (Buffer& a : arg_buffers_)
+            if (a.same_as(weights[k])) a = packed[k];
 }
 
 // double_buffer and pipeline are for shared stages computed inside a GPU kernel
@@ -296,8 +359,10 @@ BufferSwizzle NestBuilder::swizzle_of(const Stage& st, Type elem,
 // The buffer of one output of a stage with storage extents `shape`: its storage dimensions in
 // the stage's layout order, with padded strides where storage_align asks for them.
 Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
-                                    const std::vector<Expr>& shape, StorageScope scope) {
-    if (default_layout(st)) return Buffer(t.name(), t.dtype(), shape, scope);
+                                    const std::vector<Expr>& shape, StorageScope scope,
+                                    const std::string& name) {
+    const std::string& buffer_name = name.empty() ? t.name() : name;
+    if (default_layout(st)) return Buffer(buffer_name, t.dtype(), shape, scope);
     std::vector<int64_t> axis_extents(shape.size(), 0);
     for (const StorageDim& d : st.storage) {
         auto e = as_const_int(shape[d.axis]);
@@ -320,11 +385,11 @@ Buffer NestBuilder::laid_out_buffer(const Stage& st, const Tensor& t,
     BufferSwizzle swizzle;
     if (st.swizzle_bits) swizzle = swizzle_of(st, t.dtype(), extents, scope);
     auto* n = new BufferNode();
-    n->data = Var(t.name(), Handle());
+    n->data = Var(buffer_name, Handle());
     n->dtype = t.dtype();
     n->shape = phys;
     n->elem_offset = make_zero(idx);
-    n->name = t.name();
+    n->name = buffer_name;
     n->scope = scope;
     n->swizzle = swizzle;
     if (padded) {
@@ -901,17 +966,22 @@ Stmt NestBuilder::stage_nest(int i) {
 }
 
 LoweredFunc NestBuilder::build(const std::string& name) {
+    // The kernel computes every root stage but the pre-transformed ones; the pre-transform
+    // function those alone.
+    const bool want = part_ == SchedulePart::PreTransform;
+    auto emitted = [&](const Stage& st) {
+        return as_compute(st.op) && st.attach == AttachKind::Root && st.pre_transform == want;
+    };
     std::vector<Stmt> nests;
     for (size_t i = 0; i < s_.stages().size(); ++i) {
         const Stage& st = s_.stages()[i];
-        if (!as_compute(st.op) || st.attach != AttachKind::Root) continue;
+        if (!emitted(st)) continue;
         nests.push_back(stage_nest(static_cast<int>(i)));
     }
     Stmt body = Seq::make(nests);
     for (size_t i = s_.stages().size(); i-- > 0;) {
         const Stage& st = s_.stages()[i];
-        if (as_compute(st.op) && st.attach == AttachKind::Root)
-            body = allocate(static_cast<int>(i), body);
+        if (emitted(st)) body = allocate(static_cast<int>(i), body);
     }
     return LoweredFunc{name, arg_buffers_, body};
 }
@@ -919,9 +989,10 @@ LoweredFunc NestBuilder::build(const std::string& name) {
 }  // namespace
 
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
-                         const std::string& name, std::vector<StageBounds> bounds) {
+                         const std::string& name, std::vector<StageBounds> bounds,
+                         SchedulePart part) {
     if (bounds.empty()) bounds = infer_bounds(s);
-    return NestBuilder(s, args, std::move(bounds)).build(name);
+    return NestBuilder(s, args, std::move(bounds), part).build(name);
 }
 
 }  // namespace tessel

@@ -306,21 +306,44 @@ void vector_axis_producer(Schedule& s, int p, int q, const VectorAxisTile& t) {
     s.compute_at(p, q, d - v - 1);
 }
 
+// A constant placeholder: a weight, the same on every call.
+bool is_constant(const Tensor& tensor) {
+    const PlaceholderOpNode* p = as_placeholder(tensor.op());
+    return p && p->constant;
+}
+
+// A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
+// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
+void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
+    if (is_constant(tensor))
+        s.pre_transform(pack);
+    else
+        s.compute_at(pack, q, loop);
+}
+
 // Placeholder `tensor`, read by `p_op`'s stage with the vector axis as its index `dim`, copied at
-// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)].
+// `q_op`'s outermost loop with `dim` innermost: [dim / kb, others..., dim % kb (vectorised)]. A
+// constant one is packed once, its storage blocked alike over the whole tensor.
 void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
                       const Operation& q_op, int64_t kb) {
     const int ndim = static_cast<int>(tensor.ndim());
     int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
-    s.storage_reorder(pack, order_with_last(ndim, dim));
-    s.split(pack, dim, kb);
     std::vector<int> order = {dim};
     for (int i = 0; i <= ndim; ++i)
         if (i != dim && i != dim + 1) order.push_back(i);
     order.push_back(dim + 1);
+    if (is_constant(tensor)) {
+        // Packed once for all of q's blocks: [dim / kb, others..., dim % kb], so that a block's
+        // part stays contiguous, as the per-block copy is.
+        s.storage_split(pack, dim, kb);
+        s.storage_reorder(pack, order);
+    } else {
+        s.storage_reorder(pack, order_with_last(ndim, dim));
+    }
+    s.split(pack, dim, kb);
     s.reorder(pack, order);
     s.vectorize(pack, ndim);
-    s.compute_at(pack, stage_of_op(s, q_op), 0);
+    place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
 }
 
 // CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost): the consumer `q`
@@ -664,7 +687,7 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
         s.vectorize(pack, ndim);
     }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
-    s.compute_at(pack, stage_of_op(s, q_op), block);
+    place_pack(s, pack, plan.b, stage_of_op(s, q_op), block);
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {

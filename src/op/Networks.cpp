@@ -17,7 +17,8 @@ PresetLayer conv(int64_t c, int64_t h, int64_t k, int64_t kernel, int64_t stride
     return {"op.conv2d_nchw",
             P{int64_t(1), c, h, h, k, V{kernel, kernel}, V{stride, stride}, V{pad, pad, pad, pad},
               V{1, 1}, int64_t(1), Float(32)},
-            count};
+            count,
+            {"w"}};
 }
 
 // torchvision's ResNet-50 (v1.5: the stride of a bottleneck is in its 3x3 conv).
@@ -58,7 +59,8 @@ std::vector<PresetLayer> resnet50() {
          P{int64_t(1), int64_t(2048), int64_t(7), int64_t(7), std::string("avg"), Float(32)}, 1},
         {"op.dense",
          P{int64_t(1), int64_t(1000), int64_t(2048), int64_t(1), std::string("none"), Float(32)},
-         1},
+         1,
+         {"w"}},
     };
 }
 
@@ -66,7 +68,9 @@ std::vector<PresetLayer> resnet50() {
 std::vector<PresetLayer> bert_base_layer() {
     auto dense = [](int64_t n, int64_t k, const char* act, int count) {
         return PresetLayer{"op.dense",
-                           P{int64_t(128), n, k, int64_t(1), std::string(act), Float(32)}, count};
+                           P{int64_t(128), n, k, int64_t(1), std::string(act), Float(32)},
+                           count,
+                           {"w"}};
     };
     return {
         dense(768, 768, "none", 4),  // Q, K, V and the output projection

@@ -1,4 +1,4 @@
-// Compute-location primitives: compute_at, compute_inline, compute_root.
+// Compute-location primitives: compute_at, compute_inline, compute_root, pre_transform.
 #include <algorithm>
 #include <sstream>
 
@@ -136,11 +136,65 @@ int stage_of_op(const std::vector<Stage>& stages, const Operation& op) {
     return -1;
 }
 
+// pre_transform's stage is computed outside the kernel: nothing moves it back in.
+void refuse_pre_transformed(Schedule& s, const char* prim, int stage) {
+    if (s.stages()[stage].pre_transform)
+        schedule_fail(s, prim, stage,
+                      "is pre-transformed (computed once, outside the kernel); it stays at the "
+                      "root");
+}
+
+// The placeholder `st` copies when it is a plain copy of one (what cache_read makes), or null.
+const PlaceholderOpNode* copied_placeholder(const Stage& st) {
+    const ComputeOpNode* c = as_compute(st.op);
+    if (!c || c->body.size() != 1 || !c->reduce_axis.empty()) return nullptr;
+    const TensorRead* r = c->body[0].as<TensorRead>();
+    if (!r || r->indices.size() != c->axis.size()) return nullptr;
+    for (size_t d = 0; d < c->axis.size(); ++d) {
+        const Variable* v = r->indices[d].as<Variable>();
+        if (!v || v != c->axis[d].var().get()) return nullptr;
+    }
+    return as_placeholder(r->tensor.op());
+}
+
 }  // namespace
+
+void Schedule::pre_transform(int stage) {
+    const char* prim = "pre_transform";
+    Stage& st = A::loop_stage(*this, prim, stage);
+    const PlaceholderOpNode* p = copied_placeholder(st);
+    if (st.is_output || !p)
+        schedule_fail(*this, prim, stage,
+                      "is not a copy of a placeholder; pre_transform takes the stage that "
+                      "cache_read(weight, \"global\", readers) made");
+    if (!p->constant)
+        schedule_fail(*this, prim, stage,
+                      "copies placeholder '" + p->name +
+                          "', which is not constant; only a constant operand (a weight, "
+                          "placeholder(..., constant=true)) can be transformed once");
+    if (st.scope != StorageScope::Global)
+        schedule_fail(*this, prim, stage,
+                      std::string("has ") + scope_name(st.scope) +
+                          " storage; the transformed weight is a global buffer");
+    if (st.double_buffer || st.pipeline_depth || st.swizzle_bits || st.tensorize_iter >= 0)
+        schedule_fail(*this, prim, stage,
+                      "is double-buffered, pipelined, swizzled or tensorized; a transformed "
+                      "weight is a plain buffer");
+    for (const StorageDim& d : st.storage)
+        if (d.align_factor)
+            schedule_fail(*this, prim, stage,
+                          "has padded strides (storage_align); the transformed weight is a "
+                          "compact buffer in its storage order");
+    if (st.pre_transform) schedule_fail(*this, prim, stage, "is pre-transformed already");
+    move_checked(*this, stages_, prim, stage, AttachKind::Root, -1, -1);
+    stages_[stage].pre_transform = true;
+    record(PreTransformStep{stage});
+}
 
 void Schedule::compute_at(int stage, int target, int target_iter) {
     const char* prim = "compute_at";
     A::loop_stage(*this, prim, stage);
+    refuse_pre_transformed(*this, prim, stage);
     Stage& st = stages_[stage];
     std::ostringstream os;
     if (target == stage) schedule_fail(*this, prim, stage, "a stage cannot be computed at itself");
@@ -202,6 +256,7 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
 void Schedule::compute_inline(int stage) {
     const char* prim = "compute_inline";
     Stage& st = A::loop_stage(*this, prim, stage);
+    refuse_pre_transformed(*this, prim, stage);
     if (st.is_output)
         schedule_fail(*this, prim, stage,
                       "is an output of the schedule; outputs cannot be inlined");

@@ -466,6 +466,9 @@ void Schedule::set_scope(int stage, StorageScope scope) {
            << " (global, shared, local, warp)";
         schedule_fail(*this, "set_scope", stage, os.str());
     }
+    if (st.pre_transform && scope != StorageScope::Global)
+        schedule_fail(*this, "set_scope", stage,
+                      "is pre-transformed; the transformed weight is a global buffer");
     if (st.is_output && scope != StorageScope::Global)
         schedule_fail(*this, "set_scope", stage,
                       std::string("'") + st.name() +

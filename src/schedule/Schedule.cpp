@@ -52,6 +52,8 @@ uint64_t dag_hash(const std::vector<Tensor>& outputs) {
         if (const PlaceholderOpNode* p = as_placeholder(op)) {
             h.add_string(p->dtype.str()).add_int(p->shape.size());
             for (const Expr& e : p->shape) h.add(e);
+            // Only when set, so that the keys of DAGs without constants stay as they were.
+            if (p->constant) h.add_string("constant");
             continue;
         }
         const ComputeOpNode* c = as_compute(op);
@@ -142,6 +144,8 @@ StepResult Schedule::apply(const Step& step) {
                 compute_inline(s.stage);
             else if constexpr (std::is_same_v<T, ComputeRootStep>)
                 compute_root(s.stage);
+            else if constexpr (std::is_same_v<T, PreTransformStep>)
+                pre_transform(s.stage);
             else if constexpr (std::is_same_v<T, SetScopeStep>)
                 set_scope(s.stage, s.scope);
             else if constexpr (std::is_same_v<T, CacheReadStep>)
@@ -251,6 +255,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.auto_unroll_max_step = old.auto_unroll_max_step;
     st.double_buffer = old.double_buffer;
     st.pipeline_depth = old.pipeline_depth;
+    st.pre_transform = old.pre_transform;
     return st;
 }
 

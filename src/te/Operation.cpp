@@ -43,13 +43,14 @@ std::vector<Expr> call_compute_function(const FComputeMulti& f, const std::vecto
 }
 }  // namespace
 
-Tensor placeholder(const std::vector<Expr>& shape, Type dtype, const std::string& name) {
+Tensor placeholder(const std::vector<Expr>& shape, Type dtype, const std::string& name,
+                   bool constant) {
     std::string what = "placeholder '" + name + "'";
     if (!dtype.is_scalar() || dtype.is_handle())
         TESSEL_THROW(DSLError) << what << ": element type " << dtype
                                << " is not a scalar data type";
     std::vector<Expr> extents = internal::normalize_shape(shape, what);
-    Operation op(new PlaceholderOpNode(name, std::move(extents), dtype));
+    Operation op(new PlaceholderOpNode(name, std::move(extents), dtype, constant));
     return op_output(op, 0);
 }
 

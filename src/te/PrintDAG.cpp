@@ -51,7 +51,7 @@ std::string dag_to_string(const std::vector<Tensor>& outputs) {
             p.print(op_output(op, 0));
             os << " = placeholder(";
             print_shape(os, p, ph->shape);
-            os << ", " << ph->dtype << ")\n";
+            os << ", " << ph->dtype << (ph->constant ? ", constant" : "") << ")\n";
         } else {
             print_compute(os, p, op);
         }

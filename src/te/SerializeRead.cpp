@@ -146,7 +146,11 @@ void DagReader::read_ops(const json& ops) {
 }
 
 Operation DagReader::read_placeholder(const json& j) {
-    return placeholder(exprs(j, "shape"), dtype_field(j, "dtype"), string_field(j, "name")).op();
+    bool constant = false;  // absent in DAGs written before constant operands
+    fields(j).boolean("constant", constant);
+    return placeholder(exprs(j, "shape"), dtype_field(j, "dtype"), string_field(j, "name"),
+                       constant)
+        .op();
 }
 
 std::vector<IterVar> DagReader::read_reduce_axes(const json& j) {

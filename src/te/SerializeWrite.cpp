@@ -66,6 +66,7 @@ json DagWriter::write_op(const Operation& op) {
         j["name"] = p->name;
         j["dtype"] = p->dtype.str();
         j["shape"] = exprs(p->shape);
+        if (p->constant) j["constant"] = true;  // absent: not constant (older DAGs too)
         return j;
     }
     const ComputeOpNode* c = as_compute(op);

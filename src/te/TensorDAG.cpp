@@ -1,7 +1,11 @@
 // TensorDAG: the inputs and outputs of a computation in argument order.
 #include "tessel/te/TensorDAG.h"
 
+#include <algorithm>
+#include <map>
 #include <unordered_set>
+
+#include "tessel/ir/IRMutator.h"
 
 namespace tessel {
 
@@ -26,7 +30,74 @@ void check_outputs(const TensorDAG& dag, const std::string& who) {
                 << who << ": output " << i << " ('" << t.name() << "') is listed twice";
     }
 }
+// Redirects reads of the operations that are keys of `map` to the mapped operation's output.
+class ReplaceReads : public IRMutator {
+public:
+    explicit ReplaceReads(const std::map<const OperationNode*, Operation>& m) : map_(m) {}
+    using IRMutator::visit;
+
+protected:
+    Expr visit(const TensorRead* op) override {
+        Expr e = IRMutator::visit(op);
+        const auto* r = e.as<TensorRead>();
+        auto it = map_.find(r->tensor.op().get());
+        if (it == map_.end()) return e;
+        return TensorRead::make(op_output(it->second, r->tensor.value_index()), r->indices);
+    }
+
+private:
+    const std::map<const OperationNode*, Operation>& map_;
+};
 }  // namespace
+
+TensorDAG mark_constant(const TensorDAG& dag, const std::vector<std::string>& constant,
+                        const std::string& who) {
+    check_tensor_dag(dag, who);
+    std::map<const OperationNode*, Operation> map;
+    for (const std::string& name : constant) {
+        auto it = std::find_if(dag.inputs.begin(), dag.inputs.end(),
+                               [&](const Tensor& t) { return t.op()->name == name; });
+        if (it == dag.inputs.end()) {
+            std::string list;
+            for (const Tensor& t : dag.inputs) list += (list.empty() ? "" : ", ") + t.op()->name;
+            TESSEL_THROW(DSLError)
+                << who << ": '" << name << "' is not an input of the DAG (inputs: " << list << ")";
+        }
+        const PlaceholderOpNode* p = as_placeholder(it->op());
+        if (p->constant) continue;
+        map[p] = Operation(new PlaceholderOpNode(p->name, p->shape, p->dtype, true));
+    }
+    if (map.empty()) return dag;
+    ReplaceReads replace(map);
+    for (const Operation& op : topo_order(dag.outputs)) {
+        const ComputeOpNode* c = as_compute(op);
+        if (!c) continue;
+        std::vector<Expr> body;
+        bool changed = false;
+        for (const Expr& b : c->body) {
+            body.push_back(replace.mutate(b));
+            changed = changed || !body.back().same_as(b);
+        }
+        if (changed)
+            map[op.get()] = Operation(new ComputeOpNode(c->name, c->axis, c->reduce_axis, body));
+    }
+    auto rebuilt = [&](const Tensor& t) {
+        auto it = map.find(t.op().get());
+        return it == map.end() ? t : op_output(it->second, t.value_index());
+    };
+    TensorDAG out;
+    for (const Tensor& t : dag.inputs) out.inputs.push_back(rebuilt(t));
+    for (const Tensor& t : dag.outputs) out.outputs.push_back(rebuilt(t));
+    return out;
+}
+
+std::vector<std::string> constant_inputs(const TensorDAG& dag) {
+    std::vector<std::string> names;
+    for (const Tensor& t : dag.inputs)
+        if (const PlaceholderOpNode* p = as_placeholder(t.op()); p && p->constant)
+            names.push_back(p->name);
+    return names;
+}
 
 TensorDAG make_tensor_dag(const std::vector<Tensor>& outputs, const std::string& who) {
     TensorDAG dag;

@@ -23,9 +23,10 @@ constexpr const char* kBf16 = "llvm -mcpu=sapphirerapids -num-cores=2";    // AV
 
 // C = A (m, k) x B (k, n), or B given as (n, k) (dense), of the given types.
 SearchTask gemm(int64_t m, int64_t n, int64_t k, const std::string& target, Type a = UInt(8),
-                Type b = Int(8), bool dense = false) {
+                Type b = Int(8), bool dense = false, bool constant_b = false) {
     Tensor A = placeholder({m, k}, a, "a");
-    Tensor B = dense ? placeholder({n, k}, b, "b") : placeholder({k, n}, b, "b");
+    Tensor B =
+        dense ? placeholder({n, k}, b, "b", constant_b) : placeholder({k, n}, b, "b", constant_b);
     Tensor C = dense ? op::dense(A, B) : op::matmul(A, B);
     return SearchTask(TensorDAG{{A, B}, {C}}, Target(target));
 }
@@ -175,6 +176,44 @@ TEST(CpuDotSketch, MutantsStayValidAndRecordsReplay) {
     // A record is the step list: it replays to the same schedule.
     Schedule again = task.apply_record(states[0].schedule.to_json());
     EXPECT_EQ(again.to_json(), states[0].schedule.to_json());
+}
+
+// Layout rewrite: with B constant the sketch packs it once (pre_transform) in the instruction's
+// layout; samples and mutants compute the GEMM exactly (the transform, then the kernel), for
+// matmul's and dense's B, uint8 x int8 and bfloat16.
+TEST(CpuDotSketch, AConstantBIsPackedOnce) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU names imply features only with LLVM";
+    for (bool dense : {false, true}) {
+        SearchTask task = gemm(36, 48, 20, kVnni, UInt(8), Int(8), dense, true);
+        SearchSpace space(task);
+        ASSERT_EQ(cpu_dot_sketches(space), 1);
+        EXPECT_TRUE(has_pre_transform(space.sketches()[0].schedule));
+        std::vector<SearchState> states = samples(space, 2, 5);
+        for (size_t i = 0; i < states.size(); ++i) {
+            EXPECT_TRUE(has_pre_transform(states[i].schedule));
+            expect_exact(states[i], 20,
+                         std::string(dense ? "dense" : "matmul") + " sample " + std::to_string(i));
+        }
+        std::mt19937_64 rng(11);
+        int checked = 0;
+        for (int i = 0; i < 12 && checked < 2; ++i) {
+            std::optional<SearchState> child = space.mutate(states[i % states.size()], rng);
+            if (!child) continue;
+            ++checked;
+            expect_exact(*child, 20, "mutant " + child->origin);
+        }
+        EXPECT_EQ(task.apply_record(states[0].schedule.to_json()).to_json(),
+                  states[0].schedule.to_json());
+    }
+    Tensor A = placeholder({32, 16}, BFloat(16), "a");
+    Tensor B = placeholder({16, 32}, BFloat(16), "b", /*constant=*/true);
+    Tensor C = op::matmul(A, B, false, false, Float(32));
+    SearchSpace bf(SearchTask(TensorDAG{{A, B}, {C}}, Target(kBf16)));
+    ASSERT_EQ(cpu_dot_sketches(bf), 1);
+    std::vector<SearchState> states = samples(bf, 1, 2);
+    ASSERT_FALSE(states.empty());
+    EXPECT_TRUE(has_pre_transform(states[0].schedule));
+    expect_matches_reference(states[0].schedule, 16);
 }
 
 }  // namespace cpu_dot_sketch_test

@@ -40,6 +40,57 @@ Module dense_relu() {
     return build(s, {A, B, bias, C}, "llvm", "dense_relu");
 }
 
+// dense_relu with B constant and laid out once in panels [48 / 16][32][16]: the module holds
+// `dense_packed` (taking B_packed in B's place) and `dense_packed_pre_transform(B, B_packed)`.
+Module dense_packed() {
+    Var n("n");
+    Tensor A = placeholder({n, 32}, Float(32), "A");
+    Tensor B = placeholder({32, 48}, Float(32), "B", /*constant=*/true);
+    Tensor bias = placeholder({48}, Float(32), "bias");
+    IterVar k = reduce_axis(Range(0, 32), "k");
+    Tensor D = compute(
+        {n, 48}, [&](Var i, Var j) { return sum(A(i, k.var()) * B(k.var(), j), {k}); }, "D");
+    Tensor C = compute(
+        {n, 48}, [&](Var i, Var j) { return max(D(i, j) + bias(j), 0.0f); }, "C");
+    Schedule s = create_schedule({C});
+    int d = s.stage_of(D);
+    int pack = s.cache_read(s.stage_of(B), "global", {d});
+    d = s.stage_of(D);
+    s.storage_split(pack, 1, 16);        // [k, j / 16, j % 16]
+    s.storage_reorder(pack, {1, 0, 2});  // [j / 16, k, j % 16]
+    s.pre_transform(pack);
+    s.split(d, 1, 16);
+    s.reorder(d, {0, 1, 3, 2});
+    s.vectorize(d, 3);
+    return build(s, {A, B, bias, C}, "llvm", "dense_packed");
+}
+
+const char* kPackedConsumer = R"(
+#include <math.h>
+#include <stdio.h>
+#include "dense_packed.h"
+
+int main(void) {
+    enum { N = 5, K = 32, M = 48 };
+    static float a[N * K], b[K * M], b_packed[K * M], bias[M], c[N * M];
+    for (int i = 0; i < N * K; ++i) a[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+    for (int i = 0; i < K * M; ++i) b[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+    for (int j = 0; j < M; ++j) bias[j] = 0.1f;
+    if (dense_packed_pre_transform_call(b, b_packed) != 0) return 1;
+    if (b_packed[16] != b[M]) { printf("not in panels\n"); return 1; }  /* [0][1][0] = B[1][0] */
+    if (dense_packed_call(a, b_packed, bias, c, N) != 0) return 1;
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < M; ++j) {
+            double acc = 0.1;
+            for (int k = 0; k < K; ++k) acc += (double)a[i * K + k] * b[k * M + j];
+            if (acc < 0) acc = 0;
+            if (fabs(acc - c[i * M + j]) > 1e-4) { printf("mismatch\n"); return 1; }
+        }
+    printf("ok\n");
+    return 0;
+}
+)";
+
 const char* kConsumer = R"(
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +176,33 @@ TEST_F(ExportTest, CConsumerLinksTheLibraryAndTheRuntimeOnly) {
         EXPECT_EQ(ldd.find("LLVM"), std::string::npos) << ldd;
         EXPECT_NE(ldd.find("libc.so"), std::string::npos) << ldd;
     }
+}
+
+// Layout rewrite: the header declares the kernel and its pre_transform, and a C program runs
+// the transform once and the kernel on the packed weight.
+TEST_F(ExportTest, HeaderHasTheKernelAndItsPreTransform) {
+#ifdef TESSEL_SANITIZED_BUILD
+    GTEST_SKIP() << "the runtime archive is instrumented; a plain C consumer cannot link it";
+#endif
+    Module m = dense_packed();
+    std::string h = c_header(m);
+    EXPECT_NE(h.find("dense_packed_pre_transform_call(const float* B, float* B_packed)"),
+              std::string::npos)
+        << h;
+    EXPECT_NE(h.find("dense_packed_call(const float* A, const float* B_packed, const float* bias, "
+                     "float* C, int64_t n)"),
+              std::string::npos)
+        << h;
+    export_object(m, dir_ + "/dense_packed.o");
+    export_header(m, dir_ + "/dense_packed.h");
+    std::ofstream(dir_ + "/packed.c") << kPackedConsumer;
+    std::string compile = run("cc -std=c11 -Wall -Werror -I" + dir_ + " -c " + dir_ +
+                              "/packed.c -o " + dir_ + "/packed.o");
+    ASSERT_EQ(compile, "") << h;
+    std::string link = run("c++ -o " + dir_ + "/packed " + dir_ + "/packed.o " + dir_ +
+                           "/dense_packed.o " + TESSEL_RUNTIME_ARCHIVE + " -lmvec -lm -lpthread");
+    ASSERT_EQ(link, "");
+    EXPECT_EQ(run(dir_ + "/packed"), "ok\n");
 }
 
 TEST_F(ExportTest, HeaderDeclaresTypedEntryPoints) {

@@ -66,15 +66,65 @@ inline NDArray view_of(HostArray& a) {
     return NDArray::from_external(a.data(), a.shape(), to_runtime(a.dtype()), cpu(), nullptr);
 }
 
-/// Builds `s` over `args` with the LLVM backend and runs it on `arrays` (inputs already filled);
-/// adds a test failure and returns false if building or running throws.
+/// The constant shape of a lowered function's argument buffer.
+inline std::vector<int64_t> buffer_shape(const Buffer& b) {
+    std::vector<int64_t> shape;
+    for (const Expr& e : b.shape()) shape.push_back(as_const_int(e).value());
+    return shape;
+}
+
+/// A schedule that pre-transforms weights (Schedule::pre_transform): runs `transform` (its
+/// pre-transform function; the loop interpreter's when `jit` is null, else the module's kernel)
+/// on the weights among `arrays` (in `args`' order) into `packed`, and returns the kernel's
+/// arrays: the transformed weights in their weights' places.
+inline std::vector<HostArray*> with_transformed_weights(const LoweredFunc& transform,
+                                                        const std::vector<Tensor>& args,
+                                                        std::vector<HostArray*> arrays,
+                                                        std::vector<HostArray>& packed,
+                                                        const Module* jit = nullptr) {
+    const size_t n = transform.args.size() / 2;
+    packed.clear();
+    packed.reserve(n);
+    std::vector<HostArray*> call;
+    for (size_t k = 0; k < n; ++k) {
+        size_t i = 0;
+        while (i < args.size() && args[i].name() != transform.args[k].name()) ++i;
+        call.push_back(arrays.at(i));
+    }
+    for (size_t k = 0; k < n; ++k) {
+        const Buffer& b = transform.args[n + k];
+        packed.emplace_back(b.dtype(), buffer_shape(b));
+        call.push_back(&packed.back());
+    }
+    if (jit) {
+        std::vector<NDArray> views;
+        for (HostArray* a : call) views.push_back(view_of(*a));
+        jit->get(transform.name)(views);
+    } else {
+        run_lowered(transform, call);
+    }
+    for (size_t k = 0; k < n; ++k)
+        for (size_t i = 0; i < args.size(); ++i)
+            if (args[i].name() == transform.args[k].name()) arrays[i] = &packed[k];
+    return arrays;
+}
+
+/// Builds `s` over `args` with the LLVM backend and runs it on `arrays` (inputs already filled),
+/// after its pre-transform function when it has one; adds a test failure and returns false if
+/// building or running throws.
 inline bool run_jit(const Schedule& s, const std::vector<Tensor>& args,
                     std::vector<HostArray>& arrays, const std::string& ir,
                     const std::string& target = "llvm") {
     try {
         Module m = build(s, args, target);
+        std::vector<HostArray*> ptrs;
+        for (HostArray& a : arrays) ptrs.push_back(&a);
+        std::vector<HostArray> packed;
+        if (has_pre_transform(s))
+            ptrs = with_transformed_weights(lower_pre_transform(s, args, "main_pre_transform"),
+                                            args, ptrs, packed, &m);
         std::vector<NDArray> views;
-        for (HostArray& a : arrays) views.push_back(view_of(a));
+        for (HostArray* a : ptrs) views.push_back(view_of(*a));
         m.get("main")(views);
         return true;
     } catch (const std::exception& e) {
@@ -114,7 +164,11 @@ inline std::string expect_matches_reference(const Schedule& s, int64_t reduction
     for (const Tensor& t : s.outputs()) arrays.emplace_back(t.dtype(), const_shape(t));
     std::vector<HostArray*> ptrs;
     for (HostArray& a : arrays) ptrs.push_back(&a);
+    std::vector<HostArray> packed;
     try {
+        if (has_pre_transform(s))
+            ptrs = with_transformed_weights(lower_pre_transform(s, args, "main_pre_transform"),
+                                            args, ptrs, packed);
         run_lowered(f, ptrs);
     } catch (const std::exception& e) {
         ADD_FAILURE() << "run_lowered failed: " << e.what() << "\n" << ir;

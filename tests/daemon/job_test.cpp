@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/DaemonTestUtil.h"
+#include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/auto_schedule/tuner/Job.h"
 #include "tessel/op/Networks.h"
 
@@ -42,6 +43,61 @@ TEST(Job, ASmallJobParsesWithItsDefaults) {
     EXPECT_EQ(job.tuning.restart_after, 0);
     EXPECT_EQ(job.tuning.measure.min_repeat_ms, 1);
     EXPECT_NE(job.target.find("-num-cores=2"), std::string::npos);  // canonical
+}
+
+// A task may mark inputs constant (the layout-rewrite option): its search task's DAG has them
+// constant, and the job's JSON round-trips the names; an unknown name or a non-list is a problem.
+TEST(Job, TasksMayMarkInputsConstant) {
+    const std::string b =
+        make_workload("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)})
+            .inputs.at(1)
+            .op()
+            ->name;
+    std::string text = small_job(1, 8);
+    const std::string weight = R"("weight": 1})";
+    std::string with = text;
+    with.replace(with.find(weight), weight.size(), R"("weight": 1, "constant": [")" + b + R"("]})");
+    Job job = parse_job(with);
+    ASSERT_EQ(job.tasks.size(), 1u);
+    EXPECT_EQ(job.tasks[0].constant, std::vector<std::string>{b});
+    std::vector<SearchTask> tasks = job_search_tasks(job);
+    EXPECT_EQ(tasks[0].constant(), std::vector<std::string>{b});
+    EXPECT_NE(tasks[0].key(), job_search_tasks(parse_job(text))[0].key());
+    EXPECT_EQ(parse_job(job_to_json(job)).tasks[0].constant, job.tasks[0].constant);
+    std::string unknown = text;
+    unknown.replace(unknown.find(weight), weight.size(), R"("weight": 1, "constant": ["nope"]})");
+    std::vector<std::string> p = problems_of(unknown);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("tasks[0].constant"), std::string::npos) << p[0];
+    EXPECT_NE(p[0].find("'nope'"), std::string::npos) << p[0];
+    std::string bad = text;
+    bad.replace(bad.find(weight), weight.size(), R"("weight": 1, "constant": "B"})");
+    p = problems_of(bad);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("list of input names"), std::string::npos) << p[0];
+}
+
+// "constant_weights" marks each network layer's weights (PresetLayer::weights) constant.
+TEST(Job, ANetworksWeightsMayBeConstant) {
+    const std::string head =
+        R"({"format_version": 1, "target": "llvm -num-cores=2", "trials": 1, )";
+    Job plain = parse_job(head + R"("network": "resnet50"})");
+    Job packed = parse_job(head + R"("network": "resnet50", "constant_weights": true})");
+    ASSERT_EQ(packed.tasks.size(), plain.tasks.size());
+    int marked = 0;
+    for (size_t i = 0; i < packed.tasks.size(); ++i) {
+        EXPECT_TRUE(plain.tasks[i].constant.empty());
+        const bool weighted =
+            packed.tasks[i].workload == "op.conv2d_nchw" || packed.tasks[i].workload == "op.dense";
+        EXPECT_EQ(packed.tasks[i].constant,
+                  weighted ? std::vector<std::string>{"w"} : std::vector<std::string>{});
+        marked += weighted;
+    }
+    EXPECT_EQ(marked, 24);
+    EXPECT_EQ(job_search_tasks(packed)[0].constant(), std::vector<std::string>{"w"});  // conv 7 x 7
+    std::vector<std::string> p = problems_of(head + R"("tasks": [], "constant_weights": true})");
+    ASSERT_FALSE(p.empty());
+    EXPECT_NE(p[0].find("constant_weights"), std::string::npos) << p[0];
 }
 
 TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {

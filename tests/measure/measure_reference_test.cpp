@@ -81,3 +81,31 @@ TEST(MeasureReference, TheWorkerComparesFloatOutputsAndNamesTheWorstElement) {
         << r[0].error_message;
     EXPECT_TRUE(r[1].ok()) << r[1].error_message;
 }
+
+// Layout rewrite: a task whose B is constant has candidates that pre-transform it. The worker
+// runs the module's pre_transform once and checks and times the kernel alone; the check passes
+// against the reference interpreter and against the trusted default build (itself a kernel and
+// its transform), and a wrong kernel is still caught.
+TEST(MeasureReference, CandidatesWithAPreTransformAreCheckedAndTimed) {
+    if (!has_llvm_backend()) GTEST_SKIP() << "CPU candidates need the LLVM backend";
+    const WorkloadParams params = {int64_t(37), int64_t(41), int64_t(29), Float(32)};
+    Target target("llvm -num-cores=2");
+    const std::string b = SearchTask("matmul", params, target).dag().inputs[1].name();
+    SearchTask task("matmul", params, target, std::nullopt, {b});
+    Schedule good = good_schedule(task);
+    ASSERT_TRUE(has_pre_transform(good)) << good.to_python();
+    for (double flop_limit : {1e12, 0.0}) {
+        SCOPED_TRACE(flop_limit);
+        MeasureOptions options = fast_options();
+        options.reference_flop_limit = flop_limit;
+        options.allow_test_faults = true;
+        Measurer measurer(options);
+        std::vector<MeasureResult> r =
+            measurer.measure(task, {{good},
+                                    {task.initial_schedule()},
+                                    {good, CandidateOrigin::Manual, TestFault::WrongValues}});
+        EXPECT_TRUE(r[0].ok()) << r[0].error_message;
+        EXPECT_TRUE(r[1].ok()) << r[1].error_message;
+        EXPECT_EQ(r[2].error, MeasureError::WrongAnswer) << r[2].error_message;
+    }
+}

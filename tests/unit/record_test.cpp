@@ -142,8 +142,7 @@ TuningRecord timed(const SearchTask& task, int factor, double cost,
 // twice slower stops being the best, failed re-measurements do not count, and the curve has one
 // point per trial, each after the re-measurements that follow it.
 TEST(ScheduleCosts, TheMedianOfEachSchedulesMeasurementsChoosesTheBest) {
-    SearchTask task("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
-                    Target("llvm"));
+    SearchTask task("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)}, Target("llvm"));
     const auto re = CandidateOrigin::Remeasure;
     std::vector<TuningRecord> log = {
         timed(task, 2, 1.0e-3),      // 0: lucky
@@ -189,4 +188,48 @@ TEST(ScheduleCosts, TheMedianOfEachSchedulesMeasurementsChoosesTheBest) {
     EXPECT_DOUBLE_EQ(curve[0].best_seconds, 1.0e-3);
     EXPECT_DOUBLE_EQ(curve[1].best_seconds, 1.2e-3);  // schedule 0 now costs 1.25
     EXPECT_DOUBLE_EQ(curve[2].best_seconds, 1.25e-3);
+}
+
+// Layout rewrite: a task with a constant input lists it (in its JSON and its records, which
+// round-trip), its DAG differs from the workload's without it, the record's steps carry the
+// layout (pre_transform replays), and a record without the field (written before it) reads
+// with none.
+TEST(Record, ConstantInputsAndTheLayoutRoundTrip) {
+    const WorkloadParams params = {int64_t(32), int64_t(16), int64_t(8), Float(32)};
+    Target target("llvm -num-cores=2");
+    SearchTask plain("matmul", params, target);
+    const std::string b = plain.dag().inputs[1].name();
+    SearchTask task("matmul", params, target, std::nullopt, {b});
+    EXPECT_EQ(task.constant(), std::vector<std::string>{b});
+    EXPECT_TRUE(plain.constant().empty());
+    EXPECT_NE(task.dag_hash(), plain.dag_hash());
+    SearchTask again = SearchTask::from_json(task.to_json());
+    EXPECT_EQ(again.key(), task.key());
+    EXPECT_EQ(again.constant(), task.constant());
+    EXPECT_THROW(SearchTask("matmul", params, target, std::nullopt, {"nope"}), DSLError);
+
+    Schedule s = task.initial_schedule();
+    const int mm = s.stage_of(task.dag().outputs[0]);
+    int pack = s.cache_read(s.stage_of(task.dag().inputs[1]), "global", {mm});
+    s.storage_split(pack, 1, 4);
+    s.pre_transform(pack);
+    MeasureResult result;
+    result.costs = {1e-3};
+    TuningRecord r = make_record(task, {s, CandidateOrigin::Mutation}, result);
+    EXPECT_EQ(r.constant, std::vector<std::string>{b});
+    std::string line = record_to_json(r);
+    std::string why;
+    std::optional<TuningRecord> back = record_from_json(line, &why);
+    ASSERT_TRUE(back) << why;
+    EXPECT_EQ(back->constant, r.constant);
+    EXPECT_EQ(back->task_key(), task.key());
+    EXPECT_EQ(record_to_json(*back), line);
+    Schedule replayed = task.apply_record(back->schedule_json);
+    EXPECT_TRUE(replayed.stage(pack).pre_transform);
+
+    std::string plain_line = record_to_json(sample_record(plain));
+    EXPECT_EQ(plain_line.find("\"constant\""), std::string::npos);
+    std::optional<TuningRecord> old = record_from_json(plain_line, &why);
+    ASSERT_TRUE(old) << why;
+    EXPECT_TRUE(old->constant.empty());
 }

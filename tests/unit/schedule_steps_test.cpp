@@ -25,7 +25,8 @@ struct Workload {
     Tensor A, B, Bs, C, R;
     int bs = 0, c = 0, r = 0;  // stage indices
     explicit Workload(const std::string& suffix = "", int m = 48) {
-        A = placeholder({64, 32}, Float(32), "A" + suffix);
+        // A constant (a weight), for pre_transform's case.
+        A = placeholder({64, 32}, Float(32), "A" + suffix, /*constant=*/true);
         B = placeholder({32, m}, Float(32), "B" + suffix);
         Bs = compute(
             {32, m}, [&](Var k, Var j) { return B(k, j) * 0.5f; }, "Bs" + suffix);
@@ -122,6 +123,16 @@ std::vector<StepCase> step_cases() {
              s.compute_root(w.c);
          },
          {"s.compute_root(3)  # C"}},
+        {"pre_transform",
+         [](Schedule& s, const Workload& w) {
+             int pack = s.cache_read(0, "global", {w.c});
+             s.storage_split(pack, 1, 8);
+             s.storage_reorder(pack, {1, 0, 2});
+             s.split(pack, 1, 8);
+             s.vectorize(pack, 2);
+             s.pre_transform(pack);
+         },
+         {"s.pre_transform(1)  # A.global"}},
         {"set_scope",
          [](Schedule& s, const Workload& w) {
              s.split(w.r, 0, 16);

@@ -56,6 +56,7 @@ private:
     void plant_fault_before(const std::string& fault);
     void plant_fault_after(const std::string& fault);
     void launch();
+    std::optional<std::string> pre_transform(const std::string& kernel);
     double time_batch(int number);
     void flush_caches();
 
@@ -64,7 +65,11 @@ private:
     int device_id_ = 0;
     std::vector<Argument> args_;
     bool checks_ = false;          // the outputs have references: Run compares them here
-    std::vector<NDArray> arrays_;  // the kernel's arguments
+    std::vector<NDArray> arrays_;  // the task's arguments (Setup)
+    // The candidate's arguments: the task's, with each transformed weight (the module's
+    // pre_transform, run once by Run) in its weight's place.
+    std::vector<NDArray> call_arrays_;
+    std::vector<Argument> packed_;  // the transformed weights (their guarded memory)
     std::optional<Kernel> kernel_;
     std::string timing_fault_;  // a test's fault for the next Time request (--test-faults)
     Module module_;

@@ -45,7 +45,7 @@ void Worker::flush_caches() {
         return;
     }
 #if defined(__x86_64__)
-    for (const NDArray& a : arrays_) {
+    for (const NDArray& a : call_arrays_) {
         const char* p = static_cast<const char*>(a.data());
         for (int64_t i = 0; i < a.nbytes(); i += 64) __builtin_ia32_clflush(p + i);
     }

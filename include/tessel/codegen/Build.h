@@ -45,6 +45,12 @@ struct BuildOptions {
 /// targets need the LLVM backend, cuda targets NVRTC (CompileError naming the missing backend).
 Module build(const LoweredFunc& f, const Target& target, const BuildOptions& options = {});
 
+/// Compiles several lowered functions into one module, a kernel each in order (a kernel and its
+/// pre_transform, lower/Lower.h): CPU targets only (CompileError otherwise, and for none).
+/// `options.in_place` names arguments of the first function.
+Module build(const std::vector<LoweredFunc>& fs, const Target& target,
+             const BuildOptions& options = {});
+
 /// build() of a lowered function for the target string `target`, parsed once.
 Module build(const LoweredFunc& f, const std::string& target = "llvm",
              const BuildOptions& options = {});

@@ -32,7 +32,11 @@ namespace tessel {
 Schedule schedule_for_build(const Schedule& s, const Target& target, bool shipped_logs = true);
 
 /// Lowers schedule_for_build(s, target, options.tuning_logs) over `args` for `target` (lower() in
-/// lower/Lower.h) and compiles it into a module with one kernel called `name`. llvm targets need
+/// lower/Lower.h) and compiles it into a module with one kernel called `name`. When the schedule
+/// pre-transforms constant operands (Schedule::pre_transform, a layout rewrite), the module has
+/// a second kernel, `<name>_pre_transform` (lower_pre_transform), which the caller runs once on
+/// the weights; the kernel `name` then takes each transformed weight in its weight's place.
+/// llvm targets need
 /// the LLVM backend, cuda targets NVRTC (CompileError naming the missing backend, before
 /// lowering). Throws CompileError for an unknown argument name in `options` or IR the backend
 /// cannot compile, ScheduleError for a schedule that cannot be lowered for the target

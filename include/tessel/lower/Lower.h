@@ -49,6 +49,27 @@ LoweredFunc lower(const Schedule& s, const std::vector<Tensor>& args,
                   const std::string& name = "main",
                   const LowerOptions& options = LowerOptions::from_env());
 
+/// True when a stage of `s` is pre-transformed (Schedule::pre_transform): lower() then gives the
+/// kernel, which takes each transformed weight `<weight>_packed` in the weight's place in
+/// `args`, and lower_pre_transform() the one-time function that makes those buffers.
+bool has_pre_transform(const Schedule& s);
+
+/// The name of the pre-transform function of kernel `kernel`: "<kernel>_pre_transform".
+std::string pre_transform_name(const std::string& kernel);
+
+/// The one-time layout rewrite of `s`'s constant operands: a function over the weights that `s`
+/// pre-transforms (in `args`' order, `args` being lower()'s) and then their laid-out buffers
+/// `<weight>_packed` (outputs), computing only the pre-transformed stages, through the same
+/// pipeline as lower(). Padding that the layout adds past a weight's end is never written (the
+/// kernel never reads it). ScheduleError when `s` pre-transforms nothing.
+LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& args,
+                                const Target& target, const std::string& name,
+                                const LowerOptions& options = LowerOptions::from_env());
+/// lower_pre_transform() without a target (as lower() without one).
+LoweredFunc lower_pre_transform(const Schedule& s, const std::vector<Tensor>& args,
+                                const std::string& name,
+                                const LowerOptions& options = LowerOptions::from_env());
+
 /// The function printed: its signature, then its body (ir/IRPrinter.h).
 std::string to_string(const LoweredFunc& f);
 

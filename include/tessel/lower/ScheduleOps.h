@@ -1,6 +1,7 @@
 // ScheduleOps: the loop nests of a schedule, before any other lowering pass.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,13 @@
 #include "tessel/schedule/Schedule.h"
 
 namespace tessel {
+
+/// Which function of a schedule to build: the kernel, or the one-time transform of its constant
+/// operands (Schedule::pre_transform).
+enum class SchedulePart : uint8_t {
+    Kernel,        ///< every stage but the pre-transformed ones; their buffers are arguments
+    PreTransform,  ///< the pre-transformed stages alone: weights in, laid-out buffers out
+};
 
 /// Builds every stage's loop nest from the schedule (after bound inference): leaf loops in order
 /// with their annotations as For kinds, inlined stages substituted, stages computed at a loop
@@ -23,7 +31,14 @@ namespace tessel {
 ///
 /// `bounds`, when not empty, is infer_bounds(s) computed by the caller (lower() passes on what
 /// verify_schedule inferred), saving bound inference, the largest part of its cost.
+///
+/// With pre-transformed stages, the Kernel part takes each one's buffer (named `<weight>_packed`,
+/// its storage layout over the whole weight) in its weight's place in `args`; the PreTransform
+/// part takes the weights (in `args`' order) then their laid-out buffers, and computes only
+/// those stages (ScheduleError when there are none, or when a stage reads a weight directly
+/// besides its transformed copy or the copy does not cover the whole weight).
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
-                         const std::string& name, std::vector<StageBounds> bounds = {});
+                         const std::string& name, std::vector<StageBounds> bounds = {},
+                         SchedulePart part = SchedulePart::Kernel);
 
 }  // namespace tessel

@@ -16,6 +16,9 @@ struct PresetLayer {
     std::string workload;   ///< a registered workload name ("op.conv2d_nchw", ...)
     WorkloadParams params;  ///< its parameters
     int count = 1;          ///< how many times the network runs it
+    /// The inputs that hold the network's weights (conv2d's and dense's `w`): constant in a
+    /// deployed network, so a job may mark them (its "constant_weights", layout rewrite).
+    std::vector<std::string> weights = {};
 };
 
 /// The names of the presets: "resnet50" (batch 1, 224 x 224, NCHW float32: its distinct conv2d,

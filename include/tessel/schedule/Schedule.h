@@ -113,9 +113,10 @@ struct Stage {
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
-    int pipeline_depth = 0;   ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
-    int swizzle_bits = 0;     ///< storage_swizzle: log2 of the phases (0: no swizzle)
-    int tensorize_iter = -1;  ///< tensorize: the iterator id the intrinsic replaces from
+    int pipeline_depth = 0;      ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
+    int swizzle_bits = 0;        ///< storage_swizzle: log2 of the phases (0: no swizzle)
+    int tensorize_iter = -1;     ///< tensorize: the iterator id the intrinsic replaces from
+    bool pre_transform = false;  ///< pre_transform: computed once, outside the kernel
     std::string tensorize_intrin;  ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
     /// The operation's name.
     const std::string& name() const { return op->name; }
@@ -186,6 +187,13 @@ public:
     void compute_inline(int stage);
     /// Computes `stage` in its own loop nest at the top level.
     void compute_root(int stage);
+    /// Layout rewrite: `stage`, a "global" cache_read of a constant placeholder (a weight,
+    /// PlaceholderOpNode::constant), is computed once outside the kernel. It moves to the root
+    /// (the whole tensor, in the stage's storage layout and with its own loops); lower() then
+    /// makes the kernel read the laid-out buffer as the argument in the weight's place, and
+    /// lower_pre_transform() the one-time function weight -> laid-out buffer. ScheduleError for
+    /// any other stage; compute_at, compute_inline and set_scope refuse the stage afterwards.
+    void pre_transform(int stage);
 
     // --- Caches, storage layouts, rfactor: these insert stages (later indices shift by one). ---
     /// Inserts a stage at `stage + 1` copying `stage`'s outputs into `scope` ("global", "shared",

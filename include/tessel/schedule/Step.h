@@ -201,6 +201,17 @@ struct ComputeRootStep {
         v.stage("stage", s.stage);
     }
 };
+/// Computes the stage once, outside the kernel: a global cache_read of a constant placeholder
+/// becomes the separate `pre_transform` function (weight -> the stage's storage layout) and the
+/// kernel reads the laid-out buffer as its argument in the weight's place.
+struct PreTransformStep {
+    int stage = 0;
+    TESSEL_STEP(PreTransformStep, "pre_transform")
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
+};
 /// Places the stage's buffer in `scope` (global, shared or local memory).
 struct SetScopeStep {
     int stage = 0;
@@ -396,13 +407,13 @@ using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, Pragma
                           ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
                           CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
                           FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
-                          PipelineStep, TensorizeStep, StorageSwizzleStep>;
+                          PipelineStep, TensorizeStep, StorageSwizzleStep, PreTransformStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline", "tensorize", "storage_swizzle" (the struct's `kind`).
+/// "pipeline", "tensorize", "storage_swizzle", "pre_transform" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

@@ -44,10 +44,15 @@ namespace tessel {
 struct PlaceholderOpNode : OperationNode {
     std::vector<Expr> shape;  ///< extents in the index dtype, outermost first
     Type dtype;               ///< element type
-    PlaceholderOpNode(std::string name, std::vector<Expr> shape_, Type dtype_)
+    /// A constant operand (a weight): the same values on every call, so a schedule may lay it
+    /// out once, outside the kernel (Schedule::pre_transform). Part of the DAG's hash and JSON.
+    bool constant = false;
+    PlaceholderOpNode(std::string name, std::vector<Expr> shape_, Type dtype_,
+                      bool constant_ = false)
         : OperationNode(OpKind::Placeholder, std::move(name)),
           shape(std::move(shape_)),
-          dtype(dtype_) {}
+          dtype(dtype_),
+          constant(constant_) {}
 };
 
 /// A tensor computed point-wise over `axis`: output v at point (axis...) is body[v]. When the
@@ -86,9 +91,11 @@ std::vector<Expr> op_shape(const Operation& op);
 // Declaring tensors
 
 /// An input tensor. Every extent must be a positive integer constant or a scalar integer
-/// expression (see "Index dtype"); `dtype` must be a scalar non-handle type.
+/// expression (see "Index dtype"); `dtype` must be a scalar non-handle type. A `constant` input
+/// (a weight) holds the same values on every call: a schedule may lay it out once, outside the
+/// kernel (Schedule::pre_transform).
 Tensor placeholder(const std::vector<Expr>& shape, Type dtype = Float(32),
-                   const std::string& name = "placeholder");
+                   const std::string& name = "placeholder", bool constant = false);
 
 /// A reduction axis over `dom` (min, extent); extent must be positive. Its variable is named
 /// `name`, has the index dtype of (min, extent), and may only be used inside a reduction over it.

@@ -26,6 +26,16 @@ struct TensorDAG {
 TensorDAG make_tensor_dag(const std::vector<Tensor>& outputs,
                           const std::string& who = "make_tensor_dag");
 
+/// `dag` with the inputs named in `constant` marked constant (weights, PlaceholderOpNode::constant)
+/// and the others as they are: the operations reading them are rebuilt, so the result is a new
+/// DAG (another hash) and `dag` is unchanged. DSLError, starting with `who`, for a name that is
+/// no input (listing the inputs).
+TensorDAG mark_constant(const TensorDAG& dag, const std::vector<std::string>& constant,
+                        const std::string& who = "mark_constant");
+
+/// The names of `dag`'s constant inputs, in argument order.
+std::vector<std::string> constant_inputs(const TensorDAG& dag);
+
 /// Throws DSLError, its message starting with `who`, unless `dag` has at least one output, every
 /// output is a defined tensor of a compute operation listed once, and `inputs` lists every
 /// placeholder the outputs read exactly once, and nothing else.

@@ -59,6 +59,18 @@ void spin_past(double timeout_seconds) {
     while (Clock::now() < end) work = work + 1;
 }
 
+// The kernel `f`, and its pre_transform when `s` lays out constant weights once (the worker runs
+// the transform once and times the kernel alone).
+std::vector<LoweredFunc> with_pre_transform(LoweredFunc f, const Schedule& s,
+                                            const SearchTask& task, const LowerOptions& o) {
+    std::vector<LoweredFunc> fs;
+    fs.push_back(std::move(f));
+    if (has_pre_transform(s))
+        fs.push_back(lower_pre_transform(s, task.dag().args(), task.target(),
+                                         pre_transform_name(fs[0].name), o));
+    return fs;
+}
+
 BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input,
                          double timeout_seconds) {
     BuiltCandidate out;
@@ -70,7 +82,8 @@ BuiltCandidate build_one(const SearchTask& task, const MeasureInput& input,
         BuildOptions options;
         LoweredFunc f =
             lower(input.schedule, task.dag().args(), task.target(), "main", options.lower);
-        Module m = build(f, task.target(), options);
+        Module m = build(with_pre_transform(f, input.schedule, task, options.lower), task.target(),
+                         options);
         out.module = m.save(/*with_sources=*/false);
     } catch (const ScheduleError& e) {
         out.error = MeasureError::InstantiationError;

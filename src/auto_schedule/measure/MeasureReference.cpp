@@ -164,7 +164,10 @@ void trusted_build_reference(const SearchTask& task, const MeasureOptions& optio
     Schedule s = op::default_schedule_rules(dag.outputs, task.target());
     // Lowered here: the rules' schedule as it is, never a tuning record (build() of a schedule
     // without steps would consult them).
-    Module m = build(lower(s, dag.args(), task.target(), "main"), task.target());
+    std::vector<LoweredFunc> fs = {lower(s, dag.args(), task.target(), "main")};
+    if (has_pre_transform(s))  // the worker runs the transform once, then the kernel
+        fs.push_back(lower_pre_transform(s, dag.args(), task.target(), pre_transform_name("main")));
+    Module m = build(fs, task.target());
     WorkerProcess::Outcome setup = worker.request(data.setup, options.run_timeout_seconds);
     if (setup.error != MeasureError::None)
         TESSEL_THROW(RuntimeError) << "measurement: the worker could not take task " << task.key()

@@ -115,6 +115,12 @@ void read_task(Fields& record, TuningRecord& r) {
     }
     r.target = task.required_text("target");
     r.hardware = internal::hardware_from_json(*task.object("hardware", kRequired), skip_line);
+    if (const json* c = task.array("constant")) {  // absent: none (older records too)
+        for (const json& name : *c) {
+            if (!name.is_string()) throw Skip{"'constant' lists input names"};
+            r.constant.push_back(name.get<std::string>());
+        }
+    }
     Fields schedule = *record.fields("schedule", kRequired);
     schedule.array("steps", kRequired);
     if (schedule.required_text("workload_key") != r.dag_hash)
@@ -205,6 +211,7 @@ std::string record_to_json(const TuningRecord& r) {
               {"provenance",
                {{"origin", candidate_origin_name(r.origin)}, {"seed", r.seed}, {"round", r.round}}},
               {"tessel_version", r.tessel_version}};
+    if (!r.constant.empty()) j["task"]["constant"] = r.constant;
     // Invalid UTF-8 in a message (a compiler's output) is replaced, never a throw.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -217,6 +224,7 @@ TuningRecord make_record(const SearchTask& task, const MeasureInput& input,
     r.params_json = workload_params_to_json(task.params());
     r.target = task.target().str();
     r.hardware = task.hardware();
+    r.constant = task.constant();
     r.schedule_json = input.schedule.to_json();
     r.error = result.error;
     r.error_message = result.error_message;

@@ -138,8 +138,9 @@ void tile_accumulator(Sketch& sk, int p, int q, const CpuDotGemm& g) {
     s.tensorize(p, 3, g.intrin->name);
 }
 
-// B packed at the output's block loop, storage and loops [j / lanes, k / group, j % lanes,
-// k % group]: a vector's rows of B `group` elements apart, as the instruction reads them.
+// B packed at the output's block loop (a constant B once, by pre_transform), storage and loops
+// [j / lanes, k / group, j % lanes, k % group]: a vector's rows of B `group` elements apart, as
+// the instruction reads them.
 int pack_b(Sketch& sk, int b, int p, int q, const CpuDotGemm& g) {
     Schedule& s = sk.schedule;
     const int pack = s.cache_read(b, "global", {p});
@@ -156,7 +157,12 @@ int pack_b(Sketch& sk, int b, int p, int q, const CpuDotGemm& g) {
     s.split(pack, j_dim, g.lanes);
     s.split(pack, k_dim, g.group);
     s.reorder(pack, order);
-    s.compute_at(pack, q + 1, 0);  // q moved up by the inserted stage
+    // A constant B (a weight) is packed once, outside the kernel (layout rewrite).
+    const PlaceholderOpNode* w = as_placeholder(s.stage(b).op);
+    if (w && w->constant)
+        s.pre_transform(pack);
+    else
+        s.compute_at(pack, q + 1, 0);  // q moved up by the inserted stage
     return pack;
 }
 

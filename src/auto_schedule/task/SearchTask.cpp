@@ -46,10 +46,12 @@ const char* task_words(internal::JsonType t) {
 // The DAG the registered workload builds in this process, when it is registered here: it must
 // be the computation the task carries.
 void check_registered_builder(const std::string& workload, const WorkloadParams& params,
+                              const std::vector<std::string>& constant,
                               const std::string& recorded_hash) {
     std::vector<std::string> names = workload_names();
     if (std::find(names.begin(), names.end(), workload) == names.end()) return;
-    std::string here = hex(dag_hash(make_workload(workload, params).outputs));
+    std::string here = hex(dag_hash(
+        mark_constant(make_workload(workload, params), constant, "SearchTask.from_json").outputs));
     if (here != recorded_hash)
         TESSEL_THROW(ScheduleError)
             << "SearchTask.from_json: workload '" << workload_key(workload, params)
@@ -92,8 +94,10 @@ SearchTask::SearchTask(TensorDAG dag, std::string workload, WorkloadParams param
 }
 
 SearchTask::SearchTask(const std::string& workload, const WorkloadParams& params,
-                       const Target& target, std::optional<HardwareParams> hardware)
-    : SearchTask(make_workload(workload, params), workload, params, target, hardware) {}
+                       const Target& target, std::optional<HardwareParams> hardware,
+                       const std::vector<std::string>& constant)
+    : SearchTask(mark_constant(make_workload(workload, params), constant, "SearchTask"), workload,
+                 params, target, hardware) {}
 
 SearchTask::SearchTask(const TensorDAG& dag, const Target& target,
                        std::optional<HardwareParams> hardware)
@@ -115,6 +119,7 @@ std::string SearchTask::to_json() const {
     j["format_version"] = kSearchTaskFormatVersion;
     j["workload"] = state_->workload;
     j["params"] = json::parse(workload_params_to_json(state_->params));
+    if (!constant().empty()) j["constant"] = constant();  // absent: none (older tasks too)
     j["dag"] = json::parse(dag_to_json(state_->dag));
     j["dag_hash"] = dag_hash_hex();
     j["target"] = state_->target.str();
@@ -150,7 +155,15 @@ SearchTask SearchTask::from_json(const std::string& text) {
             << ", but the task records " << recorded
             << "; it was edited or written by a tessel that hashes differently, and its records "
                "cannot be trusted on this computation";
-    if (!workload.empty()) check_registered_builder(workload, params, recorded);
+    std::vector<std::string> constant;  // the DAG says it too; the builder's check needs the names
+    if (const json* c = f.array("constant")) {
+        for (const json& name : *c) {
+            if (!name.is_string())
+                TESSEL_THROW(DSLError) << "SearchTask.from_json: 'constant' lists input names";
+            constant.push_back(name.get<std::string>());
+        }
+    }
+    if (!workload.empty()) check_registered_builder(workload, params, constant, recorded);
     f.text("target", target_name, kRequired);
     Target target(target_name);
     HardwareParams hw =

@@ -57,10 +57,17 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
         return;
     }
     Fields f(t, path, collect_into(problems));
-    f.only({"workload", "params", "weight"});
+    f.only({"workload", "params", "weight", "constant"});
     JobTask task;
     f.text("workload", task.workload);
     f.number("weight", task.weight, 1e-9, 1e12);
+    if (f.has("constant")) {
+        const json& c = t.at("constant");
+        bool names = c.is_array();
+        for (const json& n : names ? c : json::array()) names = names && n.is_string();
+        if (!names) return f.problem(path + ".constant must be a list of input names");
+        for (const json& n : c) task.constant.push_back(n.get<std::string>());
+    }
     if (!f.has("workload")) f.problem(path + ": no workload");
     if (!f.has("params")) f.problem(path + ": no params (a JSON array)");
     if (task.workload.empty() || !f.has("params")) return;
@@ -68,7 +75,7 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
     if (!params.is_array()) return f.problem(path + ".params must be a JSON array");
     try {
         task.params = conform(task.workload, workload_params_from_json(params.dump()));
-        make_workload(task.workload, task.params);
+        mark_constant(make_workload(task.workload, task.params), task.constant, path + ".constant");
     } catch (const Error& e) {
         return f.problem(path + ": " + e.what());
     }
@@ -78,7 +85,8 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
 void read_network(const std::string& name, Job& job, std::vector<std::string>& problems) {
     try {
         for (const op::PresetLayer& l : op::network_preset(name))
-            job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count)});
+            job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count),
+                                 job.constant_weights ? l.weights : std::vector<std::string>{}});
     } catch (const Error& e) {
         problems.push_back(std::string("network: ") + e.what());
     }
@@ -93,8 +101,7 @@ void read_search(const json& j, Job& job, std::vector<std::string>& problems) {
     read_options(f, job.tuning, kJobSearch);
     f.text("cost_model", job.cost_model);
     if (job.cost_model != "shared" && job.cost_model != "per-task")
-        f.problem("cost_model must be \"shared\" or \"per-task\", got \"" + job.cost_model +
-                  "\"");
+        f.problem("cost_model must be \"shared\" or \"per-task\", got \"" + job.cost_model + "\"");
 }
 
 void read_measure(const json& j, Job& job, std::vector<std::string>& problems) {
@@ -128,9 +135,18 @@ void check_duplicates(const Job& job, std::vector<std::string>& problems) {
 Job read_job(const json& j, std::vector<std::string>& problems) {
     Job job;
     Fields f(j, "", collect_into(problems));
-    std::vector<std::string> known = {"format_version", "name", "target", "trials",
-                                      "trials_per_task", "strategy", "early_stopping_per_task",
-                                      "network", "tasks", "search", "measure"};
+    std::vector<std::string> known = {"format_version",
+                                      "name",
+                                      "target",
+                                      "trials",
+                                      "trials_per_task",
+                                      "strategy",
+                                      "early_stopping_per_task",
+                                      "network",
+                                      "tasks",
+                                      "search",
+                                      "measure",
+                                      "constant_weights"};
     for (const std::string& n : option_names<TuningOptions>(kJobTop)) known.push_back(n);
     f.only(known);
     int version = -1;
@@ -157,6 +173,11 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
         f.problem("strategy must be \"gradient\" or \"round-robin\", got \"" + job.strategy + "\"");
     f.integer("early_stopping_per_task", job.early_stopping_per_task, 0, kMaxTrials);
     f.text("network", job.network);
+    f.boolean("constant_weights", job.constant_weights);
+    if (job.constant_weights && job.network.empty())
+        f.problem(
+            "constant_weights marks a network's weights: give a network (a task marks its "
+            "own inputs with \"constant\")");
     if (!job.network.empty()) read_network(job.network, job, problems);
     if (f.has("tasks")) {
         const json& tasks = j.at("tasks");
@@ -243,10 +264,12 @@ Job load_job(const std::string& path, const std::string& overrides) {
 
 std::string job_to_json(const Job& job) {
     json tasks = json::array();
-    for (const JobTask& t : job.tasks)
+    for (const JobTask& t : job.tasks) {
         tasks.push_back({{"workload", t.workload},
                          {"params", json::parse(workload_params_to_json(t.params))},
                          {"weight", t.weight}});
+        if (!t.constant.empty()) tasks.back()["constant"] = t.constant;
+    }
     json search = options_json(job.tuning, kJobSearch);
     search["cost_model"] = job.cost_model;
     json j = {{"format_version", kJobFormatVersion},
@@ -265,7 +288,8 @@ std::string job_to_json(const Job& job) {
 std::vector<SearchTask> job_search_tasks(const Job& job) {
     Target target(job.target);
     std::vector<SearchTask> out;
-    for (const JobTask& t : job.tasks) out.emplace_back(t.workload, t.params, target);
+    for (const JobTask& t : job.tasks)
+        out.emplace_back(t.workload, t.params, target, std::nullopt, t.constant);
     return out;
 }
 

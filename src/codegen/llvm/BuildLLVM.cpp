@@ -46,25 +46,35 @@ namespace internal {
 
 void check_llvm_backend(const Target&) {}
 
-Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions& options) {
+Module build_llvm(const std::vector<LoweredFunc>& fs, const Target& target,
+                  const BuildOptions& options) {
+    TESSEL_CHECK(!fs.empty()) << "build_llvm of no function";
     LLVMTarget t = llvm_target_of(target);
-    verify_lowered(f);
-    std::vector<Var> shape_vars;
-    KernelSignature sig = make_signature(f, options, DeviceType::CPU, "llvm", &shape_vars);
     bool object_code = internal::cpu_object_loader_supported();
     std::unique_ptr<llvm::TargetMachine> tm = internal::make_target_machine(t, !object_code);
     auto context = std::make_unique<llvm::LLVMContext>();
-    auto owned_module = std::make_unique<llvm::Module>(f.name, *context);
+    auto owned_module = std::make_unique<llvm::Module>(fs[0].name, *context);
     llvm::Module& module = *owned_module;
     module.setTargetTriple(t.triple);
     module.setDataLayout(tm->createDataLayout());
-    std::vector<bool> in_place;
-    for (const ArgSpec& a : sig.args) in_place.push_back(a.in_place);
     using FloatMode = internal::CodeGenLLVM::FloatMode;
     FloatMode mode = t.fast_math      ? FloatMode::Fast
                      : t.strict_float ? FloatMode::Strict
                                       : FloatMode::Contract;
-    internal::CodeGenLLVM(module, t.cpu, t.features, mode).add_function(f, shape_vars, in_place);
+    internal::CodeGenLLVM codegen(module, t.cpu, t.features, mode);
+    std::vector<KernelSignature> sigs;
+    for (size_t i = 0; i < fs.size(); ++i) {
+        const LoweredFunc& f = fs[i];
+        verify_lowered(f);
+        // in_place names the first function's arguments (the kernel's); the others take none.
+        BuildOptions own = options;
+        if (i > 0) own.in_place.clear();
+        std::vector<Var> shape_vars;
+        sigs.push_back(make_signature(f, own, DeviceType::CPU, "llvm", &shape_vars));
+        std::vector<bool> in_place;
+        for (const ArgSpec& a : sigs.back().args) in_place.push_back(a.in_place);
+        codegen.add_function(f, shape_vars, in_place);
+    }
     std::string errors;
     llvm::raw_string_ostream es(errors);
     if (llvm::verifyModule(module, &es)) {
@@ -82,15 +92,15 @@ Module build_llvm(const LoweredFunc& f, const Target& target, const BuildOptions
         // linked with libtessel_runtime alone (a measurement worker), without LLVM.
         std::vector<uint8_t> object = internal::emit_object(module, *tm);
         std::shared_ptr<const LoadedCode> code = internal::load_cpu_object(object);
-        return Module({sig}, internal::kCpuObjectFormat, std::move(object), std::move(code),
-                      {{"ll", ll}}, std::move(lazy));
+        return Module(std::move(sigs), internal::kCpuObjectFormat, std::move(object),
+                      std::move(code), {{"ll", ll}}, std::move(lazy));
     }
     internal::register_llvm_ir_loader();
     // Elsewhere the optimised module goes to the JIT as it is (no re-parse).
     std::shared_ptr<const LoadedCode> code =
         internal::jit_compile(std::move(owned_module), std::move(context));
-    return Module({sig}, "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()), std::move(code),
-                  {{"ll", ll}}, std::move(lazy));
+    return Module(std::move(sigs), "llvm-ir", std::vector<uint8_t>(ll.begin(), ll.end()),
+                  std::move(code), {{"ll", ll}}, std::move(lazy));
 }
 
 }  // namespace internal

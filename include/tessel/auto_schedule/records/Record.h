@@ -45,6 +45,9 @@ struct TuningRecord {
     std::string params_json = "[]";  ///< its parameters (workload_params_to_json)
     std::string target;              ///< canonical target string ("" in migrated v1 records)
     HardwareParams hardware;
+    /// The task's constant inputs (SearchTask::constant, the layout-rewrite option): its steps
+    /// may pre_transform them. Empty when off, and in records written before the option.
+    std::vector<std::string> constant;
     // The candidate.
     std::string schedule_json;  ///< Schedule::to_json(): the steps and the DAG's workload key
     // The measurement.

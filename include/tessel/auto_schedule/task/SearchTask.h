@@ -76,9 +76,13 @@ ScheduleLimits schedule_limits_for(const Target& target);
 class SearchTask {
 public:
     /// The registered workload `workload` built with `params` (DSLError for an unknown name or
-    /// bad parameters), for `target`; the hardware parameters default to the target's.
+    /// bad parameters), for `target`; the hardware parameters default to the target's. The
+    /// inputs named in `constant` are marked constant (weights, te/TensorDAG.h mark_constant):
+    /// the search may then lay them out once, outside the kernel (Schedule::pre_transform); the
+    /// DAG, and so the task's key, differ from the workload's without them.
     SearchTask(const std::string& workload, const WorkloadParams& params, const Target& target,
-               std::optional<HardwareParams> hardware = std::nullopt);
+               std::optional<HardwareParams> hardware = std::nullopt,
+               const std::vector<std::string>& constant = {});
     /// A DAG that is not a registered workload (its key names the DAG hash instead).
     SearchTask(const TensorDAG& dag, const Target& target,
                std::optional<HardwareParams> hardware = std::nullopt);
@@ -91,6 +95,8 @@ public:
     const WorkloadParams& params() const { return state_->params; }
     const Target& target() const { return state_->target; }
     const HardwareParams& hardware() const { return state_->hardware; }
+    /// The names of the DAG's constant inputs (the layout-rewrite option; empty: off).
+    std::vector<std::string> constant() const { return constant_inputs(state_->dag); }
     /// The DAG's structural hash (the schedule's workload key; ignores names).
     uint64_t dag_hash() const { return state_->initial.workload_key(); }
     /// The DAG's hash in hex without leading zeros (1 to 16 digits), as records write it.
@@ -103,8 +109,9 @@ public:
     /// (replay(task.initial_schedule(), steps) walks and hashes nothing again).
     const Schedule& initial_schedule() const { return state_->initial; }
 
-    /// The task as one JSON object: format version, workload and parameters, the DAG (as
-    /// dag_to_json writes it) and its hash, the canonical target, the hardware parameters.
+    /// The task as one JSON object: format version, workload and parameters, the constant
+    /// inputs ("constant", only when there are some), the DAG (as dag_to_json writes it) and its
+    /// hash, the canonical target, the hardware parameters.
     std::string to_json() const;
     /// Rebuilds a task from to_json's output in any process: the DAG from the JSON, checked
     /// against the recorded hash; when the workload is registered in this process, its builder

@@ -19,8 +19,11 @@
 //   strategy                  "gradient" (default) or "round-robin" (TaskScheduler.h)
 //   early_stopping_per_task   0 (never): a task stops after this many trials without improving
 //   network                   a network preset: its distinct layers, weighted by their counts
+//   constant_weights          false (default); true marks the network's weights constant (each
+//                              layer's PresetLayer::weights: layout rewrite, docs/tuning.md)
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
-//                              it; a dtype may be a plain string), weight (default 1)}]
+//                              it; a dtype may be a plain string), weight (default 1),
+//                              constant (input names marked constant, default none)}]
 //   measurements_per_round, seed
 //                             TuningOptions' fields of that name (kJobTop; 16 rounds a job)
 //   search                    TuningOptions' search fields (kJobSearch: population, generations,
@@ -70,6 +73,9 @@ struct JobTask {
     std::string workload;  ///< a registered workload
     WorkloadParams params;
     double weight = 1;  ///< how often the workload runs (the objective's weight)
+    /// Inputs the task marks constant (weights, SearchTask's `constant`): the layout-rewrite
+    /// option. Empty: off.
+    std::vector<std::string> constant;
 };
 
 /// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
@@ -82,8 +88,9 @@ struct Job {
     int64_t trials = 0;  ///< the shared budget (trials_per_task x tasks when given so)
     std::string strategy = "gradient";
     int64_t early_stopping_per_task = 0;
-    std::string network;         ///< the preset it named ("" for none); its layers are in tasks
-    std::vector<JobTask> tasks;  ///< the network's layers first, then the listed tasks
+    std::string network;            ///< the preset it named ("" for none); its layers are in tasks
+    bool constant_weights = false;  ///< the network's layers take their weights as constant
+    std::vector<JobTask> tasks;     ///< the network's layers first, then the listed tasks
     std::string cost_model = "shared";  ///< "shared" or "per-task"
     /// Each task's tuning: the job file's kJobTop and kJobSearch fields, and in `tuning.measure`
     /// its kJobMeasure ones (trials, log_file and the callbacks are the job runner's).
