@@ -10,16 +10,18 @@ from tutorial_loader import REPO, tutorial  # noqa: F401 (cuda_bench.REPO and .t
 
 def median_ms(fn, warmup=5, reps=30):
     """Median milliseconds of fn() over `reps` runs after `warmup` runs, each timed with CUDA
-    events on the current stream. The queue is pre-filled (a GPU sleep of about 0.1 ms before the
+    events on the current stream. The queue is pre-filled (a GPU sleep of about 0.5 ms before the
     start event), so the time is the GPU's: the host's launch latency, which would otherwise count
-    for a kernel of a few microseconds (a short-row softmax), is hidden behind the sleep."""
+    for a kernel of a few microseconds (a short-row softmax), is hidden behind the sleep. (A sleep
+    of 0.1 ms was not always enough for a call of three launches: the same kernels of a small
+    product read 0.2 and 1.1 x cuBLAS in one run.)"""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(200_000)  # cycles
+        torch.cuda._sleep(1_000_000)  # cycles
         start.record()
         fn()
         end.record()

@@ -89,6 +89,30 @@ private:
                               dst.gather.defined() || src.gather.defined();
         int chunk =
             per_lane ? (size == 4 || size == 8 ? 1 : 0) : widest_chunk(dst, src, lanes, size);
+        // Lanes of 1 or 2 bytes whose guard holds for a prefix of them (the k edge of a row
+        // padded to whole vectors): one copy a chunk, of the bytes of its lanes inside; cp.async
+        // fills the rest with zeros.
+        if (chunk == 0 && guard.defined() && guard.type().is_vector() && !dst.gather.defined() &&
+            !src.gather.defined() && holds_for_a_prefix(guard)) {
+            chunk = widest_chunk(dst, src, lanes, size);
+            if (chunk == 0) return Stmt();
+            std::vector<Stmt> out;
+            for (int k = 0; k < lanes; k += chunk) {
+                Expr bytes = make_zero(Int(32));
+                for (int l = k; l < k + chunk; ++l) {
+                    Expr g = internal::lane_of(guard, l);
+                    if (!g.defined()) return Stmt();
+                    bytes = bytes + select(g, make_const(Int(32), size), make_zero(Int(32)));
+                }
+                Expr d = lane(dst, k), from = lane(src, k), first = internal::lane_of(guard, k);
+                if (!d.defined() || !from.defined()) return Stmt();
+                out.push_back(Evaluate::make(Call::make(
+                    Intrinsic::cp_async,
+                    {dst.buffer, d, src.buffer, select(first, from, make_zero(from.type())),
+                     make_const(Int(32), chunk * size), bytes})));
+            }
+            return Seq::make(out);
+        }
         if (chunk == 0) return Stmt();
         std::vector<Stmt> out;
         for (int k = 0; k < lanes; k += chunk) {
@@ -99,6 +123,24 @@ private:
             out.push_back(copy(dst.buffer, d, src.buffer, from, chunk * size, g));
         }
         return Seq::make(out);
+    }
+
+    /// Whether a vector condition's true lanes are always a prefix of its lanes: a conjunction
+    /// of lane-invariant terms and bounds `ramp(base, stride > 0) < (or <=) bound`.
+    static bool holds_for_a_prefix(const Expr& e) {
+        if (!e.type().is_vector() || e.as<Broadcast>()) return true;
+        if (const auto* a = e.as<And>())
+            return holds_for_a_prefix(a->a) && holds_for_a_prefix(a->b);
+        auto rising_below = [](const Expr& x, const Expr& bound) {
+            const auto* r = x.as<Ramp>();
+            std::optional<int64_t> stride = r ? as_const_int(r->stride) : std::nullopt;
+            return stride && *stride > 0 && (!bound.type().is_vector() || bound.as<Broadcast>());
+        };
+        if (const auto* lt = e.as<LT>()) return rising_below(lt->a, lt->b);
+        if (const auto* le = e.as<LE>()) return rising_below(le->a, le->b);
+        if (const auto* gt = e.as<GT>()) return rising_below(gt->b, gt->a);
+        if (const auto* ge = e.as<GE>()) return rising_below(ge->b, ge->a);
+        return false;
     }
 
     static bool is_zero_value(const Expr& e) {

@@ -87,16 +87,16 @@ const IterAnnotation kWarpAxes[] = {IterAnnotation::ThreadX, IterAnnotation::Thr
                                     IterAnnotation::ThreadZ};
 
 // A copy of a 2-D tile (with leading loops of extent 1) by the block's threads, `vector` elements
-// an access: the rows split by the vector first (so that an access is one aligned piece of a
-// row), then everything fused and spread over [outer (unrolled), warps m (threadIdx.z), warps n
-// (threadIdx.y), lanes (threadIdx.x)].
+// an access (a tile's row, bk >= 16, holds whole vectors; the last one of a padded copy's row may
+// run past the operand's row, lane by lane guarded): the rows split by the vector first (so that
+// an access is one aligned piece of a row), then everything fused and spread over [outer
+// (unrolled), warps m (threadIdx.z), warps n (threadIdx.y), lanes (threadIdx.x)].
 void copy_by_block(Schedule& s, int st, int64_t vector, const TensorCoreTiles& t,
                    bool bound_outer) {
     const size_t nd = s.stage(st).leaf.size();
     std::vector<std::string> dims;
     for (size_t d = 0; d < nd; ++d) dims.push_back("d" + std::to_string(d));
     LoopNest n(s, st, dims);
-    if (n.extent(dims.back()) % vector != 0) vector = 1;
     if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
     n.fuse(dims, "f");
     n.split("f", 32, "f", "x");
@@ -244,14 +244,28 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     p.mma = g->mma;
     p.b_nk = find_tensor_intrin(g->mma)->trans;
     const std::vector<MatchedRead>& reads = g->reads;
+    // An operand whose rows have an odd length cannot be copied by cp.async (4 to 16 bytes from
+    // an aligned address; 2-byte copies through registers starve the mma at long k): it is
+    // copied whole into a global buffer whose rows are padded to 16 bytes (a kernel of its own,
+    // one pass over the operand, part of the call), and its tiles copy from there.
+    auto source = [&](const Tensor& t, bool& padded) {
+        const int64_t row = as_const_int(t.shape().back()).value_or(1);
+        if (row_vector(row) >= 2) return t.op();
+        const int copy = s.cache_read(s.stage_of(t), "global", {stage_of_op(s, op)});
+        s.storage_align(copy, static_cast<int>(t.shape().size()) - 2, 8, 0);
+        padded = true;
+        return s.stage(copy).op;
+    };
+    const Operation a_from = source(reads[0].stage->tensor, p.a_padded);
+    const Operation b_from = source(reads[1].stage->tensor, p.b_padded);
     int st = stage_of_op(s, op);
-    const int as = s.cache_read(s.stage_of(reads[0].stage->tensor), "shared", {st});
+    const int as = s.cache_read(stage_of_op(s, a_from), "shared", {st});
     st = stage_of_op(s, op);
     const int af = s.cache_read(as, "warp", {st});
     p.a_shared = s.stage(as).op;
     p.a_frag = s.stage(af).op;
     st = stage_of_op(s, op);
-    const int bs = s.cache_read(s.stage_of(reads[1].stage->tensor), "shared", {st});
+    const int bs = s.cache_read(stage_of_op(s, b_from), "shared", {st});
     st = stage_of_op(s, op);
     const int bf = s.cache_read(bs, "warp", {st});
     p.b_shared = s.stage(bs).op;
@@ -388,17 +402,20 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
         s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
     }
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
-    const int64_t a_row = as_const_int(op_output(p.a_shared, 0).shape().back()).value_or(1),
-                  b_row = as_const_int(op_output(p.b_shared, 0).shape().back()).value_or(1);
+    // The elements a copy moves per access: 8 (16 bytes) from a padded copy.
+    auto vector = [](const Operation& tile, bool padded) {
+        return padded ? 8 : row_vector(as_const_int(op_output(tile, 0).shape().back()).value_or(1));
+    };
+    const int64_t a_vector = vector(p.a_shared, p.a_padded),
+                  b_vector = vector(p.b_shared, p.b_padded);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
-        const int64_t row = as_const_int(op_output(tile, 0).shape().back()).value_or(1);
         s.storage_swizzle(st);
-        copy_by_block(s, st, row_vector(row), t, false);
-        // cp.async copies 4, 8 or 16 bytes: rows of an odd length are double-buffered through
-        // registers instead.
-        if (std::min(row_vector(a_row), row_vector(b_row)) >= 2)
+        copy_by_block(s, st, tile.same_as(p.a_shared) ? a_vector : b_vector, t, false);
+        // cp.async copies 4, 8 or 16 bytes: 2-byte copies are double-buffered through registers
+        // instead.
+        if (std::min(a_vector, b_vector) >= 2)
             s.pipeline(st, t.stages);
         else
             s.double_buffer(st);

@@ -42,6 +42,9 @@ struct TensorCorePlan {
     const char* mma = nullptr;
     bool b_nk = false;  ///< B is read [n][k] (mma ..._bt, ldmatrix_bt_x4)
     Operation a_shared, a_frag, b_shared, b_frag, acc, store;
+    /// Whether A's (B's) tiles copy from a global copy whose rows are padded to 16 bytes (rows
+    /// of an odd length, which cp.async cannot copy from where they lie).
+    bool a_padded = false, b_padded = false;
     Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
     /// Split-K: the product, which sums the partial sums that the tensor cores compute (a batch
     /// of parts, rfactor), and its element-wise consumer (undefined for none); both are left to

@@ -32,33 +32,35 @@ std::vector<int64_t> copies(const Stmt& s) {
     return out;
 }
 
-/// A block of kThreads threads: `store(S, A, tx)` into shared S (4 * kThreads floats, marked as a
-/// pipelined fetch), commit, wait, barrier, then S copied out into B.
+/// A block of kThreads threads: `store(S, A, tx)` into shared S (`lanes` * kThreads elements of
+/// `type`, marked as a pipelined fetch), commit, wait, barrier, then S copied out into B.
 struct Fetch {
     Var A{"A", Handle()}, B{"B", Handle()}, S{"S", Handle()}, tx{"tx"};
+    Type type = Float(32);
+    int lanes = 4;
 
     template <typename F>
     Stmt kernel(F store) const {
         Stmt fetch = AttrStmt::make("async_copy", make_const(Int(32), 3), store(*this));
         std::vector<Stmt> out;
-        for (int j = 0; j < 4; ++j)
-            out.push_back(Store::make(B, Load::make(Float(32), S, tx * 4 + j), tx * 4 + j));
+        for (int j = 0; j < lanes; ++j)
+            out.push_back(Store::make(B, Load::make(type, S, tx * lanes + j), tx * lanes + j));
         Stmt body = Seq::make({fetch, call(Intrinsic::cp_async_commit),
                                call(Intrinsic::cp_async_wait, {make_const(Int(32), 0)}),
                                call(Intrinsic::thread_barrier), Seq::make(out)});
         Stmt threads = For::make(tx, 0, kThreads, ForKind::ThreadBound, body, "threadIdx.x");
-        Stmt alloc = Allocate::make(S, Float(32), {make_const(Int(32), 4 * kThreads)},
+        Stmt alloc = Allocate::make(S, type, {make_const(Int(32), lanes * kThreads)},
                                     StorageScope::Shared, threads);
         return For::make(Var("bx"), 0, 1, ForKind::ThreadBound, alloc, "blockIdx.x");
     }
     HostArray run(const Stmt& s) const {
-        HostArray a = HostArray::random(Float(32), {4 * kThreads + 4}, 3);
-        HostArray b(Float(32), {4 * kThreads});
+        HostArray a = HostArray::random(type, {int64_t(lanes) * (kThreads + 1)}, 3);
+        HostArray b(type, {int64_t(lanes) * kThreads});
         run_stmt(s, {{A, &a}, {B, &b}});
         return b;
     }
     Expr vec(const Var& buf, Expr base, int stride = 1) const {
-        return Load::make(Float(32, 4), buf, Ramp::make(std::move(base), stride, 4));
+        return Load::make(type.with_lanes(lanes), buf, Ramp::make(std::move(base), stride, lanes));
     }
 };
 
@@ -70,7 +72,7 @@ void check(const Fetch& f, const Stmt& before, const std::vector<int64_t>& bytes
     os << after;
     EXPECT_EQ(os.str().find("async_copy"), std::string::npos) << "the mark is left";
     HostArray want = f.run(before), got = f.run(after);
-    for (int i = 0; i < 4 * kThreads; ++i) EXPECT_EQ(got.get(i), want.get(i)) << i;
+    for (int i = 0; i < f.lanes * kThreads; ++i) EXPECT_EQ(got.get(i), want.get(i)) << i;
 }
 
 }  // namespace
@@ -121,6 +123,29 @@ TEST(LowerAsyncCopies, ScatterAndPerLaneGuardGiveOneCopyPerLane) {
         return Store::make(k.S, v, Ramp::make(k.tx * 4, 1, 4));
     }),
           {4, 4, 4, 4});
+}
+
+// 2-byte lanes cannot be copied one by one (cp.async moves 4 to 16 bytes): where the guard holds
+// for a prefix of the lanes (the k edge of a row padded to whole vectors), one copy of 16 bytes
+// takes the bytes of the lanes inside and zero-fills the rest; any other guard stays a store.
+TEST(LowerAsyncCopies, TwoByteLanesGuardedOnAPrefixAreOneZeroFilledCopy) {
+    Fetch f;
+    f.type = Float(16);
+    f.lanes = 8;
+    auto guarded = [](Expr c) {
+        return [c](const Fetch& k) {
+            Expr zero = Broadcast::make(make_const(Float(16), 0.0), 8);
+            return Store::make(k.S, if_then_else(c, k.vec(k.A, k.tx * 8), zero),
+                               Ramp::make(k.tx * 8, 1, 8));
+        };
+    };
+    Expr lanes = Ramp::make(f.tx * 8, 1, 8);
+    check(f, f.kernel(guarded(lanes < Broadcast::make(make_const(Int(32), 29), 8))), {16});
+    check(f,
+          f.kernel(guarded(Broadcast::make(f.tx < 6, 8) &&
+                           lanes <= Broadcast::make(make_const(Int(32), 29), 8))),
+          {16});
+    check(f, f.kernel(guarded(lanes > Broadcast::make(make_const(Int(32), 29), 8))), {});
 }
 
 TEST(LowerAsyncCopies, ComputedValuesStayPlainStores) {
