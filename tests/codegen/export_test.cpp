@@ -18,17 +18,27 @@ using namespace tessel;
 
 namespace {
 
-// The kernel `dense_relu(A[n,32], B[32,48], bias[48], C[n,48])`, n symbolic.
-Module dense_relu() {
+// C[n,48] = relu(A[n,32] B[32,48] + bias[48]), n symbolic; D is the product.
+struct DenseRelu {
+    Tensor A, B, bias, D, C;
+};
+DenseRelu dense_relu_dag(bool constant_b) {
     Var n("n");
-    Tensor A = placeholder({n, 32}, Float(32), "A");
-    Tensor B = placeholder({32, 48}, Float(32), "B");
-    Tensor bias = placeholder({48}, Float(32), "bias");
+    DenseRelu t;
+    t.A = placeholder({n, 32}, Float(32), "A");
+    t.B = placeholder({32, 48}, Float(32), "B", constant_b);
+    t.bias = placeholder({48}, Float(32), "bias");
     IterVar k = reduce_axis(Range(0, 32), "k");
-    Tensor D = compute(
-        {n, 48}, [&](Var i, Var j) { return sum(A(i, k.var()) * B(k.var(), j), {k}); }, "D");
-    Tensor C = compute(
-        {n, 48}, [&](Var i, Var j) { return max(D(i, j) + bias(j), 0.0f); }, "C");
+    t.D = compute(
+        {n, 48}, [&](Var i, Var j) { return sum(t.A(i, k.var()) * t.B(k.var(), j), {k}); }, "D");
+    t.C = compute(
+        {n, 48}, [&](Var i, Var j) { return max(t.D(i, j) + t.bias(j), 0.0f); }, "C");
+    return t;
+}
+
+// The kernel `dense_relu(A[n,32], B[32,48], bias[48], C[n,48])`.
+Module dense_relu() {
+    auto [A, B, bias, D, C] = dense_relu_dag(false);
     Schedule s = create_schedule({C});
     int d = s.stage_of(D), c = s.stage_of(C);
     s.split(d, 1, 16);
@@ -43,15 +53,7 @@ Module dense_relu() {
 // dense_relu with B constant and laid out once in panels [48 / 16][32][16]: the module holds
 // `dense_packed` (taking B_packed in B's place) and `dense_packed_pre_transform(B, B_packed)`.
 Module dense_packed() {
-    Var n("n");
-    Tensor A = placeholder({n, 32}, Float(32), "A");
-    Tensor B = placeholder({32, 48}, Float(32), "B", /*constant=*/true);
-    Tensor bias = placeholder({48}, Float(32), "bias");
-    IterVar k = reduce_axis(Range(0, 32), "k");
-    Tensor D = compute(
-        {n, 48}, [&](Var i, Var j) { return sum(A(i, k.var()) * B(k.var(), j), {k}); }, "D");
-    Tensor C = compute(
-        {n, 48}, [&](Var i, Var j) { return max(D(i, j) + bias(j), 0.0f); }, "C");
+    auto [A, B, bias, D, C] = dense_relu_dag(/*constant_b=*/true);
     Schedule s = create_schedule({C});
     int d = s.stage_of(D);
     int pack = s.cache_read(s.stage_of(B), "global", {d});
