@@ -90,7 +90,9 @@ public:
 
     // Sends a frame and reads the reply; the reply's JSON, or a "lost" object saying why not.
     json exchange(measure::MessageKind kind, const std::string& body, double timeout) {
-        if (!measure::write_message(fd_, {kind, body, {}})) return lost("the driver is gone");
+        // A write to a driver that has ended fails before its exit status is read: both ways
+        // of losing it say how it ended.
+        if (!measure::write_message(fd_, {kind, body, {}})) return lost(exit_text());
         measure::Message reply;
         measure::ReadStatus s = measure::read_message(fd_, timeout, reply);
         if (s == measure::ReadStatus::Timeout)
@@ -107,7 +109,7 @@ private:
     }
     std::string exit_text() {
         int status = 0;
-        for (int i = 0; i < 20; ++i) {
+        for (int i = 0; i < 100; ++i) {  // 5 s: a closed connection is an exit under way
             if (waitpid(pid_, &status, WNOHANG) == pid_) {
                 reaped_ = true;
                 break;
