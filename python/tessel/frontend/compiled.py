@@ -59,7 +59,8 @@ class CompiledModel:
     def export_library(self, path, header=None):
         """Writes the model as a shared library `path` with a C header (default `<name>.h` beside
         it) declaring `int32_t <name>_run(const void* const* inputs, void* const* outputs)`; the
-        weights are inside the library. Returns the header's path (docs/models.md, "Export")."""
+        weights are inside the library. Returns the header's path (docs/models.md, "Export as a
+        shared library")."""
         from .export import export_library
         return export_library(self, path, header)
 
