@@ -183,29 +183,56 @@ class _Recording:
 
 
 def extract_tasks(fn, *args, job=None, target="llvm", trials=None, trials_per_task=None,
-                  **job_fields):
-    """Runs ``fn(*args)`` (or traces ``fn``, a model graph of ``tessel.frontend``: one task per
-    operator group, the group's operator, its fused epilogue not counted apart) and returns the
-    registered operators it called, as a list of ``{"workload", "params", "weight"}`` (weight:
-    how many times it was called), in the order of their first call. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
+                  fused=True, **job_fields):
+    """Runs ``fn(*args)`` and returns the registered operators it called, as a list of
+    ``{"workload", "params", "weight"}`` (weight: how many times it was called), in the order of
+    their first call. ``fn`` may be a model graph of ``tessel.frontend`` instead: then each
+    distinct fused operator group (the kernel ``ts.compile`` builds: a convolution with its ReLU,
+    a dense product with its GELU, a residual add) is one task ``{"dag", "weight"}`` carrying the
+    group's DAG (as ``ts.dag_to_json`` writes it), weighted by how many groups of the model
+    compute it; with ``fused=False``, the group's first registered operator instead, as for a
+    function. With ``job`` (a path), also writes them as a tessel-tune job for ``target``
     with the budget ``trials`` in all or ``trials_per_task`` (default 128 per task), and any
     other job field (``measurements_per_round``, ``strategy``, ``seed``, ``search``,
     ``measure``, ...); the job is checked as tessel-tune checks it before it is written
     (TesselRuntimeError listing every problem)."""
     from .frontend.graph import Graph
-    with _Recording() as rec:
-        if isinstance(fn, Graph):
-            for node in fn.nodes:  # one task per operator group: its first registered call
-                rec.per_group = 1
-                node.make(*fn.placeholders(node))
-        else:
-            fn(*args)
-    tasks = [{"workload": w, "params": json.loads(p), "weight": n}
-             for (w, p), n in rec.counts.items()]
+    if isinstance(fn, Graph) and fused:
+        tasks = group_tasks(fn)
+    else:
+        with _Recording() as rec:
+            if isinstance(fn, Graph):
+                for node in fn.nodes:  # one task per operator group: its first registered call
+                    rec.per_group = 1
+                    node.make(*fn.placeholders(node))
+            else:
+                fn(*args)
+        tasks = [{"workload": w, "params": json.loads(p), "weight": n}
+                 for (w, p), n in rec.counts.items()]
     if job is not None:
         write_job(job, tasks, target=target, trials=trials, trials_per_task=trials_per_task,
                   **job_fields)
     return tasks
+
+
+def group_dag(graph, node):
+    """The DAG of one operator group of a model graph: its inputs' placeholders (as
+    ``Graph.placeholders`` makes them) and its output. ``ts.compile`` builds the same DAG, so a
+    tuning record of this DAG applies to the group."""
+    from ._tessel import TensorDAG
+    phs = graph.placeholders(node)
+    return TensorDAG(phs, [node.make(*phs)])
+
+
+def group_tasks(graph):
+    """The distinct kernels of a model graph (views build none) as DAG tasks, with weights."""
+    from ._tessel import dag_to_json
+    from .frontend.compiled import kernel_nodes
+    counts = OrderedDict()  # DAG JSON -> groups computing it
+    for node in kernel_nodes(graph):
+        text = dag_to_json(group_dag(graph, node))
+        counts[text] = counts.get(text, 0) + 1
+    return [{"dag": json.loads(t), "weight": n} for t, n in counts.items()]
 
 
 def write_job(path, tasks, target="llvm", trials=None, trials_per_task=None, **job_fields):

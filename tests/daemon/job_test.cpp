@@ -9,6 +9,7 @@
 #include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/auto_schedule/tuner/Job.h"
 #include "tessel/op/Networks.h"
+#include "tessel/te/Serialize.h"
 
 using namespace tessel;
 using namespace tessel::testing;
@@ -75,6 +76,43 @@ TEST(Job, TasksMayMarkInputsConstant) {
     p = problems_of(bad);
     ASSERT_EQ(p.size(), 1u);
     EXPECT_NE(p[0].find("list of input names"), std::string::npos) << p[0];
+}
+
+// A task made from a DAG (a model's fused group: ts.auto_schedule.extract_tasks of a model graph)
+// carries its DAG; its search task is the DAG's, keyed by its hash, and the job round-trips.
+TEST(Job, ATaskMayCarryItsDag) {
+    TensorDAG dag = make_workload("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)});
+    const std::string b = dag.inputs.at(1).op()->name;
+    auto job_of = [](const std::string& task) {
+        return R"({"format_version": 1, "target": "llvm", "trials": 4, "tasks": [)" + task + "]}";
+    };
+    std::string task = R"({"dag": )" + dag_to_json(dag) + R"(, "weight": 3})";
+    Job job = parse_job(job_of(task));
+    ASSERT_EQ(job.tasks.size(), 1u);
+    EXPECT_TRUE(job.tasks[0].workload.empty());
+    EXPECT_EQ(job.tasks[0].weight, 3);
+    std::vector<SearchTask> tasks = job_search_tasks(job);
+    EXPECT_TRUE(tasks[0].workload_name().empty());
+    EXPECT_EQ(tasks[0].dag_hash(), SearchTask(dag, Target("llvm")).dag_hash());
+    EXPECT_EQ(tasks[0].key().rfind("[\"dag:", 0), 0u) << tasks[0].key();
+    Job again = parse_job(job_to_json(job));
+    EXPECT_EQ(job_search_tasks(again)[0].key(), tasks[0].key());
+    // constant marks apply to the DAG (and so to its key)
+    std::string constant = R"({"dag": )" + dag_to_json(dag) + R"(, "constant": [")" + b + R"("]})";
+    Job marked = parse_job(job_of(constant));
+    EXPECT_NE(job_search_tasks(marked)[0].key(), tasks[0].key());
+    EXPECT_EQ(job_search_tasks(parse_job(job_to_json(marked)))[0].key(),
+              job_search_tasks(marked)[0].key());
+    // problems: the same DAG twice, a DAG with a workload, a DAG that does not read
+    std::vector<std::string> p = problems_of(job_of(task + ", " + task));
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("listed twice"), std::string::npos) << p[0];
+    p = problems_of(job_of(R"({"dag": )" + dag_to_json(dag) + R"(, "workload": "matmul"})"));
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("not both"), std::string::npos) << p[0];
+    p = problems_of(job_of(R"({"dag": {"format": "tessel.dag", "version": 1}})"));
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("tasks[0].dag"), std::string::npos) << p[0];
 }
 
 // "constant_weights" marks each network layer's weights (PresetLayer::weights) constant.

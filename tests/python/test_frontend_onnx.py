@@ -15,6 +15,7 @@ from onnx import numpy_helper as nh  # noqa: E402
 
 import tessel as ts  # noqa: E402
 from tessel.frontend import ModelError, from_onnx, models  # noqa: E402
+from tessel.frontend.compiled import kernel_nodes  # noqa: E402
 
 RNG = np.random.default_rng(7)
 
@@ -279,13 +280,85 @@ def test_compiled_model_reuses_buffers_and_kernels():
 def test_extract_tasks_of_a_model(tmp_path):
     m = models.resnet50(width=0.125, layers=(2, 1, 1, 1), image=32, classes=10)
     g = from_onnx(m)
-    tasks = ts.auto_schedule.extract_tasks(g, job=str(tmp_path / "job.json"))
+    tasks = ts.auto_schedule.extract_tasks(g, job=str(tmp_path / "job.json"), fused=False)
     convs = [t for t in tasks if t["workload"] == "op.conv2d_nchw"]
     # the stem; stage 1: 3 + 1 (downsample) + 3; stages 2-4: 3 + 1 each
     assert convs and sum(t["weight"] for t in convs) == 1 + 7 + 3 * 4
     assert max(t["weight"] for t in convs) >= 2
     job = json.loads((tmp_path / "job.json").read_text())
     assert job["tasks"] == tasks
+
+
+def test_fused_groups_are_dag_tasks(tmp_path):
+    """Each distinct fused group (conv + bias + ReLU, the residual add + ReLU, dense + ...) is one
+    DAG task weighted by how many groups compute it; its DAG is the kernel ts.compile builds."""
+    m = models.resnet50(width=0.125, layers=(2, 1, 1, 1), image=32, classes=10)
+    g = from_onnx(m)
+    tasks = ts.auto_schedule.extract_tasks(g, job=str(tmp_path / "job.json"))
+    kernels = kernel_nodes(g)
+    assert sum(t["weight"] for t in tasks) == len(kernels)
+    assert len(tasks) == ts.compile(g, "llvm").kernels  # equal groups: one task, one kernel
+    assert max(t["weight"] for t in tasks) >= 2
+    assert all(set(t) == {"dag", "weight"} for t in tasks)
+    # a conv + ReLU group's DAG holds both stages; each task rebuilds as a SearchTask
+    fused = next(n for n in g.nodes if n.op_type == "Conv+Relu")
+    from tessel._tasks import group_dag
+    dag = group_dag(g, fused)
+    assert len(dag.outputs) == 1 and len(dag.inputs) == 3  # x, the folded weight, the bias
+    hashes = {ts.SearchTask(dag=ts.dag_from_json(json.dumps(t["dag"])), target="llvm").dag_hash
+              for t in tasks}
+    assert ts.SearchTask(dag=dag, target="llvm").dag_hash in hashes
+    job = json.loads((tmp_path / "job.json").read_text())
+    assert job["tasks"] == tasks
+
+
+def _residual_block():
+    """conv + bias + ReLU, then the residual add and its ReLU: two fused groups."""
+    w = (RNG.standard_normal((4, 4, 3, 3)) * 0.3).astype(np.float32)
+    return model([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+                  h.make_node("Relu", ["c"], ["r"], name="relu"),
+                  h.make_node("Add", ["r", "x"], ["s"], name="add"),
+                  h.make_node("Relu", ["s"], ["y"], name="relu2")],
+                 [X4], [("y", [1, 4, 6, 6])], {"w": w, "b": f32(4)})
+
+
+def test_a_tuned_fused_group_applies_in_the_compiled_model(tmp_path):
+    """extract -> tessel-tune run (a tiny budget) -> ts.compile with the log: the fused groups'
+    records schedule their kernels, and the outputs still equal onnxruntime's."""
+    import os
+    import subprocess
+    import sys
+    if "llvm" not in ts.targets():
+        pytest.skip("CPU candidates need the LLVM backend")
+    tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
+    if not tool.exists():
+        pytest.skip("tessel-tune is not built beside this tessel package")
+    m = _residual_block()
+    g = from_onnx(m)
+    assert [n.op_type for n in g.nodes] == ["Conv+Relu", "Add+Relu"]
+    job = tmp_path / "block.json"
+    tasks = ts.auto_schedule.extract_tasks(
+        g, job=str(job), target="llvm -num-cores=2", trials=8, measurements_per_round=4,
+        search={"population": 16, "generations": 1, "min_programs": 4},
+        measure={"min_repeat_ms": 1})
+    assert len(tasks) == 2
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    logs = tmp_path / "logs"
+    run = subprocess.run([str(tool), "run", str(job), "--log-dir", str(logs), "-q"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    log = tmp_path / "block.jsonl"  # one log per task: concatenated, one log for ts.compile
+    log.write_text("".join(p.read_text() for p in sorted(logs.glob("*.jsonl"))))
+    records = [r for r in ts.read_records(str(log))[0] if r.ok]
+    assert {r.task_key.split(" ")[0] for r in records} == \
+        {'["dag:' + ts.SearchTask(dag=ts.dag_from_json(json.dumps(t["dag"])),
+                                  target="llvm").dag_hash + '"]' for t in tasks}
+    x = f32(1, 4, 6, 6)
+    ref = reference(m, {"x": x})[0]
+    cm = ts.compile(g, "llvm -num-cores=2", log=str(log))
+    assert sorted(cm.tuned) == sorted(n.name for n in g.nodes)
+    assert rel_l2(cm(x), ref) <= 1e-5
+    assert ts.compile(g, "llvm").tuned == []  # no log: the default schedules
 
 
 def test_extract_command(tmp_path):
@@ -295,11 +368,17 @@ def test_extract_command(tmp_path):
     onnx.save(models.mobilenet_v2(width=0.25, layers=1, image=32, classes=10), str(p))
     out = tmp_path / "job.json"
     r = subprocess.run([sys.executable, "-m", "tessel.frontend", "extract", str(p), "-o",
-                        str(out), "--trials-per-task", "8"], capture_output=True, text=True)
+                        str(out), "--trials-per-task", "8", "--per-operator"],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     job = json.loads(out.read_text())
     assert job["trials_per_task"] == 8 and any(
         t["workload"] == "op.depthwise_conv2d_nchw" for t in job["tasks"])
+    r = subprocess.run([sys.executable, "-m", "tessel.frontend", "extract", str(p), "-o",
+                        str(out), "--trials-per-task", "8"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    job = json.loads(out.read_text())  # the default: one DAG task per distinct fused group
+    assert job["tasks"] and all(set(t) == {"dag", "weight"} for t in job["tasks"])
     tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
     if tool.exists():  # tessel-tune checks the job as it would run it, and queues it
         sub = subprocess.run([str(tool), "submit", str(out), "--spool", str(tmp_path / "spool")],
@@ -310,6 +389,96 @@ def test_extract_command(tmp_path):
                           str(tmp_path / "missing.onnx"), "-o", str(out)],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "cannot read the model" in bad.stderr
+
+
+# --- export ----------------------------------------------------------------------------------
+
+_CONSUMER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "resnet.h"
+
+int main(int argc, char** argv) {
+    static float x[1 * 3 * 32 * 32], y[10];
+    FILE* f = fopen(argv[1], "rb");
+    if (!f || fread(x, sizeof x, 1, f) != 1) return 2;
+    fclose(f);
+    const void* inputs[RESNET_NUM_INPUTS] = {x};
+    void* outputs[RESNET_NUM_OUTPUTS] = {y};
+    if (resnet_run(inputs, outputs) != 0) return 3;
+    if (resnet_run(inputs, outputs) != 0) return 3; /* again: the same scratch plan */
+    f = fopen(argv[2], "wb");
+    if (!f || fwrite(y, sizeof y, 1, f) != 1) return 4;
+    fclose(f);
+    printf("ok %d\n", RESNET_SCRATCH_BYTES > 0);
+    return 0;
+}
+"""
+
+
+def test_exported_model_runs_from_c_with_the_runtime_alone(tmp_path):
+    """export_library: a shared library of the kernels, the weights and resnet_run, with a C
+    header; a C program compiled here against the header, linked with the runtime archive
+    alone, computes what onnxruntime and ts.compile compute."""
+    import shutil
+    import subprocess
+    if "llvm" not in ts.targets() or shutil.which("cc") is None:
+        pytest.skip("export needs the LLVM backend and a C compiler")
+    build_dir = pathlib.Path(ts.__file__).resolve().parents[2]
+    runtime = build_dir / "src" / "libtessel_runtime.a"
+    if not runtime.exists():
+        pytest.skip("the runtime archive is not built beside this tessel package")
+    m = models.resnet50(width=0.125, layers=(1, 1, 1, 1), image=32, classes=10)
+    g = from_onnx(m)
+    cm = ts.compile(g, "llvm", name="resnet")
+    header = cm.export_library(str(tmp_path / "libresnet.so"))
+    assert header == str(tmp_path / "resnet.h")
+    text = pathlib.Path(header).read_text()
+    assert "int32_t resnet_run(const void* const* inputs, void* const* outputs);" in text
+    assert "inputs[0]  input: float32[1, 3, 32, 32]" in text
+    (tmp_path / "main.c").write_text(_CONSUMER)
+
+    def sh(*argv):
+        r = subprocess.run(list(argv), capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 0, (argv, r.stdout + r.stderr)
+        return r.stdout
+
+    sh("cc", "-std=c11", "-Wall", "-Werror", "-I.", "-c", "main.c", "-o", "main.o")
+    sh("c++", "-o", "main", "main.o", "-L.", "-lresnet", f"-Wl,-rpath,{tmp_path}", str(runtime),
+       "-lpthread", "-lm")
+    x = f32(1, 3, 32, 32)
+    x.tofile(tmp_path / "x.bin")
+    assert sh(str(tmp_path / "main"), "x.bin", "y.bin").startswith("ok 1")
+    y = np.fromfile(tmp_path / "y.bin", dtype=np.float32).reshape(1, 10)
+    assert "LLVM" not in sh("ldd", str(tmp_path / "main"))
+    assert rel_l2(y, reference(m, {"input": x})[0]) <= 1e-4
+    np.testing.assert_allclose(y, cm(x), rtol=1e-5, atol=1e-6)
+
+
+def test_export_errors(tmp_path):
+    g = from_onnx(relu_chain())
+    with pytest.raises(ValueError, match="not a C identifier"):
+        ts.compile(g, "llvm", name="bad-name")
+    cm = ts.compile(g, "llvm", name="chain")
+    with pytest.raises(RuntimeError, match="failed"):  # a folder that does not exist
+        cm.export_library(str(tmp_path / "missing" / "libchain.so"),
+                          header=str(tmp_path / "chain.h"))
+
+
+def test_every_group_builds_for_sm90():
+    """ts.compile for a GPU target builds every group's kernel (the GPU default schedules,
+    compiled to PTX for sm_90 here without a GPU); running it is not implemented yet."""
+    for m in (models.resnet50(width=0.125, layers=(1, 1, 1, 1), image=32, classes=10),
+              models.mobilenet_v2(width=0.25, layers=1, image=32, classes=10),
+              models.bert_encoder(layers=1, hidden=64, heads=2, seq=16, vocab=100)):
+        g = from_onnx(m)
+        cm = ts.compile(g, "cuda -arch=sm_90")
+        assert cm.kernels == len(cm.modules) == \
+            len({n.signature for n in kernel_nodes(g)})
+        for mod in cm.modules:
+            assert ".target sm_90" in mod.get_source("ptx")
+    with pytest.raises(RuntimeError, match="on the GPU is not implemented yet"):
+        cm(*[np.zeros(v.shape, v.dtype) for v in g.inputs])
 
 
 # --- untrusted input -----------------------------------------------------------------------

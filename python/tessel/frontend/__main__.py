@@ -1,5 +1,5 @@
-"""python -m tessel.frontend extract model.onnx -o job.json: the model's operator groups as a
-tessel-tune job (docs/models.md, "Tuning a model")."""
+"""python -m tessel.frontend extract model.onnx -o job.json: the model's fused operator groups as a
+tessel-tune job, one DAG task per distinct group (docs/models.md, "Tasks")."""
 import argparse
 import sys
 
@@ -13,6 +13,9 @@ def main(argv=None):
     e.add_argument("--target", default="llvm", help="the job's target (default: llvm)")
     e.add_argument("--trials-per-task", type=int, default=None)
     e.add_argument("--trials", type=int, default=None, help="the budget of the whole job")
+    e.add_argument("--per-operator", action="store_true",
+                   help="a task per group's first registered operator (its bare workload), "
+                        "not per fused group")
     e.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="the static shape of an input (for symbolic dimensions); repeatable")
     args = p.parse_args(argv)
@@ -28,7 +31,8 @@ def main(argv=None):
         graph = from_onnx(args.model, shapes=shapes or None)
         tasks = auto_schedule.extract_tasks(graph, job=args.output, target=args.target,
                                             trials=args.trials,
-                                            trials_per_task=args.trials_per_task)
+                                            trials_per_task=args.trials_per_task,
+                                            fused=not args.per_operator)
     except (ModelError, ValueError, TypeError, RuntimeError) as err:
         print(f"python -m tessel.frontend extract: {err}", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ an enclosing `ts.apply_history_best`), else the shipped tuning logs, else the de
 Intermediate tensors live in buffers planned by liveness: a buffer is reused by a later group once
 every reader of its tensor has run."""
 import contextlib
+import re
 import time
 
 import numpy as np
@@ -17,10 +18,12 @@ class CompiledModel:
     """`m(*inputs)` runs the model on numpy arrays (or CPU DLPack tensors: tessel NDArrays, torch
     CPU tensors; or anything `numpy.asarray` takes) and returns the outputs as numpy arrays (a list for a
     model of several outputs). `build_seconds`, `kernels` (distinct kernels built) and
-    `buffer_bytes` (scratch memory of the intermediate tensors) describe the build."""
+    `buffer_bytes` (scratch memory of the intermediate tensors) describe the build; `tuned` names
+    the groups whose kernel a record of the log given to `compile` scheduled (a record of the
+    group's DAG: its fused-group task, or a bare operator's record where the group is one)."""
 
     def __init__(self, graph, target, steps, input_slots, output_args, build_seconds, kernels,
-                 buffer_bytes):
+                 buffer_bytes, tuned=()):
         self.graph = graph
         self.target = target
         self._steps = steps              # (function, [arrays; None where a model input goes])
@@ -29,9 +32,14 @@ class CompiledModel:
         self.build_seconds = build_seconds
         self.kernels = kernels
         self.buffer_bytes = buffer_bytes
+        self.tuned = list(tuned)
 
     def __call__(self, *inputs):
         g = self.graph
+        if self.target.kind != "llvm":
+            raise RuntimeError(f"tessel.compile: the model was built for '{self.target}'; running "
+                               f"a compiled model on the GPU is not implemented yet (its kernels "
+                               f"are in `modules`)")
         if len(inputs) != len(g.inputs):
             raise TypeError(f"the model takes {len(g.inputs)} inputs "
                             f"({[v.name for v in g.inputs]}), got {len(inputs)}")
@@ -48,6 +56,28 @@ class CompiledModel:
         outs = [a.copy() for a in self._output_args]
         return outs[0] if len(outs) == 1 else outs
 
+    def export_library(self, path, header=None):
+        """Writes the model as a shared library `path` with a C header (default `<name>.h` beside
+        it) declaring `int32_t <name>_run(const void* const* inputs, void* const* outputs)`; the
+        weights are inside the library. Returns the header's path (docs/models.md, "Export as a
+        shared library")."""
+        from .export import export_library
+        return export_library(self, path, header)
+
+    def c_header(self):
+        """The C header `export_library` writes."""
+        from .export import c_header
+        return c_header(self)
+
+    def _arena(self):
+        """The exported run function's scratch arena: (offset of each planned buffer, bytes)."""
+        from .export import _align
+        offsets, size = [], 0
+        for b in self._plan[2]:
+            offsets.append(size)
+            size = _align(size + b.nbytes)
+        return offsets, size
+
 
 def _views(graph):
     """name -> the tensor whose buffer it reads (itself unless a view of a group's output)."""
@@ -58,6 +88,12 @@ def _views(graph):
                 base not in {v.name for v in graph.inputs}:
             root[n.output] = base
     return root
+
+
+def kernel_nodes(graph):
+    """The groups that get a kernel (all but the views of a computed tensor), in order."""
+    root = _views(graph)
+    return [n for n in graph.nodes if n.output not in root]
 
 
 def _plan(graph, root):
@@ -94,23 +130,31 @@ def _key(v):
     return (v.dtype, int(np.prod(v.shape)))
 
 
-def compile(graph, target="llvm", log=None):
-    """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` (a CPU
-    target: the compiled model runs on the CPU for now) with the records of the tuning log `log`
-    (a path) in scope, and returns a `CompiledModel`."""
-    from .. import apply_history_best, build, Target
+def compile(graph, target="llvm", log=None, name="model"):
+    """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` with the
+    records of the tuning log `log` (a path) in scope, and returns a `CompiledModel`. A CPU target
+    (`llvm`) runs it; a GPU target (`cuda ...`) builds every group's kernel (checked: it
+    compiles) but does not run the model yet. `name` (a C identifier) prefixes the kernels' names
+    and names the exported library's entry point (`<name>_run`)."""
+    from .. import apply_history_best, build, dag_hash, read_records, Target
     t0 = time.perf_counter()
+    if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name)):
+        raise ValueError(f"tessel.compile: name {name!r} is not a C identifier")
     tgt = target if isinstance(target, Target) else Target(target)
-    if tgt.kind != "llvm":
-        raise ValueError(f"tessel.compile: target '{target}': a compiled model runs on the CPU "
-                         f"('llvm') only for now")
+    if tgt.kind not in ("llvm", "cuda"):
+        raise ValueError(f"tessel.compile: target '{target}': a compiled model is built for the "
+                         f"CPU ('llvm') or CUDA ('cuda') only")
     root = _views(graph)
     buffer_of, buffers = _plan(graph, root)
     consts = {k: np.array(c, order="C") for k, c in graph.constants.items()}
     inputs = {v.name: i for i, v in enumerate(graph.inputs)}
     input_slots = [[] for _ in graph.inputs]
     scope = apply_history_best(str(log)) if log is not None else contextlib.nullcontext()
-    kernels, steps = {}, []
+    logged = set()  # the DAG hashes the log holds records of
+    if log is not None:
+        logged = {int(r.task_key.rsplit(" ", 1)[-1], 16)
+                  for r in read_records(str(log))[0] if r.ok}
+    kernels, steps, tuned, is_tuned, plan = {}, [], [], {}, []
     with scope:
         for n in graph.nodes:
             if n.output in root:
@@ -120,21 +164,30 @@ def compile(graph, target="llvm", log=None):
             if f is None:
                 phs = graph.placeholders(n)
                 y = n.make(*phs)
-                f = build(default_schedule(y, tgt), phs + [y], target=tgt)
+                f = build(default_schedule(y, tgt), phs + [y], target=tgt,
+                          name=f"{name}_k{len(kernels)}")
                 kernels[n.signature] = f
+                is_tuned[n.signature] = bool(logged) and dag_hash([y]) in logged
+            if is_tuned[n.signature]:
+                tuned.append(n.name)
             args = []
-            for j, name in enumerate(n.inputs + [n.output]):
-                if name in consts:
-                    args.append(consts[name])
-                elif name in inputs:
-                    input_slots[inputs[name]].append((k, j))
+            for j, arg in enumerate(n.inputs + [n.output]):
+                if arg in consts:
+                    args.append(consts[arg])
+                elif arg in inputs:
+                    input_slots[inputs[arg]].append((k, j))
                     args.append(None)
                 else:
-                    args.append(buffers[buffer_of[name]].reshape(graph.values[name].shape))
+                    args.append(buffers[buffer_of[arg]].reshape(graph.values[arg].shape))
             steps.append((f, args))
+            plan.append((list(kernels).index(n.signature), n.inputs + [n.output]))
     output_args = []
     for v in graph.outputs:
         output_args.append(buffers[buffer_of[v.name]].reshape(v.shape))
-    return CompiledModel(graph, tgt, steps, input_slots, output_args,
-                         time.perf_counter() - t0, len(kernels),
-                         int(sum(b.nbytes for b in buffers)))
+    m = CompiledModel(graph, tgt, steps, input_slots, output_args,
+                      time.perf_counter() - t0, len(kernels),
+                      int(sum(b.nbytes for b in buffers)), tuned)
+    m.name = name
+    m.modules = list(kernels.values())
+    m._plan = (plan, buffer_of, buffers, consts)
+    return m

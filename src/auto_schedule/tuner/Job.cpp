@@ -12,6 +12,9 @@
 #include "support/JsonDepth.h"
 #include "support/JsonFields.h"
 #include "tessel/op/Networks.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Serialize.h"
+#include "tessel/te/TensorDAG.h"
 
 namespace tessel {
 
@@ -19,7 +22,9 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kMaxDepth = 16;        // a job nests 4 deep (tasks, params, a list parameter)
+// A job nests 4 deep (tasks, params, a list parameter), and a DAG task's expressions as deep as
+// dag_from_json reads them.
+constexpr int kMaxDepth = kMaxJsonExprDepth + 64;
 constexpr size_t kMaxTasks = 10000;  // more is a mistake, not a network
 constexpr int64_t kMaxTrials = int64_t(1) << 40;
 
@@ -57,7 +62,7 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
         return;
     }
     Fields f(t, path, collect_into(problems));
-    f.only({"workload", "params", "weight", "constant"});
+    f.only({"workload", "params", "dag", "weight", "constant"});
     JobTask task;
     f.text("workload", task.workload);
     f.number("weight", task.weight, 1e-9, 1e12);
@@ -68,7 +73,20 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
         if (!names) return f.problem(path + ".constant must be a list of input names");
         for (const json& n : c) task.constant.push_back(n.get<std::string>());
     }
-    if (!f.has("workload")) f.problem(path + ": no workload");
+    if (f.has("dag")) {
+        if (f.has("workload") || f.has("params"))
+            return f.problem(path + ": give either a dag or a workload with params, not both");
+        try {
+            TensorDAG dag = dag_from_json(t.at("dag").dump());
+            if (!task.constant.empty()) dag = mark_constant(dag, task.constant, path + ".constant");
+            task.dag = dag_to_json(dag);
+        } catch (const Error& e) {
+            return f.problem(path + ".dag: " + e.what());
+        }
+        job.tasks.push_back(std::move(task));
+        return;
+    }
+    if (!f.has("workload")) f.problem(path + ": no workload (or dag)");
     if (!f.has("params")) f.problem(path + ": no params (a JSON array)");
     if (task.workload.empty() || !f.has("params")) return;
     const json& params = t.at("params");
@@ -86,7 +104,8 @@ void read_network(const std::string& name, Job& job, std::vector<std::string>& p
     try {
         for (const op::PresetLayer& l : op::network_preset(name))
             job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count),
-                                 job.constant_weights ? l.weights : std::vector<std::string>{}});
+                                 job.constant_weights ? l.weights : std::vector<std::string>{},
+                                 std::string()});
     } catch (const Error& e) {
         problems.push_back(std::string("network: ") + e.what());
     }
@@ -122,10 +141,19 @@ void read_budget(Fields& f, const json& j, Job& job) {
     (void)j;
 }
 
+std::string hex_hash(const TensorDAG& dag) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx",
+                  static_cast<unsigned long long>(dag_hash(dag.outputs)));
+    return hex;
+}
+
 void check_duplicates(const Job& job, std::vector<std::string>& problems) {
     std::set<std::string> seen;
     for (size_t i = 0; i < job.tasks.size(); ++i) {
-        std::string key = workload_key(job.tasks[i].workload, job.tasks[i].params);
+        const JobTask& t = job.tasks[i];
+        std::string key = t.dag.empty() ? workload_key(t.workload, t.params)
+                                        : "[\"dag:" + hex_hash(dag_from_json(t.dag)) + "\"]";
         if (!seen.insert(key).second)
             problems.push_back("task " + key + " is listed twice (give it one entry with the " +
                                "sum of the weights)");
@@ -265,6 +293,10 @@ Job load_job(const std::string& path, const std::string& overrides) {
 std::string job_to_json(const Job& job) {
     json tasks = json::array();
     for (const JobTask& t : job.tasks) {
+        if (!t.dag.empty()) {  // the constant marks are in the DAG
+            tasks.push_back({{"dag", json::parse(t.dag)}, {"weight", t.weight}});
+            continue;
+        }
         tasks.push_back({{"workload", t.workload},
                          {"params", json::parse(workload_params_to_json(t.params))},
                          {"weight", t.weight}});
@@ -288,8 +320,12 @@ std::string job_to_json(const Job& job) {
 std::vector<SearchTask> job_search_tasks(const Job& job) {
     Target target(job.target);
     std::vector<SearchTask> out;
-    for (const JobTask& t : job.tasks)
-        out.emplace_back(t.workload, t.params, target, std::nullopt, t.constant);
+    for (const JobTask& t : job.tasks) {
+        if (t.dag.empty())
+            out.emplace_back(t.workload, t.params, target, std::nullopt, t.constant);
+        else
+            out.emplace_back(dag_from_json(t.dag), target);
+    }
     return out;
 }
 

@@ -24,8 +24,10 @@ TuningOptions task_options(const Job& job, const JobRunOptions& o, const SearchT
     return t;
 }
 
-// "op.conv2d_nchw(1, 64, 56, 56, 64, [3, 3], ...)": the workload with its parameters.
-std::string task_label(const JobTask& t) {
+// "op.conv2d_nchw(1, 64, 56, 56, 64, [3, 3], ...)": the workload with its parameters; "dag:<hash>"
+// for a task made from a DAG.
+std::string task_label(const JobTask& t, const SearchTask& task) {
+    if (!t.dag.empty()) return "dag:" + task.dag_hash_hex();
     std::string s = t.workload + "(";
     for (size_t i = 0; i < t.params.size(); ++i)
         s += (i ? ", " : "") + param_to_string(t.params[i]);
@@ -50,7 +52,7 @@ public:
             const SchedulableTask& t = *tasks_[i];
             std::vector<TaskRoundPoint> rounds = t.rounds();
             JobTaskProgress tp;
-            tp.name = task_label(job_.tasks[i]);
+            tp.name = task_label(job_.tasks[i], search_[i]);
             tp.key = search_[i].key();
             tp.log_file = logs_[i];
             tp.weight = job_.tasks[i].weight;

@@ -23,7 +23,9 @@
 //                              layer's PresetLayer::weights: layout rewrite, docs/tuning.md)
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
 //                              it; a dtype may be a plain string), weight (default 1),
-//                              constant (input names marked constant, default none)}]
+//                              constant (input names marked constant, default none)}]; or
+//                             {dag (a DAG as dag_to_json writes it: a model's fused group),
+//                              weight, constant}
 //   measurements_per_round, seed
 //                             TuningOptions' fields of that name (kJobTop; 16 rounds a job)
 //   search                    TuningOptions' search fields (kJobSearch: population, generations,
@@ -76,6 +78,10 @@ struct JobTask {
     /// Inputs the task marks constant (weights, SearchTask's `constant`): the layout-rewrite
     /// option. Empty: off.
     std::vector<std::string> constant;
+    /// A task made from a DAG instead of a workload (a model's fused operator group, written by
+    /// ts.auto_schedule.extract_tasks): the DAG as dag_to_json writes it, its constant inputs
+    /// marked; `workload` and `params` are then empty.
+    std::string dag;
 };
 
 /// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
