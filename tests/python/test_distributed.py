@@ -279,6 +279,28 @@ def test_a_lost_cluster_falls_back_or_fails_as_configured(job, local_records, tm
     assert p.returncode == 1 and "is lost" in p.stderr, p.stderr
 
 
+def test_the_jobs_cluster_field_and_the_flags_over_it(job, local_records, tmp_path):
+    """The job file's cluster field sends the job there; --cluster-fallback overrides its
+    fallback, --cluster its address."""
+    _ray()
+    spec = json.loads(pathlib.Path(job).read_text())
+    spec["cluster"] = {"address": "127.0.0.1:1", "fallback": "fail"}  # no Ray there
+    field_job = tmp_path / "field.json"
+    field_job.write_text(json.dumps(spec))
+    p = _run(str(field_job), tmp_path / "fail", check=False)
+    assert p.returncode == 1 and "127.0.0.1:1" in p.stderr and "is lost" in p.stderr, p.stderr
+    p = _run(str(field_job), tmp_path / "local", "--cluster-fallback", "local")
+    assert "measuring on this machine" in p.stderr
+    assert _records(tmp_path / "local") == local_records
+    p = _run(str(field_job), tmp_path / "flag", "--cluster", "127.0.0.2:1", check=False)
+    assert p.returncode == 1 and "127.0.0.2:1" in p.stderr, p.stderr
+    spec["cluster"] = {"address": "nowhere", "fallback": "sometimes"}
+    field_job.write_text(json.dumps(spec))
+    p = _run(str(field_job), tmp_path / "bad", check=False)
+    assert p.returncode == 65, p.stderr
+    assert "cluster.fallback must be" in p.stderr and 'address "nowhere"' in p.stderr, p.stderr
+
+
 def test_a_node_of_another_tessel_is_refused_with_a_clear_message():
     from tessel.distributed import PROTOCOL_VERSION
     ok = {"tessel_version": ts.__version__, "protocol": PROTOCOL_VERSION}
