@@ -174,17 +174,63 @@ TEST(Job, EveryProblemIsListed) {
                   {"workload": "matmul", "params": [8, 8, 8, "float32"], "weight": -1},
                   {"params": [1]}, 7],
         "search": {"population": "many", "cost_model": "global", "restart_after": -5},
-        "measure": {"run_timeout": 0}})");
+        "measure": {"run_timeout": 0},
+        "cluster": {"address": "head", "fallback": "sometimes"}})");
     std::string all;
     for (const std::string& s : p) all += s + "\n";
-    EXPECT_EQ(p.size(), 15u) << all;
+    EXPECT_EQ(p.size(), 17u) << all;
     for (const char* needle :
          {"target", "trials must be in [1", "strategy", "unknown field colour",
           "measurements_per_round must be an integer", "unknown workload 'op.nothing'", "tasks[1]",
           "tasks[2]", "tasks[3].weight", "tasks[4]: no workload", "tasks[5] must be",
           "search.population", "cost_model must be \"shared\" or \"per-task\", got \"global\"",
-          "search.restart_after", "measure.run_timeout"})
+          "search.restart_after", "measure.run_timeout", "cluster.fallback must be",
+          "address \"head\" is not"})
         EXPECT_NE(all.find(needle), std::string::npos) << needle << " in\n" << all;
+}
+
+TEST(Job, AClusterFieldNamesWhereTheJobMeasures) {
+    auto with = [](const std::string& cluster) {
+        std::string j = small_job(1, 8);
+        return j.substr(0, j.rfind('}')) + ", \"cluster\": " + cluster + "}";
+    };
+    Job none = parse_job(small_job(1, 8));
+    EXPECT_EQ(none.cluster.address, "");
+    EXPECT_EQ(none.cluster.fallback, "local");
+    EXPECT_EQ(nlohmann::json::parse(job_to_json(none)).count("cluster"), 0u);
+    Job plain = parse_job(with(R"("10.0.0.1:6379")"));
+    EXPECT_EQ(plain.cluster.address, "10.0.0.1:6379");
+    EXPECT_EQ(plain.cluster.fallback, "local");
+    Job full = parse_job(with(R"({"address": "ray://head.example:10001", "fallback": "wait"})"));
+    EXPECT_EQ(full.cluster.address, "ray://head.example:10001");
+    EXPECT_EQ(full.cluster.fallback, "wait");
+    Job again = parse_job(job_to_json(full));
+    EXPECT_EQ(again.cluster.address, full.cluster.address);
+    EXPECT_EQ(again.cluster.fallback, "wait");
+    EXPECT_EQ(parse_job(with(R"({"address": "auto", "fallback": "fail"})")).cluster.address,
+              "auto");
+    EXPECT_EQ(parse_job(with(R"({"address": "[::1]:6379"})")).cluster.address, "[::1]:6379");
+    // Each bad value is a problem naming the field, listed with the job's others.
+    struct Bad {
+        const char* cluster;
+        const char* needle;
+    };
+    for (const Bad& b : std::vector<Bad>{
+             {"7", "cluster must be an object {address, fallback} or an address string"},
+             {R"("head")", "address \"head\" is not the Ray head's HOST:PORT"},
+             {R"("head:0")", "address \"head:0\" is not"},
+             {R"("head:65536")", "is not"},
+             {R"("head:63 79")", "is not"},
+             {R"(":6379")", "is not"},
+             {R"({"fallback": "wait"})", "cluster: no address"},
+             {R"({"address": 6379})", "cluster.address"},
+             {R"({"address": "h:1", "fallback": "later"})",
+              "cluster.fallback must be \"local\", \"wait\" or \"fail\", got \"later\""},
+             {R"({"address": "h:1", "colour": "blue"})", "unknown field cluster.colour"}}) {
+        std::vector<std::string> p = problems_of(with(b.cluster));
+        ASSERT_EQ(p.size(), 1u) << b.cluster;
+        EXPECT_NE(p[0].find(b.needle), std::string::npos) << b.cluster << ": " << p[0];
+    }
 }
 
 TEST(Job, HostileFilesAreRefusedWithoutACrash) {

@@ -148,6 +148,62 @@ TEST_P(RunJobResume, FromTheFirstKRoundsProposesRoundKPlusOne) {
     }
 }
 
+// A job killed after a round's trials were logged and before its re-measurements were (one
+// write per record, so any point between two records): the resumed job re-measures that round's
+// fastest first and then goes on as the uninterrupted one, writing exactly its records (the
+// simulated worker makes them deterministic; the timestamps aside). Before, a kill there lost
+// the round's re-measurements for good: 41 records where the uninterrupted run wrote 43.
+TEST(RunJob, AKillBeforeARoundsReMeasurementsResumesToTheUninterruptedRecords) {
+    TESSEL_SKIP_UNLESS_TUNING_RUNS();
+    fs::path dir = fresh_dir();
+    const int per_round = 8, rounds = 5;
+    Job job = parse_job(small_job(2, per_round * rounds, per_round));
+    job.tuning.measure.simulate_ms = 1;
+    JobResult full = run_job(job, in(dir / "full"));
+    ASSERT_EQ(full.schedule.steps.size(), size_t(rounds));
+    auto logs = logs_of(dir / "full");
+    std::vector<std::string> names;
+    for (const JobTaskProgress& t : full.progress.tasks)
+        names.push_back(fs::path(t.log_file).filename().string());
+    auto same = [](std::vector<TuningRecord> a, std::vector<TuningRecord> b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i) {
+            a[i].timestamp = b[i].timestamp = 0;
+            if (record_to_json(a[i]) != record_to_json(b[i])) return false;
+        }
+        return true;
+    };
+    for (int k : {0, 2}) {
+        // The first k rounds whole, and the trials of round k (no re-measurement of it).
+        fs::path part = dir / ("k" + std::to_string(k));
+        fs::create_directories(part);
+        std::map<int, int64_t> task_rounds;
+        for (int s = 0; s < k; ++s) ++task_rounds[full.schedule.steps[s].task];
+        const int cut_task = full.schedule.steps[k].task;
+        int remeasures_cut = 0;
+        for (size_t t = 0; t < names.size(); ++t) {
+            std::string text;
+            for (const TuningRecord& rec : logs[names[t]]) {
+                bool kept = rec.round < task_rounds[static_cast<int>(t)] ||
+                            (static_cast<int>(t) == cut_task &&
+                             rec.round == task_rounds[cut_task] && rec.is_trial());
+                if (kept) text += record_to_json(rec) + "\n";
+                remeasures_cut += static_cast<int>(t) == cut_task &&
+                                  rec.round == task_rounds[cut_task] && !rec.is_trial();
+            }
+            write_file(part / names[t], text);
+        }
+        ASSERT_GT(remeasures_cut, 0) << "k " << k << ": the round re-measures nothing";
+        JobResult resumed = run_job(job, in(part));
+        EXPECT_EQ(resumed.progress.trials, full.progress.trials);
+        auto resumed_logs = logs_of(part);
+        for (const std::string& name : names)
+            EXPECT_TRUE(same(resumed_logs[name], logs[name]))
+                << "k " << k << ", " << name << ": " << resumed_logs[name].size() << " records, "
+                << logs[name].size() << " uninterrupted";
+    }
+}
+
 // With the job's one model, a task's first round is already chosen by a model (trained on the
 // tasks tuned before it); with a model per task it is sampled at random.
 TEST(RunJob, TheSharedModelChoosesANewTasksFirstRound) {
@@ -163,8 +219,8 @@ TEST(RunJob, TheSharedModelChoosesANewTasksFirstRound) {
         std::string second = fs::path(r.progress.tasks[1].log_file).filename().string();
         int by_model = 0;
         for (const TuningRecord& rec : trial_records(logs[second]))
-            by_model += rec.origin != CandidateOrigin::Random &&
-                        rec.origin != CandidateOrigin::Default;
+            by_model +=
+                rec.origin != CandidateOrigin::Random && rec.origin != CandidateOrigin::Default;
         if (std::string(kind) == "shared")
             EXPECT_GT(by_model, 0) << "the second task's first round was all random";
         else

@@ -6,6 +6,7 @@ timestamps — also when a node's raylet is killed mid-job, when a node joins, w
 the cluster, and when the daemon itself is killed and resumed.
 
 scripts/test.sh installs Ray and sets TESSEL_TEST_REQUIRE_RAY=1: there, a missing Ray fails."""
+import collections
 import json
 import os
 import pathlib
@@ -97,6 +98,11 @@ def _records(log_dir, keep_run_seconds=True):
     return out
 
 
+def _records_without_run_seconds(records):
+    return [dict(r, result={k: v for k, v in r["result"].items() if k != "run_seconds"})
+            for r in records]
+
+
 def _run(job, logs, *extra, check=True):
     p = subprocess.run([_tessel_tune(), "run", job, "--log-dir", str(logs), "-q", *extra],
                        capture_output=True, text=True, env=_env(), timeout=300)
@@ -105,10 +111,10 @@ def _run(job, logs, *extra, check=True):
     return p
 
 
-def _start(job, logs, *extra):
+def _start(job, logs, *extra, env=None):
     return subprocess.Popen([_tessel_tune(), "run", job, "--log-dir", str(logs), "-q", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=_env())
+                            env=dict(_env(), **(env or {})))
 
 
 def _wait_for_records(logs, n, proc, timeout=120):
@@ -167,24 +173,46 @@ def test_a_node_added_mid_job_gets_work(cluster, job, local_records, tmp_path):
     new = cluster.add_node(num_cpus=1, resources={target_resource(TARGET): 1})
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
-    assert _records(tmp_path, False) == [dict(r, result={k: v for k, v in r["result"].items()
-                                                         if k != "run_seconds"})
-                                         for r in local_records]
+    assert _records(tmp_path, False) == _records_without_run_seconds(local_records)
     per_node = _measured_per_node(stderr)
     assert per_node.get(new.node_id, 0) > 0, per_node
     cluster.remove_node(new, allow_graceful=False)
 
 
 def test_two_jobs_share_the_cluster(cluster, job, local_records, tmp_path):
-    a = _start(job, tmp_path / "a", "--cluster", cluster.address)
-    b = _start(job, tmp_path / "b", "--cluster", cluster.address, "--seed", "7")
+    """Each job gets its own results, and a device serves one job at a time: an actor holds
+    its node's device resource (one unit a device) as long as its job runs, so the two drivers'
+    traces (each candidate's node and the window its actor held the device for) never overlap
+    on a node. The second job starts once the first holds every node (its actors answered before
+    its first record): it waits, and measures on the nodes the first leaves. The first's slower
+    candidates (250 ms) make it outlast the start of the second's actors."""
+    traces = [tmp_path / "a.trace", tmp_path / "b.trace"]
+    a = _start(job, tmp_path / "a", "--cluster", cluster.address, "--simulate-ms", "250",
+               env={"TESSEL_DISTRIBUTED_TRACE": str(traces[0])})
+    _wait_for_records(tmp_path / "a", 1, a)
+    b = _start(job, tmp_path / "b", "--cluster", cluster.address, "--seed", "7",
+               env={"TESSEL_DISTRIBUTED_TRACE": str(traces[1])})
     for p in (a, b):
         _, stderr = p.communicate(timeout=300)
         assert p.returncode == 0, stderr
-    assert _records(tmp_path / "a") == local_records
+    assert _records(tmp_path / "a", False) == _records_without_run_seconds(local_records)
     _run(job, tmp_path / "local7", "--seed", "7")
     seven = _records(tmp_path / "b")
     assert seven == _records(tmp_path / "local7") and seven != local_records
+    windows = collections.defaultdict(list)  # node -> [(start, end, job)]
+    for j, trace in enumerate(traces):
+        lines = trace.read_text().splitlines()
+        assert len(lines) == len(_records(tmp_path / "ab"[j])), trace
+        for line in lines:
+            t = json.loads(line)
+            windows[t["node_id"]].append((t["window"][0], t["window"][1], j))
+    shared = 0
+    for node, ws in windows.items():
+        ws.sort()
+        for (s0, e0, j0), (s1, e1, j1) in zip(ws, ws[1:]):
+            assert e0 <= s1, "node %s timed two candidates at once (jobs %d, %d)" % (node, j0, j1)
+        shared += len({j for _, _, j in ws}) == 2
+    assert shared > 0, "no node served both jobs: %s" % dict(windows)
 
 
 def test_kill_9_of_the_daemon_leaves_no_actor_and_resumes(cluster, job, local_records, tmp_path):
@@ -277,6 +305,28 @@ def test_a_lost_cluster_falls_back_or_fails_as_configured(job, local_records, tm
     assert _records(tmp_path / "local") == local_records
     p = _run(job, tmp_path / "fail", *env_timeout, "--cluster-fallback", "fail", check=False)
     assert p.returncode == 1 and "is lost" in p.stderr, p.stderr
+
+
+def test_the_jobs_cluster_field_and_the_flags_over_it(job, local_records, tmp_path):
+    """The job file's cluster field sends the job there; --cluster-fallback overrides its
+    fallback, --cluster its address."""
+    _ray()
+    spec = json.loads(pathlib.Path(job).read_text())
+    spec["cluster"] = {"address": "127.0.0.1:1", "fallback": "fail"}  # no Ray there
+    field_job = tmp_path / "field.json"
+    field_job.write_text(json.dumps(spec))
+    p = _run(str(field_job), tmp_path / "fail", check=False)
+    assert p.returncode == 1 and "127.0.0.1:1" in p.stderr and "is lost" in p.stderr, p.stderr
+    p = _run(str(field_job), tmp_path / "local", "--cluster-fallback", "local")
+    assert "measuring on this machine" in p.stderr
+    assert _records(tmp_path / "local") == local_records
+    p = _run(str(field_job), tmp_path / "flag", "--cluster", "127.0.0.2:1", check=False)
+    assert p.returncode == 1 and "127.0.0.2:1" in p.stderr, p.stderr
+    spec["cluster"] = {"address": "nowhere", "fallback": "sometimes"}
+    field_job.write_text(json.dumps(spec))
+    p = _run(str(field_job), tmp_path / "bad", check=False)
+    assert p.returncode == 65, p.stderr
+    assert "cluster.fallback must be" in p.stderr and 'address "nowhere"' in p.stderr, p.stderr
 
 
 def test_a_node_of_another_tessel_is_refused_with_a_clear_message():

@@ -9,19 +9,21 @@ namespace tessel::tune_tool {
 void add_cluster_flags(CLI::App& cmd, ClusterArgs& args) {
     cmd.add_option("--cluster", args.address,
                    "measure on the Ray cluster at ADDRESS (the head's HOST:PORT, or auto) instead "
-                   "of this machine (docs/distributed.md)")
+                   "of this machine (docs/distributed.md; over the job's cluster.address)")
         ->type_name("ADDRESS");
     cmd.add_option("--cluster-fallback", args.fallback,
-                   "when the cluster is lost: local (measure here), wait (reconnect), fail")
+                   "when the cluster is lost: local (measure here, the default), wait (reconnect), "
+                   "fail (over the job's cluster.fallback)")
         ->check(CLI::IsMember({"local", "wait", "fail"}))
         ->type_name("local|wait|fail");
 }
 
 std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& args, const Job& job) {
-    if (args.address.empty()) return nullptr;
     ClusterOptions o;
-    o.address = args.address;
-    o.fallback = *cluster_fallback_from_name(args.fallback);
+    o.address = args.address.empty() ? job.cluster.address : args.address;
+    if (o.address.empty()) return nullptr;
+    o.fallback =
+        *cluster_fallback_from_name(args.fallback.empty() ? job.cluster.fallback : args.fallback);
     o.warm_targets = {Target(job.target).str()};
     o.local_options = job.tuning.measure;
     return std::make_shared<ClusterMeasureRunner>(o);

@@ -33,13 +33,15 @@ void install_stop_handlers();
 /// The signal that asked to stop (0: none).
 int stop_signal();
 
-/// Where a job measures: this machine (no address), or a Ray cluster (docs/distributed.md).
+/// Where a job measures: this machine (no address), or a Ray cluster (docs/distributed.md). The
+/// flags override the job's `cluster` field; empty: not given.
 struct ClusterArgs {
-    std::string address;             ///< --cluster: the Ray head's HOST:PORT, or "auto"
-    std::string fallback = "local";  ///< --cluster-fallback: local, wait or fail
+    std::string address;   ///< --cluster: the Ray head's HOST:PORT, or "auto"
+    std::string fallback;  ///< --cluster-fallback: local, wait or fail
 };
-/// The cluster runner of `job` (its target's actors started at once), or null without an
-/// address. RuntimeError when the cluster cannot be used and the fallback is "fail".
+/// The cluster runner of `job` (its target's actors started at once), or null when neither the
+/// flags nor the job's `cluster` name an address. The flags win over the job's field, each on
+/// its own. RuntimeError when the cluster cannot be used and the fallback is "fail".
 std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& args, const Job& job);
 /// Adds --cluster and --cluster-fallback to a command.
 void add_cluster_flags(CLI::App& cmd, ClusterArgs& args);

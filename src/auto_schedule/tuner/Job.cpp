@@ -2,6 +2,7 @@
 // problem collected before any is reported, so that an operator fixes a job in one go.
 #include "tessel/auto_schedule/tuner/Job.h"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "support/JsonDepth.h"
 #include "support/JsonFields.h"
+#include "tessel/auto_schedule/measure/ClusterMeasureRunner.h"
 #include "tessel/op/Networks.h"
 #include "tessel/schedule/Schedule.h"
 #include "tessel/te/Serialize.h"
@@ -130,6 +132,45 @@ void read_measure(const json& j, Job& job, std::vector<std::string>& problems) {
     read_options(f, job.tuning.measure, kJobMeasure);
 }
 
+// "auto", or [ray://]HOST:PORT with a port of 1..65535 and no blank: the address Ray connects to.
+bool valid_cluster_address(const std::string& a) {
+    if (a == "auto") return true;
+    std::string rest = a.rfind("ray://", 0) == 0 ? a.substr(6) : a;
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) return false;
+    for (char c : rest)
+        if (std::isspace(static_cast<unsigned char>(c)) ||
+            std::iscntrl(static_cast<unsigned char>(c)))
+            return false;
+    std::string port = rest.substr(colon + 1);
+    if (port.size() > 5) return false;
+    for (char c : port)
+        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    int p = std::stoi(port);
+    return p >= 1 && p <= 65535;
+}
+
+void read_cluster(const json& j, Job& job, std::vector<std::string>& problems) {
+    if (j.is_string()) {
+        job.cluster.address = j.get<std::string>();
+    } else if (j.is_object()) {
+        Fields f(j, "cluster", collect_into(problems));
+        f.only({"address", "fallback"});
+        f.text("address", job.cluster.address);
+        if (!f.has("address")) f.problem("cluster: no address (the Ray head's HOST:PORT, or auto)");
+        f.text("fallback", job.cluster.fallback);
+        if (!cluster_fallback_from_name(job.cluster.fallback))
+            f.problem("cluster.fallback must be \"local\", \"wait\" or \"fail\", got \"" +
+                      job.cluster.fallback + "\"");
+    } else {
+        return problems.push_back(
+            "cluster must be an object {address, fallback} or an address string");
+    }
+    if (!job.cluster.address.empty() && !valid_cluster_address(job.cluster.address))
+        problems.push_back("cluster: address \"" + job.cluster.address +
+                           "\" is not the Ray head's HOST:PORT (or ray://HOST:PORT, or auto)");
+}
+
 void read_budget(Fields& f, const json& j, Job& job) {
     bool total = f.has("trials"), per_task = f.has("trials_per_task");
     if (total == per_task)
@@ -174,7 +215,8 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
                                       "tasks",
                                       "search",
                                       "measure",
-                                      "constant_weights"};
+                                      "constant_weights",
+                                      "cluster"};
     for (const std::string& n : option_names<TuningOptions>(kJobTop)) known.push_back(n);
     f.only(known);
     int version = -1;
@@ -220,6 +262,7 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
     if (!f.has("tasks") && !f.has("network")) f.problem("no tasks and no network: nothing to tune");
     if (f.has("search")) read_search(j.at("search"), job, problems);
     if (f.has("measure")) read_measure(j.at("measure"), job, problems);
+    if (f.has("cluster")) read_cluster(j.at("cluster"), job, problems);
     read_budget(f, j, job);
     check_duplicates(job, problems);
     return job;
@@ -314,6 +357,8 @@ std::string job_to_json(const Job& job) {
               {"search", std::move(search)},
               {"measure", options_json(job.tuning.measure, kJobMeasure)}};
     j.update(options_json(job.tuning, kJobTop));
+    if (!job.cluster.address.empty())
+        j["cluster"] = {{"address", job.cluster.address}, {"fallback", job.cluster.fallback}};
     return j.dump(2);
 }
 

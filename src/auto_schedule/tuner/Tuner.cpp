@@ -51,8 +51,7 @@ void check_options(const TuningOptions& o) {
     if (!(o.eps_greedy >= 0 && o.eps_greedy <= 1))
         fail("eps_greedy must be in [0, 1], got " + std::to_string(o.eps_greedy));
     if (o.remeasure_top < 0)
-        fail("remeasure_top must be at least 0 (0: never), got " +
-             std::to_string(o.remeasure_top));
+        fail("remeasure_top must be at least 0 (0: never), got " + std::to_string(o.remeasure_top));
     if (o.remeasure_limit < 1)
         fail("remeasure_limit must be at least 1 (its trial), got " +
              std::to_string(o.remeasure_limit));
@@ -60,8 +59,7 @@ void check_options(const TuningOptions& o) {
         fail("early_stopping must be at least 0 (0: never), got " +
              std::to_string(o.early_stopping));
     if (o.restart_after < 0)
-        fail("restart_after must be at least 0 (0: never), got " +
-             std::to_string(o.restart_after));
+        fail("restart_after must be at least 0 (0: never), got " + std::to_string(o.restart_after));
     if (o.num_threads < 0)
         fail("num_threads must be at least 0 (0: all cores), got " + std::to_string(o.num_threads));
     if (o.verbose < 0 || o.verbose > 2)
@@ -133,6 +131,23 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       printer_(options.verbose) {
     model_->add(member_, history_.epoch_programs());
     if (options_.measure_default) default_ = default_candidate(task_, history_.keys);
+    // A run stopped (killed) after a round's trials were logged but before its re-measurements
+    // were: they are measured now, as that round's, so that the resumed run goes on from the
+    // history the uninterrupted one had (its re-measured costs rank the states that seed the
+    // search, and decide which are timed again later).
+    if (options_.remeasure_top > 0 && history_.trials() > 0) {
+        const int64_t last = history_.next_round - 1;
+        bool remeasured = false;
+        for (auto it = history_.records.rbegin(); it != history_.records.rend(); ++it) {
+            if (it->round != last) break;
+            remeasured = remeasured || !it->is_trial();
+        }
+        if (!remeasured) {
+            round_.round = last;
+            remeasure();
+            round_ = TuningRound{};
+        }
+    }
     printer_.start(progress(), options_.log_file);
     if (options_.on_progress) options_.on_progress(progress());
 }
@@ -282,8 +297,7 @@ void Tuner::remeasure() {
         if (s.measurements >= options_.remeasure_limit) continue;
         const TuningRecord& trial = history_.records[s.record];
         bool late_default = options_.remeasure_top > 0 &&
-                            trial.origin == CandidateOrigin::Default &&
-                            trial.round < round_.round;
+                            trial.origin == CandidateOrigin::Default && trial.round < round_.round;
         if (i >= top && !late_default) continue;
         batch.push_back({s.state.schedule, CandidateOrigin::Remeasure});
         trials.push_back(s.record);

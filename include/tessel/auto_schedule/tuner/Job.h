@@ -35,6 +35,10 @@
 //                              SharedCostModel) or "per-task"
 //   measure                   MeasureOptions' fields (kJobMeasure: number, repeat, min_repeat_ms,
 //                              flush_cache, build_timeout, run_timeout, build_threads)
+//   cluster                   measure on a Ray cluster (docs/distributed.md): {"address": the
+//                              head's HOST:PORT or "auto", "fallback": "local" (default), "wait"
+//                              or "fail"}, or the address alone as a string; tessel-tune's
+//                              --cluster and --cluster-fallback override it
 // Those TuningOptions and MeasureOptions fields are described once, in their structs
 // (TuningOptions::fields, MeasureOptions::fields); `tessel-tune run` takes each as a flag too.
 #pragma once
@@ -84,6 +88,14 @@ struct JobTask {
     std::string dag;
 };
 
+/// Where a job measures: this machine, or a Ray cluster (the job file's `cluster`).
+struct JobCluster {
+    /// The Ray head's "HOST:PORT" (or "ray://HOST:PORT"), or "auto"; empty: this machine.
+    std::string address;
+    /// When the cluster is lost: "local", "wait" or "fail" (ClusterFallback's names).
+    std::string fallback = "local";
+};
+
 /// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
 TuningOptions job_tuning_defaults();
 
@@ -98,6 +110,7 @@ struct Job {
     bool constant_weights = false;  ///< the network's layers take their weights as constant
     std::vector<JobTask> tasks;     ///< the network's layers first, then the listed tasks
     std::string cost_model = "shared";  ///< "shared" or "per-task"
+    JobCluster cluster;                 ///< where it measures (the file's `cluster`)
     /// Each task's tuning: the job file's kJobTop and kJobSearch fields, and in `tuning.measure`
     /// its kJobMeasure ones (trials, log_file and the callbacks are the job runner's).
     TuningOptions tuning = job_tuning_defaults();
