@@ -65,6 +65,16 @@ ConstInterval difference(const ConstInterval& a, const ConstInterval& b) {
 Expr Simplifier::rewrite_swizzle(const Call* op) {
     const Expr& o = op->args[0];
     int64_t cycle = *as_const_int(op->args[2]) * *as_const_int(op->args[3]);
+    // A dense vector inside one 16-byte chunk (a ramp that simplification made dense): the
+    // swizzle moves the chunk whole, as storage_flatten's swizzle_index keeps it.
+    if (const auto* r = o.as<Ramp>();
+        r && is_one(r->stride) && *as_const_int(op->args[1]) % r->lanes == 0) {
+        const ModularSet m = modular(r->base);
+        if (m.coeff % r->lanes == 0 && mod_floor(m.base, r->lanes) == 0)
+            return Ramp::make(
+                Call::make(Intrinsic::swizzle, {r->base, op->args[1], op->args[2], op->args[3]}),
+                r->stride, r->lanes);
+    }
     if (o.type().is_vector() || !options_.swizzle_cycles_out) {  // whole-cycle constants only
         const Add* add = o.as<Add>();
         auto c = add ? as_const_int(add->b) : std::nullopt;
@@ -137,6 +147,21 @@ Expr Simplifier::rewrite_div_mod(const Expr& e) {
     if (!e.type().is_int_or_uint()) return Expr();
     const Expr *pa, *pb;
     binary_operands(e, &pa, &pb);
+    // A dense ramp of L lanes from a multiple of L, by a multiple of L, stays inside one quotient:
+    // ramp(b, 1, L) / c = broadcast(b / c), ramp(b, 1, L) % c = ramp(b % c, 1, L) (a vector copy
+    // into a blocked layout, one 16-byte chunk of a column panel).
+    if (const auto* r = pa->as<Ramp>(); r && is_one(r->stride) && pb->as<Broadcast>()) {
+        auto c = as_const_int(pb->as<Broadcast>()->value);
+        const ModularSet m = modular(r->base);
+        const int64_t lanes = r->lanes;
+        if (c && *c > 0 && *c % lanes == 0 && m.coeff % lanes == 0 &&
+            mod_floor(m.base, lanes) == 0) {
+            const Expr base = r->base, cc = pb->as<Broadcast>()->value;
+            if (e.node_type() == IRNodeType::FloorDiv)
+                return Broadcast::make(FloorDiv::make(base, cc), r->lanes);
+            return Ramp::make(FloorMod::make(base, cc), r->stride, r->lanes);
+        }
+    }
     const Expr& a = *pa;
     auto c = as_const_int(*pb);
     if (!c || *c <= 0) return Expr();

@@ -408,6 +408,22 @@ void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
         TESSEL_CHECK(is_tile(args[a])) << name << ": argument " << a << " is not a tile operand";
 }
 
+// wgmma(D, D', A, A', B, B', Bp, n, b_mn): tile operands, then constants (ir/IR.h).
+void check_wgmma_args(const std::vector<Expr>& args) {
+    for (size_t a = 0; a < 7; ++a)
+        TESSEL_CHECK(args[a].type().is_scalar() && (args[a].as<Load>() || args[a].as<BufferLoad>()))
+            << "wgmma: argument " << a << " is not a tile operand";
+    auto n = as_const_int(args[7]), mn = as_const_int(args[8]);
+    TESSEL_CHECK(n && *n >= 8 && *n <= 256 && *n % 8 == 0)
+        << "wgmma: n must be a constant multiple of 8 in [8, 256]";
+    TESSEL_CHECK(mn && (*mn == 0 || *mn == 1)) << "wgmma: b_mn must be the constant 0 or 1";
+    TESSEL_CHECK(args[0].type() == Float(32) &&
+                 (args[2].type() == Float(16) || args[2].type() == BFloat(16)) &&
+                 args[4].type() == args[2].type())
+        << "wgmma: float32 accumulators from float16 or bfloat16 operands, got " << args[0].type()
+        << " from " << args[2].type() << " x " << args[4].type();
+}
+
 // dot_product(lanes, group, C, A, B, B'): constants, then Loads of the documented types.
 void check_dot_product_args(const std::vector<Expr>& args) {
     auto lanes = as_const_int(args[0]), group = as_const_int(args[1]);
@@ -429,11 +445,13 @@ void check_dot_product_args(const std::vector<Expr>& args) {
 bool is_tensor_core_intrinsic(Intrinsic op) {
     return op == Intrinsic::mma_sync || op == Intrinsic::ldmatrix ||
            op == Intrinsic::fragment_load || op == Intrinsic::fragment_store ||
-           op == Intrinsic::fragment_fill;
+           op == Intrinsic::fragment_fill || op == Intrinsic::wgmma ||
+           op == Intrinsic::wgmma_fence || op == Intrinsic::wgmma_commit ||
+           op == Intrinsic::wgmma_wait;
 }
 
 bool is_warp_collective(Intrinsic op) {
-    return op == Intrinsic::mma_sync || op == Intrinsic::ldmatrix;
+    return op == Intrinsic::mma_sync || op == Intrinsic::ldmatrix || op == Intrinsic::wgmma;
 }
 
 Expr Call::make(Intrinsic op, std::vector<Expr> args) {
@@ -458,6 +476,15 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::fragment_store:
         case Intrinsic::fragment_fill: check_tensor_core_args(op, args); break;
         case Intrinsic::dot_product: check_dot_product_args(args); break;
+        case Intrinsic::wgmma: check_wgmma_args(args); break;
+        case Intrinsic::wgmma_fence:
+        case Intrinsic::wgmma_commit:
+        case Intrinsic::fence_proxy_async: break;
+        case Intrinsic::wgmma_wait: {
+            auto n = as_const_int(args[0]);
+            TESSEL_CHECK(n && *n >= 0) << "wgmma_wait: n must be a non-negative constant";
+            break;
+        }
         case Intrinsic::abs:
             t = args[0].type();
             TESSEL_CHECK(!t.is_bool() && !t.is_handle()) << "abs of " << t;

@@ -160,6 +160,16 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
         return exec_cp_async_wait(as_const_int(c->args[0]).value());
     if (c && is_tensor_core_intrinsic(c->op)) return exec_tensor_core(c);
     if (c && c->op == Intrinsic::dot_product) return exec_dot_product(c);
+    if (c && c->op == Intrinsic::fence_proxy_async) {  // this thread's stores: visible to wgmma
+        if (spmd_ && spmd_->wgmma->active) {
+            auto& unfenced = spmd_->wgmma->unfenced;
+            for (uint64_t key : unfenced_mine_)
+                if (auto it = unfenced.find(key); it != unfenced.end() && it->second == spmd_)
+                    unfenced.erase(it);
+        }
+        unfenced_mine_.clear();
+        return;
+    }
     eval_.eval(op->value);
 }
 
@@ -193,6 +203,7 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
         storage->array = storage->owned.get();
         storage->name = name;
         storage->serial = next_serial_++;
+        storage->warp = op->scope == StorageScope::Warp;
         mine = storage.get();
     }
     BufferSlot& slot = slot_of(op->buffer_var.get());

@@ -16,16 +16,12 @@
 
 namespace tessel::internal {
 
-namespace {
-
 std::string thread_label(const SpmdThread* t) {
     if (!t) return "this thread";
     std::ostringstream os;
     os << "thread (" << t->tid[0] << ", " << t->tid[1] << ", " << t->tid[2] << ")";
     return os.str();
 }
-
-}  // namespace
 
 void LoopInterpreter::exec_cp_async(const Call* op) {
     const Variable* dst_var = op->args[0].as<Variable>();

@@ -28,6 +28,7 @@ struct InterpStorage {
     uint64_t serial = 0;               ///< creation order (storage made inside a parallel loop is
                                        ///< private to its iteration)
     bool shared = false;               ///< shared memory of an SPMD block (race-checked)
+    bool warp = false;                 ///< a lane's share of a "warp" buffer (registers)
 };
 
 /// Elements per storage in a race-detector key (storage serial in the bits above).
@@ -59,6 +60,18 @@ struct InFlightElement {
 std::vector<std::vector<double>> warp_collective(const Call* op,
                                                  const std::vector<std::vector<double>>& in);
 
+/// "thread (x, y, z)" for messages ("this thread" outside a block).
+std::string thread_label(const SpmdThread* t);
+
+/// wgmma's asynchronous proxy in a block (LoopInterpreterTensorCore.cpp): the shared elements
+/// that pending wgmmas read (key → the reading thread), and those ordinary stores (and landed
+/// cp.async copies) wrote since their writer's last fence_proxy_async (key → the writer).
+struct WgmmaBlockState {
+    bool active = false;  ///< the block's body issues wgmma (the tracking is on)
+    std::unordered_map<uint64_t, const SpmdThread*> pending_reads;
+    std::unordered_map<uint64_t, const SpmdThread*> unfenced;
+};
+
 /// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
 struct SpmdThread {
     SpmdBlock* block = nullptr;
@@ -67,6 +80,7 @@ struct SpmdThread {
     std::unordered_map<const Variable*, int> axis_of;  ///< threadIdx loop variable → 0, 1, 2
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
     InFlightMap* in_flight = nullptr;  ///< the block's elements in flight (cp_async)
+    WgmmaBlockState* wgmma = nullptr;  ///< the block's wgmma state
     std::unordered_map<const Call*, int64_t> collectives;  ///< warp-collective calls executed
 };
 
@@ -178,6 +192,12 @@ protected:
     /// Stops this lane at warp-collective `op` until every lane of its warp is there (the same
     /// call, as often executed); returns this lane's share of warp_collective's result.
     std::vector<double> warp_rendezvous(const Call* op, std::vector<double> in);
+    /// wgmma and its fence, commit and wait (ir/IR.h): the warp group's rendezvous, and the
+    /// asynchronous proxy's rules checked (pending accumulators, shared operands, fences).
+    void exec_wgmma(const Call* op);
+    void exec_wgmma_wait(int64_t n);
+    /// The wgmma checks of an access to element `flat` of `s` (when a wgmma is around).
+    void check_wgmma_access(InterpStorage& s, int64_t flat, bool write);
 
     // Memory (LoopInterpreterMemory.cpp).
     Value load(const Load* op, const Value& index, const Value& mask);
@@ -216,6 +236,18 @@ protected:
     std::vector<InFlightElement> open_copies_;
     std::vector<std::vector<InFlightElement>> committed_copies_;
     InFlightMap own_in_flight_;
+    // wgmma: this thread's open group and committed groups (the accumulator elements pending in
+    // each, and the shared elements each reads), the accumulator elements pending, whether a
+    // wgmma_fence came after the last register write, and the shared elements this thread wrote
+    // since its last fence_proxy_async.
+    struct WgmmaGroup {
+        std::vector<uint64_t> regs, smem;
+    };
+    WgmmaGroup wgmma_open_;
+    std::vector<WgmmaGroup> wgmma_committed_;
+    std::unordered_map<uint64_t, InterpStorage*> wgmma_pending_regs_;
+    bool wgmma_fenced_ = false;
+    std::vector<uint64_t> unfenced_mine_;
 };
 
 }  // namespace tessel::internal

@@ -97,6 +97,7 @@ struct SpmdBlock {
     uint64_t next_serial = 1;
     std::unordered_map<uint64_t, Access> accesses;
     InFlightMap in_flight;  ///< cp_async destinations not landed yet
+    WgmmaBlockState wgmma;
 
     std::string thread_name(int t) const {
         const SpmdThread& th = threads[t];
@@ -113,6 +114,7 @@ struct BlockShape {
     std::vector<const For*> thread_loops;
     bool syncs = false;
     bool nested_blocks = false;
+    bool wgmma = false;
 };
 
 BlockShape block_shape(const Stmt& body) {
@@ -125,6 +127,7 @@ BlockShape block_shape(const Stmt& body) {
             if (is_block_tag(f->thread_tag)) shape.nested_blocks = true;
         } else if (n->node_type == IRNodeType::Call) {
             Intrinsic op = static_cast<const Call*>(n)->op;
+            shape.wgmma = shape.wgmma || op == Intrinsic::wgmma;
             shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
                           op == Intrinsic::thread_allreduce || is_warp_collective(op);
         }
@@ -188,7 +191,7 @@ std::string thread_place(const SpmdBlock& b, int t) {
 // Runs every warp whose threads wait at a warp collective; they become Ready.
 void finish_warps(SpmdBlock& b) {
     for (int w = 0; w * kWarpSize < b.nthreads; ++w) {
-        const int first = w * kWarpSize, end = std::min(b.nthreads, first + kWarpSize);
+        int first = w * kWarpSize, end = std::min(b.nthreads, first + kWarpSize);
         int at = -1;
         for (int t = first; t < end && at < 0; ++t)
             if (b.state[t] == ThreadState::AtWarp) at = t;
@@ -199,6 +202,16 @@ void finish_warps(SpmdBlock& b) {
                 << name << " is warp-collective: it needs all 32 threads of a warp, but warp " << w
                 << " of the block has " << end - first << " threads (the block has " << b.nthreads
                 << ")" << b.where;
+        if (b.at[at]->op == Intrinsic::wgmma) {  // the warp group: warps 4g .. 4g + 3
+            first = (w / 4) * 4 * kWarpSize;
+            end = first + 4 * kWarpSize;
+            if (end > b.nthreads)
+                TESSEL_THROW(RuntimeError)
+                    << "wgmma is warp-group-collective: it needs the 4 warps " << (w / 4) * 4
+                    << " to " << (w / 4) * 4 + 3 << " of the block, but the block has "
+                    << b.nthreads << " threads" << b.where;
+            w = (w / 4) * 4 + 3;  // the group's other warps are done here
+        }
         for (int t = first; t < end; ++t) {
             if (b.state[t] == ThreadState::AtWarp && b.at[t] == b.at[at] &&
                 b.occurrence[t] == b.occurrence[at])
@@ -207,7 +220,9 @@ void finish_warps(SpmdBlock& b) {
                 << "divergent warp: thread " << b.thread_name(at) << " (lane " << at - first
                 << " of warp " << w << ") waits at warp-collective " << name << " but thread "
                 << b.thread_name(t) << " (lane " << t - first << ") " << thread_place(b, t)
-                << " (every lane of the warp must execute " << name << " together)" << b.where;
+                << " (every lane of the "
+                << (b.at[at]->op == Intrinsic::wgmma ? "warp group" : "warp") << " must execute "
+                << name << " together)" << b.where;
         }
         std::vector<std::vector<double>> in(b.warp_in.begin() + first, b.warp_in.begin() + end);
         std::vector<std::vector<double>> out = warp_collective(b.at[at], in);
@@ -280,6 +295,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     BlockShape shape = block_shape(body);
     SpmdBlock b;
     b.where = loop_context();
+    b.wgmma.active = shape.wgmma;
     for (const For* f : shape.thread_loops) {
         int64_t e;
         try {
@@ -318,6 +334,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
         SpmdThread& th = b.threads[t];
         th.block = &b;
         th.in_flight = &b.in_flight;
+        th.wgmma = &b.wgmma;
         th.index = t;
         th.tid[0] = t % b.dims[0];
         th.tid[1] = (t / b.dims[0]) % b.dims[1];

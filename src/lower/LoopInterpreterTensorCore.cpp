@@ -63,9 +63,70 @@ std::vector<double> gather(FragmentKind k, const std::vector<std::vector<double>
 
 }  // namespace
 
+// Where exec_wgmma puts what each thread brings to the rendezvous.
+enum WgmmaIn : size_t { kBase, kASerial, kAOrigin, kAStride, kBSerial, kBOrigin, kAcc };
+
+// wgmma for a warp group (128 threads; exec_wgmma says what in[t] holds): each warp's 16 x n
+// slice, D = A * B + D in float32, after checking that the warps name the group's operands as
+// the instruction reads them (warp r: rows 16 r of A's 64-row tile; one B).
+std::vector<std::vector<double>> wgmma_collective(const Call* op,
+                                                  const std::vector<std::vector<double>>& in) {
+    const int64_t n = as_const_int(op->args[7]).value();
+    const std::vector<double>& g = in[0];
+    const size_t b_at = kAcc + static_cast<size_t>(n / 2) + 256;  // after warp 0's A values
+    std::vector<std::vector<double>> out(in.size());
+    for (int r = 0; r < 4; ++r) {
+        const std::vector<double>& w = in[static_cast<size_t>(r * kWarpSize)];
+        for (int l = 1; l < kWarpSize; ++l)
+            if (in[static_cast<size_t>(r * kWarpSize + l)][kBase] != w[kBase])
+                TESSEL_THROW(RuntimeError)
+                    << "wgmma: lanes 0 and " << l << " of warp " << r
+                    << " of the warp group name different accumulator registers";
+        const double want = g[kAOrigin] + 16.0 * r * g[kAStride];
+        if (w[kASerial] != g[kASerial] || w[kBSerial] != g[kBSerial] || w[kAOrigin] != want ||
+            w[kAStride] != g[kAStride] || w[kBOrigin] != g[kBOrigin])
+            TESSEL_THROW(RuntimeError)
+                << "wgmma: warp " << r << " of the warp group names A at element "
+                << static_cast<int64_t>(w[kAOrigin]) << " and B at "
+                << static_cast<int64_t>(w[kBOrigin]) << ", but the instruction reads the "
+                << "group's operands: A's 64-row tile from element "
+                << static_cast<int64_t>(g[kAOrigin]) << " (warp r at row 16 r: element "
+                << static_cast<int64_t>(want) << ") and B at " << static_cast<int64_t>(g[kBOrigin])
+                << " for every warp";
+        // d[i][j] of this warp's 16 x n slice.
+        std::vector<float> d(static_cast<size_t>(16 * n));
+        for (int l = 0; l < kWarpSize; ++l)
+            for (int64_t c = 0; c < n / 8; ++c)
+                for (int e = 0; e < 4; ++e) {
+                    FragmentPos p = fragment_element(FragmentKind::C, l, e);
+                    d[static_cast<size_t>(p.row * n + 8 * c + p.col)] = static_cast<float>(
+                        in[static_cast<size_t>(r * kWarpSize + l)][kAcc + 4 * c + e]);
+                }
+        const size_t a_at = kAcc + static_cast<size_t>(n / 2);
+        for (int i = 0; i < 16; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                float acc = d[static_cast<size_t>(i * n + j)];
+                for (int k = 0; k < 16; ++k)
+                    acc += static_cast<float>(w[a_at + static_cast<size_t>(i * 16 + k)] *
+                                              g[b_at + static_cast<size_t>(k * n + j)]);
+                d[static_cast<size_t>(i * n + j)] = acc;
+            }
+        for (int l = 0; l < kWarpSize; ++l) {
+            std::vector<double>& o = out[static_cast<size_t>(r * kWarpSize + l)];
+            for (int64_t c = 0; c < n / 8; ++c)
+                for (int e = 0; e < 4; ++e) {
+                    FragmentPos p = fragment_element(FragmentKind::C, l, e);
+                    o.push_back(d[static_cast<size_t>(p.row * n + 8 * c + p.col)]);
+                }
+        }
+    }
+    return out;
+}
+
 // in[lane] = {D's register base, ...}: see exec_tensor_core.
 std::vector<std::vector<double>> warp_collective(const Call* op,
                                                  const std::vector<std::vector<double>>& in) {
+    if (op->op == Intrinsic::wgmma) return wgmma_collective(op, in);
     for (int l = 1; l < kWarpSize; ++l)
         if (in[l][0] != in[0][0])
             TESSEL_THROW(RuntimeError)
@@ -234,6 +295,10 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
                                    << loop_context();
     const int lane = spmd_->index % kWarpSize;
     switch (op->op) {
+        case Intrinsic::wgmma:
+        case Intrinsic::wgmma_fence:
+        case Intrinsic::wgmma_commit:
+        case Intrinsic::wgmma_wait: return exec_wgmma(op);
         case Intrinsic::fragment_fill: {
             const FragmentKind k = kind_arg(op, 0);
             Tile d = tile_operand(op, 1);
@@ -308,6 +373,121 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
     }
     std::vector<double> out = warp_rendezvous(op, std::move(in));
     for (size_t e = 0; e < out.size(); ++e) tile_write(d, base + static_cast<int64_t>(e), out[e]);
+}
+
+void LoopInterpreter::exec_wgmma(const Call* op) {
+    WgmmaBlockState& ws = *spmd_->wgmma;
+    switch (op->op) {
+        case Intrinsic::wgmma_fence: wgmma_fenced_ = true; return;
+        case Intrinsic::wgmma_commit:
+            wgmma_committed_.push_back(std::move(wgmma_open_));
+            wgmma_open_ = {};
+            return;
+        case Intrinsic::wgmma_wait: return exec_wgmma_wait(as_const_int(op->args[0]).value());
+        default: break;
+    }
+    const std::string who = thread_label(spmd_);
+    if (!wgmma_fenced_)
+        TESSEL_THROW(RuntimeError)
+            << "wgmma by " << who
+            << ": the thread wrote registers of a warp buffer since its last wgmma_fence (the "
+               "accumulators the asynchronous proxy reads need a wgmma.fence after they are "
+               "written)"
+            << loop_context();
+    Tile d = tile_operand(op, 0), a = tile_operand(op, 2), b = tile_operand(op, 4);
+    const int64_t n = as_const_int(op->args[7]).value();
+    const bool mn = as_const_int(op->args[8]).value() != 0;
+    int64_t panel = 0;
+    if (mn && n > b.stride) {
+        const Load* l = op->args[6].as<Load>();
+        BufferSwizzle z;
+        Expr u = unswizzled_index(l->index, &z);
+        panel = eval_int(u.defined() ? u : l->index, "wgmma panel") - b.origin;
+    }
+    const int64_t base = fragment_base(op, d, FragmentKind::C);
+    if (base + n / 2 > d.s->array->size())
+        TESSEL_THROW(RuntimeError)
+            << "wgmma: the accumulator's " << n / 2 << " registers from register " << base
+            << " run past warp buffer " << d.s->name << " (" << d.s->array->size() << " per lane)"
+            << loop_context();
+    const int lane = spmd_->index % kWarpSize;
+    std::vector<double> in = {static_cast<double>(base),        static_cast<double>(a.s->serial),
+                              static_cast<double>(a.origin),    static_cast<double>(a.stride),
+                              static_cast<double>(b.s->serial), static_cast<double>(b.origin)};
+    for (int64_t e = 0; e < n / 2; ++e) in.push_back(d.s->array->get(base + e));
+    // A shared operand element as the asynchronous proxy reads it.
+    auto read = [&](const Tile& t, int64_t row, int64_t col) {
+        const int64_t flat = t.at(row, col);
+        if (flat < 0 || flat >= t.s->array->size())
+            flat_out_of_bounds("load from", *t.s, flat, 0, 1);
+        const uint64_t key = element_key(t.s->serial, flat);
+        if (t.s->shared) {
+            track_shared(*t.s, flat, false);
+            if (!in_flight().empty()) check_in_flight(*t.s, flat, false);
+            if (auto it = ws.unfenced.find(key); it != ws.unfenced.end())
+                TESSEL_THROW(RuntimeError)
+                    << "wgmma by " << who << " reads shared memory " << t.s->name << " element "
+                    << flat << ", which " << thread_label(it->second)
+                    << " wrote with an ordinary store (or cp.async) and did not make visible to "
+                       "the asynchronous proxy (fence_proxy_async before the barrier)"
+                    << loop_context();
+            ws.pending_reads[key] = spmd_;
+            wgmma_open_.smem.push_back(key);
+        }
+        return t.s->array->get(flat);
+    };
+    if (lane == 0) {
+        for (int i = 0; i < 16; ++i)
+            for (int k = 0; k < 16; ++k) in.push_back(read(a, i, k));
+        if ((spmd_->index / kWarpSize) % 4 == 0)
+            for (int k = 0; k < 16; ++k)
+                for (int64_t j = 0; j < n; ++j)
+                    in.push_back(mn ? read(b, k, (j / b.stride) * panel + j % b.stride)
+                                    : read(b, j, k));
+    }
+    std::vector<double> out = warp_rendezvous(op, std::move(in));
+    for (int64_t e = 0; e < n / 2; ++e) {
+        d.s->array->set(base + e, out[static_cast<size_t>(e)]);
+        const uint64_t key = element_key(d.s->serial, base + e);
+        wgmma_pending_regs_[key] = d.s;
+        wgmma_open_.regs.push_back(key);
+    }
+}
+
+void LoopInterpreter::exec_wgmma_wait(int64_t n) {
+    WgmmaBlockState& ws = *spmd_->wgmma;
+    while (static_cast<int64_t>(wgmma_committed_.size()) > n) {
+        const WgmmaGroup& g = wgmma_committed_.front();
+        for (uint64_t key : g.regs) wgmma_pending_regs_.erase(key);
+        for (uint64_t key : g.smem)
+            if (auto it = ws.pending_reads.find(key);
+                it != ws.pending_reads.end() && it->second == spmd_)
+                ws.pending_reads.erase(it);
+        wgmma_committed_.erase(wgmma_committed_.begin());
+    }
+}
+
+void LoopInterpreter::check_wgmma_access(InterpStorage& s, int64_t flat, bool write) {
+    const uint64_t key = element_key(s.serial, flat);
+    if (s.warp) {
+        if (!wgmma_pending_regs_.empty() && wgmma_pending_regs_.count(key))
+            TESSEL_THROW(RuntimeError)
+                << (write ? "write to " : "read of ") << "register " << flat << " of warp buffer "
+                << s.name << " by " << thread_label(spmd_)
+                << ", the accumulator of a wgmma not waited for (a wgmma_wait is missing)"
+                << loop_context();
+        if (write) wgmma_fenced_ = false;
+        return;
+    }
+    if (!s.shared || !write) return;
+    WgmmaBlockState& ws = *spmd_->wgmma;
+    if (auto it = ws.pending_reads.find(key); it != ws.pending_reads.end())
+        TESSEL_THROW(RuntimeError)
+            << "write to shared memory " << s.name << " element " << flat << " by "
+            << thread_label(spmd_) << ", which a wgmma of " << thread_label(it->second)
+            << " still reads (a wgmma_wait is missing before the overwrite)" << loop_context();
+    ws.unfenced[key] = spmd_;
+    unfenced_mine_.push_back(key);
 }
 
 }  // namespace tessel::internal

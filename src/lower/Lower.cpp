@@ -15,6 +15,7 @@
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/InjectBoundsChecks.h"
 #include "tessel/lower/InjectDoubleBuffer.h"
+#include "tessel/lower/InjectWgmmaSync.h"
 #include "tessel/lower/InjectVirtualThreads.h"
 #include "tessel/lower/InsertBarriers.h"
 #include "tessel/lower/LowerAsyncCopies.h"
@@ -59,8 +60,8 @@ std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
         "verify_schedule",     "schedule_ops",         "simplify",        "inject_virtual_threads",
         "insert_barriers",     "inject_double_buffer", "partition_loops", "storage_flatten",
-        "vectorize_loops",     "lower_async_copies",   "unroll_loops",    "remove_no_op",
-        "inject_bounds_checks"};
+        "vectorize_loops",     "lower_async_copies",   "unroll_loops",    "inject_wgmma_sync",
+        "remove_no_op",        "inject_bounds_checks"};
     if (gpu) names.push_back("split_host_device");
     names.push_back("verify_lowered");
     return names;
@@ -145,6 +146,8 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("unroll_loops", &f, [&](LoweredFunc* g) {
         g->body = unroll_loops(g->body, static_cast<int>(max_unroll));
     });
+    pass.run("inject_wgmma_sync", &f,
+             [](LoweredFunc* g) { g->body = inject_wgmma_sync(g->body); });
     SimplifyOptions last;  // nothing substitutes into the indices after this one
     last.swizzle_cycles_out = true;
     pass.run("simplify", &f, [&](LoweredFunc* g) { g->body = simplify(g->body, last); });

@@ -5,6 +5,7 @@
 
 #include "PassUtil.h"
 #include "tessel/arith/Modular.h"
+#include "tessel/arith/Simplify.h"
 #include "tessel/ir/Equality.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
@@ -21,7 +22,9 @@ struct Side {
     Expr gather;        ///< defined for a vector index that is no Ramp
 };
 
-Side side_of(const Var& buffer, const Expr& index) {
+Side side_of(const Var& buffer, const Expr& raw) {
+    // A vector index may simplify to a Ramp (a blocked layout's ramp / c and ramp % c).
+    const Expr index = raw.type().is_vector() && !raw.as<Ramp>() ? simplify(raw) : raw;
     if (const auto* r = index.as<Ramp>()) return {buffer, r->base, r->stride, Expr()};
     if (index.type().is_vector()) return {buffer, Expr(), Expr(), index};
     return {buffer, index, Expr(), Expr()};

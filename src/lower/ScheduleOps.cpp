@@ -2,6 +2,7 @@
 #include "tessel/lower/ScheduleOps.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -140,6 +141,9 @@ private:
     Stmt cross_thread_nest(int i, size_t first_reduction);
     Stmt tensorized_nest(int i);
     Stmt cpu_dot_nest(int i, size_t t, const TensorIntrin& in, const std::vector<Expr>& args);
+    Stmt wgmma_call(const TensorIntrin& in, const std::vector<Var>& vars,
+                    const std::vector<Expr>& loads, const std::vector<Expr>& args,
+                    const std::function<void(const std::string&)>& fail);
     size_t tensorized_leaf(int i, const TensorIntrin& in) const;
     std::vector<Expr> tile(int i, const Expr& load, const Var& row_var);
     Stmt make_loop(int i, int id, Stmt body);
@@ -850,6 +854,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
         map[c->axis[r].var().get()] = bounds_[i].read_values[r];
     for (size_t r = 0; r < c->reduce_axis.size(); ++r)
         map[c->reduce_axis[r].var().get()] = bounds_[i].read_values[c->axis.size() + r];
+    std::vector<Expr> loads;  // the reads' BufferLoads, in the pattern's order
     for (const MatchedRead& m : reads) {
         Expr read = substitute(Expr(m.stage), map);
         const auto* tr = read.as<TensorRead>();
@@ -869,14 +874,16 @@ Stmt NestBuilder::tensorized_nest(int i) {
                                 "the read of");
         std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
         args.insert(args.end(), pair.begin(), pair.end());
+        loads.push_back(load);
     }
     if (in.kind == TensorIntrinKind::CpuDot) return cpu_dot_nest(i, t, in, args);
     const bool store = in.kind == TensorIntrinKind::StoreFragment;
     check_scope(args[0].as<BufferLoad>() ? args[0] : out, !store, StorageScope::Global);
+    const bool wgmma = in.kind == TensorIntrinKind::Wgmma;
     for (size_t r = 0; r < reads.size(); ++r)
-        check_scope(
-            args[2 + 2 * r], store || in.kind == TensorIntrinKind::Mma,
-            in.kind == TensorIntrinKind::LdMatrix ? StorageScope::Shared : StorageScope::Global);
+        check_scope(args[2 + 2 * r], store || in.kind == TensorIntrinKind::Mma,
+                    in.kind == TensorIntrinKind::LdMatrix || wgmma ? StorageScope::Shared
+                                                                   : StorageScope::Global);
     auto kind = [](FragmentKind k) { return make_const(Int(32), static_cast<int64_t>(k)); };
     Stmt call;
     switch (in.kind) {
@@ -899,20 +906,121 @@ Stmt NestBuilder::tensorized_nest(int i) {
             args.insert(args.begin(), kind(in.fragment));
             call = Evaluate::make(Call::make(Intrinsic::fragment_store, args));
             break;
+        case TensorIntrinKind::Wgmma: call = wgmma_call(in, vars, loads, args, fail); break;
         case TensorIntrinKind::CpuDot: break;  // cpu_dot_nest, above
     }
-    if (in.kind != TensorIntrinKind::Mma) return loops(i, 0, t, false, call);
+    if (in.kind != TensorIntrinKind::Mma && !wgmma) return loops(i, 0, t, false, call);
     // The reduction's init fills the accumulator fragment with the identity.
     const auto* red = bodies_[i][0].as<Reduce>();
     Stmt fill =
         Evaluate::make(Call::make(Intrinsic::fragment_fill, {kind(FragmentKind::C), args[0],
                                                              args[1], red->combiner->identity[0]}));
+    if (wgmma) {  // the warp's 16 x n accumulator: n / 8 C fragments
+        std::vector<Stmt> fills;
+        const int64_t n = as_const_int(axes[1].dom().extent).value();
+        for (int64_t c = 0; c < n; c += 8) {
+            VarMap at;
+            for (size_t pos = t; pos < st.leaf.size(); ++pos) {
+                const Var& v = bounds_[i].iter_vars[st.leaf[pos]];
+                at[v.get()] = make_const(v.type(), v.same_as(vars[1]) ? c : 0);
+            }
+            Expr origin = simplify(substitute(out, at));
+            at[vars[0].get()] = make_one(vars[0].type());
+            fills.push_back(
+                Evaluate::make(Call::make(Intrinsic::fragment_fill, {kind(FragmentKind::C), origin,
+                                                                     simplify(substitute(out, at)),
+                                                                     red->combiner->identity[0]})));
+        }
+        fill = Seq::make(fills);
+    }
     size_t p = 0;
     while (p < st.leaf.size() && st.iters[st.leaf[p]].kind != IterKind::Reduction) ++p;
     if (t <= p) return loops(i, 0, t, false, Seq::make({fill, call}));
     Stmt init = loops(i, p, t, true, fill);
     Stmt update = loops(i, p, t, false, call);
     return loops(i, 0, p, false, Seq::make({init, update}));
+}
+
+// wgmma (ir/IR.h) for the tensorized loops `vars` (i, j, k): `args` are the tile operands of the
+// accumulator, A and B (origin, next row), `loads` A's and B's reads. The shared operands must be
+// laid out as the instruction reads them through its matrix descriptors: rows of the swizzle's
+// width (32, 64 or 128 bytes, storage_swizzle's pattern then the hardware's), k-major A, B k-major
+// (the _bt intrinsics) or n-major in panels of one row's width (storage_split and
+// storage_reorder: [n / w][k][w]), each checked element by element here.
+Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& vars,
+                             const std::vector<Expr>& loads, const std::vector<Expr>& args,
+                             const std::function<void(const std::string&)>& fail) {
+    const int64_t n = as_const_int(tensor_intrin_axes(in)[1].dom().extent).value();
+    const Var &vi = vars[0], &vj = vars[1], &vk = vars[2];
+    // The unswizzled storage offset of the operand's element at (i, j, k) from its origin.
+    auto offset = [&](const Expr& load, int64_t i, int64_t j, int64_t k) -> std::optional<int64_t> {
+        const auto* l = load.as<BufferLoad>();
+        const Expr f = unswizzled_flat_index(l->buffer, l->indices);
+        VarMap at{{vi.get(), make_const(vi.type(), i)},
+                  {vj.get(), make_const(vj.type(), j)},
+                  {vk.get(), make_const(vk.type(), k)}};
+        VarMap zero{{vi.get(), make_zero(vi.type())},
+                    {vj.get(), make_zero(vj.type())},
+                    {vk.get(), make_zero(vk.type())}};
+        return as_const_int(simplify(substitute(f, at) - substitute(f, zero)));
+    };
+    // The operand's row width w (its storage step along `row`): the swizzle's, 32 to 128 bytes.
+    auto row_width = [&](const Expr& load, const char* what, int64_t i, int64_t j, int64_t k) {
+        const BufferNode* b = load.as<BufferLoad>()->buffer.get();
+        const int64_t e = b->dtype.bytes();
+        const std::optional<int64_t> w = offset(load, i, j, k);
+        const BufferSwizzle& z = b->swizzle;
+        if (!w || !z.defined() || z.vector * e != 16 || z.span * e != 128 ||
+            z.phases * 16 != *w * e)
+            fail(std::string(what) + " '" + b->name +
+                 "' is not laid out as wgmma reads shared memory: its rows must be 32, 64 or "
+                 "128 bytes wide, swizzled with storage_swizzle() (bits 3), each row one " +
+                 (what[0] == 'A' ? "row of A (k-major)"
+                                 : "k of B ([k][n] in panels of one row: storage_split and "
+                                   "storage_reorder to [n / w][k][w]) or one n ([n][k], the _bt "
+                                   "intrinsics)"));
+        return *w;
+    };
+    // A: k-major, rows of width w_a; each of the warp's 16 rows w_a apart, k contiguous.
+    const int64_t wa = row_width(loads[0], "A", 1, 0, 0);
+    const bool mn = !in.trans;
+    const int64_t wb = mn ? row_width(loads[1], "B", 0, 0, 1) : row_width(loads[1], "B", 0, 1, 0);
+    auto expect = [&](const Expr& load, const char* what, int64_t i, int64_t j, int64_t k,
+                      int64_t want) {
+        std::optional<int64_t> got = offset(load, i, j, k);
+        if (!got || *got != want)
+            fail(std::string(what) + " '" + load.as<BufferLoad>()->buffer->name +
+                 "': its element (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                 std::to_string(k) + ") is " +
+                 (got ? std::to_string(*got) : std::string("a varying number of")) +
+                 " elements from the tile's origin where wgmma reads element " +
+                 std::to_string(want));
+    };
+    for (int64_t r = 0; r < 16; ++r)
+        for (int64_t k = 0; k < 16; ++k) expect(loads[0], "A", r, 0, k, r * wa + k);
+    int64_t panel = 0;  // B's panel stride (n-major B wider than a row)
+    if (mn && n > wb) {
+        panel = offset(loads[1], 0, wb, 0).value_or(-1);
+        if (panel < 16 * wb)
+            fail("B '" + loads[1].as<BufferLoad>()->buffer->name + "' is n-major with rows of " +
+                 std::to_string(wb) +
+                 " elements, narrower than the instruction's n = " + std::to_string(n) +
+                 ", but its next panel of columns does not follow the tile's 16 rows");
+    }
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < 16; ++k)
+            expect(loads[1], "B", 0, j, k, mn ? (j / wb) * panel + j % wb + k * wb : j * wb + k);
+    // Bp: B's element at column wb (its next panel), or B itself.
+    Expr bp = args[4];
+    if (panel > 0) {
+        VarMap at{{vi.get(), make_zero(vi.type())},
+                  {vj.get(), make_const(vj.type(), wb)},
+                  {vk.get(), make_zero(vk.type())}};
+        bp = simplify(substitute(loads[1], at));
+    }
+    return Evaluate::make(
+        Call::make(Intrinsic::wgmma, {args[0], args[1], args[2], args[3], args[4], args[5], bp,
+                                      make_const(Int(32), n), make_const(Int(32), mn ? 1 : 0)}));
 }
 
 // dot_product (ir/IR.h) for the tensorized loops from leaf t: `args` are the tile operands of

@@ -471,8 +471,8 @@ bool zero_padded_reduction(const Schedule& s, int i) {
     const TensorIntrin* in =
         st.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(st.tensorize_intrin);
     const ComputeOpNode* c = as_compute(st.op);
-    if (!in || in->kind != TensorIntrinKind::Mma || !c || c->reduce_axis.size() != 1 ||
-        !internal::computed_inside_kernel(s, i))
+    if (!in || (in->kind != TensorIntrinKind::Mma && in->kind != TensorIntrinKind::Wgmma) || !c ||
+        c->reduce_axis.size() != 1 || !internal::computed_inside_kernel(s, i))
         return false;
     const std::optional<int64_t> length = as_const_int(c->reduce_axis[0].dom().extent);
     if (!length) return false;

@@ -14,6 +14,10 @@ namespace tessel {
 
 namespace {
 
+// The n of the wgmma intrinsics (tensor_intrins lists them; the instruction has every multiple
+// of 8 up to 256: these are the ones a GEMM's warp tile takes).
+constexpr int kWgmmaWidths[] = {8, 16, 32, 64, 96, 128, 192, 256};
+
 Expr c32(int64_t v) {
     return make_const(Int(32), v);
 }
@@ -84,6 +88,13 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});
     v.push_back({"load_b8", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8, false, {}});
     v.push_back({"store_c", K::StoreFragment, copy_pattern(f, 16, 8, false), F::C, false, {}});
+    for (int n : kWgmmaWidths)
+        for (bool bt : {false, true})
+            for (const Type& t : {h, b}) {
+                std::string name = "wgmma_m64n" + std::to_string(n) + "k16_" +
+                                   (t == h ? "f16" : "bf16") + (bt ? "_bt" : "");
+                v.push_back({name, K::Wgmma, mma_pattern(t, 16, n, 16, bt), F::C, bt, {}});
+            }
     const Type u8 = UInt(8), s8 = Int(8), i32 = Int(32);
     v.push_back({"dot_16x4_u8s8", K::CpuDot, dot_pattern(u8, s8, i32, 16, 4), F::C, false, {}});
     v.push_back({"dot_8x4_u8s8", K::CpuDot, dot_pattern(u8, s8, i32, 8, 4), F::C, false, {}});
@@ -139,7 +150,8 @@ private:
         if (s->source.size() != 1) return differ(Expr(p), Expr(s), "a multi-valued reduction");
         if (!is_one(s->condition) && !bounds(s->condition))
             return differ(Expr(p), Expr(s),
-                          bounds_ && in_.kind == TensorIntrinKind::Mma
+                          bounds_ && (in_.kind == TensorIntrinKind::Mma ||
+                                      in_.kind == TensorIntrinKind::Wgmma)
                               ? "a condition other than bounds `index < extent`"
                               : "a conditional reduction");
         const CommReducer& c = s->combiner;
@@ -155,7 +167,8 @@ private:
     // A reduction's condition made of bounds `index < extent` (a split-K part's end), each
     // kept in bounds_; only for an mma, and only where the caller takes them.
     bool bounds(const Expr& cond) {
-        if (!bounds_ || in_.kind != TensorIntrinKind::Mma) return false;
+        if (!bounds_ || (in_.kind != TensorIntrinKind::Mma && in_.kind != TensorIntrinKind::Wgmma))
+            return false;
         if (const auto* a = cond.as<And>()) return bounds(a->a) && bounds(a->b);
         if (is_one(cond)) return true;
         const auto* lt = cond.as<LT>();
@@ -214,7 +227,8 @@ std::string match_tensor_intrin(const TensorIntrin& in, const Expr& body, Type o
                                 std::vector<MatchedRead>* reads, std::vector<Expr>* bounds) {
     const ComputeOpNode* c = as_compute(in.pattern.op());
     Expr p = c->body[0], s = body;
-    const bool copy = in.kind != TensorIntrinKind::Mma && in.kind != TensorIntrinKind::CpuDot;
+    const bool copy = in.kind != TensorIntrinKind::Mma && in.kind != TensorIntrinKind::CpuDot &&
+                      in.kind != TensorIntrinKind::Wgmma;
     if (in.kind == TensorIntrinKind::StoreFragment) {
         if (const auto* cast = s.as<Cast>()) s = cast->value;  // the conversion on the way out
     } else if (copy ? (out != s.type() ||

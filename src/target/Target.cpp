@@ -121,14 +121,17 @@ void set_float_mode(const std::string& spec, TargetFloatMode mode, TargetFloatMo
     *slot = mode;
 }
 
-// The architecture of device 0, for "cuda" without -arch.
+// The architecture of device 0, for "cuda" without -arch: a compute-capability-9.0 device gets
+// sm_90a (its warp-group tensor cores, wgmma, are an architecture-specific feature), so users get
+// the Hopper path without asking; an explicit sm_90 keeps the portable mma.sync path.
 std::string device_arch(const std::string& spec) {
     if (!cuda_available()) {
         TESSEL_THROW(CompileError) << "cuda target '" << spec << "': no GPU to take the "
                                    << "architecture from (" << cuda_unavailable_reason()
                                    << "); name one, e.g. 'cuda -arch=sm_90'";
     }
-    return cuda_device_info(0).arch();
+    const std::string arch = cuda_device_info(0).arch();
+    return arch == "sm_90" ? "sm_90a" : arch;
 }
 
 // Device 0's properties when it has architecture `arch` (ignoring an "a" / "f" suffix).

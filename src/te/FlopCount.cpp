@@ -40,6 +40,13 @@ protected:
             case Intrinsic::cp_async_commit:
             case Intrinsic::cp_async_wait: break;
             case Intrinsic::mma_sync: count += 2.0 * 16 * 8 * 16; break;
+            case Intrinsic::wgmma:  // one warp's share: 16 x n x 16
+                count += 2.0 * 16 * static_cast<double>(*as_const_int(op->args[7])) * 16;
+                break;
+            case Intrinsic::wgmma_fence:
+            case Intrinsic::wgmma_commit:
+            case Intrinsic::wgmma_wait:
+            case Intrinsic::fence_proxy_async:
             case Intrinsic::ldmatrix:
             case Intrinsic::fragment_load:
             case Intrinsic::fragment_store:

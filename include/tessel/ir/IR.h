@@ -583,7 +583,9 @@ struct Let : ExprNodeBase<Let> {
     X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
     X(mma_sync, -1, false) X(ldmatrix, 6, false) /* tensor cores; see below */          \
     X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)      \
-    X(dot_product, 6, false) /* a CPU dot-product instruction; see below */
+    X(dot_product, 6, false) /* a CPU dot-product instruction; see below */             \
+    X(wgmma, 9, false) X(wgmma_fence, 0, false) /* Hopper's warp-group mma; see below */ \
+    X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)
 // clang-format on
 
 // thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
@@ -659,6 +661,31 @@ struct Let : ExprNodeBase<Let> {
 //    float32 and added to C in order q = 0, 1, rounding each time). `lanes` and `group` are
 //    int32 constants. Code generators use the instruction where the target has it and
 //    equivalent vector arithmetic elsewhere.
+//
+// Hopper's warp-group matrix multiply (wgmma.mma_async, sm_90a), statements of a GPU kernel:
+//  - wgmma(D, D', A, A', B, B', Bp, n, b_mn): D += A * B with float32 accumulation, issued
+//    asynchronously by the 4 warps of a warp group (warps 4g .. 4g + 3 of the block, each
+//    threadIdx.x a lane) together. Each warp names its own share: D, D' a tile operand of a
+//    float32 "warp" buffer, the warp's 16 x n slice of the group's 64 x n result as n / 8 C
+//    fragments (ir/Fragment.h); A, A' the warp's 16 x 16 tile of a float16 or bfloat16 shared
+//    buffer, k-major (rows of the swizzle's width, see below); B, B' the group's 16 x n tile
+//    (k x n when b_mn = 1, each row one k, rows running along n in panels; n x k, k-major, when
+//    b_mn = 0). Bp: B's element at column w (the panel width, w = B's row stride) when b_mn = 1
+//    and n > w, else B again: panel p of B starts at B + p * (Bp - B). The warps of a group name
+//    the consecutive 16-row slices of one 64 x 16 tile of A (warp 4g + r at row 16 r) and the
+//    same B. The shared operands are swizzled with the hardware's pattern (storage_swizzle with
+//    bits 3 on rows of 32, 64 or 128 bytes, the row width w the swizzle's) and 1024-byte aligned
+//    buffers; the instruction reads them from the buffers' storage through matrix descriptors.
+//    n (8 to 256, a multiple of 8) and b_mn (0 or 1) are int32 constants.
+//  - wgmma_fence(): orders this thread's register writes (an accumulator's fill) and shared
+//    stores before the wgmmas that follow (wgmma.fence).
+//  - wgmma_commit(): closes the warp group's open group of wgmmas (wgmma.commit_group).
+//  - wgmma_wait(n): waits until at most n committed groups are pending (wgmma.wait_group): their
+//    accumulators are then written and their shared operands read. Until then reading or
+//    writing a pending accumulator, or writing a shared element a pending wgmma reads, races.
+//  - fence_proxy_async(): makes this thread's shared-memory writes by ordinary stores (and
+//    cp.async) visible to the asynchronous proxy (wgmma, TMA) once a barrier follows
+//    (fence.proxy.async.shared::cta).
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,
@@ -678,7 +705,8 @@ bool intrinsic_from_name(const std::string& name, Intrinsic* out);
 bool is_statement_intrinsic(Intrinsic op);
 /// mma_sync, ldmatrix, fragment_load, fragment_store, fragment_fill: statements of a GPU kernel.
 bool is_tensor_core_intrinsic(Intrinsic op);
-/// Whether every lane of a warp executes the intrinsic together (mma_sync, ldmatrix).
+/// Whether every lane of a warp executes the intrinsic together (mma_sync, ldmatrix; wgmma,
+/// which the 4 warps of a warp group execute together).
 bool is_warp_collective(Intrinsic op);
 
 /// A call to an intrinsic. Its type is the result type (e.g. bool for isnan, the branches' type

@@ -26,6 +26,14 @@
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)
+//   wgmma_m64n<N>k16_f16, _bf16           one warp's share of Hopper's warp-group mma (sm_90a):
+//                                         C[i, j] += float32(A[i, k]) * float32(B[k, j]),
+//                                         16 x N x 16 per warp, the 4 warps of a warp group
+//                                         (threadIdx.y 4g .. 4g + 3) the 4 slices of 64 rows;
+//                                         A and B swizzled shared tiles, C a "warp" buffer of C
+//                                         fragments (store_c stores it); N in 8, 16, 32, 64, 96,
+//                                         128, 192, 256
+//   wgmma_m64n<N>k16_f16_bt, _bf16_bt     the same with B read n x k (k-major)
 // and the CPU's dot-product instructions (dot_product, ir/IR.h), whose accumulators are any
 // memory (a local buffer LLVM keeps in registers) and whose B operand's rows must be contiguous
 // (a packed layout: B[..., j, k] with k the innermost axis, of extent `group`):
@@ -53,6 +61,7 @@ enum class TensorIntrinKind : uint8_t {
     LoadFragment,   ///< fragment_load
     StoreFragment,  ///< fragment_store
     CpuDot,         ///< dot_product (its reduction's init: the stage's own, plain stores)
+    Wgmma,          ///< wgmma (sm_90a; its reduction's init: fragment_fill with the identity)
 };
 
 /// One declared tensor intrinsic.
@@ -64,7 +73,8 @@ struct TensorIntrin {
     Tensor pattern;
     /// The fragment loaded or stored; for Mma the kind of A (A16 or A8).
     FragmentKind fragment = FragmentKind::A16;
-    /// LdMatrix: ldmatrix's .trans; Mma: B is read [n][k] (its fragments are B16T).
+    /// LdMatrix: ldmatrix's .trans; Mma: B is read [n][k] (its fragments are B16T); Wgmma: B is
+    /// read [n][k] (k-major) instead of [k][n].
     bool trans = false;
     /// Copy patterns: the element types accepted besides the pattern's own; StoreFragment also
     /// accepts a conversion to the destination's type around the read.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "target/CpuFeatures.h"
+#include "target/GpuArchTable.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/records/ShippedLogs.h"
 #include "tessel/auto_schedule/task/SearchTask.h"
@@ -29,6 +30,8 @@ bool compatible(const std::string& recorded, const Target& target) {
     if (r->kind() != target.kind() || r->float_mode() != target.float_mode()) return false;
     if (target.is_gpu()) {
         int have = target.compute_capability(), had = r->compute_capability();
+        // An architecture-specific record (sm_90a: wgmma) serves that architecture only.
+        if (r->arch() != internal::gpu_base_arch(r->arch())) return r->arch() == target.arch();
         return had > 0 && have > 0 && had <= have;
     }
     std::set<std::string> have = internal::enabled_cpu_features(target.cpu(), target.features());
@@ -88,9 +91,17 @@ std::vector<ApplyHistoryBest::Match> ApplyHistoryBest::candidates(const std::str
     auto it = by_hash_.find(hash);
     if (it == by_hash_.end()) return {};
     std::map<std::string, bool> verdicts;  // target string -> compatible
+    // The target without an architecture suffix ("cuda -arch=sm_90" for sm_90a, which plain
+    // "cuda" resolves to on a Hopper GPU): its records were tuned for this very device.
+    std::string base_target = target.str();
+    if (target.is_gpu() && internal::gpu_base_arch(target.arch()) != target.arch()) {
+        const std::string from = "-arch=" + target.arch();
+        if (size_t at = base_target.find(from); at != std::string::npos)
+            base_target.replace(at, from.size(), "-arch=" + internal::gpu_base_arch(target.arch()));
+    }
     for (size_t i : it->second) {
         const TuningRecord& r = records_[i];
-        if (r.target == target.str()) {
+        if (r.target == target.str() || r.target == base_target) {
             exact.push_back({&r, true});
             continue;
         }

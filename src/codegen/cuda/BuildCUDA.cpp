@@ -8,6 +8,7 @@
 #include "codegen/cuda/CodeGenCUDA.h"
 #include "codegen/cuda/NVRTC.h"
 #include "tessel/Error.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/SplitHostDevice.h"
 #include "tessel/lower/VerifyLowered.h"
 #include "tessel/runtime/CUDA.h"
@@ -66,6 +67,19 @@ Module build_cuda(const LoweredFunc& lowered, const Target& target, const BuildO
     // A function lowered without the GPU target is split here; lower() for it does it itself.
     LoweredFunc f = is_host_device_split(lowered) ? lowered : split_host_device(lowered, target);
     verify_lowered(f);
+    // wgmma is an sm_90a feature: neither sm_90 nor later architectures (sm_100a has its own
+    // tensor-core instructions) assemble it.
+    bool wgmma = false;
+    post_order_visit(f.body, [&](const IRNode* n) {
+        wgmma = wgmma || (n->node_type == IRNodeType::Call &&
+                          static_cast<const Call*>(n)->op == Intrinsic::wgmma);
+    });
+    if (wgmma && arch != "sm_90a")
+        TESSEL_THROW(CompileError)
+            << "cuda: '" << f.name << "' uses Hopper's warp-group mma (a wgmma tensor intrinsic), "
+            << "which only sm_90a has; the target is " << arch
+            << " (build for 'cuda -arch=sm_90a', which plain 'cuda' is on a Hopper GPU, or use "
+               "the mma_* intrinsics)";
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, DeviceType::CUDA, "cuda", &shape_vars);
     CudaCode code = codegen_cuda(f, shape_vars, {options.in_place, fast_math});

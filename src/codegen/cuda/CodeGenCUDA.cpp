@@ -100,6 +100,8 @@ void CodeGenCUDA::reset(const DeviceKernel& k) {
     thread_axis_.clear();
     buffers_.clear();
     shared_.clear();
+    lane_count_.clear();
+    wgmma_acc_.clear();
     bounds_.clear();
     modular_.clear();
     pre_.clear();
@@ -143,9 +145,12 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
             // A tensor-core intrinsic writes its first tile operand (ir/IR.h).
             const Call* op = static_cast<const Call*>(n);
             if (!is_tensor_core_intrinsic(op->op)) return;
-            const size_t dst = op->op == Intrinsic::mma_sync   ? 0
-                               : op->op == Intrinsic::ldmatrix ? 2
-                                                               : 1;
+            if (op->op == Intrinsic::wgmma_fence || op->op == Intrinsic::wgmma_commit ||
+                op->op == Intrinsic::wgmma_wait)
+                return;
+            const size_t dst = op->op == Intrinsic::mma_sync || op->op == Intrinsic::wgmma ? 0
+                               : op->op == Intrinsic::ldmatrix                             ? 2
+                                                                                           : 1;
             if (const Load* l = op->args[dst].as<Load>()) touch(l->buffer_var, l->type, true);
         }
     });
@@ -209,23 +214,35 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
     return s + ")";
 }
 
-// Shared arrays: static when they fit in 48 KB, else one dynamic buffer (offsets aligned 16).
+// Shared arrays: static when they fit in 48 KB, else one dynamic buffer (offsets aligned 16, or
+// as an array asks: wgmma's swizzled operands 1024, the dynamic buffer's base aligned at run time).
 std::string CodeGenCUDA::shared_declarations(CudaLaunch* launch) {
-    int64_t total = 0;
+    int64_t total = 0, base_align = 16;
     std::vector<int64_t> offsets;
     for (const SharedArray& a : shared_) {
+        total = (total + a.align - 1) / a.align * a.align;
         offsets.push_back(total);
         total += (a.count * a.elem_bytes + 15) / 16 * 16;
+        base_align = std::max(base_align, a.align);
     }
     std::string s;
     if (total <= kStaticSharedLimit) {
         for (const SharedArray& a : shared_)
-            s += "    __shared__ __align__(16) " + a.c_type + " " + a.name + "[" +
-                 std::to_string(a.count) + "];\n";
+            s += "    __shared__ __align__(" + std::to_string(a.align) + ") " + a.c_type + " " +
+                 a.name + "[" + std::to_string(a.count) + "];\n";
         return s;
     }
     s += "    // " + std::to_string(total) + " bytes of shared memory: more than 48 KB, dynamic\n";
-    s += "    extern __shared__ __align__(16) unsigned char tsl_dynamic_shared[];\n";
+    s += "    extern __shared__ __align__(16) unsigned char tsl_dynamic_shared_raw[];\n";
+    if (base_align > 16) {  // the window offset rounded up (the launch asks for the slack)
+        const std::string m = std::to_string(base_align - 1);
+        s += "    unsigned char* const tsl_dynamic_shared = tsl_dynamic_shared_raw + ((" +
+             std::to_string(base_align) + "u - ((unsigned)__cvta_generic_to_shared(" +
+             "tsl_dynamic_shared_raw) & " + m + "u)) & " + m + "u);\n";
+        total += base_align - 16;
+    } else {
+        s += "    unsigned char* const tsl_dynamic_shared = tsl_dynamic_shared_raw;\n";
+    }
     for (size_t i = 0; i < shared_.size(); ++i) {
         const SharedArray& a = shared_[i];
         s += "    " + a.c_type + "* const " + a.name + " = reinterpret_cast<" + a.c_type +

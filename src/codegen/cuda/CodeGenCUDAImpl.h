@@ -51,6 +51,7 @@ private:
     struct SharedArray {
         std::string c_type, name;
         int64_t count = 0, elem_bytes = 0;
+        int64_t align = 16;  ///< bytes; 1024 for wgmma's swizzled operands (address-based)
     };
 
     // Kernel setup (CodeGenCUDA.cpp).
@@ -130,6 +131,12 @@ private:
     void tensor_core(const Call* op);
     void mma_sync(const Call* op);
     void ldmatrix(const Call* op);
+    void wgmma(const Call* op);
+    /// A wgmma operand's start address in the warp group's terms: the tile origin of warp 4g of
+    /// the group (checked against the origin each warp names), and the shared array it is in.
+    std::string wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows, bool a);
+    /// Compiler barriers on every register of the wgmma accumulators seen so far.
+    void wgmma_fence_accumulators();
 
     const LoweredFunc& f_;
     const std::vector<Var>& shape_vars_;
@@ -149,6 +156,8 @@ private:
     std::unordered_map<const Variable*, int> thread_axis_;  // threadIdx loop var → axis
     std::unordered_map<const Variable*, BufferInfo> buffers_;
     std::vector<SharedArray> shared_;
+    std::unordered_map<const Variable*, int64_t> lane_count_;  // warp buffers: elements per lane
+    std::vector<std::pair<std::string, int64_t>> wgmma_acc_;   // wgmma accumulators, per lane
     Scope bounds_;
     ModularScope modular_;
     int index_depth_ = 0;           // > 0 inside index arithmetic (no overflow: plain C operators)

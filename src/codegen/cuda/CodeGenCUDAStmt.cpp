@@ -213,6 +213,7 @@ void CodeGenCUDA::allocate(const Allocate* op) {
             TESSEL_THROW(CompileError) << "cuda: warp buffer " << op->buffer_var.name() << " of "
                                        << count << " elements (a multiple of 32 expected)";
         count /= 32;
+        lane_count_[op->buffer_var.get()] = count;
     }
     line("{");  // a scope of its own: a later copy of this allocation declares it again
     ++indent_;
@@ -248,6 +249,8 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
         if (c->op == Intrinsic::cp_async_wait)
             return line("asm volatile(\"cp.async.wait_group " +
                         std::to_string(*as_const_int(c->args[0])) + ";\\n\" ::: \"memory\");");
+        if (c->op == Intrinsic::fence_proxy_async)
+            return line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
         if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
     }
     std::string v = expr(op->value);

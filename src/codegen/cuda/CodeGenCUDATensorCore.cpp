@@ -8,7 +8,10 @@
 #include "codegen/cuda/CodeGenCUDAImpl.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Fragment.h"
+#include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
@@ -119,6 +122,19 @@ void CodeGenCUDA::tensor_core(const Call* op) {
     switch (op->op) {
         case Intrinsic::mma_sync: return mma_sync(op);
         case Intrinsic::ldmatrix: return ldmatrix(op);
+        case Intrinsic::wgmma: return wgmma(op);
+        case Intrinsic::wgmma_fence:
+            flush_pre();
+            wgmma_fence_accumulators();
+            return line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");");
+        case Intrinsic::wgmma_commit:
+            flush_pre();
+            return line("asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");");
+        case Intrinsic::wgmma_wait:
+            flush_pre();
+            line("asm volatile(\"wgmma.wait_group.sync.aligned " +
+                 std::to_string(*as_const_int(op->args[0])) + ";\\n\" ::: \"memory\");");
+            return wgmma_fence_accumulators();
         default: break;
     }
     const FragmentKind k = kind_arg(op, 0);
@@ -216,6 +232,136 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     line("}");
 }
 
+// The accumulators are written by the asynchronous proxy: an empty asm that "writes" each
+// register keeps the compiler from moving their reads above the wait (or writes below a fence).
+void CodeGenCUDA::wgmma_fence_accumulators() {
+    for (const auto& [name, count] : wgmma_acc_)
+        line("_Pragma(\"unroll\") for (int tsl_e = 0; tsl_e < " + std::to_string(count) +
+             "; ++tsl_e) asm volatile(\"\" : \"+f\"(" + name + "[tsl_e]) :: \"memory\");");
+}
+
+// Warp 4g + r of a warp group names rows 16 r .. 16 r + 15 of the group's 64-row tile of A (and
+// all name the same B): the instruction takes the group's tile, so each warp's origin is rewound
+// to that of warp 4g. The warps are threadIdx.y (threadIdx.x the lanes): the rewind substitutes
+// 4 * (y / 4) for y, and every warp's own origin is checked to be 16 r rows past it (B: equal).
+std::string CodeGenCUDA::wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows,
+                                            bool a) {
+    auto fail = [&](const std::string& why) {
+        TESSEL_THROW(CompileError) << "cuda: wgmma in kernel " << kernel_->name << " (stage "
+                                   << kernel_->stage << "): " << why;
+    };
+    const auto x = as_const_int(kernel_->block[0]), y = as_const_int(kernel_->block[1]);
+    if (!x || *x != 32 || !y || *y % 4 != 0)
+        fail("a warp group is 4 warps of threadIdx.y (threadIdx.x the 32 lanes): the block is " +
+             to_string(kernel_->block[0]) + " x " + to_string(kernel_->block[1]) +
+             " threads in x and y, where 32 x a multiple of 4 is needed");
+    const Variable* yv = nullptr;
+    for (const auto& [v, axis] : thread_axis_) {
+        if (axis == 0 && uses_var(t.origin_ir, Var(v)))
+            fail("the origin of an operand depends on the lane (threadIdx.x)");
+        if (axis == 1 && uses_var(t.origin_ir, Var(v))) yv = v;
+    }
+    const Expr& o = t.origin_ir;
+    if (!yv) {
+        if (a)
+            fail(
+                "every warp names the same tile of A; warp 4g + r of a group must name rows 16 r "
+                "of the group's 64-row tile (bind the warps' 16-row slices to threadIdx.y)");
+        return index_expr(o);
+    }
+    Var yvar(yv);
+    const Expr group = simplify(substitute(
+        o, yvar,
+        Mul::make(FloorDiv::make(yvar, make_const(yvar.type(), 4)), make_const(yvar.type(), 4))));
+    for (int64_t r = 0; r < *y; ++r) {
+        auto d = as_const_int(simplify(substitute(o - group, yvar, make_const(yvar.type(), r))));
+        const int64_t want = a ? 16 * (r % 4) * rows : 0;
+        if (!d || *d != want)
+            fail(std::string("warp ") + std::to_string(r) + " (threadIdx.y) names " +
+                 (a ? "a tile of A " : "a tile of B ") +
+                 (d ? std::to_string(*d) : std::string("a varying number of")) +
+                 " elements from that of warp " + std::to_string(r - r % 4) +
+                 " of its group, where wgmma reads " + std::to_string(want) +
+                 (a ? " (16 rows per warp)" : " (one B per group)"));
+    }
+    (void)op;
+    return index_expr(group);
+}
+
+// wgmma.mma_async (sm_90a): both operands from shared memory through matrix descriptors (start
+// address, leading and stride byte offsets, swizzle mode; ir/IR.h gives the layouts), the
+// accumulator the warp's n / 8 C fragments, consecutive registers from the tile's base.
+void CodeGenCUDA::wgmma(const Call* op) {
+    TileExpr d = tile(op, 0), a = tile(op, 2), b = tile(op, 4);
+    const int64_t n = *as_const_int(op->args[7]);
+    const bool mn = *as_const_int(op->args[8]) != 0;
+    const int64_t e = a.elem.bytes();
+    auto fail = [&](const std::string& why) {
+        TESSEL_THROW(CompileError) << "cuda: wgmma in kernel " << kernel_->name << ": " << why;
+    };
+    auto row_width = [&](const TileExpr& t, const char* what) {
+        auto w = as_const_int(t.stride_ir);
+        if (t.swizzle.empty() || !w || (*w * e != 32 && *w * e != 64 && *w * e != 128))
+            fail(std::string(what) +
+                 " is not a swizzled shared tile with rows of 32, 64 or 128 "
+                 "bytes");
+        return *w;
+    };
+    const int64_t wa = row_width(a, "A"), wb = row_width(b, "B");
+    int64_t panel = 0;
+    if (mn && n > wb) {
+        const Load* l = op->args[6].as<Load>();
+        BufferSwizzle z;
+        Expr u = l ? unswizzled_index(l->index, &z) : Expr();
+        auto p = u.defined() ? as_const_int(simplify(u - b.origin_ir)) : std::nullopt;
+        if (!p || *p <= 0) fail("B's next panel is not a constant distance from its origin");
+        panel = *p;
+    }
+    auto lane_buffer = [&](const Call* c, size_t arg) {
+        return c->args[arg].as<Load>()->buffer_var.get();
+    };
+    auto align_shared = [&](const std::string& name) {
+        for (SharedArray& s : shared_)
+            if (s.name == name) s.align = std::max<int64_t>(s.align, 1024);
+    };
+    align_shared(a.buf);
+    align_shared(b.buf);
+    const Variable* dv = lane_buffer(op, 0);
+    if (!lane_count_.count(dv)) fail("the accumulator is not a warp buffer of this kernel");
+    bool seen = false;
+    for (const auto& acc : wgmma_acc_) seen = seen || acc.first == d.buf;
+    if (!seen) wgmma_acc_.push_back({d.buf, lane_count_.at(dv)});
+    // Descriptor fields in bytes; the swizzle mode from the row width (128 B: 1, 64 B: 2, 32 B: 3).
+    auto mode = [&](int64_t w) { return w * e == 128 ? 1 : w * e == 64 ? 2 : 3; };
+    const std::string ga = wgmma_group_origin(op, a, wa, true);
+    const std::string gb = wgmma_group_origin(op, b, wb, false);
+    const int64_t lbo_b = mn ? (panel > 0 ? panel * e : 16 * wb * e) : 16;
+    flush_pre();
+    line("{");
+    ++indent_;
+    line("const unsigned long long tsl_da = tsl_wgmma_desc(tsl_smem(" + a.buf + ") + (unsigned)(" +
+         ga + ") * " + std::to_string(e) + "u, 16u, " + std::to_string(8 * wa * e) + "u, " +
+         std::to_string(mode(wa)) + "u);");
+    line("const unsigned long long tsl_db = tsl_wgmma_desc(tsl_smem(" + b.buf + ") + (unsigned)(" +
+         gb + ") * " + std::to_string(e) + "u, " + std::to_string(lbo_b) + "u, " +
+         std::to_string(8 * wb * e) + "u, " + std::to_string(mode(wb)) + "u);");
+    line("float* const tsl_d = " + d.buf + " + " + fragment_base(d, FragmentKind::C) + ";");
+    const int64_t regs = n / 2;
+    std::string asm_text = "{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) +
+                           ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+                           "k16.f32." + (a.elem.is_bfloat() ? "bf16.bf16" : "f16.f16") + " {";
+    for (int64_t r = 0; r < regs; ++r) asm_text += (r ? ", %" : "%") + std::to_string(r);
+    asm_text += "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
+                ", p, 1, 1, 0, " + (mn ? "1" : "0") + ";\\n}\\n";
+    std::string outs;
+    for (int64_t r = 0; r < regs; ++r)
+        outs += (r ? ", " : "") + std::string("\"+f\"(tsl_d[") + std::to_string(r) + "])";
+    line("asm volatile(\"" + asm_text + "\" : " + outs +
+         " : \"l\"(tsl_da), \"l\"(tsl_db), \"r\"(1));");
+    --indent_;
+    line("}");
+}
+
 const char* cuda_tensor_core_prelude() {
     return R"CUDA(// Tensor cores (sm_80+): fragments of 16-bit values are unsigned short arrays.
 // Not volatile: the lane number is a pure value, so repeated reads fold into one.
@@ -258,6 +404,14 @@ __device__ __forceinline__ void tsl_mma_tf32(float* d, const float* a, const flo
                    "f"(c[1]), "f"(c[2]), "f"(c[3]));
 }
 #endif
+// A wgmma matrix descriptor (sm_90a): start address, leading and stride byte offsets (16-byte
+// units, 14 bits each) and the swizzle mode in bits 62-63.
+__device__ __forceinline__ unsigned long long tsl_wgmma_desc(unsigned addr, unsigned lbo,
+                                                             unsigned sbo, unsigned mode) {
+    return (unsigned long long)((addr & 0x3FFFFu) >> 4) |
+           ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+           ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
+}
 __device__ __forceinline__ void tsl_ldmatrix_x4(unsigned short* d, unsigned a) {
     unsigned* D = reinterpret_cast<unsigned*>(d);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
