@@ -81,7 +81,7 @@ def copy_to_shared(s, T, groups, vector=8):
 # 16 x bn x 16 loops become one wgmma. A's bm x 64 tile is k-major with rows of 128 bytes; B's
 # 64 x bn tile is stored [bn / 64][64][64], and both are swizzled (storage_swizzle), the layouts
 # the descriptors name. The copies are tutorial 7's: 16-byte cp.async, four tiles in flight.
-def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False):
+def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, group=1):
     A, B, C = gemm(m, n, k, dtype, bt)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -93,9 +93,15 @@ def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False):
     w, i = s[C].split(i, factor=16)
     bj, j = s[C].split(j, factor=bn)
     fj, j = s[C].split(j, factor=8)
-    s[C].reorder(bi, bj, g, w, fj, i, j)
-    s[C].bind(bi, "blockIdx.y")
-    s[C].bind(bj, "blockIdx.x")
+    if group > 1:  # blocks numbered down `group` block rows first (tutorial 7's tile_output)
+        bg, bi = s[C].split(bi, factor=group)
+        s[C].reorder(bg, bj, bi, g, w, fj, i, j)
+        s[C].bind(bg, "blockIdx.y")
+        s[C].bind(s[C].fuse(bj, bi), "blockIdx.x")
+    else:
+        s[C].reorder(bi, bj, g, w, fj, i, j)
+        s[C].bind(bi, "blockIdx.y")
+        s[C].bind(bj, "blockIdx.x")
     s[C].bind(g, "threadIdx.z")
     s[C].bind(w, "threadIdx.y")
     s[C].unroll(fj)
@@ -128,8 +134,8 @@ def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False):
 # wgmma m64n256k16 reads its group's 64 x 16 slice of A once per 256 columns, and each block reads
 # (128 + 256) x 64 halves per 128 x 256 x 64 multiply (85 FLOP per byte of L2 traffic, against
 # 64 for step 1). Four pipelined copies take 4 x 48 KB of shared memory (sm_90 has 227 KB).
-def step2(m, n, k, dtype="float16", bt=False):
-    return step1(m, n, k, dtype, bm=128, bn=256, bt=bt)
+def step2(m, n, k, dtype="float16", bt=False, group=1):
+    return step1(m, n, k, dtype, bm=128, bn=256, bt=bt, group=group)
 
 
 STEPS = [

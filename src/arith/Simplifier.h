@@ -87,6 +87,9 @@ private:
     };
     std::vector<Saved> saved_;
     int steps_ = 0;
+    /// > 0 inside the operands of a tensor-core intrinsic: a swizzle of a constant stays a call
+    /// there (a tile operand names its buffer's swizzle by it, ir/IR.h).
+    int tile_operands_ = 0;
     /// Nodes already at their fixed point (kept alive so pointers stay unique). Returning such
     /// a node unchanged is always sound, whatever the bindings.
     std::unordered_map<const ExprNode*, Expr> done_;

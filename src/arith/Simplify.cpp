@@ -122,6 +122,8 @@ Expr Simplifier::apply_rules(const Expr& e) {
 }
 
 Expr Simplifier::rewrite(const Expr& e) {
+    const Call* call = e.as<Call>();
+    if (tile_operands_ > 0 && call && call->op == Intrinsic::swizzle) return e;
     Expr folded = const_fold(e);
     if (folded.defined()) return folded;
     if (steps_ >= kMaxSteps) return e;

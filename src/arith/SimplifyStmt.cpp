@@ -99,7 +99,11 @@ Stmt Simplifier::visit(const AttrStmt* op) {
 }
 
 Stmt Simplifier::visit(const Evaluate* op) {
+    const Call* c = op->value.as<Call>();
+    const bool tiles = c && (is_tensor_core_intrinsic(c->op) || c->op == Intrinsic::dot_product);
+    tile_operands_ += tiles ? 1 : 0;
     Expr v = mutate(op->value);
+    tile_operands_ -= tiles ? 1 : 0;
     if (const_bits(v) && !is_zero(v)) return make_no_op();
     if (v.same_as(op->value)) return op;
     return Evaluate::make(v);

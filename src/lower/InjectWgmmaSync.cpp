@@ -1,5 +1,6 @@
 // InjectWgmmaSync (see the header): each wgmma wrapped in fence / commit / wait, then the
-// wrappers of neighbouring wgmmas merged, so that a k tile's unrolled wgmmas form one group.
+// wrappers of neighbouring wgmmas merged, so that a k tile's unrolled wgmmas form one group, and
+// each wait moved past the asynchronous copies that follow it.
 #include "tessel/lower/InjectWgmmaSync.h"
 
 #include "tessel/ir/IRMutator.h"
@@ -50,7 +51,31 @@ protected:
             }
             out.push_back(in[i]);
         }
+        // The wait sinks past the pipelined copies that follow (their stage is never the one
+        // this iteration's wgmmas read): the copies are issued while the tensor cores work.
+        for (size_t i = 0; i + 1 < out.size(); ++i) {
+            if (!is_call(out[i], Intrinsic::wgmma_wait) || !async_copies_only(out[i + 1]))
+                continue;
+            std::swap(out[i], out[i + 1]);
+            changed = true;
+        }
         return changed ? Seq::make(std::move(out)) : m;
+    }
+
+    // Whether `s` only issues cp.async copies (and commits them): no stores, no other effects.
+    static bool async_copies_only(const Stmt& s) {
+        bool only = true, copies = false;
+        post_order_visit(s, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::Store || n->node_type == IRNodeType::BufferStore)
+                only = false;
+            if (n->node_type != IRNodeType::Call) return;
+            const Intrinsic op = static_cast<const Call*>(n)->op;
+            if (op == Intrinsic::cp_async || op == Intrinsic::cp_async_commit)
+                copies = true;
+            else if (!intrinsic_is_pure(op))
+                only = false;
+        });
+        return only && copies;
     }
 };
 

@@ -25,6 +25,14 @@ def test_several_blocks_and_more_k_tiles_than_stages():
     t8.check_in_interpreter(t8.step1, (256, 256, 7 * 64))
 
 
+@pytest.mark.parametrize("tiles", [1, 4])
+def test_k_tiles_up_to_the_pipeline_depth(tiles):
+    """Regression: with as many k tiles as stages the first iteration is peeled off the loop and
+    its B operand's origin is a constant; its swizzle call stays (a tile operand names its
+    buffer's swizzle by it) instead of folding to a number."""
+    t8.check_in_interpreter(t8.step1, (128, 128, tiles * 64))
+
+
 def test_b_read_n_by_k_is_k_major():
     t8.check_in_interpreter(t8.step1, (128, 128, 128), bt=True)
 

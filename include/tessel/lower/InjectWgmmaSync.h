@@ -4,9 +4,12 @@
 // one Seq), barriers placed.
 //
 // Guarantees: every wgmma is preceded by a wgmma_fence and followed by a wgmma_commit and a
-// wgmma_wait(0) before any other statement of its block (so its accumulator and its shared
-// operands are free again by the next statement); consecutive wgmmas share one fence, commit and
-// wait (one group: the tensor core runs them back to back). In a function that issues wgmmas,
+// wgmma_wait(0) before any statement of its block other than asynchronous copies (so its
+// accumulator and its shared operands are free again by then); consecutive wgmmas share one
+// fence, commit and wait (one group: the tensor core runs them back to back). The wait comes after
+// the cp_async copies (and commits) that follow the group: a pipeline's copies in a k loop fill
+// another stage than the one its wgmmas read (lower/InjectDoubleBuffer.h), and are issued while
+// the tensor cores work (the interpreter reports a copy into an operand a pending wgmma reads). In a function that issues wgmmas,
 // every thread_barrier is preceded by a fence_proxy_async: shared tiles that ordinary stores or
 // cp.async wrote before the barrier are then visible to the asynchronous proxy that wgmma reads
 // them through.

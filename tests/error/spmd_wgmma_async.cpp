@@ -1,0 +1,134 @@
+// SPMD loop interpreter and Hopper's warp-group mma (ir/IR.h, wgmma): tutorial 08's step 1 (two
+// warp groups, k tiles of 64 pipelined by cp.async) computes the product; with its wgmma_wait,
+// fence_proxy_async or wgmma_fence calls removed, the asynchronous proxy's rule the GPU would
+// break silently is reported, naming the buffer.
+#include "error/ExpectRuntimeError.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
+#include "tessel/lower/LoopInterpreter.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/schedule/Schedule.h"
+#include "tessel/te/Operation.h"
+
+using namespace tessel;
+using tessel::testing::expect_runtime_error;
+
+namespace {
+
+constexpr int kM = 128, kN = 128, kK = 256;
+
+// C (float32) = A (float16, m x k) @ B (float16, k x n) with wgmma m64n128k16 per warp.
+struct WgmmaGemm {
+    Tensor A, B, C;
+    LoweredFunc f;
+    WgmmaGemm() {
+        A = placeholder({kM, kK}, Float(16), "A");
+        B = placeholder({kK, kN}, Float(16), "B");
+        IterVar r = reduce_axis({0, kK}, "k");
+        C = compute(
+            {kM, kN},
+            [&](Var i, Var j) {
+                return sum(cast(Float(32), A(i, r.var())) * cast(Float(32), B(r.var(), j)), {r});
+            },
+            "C");
+        Schedule s = create_schedule({C});
+        const int as = s.cache_read(s.stage_of(A), "shared", {s.stage_of(C)});
+        const int bs = s.cache_read(s.stage_of(B), "shared", {s.stage_of(C)});
+        const int cf = s.cache_write(s.stage_of(C), "warp");
+        const int c = s.stage_of(C);
+        // C: [i / 64 (group), i / 16 % 4 (warp), j / 8, 16, 8].
+        s.split(c, 0, 64);  // [g, i, j]
+        s.split(c, 1, 16);  // [g, w, i, j]
+        s.split(c, 3, 8);   // [g, w, i, fj, j]
+        s.reorder(c, {0, 1, 3, 2, 4});
+        s.bind(c, 0, IterAnnotation::ThreadZ);
+        s.bind(c, 1, IterAnnotation::ThreadY);
+        s.unroll(c, 2);
+        s.tensorize(c, 3, "store_c");
+        s.compute_at(cf, c, 1);
+        // The accumulator: [k / 64, k / 16 % 4, i, j, k % 16].
+        s.split(cf, 2, 64);
+        s.split(cf, 3, 16);
+        s.reorder(cf, {2, 3, 0, 1, 4});
+        s.unroll(cf, 1);
+        s.tensorize(cf, 2, "wgmma_m64n128k16_f16");
+        for (int t : {as, bs}) s.compute_at(t, cf, 0);
+        s.storage_split(bs, 1, 64);  // B's column panels: [n / 64][k][64]
+        s.storage_reorder(bs, {1, 0, 2});
+        for (int t : {as, bs}) {
+            s.storage_swizzle(t);
+            s.split(t, 1, 8);   // [a, b, v]
+            s.fuse(t, {0, 1});  // [t, v]
+            s.split(t, 0, 32);  // [t, x, v]
+            s.split(t, 0, 4);   // [t, y, x, v]
+            s.split(t, 0, 2);   // [o, z, y, x, v]
+            s.bind(t, 1, IterAnnotation::ThreadZ);
+            s.bind(t, 2, IterAnnotation::ThreadY);
+            s.bind(t, 3, IterAnnotation::ThreadX);
+            s.unroll(t, 0);
+            s.vectorize(t, 4);
+            s.pipeline(t, 4);
+        }
+        f = lower(s, {A, B, C});
+    }
+};
+
+class Remove : public IRMutator {
+public:
+    explicit Remove(Intrinsic op) : op_(op) {}
+    using IRMutator::visit;
+    int removed = 0;
+
+protected:
+    Stmt visit(const Evaluate* op) override {
+        const Call* c = op->value.as<Call>();
+        if (!c || c->op != op_) return IRMutator::visit(op);
+        ++removed;
+        return Evaluate::make(make_const(Int(32), 0));
+    }
+
+private:
+    Intrinsic op_;
+};
+
+struct Inputs {
+    HostArray a = HostArray::random(Float(16), {kM, kK}, 1);
+    HostArray b = HostArray::random(Float(16), {kK, kN}, 2);
+    HostArray c{Float(32), {kM, kN}};
+};
+
+void expect_broken_without(Intrinsic op, std::initializer_list<std::string> parts) {
+    WgmmaGemm g;
+    Remove remover(op);
+    g.f.body = remover.mutate(g.f.body);
+    EXPECT_GE(remover.removed, 1);
+    Inputs in;
+    expect_runtime_error([&] { run_lowered(g.f, {&in.a, &in.b, &in.c}); }, parts);
+}
+
+}  // namespace
+
+TEST(LoopInterpreterError, WgmmaGemmComputesTheProduct) {
+    WgmmaGemm g;
+    Inputs in;
+    run_lowered(g.f, {&in.a, &in.b, &in.c});
+    for (int i = 0; i < kM; i += 7)
+        for (int j = 0; j < kN; ++j) {
+            double want = 0;
+            for (int k = 0; k < kK; ++k) want += in.a.get(i * kK + k) * in.b.get(k * kN + j);
+            EXPECT_NEAR(in.c.get(i * kN + j), want, 1e-3) << i << " " << j;
+        }
+}
+
+TEST(LoopInterpreterError, WgmmaWithoutItsWaitIsReported) {
+    expect_broken_without(Intrinsic::wgmma_wait, {"a wgmma_wait is missing", "thread ("});
+}
+
+TEST(LoopInterpreterError, WgmmaReadingUnfencedStoresIsReported) {
+    expect_broken_without(Intrinsic::fence_proxy_async,
+                          {"wgmma", "shared memory", "fence_proxy_async before the barrier"});
+}
+
+TEST(LoopInterpreterError, WgmmaAfterRegisterWritesWithoutAFenceIsReported) {
+    expect_broken_without(Intrinsic::wgmma_fence, {"wgmma", "since its last wgmma_fence"});
+}
