@@ -23,6 +23,15 @@ kernel's SASS has HMMA instructions (cuobjdump or nvdisasm, where the host has o
 
 --step 4 or 5 times the tutorial's step 4 (padded shared tiles, k tiles of 32) or step 5 (swizzled,
 k tiles of 32) instead; their cases are named n=N,step=S.
+
+On Hopper (compute capability 9.0) it then times Hopper's warp-group tensor cores: tutorial 08's
+wgmma GEMM (tutorials/08_hopper_gemm.py: steps 1 and 2, the latter with blocks numbered 8 block
+rows at a time) for float16 and bfloat16 inputs against cuBLAS (torch.mm, float32 output) and
+Triton's wgmma GEMM (its best configuration, chosen once), all with float32 output, in 5
+interleaved rounds (median), after checking each against float64 and HGMMA in tessel's SASS:
+  BENCH gemm_fp16_cuda n=N,dtype=D,step=S tessel=... cublas=... ratio=...
+  BENCH gemm_fp16_cuda n=N,dtype=D,step=S tessel=... triton_wgmma=... ratio=...
+`--hopper` times only that part.
 """
 import ctypes
 import os
@@ -41,6 +50,7 @@ torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
 assert not torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction
 
 tc = cuda_bench.tutorial("07_tensor_core_gemm")
+hopper = cuda_bench.tutorial("08_hopper_gemm")
 
 # Independent accumulators per warp (enough to cover mma.sync's latency), iterations per launch.
 PEAK_CHAINS, PEAK_ITERS = 8, 4096
@@ -88,15 +98,15 @@ def mma_peak():
     return flops / ms / 1e6
 
 
-def check_sass(f):
+def check_sass(f, instruction="HMMA", target_arch=None):
     source = f.get_source("cu")
-    listing = nvrtc_kernel.sass(nvrtc_kernel.compile_cubin(source, arch()))
+    listing = nvrtc_kernel.sass(nvrtc_kernel.compile_cubin(source, target_arch or arch()))
     if listing is None:
         return "no cuobjdump or nvdisasm on this host: SASS not listed"
-    hmma = sum(1 for line in listing.splitlines() if "HMMA" in line)
+    count = sum(1 for line in listing.splitlines() if instruction in line)
     ldsm = sum(1 for line in listing.splitlines() if "LDSM" in line)
-    assert hmma > 0, "no HMMA instruction in the kernel's SASS"
-    return f"SASS: {hmma} HMMA, {ldsm} LDSM instructions"
+    assert count > 0, f"no {instruction} instruction in the kernel's SASS"
+    return f"SASS: {count} {instruction}, {ldsm} LDSM instructions"
 
 
 def run_tessel(n, step=tc.step6):
@@ -135,8 +145,63 @@ def cublas(n):
     return 2.0 * n ** 3 / cuda_bench.median_ms(mm) / 1e6, err, out
 
 
+HOPPER_STEPS = [("1", lambda n, dtype: hopper.step1(n, n, n, dtype)),
+                ("2", lambda n, dtype: hopper.step2(n, n, n, dtype)),
+                ("2,group=8", lambda n, dtype: hopper.step2(n, n, n, dtype, group=8))]
+
+
+def hopper_gemms(sizes, rounds=5):
+    """Tutorial 08's wgmma steps against cuBLAS and Triton's wgmma GEMM, float16 and bfloat16."""
+    lines = []
+    for n in sizes:
+        for dtype, torch_dtype in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+            g = torch.Generator(device="cuda").manual_seed(n)
+            a = torch.randn(n, n, device="cuda", generator=g).to(torch_dtype)
+            b = torch.randn(n, n, device="cuda", generator=g).to(torch_dtype)
+            product = a.double() @ b.double()
+            timed = [("cublas", lambda: torch.mm(a, b, out_dtype=torch.float32))]
+            err = cuda_bench.relative_error(timed[0][1](), product)
+            print(f"n={n} {dtype}: cuBLAS relative error {err:.2e}")
+            for label, make in HOPPER_STEPS:
+                s, args = make(n, dtype)
+                f = ts.build(s, args, target="cuda -arch=sm_90a")
+                log = f.get_source("nvrtc_log") or ""
+                report = [x for x in log.splitlines() if "Used" in x or "spill" in x]
+                print(f"tutorial 08 step {label} ({dtype}): " + "; ".join(report) + "; " +
+                      check_sass(f, "HGMMA", "sm_90a"))
+                out = torch.full((n, n), float("nan"), device="cuda")
+                f(a, b, out)
+                torch.cuda.synchronize()
+                err = cuda_bench.relative_error(out, product)
+                assert err < 1e-4, f"tutorial 08 step {label} is wrong: {err}"
+                print(f"tutorial 08 step {label} ({dtype}): relative error {err:.2e}")
+                timed.append((f"step{label}", lambda f=f, out=out: f(a, b, out)))
+            if triton_gemm.available():
+                t, config, t_err = triton_gemm.best(n, a, b, product, False)
+                out = torch.empty((n, n), device="cuda")
+                run = triton_gemm.kernel(n, a, b, out, config, False, verbose=False)
+                print(f"Triton wgmma ({dtype}): configuration {config}, relative error "
+                      f"{t_err:.2e}")
+                timed.append(("triton_wgmma", run))
+            print(f"n={n} {dtype}:")
+            med = cuda_bench.interleaved_rounds(timed, rounds, 2.0 * n**3, "cublas", digits=1)
+            for label, _ in HOPPER_STEPS:
+                case = f"n={n},dtype={dtype},step={label}"
+                for ref in ("cublas", "triton_wgmma"):
+                    if ref in med:
+                        lines.append(cuda_bench.bench_line(
+                            "gemm_fp16_cuda", case, med[f"step{label}"] * 1e3, ref,
+                            med[ref] * 1e3))
+            del a, b, product
+    return lines
+
+
 def main():
     argv, step = sys.argv[1:], 6
+    if argv[:1] == ["--hopper"]:
+        assert arch() == "sm_90", "--hopper needs a compute-capability-9.0 GPU"
+        print("\n".join(hopper_gemms([int(x) for x in argv[1:]] or [4096, 8192])))
+        return
     if argv[:1] == ["--step"]:
         step, argv = int(argv[1]), argv[2:]
     assert step in (4, 5, 6), "--step takes 4, 5 or 6"
@@ -165,6 +230,8 @@ def main():
                   f"relative error {t_err:.2e})")
             lines.append(cuda_bench.bench_line("gemm_fp16_cuda", case, gflops, name, t))
         del a, b, product
+    if arch() == "sm_90" and step == 6:
+        lines += hopper_gemms(sizes)
     print("\n".join(lines))
 
 

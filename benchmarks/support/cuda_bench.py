@@ -68,7 +68,8 @@ def interleaved_gemm_report(kernels, n, rounds):
 def interleaved_rounds(timed, rounds, flops, reference, digits=0):
     """Times the kernels [(label, fn)] in `rounds` interleaved rounds (each round times every
     kernel once: median_ms of 10 runs after 3 warm-up runs) and prints per kernel the median
-    TFLOP/s over the rounds (`flops` a run), the rounds' range and the ratio to `reference`'s."""
+    TFLOP/s over the rounds (`flops` a run), the rounds' range and the ratio to `reference`'s;
+    returns the medians (TFLOP/s by label)."""
     ms = {label: [] for label, _ in timed}
     for _ in range(rounds):
         for label, fn in timed:
@@ -80,6 +81,7 @@ def interleaved_rounds(timed, rounds, flops, reference, digits=0):
         med = statistics.median(v)
         print(f"{label}: {med:.{digits}f} [{min(v):.{digits}f}, {max(v):.{digits}f}] "
               f"({med / ref:.3f} x {reference})")
+    return {label: statistics.median(v) for label, v in tflops.items()}
 
 
 def fp16_gemm_inputs(n):

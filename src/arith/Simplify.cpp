@@ -122,8 +122,11 @@ Expr Simplifier::apply_rules(const Expr& e) {
 }
 
 Expr Simplifier::rewrite(const Expr& e) {
+    // Inside a tensor-core operand a swizzle of a constant stays a call (the operand names its
+    // buffer's swizzle by it); whole cycles still move out of a variable one.
     const Call* call = e.as<Call>();
-    if (tile_operands_ > 0 && call && call->op == Intrinsic::swizzle) return e;
+    if (tile_operands_ > 0 && call && call->op == Intrinsic::swizzle && as_const_int(call->args[0]))
+        return e;
     Expr folded = const_fold(e);
     if (folded.defined()) return folded;
     if (steps_ >= kMaxSteps) return e;

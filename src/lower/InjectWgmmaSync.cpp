@@ -3,6 +3,8 @@
 // each wait moved past the asynchronous copies that follow it.
 #include "tessel/lower/InjectWgmmaSync.h"
 
+#include <unordered_set>
+
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
 
@@ -54,28 +56,86 @@ protected:
         // The wait sinks past the pipelined copies that follow (their stage is never the one
         // this iteration's wgmmas read): the copies are issued while the tensor cores work.
         for (size_t i = 0; i + 1 < out.size(); ++i) {
-            if (!is_call(out[i], Intrinsic::wgmma_wait) || !async_copies_only(out[i + 1]))
-                continue;
+            if (!is_call(out[i], Intrinsic::wgmma_wait) || !async_copies_only(out[i + 1])) continue;
             std::swap(out[i], out[i + 1]);
             changed = true;
         }
         return changed ? Seq::make(std::move(out)) : m;
     }
 
-    // Whether `s` only issues cp.async copies (and commits them): no stores, no other effects.
+    // In a serial loop whose body ends a wgmma group with [commit, copies..., wait(0)], the group
+    // stays in flight into the next iteration: [commit, wait(1), barrier, copies...], and
+    // wait(0) after the loop. wait(1) retires the previous iteration's group (the tensor cores
+    // then always hold the next group while the threads copy, wait and synchronise); the barrier
+    // orders every warp group's wait(1) before the copies overwrite the stage that group read.
+    // Without copies (only commits) the barrier is not needed.
+    Stmt visit(const For* op) override {
+        Stmt m = IRMutator::visit(op);
+        const auto* loop = m.as<For>();
+        const auto* body = loop ? loop->body.as<Seq>() : nullptr;
+        if (!body || loop->kind != ForKind::Serial) return m;
+        std::vector<Stmt> out = body->stmts;
+        for (size_t i = 0; i < out.size(); ++i) {
+            if (!is_call(out[i], Intrinsic::wgmma_commit)) continue;
+            size_t w = i + 1;
+            bool copies = false;
+            for (; w < out.size() && async_copies_only(out[w]); ++w)
+                copies = copies || issues_copy(out[w]);
+            if (w == i + 1 || w >= out.size() || !is_call(out[w], Intrinsic::wgmma_wait) ||
+                !is_zero(out[w].as<Evaluate>()->value.as<Call>()->args[0]))
+                continue;
+            out.erase(out.begin() + static_cast<std::ptrdiff_t>(w));
+            std::vector<Stmt> sync = {call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)})};
+            if (copies) sync.push_back(call(Intrinsic::thread_barrier));
+            out.insert(out.begin() + static_cast<std::ptrdiff_t>(i) + 1, sync.begin(), sync.end());
+            Stmt l = For::make(loop->loop_var, loop->min, loop->extent, loop->kind,
+                               Seq::make(std::move(out)), loop->thread_tag);
+            return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
+        }
+        return m;
+    }
+
+    // What a statement does, for the rules above: whether it only issues cp.async copies (and
+    // commits them; no stores, no other effects), and whether it issues a copy at all. Shared
+    // subexpressions (unrolled tiles share their index arithmetic) are visited once.
+    struct Effects {
+        bool only = true, copies = false, commits = false;
+    };
+    class EffectScan : public IRVisitor {
+    public:
+        Effects effects;
+        using IRVisitor::visit;
+        void visit(const Expr& e) override {
+            if (!e.defined() || !seen_.insert(e.get()).second) return;
+            IRVisitor::visit(e);
+            if (const Call* c = e.as<Call>()) {
+                if (c->op == Intrinsic::cp_async)
+                    effects.copies = true;
+                else if (c->op == Intrinsic::cp_async_commit)
+                    effects.commits = true;
+                else if (!intrinsic_is_pure(c->op))
+                    effects.only = false;
+            }
+        }
+        void visit(const Stmt& st) override {
+            if (!st.defined()) return;
+            if (st.node_type() == IRNodeType::Store || st.node_type() == IRNodeType::BufferStore)
+                effects.only = false;
+            IRVisitor::visit(st);
+        }
+
+    private:
+        std::unordered_set<const IRNode*> seen_;
+    };
+    static Effects effects(const Stmt& s) {
+        EffectScan scan;
+        scan.visit(s);
+        return scan.effects;
+    }
+    static bool issues_copy(const Stmt& s) { return effects(s).copies; }
     static bool async_copies_only(const Stmt& s) {
-        bool only = true, copies = false;
-        post_order_visit(s, [&](const IRNode* n) {
-            if (n->node_type == IRNodeType::Store || n->node_type == IRNodeType::BufferStore)
-                only = false;
-            if (n->node_type != IRNodeType::Call) return;
-            const Intrinsic op = static_cast<const Call*>(n)->op;
-            if (op == Intrinsic::cp_async || op == Intrinsic::cp_async_commit)
-                copies = true;
-            else if (!intrinsic_is_pure(op))
-                only = false;
-        });
-        return only && copies;
+        const Effects e = effects(s);
+        return e.only && (e.copies || e.commits);
     }
 };
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <unordered_set>
 
 #include "LoopInterpreterImpl.h"
 #include "tessel/ir/Fragment.h"
@@ -456,12 +457,24 @@ void LoopInterpreter::exec_wgmma(const Call* op) {
 
 void LoopInterpreter::exec_wgmma_wait(int64_t n) {
     WgmmaBlockState& ws = *spmd_->wgmma;
+    // A group still in flight after the wait (wait(1)) may accumulate into the same registers
+    // or read the same shared elements as a retired one: those stay pending.
+    std::unordered_set<uint64_t> later;
+    auto keep = [&](const WgmmaGroup& g) {
+        later.insert(g.regs.begin(), g.regs.end());
+        later.insert(g.smem.begin(), g.smem.end());
+    };
+    keep(wgmma_open_);
+    const int64_t committed = static_cast<int64_t>(wgmma_committed_.size());
+    for (int64_t i = std::max<int64_t>(committed - n, 0); i < committed; ++i)
+        keep(wgmma_committed_[static_cast<size_t>(i)]);
     while (static_cast<int64_t>(wgmma_committed_.size()) > n) {
         const WgmmaGroup& g = wgmma_committed_.front();
-        for (uint64_t key : g.regs) wgmma_pending_regs_.erase(key);
+        for (uint64_t key : g.regs)
+            if (!later.count(key)) wgmma_pending_regs_.erase(key);
         for (uint64_t key : g.smem)
             if (auto it = ws.pending_reads.find(key);
-                it != ws.pending_reads.end() && it->second == spmd_)
+                !later.count(key) && it != ws.pending_reads.end() && it->second == spmd_)
                 ws.pending_reads.erase(it);
         wgmma_committed_.erase(wgmma_committed_.begin());
     }
