@@ -3,6 +3,7 @@
 // each wait moved past the asynchronous copies that follow it.
 #include "tessel/lower/InjectWgmmaSync.h"
 
+#include <optional>
 #include <unordered_set>
 
 #include "tessel/ir/IRMutator.h"
@@ -20,6 +21,53 @@ bool is_call(const Stmt& s, Intrinsic op) {
 
 Stmt call(Intrinsic op, std::vector<Expr> args = {}) {
     return Evaluate::make(Call::make(op, std::move(args)));
+}
+
+// What a statement does, for the rules below: stores, cp.async copies issued and committed,
+// copies landed (cp_async_wait), wgmma's own calls, other calls with effects. Shared
+// subexpressions (unrolled tiles share their index arithmetic) are visited once.
+struct Effects {
+    bool stores = false, copies = false, commits = false, lands = false, other = false;
+    /// Only issues cp.async copies and commits them (nothing lands, nothing else happens).
+    bool async_copies_only() const { return !stores && !lands && !other && (copies || commits); }
+    /// May write shared memory through the generic proxy: a store, or copies landing there.
+    bool generic_writes() const { return stores || lands || other; }
+};
+
+Effects effects_of(const Stmt& s) {
+    class Scan : public IRVisitor {
+    public:
+        Effects effects;
+        using IRVisitor::visit;
+        void visit(const Expr& e) override {
+            if (!e.defined() || !seen_.insert(e.get()).second) return;
+            IRVisitor::visit(e);
+            const Call* c = e.as<Call>();
+            if (!c) return;
+            switch (c->op) {
+                case Intrinsic::cp_async: effects.copies = true; break;
+                case Intrinsic::cp_async_commit: effects.commits = true; break;
+                case Intrinsic::cp_async_wait: effects.lands = true; break;
+                case Intrinsic::wgmma:
+                case Intrinsic::wgmma_fence:
+                case Intrinsic::wgmma_commit:
+                case Intrinsic::wgmma_wait: break;
+                default: effects.other = effects.other || !intrinsic_is_pure(c->op);
+            }
+        }
+        void visit(const Stmt& st) override {
+            if (!st.defined()) return;
+            if (st.node_type() == IRNodeType::Store || st.node_type() == IRNodeType::BufferStore)
+                effects.stores = true;
+            IRVisitor::visit(st);
+        }
+
+    private:
+        std::unordered_set<const IRNode*> seen_;
+    };
+    Scan scan;
+    scan.visit(s);
+    return scan.effects;
 }
 
 class WgmmaSync : public IRMutator {
@@ -56,7 +104,9 @@ protected:
         // The wait sinks past the pipelined copies that follow (their stage is never the one
         // this iteration's wgmmas read): the copies are issued while the tensor cores work.
         for (size_t i = 0; i + 1 < out.size(); ++i) {
-            if (!is_call(out[i], Intrinsic::wgmma_wait) || !async_copies_only(out[i + 1])) continue;
+            if (!is_call(out[i], Intrinsic::wgmma_wait) ||
+                !effects_of(out[i + 1]).async_copies_only())
+                continue;
             std::swap(out[i], out[i + 1]);
             changed = true;
         }
@@ -79,8 +129,8 @@ protected:
             if (!is_call(out[i], Intrinsic::wgmma_commit)) continue;
             size_t w = i + 1;
             bool copies = false;
-            for (; w < out.size() && async_copies_only(out[w]); ++w)
-                copies = copies || issues_copy(out[w]);
+            for (Effects e; w < out.size() && (e = effects_of(out[w])).async_copies_only(); ++w)
+                copies = copies || e.copies;
             if (w == i + 1 || w >= out.size() || !is_call(out[w], Intrinsic::wgmma_wait) ||
                 !is_zero(out[w].as<Evaluate>()->value.as<Call>()->args[0]))
                 continue;
@@ -94,51 +144,11 @@ protected:
         }
         return m;
     }
-
-    // What a statement does, for the rules above: whether it only issues cp.async copies (and
-    // commits them; no stores, no other effects), and whether it issues a copy at all. Shared
-    // subexpressions (unrolled tiles share their index arithmetic) are visited once.
-    struct Effects {
-        bool only = true, copies = false, commits = false;
-    };
-    class EffectScan : public IRVisitor {
-    public:
-        Effects effects;
-        using IRVisitor::visit;
-        void visit(const Expr& e) override {
-            if (!e.defined() || !seen_.insert(e.get()).second) return;
-            IRVisitor::visit(e);
-            if (const Call* c = e.as<Call>()) {
-                if (c->op == Intrinsic::cp_async)
-                    effects.copies = true;
-                else if (c->op == Intrinsic::cp_async_commit)
-                    effects.commits = true;
-                else if (!intrinsic_is_pure(c->op))
-                    effects.only = false;
-            }
-        }
-        void visit(const Stmt& st) override {
-            if (!st.defined()) return;
-            if (st.node_type() == IRNodeType::Store || st.node_type() == IRNodeType::BufferStore)
-                effects.only = false;
-            IRVisitor::visit(st);
-        }
-
-    private:
-        std::unordered_set<const IRNode*> seen_;
-    };
-    static Effects effects(const Stmt& s) {
-        EffectScan scan;
-        scan.visit(s);
-        return scan.effects;
-    }
-    static bool issues_copy(const Stmt& s) { return effects(s).copies; }
-    static bool async_copies_only(const Stmt& s) {
-        const Effects e = effects(s);
-        return e.only && (e.copies || e.commits);
-    }
 };
 
+// A fence_proxy_async before every barrier, except where the statements since the previous
+// barrier of the same sequence write nothing through the generic proxy (the barrier after a k
+// loop's wgmma_wait(1): the fence before the loop's first barrier covered the tiles).
 class ProxyFences : public IRMutator {
 public:
     using IRMutator::visit;
@@ -147,6 +157,33 @@ protected:
     Stmt visit(const Evaluate* op) override {
         if (!is_call(op, Intrinsic::thread_barrier)) return IRMutator::visit(op);
         return Seq::make({call(Intrinsic::fence_proxy_async), op});
+    }
+
+    Stmt visit(const Seq* op) override {
+        Stmt m = IRMutator::visit(op);
+        const auto* seq = m.as<Seq>();
+        if (!seq) return m;
+        std::vector<Stmt> out;
+        std::optional<size_t> last_barrier;  // in `out`
+        bool changed = false;
+        for (const Stmt& st : seq->stmts) {
+            if (is_call(st, Intrinsic::thread_barrier)) {
+                const bool fenced =
+                    !out.empty() && is_call(out.back(), Intrinsic::fence_proxy_async);
+                if (fenced && last_barrier) {
+                    bool writes = false;
+                    for (size_t i = *last_barrier + 1; i + 1 < out.size() && !writes; ++i)
+                        writes = effects_of(out[i]).generic_writes();
+                    if (!writes) {
+                        out.pop_back();
+                        changed = true;
+                    }
+                }
+                last_barrier = out.size();
+            }
+            out.push_back(st);
+        }
+        return changed ? Seq::make(std::move(out)) : m;
     }
 };
 

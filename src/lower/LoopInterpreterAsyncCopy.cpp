@@ -9,7 +9,9 @@
 // element is written by the waiting thread (so the shared-memory race detector sees the write in
 // the phase of the wait; a barrier after it orders it before other threads' reads). Barriers land
 // nothing. Reading or plainly writing an element in flight, by any thread, is a RuntimeError
-// naming the buffer: the missing cp_async_wait is caught even where a barrier is present.
+// naming the buffer: the missing cp_async_wait is caught even where a barrier is present. A
+// cp_async into an element that a wgmma not yet waited for reads is one too (the copy may land
+// at once).
 #include <sstream>
 
 #include "LoopInterpreterImpl.h"
@@ -81,6 +83,18 @@ void LoopInterpreter::exec_cp_async(const Call* op) {
                 << " is still bringing (two copies in flight into one element; a "
                    "cp_async_wait is missing)"
                 << loop_context();
+        // The copy may land any time from now: into an element a wgmma still reads, it races
+        // with the tensor cores even if the wgmma's wait comes before the cp_async_wait.
+        if (spmd_ && spmd_->wgmma->active) {
+            const auto& reads = spmd_->wgmma->pending_reads;
+            if (auto it = reads.find(key); it != reads.end())
+                TESSEL_THROW(RuntimeError)
+                    << "cp_async into shared memory " << dst->name << " element " << dst_index + k
+                    << " by " << thread_label(spmd_) << ", which a wgmma of "
+                    << thread_label(it->second)
+                    << " still reads (a wgmma_wait is missing before the overwrite)"
+                    << loop_context();
+        }
         flying.emplace(key, spmd_);
         open_copies_.push_back(e);
     }

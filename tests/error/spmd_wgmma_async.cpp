@@ -1,7 +1,9 @@
 // SPMD loop interpreter and Hopper's warp-group mma (ir/IR.h, wgmma): tutorial 08's step 1 (two
 // warp groups, k tiles of 64 pipelined by cp.async) computes the product; with its wgmma_wait,
 // fence_proxy_async or wgmma_fence calls removed, the asynchronous proxy's rule the GPU would
-// break silently is reported, naming the buffer.
+// break silently is reported, naming the buffer. With more k tiles than pipeline stages the k loop
+// keeps a group in flight into the next iteration (wgmma_wait(1), a barrier, then the copies):
+// without the wait after the loop, or without that barrier, the interpreter says what breaks.
 #include "error/ExpectRuntimeError.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
@@ -15,13 +17,14 @@ using tessel::testing::expect_runtime_error;
 
 namespace {
 
-constexpr int kM = 128, kN = 128, kK = 256;
+constexpr int kM = 128, kN = 128;
 
 // C (float32) = A (float16, m x k) @ B (float16, k x n) with wgmma m64n128k16 per warp.
 struct WgmmaGemm {
+    int kK;
     Tensor A, B, C;
     LoweredFunc f;
-    WgmmaGemm() {
+    explicit WgmmaGemm(int k = 256) : kK(k) {
         A = placeholder({kM, kK}, Float(16), "A");
         B = placeholder({kK, kN}, Float(16), "B");
         IterVar r = reduce_axis({0, kK}, "k");
@@ -91,26 +94,68 @@ private:
     Intrinsic op_;
 };
 
+// Drops wgmma_wait(0) (only the wait(1)s of the k loop stay), or the proxy fence and barrier
+// that follow each wgmma_wait(1).
+class RemoveLoopSync : public IRMutator {
+public:
+    explicit RemoveLoopSync(bool barrier) : barrier_(barrier) {}
+    using IRMutator::visit;
+    int removed = 0;
+
+protected:
+    static std::optional<int64_t> wait_count(const Stmt& s) {
+        const auto* e = s.as<Evaluate>();
+        const Call* c = e ? e->value.as<Call>() : nullptr;
+        if (!c || c->op != Intrinsic::wgmma_wait) return std::nullopt;
+        return as_const_int(c->args[0]);
+    }
+    Stmt visit(const Seq* op) override {
+        Stmt m = IRMutator::visit(op);
+        const auto* seq = m.as<Seq>();
+        if (!seq) return m;
+        std::vector<Stmt> out;
+        for (size_t i = 0; i < seq->stmts.size(); ++i) {
+            const Stmt& st = seq->stmts[i];
+            if (!barrier_ && wait_count(st) == 0) {
+                ++removed;
+                continue;
+            }
+            out.push_back(st);
+            if (barrier_ && wait_count(st) == 1 && i + 2 < seq->stmts.size()) {
+                i += 2;  // fence_proxy_async, thread_barrier
+                ++removed;
+            }
+        }
+        return Seq::make(std::move(out));
+    }
+
+private:
+    bool barrier_;
+};
+
 struct Inputs {
-    HostArray a = HostArray::random(Float(16), {kM, kK}, 1);
-    HostArray b = HostArray::random(Float(16), {kK, kN}, 2);
+    explicit Inputs(int kK)
+        : a(HostArray::random(Float(16), {kM, kK}, 1)),
+          b(HostArray::random(Float(16), {kK, kN}, 2)) {}
+    HostArray a, b;
     HostArray c{Float(32), {kM, kN}};
 };
 
-void expect_broken_without(Intrinsic op, std::initializer_list<std::string> parts) {
-    WgmmaGemm g;
-    Remove remover(op);
+template <typename Mutator>
+void expect_broken(WgmmaGemm g, Mutator remover, std::initializer_list<std::string> parts) {
     g.f.body = remover.mutate(g.f.body);
     EXPECT_GE(remover.removed, 1);
-    Inputs in;
+    Inputs in(g.kK);
     expect_runtime_error([&] { run_lowered(g.f, {&in.a, &in.b, &in.c}); }, parts);
 }
 
-}  // namespace
+void expect_broken_without(Intrinsic op, std::initializer_list<std::string> parts) {
+    expect_broken(WgmmaGemm(), Remove(op), parts);
+}
 
-TEST(LoopInterpreterError, WgmmaGemmComputesTheProduct) {
-    WgmmaGemm g;
-    Inputs in;
+void expect_product(int kK) {
+    WgmmaGemm g(kK);
+    Inputs in(kK);
     run_lowered(g.f, {&in.a, &in.b, &in.c});
     for (int i = 0; i < kM; i += 7)
         for (int j = 0; j < kN; ++j) {
@@ -118,6 +163,27 @@ TEST(LoopInterpreterError, WgmmaGemmComputesTheProduct) {
             for (int k = 0; k < kK; ++k) want += in.a.get(i * kK + k) * in.b.get(k * kN + j);
             EXPECT_NEAR(in.c.get(i * kN + j), want, 1e-3) << i << " " << j;
         }
+}
+
+}  // namespace
+
+TEST(LoopInterpreterError, WgmmaGemmComputesTheProduct) {
+    expect_product(256);
+}
+
+TEST(LoopInterpreterError, WgmmaGemmWithGroupsInFlightAcrossIterationsComputesTheProduct) {
+    expect_product(512);  // 8 k tiles, 4 stages: a k loop with wgmma_wait(1)
+}
+
+TEST(LoopInterpreterError, WgmmaGroupLeftInFlightAfterTheLoopIsReported) {
+    // The last group's accumulators are still pending when store_c reads them, although the
+    // earlier groups (same registers) were retired by the loop's wait(1).
+    expect_broken(WgmmaGemm(512), RemoveLoopSync(false), {"a wgmma_wait is missing", "register"});
+}
+
+TEST(LoopInterpreterError, WgmmaCopyOverAStageAnotherGroupStillReadsIsReported) {
+    expect_broken(WgmmaGemm(512), RemoveLoopSync(true),
+                  {"still reads", "a wgmma_wait is missing before the overwrite"});
 }
 
 TEST(LoopInterpreterError, WgmmaWithoutItsWaitIsReported) {
