@@ -134,7 +134,7 @@ private:
     void wgmma(const Call* op);
     /// A wgmma operand's start address in the warp group's terms: the tile origin of warp 4g of
     /// the group (checked against the origin each warp names), and the shared array it is in.
-    std::string wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows, bool a);
+    Expr wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows, bool a);
     /// Compiler barriers on every register of the wgmma accumulators seen so far.
     void wgmma_fence_accumulators();
 

@@ -244,8 +244,7 @@ void CodeGenCUDA::wgmma_fence_accumulators() {
 // all name the same B): the instruction takes the group's tile, so each warp's origin is rewound
 // to that of warp 4g. The warps are threadIdx.y (threadIdx.x the lanes): the rewind substitutes
 // 4 * (y / 4) for y, and every warp's own origin is checked to be 16 r rows past it (B: equal).
-std::string CodeGenCUDA::wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows,
-                                            bool a) {
+Expr CodeGenCUDA::wgmma_group_origin(const Call* op, const TileExpr& t, int64_t rows, bool a) {
     auto fail = [&](const std::string& why) {
         TESSEL_THROW(CompileError) << "cuda: wgmma in kernel " << kernel_->name << " (stage "
                                    << kernel_->stage << "): " << why;
@@ -267,7 +266,7 @@ std::string CodeGenCUDA::wgmma_group_origin(const Call* op, const TileExpr& t, i
             fail(
                 "every warp names the same tile of A; warp 4g + r of a group must name rows 16 r "
                 "of the group's 64-row tile (bind the warps' 16-row slices to threadIdx.y)");
-        return index_expr(o);
+        return o;
     }
     Var yvar(yv);
     const Expr group = simplify(substitute(
@@ -285,7 +284,7 @@ std::string CodeGenCUDA::wgmma_group_origin(const Call* op, const TileExpr& t, i
                  (a ? " (16 rows per warp)" : " (one B per group)"));
     }
     (void)op;
-    return index_expr(group);
+    return group;
 }
 
 // wgmma.mma_async (sm_90a): both operands from shared memory through matrix descriptors (start
@@ -333,17 +332,24 @@ void CodeGenCUDA::wgmma(const Call* op) {
     if (!seen) wgmma_acc_.push_back({d.buf, lane_count_.at(dv)});
     // Descriptor fields in bytes; the swizzle mode from the row width (128 B: 1, 64 B: 2, 32 B: 3).
     auto mode = [&](int64_t w) { return w * e == 128 ? 1 : w * e == 64 ? 2 : 3; };
-    const std::string ga = wgmma_group_origin(op, a, wa, true);
-    const std::string gb = wgmma_group_origin(op, b, wb, false);
+    // The descriptors' start fields in 16-byte units from the buffer's base: the helper adds
+    // them to the base descriptor, which is loop-invariant (one add per descriptor in the k loop;
+    // the base from __cvta_generic_to_shared, which the compiler hoists, unlike an asm).
+    auto units = [&](const TileExpr& t, int64_t rows, bool is_a) {
+        const Expr o = wgmma_group_origin(op, t, rows, is_a);
+        return index_expr(
+            simplify(FloorDiv::make(o * make_const(o.type(), e), make_const(o.type(), 16))));
+    };
+    const std::string ua = units(a, wa, true), ub = units(b, wb, false);
     const int64_t lbo_b = mn ? (panel > 0 ? panel * e : 16 * wb * e) : 16;
     flush_pre();
     line("{");
     ++indent_;
-    line("const unsigned long long tsl_da = tsl_wgmma_desc(tsl_smem(" + a.buf + ") + (unsigned)(" +
-         ga + ") * " + std::to_string(e) + "u, 16u, " + std::to_string(8 * wa * e) + "u, " +
+    line("const unsigned long long tsl_da = tsl_wgmma_desc((unsigned)__cvta_generic_to_shared(" +
+         a.buf + "), (unsigned)(" + ua + "), 16u, " + std::to_string(8 * wa * e) + "u, " +
          std::to_string(mode(wa)) + "u);");
-    line("const unsigned long long tsl_db = tsl_wgmma_desc(tsl_smem(" + b.buf + ") + (unsigned)(" +
-         gb + ") * " + std::to_string(e) + "u, " + std::to_string(lbo_b) + "u, " +
+    line("const unsigned long long tsl_db = tsl_wgmma_desc((unsigned)__cvta_generic_to_shared(" +
+         b.buf + "), (unsigned)(" + ub + "), " + std::to_string(lbo_b) + "u, " +
          std::to_string(8 * wb * e) + "u, " + std::to_string(mode(wb)) + "u);");
     line("float* const tsl_d = " + d.buf + " + " + fragment_base(d, FragmentKind::C) + ";");
     const int64_t regs = n / 2;
@@ -405,12 +411,15 @@ __device__ __forceinline__ void tsl_mma_tf32(float* d, const float* a, const flo
 }
 #endif
 // A wgmma matrix descriptor (sm_90a): start address, leading and stride byte offsets (16-byte
-// units, 14 bits each) and the swizzle mode in bits 62-63.
-__device__ __forceinline__ unsigned long long tsl_wgmma_desc(unsigned addr, unsigned lbo,
-                                                             unsigned sbo, unsigned mode) {
-    return (unsigned long long)((addr & 0x3FFFFu) >> 4) |
-           ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
-           ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | ((unsigned long long)mode << 62);
+// units, 14 bits each) and the swizzle mode in bits 62-63. The start is the buffer's shared
+// address `base` plus `units` 16-byte units: a shared address is below 256 KB, so the sum stays
+// in its 14 bits and the base part (with the leading offset above it) is loop-invariant.
+__device__ __forceinline__ unsigned long long tsl_wgmma_desc(unsigned base, unsigned units,
+                                                             unsigned lbo, unsigned sbo,
+                                                             unsigned mode) {
+    const unsigned lo = (((base & 0x3FFFFu) >> 4) | (((lbo >> 4) & 0x3FFFu) << 16)) + units;
+    const unsigned hi = ((sbo >> 4) & 0x3FFFu) | (mode << 30);
+    return ((unsigned long long)hi << 32) | lo;
 }
 __device__ __forceinline__ void tsl_ldmatrix_x4(unsigned short* d, unsigned a) {
     unsigned* D = reinterpret_cast<unsigned*>(d);
