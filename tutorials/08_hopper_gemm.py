@@ -12,8 +12,9 @@ wgmma_m64n<N>k16_f16 / _bf16: each warp of the group tensorizes its own 16 x N s
 accumulator (a "warp" buffer of C fragments, stored by store_c as in tutorial 7), with its 16 x 16
 tile of A and the group's B; the warps of a group must be threadIdx.y 4g .. 4g + 3 holding rows
 16 r of one 64-row tile, which lowering and code generation check. The compiler places the
-instruction's fences, commits and waits (one group per k tile) and the proxy fence that makes
-shared tiles written by ordinary stores or cp.async visible to the tensor cores.
+instruction's fences, commits and waits (one group per k tile; in the k loop a group stays in
+flight while the threads copy the next tiles) and the proxy fence that makes shared tiles written
+by ordinary stores or cp.async visible to the tensor cores.
 
 The shared tiles must be laid out as the descriptors describe: rows of 32, 64 or 128 bytes swizzled
 with the hardware's pattern, which is storage_swizzle()'s on such rows. A (k-major) takes rows of
