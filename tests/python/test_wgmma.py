@@ -76,7 +76,9 @@ def test_b_without_panels_is_a_layout_error():
         make_without_panels()
 
 
-def make_without_panels():
+def small_gemm(panels=True, groups="threadIdx.z", warps="threadIdx.y"):
+    """Tutorial 08's step 1 at 128^3 without pipelining, with B's column panels or not and the
+    warp groups and warps bound as given."""
     A, B, C = t8.gemm(128, 128, 128)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -87,8 +89,8 @@ def make_without_panels():
     w, i = s[C].split(i, factor=16)
     fj, j = s[C].split(j, factor=8)
     s[C].reorder(g, w, fj, i, j)
-    s[C].bind(g, "threadIdx.z")
-    s[C].bind(w, "threadIdx.y")
+    s[C].bind(g, groups)
+    s[C].bind(w, warps)
     s[C].unroll(fj)
     s[C].tensorize(i, "store_c")
     s[CF].compute_at(s[C], w)
@@ -98,65 +100,42 @@ def make_without_panels():
     ki, ck = s[CF].split(ck, factor=16)
     s[CF].reorder(ko, ki, ci, cj, ck)
     s[CF].tensorize(ci, "wgmma_m64n128k16_f16")
+    if panels:
+        s[BS].storage_split(1, 64)
+        s[BS].storage_reorder([1, 0, 2])
     for T in (AS, BS):
         s[T].compute_at(s[CF], ko)
         s[T].storage_swizzle()
-        t8.copy_to_shared(s, T, 2)
-    return ts.lower(s, [A, B, C])
+        a, b = s[T].op.axis
+        b, v = s[T].split(b, factor=8)
+        t = s[T].fuse(a, b)
+        t, x = s[T].split(t, factor=32)
+        t, y = s[T].split(t, factor=4 if warps == "threadIdx.y" else 2)
+        o, z = s[T].split(t, factor=2 if warps == "threadIdx.y" else 4)
+        s[T].bind(x, "threadIdx.x")
+        s[T].bind(y, "threadIdx.y")
+        s[T].bind(z, "threadIdx.z")
+        s[T].vectorize(v)
+    return s, [A, B, C]
+
+
+def make_without_panels():
+    s, args = small_gemm(panels=False)
+    return ts.lower(s, args)
 
 
 def test_warps_of_a_group_must_be_thread_y():
     """Warp groups along threadIdx.y and warps along threadIdx.z: threadIdx.y is 2, no group of 4
     warps holds one 64-row tile. The build says so; the interpreter catches what the GPU would
     compute wrong."""
-    s2, args2 = swapped_warps()
+    # groups along y, warps along z: not a warp group's layout
+    s2, args2 = small_gemm(groups="threadIdx.y", warps="threadIdx.z")
     with pytest.raises(ts.CompileError, match="warp group is 4 warps of threadIdx.y"):
         ts.build(s2, args2, target="cuda -arch=sm_90a")
     a = np.ones((128, 128), "float16")
     c = np.zeros((128, 128), "float32")
     with pytest.raises(ts.TesselRuntimeError, match="wgmma"):
         ts.lower(s2, args2).run(a, a, c)
-
-
-def swapped_warps():
-    A, B, C = t8.gemm(128, 128, 128)
-    s = ts.create_schedule(C)
-    AS = s.cache_read(A, "shared", [C])
-    BS = s.cache_read(B, "shared", [C])
-    CF = s.cache_write(C, "warp")
-    i, j = C.op.axis
-    g, i = s[C].split(i, factor=64)
-    w, i = s[C].split(i, factor=16)
-    fj, j = s[C].split(j, factor=8)
-    s[C].reorder(g, w, fj, i, j)
-    s[C].bind(g, "threadIdx.y")  # groups along y, warps along z: not a warp group's layout
-    s[C].bind(w, "threadIdx.z")
-    s[C].unroll(fj)
-    s[C].tensorize(i, "store_c")
-    s[CF].compute_at(s[C], w)
-    ci, cj = CF.op.axis
-    (ck,) = CF.op.reduce_axis
-    ko, ck = s[CF].split(ck, factor=64)
-    ki, ck = s[CF].split(ck, factor=16)
-    s[CF].reorder(ko, ki, ci, cj, ck)
-    s[CF].tensorize(ci, "wgmma_m64n128k16_f16")
-    for T in (AS, BS):
-        s[T].compute_at(s[CF], ko)
-    s[BS].storage_split(1, 64)
-    s[BS].storage_reorder([1, 0, 2])
-    for T in (AS, BS):
-        s[T].storage_swizzle()
-        a, b = s[T].op.axis
-        b, v = s[T].split(b, factor=8)
-        t = s[T].fuse(a, b)
-        t, x = s[T].split(t, factor=32)
-        t, y = s[T].split(t, factor=2)
-        o, z = s[T].split(t, factor=4)
-        s[T].bind(x, "threadIdx.x")
-        s[T].bind(y, "threadIdx.y")
-        s[T].bind(z, "threadIdx.z")
-        s[T].vectorize(v)
-    return s, [A, B, C]
 
 
 def test_wgmma_intrinsics_are_listed():
