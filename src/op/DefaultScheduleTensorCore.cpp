@@ -1,4 +1,6 @@
-// The tensor-core default schedule (op/DefaultScheduleTensorCore.h). The kernel is tutorial 07's
+// The tensor-core default schedule (op/DefaultScheduleTensorCore.h). On sm_90a, for the products
+// that fill the GPU with whole 128 x 256 (or 128 x 128) tiles, the kernel is tutorial 08's
+// (wgmma, schedule_wgmma below). Otherwise it is tutorial 07's
 // (tutorials/07_tensor_core_gemm.py, steps 5 and 6): a block's operand tiles copied into swizzled
 // shared memory by cp.async, `stages` of them in flight; each warp's fragments loaded by ldmatrix
 // and multiplied by mma.sync (m16n8k16) into a float32 accumulator held in registers. Two ways out:
@@ -91,7 +93,7 @@ const IterAnnotation kWarpAxes[] = {IterAnnotation::ThreadX, IterAnnotation::Thr
 // run past the operand's row, lane by lane guarded): the rows split by the vector first (so that
 // an access is one aligned piece of a row), then everything fused and spread over [outer
 // (unrolled), warps m (threadIdx.z), warps n (threadIdx.y), lanes (threadIdx.x)].
-void copy_by_block(Schedule& s, int st, int64_t vector, const TensorCoreTiles& t,
+void copy_by_block(Schedule& s, int st, int64_t vector, int64_t warps_y, int64_t warps_z,
                    bool bound_outer) {
     const size_t nd = s.stage(st).leaf.size();
     std::vector<std::string> dims;
@@ -100,8 +102,8 @@ void copy_by_block(Schedule& s, int st, int64_t vector, const TensorCoreTiles& t
     if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
     n.fuse(dims, "f");
     n.split("f", 32, "f", "x");
-    n.split("f", t.bn / t.wn, "f", "y");
-    n.split("f", t.bm / t.wm, "o", "z");
+    n.split("f", warps_y, "f", "y");
+    n.split("f", warps_z, "o", "z");
     n.bind("x", kWarpAxes[0]);
     n.bind("y", kWarpAxes[1]);
     n.bind("z", kWarpAxes[2]);
@@ -138,6 +140,22 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
         if (batch * ceil_div(m, t.bm) * ceil_div(n, t.bn) >= sms) break;
     }
     return best;
+}
+
+std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                                  bool b_nk, bool direct_store,
+                                                  const Target& target) {
+    if (target.arch() != "sm_90a" || batch != 1 || b_nk || !direct_store || m % 128 != 0 ||
+        k % 64 != 0)
+        return std::nullopt;
+    const int64_t sms = std::max(1, target.sm_count());
+    const int64_t shared =
+        std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
+    for (int64_t bn : {256, 128}) {
+        const TensorCoreTiles t{128, bn, 64, 16, bn, 4, false};
+        if (n % bn == 0 && (m / 128) * (n / bn) >= sms && t.shared_bytes() <= shared) return t;
+    }
+    return std::nullopt;
 }
 
 namespace {
@@ -224,6 +242,30 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
 
     TensorCorePlan p;
     Operation op = dag_op;
+    const bool b_nk = find_tensor_intrin(g->mma)->trans;
+    if (auto w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, b_nk, direct, target)) {
+        // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
+        const bool f16 = op_inputs(dag_op).at(0).dtype() == Float(16);
+        p.tiles = *w;
+        p.mma = g->mma;
+        p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16");
+        p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
+                                          {stage_of_op(s, op)}))
+                         .op;
+        p.b_shared = s.stage(s.cache_read(s.stage_of(g->reads[1].stage->tensor), "shared",
+                                          {stage_of_op(s, op)}))
+                         .op;
+        const int st = stage_of_op(s, op);
+        if (q >= 0) {
+            s.set_scope(st, StorageScope::Warp);
+            p.acc = s.stage(st).op;
+            p.store = qop;
+        } else {
+            p.acc = s.stage(s.cache_write(st, "warp")).op;
+            p.store = op;
+        }
+        return p;
+    }
     if (int64_t length = split_k_length(*g, *tiles, target); length > 0) {
         // The parts' partial sums [part, i, j] (rfactor) are the tensor-core product, a batch of
         // `parts`; the product itself then sums them (one thread an output, in its consumer).
@@ -296,7 +338,58 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     return p;
 }
 
+namespace {
+
+// Tutorial 08's kernel (tutorials/08_hopper_gemm.py, step 2 with blocks numbered `group` block
+// rows first): warp groups of 64 rows (threadIdx.z), their 4 warps of 16 rows (threadIdx.y),
+// each warp's 16 x bn slice one wgmma per 16 of k; A's and B's tiles k tiles of 64 deep,
+// swizzled (B in column panels of 64), copied by cp.async 4 tiles ahead.
+void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
+    const TensorCoreTiles& t = p.tiles;
+    const int store = stage_of_op(s, p.store);
+    const int64_t rows = as_const_int(op_output(p.store, 0).shape().front()).value_or(t.bm);
+    int64_t group = 8;
+    while ((rows / t.bm) % group != 0) group /= 2;
+    LoopNest o(s, store, {"i", "j"});
+    o.split("i", 16, "i", "i16");
+    o.split("i", 4, "i", "w");
+    o.split("i", t.bm / 64, "bi", "g");
+    o.split("bi", group, "bg", "bi");
+    o.split("j", 8, "j", "j8");
+    o.split("j", t.bn / 8, "bj", "fj");
+    o.reorder({"bg", "bj", "bi", "g", "w", "fj", "i16", "j8"});
+    o.bind("bg", IterAnnotation::BlockY);
+    o.fuse({"bj", "bi"}, "b");
+    o.bind("b", IterAnnotation::BlockX);
+    o.bind("g", IterAnnotation::ThreadZ);
+    o.bind("w", IterAnnotation::ThreadY);
+    o.unroll("fj");
+    s.tensorize(store, o.pos("i16"), "store_c");
+    const int acc = stage_of_op(s, p.acc);
+    s.compute_at(acc, store, o.pos("w"));
+    LoopNest f(s, acc, {"i", "j", "k"});
+    f.split("k", 16, "k", "kk");
+    f.split("k", t.bk / 16, "ko", "ki");
+    f.reorder({"ko", "ki", "i", "j", "kk"});
+    f.unroll("ki");
+    s.tensorize(acc, f.pos("i"), p.wgmma);
+    for (const Operation& tile : {p.a_shared, p.b_shared}) {
+        const int st = stage_of_op(s, tile);
+        s.compute_at(st, acc, f.pos("ko"));
+        if (tile.same_as(p.b_shared)) {  // B[k, j] in column panels: [bn / 64][bk][64]
+            s.storage_split(st, 1, 64);
+            s.storage_reorder(st, {1, 0, 2});
+        }
+        s.storage_swizzle(st);
+        copy_by_block(s, st, 8, 4, t.bm / 64, false);
+        s.pipeline(st, t.stages);
+    }
+}
+
+}  // namespace
+
 void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
+    if (!p.wgmma.empty()) return schedule_wgmma(s, p);
     const TensorCoreTiles& t = p.tiles;
     const int store = stage_of_op(s, p.store);
     const bool batched = s.stage(store).leaf.size() == 3;
@@ -412,7 +505,8 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
         s.storage_swizzle(st);
-        copy_by_block(s, st, tile.same_as(p.a_shared) ? a_vector : b_vector, t, false);
+        copy_by_block(s, st, tile.same_as(p.a_shared) ? a_vector : b_vector, t.bn / t.wn,
+                      t.bm / t.wm, false);
         // cp.async copies 4, 8 or 16 bytes: 2-byte copies are double-buffered through registers
         // instead.
         if (std::min(a_vector, b_vector) >= 2)

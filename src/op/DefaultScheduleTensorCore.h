@@ -1,10 +1,12 @@
 // The tensor-core default schedule of 16-bit matrix products on GPUs (op/DefaultScheduleGpu.h
 // calls it; docs/operators.md, "Tensor cores"): tutorials/07_tensor_core_gemm.py's kernel with
-// its tiles chosen for the shape and the GPU, zero-padded shared tiles for any m and n.
+// its tiles chosen for the shape and the GPU, zero-padded shared tiles for any m and n; on
+// sm_90a, for the large products it serves, tutorials/08_hopper_gemm.py's wgmma kernel.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tessel/Target.h"
@@ -50,7 +52,18 @@ struct TensorCorePlan {
     /// of parts, rfactor), and its element-wise consumer (undefined for none); both are left to
     /// the CUDA-core rules (one thread an output).
     Operation split_sum, sum_consumer;
+    /// Hopper's warp-group tensor cores (sm_90a): the wgmma intrinsic (tutorial 08's kernel:
+    /// warp groups of 64 rows, B's shared tile in column panels, no fragment stages); empty for
+    /// the mma.sync kernel.
+    std::string wgmma;
 };
+
+/// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it as
+/// measured: a 2-D product with B read k-major, 128-row blocks of 256 (else 128) columns that
+/// divide m and n and fill every SM, k a multiple of 64, the output stored by the fragments.
+std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                                  bool b_nk, bool direct_store,
+                                                  const Target& target);
 
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
 /// k]) of two float16 or bfloat16 placeholders accumulated in float32, on a cuda target of sm_80 or

@@ -32,11 +32,12 @@ def inputs(shape_a, shape_b, dtype, seed=0):
     return (rng.uniform(-1, 1, shape_a).astype(npdt), rng.uniform(-1, 1, shape_b).astype(npdt))
 
 
-def check(shape_a, shape_b, dtype="float16", out_dtype=None, epilogue=None, np_epilogue=None):
+def check(shape_a, shape_b, dtype="float16", out_dtype=None, epilogue=None, np_epilogue=None,
+          target=SM90, instruction="mma_sync"):
     a, b, y = product(shape_a, shape_b, dtype, out_dtype, epilogue)
-    s = op.default_schedule(y, ts.Target(SM90))
+    s = op.default_schedule(y, ts.Target(target))
     f = ts.lower(s, [a, b, y])
-    assert "mma_sync" in str(f)
+    assert instruction in str(f)
     va, vb = inputs(shape_a, shape_b, dtype)
     ref = np.matmul(va.astype(np.float64), vb.astype(np.float64))
     if np_epilogue:
@@ -252,3 +253,21 @@ def test_rows_of_an_odd_length_are_copied_once_into_padded_rows():
     # dense's weight (n x k, k odd), a batch, bfloat16.
     check_transposed_b((37, 45), (50, 45), dense=True)
     check((2, 37, 33), (2, 33, 50), "bfloat16")
+
+
+# sm_90a (plain "cuda" on a Hopper GPU): products that fill the 132 SMs with whole 128 x 256
+# tiles run tutorial 08's wgmma kernel; smaller ones, and B read n x k, keep mma.sync.
+@pytest.mark.parametrize("dtype,out_dtype", [("float16", None), ("bfloat16", "float32")])
+def test_sm_90a_default_runs_large_products_on_wgmma(dtype, out_dtype):
+    s, args = check((1536, 64), (64, 2816), dtype, out_dtype, target="cuda -arch=sm_90a",
+                    instruction="wgmma(")
+    ptx = ts.build(s, args, target="cuda -arch=sm_90a").get_source("ptx")
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
+
+
+def test_sm_90a_default_keeps_mma_sync_where_wgmma_would_leave_sms_idle():
+    for shape_a, shape_b, transpose_b in [((1024, 256), (256, 1024), False),
+                                          ((1536, 64), (2816, 64), True)]:
+        a, b, y = product(shape_a, shape_b, "float16", transpose_b=transpose_b)
+        text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
+        assert "mma_sync" in text and "wgmma(" not in text
