@@ -167,16 +167,21 @@ def test_a_node_killed_mid_job_costs_a_remeasurement_not_a_record(cluster, job, 
 
 
 def test_a_node_added_mid_job_gets_work(cluster, job, local_records, tmp_path):
-    # Slower candidates (250 ms), so that the job outlasts the new node's start.
-    proc = _start(job, tmp_path, "--cluster", cluster.address, "--simulate-ms", "250")
+    # Slow candidates (1 s: about 14 s of job on three nodes), so that the job outlasts the new
+    # node's start and its actor's import of tessel also on a loaded 2-core CI machine (at 250 ms
+    # the job once ended before the new actor answered).
+    proc = _start(job, tmp_path, "--cluster", cluster.address, "--simulate-ms", "1000")
     _wait_for_records(tmp_path, 1, proc)
     new = cluster.add_node(num_cpus=1, resources={target_resource(TARGET): 1})
-    _, stderr = proc.communicate(timeout=300)
-    assert proc.returncode == 0, stderr
-    assert _records(tmp_path, False) == _records_without_run_seconds(local_records)
-    per_node = _measured_per_node(stderr)
-    assert per_node.get(new.node_id, 0) > 0, per_node
-    cluster.remove_node(new, allow_graceful=False)
+    try:
+        cluster.wait_for_nodes()
+        _, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        assert _records(tmp_path, False) == _records_without_run_seconds(local_records)
+        per_node = _measured_per_node(stderr)
+        assert per_node.get(new.node_id, 0) > 0, per_node
+    finally:  # back to three nodes for the tests after this one, whatever happened here
+        cluster.remove_node(new, allow_graceful=False)
 
 
 def test_two_jobs_share_the_cluster(cluster, job, local_records, tmp_path):
@@ -258,7 +263,7 @@ def test_the_daemon_measures_there_and_status_shows_the_nodes(cluster, job, loca
         except (OSError, ValueError):
             status = {}
         nodes = status.get("cluster", {}).get("nodes", [])
-        if len([n for n in nodes if n["state"] == "alive" and n["measured"] > 0]) == 3:
+        if len([n for n in nodes if n["state"] == "alive" and n["measured"] > 0]) >= 3:
             seen = subprocess.run([_tessel_tune(), "status", str(spool)], capture_output=True,
                                   text=True, env=_env()).stdout
         time.sleep(0.05)
