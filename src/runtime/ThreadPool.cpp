@@ -1,8 +1,14 @@
 #include "tessel/runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include "tessel/Error.h"
 
@@ -35,24 +41,63 @@ long env_integer(const char* name, long min, long max, long fallback, const char
     char* end = nullptr;
     long value = std::strtol(env, &end, 10);
     if (end == env || *end != '\0' || value < min || value > max) {
-        TESSEL_THROW(RuntimeError) << name << "='" << env << "' is not " << what << " (an integer from "
-                                   << min << " to " << max << ")";
+        TESSEL_THROW(RuntimeError) << name << "='" << env << "' is not " << what
+                                   << " (an integer from " << min << " to " << max << ")";
     }
     return value;
+}
+
+// The CPUs this process may run on, in increasing order (empty where that cannot be known).
+std::vector<int> allowed_cpus() {
+    std::vector<int> cpus;
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+    return cpus;
+}
+
+// The CPU the calling thread runs on now, or -1.
+int current_cpu() {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+// Pins `thread` to `cpu`; a failure leaves it where it was (pinning is a placement hint).
+void pin_thread(std::thread& thread, int cpu) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(thread.native_handle(), sizeof(set), &set);
+#else
+    (void)thread, (void)cpu;
+#endif
 }
 
 }  // namespace
 }  // namespace internal
 
-ThreadPool::ThreadPool(int num_threads, std::chrono::microseconds spin) : spin_(spin) {
+ThreadPool::ThreadPool(int num_threads, std::chrono::microseconds spin, bool pin) : spin_(spin) {
     if (num_threads < 1) {
         TESSEL_THROW(RuntimeError) << "ThreadPool: " << num_threads << " threads; need at least 1";
     }
     if (spin.count() < 0) {
-        TESSEL_THROW(RuntimeError) << "ThreadPool: a spin of " << spin.count()
-                                   << " microseconds; need at least 0";
+        TESSEL_THROW(RuntimeError)
+            << "ThreadPool: a spin of " << spin.count() << " microseconds; need at least 0";
     }
     for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    worker_cpus_.assign(workers_.size(), -1);
+    if (pin && !workers_.empty()) {
+        std::vector<int> cpus = internal::allowed_cpus();
+        if (cpus.size() > workers_.size()) cpus_ = std::move(cpus);
+    }
 }
 
 ThreadPool::~ThreadPool() {
@@ -73,6 +118,28 @@ int ThreadPool::default_num_threads() {
 std::chrono::microseconds ThreadPool::default_spin() {
     return std::chrono::microseconds(
         internal::env_integer("TESSEL_SPIN_US", 0, 1000000, 200, "a spin time in microseconds"));
+}
+
+bool ThreadPool::default_pin() {
+    return internal::env_integer("TESSEL_PIN_THREADS", 0, 1, 1, "0 or 1") == 1;
+}
+
+std::vector<int> ThreadPool::pinned_cpus() const {
+    return worker_cpus_;
+}
+
+void ThreadPool::place_workers(int caller_cpu) {
+    if (cpus_.empty() || caller_cpu == caller_cpu_) return;
+    caller_cpu_ = caller_cpu;
+    size_t next = 0;
+    for (size_t w = 0; w < workers_.size(); ++w) {
+        if (cpus_[next] == caller_cpu) ++next;  // cpus_ has a CPU more than the workers
+        if (worker_cpus_[w] != cpus_[next]) {
+            internal::pin_thread(workers_[w], cpus_[next]);
+            worker_cpus_[w] = cpus_[next];
+        }
+        ++next;
+    }
 }
 
 template <class Ready>
@@ -134,6 +201,7 @@ void ThreadPool::parallel_for(int64_t begin, int64_t end, const std::function<vo
         return internal::run_serial(begin, end, fn);
     }
     std::lock_guard<std::mutex> run_lock(run_mutex_);
+    place_workers(internal::current_cpu());
     {
         std::lock_guard<std::mutex> lock(mutex_);
         fn_ = &fn;

@@ -1,6 +1,7 @@
 // The thread pool: every iteration once, exceptions propagated, nested loops serial, workers
-// that spin between loops instead of sleeping.
+// that spin between loops instead of sleeping, workers pinned to CPUs other than the caller's.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -171,6 +172,60 @@ TEST(ThreadPool, WorkersSpinBetweenLoopsInsteadOfSleeping) {
     long sleeping = switches_over_loops(std::chrono::microseconds(0));
     EXPECT_LT(spinning, 30) << "with a spin of 1 s";
     EXPECT_GT(sleeping, 100) << "with no spin";
+}
+
+// The CPUs the calling thread may run on.
+std::vector<int> affinity() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    EXPECT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    return cpus;
+}
+
+TEST(ThreadPool, PinFromEnvironment) {
+    SavedEnv saved("TESSEL_PIN_THREADS");
+    unsetenv("TESSEL_PIN_THREADS");
+    EXPECT_TRUE(ThreadPool::default_pin());
+    setenv("TESSEL_PIN_THREADS", "0", 1);
+    EXPECT_FALSE(ThreadPool::default_pin());
+    for (const char* bad : {"2", "yes", ""}) {
+        setenv("TESSEL_PIN_THREADS", bad, 1);
+        EXPECT_THROW(ThreadPool::default_pin(), RuntimeError) << bad;
+    }
+}
+
+// With more CPUs than workers, each worker runs pinned to a CPU of its own that is not the
+// caller's; the caller stays unpinned. Unpinned when asked, or with a worker for every CPU.
+TEST(ThreadPool, WorkersArePinnedAwayFromTheCaller) {
+    const std::vector<int> cpus = affinity();
+    if (cpus.size() < 2) GTEST_SKIP() << "one CPU: nothing to pin";
+    const int workers = std::min<int>(static_cast<int>(cpus.size()) - 1, 3);
+    ThreadPool pool(workers + 1, std::chrono::microseconds(200), true);
+    std::vector<std::vector<int>> seen(static_cast<size_t>(workers + 1));
+    for (int call = 0; call < 20; ++call) {
+        pool.parallel_for(0, workers + 1,
+                          [&](int64_t i) { seen[static_cast<size_t>(i)] = affinity(); });
+        const std::vector<int> pinned = pool.pinned_cpus();
+        ASSERT_EQ(pinned.size(), static_cast<size_t>(workers));
+        EXPECT_EQ(seen[0], cpus) << "the caller keeps its own affinity";
+        for (int w = 0; w < workers; ++w) {
+            EXPECT_EQ(seen[static_cast<size_t>(w + 1)],
+                      std::vector<int>{pinned[static_cast<size_t>(w)]});
+            for (int v = 0; v < w; ++v)
+                EXPECT_NE(pinned[static_cast<size_t>(v)], pinned[static_cast<size_t>(w)]);
+        }
+    }
+    ThreadPool unpinned(workers + 1, std::chrono::microseconds(200), false);
+    unpinned.parallel_for(0, workers + 1,
+                          [&](int64_t i) { seen[static_cast<size_t>(i)] = affinity(); });
+    for (const std::vector<int>& s : seen) EXPECT_EQ(s, cpus);
+    EXPECT_EQ(unpinned.pinned_cpus(), std::vector<int>(static_cast<size_t>(workers), -1));
+    ThreadPool full(static_cast<int>(cpus.size()) + 1, std::chrono::microseconds(200), true);
+    full.parallel_for(0, 100, [&](int64_t) {});
+    for (int c : full.pinned_cpus()) EXPECT_EQ(c, -1);
 }
 
 }  // namespace

@@ -14,6 +14,12 @@
 // one another microseconds apart, so with the spin its workers never sleep between them; without
 // it every loop waits for a sleeping thread to wake, which on a virtual machine can mean waiting
 // for the host to run a halted virtual CPU (milliseconds, at the host's whim).
+//
+// When the process may run on more CPUs than the pool has workers (Linux), each worker is pinned
+// to a CPU of its own, never the one the caller of parallel_for runs on (re-pinned when the
+// caller moves): a worker woken from its sleep would otherwise often be queued on the caller's
+// CPU, and the two would share one core for the whole loop. TESSEL_PIN_THREADS=0 leaves the
+// workers unpinned.
 #pragma once
 
 #include <atomic>
@@ -34,7 +40,8 @@ public:
     /// A pool of `num_threads` threads including the caller (so `num_threads - 1` workers) that
     /// spin for `spin` before sleeping (see the file comment); RuntimeError if `num_threads` < 1
     /// or `spin` is negative.
-    explicit ThreadPool(int num_threads, std::chrono::microseconds spin = default_spin());
+    explicit ThreadPool(int num_threads, std::chrono::microseconds spin = default_spin(),
+                        bool pin = default_pin());
     /// Stops and joins the workers. Must not be called while a parallel_for runs.
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
@@ -49,8 +56,14 @@ public:
     /// otherwise), else 200 microseconds.
     static std::chrono::microseconds default_spin();
 
+    /// TESSEL_PIN_THREADS if set (0 or 1; RuntimeError naming the variable otherwise), else 1.
+    static bool default_pin();
+
     /// Threads that run chunks, including the caller.
     int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+    /// The CPU each worker is pinned to (-1: not pinned), in worker order; for tests.
+    std::vector<int> pinned_cpus() const;
 
     /// Calls fn(i) for every i in [begin, end), split statically over the threads; returns when
     /// all calls finished. If calls throw, the first exception caught is rethrown here after
@@ -63,6 +76,8 @@ private:
     // Calls `ready` until it returns true or spin_ has passed; returns its last answer.
     template <class Ready>
     bool spin_until(Ready ready) const;
+    // Pins the workers to the CPUs of cpus_ other than `caller_cpu` (when it changed).
+    void place_workers(int caller_cpu);
 
     std::chrono::microseconds spin_;
     std::vector<std::thread> workers_;
@@ -82,6 +97,12 @@ private:
     int64_t end_ = 0;
     int chunks_ = 0;
     std::exception_ptr error_;
+    // Pinning (see the file comment): the CPUs the process may run on when there are more of
+    // them than workers (else empty: no pinning), the caller's CPU the workers were placed
+    // around, and each worker's CPU. Changed by the caller of parallel_for under run_mutex_.
+    std::vector<int> cpus_;
+    int caller_cpu_ = -1;
+    std::vector<int> worker_cpus_;
 };
 
 }  // namespace tessel

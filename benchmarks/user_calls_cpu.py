@@ -1,0 +1,99 @@
+"""What the tuner reports against what a user gets (issue 61, item 6): the best 1024^3 fp32 GEMM
+of a tuning log (`op.matmul`, `llvm -num-cores=2`; the log is made first with the tuner, 256
+trials, when --log names no file), re-timed in fresh processes the way a user calls it: built
+from the log with `ts.apply_history_best`, numpy arrays, 2 threads, and either
+
+  loop          calls back to back, each sample as many calls as fill 50 ms (30 samples), or
+  intermittent  one call after a 20 ms pause (30 samples): a program that calls now and then,
+                whose pool workers have gone to sleep between its calls (docs/runtime.md),
+
+each with the pool's workers pinned (TESSEL_PIN_THREADS=1, the default) and unpinned (0), the
+processes of the four settings alternating, --processes rounds of them. A process's figure is the
+median of its samples; a setting's, the median of its processes'. Prints each process's figure,
+then
+  BENCH user_calls_cpu <setting> tessel=<GFLOP/s> tuner=<the tuner's GFLOP/s> ratio=<x/tuner>
+(the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts).
+Usage: benchmarks/run.sh user_calls_cpu [--log LOG] [--processes N]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "support"))
+N, TRIALS = 1024, 256
+FLOP = 2.0 * N ** 3
+
+
+def one_process(log, mode):
+    """Runs in the child: builds the best, checks it, times it; prints one JSON line."""
+    import numpy as np
+
+    import tessel_gemm
+
+    func, _, seconds = tessel_gemm.build_best(log, N, TRIALS)
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (N, N)).astype("float32")
+    b = rng.uniform(-1, 1, (N, N)).astype("float32")
+    c = np.zeros((N, N), "float32")
+    func(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3)
+    samples = []
+    for _ in range(30):
+        if mode == "loop":
+            start, calls = time.perf_counter(), 0
+            while time.perf_counter() - start < 0.05:
+                func(a, b, c)
+                calls += 1
+            samples.append((time.perf_counter() - start) / calls)
+        else:
+            time.sleep(0.02)
+            start = time.perf_counter()
+            func(a, b, c)
+            samples.append(time.perf_counter() - start)
+    print(json.dumps({"gflops": FLOP / statistics.median(samples) / 1e9,
+                      "tuner": FLOP / seconds / 1e9}))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--log", default=os.path.join("build", "bench", "user_calls", "matmul1024.jsonl"))
+    p.add_argument("--processes", type=int, default=5)
+    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    os.environ["TESSEL_NUM_THREADS"] = "2"
+    if a.child:
+        return one_process(*a.child)
+    if not os.path.exists(a.log):
+        os.makedirs(os.path.dirname(a.log) or ".", exist_ok=True)
+        print(f"tuning op.matmul {N}^3 for {TRIALS} trials into {a.log}", flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "support", "tessel_gemm.py"), "--n",
+                        str(N), "--trials", str(TRIALS), "--seed", "1", "--log", a.log, "--out",
+                        a.log + ".result.json"], check=True, stdout=subprocess.DEVNULL)
+    settings = [(mode, pin) for mode in ("loop", "intermittent") for pin in ("1", "0")]
+    figures = {s: [] for s in settings}
+    tuner = None
+    for r in range(a.processes):
+        for mode, pin in settings:
+            env = dict(os.environ, TESSEL_PIN_THREADS=pin)
+            out = subprocess.run([sys.executable, __file__, "--log", a.log, "--child", a.log,
+                                  mode], env=env, capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(f"{mode} pin={pin}: {out.stderr}")
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            tuner = result["tuner"]
+            figures[(mode, pin)].append(result["gflops"])
+            print(f"round {r}: {mode:12s} pinned={pin}: {result['gflops']:.1f} GFLOP/s", flush=True)
+    print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s")
+    for (mode, pin), values in figures.items():
+        name = f"{mode},{'pinned' if pin == '1' else 'unpinned'}"
+        x = statistics.median(values)
+        print(f"BENCH user_calls_cpu {name} tessel={x:.1f} tuner={tuner:.1f} ratio={x / tuner:.3f}")
+
+
+if __name__ == "__main__":
+    main()
