@@ -1,11 +1,13 @@
 // Tuning records: a record round-trips through its JSON line; the writer appends one line per
 // record and cuts a torn tail when it opens a log; the reader skips and counts bad lines, refuses
 // newer versions and schedules of another DAG, and migrates version-1 (bare schedule) records;
-// a schedule measured more than once costs the median of its measurements.
+// a schedule measured more than once costs the median of its measurements; a folder reads as its
+// logs.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -100,6 +102,33 @@ TEST(Record, ReaderSkipsAndCountsBadLines) {
     EXPECT_EQ(log.skip_reasons["the schedule was recorded for another DAG than the task's"], 1);
     EXPECT_EQ(log.skip_reasons["not JSON (truncated?)"], 2);
     EXPECT_EQ(log.skip_reasons["not a JSON object"], 1);
+}
+
+// A folder of logs (tessel-tune's --log-dir: one a task) reads as its *.jsonl files under it, in
+// path order, nested ones too, other files passed over, the skipped lines summed.
+TEST(Record, AFolderReadsAsItsLogsInPathOrder) {
+    namespace fs = std::filesystem;
+    SearchTask task("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                    Target("llvm -num-cores=2"));
+    fs::path dir = fs::path(::testing::TempDir()) / ("logs_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "nested");
+    auto line = [&](double cost) { return record_to_json(sample_record(task, cost)) + "\n"; };
+    std::ofstream(dir / "b.jsonl") << line(2e-3) << "not json\n";
+    std::ofstream(dir / "a.jsonl") << line(1e-3);
+    std::ofstream(dir / "nested" / "c.jsonl") << line(3e-3) << "[1]\n";
+    std::ofstream(dir / "notes.txt") << line(9e-3);
+    RecordLog log = read_records(dir.string());
+    ASSERT_EQ(log.records.size(), 3u);
+    EXPECT_DOUBLE_EQ(log.records[0].costs[0], 1e-3);
+    EXPECT_DOUBLE_EQ(log.records[1].costs[0], 2e-3);
+    EXPECT_DOUBLE_EQ(log.records[2].costs[0], 3e-3);
+    EXPECT_EQ(log.skipped, 2);
+    EXPECT_EQ(log.skip_reasons["not JSON (truncated?)"], 1);
+    EXPECT_EQ(log.skip_reasons["not a JSON object"], 1);
+    EXPECT_EQ(record_files_under(dir.string()).size(), 3u);
+    EXPECT_TRUE(record_files_under((dir / "a.jsonl").string()).empty());
+    fs::remove_all(dir);
 }
 
 TEST(Record, VersionOneScheduleRecordsAreMigrated) {

@@ -132,7 +132,8 @@ def _key(v):
 
 def compile(graph, target="llvm", log=None, name="model"):
     """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` with the
-    records of the tuning log `log` (a path) in scope, and returns a `CompiledModel`. A CPU target
+    records of the tuning log `log` (a path: a log file, or a folder of logs such as `tessel-tune
+    run --log-dir` writes) in scope, and returns a `CompiledModel`. A CPU target
     (`llvm`) runs it; a GPU target (`cuda ...`) builds every group's kernel (checked: it
     compiles) but does not run the model yet. `name` (a C identifier) prefixes the kernels' names
     and names the exported library's entry point (`<name>_run`)."""

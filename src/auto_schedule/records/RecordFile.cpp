@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "tessel/Error.h"
@@ -56,7 +58,33 @@ RecordLog read_records(std::istream& in) {
     return log;
 }
 
+std::vector<std::string> record_files_under(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (folder.empty() || !fs::is_directory(folder, ec)) return files;
+    for (auto it = fs::recursive_directory_iterator(folder, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().extension() == ".jsonl")
+            files.push_back(it->path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 RecordLog read_records(const std::string& path) {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::is_directory(path, ec)) {
+        RecordLog all;
+        for (const std::string& f : record_files_under(path)) {
+            RecordLog log = read_records(f);
+            all.records.insert(all.records.end(), std::make_move_iterator(log.records.begin()),
+                               std::make_move_iterator(log.records.end()));
+            all.skipped += log.skipped;
+            all.migrated += log.migrated;
+            for (const auto& [why, n] : log.skip_reasons) all.skip_reasons[why] += n;
+        }
+        return all;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         if (access(path.c_str(), F_OK) != 0) return {};

@@ -76,14 +76,7 @@ void debug(const std::string& message) {
 // Every record of the *.jsonl files under `folder`, in path order; a file that cannot be read
 // is passed over (the shipped logs never make a build fail).
 std::vector<TuningRecord> read_folder(const std::string& folder) {
-    std::vector<std::string> files;
-    std::error_code ec;
-    if (is_folder(folder))
-        for (auto it = fs::recursive_directory_iterator(folder, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_regular_file(ec) && it->path().extension() == ".jsonl")
-                files.push_back(it->path().string());
-    std::sort(files.begin(), files.end());
+    const std::vector<std::string> files = record_files_under(folder);
     std::vector<TuningRecord> records;
     for (const std::string& f : files) {
         try {

@@ -4,7 +4,7 @@
 //   RecordWriter log("tuning_logs/matmul.jsonl");           // cuts a torn last line first
 //   log.append({make_record(task, input, result, seed, round)});   // one write per line, then
 //                                                                  // fdatasync
-//   RecordLog read = read_records("tuning_logs/matmul.jsonl");
+//   RecordLog read = read_records("tuning_logs/matmul.jsonl");   // or a folder of logs
 //   read.records;   // the lines that parsed and checked, older versions migrated
 //   read.skipped;   // the rest, counted by reason (read.skip_reasons): never a crash
 //
@@ -96,8 +96,12 @@ struct RecordLog {
 
 /// Reads every line of `in` (see the file comment).
 RecordLog read_records(std::istream& in);
-/// Reads the log at `path`; a missing file is an empty log. RuntimeError when it cannot be read.
+/// Reads the log at `path`; a missing file is an empty log. A folder (as `tessel-tune run
+/// --log-dir` writes, one log per task) reads as every *.jsonl file under it, recursively, in
+/// path order, their counts summed. RuntimeError when a file cannot be read.
 RecordLog read_records(const std::string& path);
+/// The *.jsonl files under `folder`, recursively, sorted by path; none when it is no folder.
+std::vector<std::string> record_files_under(const std::string& folder);
 
 /// Appends records to a log (docs/design.md, decision 6). Opening cuts off a torn last line (bytes
 /// after the last newline, left by a crash mid-write) before anything is appended. Each record
