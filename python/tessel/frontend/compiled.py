@@ -130,6 +130,30 @@ def _key(v):
     return (v.dtype, int(np.prod(v.shape)))
 
 
+def _pre_transform(f, index, inputs, consts):
+    """The names of kernel `f`'s inputs, its weights laid out once: when its schedule rewrites
+    the layout of constant inputs (a `<kernel>_pre_transform` in the module), the transform runs
+    here on the weights, and each transformed weight joins `consts` as `<weight>@k<index>` (the
+    layout is the kernel's), which the kernel reads in the weight's place."""
+    names = list(inputs)
+    if len(f.kernel_names) < 2:
+        return names
+    spec = f.get_function(f.kernel_names[1]).arg_names
+    weights = spec[:len(spec) // 2]  # in<i>, the kernel's i-th input (Graph.placeholders)
+    positions = [int(w[2:]) for w in weights if re.fullmatch(r"in\d+", w)]
+    if len(positions) != len(weights):
+        raise RuntimeError(f"tessel.compile: kernel {f.kernel_names[0]} pre-transforms "
+                           f"{weights}, which are not its inputs")
+    packed_names = [f"{inputs[i]}@k{index}" for i in positions]
+    if any(p not in consts for p in packed_names):
+        packed = f.pre_transform(*(consts[inputs[i]] for i in positions))
+        for p, a in zip(packed_names, packed if isinstance(packed, tuple) else (packed,)):
+            consts[p] = a
+    for i, p in zip(positions, packed_names):
+        names[i] = p
+    return names
+
+
 def compile(graph, target="llvm", log=None, name="model"):
     """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` with the
     records of the tuning log `log` (a path: a log file, or a folder of logs such as `tessel-tune
@@ -161,18 +185,21 @@ def compile(graph, target="llvm", log=None, name="model"):
             if n.output in root:
                 continue  # a view: no kernel
             k = len(steps)
-            f = kernels.get(n.signature)
+            key = (n.signature, tuple(i in graph.constants for i in n.inputs))
+            f = kernels.get(key)
             if f is None:
                 phs = graph.placeholders(n)
                 y = n.make(*phs)
                 f = build(default_schedule(y, tgt), phs + [y], target=tgt,
                           name=f"{name}_k{len(kernels)}")
-                kernels[n.signature] = f
-                is_tuned[n.signature] = bool(logged) and dag_hash([y]) in logged
-            if is_tuned[n.signature]:
+                kernels[key] = f
+                is_tuned[key] = bool(logged) and dag_hash([y]) in logged
+            if is_tuned[key]:
                 tuned.append(n.name)
+            index = list(kernels).index(key)
+            names = _pre_transform(f, index, n.inputs, consts)
             args = []
-            for j, arg in enumerate(n.inputs + [n.output]):
+            for j, arg in enumerate(names + [n.output]):
                 if arg in consts:
                     args.append(consts[arg])
                 elif arg in inputs:
@@ -181,7 +208,7 @@ def compile(graph, target="llvm", log=None, name="model"):
                 else:
                     args.append(buffers[buffer_of[arg]].reshape(graph.values[arg].shape))
             steps.append((f, args))
-            plan.append((list(kernels).index(n.signature), n.inputs + [n.output]))
+            plan.append((index, names + [n.output]))
     output_args = []
     for v in graph.outputs:
         output_args.append(buffers[buffer_of[v.name]].reshape(v.shape))

@@ -68,7 +68,8 @@ def _weights(m):
     for _, names in plan:
         for name in names:
             if name in consts and name not in offsets:
-                a = np.ascontiguousarray(consts[name])
+                c = consts[name]  # a pre-transformed weight is a tessel NDArray
+                a = np.ascontiguousarray(c.numpy() if hasattr(c, "numpy") else c)
                 offsets[name] = size
                 parts.append((size, a.tobytes()))
                 size = _align(size + a.nbytes)

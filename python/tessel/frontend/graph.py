@@ -62,12 +62,15 @@ class Graph:
                 f"{len(self.constants)} constants, outputs {[v.name for v in self.outputs]})")
 
     def placeholders(self, node):
-        """Placeholders of `node`'s inputs (tessel tensors), in its input order."""
+        """Placeholders of `node`'s inputs (tessel tensors), in its input order; the model's
+        constants (weights) are marked constant, so that a CPU schedule may lay them out once
+        (docs/tuning.md, "Constant operands and layout rewrite")."""
         from .. import placeholder
         out = []
         for i, name in enumerate(node.inputs):
             v = self.values[name]
-            out.append(placeholder(v.shape, dtype=v.dtype, name=f"in{i}"))
+            out.append(placeholder(v.shape, dtype=v.dtype, name=f"in{i}",
+                                   constant=name in self.constants))
         return out
 
     def trace(self):
