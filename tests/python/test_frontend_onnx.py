@@ -322,6 +322,28 @@ def _residual_block():
                  [X4], [("y", [1, 4, 6, 6])], {"w": w, "b": f32(4)})
 
 
+def test_weights_are_marked_constant_and_laid_out_once():
+    """A group's initializers are constant placeholders (its task's DAG says so); the conv's
+    weight is pre-transformed when the model is built, and the model still computes what
+    onnxruntime does."""
+    w = (RNG.standard_normal((32, 8, 3, 3)) * 0.3).astype(np.float32)  # channels in vectors
+    m = model([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+               h.make_node("Relu", ["c"], ["y"], name="relu")],
+              [("x", [1, 8, 7, 5])], [("y", [1, 32, 7, 5])], {"w": w, "b": f32(32)})
+    g = from_onnx(m)
+    conv = g.nodes[0]
+    phs = g.placeholders(conv)
+    assert [p.op.is_constant for p in phs] == [i in g.constants for i in conv.inputs]
+    assert any(p.op.is_constant for p in phs) and not phs[0].op.is_constant
+    if "llvm" not in ts.targets():
+        pytest.skip("runs on the CPU")
+    cm = ts.compile(g, "llvm")
+    weight = conv.inputs[1]
+    assert f"{weight}@k0" in cm._plan[3] and weight not in cm._plan[0][0][1]
+    x = f32(1, 8, 7, 5)
+    assert rel_l2(cm(x), reference(m, {"x": x})[0]) <= 1e-5
+
+
 def test_a_tuned_fused_group_applies_in_the_compiled_model(tmp_path):
     """extract -> tessel-tune run (a tiny budget) -> ts.compile with the log: the fused groups'
     records schedule their kernels, and the outputs still equal onnxruntime's."""
@@ -430,6 +452,9 @@ def test_exported_model_runs_from_c_with_the_runtime_alone(tmp_path):
     m = models.resnet50(width=0.125, layers=(1, 1, 1, 1), image=32, classes=10)
     g = from_onnx(m)
     cm = ts.compile(g, "llvm", name="resnet")
+    # The convolutions' weights are laid out once, at build time, and the library embeds them.
+    packed = [k for k in cm._plan[3] if "@k" in k]
+    assert packed and all(any(k in names for _, names in cm._plan[0]) for k in packed)
     header = cm.export_library(str(tmp_path / "libresnet.so"))
     assert header == str(tmp_path / "resnet.h")
     text = pathlib.Path(header).read_text()
