@@ -52,6 +52,10 @@ TuningOptions restart_options(const std::string& log, int64_t trials) {
     TuningOptions o = small_options(log, trials, 8);
     o.restart_after = 4;  // a round whose last four trials do not gain ends its epoch
     o.measure_default = false;
+    // Simulated costs (deterministic, from each candidate's steps): which rounds stall and which
+    // the model chooses is the tuner's logic, not a loaded CI machine's timing noise (a run
+    // there once chose no round by the model after a round that did not restart).
+    o.measure.simulate_ms = 1;
     return o;
 }
 
