@@ -20,7 +20,15 @@
 namespace tessel::internal::measure {
 
 /// What a frame asks or answers.
-enum class MessageKind : uint32_t { Setup = 1, Run = 2, Time = 3, Exit = 4, Reply = 100 };
+/// Built carries modules a cluster's daemon built for a Run it sent (ClusterMeasureRunner.cpp).
+enum class MessageKind : uint32_t {
+    Setup = 1,
+    Run = 2,
+    Time = 3,
+    Exit = 4,
+    Built = 5,
+    Reply = 100
+};
 
 /// One frame.
 struct Message {

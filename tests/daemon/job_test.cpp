@@ -201,12 +201,16 @@ TEST(Job, AClusterFieldNamesWhereTheJobMeasures) {
     Job plain = parse_job(with(R"("10.0.0.1:6379")"));
     EXPECT_EQ(plain.cluster.address, "10.0.0.1:6379");
     EXPECT_EQ(plain.cluster.fallback, "local");
-    Job full = parse_job(with(R"({"address": "ray://head.example:10001", "fallback": "wait"})"));
+    EXPECT_EQ(plain.cluster.build, "auto");
+    Job full = parse_job(
+        with(R"({"address": "ray://head.example:10001", "fallback": "wait", "build": "daemon"})"));
     EXPECT_EQ(full.cluster.address, "ray://head.example:10001");
     EXPECT_EQ(full.cluster.fallback, "wait");
+    EXPECT_EQ(full.cluster.build, "daemon");
     Job again = parse_job(job_to_json(full));
     EXPECT_EQ(again.cluster.address, full.cluster.address);
     EXPECT_EQ(again.cluster.fallback, "wait");
+    EXPECT_EQ(again.cluster.build, "daemon");
     EXPECT_EQ(parse_job(with(R"({"address": "auto", "fallback": "fail"})")).cluster.address,
               "auto");
     EXPECT_EQ(parse_job(with(R"({"address": "[::1]:6379"})")).cluster.address, "[::1]:6379");
@@ -216,7 +220,7 @@ TEST(Job, AClusterFieldNamesWhereTheJobMeasures) {
         const char* needle;
     };
     for (const Bad& b : std::vector<Bad>{
-             {"7", "cluster must be an object {address, fallback} or an address string"},
+             {"7", "cluster must be an object {address, fallback, build} or an address string"},
              {R"("head")", "address \"head\" is not the Ray head's HOST:PORT"},
              {R"("head:0")", "address \"head:0\" is not"},
              {R"("head:65536")", "is not"},
@@ -226,6 +230,8 @@ TEST(Job, AClusterFieldNamesWhereTheJobMeasures) {
              {R"({"address": 6379})", "cluster.address"},
              {R"({"address": "h:1", "fallback": "later"})",
               "cluster.fallback must be \"local\", \"wait\" or \"fail\", got \"later\""},
+             {R"({"address": "h:1", "build": "gpu"})",
+              "cluster.build must be \"auto\", \"daemon\" or \"nodes\", got \"gpu\""},
              {R"({"address": "h:1", "colour": "blue"})", "unknown field cluster.colour"}}) {
         std::vector<std::string> p = problems_of(with(b.cluster));
         ASSERT_EQ(p.size(), 1u) << b.cluster;

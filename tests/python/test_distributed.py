@@ -103,9 +103,10 @@ def _records_without_run_seconds(records):
             for r in records]
 
 
-def _run(job, logs, *extra, check=True):
+def _run(job, logs, *extra, check=True, env=None):
     p = subprocess.run([_tessel_tune(), "run", job, "--log-dir", str(logs), "-q", *extra],
-                       capture_output=True, text=True, env=_env(), timeout=300)
+                       capture_output=True, text=True, env=dict(_env(), **(env or {})),
+                       timeout=300)
     if check:
         assert p.returncode == 0, p.stderr
     return p
@@ -150,6 +151,32 @@ def test_three_nodes_write_the_records_of_a_local_run(cluster, job, local_record
     per_node = _measured_per_node(p.stderr)
     assert len([n for n in per_node.values() if n > 0]) == 3, per_node
     assert sum(per_node.values()) == len(local_records)
+
+
+def test_builds_run_where_the_job_says(cluster, job, tmp_path):
+    """--simulate-builds: each candidate is built for real before its simulated time. "daemon":
+    every candidate reaches its node built (the driver's trace says so); "nodes": none does;
+    "auto": the daemon builds from the front while idle nodes build from the back. The records
+    are a local run's in each, build times aside."""
+    def records(logs):
+        return [dict(r, result={k: v for k, v in r["result"].items() if k != "build_seconds"})
+                for r in _records(logs)]
+
+    _run(job, tmp_path / "local", "--simulate-builds", "true")
+    expected = records(tmp_path / "local")
+    assert all(r["result"]["build_seconds"] > 0 for r in _records(tmp_path / "local")
+               if r["result"]["error_code"] == "none")
+    for mode in ("daemon", "nodes", "auto"):
+        trace = tmp_path / (mode + ".trace")
+        _run(job, tmp_path / mode, "--cluster", cluster.address, "--simulate-builds", "true",
+             "--cluster-build", mode, env={"TESSEL_DISTRIBUTED_TRACE": str(trace)})
+        assert records(tmp_path / mode) == expected, mode
+        built = [json.loads(line)["built"] for line in trace.read_text().splitlines()]
+        assert len(built) == len(expected), mode
+        if mode == "daemon":
+            assert all(built)
+        if mode == "nodes":
+            assert not any(built)
 
 
 def test_a_node_killed_mid_job_costs_a_remeasurement_not_a_record(cluster, job, local_records,

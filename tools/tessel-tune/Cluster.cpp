@@ -16,6 +16,12 @@ void add_cluster_flags(CLI::App& cmd, ClusterArgs& args) {
                    "fail (over the job's cluster.fallback)")
         ->check(CLI::IsMember({"local", "wait", "fail"}))
         ->type_name("local|wait|fail");
+    cmd.add_option("--cluster-build", args.build,
+                   "where candidates are built: auto (this machine builds ahead while the nodes "
+                   "time; an idle node builds its own, the default), daemon (only here), nodes "
+                   "(each node builds what it times) (over the job's cluster.build)")
+        ->check(CLI::IsMember({"auto", "daemon", "nodes"}))
+        ->type_name("auto|daemon|nodes");
 }
 
 std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& args, const Job& job) {
@@ -24,6 +30,7 @@ std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& arg
     if (o.address.empty()) return nullptr;
     o.fallback =
         *cluster_fallback_from_name(args.fallback.empty() ? job.cluster.fallback : args.fallback);
+    o.build = *cluster_build_from_name(args.build.empty() ? job.cluster.build : args.build);
     o.warm_targets = {Target(job.target).str()};
     o.local_options = job.tuning.measure;
     return std::make_shared<ClusterMeasureRunner>(o);

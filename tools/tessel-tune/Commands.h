@@ -38,12 +38,13 @@ int stop_signal();
 struct ClusterArgs {
     std::string address;   ///< --cluster: the Ray head's HOST:PORT, or "auto"
     std::string fallback;  ///< --cluster-fallback: local, wait or fail
+    std::string build;     ///< --cluster-build: auto, daemon or nodes
 };
 /// The cluster runner of `job` (its target's actors started at once), or null when neither the
 /// flags nor the job's `cluster` name an address. The flags win over the job's field, each on
 /// its own. RuntimeError when the cluster cannot be used and the fallback is "fail".
 std::shared_ptr<ClusterMeasureRunner> make_cluster_runner(const ClusterArgs& args, const Job& job);
-/// Adds --cluster and --cluster-fallback to a command.
+/// Adds --cluster, --cluster-fallback and --cluster-build to a command.
 void add_cluster_flags(CLI::App& cmd, ClusterArgs& args);
 
 struct RunArgs {

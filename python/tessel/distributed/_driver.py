@@ -2,7 +2,10 @@
 
 Setup connects to the cluster and starts the actors of the targets to warm; each Run request is
 split into one request per candidate, handed to idle actors of nodes whose target resource
-matches, and answered once every candidate has a result, in the request's order. A candidate
+matches, and answered once every candidate has a result, in the request's order. Built frames
+carry modules the daemon built for the last Run: an actor takes a built candidate first, and
+with none built, as the Run's "build" says: "auto" its last candidate (built on the node, while
+the daemon builds from the front), "nodes" its next, "daemon" none (it waits). A candidate
 whose actor dies (its node was lost) goes back to the queue and is measured elsewhere, at most
 ``max_attempts`` times in all, then recorded as a worker_error: never twice, never lost. Nodes
 are looked at again every second while a request runs, so a node that joins gets work.
@@ -10,15 +13,19 @@ are looked at again every second while a request runs, so a node that joins gets
 import collections
 import json
 import os
+import queue
 import sys
+import threading
 import time
 
 from . import PROTOCOL_VERSION, target_resource
-from ._frames import EXIT, REPLY, RUN, SETUP, read_frame, write_frame
+from ._frames import BUILT, EXIT, REPLY, RUN, SETUP, read_frame, write_frame
 
 NODE_POLL_SECONDS = 1.0
-# A file the driver appends a line to for each candidate measured (its node and the wall-clock
-# window its actor held the device for), when set: for tests.
+# How long the driver waits for a measurement before it looks at the daemon's frames again.
+STEP_SECONDS = 0.02
+# A file the driver appends a line to for each candidate measured (its node, the wall-clock
+# window its actor held the device for, and whether the daemon built it), when set: for tests.
 TRACE_ENV = "TESSEL_DISTRIBUTED_TRACE"
 WARM_SECONDS = 60.0
 
@@ -96,7 +103,10 @@ class Driver:
         self.last_poll = 0.0
         self.requests = 0
         self.candidates = 0
-        self.seconds = 0.0  # from receiving requests to their replies: the farm's time
+        self.seconds = 0.0  # while some request awaits its reply: the farm's time
+        self.runs = collections.deque()  # Run, in the order their replies are due
+        self.inflight = {}  # ObjectRef -> (run, candidate, node, actor, whether it came built)
+        self.busy_since = 0.0
         import ray.exceptions as rex
 
         self.death = (
@@ -195,12 +205,13 @@ class Driver:
     def status(self):
         return [n.status() for n in self.nodes.values()]
 
-    def trace(self, node, out):
+    def trace(self, node, out, built):
         path = os.environ.get(TRACE_ENV)
         if not path or "window" not in out:
             return
         with open(path, "a") as f:
-            f.write(json.dumps({"node_id": node.node_id, "window": out["window"]}) + "\n")
+            f.write(json.dumps({"node_id": node.node_id, "window": out["window"],
+                                "built": built}) + "\n")
 
     # --- frames ------------------------------------------------------------------------------
     def setup(self, header):
@@ -216,65 +227,150 @@ class Driver:
             self.check_hellos(timeout=0.2)
         return {"status": "ok", "nodes": self.status()}
 
-    def measure(self, request):
-        t0 = time.monotonic()
-        reply = self._measure(request, target_resource(request["task"]["target"]))
-        self.requests += 1
-        self.candidates += len(request["candidates"])
-        self.seconds += time.monotonic() - t0
-        return reply
+    # --- runs: requests being measured ---------------------------------------------------------
+    def add_run(self, request):
+        """A Run frame: its candidates join the work, in order; answered by ``step``."""
+        mode = request.pop("build", "nodes")
+        if mode not in ("auto", "daemon", "nodes"):
+            raise ValueError("unknown build mode %r" % mode)
+        if not self.runs:
+            self.busy_since = time.monotonic()
+        run = Run(request, target_resource(request["task"]["target"]), mode)
+        self.resources.add(run.res)
+        self.runs.append(run)
+        return run
 
-    def _measure(self, request, res):
-        self.resources.add(res)
-        candidates = request["candidates"]
-        n = len(candidates)
-        results = [None] * n
-        attempts = [0] * n
-        queue = collections.deque(range(n))
-        inflight = {}  # ObjectRef -> (candidate, node, actor)
-        waiting_said = False
-        while queue or inflight:
-            self.poll_nodes()
-            self.check_hellos()
+    def add_built(self, header):
+        """A Built frame: modules the daemon built for the last Run (late ones are dropped)."""
+        if self.runs and self.runs[-1].left > 0:
+            for i, built in header.get("built", {}).items():
+                self.runs[-1].built[int(i)] = built
+
+    def busy(self):
+        return bool(self.runs)
+
+    def dispatch(self):
+        """Idle actors take candidates: built ones first, in order; with nothing built, "auto"
+        takes the run's last candidate (built there), "nodes" its next, "daemon" none."""
+        for run in self.runs:
+            if not run.todo:
+                continue
             for node, actor in self.actors():
-                if not queue:
+                if not run.todo:
                     break
-                if actor.resource != res or not actor.ready or actor.busy:
+                if actor.resource != run.res or not actor.ready or actor.busy:
                     continue
-                i = queue.popleft()
-                one = dict(request, candidates=[candidates[i]])
+                i = run.take()
+                if i is None:
+                    break
+                one = dict(run.request, candidates=[run.candidate(i)])
                 ref = actor.handle.measure.remote(json.dumps(one))
                 actor.busy = True
-                inflight[ref] = (i, node, actor)
-            if not inflight:
-                if not waiting_said:
-                    say("waiting for a node offering %s (none is ready)" % res)
-                    waiting_said = True
-                self.check_hellos(timeout=NODE_POLL_SECONDS)
-                continue
-            done, _ = self.ray.wait(list(inflight), num_returns=1, timeout=NODE_POLL_SECONDS)
+                self.inflight[ref] = (run, i, node, actor, run.is_built(i))
+
+    def step(self, reply, timeout=STEP_SECONDS):
+        """Dispatches, waits up to ``timeout`` for a measurement, and answers every run at the
+        head of the queue that is complete, with ``reply(dict)``."""
+        self.poll_nodes()
+        self.check_hellos()
+        self.dispatch()
+        if not self.inflight:
+            run = next((r for r in self.runs if r.todo), None)
+            if run is not None and not run.waiting_said and not any(
+                    a.ready and a.resource == run.res for _, a in self.actors()):
+                say("waiting for a node offering %s (none is ready)" % run.res)
+                run.waiting_said = True
+            self.check_hellos(timeout=timeout)
+        else:
+            done, _ = self.ray.wait(list(self.inflight), num_returns=1, timeout=timeout)
             for ref in done:
-                i, node, actor = inflight.pop(ref)
-                actor.busy = False
-                try:
-                    out = self.ray.get(ref)
-                    results[i] = out["results"][0]
-                    node.measured += 1
-                    self.trace(node, out)
-                except self.death:
-                    if actor in node.actors:
-                        node.actors.remove(actor)
-                    attempts[i] += 1
-                    why = "its node %s died during the measurement" % node.address
-                    say("candidate %d: %s (attempt %d of %d)" % (i, why, attempts[i], self.max_attempts))
-                    if attempts[i] >= self.max_attempts:
-                        results[i] = lost_result("%s, %d times" % (why, attempts[i]))
-                    else:
-                        queue.appendleft(i)
-                    self.poll_nodes(force=True)
-                except Exception as e:  # the actor's measurement raised: the task itself
-                    return {"status": "error", "message": str(e).splitlines()[-1]}
-        return {"status": "ok", "results": [json.loads(r) for r in results], "nodes": self.status()}
+                self.finish(ref)
+        while self.runs and self.runs[0].answered():
+            run = self.runs.popleft()
+            if run.error:
+                reply({"status": "error", "message": run.error})
+            else:
+                self.requests += 1
+                self.candidates += len(run.results)
+                reply({"status": "ok", "results": [json.loads(r) for r in run.results],
+                       "nodes": self.status()})
+            if not self.runs:
+                self.seconds += time.monotonic() - self.busy_since
+
+    def finish(self, ref):
+        run, i, node, actor, built = self.inflight.pop(ref)
+        actor.busy = False
+        try:
+            out = self.ray.get(ref)
+            run.done(i, out["results"][0])
+            node.measured += 1
+            self.trace(node, out, built)
+        except self.death:
+            if actor in node.actors:
+                node.actors.remove(actor)
+            run.attempts[i] += 1
+            why = "its node %s died during the measurement" % node.address
+            say("candidate %d: %s (attempt %d of %d)"
+                % (i, why, run.attempts[i], self.max_attempts))
+            if run.attempts[i] >= self.max_attempts:
+                run.done(i, lost_result("%s, %d times" % (why, run.attempts[i])))
+            else:
+                run.todo.appendleft(i)
+            self.poll_nodes(force=True)
+        except Exception as e:  # the actor's measurement raised: the task itself
+            run.fail(str(e).splitlines()[-1])
+
+
+class Run:
+    """One Run frame's candidates: those not yet handed out (``todo``, in order), the modules
+    the daemon built for them, and their results."""
+
+    def __init__(self, request, res, mode):
+        self.request = request
+        self.res = res
+        self.mode = mode
+        n = len(request["candidates"])
+        self.results = [None] * n
+        self.attempts = [0] * n
+        self.built = {}  # candidate -> its "built" object from a Built frame
+        self.todo = collections.deque(range(n))
+        self.left = n
+        self.inflight = 0
+        self.error = ""
+        self.waiting_said = False
+
+    def is_built(self, i):
+        return i in self.built or "built" in self.request["candidates"][i]
+
+    def take(self):
+        for k, i in enumerate(self.todo):
+            if self.is_built(i):
+                del self.todo[k]
+                break
+        else:
+            if self.mode == "daemon":
+                return None
+            i = self.todo.pop() if self.mode == "auto" else self.todo.popleft()
+        self.inflight += 1
+        return i
+
+    def candidate(self, i):
+        c = self.request["candidates"][i]
+        return dict(c, built=self.built[i]) if i in self.built else c
+
+    def done(self, i, result):
+        self.inflight -= 1
+        if self.results[i] is None:
+            self.results[i] = result
+            self.left -= 1
+
+    def fail(self, message):
+        self.inflight -= 1
+        self.error = self.error or message
+        self.todo.clear()
+
+    def answered(self):
+        return self.left == 0 or (self.error and self.inflight == 0)
 
 
 def unreachable(address, timeout=5.0):
@@ -302,32 +398,62 @@ def serve(fd, address):
             write_frame(fd, REPLY, {"status": "cluster_lost", "message": "Ray is not installed "
                                     "for %s (pip install ray)" % sys.executable})
         return 1
+    # The daemon's frames are read on a thread of their own, so that Built frames reach the
+    # measurements' loop while it waits on the actors, and a Run can follow a Run unanswered.
+    frames = queue.Queue()
+
+    def read_all():
+        while True:
+            frame = read_frame(fd)
+            frames.put(frame)
+            if frame is None or frame[0] == EXIT:
+                return
+
+    threading.Thread(target=read_all, daemon=True).start()
     driver = None
-    while True:
-        frame = read_frame(fd)
-        if frame is None or frame[0] == EXIT:
-            break
-        kind, header, _ = frame
+    ended = False
+    while not ended:
+        busy = driver is not None and driver.busy()
         try:
-            if kind == SETUP:
-                if driver is None:
-                    why = unreachable(address)
-                    if why:
-                        raise ConnectionError(why)
-                    ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-                    driver = Driver(ray, address)
-                reply = driver.setup(header)
-            elif kind == RUN and driver is not None:
-                reply = driver.measure(header)
-            else:
-                reply = {"status": "error", "message": "unexpected frame %d" % kind}
+            if not busy:
+                frame = frames.get()
+            elif driver.inflight:  # the actors' results are waited for in step()
+                frame = frames.get_nowait()
+            else:  # nothing measuring: a Built frame, or a node, is what comes next
+                frame = frames.get(timeout=STEP_SECONDS)
+        except queue.Empty:
+            frame = ()
+        reply = None
+        try:
+            if frame is None or (frame and frame[0] == EXIT):
+                ended = True
+            elif frame:
+                kind, header, _ = frame
+                if kind == SETUP:
+                    if driver is None:
+                        why = unreachable(address)
+                        if why:
+                            raise ConnectionError(why)
+                        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+                        driver = Driver(ray, address)
+                    reply = driver.setup(header)
+                elif kind == RUN and driver is not None:
+                    driver.add_run(header)
+                elif kind == BUILT:
+                    if driver is not None:
+                        driver.add_built(header)
+                else:
+                    reply = {"status": "error", "message": "unexpected frame %d" % kind}
+            elif busy:
+                driver.step(lambda r: write_frame(fd, REPLY, r))
         except ConnectionError as e:
             reply = {"status": "cluster_lost", "message": str(e)}
         except Exception as e:  # noqa: BLE001 — any failure of Ray's is the cluster's loss
             reply = {"status": "cluster_lost", "message": "%s: %s" % (type(e).__name__, e)}
-        write_frame(fd, REPLY, reply)
-        if reply["status"] == "cluster_lost":
-            break
+        if reply is not None:
+            write_frame(fd, REPLY, reply)
+            if reply["status"] == "cluster_lost":
+                break
     if driver is not None:
         # The closing line the operator (and the tests) read: where the candidates went.
         say("measurement: %d candidates in %.3f s, %d requests"

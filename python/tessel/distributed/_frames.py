@@ -4,7 +4,7 @@ import json
 import os
 import struct
 
-SETUP, RUN, TIME, EXIT, REPLY = 1, 2, 3, 4, 100
+SETUP, RUN, TIME, EXIT, BUILT, REPLY = 1, 2, 3, 4, 5, 100
 
 
 def _read_exactly(fd, n):

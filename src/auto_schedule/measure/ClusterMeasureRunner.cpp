@@ -1,10 +1,12 @@
 // The daemon's side of measurement on a Ray cluster (ClusterMeasureRunner.h): the driver process
 // (fork + exec of `python -m tessel.distributed serve`, PR_SET_PDEATHSIG so that a kill -9 of the
 // daemon takes the driver, and with it, Ray's job and every actor of it), the frames to and from
-// it, and the fallback when it or the cluster's head is lost.
+// it, the builds this machine makes ahead of the nodes (ClusterBuild), and the fallback when the
+// driver or the cluster's head is lost.
 #include "tessel/auto_schedule/measure/ClusterMeasureRunner.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -16,9 +18,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "auto_schedule/measure/MeasureInternal.h"
 #include "runtime/MeasureProtocol.h"
 #include "tessel/Error.h"
 
@@ -92,7 +96,15 @@ public:
     json exchange(measure::MessageKind kind, const std::string& body, double timeout) {
         // A write to a driver that has ended fails before its exit status is read: both ways
         // of losing it say how it ended.
-        if (!measure::write_message(fd_, {kind, body, {}})) return lost(exit_text());
+        if (!send(kind, body)) return lost(exit_text());
+        return receive(timeout);
+    }
+    // Sends a frame without waiting for an answer; false when the driver is gone.
+    bool send(measure::MessageKind kind, const std::string& body) {
+        return measure::write_message(fd_, {kind, body, {}});
+    }
+    // The next reply's JSON (waiting at most `timeout` s, < 0: no limit), or a "lost" object.
+    json receive(double timeout) {
         measure::Message reply;
         measure::ReadStatus s = measure::read_message(fd_, timeout, reply);
         if (s == measure::ReadStatus::Timeout)
@@ -101,6 +113,12 @@ public:
         json j = json::parse(reply.json, nullptr, false);
         if (!j.is_object()) return lost("the driver replied with malformed JSON");
         return j;
+    }
+    // True when the driver has written something (a reply, or its end) that receive() would read
+    // at once: the driver writes each reply whole.
+    bool has_reply() const {
+        pollfd p{fd_, POLLIN, 0};
+        return poll(&p, 1, 0) > 0;
     }
 
 private:
@@ -150,9 +168,25 @@ std::optional<ClusterFallback> cluster_fallback_from_name(const std::string& nam
     return std::nullopt;
 }
 
+const char* cluster_build_name(ClusterBuild b) {
+    switch (b) {
+        case ClusterBuild::Auto: return "auto";
+        case ClusterBuild::Daemon: return "daemon";
+        case ClusterBuild::Nodes: return "nodes";
+    }
+    return "auto";
+}
+
+std::optional<ClusterBuild> cluster_build_from_name(const std::string& name) {
+    for (ClusterBuild b : {ClusterBuild::Auto, ClusterBuild::Daemon, ClusterBuild::Nodes})
+        if (name == cluster_build_name(b)) return b;
+    return std::nullopt;
+}
+
 struct ClusterMeasureRunner::Impl {
     ClusterOptions options;
     std::unique_ptr<Driver> driver;
+    std::map<std::string, SearchTask> tasks;    // by key: the tasks this machine builds for
     std::unique_ptr<LocalMeasureRunner> local;  // after a fallback to local measurement
     json status = json::object();
     MeasureStats stats;
@@ -162,6 +196,12 @@ struct ClusterMeasureRunner::Impl {
     }
     // Starts the driver and connects; "" when connected, else why not.
     std::string connect();
+    // Sends `request` to the driver, builds ahead of the nodes where options.build says so, and
+    // returns the driver's reply (or a "lost" object).
+    json measure_there(const MeasureRequest& request);
+    // Builds the request's candidates in order, a group of build_threads at a time, each group
+    // sent as a Built frame; stops when the driver has replied (the nodes built the rest).
+    void build_ahead(const MeasureRequest& request);
     // Handles a lost cluster (why): local measurement from now on, a wait, or an error.
     void lost(const std::string& why);
     void set_state(const std::string& state, const std::string& message) {
@@ -190,6 +230,47 @@ std::string ClusterMeasureRunner::Impl::connect() {
     if (reply.contains("nodes")) status["nodes"] = reply["nodes"];
     say("connected, " + std::to_string(status["nodes"].size()) + " nodes");
     return "";
+}
+
+json ClusterMeasureRunner::Impl::measure_there(const MeasureRequest& request) {
+    const MeasureOptions& o = request.options;
+    // A simulated worker without builds has nothing to build.
+    bool here = options.build != ClusterBuild::Nodes && (o.simulate_ms <= 0 || o.simulate_builds);
+    json run = json::parse(measure_request_to_json(request));
+    run["build"] = cluster_build_name(here ? options.build : ClusterBuild::Nodes);
+    if (!driver->send(measure::MessageKind::Run, run.dump())) return driver->receive(0);
+    if (here) build_ahead(request);
+    return driver->receive(-1);
+}
+
+void ClusterMeasureRunner::Impl::build_ahead(const MeasureRequest& request) {
+    const SearchTask& task = request_task(request, tasks);
+    const size_t group = static_cast<size_t>(internal::build_thread_count(request.options));
+    const size_t n = request.candidates.size();
+    auto t0 = Clock::now();
+    for (size_t begin = 0; begin < n && !driver->has_reply(); begin += group) {
+        json built = json::object();
+        std::vector<MeasureInput> inputs;
+        std::vector<size_t> where;
+        for (size_t i = begin; i < std::min(n, begin + group); ++i) {
+            const MeasureCandidate& c = request.candidates[i];
+            if (c.built) continue;  // built already: it travelled with the request
+            try {
+                inputs.push_back({task.apply_record(c.schedule_json), c.origin, c.test_fault});
+                where.push_back(i);
+            } catch (const ScheduleError& e) {
+                BuiltModule b;
+                b.error = MeasureError::InstantiationError;
+                b.message = e.what();
+                built[std::to_string(i)] = json::parse(built_module_to_json(b));
+            }
+        }
+        std::vector<BuiltModule> modules = build_modules(task, inputs, request.options);
+        for (size_t k = 0; k < where.size(); ++k)
+            built[std::to_string(where[k])] = json::parse(built_module_to_json(modules[k]));
+        if (!driver->send(measure::MessageKind::Built, json{{"built", built}}.dump())) break;
+    }
+    stats.build += since(t0);
 }
 
 void ClusterMeasureRunner::Impl::lost(const std::string& why) {
@@ -238,8 +319,7 @@ std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& reque
             results = m.local->run(request);
             break;
         }
-        json reply =
-            m.driver->exchange(measure::MessageKind::Run, measure_request_to_json(request), -1);
+        json reply = m.measure_there(request);
         if (reply.contains("nodes")) m.status["nodes"] = reply["nodes"];
         std::string status = reply.value("status", "");
         if (status == "error")  // the request itself: no fallback would measure it better

@@ -132,24 +132,12 @@ void start_build_thread(std::shared_ptr<BuildState> s) {
     }).detach();
 }
 
-}  // namespace
-
-bool wait_for_build_threads(double timeout_seconds) {
-    auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(timeout_seconds));
-    while (build_threads_alive.load() > 0) {
-        if (Clock::now() >= end) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
-
-std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
-                                             const std::vector<MeasureInput>& inputs, int threads,
-                                             double timeout_seconds) {
+// Builds every input on a pool of `threads` threads (the file comment).
+std::vector<BuiltCandidate> build_all(const SearchTask& task, std::vector<MeasureInput> inputs,
+                                      int threads, double timeout_seconds) {
     size_t n = inputs.size();
     const bool demote_abandoned = !task.target().is_gpu();
-    auto s = std::make_shared<BuildState>(task, inputs, timeout_seconds);
+    auto s = std::make_shared<BuildState>(task, std::move(inputs), timeout_seconds);
     size_t pool = std::min<size_t>(std::max(threads, 1), n);
     for (size_t t = 0; t < pool; ++t) start_build_thread(s);
     auto limit =
@@ -176,4 +164,52 @@ std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
     return s->results;
 }
 
+}  // namespace
+
+bool wait_for_build_threads(double timeout_seconds) {
+    auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(timeout_seconds));
+    while (build_threads_alive.load() > 0) {
+        if (Clock::now() >= end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+int build_thread_count(const MeasureOptions& options) {
+    return options.build_threads > 0
+               ? options.build_threads
+               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
+                                             const std::vector<MeasureInput>& inputs, int threads,
+                                             double timeout_seconds) {
+    std::vector<MeasureInput> to_build;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i].built) {
+            to_build.push_back(inputs[i]);
+            where.push_back(i);
+        }
+    std::vector<BuiltCandidate> out(inputs.size());
+    std::vector<BuiltCandidate> built;
+    if (!to_build.empty()) built = build_all(task, std::move(to_build), threads, timeout_seconds);
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i].built) out[i] = *inputs[i].built;
+    for (size_t k = 0; k < where.size(); ++k) out[where[k]] = std::move(built[k]);
+    return out;
+}
+
 }  // namespace tessel::internal
+
+namespace tessel {
+
+std::vector<BuiltModule> build_modules(const SearchTask& task,
+                                       const std::vector<MeasureInput>& inputs,
+                                       const MeasureOptions& options) {
+    return internal::build_candidates(task, inputs, internal::build_thread_count(options),
+                                      options.build_timeout_seconds);
+}
+
+}  // namespace tessel

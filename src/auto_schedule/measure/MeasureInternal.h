@@ -18,17 +18,16 @@
 namespace tessel::internal {
 
 /// A candidate after the build stage: its saved module, or why there is none.
-struct BuiltCandidate {
-    MeasureError error = MeasureError::None;
-    std::string message;
-    std::vector<uint8_t> module;  ///< Module::save(false)
-    double seconds = 0;
-};
+using BuiltCandidate = BuiltModule;
 
-/// Builds `inputs` on `threads` threads, each build under `timeout_seconds` (MeasureBuild.cpp).
+/// Builds `inputs` on `threads` threads, each build under `timeout_seconds` (MeasureBuild.cpp);
+/// an input that carries its build (MeasureInput::built) is taken as it is.
 std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
                                              double timeout_seconds);
+
+/// MeasureOptions::build_threads, or the host's hardware threads when it is 0.
+int build_thread_count(const MeasureOptions& options);
 
 /// Waits up to `timeout_seconds` until no build thread of build_candidates() is alive, abandoned
 /// ones included; false if one still is. Code that must not leave a build computing (a test

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -85,7 +86,7 @@ MeasureOptions options_from(const json& j) {
         internal::option_names<MeasureOptions>(internal::kEveryField);
     std::vector<std::string> required = names;
     std::erase_if(required, [](const std::string& n) {
-        return n == "device_id" || n == "workers" || n == "simulate_ms";
+        return n == "device_id" || n == "workers" || n == "simulate_ms" || n == "simulate_builds";
     });
     f.require(required);
     f.only(names);
@@ -93,7 +94,85 @@ MeasureOptions options_from(const json& j) {
     return o;
 }
 
+// A built module travels inside the request's JSON as base64 (RFC 4648, padded).
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string to_base64(const std::vector<uint8_t>& bytes) {
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        uint32_t v = static_cast<uint32_t>(bytes[i]) << 16;
+        if (i + 1 < bytes.size()) v |= static_cast<uint32_t>(bytes[i + 1]) << 8;
+        if (i + 2 < bytes.size()) v |= bytes[i + 2];
+        out += kBase64[(v >> 18) & 63];
+        out += kBase64[(v >> 12) & 63];
+        out += i + 1 < bytes.size() ? kBase64[(v >> 6) & 63] : '=';
+        out += i + 2 < bytes.size() ? kBase64[v & 63] : '=';
+    }
+    return out;
+}
+
+std::vector<uint8_t> from_base64(const std::string& text) {
+    if (text.size() % 4 != 0) bad("a built module's base64 is not a whole number of quads");
+    std::vector<uint8_t> out;
+    out.reserve(text.size() / 4 * 3);
+    for (size_t i = 0; i < text.size(); i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (size_t k = 0; k < 4; ++k) {
+            char c = text[i + k];
+            const char* at = c ? std::strchr(kBase64, c) : nullptr;
+            if (c == '=' && i + 4 == text.size() && k >= 2) {
+                ++pad;
+                v <<= 6;
+                continue;
+            }
+            if (!at || pad) bad("a built module's base64 has a bad character");
+            v = (v << 6) | static_cast<uint32_t>(at - kBase64);
+        }
+        out.push_back(static_cast<uint8_t>(v >> 16));
+        if (pad < 2) out.push_back(static_cast<uint8_t>(v >> 8));
+        if (pad < 1) out.push_back(static_cast<uint8_t>(v));
+    }
+    return out;
+}
+
+json built_json(const BuiltModule& b) {
+    return {{"error", measure_error_name(b.error)},
+            {"message", b.message},
+            {"module", to_base64(b.module)},
+            {"seconds", b.seconds}};
+}
+
+std::shared_ptr<const BuiltModule> built_from(const json& j) {
+    if (!j.is_object()) bad("'built' is not an object");
+    Fields f = fields(j);
+    auto b = std::make_shared<BuiltModule>();
+    f.choice("error", b->error, measure_error_from_name, "measurement error", kRequired);
+    b->message = f.required_text("message");
+    b->module = from_base64(f.required_text("module"));
+    b->seconds = f.required_number("seconds", 0, std::numeric_limits<double>::max());
+    if (b->error == MeasureError::None && b->module.empty())
+        bad("a built candidate without an error has no module");
+    return b;
+}
+
 }  // namespace
+
+std::string built_module_to_json(const BuiltModule& built) {
+    return built_json(built).dump();
+}
+
+const SearchTask& request_task(const MeasureRequest& request,
+                               std::map<std::string, SearchTask>& cache) {
+    auto it = cache.find(request.task_key);
+    if (it != cache.end()) return it->second;
+    SearchTask task = SearchTask::from_json(request.task_json);
+    if (task.key() != request.task_key)
+        TESSEL_THROW(RuntimeError) << "measurement: the request's task key '" << request.task_key
+                                   << "' is not its task's ('" << task.key() << "')";
+    return cache.emplace(request.task_key, std::move(task)).first->second;
+}
 
 const char* test_fault_name(TestFault fault) {
     return kFaultNames[static_cast<size_t>(fault)];
@@ -112,7 +191,7 @@ MeasureRequest make_measure_request(const SearchTask& task, const std::vector<Me
     r.task_json = task.to_json();
     r.options = options;
     for (const MeasureInput& in : inputs)
-        r.candidates.push_back({in.schedule.to_json(), in.origin, in.test_fault});
+        r.candidates.push_back({in.schedule.to_json(), in.origin, in.test_fault, in.built});
     return r;
 }
 
@@ -126,10 +205,13 @@ MeasureOptions measure_options_from_json(const std::string& text) {
 
 std::string measure_request_to_json(const MeasureRequest& request) {
     json candidates = json::array();
-    for (const MeasureCandidate& c : request.candidates)
-        candidates.push_back({{"schedule", json::parse(c.schedule_json)},
-                              {"origin", candidate_origin_name(c.origin)},
-                              {"test_fault", test_fault_name(c.test_fault)}});
+    for (const MeasureCandidate& c : request.candidates) {
+        json one = {{"schedule", json::parse(c.schedule_json)},
+                    {"origin", candidate_origin_name(c.origin)},
+                    {"test_fault", test_fault_name(c.test_fault)}};
+        if (c.built) one["built"] = built_json(*c.built);
+        candidates.push_back(std::move(one));
+    }
     return json{{"task_key", request.task_key},
                 {"task", json::parse(request.task_json)},
                 {"candidates", std::move(candidates)},
@@ -153,6 +235,7 @@ MeasureRequest measure_request_from_json(const std::string& text) {
         m.schedule_json = cf.value("schedule", kRequired)->dump();
         cf.choice("origin", m.origin, candidate_origin_from_name, "candidate origin", kRequired);
         cf.choice("test_fault", m.test_fault, test_fault_from_name, "test fault", kRequired);
+        if (const json* b = cf.value("built")) m.built = built_from(*b);
         r.candidates.push_back(std::move(m));
     }
     return r;
@@ -204,13 +287,7 @@ Measurer& LocalMeasureRunner::measurer_for(const MeasureOptions& options, int wo
 }
 
 const SearchTask& LocalMeasureRunner::task_for(const MeasureRequest& request) {
-    auto it = tasks_.find(request.task_key);
-    if (it != tasks_.end()) return it->second;
-    SearchTask task = SearchTask::from_json(request.task_json);
-    if (task.key() != request.task_key)
-        TESSEL_THROW(RuntimeError) << "measurement: the request's task key '" << request.task_key
-                                   << "' is not its task's ('" << task.key() << "')";
-    return tasks_.emplace(request.task_key, std::move(task)).first->second;
+    return request_task(request, tasks_);
 }
 
 std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request) {
@@ -221,7 +298,7 @@ std::vector<MeasureResult> LocalMeasureRunner::run(const MeasureRequest& request
     for (size_t i = 0; i < request.candidates.size(); ++i) {
         const MeasureCandidate& c = request.candidates[i];
         try {
-            inputs.push_back({task.apply_record(c.schedule_json), c.origin, c.test_fault});
+            inputs.push_back({task.apply_record(c.schedule_json), c.origin, c.test_fault, c.built});
             where.push_back(i);
         } catch (const ScheduleError& e) {
             results[i].error = MeasureError::InstantiationError;

@@ -73,16 +73,24 @@ std::vector<CompareResult> worker_comparisons(const TaskData& data, const json& 
     return checks;
 }
 
-// The simulated worker (MeasureOptions::simulate_ms): no build, no worker process; the device
-// time is slept, so that several simulated workers on one small machine overlap as devices of a
-// cluster would.
-std::vector<MeasureResult> simulate(const std::vector<MeasureInput>& inputs, double ms) {
+// The simulated worker (MeasureOptions::simulate_ms): no worker process; the device time is
+// slept, so that several simulated workers on one small machine overlap as devices of a cluster
+// would. `built` (simulate_builds): the candidates' real builds, whose failures are theirs.
+std::vector<MeasureResult> simulate(const std::vector<MeasureInput>& inputs, double ms,
+                                    const std::vector<BuiltCandidate>* built) {
     std::vector<MeasureResult> results;
-    for (const MeasureInput& in : inputs) {
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    for (size_t i = 0; i < inputs.size(); ++i) {
         MeasureResult r;
-        r.costs = {simulated_cost(in.schedule)};
-        r.run_seconds = ms * 1e-3;  // the simulated time itself: records stay reproducible
+        if (built) {
+            r.build_seconds = (*built)[i].seconds;
+            r.error = (*built)[i].error;
+            r.error_message = (*built)[i].message;
+        }
+        if (r.error == MeasureError::None) {
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+            r.costs = {simulated_cost(inputs[i].schedule)};
+            r.run_seconds = ms * 1e-3;  // the simulated time itself: records stay reproducible
+        }
         r.timestamp = unix_time();
         results.push_back(std::move(r));
     }
@@ -251,24 +259,24 @@ std::vector<MeasureResult> Measurer::measure(const SearchTask& task,
     for (const MeasureInput& in : inputs)
         if (in.test_fault != TestFault::None && !m.options.allow_test_faults)
             TESSEL_THROW(RuntimeError) << "measurement: a test fault without allow_test_faults";
-    if (m.options.simulate_ms > 0) {
-        std::vector<MeasureResult> results = simulate(inputs, m.options.simulate_ms);
-        m.stats.candidates += static_cast<int64_t>(inputs.size());
-        m.stats.timing += since(t0);
-        m.stats.total += since(t0);
-        return results;
-    }
-    const TaskData& data = m.task_data(task);
-    int threads = m.options.build_threads > 0
-                      ? m.options.build_threads
-                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const bool simulated = m.options.simulate_ms > 0;
+    const TaskData* data = simulated ? nullptr : &m.task_data(task);
     auto tb = Clock::now();
-    std::vector<BuiltCandidate> built =
-        internal::build_candidates(task, inputs, threads, m.options.build_timeout_seconds);
+    std::vector<BuiltCandidate> built;
+    if (!simulated || m.options.simulate_builds)
+        built = internal::build_candidates(task, inputs, internal::build_thread_count(m.options),
+                                           m.options.build_timeout_seconds);
     m.stats.build += since(tb);
     std::vector<MeasureResult> results;
-    for (size_t i = 0; i < inputs.size(); ++i)
-        results.push_back(m.run_candidate(data, built[i], inputs[i]));
+    if (simulated) {
+        auto ts = Clock::now();
+        results =
+            simulate(inputs, m.options.simulate_ms, m.options.simulate_builds ? &built : nullptr);
+        m.stats.timing += since(ts);
+    } else {
+        for (size_t i = 0; i < inputs.size(); ++i)
+            results.push_back(m.run_candidate(*data, built[i], inputs[i]));
+    }
     m.stats.candidates += static_cast<int64_t>(inputs.size());
     m.stats.total += since(t0);
     return results;

@@ -155,16 +155,20 @@ void read_cluster(const json& j, Job& job, std::vector<std::string>& problems) {
         job.cluster.address = j.get<std::string>();
     } else if (j.is_object()) {
         Fields f(j, "cluster", collect_into(problems));
-        f.only({"address", "fallback"});
+        f.only({"address", "fallback", "build"});
         f.text("address", job.cluster.address);
         if (!f.has("address")) f.problem("cluster: no address (the Ray head's HOST:PORT, or auto)");
         f.text("fallback", job.cluster.fallback);
         if (!cluster_fallback_from_name(job.cluster.fallback))
             f.problem("cluster.fallback must be \"local\", \"wait\" or \"fail\", got \"" +
                       job.cluster.fallback + "\"");
+        f.text("build", job.cluster.build);
+        if (!cluster_build_from_name(job.cluster.build))
+            f.problem("cluster.build must be \"auto\", \"daemon\" or \"nodes\", got \"" +
+                      job.cluster.build + "\"");
     } else {
         return problems.push_back(
-            "cluster must be an object {address, fallback} or an address string");
+            "cluster must be an object {address, fallback, build} or an address string");
     }
     if (!job.cluster.address.empty() && !valid_cluster_address(job.cluster.address))
         problems.push_back("cluster: address \"" + job.cluster.address +
@@ -358,7 +362,9 @@ std::string job_to_json(const Job& job) {
               {"measure", options_json(job.tuning.measure, kJobMeasure)}};
     j.update(options_json(job.tuning, kJobTop));
     if (!job.cluster.address.empty())
-        j["cluster"] = {{"address", job.cluster.address}, {"fallback", job.cluster.fallback}};
+        j["cluster"] = {{"address", job.cluster.address},
+                        {"fallback", job.cluster.fallback},
+                        {"build", job.cluster.build}};
     return j.dump(2);
 }
 

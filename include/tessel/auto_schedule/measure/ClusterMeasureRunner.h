@@ -11,7 +11,8 @@
 //
 // The channel to the driver is a Unix socket pair carrying the measurement protocol's frames
 // (runtime/MeasureProtocol.h): Setup (the address, this tessel's version, the targets to warm)
-// answered by the cluster's nodes; Run (a MeasureRequest) answered by its results; Exit. A node
+// answered by the cluster's nodes; Run (a MeasureRequest) answered by its results, and while it
+// runs, Built frames carrying the modules this machine built for it (ClusterBuild); Exit. A node
 // that dies mid-measurement costs a re-measurement elsewhere (the driver's business); a lost
 // driver or head is this runner's: it falls back as ClusterOptions::fallback says.
 #pragma once
@@ -38,11 +39,29 @@ const char* cluster_fallback_name(ClusterFallback f);
 /// The fallback named `name`; nullopt for an unknown name.
 std::optional<ClusterFallback> cluster_fallback_from_name(const std::string& name);
 
+/// Where a cluster job's candidates are built (docs/distributed.md, "Where the builds run").
+enum class ClusterBuild {
+    /// The daemon builds the request's candidates in order, ahead of the nodes, and sends each
+    /// group of modules as it is done; a node with nothing built to time builds its next
+    /// candidate itself (taken from the request's end), so neither side waits for the other.
+    Auto,
+    /// Only the daemon builds (its build_threads); the nodes only time.
+    Daemon,
+    /// Each node builds what it times: nothing built travels.
+    Nodes,
+};
+
+/// "auto", "daemon", "nodes".
+const char* cluster_build_name(ClusterBuild b);
+/// The mode named `name`; nullopt for an unknown name.
+std::optional<ClusterBuild> cluster_build_from_name(const std::string& name);
+
 /// Where and how to measure on a cluster.
 struct ClusterOptions {
     /// Ray's address: "HOST:PORT" of the head's GCS (6379 by default), or "auto".
     std::string address;
     ClusterFallback fallback = ClusterFallback::Local;
+    ClusterBuild build = ClusterBuild::Auto;
     /// Seconds between attempts to reach a lost cluster again (ClusterFallback::Wait).
     double retry_seconds = 10;
     /// Seconds the driver may take to connect and report the nodes.

@@ -97,11 +97,23 @@ enum class TestFault : uint8_t {
     MalformedReply,    ///< the check run passes, then the timing reply's costs are not numbers
 };
 
+/// A candidate built ahead of its measurement, maybe on another machine (build_modules(); a
+/// cluster's daemon builds while its nodes time, docs/distributed.md).
+struct BuiltModule {
+    MeasureError error =
+        MeasureError::None;       ///< None, InstantiationError, BuildError, BuildTimeout
+    std::string message;          ///< why there is no module
+    std::vector<uint8_t> module;  ///< Module::save(false)
+    double seconds = 0;           ///< the build's time
+};
+
 /// One candidate.
 struct MeasureInput {
     Schedule schedule;  ///< a schedule of the task's DAG (e.g. replay(task.initial_schedule(), s))
     CandidateOrigin origin = CandidateOrigin::Manual;
     TestFault test_fault = TestFault::None;  ///< tests only (see TestFault)
+    /// Built already (build_modules() of this schedule): the Measurer skips its build stage.
+    std::shared_ptr<const BuiltModule> built = nullptr;
 };
 
 /// What measuring one candidate gave. Times in seconds.
@@ -150,6 +162,10 @@ struct MeasureOptions {
     /// deterministic time derived from its step list (simulated_cost()), so that a run on a
     /// cluster and a local run with the same seed write the same records.
     double simulate_ms = 0;
+    /// Tests and benchmarks, with simulate_ms: each candidate is built for real before its
+    /// simulated measurement (a build that fails is the candidate's error), so that where the
+    /// builds run shows in a job's time.
+    bool simulate_builds = false;
 
     /// The fields, described once (tessel/Options.h): job files' "measure", Python's keywords,
     /// tessel-tune's flags and the measurement protocol follow from it.
@@ -190,6 +206,8 @@ struct MeasureOptions {
         v.number("simulate_ms", s.simulate_ms, 0, 1e7, all,
                  "tests and benchmarks: simulate the worker, each candidate taking this many ms "
                  "and a cost derived from its steps (0: measure for real)");
+        v.flag("simulate_builds", s.simulate_builds, all,
+               "tests and benchmarks: with simulate_ms, build each candidate for real first");
     }
 };
 
@@ -233,6 +251,13 @@ public:
 private:
     std::unique_ptr<Impl> impl_;
 };
+
+/// Builds `inputs` of `task` as a Measurer's build stage would (options.build_threads threads,
+/// each build under options.build_timeout_seconds); one result per input, in order. An input
+/// built already is returned as it is.
+std::vector<BuiltModule> build_modules(const SearchTask& task,
+                                       const std::vector<MeasureInput>& inputs,
+                                       const MeasureOptions& options);
 
 /// The cost the simulated worker (MeasureOptions::simulate_ms) gives a schedule: between 1 and
 /// 2 ms, from a hash of its step list (the same in every process and on every machine).

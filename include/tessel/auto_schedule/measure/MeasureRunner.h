@@ -25,6 +25,9 @@ struct MeasureCandidate {
     std::string schedule_json;  ///< Schedule::to_json() of a schedule of the task's DAG
     CandidateOrigin origin = CandidateOrigin::Manual;
     TestFault test_fault = TestFault::None;  ///< tests only (MeasureOptions::allow_test_faults)
+    /// Built already, maybe on another machine (build_modules()): the measuring end only times
+    /// it. In JSON, "built": {error, message, module (base64), seconds}; absent: build there.
+    std::shared_ptr<const BuiltModule> built = nullptr;
 };
 
 /// What to measure: a task, candidates of it, and how.
@@ -47,6 +50,14 @@ std::string measure_result_to_json(const MeasureResult& result);
 MeasureResult measure_result_from_json(const std::string& text);
 std::string measure_options_to_json(const MeasureOptions& options);
 MeasureOptions measure_options_from_json(const std::string& text);
+
+/// A built module as the JSON object a candidate's "built" field holds.
+std::string built_module_to_json(const BuiltModule& built);
+
+/// The task of `request`, rebuilt from its JSON once per task key into `cache` (RuntimeError when
+/// the key is not its task's).
+const SearchTask& request_task(const MeasureRequest& request,
+                               std::map<std::string, SearchTask>& cache);
 
 /// "none", "segfault", "abort", "hang", "out_of_bounds_write", "wrong_values", "out_of_memory",
 /// "build_hang", "hang_while_timing", "malformed_reply".

@@ -37,8 +37,10 @@
 //                              flush_cache, build_timeout, run_timeout, build_threads)
 //   cluster                   measure on a Ray cluster (docs/distributed.md): {"address": the
 //                              head's HOST:PORT or "auto", "fallback": "local" (default), "wait"
-//                              or "fail"}, or the address alone as a string; tessel-tune's
-//                              --cluster and --cluster-fallback override it
+//                              or "fail", "build": where candidates are built, "auto" (default),
+//                              "daemon" or "nodes"}, or the address alone as a string;
+//                              tessel-tune's --cluster, --cluster-fallback and --cluster-build
+//                              override it
 // Those TuningOptions and MeasureOptions fields are described once, in their structs
 // (TuningOptions::fields, MeasureOptions::fields); `tessel-tune run` takes each as a flag too.
 #pragma once
@@ -94,6 +96,8 @@ struct JobCluster {
     std::string address;
     /// When the cluster is lost: "local", "wait" or "fail" (ClusterFallback's names).
     std::string fallback = "local";
+    /// Where candidates are built: "auto", "daemon" or "nodes" (ClusterBuild's names).
+    std::string build = "auto";
 };
 
 /// The tuning options a job starts from: TuningOptions' defaults, 16 measurements a round.
