@@ -14,7 +14,12 @@ run are the same and only the farm's size changes. Printed per node count:
 Checks first that every run wrote the records of the one-node run (timestamps aside).
 Bar (issue 60): 4 nodes measure >= 3.5 x one node's throughput.
 
+--builds: each candidate is also built for real (measure.simulate_builds), and each node count
+runs with each place of the builds (--cluster-build nodes, daemon, auto): the job's time and
+the farm's throughput against "nodes" (each node builds what it times, before timing it).
+
     benchmarks/run.sh tune_cluster_scaling [--nodes 1 2 4] [--trials 64] [--simulate-ms 500]
+                                           [--builds]
 """
 import argparse
 import json
@@ -46,16 +51,17 @@ def records(log_dir):
     return out
 
 
-def write_job(path, trials, per_round, simulate_ms, population):
+def write_job(path, trials, per_round, simulate_ms, population, builds=False):
     a, b = ts.placeholder((128, 128), name="a"), ts.placeholder((128, 128), name="b")
     ts.auto_schedule.extract_tasks(lambda x, y: ts.op.matmul(x, y), a, b, job=str(path),
                                    target=TARGET, trials=trials, measurements_per_round=per_round,
                                    search={"population": population, "generations": 2,
                                            "min_programs": per_round},
-                                   measure={"simulate_ms": simulate_ms})
+                                   measure={"simulate_ms": simulate_ms,
+                                            "simulate_builds": builds})
 
 
-def run_on(nodes, job, logs, tool):
+def run_on(nodes, job, logs, tool, build="auto"):
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
@@ -67,7 +73,8 @@ def run_on(nodes, job, logs, tool):
                    PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         t0 = time.monotonic()
         p = subprocess.run([tool, "run", str(job), "--log-dir", str(logs), "-q", "--cluster",
-                            cluster.address], capture_output=True, text=True, env=env)
+                            cluster.address, "--cluster-build", build],
+                           capture_output=True, text=True, env=env)
         wall = time.monotonic() - t0
     finally:
         cluster.shutdown()
@@ -86,7 +93,11 @@ def main():
     parser.add_argument("--per-round", type=int, default=16)
     parser.add_argument("--simulate-ms", type=float, default=500)
     parser.add_argument("--population", type=int, default=256)
+    parser.add_argument("--builds", action="store_true",
+                        help="build each candidate for real; compare where the builds run")
     args = parser.parse_args()
+    if args.builds:
+        return compare_builds(args)
     tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
     if not tool.exists():
         sys.exit("tessel-tune is not built beside this tessel package (%s)" % tool)
@@ -121,6 +132,39 @@ def main():
         print("bar: 4 nodes measure %.2f x one node's throughput (>= 3.5): %s"
               % (ratio, "met" if ratio >= 3.5 else "MISSED"))
         return 0 if ratio >= 3.5 else 1
+    return 0
+
+
+def without_build_seconds(rs):
+    return [dict(r, result={k: v for k, v in r["result"].items() if k != "build_seconds"})
+            for r in rs]
+
+
+def compare_builds(args):
+    """Each node count with the builds on the nodes, on the daemon, and both (auto)."""
+    tool = pathlib.Path(ts.__file__).resolve().parents[2] / "tools" / "tessel-tune" / "tessel-tune"
+    modes = ["nodes", "daemon", "auto"]
+    with tempfile.TemporaryDirectory() as tmp:
+        job = pathlib.Path(tmp) / "mm.json"
+        write_job(job, args.trials, args.per_round, args.simulate_ms, args.population, True)
+        reference = None
+        for n in sorted(set(args.nodes)):
+            runs = {}
+            for mode in modes:
+                logs = pathlib.Path(tmp) / ("logs%d%s" % (n, mode))
+                candidates, seconds, wall = run_on(n, job, logs, str(tool), mode)
+                got = without_build_seconds(records(logs))
+                reference = reference or got
+                if got != reference:
+                    sys.exit("%d nodes, builds on %s: other records than the first run" % (n, mode))
+                runs[mode] = (candidates / seconds, wall)
+                print("%d node(s), builds on %-6s: %d candidates measured in %.2f s (%.2f/s); "
+                      "job %.2f s" % (n, mode, candidates, seconds, candidates / seconds, wall),
+                      flush=True)
+            for mode in modes[1:]:
+                print("BENCH tune_cluster_scaling builds_%s_%d_nodes tessel=%.2f nodes=%.2f "
+                      "ratio=%.2f" % (mode, n, runs[mode][1], runs["nodes"][1],
+                                      runs["nodes"][1] / runs[mode][1]))
     return 0
 
 
