@@ -13,6 +13,8 @@ then the matmul geometric mean and minimum. Bars (issue 58): matmul geomean >= 0
 none below 0.6 x; batch_matmul >= 0.85 x each.
 
     python benchmarks/ops_default_cuda.py             every case
+    python benchmarks/ops_default_cuda.py --tf32      the products with allow_tf32=True, against
+                                                      PyTorch with TF32 on (cuBLAS's TF32 GEMM)
     python benchmarks/ops_default_cuda.py --dry-run   no GPU: build every case for sm_90
 """
 import math
@@ -26,6 +28,7 @@ import tessel as ts
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 
 DRY = "--dry-run" in sys.argv
+TF32 = "--tf32" in sys.argv  # the products on TF32 (allow_tf32), PyTorch's too
 ts.auto_schedule.use_shipped_logs(False)
 
 
@@ -41,17 +44,18 @@ def cases():
     out = []
     for m, n, k in matmul_shapes():
         out.append((f"matmul_{m}x{n}x{k}", "flop", [(m, k), (k, n)],
-                    lambda a, b: ts.op.matmul(a, b), lambda a, b: a @ b, 2.0 * m * n * k))
+                    lambda a, b: ts.op.matmul(a, b, allow_tf32=TF32), lambda a, b: a @ b,
+                    2.0 * m * n * k))
     for bsz, m, n, k in [(12, 128, 128, 64), (12, 128, 64, 128), (7, 100, 77, 33),
                          (3, 257, 129, 511), (16, 31, 500, 64)]:
         out.append((f"batch_matmul_{bsz}x{m}x{n}x{k}", "flop", [(bsz, m, k), (bsz, k, n)],
-                    lambda a, b: ts.op.batch_matmul(a, b), lambda a, b: a @ b,
+                    lambda a, b: ts.op.batch_matmul(a, b, allow_tf32=TF32), lambda a, b: a @ b,
                     2.0 * bsz * m * n * k))
     for m, n, k in [(128, 3072, 768), (128, 768, 3072), (77, 1000, 333)]:
         out.append((f"dense_gelu_{m}x{n}x{k}", "flop", [(m, k), (n, k), (n,)],
-                    lambda x, w, b: ts.op.dense(x, w, b, activation="gelu"),
+                    lambda x, w, b: ts.op.dense(x, w, b, activation="gelu", allow_tf32=TF32),
                     lambda x, w, b: gelu(x @ w.T + b), 2.0 * m * n * k))
-    for n, m in [(8192, 4096)]:
+    for n, m in [] if TF32 else [(8192, 4096)]:
         out.append((f"softmax_{n}x{m}", "byte", [(n, m)], lambda x: ts.op.softmax(x, axis=1),
                     lambda x: x.softmax(dim=1), 8.0 * n * m))
         out.append((f"layer_norm_{n}x{m}", "byte", [(n, m)],
@@ -86,9 +90,10 @@ def main():
 
     import cuda_bench
 
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    assert not torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = TF32
+    torch.backends.cudnn.allow_tf32 = TF32
+    assert torch.backends.cuda.matmul.allow_tf32 == TF32
+    bench = "ops_tf32_cuda" if TF32 else "ops_default_cuda"
     print("matmul shapes (m x n x k, seed 58):", " ".join(f"{m}x{n}x{k}"
                                                           for m, n, k in matmul_shapes()))
     gen = torch.Generator("cuda").manual_seed(1)
@@ -102,7 +107,8 @@ def main():
         f(*args, y)
         torch.cuda.synchronize()
         err = cuda_bench.relative_error(y, ref)
-        assert err < 1e-4, f"tessel's {name} is wrong: relative error {err}"
+        # TF32 keeps 10 mantissa bits of each operand: about 1e-3 of relative error
+        assert err < (5e-3 if TF32 else 1e-4), f"tessel's {name} is wrong: relative error {err}"
         t = cuda_bench.median_ms(lambda: f(*args, y))
         t_ref = cuda_bench.median_ms(lambda: ref_fn(*args))
         unit = "GFLOP/s" if kind == "flop" else "GB/s"
@@ -111,15 +117,17 @@ def main():
             logs.append(math.log(mine / theirs))
         print(f"{name:30s} tessel {mine:9.1f}  torch {theirs:9.1f} {unit:7s} ratio "
               f"{mine / theirs:.3f}")
-        lines.append(cuda_bench.bench_line("ops_default_cuda", name, mine, "torch", theirs))
-    print(f"matmul: geomean {math.exp(sum(logs) / len(logs)):.3f} x cuBLAS, lowest "
+        lines.append(cuda_bench.bench_line(bench, name, mine, "torch", theirs))
+    print(f"matmul: geomean {math.exp(sum(logs) / len(logs)):.3f} x cuBLAS"
+          f"{' (TF32)' if TF32 else ''}, lowest "
           f"{math.exp(min(logs)):.3f}")
     print("\n".join(lines))
 
 
 def dry_run():
     for case in cases():
-        build(case, "cuda -arch=sm_90")
+        ptx = build(case, "cuda -arch=sm_90").get_source("ptx")
+        assert not TF32 or "mma.sync.aligned.m16n8k8.row.col.f32.tf32" in ptx, case[0]
         print(f"{case[0]}: compiles for sm_90")
     print("ops_default_cuda: dry run done (no GPU timing)")
 

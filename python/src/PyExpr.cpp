@@ -210,6 +210,7 @@ void init_expr(py::module_& m) {
     TESSEL_DEF_UNARY(round);
     TESSEL_DEF_UNARY(trunc);
     TESSEL_DEF_UNARY(isnan);
+    TESSEL_DEF_UNARY(round_tf32);
 #undef TESSEL_DEF_UNARY
     m.def(
         "fma",

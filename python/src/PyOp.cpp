@@ -108,22 +108,25 @@ void def_matmul(py::module_& m) {
         m.def(
             name,
             [fn](const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
-                 py::object out_dtype, const std::string& name, py::object target) {
+                 py::object out_dtype, const std::string& name, py::object target,
+                 bool allow_tf32) {
                 return fn(a, b, transpose_a, transpose_b, opt_dtype(out_dtype), name,
-                          opt_target(target));
+                          opt_target(target), allow_tf32);
             },
             "a"_a, "b"_a, "transpose_a"_a = false, "transpose_b"_a = false,
-            "out_dtype"_a = py::none(), "name"_a = name, "target"_a = py::none());
+            "out_dtype"_a = py::none(), "name"_a = name, "target"_a = py::none(), py::kw_only(),
+            "allow_tf32"_a = false);
     m.def(
         "dense",
         [](const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
            const std::string& activation, py::object out_dtype, const std::string& name,
-           py::object target) {
+           py::object target, bool allow_tf32) {
             return op::dense(x, w, opt_tensor(bias), op::parse_activation(activation),
-                             opt_dtype(out_dtype), name, opt_target(target));
+                             opt_dtype(out_dtype), name, opt_target(target), allow_tf32);
         },
         "x"_a, "weight"_a, "bias"_a = py::none(), "activation"_a = "none",
-        "out_dtype"_a = py::none(), "name"_a = "dense", "target"_a = py::none());
+        "out_dtype"_a = py::none(), "name"_a = "dense", "target"_a = py::none(), py::kw_only(),
+        "allow_tf32"_a = false);
 }
 
 void def_conv(py::module_& m) {

@@ -68,6 +68,7 @@ from ._tessel import (  # noqa: F401,E402  (the public API, re-exported)
     ceil,
     round,
     trunc,
+    round_tf32,
     isnan,
     fma,
     max_value,

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tessel/ir/IROperator.h"
+
 namespace tessel {
 
 namespace {
@@ -281,6 +283,7 @@ double float_math(Intrinsic op, const Scalar* a) {
         case Intrinsic::round: return std::nearbyint(x);
         case Intrinsic::trunc: return std::trunc(x);
         case Intrinsic::fma: return std::fma(x, a[1].f, a[2].f);
+        case Intrinsic::round_tf32: return round_to_tf32(x);
         default: TESSEL_CHECK(false) << intrinsic_name(op) << " is not a float math intrinsic";
     }
     return 0;
@@ -385,11 +388,12 @@ Value ExprEvaluator::eval_node(const Expr& e) {
     case IRNodeType::T: return eval_binary(IRNodeType::T, e.as<T>()->a, e.as<T>()->b);
             TESSEL_EVAL_BINARY(Add)
             TESSEL_EVAL_BINARY(Sub)
-            TESSEL_EVAL_BINARY(Mul) TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod)
-                TESSEL_EVAL_BINARY(FloorDiv) TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min)
-                    TESSEL_EVAL_BINARY(Max) TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE)
-                        TESSEL_EVAL_BINARY(LT) TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT)
-                            TESSEL_EVAL_BINARY(GE) TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
+            TESSEL_EVAL_BINARY(Mul)
+            TESSEL_EVAL_BINARY(Div) TESSEL_EVAL_BINARY(Mod) TESSEL_EVAL_BINARY(FloorDiv)
+                TESSEL_EVAL_BINARY(FloorMod) TESSEL_EVAL_BINARY(Min) TESSEL_EVAL_BINARY(Max)
+                    TESSEL_EVAL_BINARY(EQ) TESSEL_EVAL_BINARY(NE) TESSEL_EVAL_BINARY(LT)
+                        TESSEL_EVAL_BINARY(LE) TESSEL_EVAL_BINARY(GT) TESSEL_EVAL_BINARY(GE)
+                            TESSEL_EVAL_BINARY(And) TESSEL_EVAL_BINARY(Or)
 #undef TESSEL_EVAL_BINARY
                                 case IRNodeType::Not : {
                 Value r = eval_node(e.as<Not>()->a);

@@ -15,12 +15,13 @@ const char* fragment_kind_name(FragmentKind k) {
         case FragmentKind::B16x2: return "B16x2";
         case FragmentKind::B16T: return "B16T";
         case FragmentKind::B16x2T: return "B16x2T";
+        case FragmentKind::B8T: return "B8T";
     }
     return "?";
 }
 
 bool fragment_kind_from_int(int64_t v, FragmentKind* out) {
-    if (v < 0 || v > static_cast<int64_t>(FragmentKind::B16x2T)) return false;
+    if (v < 0 || v > static_cast<int64_t>(FragmentKind::B8T)) return false;
     *out = static_cast<FragmentKind>(v);
     return true;
 }
@@ -35,6 +36,7 @@ FragmentShape fragment_shape(FragmentKind k) {
         case FragmentKind::B16x2: return {16, 16, 8};
         case FragmentKind::B16T: return {8, 16, 4};
         case FragmentKind::B16x2T: return {16, 16, 8};
+        case FragmentKind::B8T: return {8, 8, 2};
     }
     return {};
 }
@@ -59,6 +61,7 @@ FragmentPos fragment_element(FragmentKind k, int lane, int e) {
             FragmentPos p = fragment_element(FragmentKind::B16T, lane, e % 4);
             return {p.row + 8 * (e / 4), p.col};
         }
+        case FragmentKind::B8T: return {group, tid + 4 * e};
     }
     return {};
 }

@@ -393,10 +393,10 @@ void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
             << name << " takes 8 arguments and an optional B fragment kind, got " << args.size();
         FragmentKind k;
         auto c = args.size() == 9 ? as_const_int(args[8]) : std::optional<int64_t>(0);
-        TESSEL_CHECK(args.size() == 8 ||
-                     (c && fragment_kind_from_int(*c, &k) &&
-                      (k == FragmentKind::B16 || k == FragmentKind::B16T || k == FragmentKind::B8)))
-            << name << ": B's fragment kind must be B16, B16T or B8";
+        TESSEL_CHECK(args.size() == 8 || (c && fragment_kind_from_int(*c, &k) &&
+                                          (k == FragmentKind::B16 || k == FragmentKind::B16T ||
+                                           k == FragmentKind::B8 || k == FragmentKind::B8T)))
+            << name << ": B's fragment kind must be B16, B16T, B8 or B8T";
     } else {
         FragmentKind k;
         auto c = as_const_int(args[0]);

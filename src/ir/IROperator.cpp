@@ -1,6 +1,8 @@
 #include "tessel/ir/IROperator.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace tessel {
@@ -294,6 +296,19 @@ Expr sigmoid(Expr x) {
 }
 Expr erf(Expr x) {
     return float_intrinsic(Intrinsic::erf, {std::move(x)});
+}
+Expr round_tf32(Expr x) {
+    if (x.defined() && x.type().element_of() != Float(32))
+        TESSEL_THROW(DSLError) << "round_tf32: expects a float32 argument, got " << x.type();
+    return float_intrinsic(Intrinsic::round_tf32, {std::move(x)});
+}
+double round_to_tf32(double v) {
+    float f = static_cast<float>(v);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    std::memcpy(&f, &u, 4);
+    return f;
 }
 Expr sin(Expr x) {
     return float_intrinsic(Intrinsic::sin, {std::move(x)});

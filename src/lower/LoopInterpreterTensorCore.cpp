@@ -16,6 +16,7 @@
 
 #include "LoopInterpreterImpl.h"
 #include "tessel/ir/Fragment.h"
+#include "tessel/ir/IROperator.h"
 #include "tessel/lower/StorageFlatten.h"
 
 namespace tessel::internal {
@@ -32,19 +33,16 @@ FragmentKind kind_arg(const Call* op, size_t a) {
 
 // float32 rounded to tf32 (10 mantissa bits, nearest, ties away from zero: cvt.rna.tf32.f32).
 double to_tf32(double v) {
-    float f = static_cast<float>(v);
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
-    std::memcpy(&f, &u, 4);
-    return f;
+    return round_to_tf32(v);
 }
 
 // The fragment kinds of mma_sync's A and B: A16/B16 for 16-bit inputs (B16T where the call says
-// so: B's buffer indexed [n][k]), A8/B8 for tf32.
+// so: B's buffer indexed [n][k]), A8/B8 for tf32 (B8T for [n][k]).
 std::pair<FragmentKind, FragmentKind> mma_kinds(const Call* op) {
     if (op->args.size() > 8 && kind_arg(op, 8) == FragmentKind::B16T)
         return {FragmentKind::A16, FragmentKind::B16T};
+    if (op->args.size() > 8 && kind_arg(op, 8) == FragmentKind::B8T)
+        return {FragmentKind::A8, FragmentKind::B8T};
     if (op->args[2].type().bits == 16) return {FragmentKind::A16, FragmentKind::B16};
     return {FragmentKind::A8, FragmentKind::B8};
 }
@@ -159,14 +157,15 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
         for (double& x : a) x = to_tf32(x);
         for (double& x : b) x = to_tf32(x);
     }
-    if (kb == FragmentKind::B16T) {  // gathered [n][k]: as [k][n]
+    const bool b_nk = kb == FragmentKind::B16T || kb == FragmentKind::B8T;
+    if (b_nk) {  // gathered [n][k]: as [k][n]
         std::vector<double> t(b.size());
         for (int j = 0; j < fb.rows; ++j)
             for (int x = 0; x < fb.cols; ++x)
                 t[static_cast<size_t>(x * fb.rows + j)] = b[static_cast<size_t>(j * fb.cols + x)];
         b = std::move(t);
     }
-    const int m = fa.rows, n = kb == FragmentKind::B16T ? fb.rows : fb.cols, kk = fa.cols;
+    const int m = fa.rows, n = b_nk ? fb.rows : fb.cols, kk = fa.cols;
     std::vector<double> d(static_cast<size_t>(m * n));
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {

@@ -890,7 +890,9 @@ Stmt NestBuilder::tensorized_nest(int i) {
         case TensorIntrinKind::Mma: {
             std::vector<Expr> mma = {args[0], args[1], args[2], args[3],
                                      args[4], args[5], args[0], args[1]};
-            if (in.trans) mma.push_back(kind(FragmentKind::B16T));  // B read [n][k]
+            if (in.trans)  // B read [n][k]
+                mma.push_back(
+                    kind(in.fragment == FragmentKind::A8 ? FragmentKind::B8T : FragmentKind::B16T));
             call = Evaluate::make(Call::make(Intrinsic::mma_sync, mma));
             break;
         }

@@ -111,10 +111,10 @@ void copy_by_block(Schedule& s, int st, int64_t vector, int64_t warps_y, int64_t
     if (vector > 1) n.vectorize("vec");
 }
 
-// The 16-bit elements a copy of rows of `row` elements moves per access: 16 bytes where every
-// row starts 16-byte aligned, else narrower.
-int64_t row_vector(int64_t row) {
-    for (int64_t v : {8, 4, 2})
+// The elements (of `bytes` bytes) a copy of rows of `row` elements moves per access: 16 bytes
+// where every row starts 16-byte aligned, else narrower.
+int64_t row_vector(int64_t row, int64_t bytes) {
+    for (int64_t v = 16 / bytes; v >= 2; v /= 2)
         if (row % v == 0) return v;
     return 1;
 }
@@ -123,7 +123,7 @@ int64_t row_vector(int64_t row) {
 
 std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
                                                         int64_t k, bool direct_store,
-                                                        const Target& target) {
+                                                        const Target& target, int64_t elem_bytes) {
     if (m < 16 || n < 16 || k < 16) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
@@ -131,6 +131,8 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
     std::optional<TensorCoreTiles> best;
     for (TensorCoreTiles t : kCandidates) {
         if (t.bm < 64 && k > kSmallTilesK) break;
+        t.elem_bytes = elem_bytes;
+        if (elem_bytes == 4) t.bk = std::max<int64_t>(16, t.bk / 2);
         // The k tile that pads k least (the larger where they tie).
         for (int64_t bk = t.bk / 2; bk >= 16; bk /= 2)
             if (ceil_div(k, bk) * bk < ceil_div(k, t.bk) * t.bk) t.bk = bk;
@@ -160,16 +162,30 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
 
 namespace {
 
+// Whether a product's body is sum(round_tf32(A[..]) * round_tf32(B[..])).
+bool rounded_to_tf32(const Expr& body) {
+    const auto* r = body.as<Reduce>();
+    const auto* mul = r && r->source.size() == 1 ? r->source[0].as<Mul>() : nullptr;
+    auto rounded = [](const Expr& e) {
+        const auto* c = e.as<Call>();
+        return c && c->op == Intrinsic::round_tf32 && c->args[0].as<TensorRead>();
+    };
+    return mul && rounded(mul->a) && rounded(mul->b);
+}
+
 // A product the tensor cores compute: its mma intrinsic, its two reads (A, B) and its extents.
 struct GemmMatch {
     const char* mma = nullptr;
     std::vector<MatchedRead> reads;
     int64_t batch = 1, m = 0, n = 0, k = 0;
+    bool tf32 = false;
+    int64_t elem_bytes() const { return tf32 ? 4 : 2; }
 };
 
 // C[lead.., i, j] = sum_k A[.., i, k] * B[.., k, j] (or B[.., j, k]) of two float16 or bfloat16
-// placeholders accumulated in float32; the k index may be split-K's `part * length + k`, and
-// `split` (split-K's partial sums) admits its bound `part * length + k < k's extent`.
+// placeholders accumulated in float32 (or float32 ones rounded to tf32); the k index may be
+// split-K's `part * length + k`, and `split` (split-K's partial sums) admits its bound `part *
+// length + k < k's extent`.
 std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
     const ComputeOpNode* c = as_compute(op);
     if (!c || (c->axis.size() != 2 && c->axis.size() != 3) || c->reduce_axis.size() != 1 ||
@@ -180,7 +196,10 @@ std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
         inputs[0].dtype() != inputs[1].dtype())
         return std::nullopt;
     const Type in = inputs[0].dtype();
-    if (in != Float(16) && in != BFloat(16)) return std::nullopt;
+    // float32 only as tf32: both operands' reads rounded (op::matmul's allow_tf32); a plain
+    // float32 product stays float32 on the CUDA cores.
+    const bool tf32 = in == Float(32) && rounded_to_tf32(c->body[0]);
+    if (in != Float(16) && in != BFloat(16) && !tf32) return std::nullopt;
     const size_t d = c->axis.size();
     std::vector<Expr> lead;
     for (size_t ax = 0; ax + 2 < d; ++ax) lead.push_back(c->axis[ax].var());
@@ -188,8 +207,10 @@ std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
     GemmMatch g;
     // B read k-major (B[k, j]) or n-major (B[j, k]: dense's weight, attention's K).
     for (bool b_nk : {false, true}) {
-        const char* name = in == Float(16) ? (b_nk ? "mma_m16n8k16_f16_bt" : "mma_m16n8k16_f16")
-                                           : (b_nk ? "mma_m16n8k16_bf16_bt" : "mma_m16n8k16_bf16");
+        const char* name = tf32 ? (b_nk ? "mma_m16n8k8_tf32_bt" : "mma_m16n8k8_tf32")
+                           : in == Float(16)
+                               ? (b_nk ? "mma_m16n8k16_f16_bt" : "mma_m16n8k16_f16")
+                               : (b_nk ? "mma_m16n8k16_bf16_bt" : "mma_m16n8k16_bf16");
         g.reads.clear();
         std::vector<Expr> bounds;
         if (match_tensor_intrin(*find_tensor_intrin(name), c->body[0], Float(32), &g.reads,
@@ -203,6 +224,7 @@ std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
         }
     }
     if (!g.mma) return std::nullopt;
+    g.tf32 = tf32;
     auto extent = [](const IterVar& v) { return as_const_int(v.dom().extent).value_or(0); };
     g.batch = d == 3 ? extent(c->axis[0]) : 1;
     g.m = extent(c->axis[d - 2]);
@@ -237,13 +259,15 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
     const bool direct = q < 0 || only_converts(qop, dag_op);
     std::optional<TensorCoreTiles> tiles =
-        choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, direct, target);
+        choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, direct, target, g->elem_bytes());
     if (!tiles) return std::nullopt;
 
     TensorCorePlan p;
     Operation op = dag_op;
     const bool b_nk = find_tensor_intrin(g->mma)->trans;
-    if (auto w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, b_nk, direct, target)) {
+    std::optional<TensorCoreTiles> w;
+    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, b_nk, direct, target);
+    if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
         const bool f16 = op_inputs(dag_op).at(0).dtype() == Float(16);
         p.tiles = *w;
@@ -275,7 +299,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         g = match_gemm(op, true);
         TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
                         << " are not a tensor-core product";
-        tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target);
+        tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes());
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
         p.split_sum = dag_op;
         p.sum_consumer = qop;
@@ -285,14 +309,16 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     p.tiles = *tiles;
     p.mma = g->mma;
     p.b_nk = find_tensor_intrin(g->mma)->trans;
+    p.tf32 = g->tf32;
     const std::vector<MatchedRead>& reads = g->reads;
     // An operand whose rows have an odd length cannot be copied by cp.async (4 to 16 bytes from
     // an aligned address; 2-byte copies through registers starve the mma at long k): it is
     // copied whole into a global buffer whose rows are padded to 16 bytes (a kernel of its own,
     // one pass over the operand, part of the call), and its tiles copy from there.
+    // (cp.async copies a float32 element, 4 bytes, wherever it lies.)
     auto source = [&](const Tensor& t, bool& padded) {
         const int64_t row = as_const_int(t.shape().back()).value_or(1);
-        if (row_vector(row) >= 2) return t.op();
+        if (p.tf32 || row_vector(row, 2) >= 2) return t.op();
         const int copy = s.cache_read(s.stage_of(t), "global", {stage_of_op(s, op)});
         s.storage_align(copy, static_cast<int>(t.shape().size()) - 2, 8, 0);
         padded = true;
@@ -454,8 +480,9 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
                        : std::vector<std::string>{"i", "j", "k"});
     f.split("i", 16, "fi", "i");
     f.split("j", 8, "fj", "j");
-    f.split("k", 16, "k", "kk");
-    f.split("k", t.bk / 16, "ko", "ki");
+    const int64_t kk = p.tf32 ? 8 : 16;  // one mma's k
+    f.split("k", kk, "k", "kk");
+    f.split("k", t.bk / kk, "ko", "ki");
     order = {"ko", "ki", "fi", "fj", "i", "j", "kk"};
     if (batched) order.insert(order.begin(), "b");
     f.reorder(order);
@@ -475,8 +502,25 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
         a_batched ? std::vector<std::string>{"b", "i", "k"} : std::vector<std::string>{"i", "k"});
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
-    s.tensorize(af, fa.pos("i"), "ldmatrix_a");
-    if (p.b_nk) {  // [n][k]: 16 x 16 tiles along n by ldmatrix (no .trans) into B16x2T
+    s.tensorize(af, fa.pos("i"), p.tf32 ? "load_a8" : "ldmatrix_a");
+    if (p.tf32 && p.b_nk) {  // B's 8 x 8 (n x k) fragments by plain loads into B8T
+        LoopNest fb(s, bf,
+                    b_batched ? std::vector<std::string>{"b", "j", "k"}
+                              : std::vector<std::string>{"j", "k"});
+        fb.split("j", 8, "fb", "j");
+        fb.unroll("fb");
+        s.tensorize(bf, fb.pos("j"), "load_b8t");
+    } else if (p.tf32) {  // B's 8 x 8 (k x n) fragments by plain loads from the k-major tile
+        LoopNest fb(s, bf,
+                    b_batched ? std::vector<std::string>{"b", "k", "j"}
+                              : std::vector<std::string>{"k", "j"});
+        fb.split("j", 8, "fb", "j");
+        order = {"fb", "k", "j"};
+        if (b_batched) order.insert(order.begin(), "b");
+        fb.reorder(order);
+        fb.unroll("fb");
+        s.tensorize(bf, fb.pos("k"), "load_b8");
+    } else if (p.b_nk) {  // [n][k]: 16 x 16 tiles along n by ldmatrix (no .trans) into B16x2T
         LoopNest fb(s, bf,
                     b_batched ? std::vector<std::string>{"b", "j", "k"}
                               : std::vector<std::string>{"j", "k"});
@@ -496,8 +540,11 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     }
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
     // The elements a copy moves per access: 8 (16 bytes) from a padded copy.
-    auto vector = [](const Operation& tile, bool padded) {
-        return padded ? 8 : row_vector(as_const_int(op_output(tile, 0).shape().back()).value_or(1));
+    const int64_t bytes = p.tf32 ? 4 : 2;
+    auto vector = [&](const Operation& tile, bool padded) {
+        return padded
+                   ? 8
+                   : row_vector(as_const_int(op_output(tile, 0).shape().back()).value_or(1), bytes);
     };
     const int64_t a_vector = vector(p.a_shared, p.a_padded),
                   b_vector = vector(p.b_shared, p.b_padded);
@@ -509,7 +556,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
                       t.bm / t.wm, false);
         // cp.async copies 4, 8 or 16 bytes: 2-byte copies are double-buffered through registers
         // instead.
-        if (std::min(a_vector, b_vector) >= 2)
+        if (std::min(a_vector, b_vector) * bytes >= 4)
             s.pipeline(st, t.stages);
         else
             s.double_buffer(st);

@@ -22,10 +22,11 @@ struct TensorCoreTiles {
     /// The output tile goes through shared memory (fp32) to the consumer, whose copy out guards
     /// the rows and columns past the output (any m and n) and applies the epilogue.
     bool shared_epilogue = false;
+    int64_t elem_bytes = 2;  ///< the operands' element size: 2 (16-bit), 4 (float32 as tf32)
     int64_t warps() const { return (bm / wm) * (bn / wn); }
     /// Bytes of shared memory a block uses: the pipelined operand tiles and the epilogue's tile.
     int64_t shared_bytes() const {
-        return (bm * bk + bk * bn) * 2 * stages + (shared_epilogue ? bm * bn * 4 : 0);
+        return (bm * bk + bk * bn) * elem_bytes * stages + (shared_epilogue ? bm * bn * 4 : 0);
     }
 };
 
@@ -33,9 +34,11 @@ struct TensorCoreTiles {
 /// multiple of 16 (the reduction's tiles must be whole) or the product is smaller than a
 /// fragment. `direct_store` says whether the consumer can store the fragments itself (no
 /// epilogue beyond a conversion): then tiles that divide m and n skip the shared epilogue.
+/// `elem_bytes` 4 (tf32) halves the candidates' k tiles (their shared tiles would not fit).
 std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
                                                         int64_t k, bool direct_store,
-                                                        const Target& target);
+                                                        const Target& target,
+                                                        int64_t elem_bytes = 2);
 
 /// A tensor-core product found in the DAG, its caches inserted (before inlining), its loops
 /// scheduled by schedule_tensor_core (after).
@@ -43,6 +46,8 @@ struct TensorCorePlan {
     TensorCoreTiles tiles;
     const char* mma = nullptr;
     bool b_nk = false;  ///< B is read [n][k] (mma ..._bt, ldmatrix_bt_x4)
+    /// float32 operands rounded to tf32 (mma_m16n8k8_tf32: k steps of 8, plain fragment loads).
+    bool tf32 = false;
     Operation a_shared, a_frag, b_shared, b_frag, acc, store;
     /// Whether A's (B's) tiles copy from a global copy whose rows are padded to 16 bytes (rows
     /// of an odd length, which cp.async cannot copy from where they lie).
@@ -66,9 +71,10 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
                                                   const Target& target);
 
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
-/// k]) of two float16 or bfloat16 placeholders accumulated in float32, on a cuda target of sm_80 or
-/// newer: its caches inserted into `s` (`q` is its element-wise consumer, -1 for none) and the
-/// plan.
+/// k]) of two float16 or bfloat16 placeholders accumulated in float32, or of two float32 ones
+/// rounded to tf32 (round_tf32(A[.., i, k]) * round_tf32(B[.., k, j]): op::matmul's allow_tf32),
+/// on a cuda target of sm_80 or newer: its caches inserted into `s` (`q` is its
+/// element-wise consumer, -1 for none) and the plan.
 std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
                                                const Target& target);
 

@@ -50,6 +50,14 @@ struct Operands {
     }
 };
 
+// An operand of the product, widened to the accumulator; rounded to tf32 where `allow_tf32`
+// asks for it and the product is float32 in float32 (other types ignore it, as PyTorch's flag).
+Expr tf32_operand(const Expr& x, const internal::Accumulation& acc, bool allow_tf32) {
+    Expr w = acc.widen(x);
+    if (allow_tf32 && x.type() == Float(32) && acc.accumulate == Float(32)) return round_tf32(w);
+    return w;
+}
+
 // The batch index of an operand of batch extent `extent` (a batch of one broadcasts).
 std::vector<Expr> batch_index(const std::vector<int64_t>& extent, const Var& bt) {
     if (extent.empty()) return {};
@@ -119,7 +127,7 @@ Tensor shifted_s8s8(const Operands& o, int64_t m, int64_t n, int64_t k_len,
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
               std::optional<Type> out_dtype, const std::string& name,
-              const std::optional<Target>& target) {
+              const std::optional<Target>& target, bool allow_tf32) {
     const char* op = name.c_str();
     internal::check_rank(a, 2, op, "a");
     internal::check_rank(b, 2, op, "b");
@@ -138,14 +146,15 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
             Var i = v[0], j = v[1];
             Expr x = transpose_a ? a(k.var(), i) : a(i, k.var());
             Expr y = transpose_b ? b(j, k.var()) : b(k.var(), j);
-            return tessel::sum(acc.widen(x) * acc.widen(y), {k});
+            return tessel::sum(tf32_operand(x, acc, allow_tf32) * tf32_operand(y, acc, allow_tf32),
+                               {k});
         },
         name);
 }
 
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
                     std::optional<Type> out_dtype, const std::string& name,
-                    const std::optional<Target>& target) {
+                    const std::optional<Target>& target, bool allow_tf32) {
     const char* op = name.c_str();
     internal::check_rank(a, 3, op, "a");
     internal::check_rank(b, 3, op, "b");
@@ -171,14 +180,15 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool tra
             Expr bb = sb[0] == 1 ? make_zero(bt.type()) : Expr(bt);
             Expr x = transpose_a ? a(ba, k.var(), i) : a(ba, i, k.var());
             Expr y = transpose_b ? b(bb, j, k.var()) : b(bb, k.var(), j);
-            return tessel::sum(acc.widen(x) * acc.widen(y), {k});
+            return tessel::sum(tf32_operand(x, acc, allow_tf32) * tf32_operand(y, acc, allow_tf32),
+                               {k});
         },
         name);
 }
 
 Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias, Activation act,
              std::optional<Type> out_dtype, const std::string& name,
-             const std::optional<Target>& target) {
+             const std::optional<Target>& target, bool allow_tf32) {
     const char* op = name.c_str();
     internal::check_rank(x, 2, op, "x");
     internal::check_rank(weight, 2, op, "weight");
@@ -194,9 +204,9 @@ Tensor dense(const Tensor& x, const Tensor& weight, const Tensor& bias, Activati
     if (act != Activation::None && act != Activation::ReLU) internal::check_float(x, op, "x");
     internal::Accumulation acc = internal::accumulation(x.dtype(), out_dtype, op);
     bool epilogue = bias.defined() || act != Activation::None;
-    if (!epilogue) return matmul(x, weight, false, true, out_dtype, name, target);
+    if (!epilogue) return matmul(x, weight, false, true, out_dtype, name, target, allow_tf32);
     // The product in the accumulator's type; bias and activation applied in it, then narrowed.
-    Tensor y = matmul(x, weight, false, true, acc.accumulate, name + ".matmul", target);
+    Tensor y = matmul(x, weight, false, true, acc.accumulate, name + ".matmul", target, allow_tf32);
     return compute(
         y.shape(),
         [&](Var i, Var j) {

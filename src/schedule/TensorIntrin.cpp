@@ -69,6 +69,7 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"mma_m16n8k16_f16", K::Mma, mma_pattern(h, 16, 8, 16), F::A16, false, {}});
     v.push_back({"mma_m16n8k16_bf16", K::Mma, mma_pattern(b, 16, 8, 16), F::A16, false, {}});
     v.push_back({"mma_m16n8k8_tf32", K::Mma, mma_pattern(f, 16, 8, 8), F::A8, false, {}});
+    v.push_back({"mma_m16n8k8_tf32_bt", K::Mma, mma_pattern(f, 16, 8, 8, true), F::A8, true, {}});
     v.push_back({"mma_m16n8k16_f16_bt", K::Mma, mma_pattern(h, 16, 8, 16, true), F::A16, true, {}});
     v.push_back(
         {"mma_m16n8k16_bf16_bt", K::Mma, mma_pattern(b, 16, 8, 16, true), F::A16, true, {}});
@@ -87,6 +88,7 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"load_b16", K::LoadFragment, copy_pattern(h, 16, 8, false), F::B16, false, {b}});
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});
     v.push_back({"load_b8", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8, false, {}});
+    v.push_back({"load_b8t", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8T, false, {}});
     v.push_back({"store_c", K::StoreFragment, copy_pattern(f, 16, 8, false), F::C, false, {}});
     for (int n : kWgmmaWidths)
         for (bool bt : {false, true})
@@ -111,6 +113,12 @@ public:
 
     std::string match(const Expr& p, const Expr& s) {
         if (!why_.empty()) return why_;
+        // The tf32 mma rounds its operands to tf32 itself: an operand read rounded so
+        // (round_tf32, op::matmul's allow_tf32) is what it computes.
+        if (const auto* c = s.as<Call>(); c && c->op == Intrinsic::round_tf32 &&
+                                          p.as<TensorRead>() && in_.kind == TensorIntrinKind::Mma &&
+                                          in_.fragment == FragmentKind::A8)
+            return match(p, c->args[0]);
         if (p.node_type() != s.node_type()) return differ(p, s, "a different operation");
         if (const auto* pr = p.as<TensorRead>()) return read(pr, s.as<TensorRead>());
         if (p.type() != s.type()) return differ(p, s, "a different type");

@@ -115,3 +115,31 @@ TEST(SpmdTensorCore, LdmatrixX4TransIsTwoBFragmentsOfAKMajorTile) {
 TEST(SpmdTensorCore, LdmatrixX4IsTwoBFragmentsOfAnNMajorTile) {
     check_ldmatrix(FragmentKind::B16x2, false);
 }
+
+TEST(SpmdTensorCore, EveryFragmentKindCoversItsTileOnceAndTransposedKindsHoldTheSameValues) {
+    for (int v = 0; v <= static_cast<int>(FragmentKind::B8T); ++v) {
+        FragmentKind k;
+        ASSERT_TRUE(fragment_kind_from_int(v, &k));
+        const FragmentShape f = fragment_shape(k);
+        std::vector<int> seen(static_cast<size_t>(f.rows * f.cols), 0);
+        for (int lane = 0; lane < 32; ++lane)
+            for (int e = 0; e < f.elems_per_lane; ++e) {
+                FragmentPos p = fragment_element(k, lane, e);
+                ASSERT_TRUE(p.row >= 0 && p.row < f.rows && p.col >= 0 && p.col < f.cols)
+                    << fragment_kind_name(k);
+                ++seen[static_cast<size_t>(p.row * f.cols + p.col)];
+            }
+        for (int n : seen) EXPECT_EQ(n, 1) << fragment_kind_name(k);
+    }
+    // A transposed kind's lane holds the element its plain kind holds, at (col, row).
+    for (auto [plain, t] : {std::pair{FragmentKind::B8, FragmentKind::B8T},
+                            std::pair{FragmentKind::B16, FragmentKind::B16T}})
+        for (int lane = 0; lane < 32; ++lane)
+            for (int e = 0; e < fragment_shape(plain).elems_per_lane; ++e) {
+                FragmentPos p = fragment_element(plain, lane, e), q = fragment_element(t, lane, e);
+                EXPECT_EQ(p.row, q.col) << fragment_kind_name(t);
+                EXPECT_EQ(p.col, q.row) << fragment_kind_name(t);
+            }
+    FragmentKind out;
+    EXPECT_FALSE(fragment_kind_from_int(static_cast<int>(FragmentKind::B8T) + 1, &out));
+}

@@ -20,6 +20,8 @@
 //    weight, attention's K): element e of 4 is at row groupID, column tid * 2 + e % 2 + 8 *
 //    (e / 2) — B16's element, transposed; the lanes hold the same values as for B16.
 //  - B16x2T (16 x 16, n x k): two B16T fragments, rows 0..7 then 8..15.
+//  - B8T (8 x 8, n x k): a B8 fragment in a buffer indexed [n][k]: element e of 2 is at row
+//    groupID, column tid + 4 * e — B8's element, transposed; the lanes hold the same values.
 //
 // A "warp"-scope buffer (StorageScope::Warp) of logical shape [rows][cols] is a grid of fragments
 // of one kind, tiles of rows x cols; fragment (r, c) of the grid (r = row / tile rows, c = col /
@@ -45,9 +47,10 @@ enum class FragmentKind : uint8_t {
     B16x2,   ///< two B16 fragments side by side: 16 x 16 (k x n), what ldmatrix .x4 loads
     B16T,    ///< a B16 fragment in a buffer indexed [n][k]: 8 x 16 (n x k)
     B16x2T,  ///< two B16T fragments stacked: 16 x 16 (n x k), what ldmatrix .x4 loads
+    B8T,     ///< a B8 fragment in a buffer indexed [n][k]: 8 x 8 (n x k)
 };
 
-/// "A16", "B16", "C", "A8", "B8", "B16x2", "B16T", "B16x2T".
+/// "A16", "B16", "C", "A8", "B8", "B16x2", "B16T", "B16x2T", "B8T".
 const char* fragment_kind_name(FragmentKind k);
 /// Parses an int constant of an intrinsic's kind argument; false when out of range.
 bool fragment_kind_from_int(int64_t v, FragmentKind* out);

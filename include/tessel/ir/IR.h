@@ -572,6 +572,7 @@ struct Let : ExprNodeBase<Let> {
     X(abs, 1, true)          /* ints and floats */                                       \
     X(floor, 1, true) X(ceil, 1, true) X(round, 1, true) X(trunc, 1, true)               \
     X(fma, 3, true)          /* a * b + c, rounded once */                               \
+    X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */  \
     X(isnan, 1, true)        /* float -> bool */                                         \
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
@@ -588,6 +589,11 @@ struct Let : ExprNodeBase<Let> {
     X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)
 // clang-format on
 
+// round_tf32(x) (float32): x rounded to the tensor cores' tf32 (its 10 leading mantissa bits, to
+// nearest, ties away from zero, as cvt.rna.tf32.f32; infinities and NaN unchanged), as a float32.
+// A float32 product whose operands are rounded so (op::matmul's allow_tf32) is what
+// mma_m16n8k8_tf32 computes: tensorize takes the roundings into the mma.
+//
 // thread_allreduce(n, m, values[n], identity[n], lhs[n], rhs[n], result[n], dest[n], threads[m])
 // is a statement (an Evaluate) that every thread of a block executes together, like a barrier:
 //  - n (int32 constant): the number of values reduced together (argmax: 2, value and index);

@@ -73,6 +73,10 @@ Expr rsqrt(Expr x);
 Expr tanh(Expr x);
 Expr sigmoid(Expr x);
 Expr erf(Expr x);
+/// x (float32) rounded to tf32 (Intrinsic::round_tf32).
+Expr round_tf32(Expr x);
+/// The value round_tf32 gives for v (a float32 value held as a double).
+double round_to_tf32(double v);
 Expr sin(Expr x);
 Expr cos(Expr x);
 Expr pow(Expr x, Expr y);

@@ -13,7 +13,10 @@
 //   mma_m16n8k16_f16, mma_m16n8k16_bf16   C[i, j] += float32(A[i, k]) * float32(B[k, j]),
 //                                         16 x 8 x 16; A, B, C fragments ("warp" scope)
 //   mma_m16n8k8_tf32                      C[i, j] += A[i, k] * B[k, j] (float32 rounded to
-//                                         tf32), 16 x 8 x 8
+//                                         tf32), 16 x 8 x 8; the reads may be rounded already
+//                                         (round_tf32(A[i, k]): op::matmul's allow_tf32)
+//   mma_m16n8k8_tf32_bt                   the same with B read n x k, its fragments in a warp
+//                                         buffer indexed [n][k] (B8T)
 //   mma_m16n8k16_f16_bt, _bf16_bt         C[i, j] += float32(A[i, k]) * float32(B[j, k]): B read
 //                                         n x k (dense's weight, attention's K), its fragments
 //                                         in a warp buffer indexed [n][k] (B16T)
@@ -24,6 +27,7 @@
 //   ldmatrix_bt, ldmatrix_bt_x4           D[n, k] = S[n, k], 8 x 16 or 16 x 16, an n-major
 //                                         shared tile -> B16T fragments indexed [n][k]
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
+//   load_b8t                              8 x 8 (n x k) plain loads into a B8T fragment
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)
 //   wgmma_m64n<N>k16_f16, _bf16           one warp's share of Hopper's warp-group mma (sm_90a):

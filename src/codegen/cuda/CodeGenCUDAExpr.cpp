@@ -415,6 +415,7 @@ std::string CodeGenCUDA::float_math(const Call* op, int lane) {
         case Intrinsic::round: return fn("rint");  // nearest even, as nearbyint
         case Intrinsic::trunc: return fn("trunc");
         case Intrinsic::fma: return fn("fma");
+        case Intrinsic::round_tf32: return "tsl_round_tf32(" + a[0] + ")";
         default: break;
     }
     TESSEL_THROW(CompileError) << "cuda: intrinsic " << intrinsic_name(op->op) << " on " << t

@@ -34,6 +34,11 @@ __device__ __forceinline__ unsigned short tsl_f2b(float f) {
 #endif
 }
 __device__ __forceinline__ float tsl_rb(float f) { return tsl_b2f(tsl_f2b(f)); }
+// float32 rounded to tf32 (ir/IR.h, round_tf32): nearest, ties away from zero, as cvt.rna.
+__device__ __forceinline__ float tsl_round_tf32(float f) {
+    unsigned u = __float_as_uint(f);
+    return (u & 0x7f800000u) == 0x7f800000u ? f : __uint_as_float((u + 0x1000u) & 0xffffe000u);
+}
 
 // A swizzled shared-memory index (ir/IR.h, swizzle): o >= 0, v and p powers of two.
 __device__ __forceinline__ int tsl_swizzle(int o, unsigned v, unsigned s, unsigned p) {

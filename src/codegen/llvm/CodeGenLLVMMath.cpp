@@ -108,6 +108,15 @@ llvm::Value* CodeGenLLVM::emit_float_math(const Call* op, std::vector<llvm::Valu
             return builder_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), unary(I::sqrt));
         case Intrinsic::fma:
             return builder_.CreateIntrinsic(I::fma, {x->getType()}, {x, args[1], args[2]});
+        case Intrinsic::round_tf32: {  // (bits + 0x1000) & ~0x1fff where the exponent is finite
+            llvm::Type* bits_type = x->getType()->getWithNewType(builder_.getInt32Ty());
+            auto c = [&](uint32_t v) { return llvm::ConstantInt::get(bits_type, v); };
+            llvm::Value* u = builder_.CreateBitCast(x, bits_type);
+            llvm::Value* finite =
+                builder_.CreateICmpNE(builder_.CreateAnd(u, c(0x7f800000u)), c(0x7f800000u));
+            llvm::Value* r = builder_.CreateAnd(builder_.CreateAdd(u, c(0x1000u)), c(0xffffe000u));
+            return builder_.CreateBitCast(builder_.CreateSelect(finite, r, u), x->getType());
+        }
         default: TESSEL_CHECK(false) << "codegen: intrinsic " << intrinsic_name(op->op);
     }
     return nullptr;
