@@ -323,6 +323,12 @@ void init_ndarray(py::module_& m) {
             "data_ptr", [](const NDArray& x) { return reinterpret_cast<uintptr_t>(x.data()); },
             "The address of the first element.")
         .def(
+            "reshape",
+            [](const NDArray& x, std::vector<int64_t> shape) { return x.reshape(std::move(shape)); },
+            py::arg("shape"),
+            "A view of this contiguous array with another shape of as many elements (the memory "
+            "shared).")
+        .def(
             "numpy",
             [](const NDArray& x) {
                 if (x.device().type == DeviceType::CPU)

@@ -78,6 +78,24 @@ NDArray NDArray::from_external(void* data, std::vector<int64_t> shape, DataType 
     return result;
 }
 
+NDArray NDArray::reshape(std::vector<int64_t> shape) const {
+    const State& s = state();
+    internal::check_shape(shape, s.dtype, "NDArray::reshape");
+    int64_t n = 1;
+    for (int64_t e : shape) n *= e;
+    if (n != num_elements() || !is_contiguous()) {
+        TESSEL_THROW(RuntimeError) << "NDArray::reshape: " << (is_contiguous() ? "" : "a strided ")
+                                   << "array of " << num_elements() << " elements viewed as "
+                                   << n << " elements";
+    }
+    auto view = std::make_shared<State>(s);
+    view->shape = std::move(shape);
+    view->strides.clear();
+    NDArray result;
+    result.state_ = std::move(view);
+    return result;
+}
+
 const NDArray::State& NDArray::state() const {
     if (!state_) TESSEL_THROW(RuntimeError) << "use of a null NDArray";
     return *state_;

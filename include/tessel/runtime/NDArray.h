@@ -79,6 +79,9 @@ public:
     /// array the copy waits for the work on the legacy default stream (kernels launched there,
     /// e.g. by Kernel::operator()) and is complete when the call returns.
     void copy_to(void* host_dst, int64_t bytes) const;
+    /// A view of this contiguous array with another shape of the same number of elements (the
+    /// memory shared: writes through either show in both). RuntimeError otherwise.
+    NDArray reshape(std::vector<int64_t> shape) const;
     /// A new array of the same shape and dtype on `device`, holding a copy of the contents of
     /// this contiguous array: any direction between the host and devices, device to device
     /// included (on the legacy default stream when both are CUDA).

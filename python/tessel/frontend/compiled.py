@@ -4,7 +4,9 @@ Each operator group is built once per distinct computation (equal groups share a
 schedule `ts.op.default_schedule` chooses: the best record of the tuning logs in scope (`log=`, or
 an enclosing `ts.apply_history_best`), else the shipped tuning logs, else the default rules.
 Intermediate tensors live in buffers planned by liveness: a buffer is reused by a later group once
-every reader of its tensor has run."""
+every reader of its tensor has run. On a GPU target the buffers and the weights live on the device
+(the weights copied there once, at build), and the kernels run one after another on the legacy
+default stream."""
 import contextlib
 import re
 import time
@@ -17,7 +19,10 @@ from ..op import default_schedule
 class CompiledModel:
     """`m(*inputs)` runs the model on numpy arrays (or CPU DLPack tensors: tessel NDArrays, torch
     CPU tensors; or anything `numpy.asarray` takes) and returns the outputs as numpy arrays (a list for a
-    model of several outputs). `build_seconds`, `kernels` (distinct kernels built) and
+    model of several outputs). A model built for a GPU takes CUDA DLPack tensors of its device too
+    (tessel NDArrays, torch CUDA tensors: read in place) and host arrays (copied to the device), and
+    returns tessel NDArrays on the device (`.numpy()`, or `torch.from_dlpack`), each a copy of
+    the output that the next call does not overwrite. `build_seconds`, `kernels` (distinct kernels built) and
     `buffer_bytes` (scratch memory of the intermediate tensors) describe the build; `tuned` names
     the groups whose kernel a record of the log given to `compile` scheduled (a record of the
     group's DAG: its fused-group task, or a bare operator's record where the group is one)."""
@@ -36,13 +41,11 @@ class CompiledModel:
 
     def __call__(self, *inputs):
         g = self.graph
-        if self.target.kind != "llvm":
-            raise RuntimeError(f"tessel.compile: the model was built for '{self.target}'; running "
-                               f"a compiled model on the GPU is not implemented yet (its kernels "
-                               f"are in `modules`)")
         if len(inputs) != len(g.inputs):
             raise TypeError(f"the model takes {len(g.inputs)} inputs "
                             f"({[v.name for v in g.inputs]}), got {len(inputs)}")
+        if self.target.kind == "cuda":
+            return self._run_on_device(inputs)
         for v, uses, x in zip(g.inputs, self._input_slots, inputs):
             if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
                 x = np.from_dlpack(x)  # tessel NDArrays, torch CPU tensors: no copy
@@ -54,6 +57,41 @@ class CompiledModel:
         for f, args in self._steps:
             f(*args)
         outs = [a.copy() for a in self._output_args]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _run_on_device(self, inputs):
+        from .. import nd
+        device = self._device
+        if device is None:
+            raise RuntimeError(f"tessel.compile: the model was built for '{self.target}' on a "
+                               f"machine without a CUDA device: its kernels (`modules`) compile, "
+                               f"but it cannot run here")
+        for i, (v, uses, x) in enumerate(zip(self.graph.inputs, self._input_slots, inputs)):
+            a = None
+            if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] == 2:  # kDLCUDA
+                a = nd.from_dlpack(x)
+                if a.device != device:
+                    raise ValueError(f"input '{v.name}': on {a.device}, the model runs on "
+                                     f"{device}")
+                if a.dtype != v.dtype or a.shape != tuple(v.shape) or not a.is_contiguous:
+                    raise ValueError(f"input '{v.name}': a {a.dtype} array of shape {a.shape}"
+                                     f"{'' if a.is_contiguous else ' (strided)'}, the model's is "
+                                     f"{v.dtype} {tuple(v.shape)} (contiguous)")
+            else:
+                if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+                    x = np.from_dlpack(x)
+                h = np.asarray(x, dtype=v.dtype, order="C")
+                if h.shape != tuple(v.shape):
+                    raise ValueError(f"input '{v.name}': shape {h.shape}, the model's is "
+                                     f"{tuple(v.shape)}")
+                if self._staging[i] is None:  # a device copy of each host input, made once
+                    self._staging[i] = nd.empty(v.shape, v.dtype, device=device)
+                a = self._staging[i].copyfrom(h)
+            for k, j in uses:
+                self._steps[k][1][j] = a
+        for f, args in self._steps:
+            f(*args)
+        outs = [a.copyto(device) for a in self._output_args]
         return outs[0] if len(outs) == 1 else outs
 
     def export_library(self, path, header=None):
@@ -158,9 +196,11 @@ def compile(graph, target="llvm", log=None, name="model"):
     """Builds every operator group of `graph` (a `tessel.frontend.Graph`) for `target` with the
     records of the tuning log `log` (a path: a log file, or a folder of logs such as `tessel-tune
     run --log-dir` writes) in scope, and returns a `CompiledModel`. A CPU target
-    (`llvm`) runs it; a GPU target (`cuda ...`) builds every group's kernel (checked: it
-    compiles) but does not run the model yet. `name` (a C identifier) prefixes the kernels' names
-    and names the exported library's entry point (`<name>_run`)."""
+    (`llvm`) runs it on the host; a GPU target (`cuda ...`, with a CUDA device present) runs it on
+    the device, its weights and scratch buffers there (on a machine without a GPU the kernels are
+    built and checked to compile, and running the model raises RuntimeError). `name` (a C
+    identifier) prefixes the kernels' names and names the exported library's entry point
+    (`<name>_run`)."""
     from .. import apply_history_best, build, dag_hash, read_records, Target
     t0 = time.perf_counter()
     if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name)):
@@ -172,6 +212,22 @@ def compile(graph, target="llvm", log=None, name="model"):
     root = _views(graph)
     buffer_of, buffers = _plan(graph, root)
     consts = {k: np.array(c, order="C") for k, c in graph.constants.items()}
+    from .. import cuda, cuda_available, nd
+    on_device = tgt.kind == "cuda" and cuda_available()
+    device = cuda(0) if on_device else None
+    # On the GPU: each planned buffer a device array, each weight copied there once.
+    places = [nd.empty(b.shape, str(b.dtype), device=device) for b in buffers] if on_device \
+        else buffers
+    on_device_consts = {}
+
+    def const_arg(name):
+        if not on_device:
+            return consts[name]
+        if name not in on_device_consts:
+            c = consts[name]
+            on_device_consts[name] = nd.array(c.numpy() if hasattr(c, "numpy") else c,
+                                              device=device)
+        return on_device_consts[name]
     inputs = {v.name: i for i, v in enumerate(graph.inputs)}
     input_slots = [[] for _ in graph.inputs]
     scope = apply_history_best(str(log)) if log is not None else contextlib.nullcontext()
@@ -201,21 +257,23 @@ def compile(graph, target="llvm", log=None, name="model"):
             args = []
             for j, arg in enumerate(names + [n.output]):
                 if arg in consts:
-                    args.append(consts[arg])
+                    args.append(const_arg(arg))
                 elif arg in inputs:
                     input_slots[inputs[arg]].append((k, j))
                     args.append(None)
                 else:
-                    args.append(buffers[buffer_of[arg]].reshape(graph.values[arg].shape))
+                    args.append(places[buffer_of[arg]].reshape(list(graph.values[arg].shape)))
             steps.append((f, args))
             plan.append((index, names + [n.output]))
     output_args = []
     for v in graph.outputs:
-        output_args.append(buffers[buffer_of[v.name]].reshape(v.shape))
+        output_args.append(places[buffer_of[v.name]].reshape(list(v.shape)))
     m = CompiledModel(graph, tgt, steps, input_slots, output_args,
                       time.perf_counter() - t0, len(kernels),
                       int(sum(b.nbytes for b in buffers)), tuned)
     m.name = name
+    m._device = device
+    m._staging = [None] * len(graph.inputs)  # device copies of host inputs (GPU)
     m.modules = list(kernels.values())
     m._plan = (plan, buffer_of, buffers, consts)
     return m
