@@ -27,7 +27,8 @@ def model(nodes, inputs, outputs, inits=(), opset=17):
         return h.make_tensor_value_info(name, spec[2] if len(spec) > 2 else T.FLOAT, shape)
     g = h.make_graph(nodes, "g", [vi(i) for i in inputs], [vi(o) for o in outputs],
                      [nh.from_array(np.asarray(v), k) for k, v in dict(inits).items()])
-    return h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    opsets = [h.make_opsetid("", opset)]
+    return h.make_model(g, opset_imports=opsets, ir_version=h.find_min_ir_version_for(opsets))
 
 
 def reference(m, feeds):

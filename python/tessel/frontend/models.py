@@ -52,8 +52,11 @@ class _Builder:
 
     def model(self, inputs, outputs, name):
         g = self.h.make_graph(self.nodes, name, inputs, outputs, self.inits)
-        m = self.h.make_model(g, opset_imports=[self.h.make_opsetid("", OPSET)],
-                              producer_name="tessel.frontend.models")
+        opsets = [self.h.make_opsetid("", OPSET)]
+        # The IR version the opset needs, not the onnx package's newest: runtimes lag behind it
+        # (onnxruntime 1.30 reads IR 13 at most, onnx 1.20 writes 14).
+        m = self.h.make_model(g, opset_imports=opsets, producer_name="tessel.frontend.models",
+                              ir_version=self.h.find_min_ir_version_for(opsets))
         self.onnx.checker.check_model(m)
         return m
 
