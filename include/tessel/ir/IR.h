@@ -572,7 +572,6 @@ struct Let : ExprNodeBase<Let> {
     X(abs, 1, true)          /* ints and floats */                                       \
     X(floor, 1, true) X(ceil, 1, true) X(round, 1, true) X(trunc, 1, true)               \
     X(fma, 3, true)          /* a * b + c, rounded once */                               \
-    X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */  \
     X(isnan, 1, true)        /* float -> bool */                                         \
     X(if_then_else, 3, true) /* lazy: only the taken branch is evaluated */              \
     X(likely, 1, true)       /* a bool hint for loop partitioning; value unchanged */    \
@@ -586,8 +585,11 @@ struct Let : ExprNodeBase<Let> {
     X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)      \
     X(dot_product, 6, false) /* a CPU dot-product instruction; see below */             \
     X(wgmma, 9, false) X(wgmma_fence, 0, false) /* Hopper's warp-group mma; see below */ \
-    X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)
+    X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)     \
+    X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */
 // clang-format on
+// New intrinsics go at the end: structural hashes (ir/Hash.cpp), and with them the DAG hashes that
+// key the tuning logs, shipped ones included, read an intrinsic's number.
 
 // round_tf32(x) (float32): x rounded to the tensor cores' tf32 (its 10 leading mantissa bits, to
 // nearest, ties away from zero, as cvt.rna.tf32.f32; infinities and NaN unchanged), as a float32.
