@@ -21,27 +21,8 @@ import onnxruntime as ort
 import torch
 
 import tessel as ts
-from tessel.frontend import from_onnx, models
-
-
-def build_models(names):
-    out = {}
-    rng = np.random.default_rng(0)
-    for name in names:
-        if name == "resnet50":
-            out[name] = (models.resnet50(), {"input": rng.standard_normal(
-                (1, 3, 224, 224)).astype(np.float32)})
-        elif name == "mobilenet_v2":
-            out[name] = (models.mobilenet_v2(), {"input": rng.standard_normal(
-                (1, 3, 224, 224)).astype(np.float32)})
-        elif name == "bert":
-            mask = np.ones((1, 128), np.int64)
-            mask[0, 100:] = 0
-            out[name] = (models.bert_encoder(), {"input_ids": rng.integers(0, 30522, (1, 128)),
-                                                 "attention_mask": mask})
-        else:
-            raise SystemExit(f"unknown model {name}")
-    return out
+from model_cpu import build_models, rel_l2  # the same models, inputs and error
+from tessel.frontend import from_onnx
 
 
 def torch_model(name, feeds):
@@ -74,11 +55,6 @@ def latency_ms(fn, reps):
     return float(np.median(times)) * 1e3
 
 
-def rel_l2(a, b):
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--models", nargs="+", default=["resnet50", "mobilenet_v2", "bert"])
@@ -89,7 +65,8 @@ def main():
     print(f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}; "
           f"onnxruntime {ort.__version__} (CPU, the reference outputs)")
     failed = False
-    for name, (m, feeds) in build_models(args.models).items():
+    full_size = argparse.Namespace(models=args.models, width=1.0, layers=None)
+    for name, (m, feeds) in build_models(full_size).items():
         t0 = time.perf_counter()
         graph = from_onnx(m)
         t_import = time.perf_counter() - t0

@@ -503,41 +503,24 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
     s.tensorize(af, fa.pos("i"), p.tf32 ? "load_a8" : "ldmatrix_a");
-    if (p.tf32 && p.b_nk) {  // B's 8 x 8 (n x k) fragments by plain loads into B8T
-        LoopNest fb(s, bf,
-                    b_batched ? std::vector<std::string>{"b", "j", "k"}
-                              : std::vector<std::string>{"j", "k"});
-        fb.split("j", 8, "fb", "j");
-        fb.unroll("fb");
-        s.tensorize(bf, fb.pos("j"), "load_b8t");
-    } else if (p.tf32) {  // B's 8 x 8 (k x n) fragments by plain loads from the k-major tile
-        LoopNest fb(s, bf,
-                    b_batched ? std::vector<std::string>{"b", "k", "j"}
-                              : std::vector<std::string>{"k", "j"});
-        fb.split("j", 8, "fb", "j");
+    // B's fragments: along n in tiles of `width` (an intrinsic's columns), from a [n][k] tile
+    // (ldmatrix without .trans into B16x2T, or tf32's plain loads into B8T) or a k-major one
+    // (ldmatrix .trans, or tf32's plain loads into B8).
+    const int64_t width = p.tf32 ? 8 : 16;
+    const char* load_b = p.b_nk ? (p.tf32 ? "load_b8t" : "ldmatrix_bt_x4")
+                                : (p.tf32 ? "load_b8" : "ldmatrix_b_trans_x4");
+    std::vector<std::string> b_dims =
+        p.b_nk ? std::vector<std::string>{"j", "k"} : std::vector<std::string>{"k", "j"};
+    if (b_batched) b_dims.insert(b_dims.begin(), "b");
+    LoopNest fb(s, bf, b_dims);
+    fb.split("j", width, "fb", "j");
+    if (!p.b_nk) {
         order = {"fb", "k", "j"};
         if (b_batched) order.insert(order.begin(), "b");
         fb.reorder(order);
-        fb.unroll("fb");
-        s.tensorize(bf, fb.pos("k"), "load_b8");
-    } else if (p.b_nk) {  // [n][k]: 16 x 16 tiles along n by ldmatrix (no .trans) into B16x2T
-        LoopNest fb(s, bf,
-                    b_batched ? std::vector<std::string>{"b", "j", "k"}
-                              : std::vector<std::string>{"j", "k"});
-        fb.split("j", 16, "fb", "j");
-        fb.unroll("fb");
-        s.tensorize(bf, fb.pos("j"), "ldmatrix_bt_x4");
-    } else {
-        LoopNest fb(s, bf,
-                    b_batched ? std::vector<std::string>{"b", "k", "j"}
-                              : std::vector<std::string>{"k", "j"});
-        fb.split("j", 16, "fb", "j");
-        order = {"fb", "k", "j"};
-        if (b_batched) order.insert(order.begin(), "b");
-        fb.reorder(order);
-        fb.unroll("fb");
-        s.tensorize(bf, fb.pos("k"), "ldmatrix_b_trans_x4");
     }
+    fb.unroll("fb");
+    s.tensorize(bf, fb.pos(p.b_nk ? "j" : "k"), load_b);
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
     // The elements a copy moves per access: 8 (16 bytes) from a padded copy.
     const int64_t bytes = p.tf32 ? 4 : 2;
