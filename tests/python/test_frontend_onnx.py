@@ -210,6 +210,39 @@ def test_gather_cast_where_expand():
               "m": np.array([[1, 0, 1, 1], [0, 0, 1, 0]], np.int64)})
 
 
+@pytest.mark.parametrize("op", ["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"])
+def test_comparisons_broadcast_into_a_mask(op):
+    """A comparison of broadcast inputs (a row against a column), then a logical And with a
+    mask, Not and IsNaN: bool tensors at run time, as an attention mask's arithmetic has them."""
+    nodes = [h.make_node(op, ["a", "b"], ["c"]),
+             h.make_node("IsNaN", ["a"], ["nan"]),
+             h.make_node("Not", ["nan"], ["ok"]),
+             h.make_node("And", ["c", "ok"], ["both"]),
+             h.make_node("Or", ["both", "m"], ["any"]),
+             h.make_node("Where", ["any", "a", "zero"], ["y"])]
+    m = model(nodes, [("a", [3, 1, 5]), ("b", [4, 1]), ("m", [5], T.BOOL)], [("y", [3, 4, 5])],
+              {"zero": np.float32(0)})
+    a = np.round(f32(3, 1, 5))
+    a[0, 0, 2] = np.nan
+    check(m, {"a": a, "b": np.round(f32(4, 1)), "m": np.array([1, 0, 0, 1, 0], bool)})
+
+
+def test_gather_elements_of_constants_folds():
+    """GatherElements on constants (BERT's token-type buffer as PyTorch exports it) folds at
+    import; an index out of range is a clear error naming the node."""
+    nodes = [h.make_node("GatherElements", ["data", "idx"], ["g"], axis=1),
+             h.make_node("Add", ["x", "g"], ["y"])]
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([[3, 0], [1, -1]], np.int64)
+    m = model(nodes, [("x", [2, 2])], [("y", [2, 2])], {"data": data, "idx": idx})
+    g = check(m, {"x": f32(2, 2)})
+    assert [n.op_type for n in g.nodes] == ["Add"]
+    bad = model(nodes, [("x", [2, 2])], [("y", [2, 2])],
+                {"data": data, "idx": np.array([[4, 0], [1, 0]], np.int64)})
+    with pytest.raises(ModelError, match="GatherElements.*outside"):
+        from_onnx(bad)
+
+
 def test_shape_subgraph_folds_into_reshape():
     nodes = [h.make_node("Shape", ["x"], ["s"]),
              h.make_node("Gather", ["s", "zero"], ["n"], axis=0),

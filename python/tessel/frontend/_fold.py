@@ -66,6 +66,20 @@ def _gather(attrs, ins):
     return np.take(x, idx, axis=axis)
 
 
+def _gather_elements(attrs, ins):
+    """ONNX GatherElements: out[..., i, ...] = x[..., idx[..., i, ...], ...] along `axis`; the
+    index's other extents may be smaller than x's."""
+    x, idx = ins
+    axis = int(attrs.get("axis", 0)) % x.ndim
+    if idx.ndim != x.ndim:
+        raise ValueError(f"index of rank {idx.ndim} for data of rank {x.ndim}")
+    idx = np.where(idx < 0, idx + x.shape[axis], idx)
+    if idx.size and (idx.min() < 0 or idx.max() >= x.shape[axis]):
+        raise ValueError(f"an index outside [0, {x.shape[axis]})")
+    part = tuple(slice(None) if d == axis else slice(0, idx.shape[d]) for d in range(x.ndim))
+    return np.take_along_axis(x[part], idx, axis=axis)
+
+
 def _reshape(attrs, ins):
     return ins[0].reshape(reshape_target(ins[0].shape, ins[1].tolist(),
                                          attrs.get("allowzero", 0)))
@@ -91,6 +105,7 @@ FOLDERS = {
     "Identity": lambda a, i: i[0],
     "Cast": lambda a, i: i[0].astype(a["to"]),
     "Gather": _gather,
+    "GatherElements": _gather_elements,
     "Concat": lambda a, i: np.concatenate([np.atleast_1d(x) for x in i], axis=int(a["axis"])),
     "Unsqueeze": _unsqueeze,
     "Squeeze": _squeeze,
@@ -102,6 +117,14 @@ FOLDERS = {
     "Div": _div,
     "Neg": lambda a, i: -i[0],
     "Equal": lambda a, i: i[0] == i[1],
+    "Less": lambda a, i: i[0] < i[1],
+    "LessOrEqual": lambda a, i: i[0] <= i[1],
+    "Greater": lambda a, i: i[0] > i[1],
+    "GreaterOrEqual": lambda a, i: i[0] >= i[1],
+    "And": lambda a, i: np.logical_and(i[0], i[1]),
+    "Or": lambda a, i: np.logical_or(i[0], i[1]),
+    "Not": lambda a, i: np.logical_not(i[0]),
+    "IsNaN": lambda a, i: np.isnan(i[0]),
     "Where": lambda a, i: np.where(i[0], i[1], i[2]),
     "Range": lambda a, i: np.arange(i[0], i[1], i[2]).astype(i[0].dtype),
     "ConstantOfShape": _const_of_shape,

@@ -42,6 +42,28 @@ def _binary(fn):
     return lambda ctx, n: (n.inputs[:2], lambda a, b: getattr(_op, fn)(a, b), ())
 
 
+def _broadcast_read(x, shape, out):
+    """x's element at the output index i (numpy broadcasting: x's axes aligned right, extents of
+    1 read at 0)."""
+    lead = len(out) - len(shape)
+    return lambda i: x[tuple(0 if shape[k] == 1 and out[lead + k] != 1 else i[lead + k]
+                             for k in range(len(shape)))]
+
+
+def _logical(fn, name, arity=2):
+    """A comparison or logical operator (bool result) of broadcast inputs: ONNX's Equal, Less,
+    Greater (and ..OrEqual), And, Or, Not, IsNaN."""
+    def conv(ctx, n):
+        shapes = [tuple(ctx.shape(i)) for i in n.inputs[:arity]]
+        out = tuple(int(d) for d in np.broadcast_shapes(*shapes))
+
+        def make(*xs):
+            reads = [_broadcast_read(x, s, out) for x, s in zip(xs, shapes)]
+            return _ts.compute(out, lambda *i: fn(*(r(i) for r in reads)), name=name)
+        return n.inputs[:arity], make, ()
+    return conv
+
+
 def _pads(ctx, n, kernel, stride, dilation):
     """ONNX's pads (top, left, bottom, right: tessel's order too), or those auto_pad implies."""
     auto = n.attrs.get("auto_pad", "NOTSET")
@@ -338,6 +360,15 @@ CONVERTERS = {
     "Max": _binary("maximum"),
     "Min": _binary("minimum"),
     "Where": lambda ctx, n: (n.inputs[:3], lambda c, a, b: _op.where(c, a, b), ()),
+    "Equal": _logical(lambda a, b: a == b, "equal"),
+    "Less": _logical(lambda a, b: a < b, "less"),
+    "LessOrEqual": _logical(lambda a, b: a <= b, "less_equal"),
+    "Greater": _logical(lambda a, b: a > b, "greater"),
+    "GreaterOrEqual": _logical(lambda a, b: a >= b, "greater_equal"),
+    "And": _logical(lambda a, b: a & b, "logical_and"),
+    "Or": _logical(lambda a, b: a | b, "logical_or"),
+    "Not": _logical(lambda a: ~a, "logical_not", 1),
+    "IsNaN": _logical(_ts.isnan, "isnan", 1),
     "GlobalAveragePool": lambda ctx, n: ([n.inputs[0]], lambda x: _op.global_pool2d(x, "avg"), ()),
     "GlobalMaxPool": lambda ctx, n: ([n.inputs[0]], lambda x: _op.global_pool2d(x, "max"), ()),
     "MaxPool": pool("max"),
@@ -365,7 +396,9 @@ CONVERTERS = {
 #    epilogue reading a second tensor through ts.op's broadcasting binary operators is not one
 #    they recognise, and costs 10x: biases are folded into the product's own stage instead).
 ELEMENTWISE = {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Erf", "Gelu",
-               "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Where", "Cast"}
+               "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Where", "Cast",
+               "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Not",
+               "IsNaN"}
 COMPUTE_HEAVY = {"Conv", "Gemm", "MatMul"}
 # Reshapes: the compiled model runs no kernel for them (a view of the input's buffer).
 VIEWS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}
