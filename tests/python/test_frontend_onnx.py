@@ -243,6 +243,19 @@ def test_gather_elements_of_constants_folds():
         from_onnx(bad)
 
 
+def test_a_constant_output_keeps_its_name():
+    """An output that folds to a constant under the output's own name (Shape of an input) is
+    copied into a buffer of its own, never written over the constant."""
+    nodes = [h.make_node("Shape", ["x"], ["s"]), h.make_node("Relu", ["x"], ["y"])]
+    m = model(nodes, [("x", [2, 3])], [("y", [2, 3]), ("s", [2], T.INT64)])
+    g = from_onnx(m)
+    cm = ts.compile(g, "llvm")
+    for _ in range(2):  # a second call reads the same constant
+        y, s = cm(f32(2, 3))
+        np.testing.assert_array_equal(s, [2, 3])
+    assert np.array_equal(g.constants["s"], [2, 3])
+
+
 def test_shape_subgraph_folds_into_reshape():
     nodes = [h.make_node("Shape", ["x"], ["s"]),
              h.make_node("Gather", ["s", "zero"], ["n"], axis=0),

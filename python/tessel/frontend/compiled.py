@@ -256,7 +256,9 @@ def compile(graph, target="llvm", log=None, name="model"):
             names = _pre_transform(f, index, n.inputs, consts)
             args = []
             for j, arg in enumerate(names + [n.output]):
-                if arg in consts:
+                # (The output is always a planned buffer: a constant model output, which a
+                # copy node writes, shares its constant's name.)
+                if arg in consts and j < len(names):
                     args.append(const_arg(arg))
                 elif arg in inputs:
                     input_slots[inputs[arg]].append((k, j))

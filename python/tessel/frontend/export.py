@@ -85,8 +85,8 @@ def _c_source(m, weight_offsets):
     offsets, size = m._arena()
     inputs = {v.name: i for i, v in enumerate(g.inputs)}
 
-    def pointer(name):
-        if name in consts:
+    def pointer(name, written=False):  # (a written tensor lives in the arena, as in compile)
+        if name in consts and not written:
             return f"(void*)({n}_weights + {weight_offsets[name]})"
         if name in inputs:
             return f"(void*)inputs[{inputs[name]}]"
@@ -105,12 +105,12 @@ def _c_source(m, weight_offsets):
     if size:
         out.append("    if (!arena) return -1;")
     for k, names in plan:
-        args = ", ".join(pointer(a) for a in names)
+        args = ", ".join(pointer(a, j == len(names) - 1) for j, a in enumerate(names))
         out.append(f"    {{ void* const a[] = {{{args}}};")
         out.append(f"      if ((rc = {n}_k{k}(a, 0)) != 0) goto done; }}")
     for i, v in enumerate(g.outputs):
         nbytes = int(np.prod(v.shape)) * np.dtype(_np_dtype(v.dtype)).itemsize
-        out.append(f"    memcpy(outputs[{i}], {pointer(v.name)}, {nbytes});")
+        out.append(f"    memcpy(outputs[{i}], {pointer(v.name, True)}, {nbytes});")
     out += ["done:", "    free(arena);", "    return rc;", "}", ""]
     return "\n".join(out)
 
