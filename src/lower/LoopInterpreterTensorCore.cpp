@@ -137,7 +137,15 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
     if (op->op == Intrinsic::ldmatrix) {
         const FragmentKind k = kind_arg(op, 0);
         const bool trans = as_const_int(op->args[1]).value() != 0;
-        const int matrices = k == FragmentKind::B16 || k == FragmentKind::B16T ? 2 : 4;
+        const int matrices =
+            k == FragmentKind::B16 || k == FragmentKind::B16T || k == FragmentKind::B8T ? 2 : 4;
+        if (k == FragmentKind::A8 || k == FragmentKind::B8T) {
+            // 32-bit elements: lane 8m + r gave row r of matrix m, 4 floats (8 16-bit
+            // elements); lane l receives one float of each matrix: row l / 4, column l % 4.
+            for (int l = 0; l < kWarpSize; ++l)
+                for (int m = 0; m < matrices; ++m) out[l].push_back(in[8 * m + l / 4][1 + l % 4]);
+            return out;
+        }
         // Lane 8m + r gave row r of 8 x 8 matrix m (in[..][1 + c], c < 8); lane l receives two
         // elements of each matrix: row l / 4, columns 2 (l % 4) + {0, 1}, or transposed.
         for (int l = 0; l < kWarpSize; ++l)
@@ -338,11 +346,18 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
     if (op->op == Intrinsic::ldmatrix) {
         Tile s = tile_operand(op, 4);
         const bool trans = as_const_int(op->args[1]).value() != 0;
+        const bool wide = dk == FragmentKind::A8 || dk == FragmentKind::B8T;  // 32-bit elements
         if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2 &&
-            dk != FragmentKind::B16T && dk != FragmentKind::B16x2T)
+            dk != FragmentKind::B16T && dk != FragmentKind::B16x2T && !wide)
             TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
-                                       << " fragment (A16 or B16 expected)" << loop_context();
-        if ((dk == FragmentKind::A16 || dk == FragmentKind::B16T || dk == FragmentKind::B16x2T) &&
+                                       << " fragment (A16, B16, A8 or B8T expected)"
+                                       << loop_context();
+        if (wide && s.elem.bits != 32)
+            TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
+                                       << " fragment from a tile of " << s.elem.bits
+                                       << "-bit elements (32 expected)" << loop_context();
+        if ((dk == FragmentKind::A16 || dk == FragmentKind::B16T || dk == FragmentKind::B16x2T ||
+             wide) &&
             trans)
             TESSEL_THROW(RuntimeError) << "ldmatrix: transposed " << fragment_kind_name(dk)
                                        << " loads are not supported" << loop_context();
@@ -352,14 +367,19 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
         if ((dk == FragmentKind::B16x2 && !trans) || dk == FragmentKind::B16x2T) {
             row = lane % 8 + 8 * (lane / 16);
             col = 8 * ((lane / 8) % 2);
-        } else if (dk != FragmentKind::B16 && dk != FragmentKind::B16T) {
+        } else if (dk != FragmentKind::B16 && dk != FragmentKind::B16T &&
+                   dk != FragmentKind::B8T) {
             row = lane % 16;
             col = 8 * (lane / 16);
         } else if (lane < 16) {
             row = trans ? lane : lane % 8;
             col = trans ? 0 : 8 * (lane / 8);
         }
-        for (int c = 0; c < 8; ++c) in.push_back(row < 0 ? 0.0 : tile_read(s, row, col + c));
+        // A row is 16 bytes: 8 16-bit elements, or 4 32-bit ones (the columns halve).
+        const int per_row = wide ? 4 : 8;
+        if (wide) col /= 2;
+        for (int c = 0; c < per_row; ++c)
+            in.push_back(row < 0 ? 0.0 : tile_read(s, row, col + c));
     } else {
         const auto [ka, kb] = mma_kinds(op);
         Tile a = tile_operand(op, 2), b = tile_operand(op, 4), c = tile_operand(op, 6);

@@ -502,12 +502,12 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
         a_batched ? std::vector<std::string>{"b", "i", "k"} : std::vector<std::string>{"i", "k"});
     fa.split("i", 16, "fa", "i");
     fa.unroll("fa");
-    s.tensorize(af, fa.pos("i"), p.tf32 ? "load_a8" : "ldmatrix_a");
+    s.tensorize(af, fa.pos("i"), p.tf32 ? "ldmatrix_a8" : "ldmatrix_a");
     // B's fragments: along n in tiles of `width` (an intrinsic's columns), from a [n][k] tile
-    // (ldmatrix without .trans into B16x2T, or tf32's plain loads into B8T) or a k-major one
+    // (ldmatrix without .trans into B16x2T, or into tf32's B8T) or a k-major one
     // (ldmatrix .trans, or tf32's plain loads into B8).
     const int64_t width = p.tf32 ? 8 : 16;
-    const char* load_b = p.b_nk ? (p.tf32 ? "load_b8t" : "ldmatrix_bt_x4")
+    const char* load_b = p.b_nk ? (p.tf32 ? "ldmatrix_b8t" : "ldmatrix_bt_x4")
                                 : (p.tf32 ? "load_b8" : "ldmatrix_b_trans_x4");
     std::vector<std::string> b_dims =
         p.b_nk ? std::vector<std::string>{"j", "k"} : std::vector<std::string>{"k", "j"};

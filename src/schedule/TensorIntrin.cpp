@@ -89,6 +89,8 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});
     v.push_back({"load_b8", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8, false, {}});
     v.push_back({"load_b8t", K::LoadFragment, copy_pattern(f, 8, 8, false), F::B8T, false, {}});
+    v.push_back({"ldmatrix_a8", K::LdMatrix, copy_pattern(f, 16, 8, false), F::A8, false, {}});
+    v.push_back({"ldmatrix_b8t", K::LdMatrix, copy_pattern(f, 8, 8, false), F::B8T, false, {}});
     v.push_back({"store_c", K::StoreFragment, copy_pattern(f, 16, 8, false), F::C, false, {}});
     for (int n : kWgmmaWidths)
         for (bool bt : {false, true})

@@ -55,6 +55,10 @@ def check_on_tensor_cores(kind, shape_a, shape_b, transpose_b=False):
     assert np.abs(out - plain).max() > 1e-4
     ptx = ts.build(s, [a, b, y], target=SM90).get_source("ptx")
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    # A's fragments (and B's when read n x k) by ldmatrix: a row of 4 floats is one of 8 halves
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+    if transpose_b:
+        assert "ldmatrix.sync.aligned.m8n8.x2.shared.b16" in ptx
     if shape_a[-1] > 32:  # more than one k tile: copied ahead by cp.async
         assert "cp.async" in ptx
     return s, [a, b, y]

@@ -28,6 +28,10 @@
 //                                         shared tile -> B16T fragments indexed [n][k]
 //   load_a16, load_b16, load_a8, load_b8  plain loads from any memory into a fragment
 //   load_b8t                              8 x 8 (n x k) plain loads into a B8T fragment
+//   ldmatrix_a8, ldmatrix_b8t             the same 16 x 8 A8 and 8 x 8 B8T copies of a float32
+//                                         shared tile by ldmatrix (.x4, .x2): a row of 4 floats
+//                                         is a row of 8 16-bit elements, and each lane receives
+//                                         the 32-bit element its fragment holds
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
 //                                         destination's element type)
 //   wgmma_m64n<N>k16_f16, _bf16           one warp's share of Hopper's warp-group mma (sm_90a):

@@ -190,11 +190,13 @@ void CodeGenCUDA::mma_sync(const Call* op) {
 void CodeGenCUDA::ldmatrix(const Call* op) {
     const FragmentKind k = kind_arg(op, 0);
     const bool trans = as_const_int(op->args[1]).value() != 0;
+    const bool wide = k == FragmentKind::A8 || k == FragmentKind::B8T;  // 32-bit elements
     if (k != FragmentKind::A16 && k != FragmentKind::B16 && k != FragmentKind::B16x2 &&
-        k != FragmentKind::B16T && k != FragmentKind::B16x2T)
-        TESSEL_THROW(CompileError)
-            << "cuda: ldmatrix of a " << fragment_kind_name(k) << " fragment (A16 or B16 expected)";
-    if ((k == FragmentKind::A16 || k == FragmentKind::B16T || k == FragmentKind::B16x2T) && trans)
+        k != FragmentKind::B16T && k != FragmentKind::B16x2T && !wide)
+        TESSEL_THROW(CompileError) << "cuda: ldmatrix of a " << fragment_kind_name(k)
+                                   << " fragment (A16, B16, A8 or B8T expected)";
+    if ((k == FragmentKind::A16 || k == FragmentKind::B16T || k == FragmentKind::B16x2T || wide) &&
+        trans)
         TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of " << fragment_kind_name(k)
                                    << " fragments is not supported";
     TileExpr d = tile(op, 2), s = tile(op, 4);
@@ -209,22 +211,22 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     if ((k == FragmentKind::B16x2 && !trans) || k == FragmentKind::B16x2T) {
         row = "((tsl_lane & 7) + ((tsl_lane >> 4) * 8))";
         col = "(((tsl_lane >> 3) & 1) * 8)";
-    } else if (k != FragmentKind::B16 && k != FragmentKind::B16T) {
+    } else if (k != FragmentKind::B16 && k != FragmentKind::B16T && k != FragmentKind::B8T) {
         row = "(tsl_lane & 15)";
-        col = "((tsl_lane >> 4) * 8)";
+        col = wide ? "((tsl_lane >> 4) * 4)" : "((tsl_lane >> 4) * 8)";
     } else if (trans) {
         row = "(tsl_lane & 15)";
         col = "0";
-    } else {
+    } else {  // (A8 and B8T: a row is 4 floats, the columns halve)
         row = "(tsl_lane & 7)";
-        col = "(((tsl_lane >> 3) & 1) * 8)";
+        col = wide ? "(((tsl_lane >> 3) & 1) * 4)" : "(((tsl_lane >> 3) & 1) * 8)";
     }
     // 32-bit shared addressing: the buffer's window offset (loop-invariant) plus bytes; in a
     // swizzled buffer each lane swizzles its own element index.
     line("const unsigned tsl_a = tsl_smem(" + s.buf + ") + (unsigned)(" +
          tile_address(s, "(" + s.origin + ") + " + row + " * (" + s.stride + ") + " + col) +
          ") * (unsigned)sizeof(*" + s.buf + ");");
-    const bool x2 = k == FragmentKind::B16 || k == FragmentKind::B16T;
+    const bool x2 = k == FragmentKind::B16 || k == FragmentKind::B16T || k == FragmentKind::B8T;
     std::string fn = x2 ? (trans ? "tsl_ldmatrix_x2_trans" : "tsl_ldmatrix_x2")
                         : (trans ? "tsl_ldmatrix_x4_trans" : "tsl_ldmatrix_x4");
     line(fn + "(" + d.buf + " + " + fragment_base(d, k) + ", tsl_a);");
@@ -438,6 +440,13 @@ __device__ __forceinline__ void tsl_ldmatrix_x2(unsigned short* d, unsigned a) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
                  : "=r"(D[0]), "=r"(D[1])
                  : "r"(a));
+}
+// float32 fragments (tf32's A8, B8T): each lane's 32-bit register is one float.
+__device__ __forceinline__ void tsl_ldmatrix_x4(float* d, unsigned a) {
+    tsl_ldmatrix_x4(reinterpret_cast<unsigned short*>(d), a);
+}
+__device__ __forceinline__ void tsl_ldmatrix_x2(float* d, unsigned a) {
+    tsl_ldmatrix_x2(reinterpret_cast<unsigned short*>(d), a);
 }
 __device__ __forceinline__ void tsl_ldmatrix_x2_trans(unsigned short* d, unsigned a) {
     unsigned* D = reinterpret_cast<unsigned*>(d);
