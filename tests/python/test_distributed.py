@@ -374,3 +374,36 @@ def test_target_resources_keep_targets_apart():
     assert target_resource("llvm -num-cores=2") != target_resource("llvm -num-cores=4")
     assert target_resource(ts.Target("llvm -num-cores=2")) == target_resource("llvm -num-cores=2")
     assert all(k.startswith("tessel_target:") for k in node_resources("llvm -num-cores=2"))
+
+
+def test_a_run_is_answered_once_its_candidates_are_settled():
+    """The driver's bookkeeping of one Run frame, without Ray: built candidates go first, "auto"
+    takes the last one when none is built, "daemon" waits for a module, a dead node's candidate
+    is measured again (not after the run failed), and a failed run is answered once nothing of
+    it is in flight — also after a re-measurement (a lost count there would leave a failed run
+    unanswered: a hang)."""
+    from tessel.distributed._driver import Run
+
+    request = {"candidates": [{"schedule": k} for k in range(4)]}
+    run = Run(request, "res", "auto")
+    run.built[2] = {"module": "..."}
+    assert run.take() == 2 and run.take() == 3  # the built one, then the last
+    run = Run(request, "res", "daemon")
+    assert run.take() is None
+    run.built[1] = {"module": "..."}
+    assert run.take() == 1
+    run = Run(request, "res", "nodes")
+    assert run.take() == 0 and run.take() == 1
+    run.requeue(1)  # its node died: measured again first
+    assert list(run.todo) == [1, 2, 3] and run.inflight == 1
+    assert run.take() == 1 and run.take() == 2
+    run.done(0, "r0")
+    run.fail("the task cannot be measured")  # candidate 1's measurement raised
+    assert not run.todo and run.inflight == 1 and not run.answered()  # 2 is still measuring
+    run.requeue(2)  # and its node dies: not measured again, the run is answered
+    assert not run.todo and run.inflight == 0 and run.answered()
+    run = Run(request, "res", "nodes")
+    assert [run.take() for _ in range(4)] == [0, 1, 2, 3]
+    for k in range(4):
+        run.done(k, "r%d" % k)
+    assert run.answered() and run.results == ["r0", "r1", "r2", "r3"]

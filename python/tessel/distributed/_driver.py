@@ -315,7 +315,7 @@ class Driver:
             if run.attempts[i] >= self.max_attempts:
                 run.done(i, lost_result("%s, %d times" % (why, run.attempts[i])))
             else:
-                run.todo.appendleft(i)
+                run.requeue(i)
             self.poll_nodes(force=True)
         except Exception as e:  # the actor's measurement raised: the task itself
             run.fail(str(e).splitlines()[-1])
@@ -363,6 +363,12 @@ class Run:
         if self.results[i] is None:
             self.results[i] = result
             self.left -= 1
+
+    def requeue(self, i):
+        """Candidate i's actor died: it is measured again first (unless the run has failed)."""
+        self.inflight -= 1
+        if not self.error:
+            self.todo.appendleft(i)
 
     def fail(self, message):
         self.inflight -= 1
