@@ -44,11 +44,26 @@ struct LaunchExpr {
     bool operator==(const LaunchExpr& o) const = default;
 };
 
+/// A TMA tensor map (CUtensorMap, 128 bytes) a device function takes as a `__grid_constant__`
+/// parameter: the global tensor a bulk tensor copy (cp.async.bulk.tensor) reads, described to the
+/// driver's cuTensorMapEncodeTiled at launch. The runtime encodes it from the argument's address
+/// and the call's shape values, and encodes it again only when one of them changes.
+struct CudaTensorMap {
+    int buffer = 0;     ///< the tensor: index into the tessel kernel's arguments, then workspaces
+    std::string dtype;  ///< element type: "float16", "bfloat16", "float32", "int8", ...
+    std::vector<LaunchExpr> dims;     ///< extents in elements, innermost (contiguous) first
+    std::vector<LaunchExpr> strides;  ///< byte strides of dims 1.. (rank - 1 of them)
+    std::vector<int64_t> box;         ///< the box a copy moves, in elements, innermost first
+    int swizzle_bytes = 0;            ///< shared layout: 0 (none), 32, 64 or 128 (the rows' width)
+    bool operator==(const CudaTensorMap& o) const = default;
+};
+
 /// One parameter of a device function, in declaration order.
 struct CudaParam {
     enum class Kind : uint8_t {
         Buffer,  ///< a device pointer: `index` into the tessel kernel's arguments, then workspaces
-        ShapeVar,  ///< an int64_t: `index` into the kernel's shape_vars
+        ShapeVar,   ///< an int64_t: `index` into the kernel's shape_vars
+        TensorMap,  ///< a CUtensorMap: `index` into the launch's tensor_maps
     };
     Kind kind = Kind::Buffer;
     int index = 0;
@@ -76,6 +91,7 @@ struct CudaLaunch {
     /// limit to this and checks it against the device's opt-in maximum before the launch.
     LaunchExpr dynamic_shared_bytes;
     std::vector<CudaParam> params;
+    std::vector<CudaTensorMap> tensor_maps;  ///< those the TensorMap params name
     CudaResources resources;  ///< filled by the NVRTC compile from ptxas's report
     bool operator==(const CudaLaunch& o) const = default;
 };
