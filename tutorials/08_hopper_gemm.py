@@ -82,7 +82,8 @@ def copy_to_shared(s, T, groups, vector=8):
 # 16 x bn x 16 loops become one wgmma. A's bm x 64 tile is k-major with rows of 128 bytes; B's
 # 64 x bn tile is stored [bn / 64][64][64], and both are swizzled (storage_swizzle), the layouts
 # the descriptors name. The copies are tutorial 7's: 16-byte cp.async, four tiles in flight.
-def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, group=1):
+def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, group=1,
+          tma=False):
     A, B, C = gemm(m, n, k, dtype, bt)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -123,7 +124,10 @@ def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, g
         s[BS].storage_reorder([1, 0, 2])
     for T in (AS, BS):
         s[T].storage_swizzle()
-        copy_to_shared(s, T, bm // 64)
+        if tma:
+            s[T].tma()
+        else:
+            copy_to_shared(s, T, bm // 64)
         s[T].pipeline(stages)
     return s, [A, B, C]
 

@@ -440,6 +440,39 @@ void check_dot_product_args(const std::vector<Expr>& args) {
         << " (int32 from uint8 x int8, or float32 from bfloat16 x bfloat16)";
 }
 
+// mbarrier_*(bar, index, n) and tma_load(dst, dst_index, src, bar, index, swizzle, rank,
+// box[rank], coords[rank]) (ir/IR.h).
+void check_mbarrier_args(Intrinsic op, const std::vector<Expr>& args) {
+    const char* name = intrinsic_name(op);
+    TESSEL_CHECK(args[0].as<Variable>() && args[0].type().is_handle())
+        << name << ": the barrier must be a buffer handle";
+    for (size_t k = 1; k < 3; ++k)
+        TESSEL_CHECK(args[k].type().is_scalar() && args[k].type().is_int_or_uint())
+            << name << ": argument " << k << " must be a scalar integer";
+}
+
+void check_tma_load_args(const std::vector<Expr>& args) {
+    TESSEL_CHECK(args.size() >= 9) << "tma_load takes at least 9 arguments, got " << args.size();
+    for (size_t k : {0, 2, 3})
+        TESSEL_CHECK(args[k].as<Variable>() && args[k].type().is_handle())
+            << "tma_load: argument " << k << " must be a buffer handle";
+    auto swizzle = as_const_int(args[5]), rank = as_const_int(args[6]);
+    TESSEL_CHECK(swizzle && (*swizzle == 0 || *swizzle == 32 || *swizzle == 64 || *swizzle == 128))
+        << "tma_load: swizzle must be the constant 0, 32, 64 or 128";
+    TESSEL_CHECK(rank && *rank >= 1 && *rank <= 5) << "tma_load: rank must be a constant in 1..5";
+    TESSEL_CHECK(args.size() == 7 + 2 * static_cast<size_t>(*rank))
+        << "tma_load of rank " << *rank << " takes " << 7 + 2 * *rank << " arguments, got "
+        << args.size();
+    for (int64_t d = 0; d < *rank; ++d) {
+        auto box = as_const_int(args[7 + d]);
+        TESSEL_CHECK(box && *box >= 1 && *box <= 256)
+            << "tma_load: box extent " << d << " must be a constant in 1..256";
+        const Type t = args[7 + *rank + d].type();
+        TESSEL_CHECK(t.is_scalar() && t.is_int_or_uint())
+            << "tma_load: coordinate " << d << " must be a scalar integer";
+    }
+}
+
 }  // namespace
 
 bool is_tensor_core_intrinsic(Intrinsic op) {
@@ -480,6 +513,10 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::wgmma_fence:
         case Intrinsic::wgmma_commit:
         case Intrinsic::fence_proxy_async: break;
+        case Intrinsic::mbarrier_init:
+        case Intrinsic::mbarrier_expect_tx:
+        case Intrinsic::mbarrier_wait: check_mbarrier_args(op, args); break;
+        case Intrinsic::tma_load: check_tma_load_args(args); break;
         case Intrinsic::wgmma_wait: {
             auto n = as_const_int(args[0]);
             TESSEL_CHECK(n && *n >= 0) << "wgmma_wait: n must be a non-negative constant";

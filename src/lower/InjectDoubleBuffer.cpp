@@ -4,9 +4,12 @@
 #include <map>
 
 #include "PassUtil.h"
+#include "TmaCopies.h"
+#include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRVisitor.h"
+#include "tessel/lower/StorageFlatten.h"
 
 namespace tessel {
 
@@ -199,7 +202,8 @@ Buffer multi_buffer(const Buffer& b, int copies) {
 struct Marked {
     const For* loop = nullptr;
     int64_t lo = 0, n = 0;
-    int depth = 0;  ///< 0: double_buffer
+    int depth = 0;     ///< 0: double_buffer
+    bool tma = false;  ///< the fetches are tma() stages' (all of them)
     std::string name;
     Body body;
     std::vector<Stmt> fetches, compute;
@@ -279,6 +283,68 @@ Stmt pipelined_loop(const Marked& m) {
     return Seq::make(prologue);
 }
 
+bool is_tma_fetch(const Stmt& s) {
+    const auto* a = s.as<AttrStmt>();
+    return a && a->key == "tma_copy";
+}
+
+/// The elements of one copy of a multi-buffered buffer.
+int64_t copy_elements(const Doubled& d) {
+    std::vector<Expr> one(d.twice->shape.size(), make_zero(Int(32))), zero = one;
+    one[0] = make_one(Int(32));
+    Expr e = unswizzled_flat_index(d.twice, one) - unswizzled_flat_index(d.twice, zero);
+    return as_const_int(simplify(e)).value();
+}
+
+/// Iteration `iter`'s tma() fetches into copy `copy`, issued by one thread: the bytes announced
+/// on the copy's mbarrier (with the thread's arrival), then the boxes.
+Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy) {
+    std::vector<Stmt> boxes;
+    int64_t bytes = 0;
+    for (const Stmt& x : m.fetches) {
+        const auto* a = x.as<AttrStmt>();
+        const Doubled& d = m.body.buffers.at(a->value.as<Variable>());
+        internal::TmaFetch f =
+            internal::tma_copies(substitute(a->body, m.loop->loop_var, iter),
+                                 a->value.as<Variable>()->name, copy, copy_elements(d), bar);
+        bytes += f.bytes;
+        boxes.push_back(f.issue);
+    }
+    boxes.insert(boxes.begin(),
+                 call_stmt(Intrinsic::mbarrier_expect_tx, {bar, copy, make_const(Int(32), bytes)}));
+    return internal::on_first_thread(Seq::make(boxes));
+}
+
+/// pipelined_loop with tma() fetches: one mbarrier a copy of the buffers (one arrival a phase,
+/// the issuing thread's, with the bytes of the copies), which every thread waits on before it
+/// computes on the copy; the barrier after the wait orders the previous iteration's reads of the
+/// copy refilled at the end of this one (see the header).
+Stmt tma_pipelined_loop(const Marked& m) {
+    const Var& v = m.loop->loop_var;
+    Type t = v.type();
+    const int d = m.depth;
+    Var bar(m.name + ".mbar", Handle());
+    std::vector<Stmt> init;
+    for (int c = 0; c < d; ++c)
+        init.push_back(call_stmt(Intrinsic::mbarrier_init,
+                                 {bar, make_const(Int(32), c), make_const(Int(32), 1)}));
+    std::vector<Stmt> out = {internal::on_first_thread(Seq::make(init)), barrier()};
+    for (int k = 0; k + 1 < d && k < m.n; ++k)
+        out.push_back(tma_issue(m, bar, make_const(t, m.lo + k), make_const(Int(32), k)));
+    Expr ahead = v + make_const(t, d - 1);
+    Expr parity =
+        cast(Int(32), FloorMod::make(FloorDiv::make(v - make_const(t, m.lo), make_const(t, d)),
+                                     make_const(t, 2)));
+    std::vector<Stmt> iteration = {
+        call_stmt(Intrinsic::mbarrier_wait, {bar, copy_of(m, v, d), parity}), barrier(),
+        Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute)),
+        IfThenElse::make(ahead < make_const(t, m.lo + m.n),
+                         tma_issue(m, bar, ahead, copy_of(m, ahead, d)))};
+    out.push_back(For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration)));
+    return Allocate::make(bar, UInt(64), {make_const(Int(32), d)}, StorageScope::Shared,
+                          Seq::make(out));
+}
+
 /// The computation's first item without the barrier insert_barriers put first inside the
 /// allocations of its register buffers (warp or local scope), where they come before the first read
 /// of the shared tiles (a k loop of one fragment, no loop around them): the same barrier as an item
@@ -309,8 +375,15 @@ void take_apart(Marked* m) {
             // insert_barriers may have put the loop's barriers inside the mark.
             Body inner;
             peel(a->body, &inner);
-            for (const Stmt& x : inner.items)
-                if (!is_barrier(x)) m->fetches.push_back(x);
+            for (const Stmt& x : inner.items) {
+                if (is_barrier(x)) continue;
+                m->fetches.push_back(x);
+                m->tma = m->tma || is_tma_fetch(x);
+                if (m->tma != is_tma_fetch(x) || (m->tma && !m->depth))
+                    fail(m->depth, m->name,
+                         "the shared stages computed at '" + m->loop->loop_var.name() +
+                             "' are fetched differently; give every one of them tma(), or none");
+            }
             continue;
         }
         if (has_mark(item) || internal::has_thread_sync(item))
@@ -365,7 +438,9 @@ protected:
         }
         take_apart(&m);
         Stmt result;
-        if (m.n == 1) {
+        if (m.tma) {
+            result = tma_pipelined_loop(m);
+        } else if (m.n == 1) {
             // Nothing to overlap: the loop as it was, without the marks.
             std::vector<Stmt> items = m.fetches;
             items.push_back(barrier());
@@ -390,16 +465,70 @@ protected:
     }
 };
 
+/// A pipeline whose loop was simplified away (one iteration) with tma() fetches: the copies
+/// issued into the single buffer, then awaited on one mbarrier, then the computation.
+Stmt tma_without_loop(const AttrStmt* scope) {
+    Body body;
+    peel(Stmt(scope), &body);
+    std::vector<Stmt> fetches, rest;
+    for (const Stmt& item : body.items) {
+        const auto* a = item.as<AttrStmt>();
+        if (a && a->key == "double_buffer_write") {
+            Body inner;
+            peel(a->body, &inner);
+            for (const Stmt& x : inner.items)
+                if (!is_barrier(x)) fetches.push_back(x);
+        } else {
+            rest.push_back(item);
+        }
+    }
+    if (fetches.empty() || !is_tma_fetch(fetches[0])) return Stmt();
+    Var bar(body.order.front()->name + ".mbar", Handle());
+    std::vector<Stmt> boxes;
+    int64_t bytes = 0;
+    for (const Stmt& x : fetches) {
+        const auto* a = x.as<AttrStmt>();
+        if (!a || a->key != "tma_copy")
+            fail(1, a ? a->value.as<Variable>()->name : "?", "mixes tma() and cp.async fetches");
+        const Allocate* alloc = body.buffers.at(a->value.as<Variable>()).alloc;
+        int64_t elems = 1;
+        for (const Expr& e : alloc->extents) elems *= as_const_int(e).value();
+        internal::TmaFetch f = internal::tma_copies(a->body, a->value.as<Variable>()->name,
+                                                    make_zero(Int(32)), elems, bar);
+        bytes += f.bytes;
+        boxes.push_back(f.issue);
+    }
+    boxes.insert(boxes.begin(), call_stmt(Intrinsic::mbarrier_expect_tx,
+                                          {bar, make_zero(Int(32)), make_const(Int(32), bytes)}));
+    std::vector<Stmt> out = {
+        internal::on_first_thread(
+            call_stmt(Intrinsic::mbarrier_init, {bar, make_zero(Int(32)), make_one(Int(32))})),
+        barrier(), internal::on_first_thread(Seq::make(boxes)),
+        call_stmt(Intrinsic::mbarrier_wait, {bar, make_zero(Int(32)), make_zero(Int(32))})};
+    out.insert(out.end(), rest.begin(), rest.end());
+    Stmt result =
+        Allocate::make(bar, UInt(64), {make_one(Int(32))}, StorageScope::Shared, Seq::make(out));
+    for (auto it = body.order.rbegin(); it != body.order.rend(); ++it) {
+        const Allocate* a = body.buffers.at(*it).alloc;
+        result = Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope, result);
+    }
+    return result;
+}
+
 /// Removes the marks left where no loop was pipelined (a loop of one iteration is simplified
-/// away before this pass).
+/// away before this pass); tma() fetches there are still TMA copies (tma_without_loop).
 class StripMarks : public IRMutator {
 public:
     using IRMutator::visit;
 
 protected:
     Stmt visit(const AttrStmt* op) override {
+        if (op->key == "pipeline_scope") {
+            Stmt tma = tma_without_loop(op);
+            if (tma.defined()) return mutate(tma);
+        }
         if (op->key == "double_buffer_scope" || op->key == "double_buffer_write" ||
-            op->key == "pipeline_scope")
+            op->key == "pipeline_scope" || op->key == "tma_copy")
             return mutate(op->body);
         return IRMutator::visit(op);
     }

@@ -28,6 +28,7 @@ Stmt call(Intrinsic op, std::vector<Expr> args = {}) {
 // subexpressions (unrolled tiles share their index arithmetic) are visited once.
 struct Effects {
     bool stores = false, copies = false, commits = false, lands = false, other = false;
+    bool tma = false;  ///< the copies are TMA's (they complete on mbarriers)
     /// Only issues cp.async copies and commits them (nothing lands, nothing else happens).
     bool async_copies_only() const { return !stores && !lands && !other && (copies || commits); }
     /// May write shared memory through the generic proxy: a store, or copies landing there.
@@ -46,7 +47,10 @@ Effects effects_of(const Stmt& s) {
             if (!c) return;
             switch (c->op) {
                 case Intrinsic::cp_async: effects.copies = true; break;
-                case Intrinsic::cp_async_commit: effects.commits = true; break;
+                case Intrinsic::tma_load: effects.copies = effects.tma = true; break;
+                case Intrinsic::cp_async_commit:
+                case Intrinsic::mbarrier_expect_tx: effects.commits = true; break;
+                case Intrinsic::mbarrier_wait: break;  // TMA lands through the async proxy
                 case Intrinsic::cp_async_wait: effects.lands = true; break;
                 case Intrinsic::wgmma:
                 case Intrinsic::wgmma_fence:
@@ -128,9 +132,11 @@ protected:
         for (size_t i = 0; i < out.size(); ++i) {
             if (!is_call(out[i], Intrinsic::wgmma_commit)) continue;
             size_t w = i + 1;
-            bool copies = false;
-            for (Effects e; w < out.size() && (e = effects_of(out[w])).async_copies_only(); ++w)
+            bool copies = false, tma = false;
+            for (Effects e; w < out.size() && (e = effects_of(out[w])).async_copies_only(); ++w) {
                 copies = copies || e.copies;
+                tma = tma || e.tma;
+            }
             if (w == i + 1 || w >= out.size() || !is_call(out[w], Intrinsic::wgmma_wait) ||
                 !is_zero(out[w].as<Evaluate>()->value.as<Call>()->args[0]))
                 continue;
@@ -138,6 +144,12 @@ protected:
             std::vector<Stmt> sync = {call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)})};
             if (copies) sync.push_back(call(Intrinsic::thread_barrier));
             out.insert(out.begin() + static_cast<std::ptrdiff_t>(i) + 1, sync.begin(), sync.end());
+            // TMA's pipeline: each thread waits for its tiles on the mbarrier, so the barrier
+            // after that wait only ordered the previous iteration's reads before the refill,
+            // which the barrier after wait(1) now does.
+            if (copies && tma && out.size() > 1 && is_call(out[0], Intrinsic::mbarrier_wait) &&
+                is_call(out[1], Intrinsic::thread_barrier))
+                out.erase(out.begin() + 1);
             Stmt l = For::make(loop->loop_var, loop->min, loop->extent, loop->kind,
                                Seq::make(std::move(out)), loop->thread_tag);
             return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))})});

@@ -72,6 +72,35 @@ struct WgmmaBlockState {
     std::unordered_map<uint64_t, const SpmdThread*> unfenced;
 };
 
+/// One mbarrier of a block (LoopInterpreterTma.cpp): its arrivals a phase, those still
+/// pending in the current phase, the bytes announced and not landed, the phases completed.
+struct MbarrierState {
+    int64_t count = 0, pending = 0, tx = 0, phase = 0;
+    int64_t init_epoch = 0;  ///< the block phase (barriers so far) of its init
+    const SpmdThread* init_by = nullptr;
+    std::vector<uint64_t> bringing;  ///< elements TMA copies bring in the current phase
+};
+
+/// An element of shared memory a TMA copy brought or brings: the barrier and phase it completes
+/// on, and its value until it lands.
+struct TmaElement {
+    uint64_t bar = 0;
+    int64_t phase = 0;
+    bool landed = false;
+    InterpStorage* dst = nullptr;
+    int64_t flat = 0;
+    Type elem;
+    Scalar value;
+    const SpmdThread* issuer = nullptr;
+};
+
+/// A block's mbarriers and TMA copies, by element key.
+struct TmaBlockState {
+    std::unordered_map<uint64_t, MbarrierState> barriers;
+    std::unordered_map<uint64_t, TmaElement> elements;
+    int64_t epoch = 0;  ///< block-wide barriers passed
+};
+
 /// What a simulated GPU thread knows about itself (the interpreter of one thread of a block).
 struct SpmdThread {
     SpmdBlock* block = nullptr;
@@ -81,6 +110,9 @@ struct SpmdThread {
     std::unordered_map<const Allocate*, int64_t> allocations;  ///< shared Allocates executed
     InFlightMap* in_flight = nullptr;  ///< the block's elements in flight (cp_async)
     WgmmaBlockState* wgmma = nullptr;  ///< the block's wgmma state
+    TmaBlockState* tma = nullptr;      ///< the block's mbarriers and TMA copies
+    /// Per mbarrier: the phases this thread has seen complete (its mbarrier_waits).
+    std::unordered_map<uint64_t, int64_t> observed;
     std::unordered_map<const Call*, int64_t> collectives;  ///< warp-collective calls executed
 };
 
@@ -166,6 +198,25 @@ protected:
     /// Throws when element `flat` of `s` is in flight (a read or plain write of it races). In a
     /// block only shared storage can be (its serials are the block's own, apart from others').
     void check_in_flight(const InterpStorage& s, int64_t flat, bool write);
+
+    // Hopper's mbarriers and TMA copies (LoopInterpreterTma.cpp; ir/IR.h).
+    void exec_mbarrier(const Call* op);
+    void exec_tma_load(const Call* op);
+    /// The mbarrier (bar, index) named by a call's first two arguments, and its key.
+    std::pair<MbarrierState*, uint64_t> mbarrier_of(const Call* op, bool init);
+    /// Lands the barrier's copies and starts its next phase when the current one is complete.
+    void complete_phase(MbarrierState& st, uint64_t key);
+    /// Whether the phase of `parity` of the barrier has completed (mbarrier.try_wait.parity).
+    static bool phase_done(const MbarrierState& st, int64_t parity) {
+        return st.phase % 2 != parity;
+    }
+    /// Stops this thread until the barrier's phase of `parity` completes (LoopInterpreterSPMD).
+    void wait_for_mbarrier(const Call* op, uint64_t key, int64_t parity);
+    /// The TMA checks of an access to element `flat` of shared `s`.
+    void check_tma_access(const InterpStorage& s, int64_t flat, bool write);
+    /// Throws when a thread other than this one read the element since the last barrier (a
+    /// copy into it would race with the read).
+    void check_unread(const InterpStorage& s, int64_t flat, const char* what);
 
     // Tensor cores (LoopInterpreterTensorCore.cpp; ir/IR.h).
     struct Tile {

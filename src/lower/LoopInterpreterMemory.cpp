@@ -141,6 +141,7 @@ Scalar LoopInterpreter::read_element(InterpStorage& s, Type elem, int64_t flat) 
     if (s.shared) track_shared(s, flat, false);
     if (!in_flight().empty() && (s.shared || !spmd_)) check_in_flight(s, flat, false);
     if (spmd_ && spmd_->wgmma->active) check_wgmma_access(s, flat, false);
+    if (spmd_ && s.shared && !spmd_->tma->elements.empty()) check_tma_access(s, flat, false);
     Scalar v;
     if (elem.is_float()) {
         v.f = s.array->get(flat);
@@ -155,6 +156,7 @@ void LoopInterpreter::write_element(InterpStorage& s, Type elem, int64_t flat, S
     if (s.shared) track_shared(s, flat, true);
     if (!in_flight().empty() && (s.shared || !spmd_)) check_in_flight(s, flat, true);
     if (spmd_ && spmd_->wgmma->active) check_wgmma_access(s, flat, true);
+    if (spmd_ && s.shared && !spmd_->tma->elements.empty()) check_tma_access(s, flat, true);
     if (elem.is_float()) {
         s.array->set(flat, v.f);
     } else {

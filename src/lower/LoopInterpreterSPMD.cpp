@@ -59,7 +59,7 @@ int thread_axis(const std::string& tag) {
 struct AbortBlock {};
 
 /// Where a stopped thread is.
-enum class ThreadState : uint8_t { Ready, Running, AtBarrier, AtWarp, Done, Failed };
+enum class ThreadState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtMbarrier, Done, Failed };
 
 constexpr int kWarpSize = 32;
 
@@ -98,6 +98,8 @@ struct SpmdBlock {
     std::unordered_map<uint64_t, Access> accesses;
     InFlightMap in_flight;  ///< cp_async destinations not landed yet
     WgmmaBlockState wgmma;
+    TmaBlockState tma;
+    std::vector<std::pair<uint64_t, int64_t>> mbarrier_wait;  ///< per thread: barrier, parity
 
     std::string thread_name(int t) const {
         const SpmdThread& th = threads[t];
@@ -129,7 +131,8 @@ BlockShape block_shape(const Stmt& body) {
             Intrinsic op = static_cast<const Call*>(n)->op;
             shape.wgmma = shape.wgmma || op == Intrinsic::wgmma;
             shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
-                          op == Intrinsic::thread_allreduce || is_warp_collective(op);
+                          op == Intrinsic::thread_allreduce || op == Intrinsic::mbarrier_wait ||
+                          is_warp_collective(op);
         }
     });
     return shape;
@@ -233,6 +236,31 @@ void finish_warps(SpmdBlock& b) {
     }
 }
 
+// Threads at mbarrier_wait whose phase has completed go on (true when one does); a wait that
+// can no longer complete (every other thread stopped elsewhere or done) is an error.
+bool wake_mbarrier_waits(SpmdBlock& b) {
+    bool woke = false;
+    int stuck = -1;
+    for (int t = 0; t < b.nthreads; ++t) {
+        if (b.state[t] != ThreadState::AtMbarrier) continue;
+        const auto& [key, parity] = b.mbarrier_wait[t];
+        const MbarrierState& st = b.tma.barriers.at(key);
+        if (st.phase % 2 != parity) {
+            b.state[t] = ThreadState::Ready;
+            woke = true;
+        } else if (stuck < 0) {
+            stuck = t;
+        }
+    }
+    if (woke || stuck < 0) return woke;
+    const MbarrierState& st = b.tma.barriers.at(b.mbarrier_wait[stuck].first);
+    TESSEL_THROW(RuntimeError) << "mbarrier_wait never completes: thread " << b.thread_name(stuck)
+                               << " waits for phase " << st.phase << " (parity "
+                               << b.mbarrier_wait[stuck].second << ") of an mbarrier that lacks "
+                               << st.pending << " of its " << st.count << " arrivals and " << st.tx
+                               << " announced bytes, and no other thread can bring them" << b.where;
+}
+
 }  // namespace
 
 void LoopInterpreter::exec_thread_bound(const For* op, int64_t min, int64_t extent) {
@@ -326,6 +354,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     b.occurrence.assign(b.nthreads, 0);
     b.warp_in.resize(b.nthreads);
     b.warp_out.resize(b.nthreads);
+    b.mbarrier_wait.resize(b.nthreads);
     b.errors.resize(b.nthreads);
     b.wake = std::vector<std::condition_variable>(b.nthreads);
     // One interpreter per thread, in this interpreter's environment.
@@ -335,6 +364,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
         th.block = &b;
         th.in_flight = &b.in_flight;
         th.wgmma = &b.wgmma;
+        th.tma = &b.tma;
         th.index = t;
         th.tid[0] = t % b.dims[0];
         th.tid[1] = (t / b.dims[0]) % b.dims[1];
@@ -414,6 +444,12 @@ void LoopInterpreter::run_block(const Stmt& body) {
             }
             continue;
         }
+        try {
+            if (wake_mbarrier_waits(b)) continue;  // no new phase: mbarriers order no memory
+        } catch (...) {
+            abandon();
+            throw;
+        }
         int done = 0, first_waiting = -1, first_done = -1;
         for (int t = 0; t < b.nthreads; ++t) {
             if (b.state[t] == ThreadState::Done) {
@@ -452,7 +488,10 @@ void LoopInterpreter::run_block(const Stmt& body) {
             }
             barrier = !allreduce_within_warps(b.static_dims, b.reduce_axes[first_waiting]);
         }
-        if (barrier) b.accesses.clear();  // a new phase
+        if (barrier) {  // a new phase
+            b.accesses.clear();
+            ++b.tma.epoch;
+        }
         for (int t = 0; t < b.nthreads; ++t)
             if (b.state[t] == ThreadState::AtBarrier) b.state[t] = ThreadState::Ready;
     }
@@ -516,6 +555,38 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
         InterpStorage& s = storage_for(dest, r.type.element_of(), "store to");
         write_element(s, r.type.element_of(), 0, r.lanes[0]);
     }
+}
+
+void LoopInterpreter::wait_for_mbarrier(const Call* op, uint64_t key, int64_t parity) {
+    SpmdBlock& b = *spmd_->block;
+    const int t = spmd_->index;
+    b.mbarrier_wait[t] = {key, parity};
+    std::unique_lock lock(b.mu);
+    b.at[t] = op;
+    b.state[t] = ThreadState::AtMbarrier;
+    b.running = -1;
+    b.coordinator.notify_one();
+    b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
+    if (b.abort) throw AbortBlock{};
+}
+
+void LoopInterpreter::check_unread(const InterpStorage& s, int64_t flat, const char* what) {
+    SpmdBlock& b = *spmd_->block;
+    auto it = b.accesses.find((s.serial << 40) | static_cast<uint64_t>(flat));
+    if (it == b.accesses.end()) return;
+    const Access& a = it->second;
+    const int t = spmd_->index;
+    const int other = a.writer >= 0 && a.writer != t   ? a.writer
+                      : a.reader >= 0 && a.reader != t ? a.reader
+                      : a.many_readers                 ? -2
+                                                       : -1;
+    if (other == -1) return;
+    TESSEL_THROW(RuntimeError) << what << " shared memory " << s.name << " element " << flat
+                               << " by thread " << b.thread_name(t) << ", which thread "
+                               << (other >= 0 ? b.thread_name(other) : std::string("(another)"))
+                               << " accessed since the last barrier (the copy may land at once; "
+                                  "insert a thread_barrier before it)"
+                               << loop_context() << b.where;
 }
 
 std::vector<double> LoopInterpreter::warp_rendezvous(const Call* op, std::vector<double> in) {

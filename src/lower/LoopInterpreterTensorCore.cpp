@@ -444,6 +444,7 @@ void LoopInterpreter::exec_wgmma(const Call* op) {
         if (t.s->shared) {
             track_shared(*t.s, flat, false);
             if (!in_flight().empty()) check_in_flight(*t.s, flat, false);
+            if (!spmd_->tma->elements.empty()) check_tma_access(*t.s, flat, false);
             if (auto it = ws.unfenced.find(key); it != ws.unfenced.end())
                 TESSEL_THROW(RuntimeError)
                     << "wgmma by " << who << " reads shared memory " << t.s->name << " element "

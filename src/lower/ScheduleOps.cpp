@@ -13,6 +13,7 @@
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/lower/StorageFlatten.h"
 #include "tessel/schedule/InferBounds.h"
 #include "tessel/schedule/TensorIntrin.h"
@@ -131,6 +132,7 @@ private:
     Buffer laid_out_buffer(const Stage& st, const Tensor& t, const std::vector<Expr>& shape,
                            StorageScope scope, const std::string& name = "");
     Stmt stage_nest(int i);
+    Stmt tma_nest(int i);
     Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
     Stmt with_attached(int i, int iter_id, Stmt body);
     Stmt allocate(int i, Stmt body);
@@ -558,7 +560,8 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
             continue;
         if (st.double_buffer || st.pipeline_depth) {  // marked for inject_double_buffer
             const Var& data = buffers_[p][0]->data;
-            Stmt fetch = AttrStmt::make("double_buffer_write", data, stage_nest(p));
+            Stmt nest = st.tma ? AttrStmt::make("tma_copy", data, tma_nest(p)) : stage_nest(p);
+            Stmt fetch = AttrStmt::make("double_buffer_write", data, nest);
             Stmt alloc = allocate(p, Seq::make({fetch, body}));
             body = st.pipeline_depth ? AttrStmt::make("pipeline_scope",
                                                       make_const(Int(32), st.pipeline_depth), alloc)
@@ -1046,6 +1049,26 @@ Stmt NestBuilder::cpu_dot_nest(int i, size_t t, const TensorIntrin& in,
     return loops(i, 0, p, false, Seq::make({init, update}));
 }
 
+// A tma() stage's fetch: its nest as it is (one loop an axis around the copy), which
+// inject_double_buffer turns into bulk tensor copies; the loops must be the stage's own.
+Stmt NestBuilder::tma_nest(int i) {
+    const Stage& st = s_.stages()[i];
+    auto fail = [&](const std::string& why) {
+        internal::schedule_fail(
+            s_, "tma", i, why + "\n  loop nest of '" + st.name() + "':\n" + s_.loop_nest_string(i));
+    };
+    if (!st.relations.empty())
+        fail(
+            "its loops are split or fused; a TMA copy moves the whole tile from one thread: "
+            "leave the stage's loops as they are");
+    for (int id : st.leaf)
+        if (st.iters[id].annotation != IterAnnotation::None)
+            fail(std::string("its loop '") + st.iters[id].name + "' is annotated (" +
+                 annotation_name(st.iters[id].annotation) +
+                 "); a TMA copy is issued by one thread: leave the stage's loops as they are");
+    return stage_nest(i);
+}
+
 Stmt NestBuilder::stage_nest(int i) {
     const Stage& st = s_.stages()[i];
     size_t n = st.leaf.size();
@@ -1098,11 +1121,47 @@ LoweredFunc NestBuilder::build(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// A kernel whose warps run tensor intrinsics but whose stages bind no loop to threadIdx.x (its
+// copies are TMA's, issued by one thread) still has 32 lanes a warp: a threadIdx.x loop of 32
+// inside the innermost blockIdx loop, around the block's body.
+class BindLanes : public IRMutator {
+public:
+    using IRMutator::visit;
+
+protected:
+    Stmt visit(const For* op) override {
+        if (op->kind != ForKind::ThreadBound || op->thread_tag.rfind("blockIdx.", 0) != 0)
+            return IRMutator::visit(op);
+        bool inner_block = false, lanes = false, warp = false;
+        post_order_visit(op->body, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::For) {
+                const For* f = static_cast<const For*>(n);
+                inner_block = inner_block || f->thread_tag.rfind("blockIdx.", 0) == 0;
+                lanes = lanes || f->thread_tag == "threadIdx.x";
+            } else if (n->node_type == IRNodeType::Call) {
+                const Intrinsic c = static_cast<const Call*>(n)->op;
+                warp = warp || is_tensor_core_intrinsic(c);
+            }
+        });
+        if (inner_block) return IRMutator::visit(op);
+        if (lanes || !warp) return op;
+        Stmt body = For::make(Var("lane", Int(32)), make_zero(Int(32)), make_const(Int(32), 32),
+                              ForKind::ThreadBound, op->body, "threadIdx.x");
+        return For::make(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag);
+    }
+};
+
+}  // namespace
+
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
                          const std::string& name, std::vector<StageBounds> bounds,
                          SchedulePart part) {
     if (bounds.empty()) bounds = infer_bounds(s);
-    return NestBuilder(s, args, std::move(bounds), part).build(name);
+    LoweredFunc f = NestBuilder(s, args, std::move(bounds), part).build(name);
+    f.body = BindLanes().mutate(f.body);
+    return f;
 }
 
 }  // namespace tessel

@@ -83,11 +83,21 @@ int64_t buffer_copies(const Stage& st) {
     return st.double_buffer ? 2 : 1;
 }
 
-// pipeline copies with cp.async, which sm_80 introduced.
+// pipeline copies with cp.async, which sm_80 introduced; tma copies need sm_90 and a pipeline.
 void check_pipelines(const Schedule& s, const Target& target) {
     int cc = target.compute_capability();
     for (size_t i = 0; i < s.stages().size(); ++i) {
         const Stage& st = s.stages()[i];
+        if (st.tma && !st.pipeline_depth)
+            internal::schedule_fail(s, "tma", static_cast<int>(i),
+                                    "it is not pipelined; TMA copies land asynchronously on an "
+                                    "mbarrier: pipeline(depth) "
+                                    "the stage too");
+        if (st.tma && cc < 90)
+            internal::schedule_fail(s, "tma", static_cast<int>(i),
+                                    "the target '" + target.str() + "' (" + target.arch() +
+                                        ") has no Tensor Memory Accelerator (sm_90 and newer); "
+                                        "pipeline its fetch with cp.async instead");
         if (!st.pipeline_depth || cc >= 80) continue;
         internal::schedule_fail(
             s, "pipeline", static_cast<int>(i),

@@ -110,7 +110,8 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
         const bool warp = st.tensorize_iter >= 0;
         if (warp) {
             auto x = kernel->second.find(IterAnnotation::ThreadX);
-            auto e = x == kernel->second.end() ? std::optional<int64_t>(1)
+            // No stage binding threadIdx.x: the lanes are implicit (schedule_ops adds them).
+            auto e = x == kernel->second.end() ? std::optional<int64_t>(32)
                                                : as_const_int(x->second.extent);
             for (int id : st.leaf)
                 if (st.iters[id].annotation == IterAnnotation::ThreadX)
@@ -126,7 +127,8 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
                          (x == kernel->second.end() ? std::string("1 (no stage binds it)")
                                                     : to_string(x->second.extent)));
         }
-        bool everyone = i == kernel->first || st.scope == StorageScope::Shared;
+        // A tma() stage is copied by one thread of the block (its loops are not bound).
+        bool everyone = i == kernel->first || (st.scope == StorageScope::Shared && !st.tma);
         if (!everyone) continue;
         for (const auto& [a, use] : kernel->second) {
             auto e = as_const_int(use.extent);

@@ -164,6 +164,8 @@ StepResult Schedule::apply(const Step& step) {
                 double_buffer(s.stage);
             else if constexpr (std::is_same_v<T, PipelineStep>)
                 pipeline(s.stage, s.depth);
+            else if constexpr (std::is_same_v<T, TmaStep>)
+                tma(s.stage);
             else if constexpr (std::is_same_v<T, TensorizeStep>)
                 tensorize(s.stage, s.iter, s.intrin);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
@@ -255,6 +257,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.auto_unroll_max_step = old.auto_unroll_max_step;
     st.double_buffer = old.double_buffer;
     st.pipeline_depth = old.pipeline_depth;
+    st.tma = old.tma;
     st.pre_transform = old.pre_transform;
     return st;
 }

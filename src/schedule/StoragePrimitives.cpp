@@ -185,4 +185,16 @@ void Schedule::pipeline(int stage, int64_t depth) {
     record(PipelineStep{stage, depth});
 }
 
+void Schedule::tma(int stage) {
+    const char* prim = "tma";
+    Stage& st = layout_stage(*this, prim, stage);
+    if (st.tma) schedule_fail(*this, prim, stage, "it is already fetched by TMA");
+    if (st.double_buffer)
+        schedule_fail(*this, prim, stage,
+                      "it is double-buffered; TMA copies are asynchronous: pipeline(depth) the "
+                      "stage instead");
+    st.tma = true;
+    record(TmaStep{stage});
+}
+
 }  // namespace tessel

@@ -586,7 +586,9 @@ struct Let : ExprNodeBase<Let> {
     X(dot_product, 6, false) /* a CPU dot-product instruction; see below */             \
     X(wgmma, 9, false) X(wgmma_fence, 0, false) /* Hopper's warp-group mma; see below */ \
     X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)     \
-    X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */
+    X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */   \
+    X(mbarrier_init, 3, false) X(mbarrier_expect_tx, 3, false) /* Hopper; see below */     \
+    X(mbarrier_wait, 3, false) X(tma_load, -1, false)
 // clang-format on
 // New intrinsics go at the end: structural hashes (ir/Hash.cpp), and with them the DAG hashes that
 // key the tuning logs, shipped ones included, read an intrinsic's number.
@@ -694,6 +696,27 @@ struct Let : ExprNodeBase<Let> {
 //  - fence_proxy_async(): makes this thread's shared-memory writes by ordinary stores (and
 //    cp.async) visible to the asynchronous proxy (wgmma, TMA) once a barrier follows
 //    (fence.proxy.async.shared::cta).
+//
+// Hopper's transaction barriers and bulk tensor copies (sm_90), statements of a GPU kernel. `bar`
+// is the handle Variable of a shared uint64 buffer, one mbarrier an element, `index` its element:
+//  - mbarrier_init(bar, index, count): one thread sets the barrier up for `count` arrivals a
+//    phase (phase 0 pending). A barrier of the block must follow before another thread uses it.
+//  - mbarrier_expect_tx(bar, index, bytes): arrives once on the barrier and announces `bytes`
+//    more bytes for its current phase (mbarrier.arrive.expect_tx). A phase completes when all
+//    its arrivals are in and every announced byte has landed.
+//  - mbarrier_wait(bar, index, parity): waits until the phase of parity `parity` (0 or 1) has
+//    completed (mbarrier.try_wait.parity in a loop): the data copies counted on that phase then
+//    are visible to the waiting thread.
+//  - tma_load(dst, dst_index, src, bar, index, swizzle, rank, box[rank], coords[rank]): one
+//    thread starts a bulk tensor copy (cp.async.bulk.tensor, TMA) of a box of the global tensor
+//    `src` (a kernel argument; rank 1 to 5 dimensions, its shape and compact strides) into the
+//    shared buffer `dst` from element dst_index on, whose bytes complete on barrier (bar, index).
+//    box (int32 constants) and coords (int32 expressions) list the dimensions innermost first:
+//    the box's element (e_0, .., e_{r-1}) is src's element at coords + e (zero where that is
+//    outside the tensor) and lands at dense offset e_0 + box_0 * (e_1 + box_1 * (...)) from
+//    dst_index, that offset swizzled as BufferSwizzle{16 / size, 128 / size, swizzle / 16} does
+//    when `swizzle` (an int32 constant: 0, 32, 64 or 128 bytes, the rows' width) is not 0.
+//    dst_index is a multiple of 128 bytes (of the swizzle's 8-row cycle when swizzled).
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,

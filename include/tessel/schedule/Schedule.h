@@ -114,6 +114,7 @@ struct Stage {
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
     int pipeline_depth = 0;      ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
+    bool tma = false;            ///< tma: the pipelined fetch is TMA's bulk tensor copies
     int swizzle_bits = 0;        ///< storage_swizzle: log2 of the phases (0: no swizzle)
     int tensorize_iter = -1;     ///< tensorize: the iterator id the intrinsic replaces from
     bool pre_transform = false;  ///< pre_transform: computed once, outside the kernel
@@ -235,6 +236,11 @@ public:
     /// double-buffered; where it is computed, its scope and the target are checked when the
     /// schedule is lowered (every shared stage at that loop must be pipelined alike).
     void pipeline(int stage, int64_t depth);
+    /// Fetches pipelined shared stage `stage` with TMA bulk tensor copies issued by one thread
+    /// and awaited on mbarriers (TmaStep). Throws ScheduleError for an output, an inlined or a
+    /// double-buffered stage; lowering checks the rest (pipelined, a plain copy of an argument,
+    /// loops untouched, the layout a box can fill).
+    void tma(int stage);
     /// Replaces the stage's loops from leaf `iter` inwards by the tensor intrinsic `intrin`
     /// (schedule/TensorIntrin.h lists them), TVM's tensorize. The leaves from `iter` on must be
     /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body

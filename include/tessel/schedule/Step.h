@@ -386,6 +386,27 @@ struct PipelineStep {
     }
 };
 
+/// The pipelined shared stage's fetch as bulk tensor copies by the Tensor Memory Accelerator
+/// (Hopper, sm_90): one thread issues cp.async.bulk.tensor copies of the whole tile, whose
+/// arrival an mbarrier per pipeline copy announces (docs/cuda.md, "TMA").
+struct TmaStep {
+    int stage = 0;
+    TESSEL_STEP(TmaStep, "tma")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[T].tma(): shared stage T (a cache_read of a kernel argument, pipelined with "
+        "pipeline(depth)) is fetched by the Tensor Memory Accelerator (sm_90 and newer): one "
+        "thread issues bulk tensor copies of the whole tile, an mbarrier per copy of the buffer "
+        "counts its bytes in and every thread waits on it; rows past the tensor's edge read as "
+        "zero. Leave T's loops as they are (no split, bind or vectorize): the copy is one "
+        "instruction a box. The tile's layout may be swizzled (storage_swizzle) with rows of 32, "
+        "64 or 128 bytes. docs/cuda.md, 'TMA'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
+};
+
 /// Replaces the loop nest of `stage` from leaf `iter` inwards by the tensor intrinsic named
 /// `intrin` (schedule/TensorIntrin.h), TVM's tensorize: the leaves from `iter` on must match the
 /// intrinsic's axes (extents and kinds) and the stage's body its compute pattern.
@@ -403,17 +424,18 @@ struct TensorizeStep {
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
-                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
-                          PipelineStep, TensorizeStep, StorageSwizzleStep, PreTransformStep>;
+using Step =
+    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
+                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
+                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep, TensorizeStep,
+                 StorageSwizzleStep, PreTransformStep, TmaStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline", "tensorize", "storage_swizzle", "pre_transform" (the struct's `kind`).
+/// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

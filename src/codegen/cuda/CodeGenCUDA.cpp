@@ -102,6 +102,7 @@ void CodeGenCUDA::reset(const DeviceKernel& k) {
     shared_.clear();
     lane_count_.clear();
     wgmma_acc_.clear();
+    tma_maps_.clear();
     bounds_.clear();
     modular_.clear();
     pre_.clear();
@@ -163,6 +164,8 @@ std::vector<CudaParam> CodeGenCUDA::params_of(const Stmt& body) {
         if (info.param >= 0) params.push_back({CudaParam::Kind::Buffer, info.param});
     std::sort(params.begin(), params.end(),
               [](const CudaParam& a, const CudaParam& b) { return a.index < b.index; });
+    for (size_t i = 0; i < tma_maps_.size(); ++i)
+        params.push_back({CudaParam::Kind::TensorMap, static_cast<int>(i)});
     for (size_t i = 0; i < shape_vars_.size(); ++i) {
         if (uses_var(body, shape_vars_[i]))
             params.push_back({CudaParam::Kind::ShapeVar, static_cast<int>(i)});
@@ -198,6 +201,10 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
         if (i) s += ", ";
         if (params[i].kind == CudaParam::Kind::ShapeVar) {
             s += "long long tsl_shape_" + std::to_string(params[i].index);
+            continue;
+        }
+        if (params[i].kind == CudaParam::Kind::TensorMap) {
+            s += "const __grid_constant__ tsl_tensor_map " + tma_maps_[params[i].index].name;
             continue;
         }
         const Variable* var = nullptr;
@@ -293,6 +300,7 @@ void CodeGenCUDA::check_free_variables(const Stmt& body) {
 CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
     reset(k);
     collect_buffers(k.body);
+    collect_tma_maps(k.body);
     std::vector<CudaParam> params = params_of(k.body);
     std::string sig = signature(k, params);  // names the parameters first
     std::string shape_decls;
@@ -312,6 +320,7 @@ CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
     }
     launch.dynamic_shared_bytes = LaunchExpr::constant(0);
     launch.params = params;
+    for (const TmaMap& m : tma_maps_) launch.tensor_maps.push_back(tensor_map(m));
     os << "// stage " << k.stage << "\n" << sig << " {\n";
     os << shared_declarations(&launch) << shape_decls << body_.str() << "}\n\n";
     return launch;
@@ -324,12 +333,15 @@ CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
     CudaCode code;
     std::ostringstream os;
     os << cuda_prelude();
-    bool tensor_cores = false;
+    bool tensor_cores = false, tma = false;
     post_order_visit(f.body, [&](const IRNode* n) {
-        tensor_cores = tensor_cores || (n->node_type == IRNodeType::Call &&
-                                        is_tensor_core_intrinsic(static_cast<const Call*>(n)->op));
+        if (n->node_type != IRNodeType::Call) return;
+        const Intrinsic op = static_cast<const Call*>(n)->op;
+        tensor_cores = tensor_cores || is_tensor_core_intrinsic(op);
+        tma = tma || op == Intrinsic::mbarrier_init || op == Intrinsic::tma_load;
     });
     if (tensor_cores) os << cuda_tensor_core_prelude();
+    if (tma) os << cuda_tma_prelude();
     for (const DeviceKernel& k : split.kernels) code.plan.launches.push_back(cg.emit_kernel(k, os));
     code.plan.workspaces = split.workspaces;
     code.source = os.str();

@@ -27,6 +27,8 @@ namespace tessel::internal {
 const char* cuda_prelude();
 /// The tensor-core helpers (tsl_mma_*, tsl_ldmatrix_*), for sources that use them.
 const char* cuda_tensor_core_prelude();
+/// The tensor map parameter type and the mbarrier wait, for sources with TMA copies.
+const char* cuda_tma_prelude();
 
 /// Prints the device functions of one lowered function (see the file comment).
 class CodeGenCUDA {
@@ -46,6 +48,13 @@ private:
         bool read = false;
         bool written = false;
         bool aligned16 = false;  // may be accessed as float4 (param: alignment recorded)
+    };
+    // A tensor map parameter: the tensor a tma_load reads, with its box and swizzle.
+    struct TmaMap {
+        const Variable* src = nullptr;
+        std::vector<int64_t> box;
+        int swizzle = 0;
+        std::string name;  ///< the parameter's
     };
     // A __shared__ array, hoisted to function scope.
     struct SharedArray {
@@ -102,6 +111,12 @@ private:
     void if_then_else(const IfThenElse* op);
     void evaluate(const Evaluate* op);
     void cp_async(const Call* op);
+    // mbarriers and TMA copies (CodeGenCUDATma.cpp).
+    void collect_tma_maps(const Stmt& body);
+    CudaTensorMap tensor_map(const TmaMap& m) const;
+    std::string shared_address(const Expr& buffer, const Expr& index);
+    void tma(const Call* op);
+    void tma_load(const Call* op);
     void push_bounds(const Var& v, const Expr& min, const Expr& extent);
 
     // Cross-thread reductions (CodeGenCUDAAllreduce.cpp).
@@ -144,6 +159,7 @@ private:
     CudaCodegenOptions options_;
     std::vector<int64_t> arg_alignment_;
     std::unordered_map<const Variable*, int> global_param_;  // data var → CudaParam buffer index
+    std::vector<TmaMap> tma_maps_;                           // this kernel's tensor maps
 
     // Per kernel.
     const DeviceKernel* kernel_ = nullptr;

@@ -5,6 +5,7 @@
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Equality.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRVisitor.h"
 
 namespace tessel::internal {
 
@@ -111,7 +112,9 @@ void CodeGenCUDA::thread_loop(const For* op) {
     line("{");
     ++indent_;
     std::string value = "(" + ty + ")" + idx;
-    line("const " + ty + " " + v + " = " + (is_zero(op->min) ? value : value + " + " + min) + ";");
+    if (uses_var(op->body, op->loop_var))  // (TMA's single-thread nests use none)
+        line("const " + ty + " " + v + " = " + (is_zero(op->min) ? value : value + " + " + min) +
+             ";");
     if (guard) line("if ((" + ty + ")" + idx + " < " + ext + ") {");
     if (!block) thread_axis_[op->loop_var.get()] = axis;
     push_bounds(op->loop_var, op->min, op->extent);
@@ -252,6 +255,9 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
         if (c->op == Intrinsic::fence_proxy_async)
             return line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
         if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
+        if (c->op == Intrinsic::mbarrier_init || c->op == Intrinsic::mbarrier_expect_tx ||
+            c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::tma_load)
+            return tma(c);
     }
     std::string v = expr(op->value);
     flush_pre();

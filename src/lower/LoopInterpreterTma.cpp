@@ -1,0 +1,215 @@
+// The loop-IR interpreter's mbarriers and TMA copies (their semantics are in ir/IR.h).
+//
+// A block's mbarriers live beside its shared memory, keyed by the element of the uint64 buffer
+// that holds each: arrivals a phase, arrivals still pending, bytes announced and not landed, and
+// the phases completed. A tma_load reads its box at once (zeros outside the tensor) and puts the
+// destination elements *in flight* on the barrier's current phase, counting the box's bytes in;
+// when a phase has all its arrivals and bytes it completes and its copies land (written through
+// the asynchronous proxy: no thread's write for the race detector). A thread may read an element
+// a copy brought only once it has itself waited for that phase (mbarrier_wait); reading it
+// earlier, writing it while it is in flight, copying into it while another thread read it since
+// the last barrier (the refill of a tile still in use), or into a tile a wgmma still reads, is a
+// RuntimeError naming the buffer, the element and the threads. A wait that can never complete
+// (its phase lacks arrivals or bytes when every other thread has stopped) is reported by the
+// block (LoopInterpreterSPMD.cpp).
+#include "LoopInterpreterImpl.h"
+
+namespace tessel::internal {
+
+namespace {
+
+void land(TmaElement& e) {
+    if (e.elem.is_float()) {
+        e.dst->array->set(e.flat, e.value.f);
+    } else {
+        e.dst->array->set_int(e.flat, e.value.i);
+    }
+    e.landed = true;
+}
+
+}  // namespace
+
+std::pair<MbarrierState*, uint64_t> LoopInterpreter::mbarrier_of(const Call* op, bool init) {
+    const char* name = intrinsic_name(op->op);
+    if (!spmd_)
+        TESSEL_THROW(RuntimeError)
+            << name << " outside a GPU block (mbarriers are in shared memory)" << loop_context();
+    const Variable* var =
+        (op->op == Intrinsic::tma_load ? op->args[3] : op->args[0]).as<Variable>();
+    InterpStorage* s = slot_of(var).storage;
+    if (!s || !s->shared)
+        TESSEL_THROW(RuntimeError)
+            << name << " on " << var->name << ", which is not allocated shared memory here"
+            << loop_context();
+    const int64_t index =
+        eval_int(op->op == Intrinsic::tma_load ? op->args[4] : op->args[1], "mbarrier index");
+    if (index < 0 || index >= s->array->size()) flat_out_of_bounds(name, *s, index, 0, 1);
+    const uint64_t key = element_key(s->serial, index);
+    TmaBlockState& tma = *spmd_->tma;
+    auto it = tma.barriers.find(key);
+    if (init) return {&tma.barriers[key], key};
+    if (it == tma.barriers.end())
+        TESSEL_THROW(RuntimeError)
+            << name << " on mbarrier " << var->name << "[" << index << "] by "
+            << thread_label(spmd_) << ", which no mbarrier_init set up" << loop_context();
+    MbarrierState& st = it->second;
+    if (st.init_by != spmd_ && st.init_epoch == tma.epoch)
+        TESSEL_THROW(RuntimeError)
+            << name << " on mbarrier " << var->name << "[" << index << "] by "
+            << thread_label(spmd_) << ", which " << thread_label(st.init_by)
+            << " set up since the last barrier (a thread_barrier must "
+               "make mbarrier_init visible to the block)"
+            << loop_context();
+    return {&st, key};
+}
+
+void LoopInterpreter::complete_phase(MbarrierState& st, uint64_t key) {
+    if (st.pending > 0 || st.tx > 0) return;
+    if (st.tx < 0)
+        TESSEL_THROW(RuntimeError)
+            << "mbarrier phase " << st.phase << " received " << -st.tx
+            << " bytes more than mbarrier_expect_tx announced" << loop_context();
+    TmaBlockState& tma = *spmd_->tma;
+    for (uint64_t e : st.bringing) {
+        auto it = tma.elements.find(e);
+        if (it != tma.elements.end() && it->second.bar == key && !it->second.landed)
+            land(it->second);
+    }
+    st.bringing.clear();
+    ++st.phase;
+    st.pending = st.count;
+}
+
+void LoopInterpreter::exec_mbarrier(const Call* op) {
+    if (op->op == Intrinsic::mbarrier_init) {
+        const int64_t count = eval_int(op->args[2], "mbarrier arrival count");
+        if (count < 1)
+            TESSEL_THROW(RuntimeError) << "mbarrier_init with " << count
+                                       << " arrivals a phase (at least 1)" << loop_context();
+        auto [st, key] = mbarrier_of(op, true);
+        *st = MbarrierState{count, count, 0, 0, spmd_->tma->epoch, spmd_, {}};
+        return;
+    }
+    auto [st, key] = mbarrier_of(op, false);
+    if (op->op == Intrinsic::mbarrier_expect_tx) {
+        const int64_t bytes = eval_int(op->args[2], "mbarrier_expect_tx bytes");
+        if (bytes < 0)
+            TESSEL_THROW(RuntimeError)
+                << "mbarrier_expect_tx of " << bytes << " bytes" << loop_context();
+        if (st->pending == 0)
+            TESSEL_THROW(RuntimeError)
+                << "mbarrier_expect_tx by " << thread_label(spmd_) << ": the phase already has its "
+                << st->count << " arrivals" << loop_context();
+        st->tx += bytes;
+        --st->pending;
+        return complete_phase(*st, key);
+    }
+    const int64_t parity = eval_int(op->args[2], "mbarrier_wait parity");
+    if (parity != 0 && parity != 1)
+        TESSEL_THROW(RuntimeError)
+            << "mbarrier_wait for parity " << parity << " (0 or 1)" << loop_context();
+    if (!phase_done(*st, parity)) wait_for_mbarrier(op, key, parity);
+    int64_t& seen = spmd_->observed[key];
+    seen = std::max(seen, spmd_->tma->barriers.at(key).phase);
+}
+
+void LoopInterpreter::exec_tma_load(const Call* op) {
+    auto [st, key] = mbarrier_of(op, false);
+    const Variable* dst_var = op->args[0].as<Variable>();
+    InterpStorage* dst = slot_of(dst_var).storage;
+    if (!dst || !dst->shared)
+        TESSEL_THROW(RuntimeError)
+            << "tma_load into " << dst_var->name << ", which is not allocated shared memory here"
+            << loop_context();
+    const Type elem = dst->array->dtype();
+    InterpStorage& src = storage_for(op->args[2].as<Variable>(), elem, "tma_load from");
+    if (src.shared)
+        TESSEL_THROW(RuntimeError)
+            << "tma_load from " << src.name << ", which is shared memory (TMA reads global tensors)"
+            << loop_context();
+    const int rank = static_cast<int>(as_const_int(op->args[6]).value());
+    const std::vector<int64_t>& shape = src.array->shape();
+    if (static_cast<int>(shape.size()) != rank)
+        TESSEL_THROW(RuntimeError)
+            << "tma_load of rank " << rank << " from " << src.name << ", which has " << shape.size()
+            << " dimensions" << loop_context();
+    const int64_t swizzle = as_const_int(op->args[5]).value();
+    const int64_t size = elem.bytes();
+    const BufferSwizzle z =
+        swizzle ? BufferSwizzle{16 / size, 128 / size, swizzle / 16} : BufferSwizzle{};
+    std::vector<int64_t> box(rank), coord(rank);
+    int64_t count = 1;
+    for (int t = 0; t < rank; ++t) {
+        box[t] = as_const_int(op->args[7 + t]).value();
+        coord[t] = eval_int(op->args[7 + rank + t], "tma_load coordinate");
+        count *= box[t];
+    }
+    const int64_t first = eval_int(op->args[1], "tma_load destination index");
+    if ((first * size) % (swizzle ? 8 * swizzle : 128) != 0)
+        TESSEL_THROW(RuntimeError)
+            << "tma_load into " << dst->name << " element " << first << ": not aligned to "
+            << (swizzle ? 8 * swizzle : 128) << " bytes" << loop_context();
+    if (first < 0 || first + count > dst->array->size())
+        flat_out_of_bounds("tma_load into", *dst, first < 0 ? first : first + count - 1, 0, 1);
+    TmaBlockState& tma = *spmd_->tma;
+    for (int64_t e = 0; e < count; ++e) {
+        // The box's element e, innermost dimension first; the source's row-major index.
+        int64_t rest = e, from = 0;
+        bool inside = true;
+        std::vector<int64_t> at(rank);
+        for (int t = 0; t < rank; ++t) {
+            at[t] = coord[t] + rest % box[t];
+            rest /= box[t];
+            inside = inside && at[t] >= 0 && at[t] < shape[rank - 1 - t];
+        }
+        for (int t = rank - 1; t >= 0; --t) from = from * shape[rank - 1 - t] + at[t];
+        const int64_t flat = z.defined() ? z.apply(first + e) : first + e;
+        const uint64_t dkey = element_key(dst->serial, flat);
+        if (auto it = tma.elements.find(dkey); it != tma.elements.end() && !it->second.landed)
+            TESSEL_THROW(RuntimeError)
+                << "tma_load into shared memory " << dst->name << " element " << flat
+                << ", which a TMA copy by " << thread_label(it->second.issuer)
+                << " is still bringing (an mbarrier_wait is missing before the refill)"
+                << loop_context();
+        if (!in_flight().empty()) check_in_flight(*dst, flat, true);
+        if (spmd_->wgmma->active && spmd_->wgmma->pending_reads.count(dkey))
+            TESSEL_THROW(RuntimeError)
+                << "tma_load into shared memory " << dst->name << " element " << flat << " by "
+                << thread_label(spmd_)
+                << ", which a wgmma still reads (a wgmma_wait is missing before the refill)"
+                << loop_context();
+        check_unread(*dst, flat, "tma_load into");
+        TmaElement t{key, st->phase, false, dst, flat, elem, Scalar{}, spmd_};
+        if (inside) {
+            t.value = read_element(src, elem, from);
+        } else if (elem.is_float()) {
+            t.value.f = 0;
+        } else {
+            t.value.i = 0;
+        }
+        tma.elements[dkey] = t;
+        st->bringing.push_back(dkey);
+    }
+    st->tx -= count * size;
+    complete_phase(*st, key);
+}
+
+void LoopInterpreter::check_tma_access(const InterpStorage& s, int64_t flat, bool write) {
+    auto& elements = spmd_->tma->elements;
+    auto it = elements.find(element_key(s.serial, flat));
+    if (it == elements.end()) return;
+    const TmaElement& e = it->second;
+    const bool seen = spmd_->observed.count(e.bar) && spmd_->observed.at(e.bar) > e.phase;
+    if (e.landed && (write || seen)) {
+        if (write) elements.erase(it);  // an ordinary store replaces the copy's element
+        return;
+    }
+    TESSEL_THROW(RuntimeError)
+        << (write ? "write to " : "read of ") << "shared memory " << s.name << " element " << flat
+        << " by " << thread_label(spmd_) << ", which a TMA copy by " << thread_label(e.issuer)
+        << (e.landed ? " brought on an mbarrier phase this thread has not waited for"
+                     : " has not landed yet")
+        << " (an mbarrier_wait is missing)" << loop_context();
+}
+
+}  // namespace tessel::internal
