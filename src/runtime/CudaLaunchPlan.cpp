@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "runtime/cuda/TensorMaps.h"
 #include "tessel/Error.h"
 
 namespace tessel {
@@ -120,14 +122,76 @@ LaunchExpr expr_from_json(const json& j) {
     return e;
 }
 
+json exprs_to_json(const std::vector<LaunchExpr>& exprs) {
+    json out = json::array();
+    for (const LaunchExpr& e : exprs) out.push_back(expr_to_json(e));
+    return out;
+}
+
+std::vector<LaunchExpr> exprs_from_json(const json& j) {
+    std::vector<LaunchExpr> out;
+    for (const json& e : j) out.push_back(expr_from_json(e));
+    return out;
+}
+
+json tensor_map_to_json(const CudaTensorMap& m) {
+    return {{"buffer", m.buffer},
+            {"dtype", m.dtype},
+            {"dims", exprs_to_json(m.dims)},
+            {"strides", exprs_to_json(m.strides)},
+            {"box", m.box},
+            {"swizzle_bytes", m.swizzle_bytes}};
+}
+
+// Refuses a map that is not what CudaTensorMap describes (runtime/cuda/TensorMaps.h says what).
+CudaTensorMap tensor_map_from_json(const json& j, const std::string& function, size_t index) {
+    CudaTensorMap m;
+    m.buffer = j.at("buffer").get<int>();
+    m.dtype = j.at("dtype").get<std::string>();
+    m.dims = exprs_from_json(j.at("dims"));
+    m.strides = exprs_from_json(j.at("strides"));
+    m.box = j.at("box").get<std::vector<int64_t>>();
+    m.swizzle_bytes = j.at("swizzle_bytes").get<int>();
+    std::string problem = internal::cuda::tensor_map_layout_problem(m);
+    if (problem.empty() && m.buffer < 0)
+        problem = "negative buffer index " + std::to_string(m.buffer);
+    if (!problem.empty()) {
+        TESSEL_THROW(RuntimeError) << "CUDA payload: launch of '" << function << "', tensor map "
+                                   << index << ": " << problem;
+    }
+    return m;
+}
+
+// The parameter kinds' names in the payload, in CudaParam::Kind order.
+constexpr const char* kParamKinds[] = {"buffer", "shape_var", "tensor_map"};
+static_assert(std::size(kParamKinds) == size_t(CudaParam::Kind::TensorMap) + 1);
+
+CudaParam param_from_json(const json& p, const CudaLaunch& l) {
+    std::string kind = p.at(0).get<std::string>();
+    int index = p.at(1).get<int>();
+    for (size_t k = 0; k < std::size(kParamKinds); ++k) {
+        if (kind != kParamKinds[k]) continue;
+        CudaParam param{static_cast<CudaParam::Kind>(k), index};
+        bool map = param.kind == CudaParam::Kind::TensorMap;
+        if (map && (index < 0 || static_cast<size_t>(index) >= l.tensor_maps.size())) {
+            TESSEL_THROW(RuntimeError)
+                << "CUDA payload: launch of '" << l.function << "': tensor map parameter " << index
+                << " out of range (the launch has " << l.tensor_maps.size() << " tensor maps)";
+        }
+        return param;
+    }
+    TESSEL_THROW(RuntimeError) << "CUDA payload: unknown parameter kind '" << kind << "'";
+}
+
 json launch_to_json(const CudaLaunch& l) {
     json grid = json::array(), block = json::array(), params = json::array();
     for (int d = 0; d < 3; ++d) {
         grid.push_back(expr_to_json(l.grid[d]));
         block.push_back(expr_to_json(l.block[d]));
     }
-    for (const auto& p : l.params)
-        params.push_back({p.kind == CudaParam::Kind::Buffer ? "buffer" : "shape_var", p.index});
+    for (const auto& p : l.params) params.push_back({kParamKinds[int(p.kind)], p.index});
+    json maps = json::array();
+    for (const CudaTensorMap& m : l.tensor_maps) maps.push_back(tensor_map_to_json(m));
     const CudaResources& r = l.resources;
     return {{"function", l.function},
             {"stage", l.stage},
@@ -135,6 +199,7 @@ json launch_to_json(const CudaLaunch& l) {
             {"block", block},
             {"dynamic_shared_bytes", expr_to_json(l.dynamic_shared_bytes)},
             {"params", params},
+            {"tensor_maps", maps},
             {"resources",
              {r.registers, r.spill_store_bytes, r.spill_load_bytes, r.stack_bytes,
               r.static_shared_bytes}}};
@@ -149,13 +214,11 @@ CudaLaunch launch_from_json(const json& j) {
         l.block[d] = expr_from_json(j.at("block").at(d));
     }
     l.dynamic_shared_bytes = expr_from_json(j.at("dynamic_shared_bytes"));
-    for (const json& p : j.at("params")) {
-        std::string kind = p.at(0).get<std::string>();
-        if (kind != "buffer" && kind != "shape_var")
-            TESSEL_THROW(RuntimeError) << "CUDA payload: unknown parameter kind '" << kind << "'";
-        l.params.push_back({kind == "buffer" ? CudaParam::Kind::Buffer : CudaParam::Kind::ShapeVar,
-                            p.at(1).get<int>()});
+    if (j.contains("tensor_maps")) {  // absent from payloads written before tensor maps
+        for (const json& m : j.at("tensor_maps"))
+            l.tensor_maps.push_back(tensor_map_from_json(m, l.function, l.tensor_maps.size()));
     }
+    for (const json& p : j.at("params")) l.params.push_back(param_from_json(p, l));
     const json& r = j.at("resources");
     l.resources = {r.at(0).get<int>(), r.at(1).get<int64_t>(), r.at(2).get<int64_t>(),
                    r.at(3).get<int64_t>(), r.at(4).get<int64_t>()};

@@ -92,7 +92,7 @@ struct CudaLaunch {
     LaunchExpr dynamic_shared_bytes;
     std::vector<CudaParam> params;
     std::vector<CudaTensorMap> tensor_maps;  ///< those the TensorMap params name
-    CudaResources resources;  ///< filled by the NVRTC compile from ptxas's report
+    CudaResources resources;                 ///< filled by the NVRTC compile from ptxas's report
     bool operator==(const CudaLaunch& o) const = default;
 };
 
@@ -121,7 +121,10 @@ struct CudaPayload {
 /// The payload's bytes: "TSLCUDA1", a little-endian uint64 length and that many bytes of JSON
 /// (arch and plans), then the cubin to the end.
 std::vector<uint8_t> encode_cuda_payload(const CudaPayload& payload);
-/// Reads encode_cuda_payload()'s bytes; throws RuntimeError on corrupt or truncated bytes.
+/// Reads encode_cuda_payload()'s bytes; throws RuntimeError on corrupt or truncated bytes, and on
+/// a malformed tensor map (element type, rank 1..5, strides and box counts, box entries 1..256,
+/// swizzle 0/32/64/128) or a TensorMap parameter naming no map of its launch. A launch without
+/// "tensor_maps" (a payload written before them) reads as having none.
 CudaPayload decode_cuda_payload(const std::vector<uint8_t>& bytes);
 
 /// What the driver reports of one __global__ function of a cubin loaded on a device

@@ -57,6 +57,34 @@ enum FunctionAttribute : int {
     kFuncMaxDynamicSharedBytes = 8,  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 };
 
+/// CUtensorMapDataType values: the element types of a TMA tensor map (runtime/cuda/TensorMaps.h).
+enum TensorMapDataType : int {
+    kTensorMapUInt8 = 0,     // CU_TENSOR_MAP_DATA_TYPE_UINT8
+    kTensorMapUInt16 = 1,    // CU_TENSOR_MAP_DATA_TYPE_UINT16
+    kTensorMapUInt32 = 2,    // CU_TENSOR_MAP_DATA_TYPE_UINT32
+    kTensorMapInt32 = 3,     // CU_TENSOR_MAP_DATA_TYPE_INT32
+    kTensorMapUInt64 = 4,    // CU_TENSOR_MAP_DATA_TYPE_UINT64
+    kTensorMapInt64 = 5,     // CU_TENSOR_MAP_DATA_TYPE_INT64
+    kTensorMapFloat16 = 6,   // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+    kTensorMapFloat32 = 7,   // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+    kTensorMapFloat64 = 8,   // CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+    kTensorMapBFloat16 = 9,  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+};
+
+/// CUtensorMapSwizzle values: the shared-memory layout a bulk tensor copy writes.
+enum TensorMapSwizzle : int {
+    kTensorMapSwizzleNone = 0,  // CU_TENSOR_MAP_SWIZZLE_NONE
+    kTensorMapSwizzle32B = 1,   // CU_TENSOR_MAP_SWIZZLE_32B
+    kTensorMapSwizzle64B = 2,   // CU_TENSOR_MAP_SWIZZLE_64B
+    kTensorMapSwizzle128B = 3,  // CU_TENSOR_MAP_SWIZZLE_128B
+};
+
+/// The other cuTensorMapEncodeTiled arguments the runtime passes.
+inline constexpr int kTensorMapInterleaveNone = 0;   // CU_TENSOR_MAP_INTERLEAVE_NONE
+inline constexpr int kTensorMapL2Promotion128B = 2;  // CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+/// Out-of-bounds elements of a box read as zero (the compiler's edge tiles rely on it).
+inline constexpr int kTensorMapFloatOobFillNone = 0;  // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+
 /// The driver entry points, resolved with dlsym (the _v2 symbols where cuda.h maps to them; the
 /// legacy-default-stream variants, not the _ptds/_ptsz ones). Optional ones may be null.
 struct DriverApi {
@@ -100,6 +128,14 @@ struct DriverApi {
     CUresult (*cuEventSynchronize)(CUevent);
     CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
     CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    // Optional (CUDA 12.0+): TMA tensor maps (runtime/cuda/TensorMaps.h). The map is a CUtensorMap
+    // (128 bytes, 64-byte aligned); the ints are TensorMapDataType, CUtensorMapInterleave,
+    // TensorMapSwizzle, CUtensorMapL2promotion and CUtensorMapFloatOOBfill values.
+    CUresult (*cuTensorMapEncodeTiled)(void* tensorMap, int dataType, unsigned rank,
+                                       void* globalAddress, const unsigned long long* globalDim,
+                                       const unsigned long long* globalStrides,
+                                       const unsigned* boxDim, const unsigned* elementStrides,
+                                       int interleave, int swizzle, int l2Promotion, int oobFill);
 };
 
 /// The driver, loaded and initialised (cuInit) once; null when unavailable (see

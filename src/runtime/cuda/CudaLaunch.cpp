@@ -1,10 +1,12 @@
 // Launching a CUDA kernel: interpret its launch plan (runtime/CudaLaunchPlan.h) with the call's
-// shape values. Everything is evaluated and validated against the device and the loaded functions
-// before anything is allocated or launched, so a launch that cannot run throws having queued
-// nothing; then the workspaces are allocated and the launches queued in order on the stream.
+// shape values. Everything is evaluated and validated against the device, the loaded functions
+// and TMA's requirements before anything is allocated or launched, so a launch that cannot run
+// throws having queued nothing; then the workspaces are allocated, the tensor maps encoded (or
+// taken from the launcher's cache) and the launches queued in order on the stream.
 #include <algorithm>
 
 #include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/TensorMaps.h"
 #include "tessel/Error.h"
 #include "tessel/runtime/CUDA.h"
 
@@ -14,16 +16,35 @@ namespace {
 
 /// One launch of the plan, evaluated for this call.
 struct ResolvedLaunch {
+    size_t index = 0;  // in the plan
     const CudaLaunch* launch = nullptr;
     const FunctionInfo* function = nullptr;
     int64_t grid[3] = {1, 1, 1};
     int64_t block[3] = {1, 1, 1};
     int64_t dynamic_shared = 0;
     bool empty = false;  // a zero grid extent: nothing to launch
+    // Per tensor map: what it is encoded from (a workspace's address is filled in once allocated)
+    // and, once encoded, this call's copy, which the launch's params point at.
+    std::vector<TensorMapValues> map_values;
+    std::vector<EncodedTensorMap> maps;
+};
+
+/// The call's data pointers and shape values.
+struct CallArguments {
+    void* const* data = nullptr;
+    size_t num_args = 0;
+    const std::vector<int64_t>& shape_vars;
 };
 
 std::string dims(const int64_t (&d)[3]) {
     return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+/// "argument 0", or "workspace 'tmp'": a buffer index of a launch plan.
+std::string buffer_name(int buffer, size_t num_args, const std::vector<CudaWorkspace>& workspaces) {
+    auto i = static_cast<size_t>(buffer);
+    if (i < num_args) return "argument " + std::to_string(buffer);
+    return "workspace '" + workspaces.at(i - num_args).name + "'";
 }
 
 class LaunchChecker {
@@ -84,6 +105,31 @@ public:
         }
     }
 
+    /// Evaluates the launch's tensor maps into r.map_values and checks what TMA requires of them.
+    void check_tensor_maps(ResolvedLaunch& r, const CallArguments& call,
+                           const std::vector<CudaWorkspace>& workspaces) const {
+        if (launch_.tensor_maps.empty()) return;
+        std::string driver_problem = tensor_map_driver_problem();
+        if (!driver_problem.empty()) fail(driver_problem);
+        for (const CudaTensorMap& map : launch_.tensor_maps) {
+            TensorMapValues v = evaluate(map, call.shape_vars);
+            auto buffer = static_cast<size_t>(map.buffer);
+            if (buffer < call.num_args)
+                v.address = reinterpret_cast<uintptr_t>(call.data[buffer]);
+            else if (buffer - call.num_args >= workspaces.size())
+                fail("malformed launch plan (tensor map of buffer " + std::to_string(map.buffer) +
+                     " out of range)");
+            // A workspace is allocated later, cuMemAlloc'd at a 256-byte boundary: checked as
+            // aligned here, its address filled in once allocated.
+            uintptr_t address = buffer < call.num_args ? v.address : kTensorMapAlignment;
+            std::string problem = tensor_map_problem(map, address, v.dims, v.strides);
+            if (!problem.empty())
+                fail("tensor map of " + buffer_name(map.buffer, call.num_args, workspaces) + " (" +
+                     tensor_map_text(map, v.dims) + "): " + problem);
+            r.map_values.push_back(std::move(v));
+        }
+    }
+
     void check_shared(const ResolvedLaunch& r) const {
         if (r.dynamic_shared < 0)
             fail("negative dynamic shared memory (" + std::to_string(r.dynamic_shared) + " bytes)");
@@ -96,6 +142,13 @@ public:
     }
 
 private:
+    static TensorMapValues evaluate(const CudaTensorMap& map, const std::vector<int64_t>& vars) {
+        TensorMapValues v;
+        for (const LaunchExpr& e : map.dims) v.dims.push_back(e.eval(vars.data()));
+        for (const LaunchExpr& e : map.strides) v.strides.push_back(e.eval(vars.data()));
+        return v;
+    }
+
     const std::string& kernel_;
     size_t index_;
     const CudaLaunch& launch_;
@@ -104,8 +157,11 @@ private:
 };
 
 ResolvedLaunch resolve_launch(const std::string& kernel, size_t index, const CudaLaunch& l,
-                              const DeviceModule& m, const std::vector<int64_t>& shape_vars) {
+                              const DeviceModule& m, const CallArguments& call,
+                              const std::vector<CudaWorkspace>& workspaces) {
+    const std::vector<int64_t>& shape_vars = call.shape_vars;
     ResolvedLaunch r;
+    r.index = index;
     r.launch = &l;
     r.function = &m.functions.at(l.function);
     for (int d = 0; d < 3; ++d) {
@@ -118,6 +174,7 @@ ResolvedLaunch resolve_launch(const std::string& kernel, size_t index, const Cud
     if (r.empty) return r;  // nothing runs: no limit applies
     checker.check_block(r);
     checker.check_shared(r);
+    checker.check_tensor_maps(r, call, workspaces);
     return r;
 }
 
@@ -189,9 +246,11 @@ public:
         int device = d.id;
         ContextGuard guard(device);  // throws, saying why, when CUDA is unavailable
         const DeviceModule& m = code_->on_device(device);
+        CallArguments call{data, num_args, shape_vars};
         std::vector<ResolvedLaunch> launches;
         for (size_t i = 0; i < plan_.launches.size(); ++i)
-            launches.push_back(resolve_launch(kernel_, i, plan_.launches[i], m, shape_vars));
+            launches.push_back(
+                resolve_launch(kernel_, i, plan_.launches[i], m, call, plan_.workspaces));
         for (const ResolvedLaunch& r : launches) {
             if (!r.empty && r.dynamic_shared > 0)
                 code_->allow_dynamic_shared(m, r.launch->function, r.dynamic_shared);
@@ -201,36 +260,67 @@ public:
         for (const CudaWorkspace& w : plan_.workspaces)
             workspaces.allocate("CUDA kernel '" + kernel_ + "'", w,
                                 w.bytes.eval(shape_vars.data()));
-        for (const ResolvedLaunch& r : launches) {
-            if (!r.empty) queue(r, data, num_args, shape_vars, workspaces, cu_stream);
+        for (ResolvedLaunch& r : launches) {
+            if (!r.empty) encode_tensor_maps(r, num_args, workspaces);
+        }
+        for (ResolvedLaunch& r : launches) {
+            if (!r.empty) queue(r, call, workspaces, cu_stream);
         }
     }
 
 private:
-    uint64_t param_value(const CudaParam& p, void* const* data, size_t num_args,
-                         const std::vector<int64_t>& shape_vars, const Workspaces& ws) const {
+    /// Fills r.maps from the cache, encoding those whose address, dims or strides changed.
+    void encode_tensor_maps(ResolvedLaunch& r, size_t num_args, const Workspaces& ws) const {
+        const CudaLaunch& l = *r.launch;
+        for (size_t i = 0; i < l.tensor_maps.size(); ++i) {
+            const CudaTensorMap& map = l.tensor_maps[i];
+            TensorMapValues& values = r.map_values[i];
+            auto buffer = static_cast<size_t>(map.buffer);
+            if (buffer >= num_args) values.address = ws.at(buffer - num_args);
+            auto encode = [&] {
+                std::string what = "CUDA kernel '" + kernel_ + "', launch " +
+                                   std::to_string(r.index) + " of '" + l.function +
+                                   "': tensor map of " +
+                                   buffer_name(map.buffer, num_args, plan_.workspaces) + " (" +
+                                   tensor_map_text(map, values.dims) + ")";
+                return encode_tensor_map(map, values, what);
+            };
+            r.maps.push_back(tensor_maps_.get(r.index, i, values, encode));
+        }
+    }
+
+    uint64_t param_value(const CudaParam& p, const CallArguments& call,
+                         const Workspaces& ws) const {
         auto index = static_cast<size_t>(p.index);
         bool ok = p.index >= 0;
-        if (ok && p.kind == CudaParam::Kind::ShapeVar && index < shape_vars.size())
-            return static_cast<uint64_t>(shape_vars[index]);
-        if (ok && p.kind == CudaParam::Kind::Buffer && index < num_args)
-            return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(data[index]));
-        if (ok && p.kind == CudaParam::Kind::Buffer && index - num_args < plan_.workspaces.size())
-            return ws.at(index - num_args);
+        if (ok && p.kind == CudaParam::Kind::ShapeVar && index < call.shape_vars.size())
+            return static_cast<uint64_t>(call.shape_vars[index]);
+        if (ok && p.kind == CudaParam::Kind::Buffer && index < call.num_args)
+            return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(call.data[index]));
+        if (ok && p.kind == CudaParam::Kind::Buffer &&
+            index - call.num_args < plan_.workspaces.size())
+            return ws.at(index - call.num_args);
         TESSEL_THROW(RuntimeError) << "CUDA kernel '" << kernel_ << "': malformed launch plan ("
                                    << "parameter index " << p.index << " out of range)";
     }
 
-    void queue(const ResolvedLaunch& r, void* const* data, size_t num_args,
-               const std::vector<int64_t>& shape_vars, const Workspaces& ws,
+    void queue(ResolvedLaunch& r, const CallArguments& call, const Workspaces& ws,
                CUstream stream) const {
         const CudaLaunch& l = *r.launch;
-        // Device pointers (CUdeviceptr) and shape values (int64_t) are both 8 bytes.
-        std::vector<uint64_t> values;
-        for (const CudaParam& p : l.params)
-            values.push_back(param_value(p, data, num_args, shape_vars, ws));
+        // Device pointers (CUdeviceptr) and shape values (int64_t) are both 8 bytes; a tensor
+        // map parameter points at this call's copy of its encoded map (128 bytes, 64-aligned).
+        std::vector<uint64_t> values(l.params.size());
         std::vector<void*> params;
-        for (uint64_t& v : values) params.push_back(&v);
+        for (size_t i = 0; i < l.params.size(); ++i) {
+            const CudaParam& p = l.params[i];
+            bool map = p.kind == CudaParam::Kind::TensorMap;
+            if (map && p.index >= 0 && static_cast<size_t>(p.index) < r.maps.size()) {
+                params.push_back(&r.maps[static_cast<size_t>(p.index)]);
+                continue;
+            }
+            values[i] = param_value(p, call, ws);
+            params.push_back(&values[i]);
+        }
         auto u = [](int64_t v) { return static_cast<unsigned>(v); };
         CUresult result = driver().cuLaunchKernel(
             r.function->handle, u(r.grid[0]), u(r.grid[1]), u(r.grid[2]), u(r.block[0]),
@@ -245,6 +335,7 @@ private:
     std::shared_ptr<const CudaLoadedCode> code_;
     std::string kernel_;
     const CudaLaunchPlan& plan_;
+    mutable TensorMapCache tensor_maps_;  // the encoded maps, shared by the calling threads
 };
 
 }  // namespace
