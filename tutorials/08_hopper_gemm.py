@@ -26,6 +26,8 @@ with the hardware's pattern, which is storage_swizzle()'s on such rows. A (k-maj
      step 4), one wgmma m64n128k16 per warp and 16 columns of k;
   2. 128 x 256 tiles: wgmma m64n256k16, 128 accumulators per thread, half the traffic from L2
      per multiply of step 1.
+  3. TMA: the tiles fetched by bulk tensor copies that one thread issues (s[T].tma()), each
+     pipeline copy awaited on its own mbarrier.
 
 Every step is checked in tessel's SPMD interpreter at a small size (warp groups, the asynchronous
 proxy: an accumulator read before its wait, a tile overwritten while a wgmma reads it, or a store
@@ -143,9 +145,25 @@ def step2(m, n, k, dtype="float16", bt=False, group=1):
     return step1(m, n, k, dtype, bm=128, bn=256, bt=bt, group=group)
 
 
+# ---------------------------------------------------------------------------------------------
+# 3. TMA copies on mbarriers
+#
+# Step 2's tiles, fetched by the Tensor Memory Accelerator: s[T].tma() leaves the copy's loops
+# alone and one thread issues a bulk tensor copy a box (A's 128 x 64 tile is one box of 128-byte
+# rows; B's 64 x 256 tile four boxes, one a column panel) straight into the swizzled layout the
+# descriptors name (TMA's 128-byte swizzle is storage_swizzle's). The compiler gives each of the
+# four pipeline copies an mbarrier: the issuing thread announces the copy's bytes on it, every
+# thread waits for its phase before the wgmmas read the copy, and the barrier after wgmma's
+# wait(1) orders the refill. The 256 threads no longer compute copy addresses: the k loop's
+# instructions are the wgmmas, the waits and one thread's copies.
+def step3(m, n, k, dtype="float16", bt=False, group=1):
+    return step1(m, n, k, dtype, bm=128, bn=256, bt=bt, group=group, tma=True)
+
+
 STEPS = [
     ("1. wgmma, pipelined copies, 128 x 128 tiles", step1, (128, 128, 192)),
     ("2. 128 x 256 tiles", step2, (128, 256, 128)),
+    ("3. TMA copies on mbarriers", step3, (128, 256, 320)),
 ]
 
 
