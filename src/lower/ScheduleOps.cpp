@@ -1132,24 +1132,39 @@ public:
 
 protected:
     Stmt visit(const For* op) override {
-        if (op->kind != ForKind::ThreadBound || op->thread_tag.rfind("blockIdx.", 0) != 0)
-            return IRMutator::visit(op);
-        bool inner_block = false, lanes = false, warp = false;
+        if (op->kind != ForKind::ThreadBound) return IRMutator::visit(op);
+        if (op->thread_tag.rfind("threadIdx.", 0) == 0) {  // a block without blockIdx loops
+            return needs_lanes(Stmt(op))
+                       ? For::make(Var("lane", Int(32)), make_zero(Int(32)),
+                                   make_const(Int(32), 32), ForKind::ThreadBound, op,
+                                   "threadIdx.x")
+                       : op;
+        }
+        if (op->thread_tag.rfind("blockIdx.", 0) != 0) return IRMutator::visit(op);
+        bool inner_block = false;
         post_order_visit(op->body, [&](const IRNode* n) {
-            if (n->node_type == IRNodeType::For) {
-                const For* f = static_cast<const For*>(n);
-                inner_block = inner_block || f->thread_tag.rfind("blockIdx.", 0) == 0;
-                lanes = lanes || f->thread_tag == "threadIdx.x";
-            } else if (n->node_type == IRNodeType::Call) {
-                const Intrinsic c = static_cast<const Call*>(n)->op;
-                warp = warp || is_tensor_core_intrinsic(c);
-            }
+            if (n->node_type == IRNodeType::For)
+                inner_block = inner_block ||
+                              static_cast<const For*>(n)->thread_tag.rfind("blockIdx.", 0) == 0;
         });
         if (inner_block) return IRMutator::visit(op);
-        if (lanes || !warp) return op;
+        if (!needs_lanes(op->body)) return op;
         Stmt body = For::make(Var("lane", Int(32)), make_zero(Int(32)), make_const(Int(32), 32),
                               ForKind::ThreadBound, op->body, "threadIdx.x");
         return For::make(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag);
+    }
+
+private:
+    /// Whether the block's body runs tensor intrinsics and binds no loop to threadIdx.x.
+    static bool needs_lanes(const Stmt& body) {
+        bool lanes = false, warp = false;
+        post_order_visit(body, [&](const IRNode* n) {
+            if (n->node_type == IRNodeType::For)
+                lanes = lanes || static_cast<const For*>(n)->thread_tag == "threadIdx.x";
+            else if (n->node_type == IRNodeType::Call)
+                warp = warp || is_tensor_core_intrinsic(static_cast<const Call*>(n)->op);
+        });
+        return warp && !lanes;
     }
 };
 

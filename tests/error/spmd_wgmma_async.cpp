@@ -4,6 +4,10 @@
 // break silently is reported, naming the buffer. With more k tiles than pipeline stages the k loop
 // keeps a group in flight into the next iteration (wgmma_wait(1), a barrier, then the copies):
 // without the wait after the loop, or without that barrier, the interpreter says what breaks.
+// The same GEMM with its tiles fetched by s[T].tma() (TMA copies on mbarriers) computes the
+// product with as many k tiles as the pipeline holds, more (refills) and one (no loop); without
+// its mbarrier_wait or mbarrier_expect_tx calls, or the barrier that orders a refill after the
+// wgmmas reading the tile, the interpreter reports it.
 #include "error/ExpectRuntimeError.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
@@ -24,7 +28,7 @@ struct WgmmaGemm {
     int kK;
     Tensor A, B, C;
     LoweredFunc f;
-    explicit WgmmaGemm(int k = 256) : kK(k) {
+    explicit WgmmaGemm(int k = 256, bool tma = false) : kK(k) {
         A = placeholder({kM, kK}, Float(16), "A");
         B = placeholder({kK, kN}, Float(16), "B");
         IterVar r = reduce_axis({0, kK}, "k");
@@ -60,6 +64,11 @@ struct WgmmaGemm {
         s.storage_reorder(bs, {1, 0, 2});
         for (int t : {as, bs}) {
             s.storage_swizzle(t);
+            if (tma) {
+                s.tma(t);
+                s.pipeline(t, 4);
+                continue;
+            }
             s.split(t, 1, 8);   // [a, b, v]
             s.fuse(t, {0, 1});  // [t, v]
             s.split(t, 0, 32);  // [t, x, v]
@@ -153,8 +162,8 @@ void expect_broken_without(Intrinsic op, std::initializer_list<std::string> part
     expect_broken(WgmmaGemm(), Remove(op), parts);
 }
 
-void expect_product(int kK) {
-    WgmmaGemm g(kK);
+void expect_product(int kK, bool tma = false) {
+    WgmmaGemm g(kK, tma);
     Inputs in(kK);
     run_lowered(g.f, {&in.a, &in.b, &in.c});
     for (int i = 0; i < kM; i += 7)
@@ -197,4 +206,24 @@ TEST(LoopInterpreterError, WgmmaReadingUnfencedStoresIsReported) {
 
 TEST(LoopInterpreterError, WgmmaAfterRegisterWritesWithoutAFenceIsReported) {
     expect_broken_without(Intrinsic::wgmma_fence, {"wgmma", "since its last wgmma_fence"});
+}
+
+TEST(LoopInterpreterError, TmaGemmComputesTheProduct) {
+    expect_product(256, true);  // 4 k tiles, 4 copies: no refill
+    expect_product(512, true);  // 8 k tiles: each copy refilled on its mbarrier's next phase
+    expect_product(64, true);   // the k loop simplified away: one copy, one phase
+}
+
+TEST(LoopInterpreterError, TmaTileReadBeforeItsMbarrierWaitIsReported) {
+    expect_broken(WgmmaGemm(512, true), Remove(Intrinsic::mbarrier_wait),
+                  {"TMA copy", "an mbarrier_wait is missing"});
+}
+
+TEST(LoopInterpreterError, TmaWithoutTheBytesAnnouncedNeverCompletes) {
+    expect_broken(WgmmaGemm(512, true), Remove(Intrinsic::mbarrier_expect_tx),
+                  {"mbarrier_wait never completes", "arrivals"});
+}
+
+TEST(LoopInterpreterError, TmaRefillWithoutTheBarrierAfterTheWgmmasIsReported) {
+    expect_broken(WgmmaGemm(512, true), RemoveLoopSync(true), {"tma_load into", "shared memory"});
 }

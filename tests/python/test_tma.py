@@ -1,0 +1,94 @@
+# Hopper's TMA copies on mbarriers (docs/cuda.md, "TMA"): tutorial 08's step 3 in the SPMD
+# interpreter (the asynchronous copies land on their mbarrier phase; a read before the wait, a
+# refill of a tile in use or a wait that cannot complete is an error there) against numpy,
+# compiled by NVRTC for sm_90a with the bulk tensor copies and mbarrier waits in the PTX, and the
+# schedule errors of stages TMA cannot fetch.
+
+import pytest
+
+import tessel as ts
+from util import tutorial
+
+
+t8 = tutorial("08_hopper_gemm")
+
+
+def test_tutorial_step_3_matches_numpy_in_interpreter():
+    _, make, shape = t8.STEPS[2]
+    t8.check_in_interpreter(make, shape)
+
+
+def test_several_blocks_each_refilling_its_copies():
+    """2 x 2 blocks of 128 x 256, 7 k tiles through 4 copies: each mbarrier's second phase."""
+    t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
+                            t8.step3(m, n, k, dtype, group=2), (256, 512, 7 * 64))
+
+
+@pytest.mark.parametrize("k", [64, 128])
+def test_k_tiles_up_to_the_pipeline_depth(k):
+    """One k tile (the loop simplified away: one copy on one mbarrier phase) and two."""
+    t8.check_in_interpreter(t8.step3, (128, 256, k))
+
+
+def test_b_read_n_by_k():
+    t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
+                            t8.step1(m, n, k, dtype, bt=bt, tma=True), (128, 128, 192), bt=True)
+
+
+def test_nvrtc_compiles_bulk_tensor_copies_for_sm_90a():
+    s, args = t8.step3(1024, 1024, 1024)
+    f = ts.build(s, args, target="cuda -arch=sm_90a")
+    ptx = f.get_source("ptx")
+    for instruction in ("cp.async.bulk.tensor.2d.shared::cluster.global",
+                        "mbarrier.try_wait.parity.shared::cta.b64",
+                        "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.init.shared::cta.b64",
+                        "wgmma.mma_async.sync.aligned"):
+        assert instruction in ptx, instruction
+    assert "cp.async.cg" not in ptx  # no thread copies left
+    cu = f.get_source("cu")
+    assert cu.count("const __grid_constant__ tsl_tensor_map") == 2  # A's map and B's
+
+
+def gemm_stage(tma_first=True, split=False, pipeline=True):
+    A, B, C = t8.gemm(128, 128, 128)
+    s = ts.create_schedule(C)
+    AS = s.cache_read(A, "shared", [C])
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    ko, ki = s[C].split(k, factor=32)
+    s[C].bind(i, "blockIdx.x")
+    s[C].bind(j, "threadIdx.x")
+    s[AS].compute_at(s[C], ko)
+    if split:
+        s[AS].split(AS.op.axis[1], factor=8)
+    s[AS].tma()
+    if pipeline:
+        s[AS].pipeline(2)
+    return s, [A, B, C]
+
+
+def test_tma_needs_a_pipeline():
+    s, args = gemm_stage(pipeline=False)
+    with pytest.raises(ts.ScheduleError, match="not pipelined"):
+        ts.build(s, args, target="cuda -arch=sm_90a")
+
+
+def test_tma_needs_hopper():
+    s, args = gemm_stage()
+    with pytest.raises(ts.ScheduleError, match="no Tensor Memory Accelerator"):
+        ts.build(s, args, target="cuda -arch=sm_80")
+
+
+def test_tma_stage_loops_stay_as_they_are():
+    s, args = gemm_stage(split=True)
+    with pytest.raises(ts.ScheduleError, match="split or fused"):
+        ts.lower(s, args)
+
+
+def test_tma_of_a_double_buffered_stage_is_refused():
+    A, B, C = t8.gemm(128, 128, 128)
+    s = ts.create_schedule(C)
+    AS = s.cache_read(A, "shared", [C])
+    s[AS].double_buffer()
+    with pytest.raises(ts.ScheduleError, match="double-buffered"):
+        s[AS].tma()
