@@ -130,6 +130,23 @@ public:
     const std::string& stage_;
 };
 
+/// TMA reads rows whose byte strides are multiples of 16: a source whose constant shape gives
+/// another stride cannot be fetched so (a symbolic one is checked at launch).
+void check_row_strides(const TmaBuilder& b, const Buffer& src, int64_t size) {
+    int64_t stride = size;
+    for (size_t d = src->shape.size(); d-- > 1;) {
+        std::optional<int64_t> extent = as_const_int(src->shape[d]);
+        if (!src->strides.empty()) extent.reset();
+        if (!extent) return;
+        stride *= *extent;
+        if (stride % 16 != 0)
+            b.fail("its source " + src->name + " has rows of " + std::to_string(stride) +
+                   " bytes along dimension " + std::to_string(d - 1) +
+                   ", not a multiple of 16: TMA cannot read it (schedule this shape without "
+                   "tma(), pipelined with cp.async)");
+    }
+}
+
 /// `e` is one of the source's bounds, `idx < extent` or `idx >= 0` (TMA's zero fill covers it):
 /// as `u < 0` with u equal to idx - extent or -idx - 1.
 bool is_bound_of(const Expr& cond, const BufferLoad* load) {
@@ -179,6 +196,7 @@ TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy
     if (rank < 1 || rank > 5)
         b.fail("its source has " + std::to_string(rank) + " dimensions (TMA: 1 to 5)");
     const int64_t size = c.store->buffer->dtype.bytes();
+    check_row_strides(b, c.load->buffer, size);
     // Extents innermost first, and the loop each runs along.
     std::vector<int64_t> extent(rank, 1);
     std::vector<int> loop(rank, -1);

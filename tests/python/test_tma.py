@@ -92,3 +92,20 @@ def test_tma_of_a_double_buffered_stage_is_refused():
     s[AS].double_buffer()
     with pytest.raises(ts.ScheduleError, match="double-buffered"):
         s[AS].tma()
+
+
+def test_rows_tma_cannot_read_are_a_schedule_error():
+    """K = 100 halves: rows of 200 bytes, not a multiple of 16."""
+    A, B, C = t8.gemm(128, 128, 100)
+    s = ts.create_schedule(C)
+    AS = s.cache_read(A, "shared", [C])
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    ko, ki = s[C].split(k, factor=20)
+    s[C].bind(i, "blockIdx.x")
+    s[C].bind(j, "threadIdx.x")
+    s[AS].compute_at(s[C], ko)
+    s[AS].tma()
+    s[AS].pipeline(2)
+    with pytest.raises(ts.ScheduleError, match="not a multiple of 16: TMA cannot read it"):
+        ts.lower(s, [A, B, C])
