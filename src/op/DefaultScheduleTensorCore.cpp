@@ -273,6 +273,8 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         p.tiles = *w;
         p.mma = g->mma;
         p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16");
+        p.tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
+                as_placeholder(g->reads[1].stage->tensor.op());
         p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
                                           {stage_of_op(s, op)}))
                          .op;
@@ -369,7 +371,8 @@ namespace {
 // Tutorial 08's kernel (tutorials/08_hopper_gemm.py, step 2 with blocks numbered `group` block
 // rows first): warp groups of 64 rows (threadIdx.z), their 4 warps of 16 rows (threadIdx.y),
 // each warp's 16 x bn slice one wgmma per 16 of k; A's and B's tiles k tiles of 64 deep,
-// swizzled (B in column panels of 64), copied by cp.async 4 tiles ahead.
+// swizzled (B in column panels of 64), fetched 4 tiles ahead by TMA (step 3) when both are
+// kernel arguments, else by cp.async.
 void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const TensorCoreTiles& t = p.tiles;
     const int store = stage_of_op(s, p.store);
@@ -407,7 +410,10 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
             s.storage_reorder(st, {1, 0, 2});
         }
         s.storage_swizzle(st);
-        copy_by_block(s, st, 8, 4, t.bm / 64, false);
+        if (p.tma)
+            s.tma(st);
+        else
+            copy_by_block(s, st, 8, 4, t.bm / 64, false);
         s.pipeline(st, t.stages);
     }
 }

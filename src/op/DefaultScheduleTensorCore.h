@@ -61,6 +61,8 @@ struct TensorCorePlan {
     /// warp groups of 64 rows, B's shared tile in column panels, no fragment stages); empty for
     /// the mma.sync kernel.
     std::string wgmma;
+    /// wgmma's tiles fetched by TMA on mbarriers (both operands are kernel arguments).
+    bool tma = false;
 };
 
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it as

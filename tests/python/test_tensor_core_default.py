@@ -263,6 +263,8 @@ def test_sm_90a_default_runs_large_products_on_wgmma(dtype, out_dtype):
                     instruction="wgmma(")
     ptx = ts.build(s, args, target="cuda -arch=sm_90a").get_source("ptx")
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
+    # The operands are arguments: their tiles are fetched by TMA on mbarriers (step 3).
+    assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
 
 
 def test_sm_90a_default_keeps_mma_sync_where_wgmma_would_leave_sms_idle():
