@@ -6,8 +6,8 @@ tuning logs, against PyTorch (cuBLAS) in the same process: the same inputs, the 
 (printed); dense with bias and GELU at BERT-base's two shapes and an odd one; batch_matmul at
 BERT-base's attention (12 heads, sequence 128: Q K^T and P V). Every
 result is checked against a float64 reference first; times are the median of 30 runs with CUDA
-events (support/cuda_bench.py). Each row says which kernel the default chose (`mma` when the
-generated CUDA has mma.sync, `fma` otherwise).
+events (support/cuda_bench.py). Each row says which kernel the default chose (`wgmma+tma`,
+`wgmma`, `mma` for mma.sync, `fma` otherwise).
 
 Prints one row per case and
   BENCH ops_lowp_cuda <case> tessel=<GFLOP/s> torch=<GFLOP/s> ratio=<x>
@@ -71,6 +71,13 @@ def build(case, dtype, target):
     return ts.build(ts.op.default_schedule(y, ts.Target(target)), ins + [y], target=target)
 
 
+def kernel_of(cu):
+    """The instructions the default chose: wgmma (with TMA copies), mma.sync, or CUDA cores."""
+    if "wgmma.mma_async" in cu:
+        return "wgmma+tma" if "cp.async.bulk.tensor" in cu else "wgmma"
+    return "mma" if "mma.sync" in cu else "fma"
+
+
 def main():
     import torch
 
@@ -86,7 +93,7 @@ def main():
         for case in cases(dtype):
             name, group, shapes, _, ref_fn, work = case
             f = build(case, dtype, "cuda")
-            kernel = "mma" if "mma.sync" in f.get_source("cu") else "fma"
+            kernel = kernel_of(f.get_source("cu"))
             args = [torch.randn(s, device="cuda", generator=gen).to(tdt) for s in shapes]
             ref = ref_fn(*[a.double() for a in args])
             y = torch.full(ref.shape, float("nan"), device="cuda", dtype=tdt)
@@ -99,7 +106,7 @@ def main():
             mine, theirs = work / t / 1e6, work / t_ref / 1e6
             if group == "random":
                 logs.append(math.log(mine / theirs))
-            print(f"{name:42s} {kernel} tessel {mine:9.1f}  torch {theirs:9.1f} GFLOP/s ratio "
+            print(f"{name:42s} {kernel:9s} tessel {mine:9.1f}  torch {theirs:9.1f} GFLOP/s ratio "
                   f"{mine / theirs:.3f}")
             lines.append(cuda_bench.bench_line("ops_lowp_cuda", name, mine, "torch", theirs))
         print(f"{dtype} matmul, 20 random shapes: geomean {math.exp(sum(logs) / len(logs)):.3f}"
@@ -111,7 +118,7 @@ def dry_run():
     for dtype in ("float16", "bfloat16"):
         for case in cases(dtype):
             f = build(case, dtype, "cuda -arch=sm_90")
-            kernel = "mma" if "mma.sync" in f.get_source("cu") else "fma"
+            kernel = kernel_of(f.get_source("cu"))
             print(f"{case[0]}: compiles for sm_90 ({kernel})")
     print("ops_lowp_cuda: dry run done (no GPU timing)")
 
