@@ -145,10 +145,8 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
 }
 
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool b_nk, bool direct_store,
-                                                  const Target& target) {
-    if (target.arch() != "sm_90a" || batch != 1 || b_nk || !direct_store || m % 128 != 0 ||
-        k % 64 != 0)
+                                                  bool direct_store, const Target& target) {
+    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || m % 128 != 0 || k % 64 != 0)
         return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
@@ -266,13 +264,14 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     Operation op = dag_op;
     const bool b_nk = find_tensor_intrin(g->mma)->trans;
     std::optional<TensorCoreTiles> w;
-    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, b_nk, direct, target);
+    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, target);
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
         const bool f16 = op_inputs(dag_op).at(0).dtype() == Float(16);
         p.tiles = *w;
         p.mma = g->mma;
-        p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16");
+        p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16") +
+                  (b_nk ? "_bt" : "");
         p.tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
                 as_placeholder(g->reads[1].stage->tensor.op());
         p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
@@ -405,7 +404,8 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
-        if (tile.same_as(p.b_shared)) {  // B[k, j] in column panels: [bn / 64][bk][64]
+        const bool b_nk = p.wgmma.ends_with("_bt");  // B[j, k]: rows of k, like A's
+        if (tile.same_as(p.b_shared) && !b_nk) {  // B[k, j] in column panels: [bn / 64][bk][64]
             s.storage_split(st, 1, 64);
             s.storage_reorder(st, {1, 0, 2});
         }

@@ -66,11 +66,11 @@ struct TensorCorePlan {
 };
 
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it as
-/// measured: a 2-D product with B read k-major, 128-row blocks of 256 (else 128) columns that
-/// divide m and n and fill every SM, k a multiple of 64, the output stored by the fragments.
+/// measured: a 2-D product (B read [k][n], or [n][k] as dense's weight), 128-row blocks of 256
+/// (else 128) columns that divide m and n and fill every SM, k a multiple of 64, the output
+/// stored by the fragments.
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool b_nk, bool direct_store,
-                                                  const Target& target);
+                                                  bool direct_store, const Target& target);
 
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
 /// k]) of two float16 or bfloat16 placeholders accumulated in float32, or of two float32 ones

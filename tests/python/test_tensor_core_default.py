@@ -92,7 +92,8 @@ def test_nvrtc_compiles_the_defaults_for_sm80_and_sm90():
             assert "ldmatrix.sync.aligned.m8n8.x4" in ptx
 
 
-def check_transposed_b(shape_a, shape_b, dtype="float16", dense=False):
+def check_transposed_b(shape_a, shape_b, dtype="float16", dense=False, target=SM90,
+                       instruction="mma_sync"):
     """matmul / batch_matmul with transpose_b, or dense (+ bias + GELU): B read [n][k], its
     fragments loaded by plain ldmatrix into B16T buffers (mma ..._bt)."""
     a, b, _ = product(shape_a, shape_b, dtype, transpose_b=True)
@@ -110,15 +111,17 @@ def check_transposed_b(shape_a, shape_b, dtype="float16", dense=False):
         y = op.batch_matmul(a, b, transpose_b=True)
     else:
         y = op.matmul(a, b, transpose_b=True)
-    s = op.default_schedule(y, ts.Target(SM90))
+    s = op.default_schedule(y, ts.Target(target))
     f = ts.lower(s, args + [y])
-    assert "mma_sync" in str(f)
+    assert instruction in str(f)
     out = np.full(ref.shape, np.nan, dtype=va.dtype)
     f.run(*arrays, out)
     tol = 1e-2 if dtype == "bfloat16" else 1e-3
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * 8)
-    ptx = ts.build(s, args + [y], target=SM90).get_source("ptx")
-    assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix.sync.aligned.m8n8.x4.shared" in ptx
+    ptx = ts.build(s, args + [y], target=target).get_source("ptx")
+    if instruction == "mma_sync":
+        assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix.sync.aligned.m8n8.x4.shared" in ptx
+    return ptx
 
 
 @pytest.mark.parametrize("shape_a,shape_b", [((64, 48), (32, 48)), ((100, 70), (66, 70)),
@@ -267,9 +270,18 @@ def test_sm_90a_default_runs_large_products_on_wgmma(dtype, out_dtype):
     assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
 
 
+def test_sm_90a_default_runs_b_read_n_by_k_on_wgmma():
+    """matmul with transpose_b (dense's weight layout): B's tiles k-major like A's (the _bt
+    intrinsics), fetched by TMA as one box of 256 rows."""
+    ptx = check_transposed_b((1536, 64), (2816, 64), target="cuda -arch=sm_90a",
+                             instruction="wgmma(")
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
+    assert "cp.async.bulk.tensor.2d" in ptx
+
+
 def test_sm_90a_default_keeps_mma_sync_where_wgmma_would_leave_sms_idle():
     for shape_a, shape_b, transpose_b in [((1024, 256), (256, 1024), False),
-                                          ((1536, 64), (2816, 64), True)]:
+                                          ((1024, 256), (1024, 256), True)]:
         a, b, y = product(shape_a, shape_b, "float16", transpose_b=transpose_b)
         text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
         assert "mma_sync" in text and "wgmma(" not in text
