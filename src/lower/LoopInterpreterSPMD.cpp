@@ -236,6 +236,17 @@ void finish_warps(SpmdBlock& b) {
     }
 }
 
+// Stops thread t at `op` in `state` until the coordinator runs it again.
+void stop_at(SpmdBlock& b, int t, const Call* op, ThreadState state) {
+    std::unique_lock lock(b.mu);
+    b.at[t] = op;
+    b.state[t] = state;
+    b.running = -1;
+    b.coordinator.notify_one();
+    b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
+    if (b.abort) throw AbortBlock{};
+}
+
 // Threads at mbarrier_wait whose phase has completed go on (true when one does); a wait that
 // can no longer complete (every other thread stopped elsewhere or done) is an error.
 bool wake_mbarrier_waits(SpmdBlock& b) {
@@ -539,15 +550,7 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
         b.values[t] = std::move(vals);
         b.reduce_axes[t] = std::move(axes);
     }
-    {
-        std::unique_lock lock(b.mu);
-        b.at[t] = op ? op : kBarrier;
-        b.state[t] = ThreadState::AtBarrier;
-        b.running = -1;
-        b.coordinator.notify_one();
-        b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
-        if (b.abort) throw AbortBlock{};
-    }
+    stop_at(b, t, op ? op : kBarrier, ThreadState::AtBarrier);
     if (!op) return;
     for (int64_t v = 0; v < n; ++v) {
         const Variable* dest = op->args[2 + 5 * n + v].as<Variable>();
@@ -561,13 +564,7 @@ void LoopInterpreter::wait_for_mbarrier(const Call* op, uint64_t key, int64_t pa
     SpmdBlock& b = *spmd_->block;
     const int t = spmd_->index;
     b.mbarrier_wait[t] = {key, parity};
-    std::unique_lock lock(b.mu);
-    b.at[t] = op;
-    b.state[t] = ThreadState::AtMbarrier;
-    b.running = -1;
-    b.coordinator.notify_one();
-    b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
-    if (b.abort) throw AbortBlock{};
+    stop_at(b, t, op, ThreadState::AtMbarrier);
 }
 
 void LoopInterpreter::check_unread(const InterpStorage& s, int64_t flat, const char* what) {
@@ -594,15 +591,7 @@ std::vector<double> LoopInterpreter::warp_rendezvous(const Call* op, std::vector
     const int t = spmd_->index;
     b.warp_in[t] = std::move(in);
     b.occurrence[t] = spmd_->collectives[op]++;
-    {
-        std::unique_lock lock(b.mu);
-        b.at[t] = op;
-        b.state[t] = ThreadState::AtWarp;
-        b.running = -1;
-        b.coordinator.notify_one();
-        b.wake[t].wait(lock, [&] { return b.running == t || b.abort; });
-        if (b.abort) throw AbortBlock{};
-    }
+    stop_at(b, t, op, ThreadState::AtWarp);
     return std::move(b.warp_out[t]);
 }
 

@@ -49,13 +49,14 @@ def test_nvrtc_compiles_bulk_tensor_copies_for_sm_90a():
     assert cu.count("const __grid_constant__ tsl_tensor_map") == 2  # A's map and B's
 
 
-def gemm_stage(tma_first=True, split=False, pipeline=True):
-    A, B, C = t8.gemm(128, 128, 128)
+def gemm_stage(split=False, pipeline=True, k=128, bk=32):
+    """A CUDA-core GEMM whose A tiles (bk wide) are a tma() stage."""
+    A, B, C = t8.gemm(128, 128, k)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
     i, j = C.op.axis
-    (k,) = C.op.reduce_axis
-    ko, ki = s[C].split(k, factor=32)
+    (r,) = C.op.reduce_axis
+    ko, ki = s[C].split(r, factor=bk)
     s[C].bind(i, "blockIdx.x")
     s[C].bind(j, "threadIdx.x")
     s[AS].compute_at(s[C], ko)
@@ -96,16 +97,6 @@ def test_tma_of_a_double_buffered_stage_is_refused():
 
 def test_rows_tma_cannot_read_are_a_schedule_error():
     """K = 100 halves: rows of 200 bytes, not a multiple of 16."""
-    A, B, C = t8.gemm(128, 128, 100)
-    s = ts.create_schedule(C)
-    AS = s.cache_read(A, "shared", [C])
-    i, j = C.op.axis
-    (k,) = C.op.reduce_axis
-    ko, ki = s[C].split(k, factor=20)
-    s[C].bind(i, "blockIdx.x")
-    s[C].bind(j, "threadIdx.x")
-    s[AS].compute_at(s[C], ko)
-    s[AS].tma()
-    s[AS].pipeline(2)
+    s, args = gemm_stage(k=100, bk=20)
     with pytest.raises(ts.ScheduleError, match="not a multiple of 16: TMA cannot read it"):
-        ts.lower(s, [A, B, C])
+        ts.lower(s, args)
