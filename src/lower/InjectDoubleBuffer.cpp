@@ -2,6 +2,7 @@
 #include "tessel/lower/InjectDoubleBuffer.h"
 
 #include <map>
+#include <set>
 
 #include "PassUtil.h"
 #include "TmaCopies.h"
@@ -297,15 +298,17 @@ int64_t copy_elements(const Doubled& d) {
 }
 
 /// Iteration `iter`'s tma() fetches into copy `copy`, issued by one thread: the bytes announced
-/// on the copy's mbarrier (with the thread's arrival), then the boxes.
-Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy) {
+/// on the copy's mbarrier (with the thread's arrival), then the boxes. `shift` is substituted in
+/// the fetches first (a tile loop's next iteration).
+Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy,
+               const VarMap& shift = {}) {
     std::vector<Stmt> boxes;
     int64_t bytes = 0;
     for (const Stmt& x : m.fetches) {
         const auto* a = x.as<AttrStmt>();
         const Doubled& d = m.body.buffers.at(a->value.as<Variable>());
         internal::TmaFetch f =
-            internal::tma_copies(substitute(a->body, m.loop->loop_var, iter),
+            internal::tma_copies(substitute(substitute(a->body, shift), m.loop->loop_var, iter),
                                  a->value.as<Variable>()->name, copy, copy_elements(d), bar);
         bytes += f.bytes;
         boxes.push_back(f.issue);
@@ -315,22 +318,67 @@ Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& co
     return internal::on_first_thread(Seq::make(boxes));
 }
 
-/// pipelined_loop with tma() fetches: one mbarrier a copy of the buffers (one arrival a phase,
-/// the issuing thread's, with the bytes of the copies), which every thread waits on before it
-/// computes on the copy; the barrier after the wait orders the previous iteration's reads of the
-/// copy refilled at the end of this one (see the header).
-Stmt tma_pipelined_loop(const Marked& m) {
-    const Var& v = m.loop->loop_var;
-    Type t = v.type();
-    const int d = m.depth;
-    Var bar(m.name + ".mbar", Handle());
+/// A serial loop of the block around a tma() pipeline, reached from it through threadIdx loops
+/// only (a persistent kernel's loop over its tiles): the pipeline runs on across its iterations,
+/// the copies of the next tile's first k tiles issued during this tile's last ones. What goes
+/// before the loop: the buffers' and barriers' allocations (hoisted out of the loop, so the
+/// copies in flight survive from one tile to the next), the barriers' init and the first tile's
+/// first copies.
+struct TileLoop {
+    const For* loop = nullptr;
+    std::vector<Stmt> before;
+    std::vector<const Allocate*> buffers;  ///< the multi-buffered allocations, outermost first
+    std::vector<std::vector<Expr>> extents;
+    Var bar;
+    int depth = 0;
+};
+
+/// The barriers of a pipeline `d` deep, set up by one thread, then a block barrier.
+std::vector<Stmt> init_mbarriers(const Var& bar, int d) {
     std::vector<Stmt> init;
     for (int c = 0; c < d; ++c)
         init.push_back(call_stmt(Intrinsic::mbarrier_init,
                                  {bar, make_const(Int(32), c), make_const(Int(32), 1)}));
-    std::vector<Stmt> out = {internal::on_first_thread(Seq::make(init)), barrier()};
+    return {internal::on_first_thread(Seq::make(init)), barrier()};
+}
+
+/// pipelined_loop with tma() fetches: one mbarrier a copy of the buffers (one arrival a phase,
+/// the issuing thread's, with the bytes of the copies), which every thread waits on before it
+/// computes on the copy; the barrier after the wait orders the previous iteration's reads of the
+/// copy refilled at the end of this one (see the header). Inside a tile loop (`tile`), the
+/// copies count on from tile to tile (fetch g = tile * n + k) and the fetches past this tile's
+/// last k tile are the next tile's first ones; `tile->before` gets the set-up.
+Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
+    const Var& v = m.loop->loop_var;
+    Type t = v.type();
+    const int d = m.depth;
+    Var bar(m.name + ".mbar", Handle());
+    std::vector<Stmt> out = init_mbarriers(bar, d);
     for (int k = 0; k + 1 < d && k < m.n; ++k)
         out.push_back(tma_issue(m, bar, make_const(t, m.lo + k), make_const(Int(32), k)));
+    if (tile) {
+        const Var& tt = tile->loop->loop_var;
+        const Expr tlo = tile->loop->min, tend = tile->loop->min + tile->loop->extent;
+        for (Stmt& x : out) x = substitute(x, tt, tlo);
+        tile->before = out;
+        tile->bar = bar;
+        tile->depth = d;
+        // Fetch g of the whole run, its copy and the parity of its phase.
+        Expr g = cast(t, tt - tlo) * make_const(t, m.n) + (v - make_const(t, m.lo));
+        auto copy = [&](const Expr& x) { return cast(Int(32), FloorMod::make(x, make_const(t, d))); };
+        Expr parity = cast(Int(32), FloorMod::make(FloorDiv::make(g, make_const(t, d)),
+                                                   make_const(t, 2)));
+        Expr ahead = v + make_const(t, d - 1), next = g + make_const(t, d - 1);
+        Stmt next_tile = tma_issue(m, bar, ahead - make_const(t, m.n), copy(next),
+                                   {{tt.get(), tt + make_one(tt.type())}});
+        std::vector<Stmt> iteration = {
+            call_stmt(Intrinsic::mbarrier_wait, {bar, copy(g), parity}), barrier(),
+            Retarget(m.body.buffers, copy(g)).mutate(Seq::make(m.compute)),
+            IfThenElse::make(ahead < make_const(t, m.lo + m.n),
+                             tma_issue(m, bar, ahead, copy(next)),
+                             IfThenElse::make(tt + make_one(tt.type()) < tend, next_tile))};
+        return For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration));
+    }
     Expr ahead = v + make_const(t, d - 1);
     Expr parity =
         cast(Int(32), FloorMod::make(FloorDiv::make(v - make_const(t, m.lo), make_const(t, d)),
@@ -396,13 +444,82 @@ void take_apart(Marked* m) {
     }
 }
 
+/// Variables `s` reads that it does not bind itself.
+std::set<const Variable*> free_vars(const Stmt& s) {
+    std::set<const Variable*> used, bound;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::Variable) used.insert(static_cast<const Variable*>(n));
+        if (n->node_type == IRNodeType::For)
+            bound.insert(static_cast<const For*>(n)->loop_var.get());
+        if (n->node_type == IRNodeType::LetStmt)
+            bound.insert(static_cast<const LetStmt*>(n)->var.get());
+    });
+    std::set<const Variable*> out;
+    for (const Variable* v : used)
+        if (!bound.count(v)) out.insert(v);
+    return out;
+}
+
 class Injector : public IRMutator {
 public:
     using IRMutator::visit;
 
 protected:
+    Stmt visit(const LetStmt* op) override {
+        lets_.push_back({op->var.get(), loops_.size()});
+        Stmt s = IRMutator::visit(op);
+        lets_.pop_back();
+        return s;
+    }
+
     Stmt visit(const For* op) override {
+        loops_.push_back(op);
         Stmt s = IRMutator::visit(op);  // inner loops first
+        loops_.pop_back();
+        s = pipeline(s);
+        auto it = tiles_.find(op);
+        if (it == tiles_.end()) return s;
+        const TileLoop& tile = it->second;
+        std::vector<Stmt> items = tile.before;
+        items.push_back(s);
+        s = Allocate::make(tile.bar, UInt(64), {make_const(Int(32), tile.depth)},
+                           StorageScope::Shared, Seq::make(items));
+        for (size_t k = tile.buffers.size(); k-- > 0;) {
+            const Allocate* a = tile.buffers[k];
+            s = Allocate::make(a->buffer_var, a->dtype, tile.extents[k], a->scope, s);
+        }
+        tiles_.erase(it);
+        return s;
+    }
+
+private:
+    /// The tile loop the pipeline of `m` can run across (see TileLoop), or null: the innermost
+    /// enclosing serial loop of constant bounds inside the block, only threadIdx loops between,
+    /// no variable bound between it and the pipelined loop read by the fetches, and at least
+    /// depth - 1 k tiles (the next tile's first copies come from this tile's last iterations).
+    const For* tile_loop(const Marked& m) const {
+        if (m.n + 1 < m.depth) return nullptr;
+        size_t k = loops_.size();
+        while (k > 0 && loops_[k - 1]->kind == ForKind::ThreadBound &&
+               loops_[k - 1]->thread_tag.rfind("threadIdx.", 0) == 0)
+            --k;
+        if (k < 2 || loops_[k - 1]->kind != ForKind::Serial || !as_const_int(loops_[k - 1]->min) ||
+            !as_const_int(loops_[k - 1]->extent))
+            return nullptr;
+        bool in_block = false;
+        for (size_t j = 0; j + 1 < k; ++j) in_block = in_block || loops_[j]->kind == ForKind::ThreadBound;
+        if (!in_block) return nullptr;
+        std::set<const Variable*> between;
+        for (size_t j = k; j < loops_.size(); ++j) between.insert(loops_[j]->loop_var.get());
+        for (const auto& [var, depth] : lets_)
+            if (depth >= k) between.insert(var);
+        for (const Stmt& x : m.fetches)
+            for (const Variable* v : free_vars(x))
+                if (between.count(v)) return nullptr;
+        return loops_[k - 1];
+    }
+
+    Stmt pipeline(Stmt s) {
         Marked m;
         m.loop = s.as<For>();
         peel(m.loop->body, &m.body);
@@ -438,7 +555,20 @@ protected:
         }
         take_apart(&m);
         Stmt result;
-        if (m.tma) {
+        const For* tile = m.tma ? tile_loop(m) : nullptr;
+        if (tile) {
+            TileLoop& t = tiles_[tile];
+            t.loop = tile;
+            result = tma_pipelined_loop(m, &t);
+            for (const Variable* var : m.body.order) {
+                const Doubled& d = m.body.buffers.at(var);
+                std::vector<Expr> extents = d.alloc->extents;
+                extents.insert(extents.begin(), make_const(extents[0].type(), copies));
+                t.buffers.push_back(d.alloc);
+                t.extents.push_back(extents);
+            }
+            return result;
+        } else if (m.tma) {
             result = tma_pipelined_loop(m);
         } else if (m.n == 1) {
             // Nothing to overlap: the loop as it was, without the marks.
@@ -463,6 +593,10 @@ protected:
         }
         return result;
     }
+
+    std::vector<const For*> loops_;  ///< the loops around the one visited, outermost first
+    std::vector<std::pair<const Variable*, size_t>> lets_;  ///< lets around it, and loops_'s size then
+    std::map<const For*, TileLoop> tiles_;  ///< tile loops whose pipelines run across them
 };
 
 /// A pipeline whose loop was simplified away (one iteration) with tma() fetches: the copies

@@ -479,10 +479,12 @@ void LoopInterpreter::exec_wgmma_wait(int64_t n) {
     WgmmaBlockState& ws = *spmd_->wgmma;
     // A group still in flight after the wait (wait(1)) may accumulate into the same registers
     // or read the same shared elements as a retired one: those stay pending.
-    std::unordered_set<uint64_t> later;
+    // (Registers and shared elements apart: a warp buffer's serial comes from the thread's
+    // allocations, a shared buffer's from the block's, so their keys may coincide.)
+    std::unordered_set<uint64_t> later_regs, later_smem;
     auto keep = [&](const WgmmaGroup& g) {
-        later.insert(g.regs.begin(), g.regs.end());
-        later.insert(g.smem.begin(), g.smem.end());
+        later_regs.insert(g.regs.begin(), g.regs.end());
+        later_smem.insert(g.smem.begin(), g.smem.end());
     };
     keep(wgmma_open_);
     const int64_t committed = static_cast<int64_t>(wgmma_committed_.size());
@@ -491,10 +493,10 @@ void LoopInterpreter::exec_wgmma_wait(int64_t n) {
     while (static_cast<int64_t>(wgmma_committed_.size()) > n) {
         const WgmmaGroup& g = wgmma_committed_.front();
         for (uint64_t key : g.regs)
-            if (!later.count(key)) wgmma_pending_regs_.erase(key);
+            if (!later_regs.count(key)) wgmma_pending_regs_.erase(key);
         for (uint64_t key : g.smem)
             if (auto it = ws.pending_reads.find(key);
-                !later.count(key) && it != ws.pending_reads.end() && it->second == spmd_)
+                !later_smem.count(key) && it != ws.pending_reads.end() && it->second == spmd_)
                 ws.pending_reads.erase(it);
         wgmma_committed_.erase(wgmma_committed_.begin());
     }

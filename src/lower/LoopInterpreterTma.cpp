@@ -172,12 +172,14 @@ void LoopInterpreter::exec_tma_load(const Call* op) {
                 << " is still bringing (an mbarrier_wait is missing before the refill)"
                 << loop_context();
         if (!in_flight().empty()) check_in_flight(*dst, flat, true);
-        if (spmd_->wgmma->active && spmd_->wgmma->pending_reads.count(dkey))
-            TESSEL_THROW(RuntimeError)
-                << "tma_load into shared memory " << dst->name << " element " << flat << " by "
-                << thread_label(spmd_)
-                << ", which a wgmma still reads (a wgmma_wait is missing before the refill)"
-                << loop_context();
+        if (spmd_->wgmma->active)
+            if (auto it = spmd_->wgmma->pending_reads.find(dkey);
+                it != spmd_->wgmma->pending_reads.end())
+                TESSEL_THROW(RuntimeError)
+                    << "tma_load into shared memory " << dst->name << " element " << flat
+                    << " by " << thread_label(spmd_) << ", which a wgmma of "
+                    << thread_label(it->second)
+                    << " still reads (a wgmma_wait is missing before the refill)" << loop_context();
         check_unread(*dst, flat, "tma_load into");
         TmaElement t{key, st->phase, false, dst, flat, elem, Scalar{}, spmd_};
         if (inside) {

@@ -100,3 +100,32 @@ def test_rows_tma_cannot_read_are_a_schedule_error():
     s, args = gemm_stage(k=100, bk=20)
     with pytest.raises(ts.ScheduleError, match="not a multiple of 16: TMA cannot read it"):
         ts.lower(s, args)
+
+
+@pytest.mark.parametrize("shape,group,blocks", [((256, 512, 384), 2, 2), ((256, 512, 384), 2, 1),
+                                                ((384, 512, 448), 3, 3), ((256, 512, 192), 2, 2)])
+def test_persistent_kernel_runs_its_pipeline_across_tiles(shape, group, blocks):
+    """Step 4: blocks of several tiles (4 or 2 each; 3 k tiles is the fewest that run across)."""
+    t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
+                            t8.step4(m, n, k, dtype, bt, group=group, blocks=blocks), shape)
+
+
+def test_persistent_kernel_hoists_its_tiles_and_issues_the_next_tiles_copies():
+    s, args = t8.step4(256, 512, 384, group=2, blocks=1)
+    text = str(ts.lower(s, args, stop_after="inject_double_buffer"))
+    tile_loop = text.index("in range(0, 4)")  # the block's 4 tiles
+    assert text.index("allocate A.shared") < tile_loop  # hoisted out of the tile loop
+    assert text.index("mbarrier_init") < tile_loop
+    assert text.count("mbarrier_init") == 4  # once, not per tile
+    # The next tile's copies, k tiles 0 .. 2 of tile + 1, issued in this tile's last iterations.
+    assert "+ 1 < 0 + 4" in text  # ... while there is a next tile
+    assert text.count("tma_load(A.shared") == 5  # 3 before the loop, this tile's, the next's
+
+
+def test_too_few_k_tiles_keep_a_pipeline_per_tile():
+    """2 k tiles through 4 copies: the next tile's copies would come from two tiles ahead."""
+    s, args = t8.step4(256, 512, 128, group=2, blocks=1)
+    text = str(ts.lower(s, args, stop_after="inject_double_buffer"))
+    assert text.index("mbarrier_init") > text.index("in range(0, 4)")
+    t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
+                            t8.step4(m, n, k, dtype, bt, group=2, blocks=1), (256, 512, 128))
