@@ -274,6 +274,9 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
                   (b_nk ? "_bt" : "");
         p.tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
                 as_placeholder(g->reads[1].stage->tensor.op());
+        const int64_t tiles = (g->m / w->bm) * (g->n / w->bn);
+        p.blocks = std::min<int64_t>(tiles, std::max(1, target.sm_count()));
+        while (tiles % p.blocks != 0) --p.blocks;
         p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
                                           {stage_of_op(s, op)}))
                          .op;
@@ -370,8 +373,10 @@ namespace {
 // Tutorial 08's kernel (tutorials/08_hopper_gemm.py, step 2 with blocks numbered `group` block
 // rows first): warp groups of 64 rows (threadIdx.z), their 4 warps of 16 rows (threadIdx.y),
 // each warp's 16 x bn slice one wgmma per 16 of k; A's and B's tiles k tiles of 64 deep,
-// swizzled (B in column panels of 64), fetched 4 tiles ahead by TMA (step 3) when both are
-// kernel arguments, else by cp.async.
+// swizzled (B in column panels of 64), fetched 4 tiles ahead by TMA when both are kernel
+// arguments, else by cp.async. With TMA the kernel is persistent (step 4): as many blocks as
+// SMs (the most that divide the tiles), each computing its tiles in turn, the pipeline running
+// on from one to the next.
 void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const TensorCoreTiles& t = p.tiles;
     const int store = stage_of_op(s, p.store);
@@ -386,8 +391,14 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     o.split("j", 8, "j", "j8");
     o.split("j", t.bn / 8, "bj", "fj");
     o.reorder({"bg", "bj", "bi", "g", "w", "fj", "i16", "j8"});
-    o.bind("bg", IterAnnotation::BlockY);
-    o.fuse({"bj", "bi"}, "b");
+    if (p.tma) {  // persistent (tutorial 08's step 4): blocks of several tiles, about one an SM
+        o.fuse({"bg", "bj", "bi"}, "t");
+        o.split("t", p.blocks, "tt", "b");
+        o.reorder({"b", "tt", "g", "w", "fj", "i16", "j8"});
+    } else {
+        o.bind("bg", IterAnnotation::BlockY);
+        o.fuse({"bj", "bi"}, "b");
+    }
     o.bind("b", IterAnnotation::BlockX);
     o.bind("g", IterAnnotation::ThreadZ);
     o.bind("w", IterAnnotation::ThreadY);

@@ -61,8 +61,10 @@ struct TensorCorePlan {
     /// warp groups of 64 rows, B's shared tile in column panels, no fragment stages); empty for
     /// the mma.sync kernel.
     std::string wgmma;
-    /// wgmma's tiles fetched by TMA on mbarriers (both operands are kernel arguments).
+    /// wgmma's tiles fetched by TMA on mbarriers (both operands are kernel arguments), in a
+    /// persistent kernel of `blocks` blocks (about one an SM, each computing its tiles in turn).
     bool tma = false;
+    int64_t blocks = 0;
 };
 
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it as

@@ -270,6 +270,20 @@ def test_sm_90a_default_runs_large_products_on_wgmma(dtype, out_dtype):
     assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
 
 
+def test_sm_90a_default_is_persistent_with_more_tiles_than_sms():
+    """264 tiles of 128 x 256 over 132 blocks: each block computes 2 in turn, its TMA pipeline
+    (the tiles and mbarriers set up once) running across them (tutorial 08's step 4, checked in
+    the interpreter by test_tma.py)."""
+    a, b, y = product((3072, 192), (192, 2816), "float16")
+    s = op.default_schedule(y, ts.Target("cuda -arch=sm_90a"))
+    text = str(ts.lower(s, [a, b, y]))
+    assert 'thread_binding(0, 132, "blockIdx.x")' in text
+    tile_loop = text.index("in range(0, 2)")
+    assert text.index("mbarrier_init") < tile_loop and text.count("mbarrier_init") == 4
+    ptx = ts.build(s, [a, b, y], target="cuda -arch=sm_90a").get_source("ptx")
+    assert "cp.async.bulk.tensor.2d" in ptx and "wgmma.mma_async" in ptx
+
+
 def test_sm_90a_default_runs_b_read_n_by_k_on_wgmma():
     """matmul with transpose_b (dense's weight layout): B's tiles k-major like A's (the _bt
     intrinsics), fetched by TMA as one box of 256 rows."""
