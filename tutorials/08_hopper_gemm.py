@@ -88,6 +88,25 @@ def copy_to_shared(s, T, groups, vector=8):
 # the descriptors name. The copies are tutorial 7's: 16-byte cp.async, four tiles in flight.
 def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, group=1,
           tma=False):
+    s, args, stages_, (bi, g, w, i, bj, fj, j) = gemm_tiles(m, n, k, dtype, bt, bm, bn)
+    C = args[2]
+    if group > 1:  # blocks numbered down `group` block rows first (tutorial 7's tile_output)
+        bg, bi = s[C].split(bi, factor=group)
+        s[C].reorder(bg, bj, bi, g, w, fj, i, j)
+        s[C].bind(bg, "blockIdx.y")
+        s[C].bind(s[C].fuse(bj, bi), "blockIdx.x")
+    else:
+        s[C].reorder(bi, bj, g, w, fj, i, j)
+        s[C].bind(bi, "blockIdx.y")
+        s[C].bind(bj, "blockIdx.x")
+    warp_groups_and_k_tiles(s, stages_, (g, w, fj, i), dtype, bm, bn, bk, stages, bt, tma)
+    return s, args
+
+
+def gemm_tiles(m, n, k, dtype, bt, bm, bn):
+    """The GEMM's schedule, its stages (C, the accumulator CF, A's and B's shared tiles AS, BS)
+    and C's loops: bm x bn blocks (bi, bj), warp groups of 64 rows (g), warps of 16 rows (w,
+    then i), fragments of 8 columns (fj, then j)."""
     A, B, C = gemm(m, n, k, dtype, bt)
     s = ts.create_schedule(C)
     AS = s.cache_read(A, "shared", [C])
@@ -99,15 +118,15 @@ def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, g
     w, i = s[C].split(i, factor=16)
     bj, j = s[C].split(j, factor=bn)
     fj, j = s[C].split(j, factor=8)
-    if group > 1:  # blocks numbered down `group` block rows first (tutorial 7's tile_output)
-        bg, bi = s[C].split(bi, factor=group)
-        s[C].reorder(bg, bj, bi, g, w, fj, i, j)
-        s[C].bind(bg, "blockIdx.y")
-        s[C].bind(s[C].fuse(bj, bi), "blockIdx.x")
-    else:
-        s[C].reorder(bi, bj, g, w, fj, i, j)
-        s[C].bind(bi, "blockIdx.y")
-        s[C].bind(bj, "blockIdx.x")
+    return s, [A, B, C], (C, CF, AS, BS), (bi, g, w, i, bj, fj, j)
+
+
+def warp_groups_and_k_tiles(s, stages_, loops, dtype, bm, bn, bk, stages, bt, tma):
+    """C's warp groups (g), warps (w) and fragment stores (fj, i); the accumulator CF's k tiles
+    of bk, one wgmma per warp and 16 of k; A's and B's swizzled tiles AS, BS, pipelined `stages`
+    deep (TMA or cp.async)."""
+    C, CF, AS, BS = stages_
+    g, w, fj, i = loops
     s[C].bind(g, "threadIdx.z")
     s[C].bind(w, "threadIdx.y")
     s[C].unroll(fj)
@@ -133,7 +152,6 @@ def step1(m, n, k, dtype="float16", bm=128, bn=128, bk=64, stages=4, bt=False, g
         else:
             copy_to_shared(s, T, bm // 64)
         s[T].pipeline(stages)
-    return s, [A, B, C]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,46 +198,16 @@ def sm_blocks(tiles, sms=132):
 
 def step4(m, n, k, dtype="float16", bt=False, group=8, blocks=None, bm=128, bn=256, bk=64,
           stages=4):
-    A, B, C = gemm(m, n, k, dtype, bt)
-    s = ts.create_schedule(C)
-    AS = s.cache_read(A, "shared", [C])
-    BS = s.cache_read(B, "shared", [C])
-    CF = s.cache_write(C, "warp")
-    i, j = C.op.axis
-    bi, i = s[C].split(i, factor=bm)
-    g, i = s[C].split(i, factor=64)
-    w, i = s[C].split(i, factor=16)
-    bj, j = s[C].split(j, factor=bn)
-    fj, j = s[C].split(j, factor=8)
+    s, args, stages_, (bi, g, w, i, bj, fj, j) = gemm_tiles(m, n, k, dtype, bt, bm, bn)
+    C = args[2]
     bg, bi = s[C].split(bi, factor=group)
     s[C].reorder(bg, bj, bi, g, w, fj, i, j)
     tile = s[C].fuse(bg, bj, bi)
     tt, b = s[C].split(tile, factor=blocks or sm_blocks((m // bm) * (n // bn)))
     s[C].reorder(b, tt, g, w, fj, i, j)
     s[C].bind(b, "blockIdx.x")
-    s[C].bind(g, "threadIdx.z")
-    s[C].bind(w, "threadIdx.y")
-    s[C].unroll(fj)
-    s[C].tensorize(i, "store_c")
-    s[CF].compute_at(s[C], w)
-    ci, cj = CF.op.axis
-    (ck,) = CF.op.reduce_axis
-    ko, ck = s[CF].split(ck, factor=bk)
-    ki, ck = s[CF].split(ck, factor=16)
-    s[CF].reorder(ko, ki, ci, cj, ck)
-    s[CF].unroll(ki)
-    suffix = ("f16" if dtype == "float16" else "bf16") + ("_bt" if bt else "")
-    s[CF].tensorize(ci, f"wgmma_m64n{bn}k16_{suffix}")
-    for T in (AS, BS):
-        s[T].compute_at(s[CF], ko)
-    if not bt:
-        s[BS].storage_split(1, 64)
-        s[BS].storage_reorder([1, 0, 2])
-    for T in (AS, BS):
-        s[T].storage_swizzle()
-        s[T].tma()
-        s[T].pipeline(stages)
-    return s, [A, B, C]
+    warp_groups_and_k_tiles(s, stages_, (g, w, fj, i), dtype, bm, bn, bk, stages, bt, tma=True)
+    return s, args
 
 
 STEPS = [
