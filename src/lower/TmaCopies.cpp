@@ -2,6 +2,7 @@
 #include "TmaCopies.h"
 
 #include <optional>
+#include <utility>
 
 #include "tessel/Error.h"
 #include "tessel/arith/Simplify.h"
@@ -37,7 +38,7 @@ Stmt without_barriers(const Seq* q) {
 
 class TmaBuilder {
 public:
-    TmaBuilder(const std::string& stage) : stage_(stage) {}
+    explicit TmaBuilder(std::string stage) : stage_(std::move(stage)) {}
 
     [[noreturn]] void fail(const std::string& why) const {
         TESSEL_THROW(ScheduleError) << "tma: shared stage '" << stage_ << "': " << why;
@@ -127,7 +128,7 @@ public:
         return as_const_int(simplify(substitute(f, m)));
     }
 
-    const std::string& stage_;
+    std::string stage_;
 };
 
 /// TMA reads rows whose byte strides are multiples of 16: a source whose constant shape gives
