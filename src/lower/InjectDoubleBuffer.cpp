@@ -297,25 +297,40 @@ int64_t copy_elements(const Doubled& d) {
     return as_const_int(simplify(e)).value();
 }
 
-/// Iteration `iter`'s tma() fetches into copy `copy`, issued by one thread: the bytes announced
-/// on the copy's mbarrier (with the thread's arrival), then the boxes. `shift` is substituted in
-/// the fetches first (a tile loop's next iteration).
-Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy,
-               const VarMap& shift = {}) {
+/// The boxes of tma() fetches (each a "tma_copy" mark and the elements of one copy of its
+/// buffer) into copy `copy`, issued by one thread after it announces their bytes on the copy's
+/// mbarrier (with its arrival).
+Stmt issue_boxes(const std::vector<std::pair<Stmt, int64_t>>& fetches, const Var& bar,
+                 const Expr& copy) {
     std::vector<Stmt> boxes;
     int64_t bytes = 0;
-    for (const Stmt& x : m.fetches) {
+    for (const auto& [x, elems] : fetches) {
         const auto* a = x.as<AttrStmt>();
-        const Doubled& d = m.body.buffers.at(a->value.as<Variable>());
         internal::TmaFetch f =
-            internal::tma_copies(substitute(substitute(a->body, shift), m.loop->loop_var, iter),
-                                 a->value.as<Variable>()->name, copy, copy_elements(d), bar);
+            internal::tma_copies(a->body, a->value.as<Variable>()->name, copy, elems, bar);
         bytes += f.bytes;
         boxes.push_back(f.issue);
     }
     boxes.insert(boxes.begin(),
                  call_stmt(Intrinsic::mbarrier_expect_tx, {bar, copy, make_const(Int(32), bytes)}));
     return internal::on_first_thread(Seq::make(boxes));
+}
+
+/// Iteration `iter`'s tma() fetches into copy `copy`, issued by one thread: the bytes announced
+/// on the copy's mbarrier (with the thread's arrival), then the boxes. `shift` is substituted in
+/// the fetches first (a tile loop's next iteration).
+Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy,
+               const VarMap& shift = {}) {
+    std::vector<std::pair<Stmt, int64_t>> fetches;
+    for (const Stmt& x : m.fetches) {
+        const auto* a = x.as<AttrStmt>();
+        const Doubled& d = m.body.buffers.at(a->value.as<Variable>());
+        fetches.push_back(
+            {AttrStmt::make(a->key, a->value,
+                            substitute(substitute(a->body, shift), m.loop->loop_var, iter)),
+             copy_elements(d)});
+    }
+    return issue_boxes(fetches, bar, copy);
 }
 
 /// A serial loop of the block around a tma() pipeline, reached from it through threadIdx loops
@@ -365,9 +380,11 @@ Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
         tile->depth = d;
         // Fetch g of the whole run, its copy and the parity of its phase.
         Expr g = cast(t, tt - tlo) * make_const(t, m.n) + (v - make_const(t, m.lo));
-        auto copy = [&](const Expr& x) { return cast(Int(32), FloorMod::make(x, make_const(t, d))); };
-        Expr parity = cast(Int(32), FloorMod::make(FloorDiv::make(g, make_const(t, d)),
-                                                   make_const(t, 2)));
+        auto copy = [&](const Expr& x) {
+            return cast(Int(32), FloorMod::make(x, make_const(t, d)));
+        };
+        Expr parity =
+            cast(Int(32), FloorMod::make(FloorDiv::make(g, make_const(t, d)), make_const(t, 2)));
         Expr ahead = v + make_const(t, d - 1), next = g + make_const(t, d - 1);
         Stmt next_tile = tma_issue(m, bar, ahead - make_const(t, m.n), copy(next),
                                    {{tt.get(), tt + make_one(tt.type())}});
@@ -507,7 +524,8 @@ private:
             !as_const_int(loops_[k - 1]->extent))
             return nullptr;
         bool in_block = false;
-        for (size_t j = 0; j + 1 < k; ++j) in_block = in_block || loops_[j]->kind == ForKind::ThreadBound;
+        for (size_t j = 0; j + 1 < k; ++j)
+            in_block = in_block || loops_[j]->kind == ForKind::ThreadBound;
         if (!in_block) return nullptr;
         std::set<const Variable*> between;
         for (size_t j = k; j < loops_.size(); ++j) between.insert(loops_[j]->loop_var.get());
@@ -595,7 +613,8 @@ private:
     }
 
     std::vector<const For*> loops_;  ///< the loops around the one visited, outermost first
-    std::vector<std::pair<const Variable*, size_t>> lets_;  ///< lets around it, and loops_'s size then
+    std::vector<std::pair<const Variable*, size_t>>
+        lets_;                              ///< lets around it, and loops_'s size then
     std::map<const For*, TileLoop> tiles_;  ///< tile loops whose pipelines run across them
 };
 
@@ -618,27 +637,20 @@ Stmt tma_without_loop(const AttrStmt* scope) {
     }
     if (fetches.empty() || !is_tma_fetch(fetches[0])) return Stmt();
     Var bar(body.order.front()->name + ".mbar", Handle());
-    std::vector<Stmt> boxes;
-    int64_t bytes = 0;
+    std::vector<std::pair<Stmt, int64_t>> copies;
     for (const Stmt& x : fetches) {
         const auto* a = x.as<AttrStmt>();
         if (!a || a->key != "tma_copy")
             fail(1, a ? a->value.as<Variable>()->name : "?", "mixes tma() and cp.async fetches");
-        const Allocate* alloc = body.buffers.at(a->value.as<Variable>()).alloc;
         int64_t elems = 1;
-        for (const Expr& e : alloc->extents) elems *= as_const_int(e).value();
-        internal::TmaFetch f = internal::tma_copies(a->body, a->value.as<Variable>()->name,
-                                                    make_zero(Int(32)), elems, bar);
-        bytes += f.bytes;
-        boxes.push_back(f.issue);
+        for (const Expr& e : body.buffers.at(a->value.as<Variable>()).alloc->extents)
+            elems *= as_const_int(e).value();
+        copies.push_back({x, elems});
     }
-    boxes.insert(boxes.begin(), call_stmt(Intrinsic::mbarrier_expect_tx,
-                                          {bar, make_zero(Int(32)), make_const(Int(32), bytes)}));
-    std::vector<Stmt> out = {
-        internal::on_first_thread(
-            call_stmt(Intrinsic::mbarrier_init, {bar, make_zero(Int(32)), make_one(Int(32))})),
-        barrier(), internal::on_first_thread(Seq::make(boxes)),
-        call_stmt(Intrinsic::mbarrier_wait, {bar, make_zero(Int(32)), make_zero(Int(32))})};
+    std::vector<Stmt> out = init_mbarriers(bar, 1);
+    out.push_back(issue_boxes(copies, bar, make_zero(Int(32))));
+    out.push_back(
+        call_stmt(Intrinsic::mbarrier_wait, {bar, make_zero(Int(32)), make_zero(Int(32))}));
     out.insert(out.end(), rest.begin(), rest.end());
     Stmt result =
         Allocate::make(bar, UInt(64), {make_one(Int(32))}, StorageScope::Shared, Seq::make(out));
