@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "PyCommon.h"
+#include "op/DefaultScheduleGpu.h"
 #include "tessel/driver/DefaultSchedule.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
@@ -324,6 +325,27 @@ void init_op(py::module_& parent) {
             return std::make_shared<Schedule>(op::default_schedule(outs, to_target(target)));
         },
         "outputs"_a, "target"_a = "llvm", "A default schedule of the outputs' DAG for `target`.");
+    // Private: the tile sweep of benchmarks/experiments/matmul_tiles_cuda.py forces the GPU
+    // default's float32 matmul tile (rows, row threads, row vthreads, cols, col threads, col
+    // vthreads, bk), or None for the model's; returns the tile forced before.
+    m.def(
+        "_force_gpu_matmul_tile",
+        [](std::optional<std::array<int64_t, 7>> t) -> py::object {
+            std::optional<op::internal::GpuMatmulTile> tile;
+            if (t) {
+                const auto& v = *t;
+                for (int64_t x : v)
+                    if (x < 1) throw py::value_error("a tile's sizes must be positive");
+                tile = op::internal::GpuMatmulTile{v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+            }
+            std::optional<op::internal::GpuMatmulTile> before =
+                op::internal::force_gpu_matmul_tile(tile);
+            if (!before) return py::none();
+            const auto& b = *before;
+            return py::make_tuple(b.rows, b.row_threads, b.row_vthreads, b.cols, b.col_threads,
+                                  b.col_vthreads, b.bk);
+        },
+        "tile"_a);
     m.def("network_preset_names", &op::network_preset_names);
     m.def(
         "network_preset",

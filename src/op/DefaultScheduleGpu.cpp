@@ -295,22 +295,51 @@ int dim_using(const TensorRead* read, const Var& v) {
     return found;
 }
 
+// The register tiles of a matmul-like stage, and the model's view of each. A tile of which
+// `resident` blocks fit an SM (registers and threads) costs `cost` per output and step of k
+// when its SM is full, and (j + hide) / j times that with j blocks resident: few blocks hide
+// latency worse, the more so the fewer threads and independent FMAs a block has. The constants
+// were fitted to 25 float32 products timed on an H200 under six tiles (these three won;
+// docs/perf/gpu-matmul-tiles.md).
+struct MatmulTileModel {
+    GpuMatmulTile tile;
+    double cost, hide;
+    int64_t resident;
+};
+constexpr MatmulTileModel kMatmulTiles[] = {
+    {{64, 8, 2, 128, 16, 2, 16}, 4.58, 1.7, 4},  // 8 x 8 a thread, 128 threads
+    {{64, 8, 2, 64, 8, 2, 16}, 5.37, 3.6, 8},    // 8 x 8 a thread, 64 threads
+    {{32, 8, 1, 64, 16, 1, 16}, 6.16, 4.2, 8},   // 4 x 4 a thread, 128 threads
+};
+
+thread_local std::optional<GpuMatmulTile> forced_matmul_tile;
+
+// The modelled time of a batch of m x n outputs in tiles `t` over `sms` multiprocessors, per
+// step of k: the blocks of the busiest SM, all at the SM's shared rate.
+double matmul_tile_time(const MatmulTileModel& t, int64_t batch, int64_t m, int64_t n,
+                        int64_t sms) {
+    const int64_t tiles =
+        batch * ((m + t.tile.rows - 1) / t.tile.rows) * ((n + t.tile.cols - 1) / t.tile.cols);
+    const int64_t per_sm = (tiles + sms - 1) / sms;
+    const double resident = double(std::min(per_sm, t.resident));
+    return double(per_sm * t.tile.rows * t.tile.cols) * t.cost * (resident + t.hide) / resident;
+}
+
 // matmul-like (one reduction, the last two output axes tiled; per operand the dim along one of
-// them and the dim along the reduction): tutorial 05's choose_tiles.
+// them and the dim along the reduction): the tile of gpu_matmul_tile.
 bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& shape,
-                 const Target& target, bool allow_large = true) {
+                 const Target& target) {
     const ComputeOpNode* c = as_compute(op);
     const size_t d = shape.size();
     if ((d != 2 && d != 3) || c->reduce_axis.size() != 1 ||
         tensor_reads(c).size() != op_inputs(op).size())
         return false;
     const int64_t m = shape[d - 2], n = shape[d - 1], batch = d == 3 ? shape[0] : 1;
-    const int sms = std::max(1, target.sm_count());
-    const bool large = allow_large && (m + 127) / 128 * ((n + 127) / 128) * batch >= sms;
-    AxisTile tile = large ? AxisTile{128, 16, 2} : AxisTile{64, 16, 1};
-    t.bk = large ? 8 : 16;
+    const GpuMatmulTile tile = forced_matmul_tile.value_or(gpu_matmul_tile(batch, m, n, target));
+    t.bk = tile.bk;
     t.axes.assign(d, AxisTile{});
-    t.axes[d - 2] = t.axes[d - 1] = tile;
+    t.axes[d - 2] = AxisTile{tile.rows, tile.row_threads, tile.row_vthreads};
+    t.axes[d - 1] = AxisTile{tile.cols, tile.col_threads, tile.col_vthreads};
     const Var k = c->reduce_axis[0].var();
     for (const TensorRead* r : tensor_reads(c)) {
         int kd = dim_using(r, k), td = -1, axis = -1;
@@ -455,7 +484,7 @@ std::optional<SplitK> split_reduction(Schedule& s, const DAGAnalysis& a, int i,
     const std::vector<int64_t> shape = shape_of(op), red = a.reduction_extents(i);
     GpuTile probe;
     if (shape.size() != 2 || red.size() != 1 || !constant(shape) || !constant(red) ||
-        !plan_matmul(probe, op, shape, target, false) || !bind_tile_threads(probe, shape))
+        !plan_matmul(probe, op, shape, target) || !bind_tile_threads(probe, shape))
         return std::nullopt;
     const int64_t parts = split_k_parts(shape[0], shape[1], red[0], target);
     if (parts <= 1) return std::nullopt;
@@ -465,7 +494,7 @@ std::optional<SplitK> split_reduction(Schedule& s, const DAGAnalysis& a, int i,
     SplitK out;
     out.partials = s.stage(rf).op;
     const std::vector<int64_t> rf_shape = shape_of(out.partials);
-    TESSEL_CHECK(plan_matmul(out.tile, out.partials, rf_shape, target, false) &&
+    TESSEL_CHECK(plan_matmul(out.tile, out.partials, rf_shape, target) &&
                  bind_tile_threads(out.tile, rf_shape))
         << "split-K: the partial sums of " << op->name << " are not a batch of products";
     return out;
@@ -783,6 +812,20 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         }
     }
     return s;
+}
+
+GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target& target) {
+    const int64_t sms = std::max(1, target.sm_count());
+    const MatmulTileModel* best = &kMatmulTiles[0];
+    for (const MatmulTileModel& t : kMatmulTiles)
+        if (matmul_tile_time(t, batch, m, n, sms) < matmul_tile_time(*best, batch, m, n, sms))
+            best = &t;
+    return best->tile;
+}
+
+std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile) {
+    std::swap(tile, forced_matmul_tile);
+    return tile;
 }
 
 int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tessel/Target.h"
@@ -19,5 +20,23 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
 /// whose parts are at least 128 long, chosen by a model of the waves and the partial sums'
 /// traffic.
 int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target);
+
+/// A float32 matmul-like stage's register tile under the default: a block's rows and columns,
+/// each over threads as vthreads strided parts (rows / row_threads / row_vthreads points a
+/// thread per part), and the columns of k a shared-memory step.
+struct GpuMatmulTile {
+    int64_t rows = 0, row_threads = 1, row_vthreads = 1;
+    int64_t cols = 0, col_threads = 1, col_vthreads = 1;
+    int64_t bk = 16;
+};
+
+/// The tile the default gives a batch of `batch` m x n products on `target`: of the three of
+/// docs/operators.md ("GPU default schedules"), the fastest by a model of the busiest SM's blocks.
+GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target& target);
+
+/// Makes the default give every matmul-like stage `tile`, on the calling thread, until called
+/// with nullopt (the model's choice again); returns the tile forced before. For the tile sweep
+/// that fitted the model (benchmarks/experiments/matmul_tiles_cuda.py), not for users.
+std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile);
 
 }  // namespace tessel::op::internal

@@ -86,11 +86,49 @@ TEST(OpGpuSchedule, DenseEpilogueInsideTheRegisterTile) {
 TEST(OpGpuSchedule, BatchMatmulAndTheLargeTiles) {
     Tensor a = placeholder({3, 33, 19}), b = placeholder({1, 19, 40});
     check_default_gpu({op::batch_matmul(a, b)}, 19);
+    // Few blocks: 32 x 64 tiles, 4 x 4 a thread (no vthreads).
     Tensor a8 = placeholder({16, 20, 12}), b8 = placeholder({16, 36, 12});
     Tensor c8 = op::batch_matmul(a8, b8, false, true);
     Schedule s = op::default_schedule({c8}, Target("cuda -arch=sm_87"));
-    EXPECT_NE(s.to_python().find("vthread"), std::string::npos) << s.to_python();
+    EXPECT_EQ(s.to_python().find("vthread"), std::string::npos) << s.to_python();
     check_default_gpu({c8}, 12, "cuda -arch=sm_87");
+    // Two blocks an SM of 64 x 128 (16 SMs): 8 x 8 a thread as 2 x 2 strided parts.
+    Tensor a12 = placeholder({16, 64, 8}), b12 = placeholder({16, 8, 256});
+    Tensor c12 = op::batch_matmul(a12, b12);
+    s = op::default_schedule({c12}, Target("cuda -arch=sm_87"));
+    EXPECT_NE(s.to_python().find("vthread"), std::string::npos) << s.to_python();
+    check_default_gpu({c12}, 8, "cuda -arch=sm_87");
+}
+
+// The register tile is the one the model finds fastest on the target's SMs (docs/operators.md):
+// a product that fills an H100 takes 64 x 128 blocks of 8 x 8 a thread; one that would leave SMs
+// idle under them takes 32 x 64 blocks (4 x 4 a thread), or 64 x 64 blocks of 64 threads when
+// split-K's parts make a batch. A forced tile replaces the model's until released.
+TEST(OpGpuSchedule, MatmulTilesFollowTheWaves) {
+    const Target h100(kCudaCompileTarget);
+    auto tile = [&](int64_t batch, int64_t m, int64_t n) {
+        op::internal::GpuMatmulTile t = op::internal::gpu_matmul_tile(batch, m, n, h100);
+        return std::to_string(t.rows) + "x" + std::to_string(t.cols) + "/" +
+               std::to_string(t.row_threads * t.col_threads);
+    };
+    EXPECT_EQ(tile(1, 5694, 855), "64x128/128");
+    EXPECT_EQ(tile(1, 3445, 2424), "64x128/128");
+    EXPECT_EQ(tile(1, 287, 4573), "32x64/128");
+    EXPECT_EQ(tile(1, 378, 125), "32x64/128");
+    EXPECT_EQ(tile(14, 1750, 184), "64x64/64");  // 1750 x 184 x 6818 in 14 parts
+    EXPECT_EQ(op::internal::split_k_parts(1750, 184, 6818, h100), 14);
+    // Fewer SMs fill sooner: what leaves an H100 idle fills an Orin's 16.
+    EXPECT_EQ(op::internal::gpu_matmul_tile(1, 287, 4573, Target("cuda -arch=sm_87")).cols, 128);
+
+    Tensor a = placeholder({40, 24}), b = placeholder({24, 72});
+    Tensor c = op::matmul(a, b);
+    EXPECT_EQ(op::default_schedule({c}, h100).to_python().find("vthread"), std::string::npos);
+    EXPECT_FALSE(
+        op::internal::force_gpu_matmul_tile(op::internal::GpuMatmulTile{64, 8, 2, 64, 8, 2, 8}));
+    EXPECT_NE(op::default_schedule({c}, h100).to_python().find("vthread"), std::string::npos);
+    check_default_gpu({c}, 24);
+    EXPECT_EQ(op::internal::force_gpu_matmul_tile(std::nullopt)->bk, 8);
+    EXPECT_EQ(op::default_schedule({c}, h100).to_python().find("vthread"), std::string::npos);
 }
 
 // Shared-memory tiles of the padded input and the weights at the channel loop, a register tile a
