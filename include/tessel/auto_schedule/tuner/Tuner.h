@@ -16,7 +16,8 @@
 //     round) is random samples; before the model has trained (CostModel::min_programs successful
 //     programs), every candidate is a random sample;
 //  2. measure: the Measurer builds, checks and times the round's candidates (Measure.h), one at a
-//     time after the whole batch is built, with nothing else of the tuner running;
+//     time after the whole batch is built, with nothing else of the tuner running (but the next
+//     round's search, when searching ahead on a cluster: below);
 //  3. log: every measurement, failures included, is appended to the log (RecordWriter: one line
 //     each, synced before the round counts);
 //  4. re-measure: the fastest few states (remeasure_top) are timed again, each up to
