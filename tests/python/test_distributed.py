@@ -153,8 +153,8 @@ def test_three_nodes_write_the_records_of_a_local_run(cluster, job, local_record
     assert sum(per_node.values()) == len(local_records)
 
 
-def test_searching_ahead_on_three_nodes_writes_the_records_of_a_local_run(cluster, job, local_records,
-                                                                        tmp_path):
+def test_search_ahead_on_three_nodes_writes_a_local_search_ahead_runs_records(
+        cluster, job, local_records, tmp_path):
     """search_ahead: round N+1 is searched while round N measures on the nodes, from the history
     without round N; the records depend on the option alone, so a local run (which measures,
     then searches) writes the same ones."""
