@@ -9,7 +9,11 @@ run are the same and only the farm's size changes. Printed per node count:
   time from a request to its reply, build and dispatch included), against one node's;
 - the whole job's speedup: trials per second of the tessel-tune run, against one node's: the
   search and the cost model run on the daemon between rounds, so the job gains less as the farm
-  grows (the daemon's own work becomes the limit).
+  grows (the daemon's own work becomes the limit);
+- the same job with search_ahead (--search-ahead true: round N+1 searched while round N
+  measures on the nodes): its trials per second and speedup against one node's with
+  search_ahead. Its records are those of a one-node search-ahead run (not of the run without:
+  each round is searched without the round before it).
 
 Checks first that every run wrote the records of the one-node run (timestamps aside).
 Bar (issue 60): 4 nodes measure >= 3.5 x one node's throughput.
@@ -19,7 +23,7 @@ runs with each place of the builds (--cluster-build nodes, daemon, auto): the jo
 the farm's throughput against "nodes" (each node builds what it times, before timing it).
 
     benchmarks/run.sh tune_cluster_scaling [--nodes 1 2 4] [--trials 64] [--simulate-ms 500]
-                                           [--builds]
+                                           [--no-search-ahead] [--builds]
 """
 import argparse
 import json
@@ -61,7 +65,7 @@ def write_job(path, trials, per_round, simulate_ms, population, builds=False):
                                             "simulate_builds": builds})
 
 
-def run_on(nodes, job, logs, tool, build="auto"):
+def run_on(nodes, job, logs, tool, build="auto", extra=()):
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
@@ -73,7 +77,7 @@ def run_on(nodes, job, logs, tool, build="auto"):
                    PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         t0 = time.monotonic()
         p = subprocess.run([tool, "run", str(job), "--log-dir", str(logs), "-q", "--cluster",
-                            cluster.address, "--cluster-build", build],
+                            cluster.address, "--cluster-build", build, *extra],
                            capture_output=True, text=True, env=env)
         wall = time.monotonic() - t0
     finally:
@@ -93,6 +97,8 @@ def main():
     parser.add_argument("--per-round", type=int, default=16)
     parser.add_argument("--simulate-ms", type=float, default=500)
     parser.add_argument("--population", type=int, default=256)
+    parser.add_argument("--no-search-ahead", action="store_true",
+                        help="leave out the runs with search_ahead")
     parser.add_argument("--builds", action="store_true",
                         help="build each candidate for real; compare where the builds run")
     args = parser.parse_args()
@@ -105,28 +111,46 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         job = pathlib.Path(tmp) / "mm.json"
         write_job(job, args.trials, args.per_round, args.simulate_ms, args.population)
-        runs, reference = {}, None
-        for n in nodes:
-            logs = pathlib.Path(tmp) / ("logs%d" % n)
-            candidates, seconds, wall = run_on(n, job, logs, str(tool))
-            got = records(logs)
-            if reference is None:
-                reference = got
-            elif got != reference:
-                sys.exit("%d nodes wrote other records than one node" % n)
-            trials = len([r for r in got if r["provenance"]["origin"] != "remeasure"])
-            runs[n] = (candidates / seconds, trials / wall, candidates, seconds, wall)
-            print("%d node(s): %d candidates measured in %.2f s (%.2f/s); job %.2f s (%.2f trials/s)"
-                  % (n, candidates, seconds, candidates / seconds, wall, trials / wall), flush=True)
-    one = runs[1]
+        modes = [("", ())] + ([] if args.no_search_ahead else
+                              [(" search-ahead", ("--search-ahead", "true"))])
+        runs = {}  # (mode, nodes) -> (farm rate, job rate)
+        for mode, extra in modes:
+            reference = None
+            for n in nodes:
+                logs = pathlib.Path(tmp) / ("logs%d%s" % (n, mode.strip()))
+                candidates, seconds, wall = run_on(n, job, logs, str(tool), extra=extra)
+                got = records(logs)
+                if reference is None:
+                    reference = got
+                elif got != reference:
+                    sys.exit("%d nodes%s wrote other records than one node" % (n, mode))
+                trials = len([r for r in got if r["provenance"]["origin"] != "remeasure"])
+                runs[mode, n] = (candidates / seconds, trials / wall)
+                print("%d node(s)%s: %d candidates measured in %.2f s (%.2f/s); job %.2f s "
+                      "(%.2f trials/s)" % (n, mode, candidates, seconds, candidates / seconds,
+                                           wall, trials / wall), flush=True)
+    one = runs["", 1]
     for n in nodes:
         if n == 1:
             continue
-        farm, job_rate = runs[n][0], runs[n][1]
+        farm, job_rate = runs["", n]
         print("BENCH tune_cluster_scaling measure_%d_nodes tessel=%.3f one_node=%.3f ratio=%.2f"
               % (n, farm, one[0], farm / one[0]))
         print("BENCH tune_cluster_scaling job_%d_nodes tessel=%.3f one_node=%.3f ratio=%.2f"
               % (n, job_rate, one[1], job_rate / one[1]))
+    if not args.no_search_ahead:
+        ahead_one = runs[" search-ahead", 1]
+        for n in nodes:
+            job_rate = runs[" search-ahead", n][1]
+            if n == 1:  # against the same node count without search_ahead
+                print("BENCH tune_cluster_scaling job_ahead_1_node tessel=%.3f sequential=%.3f "
+                      "ratio=%.2f" % (job_rate, one[1], job_rate / one[1]))
+                continue
+            print("BENCH tune_cluster_scaling job_ahead_%d_nodes tessel=%.3f one_node=%.3f "
+                  "ratio=%.2f" % (n, job_rate, ahead_one[1], job_rate / ahead_one[1]))
+            print("BENCH tune_cluster_scaling job_ahead_vs_sequential_%d_nodes tessel=%.3f "
+                  "sequential=%.3f ratio=%.2f" % (n, job_rate, runs["", n][1],
+                                                  job_rate / runs["", n][1]))
     if 4 in runs:
         ratio = runs[4][0] / one[0]
         print("bar: 4 nodes measure %.2f x one node's throughput (>= 3.5): %s"

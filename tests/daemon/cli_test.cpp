@@ -84,7 +84,7 @@ TEST(TesselTuneCli, RunTakesTheJobsTuningFieldsAsFlags) {
     ToolRun help = run_tool({"run", "--help"}, dir, "help");
     for (const char* flag :
          {"--seed", "--measurements-per-round", "--population", "--restart-after", "--min-programs",
-          "--number", "--min-repeat-ms", "--build-timeout"})
+          "--number", "--min-repeat-ms", "--build-timeout", "--search-ahead"})
         EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
     // A value outside the field's range, or of the wrong kind, is a usage error.
     write_file(dir / "j.json", small_job(1, 8));
@@ -92,6 +92,7 @@ TEST(TesselTuneCli, RunTakesTheJobsTuningFieldsAsFlags) {
     EXPECT_EQ(run_tool({"run", job, "--population", "0"}, dir, "zero").status, 64);
     EXPECT_EQ(run_tool({"run", job, "--population", "8.5"}, dir, "frac").status, 64);
     EXPECT_EQ(run_tool({"run", job, "--measure-default", "maybe"}, dir, "flag").status, 64);
+    EXPECT_EQ(run_tool({"run", job, "--search-ahead", "yes"}, dir, "ahead").status, 64);
     // A flag overrides the file: a job refused for its population runs with a good one.
     std::string text = small_job(1, 8);
     const std::string good = "\"population\": 64";

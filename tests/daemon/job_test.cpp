@@ -320,6 +320,21 @@ TEST(Job, TheTuningFieldsAreTheDescribedOnes) {
     EXPECT_NE(p[2].find("unknown field measure.repeats"), std::string::npos) << p[2];
 }
 
+TEST(Job, SearchAheadIsATopLevelFlagWrittenBackAndChecked) {
+    Job job = parse_job(small_job(1, 8));
+    EXPECT_FALSE(job.tuning.search_ahead);
+    job.tuning.search_ahead = true;
+    nlohmann::json j = nlohmann::json::parse(job_to_json(job));
+    EXPECT_EQ(j["search_ahead"], true);
+    EXPECT_TRUE(parse_job(job_to_json(job)).tuning.search_ahead);
+    j["search_ahead"] = "yes";
+    std::vector<std::string> p = problems_of(j.dump());
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("search_ahead"), std::string::npos) << p[0];
+    j["search_ahead"] = 1;
+    EXPECT_EQ(problems_of(j.dump()).size(), 1u);
+}
+
 TEST(Job, OverridesAreMergedOverTheFileAndCheckedWithIt) {
     fs::path dir = fresh_dir();
     write_file(dir / "j.json", small_job(2, 40));

@@ -153,6 +153,19 @@ def test_three_nodes_write_the_records_of_a_local_run(cluster, job, local_record
     assert sum(per_node.values()) == len(local_records)
 
 
+def test_search_ahead_on_three_nodes_writes_a_local_search_ahead_runs_records(
+        cluster, job, local_records, tmp_path):
+    """search_ahead: round N+1 is searched while round N measures on the nodes, from the history
+    without round N; the records depend on the option alone, so a local run (which measures,
+    then searches) writes the same ones."""
+    _run(job, tmp_path / "local", "--search-ahead", "true")
+    expected = _records(tmp_path / "local")
+    assert len([r for r in expected if r["provenance"]["origin"] != "remeasure"]) == TRIALS
+    assert expected != local_records  # round 1 searched without round 0: random, not chosen
+    _run(job, tmp_path / "cluster", "--search-ahead", "true", "--cluster", cluster.address)
+    assert _records(tmp_path / "cluster") == expected
+
+
 def test_builds_run_where_the_job_says(cluster, job, tmp_path):
     """--simulate-builds: each candidate is built for real before its simulated time. "daemon":
     every candidate reaches its node built (the driver's trace says so); "nodes": none does;

@@ -13,12 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -188,6 +190,10 @@ struct ClusterMeasureRunner::Impl {
     std::unique_ptr<Driver> driver;
     std::map<std::string, SearchTask> tasks;    // by key: the tasks this machine builds for
     std::unique_ptr<LocalMeasureRunner> local;  // after a fallback to local measurement
+    std::atomic<bool> measuring_here{false};    // local is set: times_elsewhere() is false
+    // The status and the stats are read by other threads while run() runs on the tuner's
+    // measuring thread (TuningOptions::search_ahead): the daemon's status file, the progress.
+    mutable std::mutex mutex;
     json status = json::object();
     MeasureStats stats;
 
@@ -205,6 +211,7 @@ struct ClusterMeasureRunner::Impl {
     // Handles a lost cluster (why): local measurement from now on, a wait, or an error.
     void lost(const std::string& why);
     void set_state(const std::string& state, const std::string& message) {
+        std::lock_guard<std::mutex> lock(mutex);
         status["address"] = options.address;
         status["state"] = state;
         status["message"] = message;
@@ -227,8 +234,13 @@ std::string ClusterMeasureRunner::Impl::connect() {
         return reply.value("message", "the driver refused the setup");
     }
     set_state("connected", "");
-    if (reply.contains("nodes")) status["nodes"] = reply["nodes"];
-    say("connected, " + std::to_string(status["nodes"].size()) + " nodes");
+    size_t nodes = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (reply.contains("nodes")) status["nodes"] = reply["nodes"];
+        nodes = status["nodes"].size();
+    }
+    say("connected, " + std::to_string(nodes) + " nodes");
     return "";
 }
 
@@ -270,6 +282,7 @@ void ClusterMeasureRunner::Impl::build_ahead(const MeasureRequest& request) {
             built[std::to_string(where[k])] = json::parse(built_module_to_json(modules[k]));
         if (!driver->send(measure::MessageKind::Built, json{{"built", built}}.dump())) break;
     }
+    std::lock_guard<std::mutex> lock(mutex);
     stats.build += since(t0);
 }
 
@@ -284,6 +297,7 @@ void ClusterMeasureRunner::Impl::lost(const std::string& why) {
             say("lost (" + why + "); measuring on this machine from now on");
             set_state("local", why);
             local = std::make_unique<LocalMeasureRunner>(options.local_options);
+            measuring_here = true;
             return;
         case ClusterFallback::Wait:
             say("lost (" + why + "); trying again every " + std::to_string(options.retry_seconds) +
@@ -320,7 +334,10 @@ std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& reque
             break;
         }
         json reply = m.measure_there(request);
-        if (reply.contains("nodes")) m.status["nodes"] = reply["nodes"];
+        if (reply.contains("nodes")) {
+            std::lock_guard<std::mutex> lock(m.mutex);
+            m.status["nodes"] = reply["nodes"];
+        }
         std::string status = reply.value("status", "");
         if (status == "error")  // the request itself: no fallback would measure it better
             TESSEL_THROW(RuntimeError) << "cluster: " << reply.value("message", "");
@@ -333,16 +350,23 @@ std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& reque
         for (const json& r : reply["results"])
             results.push_back(measure_result_from_json(r.dump()));
     }
+    std::lock_guard<std::mutex> lock(m.mutex);
     m.stats.candidates += static_cast<int64_t>(request.candidates.size());
     m.stats.total += since(t0);
     return results;
 }
 
 MeasureStats ClusterMeasureRunner::stats() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
     return impl_->stats;
 }
 
+bool ClusterMeasureRunner::times_elsewhere() const {
+    return !impl_->measuring_here;
+}
+
 std::string ClusterMeasureRunner::status_json() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
     return impl_->status.dump();
 }
 

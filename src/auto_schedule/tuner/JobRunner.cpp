@@ -126,6 +126,7 @@ JobResult run_job(const Job& job, const JobRunOptions& o) {
     so.measurements_per_round = job.tuning.measurements_per_round;
     so.early_stopping_per_task = job.early_stopping_per_task;
     so.seed = job.tuning.seed;
+    so.search_ahead = job.tuning.search_ahead;
     so.should_stop = o.should_stop;
     JobResult r;
     r.schedule = schedule_tasks(tasks, weights, so, [&](const TaskSchedulerStep& step) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "TunerInternal.h"
 #include "tessel/Error.h"
@@ -90,20 +91,23 @@ public:
         for (const auto& t : tasks) groups_.push_back(similarity_group(*t));
     }
 
-    /// The task of step `step` among the live ones, and why it was chosen.
-    std::pair<int, std::string> choose(const std::vector<bool>& live, int64_t step) {
+    /// The task of step `step` among the live ones, and why it was chosen; `in_flight`: the task
+    /// whose round is measuring (-1: none), which counts that round among its rounds.
+    std::pair<int, std::string> choose(const std::vector<bool>& live, int64_t step,
+                                       int in_flight = -1) {
         std::vector<TaskView> views = read();
         std::vector<int> alive;
         for (size_t i = 0; i < live.size(); ++i)
             if (live[i]) alive.push_back(static_cast<int>(i));
+        auto rounds = [&](int i) { return views[i].rounds.size() + (i == in_flight ? 1 : 0); };
         if (o_.strategy == "round-robin") {
             int pick = alive[0];
             for (int i : alive)
-                if (views[i].rounds.size() < views[pick].rounds.size()) pick = i;
+                if (rounds(i) < rounds(pick)) pick = i;
             return {pick, "round-robin"};
         }
         for (int i : alive)
-            if (views[i].rounds.empty()) return {i, "warm-up"};
+            if (rounds(i) == 0) return {i, "warm-up"};
         uint64_t seed = mix(o_.seed ^ mix(static_cast<uint64_t>(step)));
         if (uniform(seed) < o_.eps_random) return {alive[below(seed + 1, alive.size())], "random"};
         std::vector<double> grads;
@@ -176,7 +180,135 @@ int64_t total_rounds(const std::vector<std::unique_ptr<SchedulableTask>>& tasks)
     return n;
 }
 
+// The tasks still tuned: not exhausted, not stopped early.
+std::vector<bool> live_tasks(const std::vector<std::unique_ptr<SchedulableTask>>& tasks,
+                             const std::vector<bool>& exhausted, const TaskSchedulerOptions& o) {
+    std::vector<bool> live(tasks.size());
+    for (size_t i = 0; i < tasks.size(); ++i)
+        live[i] =
+            !exhausted[i] && !(o.early_stopping_per_task > 0 &&
+                               tasks[i]->trials_since_improvement() >= o.early_stopping_per_task);
+    return live;
+}
+
+bool any(const std::vector<bool>& v) {
+    return std::find(v.begin(), v.end(), true) != v.end();
+}
+
+// A round that does all its work when completed: the task tunes one round then (tune_round).
+class DeferredRound : public TaskRound {
+public:
+    DeferredRound(SchedulableTask& task, int64_t max_trials) : task_(task), max_(max_trials) {}
+    int64_t trials() const override { return max_; }
+    void measure() override {}
+    TaskRoundOutcome complete() override { return task_.tune_round(max_); }
+
+private:
+    SchedulableTask& task_;
+    int64_t max_;
+};
+
+// A step chosen and its round prepared, not yet measured.
+struct PreparedStep {
+    TaskSchedulerStep step;
+    std::unique_ptr<TaskRound> round;
+};
+
+// The scheduling with search_ahead (the header's file comment): step s+1 is chosen and prepared
+// while step s measures, then step s is completed.
+class AheadScheduler {
+public:
+    AheadScheduler(const std::vector<std::unique_ptr<SchedulableTask>>& tasks,
+                   const std::vector<double>& weights, const TaskSchedulerOptions& o)
+        : tasks_(tasks),
+          weights_(weights),
+          o_(o),
+          chooser_(tasks, weights, o),
+          exhausted_(tasks.size(), false) {}
+
+    TaskSchedulerResult run(const std::function<void(const TaskSchedulerStep&)>& on_step) {
+        TaskSchedulerResult result;
+        int64_t trials = total_trials(tasks_);
+        std::optional<PreparedStep> next;
+        while (true) {
+            if (!next) {
+                if (trials >= o_.trials) {
+                    result.stop_reason = "trials";
+                    break;
+                }
+            }
+            if (o_.should_stop && o_.should_stop()) {
+                result.stop_reason = "stopped";
+                break;
+            }
+            if (!next) {
+                next = prepare(total_rounds(tasks_), trials, -1);
+                if (!next) {
+                    result.stop_reason = "all_tasks_stopped";
+                    break;
+                }
+            }
+            PreparedStep now = std::move(*next);
+            next.reset();
+            measure_while_preparing(now, trials, next);
+            now.step.outcome = now.round->complete();
+            now.round.reset();
+            if (now.step.outcome.exhausted) exhausted_[now.step.task] = true;
+            trials = total_trials(tasks_);
+            now.step.trials = trials;
+            now.step.objective = weighted_latency(tasks_, weights_);
+            result.steps.push_back(now.step);
+            if (on_step) on_step(now.step);
+            if (now.step.outcome.measured == 0 && !now.step.outcome.exhausted) {
+                result.stop_reason = "stopped";  // the task's should_stop interrupted its round
+                break;
+            }
+        }
+        result.trials = trials;
+        result.objective = weighted_latency(tasks_, weights_);
+        return result;
+    }
+
+private:
+    // Measures `now`'s round while the step after it is chosen and prepared (into `next`), from
+    // the tasks as they are without `now`'s results, `now`'s trials counted as spent.
+    void measure_while_preparing(PreparedStep& now, int64_t trials,
+                                 std::optional<PreparedStep>& next) {
+        internal::measure_while(
+            now.round->measures_elsewhere(), [&] { now.round->measure(); },
+            [&] {
+                int64_t in_flight = now.round->trials();
+                if (trials + in_flight >= o_.trials) return;
+                next = prepare(total_rounds(tasks_) + (in_flight > 0 ? 1 : 0), trials + in_flight,
+                               now.step.task);
+            });
+    }
+
+    // The step numbered `step` with `trials` spent or in flight, `in_flight` the task measuring
+    // (-1: none): chosen among the live tasks, its round prepared; none when no task is live.
+    std::optional<PreparedStep> prepare(int64_t step, int64_t trials, int in_flight) {
+        std::vector<bool> live = live_tasks(tasks_, exhausted_, o_);
+        if (!any(live)) return std::nullopt;
+        PreparedStep p;
+        p.step.step = step;
+        std::tie(p.step.task, p.step.why) = chooser_.choose(live, step, in_flight);
+        int64_t n = std::min<int64_t>(o_.measurements_per_round, o_.trials - trials);
+        p.round = tasks_[p.step.task]->prepare_round(n);
+        return p;
+    }
+
+    const std::vector<std::unique_ptr<SchedulableTask>>& tasks_;
+    const std::vector<double>& weights_;
+    const TaskSchedulerOptions& o_;
+    Chooser chooser_;
+    std::vector<bool> exhausted_;
+};
+
 }  // namespace
+
+std::unique_ptr<TaskRound> SchedulableTask::prepare_round(int64_t max_trials) {
+    return std::make_unique<DeferredRound>(*this, max_trials);
+}
 
 int64_t SchedulableTask::trials() const {
     std::vector<TaskRoundPoint> r = rounds();
@@ -200,6 +332,7 @@ TaskSchedulerResult schedule_tasks(const std::vector<std::unique_ptr<Schedulable
                                    const TaskSchedulerOptions& options,
                                    const std::function<void(const TaskSchedulerStep&)>& on_step) {
     check(tasks, weights, options);
+    if (options.search_ahead) return AheadScheduler(tasks, weights, options).run(on_step);
     Chooser chooser(tasks, weights, options);
     std::vector<bool> exhausted(tasks.size(), false);
     TaskSchedulerResult result;
@@ -213,12 +346,8 @@ TaskSchedulerResult schedule_tasks(const std::vector<std::unique_ptr<Schedulable
             result.stop_reason = "stopped";
             break;
         }
-        std::vector<bool> live(tasks.size());
-        for (size_t i = 0; i < tasks.size(); ++i)
-            live[i] = !exhausted[i] &&
-                      !(options.early_stopping_per_task > 0 &&
-                        tasks[i]->trials_since_improvement() >= options.early_stopping_per_task);
-        if (std::find(live.begin(), live.end(), true) == live.end()) {
+        std::vector<bool> live = live_tasks(tasks, exhausted, options);
+        if (!any(live)) {
             result.stop_reason = "all_tasks_stopped";
             break;
         }
@@ -306,6 +435,45 @@ TaskRoundOutcome TuningTask::tune_round(int64_t max_trials) {
     o.measured = tuner_->history().trials() - before;
     o.exhausted = !measured && tuner_->stop_reason() == "exhausted";
     return o;
+}
+
+namespace {
+
+// A TuningTask's round: its tuner's prepared round, measured by the tuner's measure runner.
+class TuningTaskRound : public TaskRound {
+public:
+    TuningTaskRound(internal::Tuner& tuner, int64_t max_trials)
+        : tuner_(tuner), round_(tuner.prepare(max_trials)) {}
+    ~TuningTaskRound() override {
+        if (!done_) tuner_.discard(round_);
+    }
+    int64_t trials() const override { return static_cast<int64_t>(round_.batch.size()); }
+    bool measures_elsewhere() const override { return tuner_.measures_elsewhere(); }
+    void measure() override {
+        if (!round_.batch.empty()) tuner_.measure(round_);
+    }
+    TaskRoundOutcome complete() override {
+        done_ = true;
+        if (round_.batch.empty()) {
+            tuner_.discard(round_);
+            tuner_.stop("exhausted");
+            return {0, true};
+        }
+        int64_t before = tuner_.history().trials();
+        tuner_.complete(round_);
+        return {tuner_.history().trials() - before, false};
+    }
+
+private:
+    internal::Tuner& tuner_;
+    internal::PreparedRound round_;
+    bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<TaskRound> TuningTask::prepare_round(int64_t max_trials) {
+    return std::make_unique<TuningTaskRound>(*tuner_, max_trials);
 }
 
 const SearchTask& TuningTask::task() const {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 #include "TunerInternal.h"
 #include "tessel/Error.h"
@@ -99,27 +101,65 @@ SearchSpaceOptions tuner_space_options(int threads) {
 // initial schedule, when the rules make one for it that is not among the `measured` states and
 // lowers (TuningOptions::measure_default; the key is checked first: lowering costs more).
 std::optional<Schedule> default_candidate(const SearchTask& task,
-                                          const std::unordered_set<std::string>& measured) {
+                                          const std::unordered_set<std::string>& measured,
+                                          const std::unordered_set<std::string>& in_flight) {
     try {
         Schedule rules = op::default_schedule_rules(task.dag().outputs, task.target());
         Schedule s = replay(task.initial_schedule(), rules.steps());
-        if (!measured.count(state_key(s)) && lowers(task, s)) return s;
+        std::string key = state_key(s);
+        if (!measured.count(key) && !in_flight.count(key) && lowers(task, s)) return s;
     } catch (const Error&) {
     }
     return std::nullopt;
+}
+
+// The keys of a logged round's trials, as TuningHistory::add keys them.
+std::vector<std::string> trial_keys(const internal::LoggedRound& round) {
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < round.records.size(); ++i)
+        if (round.records[i].is_trial())
+            keys.push_back(round.schedules[i] ? state_key(*round.schedules[i])
+                                              : round.records[i].schedule_json);
+    return keys;
 }
 
 }  // namespace
 
 namespace internal {
 
-Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
+void measure_while(bool concurrently, const std::function<void()>& measure,
+                   const std::function<void()>& meanwhile) {
+    if (!concurrently) {
+        measure();
+        meanwhile();
+        return;
+    }
+    std::exception_ptr measure_error, meanwhile_error;
+    std::thread measuring([&] {
+        try {
+            measure();
+        } catch (...) {
+            measure_error = std::current_exception();
+        }
+    });
+    try {
+        meanwhile();
+    } catch (...) {
+        meanwhile_error = std::current_exception();
+    }
+    measuring.join();
+    if (measure_error) std::rethrow_exception(measure_error);
+    if (meanwhile_error) std::rethrow_exception(meanwhile_error);
+}
+
+Tuner::Tuner(const SearchTask& task, const TuningOptions& options, bool hold_back_last_round)
     : task_(task),
       options_(options),
       threads_(options.num_threads > 0 ? options.num_threads : ThreadPool::default_num_threads()),
       flops_(task_flops(task)),
-      history_(internal::read_history(task, options.log_file, options.restart_after, threads_)),
-      resumed_(history_.trials()),
+      history_(internal::read_history(task, options.log_file, options.restart_after, threads_,
+                                      hold_back_last_round ? &held_ : nullptr)),
+      resumed_(history_.trials() + static_cast<int64_t>(trial_keys(held_).size())),
       log_(options.log_file),
       measurer_(options.measure_runner ? options.measure_runner
                                        : std::make_shared<LocalMeasureRunner>(options.measure)),
@@ -130,12 +170,29 @@ Tuner::Tuner(const SearchTask& task, const TuningOptions& options)
       member_(model_->join()),
       printer_(options.verbose) {
     model_->add(member_, history_.epoch_programs());
-    if (options_.measure_default) default_ = default_candidate(task_, history_.keys);
+    std::optional<PreparedRound> held;
+    if (!held_.records.empty()) {  // in flight, as it was when the next round was searched
+        held.emplace();
+        held->round.round = held_.records.front().round;
+        held->keys = trial_keys(held_);
+        held->logged = std::move(held_);
+        held_ = LoggedRound{};
+        in_flight_keys_.insert(held->keys.begin(), held->keys.end());
+        in_flight_trials_ += static_cast<int64_t>(held->keys.size());
+        in_flight_rounds_ += 1;
+    }
+    if (options_.measure_default)
+        default_ = default_candidate(task_, history_.keys, in_flight_keys_);
+    if (held) {
+        int64_t left = options_.trials - history_.trials() - in_flight_trials_;
+        if (left > 0) ahead_ = prepare(left);
+        complete(*held);
+    }
     // A run stopped (killed) after a round's trials were logged but before its re-measurements
     // were: they are measured now, as that round's, so that the resumed run goes on from the
     // history the uninterrupted one had (its re-measured costs rank the states that seed the
     // search, and decide which are timed again later).
-    if (options_.remeasure_top > 0 && history_.trials() > 0) {
+    if (!held && options_.remeasure_top > 0 && history_.trials() > 0) {
         const int64_t last = history_.next_round - 1;
         bool remeasured = false;
         for (auto it = history_.records.rbegin(); it != history_.records.rend(); ++it) {
@@ -182,8 +239,7 @@ std::vector<SearchState> Tuner::random_states(int n, uint64_t seed,
         for (SearchState& s : r.states) {
             if (static_cast<int>(out.size()) >= n) break;
             std::string key = state_key(s.schedule);
-            if (history_.keys.count(key) || chosen.count(key) || !lowers(task_, s.schedule))
-                continue;
+            if (taken(key) || chosen.count(key) || !lowers(task_, s.schedule)) continue;
             chosen.insert(std::move(key));
             out.push_back(std::move(s));
         }
@@ -206,27 +262,28 @@ int Tuner::round_size() const {
 
 // The round's candidates: the evolutionary search's best and an epsilon-greedy share of random
 // samples once the model has trained; random samples before; the default schedule first, until
-// it is measured.
-std::vector<MeasureInput> Tuner::search() {
+// it is measured. None of them is measured or in flight: a round prepared while others are is
+// numbered after them, and searched from the history and the model without them.
+PreparedRound Tuner::prepare(int64_t max_trials) {
     auto t0 = Clock::now();
-    round_ = TuningRound{};
-    round_.round = history_.next_round;
-    round_.epoch = history_.epoch.number;
-    batch_programs_.clear();
-    int n = static_cast<int>(std::min<int64_t>(round_size(), options_.trials - history_.trials()));
-    uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round_.round)));
-    std::vector<MeasureInput> batch;
+    PreparedRound p;
+    TuningRound& round = p.round;
+    round.round = history_.next_round + in_flight_rounds_;
+    round.epoch = history_.epoch.number;
+    int n = static_cast<int>(std::min<int64_t>(round_size(), max_trials));
+    uint64_t seed = mix(options_.seed ^ mix(static_cast<uint64_t>(round.round)));
+    std::vector<MeasureInput>& batch = p.batch;
     std::unordered_set<std::string> chosen;
     if (default_ && n > 0) {  // the first round's first candidate (measure_default)
         chosen.insert(state_key(*default_));
         batch.push_back({std::move(*default_), CandidateOrigin::Default});
         default_.reset();
-        round_.measured_default = true;
+        round.measured_default = true;
     }
     auto t_train = Clock::now();
     const CostModel& model = model_->model();  // retrains on the programs added since
-    round_.train_seconds = seconds_since(t_train);
-    if (model.trained()) {
+    round.train_seconds = seconds_since(t_train);
+    if (model.trained() && n > 0) {
         int n_random = static_cast<int>(options_.eps_greedy * n);
         int n_model = n - n_random - static_cast<int>(batch.size());
         EvolutionOptions evo{.population = options_.population,
@@ -234,21 +291,79 @@ std::vector<MeasureInput> Tuner::search() {
                              .mutation_prob = options_.mutation_prob,
                              .num_threads = threads_};
         size_t n_seeds = static_cast<size_t>(evo.measured_share * evo.population);
+        std::unordered_set<std::string> excluded;  // measured or in flight
+        if (!in_flight_keys_.empty()) {
+            excluded = history_.keys;
+            excluded.insert(in_flight_keys_.begin(), in_flight_keys_.end());
+        }
         for (ScoredState& s :
-             evolutionary_search(space_, model, history_.epoch_states(n_seeds), history_.keys,
-                                 n_model, seed, evo, &round_.search)) {
+             evolutionary_search(space_, model, history_.epoch_states(n_seeds),
+                                 in_flight_keys_.empty() ? history_.keys : excluded, n_model, seed,
+                                 evo, &round.search)) {
             if (!chosen.insert(state_key(s.state.schedule)).second) continue;
             batch.push_back({std::move(s.state.schedule), origin_of(s.state)});
-            ++round_.chosen_by_model;
+            ++round.chosen_by_model;
         }
     }
     int want = n - static_cast<int>(batch.size());
     for (SearchState& s : random_states(want, seed + 1, chosen)) {
         batch.push_back({std::move(s.schedule), CandidateOrigin::Random});
-        ++round_.random;
+        ++round.random;
     }
-    round_.search_seconds = seconds_since(t0) - round_.train_seconds;
-    return batch;
+    for (const MeasureInput& in : batch) p.keys.push_back(state_key(in.schedule));
+    p.request = make_measure_request(task_, batch, options_.measure);
+    in_flight_keys_.insert(p.keys.begin(), p.keys.end());
+    in_flight_trials_ += static_cast<int64_t>(batch.size());
+    in_flight_rounds_ += 1;
+    round.search_seconds = seconds_since(t0) - round.train_seconds;
+    return p;
+}
+
+void Tuner::measure(PreparedRound& p) const {
+    MeasureStats before = measurer_->stats();
+    p.results = measurer_->run(p.request);
+    MeasureStats after = measurer_->stats();
+    double build = after.build - before.build;
+    p.round.build_seconds += build;
+    p.round.run_seconds += (after.total - before.total) - build;
+}
+
+void Tuner::discard(const PreparedRound& p) {
+    for (const std::string& key : p.keys) in_flight_keys_.erase(key);
+    in_flight_trials_ -= static_cast<int64_t>(p.keys.size());
+    in_flight_rounds_ -= 1;
+}
+
+// A measured round's records join the log and the history (a resumed round's are the log's
+// already), the fastest states are timed again, the model learns the round's programs.
+void Tuner::complete(PreparedRound& p) {
+    discard(p);  // no longer in flight: in the history from here on
+    round_ = std::move(p.round);
+    round_.epoch = history_.epoch.number;
+    if (p.logged) {
+        replay(p);
+        return;
+    }
+    record(p.batch, p.results);
+    remeasure();
+    train();
+    report_round();
+}
+
+// A resumed round (the log's last, held back while the next round was searched) completed as
+// the uninterrupted run completed it: its records join the history, the re-measurements the
+// killed run did not log are measured now, the model learns its programs.
+void Tuner::replay(PreparedRound& p) {
+    LoggedRound& logged = *p.logged;
+    bool remeasured = std::any_of(logged.records.begin(), logged.records.end(),
+                                  [](const TuningRecord& r) { return !r.is_trial(); });
+    size_t first = history_.programs.size();
+    history_.add(task_, std::move(logged.records), logged.schedules, threads_);
+    batch_programs_.assign(history_.programs.begin() + static_cast<std::ptrdiff_t>(first),
+                           history_.programs.end());
+    if (!remeasured && options_.remeasure_top > 0) remeasure();
+    train();
+    round_ = TuningRound{};
 }
 
 std::vector<MeasureResult> Tuner::measure(const std::vector<MeasureInput>& batch) {
@@ -371,18 +486,52 @@ TuningResult Tuner::result() {
 }
 
 bool Tuner::run_round() {
-    std::vector<MeasureInput> batch = search();
-    if (batch.empty()) {
+    PreparedRound round = prepare(options_.trials - history_.trials());
+    if (round.batch.empty()) {
+        discard(round);
         stop("exhausted");
         return false;
     }
-    if (stop_requested()) return false;
-    std::vector<MeasureResult> results = measure(batch);
-    record(batch, results);
-    remeasure();
-    train();
-    report_round();
+    if (stop_requested()) {
+        discard(round);
+        return false;
+    }
+    measure(round);
+    complete(round);
     return true;
+}
+
+// Round N measures (beside the search where the runner times elsewhere) while round N+1 is
+// searched, from the history without round N; then round N is completed.
+void Tuner::run_rounds_ahead() {
+    std::optional<PreparedRound> next = std::move(ahead_);  // a resume searched it already
+    ahead_.reset();
+    if (!next && !finished()) next = prepare(options_.trials - history_.trials());
+    while (next) {
+        PreparedRound now = std::move(*next);
+        next.reset();
+        if (now.batch.empty()) {
+            discard(now);
+            stop("exhausted");
+            break;
+        }
+        if (stop_requested()) {
+            discard(now);
+            break;
+        }
+        measure_while(
+            measures_elsewhere(), [&] { measure(now); },
+            [&] {
+                int64_t left = options_.trials - history_.trials() - in_flight_trials_;
+                if (left > 0) next = prepare(left);
+            });
+        complete(now);
+        if (finished() && next) {
+            discard(*next);
+            next.reset();
+        }
+    }
+    finished();  // the stop reason, when the trials ran out with none in flight
 }
 
 }  // namespace internal
@@ -425,9 +574,14 @@ std::vector<TuningCurvePoint> tuning_curve(const std::vector<TuningRecord>& reco
 
 TuningResult tune(const SearchTask& task, const TuningOptions& options) {
     check_options(options);
-    internal::Tuner tuner(task, options);  // reads the log: trials done, the model, the seeds
-    while (!tuner.finished())
-        if (!tuner.run_round()) break;
+    // Reads the log: trials done, the model, the seeds (searching ahead, the next round first).
+    internal::Tuner tuner(task, options, options.search_ahead);
+    if (options.search_ahead) {
+        tuner.run_rounds_ahead();
+    } else {
+        while (!tuner.finished())
+            if (!tuner.run_round()) break;
+    }
     return tuner.result();
 }
 

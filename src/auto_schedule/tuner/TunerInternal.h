@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -26,8 +27,8 @@ namespace tessel::internal {
 struct TuningHistory {
     /// A state measured without error, with what its measurements say it costs.
     struct Success {
-        double seconds = 0;  ///< the median of its measurements (ScheduleCosts)
-        size_t record = 0;   ///< its trial's index in `records`
+        double seconds = 0;    ///< the median of its measurements (ScheduleCosts)
+        size_t record = 0;     ///< its trial's index in `records`
         int measurements = 1;  ///< its trial and its re-measurements (failed ones included)
         SearchState state;
     };
@@ -79,11 +80,37 @@ private:
     int64_t trials_ = 0;
 };
 
+/// A round of the log read apart from the history (read_history's `held`): its records in log
+/// order, with the schedules they replay to.
+struct LoggedRound {
+    std::vector<TuningRecord> records;
+    std::vector<std::optional<Schedule>> schedules;
+};
+
 /// The history in the log at `path` for `task` (a missing file is an empty history), its epochs
-/// ended round by round as the tuner that wrote it ended them (`restart_after`). RuntimeError
-/// when the log holds records of another task, naming both, or cannot be read.
-TuningHistory read_history(const SearchTask& task, const std::string& path,
-                           int64_t restart_after, int threads);
+/// ended round by round as the tuner that wrote it ended them (`restart_after`). With `held`,
+/// the log's last round is left out of the history and put there instead (a search-ahead
+/// tuner's resume: its next round was searched without it). RuntimeError when the log holds
+/// records of another task, naming both, or cannot be read.
+TuningHistory read_history(const SearchTask& task, const std::string& path, int64_t restart_after,
+                           int threads, LoggedRound* held = nullptr);
+
+/// A round searched and not yet recorded (Tuner::prepare): in flight until completed.
+struct PreparedRound {
+    TuningRound round;  ///< its bookkeeping: its number, its search's figures
+    std::vector<MeasureInput> batch;
+    std::vector<std::string> keys;       ///< state_key of each of `batch`
+    MeasureRequest request;              ///< the batch's, made on the preparing thread
+    std::vector<MeasureResult> results;  ///< once measured (Tuner::measure)
+    /// A resumed round: its records are the log's (read_history's `held`), measured already.
+    std::optional<LoggedRound> logged;
+};
+
+/// Runs `measure` and `meanwhile`: at the same time, `measure` on a thread of its own, when
+/// `concurrently`; else `measure`, then `meanwhile`. Returns once both have ended; an exception
+/// of either is rethrown here (`measure`'s first), so no thread outlives the call.
+void measure_while(bool concurrently, const std::function<void()>& measure,
+                   const std::function<void()>& meanwhile);
 
 /// Prints the tuner's progress (TuningOptions::verbose): on a terminal (stderr) one line refreshed
 /// in place, otherwise one line per round; and the best schedule at the end, on stdout.
@@ -100,14 +127,32 @@ private:
     bool open_line_ = false;  // a refreshed line is on the terminal, without its newline
 };
 
-/// One task's tuning, round by round (Tuner.cpp). tune() runs rounds until finished(); the task
-/// scheduler runs one round of the task it picks (run_round), after set_trials.
+/// One task's tuning, round by round (Tuner.cpp). tune() runs rounds until finished(), or with
+/// search_ahead run_rounds_ahead(); the task scheduler runs one round of the task it picks
+/// (run_round, after set_trials), or prepares, measures and completes rounds itself.
+///
+/// A round is prepare (the search) + measure + complete (record, re-measure, train, report).
+/// Rounds are completed in the order they were prepared; a round prepared while others are in
+/// flight (prepared, not completed) is numbered after them and excludes their candidates.
 class Tuner {
 public:
-    Tuner(const SearchTask& task, const TuningOptions& options);
+    /// `hold_back_last_round`: a search-ahead resume (TuningOptions::search_ahead, tune()): the
+    /// log's last round is held back while the next round is searched, then completed from the
+    /// log, so that the resumed run searches what the uninterrupted one did.
+    Tuner(const SearchTask& task, const TuningOptions& options, bool hold_back_last_round = false);
 
     bool finished();
-    std::vector<MeasureInput> search();
+    /// Searches the next round: at most `max_trials` candidates, none measured or in flight.
+    PreparedRound prepare(int64_t max_trials);
+    /// Measures a prepared round: only the measure runner, so it may run on another thread
+    /// while this tuner prepares the next round.
+    void measure(PreparedRound& round) const;
+    /// Records a measured round, re-measures, trains, reports: the oldest in flight.
+    void complete(PreparedRound& round);
+    /// Forgets a prepared round never measured (a stop).
+    void discard(const PreparedRound& round);
+    /// Whether measure() may run beside the next prepare (MeasureRunner::times_elsewhere).
+    bool measures_elsewhere() const { return measurer_->times_elsewhere(); }
     std::vector<MeasureResult> measure(const std::vector<MeasureInput>& batch);
     void record(const std::vector<MeasureInput>& batch, const std::vector<MeasureResult>& results);
     void remeasure();
@@ -117,6 +162,8 @@ public:
     /// nothing, when the search found no candidate (stop reason "exhausted") or should_stop asked
     /// to stop.
     bool run_round();
+    /// Rounds until finished, each searched while the one before it measures (search_ahead).
+    void run_rounds_ahead();
     void stop(const char* reason) { stop_reason_ = reason; }
     bool stop_requested();
     TuningResult result();
@@ -132,6 +179,10 @@ public:
 private:
     std::vector<SearchState> random_states(int n, uint64_t seed,
                                            std::unordered_set<std::string>& chosen) const;
+    bool taken(const std::string& key) const {
+        return history_.keys.count(key) || in_flight_keys_.count(key);
+    }
+    void replay(PreparedRound& round);
     int round_size() const;
     TuningProgress progress() const;
 
@@ -140,6 +191,7 @@ private:
     int threads_;
     double flops_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    LoggedRound held_;  // the log's last round, held back (hold_back_last_round) until replayed
     TuningHistory history_;
     int64_t resumed_;
     RecordWriter log_;
@@ -147,12 +199,17 @@ private:
     SearchSpace space_;
     std::shared_ptr<SharedCostModel> model_;
     std::optional<Schedule> default_;  // the default schedule, while it is to be measured
-    int member_;  // this task's in model_
+    int member_;                       // this task's in model_
     ProgressPrinter printer_;
     TuningRound round_;
     std::vector<MeasuredProgram> batch_programs_;
     std::vector<TuningRound> rounds_;
     std::string stop_reason_;
+    // Rounds prepared and not completed: their candidates' keys, trials and count.
+    std::unordered_set<std::string> in_flight_keys_;
+    int64_t in_flight_trials_ = 0;
+    int64_t in_flight_rounds_ = 0;
+    std::optional<PreparedRound> ahead_;  // prepared on a resume, before the held-back round
 };
 
 }  // namespace tessel::internal

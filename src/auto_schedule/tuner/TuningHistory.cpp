@@ -5,8 +5,8 @@
 
 #include "TunerInternal.h"
 #include "tessel/Error.h"
-#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/auto_schedule/features/Features.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/runtime/ThreadPool.h"
 
 namespace tessel::internal {
@@ -75,8 +75,7 @@ bool faster(const TuningHistory::Success& a, const TuningHistory::Success& b) {
 
 void TuningHistory::add_success(double seconds, const Schedule& schedule) {
     Success s{seconds, records.size() - 1, 1, SearchState{schedule, -1, "measured", 0, {}}};
-    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster),
-                     std::move(s));
+    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster), std::move(s));
     if (seconds < best_seconds) last_improvement = trials();
     best_seconds = successes.front().seconds;
     best_schedule = successes.front().state.schedule;
@@ -91,8 +90,7 @@ void TuningHistory::remeasured(const TuningRecord& r) {
     successes.erase(it);
     s.seconds = costs.cost(r);
     s.measurements += 1;
-    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster),
-                     std::move(s));
+    successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster), std::move(s));
     // Neither a slower re-measurement of the best (another state may become the best) nor a
     // faster one is a trial that improved the best: early stopping counts trials.
     best_seconds = successes.front().seconds;
@@ -123,8 +121,8 @@ bool TuningHistory::end_round(int64_t restart_after) {
     return true;
 }
 
-TuningHistory read_history(const SearchTask& task, const std::string& path,
-                           int64_t restart_after, int threads) {
+TuningHistory read_history(const SearchTask& task, const std::string& path, int64_t restart_after,
+                           int threads, LoggedRound* held) {
     RecordLog log = read_records(path);
     std::vector<TuningRecord> mine;
     std::vector<std::optional<Schedule>> schedules;
@@ -149,10 +147,15 @@ TuningHistory read_history(const SearchTask& task, const std::string& path,
         while (last < mine.size() && mine[last].round == mine[first].round) ++last;
         auto b = std::make_move_iterator(mine.begin() + static_cast<std::ptrdiff_t>(first));
         auto e = std::make_move_iterator(mine.begin() + static_cast<std::ptrdiff_t>(last));
-        h.add(task, std::vector<TuningRecord>(b, e),
-              {schedules.begin() + static_cast<std::ptrdiff_t>(first),
-               schedules.begin() + static_cast<std::ptrdiff_t>(last)},
-              threads);
+        std::vector<TuningRecord> round(b, e);
+        std::vector<std::optional<Schedule>> round_schedules(
+            schedules.begin() + static_cast<std::ptrdiff_t>(first),
+            schedules.begin() + static_cast<std::ptrdiff_t>(last));
+        if (held && last == mine.size()) {
+            *held = LoggedRound{std::move(round), std::move(round_schedules)};
+            break;
+        }
+        h.add(task, std::move(round), round_schedules, threads);
         h.end_round(restart_after);
         first = last;
     }

@@ -92,10 +92,13 @@ public:
     std::vector<MeasureResult> run(const MeasureRequest& request) override;
     /// candidates and total (the wall time of run(), the farm's side); the rest is the nodes'.
     MeasureStats stats() const override;
+    /// True while the cluster measures; false after a fallback to local measurement.
+    bool times_elsewhere() const override;
 
     /// The cluster as the driver last reported it, as a JSON object: "address", "state"
     /// ("connected", "local" after a fallback, "waiting"), "message", and "nodes" (one object
-    /// per node: "node_id", "address", "state", "actors", "measured", "message").
+    /// per node: "node_id", "address", "state", "actors", "measured", "message"). Safe to call
+    /// while run() runs on another thread.
     std::string status_json() const;
 
     struct Impl;

@@ -73,13 +73,20 @@ public:
     virtual std::vector<MeasureResult> run(const MeasureRequest& request) = 0;
     /// Where the time went so far (zeros where a runner does not know).
     virtual MeasureStats stats() const { return {}; }
+    /// True when the candidates are timed on other machines, so that work on this one (the
+    /// tuner's next search, TuningOptions::search_ahead) cannot disturb their timings: the tuner
+    /// then calls run() from a thread of its own while it searches. Asked between runs; a runner
+    /// answering true must keep stats() (and its other getters) safe to call during run().
+    virtual bool times_elsewhere() const { return false; }
 };
 
 /// Measures on this machine: a Measurer (worker processes, Measure.h) per distinct
 /// MeasureOptions of the requests, and each task rebuilt from its JSON once. A candidate whose
 /// steps do not replay is an instantiation_error, without building anything. A request is spread
 /// over worker_count() workers measuring at the same time (MeasureOptions::workers): by default
-/// one per CUDA device for GPU tasks, candidate k on device k % n; one for CPU tasks.
+/// one per CUDA device for GPU tasks, candidate k on device k % n; one for CPU tasks. It times
+/// on this machine (times_elsewhere() is false): a search beside a CPU timing would share its
+/// cores, and beside a GPU timing would delay the launches its events time.
 class LocalMeasureRunner : public MeasureRunner {
 public:
     /// `options`: what stats() reports on, and the first Measurer's (started on first use).

@@ -29,6 +29,16 @@
 // Every input of a choice is derived from the tasks' histories (for TuningTask, from their logs),
 // and the random draws from (seed, steps done), so a scheduler resumed from logs makes the choices
 // the uninterrupted one made.
+//
+// Searching ahead (TaskSchedulerOptions::search_ahead): step s+1's task is chosen and its round
+// prepared (searched) while step s's round measures, then step s's round is completed. The choice
+// sees the tasks' rounds without step s's results (a task whose round is in flight counts it
+// among its rounds for the warm-up and round-robin), the trials granted count step s's in
+// flight, and the step number is one past step s's. A task chosen twice in a row prepares its
+// second round without the first's candidates. The choices depend on the option alone; the
+// preparation runs beside the measurement only where the round says it may
+// (TaskRound::measures_elsewhere). A resumed job's first step is chosen and searched with every
+// task's whole log (which task's round was in flight when it stopped is not in the logs).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +64,24 @@ struct TaskRoundOutcome {
     bool exhausted = false;  ///< the search found nothing more to measure
 };
 
+/// A round of a task prepared (searched) and not yet measured (SchedulableTask::prepare_round).
+class TaskRound {
+public:
+    virtual ~TaskRound() = default;
+    /// The trials it measures at most (what the scheduler counts in flight).
+    virtual int64_t trials() const = 0;
+    /// Whether measure() may run on another thread while the scheduler chooses and prepares the
+    /// next round, of this task or another: its candidates are timed elsewhere
+    /// (MeasureRunner::times_elsewhere), and measure() touches nothing a choice or a preparation
+    /// reads.
+    virtual bool measures_elsewhere() const { return false; }
+    /// Measures its candidates, recording nothing.
+    virtual void measure() = 0;
+    /// Records what measure() measured and what follows (re-measurement, training): the round
+    /// is done, in the task's rounds().
+    virtual TaskRoundOutcome complete() = 0;
+};
+
 /// A task the scheduler can tune for one round. TuningTask tunes a SearchTask; tests plug in
 /// tasks with known latency curves.
 class SchedulableTask {
@@ -75,6 +103,12 @@ public:
     virtual int64_t trials_since_improvement() const = 0;
     /// Tunes one round of at most `max_trials` trials (> 0).
     virtual TaskRoundOutcome tune_round(int64_t max_trials) = 0;
+    /// Prepares (searches) the task's next round of at most `max_trials` trials (> 0), to be
+    /// measured and completed later (TaskSchedulerOptions::search_ahead); the task's rounds are
+    /// completed in the order prepared, and one prepared while another is in flight leaves out
+    /// its candidates. A round left uncompleted (destroyed) is forgotten. The default, for a task
+    /// that cannot search ahead: a round whose complete() runs tune_round(max_trials).
+    virtual std::unique_ptr<TaskRound> prepare_round(int64_t max_trials);
 
     int64_t trials() const;
     double best_seconds() const;
@@ -94,10 +128,12 @@ struct TaskSchedulerOptions {
     /// which never fades (that task took 1,392 of 3,072 trials in tune_network_cpu and gained
     /// nothing; docs/perf/tune-network-cpu.md).
     bool fade_similarity_guess = true;
-    int backward_window = 3;            ///< rounds of the backward gradient
-    double eps_random = 0.05;           ///< chance of a random task
+    int backward_window = 3;   ///< rounds of the backward gradient
+    double eps_random = 0.05;  ///< chance of a random task
     /// A task stops once this many of its trials in a row have not improved it (0: never).
     int64_t early_stopping_per_task = 0;
+    /// Choose and prepare each step while the step before it measures (file comment).
+    bool search_ahead = false;
     uint64_t seed = 0;  ///< of the random choices (each step's from it and the step)
     /// Asked before each step; true stops the scheduling there.
     std::function<bool()> should_stop;
@@ -158,6 +194,7 @@ public:
     std::vector<TaskRoundPoint> rounds() const override;
     int64_t trials_since_improvement() const override;
     TaskRoundOutcome tune_round(int64_t max_trials) override;
+    std::unique_ptr<TaskRound> prepare_round(int64_t max_trials) override;
 
     const SearchTask& task() const;
     /// The task's tuning as tune() reports it (best schedule, curve, this run's rounds).

@@ -16,7 +16,8 @@
 //     round) is random samples; before the model has trained (CostModel::min_programs successful
 //     programs), every candidate is a random sample;
 //  2. measure: the Measurer builds, checks and times the round's candidates (Measure.h), one at a
-//     time after the whole batch is built, with nothing else of the tuner running;
+//     time after the whole batch is built, with nothing else of the tuner running (but the next
+//     round's search, when searching ahead on a cluster: below);
 //  3. log: every measurement, failures included, is appended to the log (RecordWriter: one line
 //     each, synced before the round counts);
 //  4. re-measure: the fastest few states (remeasure_top) are timed again, each up to
@@ -32,6 +33,15 @@
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
+//
+// Searching ahead (search_ahead; docs/tuning.md, "Searching ahead"): round N+1 is searched
+// before round N's measurements are recorded, from the history and the cost model as they were
+// after round N-1 (its re-measurements and training), without round N's candidates, which count
+// against the trials left; then round N is logged, re-measured and trained on. The records
+// depend on the option alone, not on whether anything overlaps: the search runs while round N
+// measures only where the measure runner times elsewhere (MeasureRunner::times_elsewhere: a Ray
+// cluster), so that a cluster's nodes do not wait for the daemon's search; on this machine round
+// N is measured first and round N+1 searched after, never beside a timing.
 //
 // The log is the only truth (docs/design.md, decision 6). On start the tuner reads the log's
 // records: they count as trials done, the model trains on them, their best states seed the
@@ -54,25 +64,25 @@
 
 #include "tessel/Options.h"
 #include "tessel/auto_schedule/cost_model/CostModel.h"
-#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 #include "tessel/auto_schedule/measure/Measure.h"
 #include "tessel/auto_schedule/measure/MeasureRunner.h"
 #include "tessel/auto_schedule/records/Record.h"
 #include "tessel/auto_schedule/task/SearchTask.h"
+#include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
 
 namespace tessel {
 
 /// What one round did and where its time went (seconds, wall clock).
 struct TuningRound {
-    int64_t round = 0;          ///< its number, as the log's records write it
-    int measured = 0;           ///< candidates measured (trials)
-    int errors = 0;             ///< of which failed (an error code other than none)
-    int remeasured = 0;         ///< re-measurements of the fastest states and the default
-    int chosen_by_model = 0;    ///< candidates the evolutionary search proposed
-    int random = 0;             ///< random samples (epsilon-greedy, or before the model trained)
+    int64_t round = 0;        ///< its number, as the log's records write it
+    int measured = 0;         ///< candidates measured (trials)
+    int errors = 0;           ///< of which failed (an error code other than none)
+    int remeasured = 0;       ///< re-measurements of the fastest states and the default
+    int chosen_by_model = 0;  ///< candidates the evolutionary search proposed
+    int random = 0;           ///< random samples (epsilon-greedy, or before the model trained)
     bool measured_default = false;  ///< the default schedule was among them (measure_default)
-    int64_t epoch = 0;  ///< the search's epoch it belongs to (TuningOptions::restart_after)
-    bool restarted = false;  ///< a new epoch begins after it
+    int64_t epoch = 0;          ///< the search's epoch it belongs to (TuningOptions::restart_after)
+    bool restarted = false;     ///< a new epoch begins after it
     double search_seconds = 0;  ///< choosing the candidates (evolutionary search or sampling)
     double build_seconds = 0;   ///< the Measurer's build stage (re-measurements included)
     double run_seconds = 0;     ///< the rest of measuring: workers, check runs, timing
@@ -137,8 +147,11 @@ struct TuningOptions {
     /// Epochs are derived from the log, round by round: resuming gives the same epochs.
     int64_t restart_after = 0;
     /// Threads searching and training (0: the machine's cores, TESSEL_NUM_THREADS if set). None
-    /// of them runs while a candidate is measured.
+    /// of them runs while a candidate is timed on this machine.
     int num_threads = 0;
+    /// Search each round before the one before it is recorded, so that the search can run while
+    /// that round measures on a cluster (see "Searching ahead" in the file comment).
+    bool search_ahead = false;
     MeasureOptions measure;  ///< how candidates are built and timed (TVM's timing defaults)
     /// Where candidates are measured (MeasureRunner.h); none: a LocalMeasureRunner of this
     /// tuning's own. Tasks tuned together share one.
@@ -173,8 +186,8 @@ struct TuningOptions {
         v.integer("trials", s.trials, 0, kMaxTrials, kTune,
                   "trials in all, the ones resumed from the log included");
         v.text("log_file", s.log_file, kTune, "the JSON-lines tuning log (required)");
-        v.integer("measurements_per_round", s.measurements_per_round, 1, 1 << 16,
-                  kJobTop | kTune, "candidates measured per round");
+        v.integer("measurements_per_round", s.measurements_per_round, 1, 1 << 16, kJobTop | kTune,
+                  "candidates measured per round");
         v.integer("seed", s.seed, 0, std::numeric_limits<int64_t>::max(), kJobTop | kTune,
                   "the search's seed");
         v.integer("population", s.population, 1, 1 << 20, search,
@@ -198,6 +211,9 @@ struct TuningOptions {
                   "(0: never)");
         v.integer("num_threads", s.num_threads, 0, 4096, search,
                   "threads searching and training (0: the machine's cores)");
+        v.flag("search_ahead", s.search_ahead, kJobTop | kTune,
+               "search each round while the one before it measures (on a cluster), from the "
+               "history before that round");
         v.integer("min_programs", s.cost_model.min_programs, 1, 1 << 20, search,
                   "successful programs before the cost model trains");
     }
