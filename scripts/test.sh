@@ -134,10 +134,12 @@ if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then
     # bounds). A new concurrency test (the tuner's measurement pool, ...) joins by its target here
     # and a name that tsan_tests matches.
     # The tuner: the evolutionary search breeds and scores on a thread pool, and a tuning runs it
-    # between measurements (its workers are tessel-measure processes).
+    # between measurements (its workers are tessel-measure processes); with search_ahead a round
+    # measures on a thread of its own while the next is searched (daemon.SearchAhead).
     tsan_targets=(tessel_test_runtime tessel_test_codegen tessel_test_auto_schedule tessel_test_tune
-                  tessel-measure)
+                  tessel_test_daemon tessel-measure)
     tsan_tests='^runtime\.|^codegen\.|^auto_schedule\.EvolutionarySearch|^tune\.TuneSmallGemm'
+    tsan_tests+='|^daemon\.SearchAhead'
     leg_begin tsan "ThreadSanitizer: the concurrency tests (build/tsan: ${tsan_targets[*]})"
     cmake --preset tsan -DTESSEL_USE_LLVM=ON -DTESSEL_USE_CUDA=$cuda -DTESSEL_WERROR=ON \
         "${launcher[@]}"
