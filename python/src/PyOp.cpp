@@ -6,6 +6,7 @@
 
 #include "PyCommon.h"
 #include "op/DefaultScheduleGpu.h"
+#include "op/GpuConvTiles.h"
 #include "tessel/driver/DefaultSchedule.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
@@ -346,6 +347,27 @@ void init_op(py::module_& parent) {
                                   b.col_vthreads, b.bk);
         },
         "tile"_a);
+    // Private: the conv tile sweep of benchmarks/experiments/conv_tiles_cuda.py: the GPU default
+    // takes the candidate of this rank in the model's order (None: the model's first); and the
+    // candidates of a convolution, in that order, as (kb, tk, ph, th, pw, tw, bk, double buffer,
+    // modelled cycles).
+    m.def(
+        "_force_gpu_conv_candidate",
+        [](std::optional<size_t> rank) { return op::internal::force_conv_candidate(rank); },
+        "rank"_a);
+    m.def(
+        "_gpu_conv_candidates",
+        [](std::array<int64_t, 9> v, bool channels_last, py::object target) {
+            op::internal::ConvDims d{v[0], v[1], v[2], v[3], v[4],
+                                     v[5], v[6], v[7], v[8], channels_last};
+            py::list out;
+            for (const op::internal::ConvTiles& t :
+                 op::internal::conv_tile_candidates(d, to_target(target)))
+                out.append(py::make_tuple(t.kb, t.tk, t.ph, t.th, t.pw, t.tw, t.bk, t.double_buffer,
+                                          t.cycles));
+            return out;
+        },
+        "dims"_a, "channels_last"_a, "target"_a);
     m.def("network_preset_names", &op::network_preset_names);
     m.def(
         "network_preset",

@@ -184,10 +184,19 @@ std::vector<ConvTiles> conv_tile_candidates(const ConvDims& d, const Target& tar
     return out;
 }
 
+namespace {
+thread_local std::optional<size_t> forced_conv_rank;
+}  // namespace
+
 std::optional<ConvTiles> choose_conv_tiles(const ConvDims& d, const Target& target) {
     std::vector<ConvTiles> all = conv_tile_candidates(d, target);
     if (all.empty()) return std::nullopt;
-    return all.front();
+    return all[std::min(forced_conv_rank.value_or(0), all.size() - 1)];
+}
+
+std::optional<size_t> force_conv_candidate(std::optional<size_t> rank) {
+    std::swap(rank, forced_conv_rank);
+    return rank;
 }
 
 }  // namespace tessel::op::internal

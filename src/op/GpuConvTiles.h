@@ -46,4 +46,9 @@ std::vector<ConvTiles> conv_tile_candidates(const ConvDims& d, const Target& tar
 /// The candidate the model prefers, or nothing when none fits (a convolution too small to tile).
 std::optional<ConvTiles> choose_conv_tiles(const ConvDims& d, const Target& target);
 
+/// Makes choose_conv_tiles take the candidate of rank `rank` in the model's order (the last when
+/// there are fewer), on the calling thread, until called with nullopt; returns the rank forced
+/// before. For the sweep of benchmarks/experiments/conv_tiles_cuda.py, not for users.
+std::optional<size_t> force_conv_candidate(std::optional<size_t> rank);
+
 }  // namespace tessel::op::internal

@@ -195,6 +195,16 @@ TEST(OpGpuSchedule, ConvTilesFollowTheWork) {
         EXPECT_EQ(c.kb % c.tk + c.ph % c.th + c.pw % c.tw, 0);
         EXPECT_EQ(c.cycles, op::internal::conv_tile_cycles(d, c, target));
     }
+    // A forced rank (the tile sweep's hook) takes that candidate, the last past the end, and
+    // nothing once released.
+    std::vector<op::internal::ConvTiles> all = op::internal::conv_tile_candidates(small, target);
+    ASSERT_GE(all.size(), 2u);
+    EXPECT_FALSE(op::internal::force_conv_candidate(1));
+    EXPECT_EQ(op::internal::choose_conv_tiles(small, target)->cycles, all[1].cycles);
+    EXPECT_EQ(op::internal::force_conv_candidate(all.size() + 5), 1u);
+    EXPECT_EQ(op::internal::choose_conv_tiles(small, target)->cycles, all.back().cycles);
+    op::internal::force_conv_candidate(std::nullopt);
+    EXPECT_EQ(op::internal::choose_conv_tiles(small, target)->cycles, all[0].cycles);
 }
 
 // A ResNet-50 layer compiles (too large for the interpreter; its shape only changes the tiles'
