@@ -8,11 +8,22 @@ times, then cuBLAS once: a host for Nsight Compute's look at the default's kerne
 import tessel as ts  # before torch: the process uses tessel's NVRTC
 import torch
 
-ts.auto_schedule.use_shipped_logs(False)
-n=4096
-A=ts.placeholder((n,n),dtype="float16",name="A"); B=ts.placeholder((n,n),dtype="float16",name="B"); y=ts.op.matmul(A,B)
-f=ts.build(ts.op.default_schedule(y,ts.Target("cuda")),[A,B,y],target="cuda")
-a=torch.randn(n,n,device="cuda",dtype=torch.float16); b=torch.randn(n,n,device="cuda",dtype=torch.float16); c=torch.empty(n,n,device="cuda",dtype=torch.float16)
-for _ in range(3): f(a,b,c)
-torch.matmul(a,b,out=c)
-torch.cuda.synchronize()
+N = 4096
+
+
+def main():
+    ts.auto_schedule.use_shipped_logs(False)
+    A = ts.placeholder((N, N), dtype="float16", name="A")
+    B = ts.placeholder((N, N), dtype="float16", name="B")
+    y = ts.op.matmul(A, B)
+    f = ts.build(ts.op.default_schedule(y, ts.Target("cuda")), [A, B, y], target="cuda")
+    a, b = (torch.randn(N, N, device="cuda", dtype=torch.float16) for _ in range(2))
+    c = torch.empty(N, N, device="cuda", dtype=torch.float16)
+    for _ in range(3):
+        f(a, b, c)
+    torch.matmul(a, b, out=c)
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()
