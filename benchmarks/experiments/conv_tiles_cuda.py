@@ -52,11 +52,7 @@ def main():
               flush=True)
         ratios = []
         for rank in range(min(args.ranks, len(cands))):
-            force(rank)
-            try:
-                f = ts.build(ts.op.default_schedule(Y, "cuda"), [X, W, Y], target="cuda")
-            finally:
-                force(None)
+            f = cuda_bench.build_forced(force, rank, Y, [X, W])
             y = torch.full(ref.shape, float("nan"), device="cuda")
             f(x, w, y)
             err = cuda_bench.relative_error(y, ref)

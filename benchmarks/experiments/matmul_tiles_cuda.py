@@ -2,8 +2,9 @@
 the GPU default's matmul tile (src/op/DefaultScheduleGpu.cpp, kMatmulTiles; docs/perf/
 gpu-matmul-tiles.md): for ops_default_cuda's 20 matmul shapes (seed 58) and its 5 batch_matmuls,
 the default schedule built under each of eleven tiles forced by the private hook
-`ts._tessel.op._force_gpu_matmul_tile` (split-K as the default decides it), each checked against a float64 product and timed with CUDA events
-(median of 15, queue pre-filled) against cuBLAS with TF32 off, in one process. Prints per shape
+`ts._tessel.op._force_gpu_matmul_tile` (split-K as the default decides it), each checked
+against a float64 product and timed with CUDA events (median of 15, queue pre-filled) against
+cuBLAS with TF32 off, in one process. Prints per shape
 cuBLAS's TFLOP/s and each tile's ratio to it. "def" is the model's choice.
 
     python3 benchmarks/experiments/matmul_tiles_cuda.py
@@ -58,11 +59,7 @@ def main():
         t_ref = cuda_bench.median_ms(lambda: a @ bb, reps=15)
         row = []
         for name, tile in [("def", None)] + list(TILES.items()):
-            force(tile)
-            try:
-                f = ts.build(ts.op.default_schedule(y, "cuda"), [A, B, y], target="cuda")
-            finally:
-                force(None)
+            f = cuda_bench.build_forced(force, tile, y, [A, B])
             out = torch.full(ref.shape, float("nan"), device="cuda")
             f(a, bb, out)
             if cuda_bench.relative_error(out, ref) > 1e-4:

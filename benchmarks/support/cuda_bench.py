@@ -30,6 +30,20 @@ def median_ms(fn, warmup=5, reps=30):
     return statistics.median(times)
 
 
+def build_forced(force, value, output, inputs):
+    """ts.build of `output`'s default "cuda" schedule with a private hook of the default
+    (ts._tessel.op._force_...) set to `value` while it is scheduled, released after: the
+    experiments that sweep a default's choices (benchmarks/experiments/*_tiles_cuda.py)."""
+    import tessel as ts
+
+    force(value)
+    try:
+        schedule = ts.op.default_schedule(output, "cuda")
+    finally:
+        force(None)
+    return ts.build(schedule, inputs + [output], target="cuda")
+
+
 def relative_error(out, ref):
     """||out - ref|| / ||ref|| in float64; NaN anywhere fails."""
     out, ref = out.double(), ref.double()

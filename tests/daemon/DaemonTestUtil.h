@@ -18,7 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include "tessel/Target.h"
 #include "tessel/auto_schedule/cost_model/CostModel.h"
+#include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/driver/Build.h"
 
 namespace tessel::testing {
@@ -46,6 +48,12 @@ inline void write_file(const fs::path& p, const std::string& text) {
 
 /// A job of `tasks` small matmuls (n = 16, 24, 32, ...), `trials` in all, rounds of `per_round`,
 /// a small search and timing of `min_repeat_ms` a candidate.
+/// A 16^3 float32 matmul for a 2-core CPU: a task that measures in milliseconds.
+inline SearchTask small_task() {
+    return SearchTask("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                      Target("llvm -num-cores=2"));
+}
+
 inline std::string small_job(int tasks, int64_t trials, int per_round = 8,
                              double min_repeat_ms = 1) {
     std::ostringstream os;

@@ -16,11 +16,6 @@ using namespace tessel::testing;
 
 namespace {
 
-SearchTask small_task() {
-    return SearchTask("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
-                      Target("llvm -num-cores=2"));
-}
-
 MeasureOptions quick() {
     MeasureOptions o;
     o.min_repeat_ms = 1;

@@ -24,11 +24,6 @@ using namespace tessel::testing;
 
 namespace {
 
-SearchTask small_task() {
-    return SearchTask("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
-                      Target("llvm -num-cores=2"));
-}
-
 // Measures nothing: a candidate costs a time derived from its steps (FNV-1a of its JSON), so
 // every run of a seed writes the same records. Notes the threads its runs ran on.
 class FakeRunner : public MeasureRunner {
