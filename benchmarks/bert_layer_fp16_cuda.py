@@ -110,7 +110,8 @@ def main():
              g2=layer.output.LayerNorm.weight, b2n=layer.output.LayerNorm.bias)
     W = {n: t.detach().contiguous() for n, t in W.items()}
     e = lambda *shape: torch.empty(shape, device=dev, dtype=f16)  # noqa: E731
-    qkv, heads, s, pr = e(SEQ, 3 * HIDDEN), e(3, HEADS, SEQ, DH), e(HEADS, SEQ, SEQ), e(HEADS, SEQ, SEQ)
+    qkv, heads = e(SEQ, 3 * HIDDEN), e(3, HEADS, SEQ, DH)
+    s, pr = e(HEADS, SEQ, SEQ), e(HEADS, SEQ, SEQ)
     ctx, back, o, h, f, f2, y = (e(HEADS, SEQ, DH), e(SEQ, HEADS, DH), e(SEQ, HIDDEN),
                                  e(SEQ, HIDDEN), e(SEQ, FFN), e(SEQ, HIDDEN), e(SEQ, HIDDEN))
     x2 = x.reshape(SEQ, HIDDEN)

@@ -3,7 +3,8 @@ times, then cuBLAS once: a host for Nsight Compute's look at the default's kerne
 (docs/perf/tensor-cores.md, "Where the default's kernel waits"):
 
     ncu --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
-        --section Occupancy --section LaunchStats python3 benchmarks/experiments/hgemm_default_ncu.py
+        --section Occupancy --section LaunchStats \
+        python3 benchmarks/experiments/hgemm_default_ncu.py
 """
 import tessel as ts  # before torch: the process uses tessel's NVRTC
 import torch
