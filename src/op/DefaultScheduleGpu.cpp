@@ -12,7 +12,8 @@
 //     consumer's tile on blocks and threads, the operands' tiles in shared memory at the outer
 //     reduction loop, double-buffered; matmul-like ones also read their shared tiles through
 //     per-thread register caches with 128-bit loads, the shared tiles stored k-major, with the
-//     tile sizes chosen for the shape (tutorials/05_gpu_gemm.py, steps 4 to 6, choose_tiles);
+//     tile sizes chosen for the shape by a model of the waves (gpu_matmul_tile; tutorial
+//     05_gpu_gemm.py's steps 4 to 6 choose between two);
 //     tiny products and depthwise convolutions keep one thread per output;
 //  4. other root reductions over one dense axis (sums, means, max over the last axis) reduce
 //     across a warp or a block per output; the rest (pooling, sums over other axes) one thread per
