@@ -300,8 +300,8 @@ int dim_using(const TensorRead* read, const Var& v) {
 // `resident` blocks fit an SM (registers and threads) costs `cost` per output and step of k
 // when its SM is full, and (j + hide) / j times that with j blocks resident: few blocks hide
 // latency worse, the more so the fewer threads and independent FMAs a block has. The constants
-// were fitted to 25 float32 products timed on an H200 under six tiles (these three won;
-// docs/perf/gpu-matmul-tiles.md).
+// were fitted to 25 float32 products timed on an H200 under eleven tiles; choosing among these
+// three came within 1 % of choosing among six (docs/perf/gpu-matmul-tiles.md).
 struct MatmulTileModel {
     GpuMatmulTile tile;
     double cost, hide;
