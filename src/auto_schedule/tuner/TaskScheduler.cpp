@@ -195,6 +195,26 @@ bool any(const std::vector<bool>& v) {
     return std::find(v.begin(), v.end(), true) != v.end();
 }
 
+// A step whose round is done: its task marked exhausted if it is, the step's trials and objective
+// filled in, the step recorded and reported. False when the round measured nothing without
+// being exhausted (the task's should_stop interrupted it): the scheduling stops.
+bool finish_step(TaskSchedulerStep& step,
+                 const std::vector<std::unique_ptr<SchedulableTask>>& tasks,
+                 const std::vector<double>& weights, std::vector<bool>& exhausted,
+                 TaskSchedulerResult& result,
+                 const std::function<void(const TaskSchedulerStep&)>& on_step) {
+    if (step.outcome.exhausted) exhausted[static_cast<size_t>(step.task)] = true;
+    step.trials = total_trials(tasks);
+    step.objective = weighted_latency(tasks, weights);
+    result.steps.push_back(step);
+    if (on_step) on_step(step);
+    if (step.outcome.measured == 0 && !step.outcome.exhausted) {
+        result.stop_reason = "stopped";
+        return false;
+    }
+    return true;
+}
+
 // A round that does all its work when completed: the task tunes one round then (tune_round).
 class DeferredRound : public TaskRound {
 public:
@@ -253,16 +273,9 @@ public:
             measure_while_preparing(now, trials, next);
             now.step.outcome = now.round->complete();
             now.round.reset();
-            if (now.step.outcome.exhausted) exhausted_[now.step.task] = true;
-            trials = total_trials(tasks_);
-            now.step.trials = trials;
-            now.step.objective = weighted_latency(tasks_, weights_);
-            result.steps.push_back(now.step);
-            if (on_step) on_step(now.step);
-            if (now.step.outcome.measured == 0 && !now.step.outcome.exhausted) {
-                result.stop_reason = "stopped";  // the task's should_stop interrupted its round
-                break;
-            }
+            const bool go_on = finish_step(now.step, tasks_, weights_, exhausted_, result, on_step);
+            trials = now.step.trials;
+            if (!go_on) break;
         }
         result.trials = trials;
         result.objective = weighted_latency(tasks_, weights_);
@@ -356,16 +369,9 @@ TaskSchedulerResult schedule_tasks(const std::vector<std::unique_ptr<Schedulable
         std::tie(step.task, step.why) = chooser.choose(live, step.step);
         int64_t n = std::min<int64_t>(options.measurements_per_round, options.trials - trials);
         step.outcome = tasks[step.task]->tune_round(n);
-        if (step.outcome.exhausted) exhausted[step.task] = true;
-        trials = total_trials(tasks);
-        step.trials = trials;
-        step.objective = weighted_latency(tasks, weights);
-        result.steps.push_back(step);
-        if (on_step) on_step(step);
-        if (step.outcome.measured == 0 && !step.outcome.exhausted) {
-            result.stop_reason = "stopped";  // the task's should_stop interrupted its round
-            break;
-        }
+        const bool go_on = finish_step(step, tasks, weights, exhausted, result, on_step);
+        trials = step.trials;
+        if (!go_on) break;
     }
     result.trials = trials;
     result.objective = weighted_latency(tasks, weights);
