@@ -368,6 +368,25 @@ void init_op(py::module_& parent) {
             return out;
         },
         "dims"_a, "channels_last"_a, "target"_a);
+    // Private: benchmarks/experiments/conv_kernels_cuda.py: the GPU default's conv2d kernel,
+    // "implicit_gemm" or "direct" (None: the default's choice); returns the one forced before.
+    m.def(
+        "_force_gpu_conv_kernel",
+        [](std::optional<std::string> name) -> py::object {
+            using K = op::internal::GpuConvKernel;
+            std::optional<K> kernel;
+            if (name && *name == "implicit_gemm")
+                kernel = K::ImplicitGemm;
+            else if (name && *name == "direct")
+                kernel = K::Direct;
+            else if (name)
+                throw py::value_error("the kernel is 'implicit_gemm' or 'direct', not '" + *name +
+                                      "'");
+            std::optional<K> before = op::internal::force_gpu_conv_kernel(kernel);
+            if (!before) return py::none();
+            return py::str(*before == K::ImplicitGemm ? "implicit_gemm" : "direct");
+        },
+        "kernel"_a);
     m.def("network_preset_names", &op::network_preset_names);
     m.def(
         "network_preset",

@@ -223,6 +223,9 @@ struct StepArgs {
     void step_indices(const char* name, std::vector<int>& v) {
         v = list(take(name), [&](py::handle h) { return arg_as<int>(h, prim, name); });
     }
+    void numbers(const char* name, std::vector<int>& v) {
+        v = list(take(name), [&](py::handle h) { return arg_as<int>(h, prim, name); });
+    }
     void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) {
         py::object fo = take(factor, false), no = py::none();
         if (kwargs.contains(nparts)) no = kwargs[nparts];
@@ -303,6 +306,7 @@ struct Signature {
     }
     void step_index(const char* n, int) { add(n); }
     void step_indices(const char* n, const std::vector<int>&) { add(n); }
+    void numbers(const char* n, const std::vector<int>&) { add(n); }
     void split_factor(const char* f, const char* n, int64_t, bool) {
         add(f, "=None");
         add(n, "=None");

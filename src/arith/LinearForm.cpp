@@ -136,7 +136,14 @@ bool merge_one(LinearForm* form, size_t i) {
         form->add_term(div, -t.coeff);
         form->add_term(mod, k);
     } else {
-        // c*k*fd + k*fm → k*y, when the floordiv term is there with coefficient c*k
+        // c*k*fd + k*fm → k*y, when the floordiv term is there with coefficient c*k. With y
+        // itself floordiv(x, a), fd is written floordiv(x, a*c) (the simplifier's rule for a
+        // division of a division): a fused loop's digits, (x / 49) * 49 + (x / 7 % 7) * 7.
+        if (const auto* inner = y->as<FloorDiv>()) {
+            const int64_t a = const_bits(inner->b).value_or(0);
+            if (a > 0 && a <= Int(y->type().bits).max_int() / c)
+                div = FloorDiv::make(inner->a, make_const(y->type(), a * c));
+        }
         int64_t k = t.coeff;
         bool found = false;
         for (const LinearTerm& o : form->terms)

@@ -32,6 +32,8 @@
 #include "op/LoopNest.h"
 #include "op/ReadAccess.h"
 #include "tessel/Error.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IRVisitor.h"
 #include "tessel/te/DAGAnalysis.h"
 
@@ -72,6 +74,15 @@ std::vector<int64_t> shape_of(const Operation& op) {
         const IntImm* i = e.as<IntImm>();
         out.push_back(i ? i->value : -1);
     }
+    return out;
+}
+
+// The op's reduction extents (-1 where one is not constant).
+std::vector<int64_t> reduction_extents(const Operation& op) {
+    std::vector<int64_t> out;
+    if (const ComputeOpNode* c = as_compute(op))
+        for (const IterVar& iv : c->reduce_axis)
+            out.push_back(as_const_int(iv.dom().extent).value_or(-1));
     return out;
 }
 
@@ -264,6 +275,11 @@ struct GpuTile {
     // threadIdx.x, .y, .z extents (innermost first), and their output axes.
     std::vector<int64_t> thread_extents;
     std::vector<int> thread_axes;
+    // An implicit GEMM (a reindexed conv): the consumer's loops in the producer's axis order
+    // (`consumer_order`, then runs of `consumer_groups` loops fused into one axis each), and per
+    // operand the dim of its shared tile that its copy walks innermost (-1: its last).
+    std::vector<int> consumer_order, consumer_groups;
+    std::vector<int> copy_inner;
 };
 
 bool has_branch(const ComputeOpNode* c) {
@@ -314,6 +330,7 @@ constexpr MatmulTileModel kMatmulTiles[] = {
 };
 
 thread_local std::optional<GpuMatmulTile> forced_matmul_tile;
+thread_local std::optional<GpuConvKernel> forced_conv_kernel;
 
 // The modelled time of a batch of m x n outputs in tiles `t` over `sms` multiprocessors, per
 // step of k: the blocks of the busiest SM, all at the SM's shared rate.
@@ -479,10 +496,8 @@ struct SplitK {
     Operation partials;
 };
 
-std::optional<SplitK> split_reduction(Schedule& s, const DAGAnalysis& a, int i,
-                                      const Target& target) {
-    const Operation& op = a.ops()[static_cast<size_t>(i)];
-    const std::vector<int64_t> shape = shape_of(op), red = a.reduction_extents(i);
+std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Target& target) {
+    const std::vector<int64_t> shape = shape_of(op), red = reduction_extents(op);
     GpuTile probe;
     if (shape.size() != 2 || red.size() != 1 || !constant(shape) || !constant(red) ||
         !plan_matmul(probe, op, shape, target) || !bind_tile_threads(probe, shape))
@@ -512,6 +527,106 @@ void insert_tile_caches(Schedule& s, GpuTile& t) {
             t.local.push_back(s.stage(local).op);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv2d as an implicit GEMM
+
+// The dim of gather `g` (a copy of one tensor read, Schedule::reindex) along which its tensor
+// holds consecutive points closest together: the fewest 32-byte sectors for (up to) 32
+// consecutive points from the origin. A tile copy walking it innermost has a warp's loads
+// coalesced: the pixels of an NCHW input, the channels of an NHWC one, the window and channels of
+// an OIHW weight, the output channels of an HWIO one. -1 when `g` is not a plain read.
+int coalesced_dim(const Operation& g) {
+    const ComputeOpNode* c = as_compute(g);
+    const TensorRead* read = c && c->body.size() == 1 ? c->body[0].as<TensorRead>() : nullptr;
+    if (!read) return -1;
+    const std::vector<int64_t> shape = shape_of(read->tensor.op());
+    if (!constant(shape)) return -1;
+    const int64_t bytes = read->tensor.dtype().bytes();
+    int best = -1;
+    double best_ratio = 0;
+    for (size_t j = 0; j < c->axis.size(); ++j) {
+        const int64_t n = std::min<int64_t>(32, as_const_int(c->axis[j].dom().extent).value_or(1));
+        std::set<int64_t> sectors;
+        for (int64_t x = 0; x < n; ++x) {
+            VarMap at;
+            for (size_t d = 0; d < c->axis.size(); ++d)
+                at[c->axis[d].var().get()] = make_const(c->axis[d].var().type(), d == j ? x : 0);
+            int64_t address = 0;
+            for (size_t d = 0; d < read->indices.size(); ++d) {
+                auto i = as_const_int(simplify(substitute(read->indices[d], at)));
+                if (!i) return -1;
+                address = address * shape[d] + *i;
+            }
+            sectors.insert(address * bytes / 32);
+        }
+        const double ratio = double(sectors.size()) / double(n);
+        if (best < 0 || ratio < best_ratio) best = static_cast<int>(j), best_ratio = ratio;
+    }
+    return best;
+}
+
+// conv2d with groups of 1 (four output axes, three reduction axes, a read of the input and one
+// of the weight) as a matrix product: Schedule::reindex makes it output channels x output pixels
+// (NCHW; pixels x channels for NHWC), the pixels of all images one axis, over input channels x
+// window, its operands gathers (im2col, inlined into the shared tiles' copies, so never
+// materialised). The product then takes the matmul tiles and split-K of any other (the model's
+// choice for its shape), and the conv (or its epilogue `q`) is their consumer, its loops fused
+// the same way. Adds the tile (and split-K's sum to `small`); false, the schedule unchanged, for
+// other stages.
+bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target& target,
+                   std::vector<GpuTile>& tiles,
+                   std::vector<std::pair<Operation, Operation>>& small) {
+    const Operation& op = a.ops()[static_cast<size_t>(i)];
+    const ComputeOpNode* c = as_compute(op);
+    if (forced_conv_kernel == GpuConvKernel::Direct) return false;
+    if (!c || c->axis.size() != 4 || c->reduce_axis.size() != 3 || has_branch(c) ||
+        tensor_reads(c).size() != 2 || !constant(shape_of(op)))
+        return false;
+    const int ch = channel_axis(c);
+    if (ch != 1 && ch != 3) return false;
+    std::vector<int> order = ch == 1 ? std::vector<int>{1, 0, 2, 3} : std::vector<int>{0, 1, 2, 3};
+    const std::vector<int> spatial = ch == 1 ? std::vector<int>{1, 3} : std::vector<int>{3, 1};
+    const std::vector<int> consumer_order = order;
+    order.insert(order.end(), {4, 5, 6});
+    std::vector<int> groups = spatial;
+    groups.push_back(3);
+    Schedule saved = s;
+    const int p = s.reindex(stage_of_op(s, op), order, groups);
+    const Operation product = s.stage(p).op;
+    const std::vector<Tensor> gathers = op_inputs(product);
+    bool gemm = gathers.size() == 2;
+    for (const TensorRead* r : tensor_reads(as_compute(product)))
+        gemm = gemm && r->indices.size() == 2;  // groups of 1: pixels or channels, and the window
+    GpuTile t;
+    const std::vector<int64_t> shape = shape_of(product);
+    if (!gemm || !plan_matmul(t, product, shape, target) || !bind_tile_threads(t, shape)) {
+        s = saved;
+        return false;
+    }
+    Operation consumer = op;
+    if (q >= 0) {
+        s.compute_inline(p + 1);  // the conv, now a copy out of the product
+        consumer = a.ops()[static_cast<size_t>(q)];
+    }
+    std::optional<SplitK> sk = split_reduction(s, product, target);
+    if (sk) {
+        t = sk->tile;
+        t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
+        t.consumer = sk->partials;
+        small.emplace_back(product, consumer);  // the parts' sum, a thread an output
+    } else {
+        t.producer = product;
+        t.consumer = consumer;
+        t.consumer_order = consumer_order;
+        t.consumer_groups = spatial;
+    }
+    for (const Tensor& g : gathers) t.copy_inner.push_back(coalesced_dim(g.op()));
+    insert_tile_caches(s, t);
+    for (const Tensor& g : gathers) s.compute_inline(s.stage_of(g));
+    tiles.push_back(t);
+    return true;
 }
 
 const IterAnnotation kThreadAxes[] = {IterAnnotation::ThreadX, IterAnnotation::ThreadY,
@@ -592,15 +707,19 @@ LoopNest schedule_tile_producer(Schedule& s, const GpuTile& t, int q, int at) {
 }
 
 // A shared tile's copy spread over the block's threads, `vector` consecutive elements a thread
-// access, consecutive threads on consecutive elements. The innermost dim is split by the vector
-// before the dims are fused (tutorial 05's stage_copy): a vector's index is then the dim's
-// multiple of 4 plus its lane, which the CUDA code generator proves aligned (one 128-bit load);
-// split after the fuse, its element's row and column are a division and a remainder of the
-// fused index, and each lane is loaded on its own.
-void schedule_tile_copy(Schedule& s, const GpuTile& t, int stage, int64_t vector) {
+// access, consecutive threads on consecutive elements (of dim `inner` when it is not -1). The
+// innermost dim is split by the vector before the dims are fused (tutorial 05's stage_copy): a
+// vector's index is then the dim's multiple of 4 plus its lane, which the CUDA code generator
+// proves aligned (one 128-bit load); split after the fuse, its element's row and column are a
+// division and a remainder of the fused index, and each lane is loaded on its own.
+void schedule_tile_copy(Schedule& s, const GpuTile& t, int stage, int64_t vector, int inner) {
     const size_t nd = s.stage(stage).leaf.size();
     std::vector<std::string> dims = numbered("d", nd);
     LoopNest n(s, stage, dims);
+    if (inner >= 0 && static_cast<size_t>(inner) + 1 < nd) {  // walk dim `inner` innermost
+        std::rotate(dims.begin() + inner, dims.begin() + inner + 1, dims.end());
+        n.reorder(dims);
+    }
     if (vector > 1 && n.extent(dims.back()) % vector != 0) vector = 1;
     if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
     n.fuse(dims, "f");
@@ -651,7 +770,26 @@ void shared_layout(Schedule& s, const GpuTile& t, size_t i, int shared) {
     s.storage_align(shared, nd - 2, t.axes[static_cast<size_t>(t.tile_axes[i])].block, 4);
 }
 
+// An implicit GEMM's consumer: its loops in the product's axis order, each group fused.
+void group_consumer_loops(Schedule& s, const GpuTile& t) {
+    if (t.consumer_order.empty()) return;
+    const std::vector<std::string> names = numbered("c", t.consumer_order.size());
+    LoopNest n(s, stage_of_op(s, t.consumer), names);
+    std::vector<std::string> order;
+    for (int d : t.consumer_order) order.push_back(names[static_cast<size_t>(d)]);
+    n.reorder(order);
+    size_t at = 0;
+    for (size_t g = 0; g < t.consumer_groups.size(); ++g) {
+        const size_t size = static_cast<size_t>(t.consumer_groups[g]);
+        std::vector<std::string> run(order.begin() + static_cast<std::ptrdiff_t>(at),
+                                     order.begin() + static_cast<std::ptrdiff_t>(at + size));
+        if (size > 1) n.fuse(run, "g" + std::to_string(g));
+        at += size;
+    }
+}
+
 void schedule_tile(Schedule& s, const GpuTile& t) {
+    group_consumer_loops(s, t);
     const int q = stage_of_op(s, t.consumer);
     const int at = schedule_tile_consumer(s, t);
     LoopNest pn = schedule_tile_producer(s, t, q, at);
@@ -661,7 +799,8 @@ void schedule_tile(Schedule& s, const GpuTile& t) {
         const int shared = stage_of_op(s, t.shared[i]);
         s.compute_at(shared, p, pn.pos("ko"));
         if (t.matmul) shared_layout(s, t, i, shared);
-        schedule_tile_copy(s, t, shared, t.matmul ? 4 : 1);
+        const int inner = i < t.copy_inner.size() ? t.copy_inner[i] : -1;
+        schedule_tile_copy(s, t, shared, t.copy_inner.empty() && t.matmul ? 4 : 1, inner);
         if (t.double_buffer) s.double_buffer(shared);
     }
 }
@@ -748,7 +887,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
                 small.emplace_back(p->split_sum, p->sum_consumer);
             continue;
         }
-        if (std::optional<SplitK> sk = split_reduction(s, a, i, target)) {
+        if (std::optional<SplitK> sk = split_reduction(s, op, target)) {
             GpuTile t = sk->tile;
             t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
             t.consumer = sk->partials;
@@ -758,6 +897,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
             if (q >= 0) small.emplace_back(op, a.ops()[static_cast<size_t>(q)]);
             continue;
         }
+        if (implicit_gemm(s, a, i, q, target, tiles, small)) continue;
         std::optional<GpuTile> t = plan_tile(a, i, target);
         if (a.is_output(i)) {
             producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
@@ -827,6 +967,11 @@ GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target&
 std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile) {
     std::swap(tile, forced_matmul_tile);
     return tile;
+}
+
+std::optional<GpuConvKernel> force_gpu_conv_kernel(std::optional<GpuConvKernel> kernel) {
+    std::swap(kernel, forced_conv_kernel);
+    return kernel;
 }
 
 int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target) {

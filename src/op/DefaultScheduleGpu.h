@@ -39,4 +39,13 @@ GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target&
 /// that fitted the model (benchmarks/experiments/matmul_tiles_cuda.py), not for users.
 std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile);
 
+/// The two conv2d kernels of the GPU default (docs/operators.md): an implicit GEMM on the matmul
+/// tiles, or the direct convolution of op/GpuConvTiles.h.
+enum class GpuConvKernel { ImplicitGemm, Direct };
+
+/// Makes the default give every conv2d `kernel` (where it applies), on the calling thread, until
+/// called with nullopt (the default's own choice again); returns the kernel forced before. For
+/// the experiment that compares them (benchmarks/experiments/conv_kernels_cuda.py), not for users.
+std::optional<GpuConvKernel> force_gpu_conv_kernel(std::optional<GpuConvKernel> kernel);
+
 }  // namespace tessel::op::internal

@@ -214,6 +214,18 @@ Scope BoundInference::enclosing_scope(int target) {
     return scope;
 }
 
+// Of two bounds of the same values, the one whose extent has the smaller constant bound over
+// `outer` (the first when neither has one).
+Interval tighter(const Interval& a, const Interval& b, const Scope& outer) {
+    if (!b.is_bounded()) return a;
+    if (!a.is_bounded()) return b;
+    Expr ea = extent_upper_bound(simplify(a.min), simplify(a.max), outer);
+    Expr eb = extent_upper_bound(simplify(b.min), simplify(b.max), outer);
+    if (!eb.defined()) return a;
+    if (!ea.defined()) return b;
+    return *as_const_int(eb) < *as_const_int(ea) ? b : a;
+}
+
 // The interval of consumer c's root axis r over `inner` (the loops inside the attach point);
 // `clamp`: intersected with the consumer's computed region (a padded tile producer is not).
 Interval BoundInference::consumer_root_interval(int c, int target, size_t r, const Scope& inner,
@@ -251,6 +263,7 @@ void BoundInference::infer_region(int i) {
     const bool padded = !st.is_output && internal::computed_inside_kernel(s_, i);
     std::vector<Interval> region(pc->axis.size());
     std::vector<bool> seen(pc->axis.size(), false);
+    Scope outer = enclosing_scope(target);  // loops the region may depend on, whole ranges
     for (int c : internal::consumers_of(s_, i)) {
         const Stage& cs = s_.stages()[c];
         if (c != target && !(cs.attach == AttachKind::At && cs.attach_stage == target)) {
@@ -268,15 +281,28 @@ void BoundInference::infer_region(int i) {
         }
         const ComputeOpNode* cc = as_compute(cs.op);
         Scope scope;
+        // Where the target fuses loops, a read index is also bounded with the target's root axes
+        // written as its leaves' digits (n = f / 49, y = f / 7 % 7, x = f % 7) and simplified:
+        // n * 49 + y * 7 + x is f again, a tile of f a tile of the read, where bounding n, y and
+        // x one by one gives every row the tile touches.
+        const bool fused = std::any_of(cs.relations.begin(), cs.relations.end(), [](auto& rel) {
+            return rel.kind == IterRelation::Kind::Fuse;
+        });
+        VarMap at_leaves;
         for (size_t r = 0; r < cs.root.size(); ++r) {
             const Var& v = r < cc->axis.size() ? cc->axis[r].var()
                                                : cc->reduce_axis[r - cc->axis.size()].var();
             scope[v.get()] = consumer_root_interval(c, target, r, inner, !padded);
+            if (c == target && fused) at_leaves[v.get()] = out_[c].read_values[r];
         }
         for (const Expr& body : bodies_[c]) {
             for (const TensorRead* read : reads_of(body, st.op)) {
                 for (size_t d = 0; d < read->indices.size(); ++d) {
                     Interval iv = bounds_of(read->indices[d], scope);
+                    if (!at_leaves.empty())
+                        iv = tighter(
+                            iv, bounds_of(simplify(substitute(read->indices[d], at_leaves)), inner),
+                            outer);
                     region[d] = seen[d] ? interval_union(region[d], iv) : iv;
                     seen[d] = true;
                 }
@@ -284,7 +310,6 @@ void BoundInference::infer_region(int i) {
         }
     }
     StageBounds& b = out_[i];
-    Scope outer = enclosing_scope(target);  // loops the region may depend on, whole ranges
     Analyzer known;
     for (const auto& [v, range] : outer) known.bind(Var(v), range);
     for (size_t d = 0; d < pc->axis.size(); ++d) {

@@ -174,6 +174,8 @@ StepResult Schedule::apply(const Step& step) {
                 return pair(follow_fused_split(s.stage, s.iter, s.src_steps));
             else if constexpr (std::is_same_v<T, RfactorStep>)
                 return {{}, rfactor(s.stage, s.iter, s.factor_axis)};
+            else if constexpr (std::is_same_v<T, ReindexStep>)
+                return {{}, reindex(s.stage, s.order, s.groups)};
             else
                 static_assert(sizeof(T) == 0, "a step kind without its primitive");
             return {};

@@ -48,6 +48,7 @@ struct JsonWriter {
     }
     void step_index(const char* name, int v) { j[name] = v; }
     void step_indices(const char* name, const std::vector<int>& v) { j[name] = v; }
+    void numbers(const char* name, const std::vector<int>& v) { j[name] = v; }
     void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
         j[factor] = f;
         j[nparts] = by_nparts;
@@ -155,6 +156,7 @@ struct JsonReader {
     }
     void step_index(const char* name, int& v) const { integer(name, v); }
     void step_indices(const char* name, std::vector<int>& v) const { int_list(name, v); }
+    void numbers(const char* name, std::vector<int>& v) const { int_list(name, v); }
     void split_factor(const char* factor, const char* nparts, int64_t& f, bool& by_nparts) const {
         integer(factor, f);
         by_nparts = false;

@@ -81,6 +81,7 @@ struct PythonPrinter {
         arg(name, list(v));
         comment += " as the product of steps " + list(v);
     }
+    void numbers(const char* name, const std::vector<int>& v) { arg(name, list(v)); }
     void split_factor(const char* factor, const char* nparts, int64_t f, bool by_nparts) {
         keyword = true;
         arg(by_nparts ? nparts : factor, std::to_string(f));

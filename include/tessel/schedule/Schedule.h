@@ -262,6 +262,15 @@ public:
     /// loop nests for both. Works for every reducer (sum, max, min, prod, argmax, comm_reducer).
     /// Returns the new (rfactor) stage's index.
     int rfactor(int stage, int iter, int factor_axis);
+    /// Rebuilds reduction `stage` (one output, fresh loops, nothing computed inside it) over
+    /// groups of its loops: `order` lists every loop position (data-parallel axes, then
+    /// reduction axes), `groups` the sizes of consecutive runs of it that fuse into one axis,
+    /// data-parallel groups first (a group's index is its loops' mixed-radix number). Inserts at
+    /// `stage` one gather stage per distinct tensor read of the body that uses a loop (the read
+    /// at the digits of the groups its indices use, those groups its axes in group order), then
+    /// the stage over the groups; the original stage (last, still what the user's tensor names)
+    /// copies out of it. Reads under a condition are refused. Returns the new stage's index.
+    int reindex(int stage, const std::vector<int>& order, const std::vector<int>& groups);
 
     /// Applies one step (validated as the primitive would be), recording it; says what it made.
     StepResult apply(const Step& step);

@@ -100,6 +100,7 @@ inline const char* choice_kind(StorageScope) {
 //   v.choice(name, Enum& value, default)         ... that may be left out
 //   v.step_index(name, Int& index)               an index into the schedule's step list
 //   v.step_indices(name, IntVector& indices)     indices into the schedule's step list
+//   v.numbers(name, IntVector& values)           a list of integers (reindex's group sizes)
 //   v.split_factor(factor_name, nparts_name, Int64& factor, Bool& by_nparts)
 //                                                a split's factor, or its number of outer parts
 // Fields are described in order: the index a leaf or a dimension belongs to comes first.
@@ -421,6 +422,34 @@ struct TensorizeStep {
         v.text("intrin", s.intrin);
     }
 };
+/// Rebuilds the reduction `stage` over groups of its loops, each group fused into one axis:
+/// `order` lists every loop of the (fresh) stage, `groups` how many of them, in that order, make
+/// each group, the data-parallel groups first. Inserts before the stage a gather per read of the
+/// body (indexed by the groups its indices use) and the stage over the groups; the stage itself
+/// becomes a copy out of it. A convolution so becomes a matrix product over output pixels,
+/// channels and the window (implicit GEMM).
+struct ReindexStep {
+    int stage = 0;
+    std::vector<int> order;
+    std::vector<int> groups;
+    TESSEL_STEP(ReindexStep, "reindex")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[C].reindex(order, groups): rebuilds reduction C over groups of its loops, each group "
+        "one fused axis (a convolution as a matrix product: output pixels, output channels, and "
+        "the input channels with the window). `order` lists all of C's loops (C.op.axis and "
+        "C.op.reduce_axis), `groups` how many consecutive ones of it form each group, "
+        "data-parallel groups first. Inserts a gather stage per tensor read (indexed by the "
+        "groups it uses: im2col for a convolution's input) and the stage over the groups, which "
+        "it returns; C copies out of it. Call it before C's loops are transformed. "
+        "docs/schedule.md, 'reindex'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.leaf_order("order", s.order, s.stage);
+        v.numbers("groups", s.groups);
+    }
+};
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
@@ -429,13 +458,14 @@ using Step =
                  ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
                  StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
                  RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep, TensorizeStep,
-                 StorageSwizzleStep, PreTransformStep, TmaStep>;
+                 StorageSwizzleStep, PreTransformStep, TmaStep, ReindexStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma" (the struct's `kind`).
+/// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma", "reindex" (the struct's
+/// `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that
@@ -483,6 +513,7 @@ struct StepFieldNames {
     }
     void step_index(const char* n, int) { add(n); }
     void step_indices(const char* n, const std::vector<int>&) { add(n); }
+    void numbers(const char* n, const std::vector<int>&) { add(n); }
     void split_factor(const char* f, const char* p, int64_t, bool) {
         add(f);
         add(p);

@@ -225,6 +225,7 @@ struct ShiftLeaves {
     void choice(const char*, E&, E = E{}) {}
     void step_index(const char*, int&) {}
     void step_indices(const char*, std::vector<int>&) {}
+    void numbers(const char*, std::vector<int>&) {}
     void split_factor(const char*, const char*, int64_t&, bool&) {}
 };
 
