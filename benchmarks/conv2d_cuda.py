@@ -1,7 +1,6 @@
 """conv2d_cuda: the distinct 3x3 and 1x1 conv2d layers of ResNet-50 (the `resnet50` preset's
 shapes, NCHW float32), ts.op.conv2d_nchw under its default "cuda" schedule's rules
-(docs/operators.md, "GPU default schedules": a direct convolution in shared-memory tiles sized by
-a model of the GPU) and tuned as a user gets it (ts.op.default_schedule with the shipped tuning
+(docs/operators.md, "GPU default schedules": an implicit GEMM on the matmul's register tiles) and tuned as a user gets it (ts.op.default_schedule with the shipped tuning
 logs, tuning_logs/: their record for this GPU's target, else the rules again: "(no record)"),
 against torch.nn.functional.conv2d through cuDNN with TF32 off (asserted, not assumed)
 and cudnn.benchmark on (cuDNN picks its fastest algorithm for each shape, as PyTorch's

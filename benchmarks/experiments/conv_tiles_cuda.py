@@ -32,6 +32,7 @@ def main():
     ts.auto_schedule.use_shipped_logs(False)
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
+    ts._tessel.op._force_gpu_conv_kernel("direct")  # groups of 1 would take the implicit GEMM
     force = ts._tessel.op._force_gpu_conv_candidate
     gen = torch.Generator("cuda").manual_seed(1)
     n = args.batch

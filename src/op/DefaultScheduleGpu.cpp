@@ -13,7 +13,9 @@
 //     reduction loop, double-buffered; matmul-like ones also read their shared tiles through
 //     per-thread register caches with 128-bit loads, the shared tiles stored k-major, with the
 //     tile sizes chosen for the shape by a model of the waves (gpu_matmul_tile; tutorial
-//     05_gpu_gemm.py's steps 4 to 6 choose between two);
+//     05_gpu_gemm.py's steps 4 to 6 choose between two); conv2d with groups of 1 is first
+//     reindexed into such a product (an implicit GEMM, implicit_gemm), grouped ones get the
+//     direct convolution's tiles (op/GpuConvTiles.h);
 //     tiny products and depthwise convolutions keep one thread per output;
 //  4. other root reductions over one dense axis (sums, means, max over the last axis) reduce
 //     across a warp or a block per output; the rest (pooling, sums over other axes) one thread per

@@ -134,12 +134,23 @@ TEST(OpGpuSchedule, MatmulTilesFollowTheWaves) {
 // Shared-memory tiles of the padded input and the weights at the channel loop, a register tile a
 // thread (the sizes from op/GpuConvTiles.h): stride 2 on odd inputs, dilation 2 with asymmetric
 // padding, groups 3, NHWC, a 1 x 1 conv, and a ReLU epilogue.
+// conv2d with groups of 1 is an implicit GEMM (Schedule::reindex onto the matmul tiles, the
+// gathers inlined into the shared tiles' copies): NCHW and NHWC, strides, dilation, asymmetric
+// padding, 1 x 1, batches, an epilogue, split-K for few tiles; grouped convolutions keep the
+// direct convolution's tiles.
+bool reindexed(const Tensor& y) {
+    const std::string py = op::default_schedule({y}, Target(kCudaCompileTarget)).to_python();
+    return py.find("s.reindex(") != std::string::npos;
+}
+
 TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     Tensor x = placeholder({1, 19, 13, 11}), w = placeholder({20, 19, 3, 3});
     Tensor y = op::relu(op::conv2d_nchw(x, w, op::conv_params(2, 1)));
     EXPECT_TRUE(
         has_stage_in(op::default_schedule({y}, Target(kCudaCompileTarget)), StorageScope::Shared));
-    check_default_gpu({y}, 171);
+    EXPECT_TRUE(reindexed(y));
+    std::string cu = check_default_gpu({y}, 171);
+    expect_in(cu, "__shared__");
     Tensor xd = placeholder({2, 17, 12, 12}), wd = placeholder({8, 17, 3, 3});
     op::Conv2DParams pd{{1, 1}, {1, 2, 0, 1}, {2, 2}, 1};
     check_default_gpu({op::conv2d_nchw(xd, wd, pd)}, 153);
@@ -149,6 +160,27 @@ TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     check_default_gpu({op::conv2d_nhwc(xn, wn, op::conv_params(2, 1, 1, 3))}, 72);
     Tensor x1 = placeholder({1, 37, 8, 8}), w1 = placeholder({33, 37, 1, 1});
     check_default_gpu({op::conv2d_nchw(x1, w1, op::conv_params(1, 0))}, 37);
+    EXPECT_FALSE(reindexed(op::conv2d_nchw(xg, wg, op::conv_params(1, 1, 1, 3))));
+}
+
+TEST(OpGpuSchedule, ConvImplicitGemmNhwcBatchesAndSplitK) {
+    Tensor xn = placeholder({3, 9, 10, 13}), wn = placeholder({3, 3, 13, 18});
+    Tensor yn = op::conv2d_nhwc(xn, wn, op::conv_params(2, 1));
+    EXPECT_TRUE(reindexed(yn));
+    check_default_gpu({yn}, 117);
+    // Few outputs and a long reduction: the product's parts as a batch, then their sum.
+    Tensor xs = placeholder({1, 96, 4, 4}), ws = placeholder({24, 96, 3, 3});
+    Tensor ys = op::conv2d_nchw(xs, ws, op::conv_params(1, 1));
+    const std::string py = op::default_schedule({ys}, Target(kCudaCompileTarget)).to_python();
+    EXPECT_NE(py.find("s.reindex("), std::string::npos) << py;
+    EXPECT_NE(py.find("s.rfactor("), std::string::npos) << py;
+    check_default_gpu({ys}, 864);
+    // Forced to the direct convolution (the experiment's hook), then released.
+    EXPECT_FALSE(op::internal::force_gpu_conv_kernel(op::internal::GpuConvKernel::Direct));
+    EXPECT_FALSE(reindexed(ys));
+    EXPECT_EQ(op::internal::force_gpu_conv_kernel(std::nullopt),
+              op::internal::GpuConvKernel::Direct);
+    EXPECT_TRUE(reindexed(ys));
 }
 
 // Split-K: a product whose 64 x 64 tiles leave most SMs idle and whose reduction is long splits

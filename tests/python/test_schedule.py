@@ -1,5 +1,7 @@
 # Schedules: every primitive in both forms (the TVM-style stage view and the index form that
 # to_python prints), handles, errors, JSON round trip and to_python replay.
+import json
+
 import numpy as np
 import pytest
 
@@ -228,3 +230,77 @@ def test_gpu_thread_binding_and_scope():
     if "llvm" in ts.targets():
         with pytest.raises(ts.CompileError, match="GPU"):
             ts.build(s, [A, C], target="llvm")
+
+
+def np_conv_nchw(x, w, stride, pad):
+    n, c, h, wd = x.shape
+    k, _, r, q = w.shape
+    xp = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - r) // stride + 1, (wd + 2 * pad - q) // stride + 1
+    out = np.zeros((n, k, oh, ow))
+    for dy in range(r):
+        for dx in range(q):
+            patch = xp[:, :, dy:dy + stride * oh:stride, dx:dx + stride * ow:stride]
+            out += np.einsum("nchw,kc->nkhw", patch, w[:, :, dy, dx])
+    return out
+
+
+def test_reindex_makes_a_convolution_a_matrix_product():
+    # conv2d NCHW as an implicit GEMM: output channels x (images, rows, columns) over (input
+    # channels, window rows, window columns); the input and the weight read through gathers.
+    x, w = ts.placeholder((2, 5, 9, 11), name="x"), ts.placeholder((7, 5, 3, 3), name="w")
+    y = ts.op.conv2d_nchw(x, w, stride=2, padding=1)
+    s = ts.create_schedule(y)
+    n, k, oh, ow = y.op.axis
+    rc, ry, rx = y.op.reduce_axis
+    P = s[y].reindex([k, n, oh, ow, rc, ry, rx], [1, 3, 3])
+    assert [int(d) for d in P.shape] == [7, 2 * 5 * 6]
+    names = [st.name for st in s.stages]
+    assert names[-4:] == ["conv2d_nchw.pad.gather", "w.gather", "conv2d_nchw.reindex",
+                          "conv2d_nchw"]
+    assert [int(d) for d in s.stages[names.index("conv2d_nchw.pad.gather")].op.output(0).shape] \
+        == [60, 45]
+    (red,) = P.op.reduce_axis
+    assert red.var.name == "rc.ry.rx.fused" and int(red.dom[1]) == 45
+    # The product is scheduled as any matrix product; the conv copies out of it.
+    po, pi = s[P].split(P.op.axis[1], factor=8)
+    s[P].reorder(po, red, pi)
+    vx, vw = rand(2, 5, 9, 11), rand(7, 5, 3, 3, seed=1)
+    np.testing.assert_allclose(run([x, w, y], [vx, vw], s), np_conv_nchw(vx, vw, 2, 1),
+                               rtol=1e-4, atol=1e-4)
+    replays(s, [x, w, y])
+
+
+def test_reindex_of_an_nhwc_convolution_and_a_batch_of_products():
+    x, w = ts.placeholder((3, 6, 7, 4), name="x"), ts.placeholder((3, 3, 4, 5), name="w")
+    y = ts.op.conv2d_nhwc(x, w, stride=1, padding=1, dilation=2)
+    s = ts.create_schedule(y)
+    P = s[y].reindex(list(y.op.axis) + list(y.op.reduce_axis), [3, 1, 3])
+    assert [int(d) for d in P.shape] == [3 * 4 * 5, 5]
+    vx, vw = rand(3, 6, 7, 4), rand(3, 3, 4, 5, seed=2)
+    # dilation 2: the reference convolves with the window spread out.
+    wd = np.zeros((5, 4, 5, 5), "float32")
+    wd[:, :, ::2, ::2] = vw.transpose(3, 2, 0, 1)
+    ref = np_conv_nchw(vx.transpose(0, 3, 1, 2), wd, 1, 1).transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(run([x, w, y], [vx, vw], s), ref, rtol=1e-4, atol=1e-4)
+    # A batch of products keeps its batch: (b) x (i) x (j) over (k).
+    A, B = ts.placeholder((4, 6, 3), name="A"), ts.placeholder((4, 3, 5), name="B")
+    C = ts.op.batch_matmul(A, B)
+    s = ts.create_schedule(C)
+    b, i, j = C.op.axis
+    (kk,) = C.op.reduce_axis
+    P = s[C].reindex([b, i, j, kk], [1, 1, 1, 1])
+    va, vb = rand(4, 6, 3), rand(4, 3, 5, seed=3)
+    np.testing.assert_allclose(run([A, B, C], [va, vb], s), va @ vb, rtol=1e-5, atol=1e-5)
+    replays(s, [A, B, C])
+
+
+def test_reindex_errors_name_the_problem():
+    x, w = ts.placeholder((1, 2, 5, 5), name="x"), ts.placeholder((3, 2, 3, 3), name="w")
+    y = ts.op.conv2d_nchw(x, w)
+    s = ts.create_schedule(y)
+    with pytest.raises(ts.ScheduleError, match="group sizes sum to 6, not to the 7 loops"):
+        s[y].reindex(list(y.op.axis) + list(y.op.reduce_axis), [1, 3, 2])
+    with pytest.raises(ts.ScheduleError, match="mixes data-parallel and reduction"):
+        s[y].reindex(list(y.op.axis) + list(y.op.reduce_axis), [1, 2, 4])
+    assert json.loads(s.to_json())["steps"] == []

@@ -11,7 +11,7 @@ from util import replays
 
 STEP_KINDS = ["split", "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline",
               "compute_root", "set_scope", "cache_read", "cache_write", "storage_split",
-              "storage_reorder", "storage_align", "follow_split", "rfactor"]
+              "storage_reorder", "storage_align", "follow_split", "rfactor", "reindex"]
 
 
 def test_every_step_kind_is_a_method_with_its_signature():

@@ -235,6 +235,12 @@ std::vector<StepCase> step_cases() {
              s.rfactor(w.c, 3, 0);
          },
          {"s.rfactor(3, 3, 0)  # C: k.inner"}},
+        {"reindex",  // C over (j, i) fused into one axis: C.reindex[64 * j + i]
+         [](Schedule& s, const Workload& w) {
+             const int p = s.reindex(w.c, {1, 0, 2}, {2, 1});
+             s.split(p, 0, 16);
+         },
+         {"s.reindex(3, [1, 0, 2], [2, 1])  # C"}},
     };
 }
 
