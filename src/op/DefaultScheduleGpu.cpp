@@ -348,14 +348,15 @@ double matmul_tile_time(const MatmulTileModel& t, int64_t batch, int64_t m, int6
 // matmul-like (one reduction, the last two output axes tiled; per operand the dim along one of
 // them and the dim along the reduction): the tile of gpu_matmul_tile.
 bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& shape,
-                 const Target& target) {
+                 const Target& target, std::optional<GpuMatmulTile> given = std::nullopt) {
     const ComputeOpNode* c = as_compute(op);
     const size_t d = shape.size();
     if ((d != 2 && d != 3) || c->reduce_axis.size() != 1 ||
         tensor_reads(c).size() != op_inputs(op).size())
         return false;
     const int64_t m = shape[d - 2], n = shape[d - 1], batch = d == 3 ? shape[0] : 1;
-    const GpuMatmulTile tile = forced_matmul_tile.value_or(gpu_matmul_tile(batch, m, n, target));
+    const GpuMatmulTile tile =
+        forced_matmul_tile.value_or(given.value_or(gpu_matmul_tile(batch, m, n, target)));
     t.bk = tile.bk;
     t.axes.assign(d, AxisTile{});
     t.axes[d - 2] = AxisTile{tile.rows, tile.row_threads, tile.row_vthreads};
@@ -498,11 +499,12 @@ struct SplitK {
     Operation partials;
 };
 
-std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Target& target) {
+std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Target& target,
+                                      std::optional<GpuMatmulTile> tile = std::nullopt) {
     const std::vector<int64_t> shape = shape_of(op), red = reduction_extents(op);
     GpuTile probe;
     if (shape.size() != 2 || red.size() != 1 || !constant(shape) || !constant(red) ||
-        !plan_matmul(probe, op, shape, target) || !bind_tile_threads(probe, shape))
+        !plan_matmul(probe, op, shape, target, tile) || !bind_tile_threads(probe, shape))
         return std::nullopt;
     const int64_t parts = split_k_parts(shape[0], shape[1], red[0], target);
     if (parts <= 1) return std::nullopt;
@@ -512,7 +514,7 @@ std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Ta
     SplitK out;
     out.partials = s.stage(rf).op;
     const std::vector<int64_t> rf_shape = shape_of(out.partials);
-    TESSEL_CHECK(plan_matmul(out.tile, out.partials, rf_shape, target) &&
+    TESSEL_CHECK(plan_matmul(out.tile, out.partials, rf_shape, target, tile) &&
                  bind_tile_threads(out.tile, rf_shape))
         << "split-K: the partial sums of " << op->name << " are not a batch of products";
     return out;
@@ -569,6 +571,19 @@ int coalesced_dim(const Operation& g) {
     return best;
 }
 
+constexpr GpuMatmulTile kWindowTile{64, 16, 1, 64, 16, 1, 16};
+
+// The product of a conv's window extents (its reduction axes but the longest, the channels).
+int64_t window(const ComputeOpNode* c) {
+    std::vector<int64_t> red;
+    for (const IterVar& iv : c->reduce_axis)
+        red.push_back(as_const_int(iv.dom().extent).value_or(1));
+    std::sort(red.begin(), red.end());
+    int64_t w = 1;
+    for (size_t i = 0; i + 1 < red.size(); ++i) w *= red[i];
+    return w;
+}
+
 // conv2d with groups of 1 (four output axes, three reduction axes, a read of the input and one
 // of the weight) as a matrix product: Schedule::reindex makes it output channels x output pixels
 // (NCHW; pixels x channels for NHWC), the pixels of all images one axis, over input channels x
@@ -603,7 +618,13 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
         gemm = gemm && r->indices.size() == 2;  // groups of 1: pixels or channels, and the window
     GpuTile t;
     const std::vector<int64_t> shape = shape_of(product);
-    if (!gemm || !plan_matmul(t, product, shape, target) || !bind_tile_threads(t, shape)) {
+    // A window's im2col (3 x 3) is dearer to gather than a 1 x 1 conv's plain rows: 64 x 64
+    // tiles of 256 threads, 4 x 4 a thread, spread it widest and were the fastest of eleven
+    // tiles on every such ResNet-50 layer but one, within 2 % there (H200, batch 1 and 8:
+    // docs/perf/gpu-conv-implicit-gemm.md); 1 x 1 convs take the matmul's model.
+    std::optional<GpuMatmulTile> tile;
+    if (window(c) > 1) tile = kWindowTile;
+    if (!gemm || !plan_matmul(t, product, shape, target, tile) || !bind_tile_threads(t, shape)) {
         s = saved;
         return false;
     }
@@ -612,7 +633,7 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
         s.compute_inline(p + 1);  // the conv, now a copy out of the product
         consumer = a.ops()[static_cast<size_t>(q)];
     }
-    std::optional<SplitK> sk = split_reduction(s, product, target);
+    std::optional<SplitK> sk = split_reduction(s, product, target, tile);
     if (sk) {
         t = sk->tile;
         t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;

@@ -163,18 +163,31 @@ TEST(OpGpuSchedule, ConvTilesOnOddShapes) {
     EXPECT_FALSE(reindexed(op::conv2d_nchw(xg, wg, op::conv_params(1, 1, 1, 3))));
 }
 
+// A conv with a window gathers a costlier im2col: its product takes 64 x 64 tiles of 16 x 16
+// threads; a 1 x 1 conv the matmul's model (here 64 x 128 tiles of 8 x 16 threads).
+TEST(OpGpuSchedule, ConvWindowTakesTheWideTile) {
+    for (int64_t r : {3, 1}) {
+        Tensor x = placeholder({2, 32, 14, 14}), w = placeholder({64, 32, r, r});
+        Tensor y = op::conv2d_nchw(x, w, op::conv_params(1, r / 2));
+        Schedule s = op::default_schedule({y}, Target(kCudaCompileTarget));
+        const std::string ir = to_string(lower(s, {x, w, y}, "conv", LowerOptions{}));
+        const std::string y16 = "thread_binding(0, 16, \"threadIdx.y\")";
+        EXPECT_EQ(ir.find(y16) != std::string::npos, r == 3) << ir;
+    }
+}
+
 TEST(OpGpuSchedule, ConvImplicitGemmNhwcBatchesAndSplitK) {
     Tensor xn = placeholder({3, 9, 10, 13}), wn = placeholder({3, 3, 13, 18});
     Tensor yn = op::conv2d_nhwc(xn, wn, op::conv_params(2, 1));
     EXPECT_TRUE(reindexed(yn));
     check_default_gpu({yn}, 117);
     // Few outputs and a long reduction: the product's parts as a batch, then their sum.
-    Tensor xs = placeholder({1, 96, 4, 4}), ws = placeholder({24, 96, 3, 3});
+    Tensor xs = placeholder({1, 64, 4, 4}), ws = placeholder({16, 64, 3, 3});
     Tensor ys = op::conv2d_nchw(xs, ws, op::conv_params(1, 1));
     const std::string py = op::default_schedule({ys}, Target(kCudaCompileTarget)).to_python();
     EXPECT_NE(py.find("s.reindex("), std::string::npos) << py;
     EXPECT_NE(py.find("s.rfactor("), std::string::npos) << py;
-    check_default_gpu({ys}, 864);
+    check_default_gpu({ys}, 576);
     // Forced to the direct convolution (the experiment's hook), then released.
     EXPECT_FALSE(op::internal::force_gpu_conv_kernel(op::internal::GpuConvKernel::Direct));
     EXPECT_FALSE(reindexed(ys));
