@@ -153,17 +153,7 @@ int Schedule::cache_write(int stage, const std::string& scope) {
     if (st.attach == AttachKind::Inlined)
         schedule_fail(*this, prim, stage, "is inlined; it has no storage to cache");
     StorageScope sc = internal::parse_scope(*this, prim, stage, scope);
-    bool fresh = st.leaf == st.root && st.relations.empty();
-    for (int id : st.leaf) fresh = fresh && st.iters[id].annotation == IterAnnotation::None;
-    if (!fresh)
-        schedule_fail(*this, prim, stage,
-                      "has loop transformations already; cache_write must come before splits, "
-                      "fuses, reorders and annotations of the stage");
-    for (const Stage& other : stages_)
-        if (other.attach == AttachKind::At && other.attach_stage == stage)
-            schedule_fail(*this, prim, stage,
-                          "stage '" + other.name() +
-                              "' is computed inside it; cache_write it before compute_at");
+    internal::require_untransformed(*this, prim, stage);
     const ComputeOpNode* c = as_compute(st.op);
     Operation orig = st.op;
     Operation cache(new ComputeOpNode(c->name + "." + scope, c->axis, c->reduce_axis, c->body));

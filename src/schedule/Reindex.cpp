@@ -62,33 +62,33 @@ struct Gather {
     Operation op;
 };
 
-// The tensor reads of `e` outside any conditional, and whether some read is inside one (a
-// gather reads every point of its domain, which the conditional may guard).
-void collect_reads(const Expr& e, std::vector<const TensorRead*>& reads, bool& guarded) {
+// The tensor reads of `e`.
+std::vector<const TensorRead*> reads_of(const Expr& e) {
+    std::vector<const TensorRead*> reads;
     post_order_visit(e, [&](const IRNode* n) {
         if (n->node_type == IRNodeType::TensorRead)
             reads.push_back(static_cast<const TensorRead*>(n));
     });
+    return reads;
+}
+
+// Whether `e` reads a tensor in a branch of a select or an if_then_else (a gather reads every
+// point of its domain, where the condition may guard the read).
+bool reads_under_condition(const Expr& e) {
+    bool guarded = false;
     post_order_visit(e, [&](const IRNode* n) {
-        const Expr* branches = nullptr;
-        size_t count = 0;
+        std::vector<Expr> branches;
         if (n->node_type == IRNodeType::Select) {
             const auto* s = static_cast<const Select*>(n);
-            for (const Expr& b : {s->true_value, s->false_value})
-                post_order_visit(b, [&](const IRNode* m) {
-                    guarded = guarded || m->node_type == IRNodeType::TensorRead;
-                });
+            branches = {s->true_value, s->false_value};
         } else if (n->node_type == IRNodeType::Call &&
                    static_cast<const Call*>(n)->op == Intrinsic::if_then_else) {
             const auto* c = static_cast<const Call*>(n);
-            branches = c->args.data() + 1;
-            count = c->args.size() - 1;
+            branches.assign(c->args.begin() + 1, c->args.end());
         }
-        for (size_t i = 0; i < count; ++i)
-            post_order_visit(branches[i], [&](const IRNode* m) {
-                guarded = guarded || m->node_type == IRNodeType::TensorRead;
-            });
+        for (const Expr& b : branches) guarded = guarded || !reads_of(b).empty();
     });
+    return guarded;
 }
 
 // Replaces each gathered read by a read of its gather at the new stage's axes.
@@ -130,17 +130,7 @@ int Schedule::reindex(int stage, const std::vector<int>& order, const std::vecto
         schedule_fail(*this, prim, stage,
                       "is not a reduction with one output; reindex rebuilds a reduction (a "
                       "convolution, a product) over groups of its axes");
-    bool fresh = st.leaf == st.root && st.relations.empty();
-    for (int id : st.leaf) fresh = fresh && st.iters[id].annotation == IterAnnotation::None;
-    if (!fresh)
-        schedule_fail(*this, prim, stage,
-                      "has loop transformations already; reindex must come before splits, fuses, "
-                      "reorders and annotations of the stage");
-    for (const Stage& other : stages_)
-        if (other.attach == AttachKind::At && other.attach_stage == stage)
-            schedule_fail(*this, prim, stage,
-                          "stage '" + other.name() +
-                              "' is computed inside it; reindex before compute_at into it");
+    internal::require_untransformed(*this, prim, stage);
     // The groups: `order` a permutation of the leaves, cut into groups of the given sizes, the
     // data-parallel groups first.
     const size_t nsp = c->axis.size(), n = nsp + c->reduce_axis.size();
@@ -189,11 +179,12 @@ int Schedule::reindex(int stage, const std::vector<int>& order, const std::vecto
         schedule_fail(*this, prim, stage, "needs at least one data-parallel group");
     // The reads to gather: each distinct read that uses a loop, indexed by the groups it uses.
     std::vector<const TensorRead*> reads;
-    bool guarded = false;
-    for (const Expr& e : red->source) collect_reads(e, reads, guarded);
-    std::vector<const TensorRead*> in_condition;
-    collect_reads(red->condition, in_condition, guarded);
-    if (guarded || !in_condition.empty())
+    bool guarded = !reads_of(red->condition).empty();
+    for (const Expr& e : red->source) {
+        for (const TensorRead* r : reads_of(e)) reads.push_back(r);
+        guarded = guarded || reads_under_condition(e);
+    }
+    if (guarded)
         schedule_fail(*this, prim, stage,
                       "reads a tensor under a condition (if_then_else, select or the reduction's "
                       "condition); a gather would read it where the condition guards it");

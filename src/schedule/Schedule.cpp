@@ -229,6 +229,21 @@ void schedule_fail(const Schedule& s, const char* primitive, int stage,
     throw ScheduleError(os.str());
 }
 
+void require_untransformed(const Schedule& s, const char* primitive, int stage) {
+    const Stage& st = s.stage(stage);
+    bool fresh = st.leaf == st.root && st.relations.empty();
+    for (int id : st.leaf) fresh = fresh && st.iters[id].annotation == IterAnnotation::None;
+    if (!fresh)
+        schedule_fail(s, primitive, stage,
+                      std::string("has loop transformations already; ") + primitive +
+                          " must come before splits, fuses, reorders and annotations of the stage");
+    for (const Stage& other : s.stages())
+        if (other.attach == AttachKind::At && other.attach_stage == stage)
+            schedule_fail(s, primitive, stage,
+                          "stage '" + other.name() + "' is computed inside it; " + primitive +
+                              " it before compute_at into it");
+}
+
 Stage make_stage(const Operation& op) {
     Stage st;
     st.op = op;

@@ -14,6 +14,10 @@ namespace tessel::internal {
 [[noreturn]] void schedule_fail(const Schedule& s, const char* primitive, int stage,
                                 const std::string& message);
 
+/// Fails (schedule_fail for `primitive`) unless `stage` is untouched: no splits, fuses, reorders
+/// or annotations, and nothing computed inside it (cache_write and reindex rebuild its loops).
+void require_untransformed(const Schedule& s, const char* primitive, int stage);
+
 /// A fresh root stage of `op`: one iterator per axis (data-parallel, then reduction), leaves =
 /// roots, default storage, global scope.
 Stage make_stage(const Operation& op);
