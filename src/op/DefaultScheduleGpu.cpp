@@ -598,19 +598,10 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
     const Operation& op = a.ops()[static_cast<size_t>(i)];
     const ComputeOpNode* c = as_compute(op);
     if (forced_conv_kernel == GpuConvKernel::Direct) return false;
-    if (!c || c->axis.size() != 4 || c->reduce_axis.size() != 3 || has_branch(c) ||
-        tensor_reads(c).size() != 2 || !constant(shape_of(op)))
-        return false;
-    const int ch = channel_axis(c);
-    if (ch != 1 && ch != 3) return false;
-    std::vector<int> order = ch == 1 ? std::vector<int>{1, 0, 2, 3} : std::vector<int>{0, 1, 2, 3};
-    const std::vector<int> spatial = ch == 1 ? std::vector<int>{1, 3} : std::vector<int>{3, 1};
-    const std::vector<int> consumer_order = order;
-    order.insert(order.end(), {4, 5, 6});
-    std::vector<int> groups = spatial;
-    groups.push_back(3);
+    const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
+    if (!layout) return false;
     Schedule saved = s;
-    const int p = s.reindex(stage_of_op(s, op), order, groups);
+    const int p = s.reindex(stage_of_op(s, op), layout->order, layout->groups);
     const Operation product = s.stage(p).op;
     const std::vector<Tensor> gathers = op_inputs(product);
     bool gemm = gathers.size() == 2;
@@ -642,8 +633,8 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
     } else {
         t.producer = product;
         t.consumer = consumer;
-        t.consumer_order = consumer_order;
-        t.consumer_groups = spatial;
+        t.consumer_order = layout->consumer_order;
+        t.consumer_groups = layout->consumer_groups;
     }
     for (const Tensor& g : gathers) t.copy_inner.push_back(coalesced_dim(g.op()));
     insert_tile_caches(s, t);
@@ -793,26 +784,9 @@ void shared_layout(Schedule& s, const GpuTile& t, size_t i, int shared) {
     s.storage_align(shared, nd - 2, t.axes[static_cast<size_t>(t.tile_axes[i])].block, 4);
 }
 
-// An implicit GEMM's consumer: its loops in the product's axis order, each group fused.
-void group_consumer_loops(Schedule& s, const GpuTile& t) {
-    if (t.consumer_order.empty()) return;
-    const std::vector<std::string> names = numbered("c", t.consumer_order.size());
-    LoopNest n(s, stage_of_op(s, t.consumer), names);
-    std::vector<std::string> order;
-    for (int d : t.consumer_order) order.push_back(names[static_cast<size_t>(d)]);
-    n.reorder(order);
-    size_t at = 0;
-    for (size_t g = 0; g < t.consumer_groups.size(); ++g) {
-        const size_t size = static_cast<size_t>(t.consumer_groups[g]);
-        std::vector<std::string> run(order.begin() + static_cast<std::ptrdiff_t>(at),
-                                     order.begin() + static_cast<std::ptrdiff_t>(at + size));
-        if (size > 1) n.fuse(run, "g" + std::to_string(g));
-        at += size;
-    }
-}
-
 void schedule_tile(Schedule& s, const GpuTile& t) {
-    group_consumer_loops(s, t);
+    if (!t.consumer_order.empty())  // an implicit GEMM's consumer: its loops as the product's
+        group_loops(s, stage_of_op(s, t.consumer), {{}, {}, t.consumer_order, t.consumer_groups});
     const int q = stage_of_op(s, t.consumer);
     const int at = schedule_tile_consumer(s, t);
     LoopNest pn = schedule_tile_producer(s, t, q, at);
@@ -990,6 +964,39 @@ GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target&
 std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile) {
     std::swap(tile, forced_matmul_tile);
     return tile;
+}
+
+std::optional<ImplicitGemmLayout> implicit_gemm_layout(const Operation& op) {
+    const ComputeOpNode* c = as_compute(op);
+    if (!c || c->axis.size() != 4 || c->reduce_axis.size() != 3 || has_branch(c) ||
+        tensor_reads(c).size() != 2 || !constant(shape_of(op)))
+        return std::nullopt;
+    const int ch = channel_axis(c);
+    if (ch != 1 && ch != 3) return std::nullopt;
+    ImplicitGemmLayout l;
+    l.consumer_order = ch == 1 ? std::vector<int>{1, 0, 2, 3} : std::vector<int>{0, 1, 2, 3};
+    l.consumer_groups = ch == 1 ? std::vector<int>{1, 3} : std::vector<int>{3, 1};
+    l.order = l.consumer_order;
+    l.order.insert(l.order.end(), {4, 5, 6});
+    l.groups = l.consumer_groups;
+    l.groups.push_back(3);
+    return l;
+}
+
+void group_loops(Schedule& s, int stage, const ImplicitGemmLayout& l) {
+    const std::vector<std::string> names = numbered("c", l.consumer_order.size());
+    LoopNest n(s, stage, names);
+    std::vector<std::string> order;
+    for (int d : l.consumer_order) order.push_back(names[static_cast<size_t>(d)]);
+    n.reorder(order);
+    size_t at = 0;
+    for (size_t g = 0; g < l.consumer_groups.size(); ++g) {
+        const size_t size = static_cast<size_t>(l.consumer_groups[g]);
+        std::vector<std::string> run(order.begin() + static_cast<std::ptrdiff_t>(at),
+                                     order.begin() + static_cast<std::ptrdiff_t>(at + size));
+        if (size > 1) n.fuse(run, "g" + std::to_string(g));
+        at += size;
+    }
 }
 
 std::optional<GpuConvKernel> force_gpu_conv_kernel(std::optional<GpuConvKernel> kernel) {

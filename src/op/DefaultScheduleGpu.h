@@ -39,6 +39,24 @@ GpuMatmulTile gpu_matmul_tile(int64_t batch, int64_t m, int64_t n, const Target&
 /// that fitted the model (benchmarks/experiments/matmul_tiles_cuda.py), not for users.
 std::optional<GpuMatmulTile> force_gpu_matmul_tile(std::optional<GpuMatmulTile> tile);
 
+/// How a conv2d with groups of 1 becomes a matrix product (an implicit GEMM): Schedule::reindex's
+/// `order` and `groups` (NCHW: output channels x pixels of all images; NHWC: pixels x output
+/// channels; both over input channels x window), and the conv's loops (or its element-wise
+/// consumer's) grouped alike: `consumer_order`, then runs of `consumer_groups` loops fused.
+struct ImplicitGemmLayout {
+    std::vector<int> order, groups, consumer_order, consumer_groups;
+};
+
+/// The layout of `op` when it is a conv2d the implicit GEMM serves (four output axes, three
+/// reduction axes, a read of the input and one of the weight, no branch, constant shape, the
+/// channel axis 1 or 3), else nullopt. Whether it has groups of 1 shows after reindex: both
+/// gathers two-dimensional. The GPU default and the tuner's implicit_gemm sketch rule use it.
+std::optional<ImplicitGemmLayout> implicit_gemm_layout(const Operation& op);
+
+/// Groups the loops of `stage` (a conv, or its element-wise consumer, with untouched loops) as
+/// the product's axes: reordered by `l.consumer_order`, each run of `l.consumer_groups` fused.
+void group_loops(Schedule& s, int stage, const ImplicitGemmLayout& l);
+
 /// The two conv2d kernels of the GPU default (docs/operators.md): an implicit GEMM on the matmul
 /// tiles, or the direct convolution of op/GpuConvTiles.h.
 enum class GpuConvKernel { ImplicitGemm, Direct };

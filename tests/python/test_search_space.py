@@ -173,3 +173,62 @@ def test_search_suite_tasks_have_sketches():
     assert len(suite) >= 10
     for label, task in suite:
         assert A.generate_sketches(task), label
+
+
+def conv_states(task, n=40, seed=3):
+    """The sampled states of `task` from its implicit_gemm sketches."""
+    r = A.SearchSpace(task).sample(n, seed=seed)
+    assert r["rejection_rate"] < 0.2, r["rejected"]
+    return [s for s in r["states"] if '"kind":"reindex"' in s.to_json()]
+
+
+def interpreter_matches_the_unscheduled_dag(task, schedule, seed=0):
+    args = list(task.dag.inputs) + list(task.dag.outputs)
+    rng = np.random.default_rng(seed)
+    ins = [rng.standard_normal([int(d) for d in t.shape]).astype("float32")
+           for t in task.dag.inputs]
+    out = np.full([int(d) for d in task.dag.outputs[0].shape], np.nan, dtype="float32")
+    ts.lower(schedule, args).run(*ins, out)
+    ref = np.zeros_like(out)
+    ts.lower(ts.create_schedule(list(task.dag.outputs)), args).run(*ins, ref)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("workload,params", [
+    ("op.conv2d_nchw", [2, 8, 9, 9, 12, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], 1, "float32"]),
+    ("op.conv2d_nhwc", [2, 9, 9, 8, 12, [3, 3], [1, 1], [1, 1, 1, 1], [2, 2], 1, "float32"]),
+], ids=["nchw_stride2", "nhwc_dilation2"])
+def test_gpu_conv_has_implicit_gemm_sketches_whose_states_compute_it(workload, params):
+    # Beside the direct convolution's sketches, the conv reindexed into a product (the GPU
+    # default's implicit GEMM) with open tiles: its gathers fetched into shared memory and
+    # inlined there; samples, mutations and crossovers compute the conv.
+    task = ts.SearchTask(workload, params, target="cuda -arch=sm_90")
+    traces = [k.trace for k in A.generate_sketches(task)]
+    name = workload.split(".")[1]
+    implicit = [t for t in traces if t[0] == f"{name}.reindex: implicit_gemm"]
+    assert len(implicit) == 2 and len(traces) == 4
+    assert f"{name}.pad.gather: always_inline" in implicit[0]
+    assert f"{name}.pad.gather.shared: cache_read_shared" in implicit[0]
+    states = conv_states(task)
+    assert len(states) >= 10
+    space = A.SearchSpace(task)
+    for s in states[:2]:
+        assert space.check(s.schedule) == ""
+        interpreter_matches_the_unscheduled_dag(task, s.schedule)
+    mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(states)) if m]
+    assert mutated and '"kind":"reindex"' in mutated[0].to_json()
+    interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
+
+
+def test_gpu_conv_with_an_epilogue_fuses_the_product_into_it():
+    x = ts.placeholder((1, 6, 7, 7), name="x")
+    w = ts.placeholder((10, 6, 3, 3), name="w")
+    y = ts.op.relu(ts.op.conv2d_nchw(x, w, padding=1))
+    task = ts.SearchTask(dag=ts.make_tensor_dag([y]), target="cuda -arch=sm_90")
+    traces = [k.trace for k in A.generate_sketches(task)]
+    assert ["conv2d_nchw.reindex: implicit_gemm"] == [t[0] for t in traces if "reindex" in t[0]][:1]
+    states = conv_states(task)
+    assert states
+    stages = [st.name for st in states[0].schedule.stages]
+    assert "conv2d_nchw.reindex" in stages and "relu" in stages
+    interpreter_matches_the_unscheduled_dag(task, states[0].schedule)

@@ -17,7 +17,11 @@ Sketch::Sketch(Schedule s) : schedule(std::move(s)) {
 
 StepResult Sketch::apply(const Step& step) {
     StepResult r = schedule.apply(step);
-    if (r.new_stage >= 0) internal::insert_sketch_stage(*this, r.new_stage);
+    if (const auto* re = std::get_if<ReindexStep>(&step)) {  // the gathers, then the product
+        for (int k = re->stage; k <= r.new_stage; ++k) internal::insert_sketch_stage(*this, k);
+    } else if (r.new_stage >= 0) {
+        internal::insert_sketch_stage(*this, r.new_stage);
+    }
     return r;
 }
 

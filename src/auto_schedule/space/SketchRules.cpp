@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "SketchUtil.h"
+#include "op/DefaultScheduleGpu.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/space/Sketch.h"
 #include "tessel/schedule/TensorIntrin.h"
@@ -120,6 +121,7 @@ int split_reduction(Sketch& sk, int st, int64_t max_inner) {
 
 RuleCondition inline_condition(const SketchContext& ctx, const Sketch& sk, int st) {
     if (!plain(sk, st)) return RuleCondition::Skip;
+    if (sk.stages[st].gather) return RuleCondition::ApplyAndSkipRest;  // into its shared fetch
     int i = ctx.dag_index(sk.schedule, st);
     if (i < 0) return RuleCondition::Skip;
     bool ok = ctx.gpu() ? ctx.dag.is_inlinable(i) : ctx.dag.is_strictly_inlinable(i);
@@ -323,6 +325,55 @@ Made cache_read_apply(const SketchContext&, const Sketch& in, int st) {
     return {{std::move(sk), st}};  // the producer itself goes on through the rules
 }
 
+// --- GPU: conv2d as an implicit GEMM ---------------------------------------------------------
+
+// A conv2d the GPU default serves with an implicit GEMM (op::internal::implicit_gemm_layout):
+// a branch beside the direct convolution's sketches.
+RuleCondition implicit_gemm_condition(const SketchContext& ctx, const Sketch& sk, int st) {
+    const Stage& s = sk.schedule.stage(st);
+    if (!ctx.gpu() || !plain(sk, st) || s.leaf != s.root || s.attach != AttachKind::Root ||
+        ctx.dag_index(sk.schedule, st) < 0 || !needs_tiling(ctx, sk, st))
+        return RuleCondition::Skip;
+    return op::internal::implicit_gemm_layout(s.op) ? RuleCondition::Apply : RuleCondition::Skip;
+}
+
+// The conv reindexed into a matrix product (the default's implicit GEMM, with open tiles): the
+// gathers (marked, inlined into their shared fetches by always_inline once cache_read_shared
+// made them), the product multi-level tiled and fused into the conv's copy, or into its
+// element-wise consumer with the copy inlined, whose loops are first grouped as the product's
+// axes. No sketch for a grouped conv (a gather of three dims).
+Made implicit_gemm_apply(const SketchContext& ctx, const Sketch& in, int st) {
+    Sketch sk = in;
+    Schedule& s = sk.schedule;
+    const int i = ctx.dag_index(s, st);
+    const op::internal::ImplicitGemmLayout l = *op::internal::implicit_gemm_layout(s.stage(st).op);
+    const int product = s.reindex(st, l.order, l.groups);
+    for (int k = st; k <= product; ++k) insert_sketch_stage(sk, k);
+    for (int k = st; k < product; ++k) {
+        if (op_output(s.stage(k).op, 0).ndim() != 2) return {};
+        sk.stages[k].gather = true;
+    }
+    int c = product + 1;  // the conv, now a copy out of the product
+    if (int q = ctx.dag.elementwise_consumer(i, ctx.inlined(s)); q >= 0) {
+        int e = -1;
+        for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
+            if (s.stage(k).dag_op.same_as(ctx.dag.ops()[static_cast<size_t>(q)])) e = k;
+        if (e < 0 || !plain(sk, e) || s.stage(e).leaf != s.stage(e).root ||
+            s.stage(e).attach != AttachKind::Root)
+            return {};
+        s.compute_inline(c);
+        sk.stages[c].kind = SketchStageKind::Inlined;
+        c = e;
+    }
+    op::internal::group_loops(s, c, l);
+    const int begin = static_cast<int>(sk.tiles.size());
+    tile_stage(sk, product, ctx.gpu_tiling, kMaxInnermost);
+    mark_gpu_tiling(sk, product, begin, ctx.gpu_tiling);
+    fuse_into_consumer(sk, product, c, 3, begin, true);
+    trace(sk, product, "implicit_gemm");
+    return {{std::move(sk), product - 1}};
+}
+
 // --- GPU: cross-thread reduction ----------------------------------------------------------------
 
 RuleCondition cross_thread_condition(const SketchContext& ctx, const Sketch& sk, int st) {
@@ -368,6 +419,7 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     SketchRule skip{"skip", skip_condition, skip_apply};
     if (target.is_gpu())
         return {internal::tensor_core_rule(),
+                {"implicit_gemm", implicit_gemm_condition, implicit_gemm_apply},
                 {"cache_read_shared", cache_read_condition, cache_read_apply},
                 internal::read_cache_rule(),
                 internal::row_fetch_rule(),

@@ -125,6 +125,9 @@ struct SketchStage {
     bool unroll = false;
     /// Made by the cache_write rule: computes the next stage's body, which copies it out.
     bool write_cache = false;
+    /// Made by the implicit_gemm rule (Schedule::reindex): a gather of one operand of the
+    /// product, inlined into its shared-memory fetch (the im2col computed in the tile copies).
+    bool gather = false;
     /// TensorCore (the output stage): its tile groups (indices into Sketch::tiles) of m and n,
     /// levels (blocks, warps, fragments per warp), and of k, levels (shared tiles, fragments per
     /// shared tile); the lengths count fragments (16 rows, `tensor_core_n` columns, 16 or 8 k).
@@ -143,9 +146,10 @@ struct Sketch {
 
     explicit Sketch(Schedule s);
 
-    /// Applies `step` to `schedule` and, when it inserts a stage (cache_read, cache_write,
-    /// rfactor), gives that stage a Plain entry in `stages` (tile groups renumbered): how a rule
-    /// that inserts stages keeps the sketch's data in step with its schedule.
+    /// Applies `step` to `schedule` and, when it inserts stages (cache_read, cache_write,
+    /// rfactor: one; reindex: its gathers and the product), gives each a Plain entry in `stages`
+    /// (tile groups renumbered): how a rule that inserts stages keeps the sketch's data in step
+    /// with its schedule.
     StepResult apply(const Step& step);
 };
 
