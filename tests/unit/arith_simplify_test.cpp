@@ -5,7 +5,9 @@
 
 #include "ArithTestUtil.h"
 #include "tessel/arith/Simplify.h"
+#include "tessel/ir/Equality.h"
 #include "tessel/ir/IROperator.h"
+#include "tessel/ir/IRPrinter.h"
 
 using namespace tessel;
 using tessel::test::same;
@@ -189,7 +191,16 @@ TEST(ArithSimplify, DivMod) {
         C(x * 2 % 2, Expr(0)),
         C(v.a * i64(8) / i64(8), v.a),
         C((x * 8 + 4) % 8, Expr(4)),
+        // A fused loop's digits recombine: n = x / 49, y = x / 7 % 7, w = x % 7 of a 4 x 7 x 7
+        // fusion read at n * 49 + y * 7 + w (Schedule::reindex's copies, InferBounds).
+        C((x / 49) * 49 + (x / 7 % 7) * 7 + x % 7, x),
+        C((x / 7 % 7) * 7 + (x / 49) * 49 + y + x % 7, y + x),
+        C(((x / 6) / 5) * 30 + ((x / 6) % 5) * 6 + x % 6, x),
     });
+    // Not when the digits do not belong together.
+    for (Expr e : {(x / 50) * 49 + (x / 7 % 7) * 7 + x % 7, (x / 49) * 49 + (x / 7 % 7) * 6 + x % 7,
+                   (x / 49) * 49 + (y / 7 % 7) * 7 + x % 7})
+        EXPECT_FALSE(structural_equal(simplify(e), x)) << to_string(e);
 }
 
 TEST(ArithSimplify, MinMax) {

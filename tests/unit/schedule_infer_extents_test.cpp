@@ -117,6 +117,23 @@ TEST(ScheduleInferExtents, MatmulInsideReluTile) {
     EXPECT_EQ(extents(s, c), (std::vector<int64_t>{8, 8, 19}));
 }
 
+// A consumer that fuses its loops reads a 1-D producer at the fused index's digits: at a tile of
+// the fused loop the producer's region is that tile (4 points), not every row the tile touches.
+TEST(ScheduleInferExtents, FusedLoopsDigitsBoundATileExactly) {
+    Tensor A = placeholder({196}, Float(32), "A");
+    Tensor B = compute(
+        {196}, [&](Var p) { return A(p) * 2.0f; }, "B");
+    Tensor C = compute(
+        {4, 7, 7}, [&](Var n, Var y, Var x) { return B(n * 49 + y * 7 + x) + 1.0f; }, "C");
+    Schedule s = create_schedule({C});
+    int b = s.stage_of(B), c = s.stage_of(C);
+    s.fuse(c, {0, 1, 2});
+    s.split(c, 0, 4);
+    s.compute_at(b, c, 0);
+    EXPECT_EQ(extents(s, b), (std::vector<int64_t>{4}));
+    EXPECT_EQ(extents(s, c), (std::vector<int64_t>{49, 4}));
+}
+
 // A schedule keeps its inferred bounds until a step changes it (Schedule::BoundsMemo): a copy
 // answers with the original's, a step on the copy (or a moved attachment) infers them again, and
 // the original keeps its own.
