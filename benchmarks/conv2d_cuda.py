@@ -11,8 +11,14 @@ first; GFLOP/s from the median of 30 runs timed with CUDA events, the queue pre-
 batch 8 "tuned" is the rules again). Bars: the rules' geomean >= 0.8 x cuDNN at each batch, none
 below 0.5 x (issue 58); the tuned geomean >= 0.7 x cuDNN (issue 24).
 
+With --nhwc the layers are ts.op.conv2d_nhwc (input NHWC, weight HWIO) against cuDNN on
+channels_last tensors; with --dtype float16 (or bfloat16) both sides take 16-bit inputs and
+outputs (tessel accumulates in float32; the bars of issue 59: geomean >= 0.8 x cuDNN, none below
+0.5 x, NHWC at batch 1 and 8), checked to a relative error of 1e-2.
+
     python benchmarks/conv2d_cuda.py             every layer, batch 1 and 8
     python benchmarks/conv2d_cuda.py --batch 8   every layer at one batch
+    python benchmarks/conv2d_cuda.py --nhwc --dtype float16
     python benchmarks/conv2d_cuda.py --dry-run   no GPU: build every layer for sm_90 (ptxas report)
 """
 import math
@@ -24,6 +30,9 @@ import tessel as ts
 
 DRY = "--dry-run" in sys.argv
 BATCHES = [int(sys.argv[sys.argv.index("--batch") + 1])] if "--batch" in sys.argv else [1, 8]
+NHWC = "--nhwc" in sys.argv
+DTYPE = sys.argv[sys.argv.index("--dtype") + 1] if "--dtype" in sys.argv else "float32"
+NAME = "conv2d_cuda" + ("_nhwc" if NHWC else "") + ("" if DTYPE == "float32" else "_" + DTYPE)
 
 
 def layers():
@@ -44,9 +53,14 @@ def layers():
 def build(n, c, h, k, r, stride, pad, target, tuned=True):
     """The layer at batch n built with ts.op.default_schedule: the shipped logs' record when
     `tuned` (and they hold one), the default rules otherwise; and the schedule's steps as JSON."""
-    x = ts.placeholder((n, c, h, h), name="x")
-    w = ts.placeholder((k, c, r, r), name="w")
-    y = ts.op.conv2d_nchw(x, w, stride=stride, padding=pad)
+    if NHWC:
+        x = ts.placeholder((n, h, h, c), dtype=DTYPE, name="x")
+        w = ts.placeholder((r, r, c, k), dtype=DTYPE, name="w")
+        y = ts.op.conv2d_nhwc(x, w, stride=stride, padding=pad)
+    else:
+        x = ts.placeholder((n, c, h, h), dtype=DTYPE, name="x")
+        w = ts.placeholder((k, c, r, r), dtype=DTYPE, name="w")
+        y = ts.op.conv2d_nchw(x, w, stride=stride, padding=pad)
     ts.auto_schedule.use_shipped_logs(tuned)
     try:
         s = ts.op.default_schedule(y, ts.Target(target))
@@ -95,19 +109,28 @@ def run_batch(n, gen, cuda_bench, torch, F):
         f, rules_json = build(n, c, h, k, r, stride, pad, "cuda", tuned=False)
         ft, tuned_json = build(n, c, h, k, r, stride, pad, "cuda")
         shipped += tuned_json != rules_json
-        x = torch.randn(n, c, h, h, device="cuda", generator=gen)
-        w = torch.randn(k, c, r, r, device="cuda", generator=gen) / math.sqrt(c * r * r)
-        ref = F.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+        dtype = getattr(torch, DTYPE)
+        x_ref = torch.randn(n, c, h, h, device="cuda", generator=gen).to(dtype)
+        w_ref = (torch.randn(k, c, r, r, device="cuda", generator=gen) / math.sqrt(c * r * r)).to(
+            dtype)
+        ref = F.conv2d(x_ref.double(), w_ref.double(), stride=stride, padding=pad)
+        x, w = x_ref, w_ref
+        if NHWC:  # tessel's tensors NHWC and HWIO; cuDNN's the same data as channels_last
+            x, w = x_ref.permute(0, 2, 3, 1).contiguous(), w_ref.permute(2, 3, 1, 0).contiguous()
+            ref = ref.permute(0, 2, 3, 1).contiguous()
+            x_ref = x_ref.contiguous(memory_format=torch.channels_last)
+            w_ref = w_ref.contiguous(memory_format=torch.channels_last)
+        bound = 1e-4 if DTYPE == "float32" else 1e-2
         for kernel, what in ((f, "the rules"), (ft, "the tuned schedule")):
-            y = torch.full(ref.shape, float("nan"), device="cuda")
+            y = torch.full(ref.shape, float("nan"), device="cuda", dtype=dtype)
             kernel(x, w, y)
             torch.cuda.synchronize()
             err = cuda_bench.relative_error(y, ref)
-            assert err < 1e-4, f"tessel's conv2d ({what}) is wrong at {name}: relative error {err}"
-        flops = 2.0 * n * k * ref.shape[2] * ref.shape[3] * c * r * r
+            assert err < bound, f"tessel's conv2d ({what}) is wrong at {name}: relative error {err}"
+        flops = 2.0 * ref.numel() * c * r * r
         t_rules = cuda_bench.median_ms(lambda: f(x, w, y))
         t_tuned = cuda_bench.median_ms(lambda: ft(x, w, y))
-        t_torch = cuda_bench.median_ms(lambda: F.conv2d(x, w, stride=stride, padding=pad))
+        t_torch = cuda_bench.median_ms(lambda: F.conv2d(x_ref, w_ref, stride=stride, padding=pad))
         g = {"rules": flops / t_rules / 1e6, "tuned": flops / t_tuned / 1e6,
              "cudnn": flops / t_torch / 1e6}
         lowest = min(lowest, (g["rules"] / g["cudnn"], name))
@@ -115,8 +138,8 @@ def run_batch(n, gen, cuda_bench, torch, F):
         print(f"{name:27s} x{count}  rules {g['rules']:8.1f}  tuned {g['tuned']:8.1f}{note}  "
               f"cudnn {g['cudnn']:8.1f} GFLOP/s  ratios {g['rules'] / g['cudnn']:.3f} "
               f"{g['tuned'] / g['cudnn']:.3f}  ({ptxas_report(f)})")
-        lines.append(cuda_bench.bench_line("conv2d_cuda", name, g["rules"], "cudnn", g["cudnn"]))
-        lines.append(cuda_bench.bench_line("conv2d_cuda", name + ",tuned", g["tuned"], "cudnn",
+        lines.append(cuda_bench.bench_line(NAME, name, g["rules"], "cudnn", g["cudnn"]))
+        lines.append(cuda_bench.bench_line(NAME, name + ",tuned", g["tuned"], "cudnn",
                                            g["cudnn"]))
         for key in logs:
             logs[key].append(math.log(g[key]))
@@ -124,9 +147,9 @@ def run_batch(n, gen, cuda_bench, torch, F):
     print(f"batch {n}: rules geomean {mean['rules'] / mean['cudnn']:.3f} x cuDNN (lowest "
           f"{lowest[0]:.3f}, {lowest[1]}); tuned: {shipped} of {len(logs['cudnn'])} layers from "
           f"the shipped tuning logs ({ts.auto_schedule.shipped_logs_folder()})")
-    lines.append(cuda_bench.bench_line("conv2d_cuda", f"b{n}_geomean", mean["rules"], "cudnn",
+    lines.append(cuda_bench.bench_line(NAME, f"b{n}_geomean", mean["rules"], "cudnn",
                                        mean["cudnn"]))
-    lines.append(cuda_bench.bench_line("conv2d_cuda", f"b{n}_geomean,tuned", mean["tuned"],
+    lines.append(cuda_bench.bench_line(NAME, f"b{n}_geomean,tuned", mean["tuned"],
                                        "cudnn", mean["cudnn"]))
     return lines
 
