@@ -138,3 +138,38 @@ def test_workload_keys_made_before_out_dtype_name_the_same_computation():
     half = ts.SearchTask("op.matmul", [64, 64, 64, 0, 0, "float16", "float32"], target="llvm")
     assert half.dag_hash != before.dag_hash
     assert ("out_dtype", "dtype") in ts.workload_params("op.matmul")
+
+
+@pytest.mark.parametrize("dtype,layout", [("float16", "nhwc"), ("bfloat16", "nchw")])
+def test_16_bit_conv_on_the_gpu_default_accumulates_in_float32(dtype, layout):
+    # The GPU default's implicit GEMM (docs/operators.md) on 16-bit gathers: in the SPMD
+    # interpreter, as accurate as a float32 product rounded once to the output type.
+    rng = np.random.default_rng(56)
+    n, c, h, w, k = 2, 37, 9, 11, 20
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32).astype(NP[dtype])
+    wt = (rng.standard_normal((k, c, 3, 3)) / 10).astype(np.float32).astype(NP[dtype])
+    xd, wd = x.astype(np.float64), wt.astype(np.float64)
+    xp = np.pad(xd, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    oh, ow = (h - 1) // 2 + 1, (w - 1) // 2 + 1
+    ref = np.zeros((n, k, oh, ow))
+    for dy in range(3):
+        for dx in range(3):
+            ref += np.einsum("nchw,kc->nkhw", xp[:, :, dy:dy + 2 * oh:2, dx:dx + 2 * ow:2],
+                             wd[:, :, dy, dx])
+    if layout == "nhwc":
+        X = ts.placeholder((n, h, w, c), dtype=dtype, name="x")
+        W = ts.placeholder((3, 3, c, k), dtype=dtype, name="w")
+        Y = op.conv2d_nhwc(X, W, stride=2, padding=1)
+        args, ref = [x.transpose(0, 2, 3, 1).copy(), wt.transpose(2, 3, 1, 0).copy()], \
+            ref.transpose(0, 2, 3, 1)
+    else:
+        X = ts.placeholder((n, c, h, w), dtype=dtype, name="x")
+        W = ts.placeholder((k, c, 3, 3), dtype=dtype, name="w")
+        Y = op.conv2d_nchw(X, W, stride=2, padding=1)
+        args = [x, wt]
+    s = op.default_schedule([Y], "cuda -arch=sm_90")
+    assert "s.reindex(" in s.to_python()
+    out = np.zeros([int(d) for d in Y.shape], NP[dtype])
+    ts.lower(s, [X, W, Y]).run(*args, out)
+    rounded = ref.astype(np.float32).astype(NP[dtype])
+    assert rel_l2(out, ref) <= 1.1 * rel_l2(rounded, ref)
