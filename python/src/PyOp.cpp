@@ -347,6 +347,17 @@ void init_op(py::module_& parent) {
                                   b.col_vthreads, b.bk);
         },
         "tile"_a);
+    // Private: benchmarks/experiments/matmul_split_k_cuda.py's sweep: the GPU default's split-K
+    // part length for every float32 product (0: no split), or None for the model's; returns the
+    // length forced before.
+    m.def(
+        "_force_split_k_length",
+        [](std::optional<int64_t> length) {
+            if (length && *length < 0)
+                throw py::value_error("a split-K part length must be 0 (no split) or positive");
+            return op::internal::force_split_k_length(length);
+        },
+        "length"_a);
     // Private: the conv tile sweep of benchmarks/experiments/conv_tiles_cuda.py: the GPU default
     // takes the candidate of this rank in the model's order (None: the model's first); and the
     // candidates of a convolution, in that order, as (kb, tk, ph, th, pw, tw, bk, double buffer,

@@ -333,6 +333,7 @@ constexpr MatmulTileModel kMatmulTiles[] = {
 
 thread_local std::optional<GpuMatmulTile> forced_matmul_tile;
 thread_local std::optional<GpuConvKernel> forced_conv_kernel;
+thread_local std::optional<int64_t> forced_split_k_length;
 
 // The modelled time of a batch of m x n outputs in tiles `t` over `sms` multiprocessors, per
 // step of k: the blocks of the busiest SM, all at the SM's shared rate.
@@ -351,10 +352,12 @@ bool plan_matmul(GpuTile& t, const Operation& op, const std::vector<int64_t>& sh
                  const Target& target, std::optional<GpuMatmulTile> given = std::nullopt) {
     const ComputeOpNode* c = as_compute(op);
     const size_t d = shape.size();
-    if ((d != 2 && d != 3) || c->reduce_axis.size() != 1 ||
+    if (d < 2 || d > 4 || c->reduce_axis.size() != 1 ||
         tensor_reads(c).size() != op_inputs(op).size())
         return false;
-    const int64_t m = shape[d - 2], n = shape[d - 1], batch = d == 3 ? shape[0] : 1;
+    int64_t batch = 1;  // split-K's parts of a batch of products: two batch axes
+    for (size_t ax = 0; ax + 2 < d; ++ax) batch *= shape[ax];
+    const int64_t m = shape[d - 2], n = shape[d - 1];
     const GpuMatmulTile tile =
         forced_matmul_tile.value_or(given.value_or(gpu_matmul_tile(batch, m, n, target)));
     t.bk = tile.bk;
@@ -478,22 +481,21 @@ std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& targ
 // ---------------------------------------------------------------------------------------------
 // Split-K
 
-constexpr int64_t kSplitMaxParts = 16;
-constexpr int64_t kSplitMinLength = 128;     // a part's reduction length at least
-constexpr double kTileCyclesPerK = 53;       // a 64 x 64 tile's step of k (4,096 FMAs)
-constexpr double kDramBytesPerClock = 2400;  // the partial sums' traffic
-constexpr double kLaunchCycles = 5000;       // the second kernel's launch and tail
-constexpr double kWaveCycles = 4000;         // a wave's blocks' prologue (first tiles) and stores
+// The split-K model's terms in microseconds, fitted to 96 products timed with 1 to 107 parts on an
+// H200 (benchmarks/experiments/matmul_split_k_cuda.py; docs/perf/gpu-matmul-split-k.md).
+constexpr int64_t kSplitMaxParts = 16;          // candidates: k in 2..16 parts, and parts of
+constexpr int64_t kSplitShortLength = 64;       // this length, the shortest a part may be
+constexpr int64_t kSplitStep = 16;              // parts are whole k steps of every tile
+constexpr double kUsPerTileUnit = 0.718e-6;     // matmul_tile_time's unit, per step of k
+constexpr double kUsPerBlock = 0.374;           // a block's fixed costs (first tiles, stores)
+constexpr double kUsSplit = 3.91;               // the summing kernel's launch and tail
+constexpr double kUsPerPartialByte = 0.605e-6;  // the partial sums' round trip
 
-// Split-K (docs/operators.md, "GPU default schedules"): the parts to split a 2-D matmul-like
-// stage's reduction of length k into when its 64 x 64 tiles leave SMs idle, 1 for none. The
-// time of p parts is modelled as the waves of tiles x p blocks times the part's length and a
-// block's fixed costs, plus the partial sums' round trip and the summing kernel's launch; the
-// parts divide k (no tail) and are at least kSplitMinLength long.
-// A matmul-like output or epilogue producer split into parts along its reduction: the parts
-// (rfactor, a stage of partial sums [part, i, j] in a global workspace) are tiled as a batch of
-// products, the stage itself (found by its DAG op) then sums the parts. Returns the partial sums'
-// tile (its producer and caches still to insert), or nothing when it does not pay.
+// A matmul-like output or epilogue producer (a product or a batch of them) split into parts along
+// its reduction (split_k_length): the parts (rfactor, a stage of partial sums [part, (b,) i, j]
+// in a global workspace; the last part's sum bounded by k) are tiled as a batch of products, the
+// stage itself (found by its DAG op) then sums the parts. Returns the partial sums' tile (its
+// producer and caches still to insert), or nothing when it does not pay.
 struct SplitK {
     GpuTile tile;
     Operation partials;
@@ -503,13 +505,16 @@ std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Ta
                                       std::optional<GpuMatmulTile> tile = std::nullopt) {
     const std::vector<int64_t> shape = shape_of(op), red = reduction_extents(op);
     GpuTile probe;
-    if (shape.size() != 2 || red.size() != 1 || !constant(shape) || !constant(red) ||
-        !plan_matmul(probe, op, shape, target, tile) || !bind_tile_threads(probe, shape))
+    if ((shape.size() != 2 && shape.size() != 3) || red.size() != 1 || !constant(shape) ||
+        !constant(red) || !plan_matmul(probe, op, shape, target, tile) ||
+        !bind_tile_threads(probe, shape))
         return std::nullopt;
-    const int64_t parts = split_k_parts(shape[0], shape[1], red[0], target);
-    if (parts <= 1) return std::nullopt;
+    const size_t d = shape.size();
+    const int64_t length =
+        split_k_length(d == 3 ? shape[0] : 1, shape[d - 2], shape[d - 1], red[0], target);
+    if (length <= 0) return std::nullopt;
     const int st = stage_of_op(s, op);
-    const int ko = s.split_nparts(st, 2, parts).first;  // leaves: i, j, k
+    const int ko = s.split(st, static_cast<int>(d), length).first;  // leaves: ..., i, j, ko, k
     const int rf = s.rfactor(st, ko, 0);
     SplitK out;
     out.partials = s.stage(rf).op;
@@ -999,26 +1004,51 @@ void group_loops(Schedule& s, int stage, const ImplicitGemmLayout& l) {
     }
 }
 
+std::optional<int64_t> force_split_k_length(std::optional<int64_t> length) {
+    std::swap(length, forced_split_k_length);
+    return length;
+}
+
 std::optional<GpuConvKernel> force_gpu_conv_kernel(std::optional<GpuConvKernel> kernel) {
     std::swap(kernel, forced_conv_kernel);
     return kernel;
 }
 
-int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target) {
+namespace {
+
+// The modelled time in microseconds of a batch of m x n products over k in parts of `length`
+// (the last part bounded by k; one part: no split) on `sms` multiprocessors, under the tile the
+// model gives the parts' batch.
+double split_k_time(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t length, int64_t sms) {
+    const int64_t parts = (k + length - 1) / length;
+    const MatmulTileModel* t = &kMatmulTiles[0];
+    for (const MatmulTileModel& c : kMatmulTiles)
+        if (matmul_tile_time(c, batch * parts, m, n, sms) <
+            matmul_tile_time(*t, batch * parts, m, n, sms))
+            t = &c;
+    const int64_t tiles = batch * parts * ((m + t->tile.rows - 1) / t->tile.rows) *
+                          ((n + t->tile.cols - 1) / t->tile.cols);
+    double us = matmul_tile_time(*t, batch * parts, m, n, sms) * double(length) * kUsPerTileUnit +
+                double((tiles + sms - 1) / sms) * kUsPerBlock;
+    if (parts > 1) us += kUsSplit + double((parts + 1) * batch * m * n * 4) * kUsPerPartialByte;
+    return us;
+}
+
+}  // namespace
+
+int64_t split_k_length(int64_t batch, int64_t m, int64_t n, int64_t k, const Target& target) {
+    if (forced_split_k_length) return *forced_split_k_length < k ? *forced_split_k_length : 0;
     const int64_t sms = std::max(1, target.sm_count());
-    const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64);
-    if (tiles >= 2 * sms) return 1;
-    auto cycles = [&](int64_t parts) {
-        const double waves = double((tiles * parts + sms - 1) / sms);
-        const double main = waves * (double(k / parts) * kTileCyclesPerK + kWaveCycles);
-        if (parts == 1) return main;
-        return main + double((parts + 1) * m * n * 4) / kDramBytesPerClock + kLaunchCycles;
-    };
-    int64_t best = 1;
+    if (batch * ((m + 63) / 64) * ((n + 63) / 64) >= 2 * sms) return 0;
+    std::vector<int64_t> lengths = {kSplitShortLength};
     for (int64_t parts = 2; parts <= kSplitMaxParts; ++parts)
-        if (k % parts == 0 && k / parts >= kSplitMinLength && cycles(parts) < cycles(best))
-            best = parts;
-    return best;
+        lengths.push_back(((k + parts - 1) / parts + kSplitStep - 1) / kSplitStep * kSplitStep);
+    int64_t best = k;
+    for (int64_t length : lengths)
+        if (length >= kSplitShortLength && length < k &&
+            split_k_time(batch, m, n, k, length, sms) < split_k_time(batch, m, n, k, best, sms))
+            best = length;
+    return best < k ? best : 0;
 }
 
 }  // namespace tessel::op::internal

@@ -15,11 +15,20 @@ namespace tessel::op::internal {
 /// The rule-based default schedule of `outputs` for a GPU target.
 Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& target);
 
-/// Split-K: the parts a 2-D m x n product's reduction of length k is split into by the default
-/// schedule on `target` (1: not split): where its 64 x 64 tiles leave SMs idle, a divisor of k
-/// whose parts are at least 128 long, chosen by a model of the waves and the partial sums'
-/// traffic.
-int64_t split_k_parts(int64_t m, int64_t n, int64_t k, const Target& target);
+/// Split-K: the length of the parts a batch of `batch` m x n products' reduction of length k is
+/// split into by the default schedule on `target` (0: not split): where their 64 x 64 tiles
+/// leave SMs idle, whole k steps of 16 at least 64 long (the last part may end short of the
+/// others: its sum is bounded by k), chosen by a model of time: the register tiles' model
+/// (gpu_matmul_tile) of the parts as a batch of products, times the part's length, plus a
+/// block's fixed costs, against the partial sums' round trip through memory and the summing
+/// kernel's launch.
+int64_t split_k_length(int64_t batch, int64_t m, int64_t n, int64_t k, const Target& target);
+
+/// Makes split_k_length return `length` (0: no split; a length of k or more is no split either)
+/// on the calling thread, for any product, until called with nullopt (the model's choice again);
+/// returns the length forced before. For the sweep that fitted the model
+/// (benchmarks/experiments/matmul_split_k_cuda.py), not for users.
+std::optional<int64_t> force_split_k_length(std::optional<int64_t> length);
 
 /// A float32 matmul-like stage's register tile under the default: a block's rows and columns,
 /// each over threads as vthreads strided parts (rows / row_threads / row_vthreads points a

@@ -115,8 +115,8 @@ TEST(OpGpuSchedule, MatmulTilesFollowTheWaves) {
     EXPECT_EQ(tile(1, 3445, 2424), "64x128/128");
     EXPECT_EQ(tile(1, 287, 4573), "32x64/128");
     EXPECT_EQ(tile(1, 378, 125), "32x64/128");
-    EXPECT_EQ(tile(14, 1750, 184), "64x64/64");  // 1750 x 184 x 6818 in 14 parts
-    EXPECT_EQ(op::internal::split_k_parts(1750, 184, 6818, h100), 14);
+    EXPECT_EQ(tile(11, 1750, 184), "64x64/64");  // 1750 x 184 x 6818 in 11 parts of 624
+    EXPECT_EQ(op::internal::split_k_length(1, 1750, 184, 6818, h100), 624);
     // Fewer SMs fill sooner: what leaves an H100 idle fills an Orin's 16.
     EXPECT_EQ(op::internal::gpu_matmul_tile(1, 287, 4573, Target("cuda -arch=sm_87")).cols, 128);
 
@@ -198,17 +198,27 @@ TEST(OpGpuSchedule, ConvImplicitGemmNhwcBatchesAndSplitK) {
 
 // Split-K: a product whose 64 x 64 tiles leave most SMs idle and whose reduction is long splits
 // the reduction into parts (a stage of partial sums, tiled as a batch of products, then their
-// sum); also under a dense epilogue. The parts divide the reduction.
+// sum); also under a dense epilogue, for a batch of products, and where the parts do not divide
+// the reduction (the last part's sum bounded by it).
 TEST(OpGpuSchedule, SplitKForFewTilesAndLongReductions) {
-    EXPECT_EQ(op::internal::split_k_parts(33, 20, 384, Target(kCudaCompileTarget)), 3);
-    EXPECT_EQ(op::internal::split_k_parts(33, 20, 383, Target(kCudaCompileTarget)), 1);
-    EXPECT_EQ(op::internal::split_k_parts(4096, 4096, 4096, Target(kCudaCompileTarget)), 1);
-    Tensor a = placeholder({33, 384}), b = placeholder({384, 20});
+    const Target h100(kCudaCompileTarget);
+    EXPECT_EQ(op::internal::split_k_length(1, 33, 20, 384, h100), 64);
+    EXPECT_EQ(op::internal::split_k_length(1, 33, 20, 383, h100), 64);    // the last part 63
+    EXPECT_EQ(op::internal::split_k_length(3, 257, 129, 511, h100), 64);  // a batch
+    EXPECT_EQ(op::internal::split_k_length(1, 91, 3327, 3114, h100), 320);
+    EXPECT_EQ(op::internal::split_k_length(1, 4096, 4096, 4096, h100), 0);  // fills the SMs
+    EXPECT_EQ(op::internal::split_k_length(1, 176, 3877, 127, h100), 0);    // too short
+    EXPECT_EQ(op::internal::split_k_length(1, 33, 20, 64, h100), 0);
+    Tensor a = placeholder({33, 383}), b = placeholder({383, 20});
     Tensor c = op::matmul(a, b);
     Schedule s = op::default_schedule({c}, Target(kCudaCompileTarget));
     EXPECT_NE(s.to_python().find("rfactor"), std::string::npos) << s.to_python();
-    std::string cu = check_default_gpu({c}, 384);
+    std::string cu = check_default_gpu({c}, 383);
     expect_in(cu, "__shared__");
+    Tensor a3 = placeholder({2, 33, 260}), b3 = placeholder({2, 260, 20});
+    Tensor c3 = op::batch_matmul(a3, b3);
+    EXPECT_NE(op::default_schedule({c3}, h100).to_python().find("rfactor"), std::string::npos);
+    check_default_gpu({c3}, 260);
     Tensor x = placeholder({17, 256}), w = placeholder({19, 256}), bias = placeholder({19});
     Tensor y = op::dense(x, w, bias, op::Activation::GELU);
     EXPECT_NE(op::default_schedule({y}, Target(kCudaCompileTarget)).to_python().find("rfactor"),
