@@ -220,6 +220,38 @@ def test_gpu_conv_has_implicit_gemm_sketches_whose_states_compute_it(workload, p
     interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
 
 
+@pytest.mark.parametrize("workload,params", [
+    ("op.matmul", [33, 20, 383, 0, 0, "float32"]),
+    ("op.batch_matmul", [2, 33, 20, 260, "float32"]),
+    ("op.dense", [17, 19, 256, 1, "gelu", "float32"]),
+], ids=["matmul_odd_k", "batch_matmul", "dense_gelu"])
+def test_gpu_products_with_few_tiles_have_split_k_sketches_whose_states_compute_them(workload,
+                                                                                     params):
+    # Beside the plain tiling, the GPU default's split-K with open tiles: the reduction in the
+    # default's parts (the last bounded by k), the partial sums tiled as a batch of products in
+    # registers, then summed; samples and mutations compute the product.
+    task = ts.SearchTask(workload, params, target="cuda -arch=sm_90")
+    traces = [k.trace for k in A.generate_sketches(task)]
+    split = [t for t in traces if t[0].endswith(".rf.local: split_k")]
+    assert len(split) == 2 and len(traces) == 4
+    r = A.SearchSpace(task).sample(40, seed=1)
+    assert r["rejection_rate"] < 0.2, r["rejected"]
+    states = [s for s in r["states"] if '"kind":"rfactor"' in s.to_json()]
+    assert len(states) >= 10
+    space = A.SearchSpace(task)
+    for s in states[:2]:
+        assert space.check(s.schedule) == ""
+        interpreter_matches_the_unscheduled_dag(task, s.schedule)
+    mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(states)) if m]
+    assert mutated and '"kind":"rfactor"' in mutated[0].to_json()
+    interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
+
+
+def test_gpu_products_that_fill_the_gpu_have_no_split_k_sketch():
+    task = ts.SearchTask("op.matmul", [2048, 1024, 4096, 0, 0, "float32"], target="cuda -arch=sm_90")
+    assert not [k for k in A.generate_sketches(task) if "split_k" in " ".join(k.trace)]
+
+
 def test_gpu_conv_with_an_epilogue_fuses_the_product_into_it():
     x = ts.placeholder((1, 6, 7, 7), name="x")
     w = ts.placeholder((10, 6, 3, 3), name="w")

@@ -374,6 +374,54 @@ Made implicit_gemm_apply(const SketchContext& ctx, const Sketch& in, int st) {
     return {{std::move(sk), product - 1}};
 }
 
+// --- GPU: split-K ------------------------------------------------------------------------------
+
+// The length of the parts the GPU default splits a matrix product's (or a batch's) reduction
+// into (op::internal::split_k_length: where its tiles leave SMs idle), or 0.
+int64_t split_k_length(const SketchContext& ctx, const Sketch& sk, int st) {
+    const Stage& s = sk.schedule.stage(st);
+    if (!ctx.gpu() || !plain(sk, st) || s.leaf != s.root || s.attach != AttachKind::Root ||
+        ctx.dag_index(sk.schedule, st) < 0 || !needs_tiling(ctx, sk, st))
+        return 0;
+    const ComputeOpNode* c = as_compute(s.op);
+    if (!c || op_num_outputs(s.op) != 1 || c->reduce_axis.size() != 1 ||
+        (c->axis.size() != 2 && c->axis.size() != 3))
+        return 0;
+    std::vector<int64_t> e;
+    for (const IterVar& iv : c->axis) e.push_back(as_const_int(iv.dom().extent).value_or(0));
+    const int64_t k = as_const_int(c->reduce_axis[0].dom().extent).value_or(0);
+    const size_t d = e.size();
+    if (k <= 0 || std::find(e.begin(), e.end(), 0) != e.end()) return 0;
+    return op::internal::split_k_length(d == 3 ? e[0] : 1, e[d - 2], e[d - 1], k,
+                                        ctx.task.target());
+}
+
+RuleCondition split_k_condition(const SketchContext& ctx, const Sketch& sk, int st) {
+    return split_k_length(ctx, sk, st) > 0 ? RuleCondition::Apply : RuleCondition::Skip;
+}
+
+// The default's split-K with open tiles: the reduction split into the default's parts (rfactor:
+// a stage of partial sums [part, (b,) i, j]), the partial sums computed in registers, multi-level
+// tiled and fused into their copy-out as a batch of products; the stage itself then sums the
+// parts (bound to threads by the annotation, its element-wise consumer apart).
+Made split_k_apply(const SketchContext& ctx, const Sketch& in, int st) {
+    Sketch sk = in;
+    Schedule& s = sk.schedule;
+    const int64_t length = split_k_length(ctx, sk, st);
+    const int d = static_cast<int>(s.stage(st).root.size()) - 1;
+    const int rf = s.rfactor(st, s.split(st, d, length).first, 0);
+    insert_sketch_stage(sk, rf);
+    s.cache_write(rf, "local");  // the partial sums' registers at rf, their copy-out at rf + 1
+    insert_sketch_stage(sk, rf);
+    sk.stages[rf].write_cache = true;
+    const int begin = static_cast<int>(sk.tiles.size());
+    tile_stage(sk, rf, ctx.gpu_tiling, kMaxInnermost);
+    mark_gpu_tiling(sk, rf, begin, ctx.gpu_tiling);
+    fuse_into_consumer(sk, rf, rf + 1, 3, begin, true);
+    trace(sk, rf, "split_k");
+    return {{std::move(sk), rf - 1}};
+}
+
 // --- GPU: cross-thread reduction ----------------------------------------------------------------
 
 RuleCondition cross_thread_condition(const SketchContext& ctx, const Sketch& sk, int st) {
@@ -420,6 +468,7 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     if (target.is_gpu())
         return {internal::tensor_core_rule(),
                 {"implicit_gemm", implicit_gemm_condition, implicit_gemm_apply},
+                {"split_k", split_k_condition, split_k_apply},
                 {"cache_read_shared", cache_read_condition, cache_read_apply},
                 internal::read_cache_rule(),
                 internal::row_fetch_rule(),
