@@ -481,8 +481,8 @@ std::optional<GpuTile> plan_tile(const DAGAnalysis& a, int p, const Target& targ
 // ---------------------------------------------------------------------------------------------
 // Split-K
 
-// The split-K model's terms in microseconds, fitted to 96 products timed with 1 to 107 parts on an
-// H200 (benchmarks/experiments/matmul_split_k_cuda.py; docs/perf/gpu-matmul-split-k.md).
+// The split-K model's terms in microseconds, fitted to 12 products each timed in 5 to 9 part counts
+// on an H200 (benchmarks/experiments/matmul_split_k_cuda.py; docs/perf/gpu-matmul-split-k.md).
 constexpr int64_t kSplitMaxParts = 16;          // candidates: k in 2..16 parts, and parts of
 constexpr int64_t kSplitShortLength = 64;       // this length, the shortest a part may be
 constexpr int64_t kSplitStep = 16;              // parts are whole k steps of every tile
