@@ -48,6 +48,7 @@ constexpr int64_t kWarpRowMax = 2048;       // rows up to this length: a warp ea
 constexpr int64_t kRowsPerBlock = 8;        // a warp per row: rows (warps) per block at most
 constexpr int64_t kRowSharedFloats = 8192;  // a block's staged rows: 32 KB of shared memory
 constexpr int64_t kRowThreads = 512;        // a block per row: threads
+constexpr int64_t kDotRowMin = 256;         // a product of few rows: a warp a dot product from
 // A block per row stages its row in shared memory up to this many floats (160 KB of the H100's
 // 227 KB a block may have): the passes over the row then read it once from global memory.
 constexpr int64_t kBlockRowSharedMax = 40960;
@@ -851,6 +852,18 @@ void schedule_small_product(Schedule& s, int p, int q) {
     s.compute_at(p, q, thread);
 }
 
+// A product too small to tile whose reduction (one axis, at least kDotRowMin long) every read
+// is dense along: each output is a dot product of two contiguous rows, which a warp reads
+// coalesced (schedule_row_reduction) where one thread an output would read them serially.
+bool dot_rows(const Operation& op) {
+    const ComputeOpNode* c = as_compute(op);
+    if (!c || op_num_outputs(op) != 1 || c->reduce_axis.size() != 1 ||
+        !dense_along(c, c->reduce_axis[0].var()))
+        return false;
+    const std::optional<int64_t> k = as_const_int(c->reduce_axis[0].dom().extent);
+    return k && *k >= kDotRowMin;
+}
+
 bool tiled(const DAGAnalysis& a, int i) {
     return a.has_reduction(i) && a.needs_multi_level_tiling(i) &&
            op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant(a.spatial_extents(i)) &&
@@ -901,6 +914,10 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         }
         if (implicit_gemm(s, a, i, q, target, tiles, small)) continue;
         std::optional<GpuTile> t = plan_tile(a, i, target);
+        // Too few rows to tile and a long reduction that every read is dense along (dense or
+        // matmul(transpose_b) of a row or a few): a dot product a warp, as the row reductions
+        // (below), its epilogue in a kernel of its own.
+        if (!t && dot_rows(op)) continue;
         if (a.is_output(i)) {
             producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
             consumer = op;

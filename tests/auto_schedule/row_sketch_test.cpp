@@ -182,7 +182,7 @@ TEST(RowSketch, TheTutorialsBlockPerRowScheduleIsReachable) {
     EXPECT_NE(cu.find("__launch_bounds__(512)"), std::string::npos);
     EXPECT_NE(cu.find("float x_shared[8192]"), std::string::npos);  // the row, staged once
     EXPECT_NE(cu.find("float4"), std::string::npos);
-    EXPECT_NE(cu.find("__shfl_xor_sync"), std::string::npos);
+    EXPECT_NE(cu.find("tsl_shfl_xor(0x"), std::string::npos);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ TEST(CudaCrossThreadReduction, SoftmaxWarpShuffles) {
     Schedule s = block_softmax(64, 256, 128, &X, &Y);
     CudaOutput out = expect_cuda_compiles(s, {X, Y});
     const std::string& src = out.code.source;
-    EXPECT_TRUE(contains(src, "__shfl_xor_sync")) << src;
+    EXPECT_TRUE(contains(src, "tsl_shfl_xor(0x")) << src;
     EXPECT_TRUE(contains(src, "__syncthreads();")) << src;
     EXPECT_TRUE(contains(src, "__launch_bounds__(128)")) << src;
     EXPECT_TRUE(contains(src, "__shared__")) << src;
@@ -33,7 +33,7 @@ TEST(CudaCrossThreadReduction, NonPowerOfTwoGroupUsesSharedMemory) {
     Tensor X, Y;
     Schedule s = block_softmax(6, 48, 24, &X, &Y);
     CudaOutput out = expect_cuda_compiles(s, {X, Y});
-    EXPECT_FALSE(contains(out.code.source, "__shfl_xor_sync(0")) << out.code.source;
+    EXPECT_FALSE(contains(out.code.source, "= tsl_shfl_xor(")) << out.code.source;
     EXPECT_TRUE(contains(out.code.source, "tsl_member")) << out.code.source;
 }
 
@@ -50,7 +50,7 @@ TEST(CudaCrossThreadReduction, Argmax) {
     s.bind(st, 2, IterAnnotation::ThreadX);
     CudaOutput out = expect_cuda_compiles(s, {X, r[0], r[1]});
     const std::string& src = out.code.source;
-    EXPECT_TRUE(contains(src, "__shfl_xor_sync")) << src;
+    EXPECT_TRUE(contains(src, "tsl_shfl_xor(0x")) << src;
     EXPECT_TRUE(contains(src, "red_buf[")) << src;  // 64 threads: two warps
     ASSERT_EQ(out.code.plan.launches.size(), 1u);
     EXPECT_EQ(out.code.plan.launches[0].params.size(), 3u);

@@ -280,7 +280,7 @@ TEST(OpGpuSchedule, SoftmaxAndNormsAWarpPerRow) {
     for (const Tensor& y : {op::softmax(x, -1), op::log_softmax(x, -1)}) {
         std::string cu = check_default_gpu({y}, 100);
         if (cu.empty()) continue;
-        EXPECT_NE(cu.find("__shfl_xor_sync"), std::string::npos) << cu;
+        EXPECT_NE(cu.find("tsl_shfl_xor(0x"), std::string::npos) << cu;
         EXPECT_NE(cu.find("float4"), std::string::npos) << cu;
         EXPECT_EQ(count(cu, "__syncthreads()"), 1u) << cu;
     }
@@ -298,7 +298,7 @@ TEST(OpGpuSchedule, SoftmaxAndNormsABlockPerRow) {
     Tensor x = placeholder({3, 2053}), g = placeholder({2053}), b = placeholder({2053});
     for (const Tensor& y : {op::softmax(x, -1), op::layer_norm(x, g, b), op::rms_norm(x, g)}) {
         std::string cu = check_default_gpu({y}, 2053);
-        expect_in(cu, "__shfl_xor_sync");
+        expect_in(cu, "tsl_shfl_xor(0x");
     }
     Tensor x4 = placeholder({2, 4100}), g4 = placeholder({4100}), b4 = placeholder({4100});
     std::string cu = check_default_gpu({op::layer_norm(x4, g4, b4)}, 4100);
@@ -311,8 +311,27 @@ TEST(OpGpuSchedule, RowReductionsAcrossThreads) {
     for (const Tensor& y : {op::sum(x, {-1}), op::max(x, {-1}, true), op::mean(x, {1}),
                             op::sum(xl, {1}), op::min(xl, {-1}, true)}) {
         std::string cu = check_default_gpu({y}, 3001);
-        expect_in(cu, "__shfl_xor_sync");
+        expect_in(cu, "tsl_shfl_xor(0x");
     }
+}
+
+// A product of a row or a few whose reduction every read is dense along (dense at batch 1,
+// matmul with b transposed) is a dot product a warp (a block past 2048), its epilogue a kernel of
+// its own; a matmul of one row (b read k x n: not dense along k) and a short reduction keep one
+// thread an output.
+TEST(OpGpuSchedule, DotProductsOfFewRowsAcrossAWarp) {
+    Tensor x = placeholder({1, 300}), w = placeholder({37, 300}), bias = placeholder({37});
+    std::string cu = check_default_gpu({op::dense(x, w, bias, op::Activation::GELU)}, 300);
+    expect_in(cu, "tsl_shfl_xor(0x");
+    Tensor x3 = placeholder({3, 2500}), w3 = placeholder({5, 2500});
+    cu = check_default_gpu({op::matmul(x3, w3, false, true)}, 2500);
+    expect_in(cu, "tsl_shfl_xor(0x");
+    Tensor b = placeholder({300, 37});
+    cu = check_default_gpu({op::matmul(x, b)}, 300);
+    EXPECT_EQ(cu.find("tsl_shfl_xor(0x"), std::string::npos);
+    Tensor xs = placeholder({1, 200}), ws = placeholder({37, 200});
+    cu = check_default_gpu({op::dense(xs, ws)}, 200);
+    EXPECT_EQ(cu.find("tsl_shfl_xor(0x"), std::string::npos);
 }
 
 // Element-wise outputs: 4 elements a thread where the innermost extent allows (128 bits).
