@@ -2,9 +2,9 @@
 (ts.op.default_schedule, docs/operators.md "GPU default schedules"), without the shipped tuning
 logs, against PyTorch in the same process with TF32 off (asserted): matmul at 20 shapes drawn
 log-uniformly from [64, 8192]^3 with a fixed seed (printed), batch_matmul at BERT-base's two
-attention shapes (sequence 128) and three odd ones, dense with bias and GELU at four shapes (one
-of a single row: ResNet-50's classifier), and the memory-bound defaults (softmax, layer norm, row
-sums) at one size each. Every result is
+attention shapes (sequence 128) and three odd ones, matmul of one and of three rows (too few to
+tile), dense with bias and GELU at four shapes (one of a single row: ResNet-50's classifier), and
+the memory-bound defaults (softmax, layer norm, row sums) at one size each. Every result is
 checked against a float64 reference first; times are the median of 30 runs with CUDA events, the
 queue pre-filled (support/cuda_bench.py).
 
@@ -52,6 +52,10 @@ def cases():
         out.append((f"batch_matmul_{bsz}x{m}x{n}x{k}", "flop", [(bsz, m, k), (bsz, k, n)],
                     lambda a, b: ts.op.batch_matmul(a, b, allow_tf32=TF32), lambda a, b: a @ b,
                     2.0 * bsz * m * n * k))
+    for m, n, k in [(1, 1000, 2048), (3, 4096, 1024)]:  # too few rows to tile (GEMV-like)
+        out.append((f"row_matmul_{m}x{n}x{k}", "flop", [(m, k), (k, n)],
+                    lambda a, b: ts.op.matmul(a, b, allow_tf32=TF32), lambda a, b: a @ b,
+                    2.0 * m * n * k))
     for m, n, k in [(128, 3072, 768), (128, 768, 3072), (77, 1000, 333), (1, 1000, 2048)]:
         out.append((f"dense_gelu_{m}x{n}x{k}", "flop", [(m, k), (n, k), (n,)],
                     lambda x, w, b: ts.op.dense(x, w, b, activation="gelu", allow_tf32=TF32),

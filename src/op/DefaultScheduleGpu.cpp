@@ -44,11 +44,14 @@ namespace tessel::op::internal {
 namespace {
 
 constexpr int64_t kWarp = 32;
-constexpr int64_t kWarpRowMax = 2048;       // rows up to this length: a warp each
-constexpr int64_t kRowsPerBlock = 8;        // a warp per row: rows (warps) per block at most
-constexpr int64_t kRowSharedFloats = 8192;  // a block's staged rows: 32 KB of shared memory
-constexpr int64_t kRowThreads = 512;        // a block per row: threads
-constexpr int64_t kDotRowMin = 256;         // a product of few rows: a warp a dot product from
+constexpr int64_t kWarpRowMax = 2048;         // rows up to this length: a warp each
+constexpr int64_t kRowsPerBlock = 8;          // a warp per row: rows (warps) per block at most
+constexpr int64_t kRowSharedFloats = 8192;    // a block's staged rows: 32 KB of shared memory
+constexpr int64_t kRowThreads = 512;          // a block per row: threads
+constexpr int64_t kDotRowMin = 256;           // a product of few rows: a warp a dot product from
+constexpr int64_t kSmallThreadsPerSm = 1024;  // a small product split: threads an SM in all
+constexpr int64_t kSmallSplitMin = 512;       // reductions this long (shorter: a launch costs more)
+constexpr int64_t kSmallPartMin = 64;         // into parts at least this long
 // A block per row stages its row in shared memory up to this many floats (160 KB of the H100's
 // 227 KB a block may have): the passes over the row then read it once from global memory.
 constexpr int64_t kBlockRowSharedMax = 40960;
@@ -864,6 +867,29 @@ bool dot_rows(const Operation& op) {
     return k && *k >= kDotRowMin;
 }
 
+// A product too small to tile whose outputs are too few to fill the GPU one thread an output
+// and whose reduction is long (kSmallSplitMin or more: a matmul of one row reading b k x n, whose
+// few threads would each read a column of b in turn): its reduction split into
+// parts (rfactor) so that outputs x parts threads about fill the SMs, each part at least
+// kSmallPartMin long, the partial sums a thread a point (consecutive threads along the last
+// output axis: coalesced), then the stage sums them. False, the schedule unchanged, for others.
+bool split_small_product(Schedule& s, const Operation& op, const Target& target) {
+    const ComputeOpNode* c = as_compute(op);
+    const std::vector<int64_t> shape = shape_of(op), red = reduction_extents(op);
+    if (!c || op_num_outputs(op) != 1 || red.size() != 1 || !constant(shape) || !constant(red) ||
+        red[0] < kSmallSplitMin)
+        return false;
+    int64_t outputs = 1;
+    for (int64_t e : shape) outputs *= e;
+    const int64_t want = int64_t{std::max(1, target.sm_count())} * kSmallThreadsPerSm;
+    const int64_t parts = std::min((want + outputs - 1) / outputs, red[0] / kSmallPartMin);
+    if (parts < 2) return false;
+    const int st = stage_of_op(s, op);
+    const int64_t length = (red[0] + parts - 1) / parts;
+    s.rfactor(st, s.split(st, static_cast<int>(shape.size()), length).first, 0);
+    return true;
+}
+
 bool tiled(const DAGAnalysis& a, int i) {
     return a.has_reduction(i) && a.needs_multi_level_tiling(i) &&
            op_num_outputs(a.ops()[static_cast<size_t>(i)]) == 1 && constant(a.spatial_extents(i)) &&
@@ -918,6 +944,14 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         // matmul(transpose_b) of a row or a few): a dot product a warp, as the row reductions
         // (below), its epilogue in a kernel of its own.
         if (!t && dot_rows(op)) continue;
+        if (!t) {
+            // The partial sums and (as an output) their sum are root reductions: a thread a
+            // point (below); the sum of an epilogue's producer is computed in its threads.
+            if (split_small_product(s, op, target)) {
+                if (q >= 0) small.emplace_back(op, a.ops()[static_cast<size_t>(q)]);
+                continue;
+            }
+        }
         if (a.is_output(i)) {
             producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
             consumer = op;

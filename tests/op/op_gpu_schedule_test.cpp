@@ -317,8 +317,8 @@ TEST(OpGpuSchedule, RowReductionsAcrossThreads) {
 
 // A product of a row or a few whose reduction every read is dense along (dense at batch 1,
 // matmul with b transposed) is a dot product a warp (a block past 2048), its epilogue a kernel of
-// its own; a matmul of one row (b read k x n: not dense along k) and a short reduction keep one
-// thread an output.
+// its own; a matmul of one row (b read k x n: not dense along k) splits a long reduction into
+// parts; a short reduction keeps one thread an output.
 TEST(OpGpuSchedule, DotProductsOfFewRowsAcrossAWarp) {
     Tensor x = placeholder({1, 300}), w = placeholder({37, 300}), bias = placeholder({37});
     std::string cu = check_default_gpu({op::dense(x, w, bias, op::Activation::GELU)}, 300);
@@ -329,6 +329,14 @@ TEST(OpGpuSchedule, DotProductsOfFewRowsAcrossAWarp) {
     Tensor b = placeholder({300, 37});
     cu = check_default_gpu({op::matmul(x, b)}, 300);
     EXPECT_EQ(cu.find("tsl_shfl_xor(0x"), std::string::npos);
+    // A long reduction of few outputs read along a column: parts a thread a point, then their
+    // sum (also inside an epilogue's threads).
+    Tensor x7 = placeholder({3, 700}), b7 = placeholder({700, 37});
+    Tensor y7 = op::matmul(x7, b7);
+    EXPECT_NE(op::default_schedule({y7}, Target(kCudaCompileTarget)).to_python().find("rfactor"),
+              std::string::npos);
+    check_default_gpu({y7}, 700);
+    check_default_gpu({op::relu(op::matmul(x7, b7))}, 700);
     Tensor xs = placeholder({1, 200}), ws = placeholder({37, 200});
     cu = check_default_gpu({op::dense(xs, ws)}, 200);
     EXPECT_EQ(cu.find("tsl_shfl_xor(0x"), std::string::npos);
