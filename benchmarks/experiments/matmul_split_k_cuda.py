@@ -13,39 +13,24 @@ and its ratio to cuBLAS; then the best.
     (--all: every shape, not only those that leave SMs idle; --quick: the model's tile only;
     shapes named: only those)
 """
-import math
 import os
 import sys
-
-import numpy as np
 
 import tessel as ts  # before torch: the process uses tessel's NVRTC
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import cuda_bench  # noqa: E402
+from matmul_tiles_cuda import TILES as ALL_TILES, product, shapes  # noqa: E402
 
 force_tile = ts._tessel.op._force_gpu_matmul_tile
 force_split = ts._tessel.op._force_split_k_length
-# (rows, row threads, row vthreads, cols, col threads, col vthreads, bk)
-TILES = {
-    "W16": (64, 8, 2, 128, 16, 2, 16),    # 64 x 128, 128 threads, 8 x 8 a thread
-    "T64": (64, 8, 2, 64, 8, 2, 16),      # 64 x 64, 64 threads, 8 x 8
-    "X32": (32, 8, 1, 64, 16, 1, 16),     # 32 x 64, 128 threads, 4 x 4
-    "S16": (64, 16, 1, 64, 16, 1, 16),    # 64 x 64, 256 threads, 4 x 4
-}
+# matmul_tiles_cuda's: 64 x 128 of 128 threads, 64 x 64 of 64, 32 x 64 of 128, 64 x 64 of 256
+TILES = {name: ALL_TILES[name] for name in ("W16", "T64", "X32", "S16")}
 PARTS = [1, 2, 3, 4, 6, 8, 12, 16]
 SMS = 132
 QUICK = "--quick" in sys.argv  # the model's tile only
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]  # shapes named bxmxnxk
-
-
-def shapes():
-    rng = np.random.default_rng(58)  # benchmarks/ops_default_cuda.py's
-    mm = [(1,) + tuple(int(round(math.exp(x)))
-                       for x in rng.uniform(math.log(64), math.log(8192), 3)) for _ in range(20)]
-    return mm + [(12, 128, 128, 64), (12, 128, 64, 128), (7, 100, 77, 33), (3, 257, 129, 511),
-                 (16, 31, 500, 64)]
 
 
 def lengths(k):
@@ -76,24 +61,16 @@ def main():
             continue
         if ONLY and f"{b}x{m}x{n}x{k}" not in ONLY:
             continue
-        dims = ((m, k), (k, n)) if b == 1 else ((b, m, k), (b, k, n))
-        A, B = (ts.placeholder(d, name=nm) for d, nm in zip(dims, "AB"))
-        y = ts.op.matmul(A, B) if b == 1 else ts.op.batch_matmul(A, B)
-        a, bb = (torch.randn(d, device="cuda", generator=gen) for d in dims)
-        ref = a.double() @ bb.double()
-        t_ref = cuda_bench.median_ms(lambda: a @ bb, reps=15)
+        y, A, B, a, bb, ref, t_ref = product(b, m, n, k, gen)
         print(f"{b}x{m}x{n}x{k} cublas {t_ref * 1e3:.1f} us", flush=True)
         best = None
         for length in lengths(k):
             row = []
             for name, tile in [("model", None)] + ([] if QUICK else list(TILES.items())):
-                f = build(y, [A, B], tile, length)
-                out = torch.full(ref.shape, float("nan"), device="cuda")
-                f(a, bb, out)
-                if cuda_bench.relative_error(out, ref) > 1e-4:
+                t = cuda_bench.checked_ms(build(y, [A, B], tile, length), (a, bb), ref)
+                if t is None:
                     row.append(f"{name}=WRONG")
                     continue
-                t = cuda_bench.median_ms(lambda: f(a, bb, out), reps=15)
                 row.append(f"{name}={t * 1e3:.1f}us/{t_ref / t:.3f}")
                 if best is None or t < best[0]:
                     best = (t, length, name)

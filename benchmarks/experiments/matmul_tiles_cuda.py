@@ -46,27 +46,26 @@ def shapes():
                  (16, 31, 500, 64)]
 
 
+def product(b, m, n, k, gen):
+    """A float32 matmul (b == 1) or batch_matmul: its output and placeholders, random operands on
+    the GPU, their float64 product, and cuBLAS's median time (ms)."""
+    dims = ((m, k), (k, n)) if b == 1 else ((b, m, k), (b, k, n))
+    A, B = (ts.placeholder(d, name=nm) for d, nm in zip(dims, "AB"))
+    y = ts.op.matmul(A, B) if b == 1 else ts.op.batch_matmul(A, B)
+    a, bb = (torch.randn(d, device="cuda", generator=gen) for d in dims)
+    return y, A, B, a, bb, a.double() @ bb.double(), cuda_bench.median_ms(lambda: a @ bb, reps=15)
+
+
 def main():
     ts.auto_schedule.use_shipped_logs(False)
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator("cuda").manual_seed(1)
     for b, m, n, k in shapes():
-        dims = ((m, k), (k, n)) if b == 1 else ((b, m, k), (b, k, n))
-        A, B = (ts.placeholder(d, name=nm) for d, nm in zip(dims, "AB"))
-        y = ts.op.matmul(A, B) if b == 1 else ts.op.batch_matmul(A, B)
-        a, bb = (torch.randn(d, device="cuda", generator=gen) for d in dims)
-        ref = a.double() @ bb.double()
-        t_ref = cuda_bench.median_ms(lambda: a @ bb, reps=15)
+        y, A, B, a, bb, ref, t_ref = product(b, m, n, k, gen)
         row = []
         for name, tile in [("def", None)] + list(TILES.items()):
-            f = cuda_bench.build_forced(force, tile, y, [A, B])
-            out = torch.full(ref.shape, float("nan"), device="cuda")
-            f(a, bb, out)
-            if cuda_bench.relative_error(out, ref) > 1e-4:
-                row.append(f"{name}=WRONG")
-                continue
-            t = cuda_bench.median_ms(lambda: f(a, bb, out), reps=15)
-            row.append(f"{name}={t_ref / t:.3f}")
+            t = cuda_bench.checked_ms(cuda_bench.build_forced(force, tile, y, [A, B]), (a, bb), ref)
+            row.append(f"{name}=WRONG" if t is None else f"{name}={t_ref / t:.3f}")
         print(f"{b}x{m}x{n}x{k} cublas {2.0 * b * m * n * k / t_ref / 1e9:.1f} TFLOP/s: "
               + " ".join(row), flush=True)
 

@@ -44,6 +44,19 @@ def build_forced(force, value, output, inputs):
     return ts.build(schedule, inputs + [output], target="cuda")
 
 
+def checked_ms(f, args, ref, reps=15):
+    """f(*args, out) into a NaN-filled output checked against the float64 `ref` (relative error
+    1e-4), then its median time in ms; None when the output is wrong. The sweeps of
+    benchmarks/experiments/*_cuda.py."""
+    import torch
+
+    out = torch.full(ref.shape, float("nan"), device="cuda")
+    f(*args, out)
+    if relative_error(out, ref) > 1e-4:
+        return None
+    return median_ms(lambda: f(*args, out), reps=reps)
+
+
 def relative_error(out, ref):
     """||out - ref|| / ||ref|| in float64; NaN anywhere fails."""
     out, ref = out.double(), ref.double()

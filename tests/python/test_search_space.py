@@ -194,6 +194,20 @@ def interpreter_matches_the_unscheduled_dag(task, schedule, seed=0):
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
+def states_and_mutations_compute_it(task, states, step):
+    """At least 10 sampled `states` (of the sketch whose schedules have `step`): the first two
+    pass the space's check and compute the task in the interpreter, and so does a mutation of
+    one, which keeps `step`."""
+    assert len(states) >= 10
+    space = A.SearchSpace(task)
+    for s in states[:2]:
+        assert space.check(s.schedule) == ""
+        interpreter_matches_the_unscheduled_dag(task, s.schedule)
+    mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(states)) if m]
+    assert mutated and step in mutated[0].to_json()
+    interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
+
+
 @pytest.mark.parametrize("workload,params", [
     ("op.conv2d_nchw", [2, 8, 9, 9, 12, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1], 1, "float32"]),
     ("op.conv2d_nhwc", [2, 9, 9, 8, 12, [3, 3], [1, 1], [1, 1, 1, 1], [2, 2], 1, "float32"]),
@@ -209,15 +223,7 @@ def test_gpu_conv_has_implicit_gemm_sketches_whose_states_compute_it(workload, p
     assert len(implicit) == 2 and len(traces) == 4
     assert f"{name}.pad.gather: always_inline" in implicit[0]
     assert f"{name}.pad.gather.shared: cache_read_shared" in implicit[0]
-    states = conv_states(task)
-    assert len(states) >= 10
-    space = A.SearchSpace(task)
-    for s in states[:2]:
-        assert space.check(s.schedule) == ""
-        interpreter_matches_the_unscheduled_dag(task, s.schedule)
-    mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(states)) if m]
-    assert mutated and '"kind":"reindex"' in mutated[0].to_json()
-    interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
+    states_and_mutations_compute_it(task, conv_states(task), '"kind":"reindex"')
 
 
 @pytest.mark.parametrize("workload,params", [
@@ -237,14 +243,7 @@ def test_gpu_products_with_few_tiles_have_split_k_sketches_whose_states_compute_
     r = A.SearchSpace(task).sample(40, seed=1)
     assert r["rejection_rate"] < 0.2, r["rejected"]
     states = [s for s in r["states"] if '"kind":"rfactor"' in s.to_json()]
-    assert len(states) >= 10
-    space = A.SearchSpace(task)
-    for s in states[:2]:
-        assert space.check(s.schedule) == ""
-        interpreter_matches_the_unscheduled_dag(task, s.schedule)
-    mutated = [m for m in (space.mutate(s, seed=i) for i, s in enumerate(states)) if m]
-    assert mutated and '"kind":"rfactor"' in mutated[0].to_json()
-    interpreter_matches_the_unscheduled_dag(task, mutated[0].schedule)
+    states_and_mutations_compute_it(task, states, '"kind":"rfactor"')
 
 
 def test_gpu_products_that_fill_the_gpu_have_no_split_k_sketch():
