@@ -869,10 +869,10 @@ bool dot_rows(const Operation& op) {
 
 // A product too small to tile whose outputs are too few to fill the GPU one thread an output
 // and whose reduction is long (kSmallSplitMin or more: a matmul of one row reading b k x n, whose
-// few threads would each read a column of b in turn): its reduction split into
-// parts (rfactor) so that outputs x parts threads about fill the SMs, each part at least
-// kSmallPartMin long, the partial sums a thread a point (consecutive threads along the last
-// output axis: coalesced), then the stage sums them. False, the schedule unchanged, for others.
+// few threads would each read a column of b in turn): its reduction split into parts (rfactor)
+// so that outputs x parts threads about fill the SMs, each part at least kSmallPartMin long, the
+// partial sums a thread a point (consecutive threads along the last output axis: coalesced),
+// then the stage sums them. False, the schedule unchanged, for others.
 bool split_small_product(Schedule& s, const Operation& op, const Target& target) {
     const ComputeOpNode* c = as_compute(op);
     const std::vector<int64_t> shape = shape_of(op), red = reduction_extents(op);
