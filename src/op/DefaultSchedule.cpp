@@ -149,7 +149,7 @@ bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     const Stage& st = s.stage(stage);
     const ComputeOpNode* c = as_compute(st.op);
     const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
-    if (op_num_outputs(st.op) != 1 || total == spatial || lanes < 2 ||
+    if (total == spatial || lanes < 2 ||
         !dense_along(c, c->reduce_axis.back().var()))
         return false;
     // Within the schedule's lane cap (16-bit and 8-bit values have 32 and 64 lanes a vector).
@@ -185,7 +185,7 @@ int schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
     int64_t inner = leaf_extent(s, stage, spatial - 1);
     int64_t lanes = target.vector_lanes(dtype_of(st));
     const ComputeOpNode* c = as_compute(st.op);
-    bool vector = op_num_outputs(st.op) == 1 && inner >= 4 && lanes > 1 && total > spatial &&
+    bool vector = inner >= 4 && lanes > 1 && total > spatial &&
                   dense_along(c, c->axis[static_cast<size_t>(spatial - 1)].var());
     if (!vector && rfactor_innermost_cpu(s, stage, lanes)) return 1;
     if (vector) {

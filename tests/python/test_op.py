@@ -172,6 +172,31 @@ def test_reductions():
           vx.argmin(axis=2)[..., None].astype("int32"))
 
 
+def test_argmax_and_argmin_are_vectorised_and_keep_numpys_ties_and_nans():
+    # A row of a vector-width multiple: the (index, value) pairs factored into vector lanes
+    # (rfactor), then reduced across the lanes; the first of equal maxima and the first NaN win,
+    # as in NumPy.
+    vx = rand(6, 256)
+    vx[1, :] = 0.25                          # all equal: index 0
+    vx[2, 17] = vx[2, 200] = 9.0             # a tie in different lanes: the first
+    vx[3, 40] = np.nan                       # a NaN wins
+    vx[3, 90] = np.nan
+    vx[4, 255] = 9.0                         # the last element
+    x = ph(vx.shape)
+    y = op.argmax(x, 1)
+    assert "rfactor" in op.default_schedule([y], "llvm").to_python()
+    check([x], [vx], y, vx.argmax(axis=1).astype("int32"))
+    vx[4, 255] = -9.0
+    check([x], [vx], op.argmin(x, 1), vx.argmin(axis=1).astype("int32"))
+    # Over columns: vectorised along the output (lanes of columns), the same semantics.
+    vx[5, 3] = vx[0, 3]
+    vx[4, 7] = np.nan
+    y0 = op.argmin(x, 0)
+    assert "vectorize" in op.default_schedule([y0], "llvm").to_python()
+    check([x], [vx], y0, vx.argmin(axis=0).astype("int32"))
+    check([x], [vx], op.argmax(x, 0), vx.argmax(axis=0).astype("int32"))
+
+
 def test_layout_ops():
     vx = rand(3, 5, 7)
     x = ph(vx.shape)
