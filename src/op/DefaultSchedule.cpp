@@ -149,9 +149,7 @@ bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     const Stage& st = s.stage(stage);
     const ComputeOpNode* c = as_compute(st.op);
     const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
-    if (total == spatial || lanes < 2 ||
-        !dense_along(c, c->reduce_axis.back().var()))
-        return false;
+    if (total == spatial || lanes < 2 || !dense_along(c, c->reduce_axis.back().var())) return false;
     // Within the schedule's lane cap (16-bit and 8-bit values have 32 and 64 lanes a vector).
     const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1),
                                       std::min<int64_t>(4 * lanes, s.limits().max_vector_lanes));
