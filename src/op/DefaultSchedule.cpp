@@ -151,21 +151,30 @@ bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     const int spatial = num_spatial(st), total = static_cast<int>(st.leaf.size());
     if (total == spatial || lanes < 2 || !dense_along(c, c->reduce_axis.back().var())) return false;
     // Within the schedule's lane cap (16-bit and 8-bit values have 32 and 64 lanes a vector).
-    const int64_t f = divisor_at_most(leaf_extent(s, stage, total - 1),
-                                      std::min<int64_t>(4 * lanes, s.limits().max_vector_lanes));
-    if (f < std::min<int64_t>(lanes, s.limits().max_vector_lanes)) return false;
+    const int64_t extent = leaf_extent(s, stage, total - 1);
+    const int64_t low = std::min<int64_t>(lanes, s.limits().max_vector_lanes);
+    const int64_t high = std::min<int64_t>(4 * lanes, s.limits().max_vector_lanes);
+    int64_t f = low;
+    while (f <= high && extent % f != 0) ++f;
+    if (f > high) return false;
     s.split(stage, total - 1, f);
     const int rf = s.rfactor(stage, total, spatial);  // [spatial..., f, reductions...]
+    const bool parallel = worth_parallel(s, rf, double(int64_t(1) << 20));
+    const int local = s.cache_write(rf, "local"), copy = local + 1;
+    const int64_t rows = divisor_at_most(leaf_extent(s, copy, spatial - 1), 4);
+    s.split(copy, spatial - 1, rows);  // [spatial..., rows.outer, rows, f]
+    s.vectorize(copy, spatial + 1);
+    if (parallel) parallel_outer(s, copy, spatial, 0);
+    s.compute_at(local, copy, static_cast<int>(s.stage(copy).leaf.size()) - 3);
     std::vector<int> order;
-    for (int i = 0; i <= total; ++i)
-        if (i != spatial) order.push_back(i);
+    for (int i = 0; i < spatial - 1; ++i) order.push_back(i);
+    for (int i = spatial + 1; i <= total; ++i) order.push_back(i);
+    order.push_back(spatial - 1);
     order.push_back(spatial);
-    s.reorder(rf, order);
-    s.vectorize(rf, total);
-    // The partial sums stream their whole input once (a matrix-vector product: 8 MB at 1 x 1000 x
-    // 2048): memory-bound work, which two cores read faster from a million points on.
-    parallel_outer(s, rf, spatial, double(int64_t(1) << 20));
-    parallel_outer(s, rf + 1, spatial);
+    s.reorder(local, order);
+    s.unroll(local, total - 1);
+    s.vectorize(local, total);
+    parallel_outer(s, copy + 1, spatial);
     return true;
 }
 
@@ -185,7 +194,7 @@ int schedule_reduction_cpu(Schedule& s, int stage, const Target& target) {
     const ComputeOpNode* c = as_compute(st.op);
     bool vector = inner >= 4 && lanes > 1 && total > spatial &&
                   dense_along(c, c->axis[static_cast<size_t>(spatial - 1)].var());
-    if (!vector && rfactor_innermost_cpu(s, stage, lanes)) return 1;
+    if (!vector && rfactor_innermost_cpu(s, stage, lanes)) return 2;
     if (vector) {
         std::vector<int> order;
         for (int i = 0; i < spatial - 1; ++i) order.push_back(i);
