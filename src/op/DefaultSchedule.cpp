@@ -140,11 +140,14 @@ void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
 }
 
 // CPU, a reduction over its innermost loop that no vector along an output axis can take (a sum
-// over rows, a norm's mean and variance, softmax's max and sum): the innermost reduction loop is
-// split by up to four vector widths (`f`, a divisor of its extent) and the inner part factored
-// out (rfactor) into a stage of f partial results per output point, reducing the outer part with
-// the f lanes vectorised; the original stage then reduces the f partials. Returns whether it
-// applied (the factored stage is inserted at `stage`).
+// over rows, a norm's mean and variance, softmax's max and sum, argmax's pairs, a matrix-vector
+// product): the innermost reduction loop is split by `f` (the smallest divisor of its extent
+// from one to four vector widths) and the inner part factored out (rfactor) into a stage of f
+// partial results per output point, reducing the outer part with the f lanes vectorised, in
+// registers (a local cache of that stage computed at its copy-out's loop over four outputs of
+// the last axis: four independent vector chains); the original stage then reduces the f
+// partials. Returns whether it applied (two stages inserted at `stage`: the registers, the
+// partials).
 bool rfactor_innermost_cpu(Schedule& s, int stage, int64_t lanes) {
     const Stage& st = s.stage(stage);
     const ComputeOpNode* c = as_compute(st.op);
