@@ -16,6 +16,7 @@
 
 #include <algorithm>
 
+#include "op/DefaultScheduleGpu.h"
 #include "op/LoopNest.h"
 #include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
@@ -177,20 +178,35 @@ struct GemmMatch {
     std::vector<MatchedRead> reads;
     int64_t batch = 1, m = 0, n = 0, k = 0;
     bool tf32 = false;
+    /// Per operand: the run of consecutive addresses along its rows (an implicit GEMM's gather:
+    /// the channels of an NHWC input), 0 for a placeholder (its whole row).
+    int64_t run[2] = {0, 0};
+    /// An operand is a gather inlined into its tiles, which reads real elements past k: the
+    /// reduction cannot run past k (no padded k tiles, split-K parts that divide k).
+    bool k_exact = false;
     int64_t elem_bytes() const { return tf32 ? 4 : 2; }
 };
+
+// Whether `op` is an implicit GEMM's gather (Schedule::reindex): a copy of one tensor read.
+bool is_gather(const Operation& op) {
+    const ComputeOpNode* c = as_compute(op);
+    return c && c->reduce_axis.empty() && c->body.size() == 1 && c->body[0].as<TensorRead>();
+}
 
 // C[lead.., i, j] = sum_k A[.., i, k] * B[.., k, j] (or B[.., j, k]) of two float16 or bfloat16
 // placeholders accumulated in float32 (or float32 ones rounded to tf32); the k index may be
 // split-K's `part * length + k`, and `split` (split-K's partial sums) admits its bound `part *
-// length + k < k's extent`.
-std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
+// length + k < k's extent`. `gathers` admits an implicit GEMM's gathers as operands.
+std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false, bool gathers = false) {
     const ComputeOpNode* c = as_compute(op);
     if (!c || (c->axis.size() != 2 && c->axis.size() != 3) || c->reduce_axis.size() != 1 ||
         c->body.size() != 1 || c->body[0].type() != Float(32))
         return std::nullopt;
     const std::vector<Tensor> inputs = op_inputs(op);
-    if (inputs.size() != 2 || !as_placeholder(inputs[0].op()) || !as_placeholder(inputs[1].op()) ||
+    auto operand = [&](const Tensor& t) {
+        return as_placeholder(t.op()) || (gathers && is_gather(t.op()));
+    };
+    if (inputs.size() != 2 || !operand(inputs[0]) || !operand(inputs[1]) ||
         inputs[0].dtype() != inputs[1].dtype())
         return std::nullopt;
     const Type in = inputs[0].dtype();
@@ -236,26 +252,27 @@ std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false) {
 // leave more than half the multiprocessors idle: about one wave of blocks in all, each part a
 // multiple of 64 long (whole k tiles of any block: a part's mma cannot pad into the next part's
 // elements) and at least 256; the last part may run past k (its bound dropped where the operands
-// read zero past k). 0 for no split.
+// read zero past k), except for an exact k (k_exact: inlined gathers), whose parts divide it, as
+// many as fit the wave or fewer. 0 for no split.
 int64_t split_k_length(const GemmMatch& g, const TensorCoreTiles& t, const Target& target) {
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t blocks = ceil_div(g.m, t.bm) * ceil_div(g.n, t.bn);
     if (g.batch != 1 || blocks * 2 > sms) return 0;
     const int64_t parts = std::min<int64_t>(16, ceil_div(sms, blocks));
+    if (g.k_exact) {
+        for (int64_t n = parts; n >= 2; --n)
+            if (g.k % n == 0 && (g.k / n) % 64 == 0 && g.k / n >= 256) return g.k / n;
+        return 0;
+    }
     const int64_t length = std::max<int64_t>(256, ceil_div(ceil_div(g.k, parts), 64) * 64);
     return ceil_div(g.k, length) >= 2 ? length : 0;
 }
 
-}  // namespace
-
-std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
-                                               const Target& target) {
-    if (!target.is_gpu() || target.compute_capability() < 80) return std::nullopt;
-    const Operation& dag_op = a.ops()[static_cast<size_t>(i)];
-    std::optional<GemmMatch> g = match_gemm(dag_op);
-    if (!g) return std::nullopt;
-    Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
-    const bool direct = q < 0 || only_converts(qop, dag_op);
+// The plan of product `dag_op` (matched as `g`) whose element-wise consumer is `qop` (undefined
+// for none); `direct`: the consumer (or the product itself) can store the fragments.
+std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
+                                           std::optional<GemmMatch> g, Operation qop, bool direct,
+                                           const Target& target) {
     std::optional<TensorCoreTiles> tiles =
         choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, direct, target, g->elem_bytes());
     if (!tiles) return std::nullopt;
@@ -284,7 +301,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
                                           {stage_of_op(s, op)}))
                          .op;
         const int st = stage_of_op(s, op);
-        if (q >= 0) {
+        if (qop.defined()) {
             s.set_scope(st, StorageScope::Warp);
             p.acc = s.stage(st).op;
             p.store = qop;
@@ -300,15 +317,17 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         const int st = stage_of_op(s, op);
         s.split(st, 2, length);  // [i, j, part, k]
         op = s.stage(s.rfactor(st, 2, 0)).op;
-        g = match_gemm(op, true);
+        const GemmMatch whole = *g;
+        g = match_gemm(op, true, true);
         TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
                         << " are not a tensor-core product";
+        std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
+        g->k_exact = whole.k_exact;
         tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes());
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
         p.split_sum = dag_op;
         p.sum_consumer = qop;
         qop = Operation();
-        q = -1;
     }
     p.tiles = *tiles;
     p.mma = g->mma;
@@ -320,16 +339,20 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     // copied whole into a global buffer whose rows are padded to 16 bytes (a kernel of its own,
     // one pass over the operand, part of the call), and its tiles copy from there.
     // (cp.async copies a float32 element, 4 bytes, wherever it lies.)
-    auto source = [&](const Tensor& t, bool& padded) {
-        const int64_t row = as_const_int(t.shape().back()).value_or(1);
-        if (p.tf32 || row_vector(row, 2) >= 2) return t.op();
+    // So is an inlined gather whose runs of consecutive addresses are odd (an NHWC input of 3
+    // channels), and any gather when k is not a multiple of 16 (its reads past k are real
+    // elements; a stored copy's are zero).
+    auto source = [&](const Tensor& t, int64_t run, bool& padded) {
+        const int64_t row = run > 0 ? run : as_const_int(t.shape().back()).value_or(1);
+        const bool pads_k = is_gather(t.op()) && g->k % 16 != 0;
+        if (!pads_k && (p.tf32 || row_vector(row, 2) >= 2)) return t.op();
         const int copy = s.cache_read(s.stage_of(t), "global", {stage_of_op(s, op)});
         s.storage_align(copy, static_cast<int>(t.shape().size()) - 2, 8, 0);
         padded = true;
         return s.stage(copy).op;
     };
-    const Operation a_from = source(reads[0].stage->tensor, p.a_padded);
-    const Operation b_from = source(reads[1].stage->tensor, p.b_padded);
+    const Operation a_from = source(reads[0].stage->tensor, g->run[0], p.a_padded);
+    const Operation b_from = source(reads[1].stage->tensor, g->run[1], p.b_padded);
     int st = stage_of_op(s, op);
     const int as = s.cache_read(stage_of_op(s, a_from), "shared", {st});
     st = stage_of_op(s, op);
@@ -344,7 +367,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
     p.b_frag = s.stage(bf).op;
     st = stage_of_op(s, op);
     if (!tiles->shared_epilogue) {
-        if (q >= 0) {  // the conversion stores the fragments; the product is the accumulator
+        if (qop.defined()) {  // the conversion stores the fragments; the product is the accumulator
             s.set_scope(st, StorageScope::Warp);
             p.acc = s.stage(st).op;
             p.store = qop;
@@ -354,7 +377,7 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         }
         return p;
     }
-    if (q >= 0) {  // the product's tile in shared memory, the consumer the epilogue
+    if (qop.defined()) {  // the product's tile in shared memory, the consumer the epilogue
         s.set_scope(st, StorageScope::Shared);
         p.acc = s.stage(s.cache_write(st, "warp")).op;
         p.store = op;
@@ -366,6 +389,68 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
         p.epilogue = op;
     }
     return p;
+}
+
+// conv2d (groups of 1) as an implicit GEMM on the tensor cores: Schedule::reindex makes it a
+// product of two gathers (im2col, never stored: inlined into the shared tiles' copies), which
+// plan_product plans as any other; the conv, now a copy out of the product (or its element-wise
+// consumer, the conv inlined), is the shared epilogue, its loops grouped as the product's axes.
+// A gather whose rows hold odd runs of consecutive addresses, and every gather when k is not a
+// multiple of 16, is stored first, its rows padded to 16 bytes (plan_product's `source`).
+std::optional<TensorCorePlan> plan_implicit_gemm(Schedule& s, const Operation& conv, Operation qop,
+                                                 const Target& target) {
+    std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(conv);
+    const std::vector<Tensor> inputs = op_inputs(conv);
+    if (!layout || inputs.size() != 2) return std::nullopt;
+    // NCHW too as pixels x output channels (A the input's gather: the mma's A is the body's first
+    // read), its epilogue storing along the pixels' blocks.
+    const bool nhwc = layout->consumer_order.front() == 0;
+    if (!nhwc) *layout = {{0, 2, 3, 1, 4, 5, 6}, {3, 1, 3}, {0, 2, 3, 1}, {3, 1}};
+    const Schedule saved = s;
+    const int product_stage = s.reindex(stage_of_op(s, conv), layout->order, layout->groups);
+    const Operation product = s.stage(product_stage).op;
+    const std::vector<Tensor> gathers = op_inputs(product);
+    std::optional<GemmMatch> g = match_gemm(product, false, true);
+    if (!g || g->tf32 || gathers.size() != 2) {
+        s = saved;
+        return std::nullopt;
+    }
+    // The runs of consecutive addresses along the gathers' rows (their last axis is the
+    // reduction, window x channels): an NHWC input's channels ([pixels, k]), an OIHW weight's
+    // whole rows ([channels, k]). An HWIO weight's rows ([channels, k]) step by its channels,
+    // and an NCHW input's ([pixels, k]) by its pixels: no runs (1), stored first (one pass over
+    // the tensor, part of the call).
+    g->run[0] = nhwc ? as_const_int(inputs[0].shape()[3]).value_or(1) : 1;
+    g->run[1] = nhwc ? 1 : 0;
+    g->k_exact = true;
+    if (qop.defined())
+        s.compute_inline(product_stage + 1);  // the conv, a copy out of the product
+    else
+        qop = s.stage(product_stage + 1).op;
+    std::optional<TensorCorePlan> p = plan_product(s, product, g, qop, false, target);
+    if (!p) {
+        s = saved;
+        return std::nullopt;
+    }
+    for (const Tensor& t : gathers) s.compute_inline(s.stage_of(t));
+    if (p->epilogue.defined() && !p->split_sum.defined()) {  // (split-K: the partials' copy)
+        p->consumer_order = layout->consumer_order;
+        p->consumer_groups = layout->consumer_groups;
+        p->epilogue_vector = nhwc;
+    }
+    return p;
+}
+
+}  // namespace
+
+std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,
+                                               const Target& target) {
+    if (!target.is_gpu() || target.compute_capability() < 80) return std::nullopt;
+    const Operation& op = a.ops()[static_cast<size_t>(i)];
+    const Operation qop = q >= 0 ? a.ops()[static_cast<size_t>(q)] : Operation();
+    if (std::optional<GemmMatch> g = match_gemm(op))
+        return plan_product(s, op, g, qop, !qop.defined() || only_converts(qop, op), target);
+    return plan_implicit_gemm(s, op, qop, target);
 }
 
 namespace {
@@ -416,7 +501,7 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
         const bool b_nk = p.wgmma.ends_with("_bt");  // B[j, k]: rows of k, like A's
-        if (tile.same_as(p.b_shared) && !b_nk) {  // B[k, j] in column panels: [bn / 64][bk][64]
+        if (tile.same_as(p.b_shared) && !b_nk) {     // B[k, j] in column panels: [bn / 64][bk][64]
             s.storage_split(st, 1, 64);
             s.storage_reorder(st, {1, 0, 2});
         }
@@ -439,13 +524,15 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     // The epilogue: [batch, block rows, block columns, the tile's copy out of shared memory].
     if (p.epilogue.defined()) {
         const int e = stage_of_op(s, p.epilogue);
+        if (!p.consumer_order.empty())
+            group_loops(s, e, {{}, {}, p.consumer_order, p.consumer_groups});
         const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
         LoopNest n(
             s, e,
             batched ? std::vector<std::string>{"b", "i", "j"} : std::vector<std::string>{"i", "j"});
         n.split("i", t.bm, "bi", "i");
         n.split("j", t.bn, "bj", "j");
-        const int64_t vector = cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
+        const int64_t vector = !p.epilogue_vector ? 1 : cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
         if (vector > 1) n.split("j", vector, "j", "vec");
         std::vector<std::string> order = {"bi", "bj", "i", "j"};
         if (vector > 1) order.push_back("vec");

@@ -53,6 +53,12 @@ struct TensorCorePlan {
     /// of an odd length, which cp.async cannot copy from where they lie).
     bool a_padded = false, b_padded = false;
     Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
+    /// An implicit GEMM's epilogue (a conv, or its consumer): its loops reordered and fused into
+    /// the product's two axes first (group_loops).
+    std::vector<int> consumer_order, consumer_groups;
+    /// Whether the epilogue's columns are consecutive in its output (stored 2 or 4 at a time);
+    /// not an NCHW conv's output channels.
+    bool epilogue_vector = true;
     /// Split-K: the product, which sums the partial sums that the tensor cores compute (a batch
     /// of parts, rfactor), and its element-wise consumer (undefined for none); both are left to
     /// the CUDA-core rules (one thread an output).
@@ -77,6 +83,7 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
 /// k]) of two float16 or bfloat16 placeholders accumulated in float32, or of two float32 ones
 /// rounded to tf32 (round_tf32(A[.., i, k]) * round_tf32(B[.., k, j]): op::matmul's allow_tf32),
+/// or a float16 or bfloat16 conv2d (groups of 1, NCHW or NHWC) as an implicit GEMM (reindexed),
 /// on a cuda target of sm_80 or newer: its caches inserted into `s` (`q` is its
 /// element-wise consumer, -1 for none) and the plan.
 std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a, int i, int q,

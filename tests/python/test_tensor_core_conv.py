@@ -1,0 +1,117 @@
+# float16 and bfloat16 conv2d on tensor cores by default (docs/operators.md, "Tensor cores"): an
+# implicit GEMM (Schedule.reindex) whose im2col gathers are inlined into the mma.sync kernel's
+# shared tiles, NHWC and NCHW, any extents, split-K for few pixels and long windows, the stem's 3
+# channels through a stored copy; checked in the SPMD interpreter against a float64 convolution
+# and compiled by NVRTC.
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tessel as ts
+from tessel import op
+
+SM90 = "cuda -arch=sm_90"
+
+
+def conv_ref(x, w, stride, pad, nhwc):
+    """float64 convolution: x NHWC / NCHW, w HWIO / OIHW."""
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    if not nhwc:
+        x = x.transpose(0, 2, 3, 1)
+        w = w.transpose(2, 3, 1, 0)
+    n, h, wd, c = x.shape
+    r, s, _, k = w.shape
+    xp = np.zeros((n, h + 2 * pad, wd + 2 * pad, c))
+    xp[:, pad:pad + h, pad:pad + wd, :] = x
+    oh = (h + 2 * pad - r) // stride + 1
+    ow = (wd + 2 * pad - s) // stride + 1
+    out = np.zeros((n, oh, ow, k))
+    for i in range(r):
+        for j in range(s):
+            patch = xp[:, i:i + stride * oh:stride, j:j + stride * ow:stride, :]
+            out += np.einsum("nhwc,ck->nhwk", patch, w[i, j])
+    return out if nhwc else out.transpose(0, 3, 1, 2)
+
+
+def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False, target=SM90):
+    """Builds the conv under the default schedule, runs it in the interpreter against conv_ref;
+    returns the lowered function's text and the kernel's CUDA source."""
+    xs = (n, h, h, c) if nhwc else (n, c, h, h)
+    ws = (r, r, c, k) if nhwc else (k, c, r, r)
+    x = ts.placeholder(xs, dtype=dtype, name="x")
+    w = ts.placeholder(ws, dtype=dtype, name="w")
+    f = op.conv2d_nhwc if nhwc else op.conv2d_nchw
+    y = f(x, w, stride=stride, padding=pad)
+    args = [x, w]
+    npdt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    rng = np.random.default_rng(0)
+    vx = rng.uniform(-1, 1, xs).astype(npdt)
+    vw = rng.uniform(-1, 1, ws).astype(npdt)
+    arrays = [vx, vw]
+    ref = conv_ref(vx, vw, stride, pad, nhwc)
+    if epilogue:  # + bias (per output channel), relu
+        bshape = (k,) if nhwc else (k, 1, 1)
+        b = ts.placeholder(bshape, dtype=dtype, name="b")
+        vb = rng.uniform(-1, 1, bshape).astype(npdt)
+        y = op.relu(op.add(y, b))
+        args.append(b)
+        arrays.append(vb)
+        ref = np.maximum(ref + vb.astype(np.float64), 0)
+    s = op.default_schedule(y, ts.Target(target))
+    fn = ts.lower(s, args + [y])
+    text = str(fn)
+    assert "mma_sync" in text
+    out = np.full(ref.shape, np.nan, dtype=npdt)
+    fn.run(*arrays, out)
+    # float32 accumulation; the 16-bit output rounded once
+    tol = 1e-2 if dtype == "bfloat16" else 2e-3
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * 8)
+    return text, ts.build(s, args + [y], target=target).get_source("cu")
+
+
+@pytest.mark.parametrize("n,h,c,k,r,stride,pad", [
+    (1, 9, 16, 24, 3, 1, 1),    # a 3 x 3 window, pixels and output channels at no tile's edge
+    (2, 7, 32, 40, 3, 2, 1),    # stride 2, two images in the pixels
+    (1, 10, 64, 48, 1, 1, 0),   # 1 x 1: a plain matrix product of the pixels
+    (1, 8, 64, 16, 1, 2, 0),    # 1 x 1 stride 2
+], ids=str)
+def test_nhwc_conv_runs_on_tensor_cores(n, h, c, k, r, stride, pad):
+    _, cu = conv(n, h, c, k, r, stride, pad)
+    # The input's im2col tile is copied 16 bytes (8 channels) at a time by cp.async, the padding
+    # zero-filled by the copy itself.
+    assert "cp.async.cg.shared.global" in cu and "mma.sync" in cu
+
+
+def test_nchw_bfloat16_and_an_epilogue():
+    conv(1, 9, 16, 24, 3, 1, 1, nhwc=False)
+    conv(2, 6, 16, 32, 3, 1, 1, dtype="bfloat16", epilogue=True)
+    conv(2, 6, 16, 32, 3, 1, 1, nhwc=False, epilogue=True)
+
+
+def test_three_input_channels_take_a_stored_copy():
+    """The stem's 3 channels (k = 7 x 7 x 3 = 147): the im2col is stored with rows padded to 16
+    bytes, the k tiles zero-padded past 147."""
+    text, _ = conv(1, 12, 3, 16, 7, 2, 3)
+    assert ".global" in text
+
+
+def test_few_pixels_and_a_long_window_split_k():
+    """4 x 4 pixels, 3 x 3 x 128 = 1152 long: the reduction is split into parts that divide it
+    (the inlined gathers read real elements past k), summed by a second kernel."""
+    text, _ = conv(1, 4, 128, 32, 3, 1, 1)
+    assert ".rf" in text
+
+
+def test_nvrtc_compiles_resnet_layers_for_sm80_and_sm90():
+    for arch in ("sm_80", "sm_90"):
+        for n, h, c, k, r, stride, pad in ((1, 56, 64, 64, 3, 1, 1), (8, 28, 512, 128, 1, 1, 0),
+                                           (1, 7, 512, 512, 3, 1, 1), (1, 224, 3, 64, 7, 2, 3)):
+            x = ts.placeholder((n, h, h, c), dtype="float16", name="x")
+            w = ts.placeholder((r, r, c, k), dtype="float16", name="w")
+            y = op.conv2d_nhwc(x, w, stride=stride, padding=pad)
+            target = "cuda -arch=" + arch
+            ptx = ts.build(op.default_schedule(y, ts.Target(target)), [x, w, y],
+                           target=target).get_source("ptx")
+            assert "mma.sync.aligned.m16n8k16.row.col.f32.f16" in ptx
