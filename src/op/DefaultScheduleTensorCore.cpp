@@ -31,8 +31,9 @@ namespace {
 // cannot fill the GPU and a block's few k tiles leave its time to latency.
 constexpr TensorCoreTiles kCandidates[] = {
     {128, 256, 64, 64, 64, 4, false}, {128, 128, 32, 64, 64, 4, false},
-    {64, 128, 32, 32, 64, 4, false},  {64, 64, 32, 32, 32, 4, false},
-    {32, 64, 32, 16, 32, 4, false},   {32, 32, 32, 16, 16, 4, false},
+    {64, 128, 32, 32, 64, 4, false},  {128, 64, 32, 64, 32, 4, false},
+    {64, 64, 32, 32, 32, 4, false},   {32, 64, 32, 16, 32, 4, false},
+    {32, 32, 32, 16, 16, 4, false},
 };
 constexpr int64_t kSmallTilesK = 1024;
 
@@ -124,14 +125,19 @@ int64_t row_vector(int64_t row, int64_t bytes) {
 
 std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
                                                         int64_t k, bool direct_store,
-                                                        const Target& target, int64_t elem_bytes) {
+                                                        const Target& target, int64_t elem_bytes,
+                                                        bool lean) {
     if (m < 16 || n < 16 || k < 16) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
         std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
     std::optional<TensorCoreTiles> best;
-    for (TensorCoreTiles t : kCandidates) {
+    for (const TensorCoreTiles& c : kCandidates) {
+        TensorCoreTiles t = c;
         if (t.bm < 64 && k > kSmallTilesK) break;
+        if (lean && (t.bm >= 2 * m || t.bn >= 2 * n) &&
+            &c != &kCandidates[std::size(kCandidates) - 1])
+            continue;
         t.elem_bytes = elem_bytes;
         if (elem_bytes == 4) t.bk = std::max<int64_t>(16, t.bk / 2);
         // The k tile that pads k least (the larger where they tie).
@@ -142,6 +148,8 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
         best = t;
         if (batch * ceil_div(m, t.bm) * ceil_div(n, t.bn) >= sms) break;
     }
+    if (!best && lean)
+        return choose_tensor_core_tiles(batch, m, n, k, direct_store, target, elem_bytes, false);
     return best;
 }
 
@@ -273,8 +281,8 @@ int64_t split_k_length(const GemmMatch& g, const TensorCoreTiles& t, const Targe
 std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
                                            std::optional<GemmMatch> g, Operation qop, bool direct,
                                            const Target& target) {
-    std::optional<TensorCoreTiles> tiles =
-        choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, direct, target, g->elem_bytes());
+    std::optional<TensorCoreTiles> tiles = choose_tensor_core_tiles(
+        g->batch, g->m, g->n, g->k, direct, target, g->elem_bytes(), g->k_exact);
     if (!tiles) return std::nullopt;
 
     TensorCorePlan p;
@@ -323,7 +331,8 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
                         << " are not a tensor-core product";
         std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
         g->k_exact = whole.k_exact;
-        tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes());
+        tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes(),
+                                         g->k_exact);
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
         p.split_sum = dag_op;
         p.sum_consumer = qop;

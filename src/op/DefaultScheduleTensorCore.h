@@ -35,10 +35,12 @@ struct TensorCoreTiles {
 /// fragment. `direct_store` says whether the consumer can store the fragments itself (no
 /// epilogue beyond a conversion): then tiles that divide m and n skip the shared epilogue.
 /// `elem_bytes` 4 (tf32) halves the candidates' k tiles (their shared tiles would not fit).
+/// `lean` skips tiles at least twice m or n where a smaller one follows (an implicit GEMM of 64
+/// output channels: a 256-column tile would compute three quarters padding).
 std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m, int64_t n,
                                                         int64_t k, bool direct_store,
                                                         const Target& target,
-                                                        int64_t elem_bytes = 2);
+                                                        int64_t elem_bytes = 2, bool lean = false);
 
 /// A tensor-core product found in the DAG, its caches inserted (before inlining), its loops
 /// scheduled by schedule_tensor_core (after).
