@@ -349,26 +349,24 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
         const bool wide = dk == FragmentKind::A8 || dk == FragmentKind::B8T;  // 32-bit elements
         if (dk != FragmentKind::A16 && dk != FragmentKind::B16 && dk != FragmentKind::B16x2 &&
             dk != FragmentKind::B16T && dk != FragmentKind::B16x2T && !wide)
-            TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
-                                       << " fragment (A16, B16, A8 or B8T expected)"
-                                       << loop_context();
+            TESSEL_THROW(RuntimeError)
+                << "ldmatrix of a " << fragment_kind_name(dk)
+                << " fragment (A16, B16, A8 or B8T expected)" << loop_context();
         if (wide && s.elem.bits != 32)
-            TESSEL_THROW(RuntimeError) << "ldmatrix of a " << fragment_kind_name(dk)
-                                       << " fragment from a tile of " << s.elem.bits
-                                       << "-bit elements (32 expected)" << loop_context();
-        if ((dk == FragmentKind::A16 || dk == FragmentKind::B16T || dk == FragmentKind::B16x2T ||
-             wide) &&
-            trans)
+            TESSEL_THROW(RuntimeError)
+                << "ldmatrix of a " << fragment_kind_name(dk) << " fragment from a tile of "
+                << s.elem.bits << "-bit elements (32 expected)" << loop_context();
+        if ((dk == FragmentKind::A16 || dk == FragmentKind::B16T || wide) && trans)
             TESSEL_THROW(RuntimeError) << "ldmatrix: transposed " << fragment_kind_name(dk)
                                        << " loads are not supported" << loop_context();
         // The row this lane's address names (.x4: every lane; .x2: lanes 0..15).
-        // An n-major B16x2 (stored [n][k]) takes its matrices along k first.
+        // An n-major B16x2 (stored [n][k]) takes its matrices along k first; a transposed B16x2T
+        // (stored [k][n]) is a transposed B16x2.
         int64_t row = -1, col = 0;
-        if ((dk == FragmentKind::B16x2 && !trans) || dk == FragmentKind::B16x2T) {
+        if ((dk == FragmentKind::B16x2 || dk == FragmentKind::B16x2T) && !trans) {
             row = lane % 8 + 8 * (lane / 16);
             col = 8 * ((lane / 8) % 2);
-        } else if (dk != FragmentKind::B16 && dk != FragmentKind::B16T &&
-                   dk != FragmentKind::B8T) {
+        } else if (dk != FragmentKind::B16 && dk != FragmentKind::B16T && dk != FragmentKind::B8T) {
             row = lane % 16;
             col = 8 * (lane / 16);
         } else if (lane < 16) {
@@ -378,8 +376,7 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
         // A row is 16 bytes: 8 16-bit elements, or 4 32-bit ones (the columns halve).
         const int per_row = wide ? 4 : 8;
         if (wide) col /= 2;
-        for (int c = 0; c < per_row; ++c)
-            in.push_back(row < 0 ? 0.0 : tile_read(s, row, col + c));
+        for (int c = 0; c < per_row; ++c) in.push_back(row < 0 ? 0.0 : tile_read(s, row, col + c));
     } else {
         const auto [ka, kb] = mma_kinds(op);
         Tile a = tile_operand(op, 2), b = tile_operand(op, 4), c = tile_operand(op, 6);

@@ -875,7 +875,10 @@ Stmt NestBuilder::tensorized_nest(int i) {
                                 m.pattern->indices.size() == 1 ? std::vector<int64_t>{0, 1}
                                                                : std::vector<int64_t>{group, 1},
                                 "the read of");
-        std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[0])]);
+        // (B16x2T fragments by ldmatrix .trans: the tile is stored k-major, its rows along k.)
+        const bool rows_k = in.kind == TensorIntrinKind::LdMatrix && in.trans &&
+                            in.fragment == FragmentKind::B16x2T;
+        std::vector<Expr> pair = tile(i, load, vars[axis_of(m.pattern->indices[rows_k ? 1 : 0])]);
         args.insert(args.end(), pair.begin(), pair.end());
         loads.push_back(load);
     }
@@ -1136,8 +1139,7 @@ protected:
         if (op->thread_tag.rfind("threadIdx.", 0) == 0) {  // a block without blockIdx loops
             return needs_lanes(Stmt(op))
                        ? For::make(Var("lane", Int(32)), make_zero(Int(32)),
-                                   make_const(Int(32), 32), ForKind::ThreadBound, op,
-                                   "threadIdx.x")
+                                   make_const(Int(32), 32), ForKind::ThreadBound, op, "threadIdx.x")
                        : op;
         }
         if (op->thread_tag.rfind("blockIdx.", 0) != 0) return IRMutator::visit(op);

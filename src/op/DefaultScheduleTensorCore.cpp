@@ -18,6 +18,8 @@
 
 #include "op/DefaultScheduleGpu.h"
 #include "op/LoopNest.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/IRMutator.h"
 #include "tessel/schedule/TensorIntrin.h"
 #include "tessel/te/Operation.h"
 
@@ -90,17 +92,22 @@ bool only_converts(const Operation& q, const Operation& g) {
 const IterAnnotation kWarpAxes[] = {IterAnnotation::ThreadX, IterAnnotation::ThreadY,
                                     IterAnnotation::ThreadZ};
 
-// A copy of a 2-D tile (with leading loops of extent 1) by the block's threads, `vector` elements
-// an access (a tile's row, bk >= 16, holds whole vectors; the last one of a padded copy's row may
-// run past the operand's row, lane by lane guarded): the rows split by the vector first (so that
-// an access is one aligned piece of a row), then everything fused and spread over [outer
-// (unrolled), warps m (threadIdx.z), warps n (threadIdx.y), lanes (threadIdx.x)].
+// A copy of a 2-D tile (with leading loops of extent 1) by the block's threads (`transposed`:
+// along its first axis, the tile stored transposed), `vector` elements an access (a tile's row, bk
+// >= 16, holds whole vectors; the last one of a padded copy's row may run past the operand's row,
+// lane by lane guarded): the rows split by the vector first (so that an access is one aligned piece
+// of a row), then everything fused and spread over [outer (unrolled), warps m (threadIdx.z), warps
+// n (threadIdx.y), lanes (threadIdx.x)].
 void copy_by_block(Schedule& s, int st, int64_t vector, int64_t warps_y, int64_t warps_z,
-                   bool bound_outer) {
+                   bool bound_outer, bool transposed = false) {
     const size_t nd = s.stage(st).leaf.size();
     std::vector<std::string> dims;
     for (size_t d = 0; d < nd; ++d) dims.push_back("d" + std::to_string(d));
     LoopNest n(s, st, dims);
+    if (transposed) {  // a tile stored transposed: its columns' loop outer, its rows' inner
+        std::swap(dims[nd - 1], dims[nd - 2]);
+        n.reorder(dims);
+    }
     if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
     n.fuse(dims, "f");
     n.split("f", 32, "f", "x");
@@ -192,6 +199,9 @@ struct GemmMatch {
     /// An operand is a gather inlined into its tiles, which reads real elements past k: the
     /// reduction cannot run past k (no padded k tiles, split-K parts that divide k).
     bool k_exact = false;
+    /// B (read [n][k]) is a gather whose consecutive addresses run along n (an HWIO weight):
+    /// its shared tile is stored k-major, copied along n, its fragments loaded by ldmatrix .trans.
+    bool b_kmajor = false;
     int64_t elem_bytes() const { return tf32 ? 4 : 2; }
 };
 
@@ -199,6 +209,44 @@ struct GemmMatch {
 bool is_gather(const Operation& op) {
     const ComputeOpNode* c = as_compute(op);
     return c && c->reduce_axis.empty() && c->body.size() == 1 && c->body[0].as<TensorRead>();
+}
+
+// The elements (8, 4, 2 or 1) of a 2-D gather's rows (its columns: `along` 0) that lie at
+// consecutive addresses of its tensor from an address that many elements aligned, at every
+// point along them and for the first few: 8 for an NHWC input's channels (C % 8 == 0) or an OHWI
+// weight's rows, 1 for an HWIO weight's rows (they step by the output channels; its columns run)
+// or an NCHW input's.
+int64_t contiguous_run(const Operation& gather, int along = 1) {
+    const ComputeOpNode* c = as_compute(gather);
+    const int across = 1 - along;
+    const auto* read = c->body[0].as<TensorRead>();
+    std::vector<int64_t> shape;
+    for (const Expr& e : read->tensor.shape()) shape.push_back(as_const_int(e).value_or(-1));
+    const int64_t rows = as_const_int(c->axis[across].dom().extent).value_or(1);
+    const int64_t cols = as_const_int(c->axis[along].dom().extent).value_or(1);
+    auto address = [&](int64_t i, int64_t j) -> std::optional<int64_t> {
+        VarMap at;
+        at[c->axis[across].var().get()] = make_const(c->axis[across].var().type(), i);
+        at[c->axis[along].var().get()] = make_const(c->axis[along].var().type(), j);
+        int64_t a = 0;
+        for (size_t d = 0; d < read->indices.size(); ++d) {
+            std::optional<int64_t> x = as_const_int(simplify(substitute(read->indices[d], at)));
+            if (!x || shape[d] < 0) return std::nullopt;
+            a = a * shape[d] + *x;
+        }
+        return a;
+    };
+    for (int64_t v = 8; v > 1; v /= 2) {
+        bool ok = cols % v == 0;
+        for (int64_t i = 0; ok && i < std::min<int64_t>(rows, 4); ++i)
+            for (int64_t j = 0; ok && j < std::min<int64_t>(cols, 512); j += v) {
+                const std::optional<int64_t> first = address(i, j);
+                ok = first && *first % v == 0;
+                for (int64_t l = 1; ok && l < v; ++l) ok = address(i, j + l) == *first + l;
+            }
+        if (ok) return v;
+    }
+    return 1;
 }
 
 // C[lead.., i, j] = sum_k A[.., i, k] * B[.., k, j] (or B[.., j, k]) of two float16 or bfloat16
@@ -351,17 +399,18 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     // So is an inlined gather whose runs of consecutive addresses are odd (an NHWC input of 3
     // channels), and any gather when k is not a multiple of 16 (its reads past k are real
     // elements; a stored copy's are zero).
-    auto source = [&](const Tensor& t, int64_t run, bool& padded) {
+    auto source = [&](const Tensor& t, int64_t run, bool kmajor, bool& padded) {
         const int64_t row = run > 0 ? run : as_const_int(t.shape().back()).value_or(1);
         const bool pads_k = is_gather(t.op()) && g->k % 16 != 0;
-        if (!pads_k && (p.tf32 || row_vector(row, 2) >= 2)) return t.op();
+        if (!pads_k && (p.tf32 || kmajor || row_vector(row, 2) >= 2)) return t.op();
         const int copy = s.cache_read(s.stage_of(t), "global", {stage_of_op(s, op)});
         s.storage_align(copy, static_cast<int>(t.shape().size()) - 2, 8, 0);
         padded = true;
         return s.stage(copy).op;
     };
-    const Operation a_from = source(reads[0].stage->tensor, g->run[0], p.a_padded);
-    const Operation b_from = source(reads[1].stage->tensor, g->run[1], p.b_padded);
+    p.b_kmajor = g->b_kmajor && g->k % 16 == 0;
+    const Operation a_from = source(reads[0].stage->tensor, g->run[0], false, p.a_padded);
+    const Operation b_from = source(reads[1].stage->tensor, g->run[1], p.b_kmajor, p.b_padded);
     int st = stage_of_op(s, op);
     const int as = s.cache_read(stage_of_op(s, a_from), "shared", {st});
     st = stage_of_op(s, op);
@@ -425,12 +474,16 @@ std::optional<TensorCorePlan> plan_implicit_gemm(Schedule& s, const Operation& c
         return std::nullopt;
     }
     // The runs of consecutive addresses along the gathers' rows (their last axis is the
-    // reduction, window x channels): an NHWC input's channels ([pixels, k]), an OIHW weight's
-    // whole rows ([channels, k]). An HWIO weight's rows ([channels, k]) step by its channels,
-    // and an NCHW input's ([pixels, k]) by its pixels: no runs (1), stored first (one pass over
-    // the tensor, part of the call).
-    g->run[0] = nhwc ? as_const_int(inputs[0].shape()[3]).value_or(1) : 1;
-    g->run[1] = nhwc ? 1 : 0;
+    // reduction, window x channels): an NHWC input's channels ([pixels, k]), an OIHW or OHWI
+    // weight's whole rows ([channels, k]). An HWIO weight's rows step by its channels, and an
+    // NCHW input's by its pixels: no runs (1), stored first (one pass over the tensor, part of
+    // the call).
+    g->run[0] = contiguous_run(gathers[0].op());
+    g->run[1] = contiguous_run(gathers[1].op());
+    // An HWIO weight ([channels, k], read [n][k]): its columns run; a k-major shared tile.
+    if (g->run[1] == 1 && find_tensor_intrin(g->mma)->trans &&
+        contiguous_run(gathers[1].op(), 0) == 8)
+        g->b_kmajor = true;
     g->k_exact = true;
     if (qop.defined())
         s.compute_inline(product_stage + 1);  // the conv, a copy out of the product
@@ -620,7 +673,9 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     // (ldmatrix without .trans into B16x2T, or into tf32's B8T) or a k-major one
     // (ldmatrix .trans, or tf32's plain loads into B8).
     const int64_t width = p.tf32 ? 8 : 16;
-    const char* load_b = p.b_nk ? (p.tf32 ? "ldmatrix_b8t" : "ldmatrix_bt_x4")
+    const char* load_b = p.b_nk ? (p.tf32       ? "ldmatrix_b8t"
+                                   : p.b_kmajor ? "ldmatrix_bt_trans_x4"
+                                                : "ldmatrix_bt_x4")
                                 : (p.tf32 ? "load_b8" : "ldmatrix_b_trans_x4");
     std::vector<std::string> b_dims =
         p.b_nk ? std::vector<std::string>{"j", "k"} : std::vector<std::string>{"k", "j"};
@@ -637,19 +692,23 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     // The shared tiles at the k tile loop: swizzled, copied by cp.async `stages` deep.
     // The elements a copy moves per access: 8 (16 bytes) from a padded copy.
     const int64_t bytes = p.tf32 ? 4 : 2;
-    auto vector = [&](const Operation& tile, bool padded) {
-        return padded
-                   ? 8
-                   : row_vector(as_const_int(op_output(tile, 0).shape().back()).value_or(1), bytes);
+    // (A k-major B tile copies along n: its first axis.)
+    auto vector = [&](const Operation& tile, bool padded, bool kmajor) {
+        const std::vector<Expr> shape = op_output(tile, 0).shape();
+        return padded ? 8
+                      : row_vector(as_const_int(kmajor ? shape.front() : shape.back()).value_or(1),
+                                   bytes);
     };
-    const int64_t a_vector = vector(p.a_shared, p.a_padded),
-                  b_vector = vector(p.b_shared, p.b_padded);
+    const int64_t a_vector = vector(p.a_shared, p.a_padded, false),
+                  b_vector = vector(p.b_shared, p.b_padded, p.b_kmajor);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
         const int st = stage_of_op(s, tile);
         s.compute_at(st, acc, f.pos("ko"));
+        const bool kmajor = tile.same_as(p.b_shared) && p.b_kmajor;
+        if (kmajor) s.storage_reorder(st, {1, 0});
         s.storage_swizzle(st);
         copy_by_block(s, st, tile.same_as(p.a_shared) ? a_vector : b_vector, t.bn / t.wn,
-                      t.bm / t.wm, false);
+                      t.bm / t.wm, false, kmajor);
         // cp.async copies 4, 8 or 16 bytes: 2-byte copies are double-buffered through registers
         // instead.
         if (std::min(a_vector, b_vector) * bytes >= 4)

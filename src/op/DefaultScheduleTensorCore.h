@@ -54,6 +54,10 @@ struct TensorCorePlan {
     /// Whether A's (B's) tiles copy from a global copy whose rows are padded to 16 bytes (rows
     /// of an odd length, which cp.async cannot copy from where they lie).
     bool a_padded = false, b_padded = false;
+    /// B (read [n][k]) is an HWIO weight's gather, whose addresses run along n: its shared tile
+    /// stored k-major (storage_reorder), copied along n, its fragments loaded by
+    /// ldmatrix_bt_trans_x4.
+    bool b_kmajor = false;
     Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
     /// An implicit GEMM's epilogue (a conv, or its consumer): its loops reordered and fused into
     /// the product's two axes first (group_loops).

@@ -84,6 +84,14 @@ std::vector<TensorIntrin> make_intrins() {
     v.push_back({"ldmatrix_bt", K::LdMatrix, copy_pattern(h, 8, 16, false), F::B16T, false, {b}});
     v.push_back(
         {"ldmatrix_bt_x4", K::LdMatrix, copy_pattern(h, 16, 16, false), F::B16x2T, false, {b}});
+    // The same fragments from a tile whose storage is k-major (storage_reorder): .trans, its
+    // rows along k.
+    v.push_back({"ldmatrix_bt_trans_x4",
+                 K::LdMatrix,
+                 copy_pattern(h, 16, 16, false),
+                 F::B16x2T,
+                 true,
+                 {b}});
     v.push_back({"load_a16", K::LoadFragment, copy_pattern(h, 16, 16, false), F::A16, false, {b}});
     v.push_back({"load_b16", K::LoadFragment, copy_pattern(h, 16, 8, false), F::B16, false, {b}});
     v.push_back({"load_a8", K::LoadFragment, copy_pattern(f, 16, 8, false), F::A8, false, {}});

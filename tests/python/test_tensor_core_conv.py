@@ -80,8 +80,10 @@ def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False,
 def test_nhwc_conv_runs_on_tensor_cores(n, h, c, k, r, stride, pad):
     _, cu = conv(n, h, c, k, r, stride, pad)
     # The input's im2col tile is copied 16 bytes (8 channels) at a time by cp.async, the padding
-    # zero-filled by the copy itself.
+    # zero-filled by the copy itself; the HWIO weight's tile 8 output channels at a time into a
+    # k-major tile, its fragments loaded by ldmatrix .trans: one kernel, nothing stored first.
     assert "cp.async.cg.shared.global" in cu and "mma.sync" in cu
+    assert cu.count("__global__") == 1 and "tsl_ldmatrix_x4_trans(w_gather" in cu
 
 
 def test_nchw_bfloat16_and_an_epilogue():

@@ -81,8 +81,9 @@ struct TensorIntrin {
     Tensor pattern;
     /// The fragment loaded or stored; for Mma the kind of A (A16 or A8).
     FragmentKind fragment = FragmentKind::A16;
-    /// LdMatrix: ldmatrix's .trans; Mma: B is read [n][k] (its fragments are B16T); Wgmma: B is
-    /// read [n][k] (k-major) instead of [k][n].
+    /// LdMatrix: ldmatrix's .trans (for B16x2T fragments, indexed [n][k]: from a tile stored
+    /// k-major, its rows the pattern's second axis); Mma: B is read [n][k] (its fragments are
+    /// B16T); Wgmma: B is read [n][k] (k-major) instead of [k][n].
     bool trans = false;
     /// Copy patterns: the element types accepted besides the pattern's own; StoreFragment also
     /// accepts a conversion to the destination's type around the read.

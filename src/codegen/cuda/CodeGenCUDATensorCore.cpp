@@ -195,8 +195,7 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
         k != FragmentKind::B16T && k != FragmentKind::B16x2T && !wide)
         TESSEL_THROW(CompileError) << "cuda: ldmatrix of a " << fragment_kind_name(k)
                                    << " fragment (A16, B16, A8 or B8T expected)";
-    if ((k == FragmentKind::A16 || k == FragmentKind::B16T || k == FragmentKind::B16x2T || wide) &&
-        trans)
+    if ((k == FragmentKind::A16 || k == FragmentKind::B16T || wide) && trans)
         TESSEL_THROW(CompileError) << "cuda: transposed ldmatrix of " << fragment_kind_name(k)
                                    << " fragments is not supported";
     TileExpr d = tile(op, 2), s = tile(op, 4);
@@ -207,8 +206,9 @@ void CodeGenCUDA::ldmatrix(const Call* op) {
     // The row this lane's address names (the interpreter's ldmatrix follows the same rule).
     std::string row, col;
     // B16T and B16x2T load the same registers as B16 and B16x2 from an n-major tile: only the
-    // destination buffer is indexed [n][k].
-    if ((k == FragmentKind::B16x2 && !trans) || k == FragmentKind::B16x2T) {
+    // destination buffer is indexed [n][k]; a transposed B16x2T (from a k-major tile) is a
+    // transposed B16x2.
+    if ((k == FragmentKind::B16x2 || k == FragmentKind::B16x2T) && !trans) {
         row = "((tsl_lane & 7) + ((tsl_lane >> 4) * 8))";
         col = "(((tsl_lane >> 3) & 1) * 8)";
     } else if (k != FragmentKind::B16 && k != FragmentKind::B16T && k != FragmentKind::B8T) {
