@@ -1,6 +1,7 @@
 // LowerAsyncCopies: see the header.
 #include "tessel/lower/LowerAsyncCopies.h"
 
+#include <algorithm>
 #include <set>
 
 #include "PassUtil.h"
@@ -70,19 +71,43 @@ private:
     Stmt as_copies(const Store* op) {
         if (!shared_.count(op->buffer_var.get())) return Stmt();
         if (op->predicate.defined() && !is_one(op->predicate)) return Stmt();
+        // The guard: the conditions of nested `if_then_else(c, ..., 0)` (a padded tile's bounds
+        // around an inlined pad's), one condition.
         Expr value = op->value, guard;
-        if (const auto* c = value.as<Call>(); c && c->op == Intrinsic::if_then_else) {
-            guard = c->args[0];
-            if (const auto* b = guard.as<Broadcast>()) guard = b->value;
-            if (!is_zero_value(c->args[2])) return Stmt();
+        std::vector<Expr> conditions;
+        while (const auto* c = value.as<Call>()) {
+            if (c->op != Intrinsic::if_then_else || !is_zero_value(c->args[2])) break;
+            // (A vector condition may simplify to a broadcast: an inlined pad's bounds on a
+            // window's digits, `ramp(b, 1, 8) / 64 % 3` with b a multiple of 8.)
+            const Expr& cond = c->args[0];
+            conditions.push_back(cond.type().is_vector() && !cond.as<Broadcast>() ? simplify(cond)
+                                                                                  : cond);
             value = c->args[1];
         }
+        bool vector_guard = false;
+        for (const Expr& c : conditions)
+            vector_guard = vector_guard || (c.type().is_vector() && !c.as<Broadcast>());
+        for (const Expr& c : conditions) {
+            Expr g = c;
+            if (const auto* b = c.as<Broadcast>(); b && !vector_guard) g = b->value;
+            if (!g.type().is_vector() && vector_guard && value.type().is_vector())
+                g = Broadcast::make(g, value.type().lanes);
+            guard = guard.defined() ? And::make(guard, g) : g;
+        }
+        if (guard.defined() && conditions.size() > 1) guard = simplify(guard);
         const auto* load = value.as<Load>();
         if (!load || on_chip_.count(load->buffer_var.get())) return Stmt();
-        // A predicate on the load repeats the guard (vectorize_loops masks the lanes it skips).
-        if (load->predicate.defined() && !is_one(load->predicate) &&
-            !(guard.defined() && structural_equal(load->predicate, op->value.as<Call>()->args[0])))
-            return Stmt();
+        // A predicate on the load repeats a condition (vectorize_loops masks the lanes it skips).
+        // (Each of its terms one of the guard's.)
+        if (load->predicate.defined() && !is_one(load->predicate)) {
+            std::vector<Expr> terms, pred_terms;
+            for (const Expr& c : conditions) conjuncts(c, &terms);
+            conjuncts(load->predicate, &pred_terms);
+            for (const Expr& t : pred_terms)
+                if (std::none_of(terms.begin(), terms.end(),
+                                 [&](const Expr& g) { return structural_equal(t, g); }))
+                    return Stmt();
+        }
         const int lanes = value.type().lanes, size = value.type().bytes();  // per lane
         Side dst = side_of(op->buffer_var, op->index), src = side_of(load->buffer_var, load->index);
         // Lanes guarded one by one (the k edge of a tile), or gathered (an index of division and
@@ -126,6 +151,18 @@ private:
             out.push_back(copy(dst.buffer, d, src.buffer, from, chunk * size, g));
         }
         return Seq::make(out);
+    }
+
+    /// The terms of a conjunction, each simplified and its broadcast taken apart.
+    static void conjuncts(const Expr& e, std::vector<Expr>* out) {
+        const Expr x = e.type().is_vector() && !e.as<Broadcast>() ? simplify(e) : e;
+        if (const auto* b = x.as<Broadcast>()) return conjuncts(b->value, out);
+        if (const auto* a = x.as<And>()) {
+            conjuncts(a->a, out);
+            conjuncts(a->b, out);
+            return;
+        }
+        out->push_back(x);
     }
 
     /// Whether a vector condition's true lanes are always a prefix of its lanes: a conjunction

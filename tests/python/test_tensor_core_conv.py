@@ -4,6 +4,8 @@
 # channels through a stored copy; checked in the SPMD interpreter against a float64 convolution
 # and compiled by NVRTC.
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -76,6 +78,7 @@ def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False,
     (2, 7, 32, 40, 3, 2, 1),    # stride 2, two images in the pixels
     (1, 10, 64, 48, 1, 1, 0),   # 1 x 1: a plain matrix product of the pixels
     (1, 8, 64, 16, 1, 2, 0),    # 1 x 1 stride 2
+    (2, 14, 64, 32, 3, 1, 1),   # pipelined k tiles across the window's rows (nested guards)
 ], ids=str)
 def test_nhwc_conv_runs_on_tensor_cores(n, h, c, k, r, stride, pad):
     _, cu = conv(n, h, c, k, r, stride, pad)
@@ -84,6 +87,9 @@ def test_nhwc_conv_runs_on_tensor_cores(n, h, c, k, r, stride, pad):
     # k-major tile, its fragments loaded by ldmatrix .trans: one kernel, nothing stored first.
     assert "cp.async.cg.shared.global" in cu and "mma.sync" in cu
     assert cu.count("__global__") == 1 and "tsl_ldmatrix_x4_trans(w_gather" in cu
+    # No tile element stored by a plain assignment: every copy is asynchronous, the edge and
+    # the window's padding included (nested guards, one condition for the copy's 8 lanes).
+    assert re.search(r"\b(x|conv2d_nhwc_pad)_gather_shared\[[^\n]*\] = ", cu) is None
 
 
 def test_nchw_bfloat16_and_an_epilogue():
