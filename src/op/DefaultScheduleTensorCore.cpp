@@ -379,6 +379,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
                         << " are not a tensor-core product";
         std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
         g->k_exact = whole.k_exact;
+        g->b_kmajor = whole.b_kmajor;
         tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes(),
                                          g->k_exact);
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;

@@ -108,8 +108,9 @@ def test_three_input_channels_take_a_stored_copy():
 def test_few_pixels_and_a_long_window_split_k():
     """4 x 4 pixels, 3 x 3 x 128 = 1152 long: the reduction is split into parts that divide it
     (the inlined gathers read real elements past k), summed by a second kernel."""
-    text, _ = conv(1, 4, 128, 32, 3, 1, 1)
+    text, cu = conv(1, 4, 128, 32, 3, 1, 1)
     assert ".rf" in text
+    assert cu.count("__global__") == 2  # the parts (the weight read in place) and their sum
 
 
 def test_nvrtc_compiles_resnet_layers_for_sm80_and_sm90():
