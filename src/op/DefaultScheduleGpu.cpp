@@ -918,8 +918,11 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         if (!tiled(a, i) || grouped.count(i)) continue;
         const Operation& op = a.ops()[static_cast<size_t>(i)];
         Operation producer = op, consumer;
-        int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
-        if (!a.is_output(i) && (q < 0 || a.has_reduction(q))) continue;
+        // q: the element-wise consumer the tile's epilogue computes; -1 for an output, or for a
+        // product whose consumer is not element-wise matched with it (a reduction, a broadcast
+        // bias over a batch of one reading index 0): then the product is a kernel of its own,
+        // stored, and its consumers read it.
+        const int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
         if (std::optional<TensorCorePlan> p = plan_tensor_core(s, a, i, q, target)) {
             tensor_core.push_back(*p);
             // Split-K's sum: one thread an output, inside the epilogue's threads when there is
@@ -952,7 +955,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
                 continue;
             }
         }
-        if (a.is_output(i)) {
+        if (q < 0) {
             producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
             consumer = op;
         } else {

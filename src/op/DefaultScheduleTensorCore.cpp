@@ -497,7 +497,7 @@ std::optional<TensorCorePlan> plan_implicit_gemm(Schedule& s, const Operation& c
     if (qop.defined())
         s.compute_inline(product_stage + 1);  // the conv, a copy out of the product
     else
-        qop = s.stage(product_stage + 1).op;
+        qop = conv;  // (the copy out of the product: the stage the conv's tensor names)
     std::optional<TensorCorePlan> p = plan_product(s, product, g, qop, false, target);
     if (!p) {
         s = saved;

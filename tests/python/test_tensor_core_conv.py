@@ -37,7 +37,8 @@ def conv_ref(x, w, stride, pad, nhwc):
     return out if nhwc else out.transpose(0, 3, 1, 2)
 
 
-def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False, target=SM90):
+def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False, target=SM90,
+         out_dtype=None):
     """Builds the conv under the default schedule, runs it in the interpreter against conv_ref;
     returns the lowered function's text and the kernel's CUDA source."""
     xs = (n, h, h, c) if nhwc else (n, c, h, h)
@@ -45,7 +46,7 @@ def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False,
     x = ts.placeholder(xs, dtype=dtype, name="x")
     w = ts.placeholder(ws, dtype=dtype, name="w")
     f = op.conv2d_nhwc if nhwc else op.conv2d_nchw
-    y = f(x, w, stride=stride, padding=pad)
+    y = f(x, w, stride=stride, padding=pad, out_dtype=out_dtype)
     args = [x, w]
     npdt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
     rng = np.random.default_rng(0)
@@ -65,10 +66,10 @@ def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False,
     fn = ts.lower(s, args + [y])
     text = str(fn)
     assert "mma_sync" in text
-    out = np.full(ref.shape, np.nan, dtype=npdt)
+    out = np.full(ref.shape, np.nan, dtype=np.float32 if out_dtype == "float32" else npdt)
     fn.run(*arrays, out)
     # float32 accumulation; the 16-bit output rounded once
-    tol = 1e-2 if dtype == "bfloat16" else 2e-3
+    tol = 1e-5 if out_dtype == "float32" else 1e-2 if dtype == "bfloat16" else 2e-3
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=tol, atol=tol * 8)
     return text, ts.build(s, args + [y], target=target).get_source("cu")
 
@@ -96,6 +97,15 @@ def test_nchw_bfloat16_and_an_epilogue():
     conv(1, 9, 16, 24, 3, 1, 1, nhwc=False)
     conv(2, 6, 16, 32, 3, 1, 1, dtype="bfloat16", epilogue=True)
     conv(2, 6, 16, 32, 3, 1, 1, nhwc=False, epilogue=True)
+
+
+def test_a_float32_output_and_an_unfused_bias():
+    """The conv itself the output (float32: no conversion to fuse), and a bias added to a batch
+    of one (op.add reads the conv at index 0 of the batch axis, which the epilogue cannot fuse):
+    the conv is still a tensor-core kernel, the bias a kernel of its own."""
+    conv(1, 6, 16, 32, 3, 1, 1, out_dtype="float32")
+    text, cu = conv(1, 6, 16, 32, 3, 1, 1, epilogue=True)
+    assert cu.count("__global__") == 2
 
 
 def test_three_input_channels_take_a_stored_copy():
