@@ -13,7 +13,8 @@ below 0.5 x (issue 58); the tuned geomean >= 0.7 x cuDNN (issue 24).
 
 With --nhwc the layers are ts.op.conv2d_nhwc (input NHWC, weight HWIO) against cuDNN on
 channels_last tensors; with --dtype float16 (or bfloat16) both sides take 16-bit inputs and
-outputs (tessel accumulates in float32; the bars of issue 59: geomean >= 0.8 x cuDNN, none below
+outputs (tessel accumulates in float32 on the tensor cores, the implicit GEMM on mma.sync:
+docs/perf/gpu-conv-tensor-cores.md; the bars of issue 59: geomean >= 0.8 x cuDNN, none below
 0.5 x, NHWC at batch 1 and 8), checked to a relative error of 1e-2.
 
     python benchmarks/conv2d_cuda.py             every layer, batch 1 and 8
