@@ -153,6 +153,28 @@ void CodeGenCUDA::store(const Store* op) {
     }
     std::vector<std::string> lanes;
     for (int l = 0; l < t.lanes; ++l) lanes.push_back(expr(op->value, l));
+    // 4 or 8 aligned 16-bit lanes (a tensor-core epilogue's conversion to float16): packed two to
+    // a 32-bit word, one 8- or 16-byte store.
+    if (dense_bits(op->buffer_var, op->index, op->predicate, t)) {
+        std::string base = index_expr(op->index.as<Ramp>()->base);
+        flush_pre();
+        line("{");
+        ++indent_;
+        std::vector<std::string> words;
+        for (int l = 0; l < t.lanes; l += 2) {
+            words.push_back(fresh("word"));
+            line("const unsigned " + words.back() + " = ((unsigned)" + "(" +
+                 to_memory(lanes[l], elem) + ") & 0xFFFFu) | (((unsigned)" + "(" +
+                 to_memory(lanes[l + 1], elem) + ") & 0xFFFFu) << 16);");
+        }
+        const std::string vt = t.lanes == 8 ? "uint4" : "uint2";
+        std::string make = "make_" + vt + "(" + words[0];
+        for (size_t w = 1; w < words.size(); ++w) make += ", " + words[w];
+        line("*reinterpret_cast<" + vt + "*>(" + buf + " + " + base + ") = " + make + ");");
+        --indent_;
+        line("}");
+        return;
+    }
     if (dense_vector_access(op->buffer_var, op->index, op->predicate, t)) {
         std::string vt = (t.is_float() ? "float"
                           : t.is_int() ? "int"
