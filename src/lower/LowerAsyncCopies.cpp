@@ -71,37 +71,27 @@ private:
     Stmt as_copies(const Store* op) {
         if (!shared_.count(op->buffer_var.get())) return Stmt();
         if (op->predicate.defined() && !is_one(op->predicate)) return Stmt();
-        // The guard: the conditions of nested `if_then_else(c, ..., 0)` (a padded tile's bounds
-        // around an inlined pad's), one condition.
+        // The guard: the terms of nested `if_then_else(c, ..., 0)` conditions (a padded tile's
+        // bounds around an inlined pad's), one conjunction.
         Expr value = op->value, guard;
-        std::vector<Expr> conditions;
+        std::vector<Expr> terms;
         while (const auto* c = value.as<Call>()) {
             if (c->op != Intrinsic::if_then_else || !is_zero_value(c->args[2])) break;
-            // (A vector condition may simplify to a broadcast: an inlined pad's bounds on a
-            // window's digits, `ramp(b, 1, 8) / 64 % 3` with b a multiple of 8.)
-            const Expr& cond = c->args[0];
-            conditions.push_back(cond.type().is_vector() && !cond.as<Broadcast>() ? simplify(cond)
-                                                                                  : cond);
+            conjuncts(c->args[0], &terms);
             value = c->args[1];
         }
-        bool vector_guard = false;
-        for (const Expr& c : conditions)
-            vector_guard = vector_guard || (c.type().is_vector() && !c.as<Broadcast>());
-        for (const Expr& c : conditions) {
-            Expr g = c;
-            if (const auto* b = c.as<Broadcast>(); b && !vector_guard) g = b->value;
-            if (!g.type().is_vector() && vector_guard && value.type().is_vector())
-                g = Broadcast::make(g, value.type().lanes);
-            guard = guard.defined() ? And::make(guard, g) : g;
+        const bool vector_guard = std::any_of(terms.begin(), terms.end(),
+                                              [](const Expr& t) { return t.type().is_vector(); });
+        for (Expr t : terms) {
+            if (vector_guard && !t.type().is_vector()) t = Broadcast::make(t, value.type().lanes);
+            guard = guard.defined() ? And::make(guard, t) : t;
         }
-        if (guard.defined() && conditions.size() > 1) guard = simplify(guard);
         const auto* load = value.as<Load>();
         if (!load || on_chip_.count(load->buffer_var.get())) return Stmt();
-        // A predicate on the load repeats a condition (vectorize_loops masks the lanes it skips).
-        // (Each of its terms one of the guard's.)
+        // A predicate on the load repeats the guard's terms (vectorize_loops masks the lanes it
+        // skips).
         if (load->predicate.defined() && !is_one(load->predicate)) {
-            std::vector<Expr> terms, pred_terms;
-            for (const Expr& c : conditions) conjuncts(c, &terms);
+            std::vector<Expr> pred_terms;
             conjuncts(load->predicate, &pred_terms);
             for (const Expr& t : pred_terms)
                 if (std::none_of(terms.begin(), terms.end(),
@@ -153,7 +143,9 @@ private:
         return Seq::make(out);
     }
 
-    /// The terms of a conjunction, each simplified and its broadcast taken apart.
+    /// The terms of a conjunction, its broadcasts taken apart; a vector term is simplified first
+    /// (over a window's digits, `ramp(b, 1, 8) / 64 % 3` with b a multiple of 8, it is a
+    /// broadcast).
     static void conjuncts(const Expr& e, std::vector<Expr>* out) {
         const Expr x = e.type().is_vector() && !e.as<Broadcast>() ? simplify(e) : e;
         if (const auto* b = x.as<Broadcast>()) return conjuncts(b->value, out);
