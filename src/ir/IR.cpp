@@ -446,7 +446,7 @@ void check_mbarrier_args(Intrinsic op, const std::vector<Expr>& args) {
     const char* name = intrinsic_name(op);
     TESSEL_CHECK(args[0].as<Variable>() && args[0].type().is_handle())
         << name << ": the barrier must be a buffer handle";
-    for (size_t k = 1; k < 3; ++k)
+    for (size_t k = 1; k < args.size(); ++k)
         TESSEL_CHECK(args[k].type().is_scalar() && args[k].type().is_int_or_uint())
             << name << ": argument " << k << " must be a scalar integer";
 }
@@ -515,7 +515,14 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::fence_proxy_async: break;
         case Intrinsic::mbarrier_init:
         case Intrinsic::mbarrier_expect_tx:
-        case Intrinsic::mbarrier_wait: check_mbarrier_args(op, args); break;
+        case Intrinsic::mbarrier_wait:
+        case Intrinsic::mbarrier_arrive: check_mbarrier_args(op, args); break;
+        case Intrinsic::setmaxnreg: {
+            auto n = as_const_int(args[0]), inc = as_const_int(args[1]);
+            TESSEL_CHECK(n && *n >= 24 && *n <= 256 && *n % 8 == 0 && inc && (*inc == 0 || *inc == 1))
+                << "setmaxnreg: count must be a constant multiple of 8 in 24..256, increase 0 or 1";
+            break;
+        }
         case Intrinsic::tma_load: check_tma_load_args(args); break;
         case Intrinsic::wgmma_wait: {
             auto n = as_const_int(args[0]);

@@ -2,6 +2,7 @@
 #include "tessel/lower/InjectDoubleBuffer.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "PassUtil.h"
@@ -48,18 +49,26 @@ struct Body {
     std::vector<const Variable*> order;  ///< the buffers as marked, outermost first
     std::vector<Stmt> items;
     int depth = -1;        ///< pipeline depth of the marked buffers, 0 for double_buffer (-1: none)
+    int ws = -1;           ///< the marked buffers are warp-specialized (1) or not (0); -1: none
     std::string conflict;  ///< the buffer whose mark disagrees with the others' (if any)
 };
 
+bool is_pipeline_scope(const std::string& key) {
+    return key == "pipeline_scope" || key == "warp_specialized_pipeline_scope";
+}
+
 void peel(const Stmt& s, Body* b) {
     const auto* a = s.as<AttrStmt>();
-    if (a && (a->key == "double_buffer_scope" || a->key == "pipeline_scope")) {
+    if (a && (a->key == "double_buffer_scope" || is_pipeline_scope(a->key))) {
         const auto* alloc = a->body.as<Allocate>();
         TESSEL_CHECK(alloc) << a->key << " around a statement that is not an Allocate";
-        int depth = a->key == "pipeline_scope" ? static_cast<int>(*as_const_int(a->value)) : 0;
-        if (b->depth >= 0 && b->depth != depth && b->conflict.empty())
+        int depth = is_pipeline_scope(a->key) ? static_cast<int>(*as_const_int(a->value)) : 0;
+        int ws = a->key == "warp_specialized_pipeline_scope" ? 1 : 0;
+        if (((b->depth >= 0 && b->depth != depth) || (b->ws >= 0 && b->ws != ws)) &&
+            b->conflict.empty())
             b->conflict = alloc->buffer_var.name();
         b->depth = b->depth < 0 ? depth : b->depth;
+        b->ws = b->ws < 0 ? ws : b->ws;
         b->buffers[alloc->buffer_var.get()].alloc = alloc;
         b->order.push_back(alloc->buffer_var.get());
         return peel(alloc->body, b);
@@ -77,7 +86,7 @@ bool has_mark(const Stmt& s) {
         if (n->node_type == IRNodeType::AttrStmt) {
             const std::string& k = static_cast<const AttrStmt*>(n)->key;
             found = found || k == "double_buffer_scope" || k == "double_buffer_write" ||
-                    k == "pipeline_scope";
+                    is_pipeline_scope(k);
         }
     });
     return found;
@@ -205,6 +214,7 @@ struct Marked {
     int64_t lo = 0, n = 0;
     int depth = 0;     ///< 0: double_buffer
     bool tma = false;  ///< the fetches are tma() stages' (all of them)
+    bool ws = false;   ///< ... issued by a producer warp group (warp_specialize)
     std::string name;
     Body body;
     std::vector<Stmt> fetches, compute;
@@ -301,7 +311,7 @@ int64_t copy_elements(const Doubled& d) {
 /// buffer) into copy `copy`, issued by one thread after it announces their bytes on the copy's
 /// mbarrier (with its arrival).
 Stmt issue_boxes(const std::vector<std::pair<Stmt, int64_t>>& fetches, const Var& bar,
-                 const Expr& copy) {
+                 const Expr& copy, bool first_thread = true) {
     std::vector<Stmt> boxes;
     int64_t bytes = 0;
     for (const auto& [x, elems] : fetches) {
@@ -313,14 +323,15 @@ Stmt issue_boxes(const std::vector<std::pair<Stmt, int64_t>>& fetches, const Var
     }
     boxes.insert(boxes.begin(),
                  call_stmt(Intrinsic::mbarrier_expect_tx, {bar, copy, make_const(Int(32), bytes)}));
-    return internal::on_first_thread(Seq::make(boxes));
+    return first_thread ? internal::on_first_thread(Seq::make(boxes)) : Seq::make(boxes);
 }
 
 /// Iteration `iter`'s tma() fetches into copy `copy`, issued by one thread: the bytes announced
 /// on the copy's mbarrier (with the thread's arrival), then the boxes. `shift` is substituted in
-/// the fetches first (a tile loop's next iteration).
+/// the fetches first (a tile loop's next iteration). Without `first_thread` the caller has chosen
+/// the one thread.
 Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& copy,
-               const VarMap& shift = {}) {
+               const VarMap& shift = {}, bool first_thread = true) {
     std::vector<std::pair<Stmt, int64_t>> fetches;
     for (const Stmt& x : m.fetches) {
         const auto* a = x.as<AttrStmt>();
@@ -330,8 +341,26 @@ Stmt tma_issue(const Marked& m, const Var& bar, const Expr& iter, const Expr& co
                             substitute(substitute(a->body, shift), m.loop->loop_var, iter)),
              copy_elements(d)});
     }
-    return issue_boxes(fetches, bar, copy);
+    return issue_boxes(fetches, bar, copy, first_thread);
 }
+
+/// A warp-specialized tma() pipeline (Schedule::warp_specialize). The block's warp groups
+/// (threadIdx.z, 128 threads each) are its consumers; one more warp group, threadIdx.z ==
+/// `consumers`, is the producer, whose first thread runs `producer`: for each fetch g (tile
+/// after tile), it waits until the consumers have released copy g % depth of the tiles (its
+/// previous use, on barrier `empty`; not for the first round) and issues the copy on barrier
+/// `full`. The consumers wait on `full`, compute, and each thread arrives on `empty` once the
+/// copy is read (inject_wgmma_sync keeps one wgmma group in flight: the arrival for the
+/// previous copy then follows wgmma's wait(1)). What goes before the consumers' region: the
+/// barriers' init, a block barrier, the producer; no block barrier may follow (the producer
+/// never reaches it). Registers move from the producer to the consumers (setmaxnreg) when that
+/// gives the consumers more than the launch's even share.
+struct WarpSpecialized {
+    Var empty;
+    Stmt producer;
+    int64_t consumers = 1;  ///< consumer warp groups (the threadIdx.z extent)
+    int producer_registers = 0, consumer_registers = 0;  ///< setmaxnreg's counts (0: none)
+};
 
 /// A serial loop of the block around a tma() pipeline, reached from it through threadIdx loops
 /// only (a persistent kernel's loop over its tiles): the pipeline runs on across its iterations,
@@ -346,7 +375,10 @@ struct TileLoop {
     std::vector<std::vector<Expr>> extents;
     Var bar;
     int depth = 0;
+    /// Warp specialization (WarpSpecialized): `loop` is then the consumers' region.
+    std::optional<WarpSpecialized> ws;
 };
+
 
 /// The barriers of a pipeline `d` deep, set up by one thread, then a block barrier.
 std::vector<Stmt> init_mbarriers(const Var& bar, int d) {
@@ -408,6 +440,91 @@ Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
     out.push_back(For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration)));
     return Allocate::make(bar, UInt(64), {make_const(Int(32), d)}, StorageScope::Shared,
                           Seq::make(out));
+}
+
+/// The consumers' loop of a warp-specialized pipeline (WarpSpecialized); sets `w`'s producer.
+/// `tile` is the tile loop the fetches run on across, if any.
+Stmt warp_specialized_loop(const Marked& m, const For* tile, const Var& full,
+                           WarpSpecialized* w) {
+    const Var& v = m.loop->loop_var;
+    Type t = v.type();
+    const Expr d = make_const(t, m.depth);
+    Expr g = v - make_const(t, m.lo);  // fetch g of the whole run, tile after tile
+    if (tile) g = cast(t, tile->loop_var - tile->min) * make_const(t, m.n) + g;
+    const Expr copy = cast(Int(32), FloorMod::make(g, d));
+    const Expr round = FloorDiv::make(g, d);
+    const Expr parity = cast(Int(32), FloorMod::make(round, make_const(t, 2)));
+    const Expr released = cast(Int(32), FloorMod::make(round + make_const(t, 1), make_const(t, 2)));
+    Stmt produce = Seq::make(
+        {IfThenElse::make(g >= d, call_stmt(Intrinsic::mbarrier_wait, {w->empty, copy, released})),
+         tma_issue(m, full, v, copy, {}, false)});
+    Stmt producer = For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, produce);
+    if (tile)
+        producer = For::make(tile->loop_var, tile->min, tile->extent, ForKind::Serial, producer);
+    w->producer = producer;
+    std::vector<Stmt> iteration = {call_stmt(Intrinsic::mbarrier_wait, {full, copy, parity}),
+                                   Retarget(m.body.buffers, copy).mutate(Seq::make(m.compute)),
+                                   call_stmt(Intrinsic::mbarrier_arrive, {w->empty, copy})};
+    return For::make(v, m.loop->min, m.loop->extent, ForKind::Serial, Seq::make(iteration));
+}
+
+/// Registers a thread for a block of `threads` threads, one block an SM (65536 registers).
+int even_register_share(int64_t threads) {
+    return static_cast<int>(std::min<int64_t>(256, 65536 / threads / 8 * 8));
+}
+
+/// The block of a warp-specialized pipeline around its consumers' region `region` (the tile
+/// loop, or the outermost loop inside the block): barriers, producer, consumers.
+Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
+    const WarpSpecialized& w = *t.ws;
+    // The tile loop's leading barrier ordered the previous tile's reads before this tile's
+    // copies: the empty barriers order them now.
+    if (const auto* f = region.as<For>(); f && f->kind == ForKind::Serial) {
+        std::vector<Stmt> items;
+        if (const auto* seq = f->body.as<Seq>())
+            for (const Stmt& x : seq->stmts)
+                if (!is_barrier(x) || !items.empty()) items.push_back(x);
+        if (!items.empty())
+            region = For::make(f->loop_var, f->min, f->extent, f->kind, Seq::make(items),
+                               f->thread_tag);
+    }
+    if (internal::has_thread_sync(region))
+        TESSEL_THROW(ScheduleError)
+            << "warp_specialize: the consumer warp groups of the pipeline on '" << t.bar.name()
+            << "' synchronise with a block barrier, which the producer warp group never "
+               "reaches; leave barriers out of the consumers' code (an epilogue through shared "
+               "memory, say)";
+    const Expr groups = make_const(Int(32), w.consumers);
+    const int consumer_threads = static_cast<int>(128 * w.consumers);
+    std::vector<Stmt> init;
+    for (int c = 0; c < t.depth; ++c) {
+        init.push_back(call_stmt(Intrinsic::mbarrier_init,
+                                 {t.bar, make_const(Int(32), c), make_const(Int(32), 1)}));
+        init.push_back(call_stmt(Intrinsic::mbarrier_init, {w.empty, make_const(Int(32), c),
+                                                            make_const(Int(32), consumer_threads)}));
+    }
+    auto thread_loop = [](const char* name, const char* tag, const Expr& extent, Stmt body) {
+        return For::make(Var(name, Int(32)), make_zero(Int(32)), extent, ForKind::ThreadBound,
+                         std::move(body), tag);
+    };
+    auto registers = [](int n, int increase) {
+        return call_stmt(Intrinsic::setmaxnreg,
+                         {make_const(Int(32), n), make_const(Int(32), increase)});
+    };
+    // The producer: warp group `consumers`, its first thread issuing.
+    Stmt issue = thread_loop("ws.x", "threadIdx.x", make_one(Int(32)),
+                             thread_loop("ws.y", "threadIdx.y", make_one(Int(32)), w.producer));
+    if (w.producer_registers) issue = Seq::make({registers(w.producer_registers, 0), issue});
+    Var pz("ws.producer", Int(32));
+    Stmt producer = For::make(pz, make_zero(Int(32)), groups + 1, ForKind::ThreadBound,
+                              IfThenElse::make(pz == groups, issue), "threadIdx.z");
+    if (w.consumer_registers) region = Seq::make({registers(w.consumer_registers, 1), region});
+    Stmt consumers = thread_loop("ws.consumer", "threadIdx.z", groups, region);
+    Stmt s = Seq::make(
+        {internal::on_first_thread(Seq::make(init)), barrier(), producer, consumers});
+    for (const Var& bar : {w.empty, t.bar})
+        s = Allocate::make(bar, UInt(64), {make_const(Int(32), t.depth)}, StorageScope::Shared, s);
+    return s;
 }
 
 /// The computation's first item without the barrier insert_barriers put first inside the
@@ -497,10 +614,14 @@ protected:
         auto it = tiles_.find(op);
         if (it == tiles_.end()) return s;
         const TileLoop& tile = it->second;
-        std::vector<Stmt> items = tile.before;
-        items.push_back(s);
-        s = Allocate::make(tile.bar, UInt(64), {make_const(Int(32), tile.depth)},
-                           StorageScope::Shared, Seq::make(items));
+        if (tile.ws) {
+            s = warp_specialized_block(tile, s);
+        } else {
+            std::vector<Stmt> items = tile.before;
+            items.push_back(s);
+            s = Allocate::make(tile.bar, UInt(64), {make_const(Int(32), tile.depth)},
+                               StorageScope::Shared, Seq::make(items));
+        }
         for (size_t k = tile.buffers.size(); k-- > 0;) {
             const Allocate* a = tile.buffers[k];
             s = Allocate::make(a->buffer_var, a->dtype, tile.extents[k], a->scope, s);
@@ -549,7 +670,7 @@ private:
                  "shared stage '" + m.body.conflict + "' computed at the same loop '" +
                      m.loop->loop_var.name() +
                      "' is buffered differently; give every shared stage computed there the same "
-                     "double_buffer() or pipeline(depth)");
+                     "double_buffer() or pipeline(depth), and warp_specialize() all or none");
         auto lo = as_const_int(m.loop->min), n = as_const_int(m.loop->extent);
         if (m.loop->kind != ForKind::Serial || !lo || !n)
             fail(m.depth, m.name,
@@ -572,6 +693,8 @@ private:
             d.twice = multi_buffer(it->second, copies);
         }
         take_apart(&m);
+        m.ws = m.body.ws == 1;
+        if (m.ws) return warp_specialized(m, copies);
         Stmt result;
         const For* tile = m.tma ? tile_loop(m) : nullptr;
         if (tile) {
@@ -608,6 +731,75 @@ private:
             extents.insert(extents.begin(), make_const(extents[0].type(), copies));
             result = Allocate::make(d.alloc->buffer_var, d.alloc->dtype, extents, d.alloc->scope,
                                     result);
+        }
+        return result;
+    }
+
+    /// A warp-specialized pipeline (WarpSpecialized): the consumers' loop; the block around the
+    /// consumers' region (the tile loop, else the outermost loop inside the block) is built when
+    /// the visit returns to that loop.
+    Stmt warp_specialized(const Marked& m, int copies) {
+        auto refuse = [&](const std::string& why) { fail(m.depth, m.name, "warp_specialize: " + why); };
+        if (!m.tma) refuse("it is not fetched by tma()");
+        size_t block = loops_.size();
+        for (size_t j = 0; j < loops_.size(); ++j)
+            if (loops_[j]->kind == ForKind::ThreadBound &&
+                loops_[j]->thread_tag.rfind("blockIdx.", 0) == 0)
+                block = j;
+        if (block + 1 >= loops_.size())
+            refuse("the loop it is computed at is not inside a GPU block's thread loops");
+        const For* tile = tile_loop(m);
+        size_t at = block + 1;
+        while (tile && loops_[at] != tile) ++at;
+        int64_t dims[3] = {1, 1, 1};
+        for (const For* f : loops_) {
+            if (f->kind != ForKind::ThreadBound || f->thread_tag.rfind("threadIdx.", 0) != 0)
+                continue;
+            auto extent = as_const_int(f->extent);
+            if (!extent) refuse("the block's thread extents are not constant");
+            int64_t& d = dims[f->thread_tag.back() - 'x'];
+            d = std::max(d, *extent);
+        }
+        if (dims[0] * dims[1] != 128)
+            refuse("the consumers' warp groups lie along threadIdx.z, each threadIdx.x * "
+                   "threadIdx.y = 128 threads; the block has " + std::to_string(dims[0]) + " x " +
+                   std::to_string(dims[1]));
+        // The producer runs the block's loops above the region and its own tile and k loops.
+        std::set<const Variable*> inside;
+        for (size_t j = at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
+        if (tile) inside.erase(tile->loop_var.get());
+        inside.erase(m.loop->loop_var.get());
+        for (const auto& [var, depth] : lets_)
+            if (depth > at) inside.insert(var);
+        for (const Stmt& x : m.fetches)
+            for (const Variable* v : free_vars(x))
+                if (inside.count(v))
+                    refuse("its copy reads '" + v->name +
+                           "', which the consumers' loops bind; the producer warp group cannot "
+                           "compute it");
+        TileLoop& t = tiles_[loops_[at]];
+        if (t.loop) refuse("the block has another warp-specialized pipeline");
+        t.loop = loops_[at];
+        t.depth = m.depth;
+        t.bar = Var(m.name + ".full", Handle());
+        WarpSpecialized w;
+        w.empty = Var(m.name + ".empty", Handle());
+        w.consumers = dims[2];
+        constexpr int kProducerRegisters = 40;
+        const int64_t consumer = std::min<int64_t>(
+            256, (65536 - 128 * kProducerRegisters) / (128 * dims[2]) / 8 * 8);
+        if (consumer > even_register_share(128 * (dims[2] + 1))) {
+            w.producer_registers = kProducerRegisters;
+            w.consumer_registers = static_cast<int>(consumer);
+        }
+        Stmt result = warp_specialized_loop(m, tile, t.bar, &w);
+        t.ws = w;
+        for (const Variable* var : m.body.order) {
+            const Doubled& d = m.body.buffers.at(var);
+            std::vector<Expr> extents = d.alloc->extents;
+            extents.insert(extents.begin(), make_const(extents[0].type(), copies));
+            t.buffers.push_back(d.alloc);
+            t.extents.push_back(extents);
         }
         return result;
     }
@@ -669,12 +861,12 @@ public:
 
 protected:
     Stmt visit(const AttrStmt* op) override {
-        if (op->key == "pipeline_scope") {
+        if (is_pipeline_scope(op->key)) {
             Stmt tma = tma_without_loop(op);
             if (tma.defined()) return mutate(tma);
         }
         if (op->key == "double_buffer_scope" || op->key == "double_buffer_write" ||
-            op->key == "pipeline_scope" || op->key == "tma_copy")
+            is_pipeline_scope(op->key) || op->key == "tma_copy")
             return mutate(op->body);
         return IRMutator::visit(op);
     }

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRVisitor.h"
 
 namespace tessel {
@@ -128,6 +129,7 @@ protected:
         const auto* loop = m.as<For>();
         const auto* body = loop ? loop->body.as<Seq>() : nullptr;
         if (!body || loop->kind != ForKind::Serial) return m;
+        if (Stmt r = release_after_next_group(loop, body->stmts); r.defined()) return r;
         std::vector<Stmt> out = body->stmts;
         for (size_t i = 0; i < out.size(); ++i) {
             if (!is_call(out[i], Intrinsic::wgmma_commit)) continue;
@@ -155,6 +157,31 @@ protected:
             return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
         }
         return m;
+    }
+
+    // A warp-specialized consumer's loop (inject_double_buffer) ends [commit, wait(0),
+    // mbarrier_arrive(empty, copy)]: the copy it read is released once its group is done. The
+    // group stays in flight into the next iteration instead: [commit, wait(1), release of the
+    // previous iteration's copy (from the second iteration on)], and after the loop wait(0) and
+    // the release of the last iteration's copy.
+    static Stmt release_after_next_group(const For* loop, const std::vector<Stmt>& in) {
+        const size_t n = in.size();
+        if (n < 3 || !is_call(in[n - 1], Intrinsic::mbarrier_arrive) ||
+            !is_call(in[n - 2], Intrinsic::wgmma_wait) ||
+            !is_zero(in[n - 2].as<Evaluate>()->value.as<Call>()->args[0]) ||
+            !is_call(in[n - 3], Intrinsic::wgmma_commit))
+            return Stmt();
+        const Var& v = loop->loop_var;
+        const Stmt& release = in[n - 1];
+        std::vector<Stmt> out(in.begin(), in.end() - 2);
+        out.push_back(call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)}));
+        out.push_back(IfThenElse::make(v > loop->min,
+                                       substitute(release, v, v - make_one(v.type()))));
+        Stmt l = For::make(v, loop->min, loop->extent, loop->kind, Seq::make(std::move(out)),
+                           loop->thread_tag);
+        Expr last = loop->min + loop->extent - make_one(v.type());
+        return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))}),
+                          substitute(release, v, last)});
     }
 };
 

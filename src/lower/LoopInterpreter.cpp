@@ -152,8 +152,9 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     if (c && c->op == Intrinsic::thread_allreduce) return exec_allreduce(c);
     if (c && c->op == Intrinsic::cp_async) return exec_cp_async(c);
     if (c && (c->op == Intrinsic::mbarrier_init || c->op == Intrinsic::mbarrier_expect_tx ||
-              c->op == Intrinsic::mbarrier_wait))
+              c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::mbarrier_arrive))
         return exec_mbarrier(c);
+    if (c && c->op == Intrinsic::setmaxnreg) return;  // registers are not modelled
     if (c && c->op == Intrinsic::tma_load) return exec_tma_load(c);
     if (c && c->op == Intrinsic::cp_async_commit) {
         committed_copies_.push_back(std::move(open_copies_));

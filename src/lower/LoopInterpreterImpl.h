@@ -79,6 +79,11 @@ struct MbarrierState {
     int64_t init_epoch = 0;  ///< the block phase (barriers so far) of its init
     const SpmdThread* init_by = nullptr;
     std::vector<uint64_t> bringing;  ///< elements TMA copies bring in the current phase
+    /// Arrivals of the current phase (thread index, that thread's arrivals so far, this one
+    /// included), then of each completed phase: a thread that waits for a phase is ordered after
+    /// the accesses each arriving thread made before its arrival.
+    std::vector<std::pair<int, int64_t>> arrivals;
+    std::vector<std::vector<std::pair<int, int64_t>>> completed_arrivals;
 };
 
 /// An element of shared memory a TMA copy brought or brings: the barrier and phase it completes
@@ -113,6 +118,10 @@ struct SpmdThread {
     TmaBlockState* tma = nullptr;      ///< the block's mbarriers and TMA copies
     /// Per mbarrier: the phases this thread has seen complete (its mbarrier_waits).
     std::unordered_map<uint64_t, int64_t> observed;
+    /// mbarrier arrivals this thread has made, and per other thread (by index) how many of its
+    /// arrivals this thread is ordered after (through the phases it waited for).
+    int64_t arrivals = 0;
+    std::unordered_map<int, int64_t> acquired;
     std::unordered_map<const Call*, int64_t> collectives;  ///< warp-collective calls executed
 };
 
@@ -206,6 +215,9 @@ protected:
     std::pair<MbarrierState*, uint64_t> mbarrier_of(const Call* op, bool init);
     /// Lands the barrier's copies and starts its next phase when the current one is complete.
     void complete_phase(MbarrierState& st, uint64_t key);
+    /// One arrival of this thread on the barrier's current phase (mbarrier_arrive, or
+    /// mbarrier_expect_tx's): its accesses so far are ordered before the phase's waiters.
+    void arrive(const Call* op, MbarrierState& st, uint64_t key);
     /// Whether the phase of `parity` of the barrier has completed (mbarrier.try_wait.parity).
     static bool phase_done(const MbarrierState& st, int64_t parity) {
         return st.phase % 2 != parity;

@@ -27,6 +27,7 @@
 // threads and the block. An all-reduce within warps (allreduce_within_warps, lower/PassUtil.h:
 // shuffles on CUDA, no __syncthreads()) stops the threads to combine their values but starts no
 // new phase: it orders no memory, so accesses before and after it race as they would on a GPU.
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -63,10 +64,15 @@ enum class ThreadState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtMbarrier
 
 constexpr int kWarpSize = 32;
 
-/// Who touched one element of shared memory in the current phase.
+/// Who touched one element of shared memory in the current phase. In a block whose threads
+/// arrive on mbarriers (a warp-specialized pipeline) every reader is kept, with the arrivals it
+/// had made when it read, and so is the writer's: an access another thread ordered itself
+/// after (it waited for a phase the accessing thread arrived on later) is no race.
 struct Access {
     int writer = -1, reader = -1;
     bool many_readers = false;
+    int64_t writer_arrivals = 0;
+    std::vector<std::pair<int, int64_t>> readers;
 };
 
 }  // namespace
@@ -96,6 +102,7 @@ struct SpmdBlock {
     std::map<std::pair<const Allocate*, int64_t>, std::unique_ptr<InterpStorage>> shared;
     uint64_t next_serial = 1;
     std::unordered_map<uint64_t, Access> accesses;
+    bool arrivals = false;  ///< the body has mbarrier_arrive (Access keeps every reader)
     InFlightMap in_flight;  ///< cp_async destinations not landed yet
     WgmmaBlockState wgmma;
     TmaBlockState tma;
@@ -117,6 +124,7 @@ struct BlockShape {
     bool syncs = false;
     bool nested_blocks = false;
     bool wgmma = false;
+    bool arrivals = false;
 };
 
 BlockShape block_shape(const Stmt& body) {
@@ -130,6 +138,7 @@ BlockShape block_shape(const Stmt& body) {
         } else if (n->node_type == IRNodeType::Call) {
             Intrinsic op = static_cast<const Call*>(n)->op;
             shape.wgmma = shape.wgmma || op == Intrinsic::wgmma;
+            shape.arrivals = shape.arrivals || op == Intrinsic::mbarrier_arrive;
             shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
                           op == Intrinsic::thread_allreduce || op == Intrinsic::mbarrier_wait ||
                           is_warp_collective(op);
@@ -335,6 +344,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
     SpmdBlock b;
     b.where = loop_context();
     b.wgmma.active = shape.wgmma;
+    b.arrivals = shape.arrivals;
     for (const For* f : shape.thread_loops) {
         int64_t e;
         try {
@@ -567,13 +577,36 @@ void LoopInterpreter::wait_for_mbarrier(const Call* op, uint64_t key, int64_t pa
     stop_at(b, t, op, ThreadState::AtMbarrier);
 }
 
+namespace {
+
+/// Whether thread `me` is ordered after what thread `other` did before its arrival number
+/// `at` + 1 (the accesses it made with `at` arrivals behind it).
+bool ordered_after(const SpmdThread& me, int other, int64_t at) {
+    auto it = me.acquired.find(other);
+    return it != me.acquired.end() && it->second > at;
+}
+
+/// A thread other than `me` whose access to the element `me` is not ordered after (-1: none):
+/// the writer, and with `readers` a reader too (for a write).
+int unordered_access(const Access& a, const SpmdThread& me, bool readers) {
+    if (a.writer >= 0 && a.writer != me.index && !ordered_after(me, a.writer, a.writer_arrivals))
+        return a.writer;
+    if (readers)
+        for (const auto& [r, at] : a.readers)
+            if (r != me.index && !ordered_after(me, r, at)) return r;
+    return -1;
+}
+
+}  // namespace
+
 void LoopInterpreter::check_unread(const InterpStorage& s, int64_t flat, const char* what) {
     SpmdBlock& b = *spmd_->block;
     auto it = b.accesses.find((s.serial << 40) | static_cast<uint64_t>(flat));
     if (it == b.accesses.end()) return;
     const Access& a = it->second;
     const int t = spmd_->index;
-    const int other = a.writer >= 0 && a.writer != t   ? a.writer
+    const int other = b.arrivals                       ? unordered_access(a, *spmd_, true)
+                      : a.writer >= 0 && a.writer != t ? a.writer
                       : a.reader >= 0 && a.reader != t ? a.reader
                       : a.many_readers                 ? -2
                                                        : -1;
@@ -582,8 +615,11 @@ void LoopInterpreter::check_unread(const InterpStorage& s, int64_t flat, const c
                                << " by thread " << b.thread_name(t) << ", which thread "
                                << (other >= 0 ? b.thread_name(other) : std::string("(another)"))
                                << " accessed since the last barrier (the copy may land at once; "
-                                  "insert a thread_barrier before it)"
-                               << loop_context() << b.where;
+                                  "insert a thread_barrier before it"
+                               << (b.arrivals ? ", or wait for an mbarrier phase it arrived on "
+                                                "after the access"
+                                              : "")
+                               << ")" << loop_context() << b.where;
 }
 
 std::vector<double> LoopInterpreter::warp_rendezvous(const Call* op, std::vector<double> in) {
@@ -622,7 +658,10 @@ void LoopInterpreter::track_shared(const InterpStorage& s, int64_t flat, bool wr
     Access& a = b.accesses[(s.serial << 40) | static_cast<uint64_t>(flat)];
     int other = -1;
     const char* what = "";
-    if (a.writer >= 0 && a.writer != t) {
+    if (b.arrivals) {
+        other = unordered_access(a, *spmd_, write);
+        what = other == a.writer ? "wrote" : "read";
+    } else if (a.writer >= 0 && a.writer != t) {
         other = a.writer;
         what = "wrote";
     } else if (write && a.reader >= 0 && (a.reader != t || a.many_readers)) {
@@ -640,6 +679,16 @@ void LoopInterpreter::track_shared(const InterpStorage& s, int64_t flat, bool wr
     }
     if (write) {
         a.writer = t;
+        a.writer_arrivals = spmd_->arrivals;
+        a.readers.clear();
+    } else if (b.arrivals) {
+        auto r = std::find_if(a.readers.begin(), a.readers.end(),
+                              [&](const auto& x) { return x.first == t; });
+        if (r == a.readers.end()) {
+            a.readers.push_back({t, spmd_->arrivals});
+        } else {
+            r->second = spmd_->arrivals;
+        }
     } else if (a.reader < 0) {
         a.reader = t;
     } else if (a.reader != t) {

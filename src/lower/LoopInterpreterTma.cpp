@@ -76,8 +76,20 @@ void LoopInterpreter::complete_phase(MbarrierState& st, uint64_t key) {
             land(it->second);
     }
     st.bringing.clear();
+    st.completed_arrivals.push_back(std::move(st.arrivals));
+    st.arrivals.clear();
     ++st.phase;
     st.pending = st.count;
+}
+
+void LoopInterpreter::arrive(const Call* op, MbarrierState& st, uint64_t key) {
+    if (st.pending == 0)
+        TESSEL_THROW(RuntimeError) << intrinsic_name(op->op) << " by "
+                                   << thread_label(spmd_) << ": the phase already has its "
+                                   << st.count << " arrivals" << loop_context();
+    --st.pending;
+    st.arrivals.push_back({spmd_->index, ++spmd_->arrivals});
+    complete_phase(st, key);
 }
 
 void LoopInterpreter::exec_mbarrier(const Call* op) {
@@ -87,7 +99,7 @@ void LoopInterpreter::exec_mbarrier(const Call* op) {
             TESSEL_THROW(RuntimeError) << "mbarrier_init with " << count
                                        << " arrivals a phase (at least 1)" << loop_context();
         auto [st, key] = mbarrier_of(op, true);
-        *st = MbarrierState{count, count, 0, 0, spmd_->tma->epoch, spmd_, {}};
+        *st = MbarrierState{count, count, 0, 0, spmd_->tma->epoch, spmd_, {}, {}, {}};
         return;
     }
     auto [st, key] = mbarrier_of(op, false);
@@ -96,21 +108,23 @@ void LoopInterpreter::exec_mbarrier(const Call* op) {
         if (bytes < 0)
             TESSEL_THROW(RuntimeError)
                 << "mbarrier_expect_tx of " << bytes << " bytes" << loop_context();
-        if (st->pending == 0)
-            TESSEL_THROW(RuntimeError)
-                << "mbarrier_expect_tx by " << thread_label(spmd_) << ": the phase already has its "
-                << st->count << " arrivals" << loop_context();
         st->tx += bytes;
-        --st->pending;
-        return complete_phase(*st, key);
+        return arrive(op, *st, key);
     }
+    if (op->op == Intrinsic::mbarrier_arrive) return arrive(op, *st, key);
     const int64_t parity = eval_int(op->args[2], "mbarrier_wait parity");
     if (parity != 0 && parity != 1)
         TESSEL_THROW(RuntimeError)
             << "mbarrier_wait for parity " << parity << " (0 or 1)" << loop_context();
     if (!phase_done(*st, parity)) wait_for_mbarrier(op, key, parity);
+    const MbarrierState& done = spmd_->tma->barriers.at(key);
     int64_t& seen = spmd_->observed[key];
-    seen = std::max(seen, spmd_->tma->barriers.at(key).phase);
+    for (int64_t p = seen; p < done.phase; ++p)
+        for (const auto& [thread, count] : done.completed_arrivals[static_cast<size_t>(p)]) {
+            int64_t& known = spmd_->acquired[thread];
+            known = std::max(known, count);
+        }
+    seen = std::max(seen, done.phase);
 }
 
 void LoopInterpreter::exec_tma_load(const Call* op) {

@@ -563,7 +563,9 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
             Stmt nest = st.tma ? AttrStmt::make("tma_copy", data, tma_nest(p)) : stage_nest(p);
             Stmt fetch = AttrStmt::make("double_buffer_write", data, nest);
             Stmt alloc = allocate(p, Seq::make({fetch, body}));
-            body = st.pipeline_depth ? AttrStmt::make("pipeline_scope",
+            const char* scope =
+                st.warp_specialized ? "warp_specialized_pipeline_scope" : "pipeline_scope";
+            body = st.pipeline_depth ? AttrStmt::make(scope,
                                                       make_const(Int(32), st.pipeline_depth), alloc)
                                      : AttrStmt::make("double_buffer_scope", data, alloc);
             continue;

@@ -166,6 +166,8 @@ StepResult Schedule::apply(const Step& step) {
                 pipeline(s.stage, s.depth);
             else if constexpr (std::is_same_v<T, TmaStep>)
                 tma(s.stage);
+            else if constexpr (std::is_same_v<T, WarpSpecializeStep>)
+                warp_specialize(s.stage);
             else if constexpr (std::is_same_v<T, TensorizeStep>)
                 tensorize(s.stage, s.iter, s.intrin);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
@@ -275,6 +277,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.double_buffer = old.double_buffer;
     st.pipeline_depth = old.pipeline_depth;
     st.tma = old.tma;
+    st.warp_specialized = old.warp_specialized;
     st.pre_transform = old.pre_transform;
     return st;
 }

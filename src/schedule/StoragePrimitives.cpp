@@ -197,4 +197,16 @@ void Schedule::tma(int stage) {
     record(TmaStep{stage});
 }
 
+void Schedule::warp_specialize(int stage) {
+    const char* prim = "warp_specialize";
+    Stage& st = layout_stage(*this, prim, stage);
+    if (!st.tma)
+        schedule_fail(*this, prim, stage,
+                      "it is not fetched by tma(); a producer warp group issues TMA copies: "
+                      "tma() (and pipeline(depth)) the stage first");
+    if (st.warp_specialized) schedule_fail(*this, prim, stage, "it is already warp-specialized");
+    st.warp_specialized = true;
+    record(WarpSpecializeStep{stage});
+}
+
 }  // namespace tessel

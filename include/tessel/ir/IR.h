@@ -588,7 +588,8 @@ struct Let : ExprNodeBase<Let> {
     X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)     \
     X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */   \
     X(mbarrier_init, 3, false) X(mbarrier_expect_tx, 3, false) /* Hopper; see below */     \
-    X(mbarrier_wait, 3, false) X(tma_load, -1, false)
+    X(mbarrier_wait, 3, false) X(tma_load, -1, false)                                    \
+    X(mbarrier_arrive, 2, false) X(setmaxnreg, 2, false) /* warp specialization */
 // clang-format on
 // New intrinsics go at the end: structural hashes (ir/Hash.cpp), and with them the DAG hashes that
 // key the tuning logs, shipped ones included, read an intrinsic's number.
@@ -717,6 +718,16 @@ struct Let : ExprNodeBase<Let> {
 //    dst_index, that offset swizzled as BufferSwizzle{16 / size, 128 / size, swizzle / 16} does
 //    when `swizzle` (an int32 constant: 0, 32, 64 or 128 bytes, the rows' width) is not 0.
 //    dst_index is a multiple of 128 bytes (of the swizzle's 8-row cycle when swizzled).
+//  - mbarrier_arrive(bar, index): arrives once on the barrier (mbarrier.arrive, release
+//    semantics): the calling thread's memory accesses before it happen before whatever a thread
+//    that waits for the phase (mbarrier_wait) does after its wait. Warp-specialized pipelines
+//    (Schedule::warp_specialize) release a consumed copy of their tiles with it.
+//
+// setmaxnreg(count, increase) (sm_90a, a statement every thread of a warp group executes
+// together): the warp group's registers a thread become `count` (an int32 constant, a multiple
+// of 8 in 24..256), taken from (increase = 1) or given back to (increase = 0) the block's pool
+// (setmaxnreg.inc / .dec). The kernel must declare its register count at entry (CUDA code
+// generation gives it __launch_bounds__(threads, 1)). The interpreter runs it as a no-op.
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRINSIC_ENUM(name, arity, pure) name,

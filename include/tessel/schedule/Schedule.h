@@ -115,6 +115,7 @@ struct Stage {
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
     int pipeline_depth = 0;      ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
     bool tma = false;            ///< tma: the pipelined fetch is TMA's bulk tensor copies
+    bool warp_specialized = false;  ///< warp_specialize: a producer warp group issues them
     int swizzle_bits = 0;        ///< storage_swizzle: log2 of the phases (0: no swizzle)
     int tensorize_iter = -1;     ///< tensorize: the iterator id the intrinsic replaces from
     bool pre_transform = false;  ///< pre_transform: computed once, outside the kernel
@@ -241,6 +242,11 @@ public:
     /// double-buffered stage; lowering checks the rest (pipelined, a plain copy of an argument,
     /// loops untouched, the layout a box can fill).
     void tma(int stage);
+    /// Issues the tma() pipeline of `stage` from a producer warp group of its own
+    /// (WarpSpecializeStep). Throws ScheduleError for a stage not fetched by tma() or already
+    /// warp-specialized; lowering checks the rest (every stage of the pipeline alike, warp groups
+    /// along threadIdx.z, no block barrier among the consumers).
+    void warp_specialize(int stage);
     /// Replaces the stage's loops from leaf `iter` inwards by the tensor intrinsic `intrin`
     /// (schedule/TensorIntrin.h lists them), TVM's tensorize. The leaves from `iter` on must be
     /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body

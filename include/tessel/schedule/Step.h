@@ -408,6 +408,30 @@ struct TmaStep {
     }
 };
 
+/// The tma() pipeline's copies issued by a producer warp group of their own (Hopper warp
+/// specialization): the block gains a warp group that only issues the TMA copies, each waiting
+/// for its copy of the tiles to be released on an mbarrier; the block's warp groups (the
+/// consumers) wait for each copy to land, compute on it and release it, with no block barrier in
+/// the loop; registers move from the producer to the consumers (setmaxnreg) where that gives
+/// the consumers more (docs/cuda.md, "Warp specialization").
+struct WarpSpecializeStep {
+    int stage = 0;
+    TESSEL_STEP(WarpSpecializeStep, "warp_specialize")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[T].warp_specialize(): the tma() pipeline of shared stage T is fed by a producer warp "
+        "group of its own (sm_90a): the block gains 128 threads that only issue the TMA copies, "
+        "each copy of the tiles released back to them on an mbarrier once the consumers (the "
+        "block's own warp groups, along threadIdx.z, threadIdx.x * threadIdx.y = 128) have "
+        "read it, with no block barrier in the loop; registers move from the producer to the "
+        "consumers (setmaxnreg). Every shared stage of that pipeline must be warp-specialized. "
+        "docs/cuda.md, 'Warp specialization'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
+};
+
 /// Replaces the loop nest of `stage` from leaf `iter` inwards by the tensor intrinsic named
 /// `intrin` (schedule/TensorIntrin.h), TVM's tensorize: the leaves from `iter` on must match the
 /// intrinsic's axes (extents and kinds) and the stage's body its compute pattern.
@@ -458,14 +482,14 @@ using Step =
                  ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
                  StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
                  RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep, TensorizeStep,
-                 StorageSwizzleStep, PreTransformStep, TmaStep, ReindexStep>;
+                 StorageSwizzleStep, PreTransformStep, TmaStep, ReindexStep, WarpSpecializeStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
-/// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma", "reindex" (the struct's
-/// `kind`).
+/// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma", "reindex",
+/// "warp_specialize" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

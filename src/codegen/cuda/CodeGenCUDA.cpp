@@ -183,7 +183,15 @@ std::string CodeGenCUDA::signature(const DeviceKernel& k, const std::vector<Cuda
         constant = constant && c.has_value();
         threads *= c.value_or(1);
     }
-    if (constant) s += "__launch_bounds__(" + std::to_string(threads) + ") ";
+    // A kernel that moves registers between its warp groups (setmaxnreg) must have its register
+    // count fixed at entry: one block an SM.
+    bool setmaxnreg = false;
+    post_order_visit(k.body, [&](const IRNode* n) {
+        setmaxnreg = setmaxnreg || (n->node_type == IRNodeType::Call &&
+                                    static_cast<const Call*>(n)->op == Intrinsic::setmaxnreg);
+    });
+    if (constant)
+        s += "__launch_bounds__(" + std::to_string(threads) + (setmaxnreg ? ", 1" : "") + ") ";
     // In a kernel that loads a global buffer it also stores to (a reduction into its output,
     // say), the arguments it only reads lose __restrict__ (they stay const). NVRTC 13 marks loads
     // through a `const __restrict__` argument read-only early; it then merges

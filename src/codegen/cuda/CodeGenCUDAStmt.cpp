@@ -278,8 +278,13 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
             return line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
         if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
         if (c->op == Intrinsic::mbarrier_init || c->op == Intrinsic::mbarrier_expect_tx ||
-            c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::tma_load)
+            c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::mbarrier_arrive ||
+            c->op == Intrinsic::tma_load)
             return tma(c);
+        if (c->op == Intrinsic::setmaxnreg)
+            return line(std::string("asm volatile(\"setmaxnreg.") +
+                        (*as_const_int(c->args[1]) ? "inc" : "dec") + ".sync.aligned.u32 " +
+                        std::to_string(*as_const_int(c->args[0])) + ";\\n\" ::: \"memory\");");
     }
     std::string v = expr(op->value);
     flush_pre();

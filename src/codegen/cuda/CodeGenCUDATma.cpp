@@ -82,6 +82,11 @@ std::string CodeGenCUDA::shared_address(const Expr& buffer, const Expr& index) {
 void CodeGenCUDA::tma(const Call* op) {
     if (op->op == Intrinsic::tma_load) return tma_load(op);
     const std::string bar = shared_address(op->args[0], op->args[1]);
+    if (op->op == Intrinsic::mbarrier_arrive) {
+        flush_pre();
+        return line("asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\\n\" :: \"r\"(" + bar +
+                    ") : \"memory\");");
+    }
     const std::string n = index_expr(op->args[2]);
     flush_pre();
     if (op->op == Intrinsic::mbarrier_init) {
