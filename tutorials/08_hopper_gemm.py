@@ -246,6 +246,9 @@ STEPS = [
 
 
 def inputs(m, n, k, dtype, seed, bt=False):
+    if dtype == "bfloat16":  # numpy's bfloat16 comes from ml_dtypes
+        import ml_dtypes
+        dtype = ml_dtypes.bfloat16
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((n, k) if bt else (k, n)).astype(dtype)

@@ -360,6 +360,7 @@ struct WarpSpecialized {
     Stmt producer;
     int64_t consumers = 1;  ///< consumer warp groups (the threadIdx.z extent)
     int producer_registers = 0, consumer_registers = 0;  ///< setmaxnreg's counts (0: none)
+    bool own_block = false;  ///< no blockIdx loop: the block is given one (of one iteration)
 };
 
 /// A serial loop of the block around a tma() pipeline, reached from it through threadIdx loops
@@ -527,6 +528,15 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
     return s;
 }
 
+/// `s` (the block of a warp-specialized pipeline, with its tiles' allocations) inside a blockIdx
+/// loop of one iteration when the kernel had none: the set-up before the thread loops is then
+/// part of the kernel.
+Stmt in_a_block(const TileLoop& t, Stmt s) {
+    if (!t.ws || !t.ws->own_block) return s;
+    return For::make(Var("ws.block", Int(32)), make_zero(Int(32)), make_one(Int(32)),
+                     ForKind::ThreadBound, std::move(s), "blockIdx.x");
+}
+
 /// The computation's first item without the barrier insert_barriers put first inside the
 /// allocations of its register buffers (warp or local scope), where they come before the first read
 /// of the shared tiles (a k loop of one fragment, no loop around them): the same barrier as an item
@@ -626,6 +636,7 @@ protected:
             const Allocate* a = tile.buffers[k];
             s = Allocate::make(a->buffer_var, a->dtype, tile.extents[k], a->scope, s);
         }
+        s = in_a_block(tile, s);
         tiles_.erase(it);
         return s;
     }
@@ -634,9 +645,10 @@ private:
     /// The tile loop the pipeline of `m` can run across (see TileLoop), or null: the innermost
     /// enclosing serial loop of constant bounds inside the block, only threadIdx loops between,
     /// no variable bound between it and the pipelined loop read by the fetches, and at least
-    /// depth - 1 k tiles (the next tile's first copies come from this tile's last iterations).
+    /// depth - 1 k tiles (the next tile's first copies come from this tile's last iterations;
+    /// a warp-specialized pipeline's producer runs ahead by any number).
     const For* tile_loop(const Marked& m) const {
-        if (m.n + 1 < m.depth) return nullptr;
+        if (!m.ws && m.n + 1 < m.depth) return nullptr;
         size_t k = loops_.size();
         while (k > 0 && loops_[k - 1]->kind == ForKind::ThreadBound &&
                loops_[k - 1]->thread_tag.rfind("threadIdx.", 0) == 0)
@@ -741,16 +753,21 @@ private:
     Stmt warp_specialized(const Marked& m, int copies) {
         auto refuse = [&](const std::string& why) { fail(m.depth, m.name, "warp_specialize: " + why); };
         if (!m.tma) refuse("it is not fetched by tma()");
-        size_t block = loops_.size();
-        for (size_t j = 0; j < loops_.size(); ++j)
-            if (loops_[j]->kind == ForKind::ThreadBound &&
-                loops_[j]->thread_tag.rfind("blockIdx.", 0) == 0)
-                block = j;
-        if (block + 1 >= loops_.size())
+        // The consumers' region: the tile loop, else the outermost loop inside the block (a
+        // kernel without blockIdx loops is one block: its outermost thread loop).
+        std::optional<size_t> at, first_thread;
+        for (size_t j = 0; j < loops_.size(); ++j) {
+            if (loops_[j]->kind != ForKind::ThreadBound) continue;
+            if (loops_[j]->thread_tag.rfind("blockIdx.", 0) == 0) at = j + 1;
+            if (!first_thread && loops_[j]->thread_tag.rfind("threadIdx.", 0) == 0)
+                first_thread = j;
+        }
+        const bool own_block = !at;
+        if (!at) at = first_thread;
+        if (!first_thread || *at >= loops_.size())
             refuse("the loop it is computed at is not inside a GPU block's thread loops");
         const For* tile = tile_loop(m);
-        size_t at = block + 1;
-        while (tile && loops_[at] != tile) ++at;
+        while (tile && loops_[*at] != tile) ++*at;
         int64_t dims[3] = {1, 1, 1};
         for (const For* f : loops_) {
             if (f->kind != ForKind::ThreadBound || f->thread_tag.rfind("threadIdx.", 0) != 0)
@@ -766,25 +783,26 @@ private:
                    std::to_string(dims[1]));
         // The producer runs the block's loops above the region and its own tile and k loops.
         std::set<const Variable*> inside;
-        for (size_t j = at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
+        for (size_t j = *at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
         if (tile) inside.erase(tile->loop_var.get());
         inside.erase(m.loop->loop_var.get());
         for (const auto& [var, depth] : lets_)
-            if (depth > at) inside.insert(var);
+            if (depth > *at) inside.insert(var);
         for (const Stmt& x : m.fetches)
             for (const Variable* v : free_vars(x))
                 if (inside.count(v))
                     refuse("its copy reads '" + v->name +
                            "', which the consumers' loops bind; the producer warp group cannot "
                            "compute it");
-        TileLoop& t = tiles_[loops_[at]];
+        TileLoop& t = tiles_[loops_[*at]];
         if (t.loop) refuse("the block has another warp-specialized pipeline");
-        t.loop = loops_[at];
+        t.loop = loops_[*at];
         t.depth = m.depth;
         t.bar = Var(m.name + ".full", Handle());
         WarpSpecialized w;
         w.empty = Var(m.name + ".empty", Handle());
         w.consumers = dims[2];
+        w.own_block = own_block;
         constexpr int kProducerRegisters = 40;
         const int64_t consumer = std::min<int64_t>(
             256, (65536 - 128 * kProducerRegisters) / (128 * dims[2]) / 8 * 8);

@@ -7,7 +7,9 @@
 // The same GEMM with its tiles fetched by s[T].tma() (TMA copies on mbarriers) computes the
 // product with as many k tiles as the pipeline holds, more (refills) and one (no loop); without
 // its mbarrier_wait or mbarrier_expect_tx calls, or the barrier that orders a refill after the
-// wgmmas reading the tile, the interpreter reports it.
+// wgmmas reading the tile, the interpreter reports it. Warp-specialized (a producer warp group
+// issues the copies, the consumers release each copy on an mbarrier), it computes the product;
+// without the producer's waits for the releases, or without the releases, it is reported.
 #include "error/ExpectRuntimeError.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
@@ -28,7 +30,7 @@ struct WgmmaGemm {
     int kK;
     Tensor A, B, C;
     LoweredFunc f;
-    explicit WgmmaGemm(int k = 256, bool tma = false) : kK(k) {
+    explicit WgmmaGemm(int k = 256, bool tma = false, bool ws = false) : kK(k) {
         A = placeholder({kM, kK}, Float(16), "A");
         B = placeholder({kK, kN}, Float(16), "B");
         IterVar r = reduce_axis({0, kK}, "k");
@@ -67,6 +69,7 @@ struct WgmmaGemm {
             if (tma) {
                 s.tma(t);
                 s.pipeline(t, 4);
+                if (ws) s.warp_specialize(t);
                 continue;
             }
             s.split(t, 1, 8);   // [a, b, v]
@@ -142,6 +145,27 @@ private:
     bool barrier_;
 };
 
+// Drops the mbarrier_waits on barriers whose name ends with `suffix`.
+class RemoveWaitsOn : public IRMutator {
+public:
+    explicit RemoveWaitsOn(std::string suffix) : suffix_(std::move(suffix)) {}
+    using IRMutator::visit;
+    int removed = 0;
+
+protected:
+    Stmt visit(const Evaluate* op) override {
+        const Call* c = op->value.as<Call>();
+        if (!c || c->op != Intrinsic::mbarrier_wait) return IRMutator::visit(op);
+        const std::string& name = c->args[0].as<Variable>()->name;
+        if (!name.ends_with(suffix_)) return IRMutator::visit(op);
+        ++removed;
+        return Evaluate::make(make_const(Int(32), 0));
+    }
+
+private:
+    std::string suffix_;
+};
+
 struct Inputs {
     explicit Inputs(int kK)
         : a(HostArray::random(Float(16), {kM, kK}, 1)),
@@ -162,8 +186,8 @@ void expect_broken_without(Intrinsic op, std::initializer_list<std::string> part
     expect_broken(WgmmaGemm(), Remove(op), parts);
 }
 
-void expect_product(int kK, bool tma = false) {
-    WgmmaGemm g(kK, tma);
+void expect_product(int kK, bool tma = false, bool ws = false) {
+    WgmmaGemm g(kK, tma, ws);
     Inputs in(kK);
     run_lowered(g.f, {&in.a, &in.b, &in.c});
     for (int i = 0; i < kM; i += 7)
@@ -226,4 +250,22 @@ TEST(LoopInterpreterError, TmaWithoutTheBytesAnnouncedNeverCompletes) {
 
 TEST(LoopInterpreterError, TmaRefillWithoutTheBarrierAfterTheWgmmasIsReported) {
     expect_broken(WgmmaGemm(512, true), RemoveLoopSync(true), {"tma_load into", "shared memory"});
+}
+
+TEST(LoopInterpreterError, WarpSpecializedGemmComputesTheProduct) {
+    expect_product(512, true, true);  // 8 k tiles through 4 copies: each released and refilled
+    expect_product(128, true, true);  // fewer k tiles than copies
+}
+
+TEST(LoopInterpreterError, WarpSpecializedRefillBeforeTheReleaseIsReported) {
+    // The producer, not waiting for the releases, refills each copy before the consumers read
+    // it: a copy's "full" barrier runs two phases ahead, and the consumer waiting for the first
+    // phase's parity waits for a phase that never comes (on a GPU it would read the wrong tiles).
+    expect_broken(WgmmaGemm(512, true, true), RemoveWaitsOn(".empty"),
+                  {"mbarrier_wait never completes", "waits for phase 2"});
+}
+
+TEST(LoopInterpreterError, WarpSpecializedConsumersThatNeverReleaseAreReported) {
+    expect_broken(WgmmaGemm(512, true, true), Remove(Intrinsic::mbarrier_arrive),
+                  {"mbarrier_wait never completes"});
 }
