@@ -93,6 +93,12 @@ void check_pipelines(const Schedule& s, const Target& target) {
                                     "it is not pipelined; TMA copies land asynchronously on an "
                                     "mbarrier: pipeline(depth) "
                                     "the stage too");
+        if (st.warp_specialized && target.arch() != "sm_90a")
+            internal::schedule_fail(s, "warp_specialize", static_cast<int>(i),
+                                    "the target '" + target.str() + "' (" + target.arch() +
+                                        ") lacks setmaxnreg, which moves the producer warp "
+                                        "group's registers to the consumers: build for sm_90a "
+                                        "(plain 'cuda' on a compute-capability-9.0 GPU is)");
         if (st.tma && cc < 90)
             internal::schedule_fail(s, "tma", static_cast<int>(i),
                                     "the target '" + target.str() + "' (" + target.arch() +

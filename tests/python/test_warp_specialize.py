@@ -121,3 +121,9 @@ def test_warp_groups_must_be_128_threads():
     s[AS].warp_specialize()
     with pytest.raises(ts.ScheduleError, match="128 threads; the block has 128 x 2"):
         ts.lower(s, [A, B, C])
+
+
+def test_warp_specialize_needs_sm_90a():
+    s, args = t8.step5(256, 512, 384, group=2, blocks=2)
+    with pytest.raises(ts.ScheduleError, match="lacks setmaxnreg"):
+        ts.build(s, args, target="cuda -arch=sm_90")

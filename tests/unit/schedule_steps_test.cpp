@@ -197,6 +197,13 @@ std::vector<StepCase> step_cases() {
              s.tma(as);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.tma(1)  # A.shared"}},
+        {"warp_specialize",
+         [](Schedule& s, const Workload& w) {
+             int as = shared_tile_of_a(s, w);
+             s.tma(as);
+             s.warp_specialize(as);
+         },
+         {"s.tma(1)  # A.shared", "s.warp_specialize(1)  # A.shared"}},
         {"storage_swizzle",  // A.shared: 16 x 8 floats, rows of 2 chunks
          [](Schedule& s, const Workload& w) {
              int as = shared_tile_of_a(s, w);
