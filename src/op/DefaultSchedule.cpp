@@ -271,6 +271,7 @@ std::vector<int> order_with_last(int ndim, int dim) {
 struct VectorAxisTile {
     int d, v;  // the number of output axes, the vector axis
     int64_t lanes, m, kb, ut;
+    bool rows_outside = false;  // the axes between v and u go outside v / kb (rows_outside_blocks)
 };
 
 // The consumer q: [outer axes and v / kb fused (parallel), axes between v and u, u / ut, v % kb,
@@ -279,14 +280,17 @@ void vector_axis_consumer(Schedule& s, int q, const VectorAxisTile& t) {
     const int d = t.d, v = t.v;
     s.split(q, v, t.kb);
     s.split(q, d, t.ut);  // u moved to d by the first split
-    std::vector<int> order;
-    for (int i = 0; i <= v; ++i) order.push_back(i);
-    for (int i = v + 2; i < d; ++i) order.push_back(i);
+    std::vector<int> order, rows;
+    for (int i = 0; i < v; ++i) order.push_back(i);
+    for (int i = v + 2; i < d; ++i) rows.push_back(i);
+    if (t.rows_outside) order.insert(order.end(), rows.begin(), rows.end());
+    order.push_back(v);
+    if (!t.rows_outside) order.insert(order.end(), rows.begin(), rows.end());
     order.push_back(d);
     order.push_back(v + 1);
     order.push_back(d + 1);
     s.reorder(q, order);
-    fuse_outer(s, q, v + 1);
+    fuse_outer(s, q, v + (t.rows_outside ? static_cast<int>(rows.size()) : 1));
     s.vectorize(q, static_cast<int>(s.stage(q).leaf.size()) - 1);
     if (leaf_extent(s, q, 0) > 1) s.parallel(q, 0);
 }
@@ -356,6 +360,27 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
     place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
 }
 
+// Whether a vector-axis tile's rows (the output axes between the vector axis and the innermost:
+// an NCHW convolution's output rows) go outside its blocks along the vector axis (its output
+// channels). Blocks outside, each block reads the whole input: from memory again for every
+// block once the input outgrows L2. Rows outside, a row's input is read once from memory and
+// again from cache by each block, and the whole (packed) weight is read once a row. Chosen when
+// the input is larger than half of L2 and the weight fits in a quarter of it.
+bool rows_outside_blocks(const Schedule& s, int p, const VectorAxisPlan& plan,
+                         const VectorAxisTile& t, const Target& target) {
+    if (t.v + 2 >= t.d || leaf_extent(s, p, t.v) <= t.kb) return false;
+    int64_t input = 0, weight = 0;
+    for (const TensorRead* r : internal::tensor_reads(as_compute(s.stage(p).dag_op))) {
+        int64_t bytes = r->tensor.dtype().bytes();
+        for (const Expr& e : r->tensor.shape()) bytes *= as_const_int(e).value_or(1);
+        const bool packed = std::any_of(plan.packs.begin(), plan.packs.end(),
+                                        [&](const auto& pack) { return pack.first.same_as(r->tensor); });
+        (packed ? weight : input) += bytes;
+    }
+    const int64_t l2 = target.l2_cache_bytes();
+    return input > l2 / 2 && weight <= l2 / 4;
+}
+
 // CPU: a tile vectorised along spatial axis plan.axis (v; u is the innermost): the consumer `q`
 // tiled and parallel, the producer `p` in register tiles of ut x kb / lanes vectors at q's u / ut
 // loop, the packed placeholders copied at q's outermost loop (one pack of the whole tensor a
@@ -369,6 +394,7 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
     t.m = leaf_extent(s, q, t.v) % (2 * t.lanes) == 0 ? 2 : 1;
     t.kb = t.m * t.lanes;
     t.ut = divisor_at_most(leaf_extent(s, q, t.d - 1), 16 / t.m);
+    t.rows_outside = rows_outside_blocks(s, p, plan, t, target);
     vector_axis_consumer(s, q, t);
     vector_axis_producer(s, p, q, t);
     // Stage indices shift as packs are inserted; the DAG operations find the stages again.

@@ -33,6 +33,22 @@ TEST(OpConv, NchwChannelVectorisedTiles) {
     expect_default_cpu_matches({op::relu(op::conv2d_nchw(x, w))}, 5);
 }
 
+// The tile's output rows go outside its blocks of output channels when the input outgrows half
+// of L2 and the weight fits in a quarter (each row's input then read once from memory, again
+// from cache by each block); else the blocks go outside. The parallel loop is then the image's
+// rows, else its channel blocks.
+TEST(OpConv, NchwRowsOutsideTheChannelBlocksForALargeInput) {
+    Tensor x = placeholder({1, 32, 72, 72}), w = placeholder({64, 32, 1, 1});  // 648 KiB, 8 KiB
+    Tensor y = op::conv2d_nchw(x, w);
+    for (const auto& [l2, outer] :
+         std::vector<std::pair<std::string, int64_t>>{{"1M", 72}, {"4M", 2}}) {
+        Schedule s = op::default_schedule({y}, Target("llvm -l2=" + l2));
+        const Stage& st = s.stage(s.stage_of(y));
+        EXPECT_EQ(st.iters[st.leaf[0]].const_extent(), outer) << l2 << "\n" << s.to_python();
+        expect_matches_reference(s, 32);
+    }
+}
+
 TEST(OpConv, NchwDilationTwoAndAsymmetricPadding) {
     Tensor x = placeholder({2, 2, 9, 10}), w = placeholder({3, 2, 3, 2});
     op::Conv2DParams p;
