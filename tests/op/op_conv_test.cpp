@@ -34,7 +34,7 @@ TEST(OpConv, NchwChannelVectorisedTiles) {
 }
 
 // The tile's output rows go outside its blocks of output channels when the input outgrows half
-// of L2 and the weight fits in a quarter (each row's input then read once from memory, again
+// of L2 and the weight fits in the other half (each row's input then read once from memory, again
 // from cache by each block); else the blocks go outside. The parallel loop is then the image's
 // rows, else its channel blocks.
 TEST(OpConv, NchwRowsOutsideTheChannelBlocksForALargeInput) {
