@@ -519,7 +519,8 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::mbarrier_arrive: check_mbarrier_args(op, args); break;
         case Intrinsic::setmaxnreg: {
             auto n = as_const_int(args[0]), inc = as_const_int(args[1]);
-            TESSEL_CHECK(n && *n >= 24 && *n <= 256 && *n % 8 == 0 && inc && (*inc == 0 || *inc == 1))
+            TESSEL_CHECK(n && *n >= 24 && *n <= 256 && *n % 8 == 0 && inc &&
+                         (*inc == 0 || *inc == 1))
                 << "setmaxnreg: count must be a constant multiple of 8 in 24..256, increase 0 or 1";
             break;
         }

@@ -380,6 +380,16 @@ struct TileLoop {
     std::optional<WarpSpecialized> ws;
 };
 
+/// The multi-buffered allocations of `m` (`copies` of each), to be made around `t`'s loop.
+void hoist_buffers(const Marked& m, int copies, TileLoop* t) {
+    for (const Variable* var : m.body.order) {
+        const Doubled& d = m.body.buffers.at(var);
+        std::vector<Expr> extents = d.alloc->extents;
+        extents.insert(extents.begin(), make_const(extents[0].type(), copies));
+        t->buffers.push_back(d.alloc);
+        t->extents.push_back(extents);
+    }
+}
 
 /// The barriers of a pipeline `d` deep, set up by one thread, then a block barrier.
 std::vector<Stmt> init_mbarriers(const Var& bar, int d) {
@@ -445,8 +455,7 @@ Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
 
 /// The consumers' loop of a warp-specialized pipeline (WarpSpecialized); sets `w`'s producer.
 /// `tile` is the tile loop the fetches run on across, if any.
-Stmt warp_specialized_loop(const Marked& m, const For* tile, const Var& full,
-                           WarpSpecialized* w) {
+Stmt warp_specialized_loop(const Marked& m, const For* tile, const Var& full, WarpSpecialized* w) {
     const Var& v = m.loop->loop_var;
     Type t = v.type();
     const Expr d = make_const(t, m.depth);
@@ -486,8 +495,8 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
             for (const Stmt& x : seq->stmts)
                 if (!is_barrier(x) || !items.empty()) items.push_back(x);
         if (!items.empty())
-            region = For::make(f->loop_var, f->min, f->extent, f->kind, Seq::make(items),
-                               f->thread_tag);
+            region =
+                For::make(f->loop_var, f->min, f->extent, f->kind, Seq::make(items), f->thread_tag);
     }
     if (internal::has_thread_sync(region))
         TESSEL_THROW(ScheduleError)
@@ -501,8 +510,9 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
     for (int c = 0; c < t.depth; ++c) {
         init.push_back(call_stmt(Intrinsic::mbarrier_init,
                                  {t.bar, make_const(Int(32), c), make_const(Int(32), 1)}));
-        init.push_back(call_stmt(Intrinsic::mbarrier_init, {w.empty, make_const(Int(32), c),
-                                                            make_const(Int(32), consumer_threads)}));
+        init.push_back(
+            call_stmt(Intrinsic::mbarrier_init,
+                      {w.empty, make_const(Int(32), c), make_const(Int(32), consumer_threads)}));
     }
     auto thread_loop = [](const char* name, const char* tag, const Expr& extent, Stmt body) {
         return For::make(Var(name, Int(32)), make_zero(Int(32)), extent, ForKind::ThreadBound,
@@ -521,8 +531,8 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
                               IfThenElse::make(pz == groups, issue), "threadIdx.z");
     if (w.consumer_registers) region = Seq::make({registers(w.consumer_registers, 1), region});
     Stmt consumers = thread_loop("ws.consumer", "threadIdx.z", groups, region);
-    Stmt s = Seq::make(
-        {internal::on_first_thread(Seq::make(init)), barrier(), producer, consumers});
+    Stmt s =
+        Seq::make({internal::on_first_thread(Seq::make(init)), barrier(), producer, consumers});
     for (const Var& bar : {w.empty, t.bar})
         s = Allocate::make(bar, UInt(64), {make_const(Int(32), t.depth)}, StorageScope::Shared, s);
     return s;
@@ -713,13 +723,7 @@ private:
             TileLoop& t = tiles_[tile];
             t.loop = tile;
             result = tma_pipelined_loop(m, &t);
-            for (const Variable* var : m.body.order) {
-                const Doubled& d = m.body.buffers.at(var);
-                std::vector<Expr> extents = d.alloc->extents;
-                extents.insert(extents.begin(), make_const(extents[0].type(), copies));
-                t.buffers.push_back(d.alloc);
-                t.extents.push_back(extents);
-            }
+            hoist_buffers(m, copies, &t);
             return result;
         } else if (m.tma) {
             result = tma_pipelined_loop(m);
@@ -751,7 +755,9 @@ private:
     /// consumers' region (the tile loop, else the outermost loop inside the block) is built when
     /// the visit returns to that loop.
     Stmt warp_specialized(const Marked& m, int copies) {
-        auto refuse = [&](const std::string& why) { fail(m.depth, m.name, "warp_specialize: " + why); };
+        auto refuse = [&](const std::string& why) {
+            fail(m.depth, m.name, "warp_specialize: " + why);
+        };
         if (!m.tma) refuse("it is not fetched by tma()");
         // The consumers' region: the tile loop, else the outermost loop inside the block (a
         // kernel without blockIdx loops is one block: its outermost thread loop).
@@ -778,9 +784,10 @@ private:
             d = std::max(d, *extent);
         }
         if (dims[0] * dims[1] != 128)
-            refuse("the consumers' warp groups lie along threadIdx.z, each threadIdx.x * "
-                   "threadIdx.y = 128 threads; the block has " + std::to_string(dims[0]) + " x " +
-                   std::to_string(dims[1]));
+            refuse(
+                "the consumers' warp groups lie along threadIdx.z, each threadIdx.x * "
+                "threadIdx.y = 128 threads; the block has " +
+                std::to_string(dims[0]) + " x " + std::to_string(dims[1]));
         // The producer runs the block's loops above the region and its own tile and k loops.
         std::set<const Variable*> inside;
         for (size_t j = *at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
@@ -804,21 +811,15 @@ private:
         w.consumers = dims[2];
         w.own_block = own_block;
         constexpr int kProducerRegisters = 40;
-        const int64_t consumer = std::min<int64_t>(
-            256, (65536 - 128 * kProducerRegisters) / (128 * dims[2]) / 8 * 8);
+        const int64_t consumer =
+            std::min<int64_t>(256, (65536 - 128 * kProducerRegisters) / (128 * dims[2]) / 8 * 8);
         if (consumer > even_register_share(128 * (dims[2] + 1))) {
             w.producer_registers = kProducerRegisters;
             w.consumer_registers = static_cast<int>(consumer);
         }
         Stmt result = warp_specialized_loop(m, tile, t.bar, &w);
         t.ws = w;
-        for (const Variable* var : m.body.order) {
-            const Doubled& d = m.body.buffers.at(var);
-            std::vector<Expr> extents = d.alloc->extents;
-            extents.insert(extents.begin(), make_const(extents[0].type(), copies));
-            t.buffers.push_back(d.alloc);
-            t.extents.push_back(extents);
-        }
+        hoist_buffers(m, copies, &t);
         return result;
     }
 

@@ -175,13 +175,13 @@ protected:
         const Stmt& release = in[n - 1];
         std::vector<Stmt> out(in.begin(), in.end() - 2);
         out.push_back(call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)}));
-        out.push_back(IfThenElse::make(v > loop->min,
-                                       substitute(release, v, v - make_one(v.type()))));
+        out.push_back(
+            IfThenElse::make(v > loop->min, substitute(release, v, v - make_one(v.type()))));
         Stmt l = For::make(v, loop->min, loop->extent, loop->kind, Seq::make(std::move(out)),
                            loop->thread_tag);
         Expr last = loop->min + loop->extent - make_one(v.type());
-        return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))}),
-                          substitute(release, v, last)});
+        return Seq::make(
+            {l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))}), substitute(release, v, last)});
     }
 };
 

@@ -84,9 +84,9 @@ void LoopInterpreter::complete_phase(MbarrierState& st, uint64_t key) {
 
 void LoopInterpreter::arrive(const Call* op, MbarrierState& st, uint64_t key) {
     if (st.pending == 0)
-        TESSEL_THROW(RuntimeError) << intrinsic_name(op->op) << " by "
-                                   << thread_label(spmd_) << ": the phase already has its "
-                                   << st.count << " arrivals" << loop_context();
+        TESSEL_THROW(RuntimeError)
+            << intrinsic_name(op->op) << " by " << thread_label(spmd_)
+            << ": the phase already has its " << st.count << " arrivals" << loop_context();
     --st.pending;
     st.arrivals.push_back({spmd_->index, ++spmd_->arrivals});
     complete_phase(st, key);
@@ -190,9 +190,8 @@ void LoopInterpreter::exec_tma_load(const Call* op) {
             if (auto it = spmd_->wgmma->pending_reads.find(dkey);
                 it != spmd_->wgmma->pending_reads.end())
                 TESSEL_THROW(RuntimeError)
-                    << "tma_load into shared memory " << dst->name << " element " << flat
-                    << " by " << thread_label(spmd_) << ", which a wgmma of "
-                    << thread_label(it->second)
+                    << "tma_load into shared memory " << dst->name << " element " << flat << " by "
+                    << thread_label(spmd_) << ", which a wgmma of " << thread_label(it->second)
                     << " still reads (a wgmma_wait is missing before the refill)" << loop_context();
         check_unread(*dst, flat, "tma_load into");
         TmaElement t{key, st->phase, false, dst, flat, elem, Scalar{}, spmd_};

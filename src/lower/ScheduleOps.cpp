@@ -565,9 +565,9 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
             Stmt alloc = allocate(p, Seq::make({fetch, body}));
             const char* scope =
                 st.warp_specialized ? "warp_specialized_pipeline_scope" : "pipeline_scope";
-            body = st.pipeline_depth ? AttrStmt::make(scope,
-                                                      make_const(Int(32), st.pipeline_depth), alloc)
-                                     : AttrStmt::make("double_buffer_scope", data, alloc);
+            body = st.pipeline_depth
+                       ? AttrStmt::make(scope, make_const(Int(32), st.pipeline_depth), alloc)
+                       : AttrStmt::make("double_buffer_scope", data, alloc);
             continue;
         }
         body = allocate(p, Seq::make({stage_nest(p), body}));

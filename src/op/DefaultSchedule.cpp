@@ -374,8 +374,9 @@ bool rows_outside_blocks(const Schedule& s, int p, const VectorAxisPlan& plan,
     for (const TensorRead* r : internal::tensor_reads(as_compute(s.stage(p).dag_op))) {
         int64_t bytes = r->tensor.dtype().bytes();
         for (const Expr& e : r->tensor.shape()) bytes *= as_const_int(e).value_or(1);
-        const bool packed = std::any_of(plan.packs.begin(), plan.packs.end(),
-                                        [&](const auto& pack) { return pack.first.same_as(r->tensor); });
+        const bool packed =
+            std::any_of(plan.packs.begin(), plan.packs.end(),
+                        [&](const auto& pack) { return pack.first.same_as(r->tensor); });
         (packed ? weight : input) += bytes;
     }
     const int64_t l2 = target.l2_cache_bytes();

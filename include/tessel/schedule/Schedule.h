@@ -113,13 +113,13 @@ struct Stage {
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
                                                 ///< cache_read/cache_write)
     bool double_buffer = false;                 ///< double_buffer: two copies, fetch pipelined
-    int pipeline_depth = 0;      ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
-    bool tma = false;            ///< tma: the pipelined fetch is TMA's bulk tensor copies
+    int pipeline_depth = 0;  ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
+    bool tma = false;        ///< tma: the pipelined fetch is TMA's bulk tensor copies
     bool warp_specialized = false;  ///< warp_specialize: a producer warp group issues them
-    int swizzle_bits = 0;        ///< storage_swizzle: log2 of the phases (0: no swizzle)
-    int tensorize_iter = -1;     ///< tensorize: the iterator id the intrinsic replaces from
-    bool pre_transform = false;  ///< pre_transform: computed once, outside the kernel
-    std::string tensorize_intrin;  ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
+    int swizzle_bits = 0;           ///< storage_swizzle: log2 of the phases (0: no swizzle)
+    int tensorize_iter = -1;        ///< tensorize: the iterator id the intrinsic replaces from
+    bool pre_transform = false;     ///< pre_transform: computed once, outside the kernel
+    std::string tensorize_intrin;   ///< tensorize: the intrinsic's name (schedule/TensorIntrin.h)
     /// The operation's name.
     const std::string& name() const { return op->name; }
 };
