@@ -17,6 +17,8 @@ namespace tessel::op {
 
 using internal::dense_along;
 using internal::divisor_at_most;
+using internal::implicit_gemm_layout;
+using internal::ImplicitGemmLayout;
 using internal::plan_vector_axis;
 using internal::reads_transposed;
 using internal::VectorAxisPlan;
@@ -810,12 +812,13 @@ struct TilePlan {
 std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
                                    const std::vector<bool>& inlined,
                                    const std::vector<VectorAxisPlan>& plans,
-                                   const std::vector<GemmPlan>& gemms) {
+                                   const std::vector<GemmPlan>& gemms,
+                                   const std::vector<bool>& convs_as_gemms) {
     std::vector<TilePlan> tiles;
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
         const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
-        if (!tiled(a, i) || plan.as_reduction) continue;
+        if (!tiled(a, i) || plan.as_reduction || convs_as_gemms[static_cast<size_t>(i)]) continue;
         const GemmPlan gemm = gemms[static_cast<size_t>(i)];
         if (a.is_output(i)) {
             int cache = s.cache_write(stage_of_op(s, op), "local");
@@ -829,6 +832,66 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
     return tiles;
 }
 
+// A 1 x 1 NCHW conv2d (groups of 1, float32) over at least this many output pixels runs as the
+// CPU GEMM (conv_as_gemm): below it (14 x 14 and 7 x 7 layers) the vector-axis tile was as fast
+// or faster.
+constexpr int64_t kConvGemmMinPixels = 512;
+
+// The reindexed product of a 1 x 1 NCHW conv2d `op` (its stage in `s`) when it is a matrix
+// product the CPU GEMM takes (groups of 1: both gathers two-dimensional), else -1 with `s`
+// unchanged. Its plan in `plan`.
+int reindexed_gemm(Schedule& s, const Operation& op, GemmPlan* plan) {
+    const ComputeOpNode* c = as_compute(op);
+    const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
+    if (!layout || layout->consumer_order.front() != 1 || op_output(op, 0).dtype() != Float(32))
+        return -1;
+    int64_t window = 1;
+    for (size_t r = 1; r < c->reduce_axis.size(); ++r)  // the reduction's window axes (r, s)
+        window *= as_const_int(c->reduce_axis[r].dom().extent).value_or(0);
+    int64_t pixels = 1;
+    for (size_t d : {0, 2, 3}) pixels *= as_const_int(c->axis[d].dom().extent).value_or(0);
+    if (window != 1 || pixels < kConvGemmMinPixels) return -1;
+    Schedule saved = s;
+    const int p = s.reindex(stage_of_op(s, op), layout->order, layout->groups);
+    const ComputeOpNode* product = as_compute(s.stage(p).op);
+    bool two_d = op_inputs(s.stage(p).op).size() == 2;
+    for (const TensorRead* r : internal::tensor_reads(product))
+        two_d = two_d && r->indices.size() == 2;
+    *plan = plan_gemm(product);
+    if (two_d && plan->ok) return p;
+    s = saved;
+    return -1;
+}
+
+// A 1 x 1 NCHW conv2d (operation `i`) over at least kConvGemmMinPixels output pixels as the CPU
+// GEMM (schedule_gemm_cpu): Schedule::reindex makes it output channels x pixels over input
+// channels, the weight's rows A and the input's rows B, packed into column panels, so that a
+// panel's reduction reads contiguous memory (the conv's vector-axis tile reads one input row per
+// input channel, a new page each step); both gathers are inlined. The conv, a copy out of the
+// product now, is inlined into its element-wise consumer where it has one; that consumer (or
+// the conv) has its loops grouped as the product's axes and computes the product in its register
+// tiles, as a matmul's epilogue does. Returns the product's and the consumer's operations (none,
+// the schedule unchanged, where reindexed_gemm refuses).
+std::vector<Operation> conv_as_gemm(Schedule& s, const DAGAnalysis& a, int i,
+                                    const std::vector<bool>& inlined, const Target& target) {
+    const Operation& conv = a.ops()[static_cast<size_t>(i)];
+    GemmPlan plan;
+    const int p = reindexed_gemm(s, conv, &plan);
+    if (p < 0) return {};
+    const Operation product = s.stage(p).op;
+    const std::vector<Tensor> gathers = op_inputs(product);
+    Operation consumer = conv;
+    const int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
+    if (q >= 0 && !a.has_reduction(q)) {
+        s.compute_inline(stage_of_op(s, conv));
+        consumer = a.ops()[static_cast<size_t>(q)];
+    }
+    internal::group_loops(s, stage_of_op(s, consumer), *implicit_gemm_layout(conv));
+    schedule_gemm_cpu(s, stage_of_op(s, product), stage_of_op(s, consumer), plan, target);
+    for (const Tensor& g : gathers) s.compute_inline(s.stage_of(g));
+    return {product, consumer};
+}
+
 }  // namespace
 
 Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target& target) {
@@ -839,10 +902,23 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
     keep_dot_operands(a, gemms, target, inlined);
-    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans, gemms);
+    std::vector<bool> convs_as_gemms(static_cast<size_t>(a.num_ops()), false);
+    for (int i = 0; i < a.num_ops(); ++i) {
+        Schedule trial = s;
+        GemmPlan plan;
+        convs_as_gemms[static_cast<size_t>(i)] =
+            tiled(a, i) && reindexed_gemm(trial, a.ops()[static_cast<size_t>(i)], &plan) >= 0;
+    }
+    std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans, gemms, convs_as_gemms);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
+    // 1 x 1 convs as GEMMs (conv_as_gemm).
+    for (int i = 0; i < a.num_ops(); ++i) {
+        if (!convs_as_gemms[static_cast<size_t>(i)]) continue;
+        for (const Operation& op : conv_as_gemm(s, a, i, inlined, target))
+            scheduled[op.get()] = true;
+    }
     for (const TilePlan& t : tiles) {
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;
         int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);

@@ -38,15 +38,42 @@ TEST(OpConv, NchwChannelVectorisedTiles) {
 // from cache by each block); else the blocks go outside. The parallel loop is then the image's
 // rows, else its channel blocks.
 TEST(OpConv, NchwRowsOutsideTheChannelBlocksForALargeInput) {
-    Tensor x = placeholder({1, 32, 72, 72}), w = placeholder({64, 32, 1, 1});  // 648 KiB, 8 KiB
-    Tensor y = op::conv2d_nchw(x, w);
+    // 3 x 3 (a large 1 x 1 conv runs as a GEMM): the padded input 110 KiB, the weight 36.
+    Tensor x = placeholder({1, 16, 40, 40}), w = placeholder({64, 16, 3, 3});
+    Tensor y = op::conv2d_nchw(x, w, op::conv_params(1, 1));
     for (const auto& [l2, outer] :
-         std::vector<std::pair<std::string, int64_t>>{{"1M", 72}, {"4M", 2}}) {
+         std::vector<std::pair<std::string, int64_t>>{{"128K", 40}, {"4M", 2}}) {
         Schedule s = op::default_schedule({y}, Target("llvm -l2=" + l2));
         const Stage& st = s.stage(s.stage_of(y));
         EXPECT_EQ(st.iters[st.leaf[0]].const_extent(), outer) << l2 << "\n" << s.to_python();
-        expect_matches_reference(s, 32);
+        expect_matches_reference(s, 16 * 9);
     }
+}
+
+// A 1 x 1 NCHW conv over 512 output pixels or more runs as the CPU GEMM (reindexed: output
+// channels x pixels over input channels), its epilogue (bias and ReLU) computing the product in
+// its register tiles; strides 1 and 2, two images (pixels of both in one axis), a channel count
+// no tile divides. Below 512 pixels it keeps the vector-axis tile.
+TEST(OpConv, NchwPointwiseAsAGemm) {
+    auto reindexed = [](const Schedule& s) {
+        return s.to_python().find("reindex") != std::string::npos;
+    };
+    for (const auto& [n, c, h, k, stride] : std::vector<std::array<int64_t, 5>>{
+             {1, 8, 32, 16, 1}, {2, 5, 24, 20, 1}, {1, 6, 48, 32, 2}}) {
+        SCOPED_TRACE(::testing::Message() << n << " " << c << " " << h << " " << k << " " << stride);
+        Tensor x = placeholder({n, c, h, h}), w = placeholder({k, c, 1, 1});
+        Tensor b = placeholder({1, k, 1, 1});
+        Tensor y = op::conv2d_nchw(x, w, op::conv_params(stride, 0));
+        Schedule s = op::default_schedule({y}, Target("llvm"));
+        EXPECT_TRUE(reindexed(s)) << s.to_python();
+        expect_matches_reference(s, c);
+        Tensor z = op::relu(op::add(y, b));
+        Schedule e = op::default_schedule({z}, Target("llvm"));
+        EXPECT_TRUE(reindexed(e)) << e.to_python();
+        expect_matches_reference(e, c);
+    }
+    Tensor x = placeholder({1, 8, 16, 16}), w = placeholder({16, 8, 1, 1});  // 256 pixels
+    EXPECT_FALSE(reindexed(op::default_schedule({op::conv2d_nchw(x, w)}, Target("llvm"))));
 }
 
 TEST(OpConv, NchwDilationTwoAndAsymmetricPadding) {
