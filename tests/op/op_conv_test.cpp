@@ -60,7 +60,8 @@ TEST(OpConv, NchwPointwiseAsAGemm) {
     };
     for (const auto& [n, c, h, k, stride] : std::vector<std::array<int64_t, 5>>{
              {1, 8, 32, 16, 1}, {2, 5, 24, 20, 1}, {1, 6, 48, 32, 2}}) {
-        SCOPED_TRACE(::testing::Message() << n << " " << c << " " << h << " " << k << " " << stride);
+        SCOPED_TRACE(::testing::Message()
+                     << n << " " << c << " " << h << " " << k << " " << stride);
         Tensor x = placeholder({n, c, h, h}), w = placeholder({k, c, 1, 1});
         Tensor b = placeholder({1, k, 1, 1});
         Tensor y = op::conv2d_nchw(x, w, op::conv_params(stride, 0));
