@@ -50,10 +50,10 @@ TEST(OpConv, NchwRowsOutsideTheChannelBlocksForALargeInput) {
     }
 }
 
-// A 1 x 1 NCHW conv over 512 output pixels or more runs as the CPU GEMM (reindexed: output
+// A 1 x 1 NCHW conv over 196 output pixels or more runs as the CPU GEMM (reindexed: output
 // channels x pixels over input channels), its epilogue (bias and ReLU) computing the product in
 // its register tiles; strides 1 and 2, two images (pixels of both in one axis), a channel count
-// no tile divides. Below 512 pixels it keeps the vector-axis tile.
+// no tile divides. Below 196 pixels it keeps the vector-axis tile.
 TEST(OpConv, NchwPointwiseAsAGemm) {
     auto reindexed = [](const Schedule& s) {
         return s.to_python().find("reindex") != std::string::npos;
@@ -73,7 +73,7 @@ TEST(OpConv, NchwPointwiseAsAGemm) {
         EXPECT_TRUE(reindexed(e)) << e.to_python();
         expect_matches_reference(e, c);
     }
-    Tensor x = placeholder({1, 8, 16, 16}), w = placeholder({16, 8, 1, 1});  // 256 pixels
+    Tensor x = placeholder({1, 8, 8, 8}), w = placeholder({16, 8, 1, 1});  // 64 pixels
     EXPECT_FALSE(reindexed(op::default_schedule({op::conv2d_nchw(x, w)}, Target("llvm"))));
 }
 
