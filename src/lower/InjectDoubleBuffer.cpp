@@ -1,6 +1,7 @@
 // InjectDoubleBuffer: see the header.
 #include "tessel/lower/InjectDoubleBuffer.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -774,33 +775,8 @@ private:
             refuse("the loop it is computed at is not inside a GPU block's thread loops");
         const For* tile = tile_loop(m);
         while (tile && loops_[*at] != tile) ++*at;
-        int64_t dims[3] = {1, 1, 1};
-        for (const For* f : loops_) {
-            if (f->kind != ForKind::ThreadBound || f->thread_tag.rfind("threadIdx.", 0) != 0)
-                continue;
-            auto extent = as_const_int(f->extent);
-            if (!extent) refuse("the block's thread extents are not constant");
-            int64_t& d = dims[f->thread_tag.back() - 'x'];
-            d = std::max(d, *extent);
-        }
-        if (dims[0] * dims[1] != 128)
-            refuse(
-                "the consumers' warp groups lie along threadIdx.z, each threadIdx.x * "
-                "threadIdx.y = 128 threads; the block has " +
-                std::to_string(dims[0]) + " x " + std::to_string(dims[1]));
-        // The producer runs the block's loops above the region and its own tile and k loops.
-        std::set<const Variable*> inside;
-        for (size_t j = *at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
-        if (tile) inside.erase(tile->loop_var.get());
-        inside.erase(m.loop->loop_var.get());
-        for (const auto& [var, depth] : lets_)
-            if (depth > *at) inside.insert(var);
-        for (const Stmt& x : m.fetches)
-            for (const Variable* v : free_vars(x))
-                if (inside.count(v))
-                    refuse("its copy reads '" + v->name +
-                           "', which the consumers' loops bind; the producer warp group cannot "
-                           "compute it");
+        const std::array<int64_t, 3> dims = block_threads(refuse);
+        check_producer_inputs(m, *at, tile, refuse);
         TileLoop& t = tiles_[loops_[*at]];
         if (t.loop) refuse("the block has another warp-specialized pipeline");
         t.loop = loops_[*at];
@@ -810,17 +786,65 @@ private:
         w.empty = Var(m.name + ".empty", Handle());
         w.consumers = dims[2];
         w.own_block = own_block;
-        constexpr int kProducerRegisters = 40;
-        const int64_t consumer =
-            std::min<int64_t>(256, (65536 - 128 * kProducerRegisters) / (128 * dims[2]) / 8 * 8);
-        if (consumer > even_register_share(128 * (dims[2] + 1))) {
-            w.producer_registers = kProducerRegisters;
-            w.consumer_registers = static_cast<int>(consumer);
-        }
+        share_registers(&w);
         Stmt result = warp_specialized_loop(m, tile, t.bar, &w);
         t.ws = w;
         hoist_buffers(m, copies, &t);
         return result;
+    }
+
+    /// The block's thread extents (x, y, z), checked for warp groups along threadIdx.z: x * y
+    /// = 128 threads each.
+    template <class Refuse>
+    std::array<int64_t, 3> block_threads(const Refuse& refuse) const {
+        std::array<int64_t, 3> dims = {1, 1, 1};
+        for (const For* f : loops_) {
+            if (f->kind != ForKind::ThreadBound || f->thread_tag.rfind("threadIdx.", 0) != 0)
+                continue;
+            auto extent = as_const_int(f->extent);
+            if (!extent) refuse("the block's thread extents are not constant");
+            int64_t& d = dims[static_cast<size_t>(f->thread_tag.back() - 'x')];
+            d = std::max(d, *extent);
+        }
+        if (dims[0] * dims[1] != 128)
+            refuse(
+                "the consumers' warp groups lie along threadIdx.z, each threadIdx.x * "
+                "threadIdx.y = 128 threads; the block has " +
+                std::to_string(dims[0]) + " x " + std::to_string(dims[1]));
+        return dims;
+    }
+
+    /// Refuses copies that read a variable the consumers' region binds (its loops from `at`, but
+    /// the tile and k loops the producer runs too, and the lets inside): the producer warp group
+    /// runs the block's loops above the region only.
+    template <class Refuse>
+    void check_producer_inputs(const Marked& m, size_t at, const For* tile,
+                               const Refuse& refuse) const {
+        std::set<const Variable*> inside;
+        for (size_t j = at; j < loops_.size(); ++j) inside.insert(loops_[j]->loop_var.get());
+        if (tile) inside.erase(tile->loop_var.get());
+        inside.erase(m.loop->loop_var.get());
+        for (const auto& [var, depth] : lets_)
+            if (depth > at) inside.insert(var);
+        for (const Stmt& x : m.fetches)
+            for (const Variable* v : free_vars(x))
+                if (inside.count(v))
+                    refuse("its copy reads '" + v->name +
+                           "', which the consumers' loops bind; the producer warp group cannot "
+                           "compute it");
+    }
+
+    /// setmaxnreg's counts: the producer down to 40 registers a thread, the consumers up to what
+    /// the register file leaves them (a multiple of 8, at most 256), where that beats the even
+    /// share; else both keep the even share.
+    static void share_registers(WarpSpecialized* w) {
+        constexpr int kProducerRegisters = 40;
+        const int64_t consumer = std::min<int64_t>(
+            256, (65536 - 128 * kProducerRegisters) / (128 * w->consumers) / 8 * 8);
+        if (consumer > even_register_share(128 * (w->consumers + 1))) {
+            w->producer_registers = kProducerRegisters;
+            w->consumer_registers = static_cast<int>(consumer);
+        }
     }
 
     std::vector<const For*> loops_;  ///< the loops around the one visited, outermost first

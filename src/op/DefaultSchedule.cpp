@@ -837,48 +837,47 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
 // 0.32 against 0.42 ms), at 14 x 14 as fast, stride 2 (28 x 28 in) 1.27 x slower.
 constexpr int64_t kConvGemmMinPixels = 196;
 
-// The reindexed product of a 1 x 1 NCHW conv2d `op` (its stage in `s`) when it is a matrix
-// product the CPU GEMM takes (groups of 1: both gathers two-dimensional), else -1 with `s`
-// unchanged. Its plan in `plan`.
-int reindexed_gemm(Schedule& s, const Operation& op, GemmPlan* plan) {
-    const ComputeOpNode* c = as_compute(op);
+// Whether `op` is a float32 1 x 1 NCHW conv2d over at least kConvGemmMinPixels output pixels:
+// conv_as_gemm's checks before any reindexing.
+bool pointwise_conv_over_many_pixels(const Operation& op) {
     const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
     if (!layout || layout->consumer_order.front() != 1 || op_output(op, 0).dtype() != Float(32))
-        return -1;
-    int64_t window = 1;
-    for (size_t r = 1; r < c->reduce_axis.size(); ++r)  // the reduction's window axes (r, s)
-        window *= as_const_int(c->reduce_axis[r].dom().extent).value_or(0);
+        return false;
+    const ComputeOpNode* c = as_compute(op);
     int64_t pixels = 1;
     for (size_t d : {0, 2, 3}) pixels *= as_const_int(c->axis[d].dom().extent).value_or(0);
-    if (window != 1 || pixels < kConvGemmMinPixels) return -1;
+    return internal::conv_window(op) == 1 && pixels >= kConvGemmMinPixels;
+}
+
+// The product a 1 x 1 NCHW conv2d `op` (pointwise_conv_over_many_pixels) is reindexed into when
+// it is a matrix product the CPU GEMM takes (groups of 1: both gathers two-dimensional), with its
+// plan; nullopt, `s` unchanged, otherwise.
+std::optional<std::pair<Operation, GemmPlan>> reindexed_gemm(Schedule& s, const Operation& op) {
+    const ImplicitGemmLayout layout = *implicit_gemm_layout(op);
     Schedule saved = s;
-    const int p = s.reindex(stage_of_op(s, op), layout->order, layout->groups);
+    const int p = s.reindex(stage_of_op(s, op), layout.order, layout.groups);
     const ComputeOpNode* product = as_compute(s.stage(p).op);
     bool two_d = op_inputs(s.stage(p).op).size() == 2;
     for (const TensorRead* r : internal::tensor_reads(product))
         two_d = two_d && r->indices.size() == 2;
-    *plan = plan_gemm(product);
-    if (two_d && plan->ok) return p;
+    GemmPlan plan = plan_gemm(product);
+    if (two_d && plan.ok) return std::make_pair(s.stage(p).op, plan);
     s = saved;
-    return -1;
+    return std::nullopt;
 }
 
 // A 1 x 1 NCHW conv2d (operation `i`) over at least kConvGemmMinPixels output pixels as the CPU
-// GEMM (schedule_gemm_cpu): Schedule::reindex makes it output channels x pixels over input
-// channels, the weight's rows A and the input's rows B, packed into column panels, so that a
-// panel's reduction reads contiguous memory (the conv's vector-axis tile reads one input row per
-// input channel, a new page each step); both gathers are inlined. The conv, a copy out of the
-// product now, is inlined into its element-wise consumer where it has one; that consumer (or
-// the conv) has its loops grouped as the product's axes and computes the product in its register
-// tiles, as a matmul's epilogue does. Returns the product's and the consumer's operations (none,
-// the schedule unchanged, where reindexed_gemm refuses).
-std::vector<Operation> conv_as_gemm(Schedule& s, const DAGAnalysis& a, int i,
-                                    const std::vector<bool>& inlined, const Target& target) {
+// GEMM (schedule_gemm_cpu), `product` the matrix product reindexed_gemm made of it: output
+// channels x pixels over input channels, the weight's rows A and the input's rows B, packed into
+// column panels, so that a panel's reduction reads contiguous memory (the conv's vector-axis tile
+// reads one input row per input channel, a new page each step); both gathers are inlined. The
+// conv, a copy out of the product now, is inlined into its element-wise consumer where it has
+// one; that consumer (or the conv) has its loops grouped as the product's axes and computes the
+// product in its register tiles, as a matmul's epilogue does. Returns the consumer's operation.
+Operation conv_as_gemm(Schedule& s, const DAGAnalysis& a, int i, const Operation& product,
+                       const GemmPlan& plan, const std::vector<bool>& inlined,
+                       const Target& target) {
     const Operation& conv = a.ops()[static_cast<size_t>(i)];
-    GemmPlan plan;
-    const int p = reindexed_gemm(s, conv, &plan);
-    if (p < 0) return {};
-    const Operation product = s.stage(p).op;
     const std::vector<Tensor> gathers = op_inputs(product);
     Operation consumer = conv;
     const int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
@@ -889,7 +888,7 @@ std::vector<Operation> conv_as_gemm(Schedule& s, const DAGAnalysis& a, int i,
     internal::group_loops(s, stage_of_op(s, consumer), *implicit_gemm_layout(conv));
     schedule_gemm_cpu(s, stage_of_op(s, product), stage_of_op(s, consumer), plan, target);
     for (const Tensor& g : gathers) s.compute_inline(s.stage_of(g));
-    return {product, consumer};
+    return consumer;
 }
 
 }  // namespace
@@ -902,22 +901,26 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
     keep_dot_operands(a, gemms, target, inlined);
+    // 1 x 1 convs as GEMMs (conv_as_gemm), reindexed before the other tiles are chosen.
+    std::vector<std::optional<std::pair<Operation, GemmPlan>>> products(
+        static_cast<size_t>(a.num_ops()));
     std::vector<bool> convs_as_gemms(static_cast<size_t>(a.num_ops()), false);
     for (int i = 0; i < a.num_ops(); ++i) {
-        Schedule trial = s;
-        GemmPlan plan;
-        convs_as_gemms[static_cast<size_t>(i)] =
-            tiled(a, i) && reindexed_gemm(trial, a.ops()[static_cast<size_t>(i)], &plan) >= 0;
+        const Operation& op = a.ops()[static_cast<size_t>(i)];
+        if (tiled(a, i) && pointwise_conv_over_many_pixels(op))
+            products[static_cast<size_t>(i)] = reindexed_gemm(s, op);
+        convs_as_gemms[static_cast<size_t>(i)] = products[static_cast<size_t>(i)].has_value();
     }
     std::vector<TilePlan> tiles = choose_tiles(s, a, inlined, plans, gemms, convs_as_gemms);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
-    // 1 x 1 convs as GEMMs (conv_as_gemm).
     for (int i = 0; i < a.num_ops(); ++i) {
-        if (!convs_as_gemms[static_cast<size_t>(i)]) continue;
-        for (const Operation& op : conv_as_gemm(s, a, i, inlined, target))
-            scheduled[op.get()] = true;
+        const auto& product = products[static_cast<size_t>(i)];
+        if (!product) continue;
+        const Operation consumer =
+            conv_as_gemm(s, a, i, product->first, product->second, inlined, target);
+        scheduled[product->first.get()] = scheduled[consumer.get()] = true;
     }
     for (const TilePlan& t : tiles) {
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;

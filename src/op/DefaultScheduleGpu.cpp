@@ -582,17 +582,6 @@ int coalesced_dim(const Operation& g) {
 
 constexpr GpuMatmulTile kWindowTile{64, 16, 1, 64, 16, 1, 16};
 
-// The product of a conv's window extents (its reduction axes but the longest, the channels).
-int64_t window(const ComputeOpNode* c) {
-    std::vector<int64_t> red;
-    for (const IterVar& iv : c->reduce_axis)
-        red.push_back(as_const_int(iv.dom().extent).value_or(1));
-    std::sort(red.begin(), red.end());
-    int64_t w = 1;
-    for (size_t i = 0; i + 1 < red.size(); ++i) w *= red[i];
-    return w;
-}
-
 // conv2d with groups of 1 (four output axes, three reduction axes, a read of the input and one
 // of the weight) as a matrix product: Schedule::reindex makes it output channels x output pixels
 // (NCHW; pixels x channels for NHWC), the pixels of all images one axis, over input channels x
@@ -605,7 +594,6 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
                    std::vector<GpuTile>& tiles,
                    std::vector<std::pair<Operation, Operation>>& small) {
     const Operation& op = a.ops()[static_cast<size_t>(i)];
-    const ComputeOpNode* c = as_compute(op);
     if (forced_conv_kernel == GpuConvKernel::Direct) return false;
     const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
     if (!layout) return false;
@@ -623,7 +611,7 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
     // tiles on every such ResNet-50 layer but one, within 2 % there (H200, batch 1 and 8:
     // docs/perf/gpu-conv-implicit-gemm.md); 1 x 1 convs take the matmul's model.
     std::optional<GpuMatmulTile> tile;
-    if (window(c) > 1) tile = kWindowTile;
+    if (conv_window(op) > 1) tile = kWindowTile;
     if (!gemm || !plan_matmul(t, product, shape, target, tile) || !bind_tile_threads(t, shape)) {
         s = saved;
         return false;
@@ -1040,6 +1028,22 @@ std::optional<ImplicitGemmLayout> implicit_gemm_layout(const Operation& op) {
     l.groups = l.consumer_groups;
     l.groups.push_back(3);
     return l;
+}
+
+int64_t conv_window(const Operation& op) {
+    const ComputeOpNode* c = as_compute(op);
+    const int ch = channel_axis(c);
+    int64_t w = 1;
+    for (const IterVar& rv : c->reduce_axis) {
+        bool window = false;
+        for (const TensorRead* r : tensor_reads(c))
+            for (const Expr& e : r->indices)
+                for (size_t ax = 1; ax < c->axis.size() && uses_var(e, rv.var()); ++ax)
+                    window =
+                        window || (static_cast<int>(ax) != ch && uses_var(e, c->axis[ax].var()));
+        if (window) w *= as_const_int(rv.dom().extent).value_or(1);
+    }
+    return w;
 }
 
 void group_loops(Schedule& s, int stage, const ImplicitGemmLayout& l) {

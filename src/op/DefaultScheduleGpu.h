@@ -62,6 +62,11 @@ struct ImplicitGemmLayout {
 /// gathers two-dimensional. The GPU default and the tuner's implicit_gemm sketch rule use it.
 std::optional<ImplicitGemmLayout> implicit_gemm_layout(const Operation& op);
 
+/// The number of window positions of conv2d `op` (R x S): the product of the extents of its
+/// reduction axes that share an index with an output pixel axis (iy = oy * stride + ry); 1 for a
+/// 1 x 1 conv. Whatever the order of the reduction axes (NCHW's rc, ry, rx; NHWC's ry, rx, rc).
+int64_t conv_window(const Operation& op);
+
 /// Groups the loops of `stage` (a conv, or its element-wise consumer, with untouched loops) as
 /// the product's axes: reordered by `l.consumer_order`, each run of `l.consumer_groups` fused.
 void group_loops(Schedule& s, int stage, const ImplicitGemmLayout& l);
