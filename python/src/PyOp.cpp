@@ -133,7 +133,8 @@ void def_matmul(py::module_& m) {
 
 void def_conv(py::module_& m) {
     for (auto [name, fn] :
-         {std::pair{"conv2d_nchw", &op::conv2d_nchw}, std::pair{"conv2d_nhwc", &op::conv2d_nhwc}})
+         {std::pair{"conv2d_nchw", &op::conv2d_nchw}, std::pair{"conv2d_nhwc", &op::conv2d_nhwc},
+          std::pair{"conv2d_nchwc", &op::conv2d_nchwc}})
         m.def(
             name,
             [fn](const Tensor& x, const Tensor& w, py::object stride, py::object padding,
@@ -143,6 +144,10 @@ void def_conv(py::module_& m) {
             },
             "x"_a, "w"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "groups"_a = 1,
             "out_dtype"_a = py::none(), "name"_a = name);
+    m.def("nchw_to_nchwc", &op::nchw_to_nchwc, "x"_a, "block"_a, "name"_a = "nchw_to_nchwc");
+    m.def("nchwc_to_nchw", &op::nchwc_to_nchw, "x"_a, "name"_a = "nchwc_to_nchw");
+    m.def("conv2d_weight_to_nchwc", &op::conv2d_weight_to_nchwc, "w"_a, "cb"_a, "kb"_a,
+          "name"_a = "conv2d_weight_to_nchwc");
     m.def(
         "depthwise_conv2d_nchw",
         [](const Tensor& x, const Tensor& w, py::object stride, py::object padding,

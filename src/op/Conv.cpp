@@ -142,6 +142,97 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
         name);
 }
 
+namespace {
+
+// Checks that `block` is positive and divides `extent` (parameter `param` of `op`).
+void check_block(int64_t block, int64_t extent, const char* op, const char* param,
+                 const char* what) {
+    if (block < 1 || extent % block != 0)
+        bad_param(op, param,
+                  "(" + std::to_string(block) + ") must be positive and divide the " + what + " (" +
+                      std::to_string(extent) + ")");
+}
+
+}  // namespace
+
+Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                    const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 5, op, "x");
+    internal::check_rank(w, 6, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
+    check_params(p, op);
+    if (p.groups != 1)
+        bad_param(op, "groups",
+                  "must be 1 for blocked activations, got " + std::to_string(p.groups) +
+                      " (use conv2d_nchw)");
+    internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    if (sw[1] != sx[1] || sw[4] != sx[4])
+        bad_param(op, "w",
+                  "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
+                      " input channels but x has " + std::to_string(sx[1]) + " of " +
+                      std::to_string(sx[4]));
+    const int64_t oh =
+        out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
+    const int64_t ow =
+        out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    Tensor padded = pad_hw(x, 2, 3, p, name);
+    IterVar rco = reduce_axis({0, make_const(Int(32), sx[1])}, "rco");
+    IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
+    IterVar rx = reduce_axis({0, make_const(Int(32), sw[3])}, "rx");
+    IterVar rci = reduce_axis({0, make_const(Int(32), sx[4])}, "rci");
+    return internal::reduction_stage(
+        {sx[0], sw[0], oh, ow, sw[5]}, acc,
+        [&](const std::vector<Var>& v) {
+            Var n = v[0], ko = v[1], y = v[2], xx = v[3], ki = v[4];
+            Expr iy = y * int(p.stride[0]) + ry.var() * int(p.dilation[0]);
+            Expr ix = xx * int(p.stride[1]) + rx.var() * int(p.dilation[1]);
+            return tessel::sum(acc.widen(padded(n, rco.var(), iy, ix, rci.var())) *
+                                   acc.widen(w(ko, rco.var(), ry.var(), rx.var(), rci.var(), ki)),
+                               {rco, ry, rx, rci});
+        },
+        name);
+}
+
+Tensor nchw_to_nchwc(const Tensor& x, int64_t block, const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 4, op, "x");
+    std::vector<int64_t> sx = constant_shape(x, op, "x");
+    check_block(block, sx[1], op, "block", "channels");
+    return compute(
+        internal::to_exprs({sx[0], sx[1] / block, sx[2], sx[3], block}),
+        [&](const std::vector<Var>& v) { return x(v[0], v[1] * int(block) + v[4], v[2], v[3]); },
+        name);
+}
+
+Tensor nchwc_to_nchw(const Tensor& x, const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(x, 5, op, "x");
+    std::vector<int64_t> sx = constant_shape(x, op, "x");
+    const int block = static_cast<int>(sx[4]);
+    return compute(
+        internal::to_exprs({sx[0], sx[1] * sx[4], sx[2], sx[3]}),
+        [&](const std::vector<Var>& v) {
+            return x(v[0], floordiv(v[1], block), v[2], v[3], floormod(v[1], block));
+        },
+        name);
+}
+
+Tensor conv2d_weight_to_nchwc(const Tensor& w, int64_t cb, int64_t kb, const std::string& name) {
+    const char* op = name.c_str();
+    internal::check_rank(w, 4, op, "w");
+    std::vector<int64_t> sw = constant_shape(w, op, "w");
+    check_block(cb, sw[1], op, "cb", "input channels");
+    check_block(kb, sw[0], op, "kb", "output channels");
+    return compute(
+        internal::to_exprs({sw[0] / kb, sw[1] / cb, sw[2], sw[3], cb, kb}),
+        [&](const std::vector<Var>& v) {
+            return w(v[0] * int(kb) + v[5], v[1] * int(cb) + v[4], v[2], v[3]);
+        },
+        name);
+}
+
 Tensor depthwise_conv2d_nchw(const Tensor& x, const Tensor& w, Conv2DParams p,
                              const std::string& name) {
     internal::check_rank(x, 4, name.c_str(), "x");

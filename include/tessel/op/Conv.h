@@ -1,5 +1,6 @@
 // Convolutions of the operator library (docs/operators.md): conv2d in NCHW and NHWC with padding,
-// stride, dilation and groups, depthwise conv2d, and conv2d_transpose.
+// stride, dilation and groups, conv2d on blocked activations (NCHW[x]c) with the layout
+// transforms into and out of it, depthwise conv2d, and conv2d_transpose.
 //
 //   Conv2DParams p;  p.stride = {2, 2};  p.padding = {1, 1, 1, 1};
 //   Tensor y = op::conv2d_nchw(x, w, p);            // x (N, C, H, W), w (K, C / groups, R, S)
@@ -47,6 +48,26 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
 /// NHWC conv2d: x (N, H, W, C), w (R, S, C / groups, K) (HWIO) → (N, OH, OW, K).
 Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
                    const std::string& name = "conv2d_nhwc");
+
+/// conv2d on blocked activations, NCHW[x]c (oneDNN's nChw16c, TVM's conv2d_NCHWc): x (N, C / cb,
+/// H, W, cb), w (K / kb, C / cb, R, S, cb, kb) → (N, K / kb, OH, OW, kb), where cb and kb are x's
+/// and w's last extents (x's channel block, w's output-channel block): channel c of x is x[n, c /
+/// cb, h, w, c % cb]. A pixel's block of channels is contiguous, so the CPU default computes it
+/// in register tiles of whole vectors of output channels (docs/operators.md, "Blocked
+/// activations"). Groups of 1 only (DSLError otherwise).
+Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                    const std::string& name = "conv2d_nchwc");
+
+/// x (N, C, H, W) in blocks of `block` channels: (N, C / block, H, W, block); `block` divides C.
+Tensor nchw_to_nchwc(const Tensor& x, int64_t block, const std::string& name = "nchw_to_nchwc");
+
+/// x (N, C / b, H, W, b) back to (N, C, H, W).
+Tensor nchwc_to_nchw(const Tensor& x, const std::string& name = "nchwc_to_nchw");
+
+/// A conv2d_nchw weight (K, C, R, S) as conv2d_nchwc's: (K / kb, C / cb, R, S, cb, kb), where cb
+/// is the input's channel block and kb the output's; each divides its channels.
+Tensor conv2d_weight_to_nchwc(const Tensor& w, int64_t cb, int64_t kb,
+                              const std::string& name = "conv2d_weight_to_nchwc");
 
 /// Depthwise NCHW conv2d: x (N, C, H, W), w (C * M, 1, R, S) → (N, C * M, OH, OW); conv2d_nchw
 /// with groups = C (p.groups is ignored).
