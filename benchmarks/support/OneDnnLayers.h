@@ -25,6 +25,8 @@
 #include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/auto_schedule/tuner/Job.h"
 #include "tessel/driver/Build.h"
+#include "tessel/driver/DefaultSchedule.h"
+#include "tessel/op/Conv.h"
 #include "tessel/runtime/NDArray.h"
 #include "tessel/runtime/ThreadPool.h"
 
@@ -173,6 +175,24 @@ inline LayerArrays layer_arrays(const SearchTask& task) {
     return a;
 }
 
+// Whether tessel's output `got` matches oneDNN's `expected`: the largest error against the
+// output's RMS below 1e-3. Each output is a sum of thousands of products of random numbers, so an
+// element-wise relative error is ill-conditioned where a sum falls near zero (float32's rounding
+// alone gave 0.019 there on a correct 3 x 3, 512-channel kernel), while a wrong schedule is off by
+// the order of the RMS itself.
+inline bool matches(const JobTask& t, const float* got, const std::vector<float>& expected) {
+    double worst = 0, square_sum = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+        worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
+        square_sum += double(expected[i]) * expected[i];
+    }
+    worst /= std::sqrt(square_sum / double(std::max<size_t>(1, expected.size()))) + 1e-30;
+    if (worst >= 1e-3)
+        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst
+                  << " of the output RMS\n";
+    return worst < 1e-3;
+}
+
 // `schedule` of `task` (layer `t` of a job) built and timed against oneDNN's layer alternately
 // (`runs` samples each, the medians), its output checked against oneDNN's first.
 inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Schedule& schedule,
@@ -205,21 +225,64 @@ inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Sc
     std::vector<float> expected(static_cast<size_t>(product(a.arrays.back().shape())));
     std::tie(r.tessel_ms, r.onednn_ms) =
         onednn_layer(t, a.inputs, expected, tessel_run, runs, &r.onednn_transform_ms);
-    // The largest error against the output's RMS: each output is a sum of thousands of products
-    // of random numbers, so an element-wise relative error is ill-conditioned where a sum falls
-    // near zero (float32's rounding alone gave 0.019 there on a correct 3 x 3, 512-channel
-    // kernel), while a wrong schedule is off by the order of the RMS itself.
-    const float* got = static_cast<const float*>(a.arrays.back().data());
-    double worst = 0, square_sum = 0;
-    for (size_t i = 0; i < expected.size(); ++i) {
-        worst = std::max(worst, std::abs(double(got[i]) - expected[i]));
-        square_sum += double(expected[i]) * expected[i];
+    r.ok = matches(t, static_cast<const float*>(a.arrays.back().data()), expected);
+    return r;
+}
+
+// The NCHW layer `t` (op.conv2d_nchw) on blocked activations: op::conv2d_nchwc on x (N, C / cb,
+// H, W, cb) with cb = 16 (or C, when 16 does not divide it: the RGB stem), giving (N, K / 16, OH,
+// OW, 16), its weight constant and blocked once outside the timing (as oneDNN's is reordered),
+// timed against oneDNN's layer; the output, un-blocked, checked against oneDNN's.
+inline LayerTiming time_blocked_layer(const JobTask& t, const Target& target, int runs) {
+    const auto& p = t.params;
+    auto integer = [&](size_t i) { return std::get<int64_t>(p[i]); };
+    auto list = [&](size_t i) { return std::get<std::vector<int64_t>>(p[i]); };
+    const int64_t n = integer(0), c = integer(1), h = integer(2), w = integer(3), k = integer(4);
+    const auto kernel = list(5), stride = list(6), pad = list(7), dil = list(8);
+    const int64_t cb = c % 16 == 0 ? 16 : c, kb = k % 16 == 0 ? 16 : k;
+    op::Conv2DParams params;
+    params.stride = {stride[0], stride[1]};
+    params.padding = {pad[0], pad[1], pad[2], pad[3]};
+    params.dilation = {dil[0], dil[1]};
+    Tensor x = placeholder({n, c / cb, h, w, cb}, Float(32), "x");
+    Tensor wt = placeholder({k / kb, c / cb, kernel[0], kernel[1], cb, kb}, Float(32), "w", true);
+    Tensor y = op::conv2d_nchwc(x, wt, params);
+    Module m = build(op::default_schedule({y}, target), {x, wt, y}, target);
+    Kernel kern = m.get("main");
+    const std::vector<int64_t> oshape = shape_of(y);
+    const int64_t oh = oshape[2], ow = oshape[3];
+    std::vector<std::vector<float>> inputs = {
+        random_floats(static_cast<size_t>(n * c * h * w), 7),
+        random_floats(static_cast<size_t>(k * c * kernel[0] * kernel[1]), 8)};
+    NDArray xb = NDArray::empty(shape_of(x), float32()),
+            wb = NDArray::empty(shape_of(wt), float32()), yb = NDArray::empty(oshape, float32());
+    float* xp = static_cast<float*>(xb.data());
+    for (int64_t i = 0; i < n * c * h * w; ++i) {  // x[b, ch, y, x] → xb[b, ch / cb, y, x, ch % cb]
+        const int64_t b = i / (c * h * w), ch = i / (h * w) % c, pix = i % (h * w);
+        xp[((b * (c / cb) + ch / cb) * h * w + pix) * cb + ch % cb] = inputs[0][i];
     }
-    worst /= std::sqrt(square_sum / double(std::max<size_t>(1, expected.size()))) + 1e-30;
-    r.ok = worst < 1e-3;
-    if (!r.ok)
-        std::cerr << "  " << t.workload << ": tessel differs from oneDNN by " << worst
-                  << " of the output RMS\n";
+    float* wp = static_cast<float*>(wb.data());
+    const int64_t rs = kernel[0] * kernel[1];
+    for (int64_t i = 0; i < k * c * rs;
+         ++i) {  // w[o, ch, r, s] → wb[o / kb, ch / cb, r, s, ch % cb, o % kb]
+        const int64_t o = i / (c * rs), ch = i / rs % c, win = i % rs;
+        wp[(((o / kb) * (c / cb) + ch / cb) * rs + win) * cb * kb + (ch % cb) * kb + o % kb] =
+            inputs[1][i];
+    }
+    LayerTiming r;
+    auto tessel_run = [&] { kern({xb, wb, yb}); };
+    tessel_run();
+    std::vector<float> expected(static_cast<size_t>(n * k * oh * ow));
+    std::tie(r.tessel_ms, r.onednn_ms) =
+        onednn_layer(t, inputs, expected, tessel_run, runs, &r.onednn_transform_ms);
+    std::vector<float> got(expected.size());
+    const float* yp = static_cast<const float*>(yb.data());
+    for (size_t i = 0; i < got.size(); ++i) {
+        const int64_t j = static_cast<int64_t>(i), b = j / (k * oh * ow), o = j / (oh * ow) % k,
+                      pix = j % (oh * ow);
+        got[i] = yp[((b * (k / kb) + o / kb) * oh * ow + pix) * kb + o % kb];
+    }
+    r.ok = matches(t, got.data(), expected);
     return r;
 }
 
