@@ -1,5 +1,5 @@
-// conv2d (NCHW and NHWC: stride 2 on odd inputs, dilation 2, groups 3), depthwise conv2d and
-// conv2d_transpose under their default CPU and GPU schedules.
+// conv2d (NCHW and NHWC: stride 2 on odd inputs, dilation 2, groups 3; blocked NCHW[x]c),
+// depthwise conv2d and conv2d_transpose under their default CPU and GPU schedules.
 #include "op/OpTestUtil.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
@@ -75,6 +75,46 @@ TEST(OpConv, NchwPointwiseAsAGemm) {
     }
     Tensor x = placeholder({1, 8, 8, 8}), w = placeholder({16, 8, 1, 1});  // 64 pixels
     EXPECT_FALSE(reindexed(op::default_schedule({op::conv2d_nchw(x, w)}, Target("llvm"))));
+}
+
+// conv2d on blocked activations: blocks of 8 and 16 input channels, output blocks of 16 and 32
+// (one vector or two on AVX-512), strides 1 and 2, a prime width (a register tile with a tail),
+// the RGB stem's single block of 3, a ReLU epilogue. The CPU tile holds 2 blocks x 14 columns of
+// accumulators where the blocks are one vector each.
+TEST(OpConv, NchwcBlockedActivations) {
+    struct Case {
+        int64_t c, cb, h, w, k, kb, r, stride;
+        bool relu;
+    };
+    for (const Case& k : std::vector<Case>{{24, 8, 9, 13, 32, 16, 3, 1, false},
+                                           {32, 16, 11, 17, 32, 16, 3, 2, true},
+                                           {16, 16, 5, 31, 64, 32, 1, 1, false},
+                                           {3, 3, 12, 12, 16, 16, 7, 2, true}}) {
+        SCOPED_TRACE(::testing::Message() << k.c << " " << k.cb << " " << k.w << " " << k.kb);
+        Tensor x = placeholder({1, k.c / k.cb, k.h, k.w, k.cb});
+        Tensor w = placeholder({k.k / k.kb, k.c / k.cb, k.r, k.r, k.cb, k.kb});
+        Tensor y = op::conv2d_nchwc(x, w, op::conv_params(k.stride, k.r / 2));
+        if (k.relu) y = op::relu(y);
+        expect_default_schedules_match({y}, k.c * k.r * k.r);
+    }
+    Tensor x = placeholder({1, 4, 28, 28, 16}), w = placeholder({4, 4, 3, 3, 16, 16});
+    Schedule s = op::default_schedule({op::conv2d_nchwc(x, w, op::conv_params(1, 1))},
+                                      Target("llvm -mcpu=skylake-avx512"));
+    const std::string py = s.to_python();
+    EXPECT_NE(py.find("factor=14)  # conv2d_nchwc: i3"), std::string::npos) << py;
+    EXPECT_NE(py.find("factor=2)  # conv2d_nchwc: i1"), std::string::npos) << py;
+}
+
+TEST(OpConv, NchwcLayoutErrors) {
+    Tensor x = placeholder({1, 2, 8, 8, 8});
+    EXPECT_THROW(op::conv2d_nchwc(x, placeholder({2, 3, 3, 3, 8, 16})), DSLError);
+    EXPECT_THROW(op::conv2d_nchwc(x, placeholder({2, 2, 3, 3, 16, 16})), DSLError);
+    EXPECT_THROW(op::conv2d_nchwc(x, placeholder({2, 2, 3, 3, 8, 16}), op::conv_params(1, 1, 1, 2)),
+                 DSLError);
+    EXPECT_THROW(op::nchw_to_nchwc(placeholder({1, 12, 4, 4}), 8), DSLError);
+    EXPECT_THROW(op::nchw_to_nchwc(placeholder({1, 12, 4, 4}), 0), DSLError);
+    EXPECT_THROW(op::conv2d_weight_to_nchwc(placeholder({24, 12, 3, 3}), 4, 16), DSLError);
+    EXPECT_THROW(op::nchwc_to_nchw(placeholder({1, 12, 4, 4})), DSLError);
 }
 
 TEST(OpConv, NchwDilationTwoAndAsymmetricPadding) {
