@@ -63,48 +63,63 @@ Expr valid_count(const PoolGeometry& g, Expr y, Expr x) {
 
 }  // namespace
 
+namespace {
+
+// x's rank checked: NCHW (4) or blocked NCHW[x]c (5: the channels of a block last).
+void check_pool_rank(const Tensor& x, const char* op) {
+    if (x.ndim() != 4 && x.ndim() != 5)
+        bad_param(op, "x",
+                  "must have rank 4 (N, C, H, W) or 5 (N, C / b, H, W, b: blocked), got rank " +
+                      std::to_string(x.ndim()));
+}
+
+}  // namespace
+
 Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
               std::array<int64_t, 2> stride, std::array<int64_t, 4> padding, bool count_include_pad,
               const std::string& name) {
     const std::string n = internal::name_or(name, std::string(pool_kind_name(kind)) + "_pool2d");
     const char* op = n.c_str();
-    internal::check_rank(x, 4, op, "x");
+    check_pool_rank(x, op);
     PoolGeometry g = check_pool(constant_shape(x, op, "x"), window, stride, padding, op);
     if (kind == PoolKind::Avg) internal::check_float(x, op, "x");
     const Type t = x.dtype();
     IterVar ry = reduce_axis({0, make_const(Int(32), window[0])}, "ry");
     IterVar rx = reduce_axis({0, make_const(Int(32), window[1])}, "rx");
-    auto read = [&](Var b, Var c, Var y, Var xx, Expr outside) {
-        Expr iy = y * int(stride[0]) + ry.var() - int(g.before[0]);
-        Expr ix = xx * int(stride[1]) + rx.var() - int(g.before[1]);
+    // x at output point v's window position (ry, rx); `outside` in the padding.
+    auto read = [&](const std::vector<Var>& v, Expr outside) {
+        Expr iy = v[2] * int(stride[0]) + ry.var() - int(g.before[0]);
+        Expr ix = v[3] * int(stride[1]) + rx.var() - int(g.before[1]);
+        std::vector<Expr> idx = {v[0], v[1], iy, ix};
+        if (v.size() == 5) idx.push_back(v[4]);
         if (g.before == std::array<int64_t, 2>{0, 0} && padding[2] == 0 && padding[3] == 0)
-            return x(b, c, iy, ix);
+            return x(idx);
         Expr inside = iy >= 0 && iy < int(g.in[0]) && ix >= 0 && ix < int(g.in[1]);
-        return if_then_else(inside, x(b, c, iy, ix), outside);
+        return if_then_else(inside, x(idx), outside);
     };
-    std::vector<Expr> shape = {x.shape()[0], x.shape()[1], make_const(Int(32), g.out[0]),
-                               make_const(Int(32), g.out[1])};
+    std::vector<Expr> shape = x.shape();
+    shape[2] = make_const(Int(32), g.out[0]);
+    shape[3] = make_const(Int(32), g.out[1]);
     if (kind == PoolKind::Max)
         return compute(
             shape,
-            [&](Var b, Var c, Var y, Var xx) {
-                return tessel::max(read(b, c, y, xx, min_value(t)), {ry, rx});
-            },
+            [&](const std::vector<Var>& v) { return tessel::max(read(v, min_value(t)), {ry, rx}); },
             n);
     // 16-bit floats sum and divide in float32 (op/Matmul.h's accumulation).
     const internal::Accumulation acc = internal::accumulation(t, std::nullopt, op);
     Tensor total = compute(
         shape,
-        [&](Var b, Var c, Var y, Var xx) {
-            return tessel::sum(acc.widen(read(b, c, y, xx, make_zero(t))), {ry, rx});
+        [&](const std::vector<Var>& v) {
+            return tessel::sum(acc.widen(read(v, make_zero(t))), {ry, rx});
         },
         n + ".sum");
     return compute(
         shape,
-        [&](Var b, Var c, Var y, Var xx) {
+        [&](const std::vector<Var>& v) {
             Expr count =
-                count_include_pad ? Expr(int(window[0] * window[1])) : valid_count(g, y, xx);
-            return acc.narrow(total(b, c, y, xx) / tessel::cast(acc.accumulate, count));
+                count_include_pad ? Expr(int(window[0] * window[1])) : valid_count(g, v[2], v[3]);
+            std::vector<Expr> idx(v.begin(), v.end());
+            return acc.narrow(total(idx) / tessel::cast(acc.accumulate, count));
         },
         n);
 }
@@ -112,7 +127,7 @@ Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
 Tensor global_pool2d(const Tensor& x, PoolKind kind, const std::string& name) {
     const std::string n =
         internal::name_or(name, std::string("global_") + pool_kind_name(kind) + "_pool2d");
-    internal::check_rank(x, 4, n.c_str(), "x");
+    check_pool_rank(x, n.c_str());
     return kind == PoolKind::Max ? max(x, {2, 3}, true, n) : mean(x, {2, 3}, true, std::nullopt, n);
 }
 

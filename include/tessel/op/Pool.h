@@ -1,5 +1,7 @@
 // Pooling operators of the operator library (docs/operators.md), NCHW: max and average pooling
-// with a window, stride and padding, global pooling, adaptive average pooling.
+// with a window, stride and padding, global pooling, adaptive average pooling. pool2d and
+// global_pool2d also take blocked activations, (N, C / b, H, W, b) (op::conv2d_nchwc's layout),
+// and keep them blocked.
 //
 //   Tensor y = op::pool2d(x, PoolKind::Max, {3, 3}, {2, 2}, {1, 1, 1, 1});
 //
@@ -23,12 +25,14 @@ const char* pool_kind_name(PoolKind kind);
 /// The kind called "max" or "avg"; DSLError naming `param` otherwise.
 PoolKind parse_pool_kind(const std::string& name, const char* param = "kind");
 
-/// 2-D pooling of x (N, C, H, W): window (R, S), stride, padding (top, left, bottom, right).
+/// 2-D pooling of x (N, C, H, W), or blocked (N, C / b, H, W, b): window (R, S), stride, padding
+/// (top, left, bottom, right).
 Tensor pool2d(const Tensor& x, PoolKind kind, std::array<int64_t, 2> window,
               std::array<int64_t, 2> stride, std::array<int64_t, 4> padding = {0, 0, 0, 0},
               bool count_include_pad = true, const std::string& name = "");
 
-/// Pooling over the whole H x W plane: (N, C, H, W) → (N, C, 1, 1).
+/// Pooling over the whole H x W plane: (N, C, H, W) → (N, C, 1, 1); blocked (N, C / b, H, W, b)
+/// → (N, C / b, 1, 1, b), whose elements lie in NCHW's order.
 Tensor global_pool2d(const Tensor& x, PoolKind kind, const std::string& name = "");
 
 /// Adaptive average pooling to (out_h, out_w), as PyTorch's AdaptiveAvgPool2d: output row i
