@@ -6,9 +6,12 @@ inter-op thread, spinning off) in the same process.
 Per model: import and build time, the relative L2 error of each output against onnxruntime's
 (bar: <= 1e-4 in fp32), and the latency (median of --rounds interleaved samples, a sample the mean
 of as many calls as fill --sample-ms after one untimed call) with the rule-based default schedules
-(the shipped tuning logs off) and with the shipped tuning logs on. Printed only, no bar on speed.
+(the shipped tuning logs off), with the same on blocked activations (from_onnx(layout=
+"NCHW16c"): the convolutions as conv2d_nchwc, the layers agreeing on the layout; --blocked-layout
+another, "none" to skip) and with the shipped tuning logs on. Printed only, no bar on speed.
 
     benchmarks/run.sh model_cpu [--models resnet50 mobilenet_v2 bert] [--width 1.0] [--layers N]
+                                [--blocked-layout NCHW16c]
 """
 import argparse
 import os
@@ -81,6 +84,9 @@ def main():
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--sample-ms", type=float, default=300)
     p.add_argument("--no-shipped", action="store_true", help="skip the shipped-logs build")
+    p.add_argument("--blocked-layout", default="NCHW16c",
+                   help="the blocked activations' layout for the 'rules, blocked' build "
+                        "(none: skip it)")
     args = p.parse_args()
     print(f"CPU: {ts.Target('llvm').describe()}; TESSEL_NUM_THREADS="
           f"{os.environ.get('TESSEL_NUM_THREADS', '(default)')}; onnxruntime {ort.__version__}")
@@ -91,18 +97,23 @@ def main():
         t_import = time.perf_counter() - t0
         sess = ort_session(m)
         refs = sess.run(None, feeds)
-        variants = [("rules", False)] + ([] if args.no_shipped else [("shipped logs", True)])
+        variants = [("rules", False, graph)]
+        if args.blocked_layout != "none":
+            variants.append((f"rules, {args.blocked_layout}", False,
+                             from_onnx(m, layout=args.blocked_layout)))
+        if not args.no_shipped:
+            variants.append(("shipped logs", True, graph))
         contenders = {"onnxruntime": lambda: sess.run(None, feeds)}
-        for label, shipped in variants:
+        for label, shipped, g in variants:
             ts.auto_schedule.use_shipped_logs(shipped)
-            cm = ts.compile(graph, "llvm")
+            cm = ts.compile(g, "llvm")
             outs = cm(*feeds.values())
             outs = outs if isinstance(outs, list) else [outs]
             errs = [rel_l2(y, r) for y, r in zip(outs, refs)]
             ok = all(e <= 1e-4 for e in errs)
             failed |= not ok
             print(f"{name} [{label}]: import {t_import:.2f} s, build {cm.build_seconds:.1f} s "
-                  f"({cm.kernels} kernels for {len(graph.nodes)} groups, scratch "
+                  f"({cm.kernels} kernels for {len(g.nodes)} groups, scratch "
                   f"{cm.buffer_bytes / 2**20:.1f} MiB), rel. L2 vs onnxruntime "
                   f"{', '.join(f'{e:.2e}' for e in errs)} {'PASS' if ok else 'FAIL'}")
             contenders[f"tessel {label}"] = (lambda cm=cm: cm(*feeds.values()))
@@ -115,7 +126,8 @@ def main():
         for k, v in times.items():
             med = float(np.median(v))
             print(f"  {k:22s} {med * 1e3:9.2f} ms   onnxruntime / this = {base / med:.2f}")
-            print(f"BENCH model_cpu {name} {k.replace(' ', '_')}_ms={med * 1e3:.3f}")
+            key = k.replace(",", "").replace(" ", "_")
+            print(f"BENCH model_cpu {name} {key}_ms={med * 1e3:.3f}")
     if failed:
         raise SystemExit(1)
 

@@ -308,6 +308,60 @@ def test_bert_encoder_reduced():
     assert not any(n.op_type in ("Shape", "Concat") for n in g.nodes)  # folded at import
 
 
+# --- blocked activations (layout="NCHW16c") ----------------------------------------------------
+
+def test_resnet50_reduced_on_blocked_activations():
+    """The layers agree on the blocked layout: the RGB input blocked once (one block of its 3
+    channels), the pooled features unblocked once before the classifier, every convolution a
+    conv2d_nchwc, the residual adds and the max pool on blocked tensors; outputs as onnxruntime's."""
+    m = models.resnet50(width=0.25, layers=(1, 1, 1, 1), image=32, classes=10)
+    g = check(m, {"input": f32(1, 3, 32, 32)}, tol=1e-4, layout="NCHW16c")
+    groups = [n.op_type for n in g.nodes]
+    assert groups.count("NchwToNchwc") == 1 and groups.count("NchwcToNchw") == 1, groups
+    assert groups.count("Conv+Relu") == 1 + 2 * 4 and groups.count("Add+Relu") == 4
+    for n in g.nodes:
+        if n.op_type.startswith("Conv"):
+            assert len(g.values[n.output].shape) == 5 and "nchwc" in repr(n.signature), n
+    assert g.values[g.outputs[0].name].shape == (1, 10)
+
+
+def test_blocked_activations_meet_operators_that_do_not_keep_them():
+    """A blocked conv output read by an operator that does not keep the layout (a transpose), by
+    a per-channel multiply (a (1, C, 1, 1) constant), by a residual add with an NCHW tensor, and
+    returned as a model output: each reader gets the NCHW tensor, made once; a channel count no
+    block divides stays NCHW."""
+    inits = {"w": f32(32, 4, 3, 3), "b": f32(32), "s": f32(1, 32, 1, 1), "w2": f32(24, 32, 1, 1),
+             "w3": f32(32, 4, 1, 1)}
+    m = model([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1] * 4),
+               h.make_node("Relu", ["c"], ["r"]),
+               h.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 3, 1]),
+               h.make_node("Mul", ["r", "s"], ["scaled"]),
+               h.make_node("Conv", ["x", "w3"], ["plain"]),
+               h.make_node("Add", ["scaled", "plain"], ["sum"]),
+               h.make_node("Conv", ["r", "w2"], ["narrow"])],
+              [X4], [("r", None), ("t", None), ("sum", None), ("narrow", None)], inits)
+    g = check(m, {"x": f32(1, 4, 6, 6)}, tol=1e-5, layout="NCHW16c")
+    groups = [n.op_type for n in g.nodes]
+    assert groups.count("NchwcToNchw") == 2, groups  # r, and the conv w3's output for Add
+    assert groups.count("NchwToNchwc") == 1, groups  # x for the blocked convs (one block of 4)
+
+
+def test_blocked_pools_and_layout_errors():
+    m = model([h.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 4),
+               h.make_node("MaxPool", ["c"], ["p"], kernel_shape=[3, 3], strides=[2, 2],
+                           pads=[1, 1, 1, 1]),
+               h.make_node("AveragePool", ["p"], ["a"], kernel_shape=[2, 2], strides=[1, 1]),
+               h.make_node("GlobalAveragePool", ["a"], ["y"])],
+              [("x", [1, 8, 9, 9])], [("y", None)], {"w": f32(16, 8, 3, 3)})
+    g = check(m, {"x": f32(1, 8, 9, 9)}, layout="NCHW16c")
+    assert [n.op_type for n in g.nodes] == ["NchwToNchwc", "Conv", "MaxPool", "AveragePool",
+                                            "GlobalAveragePool", "NchwcToNchw"]
+    check(m, {"x": f32(1, 8, 9, 9)}, layout="NCHW8c")
+    for bad in ("NHWC", "NCHW1c", "NCHW16C", 16):
+        with pytest.raises(ValueError, match="layout"):
+            from_onnx(m, layout=bad)
+
+
 def test_compiled_model_reuses_buffers_and_kernels():
     m = models.resnet50(width=0.125, layers=(2, 1, 1, 1), image=32, classes=10)
     g = from_onnx(m)

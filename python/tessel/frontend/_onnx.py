@@ -6,7 +6,7 @@ duplicated name, a missing or wrong-sized initializer, an absurd shape or attrib
 import numpy as np
 
 from ..import _tessel as _ts
-from . import _ops
+from . import _blocked, _ops
 from ._fold import fold
 from .graph import Graph, ModelError, Node, Value
 
@@ -35,6 +35,16 @@ class _Context:
         self.values = {}   # name -> Value (run-time tensors and constants alike)
         self.aliases = {}  # name -> name (Identity, Dropout)
         self.used_consts = set()
+        self.blocked = None  # _blocked.Blocked when importing with blocked activations
+
+    def is_blocked(self, name):
+        """Whether `name` is a blocked twin (N, C / b, H, W, b) of an NCHW value."""
+        return self.blocked is not None and name in self.blocked.of.values()
+
+    def nchw_shape(self, name):
+        """The shape of value `name`, NCHW for a value that has only its blocked twin yet."""
+        return self.values[name].shape if self.blocked is None else \
+            self.blocked.nchw_shape(self, name)
 
     def fail(self, node, msg):
         raise ModelError(f"node '{node.name}' ({node.op_type}, opset {self.opset}): {msg}")
@@ -296,7 +306,7 @@ def _convert(ctx, n):
         ctx.aliases[n.outputs[0]] = inputs[0]
         return None
     if n.op_type == "Shape":
-        s = np.array(ctx.shape(inputs[0]), dtype=np.int64)
+        s = np.array(ctx.nchw_shape(inputs[0]), dtype=np.int64)
         ctx.set_const(n.outputs[0], s[n.attrs.get("start", 0):n.attrs.get("end", len(s))])
         return None
     if n.op_type == "Constant":
@@ -320,6 +330,63 @@ def _convert(ctx, n):
     conv = _ops.CONVERTERS.get(n.op_type)
     if conv is None:
         ctx.fail(n, "operator not supported (docs/models.md lists the covered operators)")
+    if ctx.blocked is not None:
+        pre, conv, blocked_out = _layout(ctx, n, conv)
+        if pre or blocked_out:
+            made = _convert_with(ctx, n, conv)
+            made = made if isinstance(made, list) else [made]
+            if blocked_out:
+                ctx.blocked.of[blocked_out] = made[-1].output
+            return pre + made
+    return _convert_with(ctx, n, conv)
+
+
+def _layout(ctx, n, conv):
+    """With blocked activations (_blocked.py): the nodes to run before `n` (an NCHW input
+    blocked for a blocked convolution, blocked inputs made NCHW for an operator that does not keep
+    the layout), the converter to use, and the ONNX name whose blocked twin `n` computes (None
+    when `n` runs on NCHW values). Renames n's inputs and output accordingly."""
+    blk = ctx.blocked
+    pre = []
+    if blk.blocked_conv(ctx, n):
+        x = n.inputs[0]
+        if x not in blk.of:
+            cb = _blocked.input_block(ctx.values[x].shape[1], blk.block)
+            twin = f"{x}@nchw{cb}c"
+            pre.append(_build_node(ctx, _synthetic(f"{x}.block", "NchwToNchwc", [x], [twin]),
+                                   [x], lambda t, cb=cb: _ts.op.nchw_to_nchwc(t, cb), (cb,)))
+            blk.of[x] = twin
+        n.inputs[0] = blk.of[x]
+        conv = lambda ctx_, n_: _blocked.conv(ctx_, n_, blk)  # noqa: E731
+    elif blk.keeps_layout(ctx, n):
+        n.inputs = [blk.of[i] if i in blk.of and not ctx.is_const(i) else i for i in n.inputs]
+    else:
+        for i in dict.fromkeys(n.inputs):
+            if i and i in blk.of and i not in ctx.values:
+                pre.append(_unblock(ctx, i))
+        return pre, conv, None
+    out = n.outputs[0]
+    n.outputs[0] = f"{out}@blocked"
+    return pre, conv, out
+
+
+def _unblock(ctx, name):
+    """The node computing NCHW value `name` from its blocked twin."""
+    twin = ctx.blocked.of[name]
+    return _build_node(ctx, _synthetic(f"{name}.unblock", "NchwcToNchw", [twin], [name]), [twin],
+                       lambda x: _ts.op.nchwc_to_nchw(x), ())
+
+
+def _synthetic(name, op_type, inputs, outputs):
+    """An ONNX node the importer adds (a view, a layout transform)."""
+    node = _OnnxNode.__new__(_OnnxNode)
+    node.name, node.op_type, node.domain = name, op_type, ""
+    node.inputs, node.outputs, node.attrs = list(inputs), list(outputs), {}
+    return node
+
+
+def _convert_with(ctx, n, conv):
+    """Node `n` converted by `conv`: its group, or its group and a view of the group's output."""
     extra = [o for o in n.outputs[1:] if o]
     if extra:
         ctx.fail(n, f"only the first output is supported, {extra} are used")
@@ -339,9 +406,7 @@ def _convert(ctx, n):
     n.outputs = [f"{out}.{n.op_type.lower()}"]
     node = _build_node(ctx, n, runtime, make, params)
     shape = tuple(view_shape[0])
-    view = _OnnxNode.__new__(_OnnxNode)
-    view.name, view.op_type, view.domain = f"{n.name}.view", "Reshape", ""
-    view.inputs, view.outputs, view.attrs = [node.output], [out], {}
+    view = _synthetic(f"{n.name}.view", "Reshape", [node.output], [out])
     return [node, _build_node(ctx, view, [node.output], lambda x: _op_reshape(x, shape),
                               (shape,))]
 
@@ -416,11 +481,15 @@ def _fuse_elementwise(nodes, graph_outputs):
     return out
 
 
-def from_onnx(model_or_path, shapes=None, fuse=True):
+def from_onnx(model_or_path, shapes=None, fuse=True, layout="NCHW"):
     """Imports an ONNX model (a path, bytes or an `onnx.ModelProto`; opsets 13-21) as a
     `tessel.frontend.Graph`. `shapes` maps input names to static shapes (needed for symbolic
-    dimensions). `fuse=False` keeps one group per ONNX node. Raises `ModelError` naming the node
-    for anything it cannot import."""
+    dimensions). `fuse=False` keeps one group per ONNX node. `layout="NCHW<b>c"` (e.g.
+    "NCHW16c") runs the convolutions on blocked activations, the layers agreeing on the layout
+    (docs/models.md, "Blocked activations"); the model's inputs and outputs stay as the model has
+    them. Raises `ModelError` naming the node for anything it cannot import, ValueError for a
+    layout it does not know."""
+    block = _blocked.parse_layout(layout)
     try:
         import onnx
         import onnx.numpy_helper  # noqa: F401
@@ -430,6 +499,8 @@ def from_onnx(model_or_path, shapes=None, fuse=True):
     model = _load(onnx, model_or_path)
     opset = _opset(model)
     ctx = _Context(opset, onnx)
+    if block:
+        ctx.blocked = _blocked.Blocked(block)
     g = model.graph
     _initializers(onnx, ctx, g)
     inputs = _inputs(onnx, ctx, g, shapes)
@@ -446,6 +517,8 @@ def from_onnx(model_or_path, shapes=None, fuse=True):
     outputs = []
     for name in out_names:
         r = ctx.resolve(name)
+        if r not in ctx.values and ctx.blocked is not None and r in ctx.blocked.of:
+            nodes.append(_unblock(ctx, r))
         if r not in ctx.values:
             raise ModelError(f"output '{name}' is not computed by any node")
         if r in ctx.consts:

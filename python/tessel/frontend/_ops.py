@@ -190,7 +190,7 @@ def clip(ctx, n):
 
 def pool(kind):
     def conv_(ctx, n):
-        if len(ctx.shape(n.inputs[0])) != 4:
+        if len(ctx.shape(n.inputs[0])) != 4 and not ctx.is_blocked(n.inputs[0]):
             ctx.fail(n, "only 2-D pooling (NCHW) is supported")
         window = _check_2d(ctx, n, "kernel_shape")
         stride = _check_2d(ctx, n, "strides")
