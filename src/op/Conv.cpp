@@ -65,18 +65,37 @@ int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t p
     return (in + pad_before + pad_after - (kernel - 1) * dilation - 1) / stride + 1;
 }
 
+namespace {
+
+// Checks a convolution's operands: x of rank `x_rank`, w of rank `w_rank`, their dtypes, the
+// parameters.
+void check_operands(const Tensor& x, const Tensor& w, size_t x_rank, size_t w_rank,
+                    const Conv2DParams& p, const char* op) {
+    internal::check_rank(x, x_rank, op, "x");
+    internal::check_rank(w, w_rank, op, "w");
+    internal::check_product_dtypes(x, w, op, "w");
+    check_params(p, op);
+}
+
+// The output's height and width for an input of h x w and a window of r x s.
+std::array<int64_t, 2> out_extents(int64_t h, int64_t w, int64_t r, int64_t s,
+                                   const Conv2DParams& p, const char* op) {
+    return {out_extent(h, r, p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op),
+            out_extent(w, s, p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op)};
+}
+
+}  // namespace
+
 namespace internal {
 
 Conv2DGeometry check_conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                                  const char* op) {
-    check_rank(x, 4, op, "x");
-    check_rank(w, 4, op, "w");
-    check_product_dtypes(x, w, op, "w");
-    check_params(p, op);
+    check_operands(x, w, 4, 4, p, op);
     Conv2DGeometry g{constant_shape(x, op, "x"), constant_shape(w, op, "w"), 0, 0};
     check_channels(g.x[1], g.w[0], g.w[1], p.groups, op);
-    g.oh = out_extent(g.x[2], g.w[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    g.ow = out_extent(g.x[3], g.w[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    const std::array<int64_t, 2> out = out_extents(g.x[2], g.x[3], g.w[2], g.w[3], p, op);
+    g.oh = out[0];
+    g.ow = out[1];
     return g;
 }
 
@@ -113,17 +132,11 @@ Tensor conv2d_nchw(const Tensor& x, const Tensor& w, const Conv2DParams& p,
 Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                    const std::string& name) {
     const char* op = name.c_str();
-    internal::check_rank(x, 4, op, "x");
-    internal::check_rank(w, 4, op, "w");
-    internal::check_product_dtypes(x, w, op, "w");
-    check_params(p, op);
+    check_operands(x, w, 4, 4, p, op);
     internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
     std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
     check_channels(sx[3], sw[3], sw[2], p.groups, op);
-    int64_t oh =
-        out_extent(sx[1], sw[0], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    int64_t ow =
-        out_extent(sx[2], sw[1], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    const auto [oh, ow] = out_extents(sx[1], sx[2], sw[0], sw[1], p, op);
     Tensor padded = pad_hw(x, 1, 2, p, name);
     const int64_t kg = sw[3] / p.groups, cg = sw[2];
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[0])}, "ry");
@@ -158,10 +171,7 @@ void check_block(int64_t block, int64_t extent, const char* op, const char* para
 Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                     const std::string& name) {
     const char* op = name.c_str();
-    internal::check_rank(x, 5, op, "x");
-    internal::check_rank(w, 6, op, "w");
-    internal::check_product_dtypes(x, w, op, "w");
-    check_params(p, op);
+    check_operands(x, w, 5, 6, p, op);
     if (p.groups != 1)
         bad_param(op, "groups",
                   "must be 1 for blocked activations, got " + std::to_string(p.groups) +
@@ -173,10 +183,7 @@ Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                   "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
                       " input channels but x has " + std::to_string(sx[1]) + " of " +
                       std::to_string(sx[4]));
-    const int64_t oh =
-        out_extent(sx[2], sw[2], p.stride[0], p.padding[0], p.padding[2], p.dilation[0], op);
-    const int64_t ow =
-        out_extent(sx[3], sw[3], p.stride[1], p.padding[1], p.padding[3], p.dilation[1], op);
+    const auto [oh, ow] = out_extents(sx[2], sx[3], sw[2], sw[3], p, op);
     Tensor padded = pad_hw(x, 2, 3, p, name);
     IterVar rco = reduce_axis({0, make_const(Int(32), sx[1])}, "rco");
     IterVar ry = reduce_axis({0, make_const(Int(32), sw[2])}, "ry");
