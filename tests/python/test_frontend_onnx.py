@@ -445,9 +445,13 @@ def test_weights_are_marked_constant_and_laid_out_once():
     assert rel_l2(cm(x), reference(m, {"x": x})[0]) <= 1e-5
 
 
-def test_a_tuned_fused_group_applies_in_the_compiled_model(tmp_path):
+@pytest.mark.parametrize("layout,groups", [
+    ("NCHW", ["Conv+Relu", "Add+Relu"]),
+    ("NCHW4c", ["NchwToNchwc", "Conv+Relu", "Add+Relu", "NchwcToNchw"])])
+def test_a_tuned_fused_group_applies_in_the_compiled_model(tmp_path, layout, groups):
     """extract -> tessel-tune run (a tiny budget) -> ts.compile with the log: the fused groups'
-    records schedule their kernels, and the outputs still equal onnxruntime's."""
+    records schedule their kernels, and the outputs still equal onnxruntime's; on blocked
+    activations too (the blocked conv and the transforms are tasks like any other)."""
     import os
     import subprocess
     import sys
@@ -457,14 +461,15 @@ def test_a_tuned_fused_group_applies_in_the_compiled_model(tmp_path):
     if not tool.exists():
         pytest.skip("tessel-tune is not built beside this tessel package")
     m = _residual_block()
-    g = from_onnx(m)
-    assert [n.op_type for n in g.nodes] == ["Conv+Relu", "Add+Relu"]
+    g = from_onnx(m, layout=layout)
+    assert [n.op_type for n in g.nodes] == groups
     job = tmp_path / "block.json"
     tasks = ts.auto_schedule.extract_tasks(
-        g, job=str(job), target="llvm -num-cores=2", trials=8, measurements_per_round=4,
+        g, job=str(job), target="llvm -num-cores=2", trials=4 * len(groups),
+        measurements_per_round=4,
         search={"population": 16, "generations": 1, "min_programs": 4},
         measure={"min_repeat_ms": 1})
-    assert len(tasks) == 2
+    assert len(tasks) == len(groups)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     logs = tmp_path / "logs"
     run = subprocess.run([str(tool), "run", str(job), "--log-dir", str(logs), "-q"],
@@ -511,6 +516,13 @@ def test_extract_command(tmp_path):
                           str(tmp_path / "missing.onnx"), "-o", str(out)],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "cannot read the model" in bad.stderr
+    r = subprocess.run([sys.executable, "-m", "tessel.frontend", "extract", str(p), "-o",
+                        str(out), "--layout", "NCHW8c"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert any("conv2d_nchwc" in json.dumps(t["dag"]) for t in json.loads(out.read_text())["tasks"])
+    bad = subprocess.run([sys.executable, "-m", "tessel.frontend", "extract", str(p), "-o",
+                          str(out), "--layout", "NHWC"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "layout" in bad.stderr
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ def main(argv=None):
     e.add_argument("--per-operator", action="store_true",
                    help="a task per group's first registered operator (its bare workload), "
                         "not per fused group")
+    e.add_argument("--layout", default="NCHW",
+                   help="the activations' layout: NCHW (the model's) or NCHW<b>c, blocked "
+                        "(from_onnx's layout; tune the graph ts.compile will run)")
     e.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="the static shape of an input (for symbolic dimensions); repeatable")
     args = p.parse_args(argv)
@@ -28,7 +31,7 @@ def main(argv=None):
         for s in args.shape:
             name, _, dims = s.rpartition("=")
             shapes[name] = tuple(int(d) for d in dims.split(","))
-        graph = from_onnx(args.model, shapes=shapes or None)
+        graph = from_onnx(args.model, shapes=shapes or None, layout=args.layout)
         tasks = auto_schedule.extract_tasks(graph, job=args.output, target=args.target,
                                             trials=args.trials,
                                             trials_per_task=args.trials_per_task,
