@@ -482,9 +482,10 @@ void keep_padding_of_blocked_tiles(const DAGAnalysis& a,
 }
 
 // The consumer q: [n, blocks / m, rows fused (parallel; the rows first where rows_outside),
-// columns / ut, m, ut (unrolled), block (vectorised)]; the producer p at its columns / ut loop: [n, row, reductions..., ut, m,
-// vectors (unrolled), lanes (vectorised)], the reductions in the operation's order (conv2d_nchwc:
-// input blocks, window, channels of a block: the input's pixel is one line).
+// columns / ut, m, ut (unrolled), block (vectorised)]; the producer p at its columns / ut loop: [n,
+// row, reductions..., ut, m, vectors (unrolled), lanes (vectorised)], the reductions in the
+// operation's order (conv2d_nchwc: input blocks, window, channels of a block: the input's pixel is
+// one line).
 void schedule_blocked_cpu(Schedule& s, int p, int q, const BlockedTile& t) {
     s.split(q, 1, t.m);   // [n, ko, km, oh, ow, ki]
     s.split(q, 4, t.ut);  // [n, ko, km, oh, owo, owi, ki]
