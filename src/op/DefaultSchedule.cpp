@@ -422,7 +422,7 @@ struct BlockedTile {
 // input once from memory, and the whole weight once from L2), as the vector-axis tile's
 // (rows_outside_blocks): when the input is over a quarter of L2 and the weight fits in half of
 // it. The input is the read that uses the row axis. On 2 Xeon cores, ResNet-50's 256 -> 512
-// stride-2 1 x 1 layer at 56² took 0.57 ms so against 0.68, 256 -> 128 0.48 against 0.57, the 3 x
+// stride-2 1 x 1 layer at 56² took 0.57 ms so, against 0.68, 256 -> 128 0.48 against 0.57, the 3 x
 // 3 layer of 64 channels at 56² (a 0.8 MiB input) 0.58 against 0.65; layers whose input fits
 // a quarter of L2 were as fast or slower (256 -> 256 3 x 3 at 14²: 340 against 416 GFLOP/s).
 bool blocked_rows_outside(const ComputeOpNode* c, const Target& target) {
@@ -438,6 +438,7 @@ bool blocked_rows_outside(const ComputeOpNode* c, const Target& target) {
     return input > l2 / 4 && weight <= l2 / 2;
 }
 
+// The blocked tile of tiled operation `i` of `a`, or nullopt when its output is no blocked one.
 std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const Target& target) {
     const std::vector<int64_t> ext = a.spatial_extents(i);
     const Operation& op = a.ops()[static_cast<size_t>(i)];
@@ -873,6 +874,20 @@ std::vector<VectorAxisPlan> choose_vector_axes(const DAGAnalysis& a,
     return plans;
 }
 
+// The blocked tiles of the tiled operations (CPU) that neither the GEMM nor a vector axis other
+// than the innermost serves (plan_blocked_tile).
+std::vector<std::optional<BlockedTile>> choose_blocked_tiles(
+    const DAGAnalysis& a, const std::vector<GemmPlan>& gemms,
+    const std::vector<VectorAxisPlan>& plans, const Target& target) {
+    std::vector<std::optional<BlockedTile>> blocked(static_cast<size_t>(a.num_ops()));
+    for (int i = 0; i < a.num_ops(); ++i) {
+        const VectorAxisPlan& plan = plans[static_cast<size_t>(i)];
+        if (tiled(a, i) && !gemms[static_cast<size_t>(i)].ok && plan.axis < 0 && !plan.as_reduction)
+            blocked[static_cast<size_t>(i)] = plan_blocked_tile(a, i, target);
+    }
+    return blocked;
+}
+
 // The stages to inline: injective non-outputs, except expensive ones (exp, branches) read by
 // several stages, whose work inlining would repeat, and the producers of tiles vectorised along
 // another axis than the innermost (padding): their values are broadcast, and inlined they would
@@ -1008,11 +1023,8 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
     keep_dot_operands(a, gemms, target, inlined);
-    std::vector<std::optional<BlockedTile>> blocked(static_cast<size_t>(a.num_ops()));
-    for (int i = 0; i < a.num_ops(); ++i)
-        if (tiled(a, i) && !gemms[static_cast<size_t>(i)].ok &&
-            plans[static_cast<size_t>(i)].axis < 0 && !plans[static_cast<size_t>(i)].as_reduction)
-            blocked[static_cast<size_t>(i)] = plan_blocked_tile(a, i, target);
+    const std::vector<std::optional<BlockedTile>> blocked =
+        choose_blocked_tiles(a, gemms, plans, target);
     keep_padding_of_blocked_tiles(a, blocked, inlined);
     // 1 x 1 convs as GEMMs (conv_as_gemm), reindexed before the other tiles are chosen.
     std::vector<std::optional<std::pair<Operation, GemmPlan>>> products(

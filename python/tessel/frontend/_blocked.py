@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _tessel as _ts
 from .. import op as _op
+from ._ops import _pads
 
 # Operators that keep blocked activations: element-wise ones of one run-time input (their other
 # inputs scalar constants), of two blocked inputs of one shape, and the pools.
@@ -103,7 +104,6 @@ def conv(ctx, n, blocked):
     b = n.inputs[2] if len(n.inputs) > 2 and n.inputs[2] else None
     stride = [int(v) for v in n.attrs.get("strides", [1, 1])]
     dil = [int(v) for v in n.attrs.get("dilations", [1, 1])]
-    from ._ops import _pads
     pads = _pads(ctx, n, w.shape[2:], stride, dil)
     k, kb = w.shape[0], blocked.block
     cb = ctx.values[x].shape[4]
