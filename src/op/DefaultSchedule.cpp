@@ -362,6 +362,20 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
     place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
 }
 
+// The bytes a tile's operation `c` reads, split into its input (the tensors `is_input` says) and
+// its weight (the others): the rows-outside rules weigh them against L2.
+template <class IsInput>
+std::pair<int64_t, int64_t> input_and_weight_bytes(const ComputeOpNode* c,
+                                                   const IsInput& is_input) {
+    int64_t input = 0, weight = 0;
+    for (const TensorRead* r : internal::tensor_reads(c)) {
+        int64_t bytes = r->tensor.dtype().bytes();
+        for (const Expr& e : r->tensor.shape()) bytes *= as_const_int(e).value_or(1);
+        (is_input(r) ? input : weight) += bytes;
+    }
+    return {input, weight};
+}
+
 // Whether a vector-axis tile's rows (the output axes between the vector axis and the innermost:
 // an NCHW convolution's output rows) go outside its blocks along the vector axis (its output
 // channels). Blocks outside, each block reads the whole input: from memory again for every
@@ -372,15 +386,11 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
 bool rows_outside_blocks(const Schedule& s, int p, const VectorAxisPlan& plan,
                          const VectorAxisTile& t, const Target& target) {
     if (t.v + 2 >= t.d || leaf_extent(s, p, t.v) <= t.kb) return false;
-    int64_t input = 0, weight = 0;
-    for (const TensorRead* r : internal::tensor_reads(as_compute(s.stage(p).dag_op))) {
-        int64_t bytes = r->tensor.dtype().bytes();
-        for (const Expr& e : r->tensor.shape()) bytes *= as_const_int(e).value_or(1);
-        const bool packed =
-            std::any_of(plan.packs.begin(), plan.packs.end(),
-                        [&](const auto& pack) { return pack.first.same_as(r->tensor); });
-        (packed ? weight : input) += bytes;
-    }
+    const auto [input, weight] =
+        input_and_weight_bytes(as_compute(s.stage(p).dag_op), [&](const TensorRead* r) {
+            return std::none_of(plan.packs.begin(), plan.packs.end(),
+                                [&](const auto& pack) { return pack.first.same_as(r->tensor); });
+        });
     const int64_t l2 = target.l2_cache_bytes();
     return input > l2 / 2 && weight <= l2 / 2;
 }
@@ -426,14 +436,10 @@ struct BlockedTile {
 // 3 layer of 64 channels at 56² (a 0.8 MiB input) 0.58 against 0.65; layers whose input fits
 // a quarter of L2 were as fast or slower (256 -> 256 3 x 3 at 14²: 340 against 416 GFLOP/s).
 bool blocked_rows_outside(const ComputeOpNode* c, const Target& target) {
-    int64_t input = 0, weight = 0;
-    for (const TensorRead* r : internal::tensor_reads(c)) {
-        int64_t bytes = r->tensor.dtype().bytes();
-        for (const Expr& e : r->tensor.shape()) bytes *= as_const_int(e).value_or(1);
-        bool row = false;
-        for (const Expr& e : r->indices) row = row || uses_var(e, c->axis[2].var());
-        (row ? input : weight) += bytes;
-    }
+    const auto [input, weight] = input_and_weight_bytes(c, [&](const TensorRead* r) {
+        return std::any_of(r->indices.begin(), r->indices.end(),
+                           [&](const Expr& e) { return uses_var(e, c->axis[2].var()); });
+    });
     const int64_t l2 = target.l2_cache_bytes();
     return input > l2 / 4 && weight <= l2 / 2;
 }

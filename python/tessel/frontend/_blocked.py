@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _tessel as _ts
 from .. import op as _op
-from ._ops import _pads
+from ._ops import _check_2d, _pads
 
 # Operators that keep blocked activations: element-wise ones of one run-time input (their other
 # inputs scalar constants), of two blocked inputs of one shape, and the pools.
@@ -102,8 +102,7 @@ def conv(ctx, n, blocked):
     x = n.inputs[0]
     w = ctx.const(n.inputs[1])
     b = n.inputs[2] if len(n.inputs) > 2 and n.inputs[2] else None
-    stride = [int(v) for v in n.attrs.get("strides", [1, 1])]
-    dil = [int(v) for v in n.attrs.get("dilations", [1, 1])]
+    stride, dil = _check_2d(ctx, n, "strides"), _check_2d(ctx, n, "dilations")
     pads = _pads(ctx, n, w.shape[2:], stride, dil)
     k, kb = w.shape[0], blocked.block
     cb = ctx.values[x].shape[4]
