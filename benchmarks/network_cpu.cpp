@@ -9,10 +9,12 @@
 //   benchmarks/run.sh network_cpu [--target T] [--runs N] [--default-rules] [--no-pre-packed]
 //                                 [--blocked]
 //
-// --blocked runs the convolutions on blocked activations (op::conv2d_nchwc, NCHW16c; the RGB
-// stem's input in one block of 3 channels), as oneDNN runs its own: the layers agree on the
-// layout, so the only transform is the network's input into it, timed and counted once in
-// tessel's total (the last block's output, pooled to 1 x 1, is NCHW's order already).
+// --blocked runs the convolutions on blocked activations (the job's "layout": "NCHW16c":
+// op::conv2d_nchwc, the RGB stem's input in one block of 3 channels), as oneDNN runs its own: the
+// layers agree on the layout, so the only transform is the network's input into it, timed and
+// counted once in tessel's total (the last block's output, pooled to 1 x 1, is NCHW's order
+// already). Their schedules come from the shipped logs' records of the blocked tasks where the
+// logs hold them (tessel-tune on a job with that layout makes them), else from the rules.
 //
 // The layers' weights are constant (the task's layout-rewrite option, docs/tuning.md, "Constant
 // operands and layout rewrite"): a schedule that packs a weight does so once, outside the timing,
@@ -67,7 +69,8 @@ int main(int argc, char** argv) {
     if (rules) use_shipped_tuning_logs(false);
     Job job = parse_job(R"({"format_version": 1, "target": ")" + target +
                             R"(", "trials": 1, "network": "resnet50", "constant_weights": )" +
-                            (no_pre_packed ? "false" : "true") + "}",
+                            (no_pre_packed ? "false" : "true") + R"(, "layout": ")" +
+                            (blocked ? "NCHW16c" : "NCHW") + "\"}",
                         "network_cpu");
     std::vector<SearchTask> search = job_search_tasks(job);
     std::cerr << "network_cpu: shipped tuning logs "
@@ -78,15 +81,13 @@ int main(int argc, char** argv) {
     bool all_ok = true;
     for (size_t i = 0; i < job.tasks.size(); ++i) {
         const JobTask& t = job.tasks[i];
-        if (t.workload != "op.conv2d_nchw" && t.workload != "op.dense") continue;
+        if (t.workload != "op.conv2d_nchw" && t.workload != "op.conv2d_nchwc" &&
+            t.workload != "op.dense")
+            continue;
         const SearchTask& task = search[i];
-        const bool conv = t.workload == "op.conv2d_nchw";
-        std::string source = blocked && conv ? "default rules, blocked" : schedule_source(task);
-        bench::LayerTiming r =
-            blocked && conv
-                ? bench::time_blocked_layer(t, task.target(), runs)
-                : bench::time_layer(t, task,
-                                    op::default_schedule(task.dag().outputs, task.target()), runs);
+        std::string source = schedule_source(task);
+        bench::LayerTiming r = bench::time_layer(
+            t, task, op::default_schedule(task.dag().outputs, task.target()), runs);
         all_ok = all_ok && r.ok;
         ++layers;
         shipped += source.rfind("shipped", 0) == 0;

@@ -1,10 +1,10 @@
 // ResNet-50's layers timed against oneDNN in one harness (benchmarks tune_network_cpu and
 // network_cpu): random inputs for a task's arguments, oneDNN's forward-inference primitive of an
-// op.conv2d_nchw or op.dense layer (format any, reorders outside the timing, as a framework keeps
-// its tensors), the two timed alternately, and tessel's output checked against oneDNN's. A layer
-// whose weight is constant runs tessel's pre_transform once before the timing, as oneDNN's weight
-// reorder runs once; both one-time costs are measured too.
-// Link oneDNN (libdnnl-dev).
+// op.conv2d_nchw, op.conv2d_nchwc or op.dense layer (format any, reorders outside the timing, as a
+// framework keeps its tensors), the two timed alternately, and tessel's output checked against
+// oneDNN's. A layer whose weight is constant runs tessel's pre_transform once before the timing, as
+// oneDNN's weight reorder runs once; both one-time costs are measured too. Link oneDNN
+// (libdnnl-dev).
 #pragma once
 
 #include <unistd.h>
@@ -193,8 +193,62 @@ inline bool matches(const JobTask& t, const float* got, const std::vector<float>
     return worst < 1e-3;
 }
 
+// An op.conv2d_nchwc layer (blocked activations, docs/operators.md) as oneDNN sees it: the
+// op.conv2d_nchw of the same geometry (groups 1), and its arrays between the two layouts.
+struct BlockedConv {
+    int64_t n, c, h, w, k, r, s, cb, kb;
+
+    explicit BlockedConv(const JobTask& t) {
+        auto integer = [&](size_t i) { return std::get<int64_t>(t.params[i]); };
+        const auto& kernel = std::get<std::vector<int64_t>>(t.params[5]);
+        n = integer(0), c = integer(1), h = integer(2), w = integer(3), k = integer(4);
+        r = kernel[0], s = kernel.size() > 1 ? kernel[1] : kernel[0];
+        cb = integer(9), kb = integer(10);
+    }
+    JobTask nchw(const JobTask& t) const {
+        JobTask plain = t;
+        plain.workload = "op.conv2d_nchw";
+        plain.params[9] = int64_t(1);  // groups
+        plain.params.erase(plain.params.begin() + 10);
+        return plain;
+    }
+    // x (N, C / cb, H, W, cb) → (N, C, H, W).
+    std::vector<float> input(const std::vector<float>& xb) const {
+        std::vector<float> x(xb.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            const int64_t j = int64_t(i), b = j / (c * h * w), ch = j / (h * w) % c,
+                          pix = j % (h * w);
+            x[i] = xb[size_t(((b * (c / cb) + ch / cb) * h * w + pix) * cb + ch % cb)];
+        }
+        return x;
+    }
+    // w (K / kb, C / cb, R, S, cb, kb) → (K, C, R, S).
+    std::vector<float> weight(const std::vector<float>& wb) const {
+        std::vector<float> wt(wb.size());
+        for (size_t i = 0; i < wt.size(); ++i) {
+            const int64_t j = int64_t(i), o = j / (c * r * s), ch = j / (r * s) % c,
+                          win = j % (r * s);
+            wt[i] = wb[size_t((((o / kb) * (c / cb) + ch / cb) * r * s + win) * cb * kb +
+                              (ch % cb) * kb + o % kb)];
+        }
+        return wt;
+    }
+    // y (N, K / kb, OH, OW, kb) → (N, K, OH, OW): `pixels` = OH * OW.
+    std::vector<float> output(const float* yb, int64_t pixels) const {
+        std::vector<float> y(size_t(n * k * pixels));
+        for (size_t i = 0; i < y.size(); ++i) {
+            const int64_t j = int64_t(i), b = j / (k * pixels), o = j / pixels % k,
+                          pix = j % pixels;
+            y[i] = yb[((b * (k / kb) + o / kb) * pixels + pix) * kb + o % kb];
+        }
+        return y;
+    }
+};
+
 // `schedule` of `task` (layer `t` of a job) built and timed against oneDNN's layer alternately
-// (`runs` samples each, the medians), its output checked against oneDNN's first.
+// (`runs` samples each, the medians), its output checked against oneDNN's first. A blocked
+// convolution (op.conv2d_nchwc) is timed against oneDNN's of the same geometry on the same
+// numbers, which oneDNN takes in its own layouts (reordered outside the timing).
 inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Schedule& schedule,
                               int runs) {
     LayerTiming r;
@@ -222,67 +276,23 @@ inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Sc
     }
     auto tessel_run = [&] { k(call); };
     tessel_run();
-    std::vector<float> expected(static_cast<size_t>(product(a.arrays.back().shape())));
-    std::tie(r.tessel_ms, r.onednn_ms) =
-        onednn_layer(t, a.inputs, expected, tessel_run, runs, &r.onednn_transform_ms);
-    r.ok = matches(t, static_cast<const float*>(a.arrays.back().data()), expected);
-    return r;
-}
-
-// The NCHW layer `t` (op.conv2d_nchw) on blocked activations: op::conv2d_nchwc on x (N, C / cb,
-// H, W, cb) with cb = 16 (or C, when 16 does not divide it: the RGB stem), giving (N, K / 16, OH,
-// OW, 16), its weight constant and blocked once outside the timing (as oneDNN's is reordered),
-// timed against oneDNN's layer; the output, un-blocked, checked against oneDNN's.
-inline LayerTiming time_blocked_layer(const JobTask& t, const Target& target, int runs) {
-    const auto& p = t.params;
-    auto integer = [&](size_t i) { return std::get<int64_t>(p[i]); };
-    auto list = [&](size_t i) { return std::get<std::vector<int64_t>>(p[i]); };
-    const int64_t n = integer(0), c = integer(1), h = integer(2), w = integer(3), k = integer(4);
-    const auto kernel = list(5), stride = list(6), pad = list(7), dil = list(8);
-    const int64_t cb = c % 16 == 0 ? 16 : c, kb = k % 16 == 0 ? 16 : k;
-    op::Conv2DParams params;
-    params.stride = {stride[0], stride[1]};
-    params.padding = {pad[0], pad[1], pad[2], pad[3]};
-    params.dilation = {dil[0], dil[1]};
-    Tensor x = placeholder({n, c / cb, h, w, cb}, Float(32), "x");
-    Tensor wt = placeholder({k / kb, c / cb, kernel[0], kernel[1], cb, kb}, Float(32), "w", true);
-    Tensor y = op::conv2d_nchwc(x, wt, params);
-    Module m = build(op::default_schedule({y}, target), {x, wt, y}, target);
-    Kernel kern = m.get("main");
-    const std::vector<int64_t> oshape = shape_of(y);
-    const int64_t oh = oshape[2], ow = oshape[3];
-    std::vector<std::vector<float>> inputs = {
-        random_floats(static_cast<size_t>(n * c * h * w), 7),
-        random_floats(static_cast<size_t>(k * c * kernel[0] * kernel[1]), 8)};
-    NDArray xb = NDArray::empty(shape_of(x), float32()),
-            wb = NDArray::empty(shape_of(wt), float32()), yb = NDArray::empty(oshape, float32());
-    float* xp = static_cast<float*>(xb.data());
-    for (int64_t i = 0; i < n * c * h * w; ++i) {  // x[b, ch, y, x] → xb[b, ch / cb, y, x, ch % cb]
-        const int64_t b = i / (c * h * w), ch = i / (h * w) % c, pix = i % (h * w);
-        xp[((b * (c / cb) + ch / cb) * h * w + pix) * cb + ch % cb] = inputs[0][i];
+    const NDArray& out = a.arrays.back();
+    const int64_t size = product(out.shape());
+    std::vector<float> expected(static_cast<size_t>(size));
+    const float* got = static_cast<const float*>(out.data());
+    std::vector<float> unblocked;
+    if (t.workload == "op.conv2d_nchwc") {
+        BlockedConv b(t);
+        std::vector<std::vector<float>> plain = {b.input(a.inputs[0]), b.weight(a.inputs[1])};
+        std::tie(r.tessel_ms, r.onednn_ms) =
+            onednn_layer(b.nchw(t), plain, expected, tessel_run, runs, &r.onednn_transform_ms);
+        unblocked = b.output(got, size / (b.n * b.k));
+        got = unblocked.data();
+    } else {
+        std::tie(r.tessel_ms, r.onednn_ms) =
+            onednn_layer(t, a.inputs, expected, tessel_run, runs, &r.onednn_transform_ms);
     }
-    float* wp = static_cast<float*>(wb.data());
-    const int64_t rs = kernel[0] * kernel[1];
-    for (int64_t i = 0; i < k * c * rs;
-         ++i) {  // w[o, ch, r, s] → wb[o / kb, ch / cb, r, s, ch % cb, o % kb]
-        const int64_t o = i / (c * rs), ch = i / rs % c, win = i % rs;
-        wp[(((o / kb) * (c / cb) + ch / cb) * rs + win) * cb * kb + (ch % cb) * kb + o % kb] =
-            inputs[1][i];
-    }
-    LayerTiming r;
-    auto tessel_run = [&] { kern({xb, wb, yb}); };
-    tessel_run();
-    std::vector<float> expected(static_cast<size_t>(n * k * oh * ow));
-    std::tie(r.tessel_ms, r.onednn_ms) =
-        onednn_layer(t, inputs, expected, tessel_run, runs, &r.onednn_transform_ms);
-    std::vector<float> got(expected.size());
-    const float* yp = static_cast<const float*>(yb.data());
-    for (size_t i = 0; i < got.size(); ++i) {
-        const int64_t j = static_cast<int64_t>(i), b = j / (k * oh * ow), o = j / (oh * ow) % k,
-                      pix = j % (oh * ow);
-        got[i] = yp[((b * (k / kb) + o / kb) * oh * ow + pix) * kb + o % kb];
-    }
-    r.ok = matches(t, got.data(), expected);
+    r.ok = matches(t, got, expected);
     return r;
 }
 

@@ -2,6 +2,8 @@
 // layer as operator-library workloads with their counts.
 #include "tessel/op/Networks.h"
 
+#include <algorithm>
+
 #include "tessel/Error.h"
 
 namespace tessel::op {
@@ -84,7 +86,48 @@ std::vector<PresetLayer> bert_base_layer() {
     };
 }
 
+// The largest divisor of c up to `block`: an input's channel block (the RGB input: one of 3).
+int64_t input_block(int64_t c, int64_t block) {
+    int64_t d = std::min(c, block);
+    while (c % d != 0) --d;
+    return d;
+}
+
 }  // namespace
+
+int64_t activation_block(const std::string& layout) {
+    if (layout == "NCHW") return 0;
+    const std::string digits =
+        layout.size() > 5 && layout.rfind("NCHW", 0) == 0 && layout.back() == 'c'
+            ? layout.substr(4, layout.size() - 5)
+            : "";
+    const bool number = !digits.empty() && digits.size() <= 2 &&
+                        digits.find_first_not_of("0123456789") == std::string::npos;
+    const int64_t block = number ? std::stoll(digits) : 0;
+    if (block < 2 || block > 64)
+        TESSEL_THROW(DSLError) << "layout '" << layout
+                               << "' is neither 'NCHW' nor 'NCHW<b>c' with a block b of 2 to 64 "
+                                  "channels (e.g. 'NCHW16c', AVX-512's float32 lanes)";
+    return block;
+}
+
+std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block) {
+    if (block == 0) return layers;
+    for (PresetLayer& l : layers) {
+        if (l.workload != "op.conv2d_nchw") continue;
+        const int64_t c = std::get<int64_t>(l.params[1]), k = std::get<int64_t>(l.params[4]),
+                      groups = std::get<int64_t>(l.params[9]);
+        if (groups != 1 || k % block != 0) continue;
+        // The geometry (N ... dilation), the blocks in place of groups, then the dtype(s).
+        WorkloadParams params(l.params.begin(), l.params.begin() + 9);
+        params.emplace_back(input_block(c, block));
+        params.emplace_back(block);
+        params.insert(params.end(), l.params.begin() + 10, l.params.end());
+        l.workload = "op.conv2d_nchwc";
+        l.params = std::move(params);
+    }
+    return layers;
+}
 
 std::vector<std::string> network_preset_names() {
     return {"bert_base_layer", "resnet50"};

@@ -138,6 +138,35 @@ TEST(Job, ANetworksWeightsMayBeConstant) {
     EXPECT_NE(p[0].find("constant_weights"), std::string::npos) << p[0];
 }
 
+// "layout": "NCHW<b>c" puts a network's convolutions on blocked activations (op::blocked_layers),
+// and the blocked tasks survive the round trip.
+TEST(Job, ANetworksLayoutBlocksItsConvolutions) {
+    const std::string head =
+        R"({"format_version": 1, "target": "llvm -num-cores=2", "trials": 1, "network": "resnet50", )";
+    Job job = parse_job(head + R"("layout": "NCHW16c", "constant_weights": true})");
+    EXPECT_EQ(job.layout, "NCHW16c");
+    std::vector<op::PresetLayer> expected = op::blocked_layers(op::network_preset("resnet50"), 16);
+    ASSERT_EQ(job.tasks.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(job.tasks[i].workload, expected[i].workload);
+        EXPECT_EQ(job.tasks[i].params, expected[i].params);
+    }
+    EXPECT_EQ(job.tasks[0].workload, "op.conv2d_nchwc");
+    EXPECT_EQ(job.tasks[0].constant, std::vector<std::string>{"w"});
+    Job again = parse_job(job_to_json(job));
+    ASSERT_EQ(again.tasks.size(), job.tasks.size());
+    EXPECT_EQ(job_search_tasks(again)[0].key(), job_search_tasks(job)[0].key());
+    EXPECT_EQ(job_search_tasks(again)[0].constant(), std::vector<std::string>{"w"});
+
+    std::vector<std::string> p = problems_of(head + R"("layout": "NHWC"})");
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_NE(p[0].find("layout: layout 'NHWC'"), std::string::npos) << p[0];
+    p = problems_of(
+        R"({"format_version": 1, "target": "llvm", "trials": 1, "tasks": [], "layout": "NCHW8c"})");
+    ASSERT_FALSE(p.empty());
+    EXPECT_NE(p[0].find("give a network"), std::string::npos) << p[0];
+}
+
 TEST(Job, ANetworkPresetBecomesItsLayersWeightedByTheirCounts) {
     Job job = parse_job(R"({"format_version": 1, "target": "llvm", "trials_per_task": 128,
                             "network": "resnet50"})");

@@ -1,6 +1,7 @@
 // Every operator is a registered workload "op.<name>", and the network presets build.
 #include <gtest/gtest.h>
 
+#include "op/OpTestUtil.h"
 #include "tessel/auto_schedule/task/Workload.h"
 #include "tessel/op/Networks.h"
 
@@ -10,6 +11,7 @@ namespace {
 using P = WorkloadParams;
 using V = std::vector<int64_t>;
 const Type f32 = Float(32);
+using testing::const_shape;
 
 TEST(OpWorkloads, EveryOperatorBuildsByName) {
     const std::vector<std::pair<std::string, P>> cases = {
@@ -33,6 +35,8 @@ TEST(OpWorkloads, EveryOperatorBuildsByName) {
                              V{1}, V{1}, int64_t(3), f32}},
         {"op.conv2d_nhwc", P{int64_t(1), int64_t(4), int64_t(9), int64_t(9), int64_t(8), V{3, 3},
                              V{1, 1}, V{1, 1, 1, 1}, V{2, 2}, int64_t(1), f32}},
+        {"op.conv2d_nchwc", P{int64_t(1), int64_t(6), int64_t(9), int64_t(9), int64_t(8), V{3},
+                              V{2}, V{1}, V{1}, int64_t(3), int64_t(4), f32}},
         {"op.depthwise_conv2d_nchw", P{int64_t(1), int64_t(4), int64_t(9), int64_t(9), int64_t(1),
                                        V{3}, V{1}, V{1}, V{1}, f32}},
         {"op.conv2d_transpose_nchw", P{int64_t(1), int64_t(4), int64_t(5), int64_t(5), int64_t(2),
@@ -79,6 +83,54 @@ TEST(OpWorkloads, NetworkPresetsBuild) {
     for (const op::PresetLayer& l : op::network_preset("resnet50"))
         convs += l.workload == "op.conv2d_nchw" ? l.count : 0;
     EXPECT_EQ(convs, 53);  // the stem, 16 bottlenecks of 3 and 4 projections
+}
+
+// The blocked workload's operands are the blocked layouts; blocks must divide the channels.
+TEST(OpWorkloads, BlockedConvWorkload) {
+    auto params = [](int64_t cb, int64_t kb) {
+        return P{int64_t(1), int64_t(6), int64_t(9), int64_t(11), int64_t(8), V{3},
+                 V{2},       V{1},       V{1},       cb,          kb,         f32};
+    };
+    TensorDAG dag = make_workload("op.conv2d_nchwc", params(3, 4));
+    ASSERT_EQ(dag.inputs.size(), 2u);
+    EXPECT_EQ(const_shape(dag.inputs[0]), (V{1, 2, 9, 11, 3}));
+    EXPECT_EQ(const_shape(dag.inputs[1]), (V{2, 2, 3, 3, 3, 4}));
+    EXPECT_EQ(const_shape(dag.outputs[0]), (V{1, 2, 5, 6, 4}));
+    EXPECT_THROW(make_workload("op.conv2d_nchwc", params(4, 4)), DSLError);  // 4 ∤ 6
+    EXPECT_THROW(make_workload("op.conv2d_nchwc", params(3, 3)), DSLError);  // 3 ∤ 8
+    EXPECT_THROW(make_workload("op.conv2d_nchwc", params(0, 4)), DSLError);
+}
+
+// A preset on blocked activations: every ResNet-50 convolution becomes op.conv2d_nchwc (the RGB
+// stem's input in one block of 3), the pools and the dense stay, and each layer builds.
+TEST(OpWorkloads, BlockedNetworkPreset) {
+    std::vector<op::PresetLayer> plain = op::network_preset("resnet50");
+    std::vector<op::PresetLayer> blocked =
+        op::blocked_layers(plain, op::activation_block("NCHW16c"));
+    ASSERT_EQ(blocked.size(), plain.size());
+    int convs = 0;
+    for (size_t i = 0; i < blocked.size(); ++i) {
+        SCOPED_TRACE(workload_key(blocked[i].workload, blocked[i].params));
+        EXPECT_EQ(blocked[i].count, plain[i].count);
+        EXPECT_EQ(blocked[i].weights, plain[i].weights);
+        if (plain[i].workload != "op.conv2d_nchw") {
+            EXPECT_EQ(blocked[i].workload, plain[i].workload);
+            continue;
+        }
+        ASSERT_EQ(blocked[i].workload, "op.conv2d_nchwc");
+        convs += blocked[i].count;
+        TensorDAG dag = make_workload(blocked[i].workload, blocked[i].params);
+        const V x = const_shape(dag.inputs[0]), y = const_shape(dag.outputs[0]);
+        EXPECT_EQ(x[4], i == 0 ? 3 : 16);
+        EXPECT_EQ(y[4], 16);
+        EXPECT_EQ(y[1] * 16, std::get<int64_t>(plain[i].params[4]));
+    }
+    EXPECT_EQ(convs, 53);
+    EXPECT_EQ(op::blocked_layers(plain, op::activation_block("NCHW")).front().workload,
+              "op.conv2d_nchw");
+    EXPECT_EQ(op::activation_block("NCHW8c"), 8);
+    for (const char* bad : {"NHWC", "NCHW1c", "NCHW65c", "NCHWc", "NCHW16", "NCHW-4c", "NCHW016c"})
+        EXPECT_THROW(op::activation_block(bad), DSLError) << bad;
 }
 
 }  // namespace

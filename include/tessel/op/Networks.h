@@ -2,6 +2,7 @@
 // counts, for the tuning daemon (tune each once, weight it by its count).
 //
 //   for (const PresetLayer& l : network_preset("resnet50")) make_workload(l.workload, l.params);
+//   auto blocked = blocked_layers(network_preset("resnet50"), activation_block("NCHW16c"));
 #pragma once
 
 #include <string>
@@ -27,5 +28,16 @@ std::vector<std::string> network_preset_names();
 
 /// The layers of preset `name`; DSLError naming `name` (and listing the presets) if unknown.
 std::vector<PresetLayer> network_preset(const std::string& name);
+
+/// The channel block of an activation layout: "NCHW" → 0, "NCHW<b>c" → b (2 ≤ b ≤ 64); DSLError
+/// naming the layout otherwise.
+int64_t activation_block(const std::string& layout);
+
+/// `layers` with their convolutions on blocked activations (docs/operators.md, "Blocked
+/// activations"), as `from_onnx(..., layout="NCHW<block>c")` imports a model: each op.conv2d_nchw
+/// of groups 1 whose output channels `block` divides becomes op.conv2d_nchwc, its input in blocks
+/// of `block` channels (or of the largest divisor of its channels below that: the RGB input in
+/// one block of 3). The other layers are unchanged; block 0 changes nothing.
+std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block);
 
 }  // namespace tessel::op

@@ -102,9 +102,10 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
     job.tasks.push_back(std::move(task));
 }
 
-void read_network(const std::string& name, Job& job, std::vector<std::string>& problems) {
+void read_network(const std::string& name, int64_t block, Job& job,
+                  std::vector<std::string>& problems) {
     try {
-        for (const op::PresetLayer& l : op::network_preset(name))
+        for (const op::PresetLayer& l : op::blocked_layers(op::network_preset(name), block))
             job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count),
                                  job.constant_weights ? l.weights : std::vector<std::string>{},
                                  std::string()});
@@ -220,6 +221,7 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
                                       "search",
                                       "measure",
                                       "constant_weights",
+                                      "layout",
                                       "cluster"};
     for (const std::string& n : option_names<TuningOptions>(kJobTop)) known.push_back(n);
     f.only(known);
@@ -252,7 +254,16 @@ Job read_job(const json& j, std::vector<std::string>& problems) {
         f.problem(
             "constant_weights marks a network's weights: give a network (a task marks its "
             "own inputs with \"constant\")");
-    if (!job.network.empty()) read_network(job.network, job, problems);
+    f.text("layout", job.layout);
+    int64_t block = 0;
+    try {
+        block = op::activation_block(job.layout);
+    } catch (const Error& e) {
+        f.problem(std::string("layout: ") + e.what());
+    }
+    if (f.has("layout") && job.network.empty())
+        f.problem("layout is a network's activation layout: give a network");
+    if (!job.network.empty()) read_network(job.network, block, job, problems);
     if (f.has("tasks")) {
         const json& tasks = j.at("tasks");
         if (!tasks.is_array())

@@ -21,6 +21,8 @@
 //   network                   a network preset: its distinct layers, weighted by their counts
 //   constant_weights          false (default); true marks the network's weights constant (each
 //                              layer's PresetLayer::weights: layout rewrite, docs/tuning.md)
+//   layout                    "NCHW" (default) or "NCHW<b>c": the network's convolutions on
+//                              blocked activations (op::blocked_layers, as from_onnx's layout)
 //   tasks                     [{workload, params (a JSON array as workload_params_to_json writes
 //                              it; a dtype may be a plain string), weight (default 1),
 //                              constant (input names marked constant, default none)}]; or
@@ -112,6 +114,7 @@ struct Job {
     int64_t early_stopping_per_task = 0;
     std::string network;            ///< the preset it named ("" for none); its layers are in tasks
     bool constant_weights = false;  ///< the network's layers take their weights as constant
+    std::string layout = "NCHW";    ///< the network's activation layout ("NCHW<b>c": blocked)
     std::vector<JobTask> tasks;     ///< the network's layers first, then the listed tasks
     std::string cost_model = "shared";  ///< "shared" or "per-task"
     JobCluster cluster;                 ///< where it measures (the file's `cluster`)
