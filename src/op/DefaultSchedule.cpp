@@ -425,8 +425,23 @@ void schedule_vector_axis_cpu(Schedule& s, int p, int q, const VectorAxisPlan& p
 // with AVX-512's 32 registers: 2 blocks x 14 columns; 12 with AVX2's 16).
 struct BlockedTile {
     int64_t lanes = 0, vectors = 0, m = 1, ut = 1;
-    bool rows_outside = false;  ///< the rows outside the blocks (blocked_rows_outside)
+    bool rows_outside = false;    ///< the rows outside the blocks (blocked_rows_outside)
+    bool blocks_outside = false;  ///< the input blocks outside the rows (input_blocks_outside)
 };
+
+// Whether a blocked tile's first reduction (conv2d_nchwc's input blocks) goes outside its rows,
+// each row's accumulators then added to the pair of blocks' output between input blocks: when a
+// row is at most half the tile's budget of columns (7 of 14 on AVX-512) and the window is larger
+// than 1 x 1. Such a tile multiplies each weight vector by only ut inputs, so with the rows
+// outside it reads the pair's whole weight (2 x 9 x C x 16 floats) from L2 once a row, and the
+// loads, not the multiply-adds, set its pace; with the input blocks outside, a block's weights
+// (18 KiB) stay in L1 for every row. ResNet-50's 512 3 x 3 layers at 7 x 7 on 2 Xeon cores: 0.67
+// against 0.77 ms at stride 1, 0.72 against 0.80 at stride 2 (a 14 x 14 input); the 1 x 1 layers
+// at 7 x 7 moved by -2 to +10 % within the noise and keep the rows outside.
+bool input_blocks_outside(const Operation& op, const BlockedTile& t, int64_t cap) {
+    return !t.rows_outside && 2 * t.ut <= cap && !as_compute(op)->reduce_axis.empty() &&
+           internal::conv_window(op) > 1;
+}
 
 // Whether a blocked tile's output rows go outside its pairs of blocks (each row then reads its
 // input once from memory, and the whole weight once from L2), as the vector-axis tile's
@@ -463,6 +478,7 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
     // A row no divisor near the budget serves (a prime width) takes full tiles and a guarded tail.
     if (2 * t.ut < cap && ext[3] > cap) t.ut = cap;
     t.rows_outside = blocked_rows_outside(c, target);
+    t.blocks_outside = input_blocks_outside(op, t, cap);
     return t;
 }
 
@@ -488,6 +504,30 @@ void keep_padding_of_blocked_tiles(const DAGAnalysis& a,
     }
 }
 
+// schedule_blocked_cpu with the input blocks outside the rows (input_blocks_outside): q (split
+// into [n, ko, km, oh, owo, owi, ki]) as [n and ko fused (parallel), oh, owo, km, owi, ki], p at
+// its pair of blocks: [n, input blocks, oh, owo, the other reductions, m, ut, vectors (unrolled),
+// lanes (vectorised)].
+void schedule_blocked_blocks_outside(Schedule& s, int p, int q, const BlockedTile& t) {
+    s.reorder(q, {0, 1, 3, 4, 2, 5, 6});
+    fuse_outer(s, q, 2);  // [fused, oh, owo, km, owi, ki]
+    if (leaf_extent(s, q, 0) > 1) s.parallel(q, 0);
+    s.vectorize(q, 5);
+    s.compute_at(p, q, 0);
+    const int leaves = static_cast<int>(s.stage(p).leaf.size());  // [n, m, oh, ow, ki, r...]
+    s.split(p, 3, t.ut);                                          // [n, m, oh, owo, owi, ki, r...]
+    s.split(p, 5, t.lanes);  // [n, m, oh, owo, owi, kv, kl, r...]
+    std::vector<int> order = {0, 7, 2, 3};
+    for (int r = 8; r < leaves + 2; ++r) order.push_back(r);
+    for (int k : {1, 4, 5, 6}) order.push_back(k);
+    s.reorder(p, order);
+    const int n = leaves + 2;
+    s.vectorize(p, n - 1);
+    if (t.vectors > 1) s.unroll(p, n - 2);
+    if (t.ut > 1) s.unroll(p, n - 3);
+    if (t.m > 1) s.unroll(p, n - 4);
+}
+
 // The consumer q: [n, blocks / m, rows fused (parallel; the rows first where rows_outside),
 // columns / ut, m, ut (unrolled), block (vectorised)]; the producer p at its columns / ut loop: [n,
 // row, reductions..., ut, m, vectors (unrolled), lanes (vectorised)], the reductions in the
@@ -496,6 +536,10 @@ void keep_padding_of_blocked_tiles(const DAGAnalysis& a,
 void schedule_blocked_cpu(Schedule& s, int p, int q, const BlockedTile& t) {
     s.split(q, 1, t.m);   // [n, ko, km, oh, ow, ki]
     s.split(q, 4, t.ut);  // [n, ko, km, oh, owo, owi, ki]
+    if (t.blocks_outside) {
+        schedule_blocked_blocks_outside(s, p, q, t);
+        return;
+    }
     if (t.rows_outside)
         s.reorder(q, {0, 3, 1, 4, 2, 5, 6});
     else
