@@ -12,8 +12,11 @@ processes of the four settings alternating, --processes rounds of them. A proces
 median of its samples; a setting's, the median of its processes'. Prints each process's figure,
 then
   BENCH user_calls_cpu <setting> tessel=<GFLOP/s> tuner=<the tuner's GFLOP/s> ratio=<x/tuner>
-(the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts).
-Usage: benchmarks/run.sh user_calls_cpu [--log LOG] [--processes N]
+(the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts). With
+--seeds S1 S2 ..., one log per seed (tuned with that seed), each re-timed as above; the BENCH line
+then gives the median over the seeds of the re-timed figure and of the ratio (the issue's bar: the
+median of 3 seeds within 5 %), after a line per seed.
+Usage: benchmarks/run.sh user_calls_cpu [--log LOG] [--processes N] [--seeds S ...]
 """
 import argparse
 import json
@@ -59,40 +62,77 @@ def one_process(log, mode):
                       "tuner": FLOP / seconds / 1e9}))
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--log", default=os.path.join("build", "bench", "user_calls", "matmul1024.jsonl"))
-    p.add_argument("--processes", type=int, default=5)
-    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
-    a = p.parse_args()
-    os.environ["TESSEL_NUM_THREADS"] = "2"
-    if a.child:
-        return one_process(*a.child)
-    if not os.path.exists(a.log):
-        os.makedirs(os.path.dirname(a.log) or ".", exist_ok=True)
-        print(f"tuning op.matmul {N}^3 for {TRIALS} trials into {a.log}", flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "support", "tessel_gemm.py"), "--n",
-                        str(N), "--trials", str(TRIALS), "--seed", "1", "--log", a.log, "--out",
-                        a.log + ".result.json"], check=True, stdout=subprocess.DEVNULL)
+def tuned_log(log, seed):
+    """Tunes op.matmul into `log` with `seed` unless the log exists."""
+    if os.path.exists(log):
+        return
+    os.makedirs(os.path.dirname(log) or ".", exist_ok=True)
+    print(f"tuning op.matmul {N}^3 for {TRIALS} trials (seed {seed}) into {log}", flush=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "support", "tessel_gemm.py"), "--n",
+                    str(N), "--trials", str(TRIALS), "--seed", str(seed), "--log", log, "--out",
+                    log + ".result.json"], check=True, stdout=subprocess.DEVNULL)
+
+
+def retime(log, processes):
+    """The four settings' processes, alternating: ({setting: [GFLOP/s per process]}, tuner)."""
     settings = [(mode, pin) for mode in ("loop", "intermittent") for pin in ("1", "0")]
     figures = {s: [] for s in settings}
     tuner = None
-    for r in range(a.processes):
+    for r in range(processes):
         for mode, pin in settings:
             env = dict(os.environ, TESSEL_PIN_THREADS=pin)
-            out = subprocess.run([sys.executable, __file__, "--log", a.log, "--child", a.log,
-                                  mode], env=env, capture_output=True, text=True)
+            out = subprocess.run([sys.executable, __file__, "--child", log, mode], env=env,
+                                 capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(f"{mode} pin={pin}: {out.stderr}")
             result = json.loads(out.stdout.strip().splitlines()[-1])
             tuner = result["tuner"]
             figures[(mode, pin)].append(result["gflops"])
             print(f"round {r}: {mode:12s} pinned={pin}: {result['gflops']:.1f} GFLOP/s", flush=True)
-    print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s")
-    for (mode, pin), values in figures.items():
-        name = f"{mode},{'pinned' if pin == '1' else 'unpinned'}"
-        x = statistics.median(values)
-        print(f"BENCH user_calls_cpu {name} tessel={x:.1f} tuner={tuner:.1f} ratio={x / tuner:.3f}")
+    return figures, tuner
+
+
+def setting_name(mode, pin):
+    return f"{mode},{'pinned' if pin == '1' else 'unpinned'}"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--log", default=os.path.join("build", "bench", "user_calls", "matmul1024.jsonl"))
+    p.add_argument("--processes", type=int, default=5)
+    p.add_argument("--seeds", type=int, nargs="+",
+                   help="tune one log per seed (LOG with _s<seed> before .jsonl) and re-time each")
+    p.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    os.environ["TESSEL_NUM_THREADS"] = "2"
+    if a.child:
+        return one_process(*a.child)
+    if not a.seeds:
+        tuned_log(a.log, 1)
+        figures, tuner = retime(a.log, a.processes)
+        print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s")
+        for (mode, pin), values in figures.items():
+            x = statistics.median(values)
+            print(f"BENCH user_calls_cpu {setting_name(mode, pin)} tessel={x:.1f} "
+                  f"tuner={tuner:.1f} ratio={x / tuner:.3f}")
+        return
+    stem = a.log[:-len(".jsonl")] if a.log.endswith(".jsonl") else a.log
+    per_seed = {}  # setting -> [(re-timed, tuner) per seed]
+    for seed in a.seeds:
+        log = f"{stem}_s{seed}.jsonl"
+        tuned_log(log, seed)
+        figures, tuner = retime(log, a.processes)
+        for setting, values in figures.items():
+            x = statistics.median(values)
+            per_seed.setdefault(setting, []).append((x, tuner))
+            print(f"seed {seed}: {setting_name(*setting)}: {x:.1f} GFLOP/s, the tuner's {tuner:.1f}, "
+                  f"ratio {x / tuner:.3f}", flush=True)
+    for setting, pairs in per_seed.items():
+        x = statistics.median(v for v, _ in pairs)
+        t = statistics.median(t for _, t in pairs)
+        ratio = statistics.median(v / t for v, t in pairs)
+        print(f"BENCH user_calls_cpu {setting_name(*setting)},seeds={len(pairs)} tessel={x:.1f} "
+              f"tuner={t:.1f} ratio={ratio:.3f}")
 
 
 if __name__ == "__main__":
