@@ -74,6 +74,8 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::CpuDotOutput: return "cpu_dot_output";
         case SketchStageKind::CpuDotPack: return "cpu_dot_pack";
         case SketchStageKind::CpuDotOperand: return "cpu_dot_operand";
+        case SketchStageKind::Blocked: return "blocked";
+        case SketchStageKind::BlockedOutput: return "blocked_output";
     }
     return "?";
 }

@@ -85,7 +85,9 @@ void parallel(AnnotateContext& a) {
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         if (!is_loop_stage(s, st) || s.stage(st).attach != AttachKind::Root) continue;
         SketchStageKind kind = a.sketch.stages[st].kind;
-        if (kind == SketchStageKind::CpuDotOutput) continue;  // annotate_cpu_dot chose
+        // annotate_cpu_dot chose; the blocked sketch made its fused loop parallel
+        if (kind == SketchStageKind::CpuDotOutput || kind == SketchStageKind::BlockedOutput)
+            continue;
         int n = leading_spatial(s.stage(st)), k = 0;
         int64_t product = 1;
         // Stops after a loop another stage is computed in (fusing past it would move that
@@ -461,11 +463,9 @@ std::vector<AnnotateRule> annotate_rules(const Target& target) {
             {"pipelining", pipelining},           {"auto_unroll", auto_unroll},
             {"vectorize_store", vectorize_store},
         };
-    return {{"cpu_dot", annotate_cpu_dot},
-            {"compute_location", compute_location},
-            {"parallel", parallel},
-            {"auto_unroll", auto_unroll},
-            {"vectorize", vectorize}};
+    return {{"cpu_dot", annotate_cpu_dot},          {"blocked", annotate_blocked},
+            {"compute_location", compute_location}, {"parallel", parallel},
+            {"auto_unroll", auto_unroll},           {"vectorize", vectorize}};
 }
 
 int64_t max_vector_lanes(const HardwareParams& hw) {

@@ -16,19 +16,6 @@ int64_t const_leaf(const std::vector<Expr>& row, int pos) {
     return c ? *c : 0;
 }
 
-// A tile of `rows` x `vectors` accumulators, a vector of B for each of its vectors and A's
-// broadcast must fit the vector registers (32 with 512-bit vectors, 16 with 256-bit ones), as
-// the default's tile does (src/op/DefaultSchedule.cpp, gemm_tile).
-void check_registers(const Schedule& s, int q, int64_t rows, int64_t vectors, int64_t lanes) {
-    const int64_t bits = op_output(s.stage(q).op, 0).dtype().bits * lanes;
-    const int64_t registers = bits >= 512 ? 32 : 16;
-    if (rows * vectors + vectors + 1 > registers)
-        TESSEL_THROW(ScheduleError)
-            << "cpu dot: a tile of " << rows << " rows by " << vectors << " vectors of " << lanes
-            << " accumulators needs " << rows * vectors + vectors + 1
-            << " vector registers, more than the " << registers << " there are";
-}
-
 }  // namespace
 
 void annotate_cpu_dot(AnnotateContext& a) {
@@ -38,7 +25,8 @@ void annotate_cpu_dot(AnnotateContext& a) {
         const std::vector<Expr> row = a.extents_of(q);
         if (row.size() != 6) continue;  // not the sketch's loops: leave them as they are
         const int64_t lanes = const_leaf(row, kLanes);
-        check_registers(s, q, const_leaf(row, kRows), const_leaf(row, kVectors), lanes);
+        check_register_tile(s, q, "cpu dot", const_leaf(row, kRows), const_leaf(row, kVectors),
+                            lanes);
         // The blocks in parallel (each packs its own B), or the row tiles of each block (the
         // pack in parallel too), among those with more than one iteration.
         std::vector<int> choices;
@@ -56,6 +44,20 @@ void annotate_cpu_dot(AnnotateContext& a) {
                 a.loops_changed(st);
             }
     }
+}
+
+// A tile of `rows` x `vectors` accumulators, a vector of B for each of its vectors and A's
+// broadcast must fit the vector registers (32 with 512-bit vectors, 16 with 256-bit ones), as
+// the default's tile does (src/op/DefaultSchedule.cpp, gemm_tile).
+void check_register_tile(const Schedule& s, int q, const char* sketch, int64_t rows,
+                         int64_t vectors, int64_t lanes) {
+    const int64_t bits = op_output(s.stage(q).op, 0).dtype().bits * lanes;
+    const int64_t registers = bits >= 512 ? 32 : 16;
+    if (rows * vectors + vectors + 1 > registers)
+        TESSEL_THROW(ScheduleError)
+            << sketch << ": a tile of " << rows << " rows by " << vectors << " vectors of " << lanes
+            << " accumulators needs " << rows * vectors + vectors + 1
+            << " vector registers, more than the " << registers << " there are";
 }
 
 }  // namespace tessel::internal

@@ -58,9 +58,9 @@ struct AnnotateRule {
     std::function<void(AnnotateContext&)> apply;
 };
 
-/// The rules for `target`, in order (CPU: cpu_dot, compute_location, parallel, auto_unroll,
-/// vectorize; GPU: thread_bind, cooperative_fetch, read_caches, tensor_core, pipelining,
-/// auto_unroll, vectorize_store).
+/// The rules for `target`, in order (CPU: cpu_dot, blocked, compute_location, parallel,
+/// auto_unroll, vectorize; GPU: thread_bind, cooperative_fetch, read_caches, tensor_core,
+/// pipelining, auto_unroll, vectorize_store).
 std::vector<AnnotateRule> annotate_rules(const Target& target);
 
 /// GPU: binds a RowBlock stage (a block per row, the row over a drawn thread count and vector
@@ -78,6 +78,18 @@ void annotate_tensor_core(AnnotateContext& a);
 /// and parallelises the column blocks or the row tiles (then the pack of B too), drawn among
 /// those with more than one iteration.
 void annotate_cpu_dot(AnnotateContext& a);
+
+/// CPU: ScheduleError (naming `sketch`) unless a register tile of `rows` x `vectors`
+/// accumulators, `lanes` elements of stage `q`'s output type each, a vector of the streamed
+/// operand for each of its vectors and a broadcast of the other fit the vector registers (32
+/// with 512-bit vectors, 16 with 256-bit ones), as the defaults' tiles do.
+void check_register_tile(const Schedule& s, int q, const char* sketch, int64_t rows,
+                         int64_t vectors, int64_t lanes);
+
+/// CPU: annotates the BlockedOutput stages of a blocked-tile sketch (AnnotateBlocked.cpp):
+/// rejects register tiles of m blocks x ut columns whose accumulators, the blocks' weight vectors
+/// and the input's broadcast exceed the vector registers.
+void annotate_blocked(AnnotateContext& a);
 
 /// GPU: the register read caches of a cache_read_local sketch (AnnotateReadCache.cpp): each
 /// shared tile's layout drawn among layout_choices(), each copy vectorised (1, 2 or 4 lanes)

@@ -485,6 +485,7 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     if (cpu_dot_intrin_for(target, UInt(8), Int(8), Int(32)) ||
         cpu_dot_intrin_for(target, BFloat(16), BFloat(16), Float(32)))
         cpu.push_back(internal::cpu_dot_rule());
+    cpu.push_back(internal::blocked_rule());
     for (SketchRule r : {SketchRule{"rfactor", rfactor_condition, rfactor_apply}, cache_write,
                          fusion, tiling, skip})
         cpu.push_back(std::move(r));

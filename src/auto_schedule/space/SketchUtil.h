@@ -59,4 +59,10 @@ SketchRule tensor_core_rule();
 /// open lengths: register tile rows, vectors of columns, panels per block of packed B.
 SketchRule cpu_dot_rule();
 
+/// The CPU blocked-tile rule (SketchBlocked.cpp), multi_level_tiling_blocked: a stage of five
+/// output axes whose last is a block of whole vectors read densely (conv2d_nchwc's output) tiled
+/// as the operator library's CPU default for it, one sketch for each of its loop orders, with
+/// open lengths: the register tile's blocks and columns.
+SketchRule blocked_rule();
+
 }  // namespace tessel::internal

@@ -95,6 +95,13 @@ enum class SketchStageKind : uint8_t {
     /// CPU: a computed A of the dot-product GEMM sketch, kept at the root (the instruction
     /// reads its rows from memory): parallel loops and vectorisation as a Plain stage's
     CpuDotOperand,
+    /// CPU: the accumulator of the blocked-tile sketch (SketchBlocked.cpp), computed inside its
+    /// output's tile, its register tile unrolled and vectorised; annotation leaves it alone
+    Blocked,
+    /// CPU: the output of the blocked-tile sketch (or its element-wise epilogue), [outer loops
+    /// fused (parallel), (rows,) column tiles, blocks, columns, block]; annotation rejects tiles
+    /// whose accumulators do not fit the vector registers
+    BlockedOutput,
 };
 
 /// Whether a GPU tiled stage's shared tiles also get register read caches (the cache_read_local
