@@ -1,5 +1,6 @@
 // Sketch generation: the walk over the stages and the tiling helper the rules share (the rules
 // themselves are in SketchRules.cpp).
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -61,6 +62,27 @@ void check_tiling_structure(const std::string& structure) {
     if (!s || !r)
         TESSEL_THROW(ScheduleError)
             << "tiling structure '" << structure << "' needs at least one S and one R level";
+}
+
+int untouched_epilogue(const SketchContext& ctx, const Sketch& sk, int st) {
+    const Schedule& s = sk.schedule;
+    const int i = ctx.dag_index(s, st);
+    const int op = i < 0 ? -1 : ctx.dag.elementwise_consumer(i, ctx.inlined(s));
+    if (op < 0) return -1;
+    int q = -1;
+    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
+        if (s.stage(k).dag_op.same_as(ctx.dag.ops()[static_cast<size_t>(op)])) q = k;
+    if (q < 0 || sk.stages[q].kind != SketchStageKind::Plain) return -1;
+    const Stage& qs = s.stage(q);
+    if (has_reduction_axes(qs) || qs.leaf != qs.root || qs.attach != AttachKind::Root) return -1;
+    std::vector<std::optional<int64_t>> spatial;
+    for (int id : s.stage(st).root)
+        if (s.stage(st).iters[id].kind == IterKind::Spatial)
+            spatial.push_back(s.stage(st).iters[id].const_extent());
+    if (qs.root.size() != spatial.size()) return -1;
+    for (size_t d = 0; d < spatial.size(); ++d)
+        if (qs.iters[qs.root[d]].const_extent() != spatial[d]) return -1;
+    return q;
 }
 
 TileGroup split_levels(Sketch& sk, int stage, int pos, int levels, int64_t max_innermost) {

@@ -53,33 +53,11 @@ int64_t blocked_lanes(const SketchContext& ctx, const Sketch& sk, int st) {
     return lanes;
 }
 
-// The stage of the element-wise consumer of stage `st` of the same five axes (a bias, an
-// activation, seen through inlined stages as the DAG's analysis sees them), untouched; -1 when
-// there is none.
-int epilogue_of(const SketchContext& ctx, const Sketch& sk, int st) {
-    const Schedule& s = sk.schedule;
-    const int op = ctx.dag.elementwise_consumer(ctx.dag_index(s, st), ctx.inlined(s));
-    if (op < 0) return -1;
-    int q = -1;
-    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
-        if (s.stage(k).dag_op.same_as(ctx.dag.ops()[static_cast<size_t>(op)])) q = k;
-    if (q < 0 || sk.stages[q].kind != SketchStageKind::Plain) return -1;
-    const Stage& qs = s.stage(q);
-    if (has_reduction_axes(qs) || qs.leaf != qs.root || qs.attach != AttachKind::Root ||
-        qs.root.size() != 5)
-        return -1;
-    for (size_t d = 0; d < 5; ++d)
-        if (qs.iters[qs.root[d]].const_extent() !=
-            s.stage(st).iters[s.stage(st).root[d]].const_extent())
-            return -1;
-    return q;
-}
-
 RuleCondition blocked_condition(const SketchContext& ctx, const Sketch& sk, int st) {
     if (blocked_lanes(ctx, sk, st) == 0) return RuleCondition::Skip;
     const bool output = sk.schedule.stage(st).is_output;
-    return output || epilogue_of(ctx, sk, st) >= 0 ? RuleCondition::ApplyAndSkipRest
-                                                   : RuleCondition::Skip;
+    return output || untouched_epilogue(ctx, sk, st) >= 0 ? RuleCondition::ApplyAndSkipRest
+                                                          : RuleCondition::Skip;
 }
 
 const char* order_name(BlockedOrder order) {
@@ -105,7 +83,7 @@ std::vector<std::pair<Sketch, int>> blocked_apply(const SketchContext& ctx, cons
             insert_sketch_stage(sk, st);
             q = st + 1;
         } else {
-            q = epilogue_of(ctx, sk, st);
+            q = untouched_epilogue(ctx, sk, st);
         }
         TileGroup blocks = split_levels(sk, q, 1, 2, kMaxTileBlocks);    // [n, ko, km, oh, ow, ki]
         TileGroup columns = split_levels(sk, q, 4, 2, kMaxTileColumns);  // [.., owo, owi, ki]

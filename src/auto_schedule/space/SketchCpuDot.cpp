@@ -85,32 +85,11 @@ std::optional<CpuDotGemm> match_gemm(const SketchContext& ctx, const Sketch& sk,
     return g;
 }
 
-// The element-wise stage that reads GEMM `st` alone (its epilogue: a cast, a bias), untouched,
-// of the GEMM's shape; -1 when there is none.
-int epilogue_of(const SketchContext& ctx, const Sketch& sk, int st) {
-    const Schedule& s = sk.schedule;
-    std::vector<int> readers = direct_readers(s, st);
-    if (readers.size() != 1) return -1;
-    const int q = readers[0];
-    const Stage& qs = s.stage(q);
-    if (sk.stages[q].kind != SketchStageKind::Plain || ctx.dag_index(s, q) < 0 ||
-        has_reduction_axes(qs) || qs.leaf != qs.root || qs.attach != AttachKind::Root ||
-        qs.root.size() != 2)
-        return -1;
-    const int consumer = ctx.dag.elementwise_consumer(ctx.dag_index(s, st), ctx.inlined(s));
-    if (consumer < 0 || consumer != ctx.dag_index(s, q)) return -1;
-    for (size_t d = 0; d < 2; ++d)
-        if (qs.iters[qs.root[d]].const_extent() !=
-            s.stage(st).iters[s.stage(st).root[d]].const_extent())
-            return -1;
-    return q;
-}
-
 RuleCondition cpu_dot_condition(const SketchContext& ctx, const Sketch& sk, int st) {
     if (!match_gemm(ctx, sk, st)) return RuleCondition::Skip;
     const bool output = sk.schedule.stage(st).is_output;
-    return output || epilogue_of(ctx, sk, st) >= 0 ? RuleCondition::ApplyAndSkipRest
-                                                   : RuleCondition::Skip;
+    return output || untouched_epilogue(ctx, sk, st) >= 0 ? RuleCondition::ApplyAndSkipRest
+                                                          : RuleCondition::Skip;
 }
 
 // The output's loops: [j blocks, i tiles, panels, rows, vectors (unrolled), lanes (vectorised)];
@@ -176,7 +155,7 @@ std::vector<std::pair<Sketch, int>> cpu_dot_apply(const SketchContext& ctx, cons
         insert_sketch_stage(sk, st);
         q = st + 1;
     } else {
-        q = epilogue_of(ctx, sk, st);
+        q = untouched_epilogue(ctx, sk, st);
     }
     auto [gi, gj] = tile_output(sk, q, g);
     tile_accumulator(sk, p, q, g);

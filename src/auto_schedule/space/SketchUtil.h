@@ -33,6 +33,12 @@ int fuse_reduction_loops(Schedule& s, int stage);
 /// The stages that read stage `stage`'s output directly (its op is among their inputs).
 std::vector<int> direct_readers(const Schedule& s, int stage);
 
+/// The stage of the element-wise consumer of stage `st` (seen through inlined stages, as
+/// DAGAnalysis::elementwise_consumer sees it: a bias, an activation) when it is Plain and
+/// untouched (its root loop nest, no reduction) and has the extents of `st`'s data-parallel
+/// axes: the stage a sketch tiles as the output of `st`'s tile (its epilogue); -1 otherwise.
+int untouched_epilogue(const SketchContext& ctx, const Sketch& sk, int st);
+
 /// The GPU row-group rules (SketchRowRules.cpp): an output computed a row per block with its row
 /// reductions at the row (row_block, row_reduction) and its inputs' rows staged in shared memory
 /// (row_fetch).
