@@ -76,9 +76,11 @@ def test_committed_logs_read_whole_and_replay(tmp_path):
         by_task = {}
         for r in records:
             if r.workload:  # a task of a registered workload (migrated v1 lines have none)
-                by_task.setdefault((r.workload, r.params_json, r.target), []).append(r)
-        for (workload, params, target), rs in by_task.items():
-            task = ts.SearchTask(workload, _params(params), target=target)
+                key = (r.workload, r.params_json, r.target, tuple(r.constant))
+                by_task.setdefault(key, []).append(r)
+        for (workload, params, target, constant), rs in by_task.items():
+            # Inputs marked constant (weights a schedule may pack once) are part of the task.
+            task = ts.SearchTask(workload, _params(params), target=target, constant=list(constant))
             # Records apply by the DAG's hash (a dtype written as a plain string in older logs
             # gives another key, the same computation).
             assert task.dag_hash == rs[0].dag_hash, name
