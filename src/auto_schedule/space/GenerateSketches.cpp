@@ -85,6 +85,13 @@ int untouched_epilogue(const SketchContext& ctx, const Sketch& sk, int st) {
     return q;
 }
 
+int tile_output_stage(const SketchContext& ctx, Sketch& sk, int st) {
+    if (!sk.schedule.stage(st).is_output) return untouched_epilogue(ctx, sk, st);
+    sk.schedule.cache_write(st, "local");
+    insert_sketch_stage(sk, st);
+    return st + 1;
+}
+
 TileGroup split_levels(Sketch& sk, int stage, int pos, int levels, int64_t max_innermost) {
     Schedule& s = sk.schedule;
     const Stage& st = s.stage(stage);

@@ -76,15 +76,7 @@ std::vector<std::pair<Sketch, int>> blocked_apply(const SketchContext& ctx, cons
     for (BlockedOrder order :
          {BlockedOrder::RowsInside, BlockedOrder::RowsOutside, BlockedOrder::InputBlocksOutside}) {
         Sketch sk = in;
-        const int p = st;
-        int q = -1;
-        if (sk.schedule.stage(st).is_output) {
-            sk.schedule.cache_write(st, "local");
-            insert_sketch_stage(sk, st);
-            q = st + 1;
-        } else {
-            q = untouched_epilogue(ctx, sk, st);
-        }
+        const int p = st, q = tile_output_stage(ctx, sk, st);
         TileGroup blocks = split_levels(sk, q, 1, 2, kMaxTileBlocks);    // [n, ko, km, oh, ow, ki]
         TileGroup columns = split_levels(sk, q, 4, 2, kMaxTileColumns);  // [.., owo, owi, ki]
         op::internal::order_blocked_tile(sk.schedule, p, q, order, columns.steps[0], lanes);

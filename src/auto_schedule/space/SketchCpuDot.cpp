@@ -149,14 +149,7 @@ std::vector<std::pair<Sketch, int>> cpu_dot_apply(const SketchContext& ctx, cons
                                                   int st) {
     CpuDotGemm g = *match_gemm(ctx, in, st);
     Sketch sk = in;
-    int p = st, q = -1;
-    if (sk.schedule.stage(st).is_output) {
-        sk.schedule.cache_write(st, "local");
-        insert_sketch_stage(sk, st);
-        q = st + 1;
-    } else {
-        q = untouched_epilogue(ctx, sk, st);
-    }
+    int p = st, q = tile_output_stage(ctx, sk, st);
     auto [gi, gj] = tile_output(sk, q, g);
     tile_accumulator(sk, p, q, g);
     int pack = pack_b(sk, g.b, p, q, g);

@@ -39,6 +39,11 @@ std::vector<int> direct_readers(const Schedule& s, int stage);
 /// axes: the stage a sketch tiles as the output of `st`'s tile (its epilogue); -1 otherwise.
 int untouched_epilogue(const SketchContext& ctx, const Sketch& sk, int st);
 
+/// The stage a CPU tile of stage `st` is written by (the stage whose loops hold the tile): an
+/// output first gets a local cache (`cache_write(st, "local")`: `st` is then the cache, computing
+/// the tile, and the output is st + 1), else its untouched epilogue (untouched_epilogue).
+int tile_output_stage(const SketchContext& ctx, Sketch& sk, int st);
+
 /// The GPU row-group rules (SketchRowRules.cpp): an output computed a row per block with its row
 /// reductions at the row (row_block, row_reduction) and its inputs' rows staged in shared memory
 /// (row_fetch).
