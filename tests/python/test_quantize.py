@@ -2,6 +2,8 @@
 # qlinear_dense and qlinear_conv2d_nchw under their default CPU schedules, compared bit for bit
 # with a numpy implementation of onnxruntime's QLinearMatMul / QLinearConv (and with onnxruntime
 # itself when it is installed); their errors.
+import os
+
 import numpy as np
 import pytest
 
@@ -343,6 +345,11 @@ def test_errors_name_the_operator_and_the_parameter():
 def test_matches_onnxruntime_when_installed():
     ort = pytest.importorskip("onnxruntime")
     onnx = pytest.importorskip("onnx")
+    # Without VNNI onnxruntime multiplies uint8 x int8 with vpmaddubsw, whose pairs of products
+    # saturate at int16 (on a 2-core Zen 3, 286 of 540 outputs differed): not a reference there.
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    if "avx512_vnni" not in flags and "avx_vnni" not in flags:
+        pytest.skip("onnxruntime's uint8 x int8 saturates at int16 on CPUs without VNNI")
     helper = onnx.helper
     rng = np.random.default_rng(11)
     # onnxruntime's QLinearConv takes per-channel scales with one weight zero point, and x and y
