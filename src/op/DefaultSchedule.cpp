@@ -445,6 +445,33 @@ bool input_blocks_outside(const Operation& op, const BlockedTile& t, int64_t cap
            !as_compute(op)->reduce_axis.empty() && internal::conv_window(op) > 1;
 }
 
+// A blocked conv's input (the read that uses the row axis) and weight bytes.
+std::pair<int64_t, int64_t> blocked_input_and_weight_bytes(const ComputeOpNode* c) {
+    return input_and_weight_bytes(c, [&](const TensorRead* r) {
+        return std::any_of(r->indices.begin(), r->indices.end(),
+                           [&](const Expr& e) { return uses_var(e, c->axis[2].var()); });
+    });
+}
+
+// Whether a blocked tile of 16 vector registers (AVX2) under a 1 x 1 window takes the input
+// blocks outside its rows, in a tile of 8 accumulators (2 blocks of 2 vectors x 2 columns, or 4
+// x 1 on an odd row): when its blocks' weights over all input channels outgrow L1, as ResNet-50's
+// 1 x 1 layers of 1024 and 2048 input channels (64 KiB and more a block against a Zen 3's 32).
+// With the rows inside, each row streams those weights from L2 through 12 accumulators whose 6
+// columns leave a guarded tail on rows of 14 and 7; with the input blocks outside, one block's
+// weights (2-4 KiB) stay in L1 while the rows stream. On 2 Zen 3 cores: 2048 -> 512 at 7² 0.81-
+// 0.92 against 0.62-0.67 ms, 1024 -> 2048 stride 2 at 14² 1.92-1.96 against 1.36-1.38, 1024 ->
+// 256 at 14² 0.67-0.69 against 0.61-0.64; the layers of 512 input channels (32 KiB) moved within
+// the noise. Not on 32 registers: the Xeon's 2 x 14 tile ran 1024 -> 256 at 14² at half the
+// speed with the blocks outside.
+bool pointwise_weights_outgrow_l1(const Operation& op, const BlockedTile& t, int64_t registers,
+                                  int64_t channel_blocks, const Target& target) {
+    if (registers != 16 || internal::conv_window(op) != 1 || target.l1d_cache_bytes() <= 0)
+        return false;
+    const int64_t weight = blocked_input_and_weight_bytes(as_compute(op)).second;
+    return weight / channel_blocks * t.m > target.l1d_cache_bytes();
+}
+
 // Whether a blocked tile's output rows go outside its pairs of blocks (each row then reads its
 // input once from memory, and the whole weight once from L2), as the vector-axis tile's
 // (rows_outside_blocks): when the input is over a quarter of L2 and the weight fits in half of
@@ -453,10 +480,7 @@ bool input_blocks_outside(const Operation& op, const BlockedTile& t, int64_t cap
 // 3 layer of 64 channels at 56² (a 0.8 MiB input) 0.58 against 0.65; layers whose input fits
 // a quarter of L2 were as fast or slower (256 -> 256 3 x 3 at 14²: 340 against 416 GFLOP/s).
 bool blocked_rows_outside(const ComputeOpNode* c, const Target& target) {
-    const auto [input, weight] = input_and_weight_bytes(c, [&](const TensorRead* r) {
-        return std::any_of(r->indices.begin(), r->indices.end(),
-                           [&](const Expr& e) { return uses_var(e, c->axis[2].var()); });
-    });
+    const auto [input, weight] = blocked_input_and_weight_bytes(c);
     const int64_t l2 = target.l2_cache_bytes();
     return input > l2 / 4 && weight <= l2 / 2;
 }
@@ -479,10 +503,16 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
     t.ut = divisor_at_most(ext[3], cap);
     // A row no divisor near the budget serves (a prime width) takes full tiles and a guarded tail.
     if (2 * t.ut < cap && ext[3] > cap) t.ut = cap;
-    if (blocked_rows_outside(c, target))
+    if (blocked_rows_outside(c, target)) {
         t.order = BlockedOrder::RowsOutside;
-    else if (input_blocks_outside(op, t, cap))
+    } else if (input_blocks_outside(op, t, cap)) {
         t.order = BlockedOrder::InputBlocksOutside;
+    } else if (pointwise_weights_outgrow_l1(op, t, registers, ext[1], target)) {
+        t.order = BlockedOrder::InputBlocksOutside;
+        t.ut = ext[3] % 2 == 0 ? 2 : 1;
+        t.m = std::max<int64_t>(registers / 2 / (t.vectors * t.ut), 1);
+        while (ext[1] % t.m != 0) --t.m;
+    }
     return t;
 }
 
