@@ -145,17 +145,17 @@ TEST(OpConv, NchwcBlockedActivations) {
             << b.to_python();
         if (h == 28) expect_matches_reference(b, 32 * 9);
     }
-    // AVX2 under a 1 x 1 window: where a block's weights over all input channels outgrow L1 (64
-    // KiB for 1024 channels against 32), the input blocks go outside the rows in a tile of 8
-    // accumulators (4 blocks x 1 column on a row of 7, 2 x 2 on a row of 10); 512 channels (32
-    // KiB) keep the rows inside. (An L2 of 128 KiB keeps the rows from going outside: the weight,
-    // 256 KiB, outgrows half of it.)
+    // AVX2 under a 1 x 1 window: where a block's weights over all input channels outgrow L1 (16
+    // KiB for 256 channels against an L1 of 8 here), the input blocks go outside the rows in a
+    // tile of 8 accumulators (4 blocks x 1 column on a row of 7, 2 x 2 on a row of 10); 128
+    // channels (8 KiB) keep the rows inside. (An L2 of 64 KiB keeps the rows from going outside:
+    // the weight, 64 KiB, outgrows half of it.)
     for (const auto& [c, h, outside] : std::vector<std::tuple<int64_t, int64_t, bool>>{
-             {1024, 7, true}, {1024, 10, true}, {512, 7, false}}) {
+             {256, 7, true}, {256, 10, true}, {128, 7, false}}) {
         SCOPED_TRACE(::testing::Message() << c << " " << h);
         Tensor xp = placeholder({1, c / 16, h, h, 16}), wp = placeholder({4, c / 16, 1, 1, 16, 16});
         Schedule b = op::default_schedule({op::conv2d_nchwc(xp, wp)},
-                                          Target("llvm -mcpu=haswell -l1d=32K -l2=128K"));
+                                          Target("llvm -mcpu=haswell -l1d=8K -l2=64K"));
         const std::string text = b.to_python();
         EXPECT_EQ(
             text.find("[0, 7, 2, 3, 8, 9, 10, 1, 4, 5, 6])  # conv2d_nchwc") != std::string::npos,
