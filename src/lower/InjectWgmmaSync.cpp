@@ -185,17 +185,98 @@ protected:
     }
 };
 
-// A fence_proxy_async before every barrier, except where the statements since the previous
-// barrier of the same sequence write nothing through the generic proxy (the barrier after a k
-// loop's wgmma_wait(1): the fence before the loop's first barrier covered the tiles).
+// Whether a statement may write shared memory through the generic proxy: a store into a shared
+// buffer (registers, fragments and global memory are not what the asynchronous proxy reads), a
+// cp.async copy landing, or a call with other effects. Issuing copies (cp.async, TMA), waiting
+// on an mbarrier, wgmma's calls, barriers and proxy fences write nothing there.
+class SharedWrites {
+public:
+    explicit SharedWrites(const Stmt& s) {
+        post_order_visit(s, [&](const IRNode* n) {
+            if (n->node_type != IRNodeType::Allocate) return;
+            const auto* a = static_cast<const Allocate*>(n);
+            if (a->scope == StorageScope::Shared) shared_.insert(a->buffer_var.get());
+        });
+    }
+
+    bool operator()(const Stmt& s) const {
+        bool writes = false;
+        post_order_visit(s, [&](const IRNode* n) {
+            if (writes) return;
+            if (n->node_type == IRNodeType::Store)
+                writes = shared_.count(static_cast<const Store*>(n)->buffer_var.get()) > 0;
+            else if (n->node_type == IRNodeType::BufferStore)
+                writes = static_cast<const BufferStore*>(n)->buffer->scope == StorageScope::Shared;
+            else if (n->node_type == IRNodeType::Call)
+                writes = writes_shared(static_cast<const Call*>(n));
+        });
+        return writes;
+    }
+
+private:
+    bool shared_tile(const Expr& e) const {
+        const auto* l = e.as<Load>();
+        return !l || shared_.count(l->buffer_var.get()) > 0;  // not a tile: assume it is
+    }
+
+    bool writes_shared(const Call* c) const {
+        switch (c->op) {
+            // The tensor-core calls write the tile or fragment they name first (ir/IR.h).
+            case Intrinsic::mma_sync: return shared_tile(c->args[0]);
+            case Intrinsic::ldmatrix: return shared_tile(c->args[2]);
+            case Intrinsic::fragment_load:
+            case Intrinsic::fragment_store:
+            case Intrinsic::fragment_fill: return shared_tile(c->args[1]);
+            case Intrinsic::cp_async:
+            case Intrinsic::cp_async_commit:
+            case Intrinsic::tma_load:
+            case Intrinsic::mbarrier_expect_tx:
+            case Intrinsic::mbarrier_wait:
+            case Intrinsic::wgmma:
+            case Intrinsic::wgmma_fence:
+            case Intrinsic::wgmma_commit:
+            case Intrinsic::wgmma_wait:
+            case Intrinsic::thread_barrier:
+            case Intrinsic::fence_proxy_async: return false;
+            case Intrinsic::cp_async_wait: return true;
+            default: return !intrinsic_is_pure(c->op);
+        }
+    }
+
+    std::unordered_set<const IRNode*> shared_;  ///< the shared buffers' variables
+};
+
+// A fence_proxy_async before every barrier, except where nothing since the previous barrier
+// writes shared memory through the generic proxy: in a sequence, the barrier after a k loop's
+// wgmma_wait(1) when the fence before the loop's first barrier covered the tiles; in a loop whose
+// body writes no shared memory through the generic proxy (tiles that TMA fills, accumulators
+// in registers), the fences of its barriers become one before the loop, which covers what was
+// written before it (the fence orders this thread's earlier writes before any later barrier).
 class ProxyFences : public IRMutator {
 public:
+    explicit ProxyFences(const Stmt& body) : writes_(body) {}
     using IRMutator::visit;
 
 protected:
     Stmt visit(const Evaluate* op) override {
         if (!is_call(op, Intrinsic::thread_barrier)) return IRMutator::visit(op);
         return Seq::make({call(Intrinsic::fence_proxy_async), op});
+    }
+
+    Stmt visit(const For* op) override {
+        Stmt m = IRMutator::visit(op);
+        const auto* loop = m.as<For>();
+        if (!loop || loop->kind != ForKind::Serial || writes_(loop->body)) return m;
+        bool fenced = false;
+        post_order_visit(loop->body, [&](const IRNode* n) {
+            fenced = fenced || (n->node_type == IRNodeType::Call &&
+                                static_cast<const Call*>(n)->op == Intrinsic::fence_proxy_async);
+        });
+        if (!fenced) return m;
+        Stmt body = Remove(Intrinsic::fence_proxy_async).mutate(loop->body);
+        return Seq::make(
+            {call(Intrinsic::fence_proxy_async), For::make(loop->loop_var, loop->min, loop->extent,
+                                                           loop->kind, body, loop->thread_tag)});
     }
 
     Stmt visit(const Seq* op) override {
@@ -206,13 +287,18 @@ protected:
         std::optional<size_t> last_barrier;  // in `out`
         bool changed = false;
         for (const Stmt& st : seq->stmts) {
+            if (is_call(st, Intrinsic::fence_proxy_async) && !out.empty() &&
+                is_call(out.back(), Intrinsic::fence_proxy_async)) {
+                changed = true;  // two fences in a row (a hoisted one after another)
+                continue;
+            }
             if (is_call(st, Intrinsic::thread_barrier)) {
                 const bool fenced =
                     !out.empty() && is_call(out.back(), Intrinsic::fence_proxy_async);
                 if (fenced && last_barrier) {
                     bool writes = false;
                     for (size_t i = *last_barrier + 1; i + 1 < out.size() && !writes; ++i)
-                        writes = effects_of(out[i]).generic_writes();
+                        writes = writes_(out[i]);
                     if (!writes) {
                         out.pop_back();
                         changed = true;
@@ -224,6 +310,31 @@ protected:
         }
         return changed ? Seq::make(std::move(out)) : m;
     }
+
+private:
+    // The calls of one intrinsic dropped from every sequence (fences are statements of one).
+    class Remove : public IRMutator {
+    public:
+        explicit Remove(Intrinsic op) : op_(op) {}
+        using IRMutator::visit;
+
+    protected:
+        Stmt visit(const Seq* op) override {
+            Stmt m = IRMutator::visit(op);
+            const auto* seq = m.as<Seq>();
+            if (!seq) return m;
+            std::vector<Stmt> out;
+            for (const Stmt& st : seq->stmts)
+                if (!is_call(st, op_)) out.push_back(st);
+            if (out.size() == seq->stmts.size()) return m;
+            return out.empty() ? Evaluate::make(make_zero(Int(32))) : Seq::make(std::move(out));
+        }
+
+    private:
+        Intrinsic op_;
+    };
+
+    SharedWrites writes_;
 };
 
 }  // namespace
@@ -235,7 +346,7 @@ Stmt inject_wgmma_sync(const Stmt& s) {
                       static_cast<const Call*>(n)->op == Intrinsic::wgmma);
     });
     if (!any) return s;
-    return ProxyFences().mutate(WgmmaSync().mutate(s));
+    return ProxyFences(s).mutate(WgmmaSync().mutate(s));
 }
 
 }  // namespace tessel

@@ -106,8 +106,8 @@ private:
     Intrinsic op_;
 };
 
-// Drops wgmma_wait(0) (only the wait(1)s of the k loop stay), or the proxy fence and barrier
-// that follow each wgmma_wait(1).
+// Drops wgmma_wait(0) (only the wait(1)s of the k loop stay), or the barrier (and its proxy
+// fence, where there is one) that follows each wgmma_wait(1).
 class RemoveLoopSync : public IRMutator {
 public:
     explicit RemoveLoopSync(bool barrier) : barrier_(barrier) {}
@@ -115,6 +115,11 @@ public:
     int removed = 0;
 
 protected:
+    static bool is(const Stmt& s, Intrinsic op) {
+        const auto* e = s.as<Evaluate>();
+        const Call* c = e ? e->value.as<Call>() : nullptr;
+        return c && c->op == op;
+    }
     static std::optional<int64_t> wait_count(const Stmt& s) {
         const auto* e = s.as<Evaluate>();
         const Call* c = e ? e->value.as<Call>() : nullptr;
@@ -133,8 +138,11 @@ protected:
                 continue;
             }
             out.push_back(st);
-            if (barrier_ && wait_count(st) == 1 && i + 2 < seq->stmts.size()) {
-                i += 2;  // fence_proxy_async, thread_barrier
+            if (!barrier_ || wait_count(st) != 1) continue;
+            if (i + 1 < seq->stmts.size() && is(seq->stmts[i + 1], Intrinsic::fence_proxy_async))
+                ++i;  // the barrier's fence (cp.async tiles have one; TMA tiles need none)
+            if (i + 1 < seq->stmts.size() && is(seq->stmts[i + 1], Intrinsic::thread_barrier)) {
+                ++i;
                 ++removed;
             }
         }

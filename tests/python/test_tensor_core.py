@@ -92,6 +92,21 @@ def test_pipelined_step_copies_16_bytes_with_cp_async():
     assert "cp.async.wait_group" in ptx and "mma.sync.aligned.m16n8k16" in ptx
 
 
+def test_accumulators_are_stored_in_column_pairs():
+    """Each lane's two adjacent columns of a C fragment row in one store: 8 bytes of float32
+    (through __stwb: NVVM splits a float2 assignment there) or 4 bytes of two float16."""
+    s, args = tc.step3(1024, 1024, 1024)
+    ptx = ts.build(s, args, target="cuda -arch=sm_90").get_source("ptx")
+    assert "st.global.wb.v2.f32" in ptx and "st.global.f32" not in ptx
+    for n, paired in ((1024, True), (1001, False)):  # an odd row stride: single stores
+        a = ts.placeholder((n, n), dtype="float16", name="a")
+        b = ts.placeholder((n, n), dtype="float16", name="b")
+        y = ts.op.matmul(a, b)
+        s = ts.op.default_schedule(y, ts.Target("cuda -arch=sm_80"))
+        ptx = ts.build(s, [a, b, y], target="cuda -arch=sm_80").get_source("ptx")
+        assert ("st.global.u32" in ptx) == paired and ("st.global.u16" in ptx) != paired, n
+
+
 @pytest.mark.parametrize("dtype,instruction", [
     ("bfloat16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
     ("float32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),

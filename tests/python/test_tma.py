@@ -49,6 +49,23 @@ def test_nvrtc_compiles_bulk_tensor_copies_for_sm_90a():
     assert cu.count("const __grid_constant__ tsl_tensor_map") == 2  # A's map and B's
 
 
+def k_loop(cu):
+    """The CUDA source of a wgmma GEMM's k loop (up to the wait_group 0 after it)."""
+    start = cu.index("for (int k_outer")
+    return cu[start:cu.index("wgmma.wait_group.sync.aligned 0", start)]
+
+
+def test_tma_k_loop_runs_without_proxy_fences():
+    """TMA writes the tiles through the asynchronous proxy that wgmma reads them through: the
+    barrier before a refill needs no fence.proxy.async (a MEMBAR.ALL.CTA on sm_90); one before the
+    loop covers what the threads wrote earlier. cp.async tiles keep a fence per k tile."""
+    fence = "fence.proxy.async.shared::cta;\\n\" ::: "
+    for make, fenced in ((t8.step3, False), (t8.step4, False), (t8.step1, True)):
+        cu = ts.build(*make(1024, 1024, 1024), target="cuda -arch=sm_90a").get_source("cu")
+        assert (fence in k_loop(cu)) == fenced, make.__name__
+        assert "__syncthreads();" in k_loop(cu)
+
+
 def gemm_stage(split=False, pipeline=True, k=128, bk=32):
     """A CUDA-core GEMM whose A tiles (bk wide) are a tma() stage."""
     A, B, C = t8.gemm(128, 128, k)

@@ -14,9 +14,11 @@
 // waits with wgmma_wait(1) (the previous iteration's group) right after its commit, then a
 // thread_barrier (when copies follow: every warp group has retired the group that read the stage
 // the copies overwrite), then the copies; a wgmma_wait(0) follows the loop. In a function that
-// issues wgmmas, every thread_barrier is preceded by a fence_proxy_async: shared tiles that
-// ordinary stores or cp.async wrote before the barrier are then visible to the asynchronous proxy
-// that wgmma reads them through.
+// issues wgmmas, every thread_barrier after which shared tiles written by ordinary stores or
+// cp.async may be read is preceded by a fence_proxy_async: they are then visible to the
+// asynchronous proxy that wgmma reads them through. A serial loop whose body writes no shared
+// memory through the generic proxy (TMA tiles, register accumulators, global stores) has one
+// fence before it instead of one per barrier.
 #pragma once
 
 #include "tessel/ir/IR.h"

@@ -431,13 +431,22 @@ bool CodeGenCUDA::dense_vector_access(const Var& buffer, const Expr& index, cons
         return false;
     if (t.is_bool() || t.is_bfloat()) return false;
     if (predicate.defined() && !is_one(predicate)) return false;
-    ModularSet m = modular_set_of(ramp->base, modular_);
-    if (m.coeff % t.lanes != 0 || m.base % t.lanes != 0) return false;
-    auto it = buffers_.find(buffer.get());
+    return multiple_of(ramp->base, t.lanes) && aligned_to(buffer.get(), 4 * t.lanes);
+}
+
+bool CodeGenCUDA::multiple_of(const Expr& index, int64_t n) const {
+    ModularSet m = modular_set_of(index, modular_);
+    return m.coeff % n == 0 && m.base % n == 0;
+}
+
+// A buffer the kernel knows, its start aligned to `bytes`: arrays the kernel allocates are
+// (16 bytes), an argument records the alignment the code now assumes (checked at the call).
+bool CodeGenCUDA::aligned_to(const Variable* buffer, int64_t bytes) {
+    auto it = buffers_.find(buffer);
     if (it == buffers_.end()) return false;
     if (it->second.param >= 0 && it->second.param < static_cast<int>(f_.args.size())) {
         int64_t& align = arg_alignment_[it->second.param];
-        align = std::max<int64_t>(align, 4 * t.lanes);
+        align = std::max<int64_t>(align, bytes);
     }
     return true;
 }
@@ -449,15 +458,7 @@ bool CodeGenCUDA::dense_bits(const Var& buffer, const Expr& index, const Expr& p
     if (!ramp || !is_one(ramp->stride) || (t.lanes != 4 && t.lanes != 8) || t.bits != 16)
         return false;
     if (predicate.defined() && !is_one(predicate)) return false;
-    ModularSet m = modular_set_of(ramp->base, modular_);
-    if (m.coeff % t.lanes != 0 || m.base % t.lanes != 0) return false;
-    auto it = buffers_.find(buffer.get());
-    if (it == buffers_.end()) return false;
-    if (it->second.param >= 0 && it->second.param < static_cast<int>(f_.args.size())) {
-        int64_t& align = arg_alignment_[it->second.param];
-        align = std::max<int64_t>(align, 2 * t.lanes);
-    }
-    return true;
+    return multiple_of(ramp->base, t.lanes) && aligned_to(buffer.get(), 2 * t.lanes);
 }
 
 std::string CodeGenCUDA::load(const Load* op, int lane) {

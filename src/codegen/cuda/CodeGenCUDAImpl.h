@@ -99,6 +99,10 @@ private:
     std::string load(const Load* op, int lane);
     bool dense_vector_access(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
     bool dense_bits(const Var& buffer, const Expr& index, const Expr& predicate, Type t);
+    /// Whether an integer index is a proven multiple of n (under the loops' modular facts).
+    bool multiple_of(const Expr& index, int64_t n) const;
+    /// Whether a buffer's start is aligned to `bytes` (an argument records the requirement).
+    bool aligned_to(const Variable* buffer, int64_t bytes);
     std::string round_to(Type t, const std::string& v);
 
     // Statements (CodeGenCUDAStmt.cpp).
@@ -143,6 +147,8 @@ private:
     /// The element index of a tile's element at unswizzled flat `offset` (a C expression).
     static std::string tile_address(const TileExpr& t, const std::string& offset);
     std::string fragment_base(const TileExpr& t, FragmentKind k);
+    bool paired_store(const Call* op, FragmentKind k, const TileExpr& d);
+    bool global_tile(const Expr& operand) const;
     void tensor_core(const Call* op);
     void mma_sync(const Call* op);
     void ldmatrix(const Call* op);

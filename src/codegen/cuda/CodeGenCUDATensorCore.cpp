@@ -157,20 +157,60 @@ void CodeGenCUDA::tensor_core(const Call* op) {
             "const int tsl_lane = (int)tsl_laneid(), tsl_g = tsl_lane >> 2, tsl_t = tsl_lane & 3;");
         line("const int tsl_r = " + fragment_base(frag, k) + ";");
         line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
-        for (int e = 0; e < f.elems_per_lane; ++e) {
+        const bool pairs = !load && paired_store(op, k, d);
+        for (int e = 0; e < f.elems_per_lane; e += pairs ? 2 : 1) {
             auto [row, col] = element_expr(k, e);
-            std::string m =
-                mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
-            std::string r = frag.buf + "[tsl_r + " + std::to_string(e) + "]";
+            std::string at = tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col);
+            std::string m = mem.buf + "[" + at + "]";
+            auto value = [&](int i) {
+                std::string r = frag.buf + "[tsl_r + " + std::to_string(i) + "]";
+                return to_memory(from_memory(r, s.elem), d.elem);
+            };
             if (load) {
-                line(r + " = " + m + ";");  // the same element type: the bits
-            } else {
-                line(m + " = " + to_memory(from_memory(r, s.elem), d.elem) + ";");
+                line(frag.buf + "[tsl_r + " + std::to_string(e) + "] = " + m +
+                     ";");  // the same element type: the bits
+            } else if (!pairs) {
+                line(m + " = " + value(e) + ";");
+            } else if (d.elem.bits == 32) {
+                // Global memory through __stwb: a float2 assignment can come out of NVVM as two
+                // 4-byte stores.
+                const std::string to = "reinterpret_cast<float2*>(&" + m + ")";
+                const std::string v = "make_float2(" + value(e) + ", " + value(e + 1) + ")";
+                line(global_tile(op->args[1]) ? "__stwb(" + to + ", " + v + ");"
+                                              : "*" + to + " = " + v + ";");
+            } else {  // two 16-bit values in one 32-bit store
+                line("*reinterpret_cast<unsigned*>(&" + m + ") = (unsigned)" + value(e) +
+                     " | ((unsigned)" + value(e + 1) + " << 16);");
             }
         }
     }
     --indent_;
     line("}");
+}
+
+// Whether fragment_store writes each lane's elements in pairs (2e, 2e + 1) of one row and two
+// adjacent columns, each pair one 8-byte (float32) or 4-byte (16-bit) store: the tile is not
+// swizzled, its origin, row stride and the pairs' columns are even, and the buffer is aligned
+// to the pair. Half the store instructions, each filling whole 32-byte sectors of a row.
+bool CodeGenCUDA::paired_store(const Call* op, FragmentKind k, const TileExpr& d) {
+    if (!d.swizzle.empty() || (d.elem.bits != 32 && d.elem.bits != 16) || d.elem.is_bool() ||
+        d.elem.is_vector())
+        return false;
+    const FragmentShape f = fragment_shape(k);
+    if (f.elems_per_lane % 2 != 0) return false;
+    for (int e = 0; e < f.elems_per_lane; e += 2)
+        for (int lane : {0, 1, 4}) {  // the elements are affine in g = lane / 4, t = lane % 4
+            FragmentPos a = fragment_element(k, lane, e), b = fragment_element(k, lane, e + 1);
+            if (b.row != a.row || b.col != a.col + 1 || a.col % 2 != 0) return false;
+        }
+    if (!multiple_of(d.origin_ir, 2) || !multiple_of(d.stride_ir, 2)) return false;
+    return aligned_to(op->args[1].as<Load>()->buffer_var.get(), 2 * d.elem.bytes());
+}
+
+// Whether a tile operand is in a kernel argument (global memory).
+bool CodeGenCUDA::global_tile(const Expr& operand) const {
+    auto it = buffers_.find(operand.as<Load>()->buffer_var.get());
+    return it != buffers_.end() && it->second.param >= 0;
 }
 
 void CodeGenCUDA::mma_sync(const Call* op) {
