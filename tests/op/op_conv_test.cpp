@@ -169,6 +169,20 @@ TEST(OpConv, NchwcBlockedActivations) {
             << text;
         if (h == 10) expect_matches_reference(b, c);
     }
+    // AVX2 under a 1 x 1 window, a block's weights within L1 (8 KiB here): the rows go outside
+    // the blocks once the input (25 KiB) is over half of L2, even where the weight (32 KiB)
+    // outgrows half of it (an L2 of 48 KiB); AVX-512's tile keeps the rows inside there.
+    Tensor xq = placeholder({1, 8, 7, 7, 16}), wq = placeholder({4, 8, 1, 1, 16, 16});
+    for (const auto& [cpu, outside] :
+         std::vector<std::pair<std::string, bool>>{{"haswell", true}, {"skylake-avx512", false}}) {
+        SCOPED_TRACE(cpu);
+        Schedule b = op::default_schedule({op::conv2d_nchwc(xq, wq)},
+                                          Target("llvm -mcpu=" + cpu + " -l1d=8K -l2=48K"));
+        const std::string text = b.to_python();
+        EXPECT_EQ(text.find("[0, 3, 1, 4, 2, 5, 6])  # conv2d_nchwc") != std::string::npos, outside)
+            << text;
+        if (outside) expect_matches_reference(b, 128);
+    }
 }
 
 TEST(OpConv, NchwcLayoutErrors) {
