@@ -218,7 +218,9 @@ def step4(m, n, k, dtype="float16", bt=False, group=8, blocks=None, bm=128, bn=2
 #
 # In step 4 every k tile ends with a block barrier: after its wgmma.wait_group(1) each warp
 # group waits for the other before one thread refills the copy both have read (Nsight Compute
-# puts 39 % of the cycles between the kernel's issues there at 4096^3). s[T].warp_specialize()
+# put 39 % of the cycles between the kernel's issues there at 4096^3, when a proxy fence, a
+# full memory barrier on sm_90, still preceded it; without the fence step 4 runs level with this
+# step, at 0.99 x cuBLAS: docs/perf/tensor-cores.md). s[T].warp_specialize()
 # gives the copies a warp group of their own (threadIdx.z == 2, 384 threads a block): its first
 # thread loops over the tiles and k tiles, waits on an "empty" mbarrier until both consumer
 # warp groups have released the copy it refills (each thread arrives on it after the wgmma
