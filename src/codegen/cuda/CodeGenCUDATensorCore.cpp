@@ -160,15 +160,12 @@ void CodeGenCUDA::tensor_core(const Call* op) {
         const bool pairs = !load && paired_store(op, k, d);
         for (int e = 0; e < f.elems_per_lane; e += pairs ? 2 : 1) {
             auto [row, col] = element_expr(k, e);
-            std::string at = tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col);
-            std::string m = mem.buf + "[" + at + "]";
-            auto value = [&](int i) {
-                std::string r = frag.buf + "[tsl_r + " + std::to_string(i) + "]";
-                return to_memory(from_memory(r, s.elem), d.elem);
-            };
+            std::string m =
+                mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
+            auto reg = [&](int i) { return frag.buf + "[tsl_r + " + std::to_string(i) + "]"; };
+            auto value = [&](int i) { return to_memory(from_memory(reg(i), s.elem), d.elem); };
             if (load) {
-                line(frag.buf + "[tsl_r + " + std::to_string(e) + "] = " + m +
-                     ";");  // the same element type: the bits
+                line(reg(e) + " = " + m + ";");  // the same element type: the bits
             } else if (!pairs) {
                 line(m + " = " + value(e) + ";");
             } else if (d.elem.bits == 32) {
@@ -193,9 +190,7 @@ void CodeGenCUDA::tensor_core(const Call* op) {
 // swizzled, its origin, row stride and the pairs' columns are even, and the buffer is aligned
 // to the pair. Half the store instructions, each filling whole 32-byte sectors of a row.
 bool CodeGenCUDA::paired_store(const Call* op, FragmentKind k, const TileExpr& d) {
-    if (!d.swizzle.empty() || (d.elem.bits != 32 && d.elem.bits != 16) || d.elem.is_bool() ||
-        d.elem.is_vector())
-        return false;
+    if (!d.swizzle.empty() || (d.elem.bits != 32 && d.elem.bits != 16)) return false;
     const FragmentShape f = fragment_shape(k);
     if (f.elems_per_lane % 2 != 0) return false;
     for (int e = 0; e < f.elems_per_lane; e += 2)
