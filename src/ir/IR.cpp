@@ -403,6 +403,13 @@ void check_tensor_core_args(Intrinsic op, const std::vector<Expr>& args) {
         TESSEL_CHECK(c && fragment_kind_from_int(*c, &k)) << name << ": bad fragment kind";
         first_tile = op == Intrinsic::ldmatrix ? 2 : 1;
     }
+    if (op == Intrinsic::fragment_store) {
+        TESSEL_CHECK(args.size() == 5 || args.size() == 7)
+            << name << " takes 5 arguments and optional row and column limits, got " << args.size();
+        for (size_t a = 5; a < args.size(); ++a)
+            TESSEL_CHECK(args[a].type() == Int(32))
+                << name << ": limit " << a - 5 << " must be an int32, got " << args[a].type();
+    }
     size_t tiles = op == Intrinsic::mma_sync ? 8 : op == Intrinsic::fragment_fill ? 2 : 4;
     for (size_t a = first_tile; a < first_tile + tiles; ++a)
         TESSEL_CHECK(is_tile(args[a])) << name << ": argument " << a << " is not a tile operand";

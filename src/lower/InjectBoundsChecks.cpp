@@ -80,6 +80,13 @@ protected:
         context_.pop_back();
     }
     void visit(const Call* op) override {
+        if (op->op == Intrinsic::fragment_store && op->args.size() == 7) {
+            // A store at its tensor's edge: its tile's origin D is checked; D', the next row,
+            // may lie past the end (ir/IR.h), and the limits keep the elements inside.
+            for (size_t a = 0; a < op->args.size(); ++a)
+                if (a != 2) visit(op->args[a]);
+            return;
+        }
         if (op->op != Intrinsic::if_then_else) return IRVisitor::visit(op);
         visit(op->args[0]);
         if (op->args[0].type().is_vector()) {

@@ -329,9 +329,14 @@ void LoopInterpreter::exec_tensor_core(const Call* op) {
             const FragmentKind k = kind_arg(op, 0);
             Tile d = tile_operand(op, 1), s = tile_operand(op, 3);
             const int64_t base = fragment_base(op, s, k);
+            // A tile at its tensor's edge: the rows and columns it has (ir/IR.h).
+            const bool edge = op->args.size() == 7;
+            const int64_t rows = edge ? eval_int(op->args[5], "fragment_store rows") : 0;
+            const int64_t cols = edge ? eval_int(op->args[6], "fragment_store cols") : 0;
             for (int e = 0; e < fragment_shape(k).elems_per_lane; ++e) {
                 FragmentPos p = fragment_element(k, lane, e);
-                tile_write(d, d.at(p.row, p.col), flat_read(s, base + e));
+                if (!edge || (p.row < rows && p.col < cols))
+                    tile_write(d, d.at(p.row, p.col), flat_read(s, base + e));
             }
             return;
         }

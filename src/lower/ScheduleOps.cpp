@@ -146,6 +146,9 @@ private:
     Stmt wgmma_call(const TensorIntrin& in, const std::vector<Var>& vars,
                     const std::vector<Expr>& loads, const std::vector<Expr>& args,
                     const std::function<void(const std::string&)>& fail);
+    Stmt edge_store(int i, size_t t, std::vector<Expr> args,
+                    const std::function<std::optional<int64_t>(const Expr&, size_t)>& step_along,
+                    const std::function<void(const std::string&)>& fail);
     size_t tensorized_leaf(int i, const TensorIntrin& in) const;
     std::vector<Expr> tile(int i, const Expr& load, const Var& row_var);
     Stmt make_loop(int i, int id, Stmt body);
@@ -712,10 +715,10 @@ size_t NestBuilder::tensorized_leaf(int i, const TensorIntrin& in) const {
                 fail("stage '" + other.name() + "' is computed at loop '" + st.iters[id].name +
                      "', inside the tensorized nest");
     }
-    if (!bounds_[i].guards.empty())
+    if (!bounds_[i].guards.empty() && in.kind != TensorIntrinKind::StoreFragment)
         fail(
             "a loop of the stage does not divide its axis (guarded points); tensor intrinsics "
-            "compute whole tiles");
+            "compute whole tiles (only a fragment store stops at its tensor's edge)");
     return t;
 }
 
@@ -784,16 +787,20 @@ Stmt NestBuilder::tensorized_nest(int i) {
     for (size_t pos = 0; pos < st.leaf.size(); ++pos)
         if (auto e = as_const_int(bounds_[i].iter_extents[st.leaf[pos]]); e && *e > 0)
             leaves.bind(bounds_[i].iter_vars[st.leaf[pos]], 0, *e - 1);
+    // How far `e` (in leaf variables) moves from vars[k] to vars[k] + 1 within the tile, where
+    // that is a constant.
+    auto step_along = [&](const Expr& e, size_t k) {
+        Analyzer inside = leaves;
+        const int64_t extent = as_const_int(axes[k].dom().extent).value();
+        if (extent >= 2) inside.bind(vars[k], 0, extent - 2);
+        return as_const_int(inside.simplify(
+            substitute(e, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - e));
+    };
     // Index `got` (in leaf variables) of `what` must step by 1 along the pattern's axis `want`
     // (-1: none) and stay along the other tensorized loops.
     auto check_index = [&](const Expr& got, int want, const std::string& what) {
         for (size_t k = 0; k < vars.size(); ++k) {
-            Analyzer inside = leaves;  // a step from vars[k] to vars[k] + 1 within the tile
-            const int64_t extent = as_const_int(axes[k].dom().extent).value();
-            if (extent >= 2) inside.bind(vars[k], 0, extent - 2);
-            Expr step = inside.simplify(
-                substitute(got, vars[k], Add::make(vars[k], make_one(vars[k].type()))) - got);
-            auto c = as_const_int(step);
+            auto c = step_along(got, k);
             if (!c || *c != (static_cast<int>(k) == want ? 1 : 0))
                 fail(what + " moves by " +
                      (c ? std::to_string(*c) : std::string("a varying amount")) + " along loop '" +
@@ -914,8 +921,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
             break;
         case TensorIntrinKind::StoreFragment:
             args.insert(args.begin(), kind(in.fragment));
-            call = Evaluate::make(Call::make(Intrinsic::fragment_store, args));
-            break;
+            return loops(i, 0, t, false, edge_store(i, t, args, step_along, fail));
         case TensorIntrinKind::Wgmma: call = wgmma_call(in, vars, loads, args, fail); break;
         case TensorIntrinKind::CpuDot: break;  // cpu_dot_nest, above
     }
@@ -949,6 +955,70 @@ Stmt NestBuilder::tensorized_nest(int i) {
     Stmt init = loops(i, p, t, true, fill);
     Stmt update = loops(i, p, t, false, call);
     return loops(i, 0, p, false, Seq::make({init, update}));
+}
+
+// A fragment store (args: kind, D, D', S, S') from leaf t inwards at the stage's guards, which a
+// tile at its tensor's edge has: a guard that reads the tile's own loops bounds its rows or its
+// columns (`idx < extent`, idx stepping by 1 along one of them), and becomes the store's limit
+// there (the least of several: fragment_store's rows and cols); the others guard the call. A tile
+// with no element left (past the tensor: its origin would lie outside) stores nothing.
+// `step_along(e, k)`: how far e moves along the tile's axis k (tensorized_nest).
+Stmt NestBuilder::edge_store(
+    int i, size_t t, std::vector<Expr> args,
+    const std::function<std::optional<int64_t>(const Expr&, size_t)>& step_along,
+    const std::function<void(const std::string&)>& fail) {
+    const Stage& st = s_.stages()[i];
+    VarMap origin;  // the tile's loops at 0
+    std::vector<Var> tile_vars;
+    for (size_t pos = t; pos < st.leaf.size(); ++pos) {
+        tile_vars.push_back(bounds_[i].iter_vars[st.leaf[pos]]);
+        origin[tile_vars.back().get()] = make_zero(tile_vars.back().type());
+    }
+    Expr limit[2];
+    std::vector<Expr> outer;
+    for (const StageGuard& g : bounds_[i].guards) {
+        bool inside = false;
+        for (const Var& v : tile_vars) inside = inside || uses_var(g.condition, v);
+        if (!inside) {  // (two splits of one axis may leave the same guard)
+            bool known = false;
+            for (const Expr& o : outer) known = known || structural_equal(o, g.condition);
+            if (!known) outer.push_back(g.condition);
+            continue;
+        }
+        Expr past;  // past < 0 on the points the guard keeps
+        if (const auto* lt = g.condition.as<LT>()) past = lt->a - lt->b;
+        if (const auto* le = g.condition.as<LE>()) past = le->a - le->b - make_one(le->a.type());
+        int axis = -1;
+        for (size_t k = 0; past.defined() && k < 2; ++k) {
+            auto step = step_along(past, k);
+            if (step && *step == 1 && axis < 0)
+                axis = static_cast<int>(k);
+            else if (!step || *step != 0)
+                past = Expr();
+        }
+        if (!past.defined() || axis < 0)
+            fail("its guard " + to_string(g.condition) +
+                 " is not a bound of the tile's rows or columns (a fragment store stops at its "
+                 "tensor's edge only)");
+        Expr left = cast(Int(32), simplify(make_zero(past.type()) - substitute(past, origin)));
+        limit[axis] = limit[axis].defined() ? simplify(Min::make(limit[axis], left)) : left;
+    }
+    Stmt call;
+    if (limit[0].defined() || limit[1].defined()) {
+        const std::vector<IterVar> axes =
+            tensor_intrin_axes(*find_tensor_intrin(st.tensorize_intrin));
+        for (int k : {0, 1})
+            args.push_back(limit[k].defined() ? limit[k] : cast(Int(32), axes[k].dom().extent));
+        Expr some =
+            And::make(GT::make(args[5], make_zero(Int(32))), GT::make(args[6], make_zero(Int(32))));
+        call = IfThenElse::make(Call::make(Intrinsic::likely, {some}),
+                                Evaluate::make(Call::make(Intrinsic::fragment_store, args)));
+    } else {
+        call = Evaluate::make(Call::make(Intrinsic::fragment_store, args));
+    }
+    for (size_t g = outer.size(); g-- > 0;)
+        call = IfThenElse::make(Call::make(Intrinsic::likely, {outer[g]}), call);
+    return call;
 }
 
 // wgmma (ir/IR.h) for the tensorized loops `vars` (i, j, k): `args` are the tile operands of the

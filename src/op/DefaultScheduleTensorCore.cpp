@@ -1,6 +1,6 @@
 // The tensor-core default schedule (op/DefaultScheduleTensorCore.h). On sm_90a, for the products
-// that fill the GPU with whole 128 x 256 (or 128 x 128) tiles, the kernel is tutorial 08's
-// (wgmma, schedule_wgmma below). Otherwise it is tutorial 07's
+// that keep the GPU busy with tiles of 128 x 256, 128 or 64 (choose_wgmma_tiles), the kernel is
+// tutorial 08's (wgmma, schedule_wgmma below). Otherwise it is tutorial 07's
 // (tutorials/07_tensor_core_gemm.py, steps 5 and 6): a block's operand tiles copied into swizzled
 // shared memory by cp.async, `stages` of them in flight; each warp's fragments loaded by ldmatrix
 // and multiplied by mma.sync (m16n8k16) into a float32 accumulator held in registers. Two ways out:
@@ -38,6 +38,9 @@ constexpr TensorCoreTiles kCandidates[] = {
     {32, 32, 32, 16, 16, 4, false},
 };
 constexpr int64_t kSmallTilesK = 1024;
+// The least share of the SMs' time (choose_wgmma_tiles) at which wgmma serves a product, else
+// mma.sync's smaller tiles do.
+constexpr double kWgmmaMinUse = 0.75;
 // An implicit GEMM's split-K (split_k_length): at most 48 parts, each at least 256 long (parts
 // of 128 and of 512 were within the noise over ResNet-50's layers at batch 1 and 8, H200; 256 had
 // the highest lowest layer).
@@ -165,17 +168,40 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
 }
 
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool direct_store, const Target& target) {
-    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || m % 128 != 0 || k % 64 != 0)
-        return std::nullopt;
+                                                  bool direct_store, bool tma_rows,
+                                                  const Target& target) {
+    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || k < 64) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
         std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
-    for (int64_t bn : {256, 128}) {
-        const TensorCoreTiles t{128, bn, 64, 16, bn, 4, false};
-        if (n % bn == 0 && (m / 128) * (n / bn) >= sms && t.shared_bytes() <= shared) return t;
+    // Each width's share of the SMs' time that computes the output: its tiles over the rounds
+    // of a persistent kernel (a last round part full leaves SMs idle), times the output's share
+    // of the tiles' area.
+    std::optional<TensorCoreTiles> best;
+    double best_use = 0;
+    for (int64_t bn : {256, 128, 64}) {
+        TensorCoreTiles t{128, bn, 64, 16, bn, 1, false};
+        // As many k tiles in flight as shared memory holds (up to 8, and k's): a narrow tile's
+        // step along k is short, and the copies' latency needs more of them ahead.
+        t.stages = std::max<int64_t>(
+            2, std::min<int64_t>({(shared - 2048) / t.shared_bytes(), 8, ceil_div(k, t.bk)}));
+        const bool whole = m % t.bm == 0 && n % bn == 0 && k % t.bk == 0;
+        const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn);
+        const double use = static_cast<double>(rows * cols) / (ceil_div(rows * cols, sms) * sms) *
+                           static_cast<double>(m * n) / (rows * t.bm * cols * bn);
+        // The widest within 10 % of the best: a wider tile reads less per product.
+        if ((whole || tma_rows) && t.shared_bytes() <= shared && use > best_use / 0.9) {
+            best = t;
+            best_use = use;
+        }
     }
-    return std::nullopt;
+    if (best_use < kWgmmaMinUse) return std::nullopt;
+    return best;
+}
+
+int64_t persistent_blocks(int64_t tiles, const Target& target) {
+    const int64_t sms = std::max(1, target.sm_count());
+    return ceil_div(tiles, ceil_div(tiles, sms));
 }
 
 namespace {
@@ -345,7 +371,12 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     Operation op = dag_op;
     const bool b_nk = find_tensor_intrin(g->mma)->trans;
     std::optional<TensorCoreTiles> w;
-    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, target);
+    // TMA fetches rows of kernel arguments that are a multiple of 16 bytes (A's and a [n][k] B's
+    // of k elements, a [k][n] B's of n).
+    const bool tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
+                     as_placeholder(g->reads[1].stage->tensor.op());
+    const bool tma_rows = tma && g->k % 8 == 0 && (b_nk || g->n % 8 == 0);
+    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
         const bool f16 = op_inputs(dag_op).at(0).dtype() == Float(16);
@@ -353,11 +384,8 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         p.mma = g->mma;
         p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16") +
                   (b_nk ? "_bt" : "");
-        p.tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
-                as_placeholder(g->reads[1].stage->tensor.op());
-        const int64_t tiles = (g->m / w->bm) * (g->n / w->bn);
-        p.blocks = std::min<int64_t>(tiles, std::max(1, target.sm_count()));
-        while (tiles % p.blocks != 0) --p.blocks;
+        p.tma = tma;
+        p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
         p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
                                           {stage_of_op(s, op)}))
                          .op;
@@ -538,7 +566,7 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const int store = stage_of_op(s, p.store);
     const int64_t rows = as_const_int(op_output(p.store, 0).shape().front()).value_or(t.bm);
     int64_t group = 8;
-    while ((rows / t.bm) % group != 0) group /= 2;
+    while (ceil_div(rows, t.bm) % group != 0) group /= 2;
     LoopNest o(s, store, {"i", "j"});
     o.split("i", 16, "i", "i16");
     o.split("i", 4, "i", "w");

@@ -79,12 +79,23 @@ struct TensorCorePlan {
     int64_t blocks = 0;
 };
 
-/// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it as
-/// measured: a 2-D product (B read [k][n], or [n][k] as dense's weight), 128-row blocks of 256
-/// (else 128) columns that divide m and n and fill every SM, k a multiple of 64, the output
-/// stored by the fragments.
+/// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it: a
+/// 2-D product (B read [k][n], or [n][k] as dense's weight) whose output the fragments store,
+/// in 128-row blocks of 256, 128 or 64 columns, as many k tiles of 64 in flight as shared memory
+/// holds (at most 8). Of the widths, the widest whose tiles keep the SMs computing the output
+/// within 10 % of the best (rounds of a persistent kernel, padding past m and n), if that is at
+/// least 75 % (else mma.sync's smaller tiles serve it). The tiles divide m and n and k is a
+/// multiple of 64, or the operands are fetched by TMA (`tma_rows`: both are kernel arguments
+/// whose rows are a multiple of 16 bytes): it reads zeros past their edges, and the fragment
+/// stores stop at the output's.
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                  bool direct_store, const Target& target);
+                                                  bool direct_store, bool tma_rows,
+                                                  const Target& target);
+
+/// The blocks of a persistent kernel over `tiles` tiles: about one an SM, the tiles spread evenly
+/// (each block computes ceil(tiles / blocks) tiles, the last round's past `tiles` computed on
+/// zeros and not stored).
+int64_t persistent_blocks(int64_t tiles, const Target& target);
 
 /// When op `i` of `a` is a 2-D or batched product C = sum_k A[.., i, k] * B[.., k, j] (or B[.., j,
 /// k]) of two float16 or bfloat16 placeholders accumulated in float32, or of two float32 ones

@@ -599,16 +599,21 @@ void BoundInference::derive_loops(int i) {
 namespace internal {
 
 bool reads_zero_past(const Schedule& s, const TensorRead* read, size_t d, int64_t length) {
-    const Stage& f = s.stages()[static_cast<size_t>(s.stage_of(read->tensor))];
-    const TensorIntrin* load =
-        f.tensorize_intrin.empty() ? nullptr : find_tensor_intrin(f.tensorize_intrin);
-    const TensorRead* r = pure_copy(f.op);
-    if (!load ||
-        (load->kind != TensorIntrinKind::LdMatrix &&
-         load->kind != TensorIntrinKind::LoadFragment) ||
-        !r)
+    // The padded shared copy: what the read reads, a shared operand (wgmma's), or for a fragment
+    // loaded from one (mma.sync's, by a copy intrinsic) that fragment's source.
+    int copy = s.stage_of(read->tensor);
+    const Stage& f = s.stages()[static_cast<size_t>(copy)];
+    if (!f.tensorize_intrin.empty()) {
+        const TensorIntrin* load = find_tensor_intrin(f.tensorize_intrin);
+        const TensorRead* r = pure_copy(f.op);
+        if ((load->kind != TensorIntrinKind::LdMatrix &&
+             load->kind != TensorIntrinKind::LoadFragment) ||
+            !r)
+            return false;
+        copy = s.stage_of(r->tensor);
+    } else if (f.scope != StorageScope::Shared) {
         return false;
-    const int copy = s.stage_of(r->tensor);
+    }
     const TensorRead* src = pure_copy(s.stages()[static_cast<size_t>(copy)].op);
     if (!src || !internal::computed_inside_kernel(s, copy)) return false;
     // What the copy reads is stored (a placeholder or a stage of its own, not inlined into the

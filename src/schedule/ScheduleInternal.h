@@ -87,9 +87,10 @@ bool extent_is_final(const Stage& st, int id);
 bool computed_inside_kernel(const Schedule& s, int i);
 
 /// Whether `read` (of a stage's body) reads zero where its index `d` is `length` or more: it
-/// reads a fragment loaded by a copy intrinsic from a padded copy computed inside a GPU kernel
-/// (the copy's body one read at its own axes) of a placeholder or a root stage whose extent
-/// along `d` is at most `length`, so the copy's reads past that extent are zeros.
+/// reads a padded copy computed inside a GPU kernel (the copy's body one read at its own axes),
+/// a shared one directly (wgmma's operands) or through a fragment loaded from it by a copy
+/// intrinsic, of a placeholder or a root stage whose extent along `d` is at most `length`, so
+/// the copy's reads past that extent are zeros.
 bool reads_zero_past(const Schedule& s, const TensorRead* read, size_t d, int64_t length);
 
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader

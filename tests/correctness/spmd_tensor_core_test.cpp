@@ -143,3 +143,30 @@ TEST(SpmdTensorCore, EveryFragmentKindCoversItsTileOnceAndTransposedKindsHoldThe
     FragmentKind out;
     EXPECT_FALSE(fragment_kind_from_int(static_cast<int>(FragmentKind::B8T) + 1, &out));
 }
+
+// fragment_store with limits (a tile at its tensor's edge, ir/IR.h): a 16 x 8 C fragment stored
+// at row 8, column 4 of a 13 x 9 buffer, 5 rows and 5 columns left there, writes exactly those
+// elements and leaves the rest of the buffer as it was.
+TEST(SpmdTensorCore, AnEdgeFragmentStoreStopsAtItsRowsAndColumns) {
+    Buffer D("D", Float(32), {i32(13), i32(9)});
+    Var cf("cf", Handle()), tx("tx", Int(32));
+    Stmt body = Seq::make({
+        call(Intrinsic::fragment_fill, {kind(FragmentKind::C)}, {tile(cf, Float(32), 8)},
+             {make_const(Float(32), 2.5)}),
+        call(Intrinsic::fragment_store, {kind(FragmentKind::C)},
+             {tile(D->data, Float(32), 9, i32(8), 4), tile(cf, Float(32), 8)}, {i32(5), i32(5)}),
+    });
+    body = Allocate::make(cf, Float(32), {i32(128)}, StorageScope::Warp, body);
+    LoweredFunc f{"edge_store", {D}, lanes_loop(tx, 32, body)};
+    HostArray d(Float(32), {13, 9});
+    for (int64_t e = 0; e < 13 * 9; ++e) d.set(e, -1.0);
+    run_lowered(f, {&d});
+    for (int r = 0; r < 13; ++r)
+        for (int c = 0; c < 9; ++c)
+            EXPECT_EQ(d.get(r * 9 + c), r >= 8 && c >= 4 ? 2.5 : -1.0) << r << ", " << c;
+    // The limits are int32 expressions.
+    EXPECT_THROW(call(Intrinsic::fragment_store, {kind(FragmentKind::C)},
+                      {tile(D->data, Float(32), 9), tile(cf, Float(32), 8)},
+                      {make_const(Int(64), 5), i32(5)}),
+                 InternalError);
+}

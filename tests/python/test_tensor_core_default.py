@@ -279,7 +279,8 @@ def test_sm_90a_default_is_persistent_with_more_tiles_than_sms():
     text = str(ts.lower(s, [a, b, y]))
     assert 'thread_binding(0, 132, "blockIdx.x")' in text
     tile_loop = text.index("in range(0, 2)")
-    assert text.index("mbarrier_init") < tile_loop and text.count("mbarrier_init") == 4
+    # One stage per k tile (k has 3; shared memory would hold 4 of 128 x 256).
+    assert text.index("mbarrier_init") < tile_loop and text.count("mbarrier_init") == 3
     ptx = ts.build(s, [a, b, y], target="cuda -arch=sm_90a").get_source("ptx")
     assert "cp.async.bulk.tensor.2d" in ptx and "wgmma.mma_async" in ptx
 
@@ -294,8 +295,37 @@ def test_sm_90a_default_runs_b_read_n_by_k_on_wgmma():
 
 
 def test_sm_90a_default_keeps_mma_sync_where_wgmma_would_leave_sms_idle():
-    for shape_a, shape_b, transpose_b in [((1024, 256), (256, 1024), False),
-                                          ((1024, 256), (1024, 256), True)]:
+    # 64 tiles of 128 x 64; rows of 1001 halves (not 16-byte aligned) that TMA cannot fetch at
+    # a shape the tiles do not divide.
+    for shape_a, shape_b, transpose_b in [((512, 256), (256, 1024), False),
+                                          ((512, 256), (1024, 256), True),
+                                          ((1000, 1000), (1000, 1001), False)]:
         a, b, y = product(shape_a, shape_b, "float16", transpose_b=transpose_b)
         text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
         assert "mma_sync" in text and "wgmma(" not in text
+
+
+def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
+    """1000 x 1001 x 72 (B read n x k): 128 tiles of 128 x 64 whose last row and column of
+    tiles run past the output, and a k tile past k. TMA reads zeros past the operands' edges
+    (the k tile's padding adds nothing), and the fragment stores of the edge tiles stop at the
+    output's rows and columns (fragment_store's limits), checked element by element in the
+    interpreter."""
+    ptx = check_transposed_b((1000, 72), (1001, 72), target="cuda -arch=sm_90a",
+                             instruction="wgmma(")
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32" in ptx
+    assert "cp.async.bulk.tensor.2d" in ptx
+
+
+def test_sm_90a_default_1000_cubed_compiles_with_edge_stores():
+    a, b, y = product((1000, 1000), (1000, 1000), "float16")
+    s = op.default_schedule(y, ts.Target("cuda -arch=sm_90a"))
+    text = str(ts.lower(s, [a, b, y]))
+    assert 'thread_binding(0, 128, "blockIdx.x")' in text and "wgmma(" in text
+    # 128 x 64 tiles: 24 KB a k tile, 8 of the 16 in flight.
+    assert text.count("mbarrier_init") == 8
+    m = ts.build(s, [a, b, y], target="cuda -arch=sm_90a")
+    cu = m.get_source("cu")
+    # Whole tiles store without checks (paired 32-bit stores), the edge tiles element by element.
+    assert "if (tsl_rows >= 16 && tsl_cols >= 8) {" in cu
+    assert "cp.async.bulk.tensor.2d" in m.get_source("ptx")

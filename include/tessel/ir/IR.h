@@ -582,7 +582,7 @@ struct Let : ExprNodeBase<Let> {
     X(cp_async_wait, 1, false)  /* waits until at most n groups are in flight */          \
     X(thread_allreduce, -1, false) /* a cross-thread reduction; see below */             \
     X(mma_sync, -1, false) X(ldmatrix, 6, false) /* tensor cores; see below */          \
-    X(fragment_load, 5, false) X(fragment_store, 5, false) X(fragment_fill, 4, false)      \
+    X(fragment_load, 5, false) X(fragment_store, -1, false) X(fragment_fill, 4, false)     \
     X(dot_product, 6, false) /* a CPU dot-product instruction; see below */             \
     X(wgmma, 9, false) X(wgmma_fence, 0, false) /* Hopper's warp-group mma; see below */ \
     X(wgmma_commit, 0, false) X(wgmma_wait, 1, false) X(fence_proxy_async, 0, false)     \
@@ -655,8 +655,10 @@ struct Let : ExprNodeBase<Let> {
 //    its cols x rows.
 //  - fragment_load(kind, D, D', S, S'): each lane loads its elements of fragment D from tile S
 //    (any scope, same element type), plain loads.
-//  - fragment_store(kind, D, D', S, S'): each lane stores its elements of fragment S into tile
-//    D (any scope; converted to D's element type).
+//  - fragment_store(kind, D, D', S, S'[, rows, cols]): each lane stores its elements of fragment
+//    S into tile D (any scope; converted to D's element type). With rows and cols (int32
+//    expressions, a tile at the edge of its tensor) only the elements (r, c) with r < rows and
+//    c < cols are stored; D' may then name a row past the buffer's end.
 //  - fragment_fill(kind, D, D', value): each lane sets its elements of fragment D to value.
 // `kind` is an int32 constant, a FragmentKind (ir/Fragment.h).
 //

@@ -140,6 +140,9 @@ void CodeGenCUDA::tensor_core(const Call* op) {
     const FragmentKind k = kind_arg(op, 0);
     const FragmentShape f = fragment_shape(k);
     TileExpr d = tile(op, 1);
+    // A store at its tensor's edge: its rows and columns (ir/IR.h).
+    const bool edge = op->op == Intrinsic::fragment_store && op->args.size() == 7;
+    const std::string rows = edge ? expr(op->args[5]) : "", cols = edge ? expr(op->args[6]) : "";
     flush_pre();
     line("{");
     ++indent_;
@@ -158,17 +161,13 @@ void CodeGenCUDA::tensor_core(const Call* op) {
         line("const int tsl_r = " + fragment_base(frag, k) + ";");
         line("const long long tsl_o = " + mem.origin + ", tsl_s = " + mem.stride + ";");
         const bool pairs = !load && paired_store(op, k, d);
-        for (int e = 0; e < f.elems_per_lane; e += pairs ? 2 : 1) {
-            auto [row, col] = element_expr(k, e);
-            std::string m =
-                mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
-            auto reg = [&](int i) { return frag.buf + "[tsl_r + " + std::to_string(i) + "]"; };
-            auto value = [&](int i) { return to_memory(from_memory(reg(i), s.elem), d.elem); };
-            if (load) {
-                line(reg(e) + " = " + m + ";");  // the same element type: the bits
-            } else if (!pairs) {
-                line(m + " = " + value(e) + ";");
-            } else if (d.elem.bits == 32) {
+        auto reg = [&](int i) { return frag.buf + "[tsl_r + " + std::to_string(i) + "]"; };
+        auto value = [&](int i) { return to_memory(from_memory(reg(i), s.elem), d.elem); };
+        auto address = [&](const std::string& row, const std::string& col) {
+            return mem.buf + "[" + tile_address(mem, "tsl_o + " + row + " * tsl_s + " + col) + "]";
+        };
+        auto store_pair = [&](const std::string& m, int e) {
+            if (d.elem.bits == 32) {
                 // Global memory through __stwb: a float2 assignment can come out of NVVM as two
                 // 4-byte stores.
                 const std::string to = "reinterpret_cast<float2*>(&" + m + ")";
@@ -179,6 +178,46 @@ void CodeGenCUDA::tensor_core(const Call* op) {
                 line("*reinterpret_cast<unsigned*>(&" + m + ") = (unsigned)" + value(e) +
                      " | ((unsigned)" + value(e + 1) + " << 16);");
             }
+        };
+        // Every element (`guarded`: those inside the edge tile's rows and columns).
+        auto elements = [&](bool guarded) {
+            for (int e = 0; e < f.elems_per_lane; e += pairs ? 2 : 1) {
+                auto [row, col] = element_expr(k, e);
+                const std::string m = address(row, col);
+                const std::string inside = "(" + row + ") < tsl_rows && (" + col + ") < tsl_cols";
+                if (load) {
+                    line(reg(e) + " = " + m + ";");  // the same element type: the bits
+                } else if (!pairs) {
+                    line((guarded ? "if (" + inside + ") " : "") + m + " = " + value(e) + ";");
+                } else if (!guarded) {
+                    store_pair(m, e);
+                } else {  // the pair, or its first element alone at an odd last column
+                    line("if ((" + row + ") < tsl_rows && (" + col + ") + 1 < tsl_cols) {");
+                    ++indent_;
+                    store_pair(m, e);
+                    --indent_;
+                    line("} else if (" + inside + ") {");
+                    ++indent_;
+                    line(m + " = " + value(e) + ";");
+                    --indent_;
+                    line("}");
+                }
+            }
+        };
+        if (!edge) {
+            elements(false);
+        } else {  // whole tiles (all but the edge's) store without the checks
+            line("const int tsl_rows = " + rows + ", tsl_cols = " + cols + ";");
+            line("if (tsl_rows >= " + std::to_string(f.rows) +
+                 " && tsl_cols >= " + std::to_string(f.cols) + ") {");
+            ++indent_;
+            elements(false);
+            --indent_;
+            line("} else {");
+            ++indent_;
+            elements(true);
+            --indent_;
+            line("}");
         }
     }
     --indent_;
