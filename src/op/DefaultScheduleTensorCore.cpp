@@ -38,9 +38,14 @@ constexpr TensorCoreTiles kCandidates[] = {
     {32, 32, 32, 16, 16, 4, false},
 };
 constexpr int64_t kSmallTilesK = 1024;
+// The wgmma default's tile widths (128 rows) and their speed relative to the widest's, per SM
+// (choose_wgmma_tiles). H100/H200: at 3000 x 1000 x 1000 fp16, 384 tiles of 64 columns in 3
+// rounds ran at 0.49 x cuBLAS where 192 of 128 in 96 blocks ran at 0.61.
+constexpr std::pair<int64_t, double> kWgmmaWidths[] = {{256, 1.0}, {128, 0.9}, {64, 0.6}};
 // The least share of the SMs' time (choose_wgmma_tiles) at which wgmma serves a product, else
-// mma.sync's smaller tiles do.
-constexpr double kWgmmaMinUse = 0.75;
+// mma.sync's smaller tiles do (1536 x 1000 x 776: 0.65 x cuBLAS on 192 tiles of 128 x 64 in two
+// rounds, a share of 0.43, against mma.sync's 0.49).
+constexpr double kWgmmaMinUse = 0.4;
 // An implicit GEMM's split-K (split_k_length): at most 48 parts, each at least 256 long (parts
 // of 128 and of 512 were within the noise over ResNet-50's layers at batch 1 and 8, H200; 256 had
 // the highest lowest layer).
@@ -176,10 +181,10 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
         std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
     // Each width's share of the SMs' time that computes the output: its tiles over the rounds
     // of a persistent kernel (a last round part full leaves SMs idle), times the output's share
-    // of the tiles' area.
+    // of the tiles' area, times the width's own efficiency (kWgmmaWidths).
     std::optional<TensorCoreTiles> best;
     double best_use = 0;
-    for (int64_t bn : {256, 128, 64}) {
+    for (const auto& [bn, efficiency] : kWgmmaWidths) {
         TensorCoreTiles t{128, bn, 64, 16, bn, 1, false};
         // As many k tiles in flight as shared memory holds (up to 8, and k's): a narrow tile's
         // step along k is short, and the copies' latency needs more of them ahead.
@@ -188,9 +193,8 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
         const bool whole = m % t.bm == 0 && n % bn == 0 && k % t.bk == 0;
         const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn);
         const double use = static_cast<double>(rows * cols) / (ceil_div(rows * cols, sms) * sms) *
-                           static_cast<double>(m * n) / (rows * t.bm * cols * bn);
-        // The widest within 10 % of the best: a wider tile reads less per product.
-        if ((whole || tma_rows) && t.shared_bytes() <= shared && use > best_use / 0.9) {
+                           static_cast<double>(m * n) / (rows * t.bm * cols * bn) * efficiency;
+        if ((whole || tma_rows) && t.shared_bytes() <= shared && use > best_use) {
             best = t;
             best_use = use;
         }
