@@ -82,9 +82,9 @@ struct TensorCorePlan {
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it: a
 /// 2-D product (B read [k][n], or [n][k] as dense's weight) whose output the fragments store,
 /// in 128-row blocks of 256, 128 or 64 columns, as many k tiles of 64 in flight as shared memory
-/// holds (at most 8). Of the widths, the widest whose tiles keep the SMs computing the output
-/// within 10 % of the best (rounds of a persistent kernel, padding past m and n), if that is at
-/// least 75 % (else mma.sync's smaller tiles serve it). The tiles divide m and n and k is a
+/// holds (at most 8). Of the widths, the one that keeps the SMs computing the output the most
+/// (rounds of a persistent kernel, padding past m and n, the width's own speed), if enough
+/// (else mma.sync's smaller tiles serve it). The tiles divide m and n and k is a
 /// multiple of 64, or the operands are fetched by TMA (`tma_rows`: both are kernel arguments
 /// whose rows are a multiple of 16 bytes): it reads zeros past their edges, and the fragment
 /// stores stop at the output's.
