@@ -252,7 +252,10 @@ public:
     /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body
     /// its compute pattern (same operations and element types, reads of the same shape); a
     /// difference is a ScheduleError saying what differs. How the reads index their tensors
-    /// (unit strides along the intrinsic's axes) is checked when the schedule is lowered.
+    /// (unit strides along the intrinsic's axes) is checked when the schedule is lowered. The
+    /// intrinsics compute whole tiles: a loop that does not divide its axis (guarded points) is
+    /// refused at lowering, except by `store_c`, whose guards on the tile's rows and columns
+    /// become the store's limits (a tile at the edge of its tensor stores what lies inside).
     void tensorize(int stage, int iter, const std::string& intrin);
     /// Splits leaf `iter` by the factor of the SplitStep at index `src_step` of steps(); replayed
     /// with another factor at `src_step`, this split follows (Ansor's follow_split).

@@ -33,7 +33,8 @@
 //                                         is a row of 8 16-bit elements, and each lane receives
 //                                         the 32-bit element its fragment holds
 //   store_c                               16 x 8 C fragment -> any memory (converted to the
-//                                         destination's element type)
+//                                         destination's element type; at the destination's edge
+//                                         only the elements inside it)
 //   wgmma_m64n<N>k16_f16, _bf16           one warp's share of Hopper's warp-group mma (sm_90a):
 //                                         C[i, j] += float32(A[i, k]) * float32(B[k, j]),
 //                                         16 x N x 16 per warp, the 4 warps of a warp group
