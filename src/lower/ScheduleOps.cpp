@@ -146,7 +146,8 @@ private:
     Stmt wgmma_call(const TensorIntrin& in, const std::vector<Var>& vars,
                     const std::vector<Expr>& loads, const std::vector<Expr>& args,
                     const std::function<void(const std::string&)>& fail);
-    Stmt edge_store(int i, size_t t, std::vector<Expr> args,
+    Stmt edge_store(int i, std::vector<Expr> args, const std::vector<Var>& vars,
+                    const std::vector<IterVar>& axes,
                     const std::function<std::optional<int64_t>(const Expr&, size_t)>& step_along,
                     const std::function<void(const std::string&)>& fail);
     size_t tensorized_leaf(int i, const TensorIntrin& in) const;
@@ -921,7 +922,7 @@ Stmt NestBuilder::tensorized_nest(int i) {
             break;
         case TensorIntrinKind::StoreFragment:
             args.insert(args.begin(), kind(in.fragment));
-            return loops(i, 0, t, false, edge_store(i, t, args, step_along, fail));
+            return loops(i, 0, t, false, edge_store(i, args, vars, axes, step_along, fail));
         case TensorIntrinKind::Wgmma: call = wgmma_call(in, vars, loads, args, fail); break;
         case TensorIntrinKind::CpuDot: break;  // cpu_dot_nest, above
     }
@@ -957,28 +958,24 @@ Stmt NestBuilder::tensorized_nest(int i) {
     return loops(i, 0, p, false, Seq::make({init, update}));
 }
 
-// A fragment store (args: kind, D, D', S, S') from leaf t inwards at the stage's guards, which a
+// A fragment store (args: kind, D, D', S, S') over the tile's loops `vars` (the intrinsic's
+// `axes`) at the stage's guards, which a
 // tile at its tensor's edge has: a guard that reads the tile's own loops bounds its rows or its
 // columns (`idx < extent`, idx stepping by 1 along one of them), and becomes the store's limit
 // there (the least of several: fragment_store's rows and cols); the others guard the call. A tile
 // with no element left (past the tensor: its origin would lie outside) stores nothing.
 // `step_along(e, k)`: how far e moves along the tile's axis k (tensorized_nest).
 Stmt NestBuilder::edge_store(
-    int i, size_t t, std::vector<Expr> args,
+    int i, std::vector<Expr> args, const std::vector<Var>& vars, const std::vector<IterVar>& axes,
     const std::function<std::optional<int64_t>(const Expr&, size_t)>& step_along,
     const std::function<void(const std::string&)>& fail) {
-    const Stage& st = s_.stages()[i];
     VarMap origin;  // the tile's loops at 0
-    std::vector<Var> tile_vars;
-    for (size_t pos = t; pos < st.leaf.size(); ++pos) {
-        tile_vars.push_back(bounds_[i].iter_vars[st.leaf[pos]]);
-        origin[tile_vars.back().get()] = make_zero(tile_vars.back().type());
-    }
+    for (const Var& v : vars) origin[v.get()] = make_zero(v.type());
     Expr limit[2];
     std::vector<Expr> outer;
     for (const StageGuard& g : bounds_[i].guards) {
         bool inside = false;
-        for (const Var& v : tile_vars) inside = inside || uses_var(g.condition, v);
+        for (const Var& v : vars) inside = inside || uses_var(g.condition, v);
         if (!inside) {  // (two splits of one axis may leave the same guard)
             bool known = false;
             for (const Expr& o : outer) known = known || structural_equal(o, g.condition);
@@ -1005,8 +1002,6 @@ Stmt NestBuilder::edge_store(
     }
     Stmt call;
     if (limit[0].defined() || limit[1].defined()) {
-        const std::vector<IterVar> axes =
-            tensor_intrin_axes(*find_tensor_intrin(st.tensorize_intrin));
         for (int k : {0, 1})
             args.push_back(limit[k].defined() ? limit[k] : cast(Int(32), axes[k].dom().extent));
         Expr some =
