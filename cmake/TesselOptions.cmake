@@ -12,6 +12,25 @@ option(TESSEL_WERROR "Treat warnings as errors" OFF)
 # compile in about half the time (GoogleTest's and nlohmann_json's templates dominate), which is
 # most of the CI run's build time; their run time barely moves. ON compiles them as the library.
 option(TESSEL_OPTIMIZE_TESTS "Compile the tests' own sources at the build type's -O (OFF: -O0)" OFF)
+# Unity builds (CMake's UNITY_BUILD): the library, tessel-tune, the Python extension and the test
+# folders compile a few files to a translation unit. Most of a file's compile time is parsing the
+# same headers and instantiating the same templates (nlohmann_json, CLI11, pybind11, GoogleTest):
+# a third to a half of the build's CPU time on the CI machines (docs/perf/ci-time.md). OFF
+# compiles file by file: an edit then recompiles one file instead of its batch.
+option(TESSEL_UNITY_BUILD "Compile a few source files to a translation unit" ON)
+# tessel_unity_build(<target> <n> [ALONE <files>...]): <target>'s sources <n> to a translation
+# unit. A file whose file-local names clash with another's (a helper of the same name in an
+# anonymous namespace) is listed after ALONE and compiles on its own. Sources with their own
+# COMPILE_OPTIONS or COMPILE_DEFINITIONS always compile alone (CMake).
+function(tessel_unity_build target batch)
+  cmake_parse_arguments(ARG "" "" "ALONE" ${ARGN})
+  if(TESSEL_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
+    if(ARG_ALONE)
+      set_source_files_properties(${ARG_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endif()
+endfunction()
 set(TESSEL_SANITIZE "" CACHE STRING "Sanitizers, e.g. 'address,undefined' or 'thread'")
 
 add_library(tessel_warnings INTERFACE)

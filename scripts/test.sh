@@ -119,7 +119,11 @@ if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then
     #   TESSEL_FUZZ_SEED=<seed> TESSEL_GPU_FUZZ_SEED=<seed> ctest --preset asan -L fuzz
     seed="${TESSEL_SANITIZE_FUZZ_SEED:-$(( (RANDOM << 15 | RANDOM) ))}"
     echo "== tessel [asan]: fuzzer seed $seed (replay: TESSEL_FUZZ_SEED=$seed TESSEL_GPU_FUZZ_SEED=$seed)"
-    ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:abort_on_error=0" \
+    # malloc_context_size=8: ASan records the stack of every allocation and free; at its default
+    # depth of 30 frames that was a third of the time of the allocation-heavy tests (the schedule
+    # search, the simplifier). A report still has the whole stack of the bad access; replay with
+    # ASAN_OPTIONS=malloc_context_size=30 for deeper allocation and free stacks.
+    ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:abort_on_error=0:malloc_context_size=8" \
     LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     TESSEL_FUZZ_SEED="$seed" TESSEL_GPU_FUZZ_SEED="$seed" \
