@@ -1,9 +1,11 @@
 """tune_gemm_fp16_cuda: tessel's tuner on the fp16 GEMM with fp32 accumulation C = A @ B
 (workload matmul_mixed, row-major 4096^3; another size with TESSEL_TUNE_GEMM_N) for `cuda`, whose
-space is the tensor-core sketch (multi_level_tiling_tensor_core, sm_80+), then the best schedule
-against cuBLAS (torch.mm on fp16 with fp32 accumulation, as benchmarks/gemm_fp16_cuda.py) and the
-tensor-core tutorial's final hand-written schedule (tutorials/07_tensor_core_gemm.py, step 6),
-timed in one process. Resumable from its log (support/tune_cuda.py):
+space is the tensor-core sketch (multi_level_tiling_tensor_core, sm_80+) and, on Hopper (sm_90a),
+the wgmma sketches (multi_level_tiling_wgmma), then the best schedule against cuBLAS (torch.mm on
+fp16 with fp32 accumulation, as benchmarks/gemm_fp16_cuda.py) and the tutorial's best
+hand-written schedule (tutorials/07_tensor_core_gemm.py step 6; on Hopper
+tutorials/08_hopper_gemm.py step 4), timed in one process. Resumable from its log
+(support/tune_cuda.py):
 
     benchmarks/run.sh tune_gemm_fp16_cuda --trials 1000 --max-seconds 480   # repeat until 1000
 """
@@ -39,7 +41,10 @@ def main():
         return tune_cuda.report("tune_gemm_fp16_cuda", f"n={N}", records, 2.0 * N**3, "GFLOP/s",
                                 None, None, None, "cublas")
     tuned = tune_cuda.build_best(task, a.log)
-    hand_s, hand_args = cuda_bench.tutorial("07_tensor_core_gemm").step6(N, N, N)
+    if torch.cuda.get_device_capability() == (9, 0):
+        hand_s, hand_args = cuda_bench.tutorial("08_hopper_gemm").step4(N, N, N)
+    else:
+        hand_s, hand_args = cuda_bench.tutorial("07_tensor_core_gemm").step6(N, N, N)
     hand = ts.build(hand_s, hand_args, target="cuda")
     g = torch.Generator(device="cuda").manual_seed(N)
     x = torch.randn(N, N, device="cuda", generator=g).half()

@@ -69,6 +69,7 @@ const char* kind_name(SketchStageKind k) {
         case SketchStageKind::RowFetch: return "row_fetch";
         case SketchStageKind::TensorCore: return "tensor_core";
         case SketchStageKind::TensorCoreFetch: return "tensor_core_fetch";
+        case SketchStageKind::WgmmaFetch: return "wgmma_fetch";
         case SketchStageKind::ReadCache: return "read_cache";
         case SketchStageKind::CpuDot: return "cpu_dot";
         case SketchStageKind::CpuDotOutput: return "cpu_dot_output";
@@ -118,8 +119,9 @@ void def_sketch(py::module_& a) {
                 return out;
             },
             "Per stage: plain, inlined, tiled, fused, cross_thread_reduction, shared_fetch, "
-            "placeholder, row_block, row_reduction, row_fetch, tensor_core, tensor_core_fetch or "
-            "read_cache.")
+            "placeholder, row_block, row_reduction, row_fetch, tensor_core, tensor_core_fetch, "
+            "wgmma_fetch, read_cache, cpu_dot, cpu_dot_output, cpu_dot_pack, cpu_dot_operand, "
+            "blocked or blocked_output.")
         .def(
             "copy", [](const PySketch& s) { return std::make_shared<PySketch>(s.sync()); },
             "An independent copy (what a rule changes and returns).")

@@ -298,6 +298,7 @@ int64_t fetch_bytes(AnnotateContext& a, int st) {
 // to 4, drawn among the choices whose copies fit the block's shared memory (the padding of rows
 // is not counted: verify_schedule rejects the rare state it pushes over). "none" is always among
 // them: where one copy of the tiles is already too much, the shared-memory check rejects the state.
+// A wgmma sketch's TMA tiles always have a pipeline, 2 to 8 deep (a ScheduleError where none fits).
 void pipelining(AnnotateContext& a) {
     Schedule& s = a.schedule;
     std::map<std::pair<int, int>, std::vector<int>> groups;  // (consumer, attach iterator)
@@ -313,10 +314,15 @@ void pipelining(AnnotateContext& a) {
         int64_t group = 0;
         for (int st : stages) group += fetch_bytes(a, st);
         std::vector<int64_t> fit;
-        for (int64_t choice : pipelining_choices(a.space.task().target()))
+        for (int64_t choice :
+             pipelining_choices(a.space.task().target(), a.sketch.stages[stages[0]].kind))
             if (choice == kNoPipelining || limit <= 0 ||
                 bytes + group * (pipelining_copies(choice) - 1) <= limit)
                 fit.push_back(choice);
+        if (fit.empty())
+            TESSEL_THROW(ScheduleError)
+                << "pipelining: no depth of the TMA pipeline of '" << s.stage(stages[0]).name()
+                << "' fits the block's shared memory";
         int64_t choice = fit[pick(a.rng, fit.size())];
         bytes += group * (pipelining_copies(choice) - 1);
         for (int st : stages) apply_pipelining(s, st, choice);
@@ -403,7 +409,10 @@ bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, cons
         bytes += elems * op_output(stage.op, 0).dtype().bytes() * copies;
     }
     if (inferred) *inferred = std::move(extents);
-    return hw.max_shared_memory_per_block <= 0 || bytes <= hw.max_shared_memory_per_block;
+    // verify_schedule's limit: the runtime opts kernels in to more than the default 48 KB.
+    const int64_t limit = std::max<int64_t>(
+        hw.max_shared_memory_per_block, space.task().target().max_shared_memory_per_block_optin());
+    return limit <= 0 || bytes <= limit;
 }
 
 const std::vector<Expr>& AnnotateContext::extents_of(int stage) {
@@ -427,10 +436,12 @@ void AnnotateContext::set_extents(std::vector<std::vector<Expr>> extents) {
 
 bool is_shared_fetch(const SketchStage& info) {
     return info.kind == SketchStageKind::SharedFetch ||
-           info.kind == SketchStageKind::TensorCoreFetch;
+           info.kind == SketchStageKind::TensorCoreFetch ||
+           info.kind == SketchStageKind::WgmmaFetch;
 }
 
-std::vector<int64_t> pipelining_choices(const Target& target) {
+std::vector<int64_t> pipelining_choices(const Target& target, SketchStageKind kind) {
+    if (kind == SketchStageKind::WgmmaFetch) return {2, 3, 4, 5, 6, 7, 8};
     if (target.compute_capability() >= 80) return {kNoPipelining, kDoubleBuffer, 2, 3, 4};
     return {kNoPipelining, kDoubleBuffer};
 }

@@ -67,8 +67,16 @@ int tensor_core_tile_misses(const SearchSpace& space, const Sketch& sketch, cons
 
 void annotate_tensor_core(AnnotateContext& a) {
     Schedule& s = a.schedule;
+    // A wgmma sketch's TMA fetches: issued by a producer warp group of their own (the consumers
+    // only wait, multiply and release the copies: tutorial 08 step 5) or by the consumers' first
+    // thread (step 4), both tiles alike (lowering requires it).
+    const bool producer =
+        std::any_of(a.sketch.stages.begin(), a.sketch.stages.end(),
+                    [](const SketchStage& i) { return i.kind == SketchStageKind::WgmmaFetch; }) &&
+        pick(a.rng, 2) == 1;
     for (int st = 0; st < static_cast<int>(s.stages().size()); ++st) {
         const SketchStage& info = a.sketch.stages[st];
+        if (info.kind == SketchStageKind::WgmmaFetch && producer) s.warp_specialize(st);
         if (info.kind == SketchStageKind::TensorCoreFetch) copy_tile(a, st);
         if (info.kind != SketchStageKind::TensorCore || info.tensor_core_tiles.empty()) continue;
         WarpTile t = warp_tile(a.sketch, info, s.steps());

@@ -70,7 +70,8 @@ void bind_row_block(AnnotateContext& a, int stage);
 /// GPU: annotates the TensorCore and TensorCoreFetch stages of a tensor-core sketch
 /// (AnnotateTensorCore.cpp): rejects warp tiles whose accumulators exceed
 /// kMaxAccumulatorsPerLane, pads the shared tiles' rows or not (storage_align, 16 bytes) and
-/// copies them with 128-bit accesses by the block's warps.
+/// copies them with 128-bit accesses by the block's warps. The WgmmaFetch tiles of a wgmma
+/// sketch get a producer warp group (warp_specialize) or not, both alike.
 void annotate_tensor_core(AnnotateContext& a);
 
 /// CPU: annotates the CpuDotOutput stages of a dot-product sketch (AnnotateCpuDot.cpp): rejects
@@ -135,14 +136,15 @@ int tensor_core_tile_misses(const SearchSpace& space, const Sketch& sketch, cons
                             const std::vector<Step>& steps);
 
 /// Whether the stage is a shared-memory tile a tiled or tensor-core stage fetches (SharedFetch,
-/// TensorCoreFetch): what the pipelining rule and mutation choose for.
+/// TensorCoreFetch, WgmmaFetch): what the pipelining rule and mutation choose for.
 bool is_shared_fetch(const SketchStage& info);
 
 /// A shared fetch's pipelining choice: none, double_buffer, or pipeline(depth) for depth >= 2.
 constexpr int64_t kNoPipelining = 0;
 constexpr int64_t kDoubleBuffer = 1;
-/// The choices for `target`: none and double_buffer; pipeline depth 2, 3, 4 on sm_80 and newer.
-std::vector<int64_t> pipelining_choices(const Target& target);
+/// The choices for `target` and the fetches' kind: none and double_buffer, and pipeline depth 2,
+/// 3, 4 on sm_80 and newer; a WgmmaFetch (TMA, whose copies need a pipeline) depth 2 to 8.
+std::vector<int64_t> pipelining_choices(const Target& target, SketchStageKind kind);
 /// Copies of the buffer a choice keeps in shared memory.
 int64_t pipelining_copies(int64_t choice);
 /// Applies `choice` to shared stage `stage` (nothing for kNoPipelining).
@@ -177,8 +179,9 @@ constexpr int64_t kMaxOutputsPerThread = 64;
 int gpu_tile_misses(const SearchSpace& space, const Sketch& sketch, const std::vector<Step>& steps);
 
 /// Whether the shared-memory fetches of `s` (the sketch replayed with its tile sizes) fit the
-/// target's shared memory per block (bound inference). Annotation draws tile sizes again until
-/// both checks pass (rejection sampling: uniform over the passing ones).
+/// target's shared memory per block (the opt-in limit the runtime asks for; bound inference).
+/// Annotation draws tile sizes again until both checks pass (rejection sampling: uniform over
+/// the passing ones).
 /// `extents`, when given, receives the leaf extents it inferred (left empty when it needed none).
 bool gpu_shared_memory_fits(const SearchSpace& space, const Sketch& sketch, const Schedule& s,
                             std::vector<std::vector<Expr>>* extents = nullptr);

@@ -331,7 +331,8 @@ bool mutate_pipelining(const SearchSpace& space, const SearchState& st, Steps& s
                   : first.double_buffer ? internal::kDoubleBuffer
                                         : internal::kNoPipelining;
     std::vector<int64_t> others;
-    for (int64_t c : internal::pipelining_choices(space.task().target()))
+    const SketchStageKind kind = space.sketches()[st.sketch].stages[group[0]].kind;
+    for (int64_t c : internal::pipelining_choices(space.task().target(), kind))
         if (c != now) others.push_back(c);
     const int64_t next = others[pick(rng, others.size())];
     auto step_for = [&](int stage) -> Step {

@@ -466,7 +466,8 @@ std::vector<SketchRule> builtin_sketch_rules(const Target& target) {
     SketchRule tiling{"multi_level_tiling", tiling_condition, tiling_apply};
     SketchRule skip{"skip", skip_condition, skip_apply};
     if (target.is_gpu())
-        return {internal::tensor_core_rule(),
+        return {internal::wgmma_rule(),
+                internal::tensor_core_rule(),
                 {"implicit_gemm", implicit_gemm_condition, implicit_gemm_apply},
                 {"split_k", split_k_condition, split_k_apply},
                 {"cache_read_shared", cache_read_condition, cache_read_apply},

@@ -3,9 +3,16 @@
 // intrinsic's pattern is scheduled as tutorials/07_tensor_core_gemm.py step 2 with open tile
 // lengths. Annotation (AnnotateTensorCore.cpp) fills in the tiles, pads and copies the shared
 // tiles, and chooses their pipelining (Annotate.cpp). docs/auto_schedule.md explains the choices.
+//
+// On sm_90a the Hopper rule, multi_level_tiling_wgmma, comes first and leaves the GEMM to this one
+// too: tutorials/08_hopper_gemm.py step 4 (wgmma fed by TMA on mbarriers, a persistent kernel)
+// with the block tile (64 or 128 rows: one or two consumer warp groups; 64, 128 or 256 columns)
+// a sketch each, the blocks' order (block-row groups) a tile group; annotation chooses the
+// pipeline's depth and the producer warp group (warp_specialize).
 #include <optional>
 
 #include "SketchUtil.h"
+#include "op/DefaultScheduleTensorCore.h"
 #include "tessel/auto_schedule/space/Sketch.h"
 #include "tessel/schedule/TensorIntrin.h"
 
@@ -17,6 +24,8 @@ namespace {
 // tile: warp tiles up to 128 x 128 (the accumulator check in annotation rejects the large ones),
 // shared tiles up to 128 deep in k for 16-bit inputs.
 constexpr int64_t kMaxFragments = 8;
+// The wgmma sketch's k tile: 64 16-bit elements, the 128-byte rows TMA's swizzle fills.
+constexpr int64_t kWgmmaK = 64;
 
 // The intrinsics of one input type: the mma and its k, the shared -> fragment copies, and the
 // columns of n the B copy loads at once (ldmatrix .x4.trans: two B fragments).
@@ -92,9 +101,10 @@ RuleCondition tensor_core_condition(const SketchContext& ctx, const Sketch& sk, 
     return match_gemm(ctx, sk, st) ? RuleCondition::ApplyAndSkipRest : RuleCondition::Skip;
 }
 
-// Inserts the caches: A.shared, A.shared.warp, B.shared, B.shared.warp and C.warp. Returns their
-// indices {as, af, bs, bf, cf}; `c` becomes the output's new index.
-std::vector<int> insert_caches(Sketch& sk, int a, int b, int& c) {
+// Inserts the caches: A.shared, A.shared.warp, B.shared, B.shared.warp and C.warp (without
+// `fragments`, wgmma's: A.shared, B.shared and C.warp). Returns their indices {as, af, bs, bf, cf}
+// ({as, bs, cf}); `c` becomes the output's new index.
+std::vector<int> insert_caches(Sketch& sk, int a, int b, int& c, bool fragments = true) {
     Schedule& s = sk.schedule;
     std::vector<int*> moving = {&a, &b, &c};
     std::vector<int> made;
@@ -107,9 +117,9 @@ std::vector<int> insert_caches(Sketch& sk, int a, int b, int& c) {
         made.push_back(at);
     };
     inserted(s.cache_read(a, "shared", {c}));  // A.shared
-    inserted(s.cache_read(made[0], "warp", {c}));
+    if (fragments) inserted(s.cache_read(made[0], "warp", {c}));
     inserted(s.cache_read(b, "shared", {c}));  // B.shared
-    inserted(s.cache_read(made[2], "warp", {c}));
+    if (fragments) inserted(s.cache_read(made[2], "warp", {c}));
     int cf = s.cache_write(c, "warp");
     insert_sketch_stage(sk, cf);
     for (int& m : made)
@@ -194,10 +204,104 @@ std::vector<std::pair<Sketch, int>> tensor_core_apply(const SketchContext& ctx, 
     return {{std::move(sk), cf - 1}};
 }
 
+// The GEMM as the Hopper rule takes it: an sm_90a target, 16-bit inputs (wgmma_m64n<N>k16), m, n
+// and k multiples of 64 (whole tiles of 64 x 64 at least, whole k tiles of 64; the operands'
+// rows a multiple of 16 bytes, as TMA fetches them: they are kernel arguments).
+std::optional<TensorCoreGemm> match_wgmma(const SketchContext& ctx, const Sketch& sk, int st) {
+    if (ctx.task.target().arch() != "sm_90a") return std::nullopt;
+    std::optional<TensorCoreGemm> g = match_gemm(ctx, sk, st);
+    if (!g || g->in.kk != 16) return std::nullopt;
+    const ComputeOpNode* c = as_compute(sk.schedule.stage(st).op);
+    for (const IterVar& v : {c->axis[0], c->axis[1], c->reduce_axis[0]})
+        if (as_const_int(v.dom().extent).value_or(0) % kWgmmaK != 0) return std::nullopt;
+    return g;
+}
+
+RuleCondition wgmma_condition(const SketchContext& ctx, const Sketch& sk, int st) {
+    return match_wgmma(ctx, sk, st) ? RuleCondition::Apply : RuleCondition::Skip;
+}
+
+// The output's loops (tutorial 08 step 4): [blocks (blockIdx.x), tiles of a block in turn, warp
+// groups of 64 rows (threadIdx.z), warps of 16 rows (threadIdx.y), 8-column fragments, store_c].
+// The tiles are numbered `group` block rows first (the tile group returned), then split among
+// persistent_blocks blocks.
+TileGroup wgmma_output(Sketch& sk, int c, int64_t bm, int64_t bn, int64_t tiles,
+                       const Target& target) {
+    Schedule& s = sk.schedule;
+    s.split(c, 0, bm);                               // [bi, i, j]
+    s.split(c, 1, 64);                               // [bi, g, i, j]
+    s.split(c, 2, 16);                               // [bi, g, w, i16, j]
+    s.split(c, 4, bn);                               // [bi, g, w, i16, bj, j]
+    s.split(c, 5, 8);                                // [bi, g, w, i16, bj, fj, j8]
+    TileGroup group = split_levels(sk, c, 0, 2, 0);  // [bg, bi, g, w, i16, bj, fj, j8]
+    s.reorder(c, {0, 5, 1, 2, 3, 6, 4, 7});          // [bg, bj, bi, g, w, fj, i16, j8]
+    s.fuse(c, {0, 1, 2});                            // [t, g, w, fj, i16, j8]
+    s.split(c, 0, op::internal::persistent_blocks(tiles, target));  // [tt, b, g, ...]
+    s.reorder(c, {1, 0, 2, 3, 4, 5, 6});                            // [b, tt, g, w, fj, i16, j8]
+    s.bind(c, 0, IterAnnotation::BlockX);
+    s.bind(c, 2, IterAnnotation::ThreadZ);
+    s.bind(c, 3, IterAnnotation::ThreadY);
+    s.unroll(c, 4);
+    s.tensorize(c, 5, "store_c");
+    return group;
+}
+
+// The accumulator at the output's warp loop: [k tiles of 64, 16-deep steps (unrolled), the
+// warp's 16 x bn wgmma]; A's and B's shared tiles at its k-tile loop, swizzled (B's [k][n] tile in
+// column panels of 64: [bn / 64][64][64]), fetched by TMA.
+void wgmma_accumulator(Sketch& sk, int cf, int c, int as, int bs, const std::string& intrin) {
+    Schedule& s = sk.schedule;
+    s.compute_at(cf, c, 3);
+    s.split(cf, 2, kWgmmaK);         // [ci, cj, ko, ck]
+    s.split(cf, 3, 16);              // [ci, cj, ko, ki, kk]
+    s.reorder(cf, {2, 3, 0, 1, 4});  // [ko, ki, ci, cj, kk]
+    s.unroll(cf, 1);
+    s.tensorize(cf, 2, intrin);
+    for (int tile : {as, bs}) s.compute_at(tile, cf, 0);
+    s.storage_split(bs, 1, 64);
+    s.storage_reorder(bs, {1, 0, 2});
+    for (int tile : {as, bs}) {
+        s.storage_swizzle(tile);
+        s.tma(tile);
+    }
+}
+
+std::vector<std::pair<Sketch, int>> wgmma_apply(const SketchContext& ctx, const Sketch& in,
+                                                int st) {
+    TensorCoreGemm gemm = *match_wgmma(ctx, in, st);
+    const ComputeOpNode* op = as_compute(in.schedule.stage(st).op);
+    const int64_t m = *as_const_int(op->axis[0].dom().extent);
+    const int64_t n = *as_const_int(op->axis[1].dom().extent);
+    const std::string type = std::string(gemm.in.mma).ends_with("bf16") ? "bf16" : "f16";
+    std::vector<std::pair<Sketch, int>> out;
+    for (int64_t bm : {128, 64}) {
+        for (int64_t bn : {256, 128, 64}) {
+            if (m % bm != 0 || n % bn != 0) continue;
+            Sketch sk = in;
+            int c = st;
+            std::vector<int> caches = insert_caches(sk, gemm.a, gemm.b, c, false);
+            const int as = caches[0], bs = caches[1], cf = caches[2];
+            TileGroup group = wgmma_output(sk, c, bm, bn, (m / bm) * (n / bn), ctx.task.target());
+            wgmma_accumulator(sk, cf, c, as, bs, "wgmma_m64n" + std::to_string(bn) + "k16_" + type);
+            sk.tiles.push_back(group);
+            for (int t : {cf, c}) sk.stages[t].kind = SketchStageKind::TensorCore;
+            for (int t : {as, bs}) sk.stages[t].kind = SketchStageKind::WgmmaFetch;
+            sk.trace.push_back(sk.schedule.stage(c).name() + ": multi_level_tiling_wgmma " +
+                               std::to_string(bm) + "x" + std::to_string(bn));
+            out.emplace_back(std::move(sk), cf - 1);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 SketchRule tensor_core_rule() {
     return {"multi_level_tiling_tensor_core", tensor_core_condition, tensor_core_apply};
+}
+
+SketchRule wgmma_rule() {
+    return {"multi_level_tiling_wgmma", wgmma_condition, wgmma_apply};
 }
 
 }  // namespace tessel::internal

@@ -64,6 +64,11 @@ SketchRule read_cache_rule();
 /// as tutorials/07_tensor_core_gemm.py: warp accumulators, shared and warp tiles, tensorize.
 SketchRule tensor_core_rule();
 
+/// The Hopper tensor-core rule (SketchTensorCore.cpp): on sm_90a, a float16/bfloat16 GEMM whose
+/// m, n and k are multiples of 64, tiled as tutorials/08_hopper_gemm.py step 4 (wgmma, TMA, a
+/// persistent kernel), one sketch per block tile; the mma.sync rule applies as well.
+SketchRule wgmma_rule();
+
 /// The CPU dot-product rule (SketchCpuDot.cpp), multi_level_tiling_cpu_dot: a GEMM whose
 /// product is a CPU dot intrinsic's on the task's target (cpu_dot_intrin_for: uint8 x int8 on
 /// VNNI, bfloat16 on AVX512-BF16) tiled as the operator library's default on its dot path, with

@@ -67,15 +67,20 @@ enum class SketchStageKind : uint8_t {
     /// GPU: a shared-memory copy of one row of an input the row group reads more than once,
     /// computed at the RowBlock stage's row loop and fetched by its threads
     RowFetch,
-    /// GPU: a stage of the tensor-core GEMM sketch (SketchTensorCore.cpp) scheduled completely by
-    /// the sketch: the output (its fragments stored by store_c), the warp accumulator (mma.sync)
-    /// and the warp fragments of A and B (ldmatrix); annotation leaves its loops alone
+    /// GPU: a stage of the tensor-core GEMM sketches (SketchTensorCore.cpp) scheduled completely
+    /// by the sketch: the output (its fragments stored by store_c), the warp accumulator
+    /// (mma.sync, or wgmma on sm_90a) and the warp fragments of A and B (ldmatrix; none for
+    /// wgmma, which reads the shared tiles); annotation leaves its loops alone
     TensorCore,
     /// GPU: a shared-memory tile of A or B in the tensor-core sketch, computed at the
     /// accumulator's outer k loop; annotation pads its rows (storage_align) and copies it with
     /// 128-bit accesses by the block's warps (threadIdx.x = 32, .y and .z following the warp
     /// tile splits in `thread_steps`)
     TensorCoreFetch,
+    /// GPU: a shared-memory tile of A or B in the wgmma sketch (sm_90a), computed at the
+    /// accumulator's k-tile loop, swizzled and fetched by TMA; annotation chooses its pipeline's
+    /// depth (2 to 8) and whether a producer warp group issues it (warp_specialize)
+    WgmmaFetch,
     /// GPU: a register ("local") copy of a SharedFetch tile, computed at the tiled stage's
     /// innermost reduction loop (`read_cache_at`): one thread's slice of the shared tile per
     /// step of the reduction (tutorial 05's AL and BL). Annotation vectorises it (1, 2 or 4
