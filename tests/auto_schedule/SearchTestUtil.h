@@ -7,6 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +100,31 @@ inline void expect_state_matches_reference(const SearchTask& task, const SearchS
     } catch (const std::exception& e) {
         ADD_FAILURE() << what << ": " << e.what();
     }
+}
+
+/// What check_mutants saw: the children made and the mutations that made them.
+struct MutantsSeen {
+    int made = 0;
+    std::set<std::string> kinds;
+};
+
+/// Mutates `states` in turn `tries` times (rng seeded by `seed`); every child must pass the
+/// space's check and match sketch `sketch`; `each(child, n)` sees the n-th child (from 1).
+template <typename Each>
+MutantsSeen check_mutants(const SearchSpace& space, const std::vector<SearchState>& states,
+                          int sketch, int tries, uint64_t seed, Each each) {
+    std::mt19937_64 rng(seed);
+    MutantsSeen seen;
+    for (int i = 0; i < tries && !states.empty(); ++i) {
+        std::optional<SearchState> child = space.mutate(states[i % states.size()], rng);
+        if (!child) continue;
+        ++seen.made;
+        seen.kinds.insert(child->origin);
+        EXPECT_TRUE(space.check(child->schedule).empty());
+        EXPECT_EQ(space.match_sketch(child->schedule), sketch);
+        each(*child, seen.made);
+    }
+    return seen;
 }
 
 }  // namespace tessel::testing

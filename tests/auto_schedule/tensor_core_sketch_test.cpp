@@ -185,20 +185,13 @@ TEST(TensorCoreSketch, MutantsStayValid) {
     std::vector<std::string> names = space.mutations(states[0]);
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_pipelining"), names.end());
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_tile_size"), names.end());
-    std::mt19937_64 rng(3);
-    std::set<std::string> kinds;
-    int made = 0;
-    for (int i = 0; i < 16; ++i) {
-        std::optional<SearchState> child = space.mutate(states[i % states.size()], rng);
-        if (!child) continue;
-        ++made;
-        kinds.insert(child->origin);
-        EXPECT_TRUE(space.check(child->schedule).empty());
-        EXPECT_EQ(space.match_sketch(child->schedule), 0);
-        if (made <= 2) expect_runs(*child, "mutant " + std::to_string(i) + " " + child->origin);
-    }
-    EXPECT_GE(made, 12);
-    EXPECT_TRUE(kinds.count("mutate_tile_size"));
+    MutantsSeen seen =
+        check_mutants(space, states, 0, 16, 3, [](const SearchState& child, int made) {
+            if (made <= 2)
+                expect_runs(child, "mutant " + std::to_string(made) + " " + child.origin);
+        });
+    EXPECT_GE(seen.made, 12);
+    EXPECT_TRUE(seen.kinds.count("mutate_tile_size"));
 }
 
 TEST(TensorCoreSketch, TuningRecordReplaysTheState) {

@@ -137,25 +137,17 @@ TEST(WgmmaSketch, MutantsStayValid) {
     std::vector<std::string> names = space.mutations(states[0]);
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_pipelining"), names.end());
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_tile_size"), names.end());
-    std::mt19937_64 rng(3);
-    std::set<std::string> kinds;
-    int made = 0;
-    for (int i = 0; i < 16; ++i) {
-        std::optional<SearchState> child = space.mutate(states[i % states.size()], rng);
-        if (!child) continue;
-        ++made;
-        kinds.insert(child->origin);
-        EXPECT_TRUE(space.check(child->schedule).empty());
-        EXPECT_EQ(space.match_sketch(child->schedule), 1);
-        for (const Stage& st : child->schedule.stages()) {  // TMA needs its pipeline
-            if (st.scope == StorageScope::Shared) {
-                EXPECT_GE(st.pipeline_depth, 2);
+    MutantsSeen seen =
+        check_mutants(space, states, 1, 16, 3, [](const SearchState& child, int made) {
+            for (const Stage& st : child.schedule.stages()) {  // TMA needs its pipeline
+                if (st.scope == StorageScope::Shared) {
+                    EXPECT_GE(st.pipeline_depth, 2);
+                }
             }
-        }
-        if (made == 1) expect_wgmma_runs(*child, "mutant " + child->origin, 128);
-    }
-    EXPECT_GE(made, 12);
-    EXPECT_EQ(kinds, (std::set<std::string>{"mutate_tile_size", "mutate_pipelining"}));
+            if (made == 1) expect_wgmma_runs(child, "mutant " + child.origin, 128);
+        });
+    EXPECT_GE(seen.made, 12);
+    EXPECT_EQ(seen.kinds, (std::set<std::string>{"mutate_tile_size", "mutate_pipelining"}));
 }
 
 }  // namespace
