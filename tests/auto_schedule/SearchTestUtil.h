@@ -102,6 +102,21 @@ inline void expect_state_matches_reference(const SearchTask& task, const SearchS
     }
 }
 
+/// `count` random complete states of sketch `sketch` (annotation drawn until one completes, at
+/// most 4 * count draws; fewer is a test failure).
+inline std::vector<SearchState> sketch_samples(const SearchSpace& space, int sketch, int count,
+                                               uint64_t seed) {
+    std::vector<SearchState> out;
+    std::mt19937_64 rng(seed);
+    for (int tries = 0; tries < 4 * count && static_cast<int>(out.size()) < count; ++tries) {
+        std::string why;
+        std::optional<SearchState> s = space.annotate(sketch, rng, &why);
+        if (s) out.push_back(std::move(*s));
+    }
+    EXPECT_EQ(static_cast<int>(out.size()), count) << "seed " << seed;
+    return out;
+}
+
 /// What check_mutants saw: the children made and the mutations that made them.
 struct MutantsSeen {
     int made = 0;

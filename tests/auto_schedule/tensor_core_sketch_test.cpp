@@ -37,19 +37,6 @@ int tensor_core_sketches(const SearchSpace& space) {
         std::count_if(space.sketches().begin(), space.sketches().end(), is_tensor_core));
 }
 
-// Random states of sketch 0 (the tensor-core one), each drawn until it is complete.
-std::vector<SearchState> tc_samples(const SearchSpace& space, int count, uint64_t seed) {
-    std::vector<SearchState> out;
-    std::mt19937_64 rng(seed);
-    for (int tries = 0; tries < 4 * count && static_cast<int>(out.size()) < count; ++tries) {
-        std::string why;
-        std::optional<SearchState> s = space.annotate(0, rng, &why);
-        if (s) out.push_back(std::move(*s));
-    }
-    EXPECT_EQ(static_cast<int>(out.size()), count) << "seed " << seed;
-    return out;
-}
-
 // 1 none, 2 double_buffer, 3.. pipeline depth + 1 (of the state's first shared stage).
 int pipelining_of(const SearchState& s) {
     for (const Stage& st : s.schedule.stages())
@@ -141,7 +128,7 @@ TEST(TensorCoreSketch, SamplesComputeTheGemmAndHoldMmaSync) {
     SearchSpace space(mixed_gemm(128, 128, 64));
     std::set<std::string> tiles;
     for (uint64_t seed : {1, 2, 3}) {
-        std::vector<SearchState> states = tc_samples(space, 2, seed);
+        std::vector<SearchState> states = sketch_samples(space, 0, 2, seed);
         for (size_t i = 0; i < states.size(); ++i) {
             expect_runs(states[i], "seed " + std::to_string(seed) + " sample " + std::to_string(i));
             std::vector<int64_t> l;
@@ -180,7 +167,7 @@ TEST(TensorCoreSketch, PipeliningChoicesOccurAndLower) {
 
 TEST(TensorCoreSketch, MutantsStayValid) {
     SearchSpace space(mixed_gemm(128, 128, 64));
-    std::vector<SearchState> states = tc_samples(space, 2, 7);
+    std::vector<SearchState> states = sketch_samples(space, 0, 2, 7);
     ASSERT_FALSE(states.empty());
     std::vector<std::string> names = space.mutations(states[0]);
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_pipelining"), names.end());
@@ -197,7 +184,7 @@ TEST(TensorCoreSketch, MutantsStayValid) {
 TEST(TensorCoreSketch, TuningRecordReplaysTheState) {
     SearchTask task = mixed_gemm(128, 128, 64);
     SearchSpace space(task);
-    SearchState s = tc_samples(space, 1, 11).at(0);
+    SearchState s = sketch_samples(space, 0, 1, 11).at(0);
     TuningRecord rec;
     rec.dag_hash = task.dag_hash_hex();
     rec.workload = "matmul_mixed";

@@ -31,20 +31,6 @@ std::vector<std::string> sketch_traces(const SearchSpace& space) {
     return out;
 }
 
-// Random complete states of sketch `sketch`.
-std::vector<SearchState> wgmma_samples(const SearchSpace& space, int sketch, int count,
-                                       uint64_t seed) {
-    std::vector<SearchState> out;
-    std::mt19937_64 rng(seed);
-    for (int tries = 0; tries < 4 * count && static_cast<int>(out.size()) < count; ++tries) {
-        std::string why;
-        std::optional<SearchState> s = space.annotate(sketch, rng, &why);
-        if (s) out.push_back(std::move(*s));
-    }
-    EXPECT_EQ(static_cast<int>(out.size()), count) << "seed " << seed;
-    return out;
-}
-
 // The interpreter (against the reference) and NVRTC (sm_90a: wgmma, TMA copies) on a state.
 void expect_wgmma_runs(const SearchState& s, const std::string& what, int64_t k) {
     SCOPED_TRACE(what + "\n" + s.schedule.to_python());
@@ -107,7 +93,7 @@ TEST(WgmmaSketch, SamplesComputeTheGemmWithEitherProducerAndEveryDepth) {
     std::set<bool> producers;
     int run = 0;
     for (int sketch : {0, 3}) {  // 128 x 128 (two consumer warp groups), 64 x 64 (one)
-        for (const SearchState& s : wgmma_samples(space, sketch, 24, 10 + sketch)) {
+        for (const SearchState& s : sketch_samples(space, sketch, 24, 10 + sketch)) {
             const bool producer =
                 s.schedule.to_python().find("warp_specialize") != std::string::npos;
             int64_t depth = 0;
@@ -132,7 +118,7 @@ TEST(WgmmaSketch, SamplesComputeTheGemmWithEitherProducerAndEveryDepth) {
 TEST(WgmmaSketch, MutantsStayValid) {
     // 512 x 256 x 128: four block rows of 128, so the block-row groups have choices.
     SearchSpace space(hopper_gemm(512, 256, 128));
-    std::vector<SearchState> states = wgmma_samples(space, 1, 2, 7);  // 128 x 128
+    std::vector<SearchState> states = sketch_samples(space, 1, 2, 7);  // 128 x 128
     ASSERT_FALSE(states.empty());
     std::vector<std::string> names = space.mutations(states[0]);
     EXPECT_NE(std::find(names.begin(), names.end(), "mutate_pipelining"), names.end());
