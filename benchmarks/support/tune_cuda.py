@@ -33,6 +33,9 @@ def parse(description, default_log):
     p.add_argument("--restart-after", type=int, default=0,
                    help="restart the search after this many trials without a 1 %% gain of the "
                    "epoch's best (TuningOptions::restart_after; 0: never)")
+    p.add_argument("--no-default", action="store_true",
+                   help="the search alone: the task's default schedule is not a trial "
+                   "(TuningOptions::measure_default off)")
     p.add_argument("--report-only", action="store_true", help="no tuning: time the log's best")
     p.add_argument("--progress", action="store_true",
                    help="the tuner's progress: a line per round with its search / build / run / "
@@ -64,7 +67,7 @@ def tune(task, a):
             break
         ts.auto_schedule.tune(task, trials=min(a.trials, done + a.chunk), log_file=a.log,
                               seed=a.seed, restart_after=a.restart_after, progress=a.progress,
-                              print_schedule=False)
+                              measure_default=not a.no_default, print_schedule=False)
         records = records_of(a.log, task)
         ok = [r for r in records if r.ok and r.is_trial]
         best = ts.auto_schedule.tuning_curve(records)[-1].best_seconds
