@@ -383,11 +383,9 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
-        const bool f16 = op_inputs(dag_op).at(0).dtype() == Float(16);
         p.tiles = *w;
         p.mma = g->mma;
-        p.wgmma = "wgmma_m64n" + std::to_string(w->bn) + "k16_" + (f16 ? "f16" : "bf16") +
-                  (b_nk ? "_bt" : "");
+        p.wgmma = wgmma_intrin_name(w->bn, op_inputs(dag_op).at(0).dtype(), b_nk);
         p.tma = tma;
         p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
         p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",

@@ -103,9 +103,12 @@ std::vector<TensorIntrin> make_intrins() {
     for (int n : kWgmmaWidths)
         for (bool bt : {false, true})
             for (const Type& t : {h, b}) {
-                std::string name = "wgmma_m64n" + std::to_string(n) + "k16_" +
-                                   (t == h ? "f16" : "bf16") + (bt ? "_bt" : "");
-                v.push_back({name, K::Wgmma, mma_pattern(t, 16, n, 16, bt), F::C, bt, {}});
+                v.push_back({wgmma_intrin_name(n, t, bt),
+                             K::Wgmma,
+                             mma_pattern(t, 16, n, 16, bt),
+                             F::C,
+                             bt,
+                             {}});
             }
     const Type u8 = UInt(8), s8 = Int(8), i32 = Int(32);
     v.push_back({"dot_16x4_u8s8", K::CpuDot, dot_pattern(u8, s8, i32, 16, 4), F::C, false, {}});
@@ -220,6 +223,11 @@ const TensorIntrin* cpu_dot_intrin_for(const Target& target, Type a, Type b, Typ
         if (target.has_feature("avx512bf16")) name = "dot_16x2_bf16";
     }
     return name ? find_tensor_intrin(name) : nullptr;
+}
+
+std::string wgmma_intrin_name(int64_t n, const Type& t, bool b_nk) {
+    return "wgmma_m64n" + std::to_string(n) + "k16_" + (t == BFloat(16) ? "bf16" : "f16") +
+           (b_nk ? "_bt" : "");
 }
 
 const TensorIntrin* find_tensor_intrin(const std::string& name) {

@@ -95,6 +95,9 @@ struct TensorIntrin {
 const std::vector<TensorIntrin>& tensor_intrins();
 /// The intrinsic named `name`, or nullptr.
 const TensorIntrin* find_tensor_intrin(const std::string& name);
+/// The name of the wgmma intrinsic of width `n` for inputs of type `t` (float16 or bfloat16),
+/// B read n x k when `b_nk`: "wgmma_m64n<n>k16_f16", "..._bf16_bt".
+std::string wgmma_intrin_name(int64_t n, const Type& t, bool b_nk);
 /// "mma_m16n8k16_f16, ...": the names, for messages.
 std::string tensor_intrin_names();
 

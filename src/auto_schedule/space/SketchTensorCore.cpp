@@ -272,7 +272,7 @@ std::vector<std::pair<Sketch, int>> wgmma_apply(const SketchContext& ctx, const 
     const ComputeOpNode* op = as_compute(in.schedule.stage(st).op);
     const int64_t m = *as_const_int(op->axis[0].dom().extent);
     const int64_t n = *as_const_int(op->axis[1].dom().extent);
-    const std::string type = std::string(gemm.in.mma).ends_with("bf16") ? "bf16" : "f16";
+    const Type type = op_inputs(in.schedule.stage(st).op).at(0).dtype();
     std::vector<std::pair<Sketch, int>> out;
     for (int64_t bm : {128, 64}) {
         for (int64_t bn : {256, 128, 64}) {
@@ -282,7 +282,7 @@ std::vector<std::pair<Sketch, int>> wgmma_apply(const SketchContext& ctx, const 
             std::vector<int> caches = insert_caches(sk, gemm.a, gemm.b, c, false);
             const int as = caches[0], bs = caches[1], cf = caches[2];
             TileGroup group = wgmma_output(sk, c, bm, bn, (m / bm) * (n / bn), ctx.task.target());
-            wgmma_accumulator(sk, cf, c, as, bs, "wgmma_m64n" + std::to_string(bn) + "k16_" + type);
+            wgmma_accumulator(sk, cf, c, as, bs, wgmma_intrin_name(bn, type, false));
             sk.tiles.push_back(group);
             for (int t : {cf, c}) sk.stages[t].kind = SketchStageKind::TensorCore;
             for (int t : {as, bs}) sk.stages[t].kind = SketchStageKind::WgmmaFetch;
