@@ -84,9 +84,9 @@ void compare_gpu_outputs(const GpuProgram& p, const std::vector<HostArray>& got,
     }
 }
 
-std::string check_in_interpreter(const GpuProgram& p, const GpuData& d) {
+std::string check_in_interpreter(const GpuProgram& p, const GpuData& d, bool bounds_checks) {
     LowerOptions options = LowerOptions::from_env();
-    options.bounds_check = true;
+    options.bounds_check = options.bounds_check || bounds_checks;
     LoweredFunc f = lower(p.schedule, p.args(), "main", options);
     std::vector<HostArray> arrays = d.inputs;
     for (size_t o = 0; o < p.outputs.size(); ++o)

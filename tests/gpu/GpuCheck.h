@@ -1,7 +1,7 @@
 // The checks every GPU schedule goes through, shared by the GPU correctness helpers
 // (GpuTestUtil.h), the GPU schedule corpus tests and the GPU schedule fuzzer:
-//  1. lower with bounds checks, run as an SPMD program in the loop-IR interpreter (race detector
-//     on) and compare every output with the reference interpreter;
+//  1. lower, run as an SPMD program in the loop-IR interpreter (race detector on; every access
+//     checked against its buffer) and compare every output with the reference interpreter;
 //  2. build for "cuda -arch=sm_90": NVRTC must compile the generated CUDA C (no GPU needed), and
 //     the module must carry its "cu" and "ptx" sources;
 //  3. with a GPU: run the kernel on random inputs, every output poisoned (NaN / 0x5A bytes)
@@ -64,8 +64,11 @@ struct GpuCheckError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Check 1 (file comment). Returns the lowered IR.
-std::string check_in_interpreter(const GpuProgram& p, const GpuData& d);
+/// Check 1 (file comment). Returns the lowered IR. `bounds_checks` lowers with the bounds-check
+/// pass's asserts (lower/InjectBoundsChecks.h) as well: the interpreter checks every access
+/// itself, so they test the pass on GPU IR, at twice the interpreter's time or more (the corpus
+/// and the GPU fuzzer turn them on; docs/perf/ci-time.md).
+std::string check_in_interpreter(const GpuProgram& p, const GpuData& d, bool bounds_checks = false);
 
 /// Check 2: builds for `target` and checks the module's "cu" and "ptx" sources.
 Module compile_for_gpu(const GpuProgram& p, const std::string& target = kCudaCompileTarget);

@@ -68,7 +68,7 @@ GpuProgram program_of(const fuzz::PreparedOperator& p, const Schedule& s) {
 Outcome check_gpu_schedule(const fuzz::PreparedOperator& p, const Schedule& s) {
     GpuProgram g = program_of(p, s);
     GpuData d{p.inputs, p.expected};
-    if (auto o = run_phase("interpreter", [&] { check_in_interpreter(g, d); })) return *o;
+    if (auto o = run_phase("interpreter", [&] { check_in_interpreter(g, d, /*bounds_checks=*/true); })) return *o;
     std::optional<Module> m;
     if (auto o = run_phase("build", [&] { m = compile_for_gpu(g, gpu_run_target()); })) return *o;
     if (!cuda_available()) return {GpuVerdict::CompiledOnly, "", ""};

@@ -73,7 +73,7 @@ GpuVerdict check_gpu_steps_json(const std::string& op_name, const std::string& s
     g.magnitude = p.op.magnitude;
     GpuData d{p.inputs, p.expected};
     try {
-        check_in_interpreter(g, d);
+        check_in_interpreter(g, d, /*bounds_checks=*/true);
         Module m = compile_for_gpu(g, gpu_run_target());
         if (!cuda_available()) return GpuVerdict::CompiledOnly;
         check_on_gpu(g, m, d);

@@ -36,7 +36,7 @@ inline std::optional<Module> expect_gpu_program_ok(const GpuProgram& p, uint64_t
     std::string phase = "lower/interpreter";
     try {
         GpuData d = make_gpu_data(p, seed);
-        check_in_interpreter(p, d);
+        check_in_interpreter(p, d, /*bounds_checks=*/true);
         phase = std::string("build(\"") + kCudaCompileTarget + "\")";
         return compile_for_gpu(p);
     } catch (const std::exception& e) {
