@@ -132,7 +132,8 @@ TEST(OpConv, NchwcBlockedActivations) {
         expect_matches_reference(b, 48 * 9);
     }
     // At stride 2 the padding is inlined (2.25 reads an element), but kept a stage of its own
-    // under AVX2's 6 columns, which do not divide a row of 14 (a guarded tail); 28 take 4.
+    // under AVX2's budget of 6 columns, which no divisor of a row of 14 comes near: evened out
+    // as 5 + 5 + 4 (a guarded tail); 28 take 4.
     for (const auto& [h, kept] : std::vector<std::pair<int64_t, bool>>{{28, true}, {56, false}}) {
         SCOPED_TRACE(h);
         Tensor xs = placeholder({1, 2, h, h, 16}), ws = placeholder({2, 2, 3, 3, 16, 16});
@@ -140,7 +141,7 @@ TEST(OpConv, NchwcBlockedActivations) {
         Schedule b = op::default_schedule({ys}, Target("llvm -mcpu=haswell"));
         const Stage& pad = b.stage(b.stage_of(op_inputs(ys.op())[0]));
         EXPECT_EQ(pad.attach != AttachKind::Inlined, kept) << b.to_python();
-        EXPECT_NE(b.to_python().find(kept ? "factor=6)  # conv2d_nchwc: i3"
+        EXPECT_NE(b.to_python().find(kept ? "factor=5)  # conv2d_nchwc: i3"
                                           : "factor=4)  # conv2d_nchwc: i3"),
                   std::string::npos)
             << b.to_python();
