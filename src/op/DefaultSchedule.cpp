@@ -439,9 +439,15 @@ struct BlockedTile {
 // loads, not the multiply-adds, set its pace; with the input blocks outside, a block's weights
 // (18 KiB) stay in L1 for every row. ResNet-50's 512 3 x 3 layers at 7 x 7 on 2 Xeon cores: 0.67
 // against 0.77 ms at stride 1, 0.72 against 0.80 at stride 2 (a 14 x 14 input); the 1 x 1 layers
-// at 7 x 7 moved by -2 to +10 % within the noise and keep the rows outside.
-bool input_blocks_outside(const Operation& op, const BlockedTile& t, int64_t cap) {
-    return t.order != BlockedOrder::RowsOutside && 2 * t.ut <= cap &&
+// at 7 x 7 moved by -2 to +10 % within the noise and keep the rows outside. On 16 vector
+// registers (AVX2: 6 columns of 2 vectors) so do rows of at most three tiles, whose tiles the
+// evened-out widths leave at 4-5 columns (rows of 7 and 14): on 2 Zen 3 cores 512 3 x 3 at 7²
+// 1.54-1.65 -> 1.40-1.47 ms, at stride 2 from 14² 1.67-1.79 -> 1.49-1.56, 256 at stride 2 from
+// 28² 1.47-1.78 -> 1.32-1.47; 256 at 14² stride 1 alike, and rows of 28 and 56 alike or slower.
+bool input_blocks_outside(const Operation& op, const BlockedTile& t, int64_t cap, int64_t row,
+                          int64_t registers) {
+    const bool short_row = 2 * t.ut <= cap || (registers == 16 && row <= 3 * cap);
+    return t.order != BlockedOrder::RowsOutside && short_row &&
            !as_compute(op)->reduce_axis.empty() && internal::conv_window(op) > 1;
 }
 
@@ -530,7 +536,7 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
     }
     if (blocked_rows_outside(c, target)) {
         t.order = BlockedOrder::RowsOutside;
-    } else if (input_blocks_outside(op, t, cap)) {
+    } else if (input_blocks_outside(op, t, cap, ext[3], registers)) {
         t.order = BlockedOrder::InputBlocksOutside;
     } else if (pointwise_weights_outgrow_l1(op, t, registers, ext[1], target)) {
         t.order = BlockedOrder::InputBlocksOutside;

@@ -116,16 +116,19 @@ TEST(OpConv, NchwcBlockedActivations) {
         EXPECT_NE(b.to_python().find(order), std::string::npos) << l2 << "\n" << b.to_python();
         expect_matches_reference(b, 16 * 9);
     }
-    // Rows of 7 (half the AVX-512 tile's 14 columns) under a 3 x 3 window: the input blocks go
-    // outside the rows, each row's accumulators added to the output between blocks; at stride 1
-    // and 2, as the output's own cache and inside a ReLU.
-    for (const auto& [h, stride, relu] :
-         std::vector<std::tuple<int64_t, int64_t, bool>>{{7, 1, false}, {13, 2, true}}) {
-        SCOPED_TRACE(::testing::Message() << h << " " << stride << " " << relu);
+    // Rows of 7 (half the AVX-512 tile's 14 columns; on AVX2 two tiles, 4 + 3) under a 3 x 3
+    // window: the input blocks go outside the rows, each row's accumulators added to the output
+    // between blocks; at stride 1 and 2, as the output's own cache and inside a ReLU.
+    for (const auto& [h, stride, relu, cpu] :
+         std::vector<std::tuple<int64_t, int64_t, bool, std::string>>{
+             {7, 1, false, "skylake-avx512"},
+             {13, 2, true, "skylake-avx512"},
+             {7, 1, true, "haswell"}}) {
+        SCOPED_TRACE(::testing::Message() << h << " " << stride << " " << relu << " " << cpu);
         Tensor x7 = placeholder({1, 3, h, h, 16}), w7 = placeholder({4, 3, 3, 3, 16, 16});
         Tensor y7 = op::conv2d_nchwc(x7, w7, op::conv_params(stride, 1));
         if (relu) y7 = op::relu(y7);
-        Schedule b = op::default_schedule({y7}, Target("llvm -mcpu=skylake-avx512"));
+        Schedule b = op::default_schedule({y7}, Target("llvm -mcpu=" + cpu));
         EXPECT_NE(b.to_python().find("[0, 7, 2, 3, 8, 9, 10, 1, 4, 5, 6])  # conv2d_nchwc"),
                   std::string::npos)
             << b.to_python();
