@@ -17,6 +17,7 @@
 namespace tessel::op {
 
 using internal::BlockedOrder;
+using internal::ceil_div;
 using internal::dense_along;
 using internal::divisor_at_most;
 using internal::implicit_gemm_layout;
@@ -531,8 +532,7 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
     // 512 -> 2048 at 7² 0.74 -> 0.64. Seven columns of two vectors (14 accumulators, the weights
     // read by the multiply-adds from L1) spilled: 2-4 x slower.
     if (2 * t.ut < cap && ext[3] > cap) {
-        const int64_t tiles = (ext[3] + cap - 1) / cap;
-        t.ut = (ext[3] + tiles - 1) / tiles;
+        t.ut = ceil_div(ext[3], ceil_div(ext[3], cap));
     }
     if (blocked_rows_outside(c, target)) {
         t.order = BlockedOrder::RowsOutside;

@@ -18,6 +18,7 @@
 
 #include "op/DefaultScheduleGpu.h"
 #include "op/LoopNest.h"
+#include "op/OpUtil.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/schedule/TensorIntrin.h"
@@ -50,10 +51,6 @@ constexpr double kWgmmaMinUse = 0.4;
 // of 128 and of 512 were within the noise over ResNet-50's layers at batch 1 and 8, H200; 256 had
 // the highest lowest layer).
 constexpr int64_t kSplitExactMaxParts = 48, kSplitExactMinLength = 256;
-
-int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
 
 int stage_of_op(const Schedule& s, const Operation& op) {
     return s.stage_of(op_output(op, 0));

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "op/OpUtil.h"
+
 namespace tessel::op::internal {
 
 namespace {
@@ -27,10 +29,6 @@ constexpr int64_t kRegistersPerSm = 65536;
 constexpr int64_t kSharedPerSm = 228 * 1024;
 constexpr int64_t kBaseRegisters = 28;  // addresses, loop counters, the copy's temporaries
 constexpr int64_t kMaxPerThread = 32;
-
-int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
 
 int64_t next_pow2(int64_t v) {
     int64_t p = 1;

@@ -70,6 +70,10 @@ Tensor conv2d_nchw_of_padded(const Tensor& padded, const Tensor& w, const Conv2D
                              const Conv2DGeometry& g, const Accumulation& acc,
                              const std::string& name);
 
+/// a / b rounded up (a >= 0, b > 0).
+inline int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
 /// The largest divisor of `extent` that is at most `cap` (at least 1).
 int64_t divisor_at_most(int64_t extent, int64_t cap);
 /// The name given, or `fallback` when it is empty.
