@@ -7,7 +7,10 @@
 // OpenMP threads as tessel has). Each tessel layer is checked against oneDNN's output first.
 //
 //   benchmarks/run.sh network_cpu [--target T] [--runs N] [--default-rules] [--no-pre-packed]
-//                                 [--blocked]
+//                                 [--blocked] [--layers I,J,...]
+//
+// --layers times only the layers of those indices (as the lines print them: the job's task
+// indices), for a look at a few; the totals are then of those layers alone.
 //
 // --blocked runs the convolutions on blocked activations (the job's "layout": "NCHW16c":
 // op::conv2d_nchwc, the RGB stem's input in one block of 3 channels), as oneDNN runs its own: the
@@ -28,6 +31,7 @@
 // ratio reads as tessel's relative speed) and `BENCH network_cpu shipped_layers ...`: how many
 // layers had a record. --default-rules measures the rules instead (the shipped logs off).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "support/OneDnnLayers.h"
@@ -57,6 +61,7 @@ int main(int argc, char** argv) {
     std::string target = "llvm -num-cores=2";
     int runs = 31;
     bool rules = false, no_pre_packed = false, blocked = false;
+    std::vector<size_t> only;
     app.add_option("--target", target, "the target (default llvm -num-cores=2: this machine)");
     app.add_option("--runs", runs, "timed samples per layer and library");
     app.add_flag("--default-rules", rules, "the default rules, the shipped logs off");
@@ -65,6 +70,7 @@ int main(int argc, char** argv) {
     app.add_flag("--blocked", blocked,
                  "convolutions on blocked activations (conv2d_nchwc), as oneDNN's; the input's "
                  "transform into the layout counted once");
+    app.add_option("--layers", only, "only these layers (their printed indices)")->delimiter(',');
     CLI11_PARSE(app, argc, argv);
     if (rules) use_shipped_tuning_logs(false);
     Job job = parse_job(R"({"format_version": 1, "target": ")" + target +
@@ -84,6 +90,7 @@ int main(int argc, char** argv) {
         if (t.workload != "op.conv2d_nchw" && t.workload != "op.conv2d_nchwc" &&
             t.workload != "op.dense")
             continue;
+        if (!only.empty() && std::find(only.begin(), only.end(), i) == only.end()) continue;
         const SearchTask& task = search[i];
         std::string source = schedule_source(task);
         bench::LayerTiming r = bench::time_layer(
@@ -102,7 +109,7 @@ int main(int argc, char** argv) {
                   << r.tessel_transform_ms << " ms, oneDNN " << r.onednn_transform_ms << " ms"
                   << (r.ok ? "" : " (MISMATCH)") << std::endl;
     }
-    if (blocked) {
+    if (blocked && only.empty()) {
         // The network's input (1 x 3 x 224 x 224) into the stem's layout, once a call.
         Tensor x = placeholder({1, 3, 224, 224}, Float(32), "x");
         Tensor xb = op::nchw_to_nchwc(x, 3);
