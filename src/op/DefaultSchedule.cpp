@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "op/BlockedTileLoops.h"
 #include "op/DefaultScheduleGpu.h"
@@ -120,8 +121,10 @@ Type dtype_of(const Stage& st) {
 // is not fused with the others before the split: a vector across rows would index with a division
 // and a remainder per lane (a gather) where the split keeps it a dense access. A stage reading its
 // input transposed is tiled instead (vector-width squares: each cache line read serves a whole
-// tile), its tile's rows vectorised (a gather of one line each).
-void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
+// tile), its tile's rows vectorised (a gather of one line each). `parallel_threshold`: the work
+// from which its outer loops run in parallel (worth_parallel).
+void schedule_injective_cpu(Schedule& s, int stage, const Target& target,
+                            double parallel_threshold = double(int64_t(1) << 21)) {
     const int spatial = num_spatial(s.stage(stage));
     if (spatial == 0) return;
     const int64_t inner = leaf_extent(s, stage, spatial - 1);
@@ -132,7 +135,7 @@ void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
                divisor_at_most(leaf_extent(s, stage, spatial - 2), lanes),
                divisor_at_most(inner, lanes));  // [outer..., io, jo, ii, ji]
         s.vectorize(stage, spatial + 1);
-        parallel_outer(s, stage, spatial);
+        parallel_outer(s, stage, spatial, parallel_threshold);
         return;
     }
     // Up to two vectors a step (LLVM splits them), as LLVM's own vectoriser interleaves, within
@@ -141,7 +144,7 @@ void schedule_injective_cpu(Schedule& s, int stage, const Target& target) {
         divisor_at_most(inner, std::min<int64_t>(2 * lanes, s.limits().max_vector_lanes));
     if (width > 1) s.vectorize(stage, s.split(stage, spatial - 1, width).second);
     // [outer axes..., innermost / width]: the parallel loop.
-    parallel_outer(s, stage, spatial);
+    parallel_outer(s, stage, spatial, parallel_threshold);
 }
 
 // CPU, a reduction over its innermost loop that no vector along an output axis can take (a sum
@@ -557,10 +560,11 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
 // bounds' tests and the tail's together halved the speed (AVX2's 6 columns on ResNet-50's 3 x 3
 // stride-2 layers at 14 and 7 output columns, 2 Zen 3 cores: 256 channels at 28² 3.36 against
 // 1.73 ms, 512 at 14² 3.91 against 2.32; the 28-column layer, whose 4 columns divide it, ran
-// alike either way).
-void keep_padding_of_blocked_tiles(const DAGAnalysis& a,
-                                   const std::vector<std::optional<BlockedTile>>& blocked,
-                                   std::vector<bool>& inlined) {
+// alike either way). Returns the padding stages kept.
+std::set<const OperationNode*> keep_padding_of_blocked_tiles(
+    const DAGAnalysis& a, const std::vector<std::optional<BlockedTile>>& blocked,
+    std::vector<bool>& inlined) {
+    std::set<const OperationNode*> kept;
     for (int i = 0; i < a.num_ops(); ++i) {
         if (!blocked[static_cast<size_t>(i)]) continue;
         const std::vector<int64_t> out = a.spatial_extents(i);
@@ -571,10 +575,22 @@ void keep_padding_of_blocked_tiles(const DAGAnalysis& a,
             const double reads =
                 window * static_cast<double>(out[2] * out[3]) / static_cast<double>(in[2] * in[3]);
             const bool guarded = out[3] % blocked[static_cast<size_t>(i)]->ut != 0;
-            if (reads >= 4 || guarded) inlined[static_cast<size_t>(p)] = false;
+            if (reads >= 4 || guarded) {
+                inlined[static_cast<size_t>(p)] = false;
+                kept.insert(a.ops()[static_cast<size_t>(p)].get());
+            }
         }
     }
+    return kept;
 }
+
+// The work (elements) from which a blocked tile's kept padding stage runs in parallel, below
+// worth_parallel's bound for element-wise stages: the copy is a serial part of the convolution,
+// the other core idle. On 2 Xeon cores (network_cpu --default-rules --blocked, medians of five
+// runs, x oneDNN): ResNet-50's stem (3 x 230² padded, 159 K elements) 0.918 -> 0.964, the 3 x 3
+// layer of 64 channels at 56² (215 K) 0.934-0.946 -> 0.959; 128 channels at 28² (115 K) moved
+// within the noise, and smaller copies are left serial.
+constexpr double kPaddingParallelWork = double(int64_t(1) << 17);
 
 // The consumer q split as [n, ko, km, oh, owo, owi, ki] (m blocks x ut columns), its loops
 // ordered and its producer p computed inside by order_blocked_tile, the fused outer loop
@@ -1140,7 +1156,8 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     keep_dot_operands(a, gemms, target, inlined);
     const std::vector<std::optional<BlockedTile>> blocked =
         choose_blocked_tiles(a, gemms, plans, target);
-    keep_padding_of_blocked_tiles(a, blocked, inlined);
+    const std::set<const OperationNode*> kept_padding =
+        keep_padding_of_blocked_tiles(a, blocked, inlined);
     // 1 x 1 convs as GEMMs (conv_as_gemm), reindexed before the other tiles are chosen.
     std::vector<std::optional<std::pair<Operation, GemmPlan>>> products(
         static_cast<size_t>(a.num_ops()));
@@ -1185,6 +1202,8 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
         bool reduction = !as_compute(st.op)->reduce_axis.empty();
         if (reduction)
             i += static_cast<size_t>(schedule_reduction_cpu(s, stage, target));
+        else if (kept_padding.count(st.dag_op.get()))
+            schedule_injective_cpu(s, stage, target, kPaddingParallelWork);
         else
             schedule_injective_cpu(s, stage, target);
     }

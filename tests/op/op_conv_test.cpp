@@ -150,6 +150,20 @@ TEST(OpConv, NchwcBlockedActivations) {
             << b.to_python();
         if (h == 28) expect_matches_reference(b, 32 * 9);
     }
+    // The padding stage kept for a 3 x 3 window is copied in parallel from 2^17 elements on (4
+    // blocks of 46 x 46 here), on one core below (30 x 30); run at the smaller size.
+    for (const auto& [h, parallel] :
+         std::vector<std::pair<int64_t, bool>>{{44, true}, {28, false}}) {
+        SCOPED_TRACE(h);
+        Tensor xs = placeholder({1, 4, h, h, 16}), ws = placeholder({1, 4, 3, 3, 16, 16});
+        Tensor ys = op::conv2d_nchwc(xs, ws, op::conv_params(1, 1));
+        Schedule b = op::default_schedule({ys}, Target("llvm -mcpu=skylake-avx512"));
+        const Stage& pad = b.stage(b.stage_of(op_inputs(ys.op())[0]));
+        ASSERT_NE(pad.attach, AttachKind::Inlined) << b.to_python();
+        EXPECT_EQ(pad.iters[pad.leaf[0]].annotation == IterAnnotation::Parallel, parallel)
+            << b.to_python();
+        if (!parallel) expect_matches_reference(b, 64 * 9);
+    }
     // AVX2 under a 1 x 1 window: where a block's weights over all input channels outgrow L1 (16
     // KiB for 256 channels against an L1 of 8 here), the input blocks go outside the rows in a
     // tile of 8 accumulators (4 blocks x 1 column on a row of 7, 2 x 2 on a row of 10); 128
