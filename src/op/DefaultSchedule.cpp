@@ -584,12 +584,15 @@ std::set<const OperationNode*> keep_padding_of_blocked_tiles(
     return kept;
 }
 
-// The work (elements) from which a blocked tile's kept padding stage runs in parallel, below
+// The work (elements) from which a stage kept for a tile to read (the padding of a blocked tile,
+// or of a tile vectorised along the output channels: an NCHW conv's) runs in parallel, below
 // worth_parallel's bound for element-wise stages: the copy is a serial part of the convolution,
-// the other core idle. On 2 Xeon cores (network_cpu --default-rules --blocked, medians of five
-// runs, x oneDNN): ResNet-50's stem (3 x 230² padded, 159 K elements) 0.918 -> 0.964, the 3 x 3
-// layer of 64 channels at 56² (215 K) 0.934-0.946 -> 0.959; 128 channels at 28² (115 K) moved
-// within the noise, and smaller copies are left serial.
+// the other core idle. On 2 Xeon cores (network_cpu --default-rules, medians of 4-5 runs, x
+// oneDNN), blocked: ResNet-50's stem (3 x 230² padded, 159 K elements) 0.918 -> 0.964, the 3 x 3
+// layer of 64 channels at 56² (215 K) 0.934-0.946 -> 0.959; NCHW: the stem 0.80 -> 0.84, 64
+// channels at 56² 0.85 -> 0.90, 128 at stride 2 from 56² (430 K) 0.75 -> 0.83, 256 at stride 2
+// from 28² (230 K) 0.71 -> 0.75. 128 channels at 28² (115 K) moved within the noise, and smaller
+// copies are left serial.
 constexpr double kPaddingParallelWork = double(int64_t(1) << 17);
 
 // The consumer q split as [n, ko, km, oh, owo, owi, ki] (m blocks x ut columns), its loops
@@ -1156,8 +1159,14 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     keep_dot_operands(a, gemms, target, inlined);
     const std::vector<std::optional<BlockedTile>> blocked =
         choose_blocked_tiles(a, gemms, plans, target);
-    const std::set<const OperationNode*> kept_padding =
+    // The stages kept for a tile to read (paddings): copied in parallel from kPaddingParallelWork.
+    std::set<const OperationNode*> kept_padding =
         keep_padding_of_blocked_tiles(a, blocked, inlined);
+    for (int i = 0; i < a.num_ops(); ++i)
+        if (plans[static_cast<size_t>(i)].axis >= 0)
+            for (int p : a.producers(i))
+                if (!inlined[static_cast<size_t>(p)] && !a.has_reduction(p))
+                    kept_padding.insert(a.ops()[static_cast<size_t>(p)].get());
     // 1 x 1 convs as GEMMs (conv_as_gemm), reindexed before the other tiles are chosen.
     std::vector<std::optional<std::pair<Operation, GemmPlan>>> products(
         static_cast<size_t>(a.num_ops()));

@@ -31,6 +31,18 @@ TEST(OpConv, NchwChannelVectorisedTiles) {
     }
     Tensor x = placeholder({2, 5, 7, 6}), w = placeholder({32, 5, 1, 1});
     expect_default_cpu_matches({op::relu(op::conv2d_nchw(x, w))}, 5);
+    // The padding is copied in parallel from 2^17 elements on (32 channels of 66 x 66 here), on
+    // one core below (3 x 13 x 11 above).
+    Tensor big = placeholder({1, 32, 64, 64}), wb = placeholder({32, 32, 3, 3});
+    Tensor yb = op::conv2d_nchw(big, wb, op::conv_params(1, 1));
+    Schedule s = op::default_schedule({yb}, Target("llvm -mcpu=skylake-avx512"));
+    const Stage& pad = s.stage(s.stage_of(op_inputs(yb.op())[0]));
+    EXPECT_EQ(pad.iters[pad.leaf[0]].annotation, IterAnnotation::Parallel) << s.to_python();
+    Tensor small = placeholder({1, 3, 11, 9}), ws = placeholder({32, 3, 3, 3});
+    Tensor ys = op::conv2d_nchw(small, ws, op::conv_params(2, 1));
+    Schedule t = op::default_schedule({ys}, Target("llvm -mcpu=skylake-avx512"));
+    const Stage& serial = t.stage(t.stage_of(op_inputs(ys.op())[0]));
+    for (int id : serial.leaf) EXPECT_NE(serial.iters[id].annotation, IterAnnotation::Parallel);
 }
 
 // The tile's output rows go outside its blocks of output channels when the input outgrows half
@@ -160,8 +172,10 @@ TEST(OpConv, NchwcBlockedActivations) {
         Schedule b = op::default_schedule({ys}, Target("llvm -mcpu=skylake-avx512"));
         const Stage& pad = b.stage(b.stage_of(op_inputs(ys.op())[0]));
         ASSERT_NE(pad.attach, AttachKind::Inlined) << b.to_python();
-        EXPECT_EQ(pad.iters[pad.leaf[0]].annotation == IterAnnotation::Parallel, parallel)
-            << b.to_python();
+        for (int id : pad.leaf)
+            EXPECT_EQ(pad.iters[id].annotation == IterAnnotation::Parallel,
+                      parallel && id == pad.leaf[0])
+                << b.to_python();
         if (!parallel) expect_matches_reference(b, 64 * 9);
     }
     // AVX2 under a 1 x 1 window: where a block's weights over all input channels outgrow L1 (16
