@@ -116,6 +116,12 @@ Type dtype_of(const Stage& st) {
     return op_output(st.op, 0).dtype();
 }
 
+// The vector registers a register tile of `dtype` in vectors of `lanes` has: 32 with 512-bit
+// vectors (AVX-512), else 16 (AVX2).
+int64_t vector_registers(int64_t lanes, Type dtype) {
+    return lanes * dtype.bits >= 512 ? 32 : 16;
+}
+
 // CPU: the innermost spatial loop split by up to two vector widths (a divisor of its extent), the
 // inner part vectorised; the loops outside it run in parallel (parallel_outer). The innermost loop
 // is not fused with the others before the split: a vector across rows would index with a division
@@ -523,7 +529,7 @@ std::optional<BlockedTile> plan_blocked_tile(const DAGAnalysis& a, int i, const 
         !dense_along(c, c->axis[4].var()))
         return std::nullopt;
     t.vectors = ext[4] / t.lanes;
-    const int64_t registers = t.lanes * dtype.bits >= 512 ? 32 : 16;
+    const int64_t registers = vector_registers(t.lanes, dtype);
     t.m = t.vectors == 1 && ext[1] % 2 == 0 ? 2 : 1;
     const int64_t cap = std::max<int64_t>((registers - t.m * t.vectors - 1) / (t.m * t.vectors), 1);
     t.ut = divisor_at_most(ext[3], cap);
@@ -701,14 +707,14 @@ struct GemmTile {
 GemmTile gemm_tile(int64_t m, int64_t n, int64_t k, Type dtype, const Target& target) {
     GemmTile t;
     t.lanes = target.vector_lanes(dtype);
-    const int64_t registers = t.lanes * dtype.bits >= 512 ? 32 : 16;
+    const int64_t registers = vector_registers(t.lanes, dtype);
     // Two vectors of columns (one when N fits in one): with one, every multiply-add would need
     // its own broadcast of A, and the loads, not the multiply-adds, would set the pace.
     const int64_t vectors = n > t.lanes ? 2 : 1;
     t.nr = vectors * t.lanes;
     t.mr = std::min(std::clamp<int64_t>((registers - vectors - 1) / vectors, 1, 12), m);
     // The fewest rows that give as few tiles: 31 rows as 11, 11 and 9, not 12, 12 and 7.
-    t.mr = (m + (m + t.mr - 1) / t.mr - 1) / ((m + t.mr - 1) / t.mr);
+    t.mr = ceil_div(m, ceil_div(m, t.mr));
     const int64_t panel_bytes = k * t.nr * (dtype.bits / 8);
     const int64_t panels = (n + t.nr - 1) / t.nr;
     t.np = std::clamp<int64_t>(target.l2_cache_bytes() / 4 / std::max<int64_t>(panel_bytes, 1), 1,
