@@ -90,10 +90,12 @@ double stage_work(const Schedule& s, int stage) {
     return points * cost;
 }
 
-// Whether a stage does enough work to pay for starting threads: a parallel loop costs tens of
-// microseconds (more when the cores are shared), more than a million-point element-wise stage,
-// a norm or a softmax of a BERT layer takes on one core with vectors.
-bool worth_parallel(const Schedule& s, int stage, double threshold = double(int64_t(1) << 21)) {
+// The work from which a stage pays for starting threads (worth_parallel): a parallel loop costs
+// tens of microseconds (more when the cores are shared), more than a million-point element-wise
+// stage, a norm or a softmax of a BERT layer takes on one core with vectors.
+constexpr double kParallelWork = double(int64_t(1) << 21);
+
+bool worth_parallel(const Schedule& s, int stage, double threshold = kParallelWork) {
     return stage_work(s, stage) >= threshold;
 }
 
@@ -101,7 +103,7 @@ bool worth_parallel(const Schedule& s, int stage, double threshold = double(int6
 // of them with at least 64 iterations, fused into one parallel loop. Nothing is fused otherwise:
 // a fused loop indexes with divisions and remainders, and hides the bounds of padding from the
 // loop partitioner.
-void parallel_outer(Schedule& s, int stage, int n, double threshold = double(int64_t(1) << 21)) {
+void parallel_outer(Schedule& s, int stage, int n, double threshold = kParallelWork) {
     if (n < 1 || !worth_parallel(s, stage, threshold)) return;
     int prefix = 0;
     int64_t iterations = 1;
@@ -130,7 +132,7 @@ int64_t vector_registers(int64_t lanes, Type dtype) {
 // tile), its tile's rows vectorised (a gather of one line each). `parallel_threshold`: the work
 // from which its outer loops run in parallel (worth_parallel).
 void schedule_injective_cpu(Schedule& s, int stage, const Target& target,
-                            double parallel_threshold = double(int64_t(1) << 21)) {
+                            double parallel_threshold = kParallelWork) {
     const int spatial = num_spatial(s.stage(stage));
     if (spatial == 0) return;
     const int64_t inner = leaf_extent(s, stage, spatial - 1);
