@@ -14,7 +14,8 @@ if [[ "$name" == *_cuda ]]; then
     [ -d .deps/usr ] && prefix=("-DCMAKE_PREFIX_PATH=$PWD/.deps/usr")
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_USE_CUDA=ON \
         -DTESSEL_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)" "${prefix[@]}" >/dev/null
-    cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel
+    # tessel-measure: the tuner's measurement worker (the tune_*_cuda benchmarks).
+    cmake --build "$dir" -j "${TESSEL_JOBS:-$(nproc)}" --target _tessel tessel-measure
     PYTHONPATH="$dir/python" exec python3 "benchmarks/$name.py" "$@"
 fi
 scripts/install-deps.sh --llvm --bench >/dev/null
