@@ -33,13 +33,6 @@ ForKind for_kind(IterAnnotation a) {
     }
 }
 
-bool is_thread_axis(IterAnnotation a) {
-    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
-}
-bool is_launch_axis(IterAnnotation a) {
-    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
-}
-
 // Whether any loop of the schedule is bound to a GPU block or thread axis (a GPU schedule).
 bool binds_threads(const Schedule& s) {
     for (const Stage& st : s.stages())

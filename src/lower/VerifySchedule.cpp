@@ -16,10 +16,6 @@ namespace tessel {
 
 namespace {
 
-bool is_launch_axis(IterAnnotation a) {
-    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
-}
-
 // Whether a loop bound to blockIdx/threadIdx encloses stage i's nest or is one of its own.
 bool inside_kernel(const Schedule& s, int i) {
     for (size_t hops = 0; i >= 0 && hops <= s.stages().size(); ++hops) {
@@ -120,9 +116,7 @@ void check_gpu(const Schedule& s, const Target& target, std::vector<StageBounds>
     for (const Stage& st : s.stages()) {
         any_shared =
             any_shared || (st.scope == StorageScope::Shared && st.attach != AttachKind::Inlined);
-        for (int id : st.leaf)
-            any_launch = any_launch || (st.iters[id].annotation >= IterAnnotation::BlockX &&
-                                        st.iters[id].annotation <= IterAnnotation::ThreadZ);
+        for (int id : st.leaf) any_launch = any_launch || is_launch_axis(st.iters[id].annotation);
     }
     std::vector<StageBounds> bounds;
     if (any_launch) bounds = infer_bounds(s);

@@ -13,13 +13,6 @@ namespace tessel {
 
 namespace {
 
-bool is_launch_axis(IterAnnotation a) {
-    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
-}
-bool is_block_axis(IterAnnotation a) {
-    return a >= IterAnnotation::BlockX && a <= IterAnnotation::BlockZ;
-}
-
 [[noreturn]] void fail(const Schedule& s, int stage, const std::string& message) {
     std::ostringstream os;
     os << "lower: stage '" << s.stages()[stage].name() << "': " << message << "\n  loop nest of '"
@@ -71,10 +64,6 @@ struct AxisUse {
     std::string loop;
     Expr extent;
 };
-
-bool is_thread_axis(IterAnnotation a) {
-    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
-}
 
 // Stages whose buffer every thread of the block sees (the kernel's root stage, writing global
 // memory, and shared stages) must bind every thread axis of the block: the threads along an

@@ -29,11 +29,6 @@ using internal::VectorAxisPlan;
 
 namespace {
 
-// The stage computing operation `op` now (stages shift when caches are inserted).
-int stage_of_op(const Schedule& s, const Operation& op) {
-    return s.stage_of(op_output(op, 0));
-}
-
 int num_spatial(const Stage& st) {
     int n = 0;
     for (int id : st.leaf) n += st.iters[id].kind == IterKind::Spatial ? 1 : 0;
@@ -357,7 +352,7 @@ void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
 void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operation& p_op,
                       const Operation& q_op, int64_t kb) {
     const int ndim = static_cast<int>(tensor.ndim());
-    int pack = s.cache_read(s.stage_of(tensor), "global", {stage_of_op(s, p_op)});
+    int pack = s.cache_read(s.stage_of(tensor), "global", {s.stage_of(p_op)});
     std::vector<int> order = {dim};
     for (int i = 0; i <= ndim; ++i)
         if (i != dim && i != dim + 1) order.push_back(i);
@@ -373,7 +368,7 @@ void vector_axis_pack(Schedule& s, const Tensor& tensor, int dim, const Operatio
     s.split(pack, dim, kb);
     s.reorder(pack, order);
     s.vectorize(pack, ndim);
-    place_pack(s, pack, tensor, stage_of_op(s, q_op), 0);
+    place_pack(s, pack, tensor, s.stage_of(q_op), 0);
 }
 
 // The bytes a tile's operation `c` reads, split into its input (the tensors `is_input` says) and
@@ -939,7 +934,7 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
 
     // B packed into panels at q's block loop: storage [.., j / nr, (the rest), j % nr].
     const int ndim = static_cast<int>(plan.b.ndim());
-    int pack = s.cache_read(s.stage_of(plan.b), "global", {stage_of_op(s, p_op)});
+    int pack = s.cache_read(s.stage_of(plan.b), "global", {s.stage_of(p_op)});
     // Its storage and its loops in one order: [batch..., j / nr, the other axis, j % nr], the
     // last vectorised.
     std::vector<int> panels_order;
@@ -974,7 +969,7 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
         s.vectorize(pack, ndim);
     }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
-    place_pack(s, pack, plan.b, stage_of_op(s, q_op), block);
+    place_pack(s, pack, plan.b, s.stage_of(q_op), block);
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {
@@ -1085,7 +1080,7 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
         const GemmPlan gemm = gemms[static_cast<size_t>(i)];
         const std::optional<BlockedTile>& b = blocked[static_cast<size_t>(i)];
         if (a.is_output(i)) {
-            int cache = s.cache_write(stage_of_op(s, op), "local");
+            int cache = s.cache_write(s.stage_of(op), "local");
             tiles.push_back({s.stage(cache).op, op, plan, gemm, b});
             continue;
         }
@@ -1119,7 +1114,7 @@ bool pointwise_conv_over_many_pixels(const Operation& op) {
 std::optional<std::pair<Operation, GemmPlan>> reindexed_gemm(Schedule& s, const Operation& op) {
     const ImplicitGemmLayout layout = *implicit_gemm_layout(op);
     Schedule saved = s;
-    const int p = s.reindex(stage_of_op(s, op), layout.order, layout.groups);
+    const int p = s.reindex(s.stage_of(op), layout.order, layout.groups);
     const ComputeOpNode* product = as_compute(s.stage(p).op);
     bool two_d = op_inputs(s.stage(p).op).size() == 2;
     for (const TensorRead* r : internal::tensor_reads(product))
@@ -1146,11 +1141,11 @@ Operation conv_as_gemm(Schedule& s, const DAGAnalysis& a, int i, const Operation
     Operation consumer = conv;
     const int q = a.is_output(i) ? -1 : a.elementwise_consumer(i, inlined);
     if (q >= 0 && !a.has_reduction(q)) {
-        s.compute_inline(stage_of_op(s, conv));
+        s.compute_inline(s.stage_of(conv));
         consumer = a.ops()[static_cast<size_t>(q)];
     }
-    internal::group_loops(s, stage_of_op(s, consumer), *implicit_gemm_layout(conv));
-    schedule_gemm_cpu(s, stage_of_op(s, product), stage_of_op(s, consumer), plan, target);
+    internal::group_loops(s, s.stage_of(consumer), *implicit_gemm_layout(conv));
+    schedule_gemm_cpu(s, s.stage_of(product), s.stage_of(consumer), plan, target);
     for (const Tensor& g : gathers) s.compute_inline(s.stage_of(g));
     return consumer;
 }
@@ -1188,7 +1183,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<TilePlan> tiles =
         choose_tiles(s, a, inlined, plans, gemms, blocked, convs_as_gemms);
     for (int i = 0; i < a.num_ops(); ++i)
-        if (inlined[static_cast<size_t>(i)]) s.compute_inline(stage_of_op(s, a.ops()[i]));
+        if (inlined[static_cast<size_t>(i)]) s.compute_inline(s.stage_of(a.ops()[i]));
     std::map<const OperationNode*, bool> scheduled;
     for (int i = 0; i < a.num_ops(); ++i) {
         const auto& product = products[static_cast<size_t>(i)];
@@ -1199,7 +1194,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     }
     for (const TilePlan& t : tiles) {
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;
-        int ps = stage_of_op(s, t.producer), qs = stage_of_op(s, t.consumer);
+        int ps = s.stage_of(t.producer), qs = s.stage_of(t.consumer);
         if (t.gemm.ok && !q_tiled && num_spatial(s.stage(ps)) == num_spatial(s.stage(qs)))
             schedule_gemm_cpu(s, ps, qs, t.gemm, target);
         else if (t.vector_axis.axis >= 0 && !q_tiled)

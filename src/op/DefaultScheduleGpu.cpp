@@ -57,10 +57,6 @@ constexpr int64_t kSmallPartMin = 64;         // into parts at least this long
 constexpr int64_t kBlockRowSharedMax = 40960;
 constexpr int64_t kThreads = 256;  // one thread per output: threads per block
 
-int stage_of_op(const Schedule& s, const Operation& op) {
-    return s.stage_of(op_output(op, 0));
-}
-
 std::vector<std::string> numbered(const std::string& prefix, size_t n) {
     std::vector<std::string> out;
     for (size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
@@ -175,9 +171,9 @@ void stage_row_input(Schedule& s, const DAGAnalysis& a, RowGroup& g) {
     for (int m : g.members) {
         const std::vector<int>& p = a.producers(m);
         if (std::find(p.begin(), p.end(), g.staged) != p.end())
-            readers.push_back(stage_of_op(s, a.ops()[static_cast<size_t>(m)]));
+            readers.push_back(s.stage_of(a.ops()[static_cast<size_t>(m)]));
     }
-    int copy = s.cache_read(stage_of_op(s, x), "shared", readers);
+    int copy = s.cache_read(s.stage_of(x), "shared", readers);
     g.copy = s.stage(copy).op;
 }
 
@@ -192,7 +188,7 @@ void split_row(LoopNest& n, const std::string& col, int64_t threads, int64_t m) 
 }
 
 void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
-    const int y = stage_of_op(s, a.ops()[static_cast<size_t>(g.output)]);
+    const int y = s.stage_of(a.ops()[static_cast<size_t>(g.output)]);
     const size_t d = g.shape.size();
     std::vector<std::string> rows = numbered("r", d - 1);
     LoopNest q(s, y, concat(rows, {"c"}));
@@ -212,7 +208,7 @@ void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
     const int pos = q.pos(at);
     for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
         // Consumers first: a reduction read by another (layer norm's mean) goes before it.
-        int r = stage_of_op(s, a.ops()[static_cast<size_t>(*it)]);
+        int r = s.stage_of(a.ops()[static_cast<size_t>(*it)]);
         s.compute_at(r, y, pos);
         s.set_scope(r, StorageScope::Local);
         LoopNest rn(s, r, concat(numbered("s", d), {"k"}));
@@ -220,7 +216,7 @@ void schedule_row_group(Schedule& s, const DAGAnalysis& a, const RowGroup& g) {
         rn.bind("k.t", IterAnnotation::ThreadX);
     }
     if (!g.copy) return;
-    const int c = stage_of_op(s, *g.copy);
+    const int c = s.stage_of(*g.copy);
     s.compute_at(c, y, pos);
     LoopNest cn(s, c, concat(rows, {"c"}));
     if (rpb > 1) cn.bind(rows.back(), IterAnnotation::ThreadY);
@@ -517,7 +513,7 @@ std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Ta
     const int64_t length =
         split_k_length(d == 3 ? shape[0] : 1, shape[d - 2], shape[d - 1], red[0], target);
     if (length <= 0) return std::nullopt;
-    const int st = stage_of_op(s, op);
+    const int st = s.stage_of(op);
     const int ko = s.split(st, static_cast<int>(d), length).first;  // leaves: ..., i, j, ko, k
     const int rf = s.rfactor(st, ko, 0);
     SplitK out;
@@ -533,10 +529,10 @@ std::optional<SplitK> split_reduction(Schedule& s, const Operation& op, const Ta
 void insert_tile_caches(Schedule& s, GpuTile& t) {
     const std::vector<Tensor> inputs = op_inputs(t.producer);
     for (const Tensor& in : inputs) {
-        int shared = s.cache_read(s.stage_of(in), "shared", {stage_of_op(s, t.producer)});
+        int shared = s.cache_read(s.stage_of(in), "shared", {s.stage_of(t.producer)});
         t.shared.push_back(s.stage(shared).op);
         if (t.matmul) {
-            int local = s.cache_read(shared, "local", {stage_of_op(s, t.producer)});
+            int local = s.cache_read(shared, "local", {s.stage_of(t.producer)});
             t.local.push_back(s.stage(local).op);
         }
     }
@@ -598,7 +594,7 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
     const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
     if (!layout) return false;
     Schedule saved = s;
-    const int p = s.reindex(stage_of_op(s, op), layout->order, layout->groups);
+    const int p = s.reindex(s.stage_of(op), layout->order, layout->groups);
     const Operation product = s.stage(p).op;
     const std::vector<Tensor> gathers = op_inputs(product);
     bool gemm = gathers.size() == 2;
@@ -624,7 +620,7 @@ bool implicit_gemm(Schedule& s, const DAGAnalysis& a, int i, int q, const Target
     std::optional<SplitK> sk = split_reduction(s, product, target, tile);
     if (sk) {
         t = sk->tile;
-        t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
+        t.producer = s.stage(s.cache_write(s.stage_of(sk->partials), "local")).op;
         t.consumer = sk->partials;
         small.emplace_back(product, consumer);  // the parts' sum, a thread an output
     } else {
@@ -647,7 +643,7 @@ const IterAnnotation kThreadAxes[] = {IterAnnotation::ThreadX, IterAnnotation::T
 // axis' split by 4 and vectorised when matmul-like)]; returns the innermost thread loop's position.
 int schedule_tile_consumer(Schedule& s, const GpuTile& t) {
     const size_t d = t.axes.size();
-    LoopNest q(s, stage_of_op(s, t.consumer), numbered("s", d));
+    LoopNest q(s, s.stage_of(t.consumer), numbered("s", d));
     std::vector<std::string> blocks, vthreads, threads, points;
     for (size_t ax = 0; ax < d; ++ax) {
         const std::string n = std::to_string(ax);
@@ -687,7 +683,7 @@ int schedule_tile_consumer(Schedule& s, const GpuTile& t) {
 // The producer p, computed at q's innermost thread loop: [ones, reduction.outer, the other
 // reductions, reduction.inner (unrolled), the thread's points (unrolled)]. Returns p's nest.
 LoopNest schedule_tile_producer(Schedule& s, const GpuTile& t, int q, int at) {
-    const int p = stage_of_op(s, t.producer);
+    const int p = s.stage_of(t.producer);
     if (s.stage(p).scope != StorageScope::Local) s.set_scope(p, StorageScope::Local);
     s.compute_at(p, q, at);
     const size_t d = t.axes.size();
@@ -752,7 +748,7 @@ void schedule_tile_copy(Schedule& s, const GpuTile& t, int stage, int64_t vector
 // 128-bit loads; its shared tile stored k-major (the tiled dim innermost, its rows padded by 4
 // floats when transposed).
 void schedule_register_cache(Schedule& s, const GpuTile& t, size_t i, int p, int ki) {
-    const int local = stage_of_op(s, t.local[i]);
+    const int local = s.stage_of(t.local[i]);
     s.compute_at(local, p, ki);
     const size_t nd = s.stage(local).leaf.size();
     const std::string dim = "d" + std::to_string(t.tile_dims[i]);
@@ -783,14 +779,14 @@ void shared_layout(Schedule& s, const GpuTile& t, size_t i, int shared) {
 
 void schedule_tile(Schedule& s, const GpuTile& t) {
     if (!t.consumer_order.empty())  // an implicit GEMM's consumer: its loops as the product's
-        group_loops(s, stage_of_op(s, t.consumer), {{}, {}, t.consumer_order, t.consumer_groups});
-    const int q = stage_of_op(s, t.consumer);
+        group_loops(s, s.stage_of(t.consumer), {{}, {}, t.consumer_order, t.consumer_groups});
+    const int q = s.stage_of(t.consumer);
     const int at = schedule_tile_consumer(s, t);
     LoopNest pn = schedule_tile_producer(s, t, q, at);
     const int p = pn.stage();
     for (size_t i = 0; i < t.local.size(); ++i) schedule_register_cache(s, t, i, p, pn.pos("ki"));
     for (size_t i = 0; i < t.shared.size(); ++i) {
-        const int shared = stage_of_op(s, t.shared[i]);
+        const int shared = s.stage_of(t.shared[i]);
         s.compute_at(shared, p, pn.pos("ko"));
         if (t.matmul) shared_layout(s, t, i, shared);
         const int inner = i < t.copy_inner.size() ? t.copy_inner[i] : -1;
@@ -872,7 +868,7 @@ bool split_small_product(Schedule& s, const Operation& op, const Target& target)
     const int64_t want = int64_t{std::max(1, target.sm_count())} * kSmallThreadsPerSm;
     const int64_t parts = std::min((want + outputs - 1) / outputs, red[0] / kSmallPartMin);
     if (parts < 2) return false;
-    const int st = stage_of_op(s, op);
+    const int st = s.stage_of(op);
     const int64_t length = (red[0] + parts - 1) / parts;
     s.rfactor(st, s.split(st, static_cast<int>(shape.size()), length).first, 0);
     return true;
@@ -921,7 +917,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
         }
         if (std::optional<SplitK> sk = split_reduction(s, op, target)) {
             GpuTile t = sk->tile;
-            t.producer = s.stage(s.cache_write(stage_of_op(s, sk->partials), "local")).op;
+            t.producer = s.stage(s.cache_write(s.stage_of(sk->partials), "local")).op;
             t.consumer = sk->partials;
             insert_tile_caches(s, t);
             tiles.push_back(t);
@@ -944,7 +940,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
             }
         }
         if (q < 0) {
-            producer = s.stage(s.cache_write(stage_of_op(s, op), "local")).op;
+            producer = s.stage(s.cache_write(s.stage_of(op), "local")).op;
             consumer = op;
         } else {
             consumer = a.ops()[static_cast<size_t>(q)];
@@ -961,7 +957,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
     for (RowGroup& g : groups) stage_row_input(s, a, g);
     for (int i = 0; i < a.num_ops(); ++i)
         if (inlined[static_cast<size_t>(i)])
-            s.compute_inline(stage_of_op(s, a.ops()[static_cast<size_t>(i)]));
+            s.compute_inline(s.stage_of(a.ops()[static_cast<size_t>(i)]));
 
     std::set<const OperationNode*> done;
     for (const RowGroup& g : groups) {
@@ -980,7 +976,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
             if (op.defined()) done.insert(op.get());
     }
     for (const auto& [p, q] : small) {
-        schedule_small_product(s, stage_of_op(s, p), stage_of_op(s, q));
+        schedule_small_product(s, s.stage_of(p), s.stage_of(q));
         done.insert(p.get());
         done.insert(q.get());
     }

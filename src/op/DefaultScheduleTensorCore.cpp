@@ -52,10 +52,6 @@ constexpr double kWgmmaMinUse = 0.4;
 // the highest lowest layer).
 constexpr int64_t kSplitExactMaxParts = 48, kSplitExactMinLength = 256;
 
-int stage_of_op(const Schedule& s, const Operation& op) {
-    return s.stage_of(op_output(op, 0));
-}
-
 // Whether index `e` is `v` itself, or split-K's `part * length + v` (part the product's leading
 // axis `lead`).
 bool is_index(const Expr& e, const Var& v, const std::vector<Expr>& lead) {
@@ -385,13 +381,13 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         p.wgmma = wgmma_intrin_name(w->bn, op_inputs(dag_op).at(0).dtype(), b_nk);
         p.tma = tma;
         p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
-        p.a_shared = s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared",
-                                          {stage_of_op(s, op)}))
-                         .op;
-        p.b_shared = s.stage(s.cache_read(s.stage_of(g->reads[1].stage->tensor), "shared",
-                                          {stage_of_op(s, op)}))
-                         .op;
-        const int st = stage_of_op(s, op);
+        p.a_shared =
+            s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared", {s.stage_of(op)}))
+                .op;
+        p.b_shared =
+            s.stage(s.cache_read(s.stage_of(g->reads[1].stage->tensor), "shared", {s.stage_of(op)}))
+                .op;
+        const int st = s.stage_of(op);
         if (qop.defined()) {
             s.set_scope(st, StorageScope::Warp);
             p.acc = s.stage(st).op;
@@ -405,7 +401,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     if (int64_t length = split_k_length(*g, *tiles, target); length > 0) {
         // The parts' partial sums [part, i, j] (rfactor) are the tensor-core product, a batch of
         // `parts`; the product itself then sums them (one thread an output, in its consumer).
-        const int st = stage_of_op(s, op);
+        const int st = s.stage_of(op);
         s.split(st, 2, length);  // [i, j, part, k]
         op = s.stage(s.rfactor(st, 2, 0)).op;
         const GemmMatch whole = *g;
@@ -439,7 +435,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         const int64_t row = run > 0 ? run : as_const_int(t.shape().back()).value_or(1);
         const bool pads_k = is_gather(t.op()) && g->k % 16 != 0;
         if (!pads_k && (p.tf32 || kmajor || row_vector(row, 2) >= 2)) return t.op();
-        const int copy = s.cache_read(s.stage_of(t), "global", {stage_of_op(s, op)});
+        const int copy = s.cache_read(s.stage_of(t), "global", {s.stage_of(op)});
         s.storage_align(copy, static_cast<int>(t.shape().size()) - 2, 8, 0);
         padded = true;
         return s.stage(copy).op;
@@ -447,19 +443,19 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     p.b_kmajor = g->b_kmajor && g->k % 16 == 0;
     const Operation a_from = source(reads[0].stage->tensor, g->run[0], false, p.a_padded);
     const Operation b_from = source(reads[1].stage->tensor, g->run[1], p.b_kmajor, p.b_padded);
-    int st = stage_of_op(s, op);
-    const int as = s.cache_read(stage_of_op(s, a_from), "shared", {st});
-    st = stage_of_op(s, op);
+    int st = s.stage_of(op);
+    const int as = s.cache_read(s.stage_of(a_from), "shared", {st});
+    st = s.stage_of(op);
     const int af = s.cache_read(as, "warp", {st});
     p.a_shared = s.stage(as).op;
     p.a_frag = s.stage(af).op;
-    st = stage_of_op(s, op);
-    const int bs = s.cache_read(stage_of_op(s, b_from), "shared", {st});
-    st = stage_of_op(s, op);
+    st = s.stage_of(op);
+    const int bs = s.cache_read(s.stage_of(b_from), "shared", {st});
+    st = s.stage_of(op);
     const int bf = s.cache_read(bs, "warp", {st});
     p.b_shared = s.stage(bs).op;
     p.b_frag = s.stage(bf).op;
-    st = stage_of_op(s, op);
+    st = s.stage_of(op);
     if (!tiles->shared_epilogue) {
         if (qop.defined()) {  // the conversion stores the fragments; the product is the accumulator
             s.set_scope(st, StorageScope::Warp);
@@ -501,7 +497,7 @@ std::optional<TensorCorePlan> plan_implicit_gemm(Schedule& s, const Operation& c
     const bool nhwc = layout->consumer_order.front() == 0;
     if (!nhwc) *layout = {{0, 2, 3, 1, 4, 5, 6}, {3, 1, 3}, {0, 2, 3, 1}, {3, 1}};
     const Schedule saved = s;
-    const int product_stage = s.reindex(stage_of_op(s, conv), layout->order, layout->groups);
+    const int product_stage = s.reindex(s.stage_of(conv), layout->order, layout->groups);
     const Operation product = s.stage(product_stage).op;
     const std::vector<Tensor> gathers = op_inputs(product);
     std::optional<GemmMatch> g = match_gemm(product, false, true);
@@ -562,7 +558,7 @@ namespace {
 // on from one to the next.
 void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const TensorCoreTiles& t = p.tiles;
-    const int store = stage_of_op(s, p.store);
+    const int store = s.stage_of(p.store);
     const int64_t rows = as_const_int(op_output(p.store, 0).shape().front()).value_or(t.bm);
     int64_t group = 8;
     while (ceil_div(rows, t.bm) % group != 0) group /= 2;
@@ -587,7 +583,7 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     o.bind("w", IterAnnotation::ThreadY);
     o.unroll("fj");
     s.tensorize(store, o.pos("i16"), "store_c");
-    const int acc = stage_of_op(s, p.acc);
+    const int acc = s.stage_of(p.acc);
     s.compute_at(acc, store, o.pos("w"));
     LoopNest f(s, acc, {"i", "j", "k"});
     f.split("k", 16, "k", "kk");
@@ -596,7 +592,7 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     f.unroll("ki");
     s.tensorize(acc, f.pos("i"), p.wgmma);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
-        const int st = stage_of_op(s, tile);
+        const int st = s.stage_of(tile);
         s.compute_at(st, acc, f.pos("ko"));
         const bool b_nk = p.wgmma.ends_with("_bt");  // B[j, k]: rows of k, like A's
         if (tile.same_as(p.b_shared) && !b_nk) {     // B[k, j] in column panels: [bn / 64][bk][64]
@@ -617,11 +613,11 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
 void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     if (!p.wgmma.empty()) return schedule_wgmma(s, p);
     const TensorCoreTiles& t = p.tiles;
-    const int store = stage_of_op(s, p.store);
+    const int store = s.stage_of(p.store);
     const bool batched = s.stage(store).leaf.size() == 3;
     // The epilogue: [batch, block rows, block columns, the tile's copy out of shared memory].
     if (p.epilogue.defined()) {
-        const int e = stage_of_op(s, p.epilogue);
+        const int e = s.stage_of(p.epilogue);
         if (!p.consumer_order.empty())
             group_loops(s, e, {{}, {}, p.consumer_order, p.consumer_groups});
         const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
@@ -675,7 +671,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     o.unroll("fj");
     s.tensorize(store, o.pos("i16"), "store_c");
     // The accumulator at the warp: [batch, k tiles, k fragments, fragments m, n, mma].
-    const int acc = stage_of_op(s, p.acc);
+    const int acc = s.stage_of(p.acc);
     s.compute_at(acc, store, o.pos("wj"));
     LoopNest f(s, acc,
                batched ? std::vector<std::string>{"b", "i", "j", "k"}
@@ -694,7 +690,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     s.tensorize(acc, f.pos("i"), p.mma);
     // The fragments at the k fragment loop: A's 16 x 16 by ldmatrix, B's 16 x 16 (two fragments)
     // by ldmatrix .trans (B k-major) or plain ldmatrix into a buffer indexed [n][k].
-    const int af = stage_of_op(s, p.a_frag), bf = stage_of_op(s, p.b_frag);
+    const int af = s.stage_of(p.a_frag), bf = s.stage_of(p.b_frag);
     s.compute_at(af, acc, f.pos("ki"));
     s.compute_at(bf, acc, f.pos("ki"));
     // (Fragments without the batch dims: split-K's parts read one matrix.)
@@ -738,7 +734,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     const int64_t a_vector = vector(p.a_shared, p.a_padded, false),
                   b_vector = vector(p.b_shared, p.b_padded, p.b_kmajor);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {
-        const int st = stage_of_op(s, tile);
+        const int st = s.stage_of(tile);
         s.compute_at(st, acc, f.pos("ko"));
         const bool kmajor = tile.same_as(p.b_shared) && p.b_kmajor;
         if (kmajor) s.storage_reorder(st, {1, 0});

@@ -59,7 +59,7 @@ bool computed_inside_kernel(const Schedule& s, int i) {
         const Stage& t = s.stages()[st.attach_stage];
         for (int id : t.leaf) {
             IterAnnotation a = t.iters[id].annotation;
-            if (a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ) return true;
+            if (is_launch_axis(a)) return true;
             if (id == st.attach_iter) break;
         }
         i = st.attach_stage;
@@ -130,7 +130,7 @@ void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int
 }
 
 // The index of the stage computing DAG operation `op`.
-int stage_of_op(const std::vector<Stage>& stages, const Operation& op) {
+int stage_made_from(const std::vector<Stage>& stages, const Operation& op) {
     for (size_t i = 0; i < stages.size(); ++i)
         if (stages[i].dag_op.same_as(op)) return static_cast<int>(i);
     return -1;
@@ -247,7 +247,7 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
     const Operation self = st.dag_op;
     move_checked(*this, stages_, prim, stage, AttachKind::At, target, iter_id,
                  [&](const internal::BrokenAttachment& b) {
-                     int r = stage_of_op(stages_, b.reader);
+                     int r = stage_made_from(stages_, b.reader);
                      return b.stage.same_as(self) && r >= 0 && !stages_[r].is_output;
                  });
     record(ComputeAtStep{stage, target, target_iter});

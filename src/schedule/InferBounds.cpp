@@ -174,8 +174,7 @@ Scope BoundInference::inner_scope(int target, int attach_pos, bool shared) {
     for (size_t pos = 0; pos < t.leaf.size(); ++pos) {
         int id = t.leaf[pos];
         IterAnnotation a = t.iters[id].annotation;
-        bool per_thread = a == IterAnnotation::VThread ||
-                          (a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ);
+        bool per_thread = a == IterAnnotation::VThread || is_thread_axis(a);
         if (static_cast<int>(pos) <= attach_pos && !(shared && per_thread)) continue;
         scope[tb.iter_vars[id].get()] = Interval(
             make_zero(tb.iter_extents[id].type()),
@@ -190,9 +189,7 @@ Scope BoundInference::inner_scope(int target, int attach_pos, bool shared) {
         const StageBounds& ab = out_[a];
         for (int id : as.leaf) {
             IterAnnotation an = as.iters[id].annotation;
-            if (an != IterAnnotation::VThread &&
-                !(an >= IterAnnotation::ThreadX && an <= IterAnnotation::ThreadZ))
-                continue;
+            if (an != IterAnnotation::VThread && !is_thread_axis(an)) continue;
             scope[ab.iter_vars[id].get()] = Interval(
                 make_zero(ab.iter_extents[id].type()),
                 simplify(Sub::make(ab.iter_extents[id], make_one(ab.iter_extents[id].type()))));

@@ -47,10 +47,6 @@ void check_tail(Schedule& s, const char* prim, int stage, const Iterator& it, Ta
     }
 }
 
-bool is_thread_axis(IterAnnotation a) {
-    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
-}
-
 // What bind() checks beyond annotate()'s common checks (see Schedule::bind).
 void check_binding(Schedule& s, int stage, int iter, IterAnnotation a) {
     const Stage& st = s.stages()[stage];
@@ -81,10 +77,6 @@ void check_binding(Schedule& s, int stage, int iter, IterAnnotation a) {
         schedule_fail(s, "bind", stage, "the stage is inlined; it has no loops to bind");
 }
 
-bool is_launch_binding(IterAnnotation a) {
-    return a >= IterAnnotation::BlockX && a <= IterAnnotation::ThreadZ;
-}
-
 // GPU mapping rules the stage alone already shows, checked by the primitive that would break
 // them (lowering would refuse the schedule later): a CPU-parallel loop in a stage that binds
 // blockIdx/threadIdx (a kernel has no CPU threads), and a cross-thread reduction (a reduction
@@ -97,7 +89,7 @@ std::string gpu_mapping_error(const Stage& st, const std::vector<int>& leaf) {
     for (int id : leaf) {
         const Iterator& it = st.iters[id];
         if (it.annotation == IterAnnotation::Parallel) parallel = &it;
-        if (is_launch_binding(it.annotation)) launch = &it;
+        if (is_launch_axis(it.annotation)) launch = &it;
         if (it.kind == IterKind::Reduction && is_thread_axis(it.annotation)) cross = &it;
     }
     if (parallel && launch)

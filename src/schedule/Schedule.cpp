@@ -94,12 +94,24 @@ const Stage& Schedule::stage(int index) const {
 
 int Schedule::stage_of(const Tensor& t) const {
     if (!t.defined()) TESSEL_THROW(ScheduleError) << "stage_of: undefined tensor";
-    for (size_t i = 0; i < stages_.size(); ++i)
-        if (stages_[i].op.same_as(t.op())) return static_cast<int>(i);
-    for (size_t i = 0; i < stages_.size(); ++i)
-        if (stages_[i].dag_op.same_as(t.op())) return static_cast<int>(i);
+    if (int i = find_stage(t.op()); i >= 0) return i;
     TESSEL_THROW(ScheduleError) << "stage_of: tensor '" << t.name()
                                 << "' is not part of this schedule's DAG";
+}
+
+int Schedule::stage_of(const Operation& op) const {
+    if (!op.defined()) TESSEL_THROW(ScheduleError) << "stage_of: undefined operation";
+    if (int i = find_stage(op); i >= 0) return i;
+    TESSEL_THROW(ScheduleError) << "stage_of: operation '" << op->name
+                                << "' is not part of this schedule's DAG";
+}
+
+int Schedule::find_stage(const Operation& op) const {
+    for (size_t i = 0; i < stages_.size(); ++i)
+        if (stages_[i].op.same_as(op)) return static_cast<int>(i);
+    for (size_t i = 0; i < stages_.size(); ++i)
+        if (stages_[i].dag_op.same_as(op)) return static_cast<int>(i);
+    return -1;
 }
 
 std::string Schedule::loop_nest_string(int index) const {

@@ -290,6 +290,9 @@ public:
     /// The stage computing tensor `t` (ScheduleError if `t` is not of this DAG): the stage whose
     /// op or dag_op is t's operation.
     int stage_of(const Tensor& t) const;
+    /// The stage computing operation `op` (ScheduleError if it is not of this DAG), likewise: its
+    /// stage now, after cache stages or rfactor have moved it.
+    int stage_of(const Operation& op) const;
     const std::vector<Step>& steps() const { return steps_; }
     const std::vector<Tensor>& outputs() const { return outputs_; }
     const ScheduleLimits& limits() const { return limits_; }
@@ -305,6 +308,8 @@ public:
     std::string to_json() const;
 
 private:
+    // The stage whose op, or else dag_op, is `op`; -1 when none is.
+    int find_stage(const Operation& op) const;
     friend struct ScheduleAccess;
     friend std::vector<StageBounds> infer_bounds(const Schedule& s);
 

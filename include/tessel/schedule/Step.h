@@ -49,6 +49,17 @@ enum class IterAnnotation : uint8_t {
 };
 /// "none", "unroll", "vectorize", "parallel", "vthread", "blockIdx.x", ..., "threadIdx.z".
 const char* annotation_name(IterAnnotation a);
+/// Whether `a` binds a loop to a GPU block axis (blockIdx.x-z), to a thread axis (threadIdx.x-z),
+/// or to either: a launch axis, one of the kernel's grid dimensions.
+inline bool is_block_axis(IterAnnotation a) {
+    return a >= IterAnnotation::BlockX && a <= IterAnnotation::BlockZ;
+}
+inline bool is_thread_axis(IterAnnotation a) {
+    return a >= IterAnnotation::ThreadX && a <= IterAnnotation::ThreadZ;
+}
+inline bool is_launch_axis(IterAnnotation a) {
+    return is_block_axis(a) || is_thread_axis(a);
+}
 
 /// What a split does when the factor does not divide the extent.
 enum class TailStrategy : uint8_t {

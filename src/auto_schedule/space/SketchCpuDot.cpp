@@ -31,16 +31,6 @@ struct CpuDotGemm {
     int b_dim = 0;       // B's dimension of j (0: B is [j, k], 1: [k, j])
 };
 
-int stage_of_op(const Schedule& s, const Operation& op) {
-    for (int k = 0; k < static_cast<int>(s.stages().size()); ++k)
-        if (s.stage(k).op.same_as(op)) return k;
-    return -1;
-}
-
-bool reads_at(const TensorRead* r, const Var& x, const Var& y) {
-    return r->indices.size() == 2 && r->indices[0].same_as(x) && r->indices[1].same_as(y);
-}
-
 // The stage as a dot-product GEMM: C[i, j] = sum_k A[i, k] * B[k, j] (or B[j, k]) whose body
 // is the intrinsic's product, on a CPU target that has the intrinsic, with K a multiple of its
 // group and N of its lanes (tensor intrinsics compute whole tiles); nullopt otherwise.
@@ -79,8 +69,8 @@ std::optional<CpuDotGemm> match_gemm(const SketchContext& ctx, const Sketch& sk,
     if (g.lanes <= 0 || g.group <= 0 || m <= 0 || n <= 0 || k_len <= 0 || n % g.lanes != 0 ||
         k_len % g.group != 0)
         return std::nullopt;
-    g.a = stage_of_op(s, reads[0].stage->tensor.op());
-    g.b = stage_of_op(s, reads[1].stage->tensor.op());
+    g.a = s.stage_of(reads[0].stage->tensor.op());
+    g.b = s.stage_of(reads[1].stage->tensor.op());
     if (g.a < 0 || g.b < 0 || g.a == g.b) return std::nullopt;
     return g;
 }
