@@ -62,8 +62,6 @@ struct AbortBlock {};
 /// Where a stopped thread is.
 enum class ThreadState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtMbarrier, Done, Failed };
 
-constexpr int kWarpSize = 32;
-
 /// Who touched one element of shared memory in the current phase. In a block whose threads
 /// arrive on mbarriers (a warp-specialized pipeline) every reader is kept, with the arrivals it
 /// had made when it read, and so is the writer's: an access another thread ordered itself

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "LoopInterpreterImpl.h"
+#include "PassUtil.h"
 #include "tessel/ir/Fragment.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/StorageFlatten.h"
@@ -22,8 +23,6 @@
 namespace tessel::internal {
 
 namespace {
-
-constexpr int kWarpSize = 32;
 
 FragmentKind kind_arg(const Call* op, size_t a) {
     FragmentKind k = FragmentKind::C;

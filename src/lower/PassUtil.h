@@ -33,7 +33,7 @@ bool has_thread_sync(const Stmt& s);
 Expr lane_of(const Expr& e, int k);
 
 /// The threads of a warp (CUDA's warp size).
-constexpr int64_t kWarpSize = 32;
+constexpr int kWarpSize = 32;
 /// Whether a thread_allreduce over the thread axes `axes` (0: threadIdx.x, 1: y, 2: z) of a block
 /// of `dims` threads (-1: an extent not known) reduces within warps: the axes are x, or x and y
 /// (each group is consecutive threads), the group is a power of two no larger than a warp (so no

@@ -5,12 +5,15 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/SplitMix.h"
 #include "tessel/Error.h"
 #include "tessel/ir/ExprEval.h"
 
 namespace tessel {
 
 namespace {
+
+using internal::SplitMix64;
 
 /// IEEE half bits of a value already representable as float16.
 uint16_t half_bits(double v) {
@@ -35,19 +38,6 @@ double half_value(uint16_t h) {
     if (exp == 0) return sign * std::ldexp(mant, -24);
     return sign * std::ldexp(1024 + mant, exp - 25);
 }
-
-/// A deterministic 64-bit generator (splitmix64): the same stream on every platform.
-struct SplitMix64 {
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    /// Uniform in [0, 1).
-    double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
 
 template <typename T>
 T load_as(const uint8_t* p) {

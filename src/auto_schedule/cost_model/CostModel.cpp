@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "CostModelBooster.h"
+#include "support/SplitMix.h"
 
 namespace tessel {
 
@@ -47,8 +48,8 @@ void check_options(const CostModelOptions& o) {
 void check_features(const FeatureMatrix& m, const char* what, size_t index) {
     if (m.rows < 0 || m.values.size() != size_t(m.rows) * kNumFeatures)
         TESSEL_THROW(RuntimeError)
-            << what << ": program " << index << " has " << m.values.size()
-            << " feature values for " << m.rows << " rows; expected " << kNumFeatures << " per row";
+            << what << ": program " << index << " has " << m.values.size() << " feature values for "
+            << m.rows << " rows; expected " << kNumFeatures << " per row";
 }
 
 void check_programs(const std::vector<MeasuredProgram>& programs, const char* what) {
@@ -112,16 +113,11 @@ struct CostModel::Impl {
     bool trained = false;
     int64_t trained_programs = 0;
     std::vector<MeasuredProgram> history;
-    mutable uint64_t random_state;  // splitmix64: the same sequence on every platform
+    mutable internal::SplitMix64 random_state;  // the same sequence on every platform
 
     explicit Impl(const CostModelOptions& o)
-        : options(o), booster(booster_params(o)), random_state(o.seed) {}
-    double random_score() const {
-        uint64_t z = (random_state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-    }
+        : options(o), booster(booster_params(o)), random_state{o.seed} {}
+    double random_score() const { return random_state.unit(); }
     void fit();
     std::vector<double> scores(const std::vector<const FeatureMatrix*>& programs) const;
 };
@@ -279,8 +275,8 @@ int SharedCostModel::join() {
 
 std::vector<MeasuredProgram>& SharedCostModel::member(int m, const char* caller) {
     if (m < 0 || static_cast<size_t>(m) >= members_.size())
-        TESSEL_THROW(RuntimeError) << caller << ": no member " << m << " (" << members_.size()
-                                   << " joined)";
+        TESSEL_THROW(RuntimeError)
+            << caller << ": no member " << m << " (" << members_.size() << " joined)";
     return members_[static_cast<size_t>(m)];
 }
 

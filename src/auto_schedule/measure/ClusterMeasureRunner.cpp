@@ -4,6 +4,7 @@
 // it, the builds this machine makes ahead of the nodes (ClusterBuild), and the fallback when the
 // driver or the cluster's head is lost.
 #include "tessel/auto_schedule/measure/ClusterMeasureRunner.h"
+#include "support/Stopwatch.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -32,15 +33,13 @@ namespace tessel {
 
 namespace {
 
+using internal::seconds_since;
+
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 namespace measure = internal::measure;
 
 constexpr int kDriverFd = 3;
-
-double since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // The driver process and the socket to it.
 class Driver {
@@ -283,7 +282,7 @@ void ClusterMeasureRunner::Impl::build_ahead(const MeasureRequest& request) {
         if (!driver->send(measure::MessageKind::Built, json{{"built", built}}.dump())) break;
     }
     std::lock_guard<std::mutex> lock(mutex);
-    stats.build += since(t0);
+    stats.build += seconds_since(t0);
 }
 
 void ClusterMeasureRunner::Impl::lost(const std::string& why) {
@@ -352,7 +351,7 @@ std::vector<MeasureResult> ClusterMeasureRunner::run(const MeasureRequest& reque
     }
     std::lock_guard<std::mutex> lock(m.mutex);
     m.stats.candidates += static_cast<int64_t>(request.candidates.size());
-    m.stats.total += since(t0);
+    m.stats.total += seconds_since(t0);
     return results;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "auto_schedule/measure/MeasureInternal.h"
+#include "support/Stopwatch.h"
 #include "tessel/Error.h"
 
 namespace tessel {
@@ -20,11 +21,9 @@ using json = nlohmann::json;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using internal::seconds_since;
 
-double since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
 
 double unix_time() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
@@ -137,7 +136,7 @@ const TaskData& Measurer::Impl::task_data(const SearchTask& task) {
     if (it != tasks.end()) return *it->second;
     auto t0 = Clock::now();
     auto data = std::make_shared<const TaskData>(internal::prepare_task(task, options, worker));
-    stats.reference += since(t0);
+    stats.reference += seconds_since(t0);
     return *tasks.emplace(key, std::move(data)).first->second;
 }
 
@@ -146,7 +145,7 @@ bool Measurer::Impl::ensure_setup(const TaskData& data, MeasureResult& r) {
     if (worker.running() && worker.task_key == data.key) return true;
     auto t0 = Clock::now();
     WorkerProcess::Outcome o = worker.request(data.setup, options.run_timeout_seconds);
-    stats.worker_start += since(t0);
+    stats.worker_start += seconds_since(t0);
     if (o.error != MeasureError::None) {
         r.error = MeasureError::WorkerError;
         r.error_message = "the worker could not take the task: " + o.message;
@@ -162,7 +161,7 @@ bool Measurer::Impl::check_run(const TaskData& data, const BuiltCandidate& built
     auto t0 = Clock::now();
     WorkerProcess::Outcome o =
         worker.request(internal::run_request(built.module, fault), options.run_timeout_seconds);
-    double elapsed = since(t0);
+    double elapsed = seconds_since(t0);
     r.run_seconds += elapsed;
     if (o.error != MeasureError::None) {
         r.error = o.error;
@@ -176,7 +175,7 @@ bool Measurer::Impl::check_run(const TaskData& data, const BuiltCandidate& built
     t0 = Clock::now();
     std::vector<CompareResult> checks = data.worker_checks ? worker_comparisons(data, o.header)
                                                            : client_comparisons(data, o.reply.data);
-    stats.check += since(t0) + o.header.value("check_seconds", 0.0);
+    stats.check += seconds_since(t0) + o.header.value("check_seconds", 0.0);
     for (size_t i = 0; i < checks.size(); ++i) {
         if (checks[i].ok) continue;
         r.error = MeasureError::WrongAnswer;
@@ -196,7 +195,7 @@ void Measurer::Impl::time_candidate(MeasureResult& r) {
     auto t0 = Clock::now();
     WorkerProcess::Outcome o =
         worker.request({internal::measure::MessageKind::Time, header.dump(), {}}, limit);
-    r.run_seconds += since(t0);
+    r.run_seconds += seconds_since(t0);
     if (o.error != MeasureError::None) {  // a crash or a timeout: no header
         r.error = o.error;
         r.error_message = o.message;
@@ -266,19 +265,19 @@ std::vector<MeasureResult> Measurer::measure(const SearchTask& task,
     if (!simulated || m.options.simulate_builds)
         built = internal::build_candidates(task, inputs, internal::build_thread_count(m.options),
                                            m.options.build_timeout_seconds);
-    m.stats.build += since(tb);
+    m.stats.build += seconds_since(tb);
     std::vector<MeasureResult> results;
     if (simulated) {
         auto ts = Clock::now();
         results =
             simulate(inputs, m.options.simulate_ms, m.options.simulate_builds ? &built : nullptr);
-        m.stats.timing += since(ts);
+        m.stats.timing += seconds_since(ts);
     } else {
         for (size_t i = 0; i < inputs.size(); ++i)
             results.push_back(m.run_candidate(*data, built[i], inputs[i]));
     }
     m.stats.candidates += static_cast<int64_t>(inputs.size());
-    m.stats.total += since(t0);
+    m.stats.total += seconds_since(t0);
     return results;
 }
 

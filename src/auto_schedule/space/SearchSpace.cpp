@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "AnnotateUtil.h"
+#include "support/SplitMix.h"
 #include "tessel/Error.h"
 #include "tessel/lower/Lower.h"
 #include "tessel/lower/VerifySchedule.h"
@@ -15,6 +16,8 @@
 namespace tessel {
 
 namespace {
+
+using internal::mix;
 
 // Draws of a GPU sketch's tile sizes: replayed ones until the shared memory fits, and cheap ones
 // (no replay) per replay until the launch is useful (draw_tile_sizes).
@@ -37,13 +40,6 @@ void factorize(int64_t extent, int levels, int64_t max_innermost, std::vector<in
         factorize(extent / f, levels - 1, max_innermost, prefix, out);
         prefix.pop_back();
     }
-}
-
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ bool has_reduction_axes(const Stage& st) {
     return false;
 }
 
+bool reads_at(const TensorRead* r, const Var& row, const Var& col) {
+    return r->indices.size() == 2 && r->indices[0].same_as(row) && r->indices[1].same_as(col);
+}
+
 int fuse_reduction_loops(Schedule& s, int st) {
     int n = static_cast<int>(s.stage(st).leaf.size()), n_sp = 0;
     for (int id : s.stage(st).leaf) n_sp += s.stage(st).iters[id].kind == IterKind::Spatial;

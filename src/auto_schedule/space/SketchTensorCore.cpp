@@ -59,10 +59,6 @@ int stage_of(const Schedule& s, const Tensor& t) {
     return -1;
 }
 
-bool reads_at(const TensorRead* r, const Var& row, const Var& col) {
-    return r->indices.size() == 2 && r->indices[0].same_as(row) && r->indices[1].same_as(col);
-}
-
 // The stage as a tensor-core GEMM: C[i, j] = sum_k A[i, k] * B[k, j] (each read converted to
 // float32 for 16-bit inputs) over two distinct placeholders A, B of a type with intrinsics,
 // float32 output, m, n, k multiples of the intrinsics' tile (tensorize needs whole tiles), a

@@ -26,6 +26,10 @@ int64_t root_extent_product(const Stage& st, IterKind kind);
 /// Whether the stage has reduction axes.
 bool has_reduction_axes(const Stage& st);
 
+/// Whether read `r` has two indices, exactly the variables `row` and `col` (a GEMM operand
+/// read as A[i, k] or B[k, j]).
+bool reads_at(const TensorRead* r, const Var& row, const Var& col);
+
 /// Fuses the stage's reduction leaf loops (after its data-parallel ones) into one; returns the
 /// number of data-parallel leaf loops before it.
 int fuse_reduction_loops(Schedule& s, int stage);

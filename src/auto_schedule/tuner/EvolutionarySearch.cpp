@@ -3,6 +3,7 @@
 // The search reads as its steps in evolutionary_search() at the bottom; the helpers above it are
 // the steps.
 #include "tessel/auto_schedule/tuner/EvolutionarySearch.h"
+#include "support/Stopwatch.h"
 
 #include <time.h>
 
@@ -19,11 +20,9 @@ namespace tessel {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using internal::seconds_since;
 
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
 
 // The calling thread's CPU time: what a candidate cost, whatever else runs on the machine.
 double thread_cpu_seconds() {

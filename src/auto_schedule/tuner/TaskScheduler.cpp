@@ -9,25 +9,22 @@
 #include <optional>
 
 #include "TunerInternal.h"
+#include "support/SplitMix.h"
 #include "tessel/Error.h"
 
 namespace tessel {
 
 namespace {
 
+using internal::mix;
+using internal::unit_interval;
+
 // Ansor's stand-in for "no valid schedule yet": large, so such a task looks most worth a round.
 constexpr double kNoTime = 1e10;
 
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 // A uniform draw in [0, 1) and an index below n from one step's seed.
 double uniform(uint64_t seed) {
-    return static_cast<double>(mix(seed) >> 11) * 0x1.0p-53;
+    return unit_interval(mix(seed));
 }
 size_t below(uint64_t seed, size_t n) {
     return static_cast<size_t>(mix(seed ^ 0x5bd1e995ULL) % n);

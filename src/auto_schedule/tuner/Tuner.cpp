@@ -3,6 +3,7 @@
 // those steps, and tune() runs rounds until the tuner is finished; the Tuner class
 // (TunerInternal.h, where the task scheduler drives it too) holds what they share.
 #include "tessel/auto_schedule/tuner/Tuner.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "TunerInternal.h"
+#include "support/SplitMix.h"
 #include "tessel/Error.h"
 #include "tessel/auto_schedule/features/Features.h"
 #include "tessel/op/DefaultSchedule.h"
@@ -21,20 +23,12 @@ namespace tessel {
 
 namespace {
 
+using internal::seconds_since;
+
 using Clock = std::chrono::steady_clock;
+using internal::mix;
 using internal::Tuner;
 using internal::TuningHistory;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 void check_options(const TuningOptions& o) {
     auto fail = [](const std::string& what) { TESSEL_THROW(RuntimeError) << "tune: " << what; };
