@@ -1,0 +1,96 @@
+"""cublas_after_tune: which step of ts.auto_schedule.tune() leaves cuBLAS unable to start in the
+same process (issue 57: after tuning a GEMM for `cuda`, PyTorch's first matrix product raises
+std::bad_alloc, the next CUBLAS_STATUS_INTERNAL_ERROR; docs/ideas.md, "What a GPU tuning leaves
+in its process"). Each stage runs in a fresh process that first makes a CUDA context (a torch
+tensor on the GPU), then does the stage, then a float32 4096^3 torch.mm, and reports whether the
+product ran:
+
+    PYTHONPATH=build/gpu/python python3 benchmarks/experiments/cublas_after_tune.py [STAGE ...]
+    ... --stack tune     # the stage again with a backtrace at each C++ throw (g++ on PATH)
+
+Stages: none, task (ts.SearchTask), space (its SearchSpace, sketches lowered), space_nolower,
+sample (8 random states), measurer (ts.Measurer, simulated), tune (1 simulated trial: no worker,
+no build), tune_nodefault, tune_threads1, build (ts.build of the default schedule and one run).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+STAGES = ["none", "task", "space_nolower", "space", "sample", "measurer", "tune",
+          "tune_nodefault", "tune_threads1", "build"]
+N = 4096
+
+
+def stage(name):
+    import torch
+    import tessel as ts
+
+    torch.zeros(1, device="cuda")
+    t0 = time.perf_counter()
+    task = None if name in ("none", "build") else ts.SearchTask(
+        "matmul_mixed", [N, N, N, "float16"], target="cuda")
+    if name in ("space", "sample"):
+        space = ts.auto_schedule.SearchSpace(task)
+        if name == "sample":
+            space.sample(8, seed=1)
+    elif name == "space_nolower":
+        ts.auto_schedule.SearchSpace(task, lower=False)
+    elif name == "measurer":
+        ts.Measurer(simulate_ms=1)
+    elif name.startswith("tune"):
+        options = dict(simulate_ms=1, measure_default=name != "tune_nodefault")
+        if name == "tune_threads1":
+            options["num_threads"] = 1
+        with tempfile.TemporaryDirectory() as d:
+            ts.auto_schedule.tune(task, trials=1, log_file=os.path.join(d, "log.jsonl"), seed=1,
+                                  progress=False, print_schedule=False, **options)
+    elif name == "build":
+        a = ts.placeholder((N, N), "float16", name="A")
+        b = ts.placeholder((N, N), "float16", name="B")
+        c = ts.op.matmul(a, b, out_dtype="float32")
+        f = ts.build(ts.op.default_schedule(c, "cuda"), [a, b, c], target="cuda")
+        x = torch.randn(N, N, device="cuda").half()
+        f(x, x, torch.empty(N, N, device="cuda"))
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - t0
+    try:
+        x = torch.randn(N, N, device="cuda")
+        (x @ x).sum().item()
+        outcome = "ran"
+    except RuntimeError as e:
+        outcome = f"FAILED: {str(e).splitlines()[0][:120]}"
+    print(f"{name:15s} {seconds:6.1f} s   float32 product after it: {outcome}", flush=True)
+
+
+def unwind_hook():
+    """A shared library printing a backtrace at each _Unwind_RaiseException: it sees the throws of
+    libraries that link their C++ runtime statically (cuBLAS), which a __cxa_throw hook does not."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(tempfile.gettempdir(), "tessel_unwind_backtrace.so")
+    subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", out,
+                    os.path.join(here, "unwind_backtrace.cpp"), "-ldl"], check=True)
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--stage"]:
+        return stage(args[1])
+    env = dict(os.environ)
+    if args[:1] == ["--stack"]:
+        args = args[1:]
+        env["LD_PRELOAD"] = unwind_hook()
+        env["CUBLASLT_LOG_LEVEL"] = "5"
+    for name in args or STAGES:
+        if name not in STAGES:
+            sys.exit(f"unknown stage {name!r}: one of {', '.join(STAGES)}")
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--stage", name], env=env,
+                           timeout=300)
+        if r.returncode != 0:
+            print(f"{name:15s} the process failed with exit status {r.returncode}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
