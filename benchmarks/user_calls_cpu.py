@@ -40,9 +40,10 @@ def one_process(log, mode):
 
     import tessel_gemm
 
-    func, best, seconds = tessel_gemm.build_best(log, N, TRIALS)
     if mode == "remeasure":
-        return remeasure(tessel_gemm, tessel_gemm.read_log(log)[best], seconds)
+        records, best, seconds, _ = tessel_gemm.best_record(log, TRIALS)
+        return remeasure(tessel_gemm, records[best], seconds)
+    func, _, seconds = tessel_gemm.build_best(log, N, TRIALS)
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (N, N)).astype("float32")
     b = rng.uniform(-1, 1, (N, N)).astype("float32")
@@ -133,18 +134,25 @@ def setting_name(mode, pin):
     return "remeasured" if mode == "remeasure" else f"{mode},{'pinned' if pin == '1' else 'unpinned'}"
 
 
-def bench_lines(settings):
-    """BENCH lines from {setting: (re-timed, the tuner's printed figure, the interleaved
-    re-measurement)}: each setting against the printed figure, then the user's settings against
+def bench_lines(per_log, suffix=""):
+    """BENCH lines from {setting: [(re-timed, the tuner's printed figure, the interleaved
+    re-measurement) per log]}: the medians over the logs of the figures and of each ratio (with
+    one log, its own); each setting against the printed figure, then the user's settings against
     the re-measurement made in the same minutes (the machine's drift between the tuning and the
     re-timing cancels there)."""
-    for setting, (x, tuner, _) in settings.items():
-        print(f"BENCH user_calls_cpu {setting_name(*setting)} tessel={x:.1f} "
-              f"tuner={tuner:.1f} ratio={x / tuner:.3f}")
-    for setting, (x, _, now) in settings.items():
+    def median(values):
+        return statistics.median(list(values))
+
+    for setting, runs in per_log.items():
+        print(f"BENCH user_calls_cpu {setting_name(*setting)}{suffix} "
+              f"tessel={median(x for x, _, _ in runs):.1f} "
+              f"tuner={median(t for _, t, _ in runs):.1f} ratio={median(x / t for x, t, _ in runs):.3f}")
+    for setting, runs in per_log.items():
         if setting[0] != "remeasure":
-            print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_remeasured "
-                  f"tessel={x:.1f} remeasured={now:.1f} ratio={x / now:.3f}")
+            print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_remeasured{suffix} "
+                  f"tessel={median(x for x, _, _ in runs):.1f} "
+                  f"remeasured={median(n for _, _, n in runs):.1f} "
+                  f"ratio={median(x / n for x, _, n in runs):.3f}")
 
 
 def main():
@@ -163,7 +171,7 @@ def main():
         figures, tuner = retime(a.log, a.processes)
         print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s")
         now = statistics.median(figures[("remeasure", "1")])
-        bench_lines({s: (statistics.median(v), tuner, now) for s, v in figures.items()})
+        bench_lines({s: [(statistics.median(v), tuner, now)] for s, v in figures.items()})
         return
     stem = a.log[:-len(".jsonl")] if a.log.endswith(".jsonl") else a.log
     per_seed = {}  # setting -> [(re-timed, tuner, re-measured) per seed]
@@ -177,20 +185,7 @@ def main():
             per_seed.setdefault(setting, []).append((x, tuner, now))
             print(f"seed {seed}: {setting_name(*setting)}: {x:.1f} GFLOP/s, the tuner's {tuner:.1f}, "
                   f"ratio {x / tuner:.3f}; re-measured {now:.1f}, ratio {x / now:.3f}", flush=True)
-    # Medians over the seeds: of the figures, and of each ratio (the issue's bar).
-    for setting, triples in per_seed.items():
-        x = statistics.median(v for v, _, _ in triples)
-        ratio = statistics.median(v / t for v, t, _ in triples)
-        print(f"BENCH user_calls_cpu {setting_name(*setting)},seeds={len(triples)} tessel={x:.1f} "
-              f"tuner={statistics.median(t for _, t, _ in triples):.1f} ratio={ratio:.3f}")
-    for setting, triples in per_seed.items():
-        if setting[0] == "remeasure":
-            continue
-        x = statistics.median(v for v, _, _ in triples)
-        ratio = statistics.median(v / n for v, _, n in triples)
-        print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_remeasured,seeds={len(triples)} "
-              f"tessel={x:.1f} remeasured={statistics.median(n for _, _, n in triples):.1f} "
-              f"ratio={ratio:.3f}")
+    bench_lines(per_seed, f",seeds={len(a.seeds)}")
 
 
 if __name__ == "__main__":

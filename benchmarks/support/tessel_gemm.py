@@ -110,11 +110,10 @@ def reported_split(returned, marks, wall):
     return dict(last, **{"rest (search, train, other)": max(0.0, wall - sum(last.values()))})
 
 
-def build_best(log, n, trials):
-    """The best schedule among the log's first `trials` trials (with their re-measurements), built
-    with ts.apply_history_best (a log cut before the next trial): (the function taking A, B, C,
-    the index of the schedule's first record, its seconds: the median of its measurements)."""
-    t = task(n)
+def best_record(log, trials):
+    """The best schedule among the log's first `trials` trials (with their re-measurements), as
+    the tuner judges it: (the log's records, the index of the schedule's first record, its
+    seconds: the median of its measurements, the number of records up to the next trial)."""
     records = read_log(log)
     cut = first_trials(records, trials)
     costs = ts.ScheduleCosts()
@@ -123,6 +122,14 @@ def build_best(log, n, trials):
     if costs.best() is None:
         raise RuntimeError(f"{log}: no successful record among the first {trials} trials")
     seconds, best = costs.best()
+    return records, best, seconds, cut
+
+
+def build_best(log, n, trials):
+    """best_record's schedule built with ts.apply_history_best (a log cut before the next trial):
+    (the function taking A, B, C, the index of the schedule's first record, its seconds)."""
+    t = task(n)
+    _, best, seconds, cut = best_record(log, trials)
     with open(log) as f:
         lines = [line for line in f if line.strip()][:cut]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as cut:
