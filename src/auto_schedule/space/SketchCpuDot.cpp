@@ -71,7 +71,7 @@ std::optional<CpuDotGemm> match_gemm(const SketchContext& ctx, const Sketch& sk,
         return std::nullopt;
     g.a = s.stage_of(reads[0].stage->tensor.op());
     g.b = s.stage_of(reads[1].stage->tensor.op());
-    if (g.a < 0 || g.b < 0 || g.a == g.b) return std::nullopt;
+    if (g.a == g.b) return std::nullopt;
     return g;
 }
 
