@@ -10,18 +10,19 @@
 // Target strings are a kind followed by options (docs/target.md):
 //   llvm  [-mcpu=<cpu>] [-mattr=+f,-g,...] [-num-cores=<n>] [-l1d=<size>] [-l2=<size>]
 //         [-l3=<size>] [-fast-math | -strict-float]
-//   cuda  [-arch=sm_XX] [-fast-math]
+//   cuda  [-arch=sm_XX] [-num-cores=<n>] [-fast-math]
 // `llvm` without -mcpu means this machine: str() spells out the host's CPU name and features.
 // The cache sizes (bytes, or with a K, M or G suffix: -l2=2M) default to the host's, read from
 // sysfs (target/CpuCaches.h), for any -mcpu: the default schedules block for them.
 // `cuda` without -arch means device 0's architecture (CompileError where there is no GPU); -arch
-// takes an architecture of tessel's table (known_cuda_archs()) or device 0's own.
+// takes an architecture of tessel's table (known_cuda_archs()) or device 0's own; -num-cores
+// replaces the SM count (a part with more or fewer SMs than the driver's or the table's).
 // Any unknown kind, option or value is a CompileError that names it and lists the legal ones.
 //
 // The canonical string is kind, then options in a fixed order, each written once:
 //   llvm -mcpu=<cpu> [-mattr=<features>] -num-cores=<n> [-l1d=<size>] [-l2=<size>] [-l3=<size>]
 //        [-fast-math | -strict-float]
-//   cuda -arch=<sm_XX> [-fast-math]
+//   cuda -arch=<sm_XX> [-num-cores=<n>] [-fast-math]
 // where the cache sizes appear when the spec gave them (the host's are not spelled out: records
 // tuned before the sizes existed keep their keys), and <features> is the set of features that
 // differ from those the CPU implies, sorted by name (with LLVM built in: "-mcpu=haswell
@@ -113,7 +114,7 @@ public:
     /// Bytes of a cache line: 64 for CPUs, 128 for NVIDIA GPUs (an L1 line).
     int cache_line_bytes() const;
     /// llvm: the cores parallel loops may use (-num-cores; default the host's hardware threads).
-    /// cuda: the number of streaming multiprocessors (sm_count()).
+    /// cuda: the number of streaming multiprocessors (sm_count(); -num-cores sets it).
     int num_cores() const;
     /// llvm: bytes of one core's level-1 data cache (-l1d; default the host's). 0 for cuda.
     int64_t l1d_cache_bytes() const { return l1d_; }
@@ -142,7 +143,8 @@ public:
     int warp_size() const { return gpu_limits().warp_size; }
     /// cuda: the largest vthread extent the search proposes (8, as Ansor's).
     int max_vthread_extent() const { return gpu_limits().max_vthread_extent; }
-    /// cuda: streaming multiprocessors (the driver's count, or the table's for -arch).
+    /// cuda: streaming multiprocessors (-num-cores where given, else the driver's count, or the
+    /// table's for -arch).
     int sm_count() const { return gpu_limits().sm_count; }
 
     /// The GPU architectures tessel's table knows ("sm_70", ..., "sm_120"), each also accepted
@@ -164,7 +166,7 @@ private:
     std::vector<std::string> features_;
     std::string arch_;
     TargetFloatMode float_mode_ = TargetFloatMode::Contract;
-    int num_cores_ = 1;
+    int num_cores_ = 1;  // llvm: the cores; cuda: -num-cores as given (0: the GPU's SM count)
     int64_t l1d_ = 0, l2_ = 0, l3_ = 0;  // llvm: the cache sizes
     std::string caches_given_;           // llvm: the -l1d / -l2 / -l3 options of str(), in order
     std::string caches_source_;          // llvm: "sysfs", "sysconf", "assumed" or "target string"

@@ -37,8 +37,9 @@ void add_gpu_queries(py::class_<Target>& cls) {
         .def_property_readonly("warp_size", &Target::warp_size, "GPU: threads per warp.")
         .def_property_readonly("max_vthread_extent", &Target::max_vthread_extent,
                                "GPU: the largest vthread extent the search proposes.")
-        .def_property_readonly("sm_count", &Target::sm_count,
-                               "GPU: streaming multiprocessors (the driver's, or the table's).")
+        .def_property_readonly(
+            "sm_count", &Target::sm_count,
+            "GPU: streaming multiprocessors (-num-cores, else the driver's or the table's).")
         .def_property_readonly(
             "gpu_limits_from_driver", [](const Target& t) { return t.gpu_limits().from_driver; },
             "GPU: True when the limits were read from device 0 (it has the target's arch).");

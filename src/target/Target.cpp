@@ -20,7 +20,7 @@ namespace {
 const char* const kLLVMOptions =
     "-mcpu=<cpu>, -mattr=+feature,-feature,..., -num-cores=<n>, -l1d=<size>, -l2=<size>, "
     "-l3=<size>, -fast-math, -strict-float";
-const char* const kCUDAOptions = "-arch=sm_XX, -fast-math";
+const char* const kCUDAOptions = "-arch=sm_XX, -num-cores=<n>, -fast-math";
 
 std::vector<std::string> split_words(const std::string& spec) {
     std::istringstream in(spec);
@@ -268,11 +268,14 @@ void Target::parse_llvm(const std::string& spec, const std::vector<std::string>&
 
 void Target::parse_cuda(const std::string& spec, const std::vector<std::string>& words) {
     kind_ = TargetKind::CUDA;
+    std::string sms;
     for (size_t i = 1; i < words.size(); ++i) {
         const std::string& w = words[i];
         std::string value;
         if (option_value(w, "-arch", &value)) {
             set_once(spec, "-arch", value, &arch_, "sm_XX");
+        } else if (option_value(w, "-num-cores", &value)) {
+            set_once(spec, "-num-cores", value, &sms, "<n>");
         } else if (w == "-fast-math") {
             float_mode_ = TargetFloatMode::Fast;
         } else {
@@ -283,6 +286,10 @@ void Target::parse_cuda(const std::string& spec, const std::vector<std::string>&
     std::optional<CudaDeviceInfo> device = device_with_arch(arch_);
     check_arch(spec, arch_, device.has_value());
     gpu_ = gpu_limits_of(arch_, device);
+    // -num-cores: a GPU of the architecture with another SM count (an H100 PCIe's 114 against
+    // the table's 132 for sm_90); 0 in num_cores_ keeps the canonical string without it.
+    num_cores_ = 0;
+    if (!sms.empty()) gpu_.sm_count = num_cores_ = parse_num_cores(spec, sms);
 }
 
 void Target::make_str() {
@@ -295,6 +302,7 @@ void Target::make_str() {
         if (float_mode_ == TargetFloatMode::Strict) s += " -strict-float";
     } else {
         s += " -arch=" + arch_;
+        if (num_cores_ > 0) s += " -num-cores=" + std::to_string(num_cores_);
     }
     if (float_mode_ == TargetFloatMode::Fast) s += " -fast-math";
     str_ = s;

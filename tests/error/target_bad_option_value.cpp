@@ -12,6 +12,10 @@ TEST(CompileError, TargetWithBadOptionValue) {
                          {"bad feature 'avx2'", "+name or -name"});
     expect_compile_error([] { Target("llvm -num-cores=0"); },
                          {"bad -num-cores value '0'", "positive integer"});
+    expect_compile_error([] { Target("cuda -arch=sm_80 -num-cores=-4"); },
+                         {"bad -num-cores value '-4'", "positive integer"});
+    expect_compile_error([] { Target("cuda -arch=sm_80 -num-cores=8 -num-cores=9"); },
+                         {"-num-cores given twice"});
     expect_compile_error([] { Target("llvm -mcpu=haswell -mcpu=znver3"); }, {"-mcpu given twice"});
     expect_compile_error([] { Target("llvm -fast-math -strict-float"); },
                          {"-fast-math and -strict-float contradict"});

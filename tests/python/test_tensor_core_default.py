@@ -258,13 +258,17 @@ def test_rows_of_an_odd_length_are_copied_once_into_padded_rows():
     check((2, 37, 33), (2, 33, 50), "bfloat16")
 
 
-# sm_90a (plain "cuda" on a Hopper GPU): products that fill the 132 SMs with whole 128 x 256
-# tiles run tutorial 08's wgmma kernel; smaller ones, and B read n x k, keep mma.sync.
+# sm_90a (plain "cuda" on a Hopper GPU): products that fill the SMs with whole 128 x 256 tiles
+# run tutorial 08's wgmma kernel; smaller ones keep mma.sync. The choice weighs the tiles against
+# the SM count: the checks in the interpreter take a GPU of 4 or 8 SMs (-num-cores), so that the
+# products they run are a thirtieth of those that fill 132 SMs.
+SM90A_4 = "cuda -arch=sm_90a -num-cores=4"
+
+
 @pytest.mark.parametrize("dtype,out_dtype", [("float16", None), ("bfloat16", "float32")])
 def test_sm_90a_default_runs_large_products_on_wgmma(dtype, out_dtype):
-    s, args = check((1536, 64), (64, 2816), dtype, out_dtype, target="cuda -arch=sm_90a",
-                    instruction="wgmma(")
-    ptx = ts.build(s, args, target="cuda -arch=sm_90a").get_source("ptx")
+    s, args = check((256, 64), (64, 512), dtype, out_dtype, target=SM90A_4, instruction="wgmma(")
+    ptx = ts.build(s, args, target=SM90A_4).get_source("ptx")
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
     # The operands are arguments: their tiles are fetched by TMA on mbarriers (step 3).
     assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
@@ -288,8 +292,7 @@ def test_sm_90a_default_is_persistent_with_more_tiles_than_sms():
 def test_sm_90a_default_runs_b_read_n_by_k_on_wgmma():
     """matmul with transpose_b (dense's weight layout): B's tiles k-major like A's (the _bt
     intrinsics), fetched by TMA as one box of 256 rows."""
-    ptx = check_transposed_b((1536, 64), (2816, 64), target="cuda -arch=sm_90a",
-                             instruction="wgmma(")
+    ptx = check_transposed_b((256, 64), (512, 64), target=SM90A_4, instruction="wgmma(")
     assert "wgmma.mma_async.sync.aligned.m64n256k16.f32" in ptx
     assert "cp.async.bulk.tensor.2d" in ptx
 
@@ -306,13 +309,13 @@ def test_sm_90a_default_keeps_mma_sync_where_wgmma_would_leave_sms_idle():
 
 
 def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
-    """1000 x 1001 x 72 (B read n x k): 128 tiles of 128 x 64 whose last row and column of
-    tiles run past the output, and a k tile past k. TMA reads zeros past the operands' edges
-    (the k tile's padding adds nothing), and the fragment stores of the edge tiles stop at the
-    output's rows and columns (fragment_store's limits), checked element by element in the
-    interpreter."""
-    ptx = check_transposed_b((1000, 72), (1001, 72), target="cuda -arch=sm_90a",
-                             instruction="wgmma(")
+    """250 x 251 x 72 (B read n x k) on 8 SMs: 8 tiles of 128 x 64 whose last row and column of
+    tiles run past the output, and a k tile past k (1000 x 1001's 128 tiles on 132 SMs, the
+    same way). TMA reads zeros past the operands' edges (the k tile's padding adds nothing),
+    and the fragment stores of the edge tiles stop at the output's rows and columns
+    (fragment_store's limits), checked element by element in the interpreter."""
+    target = "cuda -arch=sm_90a -num-cores=8"
+    ptx = check_transposed_b((250, 72), (251, 72), target=target, instruction="wgmma(")
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32" in ptx
     assert "cp.async.bulk.tensor.2d" in ptx
 

@@ -30,6 +30,25 @@ TEST(Target, TwoSpellingsOfOneTargetGiveOneString) {
     Target c("cuda -fast-math -arch=sm_80");
     EXPECT_EQ(c.str(), Target("cuda -arch=sm_80 -fast-math").str());
     EXPECT_EQ(c.str(), "cuda -arch=sm_80 -fast-math");
+    Target d("cuda -fast-math -num-cores=114 -arch=sm_90");
+    EXPECT_EQ(d.str(), "cuda -arch=sm_90 -num-cores=114 -fast-math");
+}
+
+// -num-cores on a GPU: another part of the architecture (an H100 PCIe's 114 SMs against the
+// table's 132); every other limit stays the architecture's, and without it the string and the
+// count are the table's or the driver's.
+TEST(Target, CudaNumCoresSetsTheSmCount) {
+    Target table("cuda -arch=sm_90");
+    Target pcie("cuda -arch=sm_90 -num-cores=114");
+    EXPECT_EQ(pcie.sm_count(), 114);
+    EXPECT_EQ(pcie.num_cores(), 114);
+    EXPECT_NE(pcie, table);
+    EXPECT_EQ(pcie.max_shared_memory_per_block_optin(), table.max_shared_memory_per_block_optin());
+    EXPECT_EQ(pcie.max_threads_per_block(), table.max_threads_per_block());
+    EXPECT_EQ(table.str(), "cuda -arch=sm_90");
+    if (!table.gpu_limits().from_driver) {
+        EXPECT_EQ(table.sm_count(), 132);
+    }
 }
 
 TEST(Target, FeaturesAreDeduplicatedAndSorted) {
@@ -53,7 +72,7 @@ TEST(Target, RoundTripsThroughItsString) {
     for (const char* spec :
          {"llvm", "llvm -mcpu=skylake-avx512", "llvm -strict-float", "llvm -mattr=-fma -fast-math",
           "llvm -mcpu=haswell -mattr=-avx2", "cuda -arch=sm_90", "cuda -arch=sm_90a -fast-math",
-          "cuda -arch=sm_75"}) {
+          "cuda -arch=sm_75", "cuda -arch=sm_90a -num-cores=4"}) {
         Target t(spec);
         Target again(t.str());
         EXPECT_EQ(again.str(), t.str()) << spec;
