@@ -72,7 +72,9 @@ leg_end
 # (pybind11, numpy, ml_dtypes, pytest, pytest-xdist, scikit-build-core, and onnx and
 # onnxruntime for tests/python/test_frontend_onnx.py, and ray for test_distributed.py, from PyPI; python3-venv
 # from install-deps.sh), then pytest tests/python (the tutorials included, at a small size), one
-# worker per job: every test writes under its own tmp_path.
+# worker more than the jobs (every test writes under its own tmp_path): the tests that wait (on
+# the Ray cluster, the daemon, their worker processes) leave a core idle that the third fills
+# (2 cores: 286 s against 380 s with two workers; docs/perf/ci-time.md).
 leg_begin python "Python extension and pytest"
 venv="$dir/venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
@@ -84,8 +86,8 @@ cmake --build "$dir" -j "$jobs" --target _tessel _tessel_fuzz
 # Ray for tests/python/test_distributed.py, which must run here (TESSEL_TEST_REQUIRE_RAY): its
 # tests share one local cluster, on one pytest worker (--dist loadgroup keeps an xdist_group
 # together).
-TESSEL_TEST_REQUIRE_RAY=1 PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q -n "$jobs" \
-    --dist loadgroup tests/python
+TESSEL_TEST_REQUIRE_RAY=1 PYTHONPATH="$dir/python" "$venv/bin/python" -m pytest -q \
+    -n "$((jobs + 1))" --dist loadgroup tests/python
 # The Python modules need no CUDA driver to load either (tests/link).
 ctest --test-dir "$dir" --output-on-failure -L '^link$'
 leg_end

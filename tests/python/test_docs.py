@@ -4,6 +4,7 @@
 # folders.
 import pathlib
 import re
+import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -69,9 +70,17 @@ def readme_layout():
     return folders
 
 
+def ignored_by_git(path):
+    """Whether git ignores `path` (a folder of a developer's own, listed in .git/info/exclude);
+    False outside a git checkout."""
+    r = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", str(path)],
+                       capture_output=True)
+    return r.returncode == 0
+
+
 def subfolders(path):
     return sorted(p.name for p in path.iterdir()
-                  if p.is_dir() and not NOT_IN_THE_TREE.match(p.name))
+                  if p.is_dir() and not NOT_IN_THE_TREE.match(p.name) and not ignored_by_git(p))
 
 
 def test_readme_layout_matches_the_tree():
