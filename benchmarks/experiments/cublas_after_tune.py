@@ -9,8 +9,12 @@ product ran:
     ... --stack tune     # the stage again with a backtrace at each C++ throw (g++ on PATH)
 
 Stages: none, task (ts.SearchTask), space (its SearchSpace, sketches lowered), space_nolower,
-sample (8 random states), measurer (ts.Measurer, simulated), tune (1 simulated trial: no worker,
-no build), tune_nodefault, tune_threads1, build (ts.build of the default schedule and one run).
+sample (8 random states), features (their features), measurer (ts.Measurer, simulated), measure
+(it measures 4 samples), tune (1 simulated trial: no worker, no build), tune_nodefault,
+tune_threads1, tune_zero (trials=0: the tuner made, no round), tune_one (one round of one random
+candidate, nothing else: no default, no re-measurement, no evolution, one thread), build
+(ts.build of the default schedule and one run). On the H100 host: tune, tune_nodefault,
+tune_threads1 and tune_one leave cuBLAS unable to start, every other stage leaves it working.
 """
 import os
 import subprocess
@@ -18,8 +22,8 @@ import sys
 import tempfile
 import time
 
-STAGES = ["none", "task", "space_nolower", "space", "sample", "measurer", "tune",
-          "tune_nodefault", "tune_threads1", "build"]
+STAGES = ["none", "task", "space_nolower", "space", "sample", "features", "measurer", "measure",
+          "tune", "tune_nodefault", "tune_threads1", "tune_zero", "tune_one", "build"]
 N = 4096
 
 
@@ -31,21 +35,30 @@ def stage(name):
     t0 = time.perf_counter()
     task = None if name in ("none", "build") else ts.SearchTask(
         "matmul_mixed", [N, N, N, "float16"], target="cuda")
-    if name in ("space", "sample"):
+    if name in ("space", "sample", "features", "measure"):
         space = ts.auto_schedule.SearchSpace(task)
-        if name == "sample":
-            space.sample(8, seed=1)
+        if name != "space":
+            states = [s.schedule for s in space.sample(8, seed=1)["states"]]
+        if name == "features":
+            for s in states:
+                ts.auto_schedule.features(s, task)
+        elif name == "measure":
+            ts.Measurer(simulate_ms=1).measure(task, states[:4])
     elif name == "space_nolower":
         ts.auto_schedule.SearchSpace(task, lower=False)
     elif name == "measurer":
         ts.Measurer(simulate_ms=1)
     elif name.startswith("tune"):
-        options = dict(simulate_ms=1, measure_default=name != "tune_nodefault")
-        if name == "tune_threads1":
+        options = dict(simulate_ms=1, measure_default=name not in ("tune_nodefault", "tune_one"))
+        if name in ("tune_threads1", "tune_one"):
             options["num_threads"] = 1
+        if name == "tune_one":
+            options.update(population=1, generations=0, remeasure_top=0, eps_greedy=1.0,
+                           measurements_per_round=1, build_threads=1, min_programs=2**20)
         with tempfile.TemporaryDirectory() as d:
-            ts.auto_schedule.tune(task, trials=1, log_file=os.path.join(d, "log.jsonl"), seed=1,
-                                  progress=False, print_schedule=False, **options)
+            ts.auto_schedule.tune(task, trials=0 if name == "tune_zero" else 1,
+                                  log_file=os.path.join(d, "log.jsonl"), seed=1, progress=False,
+                                  print_schedule=False, **options)
     elif name == "build":
         a = ts.placeholder((N, N), "float16", name="A")
         b = ts.placeholder((N, N), "float16", name="B")
