@@ -14,7 +14,9 @@ processes of the four settings alternating, --processes rounds of them. A proces
 median of its samples; a setting's, the median of its processes'. Prints each process's figure,
 then
   BENCH user_calls_cpu <setting> tessel=<GFLOP/s> tuner=<the tuner's GFLOP/s> ratio=<x/tuner>
-(the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts). With
+(the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts), and
+where the tuning was made here, `<setting>,vs_final` lines against the figure tune() prints
+first: the best timed again at the end of the tuning (TuningResult.final_gflops). With
 --seeds S1 S2 ..., one log per seed (tuned with that seed), each re-timed as above; the BENCH line
 then gives the median over the seeds of the re-timed figure and of the ratio (the issue's bar: the
 median of 3 seeds within 5 %), after a line per seed.
@@ -105,6 +107,15 @@ def tuned_log(log, seed):
                     log + ".result.json"], check=True, stdout=subprocess.DEVNULL)
 
 
+def final_figure(log):
+    """The tune() result's final_gflops for the log (tuned_log's result file), or None."""
+    try:
+        with open(log + ".result.json") as f:
+            return json.load(f).get("final_gflops") or None
+    except (OSError, ValueError):
+        return None
+
+
 def retime(log, processes):
     """The four settings' processes, alternating: ({setting: [GFLOP/s per process]}, tuner)."""
     settings = [("remeasure", "1")]
@@ -135,24 +146,31 @@ def setting_name(mode, pin):
 
 
 def bench_lines(per_log, suffix=""):
-    """BENCH lines from {setting: [(re-timed, the tuner's printed figure, the interleaved
-    re-measurement) per log]}: the medians over the logs of the figures and of each ratio (with
-    one log, its own); each setting against the printed figure, then the user's settings against
-    the re-measurement made in the same minutes (the machine's drift between the tuning and the
-    re-timing cancels there)."""
+    """BENCH lines from {setting: [(re-timed, the log's figure, the interleaved re-measurement,
+    the figure tune() printed first or None) per log]}: the medians over the logs of the figures
+    and of each ratio (with one log, its own); each setting against the log's figure, then the
+    user's settings against the re-measurement made in the same minutes (the machine's drift
+    between the tuning and the re-timing cancels there), then each setting against the best
+    timed again at the end of the tuning (where every log has that figure)."""
     def median(values):
         return statistics.median(list(values))
 
     for setting, runs in per_log.items():
         print(f"BENCH user_calls_cpu {setting_name(*setting)}{suffix} "
-              f"tessel={median(x for x, _, _ in runs):.1f} "
-              f"tuner={median(t for _, t, _ in runs):.1f} ratio={median(x / t for x, t, _ in runs):.3f}")
+              f"tessel={median(r[0] for r in runs):.1f} "
+              f"tuner={median(r[1] for r in runs):.1f} ratio={median(r[0] / r[1] for r in runs):.3f}")
     for setting, runs in per_log.items():
         if setting[0] != "remeasure":
             print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_remeasured{suffix} "
-                  f"tessel={median(x for x, _, _ in runs):.1f} "
-                  f"remeasured={median(n for _, _, n in runs):.1f} "
-                  f"ratio={median(x / n for x, _, n in runs):.3f}")
+                  f"tessel={median(r[0] for r in runs):.1f} "
+                  f"remeasured={median(r[2] for r in runs):.1f} "
+                  f"ratio={median(r[0] / r[2] for r in runs):.3f}")
+    for setting, runs in per_log.items():
+        if all(r[3] for r in runs):
+            print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_final{suffix} "
+                  f"tessel={median(r[0] for r in runs):.1f} "
+                  f"final={median(r[3] for r in runs):.1f} "
+                  f"ratio={median(r[0] / r[3] for r in runs):.3f}")
 
 
 def main():
@@ -169,22 +187,26 @@ def main():
     if not a.seeds:
         tuned_log(a.log, 1)
         figures, tuner = retime(a.log, a.processes)
-        print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s")
+        final = final_figure(a.log)
+        print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s in the log, "
+              f"{final or 0:.1f} timed again at the end")
         now = statistics.median(figures[("remeasure", "1")])
-        bench_lines({s: [(statistics.median(v), tuner, now)] for s, v in figures.items()})
+        bench_lines({s: [(statistics.median(v), tuner, now, final)] for s, v in figures.items()})
         return
     stem = a.log[:-len(".jsonl")] if a.log.endswith(".jsonl") else a.log
-    per_seed = {}  # setting -> [(re-timed, tuner, re-measured) per seed]
+    per_seed = {}  # setting -> [(re-timed, tuner, re-measured, final) per seed]
     for seed in a.seeds:
         log = f"{stem}_s{seed}.jsonl"
         tuned_log(log, seed)
         figures, tuner = retime(log, a.processes)
+        final = final_figure(log)
         now = statistics.median(figures[("remeasure", "1")])
         for setting, values in figures.items():
             x = statistics.median(values)
-            per_seed.setdefault(setting, []).append((x, tuner, now))
+            per_seed.setdefault(setting, []).append((x, tuner, now, final))
             print(f"seed {seed}: {setting_name(*setting)}: {x:.1f} GFLOP/s, the tuner's {tuner:.1f}, "
-                  f"ratio {x / tuner:.3f}; re-measured {now:.1f}, ratio {x / now:.3f}", flush=True)
+                  f"ratio {x / tuner:.3f}; re-measured {now:.1f}, ratio {x / now:.3f}; timed "
+                  f"again at the end {final or 0:.1f}", flush=True)
     bench_lines(per_seed, f",seeds={len(a.seeds)}")
 
 

@@ -238,7 +238,11 @@ bool run_tuned_matmul(int n, int64_t trials, const std::string& log_file) {
     for (const TuningCurvePoint& p : r.curve)
         if (p.trial % options.measurements_per_round == 0 || p.trial == r.trials)
             std::printf(" %lld: %.1f", static_cast<long long>(p.trial), p.best_gflops);
-    std::printf("\nbest schedule, as Python:\n%s", r.best_schedule->to_python().c_str());
+    std::printf("\n");
+    if (r.final_gflops > 0)
+        std::printf("the best timed again at the end of the tuning: %.1f GFLOP/s\n",
+                    r.final_gflops);
+    std::printf("best schedule, as Python:\n%s", r.best_schedule->to_python().c_str());
     const TensorDAG& dag = task.dag();
     Schedule plain = task.initial_schedule();
     Schedule blocked = task.initial_schedule();

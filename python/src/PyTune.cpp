@@ -111,8 +111,13 @@ void bind_types(py::module_& a) {
     py::class_<TuningResult>(a, "TuningResult", "What tune() found.")
         .def_property_readonly("best_schedule", &best_schedule,
                                "The best schedule in the log, or None when no trial succeeded.")
-        .def_readonly("best_seconds", &TuningResult::best_seconds)
+        .def_readonly("best_seconds", &TuningResult::best_seconds,
+                      "The best schedule's cost in the log (the median of the search's timings).")
         .def_readonly("best_gflops", &TuningResult::best_gflops)
+        .def_readonly("final_seconds", &TuningResult::final_seconds,
+                      "The best schedule timed again at the end of the run (final_measurements; "
+                      "the median): what calls see now. inf when not timed again.")
+        .def_readonly("final_gflops", &TuningResult::final_gflops)
         .def_readonly("flops", &TuningResult::flops)
         .def_readonly("trials", &TuningResult::trials)
         .def_readonly("resumed_trials", &TuningResult::resumed_trials)
@@ -123,7 +128,8 @@ void bind_types(py::module_& a) {
         .def_readonly("seconds", &TuningResult::seconds)
         .def("__repr__", [](const TuningResult& r) {
             return "TuningResult(trials=" + std::to_string(r.trials) +
-                   ", best_gflops=" + std::to_string(r.best_gflops) + ", stop_reason='" +
+                   ", best_gflops=" + std::to_string(r.best_gflops) +
+                   ", final_gflops=" + std::to_string(r.final_gflops) + ", stop_reason='" +
                    r.stop_reason + "')";
         });
 }

@@ -23,6 +23,7 @@ this module only draws its progress (a ``tqdm`` bar when tqdm is installed, else
 and the tuning curve (matplotlib).
 """
 import inspect
+import math
 import os
 import sys
 
@@ -94,8 +95,11 @@ def tune(task, *args, **kwargs):
     the first round also measures the task's rule-based default schedule (origin "default"), so
     that the log's best is never slower than not tuning. ``restart_after``: restart the search
     (a new epoch: fresh model and seeds, the log's best kept) once that many trials in a row have
-    not improved the epoch's best by 1 % (0: never). Ctrl-C stops the tuning at the next
-    phase of a round, with what was measured in the log.
+    not improved the epoch's best by 1 % (0: never). ``final_measurements``: at the end, the
+    log's best is timed again that many times, not logged; their median is the result's
+    ``final_seconds`` (``final_gflops``), the figure calls of it see now, which
+    ``print_schedule`` prints beside the search's (0: not timed again). Ctrl-C stops the
+    tuning at the next phase of a round, with what was measured in the log.
     """
     bound = tune.__signature__.bind(task, *args, **kwargs)
     bound.apply_defaults()
@@ -113,8 +117,11 @@ def tune(task, *args, **kwargs):
         if reporter:
             reporter.close()
     if print_schedule and result.best_schedule is not None:
-        print(f"# best of {result.trials} trials: {result.best_gflops:.2f} GFLOP/s "
-              f"({result.best_seconds * 1e3:.3f} ms)")
+        best = f"{result.best_gflops:.2f} GFLOP/s ({result.best_seconds * 1e3:.3f} ms)"
+        if math.isfinite(result.final_seconds):
+            best = (f"{result.final_gflops:.2f} GFLOP/s ({result.final_seconds * 1e3:.3f} ms), "
+                    f"timed again at the end (the search's timings: {best})")
+        print(f"# best of {result.trials} trials: {best}")
         print(result.best_schedule.to_python(), end="")
     return result
 

@@ -136,7 +136,23 @@ def test_plain_progress_lines_and_the_printed_schedule(tmp_path, capsys):
                **{**FAST, "print_schedule": True})
     out = capsys.readouterr().out
     assert out.startswith("# best of 12 trials: ")
+    assert ", timed again at the end (the search's timings: " in out.splitlines()[0]
     assert "def apply_schedule(s):" in out
+
+
+def test_the_best_is_timed_again_at_the_end_and_not_logged(tmp_path):
+    """final_measurements: the log's best timed again at the end (with simulated timings, its
+    own simulated cost, as every timing of it), no record more in the log; 0 leaves it untimed."""
+    log = tmp_path / "f.jsonl"
+    r = autos.tune(small_task(), trials=8, log_file=str(log), **{**FAST, "simulate_ms": 0.1})
+    assert r.best_schedule is not None
+    assert r.final_seconds == r.best_seconds and r.final_gflops == pytest.approx(r.best_gflops)
+    assert "final_gflops=" in repr(r)
+    records, _, _ = ts.read_records(str(log))
+    assert len(records) == sum(x.measured + x.remeasured for x in r.rounds)
+    untimed = autos.tune(small_task(), trials=8, log_file=str(tmp_path / "g.jsonl"),
+                         **{**FAST, "simulate_ms": 0.1, "final_measurements": 0})
+    assert untimed.final_seconds == float("inf") and untimed.final_gflops == 0
 
 
 @requires_llvm

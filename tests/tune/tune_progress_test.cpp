@@ -6,6 +6,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -64,6 +65,38 @@ TEST(TuneProgress, PlainLinesOffATerminalAndTheScriptAtTheEnd) {
     ASSERT_TRUE(r.best_schedule.has_value());
     EXPECT_NE(out.find(r.best_schedule->to_python()), std::string::npos) << out;
     EXPECT_EQ(out.rfind("# best of 8 trials: ", 0), 0u) << out;
+    // The best timed again at the end, the search's figure beside it.
+    EXPECT_NE(out.find(", timed again at the end (the search's timings: "), std::string::npos)
+        << out;
+    EXPECT_NE(err.find(", timed again at the end (the search's timings: "), std::string::npos)
+        << err;
+}
+
+// At the end the log's best is measured final_measurements times more, and not logged: with
+// simulated timings its figure is the schedule's own simulated cost, which every measurement of
+// it gives; 0 measurements, or a stop, leave it untimed.
+TEST(TuneProgress, TheBestIsTimedAgainAtTheEndAndNotLogged) {
+    if (!CostModel::available()) GTEST_SKIP() << "the tuner's cost model needs XGBoost";
+    SearchTask task = small_gemm_task(32);
+    std::string log = fresh_log("final");
+    TuningOptions o = small_options(log, 8, 4);
+    o.measure.simulate_ms = 0.1;
+    TuningResult r = tune(task, o);
+    ASSERT_TRUE(r.best_schedule.has_value());
+    EXPECT_EQ(r.final_seconds, simulated_cost(*r.best_schedule));
+    EXPECT_EQ(r.final_seconds, r.best_seconds);
+    EXPECT_DOUBLE_EQ(r.final_gflops, 2.0 * 32 * 32 * 32 / r.final_seconds / 1e9);
+    size_t measured = 0;
+    for (const TuningRound& round : r.rounds) measured += round.measured + round.remeasured;
+    EXPECT_EQ(read_records(log).records.size(), measured);  // nothing more in the log
+
+    TuningOptions none = small_options(fresh_log("none"), 8, 4);
+    none.measure.simulate_ms = 0.1;
+    none.final_measurements = 0;
+    TuningResult untimed = tune(task, none);
+    EXPECT_TRUE(std::isinf(untimed.final_seconds));
+    EXPECT_EQ(untimed.final_gflops, 0);
+    EXPECT_EQ(untimed.best_seconds, r.best_seconds);  // the same search, the same log
 }
 
 // should_stop stops between rounds; what was measured stays in the log.
@@ -78,6 +111,7 @@ TEST(TuneProgress, ShouldStopStopsAfterTheRound) {
     TuningResult r = tune(task, o);
     EXPECT_EQ(r.stop_reason, "stopped");
     EXPECT_EQ(r.trials, 4);
+    EXPECT_TRUE(std::isinf(r.final_seconds));  // a stop is not kept waiting for a timing
     EXPECT_EQ(trial_records(read_records(log).records).size(), 4u);
 }
 

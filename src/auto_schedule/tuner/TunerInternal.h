@@ -166,6 +166,8 @@ public:
     void run_rounds_ahead();
     void stop(const char* reason) { stop_reason_ = reason; }
     bool stop_requested();
+    /// Times the log's best again (TuningOptions::final_measurements), for result().
+    void time_best_again();
     TuningResult result();
 
     // For the task scheduler.
@@ -205,6 +207,7 @@ private:
     std::vector<MeasuredProgram> batch_programs_;
     std::vector<TuningRound> rounds_;
     std::string stop_reason_;
+    double final_seconds_ = std::numeric_limits<double>::infinity();  // time_best_again()
     // Rounds prepared and not completed: their candidates' keys, trials and count.
     std::unordered_set<std::string> in_flight_keys_;
     int64_t in_flight_trials_ = 0;

@@ -30,6 +30,11 @@
 //     TuningOptions::shared_cost_model is set) before the next round's search;
 //  6. restart (restart_after): when the epoch's best has stalled, a new epoch begins: the model
 //     forgets the task's programs and the search's seeds are the new epoch's measured states.
+// At the end (unless should_stop stopped it), the log's best is timed again, final_measurements
+// times, and not logged: TuningResult::final_seconds, the figure a user's calls see now. The
+// log's own figure for it (best_seconds) is the median of the timings that made it the best of
+// many, taken minutes or hours before, and reads faster than the schedule runs later
+// (docs/tuning.md, "What the tuner reports").
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
@@ -152,6 +157,9 @@ struct TuningOptions {
     /// Search each round before the one before it is recorded, so that the search can run while
     /// that round measures on a cluster (see "Searching ahead" in the file comment).
     bool search_ahead = false;
+    /// At the end, measure the log's best this many times more (as re-measurements are made),
+    /// not logged: TuningResult::final_seconds is their median (0: not timed again).
+    int final_measurements = 3;
     MeasureOptions measure;  ///< how candidates are built and timed (TVM's timing defaults)
     /// Where candidates are measured (MeasureRunner.h); none: a LocalMeasureRunner of this
     /// tuning's own. Tasks tuned together share one.
@@ -216,6 +224,9 @@ struct TuningOptions {
                "history before that round");
         v.integer("min_programs", s.cost_model.min_programs, 1, 1 << 20, search,
                   "successful programs before the cost model trains");
+        v.integer("final_measurements", s.final_measurements, 0, 1 << 16, kTune,
+                  "at the end, the log's best is timed again this many times, not logged "
+                  "(final_seconds; 0: not)");
     }
 };
 
@@ -231,8 +242,14 @@ struct TuningCurvePoint {
 struct TuningResult {
     /// The best schedule of the task in the log (after this run); none when no trial succeeded.
     std::optional<Schedule> best_schedule;
+    /// Its cost in the log: the median of the search's timings of it (ScheduleCosts).
     double best_seconds = std::numeric_limits<double>::infinity();
     double best_gflops = 0;
+    /// The best schedule timed again at the end of the run (TuningOptions::final_measurements;
+    /// the median): what a user's calls see now. Infinity (0 GFLOP/s) when it was not timed
+    /// again (none asked, no best, stopped) or the timing failed.
+    double final_seconds = std::numeric_limits<double>::infinity();
+    double final_gflops = 0;
     double flops = 0;                     ///< the task's floating-point operations per run
     int64_t trials = 0;                   ///< trials of the task in the log, after this run
     int64_t resumed_trials = 0;           ///< of which were in the log before it
