@@ -121,11 +121,13 @@ TEST(SearchAhead, ARunnerTimingElsewhereAndOneTimingHereWriteTheSameRecords) {
     EXPECT_EQ(a.stop_reason, "trials");
     EXPECT_TRUE(rows(dir / "there.jsonl") == rows(dir / "here.jsonl"));
     // The rounds' trials measured on a thread of their own beside the search, the
-    // re-measurements on the caller's; without timing elsewhere, everything on the caller's.
+    // re-measurements and the best's timing at the end on the caller's; without timing
+    // elsewhere, everything on the caller's.
     EXPECT_EQ(there->runs_elsewhere(), static_cast<int>(a.rounds.size()));
-    EXPECT_EQ(there->runs_here(), static_cast<int>(a.rounds.size()));
+    EXPECT_EQ(there->runs_here(), static_cast<int>(a.rounds.size()) + 1);
     EXPECT_EQ(here->runs_elsewhere(), 0);
-    EXPECT_EQ(here->runs_here(), 2 * static_cast<int>(b.rounds.size()));
+    EXPECT_EQ(here->runs_here(), 2 * static_cast<int>(b.rounds.size()) + 1);
+    EXPECT_EQ(a.final_seconds, a.best_seconds);  // the fake runner's cost of the best, again
 }
 
 TEST(SearchAhead, RoundsAreSearchedWithoutTheRoundBeforeThem) {

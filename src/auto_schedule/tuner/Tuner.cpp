@@ -473,9 +473,14 @@ void Tuner::time_best_again() {
         return;
     std::vector<MeasureInput> batch(static_cast<size_t>(options_.final_measurements),
                                     {*history_.best_schedule, CandidateOrigin::Remeasure});
+    std::vector<MeasureResult> results;
+    try {
+        results = measurer_->run(make_measure_request(task_, batch, options_.measure));
+    } catch (const Error&) {
+        return;  // the tuning is in the log; its result says the best was not timed again
+    }
     std::vector<double> costs;
-    for (const MeasureResult& r :
-         measurer_->run(make_measure_request(task_, batch, options_.measure)))
+    for (const MeasureResult& r : results)
         if (r.ok() && std::isfinite(r.mean_cost())) costs.push_back(r.mean_cost());
     if (!costs.empty()) final_seconds_ = summarize_samples(costs).median;
 }
