@@ -14,7 +14,10 @@ sample (8 random states), features (their features), measurer (ts.Measurer, simu
 tune_threads1, tune_zero (trials=0: the tuner made, no round), tune_one (one round of one random
 candidate, nothing else: no default, no re-measurement, no evolution, one thread), build
 (ts.build of the default schedule and one run). On the H100 host: tune, tune_nodefault,
-tune_threads1 and tune_one leave cuBLAS unable to start, every other stage leaves it working.
+tune_threads1 and tune_one leave cuBLAS unable to start, every other stage above leaves it
+working. The steps of tune_one's round that no stage above takes, one at a time: round_log (a
+simulated measurement of a sample, its record appended to a log), round_model (the cost model
+updated with the sample's program), round_all (both, then the history's cost of the log).
 """
 import os
 import subprocess
@@ -23,7 +26,8 @@ import tempfile
 import time
 
 STAGES = ["none", "task", "space_nolower", "space", "sample", "features", "measurer", "measure",
-          "tune", "tune_nodefault", "tune_threads1", "tune_zero", "tune_one", "build"]
+          "tune", "tune_nodefault", "tune_threads1", "tune_zero", "tune_one", "round_log",
+          "round_model", "round_all", "build"]
 N = 4096
 
 
@@ -44,6 +48,8 @@ def stage(name):
                 ts.auto_schedule.features(s, task)
         elif name == "measure":
             ts.Measurer(simulate_ms=1).measure(task, states[:4])
+    elif name.startswith("round_"):
+        round_steps(ts, task, name)
     elif name == "space_nolower":
         ts.auto_schedule.SearchSpace(task, lower=False)
     elif name == "measurer":
@@ -75,6 +81,28 @@ def stage(name):
     except RuntimeError as e:
         outcome = f"FAILED: {str(e).splitlines()[0][:120]}"
     print(f"{name:15s} {seconds:6.1f} s   float32 product after it: {outcome}", flush=True)
+
+
+def round_steps(ts, task, name):
+    """The steps of a tuner round beyond ts.Measurer.measure, by hand: a sample of the tuner's
+    space (sketches not lowered), simulated, its record appended to a log (round_log), its
+    program given to a cost model (round_model), or both and the log's costs (round_all)."""
+    space = ts.auto_schedule.SearchSpace(task, lower=False)
+    schedule = space.sample(1, seed=2)["states"][0].schedule
+    result = ts.Measurer(simulate_ms=1).measure(task, [schedule])[0]
+    if name in ("round_log", "round_all"):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "log.jsonl")
+            ts.RecordWriter(log).append([ts.make_record(task, schedule, result, origin="random")])
+            if name == "round_all":
+                costs = ts.ScheduleCosts()
+                for r in ts.read_records(log)[0]:
+                    costs.add(r)
+    if name in ("round_model", "round_all"):
+        _, matrix = ts.auto_schedule.features(schedule, task)
+        program = ts.auto_schedule.MeasuredProgram(task.key, matrix, [result.costs[0]],
+                                                   schedule=schedule)
+        ts.auto_schedule.CostModel().update([program])
 
 
 def unwind_hook():
