@@ -116,7 +116,7 @@ void bind_types(py::module_& a) {
         .def_readonly("best_gflops", &TuningResult::best_gflops)
         .def_readonly("final_seconds", &TuningResult::final_seconds,
                       "The best schedule timed again at the end of the run (final_measurements; "
-                      "the median): what calls see now. inf when not timed again.")
+                      "the median), after the search. inf when not timed again.")
         .def_readonly("final_gflops", &TuningResult::final_gflops)
         .def_readonly("flops", &TuningResult::flops)
         .def_readonly("trials", &TuningResult::trials)

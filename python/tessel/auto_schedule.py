@@ -97,7 +97,7 @@ def tune(task, *args, **kwargs):
     (a new epoch: fresh model and seeds, the log's best kept) once that many trials in a row have
     not improved the epoch's best by 1 % (0: never). ``final_measurements``: at the end, the
     log's best is timed again that many times, not logged; their median is the result's
-    ``final_seconds`` (``final_gflops``), the figure calls of it see now, which
+    ``final_seconds`` (``final_gflops``), a figure taken after the search, which
     ``print_schedule`` prints beside the search's (0: not timed again). Ctrl-C stops the
     tuning at the next phase of a round, with what was measured in the log.
     """

@@ -31,10 +31,11 @@
 //  6. restart (restart_after): when the epoch's best has stalled, a new epoch begins: the model
 //     forgets the task's programs and the search's seeds are the new epoch's measured states.
 // At the end (unless should_stop stopped it), the log's best is timed again, final_measurements
-// times, and not logged: TuningResult::final_seconds, the figure a user's calls see now. The
-// log's own figure for it (best_seconds) is the median of the timings that made it the best of
-// many, taken minutes or hours before, and reads faster than the schedule runs later
-// (docs/tuning.md, "What the tuner reports").
+// times, and not logged: TuningResult::final_seconds, a figure taken after the search and free of
+// its choice among many timings. The log's own figure for it (best_seconds) is the median of the
+// timings that made it the best, taken minutes or hours before. Both are the tuning process's:
+// on a machine whose speed moves, a later process may see less (docs/tuning.md, "What the
+// tuner reports").
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
@@ -246,7 +247,7 @@ struct TuningResult {
     double best_seconds = std::numeric_limits<double>::infinity();
     double best_gflops = 0;
     /// The best schedule timed again at the end of the run (TuningOptions::final_measurements;
-    /// the median): what a user's calls see now. Infinity (0 GFLOP/s) when it was not timed
+    /// the median), after the search. Infinity (0 GFLOP/s) when it was not timed
     /// again (none asked, no best, stopped) or the timing failed.
     double final_seconds = std::numeric_limits<double>::infinity();
     double final_gflops = 0;
