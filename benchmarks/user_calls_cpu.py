@@ -155,22 +155,18 @@ def bench_lines(per_log, suffix=""):
     def median(values):
         return statistics.median(list(values))
 
-    for setting, runs in per_log.items():
-        print(f"BENCH user_calls_cpu {setting_name(*setting)}{suffix} "
-              f"tessel={median(r[0] for r in runs):.1f} "
-              f"tuner={median(r[1] for r in runs):.1f} ratio={median(r[0] / r[1] for r in runs):.3f}")
-    for setting, runs in per_log.items():
-        if setting[0] != "remeasure":
-            print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_remeasured{suffix} "
-                  f"tessel={median(r[0] for r in runs):.1f} "
-                  f"remeasured={median(r[2] for r in runs):.1f} "
-                  f"ratio={median(r[0] / r[2] for r in runs):.3f}")
-    for setting, runs in per_log.items():
-        if all(r[3] for r in runs):
-            print(f"BENCH user_calls_cpu {setting_name(*setting)},vs_final{suffix} "
-                  f"tessel={median(r[0] for r in runs):.1f} "
-                  f"final={median(r[3] for r in runs):.1f} "
-                  f"ratio={median(r[0] / r[3] for r in runs):.3f}")
+    # (line suffix, the compared figure's index in a run and its name, whether a setting has it)
+    comparisons = [("", 1, "tuner", lambda setting, runs: True),
+                   (",vs_remeasured", 2, "remeasured",
+                    lambda setting, runs: setting[0] != "remeasure"),
+                   (",vs_final", 3, "final", lambda setting, runs: all(r[3] for r in runs))]
+    for label, i, name, applies in comparisons:
+        for setting, runs in per_log.items():
+            if applies(setting, runs):
+                print(f"BENCH user_calls_cpu {setting_name(*setting)}{label}{suffix} "
+                      f"tessel={median(r[0] for r in runs):.1f} "
+                      f"{name}={median(r[i] for r in runs):.1f} "
+                      f"ratio={median(r[0] / r[i] for r in runs):.3f}")
 
 
 def main():
