@@ -47,6 +47,8 @@ constexpr std::pair<int64_t, double> kWgmmaWidths[] = {{256, 1.0}, {128, 0.9}, {
 // mma.sync's smaller tiles do (1536 x 1000 x 776: 0.65 x cuBLAS on 192 tiles of 128 x 64 in two
 // rounds, a share of 0.43, against mma.sync's 0.49).
 constexpr double kWgmmaMinUse = 0.4;
+// The shortest part of the wgmma kernel's split-K (choose_wgmma_split): 4 k tiles.
+constexpr int64_t kWgmmaSplitMinLength = 256;
 // An implicit GEMM's split-K (split_k_length): at most 48 parts, each at least 256 long (parts
 // of 128 and of 512 were within the noise over ResNet-50's layers at batch 1 and 8, H200; 256 had
 // the highest lowest layer).
@@ -165,35 +167,74 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
     return best;
 }
 
+namespace {
+
+// The wgmma tiles of `bn` columns for a product in `parts` k parts of `length` (1 and k: no
+// split), and the share of the SMs' time they keep computing the output: the tiles (of every
+// part) over the rounds of a persistent kernel (a last round part full leaves SMs idle), times
+// the output's share of the tiles' area, times the width's own efficiency (kWgmmaWidths).
+// Nothing where they cannot serve: shared memory, or edges without TMA.
+std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t n, int64_t length,
+                                                              int64_t parts, int64_t bn,
+                                                              double efficiency, bool tma_rows,
+                                                              const Target& target) {
+    const int64_t sms = std::max(1, target.sm_count());
+    const int64_t shared =
+        std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
+    TensorCoreTiles t{m <= 64 ? 64 : 128, bn, 64, 16, bn, 1, false};
+    // As many k tiles in flight as shared memory holds (up to 8, and the part's): a narrow
+    // tile's step along k is short, and the copies' latency needs more of them ahead.
+    t.stages = std::max<int64_t>(
+        2, std::min<int64_t>({(shared - 2048) / t.shared_bytes(), 8, ceil_div(length, t.bk)}));
+    const bool whole = m % t.bm == 0 && n % bn == 0 && length % t.bk == 0 && parts == 1;
+    if ((!whole && !tma_rows) || t.shared_bytes() > shared) return std::nullopt;
+    const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn), tiles = rows * cols * parts;
+    return std::pair{t, static_cast<double>(tiles) / (ceil_div(tiles, sms) * sms) *
+                            static_cast<double>(m * n) / (rows * t.bm * cols * bn) * efficiency};
+}
+
+}  // namespace
+
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
                                                   bool direct_store, bool tma_rows,
                                                   const Target& target) {
     if (target.arch() != "sm_90a" || batch != 1 || !direct_store || k < 64) return std::nullopt;
-    const int64_t sms = std::max(1, target.sm_count());
-    const int64_t shared =
-        std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
-    // Each width's share of the SMs' time that computes the output: its tiles over the rounds
-    // of a persistent kernel (a last round part full leaves SMs idle), times the output's share
-    // of the tiles' area, times the width's own efficiency (kWgmmaWidths).
-    std::optional<TensorCoreTiles> best;
-    double best_use = 0;
-    for (const auto& [bn, efficiency] : kWgmmaWidths) {
-        TensorCoreTiles t{128, bn, 64, 16, bn, 1, false};
-        // As many k tiles in flight as shared memory holds (up to 8, and k's): a narrow tile's
-        // step along k is short, and the copies' latency needs more of them ahead.
-        t.stages = std::max<int64_t>(
-            2, std::min<int64_t>({(shared - 2048) / t.shared_bytes(), 8, ceil_div(k, t.bk)}));
-        const bool whole = m % t.bm == 0 && n % bn == 0 && k % t.bk == 0;
-        const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn);
-        const double use = static_cast<double>(rows * cols) / (ceil_div(rows * cols, sms) * sms) *
-                           static_cast<double>(m * n) / (rows * t.bm * cols * bn) * efficiency;
-        if ((whole || tma_rows) && t.shared_bytes() <= shared && use > best_use) {
+    std::optional<std::pair<TensorCoreTiles, double>> best;
+    for (const auto& [bn, efficiency] : kWgmmaWidths)
+        if (auto t = wgmma_tiles(m, n, k, 1, bn, efficiency, tma_rows, target);
+            t && (!best || t->second > best->second))
             best = t;
-            best_use = use;
+    if (!best || best->second < kWgmmaMinUse) return std::nullopt;
+    return best->first;
+}
+
+std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                             bool direct_store, bool tma_rows,
+                                             const Target& target) {
+    // Only a few rows, which one warp group's tile holds (above, mma.sync's smaller tiles have
+    // filled the SMs without a split).
+    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || !tma_rows || m > 64)
+        return std::nullopt;
+    const int64_t sms = std::max(1, target.sm_count());
+    std::optional<std::pair<TensorCoreTiles, double>> best;
+    int64_t best_length = 0;
+    for (const auto& [bn, efficiency] : kWgmmaWidths) {
+        const int64_t tiles = ceil_div(n, bn);
+        if (tiles * 2 > sms) continue;
+        // As many parts as one round of the SMs holds (at most 16), each whole k tiles of 64.
+        const int64_t want = std::min<int64_t>(16, sms / tiles);
+        const int64_t length =
+            std::max<int64_t>(kWgmmaSplitMinLength, ceil_div(ceil_div(k, want), 64) * 64);
+        const int64_t parts = ceil_div(k, length);
+        if (parts < 2) continue;
+        if (auto t = wgmma_tiles(m, n, length, parts, bn, efficiency, tma_rows, target);
+            t && (!best || t->second > best->second)) {
+            best = t;
+            best_length = length;
         }
     }
-    if (best_use < kWgmmaMinUse) return std::nullopt;
-    return best;
+    if (!best || best->second < kWgmmaMinUse) return std::nullopt;
+    return WgmmaSplit{best->first, best_length};
 }
 
 int64_t persistent_blocks(int64_t tiles, const Target& target) {
@@ -374,13 +415,32 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
                      as_placeholder(g->reads[1].stage->tensor.op());
     const bool tma_rows = tma && g->k % 8 == 0 && (b_nk || g->n % 8 == 0);
     if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
+    std::optional<WgmmaSplit> ws;
+    if (!w && !g->tf32 && !g->k_exact)
+        ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
+    if (ws) {  // the parts' partial sums [part, i, j] (rfactor) are the wgmma product
+        const int st = s.stage_of(op);
+        s.split(st, 2, ws->length);  // [i, j, part, k]
+        op = s.stage(s.rfactor(st, 2, 0)).op;
+        const int64_t parts = ceil_div(g->k, ws->length);
+        g = match_gemm(op, true);
+        TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
+                        << " are not a tensor-core product";
+        w = ws->tiles;
+        p.split_sum = dag_op;
+        p.sum_consumer = qop;
+        qop = Operation();
+        p.blocks = persistent_blocks(
+            parts * ceil_div(g->m, ws->tiles.bm) * ceil_div(g->n, ws->tiles.bn), target);
+    }
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
         p.tiles = *w;
         p.mma = g->mma;
         p.wgmma = wgmma_intrin_name(w->bn, op_inputs(dag_op).at(0).dtype(), b_nk);
         p.tma = tma;
-        p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
+        if (!ws)
+            p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
         p.a_shared =
             s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared", {s.stage_of(op)}))
                 .op;
@@ -559,19 +619,27 @@ namespace {
 void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const TensorCoreTiles& t = p.tiles;
     const int store = s.stage_of(p.store);
-    const int64_t rows = as_const_int(op_output(p.store, 0).shape().front()).value_or(t.bm);
+    // Split-K's partial sums (p.split_sum) are [part, i, j]: the parts are tiles of their own.
+    const std::vector<Expr> shape = op_output(p.store, 0).shape();
+    const bool parts = shape.size() == 3;
+    const int64_t rows = as_const_int(shape[shape.size() - 2]).value_or(t.bm);
     int64_t group = 8;
     while (ceil_div(rows, t.bm) % group != 0) group /= 2;
-    LoopNest o(s, store, {"i", "j"});
+    // Names of loops, after split-K's part where there is one.
+    auto axes = [&](std::vector<std::string> names) {
+        if (parts) names.insert(names.begin(), "p");
+        return names;
+    };
+    LoopNest o(s, store, axes({"i", "j"}));
     o.split("i", 16, "i", "i16");
     o.split("i", 4, "i", "w");
     o.split("i", t.bm / 64, "bi", "g");
     o.split("bi", group, "bg", "bi");
     o.split("j", 8, "j", "j8");
     o.split("j", t.bn / 8, "bj", "fj");
-    o.reorder({"bg", "bj", "bi", "g", "w", "fj", "i16", "j8"});
+    o.reorder(axes({"bg", "bj", "bi", "g", "w", "fj", "i16", "j8"}));
     if (p.tma) {  // persistent (tutorial 08's step 4): blocks of several tiles, about one an SM
-        o.fuse({"bg", "bj", "bi"}, "t");
+        o.fuse(axes({"bg", "bj", "bi"}), "t");
         o.split("t", p.blocks, "tt", "b");
         o.reorder({"b", "tt", "g", "w", "fj", "i16", "j8"});
     } else {
@@ -585,10 +653,10 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     s.tensorize(store, o.pos("i16"), "store_c");
     const int acc = s.stage_of(p.acc);
     s.compute_at(acc, store, o.pos("w"));
-    LoopNest f(s, acc, {"i", "j", "k"});
+    LoopNest f(s, acc, axes({"i", "j", "k"}));
     f.split("k", 16, "k", "kk");
     f.split("k", t.bk / 16, "ko", "ki");
-    f.reorder({"ko", "ki", "i", "j", "kk"});
+    f.reorder(axes({"ko", "ki", "i", "j", "kk"}));
     f.unroll("ki");
     s.tensorize(acc, f.pos("i"), p.wgmma);
     for (const Operation& tile : {p.a_shared, p.b_shared}) {

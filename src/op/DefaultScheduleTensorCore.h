@@ -81,16 +81,29 @@ struct TensorCorePlan {
 
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it: a
 /// 2-D product (B read [k][n], or [n][k] as dense's weight) whose output the fragments store,
-/// in 128-row blocks of 256, 128 or 64 columns, as many k tiles of 64 in flight as shared memory
-/// holds (at most 8). Of the widths, the one that keeps the SMs computing the output the most
-/// (rounds of a persistent kernel, padding past m and n, the width's own speed), if enough
-/// (else mma.sync's smaller tiles serve it). The tiles divide m and n and k is a
-/// multiple of 64, or the operands are fetched by TMA (`tma_rows`: both are kernel arguments
-/// whose rows are a multiple of 16 bytes): it reads zeros past their edges, and the fragment
-/// stores stop at the output's.
+/// in blocks of 128 rows (64, one warp group, for m <= 64) and 256, 128 or 64 columns, as many
+/// k tiles of 64 in flight as shared memory holds (at most 8). Of the widths, the one that keeps
+/// the SMs computing the output the most (rounds of a persistent kernel, padding past m and n,
+/// the width's own speed), if enough (else mma.sync's smaller tiles serve it). The tiles divide m
+/// and n and k is a multiple of 64, or the operands are fetched by TMA (`tma_rows`: both are kernel
+/// arguments whose rows are a multiple of 16 bytes): it reads zeros past their edges, and the
+/// fragment stores stop at the output's.
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
                                                   bool direct_store, bool tma_rows,
                                                   const Target& target);
+
+/// Split-K for the wgmma kernel, where its tiles leave more than half the SMs idle and m <= 64 (a
+/// few rows and a long k: 64 x 4096 x 4096): the tiles (as choose_wgmma_tiles, TMA's rows needed,
+/// one warp group of 64 rows) and the length of the parts, a multiple of 64 and at least 256, so
+/// that the tiles of all the parts fill about one round of the SMs. Nothing where no split serves
+/// (k too short, enough tiles, more rows).
+struct WgmmaSplit {
+    TensorCoreTiles tiles;
+    int64_t length = 0;
+};
+std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                             bool direct_store, bool tma_rows,
+                                             const Target& target);
 
 /// The blocks of a persistent kernel over `tiles` tiles: about one an SM, the tiles spread evenly
 /// (each block computes ceil(tiles / blocks) tiles, the last round's past `tiles` computed on

@@ -320,6 +320,28 @@ def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
     assert "cp.async.bulk.tensor.2d" in ptx
 
 
+@pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 1024, 8, "m64n128k16"),
+                                                 (40, 200, 1000, 8, "m64n128k16")], ids=str)
+def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width):
+    """A few rows over a long k (64 x 4096 x 4096 on 132 SMs: 16 tiles) on 8 SMs: tiles of one
+    warp group (64 rows), k split into parts whose tiles fill the SMs (rfactor: the partial sums
+    [part, i, j] are the wgmma product, a persistent kernel over the parts' tiles), then a kernel
+    summing the parts. At k = 1000 the last of four 256-long parts runs past k, where TMA reads
+    zeros; the 40 rows' tile stores stop at the output's edge."""
+    target = "cuda -arch=sm_90a -num-cores=8"
+    s, args = check((m, k), (k, n), target=target, instruction="wgmma(")
+    text = str(ts.lower(s, args))
+    assert ".rf" in text and f'thread_binding(0, {blocks}, "blockIdx.x")' in text
+    m = ts.build(s, args, target=target)
+    assert m.get_source("cu").count("__global__") == 2
+    ptx = m.get_source("ptx")
+    assert f"wgmma.mma_async.sync.aligned.{width}.f32" in ptx and "cp.async.bulk.tensor.2d" in ptx
+    # 64 x 4096 x 4096 on the H100's 132 SMs: 16 tiles of 64 x 256, in 8 parts of 512.
+    a, b, y = product((64, 4096), (4096, 4096), "float16")
+    text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
+    assert 'thread_binding(0, 128, "blockIdx.x")' in text and "wgmma(" in text
+
+
 def test_sm_90a_default_1000_cubed_compiles_with_edge_stores():
     a, b, y = product((1000, 1000), (1000, 1000), "float16")
     s = op.default_schedule(y, ts.Target("cuda -arch=sm_90a"))
