@@ -7,6 +7,8 @@ product ran:
 
     PYTHONPATH=build/gpu/python python3 benchmarks/experiments/cublas_after_tune.py [STAGE ...]
     ... --stack tune     # the stage again with a backtrace at each C++ throw (g++ on PATH)
+    ... --cpp build/gpu none tune_zero ...   # tune_then_cublas.cpp's steps: no Python at all
+
 
 Stages: none, task (ts.SearchTask), space (its SearchSpace, sketches lowered), space_nolower,
 sample (8 random states), features (their features), measurer (ts.Measurer, simulated), measure
@@ -115,10 +117,40 @@ def unwind_hook():
     return out
 
 
+def cpp_steps(build_dir, steps):
+    """tune_then_cublas.cpp built against `build_dir`'s libtessel (g++, linked as its tools are)
+    and run once per step, with PyTorch's CUDA libraries on LD_LIBRARY_PATH."""
+    import glob
+    import re
+    import site
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    with open(os.path.join(build_dir, "build.ninja")) as f:
+        link = next(m.group(1) for m in re.finditer(r"LINK_LIBRARIES = (.*)", f.read())
+                    if "src/libtessel.a" in m.group(1))
+    exe = os.path.join(tempfile.gettempdir(), "tune_then_cublas")
+    subprocess.run(f"g++ -std=c++20 -O1 -I{root}/include -I{root}/src "
+                   f"{here}/tune_then_cublas.cpp -o {exe} {link}", shell=True, check=True,
+                   cwd=build_dir)
+    libs = glob.glob(os.path.join(site.getsitepackages()[0], "nvidia", "**", "libcublas.so.*"),
+                     recursive=True)
+    env = dict(os.environ)
+    if libs:
+        env["LD_LIBRARY_PATH"] = ":".join(filter(None, [os.path.dirname(libs[0]),
+                                                        env.get("LD_LIBRARY_PATH")]))
+    for step in steps:
+        r = subprocess.run([exe, step], env=env, timeout=120)
+        if r.returncode != 0:
+            print(f"{step:22s} the process failed with exit status {r.returncode}", flush=True)
+
+
 def main():
     args = sys.argv[1:]
     if args[:1] == ["--stage"]:
         return stage(args[1])
+    if args[:1] == ["--cpp"]:
+        return cpp_steps(args[1], args[2:] or ["none", "all", "ctor", "tune_zero", "tune_one"])
     env = dict(os.environ)
     if args[:1] == ["--stack"]:
         args = args[1:]
