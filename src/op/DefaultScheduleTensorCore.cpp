@@ -414,24 +414,27 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     const bool tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
                      as_placeholder(g->reads[1].stage->tensor.op());
     const bool tma_rows = tma && g->k % 8 == 0 && (b_nk || g->n % 8 == 0);
+    // Split-K: the parts' partial sums [part, i, j] (rfactor) become the tensor-core product, a
+    // batch of parts (matched again; `gathers` as match_gemm's), and the product sums them.
+    auto split_k = [&](int64_t length, bool gathers) {
+        const int st = s.stage_of(op);
+        s.split(st, 2, length);  // [i, j, part, k]
+        op = s.stage(s.rfactor(st, 2, 0)).op;
+        std::optional<GemmMatch> parts = match_gemm(op, true, gathers);
+        TESSEL_CHECK(parts) << "split-K: the partial sums of " << dag_op->name
+                            << " are not a tensor-core product";
+        p.split_sum = dag_op;
+        p.sum_consumer = qop;
+        qop = Operation();
+        return parts;
+    };
     if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
     std::optional<WgmmaSplit> ws;
     if (!w && !g->tf32 && !g->k_exact)
         ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
-    if (ws) {  // the parts' partial sums [part, i, j] (rfactor) are the wgmma product
-        const int st = s.stage_of(op);
-        s.split(st, 2, ws->length);  // [i, j, part, k]
-        op = s.stage(s.rfactor(st, 2, 0)).op;
-        const int64_t parts = ceil_div(g->k, ws->length);
-        g = match_gemm(op, true);
-        TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
-                        << " are not a tensor-core product";
+    if (ws) {  // the wgmma product computes the parts' partial sums
+        g = split_k(ws->length, false);
         w = ws->tiles;
-        p.split_sum = dag_op;
-        p.sum_consumer = qop;
-        qop = Operation();
-        p.blocks = persistent_blocks(
-            parts * ceil_div(g->m, ws->tiles.bm) * ceil_div(g->n, ws->tiles.bn), target);
     }
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
@@ -439,8 +442,9 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         p.mma = g->mma;
         p.wgmma = wgmma_intrin_name(w->bn, op_inputs(dag_op).at(0).dtype(), b_nk);
         p.tma = tma;
-        if (!ws)
-            p.blocks = persistent_blocks(ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
+        // (a batch is split-K's parts: their tiles are the kernel's too)
+        p.blocks =
+            persistent_blocks(g->batch * ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
         p.a_shared =
             s.stage(s.cache_read(s.stage_of(g->reads[0].stage->tensor), "shared", {s.stage_of(op)}))
                 .op;
@@ -459,24 +463,15 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         return p;
     }
     if (int64_t length = split_k_length(*g, *tiles, target); length > 0) {
-        // The parts' partial sums [part, i, j] (rfactor) are the tensor-core product, a batch of
-        // `parts`; the product itself then sums them (one thread an output, in its consumer).
-        const int st = s.stage_of(op);
-        s.split(st, 2, length);  // [i, j, part, k]
-        op = s.stage(s.rfactor(st, 2, 0)).op;
+        // The product itself sums the parts (one thread an output, in its consumer).
         const GemmMatch whole = *g;
-        g = match_gemm(op, true, true);
-        TESSEL_CHECK(g) << "split-K: the partial sums of " << dag_op->name
-                        << " are not a tensor-core product";
+        g = split_k(length, true);
         std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
         g->k_exact = whole.k_exact;
         g->b_kmajor = whole.b_kmajor;
         tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes(),
                                          g->k_exact);
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
-        p.split_sum = dag_op;
-        p.sum_consumer = qop;
-        qop = Operation();
     }
     p.tiles = *tiles;
     p.mma = g->mma;
