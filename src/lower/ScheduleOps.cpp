@@ -1013,8 +1013,10 @@ Stmt NestBuilder::edge_store(
 // accumulator, A and B (origin, next row), `loads` A's and B's reads. The shared operands must be
 // laid out as the instruction reads them through its matrix descriptors: rows of the swizzle's
 // width (32, 64 or 128 bytes, storage_swizzle's pattern then the hardware's), k-major A, B k-major
-// (the _bt intrinsics) or n-major in panels of one row's width (storage_split and
-// storage_reorder: [n / w][k][w]), each checked element by element here.
+// or n-major in panels of one row's width (storage_split and storage_reorder: [n / w][k][w]),
+// each checked element by element here. A [k][n] B (the plain intrinsics) is n-major; a B read
+// [n][k] (the _bt ones) is k-major unless its storage puts consecutive n next to each other (an
+// HWIO weight's gather): the call's transpose flag says which.
 Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& vars,
                              const std::vector<Expr>& loads, const std::vector<Expr>& args,
                              const std::function<void(const std::string&)>& fail) {
@@ -1051,7 +1053,10 @@ Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& var
     };
     // A: k-major, rows of width w_a; each of the warp's 16 rows w_a apart, k contiguous.
     const int64_t wa = row_width(loads[0], "A", 1, 0, 0);
-    const bool mn = !in.trans;
+    // B's storage is n-major where its next column is the next element: a [k][n] B (the plain
+    // intrinsics) in panels, or a B read [n][k] (the _bt ones) whose tile is stored so (an HWIO
+    // weight's gather, copied along n). Otherwise k-major.
+    const bool mn = !in.trans || offset(loads[1], 0, 1, 0) == std::optional<int64_t>(1);
     const int64_t wb = mn ? row_width(loads[1], "B", 0, 0, 1) : row_width(loads[1], "B", 0, 1, 0);
     auto expect = [&](const Expr& load, const char* what, int64_t i, int64_t j, int64_t k,
                       int64_t want) {
@@ -1078,16 +1083,18 @@ Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& var
     for (int64_t j = 0; j < n; ++j)
         for (int64_t k = 0; k < 16; ++k)
             expect(loads[1], "B", 0, j, k, mn ? (j / wb) * panel + j % wb + k * wb : j * wb + k);
-    // Bp: B's element at column wb (its next panel), or B itself.
-    Expr bp = args[4];
-    if (panel > 0) {
+    auto b_at = [&](int64_t j, int64_t k) {
         VarMap at{{vi.get(), make_zero(vi.type())},
-                  {vj.get(), make_const(vj.type(), wb)},
-                  {vk.get(), make_zero(vk.type())}};
-        bp = simplify(substitute(loads[1], at));
-    }
+                  {vj.get(), make_const(vj.type(), j)},
+                  {vk.get(), make_const(vk.type(), k)}};
+        return simplify(substitute(loads[1], at));
+    };
+    // Bp: B's element at column wb (its next panel), or B itself. B's next row is its next k
+    // where it is n-major (the _bt intrinsics' operand names the next n).
+    const Expr bp = panel > 0 ? b_at(wb, 0) : args[4];
+    const Expr b_row = mn && in.trans ? b_at(0, 1) : args[5];
     return Evaluate::make(
-        Call::make(Intrinsic::wgmma, {args[0], args[1], args[2], args[3], args[4], args[5], bp,
+        Call::make(Intrinsic::wgmma, {args[0], args[1], args[2], args[3], args[4], b_row, bp,
                                       make_const(Int(32), n), make_const(Int(32), mn ? 1 : 0)}));
 }
 

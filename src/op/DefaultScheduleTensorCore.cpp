@@ -1,6 +1,7 @@
 // The tensor-core default schedule (op/DefaultScheduleTensorCore.h). On sm_90a, for the products
 // that keep the GPU busy with tiles of 128 x 256, 128 or 64 (choose_wgmma_tiles), the kernel is
-// tutorial 08's (wgmma, schedule_wgmma below). Otherwise it is tutorial 07's
+// tutorial 08's (wgmma, schedule_wgmma below), and so is it for an implicit GEMM whose gathers
+// copy 16 bytes at a time, through the shared epilogue below. Otherwise it is tutorial 07's
 // (tutorials/07_tensor_core_gemm.py, steps 5 and 6): a block's operand tiles copied into swizzled
 // shared memory by cp.async, `stages` of them in flight; each warp's fragments loaded by ldmatrix
 // and multiplied by mma.sync (m16n8k16) into a float32 accumulator held in registers. Two ways out:
@@ -47,6 +48,9 @@ constexpr std::pair<int64_t, double> kWgmmaWidths[] = {{256, 1.0}, {128, 0.9}, {
 // mma.sync's smaller tiles do (1536 x 1000 x 776: 0.65 x cuBLAS on 192 tiles of 128 x 64 in two
 // rounds, a share of 0.43, against mma.sync's 0.49).
 constexpr double kWgmmaMinUse = 0.4;
+// The fewest k tiles a wgmma kernel with a shared epilogue keeps in flight: its float32 tile
+// leaves 128 x 256 tiles room for 2 (they are not taken), 128 x 128 for 5.
+constexpr int64_t kWgmmaMinStages = 3;
 // The shortest part of the wgmma kernel's split-K (choose_wgmma_split): 4 k tiles.
 constexpr int64_t kWgmmaSplitMinLength = 256;
 // An implicit GEMM's split-K (split_k_length): at most 48 parts, each at least 256 long (parts
@@ -173,21 +177,25 @@ namespace {
 // split), and the share of the SMs' time they keep computing the output: the tiles (of every
 // part) over the rounds of a persistent kernel (a last round part full leaves SMs idle), times
 // the output's share of the tiles' area, times the width's own efficiency (kWgmmaWidths).
-// Nothing where they cannot serve: shared memory, or edges without TMA.
+// Nothing where they cannot serve: shared memory, or edges without TMA. With a shared epilogue
+// (`epilogue`) the float32 tile takes its share of shared memory (at least kWgmmaMinStages k
+// tiles must still fit), and m and n have any edge: the copies and the epilogue are guarded.
 std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t n, int64_t length,
                                                               int64_t parts, int64_t bn,
                                                               double efficiency, bool tma_rows,
-                                                              const Target& target) {
+                                                              bool epilogue, const Target& target) {
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
         std::max(target.max_shared_memory_per_block_optin(), target.max_shared_memory_per_block());
-    TensorCoreTiles t{m <= 64 ? 64 : 128, bn, 64, 16, bn, 1, false};
+    TensorCoreTiles t{m <= 64 ? 64 : 128, bn, 64, 16, bn, 1, epilogue};
+    const int64_t epilogue_bytes = epilogue ? t.bm * bn * 4 : 0;
+    const int64_t fit = (shared - 2048 - epilogue_bytes) / (t.shared_bytes() - epilogue_bytes);
     // As many k tiles in flight as shared memory holds (up to 8, and the part's): a narrow
     // tile's step along k is short, and the copies' latency needs more of them ahead.
-    t.stages = std::max<int64_t>(
-        2, std::min<int64_t>({(shared - 2048) / t.shared_bytes(), 8, ceil_div(length, t.bk)}));
-    const bool whole = m % t.bm == 0 && n % bn == 0 && length % t.bk == 0 && parts == 1;
-    if ((!whole && !tma_rows) || t.shared_bytes() > shared) return std::nullopt;
+    t.stages = std::max<int64_t>(2, std::min<int64_t>({fit, 8, ceil_div(length, t.bk)}));
+    const bool whole =
+        (epilogue || (m % t.bm == 0 && n % bn == 0)) && length % t.bk == 0 && parts == 1;
+    if ((!whole && !tma_rows) || fit < (epilogue ? kWgmmaMinStages : 1)) return std::nullopt;
     const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn), tiles = rows * cols * parts;
     return std::pair{t, static_cast<double>(tiles) / (ceil_div(tiles, sms) * sms) *
                             static_cast<double>(m * n) / (rows * t.bm * cols * bn) * efficiency};
@@ -197,11 +205,12 @@ std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t
 
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
                                                   bool direct_store, bool tma_rows,
-                                                  const Target& target) {
-    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || k < 64) return std::nullopt;
+                                                  const Target& target, bool epilogue) {
+    if (target.arch() != "sm_90a" || batch != 1 || (!direct_store && !epilogue) || k < 64)
+        return std::nullopt;
     std::optional<std::pair<TensorCoreTiles, double>> best;
     for (const auto& [bn, efficiency] : kWgmmaWidths)
-        if (auto t = wgmma_tiles(m, n, k, 1, bn, efficiency, tma_rows, target);
+        if (auto t = wgmma_tiles(m, n, k, 1, bn, efficiency, tma_rows, epilogue, target);
             t && (!best || t->second > best->second))
             best = t;
     if (!best || best->second < kWgmmaMinUse) return std::nullopt;
@@ -209,12 +218,10 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
 }
 
 std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                             bool direct_store, bool tma_rows,
-                                             const Target& target) {
+                                             bool tma_rows, const Target& target) {
     // Only a few rows, which one warp group's tile holds (above, mma.sync's smaller tiles have
     // filled the SMs without a split).
-    if (target.arch() != "sm_90a" || batch != 1 || !direct_store || !tma_rows || m > 64)
-        return std::nullopt;
+    if (target.arch() != "sm_90a" || batch != 1 || !tma_rows || m > 64) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
     std::optional<std::pair<TensorCoreTiles, double>> best;
     int64_t best_length = 0;
@@ -227,7 +234,7 @@ std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n
             std::max<int64_t>(kWgmmaSplitMinLength, ceil_div(ceil_div(k, want), 64) * 64);
         const int64_t parts = ceil_div(k, length);
         if (parts < 2) continue;
-        if (auto t = wgmma_tiles(m, n, length, parts, bn, efficiency, tma_rows, target);
+        if (auto t = wgmma_tiles(m, n, length, parts, bn, efficiency, tma_rows, false, target);
             t && (!best || t->second > best->second)) {
             best = t;
             best_length = length;
@@ -416,6 +423,21 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     const bool tma_rows = tma && g->k % 8 == 0 && (b_nk || g->n % 8 == 0);
     // Split-K: the parts' partial sums [part, i, j] (rfactor) become the tensor-core product, a
     // batch of parts (matched again; `gathers` as match_gemm's), and the product sums them.
+    // The shared epilogue: the product's fragments stored into a float32 tile in shared memory,
+    // which the consumer (or the output, a copy of it) copies out with guards.
+    auto shared_epilogue = [&](int st) {
+        if (qop.defined()) {  // the product's tile in shared memory, the consumer the epilogue
+            s.set_scope(st, StorageScope::Shared);
+            p.acc = s.stage(s.cache_write(st, "warp")).op;
+            p.store = op;
+            p.epilogue = qop;
+        } else {  // an output: a shared copy of it stores the fragments, the output copies it out
+            const int gs = s.cache_write(st, "shared");
+            p.store = s.stage(gs).op;
+            p.acc = s.stage(s.cache_write(gs, "warp")).op;
+            p.epilogue = op;
+        }
+    };
     auto split_k = [&](int64_t length, bool gathers) {
         const int st = s.stage_of(op);
         s.split(st, 2, length);  // [i, j, part, k]
@@ -428,10 +450,16 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         qop = Operation();
         return parts;
     };
-    if (!g->tf32) w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
+    // An implicit GEMM whose gathers cp.async copies 16 bytes at a time from where they lie (an
+    // NHWC input of channels in eights; an OHWI weight, or an HWIO one along its output
+    // channels) and whose k is whole wgmma k tiles: the wgmma kernel with a shared epilogue.
+    const bool gathered =
+        g->k_exact && g->k % 64 == 0 && g->run[0] % 8 == 0 && (g->b_kmajor || g->run[1] % 8 == 0);
+    if (!g->tf32)
+        w = choose_wgmma_tiles(g->batch, g->m, g->n, g->k, direct, tma_rows, target, gathered);
     std::optional<WgmmaSplit> ws;
     if (!w && !g->tf32 && !g->k_exact)
-        ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, direct, tma_rows, target);
+        ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, tma_rows, target);
     if (ws) {  // the wgmma product computes the parts' partial sums
         g = split_k(ws->length, false);
         w = ws->tiles;
@@ -442,6 +470,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         p.mma = g->mma;
         p.wgmma = wgmma_intrin_name(w->bn, op_inputs(dag_op).at(0).dtype(), b_nk);
         p.tma = tma;
+        p.b_kmajor = g->b_kmajor;
         // (a batch is split-K's parts: their tiles are the kernel's too)
         p.blocks =
             persistent_blocks(g->batch * ceil_div(g->m, w->bm) * ceil_div(g->n, w->bn), target);
@@ -452,7 +481,9 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
             s.stage(s.cache_read(s.stage_of(g->reads[1].stage->tensor), "shared", {s.stage_of(op)}))
                 .op;
         const int st = s.stage_of(op);
-        if (qop.defined()) {
+        if (w->shared_epilogue) {
+            shared_epilogue(st);
+        } else if (qop.defined()) {
             s.set_scope(st, StorageScope::Warp);
             p.acc = s.stage(st).op;
             p.store = qop;
@@ -522,17 +553,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         }
         return p;
     }
-    if (qop.defined()) {  // the product's tile in shared memory, the consumer the epilogue
-        s.set_scope(st, StorageScope::Shared);
-        p.acc = s.stage(s.cache_write(st, "warp")).op;
-        p.store = op;
-        p.epilogue = qop;
-    } else {  // an output: a shared copy of it stores the fragments, the output copies it out
-        const int gs = s.cache_write(st, "shared");
-        p.store = s.stage(gs).op;
-        p.acc = s.stage(s.cache_write(gs, "warp")).op;
-        p.epilogue = op;
-    }
+    shared_epilogue(st);
     return p;
 }
 
@@ -604,6 +625,41 @@ std::optional<TensorCorePlan> plan_tensor_core(Schedule& s, const DAGAnalysis& a
 
 namespace {
 
+// The shared epilogue (p.epilogue): [batch, block rows, block columns, the tile's copy out of
+// shared memory over the block's 32 x warps_y x warps_z threads], the fragments' store into the
+// shared tile (`store`) computed at its block columns.
+void schedule_epilogue(Schedule& s, const TensorCorePlan& p, int store, bool batched,
+                       int64_t warps_y, int64_t warps_z) {
+    const TensorCoreTiles& t = p.tiles;
+    const int e = s.stage_of(p.epilogue);
+    if (!p.consumer_order.empty()) group_loops(s, e, {{}, {}, p.consumer_order, p.consumer_groups});
+    const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
+    LoopNest n(
+        s, e,
+        batched ? std::vector<std::string>{"b", "i", "j"} : std::vector<std::string>{"i", "j"});
+    n.split("i", t.bm, "bi", "i");
+    n.split("j", t.bn, "bj", "j");
+    const int64_t vector = !p.epilogue_vector ? 1 : cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
+    if (vector > 1) n.split("j", vector, "j", "vec");
+    std::vector<std::string> order = {"bi", "bj", "i", "j"};
+    if (vector > 1) order.push_back("vec");
+    if (batched) order.insert(order.begin(), "b");
+    n.reorder(order);
+    n.fuse({"i", "j"}, "f");
+    n.split("f", 32, "f", "x");
+    n.split("f", warps_y, "f", "y");
+    n.split("f", warps_z, "o", "z");
+    n.bind("x", kWarpAxes[0]);
+    n.bind("y", kWarpAxes[1]);
+    n.bind("z", kWarpAxes[2]);
+    n.unroll("o");
+    if (vector > 1) n.vectorize("vec");
+    if (batched) n.bind("b", IterAnnotation::BlockZ);
+    n.bind("bi", IterAnnotation::BlockY);
+    n.bind("bj", IterAnnotation::BlockX);
+    s.compute_at(store, e, n.pos("bj"));
+}
+
 // Tutorial 08's kernel (tutorials/08_hopper_gemm.py, step 2 with blocks numbered `group` block
 // rows first): warp groups of 64 rows (threadIdx.z), their 4 warps of 16 rows (threadIdx.y),
 // each warp's 16 x bn slice one wgmma per 16 of k; A's and B's tiles k tiles of 64 deep,
@@ -620,6 +676,8 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     const int64_t rows = as_const_int(shape[shape.size() - 2]).value_or(t.bm);
     int64_t group = 8;
     while (ceil_div(rows, t.bm) % group != 0) group /= 2;
+    // A shared epilogue: its blocks of bm x bn, 32 x 4 x (bm / 64) threads copying the tile out.
+    if (p.epilogue.defined()) schedule_epilogue(s, p, store, false, 4, t.bm / 64);
     // Names of loops, after split-K's part where there is one.
     auto axes = [&](std::vector<std::string> names) {
         if (parts) names.insert(names.begin(), "p");
@@ -633,15 +691,18 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
     o.split("j", 8, "j", "j8");
     o.split("j", t.bn / 8, "bj", "fj");
     o.reorder(axes({"bg", "bj", "bi", "g", "w", "fj", "i16", "j8"}));
-    if (p.tma) {  // persistent (tutorial 08's step 4): blocks of several tiles, about one an SM
-        o.fuse(axes({"bg", "bj", "bi"}), "t");
-        o.split("t", p.blocks, "tt", "b");
-        o.reorder({"b", "tt", "g", "w", "fj", "i16", "j8"});
-    } else {
-        o.bind("bg", IterAnnotation::BlockY);
-        o.fuse({"bj", "bi"}, "b");
+    // (A shared epilogue's blocks are the epilogue's: inside them the tile loops run once.)
+    if (!p.epilogue.defined()) {
+        if (p.tma) {  // persistent (tutorial 08's step 4): blocks of several tiles, one an SM
+            o.fuse(axes({"bg", "bj", "bi"}), "t");
+            o.split("t", p.blocks, "tt", "b");
+            o.reorder({"b", "tt", "g", "w", "fj", "i16", "j8"});
+        } else {
+            o.bind("bg", IterAnnotation::BlockY);
+            o.fuse({"bj", "bi"}, "b");
+        }
+        o.bind("b", IterAnnotation::BlockX);
     }
-    o.bind("b", IterAnnotation::BlockX);
     o.bind("g", IterAnnotation::ThreadZ);
     o.bind("w", IterAnnotation::ThreadY);
     o.unroll("fj");
@@ -658,15 +719,19 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
         const int st = s.stage_of(tile);
         s.compute_at(st, acc, f.pos("ko"));
         const bool b_nk = p.wgmma.ends_with("_bt");  // B[j, k]: rows of k, like A's
-        if (tile.same_as(p.b_shared) && !b_nk) {     // B[k, j] in column panels: [bn / 64][bk][64]
+        const bool b = tile.same_as(p.b_shared);
+        if (b && !b_nk) {  // B[k, j] in column panels: [bn / 64][bk][64]
             s.storage_split(st, 1, 64);
             s.storage_reorder(st, {1, 0, 2});
+        } else if (b && p.b_kmajor) {  // B[j, k] whose addresses run along j: the same panels
+            s.storage_split(st, 0, 64);
+            s.storage_reorder(st, {0, 2, 1});
         }
         s.storage_swizzle(st);
         if (p.tma)
             s.tma(st);
         else
-            copy_by_block(s, st, 8, 4, t.bm / 64, false);
+            copy_by_block(s, st, 8, 4, t.bm / 64, false, b && p.b_kmajor);
         s.pipeline(st, t.stages);
     }
 }
@@ -678,37 +743,7 @@ void schedule_tensor_core(Schedule& s, const TensorCorePlan& p) {
     const TensorCoreTiles& t = p.tiles;
     const int store = s.stage_of(p.store);
     const bool batched = s.stage(store).leaf.size() == 3;
-    // The epilogue: [batch, block rows, block columns, the tile's copy out of shared memory].
-    if (p.epilogue.defined()) {
-        const int e = s.stage_of(p.epilogue);
-        if (!p.consumer_order.empty())
-            group_loops(s, e, {{}, {}, p.consumer_order, p.consumer_groups});
-        const int64_t cols = as_const_int(op_output(p.epilogue, 0).shape().back()).value_or(1);
-        LoopNest n(
-            s, e,
-            batched ? std::vector<std::string>{"b", "i", "j"} : std::vector<std::string>{"i", "j"});
-        n.split("i", t.bm, "bi", "i");
-        n.split("j", t.bn, "bj", "j");
-        const int64_t vector = !p.epilogue_vector ? 1 : cols % 4 == 0 ? 4 : cols % 2 == 0 ? 2 : 1;
-        if (vector > 1) n.split("j", vector, "j", "vec");
-        std::vector<std::string> order = {"bi", "bj", "i", "j"};
-        if (vector > 1) order.push_back("vec");
-        if (batched) order.insert(order.begin(), "b");
-        n.reorder(order);
-        n.fuse({"i", "j"}, "f");
-        n.split("f", 32, "f", "x");
-        n.split("f", t.bn / t.wn, "f", "y");
-        n.split("f", t.bm / t.wm, "o", "z");
-        n.bind("x", kWarpAxes[0]);
-        n.bind("y", kWarpAxes[1]);
-        n.bind("z", kWarpAxes[2]);
-        n.unroll("o");
-        if (vector > 1) n.vectorize("vec");
-        if (batched) n.bind("b", IterAnnotation::BlockZ);
-        n.bind("bi", IterAnnotation::BlockY);
-        n.bind("bj", IterAnnotation::BlockX);
-        s.compute_at(store, e, n.pos("bj"));
-    }
+    if (p.epilogue.defined()) schedule_epilogue(s, p, store, batched, t.bn / t.wn, t.bm / t.wm);
     // The fragments' store: [batch, blocks m, n, warps m (threadIdx.z), n (threadIdx.y),
     // fragments m, n, 16 x 8 store_c]; inside the epilogue the block loops run once.
     LoopNest o(

@@ -56,9 +56,12 @@ struct TensorCorePlan {
     bool a_padded = false, b_padded = false;
     /// B (read [n][k]) is an HWIO weight's gather, whose addresses run along n: its shared tile
     /// stored k-major (storage_reorder), copied along n, its fragments loaded by
-    /// ldmatrix_bt_trans_x4.
+    /// ldmatrix_bt_trans_x4; for wgmma stored in n-major column panels of 64 ([n / 64][k][64]),
+    /// as a [k][n] B's.
     bool b_kmajor = false;
-    Operation epilogue;  ///< the copy out of the shared tile (shared_epilogue), else undefined
+    /// The copy out of the shared tile (shared_epilogue; mma.sync's, or wgmma's for an implicit
+    /// GEMM), else undefined.
+    Operation epilogue;
     /// An implicit GEMM's epilogue (a conv, or its consumer): its loops reordered and fused into
     /// the product's two axes first (group_loops).
     std::vector<int> consumer_order, consumer_groups;
@@ -87,23 +90,27 @@ struct TensorCorePlan {
 /// the width's own speed), if enough (else mma.sync's smaller tiles serve it). The tiles divide m
 /// and n and k is a multiple of 64, or the operands are fetched by TMA (`tma_rows`: both are kernel
 /// arguments whose rows are a multiple of 16 bytes): it reads zeros past their edges, and the
-/// fragment stores stop at the output's.
+/// fragment stores stop at the output's. `epilogue`: the output goes through a float32 tile in
+/// shared memory that the consumer copies out with guards (shared_epilogue; an implicit GEMM's
+/// conv, whatever the consumer computes): tiles of any m and n, copied by cp.async, leaving room
+/// for at least 3 k tiles in flight beside it.
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
                                                   bool direct_store, bool tma_rows,
-                                                  const Target& target);
+                                                  const Target& target, bool epilogue = false);
 
 /// Split-K for the wgmma kernel, where its tiles leave more than half the SMs idle and m <= 64 (a
 /// few rows and a long k: 64 x 4096 x 4096): the tiles (as choose_wgmma_tiles, TMA's rows needed,
 /// one warp group of 64 rows) and the length of the parts, a multiple of 64 and at least 256, so
 /// that the tiles of all the parts fill about one round of the SMs. Nothing where no split serves
-/// (k too short, enough tiles, more rows).
+/// (k too short, enough tiles, more rows). Whatever the consumer computes: the parts' partial
+/// sums store their fragments as they are, and the kernel summing them applies it (dense's bias
+/// and activation).
 struct WgmmaSplit {
     TensorCoreTiles tiles;
     int64_t length = 0;
 };
 std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                             bool direct_store, bool tma_rows,
-                                             const Target& target);
+                                             bool tma_rows, const Target& target);
 
 /// The blocks of a persistent kernel over `tiles` tiles: about one an SM, the tiles spread evenly
 /// (each block computes ceil(tiles / blocks) tiles, the last round's past `tiles` computed on

@@ -38,7 +38,7 @@ def conv_ref(x, w, stride, pad, nhwc):
 
 
 def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False, target=SM90,
-         out_dtype=None):
+         out_dtype=None, instruction="mma_sync"):
     """Builds the conv under the default schedule, runs it in the interpreter against conv_ref;
     returns the lowered function's text and the kernel's CUDA source."""
     xs = (n, h, h, c) if nhwc else (n, c, h, h)
@@ -65,7 +65,7 @@ def conv(n, h, c, k, r, stride, pad, nhwc=True, dtype="float16", epilogue=False,
     s = op.default_schedule(y, ts.Target(target))
     fn = ts.lower(s, args + [y])
     text = str(fn)
-    assert "mma_sync" in text
+    assert instruction in text
     out = np.full(ref.shape, np.nan, dtype=np.float32 if out_dtype == "float32" else npdt)
     fn.run(*arrays, out)
     # float32 accumulation; the 16-bit output rounded once
@@ -134,3 +134,42 @@ def test_nvrtc_compiles_resnet_layers_for_sm80_and_sm90():
             ptx = ts.build(op.default_schedule(y, ts.Target(target)), [x, w, y],
                            target=target).get_source("ptx")
             assert "mma.sync.aligned.m16n8k16.row.col.f32.f16" in ptx
+
+
+SM90A_2 = "cuda -arch=sm_90a -num-cores=2"
+
+
+@pytest.mark.parametrize("n,h,c,k,r,stride,pad,dtype,epilogue", [
+    (1, 12, 64, 128, 3, 1, 1, "float16", False),   # 144 pixels: two block rows, the second 16
+    (3, 15, 64, 128, 3, 2, 1, "bfloat16", True),   # stride 2, 192 pixels, + bias and relu
+    (1, 12, 128, 128, 1, 1, 0, "float16", False),  # 1 x 1: k = 128, two k tiles
+], ids=str)
+def test_sm_90a_conv_runs_on_wgmma_with_a_shared_epilogue(n, h, c, k, r, stride, pad, dtype,
+                                                           epilogue):
+    """On sm_90a an NHWC conv whose channels come in eights and whose window is whole k tiles of
+    64 is tutorial 08's kernel: the im2col gathers inlined into 16-byte cp.async copies of the
+    swizzled tiles (the HWIO weight's in column panels of 64 output channels, n-major, which the
+    _bt wgmma reads with B's transpose bit), the accumulators stored into a float32 tile in
+    shared memory, which the conv (and its bias and activation) copies out with guards."""
+    text, cu = conv(n, h, c, k, r, stride, pad, dtype=dtype, epilogue=epilogue, target=SM90A_2,
+                    instruction="wgmma(")
+    assert cu.count("__global__") == 1
+    assert "cp.async" in cu
+    assert "(shared)" in text.split("wgmma(")[0]  # the epilogue's tile
+
+
+def test_sm_90a_resnet_layers_choose_wgmma_where_its_tiles_fill_the_gpu():
+    """Batch 8's 56 x 56 and 28 x 28 layers fill the 132 SMs with 128-row tiles and take wgmma
+    (NVRTC compiles it); 14 x 14 at batch 8 and 56 x 56 at batch 1 leave them idle and keep
+    mma.sync's smaller tiles and split-K."""
+    for (n, h, c, k, r), want in (((8, 56, 64, 64, 3), True), ((8, 28, 128, 128, 3), True),
+                                  ((8, 56, 64, 256, 1), True), ((8, 14, 256, 256, 3), False),
+                                  ((1, 56, 64, 64, 3), False)):
+        x = ts.placeholder((n, h, h, c), dtype="float16", name="x")
+        w = ts.placeholder((r, r, c, k), dtype="float16", name="w")
+        y = op.conv2d_nhwc(x, w, stride=1, padding=r // 2)
+        target = "cuda -arch=sm_90a"
+        ptx = ts.build(op.default_schedule(y, ts.Target(target)), [x, w, y],
+                       target=target).get_source("ptx")
+        assert ("wgmma.mma_async.sync.aligned.m64n" in ptx) == want, (n, h, c, k, r)
+        assert ("mma.sync.aligned.m16n8k16" in ptx) != want, (n, h, c, k, r)

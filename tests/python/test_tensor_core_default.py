@@ -342,10 +342,13 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width)
     assert 'thread_binding(0, 128, "blockIdx.x")' in text and "wgmma(" in text
 
 
-def test_sm_90a_default_splits_k_on_wgmma_with_b_read_n_by_k():
+@pytest.mark.parametrize("dense", [False, True], ids=["matmul", "dense_bias_relu"])
+def test_sm_90a_default_splits_k_on_wgmma_with_b_read_n_by_k(dense):
     """dense's weight layout (B read [n][k], the _bt intrinsics), bfloat16, 50 rows: the same
-    split-K on wgmma, B's k-major tiles fetched by TMA from part * length on."""
-    ptx = check_transposed_b((50, 1024), (256, 1024), "bfloat16",
+    split-K on wgmma, B's k-major tiles fetched by TMA from part * length on. dense's bias and
+    activation are the summing kernel's: the parts' partial sums store their fragments as they
+    are."""
+    ptx = check_transposed_b((50, 1024), (256, 1024), "bfloat16", dense=dense,
                              target="cuda -arch=sm_90a -num-cores=8", instruction="wgmma(")
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in ptx
     assert "cp.async.bulk.tensor.2d" in ptx
