@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "auto_schedule/tuner/TunerInternal.h"
@@ -100,6 +101,18 @@ void tuning_step(const std::string& step, const std::string& target) {
     }
 }
 
+// The process's address space after the step: its virtual size and mappings (/proc/self), which
+// an allocation failing in cuBLAS would run into under a limit (ulimit -v, vm.max_map_count).
+std::string address_space() {
+    std::ifstream status("/proc/self/status"), maps("/proc/self/maps");
+    std::string line, vm = "?";
+    while (std::getline(status, line))
+        if (line.rfind("VmSize:", 0) == 0) vm = line.substr(7);
+    int64_t n = 0;
+    while (std::getline(maps, line)) ++n;
+    return "VmSize" + vm + ", " + std::to_string(n) + " mappings";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +133,7 @@ int main(int argc, char** argv) {
                        const float*, int, const float*, float*, int)>(blas, "cublasSgemm_v2");
     cuda_free(nullptr);  // the context first, as PyTorch makes it
     tuning_step(step, target);
+    const std::string space = address_space();
     try {
         void* handle = nullptr;
         const int created = cublas_create(&handle);
@@ -130,10 +144,10 @@ int main(int argc, char** argv) {
         cuda_malloc(reinterpret_cast<void**>(&c), sizeof(float) * n * n);
         const float one = 1, zero = 0;
         const int gemm = cublas_sgemm(handle, 0, 0, n, n, n, &one, a, n, b, n, &zero, c, n);
-        std::printf("%-22s cublasCreate %d, cublasSgemm %d, synchronize %d\n", step.c_str(),
-                    created, gemm, cuda_synchronize());
+        std::printf("%-22s cublasCreate %d, cublasSgemm %d, synchronize %d (before: %s)\n",
+                    step.c_str(), created, gemm, cuda_synchronize(), space.c_str());
     } catch (const std::exception& e) {
-        std::printf("%-22s FAILED: %s\n", step.c_str(), e.what());
+        std::printf("%-22s FAILED: %s (before: %s)\n", step.c_str(), e.what(), space.c_str());
     }
     return 0;
 }
