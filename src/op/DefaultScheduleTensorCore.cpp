@@ -173,16 +173,19 @@ std::optional<TensorCoreTiles> choose_tensor_core_tiles(int64_t batch, int64_t m
 
 namespace {
 
-// The wgmma tiles of `bn` columns for a product in `parts` k parts of `length` (1 and k: no
-// split), and the share of the SMs' time they keep computing the output: the tiles (of every
-// part) over the rounds of a persistent kernel (a last round part full leaves SMs idle), times
-// the output's share of the tiles' area, times the width's own efficiency (kWgmmaWidths).
-// Nothing where they cannot serve: shared memory, or edges without TMA. With a shared epilogue
-// (`epilogue`) the float32 tile takes its share of shared memory (at least kWgmmaMinStages k
-// tiles must still fit), and m and n have any edge: the copies and the epilogue are guarded.
-std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t n, int64_t length,
-                                                              int64_t parts, int64_t bn,
-                                                              double efficiency, bool tma_rows,
+// The wgmma tiles of `bn` columns for an m x n x k product in `parts` k parts of `length` (1 and
+// k: no split), and the share of the SMs' time they keep computing the output: the tiles (of
+// every part) over the rounds of a persistent kernel (a last round part full leaves SMs idle),
+// times the output's share of the tiles' area, times the width's own efficiency (kWgmmaWidths).
+// Nothing where they cannot serve: shared memory, or edges the copies cannot take. TMA reads
+// zeros past every edge (`tma_rows`); cp.async copies need whole k tiles in parts that divide k,
+// and whole tiles of m and n unless `gathered` (an implicit GEMM's gathers, whose copies are
+// guarded at every edge). With a shared epilogue (`epilogue`) the float32 tile takes its share
+// of shared memory, leaving room for at least kWgmmaMinStages k tiles.
+std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t n, int64_t k,
+                                                              int64_t length, int64_t parts,
+                                                              int64_t bn, double efficiency,
+                                                              bool tma_rows, bool gathered,
                                                               bool epilogue, const Target& target) {
     const int64_t sms = std::max(1, target.sm_count());
     const int64_t shared =
@@ -193,9 +196,11 @@ std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t
     // As many k tiles in flight as shared memory holds (up to 8, and the part's): a narrow
     // tile's step along k is short, and the copies' latency needs more of them ahead.
     t.stages = std::max<int64_t>(2, std::min<int64_t>({fit, 8, ceil_div(length, t.bk)}));
-    const bool whole =
-        (epilogue || (m % t.bm == 0 && n % bn == 0)) && length % t.bk == 0 && parts == 1;
-    if ((!whole && !tma_rows) || fit < (epilogue ? kWgmmaMinStages : 1)) return std::nullopt;
+    const bool whole_k = length % t.bk == 0 && length * parts == k;
+    const bool whole_mn = m % t.bm == 0 && n % bn == 0;
+    if ((!tma_rows && !(whole_k && (whole_mn || gathered))) ||
+        fit < (epilogue ? kWgmmaMinStages : 1))
+        return std::nullopt;
     const int64_t rows = ceil_div(m, t.bm), cols = ceil_div(n, bn), tiles = rows * cols * parts;
     return std::pair{t, static_cast<double>(tiles) / (ceil_div(tiles, sms) * sms) *
                             static_cast<double>(m * n) / (rows * t.bm * cols * bn) * efficiency};
@@ -210,7 +215,8 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
         return std::nullopt;
     std::optional<std::pair<TensorCoreTiles, double>> best;
     for (const auto& [bn, efficiency] : kWgmmaWidths)
-        if (auto t = wgmma_tiles(m, n, k, 1, bn, efficiency, tma_rows, epilogue, target);
+        if (auto t =
+                wgmma_tiles(m, n, k, k, 1, bn, efficiency, tma_rows, epilogue, epilogue, target);
             t && (!best || t->second > best->second))
             best = t;
     if (!best || best->second < kWgmmaMinUse) return std::nullopt;
@@ -234,7 +240,8 @@ std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n
             std::max<int64_t>(kWgmmaSplitMinLength, ceil_div(ceil_div(k, want), 64) * 64);
         const int64_t parts = ceil_div(k, length);
         if (parts < 2) continue;
-        if (auto t = wgmma_tiles(m, n, length, parts, bn, efficiency, tma_rows, false, target);
+        if (auto t =
+                wgmma_tiles(m, n, k, length, parts, bn, efficiency, tma_rows, false, false, target);
             t && (!best || t->second > best->second)) {
             best = t;
             best_length = length;
@@ -243,6 +250,41 @@ std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n
     if (!best || best->second < kWgmmaMinUse) return std::nullopt;
     return WgmmaSplit{best->first, best_length};
 }
+
+namespace {
+
+// Split-K for an implicit GEMM on wgmma (its gathers `gathered` into guarded cp.async copies,
+// an exact k) whose tiles are less than a wave: as mma.sync's exact split (split_k_length), parts
+// that divide k, whole k tiles of 64 and at least kSplitExactMinLength long, about two waves of
+// blocks in all; the parts' partial sums store their fragments directly (stopping at the edges),
+// the summing kernel applies the conv. The width that keeps the SMs computing the most.
+std::optional<WgmmaSplit> choose_wgmma_exact_split(int64_t m, int64_t n, int64_t k,
+                                                   const Target& target) {
+    if (target.arch() != "sm_90a" || k % 64 != 0) return std::nullopt;
+    const int64_t sms = std::max(1, target.sm_count());
+    std::optional<std::pair<TensorCoreTiles, double>> best;
+    int64_t best_length = 0;
+    for (const auto& [bn, efficiency] : kWgmmaWidths) {
+        const int64_t tiles = ceil_div(m, m <= 64 ? 64 : 128) * ceil_div(n, bn);
+        if (tiles >= sms) continue;
+        for (int64_t parts = std::min<int64_t>(kSplitExactMaxParts, ceil_div(2 * sms, tiles));
+             parts >= 2; --parts) {
+            const int64_t length = k / parts;
+            if (k % parts != 0 || length % 64 != 0 || length < kSplitExactMinLength) continue;
+            if (auto t =
+                    wgmma_tiles(m, n, k, length, parts, bn, efficiency, false, true, false, target);
+                t && (!best || t->second > best->second)) {
+                best = t;
+                best_length = length;
+            }
+            break;
+        }
+    }
+    if (!best || best->second < kWgmmaMinUse) return std::nullopt;
+    return WgmmaSplit{best->first, best_length};
+}
+
+}  // namespace
 
 int64_t persistent_blocks(int64_t tiles, const Target& target) {
     const int64_t sms = std::max(1, target.sm_count());
@@ -460,8 +502,13 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     std::optional<WgmmaSplit> ws;
     if (!w && !g->tf32 && !g->k_exact)
         ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, tma_rows, target);
+    if (!w && gathered && g->batch == 1) ws = choose_wgmma_exact_split(g->m, g->n, g->k, target);
     if (ws) {  // the wgmma product computes the parts' partial sums
-        g = split_k(ws->length, false);
+        const GemmMatch whole = *g;
+        g = split_k(ws->length, whole.k_exact);
+        std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
+        g->k_exact = whole.k_exact;
+        g->b_kmajor = whole.b_kmajor;
         w = ws->tiles;
     }
     if (w) {
@@ -697,9 +744,10 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
             o.fuse(axes({"bg", "bj", "bi"}), "t");
             o.split("t", p.blocks, "tt", "b");
             o.reorder({"b", "tt", "g", "w", "fj", "i16", "j8"});
-        } else {
+        } else {  // a block a tile (of a split-K part)
             o.bind("bg", IterAnnotation::BlockY);
             o.fuse({"bj", "bi"}, "b");
+            if (parts) o.bind("p", IterAnnotation::BlockZ);
         }
         o.bind("b", IterAnnotation::BlockX);
     }

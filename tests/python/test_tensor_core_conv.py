@@ -160,16 +160,31 @@ def test_sm_90a_conv_runs_on_wgmma_with_a_shared_epilogue(n, h, c, k, r, stride,
 
 def test_sm_90a_resnet_layers_choose_wgmma_where_its_tiles_fill_the_gpu():
     """Batch 8's 56 x 56 and 28 x 28 layers fill the 132 SMs with 128-row tiles and take wgmma
-    (NVRTC compiles it); 14 x 14 at batch 8 and 56 x 56 at batch 1 leave them idle and keep
-    mma.sync's smaller tiles and split-K."""
-    for (n, h, c, k, r), want in (((8, 56, 64, 64, 3), True), ((8, 28, 128, 128, 3), True),
-                                  ((8, 56, 64, 256, 1), True), ((8, 14, 256, 256, 3), False),
-                                  ((1, 56, 64, 64, 3), False)):
+    (NVRTC compiles it); its 14 x 14 and 7 x 7 layers split k into parts that divide it, the
+    parts' tiles filling the SMs (two kernels: the partial sums on wgmma, their sum); at batch 1
+    even split tiles leave them idle, and mma.sync's smaller tiles serve."""
+    for (n, h, c, k, r), want, kernels in (
+            ((8, 56, 64, 64, 3), True, 1), ((8, 28, 128, 128, 3), True, 1),
+            ((8, 56, 64, 256, 1), True, 1), ((8, 14, 256, 256, 3), True, 2),
+            ((8, 7, 512, 512, 3), True, 2), ((1, 56, 64, 64, 3), False, 1)):
         x = ts.placeholder((n, h, h, c), dtype="float16", name="x")
         w = ts.placeholder((r, r, c, k), dtype="float16", name="w")
         y = op.conv2d_nhwc(x, w, stride=1, padding=r // 2)
         target = "cuda -arch=sm_90a"
-        ptx = ts.build(op.default_schedule(y, ts.Target(target)), [x, w, y],
-                       target=target).get_source("ptx")
+        m = ts.build(op.default_schedule(y, ts.Target(target)), [x, w, y], target=target)
+        ptx = m.get_source("ptx")
         assert ("wgmma.mma_async.sync.aligned.m64n" in ptx) == want, (n, h, c, k, r)
         assert ("mma.sync.aligned.m16n8k16" in ptx) != want, (n, h, c, k, r)
+        assert m.get_source("cu").count("__global__") == kernels, (n, h, c, k, r)
+
+
+@pytest.mark.parametrize("n,h,c,k", [(1, 11, 256, 128), (1, 8, 256, 128)], ids=str)
+def test_sm_90a_conv_splits_k_on_wgmma_below_a_wave(n, h, c, k):
+    """Too few tiles for the SMs (8 here): the 3 x 3 x 256 = 2304-long window in 9 parts of 256
+    that divide it (the inlined gathers read real elements past a part), each part's partial
+    sums a wgmma product stored directly, its stores stopping at the 121 pixels' edge (or tiles
+    of one warp group for 64), a second kernel summing the parts into the conv."""
+    text, cu = conv(n, h, c, k, 3, 1, 1, target="cuda -arch=sm_90a -num-cores=8",
+                    instruction="wgmma(")
+    assert ".rf" in text and 'thread_binding(0, 9, "blockIdx.z")' in text
+    assert cu.count("__global__") == 2
