@@ -196,7 +196,7 @@ std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t
     // As many k tiles in flight as shared memory holds (up to 8, and the part's): a narrow
     // tile's step along k is short, and the copies' latency needs more of them ahead.
     t.stages = std::max<int64_t>(2, std::min<int64_t>({fit, 8, ceil_div(length, t.bk)}));
-    const bool whole_k = length % t.bk == 0 && length * parts == k;
+    const bool whole_k = length % t.bk == 0 && k % length == 0;
     const bool whole_mn = m % t.bm == 0 && n % bn == 0;
     if ((!tma_rows && !(whole_k && (whole_mn || gathered))) ||
         fit < (epilogue ? kWgmmaMinStages : 1))
@@ -211,12 +211,11 @@ std::optional<std::pair<TensorCoreTiles, double>> wgmma_tiles(int64_t m, int64_t
 std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int64_t n, int64_t k,
                                                   bool direct_store, bool tma_rows,
                                                   const Target& target, bool epilogue) {
-    if (target.arch() != "sm_90a" || batch != 1 || (!direct_store && !epilogue) || k < 64)
-        return std::nullopt;
+    if (target.arch() != "sm_90a" || (!direct_store && !epilogue) || k < 64) return std::nullopt;
     std::optional<std::pair<TensorCoreTiles, double>> best;
     for (const auto& [bn, efficiency] : kWgmmaWidths)
-        if (auto t =
-                wgmma_tiles(m, n, k, k, 1, bn, efficiency, tma_rows, epilogue, epilogue, target);
+        if (auto t = wgmma_tiles(m, n, k, k, batch, bn, efficiency, tma_rows, epilogue, epilogue,
+                                 target);
             t && (!best || t->second > best->second))
             best = t;
     if (!best || best->second < kWgmmaMinUse) return std::nullopt;
@@ -768,12 +767,18 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
         s.compute_at(st, acc, f.pos("ko"));
         const bool b_nk = p.wgmma.ends_with("_bt");  // B[j, k]: rows of k, like A's
         const bool b = tile.same_as(p.b_shared);
+        // (A batched product's tiles lead with its batch, one matrix: dims before the tile's.)
+        const int lead = static_cast<int>(op_output(tile, 0).shape().size()) - 2;
+        std::vector<int> order;
+        for (int d = 0; d < lead; ++d) order.push_back(d);
         if (b && !b_nk) {  // B[k, j] in column panels: [bn / 64][bk][64]
-            s.storage_split(st, 1, 64);
-            s.storage_reorder(st, {1, 0, 2});
+            s.storage_split(st, lead + 1, 64);
+            order.insert(order.end(), {lead + 1, lead, lead + 2});
+            s.storage_reorder(st, order);
         } else if (b && p.b_kmajor) {  // B[j, k] whose addresses run along j: the same panels
-            s.storage_split(st, 0, 64);
-            s.storage_reorder(st, {0, 2, 1});
+            s.storage_split(st, lead, 64);
+            order.insert(order.end(), {lead, lead + 2, lead + 1});
+            s.storage_reorder(st, order);
         }
         s.storage_swizzle(st);
         if (p.tma)

@@ -83,7 +83,8 @@ struct TensorCorePlan {
 };
 
 /// The wgmma tiles for a product on an sm_90a target, where tutorial 08's kernel serves it: a
-/// 2-D product (B read [k][n], or [n][k] as dense's weight) whose output the fragments store,
+/// 2-D or batched product (B read [k][n], or [n][k] as dense's weight; a batch's tiles count
+/// together, the batch a leading tile loop) whose output the fragments store,
 /// in blocks of 128 rows (64, one warp group, for m <= 64) and 256, 128 or 64 columns, as many
 /// k tiles of 64 in flight as shared memory holds (at most 8). Of the widths, the one that keeps
 /// the SMs computing the output the most (rounds of a persistent kernel, padding past m and n,

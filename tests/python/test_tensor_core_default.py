@@ -366,3 +366,25 @@ def test_sm_90a_default_1000_cubed_compiles_with_edge_stores():
     # Whole tiles store without checks (paired 32-bit stores), the edge tiles element by element.
     assert "if (tsl_rows >= 16 && tsl_cols >= 8) {" in cu
     assert "cp.async.bulk.tensor.2d" in m.get_source("ptx")
+
+
+@pytest.mark.parametrize("shape_a,shape_b,transpose_b", [
+    ((3, 128, 256), (3, 256, 128), False),  # the batch's tiles fill 4 SMs
+    ((2, 120, 128), (2, 256, 128), True),   # B read n x k; 120 rows: TMA's zeros, edge stores
+    ((3, 64, 128), (1, 128, 128), False),   # one B for the batch (broadcast), one warp group
+], ids=str)
+def test_sm_90a_batch_matmul_runs_on_wgmma(shape_a, shape_b, transpose_b):
+    """A batched product whose tiles, all the batch's, keep the SMs busy is tutorial 08's
+    persistent kernel, the batch a leading tile loop: A's (and B's) tiles fetched by 3-D TMA
+    boxes of one matrix, B in column panels after its batch dim."""
+    target = "cuda -arch=sm_90a -num-cores=4"
+    if transpose_b:
+        ptx = check_transposed_b(shape_a, shape_b, target=target, instruction="wgmma(")
+    else:
+        s, args = check(shape_a, shape_b, target=target, instruction="wgmma(")
+        ptx = ts.build(s, args, target=target).get_source("ptx")
+    assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor.3d" in ptx
+    # BERT's attention (12 x 128 x 128 x 64) leaves the 132 SMs idle: mma.sync serves it.
+    a, b, y = product((12, 128, 64), (12, 64, 128), "float16")
+    text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
+    assert "mma_sync" in text and "wgmma(" not in text
