@@ -24,11 +24,14 @@
 
 #include "auto_schedule/tuner/TunerInternal.h"
 #include "tessel/auto_schedule/cost_model/CostModel.h"
+#include "tessel/auto_schedule/features/Features.h"
 #include "tessel/auto_schedule/measure/MeasureRunner.h"
 #include "tessel/auto_schedule/records/Record.h"
 #include "tessel/auto_schedule/space/SearchSpace.h"
 #include "tessel/auto_schedule/task/SearchTask.h"
 #include "tessel/auto_schedule/tuner/Tuner.h"
+#include "tessel/lower/Lower.h"
+#include "tessel/op/DefaultSchedule.h"
 
 using namespace tessel;
 
@@ -88,6 +91,17 @@ void tuning_step(const std::string& step, const std::string& target) {
     } else if (step == "model") {
         SharedCostModel model(o.cost_model);
         model.add(model.join(), {});
+    } else if (step == "rules" || step == "replay" || step == "features" || step == "lower") {
+        // The default candidate's parts (Tuner.cpp's default_candidate): the rules' schedule,
+        // replayed on the task's initial schedule, lowered, its features.
+        Schedule rules = op::default_schedule_rules(task.dag().outputs, task.target());
+        if (step == "rules") return;
+        Schedule s = replay(task.initial_schedule(), rules.steps());
+        if (step == "replay") return;
+        if (step == "lower")
+            lower(s, task.dag().args(), task.target());
+        else
+            extract_features(task, s);
     } else if (step == "all") {
         internal::read_history(task, o.log_file, 0, 1);
         RecordWriter writer(o.log_file);

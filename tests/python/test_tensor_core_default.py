@@ -320,14 +320,16 @@ def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
     assert "cp.async.bulk.tensor.2d" in ptx
 
 
-@pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 1024, 8, "m64n128k16"),
-                                                 (40, 200, 1000, 8, "m64n128k16")], ids=str)
+@pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 2048, 8, "m64n256k16"),
+                                                 (40, 200, 2000, 8, "m64n128k16"),
+                                                 (100, 128, 2048, 8, "m64n128k16")], ids=str)
 def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width):
-    """A few rows over a long k (64 x 4096 x 4096 on 132 SMs: 16 tiles) on 8 SMs: tiles of one
-    warp group (64 rows), k split into parts whose tiles fill the SMs (rfactor: the partial sums
-    [part, i, j] are the wgmma product, a persistent kernel over the parts' tiles), then a kernel
-    summing the parts. At k = 1000 the last of four 256-long parts runs past k, where TMA reads
-    zeros; the 40 rows' tile stores stop at the output's edge."""
+    """A few rows over a long k (64 x 4096 x 4096 on 132 SMs: 16 tiles) on 8 SMs, where
+    mma.sync would split k too: tiles of one block row (one warp group for 64 rows, two for 100),
+    k split into parts whose tiles fill the SMs (rfactor: the partial sums [part, i, j] are the
+    wgmma product, a persistent kernel over the parts' tiles), then a kernel summing the parts.
+    At k = 2000 the last of four 512-long parts runs past k, where TMA reads zeros; the 40 and
+    100 rows' tile stores stop at the output's edge (and 200 columns' at the second tile's)."""
     target = "cuda -arch=sm_90a -num-cores=8"
     s, args = check((m, k), (k, n), target=target, instruction="wgmma(")
     text = str(ts.lower(s, args))
@@ -336,10 +338,14 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width)
     assert m.get_source("cu").count("__global__") == 2
     ptx = m.get_source("ptx")
     assert f"wgmma.mma_async.sync.aligned.{width}.f32" in ptx and "cp.async.bulk.tensor.2d" in ptx
-    # 64 x 4096 x 4096 on the H100's 132 SMs: 16 tiles of 64 x 256, in 8 parts of 512.
+    # 64 x 4096 x 4096 on the H100's 132 SMs: 16 tiles of 64 x 256, in 8 parts of 512; a short
+    # k (64 x 3072 x 768) fills them with mma.sync's small tiles, unsplit.
     a, b, y = product((64, 4096), (4096, 4096), "float16")
     text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
     assert 'thread_binding(0, 128, "blockIdx.x")' in text and "wgmma(" in text
+    a, b, y = product((64, 768), (768, 3072), "float16")
+    text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
+    assert "mma_sync" in text and ".rf" not in text
 
 
 @pytest.mark.parametrize("dense", [False, True], ids=["matmul", "dense_bias_relu"])
@@ -348,9 +354,9 @@ def test_sm_90a_default_splits_k_on_wgmma_with_b_read_n_by_k(dense):
     split-K on wgmma, B's k-major tiles fetched by TMA from part * length on. dense's bias and
     activation are the summing kernel's: the parts' partial sums store their fragments as they
     are."""
-    ptx = check_transposed_b((50, 1024), (256, 1024), "bfloat16", dense=dense,
+    ptx = check_transposed_b((50, 2048), (256, 2048), "bfloat16", dense=dense,
                              target="cuda -arch=sm_90a -num-cores=8", instruction="wgmma(")
-    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in ptx
     assert "cp.async.bulk.tensor.2d" in ptx
 
 
@@ -388,3 +394,11 @@ def test_sm_90a_batch_matmul_runs_on_wgmma(shape_a, shape_b, transpose_b):
     a, b, y = product((12, 128, 64), (12, 64, 128), "float16")
     text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
     assert "mma_sync" in text and "wgmma(" not in text
+
+
+def test_sm_90a_default_tiles_are_no_wider_than_n():
+    """16000 x 200: 256-column tiles would have kept the 132 SMs busiest, but one would be clipped
+    to 200 columns, narrower than its wgmma's n (lowering refused it): 128-column tiles serve."""
+    a, b, y = product((16000, 512), (512, 200), "float16")
+    text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
+    assert "wgmma(" in text and "128, 1)" in text.split("wgmma(")[1].split("\n")[0]
