@@ -9,6 +9,10 @@
 //   history, writer, runner, space, model, all
 //                 one part of the tuner alone (the log read, its writer, the measure runner, the
 //                 search space unlowered, the shared cost model), or all of them
+//   rules, replay, lower, features
+//                 the default candidate's parts (Tuner.cpp's default_candidate): the rules'
+//                 schedule, then replayed on the task's initial schedule, then lowered, or its
+//                 features extracted (which lowers it)
 //   ctor          the tuner made (internal::Tuner), no round
 //   tune_zero     tune() of 0 trials; tune_one: 1 trial (one random candidate, nothing else)
 //   tune_stop     tune_one with a should_stop callback
