@@ -103,6 +103,17 @@ bool only_converts(const Operation& q, const Operation& g) {
 const IterAnnotation kWarpAxes[] = {IterAnnotation::ThreadX, IterAnnotation::ThreadY,
                                     IterAnnotation::ThreadZ};
 
+// Loop "f" of `n` spread over a block's threads: [o (outer), z (warps_z: threadIdx.z), y (warps_y:
+// threadIdx.y), x (32 lanes: threadIdx.x)].
+void spread_over_block(LoopNest& n, int64_t warps_y, int64_t warps_z) {
+    n.split("f", 32, "f", "x");
+    n.split("f", warps_y, "f", "y");
+    n.split("f", warps_z, "o", "z");
+    n.bind("x", kWarpAxes[0]);
+    n.bind("y", kWarpAxes[1]);
+    n.bind("z", kWarpAxes[2]);
+}
+
 // A copy of a 2-D tile (with leading loops of extent 1) by the block's threads (`transposed`:
 // along its first axis, the tile stored transposed), `vector` elements an access (a tile's row, bk
 // >= 16, holds whole vectors; the last one of a padded copy's row may run past the operand's row,
@@ -121,12 +132,7 @@ void copy_by_block(Schedule& s, int st, int64_t vector, int64_t warps_y, int64_t
     }
     if (vector > 1) n.split(dims.back(), vector, dims.back(), "vec");
     n.fuse(dims, "f");
-    n.split("f", 32, "f", "x");
-    n.split("f", warps_y, "f", "y");
-    n.split("f", warps_z, "o", "z");
-    n.bind("x", kWarpAxes[0]);
-    n.bind("y", kWarpAxes[1]);
-    n.bind("z", kWarpAxes[2]);
+    spread_over_block(n, warps_y, warps_z);
     if (!bound_outer) n.unroll("o");
     if (vector > 1) n.vectorize("vec");
 }
@@ -701,12 +707,7 @@ void schedule_epilogue(Schedule& s, const TensorCorePlan& p, int store, bool bat
     if (batched) order.insert(order.begin(), "b");
     n.reorder(order);
     n.fuse({"i", "j"}, "f");
-    n.split("f", 32, "f", "x");
-    n.split("f", warps_y, "f", "y");
-    n.split("f", warps_z, "o", "z");
-    n.bind("x", kWarpAxes[0]);
-    n.bind("y", kWarpAxes[1]);
-    n.bind("z", kWarpAxes[2]);
+    spread_over_block(n, warps_y, warps_z);
     n.unroll("o");
     if (vector > 1) n.vectorize("vec");
     if (batched) n.bind("b", IterAnnotation::BlockZ);
