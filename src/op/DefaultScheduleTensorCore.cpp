@@ -470,8 +470,6 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     const bool tma = as_placeholder(g->reads[0].stage->tensor.op()) &&
                      as_placeholder(g->reads[1].stage->tensor.op());
     const bool tma_rows = tma && g->k % 8 == 0 && (b_nk || g->n % 8 == 0);
-    // Split-K: the parts' partial sums [part, i, j] (rfactor) become the tensor-core product, a
-    // batch of parts (matched again; `gathers` as match_gemm's), and the product sums them.
     // The shared epilogue: the product's fragments stored into a float32 tile in shared memory,
     // which the consumer (or the output, a copy of it) copies out with guards.
     auto shared_epilogue = [&](int st) {
@@ -491,13 +489,19 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         s.storage_align(tile, static_cast<int>(op_output(p.store, 0).shape().size()) - 2, 32,
                         TensorCoreTiles::kEpilogueRowPad);
     };
-    auto split_k = [&](int64_t length, bool gathers) {
+    // Split-K: the parts' partial sums [part, i, j] (rfactor) become the tensor-core product, a
+    // batch of parts (matched again, an implicit GEMM's gathers admitted, with what was learned
+    // of the operands), and the product sums them.
+    auto split_k = [&](int64_t length) {
         const int st = s.stage_of(op);
         s.split(st, 2, length);  // [i, j, part, k]
         op = s.stage(s.rfactor(st, 2, 0)).op;
-        std::optional<GemmMatch> parts = match_gemm(op, true, gathers);
+        std::optional<GemmMatch> parts = match_gemm(op, true, true);
         TESSEL_CHECK(parts) << "split-K: the partial sums of " << dag_op->name
                             << " are not a tensor-core product";
+        std::copy(std::begin(g->run), std::end(g->run), std::begin(parts->run));
+        parts->k_exact = g->k_exact;
+        parts->b_kmajor = g->b_kmajor;
         p.split_sum = dag_op;
         p.sum_consumer = qop;
         qop = Operation();
@@ -518,11 +522,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
         ws = choose_wgmma_split(g->batch, g->m, g->n, g->k, tma_rows, target);
     if (!w && gathered && g->batch == 1) ws = choose_wgmma_exact_split(g->m, g->n, g->k, target);
     if (ws) {  // the wgmma product computes the parts' partial sums
-        const GemmMatch whole = *g;
-        g = split_k(ws->length, whole.k_exact);
-        std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
-        g->k_exact = whole.k_exact;
-        g->b_kmajor = whole.b_kmajor;
+        g = split_k(ws->length);
         w = ws->tiles;
     }
     if (w) {
@@ -556,11 +556,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     }
     if (int64_t length = split_k_length(*g, *tiles, target); length > 0) {
         // The product itself sums the parts (one thread an output, in its consumer).
-        const GemmMatch whole = *g;
-        g = split_k(length, true);
-        std::copy(std::begin(whole.run), std::end(whole.run), std::begin(g->run));
-        g->k_exact = whole.k_exact;
-        g->b_kmajor = whole.b_kmajor;
+        g = split_k(length);
         tiles = choose_tensor_core_tiles(g->batch, g->m, g->n, g->k, true, target, g->elem_bytes(),
                                          g->k_exact);
         TESSEL_CHECK(tiles) << "split-K: no tiles for the partial sums of " << dag_op->name;
