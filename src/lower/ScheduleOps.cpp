@@ -1022,17 +1022,18 @@ Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& var
                              const std::function<void(const std::string&)>& fail) {
     const int64_t n = as_const_int(tensor_intrin_axes(in)[1].dom().extent).value();
     const Var &vi = vars[0], &vj = vars[1], &vk = vars[2];
+    // The tensorized loops' values at (i, j, k).
+    auto point = [&](int64_t i, int64_t j, int64_t k) {
+        return VarMap{{vi.get(), make_const(vi.type(), i)},
+                      {vj.get(), make_const(vj.type(), j)},
+                      {vk.get(), make_const(vk.type(), k)}};
+    };
     // The unswizzled storage offset of the operand's element at (i, j, k) from its origin.
     auto offset = [&](const Expr& load, int64_t i, int64_t j, int64_t k) -> std::optional<int64_t> {
         const auto* l = load.as<BufferLoad>();
         const Expr f = unswizzled_flat_index(l->buffer, l->indices);
-        VarMap at{{vi.get(), make_const(vi.type(), i)},
-                  {vj.get(), make_const(vj.type(), j)},
-                  {vk.get(), make_const(vk.type(), k)}};
-        VarMap zero{{vi.get(), make_zero(vi.type())},
-                    {vj.get(), make_zero(vj.type())},
-                    {vk.get(), make_zero(vk.type())}};
-        return as_const_int(simplify(substitute(f, at) - substitute(f, zero)));
+        return as_const_int(
+            simplify(substitute(f, point(i, j, k)) - substitute(f, point(0, 0, 0))));
     };
     // The operand's row width w (its storage step along `row`): the swizzle's, 32 to 128 bytes.
     auto row_width = [&](const Expr& load, const char* what, int64_t i, int64_t j, int64_t k) {
@@ -1084,10 +1085,7 @@ Stmt NestBuilder::wgmma_call(const TensorIntrin& in, const std::vector<Var>& var
         for (int64_t k = 0; k < 16; ++k)
             expect(loads[1], "B", 0, j, k, mn ? (j / wb) * panel + j % wb + k * wb : j * wb + k);
     auto b_at = [&](int64_t j, int64_t k) {
-        VarMap at{{vi.get(), make_zero(vi.type())},
-                  {vj.get(), make_const(vj.type(), j)},
-                  {vk.get(), make_const(vk.type(), k)}};
-        return simplify(substitute(loads[1], at));
+        return simplify(substitute(loads[1], point(0, j, k)));
     };
     // Bp: B's element at column wb (its next panel), or B itself. B's next row is its next k
     // where it is n-major (the _bt intrinsics' operand names the next n).
