@@ -202,7 +202,8 @@ json launch_to_json(const CudaLaunch& l) {
             {"tensor_maps", maps},
             {"resources",
              {r.registers, r.spill_store_bytes, r.spill_load_bytes, r.stack_bytes,
-              r.static_shared_bytes}}};
+              r.static_shared_bytes}},
+            {"dependent", l.dependent}};
 }
 
 CudaLaunch launch_from_json(const json& j) {
@@ -222,6 +223,7 @@ CudaLaunch launch_from_json(const json& j) {
     const json& r = j.at("resources");
     l.resources = {r.at(0).get<int>(), r.at(1).get<int64_t>(), r.at(2).get<int64_t>(),
                    r.at(3).get<int64_t>(), r.at(4).get<int64_t>()};
+    l.dependent = j.value("dependent", false);  // absent from payloads written before it
     return l;
 }
 

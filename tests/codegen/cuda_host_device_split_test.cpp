@@ -1,6 +1,6 @@
 // CUDA codegen: the host/device split of hand-written lowered IR: host lets, ifs and asserts move
-// into the kernels in their scope, a loop-free store becomes a one-thread kernel, and a shared
-// buffer of non-constant size is a CompileError.
+// into the kernels in their scope, a loop-free store becomes a one-thread kernel, a shared buffer
+// of non-constant size is a CompileError, and the kernels of sm_90 are dependent launches.
 #include <gtest/gtest.h>
 
 #include "codegen/CudaTestUtil.h"
@@ -52,4 +52,48 @@ TEST(CudaHostDeviceSplit, SharedBufferOfSymbolicSize) {
     Stmt body = For::make(outer->loop_var, 0, 4, ForKind::ThreadBound, inner, "blockIdx.x");
     LoweredFunc f{"f", {c}, body};
     EXPECT_THROW(internal::codegen_cuda(split_for_cuda(f), {n}, {}), CompileError);
+}
+
+// With dependent launches (sm_90 and later) every kernel but the first waits for the one before
+// it at entry, every kernel but the last lets the next one start; without, neither.
+TEST(CudaHostDeviceSplit, DependentLaunchesWaitAndTrigger) {
+    Var n("n");
+    Buffer c("C", Float(32), {n});
+    Stmt body = Seq::make({kernel(c, 2, 1.0f), kernel(c, 3, 2.0f), kernel(c, 4, 3.0f)});
+    LoweredFunc f{"f", {c}, body};
+    auto count = [](const std::string& src, const std::string& what) {
+        size_t k = 0;
+        for (size_t at = src.find(what); at != std::string::npos; at = src.find(what, at + 1)) ++k;
+        return k;
+    };
+    internal::CudaCode plain = internal::codegen_cuda(split_for_cuda(f), {n}, {});
+    ASSERT_EQ(plain.plan.launches.size(), 3u);
+    for (const CudaLaunch& l : plain.plan.launches) EXPECT_FALSE(l.dependent);
+    EXPECT_EQ(count(plain.source, "griddepcontrol"), 0u) << plain.source;
+
+    internal::CudaCodegenOptions options;
+    options.dependent_launch = true;
+    internal::CudaCode code = internal::codegen_cuda(split_for_cuda(f), {n}, options);
+    ASSERT_EQ(code.plan.launches.size(), 3u);
+    EXPECT_FALSE(code.plan.launches[0].dependent);
+    EXPECT_TRUE(code.plan.launches[1].dependent);
+    EXPECT_TRUE(code.plan.launches[2].dependent);
+    const std::string& src = code.source;
+    EXPECT_EQ(count(src, "griddepcontrol.wait;"), 2u) << src;
+    EXPECT_EQ(count(src, "griddepcontrol.launch_dependents;"), 2u) << src;
+    // Kernel 0 triggers without waiting; kernel 2 waits without triggering; each first thing.
+    size_t k0 = src.find(" f_kernel0("), k1 = src.find(" f_kernel1("), k2 = src.find(" f_kernel2(");
+    ASSERT_TRUE(k0 != std::string::npos && k1 != std::string::npos && k2 != std::string::npos)
+        << src;
+    EXPECT_EQ(src.find("griddepcontrol.wait;"), src.find("griddepcontrol.wait;", k1)) << src;
+    EXPECT_LT(src.find("griddepcontrol.launch_dependents;", k0), k1) << src;
+    EXPECT_EQ(src.find("griddepcontrol.launch_dependents;", k2), std::string::npos) << src;
+    if (internal::has_nvrtc()) internal::nvrtc_compile(src, "sm_90", {});
+
+    // One kernel: nothing to wait for, nothing to let start.
+    LoweredFunc one{"g", {c}, kernel(c, 2, 1.0f)};
+    internal::CudaCode single = internal::codegen_cuda(split_for_cuda(one), {n}, options);
+    ASSERT_EQ(single.plan.launches.size(), 1u);
+    EXPECT_FALSE(single.plan.launches[0].dependent);
+    EXPECT_EQ(count(single.source, "griddepcontrol"), 0u) << single.source;
 }

@@ -219,6 +219,57 @@ TEST_F(CudaLaunch, WorkspacesBetweenLaunches) {
     }
 }
 
+// A dependent launch (CudaLaunch::dependent): the first kernel lets the second start at once and
+// takes its time over T (each element a long dependent chain); the second waits for it before
+// reading T in reverse, so a launch that did not wait would read T's elements unwritten.
+const char* kDependentSource = R"(
+extern "C" __global__ void slow_twice(const float* a, float* tmp, long long n) {
+    asm volatile("griddepcontrol.launch_dependents;");
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = a[i];
+    for (int r = 0; r < 20000; ++r) v = v * 1.0000001f + 1e-7f;
+    tmp[i] = 2.f * a[i] + (v - v);
+}
+extern "C" __global__ void waiting_plus_one(const float* tmp, float* c, long long n) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = tmp[n - 1 - i] + 1.f;
+}
+)";
+
+TEST_F(CudaLaunch, DependentLaunchWaitsForTheLaunchBefore) {
+    if (cuda_device_info(0).compute_major < 9)
+        GTEST_SKIP() << "programmatic dependent launches need sm_90";
+    KernelSignature sig{"two_stage", DeviceType::CUDA, {}};
+    sig.args.push_back({"A", float32(), {Dim("n")}, ArgAccess::Read});
+    sig.args.push_back({"C", float32(), {Dim("n")}, ArgAccess::Write});
+    CudaLaunchPlan plan;
+    plan.workspaces.push_back(
+        {"T", LaunchExpr{{{LaunchOp::ShapeVar, 0}, {LaunchOp::Const, 4}, {LaunchOp::Mul, 0}}}});
+    for (const char* f : {"slow_twice", "waiting_plus_one"}) {
+        ::tessel::CudaLaunch l = test::add_launch(f, 256);
+        bool first = std::string(f) == "slow_twice";
+        l.params = {{CudaParam::Kind::Buffer, first ? 0 : 2},
+                    {CudaParam::Kind::Buffer, first ? 2 : 1},
+                    {CudaParam::Kind::ShapeVar, 0}};
+        l.stage = first ? "T" : "C";
+        l.dependent = !first;
+        plan.launches.push_back(l);
+    }
+    Kernel k = make_module(kDependentSource, sig, plan).get("two_stage");
+    const int64_t n = 1 << 20;
+    std::vector<float> values = iota(n, 0.f);
+    NDArray a = device_array(values);
+    for (int round = 0; round < 3; ++round) {
+        NDArray c = NDArray::empty({n}, float32(), cuda(0));
+        k({a, c});
+        std::vector<float> got = host_values(c);
+        for (int64_t i = 0; i < n; i += 4099) ASSERT_EQ(got[i], 2.f * values[n - 1 - i] + 1.f) << i;
+        ASSERT_EQ(got[n - 1], 1.f);
+    }
+}
+
 const char* kDynamicSharedSource = R"(
 extern "C" __global__ void reverse_via_shared(const float* a, float* c, long long floats) {
     extern __shared__ float buf[];

@@ -59,6 +59,7 @@ TEST(CudaRuntime, PayloadRoundTrip) {
     CudaLaunch second = test::add_launch("add2", 256);
     second.dynamic_shared_bytes = LaunchExpr::constant(65536);
     second.resources = {40, 0, 0, 0, 1024};
+    second.dependent = true;
     p.plans["vadd"].launches.push_back(second);
     p.plans["vadd"].workspaces.push_back({"tmp", test::ceil_div_n(4)});
     EXPECT_EQ(decode_cuda_payload(encode_cuda_payload(p)), p);

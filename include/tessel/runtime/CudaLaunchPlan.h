@@ -93,6 +93,12 @@ struct CudaLaunch {
     std::vector<CudaParam> params;
     std::vector<CudaTensorMap> tensor_maps;  ///< those the TensorMap params name
     CudaResources resources;                 ///< filled by the NVRTC compile from ptxas's report
+    /// A programmatic dependent launch (sm_90 and later): the kernel's threads wait for the
+    /// grid launched before it to complete (griddepcontrol.wait) before anything else, and that
+    /// grid lets it start early (griddepcontrol.launch_dependents), so the runtime may launch it
+    /// while the one before still runs: its blocks are scheduled and waiting when that one ends.
+    /// Never set on a plan's first launch.
+    bool dependent = false;
     bool operator==(const CudaLaunch& o) const = default;
 };
 

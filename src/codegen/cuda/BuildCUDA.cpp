@@ -82,7 +82,9 @@ Module build_cuda(const LoweredFunc& lowered, const Target& target, const BuildO
                "the mma_* intrinsics)";
     std::vector<Var> shape_vars;
     KernelSignature sig = make_signature(f, options, DeviceType::CUDA, "cuda", &shape_vars);
-    CudaCode code = codegen_cuda(f, shape_vars, {options.in_place, fast_math});
+    // Programmatic dependent launches: sm_90 and later (CudaLaunch::dependent).
+    CudaCode code = codegen_cuda(f, shape_vars,
+                                 {options.in_place, fast_math, target.compute_capability() >= 90});
     for (size_t i = 0; i < sig.args.size(); ++i) sig.args[i].alignment = code.arg_alignment[i];
     if (options.lower.debug >= 3) std::cerr << code.source;
     std::vector<std::string> nvrtc_options;

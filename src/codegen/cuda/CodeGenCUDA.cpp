@@ -305,7 +305,25 @@ void CodeGenCUDA::check_free_variables(const Stmt& body) {
     });
 }
 
-CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
+namespace {
+
+// A programmatic dependent launch (CudaLaunch::dependent): a kernel after the first waits, in
+// every thread and before anything else, for the grid before it to complete and its writes to be
+// visible (so also for every grid before that one, which it waited for in turn); a kernel before
+// the last lets the next one launch at once. The next one's blocks then take the SMs the moment
+// they are free, and wait there, instead of being launched when this grid has ended. Triggering at
+// entry cannot starve this grid: the trigger takes effect once every block of it has started.
+std::string dependent_launch_code(bool waits, bool triggers) {
+    std::string s;
+    if (waits) s += "    asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n";
+    if (triggers) s += "    asm volatile(\"griddepcontrol.launch_dependents;\");\n";
+    return s;
+}
+
+}  // namespace
+
+CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, size_t index, size_t count,
+                                    std::ostream& os) {
     reset(k);
     collect_buffers(k.body);
     collect_tma_maps(k.body);
@@ -329,7 +347,10 @@ CudaLaunch CodeGenCUDA::emit_kernel(const DeviceKernel& k, std::ostream& os) {
     launch.dynamic_shared_bytes = LaunchExpr::constant(0);
     launch.params = params;
     for (const TmaMap& m : tma_maps_) launch.tensor_maps.push_back(tensor_map(m));
+    const bool dependent = options_.dependent_launch;
+    launch.dependent = dependent && index > 0;
     os << "// stage " << k.stage << "\n" << sig << " {\n";
+    os << dependent_launch_code(launch.dependent, dependent && index + 1 < count);
     os << shared_declarations(&launch) << shape_decls << body_.str() << "}\n\n";
     return launch;
 }
@@ -350,7 +371,8 @@ CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
     });
     if (tensor_cores) os << cuda_tensor_core_prelude();
     if (tma) os << cuda_tma_prelude();
-    for (const DeviceKernel& k : split.kernels) code.plan.launches.push_back(cg.emit_kernel(k, os));
+    for (size_t i = 0; i < split.kernels.size(); ++i)
+        code.plan.launches.push_back(cg.emit_kernel(split.kernels[i], i, split.kernels.size(), os));
     code.plan.workspaces = split.workspaces;
     code.source = os.str();
     code.arg_alignment = cg.arg_alignment();

@@ -16,6 +16,10 @@ struct CudaCodegenOptions {
     /// Fast math: float division and transcendental functions through the fast intrinsics
     /// (__expf, __fdividef ...); otherwise IEEE-accurate library calls.
     bool fast_math = false;
+    /// Programmatic dependent launches (sm_90 and later: CudaLaunch::dependent): every kernel
+    /// but the first waits for the one before it at entry, every kernel but the last lets the
+    /// next one start early.
+    bool dependent_launch = false;
 };
 
 /// The generated code of one lowered function.

@@ -36,7 +36,8 @@ public:
     CodeGenCUDA(const LoweredFunc& f, const std::vector<Var>& shape_vars,
                 const HostDeviceSplit& split, const CudaCodegenOptions& options);
     /// Prints kernel `k` into `os` and returns its launch.
-    CudaLaunch emit_kernel(const DeviceKernel& k, std::ostream& os);
+    /// Kernel `index` of `count` (the launch order).
+    CudaLaunch emit_kernel(const DeviceKernel& k, size_t index, size_t count, std::ostream& os);
     /// Per argument of the function, the alignment the code assumes (see CudaCode).
     const std::vector<int64_t>& arg_alignment() const { return arg_alignment_; }
 

@@ -73,6 +73,7 @@ bool resolve_all(void* lib, DriverApi& a, std::string& reason) {
     resolve(lib, "cuEventElapsedTime", a.cuEventElapsedTime, false, reason);
     resolve(lib, "cuMemsetD8Async", a.cuMemsetD8Async, false, reason);
     resolve(lib, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled, false, reason);
+    resolve(lib, "cuLaunchKernelEx", a.cuLaunchKernelEx, false, reason);
     return true;
 }
 

@@ -85,6 +85,25 @@ inline constexpr int kTensorMapL2Promotion128B = 2;  // CU_TENSOR_MAP_L2_PROMOTI
 /// Out-of-bounds elements of a box read as zero (the compiler's edge tiles rely on it).
 inline constexpr int kTensorMapFloatOobFillNone = 0;  // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
 
+/// CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx's arguments, CUDA 12.0+): only the
+/// attribute tessel sets, a programmatic dependent launch (CudaLaunch::dependent).
+inline constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+struct LaunchAttribute {
+    int id;  // CUlaunchAttributeID
+    char pad[4];
+    union {
+        char bytes[64];
+        int programmatic_stream_serialization_allowed;
+    } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct LaunchConfig {
+    unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+    CUstream stream;
+    LaunchAttribute* attributes;
+    unsigned num_attributes;
+};
+
 /// The driver entry points, resolved with dlsym (the _v2 symbols where cuda.h maps to them; the
 /// legacy-default-stream variants, not the _ptds/_ptsz ones). Optional ones may be null.
 struct DriverApi {
@@ -116,6 +135,8 @@ struct DriverApi {
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void**, void**);
+    // Optional (CUDA 12.0+): launches with attributes (programmatic dependent launches).
+    CUresult (*cuLaunchKernelEx)(const LaunchConfig*, CUfunction, void**, void**);
     // Optional (CUDA 11.2+): stream-ordered allocation of launch workspaces.
     CUresult (*cuMemAllocAsync)(CUdeviceptr*, size_t, CUstream);
     CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);

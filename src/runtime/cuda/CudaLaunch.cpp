@@ -4,6 +4,7 @@
 // throws having queued nothing; then the workspaces are allocated, the tensor maps encoded (or
 // taken from the launcher's cache) and the launches queued in order on the stream.
 #include <algorithm>
+#include <cstdlib>
 
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/TensorMaps.h"
@@ -45,6 +46,17 @@ std::string buffer_name(int buffer, size_t num_args, const std::vector<CudaWorks
     auto i = static_cast<size_t>(buffer);
     if (i < num_args) return "argument " + std::to_string(buffer);
     return "workspace '" + workspaces.at(i - num_args).name + "'";
+}
+
+/// Whether dependent launches (CudaLaunch::dependent) overlap the launch before them:
+/// TESSEL_CUDA_DEPENDENT_LAUNCH=0 launches every kernel after the one before has ended (the
+/// kernels' waits then return at once).
+bool dependent_launches() {
+    static const bool on = [] {
+        const char* v = std::getenv("TESSEL_CUDA_DEPENDENT_LAUNCH");
+        return !(v && std::string(v) == "0");
+    }();
+    return on;
 }
 
 class LaunchChecker {
@@ -263,8 +275,13 @@ public:
         for (ResolvedLaunch& r : launches) {
             if (!r.empty) encode_tensor_maps(r, num_args, workspaces);
         }
+        // A dependent launch (CudaLaunch::dependent) overlaps the launch before it only when that
+        // one is this call's: the call's first kernel waits for the stream's earlier work as any.
+        bool queued = false;
         for (ResolvedLaunch& r : launches) {
-            if (!r.empty) queue(r, call, workspaces, cu_stream);
+            if (r.empty) continue;
+            queue(r, call, workspaces, cu_stream, queued && r.launch->dependent);
+            queued = true;
         }
     }
 
@@ -304,8 +321,8 @@ private:
                                    << "parameter index " << p.index << " out of range)";
     }
 
-    void queue(ResolvedLaunch& r, const CallArguments& call, const Workspaces& ws,
-               CUstream stream) const {
+    void queue(ResolvedLaunch& r, const CallArguments& call, const Workspaces& ws, CUstream stream,
+               bool dependent) const {
         const CudaLaunch& l = *r.launch;
         // Device pointers (CUdeviceptr) and shape values (int64_t) are both 8 bytes; a tensor
         // map parameter points at this call's copy of its encoded map (128 bytes, 64-aligned).
@@ -322,9 +339,21 @@ private:
             params.push_back(&values[i]);
         }
         auto u = [](int64_t v) { return static_cast<unsigned>(v); };
-        CUresult result = driver().cuLaunchKernel(
-            r.function->handle, u(r.grid[0]), u(r.grid[1]), u(r.grid[2]), u(r.block[0]),
-            u(r.block[1]), u(r.block[2]), u(r.dynamic_shared), stream, params.data(), nullptr);
+        const DriverApi& api = driver();
+        CUresult result = CUDA_SUCCESS;
+        if (dependent && api.cuLaunchKernelEx && dependent_launches()) {
+            LaunchAttribute programmatic{};
+            programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
+            programmatic.value.programmatic_stream_serialization_allowed = 1;
+            LaunchConfig config{
+                u(r.grid[0]),  u(r.grid[1]),        u(r.grid[2]), u(r.block[0]), u(r.block[1]),
+                u(r.block[2]), u(r.dynamic_shared), stream,       &programmatic, 1};
+            result = api.cuLaunchKernelEx(&config, r.function->handle, params.data(), nullptr);
+        } else {
+            result = api.cuLaunchKernel(r.function->handle, u(r.grid[0]), u(r.grid[1]),
+                                        u(r.grid[2]), u(r.block[0]), u(r.block[1]), u(r.block[2]),
+                                        u(r.dynamic_shared), stream, params.data(), nullptr);
+        }
         if (result == CUDA_SUCCESS) return;
         check(result, "cuLaunchKernel of '" + l.function + "' (CUDA kernel '" + kernel_ +
                           "', stage '" + l.stage + "', grid " + dims(r.grid) + ", block " +
