@@ -9,6 +9,9 @@ tutorials/08_hopper_gemm.py step 4), timed in one process. Resumable from its lo
 (support/tune_cuda.py):
 
     benchmarks/run.sh tune_gemm_fp16_cuda --trials 1000 --max-seconds 480   # repeat until 1000
+
+With --no-default the search runs alone (the default schedule is not its first trial) and the
+report times the default schedule too: how close the search comes to it (issue 59's report).
 """
 import os
 import sys
@@ -61,10 +64,19 @@ def main():
     # host after a tuning.
     assert not torch.backends.cuda.matmul.allow_tf32
     ref = x.float() @ y.float()
-    outs = tune_cuda.check_kernels((("tuned", tuned), ("tutorial", hand)), x, y, ref, 1e-4)
+    kernels = [("tuned", tuned), ("tutorial", hand)]
+    if a.no_default:  # the search alone, against the default schedule it was not given
+        ts.auto_schedule.use_shipped_logs(False)
+        dag = task.dag
+        default_s = ts.op.default_schedule(list(dag.outputs), ts.Target("cuda"))
+        kernels.append(("default", ts.build(default_s, list(dag.args), target="cuda")))
+    outs = tune_cuda.check_kernels(kernels, x, y, ref, 1e-4)
+    run = dict(kernels)
     return tune_cuda.report("tune_gemm_fp16_cuda", CASE, records, 2.0 * N**3, "GFLOP/s",
                             lambda: tuned(x, y, outs["tuned"]), cublas_mm(x, y),
-                            lambda: hand(x, y, outs["tutorial"]), "cublas")
+                            lambda: hand(x, y, outs["tutorial"]), "cublas",
+                            default=(lambda: run["default"](x, y, outs["default"]))
+                            if a.no_default else None)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ def parse(description, default_log):
                    help="the search alone: the task's default schedule is not a trial "
                    "(TuningOptions::measure_default off)")
     p.add_argument("--report-only", action="store_true", help="no tuning: time the log's best")
+    p.add_argument("--tune-only", action="store_true",
+                   help="no report: tune, then stop (time the log's best with --report-only in "
+                   "a fresh process: after a tuning, cuBLAS may fail in the tuning's process, "
+                   "docs/ideas.md)")
     p.add_argument("--progress", action="store_true",
                    help="the tuner's progress: a line per round with its search / build / run / "
                    "train seconds")
@@ -79,6 +83,8 @@ def tune(task, a):
         print(f"tuned {trials_in(records)}/{a.trials} trials in {time.perf_counter() - start:.0f} s: "
               f"best {best * 1e3:.4f} ms, {len(ok)} ok; this chunk's errors: "
               f"{json.dumps(errors) if errors else 'none'}", flush=True)
+    if a.tune_only:
+        raise SystemExit(0)
     return records_of(a.log, task)
 
 
@@ -114,9 +120,11 @@ def curve(records, work):
     return " ".join(points)
 
 
-def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, torch_name):
+def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, torch_name,
+           default=None):
     """Times the three in one process and prints the figures and BENCH lines; `work` is the
-    flops (unit GFLOP/s) or bytes (GB/s) of one run."""
+    flops (unit GFLOP/s) or bytes (GB/s) of one run. With `default` (a run of the task's default
+    schedule: a search started without it) that too, and how close the search came to it."""
     ok = [r for r in records if r.ok and r.is_trial]
     trials = trials_in(records)
     print(f"{name} {case}: {trials} trials in the log, {len(ok)} successful")
@@ -124,8 +132,9 @@ def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, 
     if not ok:
         print(f"BENCH {name} {case} tessel=n/a (no successful record)")
         return 1
+    runs = [("tuned", run_tuned), (torch_name, run_torch), ("tutorial", run_tutorial)]
     t = {label: cuda_bench.median_ms(fn) for label, fn in
-         (("tuned", run_tuned), (torch_name, run_torch), ("tutorial", run_tutorial))}
+         runs + ([("default", default)] if default else [])}
     gf = {k: work / v / 1e6 for k, v in t.items()}
     print(f"{name} {case}: tuned {gf['tuned']:.1f}, hand-written (tutorial) {gf['tutorial']:.1f}, "
           f"{torch_name} {gf[torch_name]:.1f} {unit} (median of 30 CUDA-event timings)")
@@ -133,4 +142,10 @@ def report(name, case, records, work, unit, run_tuned, run_torch, run_tutorial, 
                                 gf[torch_name]))
     print(cuda_bench.bench_line(name, f"{case} trials={trials}", gf["tuned"], "tutorial",
                                 gf["tutorial"]))
+    if default:
+        print(f"{name} {case}: the search alone (started without the default schedule) "
+              f"{gf['tuned']:.1f} {unit}, the default schedule {gf['default']:.1f}: "
+              f"{gf['tuned'] / gf['default']:.3f} x")
+        print(cuda_bench.bench_line(name, f"{case} trials={trials} search-alone", gf["tuned"],
+                                    "default", gf["default"]))
     return 0
