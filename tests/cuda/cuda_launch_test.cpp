@@ -191,24 +191,36 @@ extern "C" __global__ void plus_one(const float* tmp, float* c, long long n) {
 }
 )";
 
-TEST_F(CudaLaunch, WorkspacesBetweenLaunches) {
+KernelSignature two_stage_signature() {
     KernelSignature sig{"two_stage", DeviceType::CUDA, {}};
     sig.args.push_back({"A", float32(), {Dim("n")}, ArgAccess::Read});
     sig.args.push_back({"C", float32(), {Dim("n")}, ArgAccess::Write});
+    return sig;
+}
+
+// first(A, T, n), second(T, C, n): T is buffer 2 (the first workspace, n floats); `dependent`
+// marks the second launch so.
+CudaLaunchPlan two_stage_plan(const char* first, const char* second, bool dependent) {
     CudaLaunchPlan plan;
     plan.workspaces.push_back(
         {"T", LaunchExpr{{{LaunchOp::ShapeVar, 0}, {LaunchOp::Const, 4}, {LaunchOp::Mul, 0}}}});
-    for (const char* f : {"twice", "plus_one"}) {
+    for (const char* f : {first, second}) {
         ::tessel::CudaLaunch l = test::add_launch(f, 256);
-        bool first = std::string(f) == "twice";
-        // twice(A, T, n), plus_one(T, C, n): T is buffer 2 (the first workspace).
-        l.params = {{CudaParam::Kind::Buffer, first ? 0 : 2},
-                    {CudaParam::Kind::Buffer, first ? 2 : 1},
+        bool is_first = f == first;
+        l.params = {{CudaParam::Kind::Buffer, is_first ? 0 : 2},
+                    {CudaParam::Kind::Buffer, is_first ? 2 : 1},
                     {CudaParam::Kind::ShapeVar, 0}};
-        l.stage = first ? "T" : "C";
+        l.stage = is_first ? "T" : "C";
+        l.dependent = dependent && !is_first;
         plan.launches.push_back(l);
     }
-    Kernel k = make_module(kTwoStageSource, sig, plan).get("two_stage");
+    return plan;
+}
+
+TEST_F(CudaLaunch, WorkspacesBetweenLaunches) {
+    Kernel k = make_module(kTwoStageSource, two_stage_signature(),
+                           two_stage_plan("twice", "plus_one", false))
+                   .get("two_stage");
     for (int round = 0; round < 3; ++round) {
         NDArray a = device_array(iota(5000, 0.f));
         NDArray c = NDArray::empty({5000}, float32(), cuda(0));
@@ -241,23 +253,9 @@ extern "C" __global__ void waiting_plus_one(const float* tmp, float* c, long lon
 TEST_F(CudaLaunch, DependentLaunchWaitsForTheLaunchBefore) {
     if (cuda_device_info(0).compute_major < 9)
         GTEST_SKIP() << "programmatic dependent launches need sm_90";
-    KernelSignature sig{"two_stage", DeviceType::CUDA, {}};
-    sig.args.push_back({"A", float32(), {Dim("n")}, ArgAccess::Read});
-    sig.args.push_back({"C", float32(), {Dim("n")}, ArgAccess::Write});
-    CudaLaunchPlan plan;
-    plan.workspaces.push_back(
-        {"T", LaunchExpr{{{LaunchOp::ShapeVar, 0}, {LaunchOp::Const, 4}, {LaunchOp::Mul, 0}}}});
-    for (const char* f : {"slow_twice", "waiting_plus_one"}) {
-        ::tessel::CudaLaunch l = test::add_launch(f, 256);
-        bool first = std::string(f) == "slow_twice";
-        l.params = {{CudaParam::Kind::Buffer, first ? 0 : 2},
-                    {CudaParam::Kind::Buffer, first ? 2 : 1},
-                    {CudaParam::Kind::ShapeVar, 0}};
-        l.stage = first ? "T" : "C";
-        l.dependent = !first;
-        plan.launches.push_back(l);
-    }
-    Kernel k = make_module(kDependentSource, sig, plan).get("two_stage");
+    Kernel k = make_module(kDependentSource, two_stage_signature(),
+                           two_stage_plan("slow_twice", "waiting_plus_one", true))
+                   .get("two_stage");
     const int64_t n = 1 << 20;
     std::vector<float> values = iota(n, 0.f);
     NDArray a = device_array(values);
