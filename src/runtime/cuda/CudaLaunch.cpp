@@ -340,7 +340,9 @@ private:
         }
         auto u = [](int64_t v) { return static_cast<unsigned>(v); };
         const DriverApi& api = driver();
-        CUresult result = CUDA_SUCCESS;
+        CUresult result = CUDA_ERROR_NOT_FOUND;
+        // A dependent launch the driver refuses (a stream capture it cannot record so, say) is
+        // launched as any: the kernel's wait then returns at once.
         if (dependent && api.cuLaunchKernelEx && dependent_launches()) {
             LaunchAttribute programmatic{};
             programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
@@ -349,7 +351,8 @@ private:
                 u(r.grid[0]),  u(r.grid[1]),        u(r.grid[2]), u(r.block[0]), u(r.block[1]),
                 u(r.block[2]), u(r.dynamic_shared), stream,       &programmatic, 1};
             result = api.cuLaunchKernelEx(&config, r.function->handle, params.data(), nullptr);
-        } else {
+        }
+        if (result != CUDA_SUCCESS) {
             result = api.cuLaunchKernel(r.function->handle, u(r.grid[0]), u(r.grid[1]),
                                         u(r.grid[2]), u(r.block[0]), u(r.block[1]), u(r.block[2]),
                                         u(r.dynamic_shared), stream, params.data(), nullptr);
