@@ -104,7 +104,9 @@ TEST(Regression, CudaNoReadOnlyLoadThroughAMergedPointer) {
     fuzz::PreparedOperator p = fuzz::prepare_operator("argmax", 20241123);
     Schedule s = replay(p.op.outputs, steps_from_json(kSteps));
     std::vector<Tensor> args = p.op.args();
-    Module m = build(s, args, "cuda -arch=sm_90");
+    // sm_80: on sm_90 the second kernel begins with a dependent launch's wait (docs/cuda.md),
+    // whose memory clobber keeps NVRTC from any read-only load in it, merged pointer or not.
+    Module m = build(s, args, "cuda -arch=sm_80");
     const std::string& cu = m.sources().at("cu");
     const std::string& ptx = m.sources().at("ptx");
     std::smatch sig;
