@@ -203,6 +203,28 @@ def kernels(s, args):
     return ts.build(s, args, target=SM90).get_source("cu").count("__global__")
 
 
+def test_dependent_launches_on_sm_90_are_asked_for(monkeypatch):
+    """Split-K's two kernels for sm_90 become programmatic dependent launches (docs/cuda.md,
+    "From schedule to launch") with TESSEL_CUDA_DEPENDENT_LAUNCH=1 when built: the product lets
+    the sum start, the sum waits for the product; without it, or for sm_80, neither."""
+    a, b, y = product((16, 512), (512, 64), "float16")
+
+    def source(target):
+        s = op.default_schedule(y, ts.Target(target))
+        return ts.build(s, [a, b, y], target=target).get_source("cu")
+
+    monkeypatch.delenv("TESSEL_CUDA_DEPENDENT_LAUNCH", raising=False)
+    assert "griddepcontrol" not in source(SM90)
+    monkeypatch.setenv("TESSEL_CUDA_DEPENDENT_LAUNCH", "1")
+    cu = source(SM90)
+    product_kernel, sum_kernel = cu.split("// stage ")[1:]
+    assert "griddepcontrol.launch_dependents" in product_kernel
+    assert "griddepcontrol.wait" not in product_kernel
+    assert "griddepcontrol.wait" in sum_kernel
+    assert "griddepcontrol.launch_dependents" not in sum_kernel
+    assert "griddepcontrol" not in source("cuda -arch=sm_80")
+
+
 @pytest.mark.parametrize("m,n,k,epilogue", [(16, 64, 512, None), (20, 40, 1024, "relu"),
                                             (24, 24, 1000, None)], ids=str)
 def test_split_k_fills_the_gpu_when_the_tiles_cannot(m, n, k, epilogue):
