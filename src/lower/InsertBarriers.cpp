@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "PassUtil.h"
 #include "tessel/ir/IRPrinter.h"
@@ -136,21 +137,35 @@ private:
     // The shared-memory accesses of `s`.
     Pending accesses(const Stmt& s) const {
         Pending p;
+        // A fragment store's destination tiles (D, D') are operands written, not read: loads at
+        // their origins that read nothing.
+        std::unordered_set<const IRNode*> written;
+        post_order_visit(s, [&](const IRNode* n) {
+            const auto* c =
+                n->node_type == IRNodeType::Call ? static_cast<const Call*>(n) : nullptr;
+            if (c && c->op == Intrinsic::fragment_store) {
+                written.insert(c->args[1].get());
+                written.insert(c->args[2].get());
+            }
+        });
         post_order_visit(s, [&](const IRNode* n) {
             const Variable* r = nullptr;
             const Variable* w = nullptr;
             switch (n->node_type) {
                 case IRNodeType::BufferLoad:
-                    r = static_cast<const BufferLoad*>(n)->buffer->data.get();
+                    if (!written.count(n))
+                        r = static_cast<const BufferLoad*>(n)->buffer->data.get();
                     break;
-                case IRNodeType::Load: r = static_cast<const Load*>(n)->buffer_var.get(); break;
+                case IRNodeType::Load:
+                    if (!written.count(n)) r = static_cast<const Load*>(n)->buffer_var.get();
+                    break;
                 case IRNodeType::BufferStore:
                     w = static_cast<const BufferStore*>(n)->buffer->data.get();
                     break;
                 case IRNodeType::Store: w = static_cast<const Store*>(n)->buffer_var.get(); break;
                 case IRNodeType::Call: {
-                    // A fragment store's destination tile is an operand (a load at its origin):
-                    // the lanes write it.
+                    // A fragment store's destination tile is an operand (a load at its origin,
+                    // not a read): the lanes write it.
                     const auto* c = static_cast<const Call*>(n);
                     if (c->op != Intrinsic::fragment_store) break;
                     if (const auto* l = c->args[1].as<Load>()) w = l->buffer_var.get();
