@@ -37,6 +37,8 @@ with the hardware's pattern, which is storage_swizzle()'s on such rows. A (k-maj
      open (block tiles of 64 or 128 rows and 64, 128 or 256 columns, the block-row groups, the
      pipeline's depth, step 5's producer warp group or not), beside tutorial 7's mma.sync sketch;
      benchmarks/tune_gemm_fp16_cuda.py tunes 4096^3 with it and times the best against step 4.
+  7. TMA stores: step 4 with 128 x 128 tiles whose accumulators go through a swizzled shared
+     copy of the tile, stored by one thread's bulk tensor copies (s[C].tma_store()).
 
 Every step is checked in tessel's SPMD interpreter at a small size (warp groups, the asynchronous
 proxy: an accumulator read before its wait, a tile overwritten while a wgmma reads it, or a store
@@ -240,6 +242,52 @@ def step5(m, n, k, dtype="float16", bt=False, group=8, blocks=None):
     return s, args
 
 
+# ---------------------------------------------------------------------------------------------
+# 7. The tile stored by TMA
+#
+# Steps 1-5 store the accumulators straight from the registers: each thread writes its fragments'
+# pairs of floats, rows 8 apart. Here the tile goes out as TMA stores: the warps store their
+# fragments into a shared copy of the tile (C.shared = s.cache_write(C, "shared"), laid out in
+# column panels of 32 floats whose 128-byte rows are swizzled, so that a fragment store's 8 rows
+# hit different banks), and s[C].tma_store() turns C's copy out of it into bulk tensor stores:
+# every thread fences its stores for the asynchronous proxy, a barrier, then one thread issues one
+# store a panel (a box of 128 rows x 32 floats; rows past m and columns past n are not stored) and
+# waits until they have read the tile before the block writes it again. The tile is 128 x 128:
+# its 64 KB of float32 beside four 32 KB k tiles fit the 227 KB of shared memory.
+def step7(m, n, k, dtype="float16", bt=False, group=8, blocks=None, bm=128, bn=128, bk=64,
+          stages=4, panels=True):
+    A, B, C = gemm(m, n, k, dtype, bt)
+    s = ts.create_schedule(C)
+    AS = s.cache_read(A, "shared", [C])
+    BS = s.cache_read(B, "shared", [C])
+    CS = s.cache_write(C, "shared")
+    CF = s.cache_write(CS, "warp")
+    i, j = C.op.axis
+    bi, i = s[C].split(i, factor=bm)
+    bj, j = s[C].split(j, factor=bn)
+    bg, bi = s[C].split(bi, factor=group)
+    s[C].reorder(bg, bj, bi, i, j)
+    tile = s[C].fuse(bg, bj, bi)
+    tiles = -(-m // bm) * -(-n // bn)
+    tt, b = s[C].split(tile, factor=blocks or sm_blocks(tiles))
+    s[C].reorder(b, tt, i, j)
+    s[C].bind(b, "blockIdx.x")
+    s[CS].compute_at(s[C], tt)
+    s[C].tma_store()
+    if panels:  # [bn / 32][bm][32]: panels of 128-byte rows, one TMA box each
+        s[CS].storage_split(1, 32)
+        s[CS].storage_reorder([1, 0, 2])
+        s[CS].storage_swizzle()
+    ci, cj = CS.op.axis
+    g, ci = s[CS].split(ci, factor=64)
+    w, ci = s[CS].split(ci, factor=16)
+    fj, cj = s[CS].split(cj, factor=8)
+    s[CS].reorder(g, w, fj, ci, cj)
+    warp_groups_and_k_tiles(s, (CS, CF, AS, BS), (g, w, fj, ci), dtype, bm, bn, bk, stages, bt,
+                            tma=True)
+    return s, [A, B, C]
+
+
 STEPS = [
     ("1. wgmma, pipelined copies, 128 x 128 tiles", step1, (128, 128, 192)),
     ("2. 128 x 256 tiles", step2, (128, 256, 128)),
@@ -248,6 +296,8 @@ STEPS = [
         step4(m, n, k, dtype, bt, group=2, blocks=2), (256, 512, 384)),
     ("5. warp specialization", lambda m, n, k, dtype="float16", bt=False:
         step5(m, n, k, dtype, bt, group=2, blocks=2), (256, 512, 384)),
+    ("7. the tile stored by TMA", lambda m, n, k, dtype="float16", bt=False:
+        step7(m, n, k, dtype, bt, group=2, blocks=2), (200, 296, 192)),
 ]
 
 

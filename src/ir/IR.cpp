@@ -447,8 +447,7 @@ void check_dot_product_args(const std::vector<Expr>& args) {
         << " (int32 from uint8 x int8, or float32 from bfloat16 x bfloat16)";
 }
 
-// mbarrier_*(bar, index, n) and tma_load(dst, dst_index, src, bar, index, swizzle, rank,
-// box[rank], coords[rank]) (ir/IR.h).
+// mbarrier_*(bar, index, n) (ir/IR.h).
 void check_mbarrier_args(Intrinsic op, const std::vector<Expr>& args) {
     const char* name = intrinsic_name(op);
     TESSEL_CHECK(args[0].as<Variable>() && args[0].type().is_handle())
@@ -458,25 +457,32 @@ void check_mbarrier_args(Intrinsic op, const std::vector<Expr>& args) {
             << name << ": argument " << k << " must be a scalar integer";
 }
 
-void check_tma_load_args(const std::vector<Expr>& args) {
-    TESSEL_CHECK(args.size() >= 9) << "tma_load takes at least 9 arguments, got " << args.size();
-    for (size_t k : {0, 2, 3})
-        TESSEL_CHECK(args[k].as<Variable>() && args[k].type().is_handle())
-            << "tma_load: argument " << k << " must be a buffer handle";
-    auto swizzle = as_const_int(args[5]), rank = as_const_int(args[6]);
+// tma_load's arguments, and tma_store's (src, src_index, dst, swizzle, rank, box[rank],
+// coords[rank]): the same without the barrier's two, its swizzle at `first` (5 or 3).
+void check_tma_args(Intrinsic op, const std::vector<Expr>& args) {
+    const char* name = intrinsic_name(op);
+    const size_t first = op == Intrinsic::tma_load ? 5 : 3;
+    TESSEL_CHECK(args.size() >= first + 4)
+        << name << " takes at least " << first + 4 << " arguments, got " << args.size();
+    for (size_t k : {size_t(0), size_t(2), size_t(3)})
+        if (k < first)
+            TESSEL_CHECK(args[k].as<Variable>() && args[k].type().is_handle())
+                << name << ": argument " << k << " must be a buffer handle";
+    auto swizzle = as_const_int(args[first]), rank = as_const_int(args[first + 1]);
     TESSEL_CHECK(swizzle && (*swizzle == 0 || *swizzle == 32 || *swizzle == 64 || *swizzle == 128))
-        << "tma_load: swizzle must be the constant 0, 32, 64 or 128";
-    TESSEL_CHECK(rank && *rank >= 1 && *rank <= 5) << "tma_load: rank must be a constant in 1..5";
-    TESSEL_CHECK(args.size() == 7 + 2 * static_cast<size_t>(*rank))
-        << "tma_load of rank " << *rank << " takes " << 7 + 2 * *rank << " arguments, got "
+        << name << ": swizzle must be the constant 0, 32, 64 or 128";
+    TESSEL_CHECK(rank && *rank >= 1 && *rank <= 5) << name << ": rank must be a constant in 1..5";
+    const size_t box0 = first + 2, coord0 = box0 + static_cast<size_t>(*rank);
+    TESSEL_CHECK(args.size() == box0 + 2 * static_cast<size_t>(*rank))
+        << name << " of rank " << *rank << " takes " << box0 + 2 * *rank << " arguments, got "
         << args.size();
-    for (int64_t d = 0; d < *rank; ++d) {
-        auto box = as_const_int(args[7 + d]);
+    for (size_t d = 0; d < static_cast<size_t>(*rank); ++d) {
+        auto box = as_const_int(args[box0 + d]);
         TESSEL_CHECK(box && *box >= 1 && *box <= 256)
-            << "tma_load: box extent " << d << " must be a constant in 1..256";
-        const Type t = args[7 + *rank + d].type();
+            << name << ": box extent " << d << " must be a constant in 1..256";
+        const Type t = args[coord0 + d].type();
         TESSEL_CHECK(t.is_scalar() && t.is_int_or_uint())
-            << "tma_load: coordinate " << d << " must be a scalar integer";
+            << name << ": coordinate " << d << " must be a scalar integer";
     }
 }
 
@@ -531,7 +537,9 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
                 << "setmaxnreg: count must be a constant multiple of 8 in 24..256, increase 0 or 1";
             break;
         }
-        case Intrinsic::tma_load: check_tma_load_args(args); break;
+        case Intrinsic::tma_load:
+        case Intrinsic::tma_store: check_tma_args(op, args); break;
+        case Intrinsic::tma_store_wait: break;
         case Intrinsic::wgmma_wait: {
             auto n = as_const_int(args[0]);
             TESSEL_CHECK(n && *n >= 0) << "wgmma_wait: n must be a non-negative constant";

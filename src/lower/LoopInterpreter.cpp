@@ -156,6 +156,8 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
         return exec_mbarrier(c);
     if (c && c->op == Intrinsic::setmaxnreg) return;  // registers are not modelled
     if (c && c->op == Intrinsic::tma_load) return exec_tma_load(c);
+    if (c && c->op == Intrinsic::tma_store) return exec_tma_store(c);
+    if (c && c->op == Intrinsic::tma_store_wait) return exec_tma_store_wait();
     if (c && c->op == Intrinsic::cp_async_commit) {
         committed_copies_.push_back(std::move(open_copies_));
         open_copies_.clear();

@@ -63,13 +63,16 @@ std::vector<std::vector<double>> warp_collective(const Call* op,
 /// "thread (x, y, z)" for messages ("this thread" outside a block).
 std::string thread_label(const SpmdThread* t);
 
-/// wgmma's asynchronous proxy in a block (LoopInterpreterTensorCore.cpp): the shared elements
-/// that pending wgmmas read (key → the reading thread), and those ordinary stores (and landed
-/// cp.async copies) wrote since their writer's last fence_proxy_async (key → the writer).
+/// The asynchronous proxy in a block (LoopInterpreterTensorCore.cpp, LoopInterpreterTma.cpp):
+/// the shared elements that pending wgmmas read (key → the reading thread), those ordinary
+/// stores (and landed cp.async copies) wrote since their writer's last fence_proxy_async (key →
+/// the writer), and those tma_stores read.
 struct WgmmaBlockState {
-    bool active = false;  ///< the block's body issues wgmma (the tracking is on)
+    bool active = false;  ///< the block's body issues wgmma or tma_store (the tracking is on)
     std::unordered_map<uint64_t, const SpmdThread*> pending_reads;
     std::unordered_map<uint64_t, const SpmdThread*> unfenced;
+    /// Shared elements tma_stores read until their issuer's tma_store_wait (key → the issuer).
+    std::unordered_map<uint64_t, const SpmdThread*> store_reads;
 };
 
 /// One mbarrier of a block (LoopInterpreterTma.cpp): its arrivals a phase, those still
@@ -211,6 +214,14 @@ protected:
     // Hopper's mbarriers and TMA copies (LoopInterpreterTma.cpp; ir/IR.h).
     void exec_mbarrier(const Call* op);
     void exec_tma_load(const Call* op);
+    void exec_tma_store(const Call* op);
+    void exec_tma_store_wait();
+    /// The box of a tma_load or tma_store (`op`, its swizzle argument at `at`) between shared
+    /// `smem` and global `gmem`: per element, its shared storage index (swizzled) and its index
+    /// in `gmem`, row-major (-1 outside the tensor).
+    std::vector<std::pair<int64_t, int64_t>> tma_box(const Call* op, size_t at,
+                                                     const InterpStorage& smem,
+                                                     const InterpStorage& gmem);
     /// The mbarrier (bar, index) named by a call's first two arguments, and its key.
     std::pair<MbarrierState*, uint64_t> mbarrier_of(const Call* op, bool init);
     /// Lands the barrier's copies and starts its next phase when the current one is complete.
@@ -311,6 +322,7 @@ protected:
     std::unordered_map<uint64_t, InterpStorage*> wgmma_pending_regs_;
     bool wgmma_fenced_ = false;
     std::vector<uint64_t> unfenced_mine_;
+    std::vector<uint64_t> store_reads_mine_;  ///< shared elements this thread's tma_stores read
 };
 
 }  // namespace tessel::internal

@@ -135,7 +135,7 @@ BlockShape block_shape(const Stmt& body) {
             if (is_block_tag(f->thread_tag)) shape.nested_blocks = true;
         } else if (n->node_type == IRNodeType::Call) {
             Intrinsic op = static_cast<const Call*>(n)->op;
-            shape.wgmma = shape.wgmma || op == Intrinsic::wgmma;
+            shape.wgmma = shape.wgmma || op == Intrinsic::wgmma || op == Intrinsic::tma_store;
             shape.arrivals = shape.arrivals || op == Intrinsic::mbarrier_arrive;
             shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
                           op == Intrinsic::thread_allreduce || op == Intrinsic::mbarrier_wait ||
@@ -646,6 +646,19 @@ InterpStorage* LoopInterpreter::shared_storage(const Allocate* op, int64_t size)
             << "allocate " << op->buffer_var.name() << ": shared memory of " << slot->array->size()
             << " elements in one thread of the block but " << size << " in another"
             << loop_context();
+    // A loop's next allocation is the same shared memory on the GPU: a tma_store still reading
+    // the last one would read what the next iteration writes.
+    if (occurrence > 0 && !spmd_->wgmma->store_reads.empty()) {
+        auto last = b.shared.find({op, occurrence - 1});
+        for (const auto& [key, issuer] : spmd_->wgmma->store_reads)
+            if (last != b.shared.end() && key >> kElementBits == last->second->serial)
+                TESSEL_THROW(RuntimeError)
+                    << "allocate " << op->buffer_var.name() << " again by " << thread_label(spmd_)
+                    << " (the same shared memory on the GPU), which a tma_store of "
+                    << thread_label(issuer)
+                    << " still reads (a tma_store_wait is missing before the overwrite)"
+                    << loop_context();
+    }
     return slot.get();
 }
 

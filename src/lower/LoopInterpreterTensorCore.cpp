@@ -517,6 +517,11 @@ void LoopInterpreter::check_wgmma_access(InterpStorage& s, int64_t flat, bool wr
     }
     if (!s.shared || !write) return;
     WgmmaBlockState& ws = *spmd_->wgmma;
+    if (auto it = ws.store_reads.find(key); it != ws.store_reads.end())
+        TESSEL_THROW(RuntimeError)
+            << "write to shared memory " << s.name << " element " << flat << " by "
+            << thread_label(spmd_) << ", which a tma_store of " << thread_label(it->second)
+            << " still reads (a tma_store_wait is missing before the overwrite)" << loop_context();
     if (auto it = ws.pending_reads.find(key); it != ws.pending_reads.end())
         TESSEL_THROW(RuntimeError)
             << "write to shared memory " << s.name << " element " << flat << " by "

@@ -12,6 +12,11 @@
 // RuntimeError naming the buffer, the element and the threads. A wait that can never complete
 // (its phase lacks arrivals or bytes when every other thread has stopped) is reported by the
 // block (LoopInterpreterSPMD.cpp).
+//
+// A tma_store reads its box at once, as a read of the issuing thread (the race detector orders
+// it after the writers' stores only through a barrier), and writes the elements inside the
+// tensor. A box element some thread stored without a fence_proxy_async since, or a write to an
+// element a tma_store read before its issuer's tma_store_wait, is a RuntimeError.
 #include "LoopInterpreterImpl.h"
 
 namespace tessel::internal {
@@ -127,6 +132,52 @@ void LoopInterpreter::exec_mbarrier(const Call* op) {
     seen = std::max(seen, done.phase);
 }
 
+std::vector<std::pair<int64_t, int64_t>> LoopInterpreter::tma_box(const Call* op, size_t at,
+                                                                  const InterpStorage& smem,
+                                                                  const InterpStorage& gmem) {
+    const char* name = intrinsic_name(op->op);
+    const int rank = static_cast<int>(as_const_int(op->args[at + 1]).value());
+    const std::vector<int64_t>& shape = gmem.array->shape();
+    if (static_cast<int>(shape.size()) != rank)
+        TESSEL_THROW(RuntimeError)
+            << name << " of rank " << rank << " with " << gmem.name << ", which has "
+            << shape.size() << " dimensions" << loop_context();
+    const int64_t swizzle = as_const_int(op->args[at]).value();
+    const int64_t size = smem.array->dtype().bytes();
+    const BufferSwizzle z =
+        swizzle ? BufferSwizzle{16 / size, 128 / size, swizzle / 16} : BufferSwizzle{};
+    std::vector<int64_t> box(rank), coord(rank);
+    int64_t count = 1;
+    for (int t = 0; t < rank; ++t) {
+        box[t] = as_const_int(op->args[at + 2 + t]).value();
+        coord[t] = eval_int(op->args[at + 2 + rank + t], "TMA box coordinate");
+        count *= box[t];
+    }
+    const int64_t first = eval_int(op->args[1], "TMA shared index");
+    if ((first * size) % (swizzle ? 8 * swizzle : 128) != 0)
+        TESSEL_THROW(RuntimeError)
+            << name << " with " << smem.name << " element " << first << ": not aligned to "
+            << (swizzle ? 8 * swizzle : 128) << " bytes" << loop_context();
+    if (first < 0 || first + count > smem.array->size())
+        flat_out_of_bounds(name, smem, first < 0 ? first : first + count - 1, 0, 1);
+    std::vector<std::pair<int64_t, int64_t>> out;
+    out.reserve(static_cast<size_t>(count));
+    for (int64_t e = 0; e < count; ++e) {
+        // The box's element e, innermost dimension first; the tensor's row-major index.
+        int64_t rest = e, flat = 0;
+        bool inside = true;
+        std::vector<int64_t> pos(rank);
+        for (int t = 0; t < rank; ++t) {
+            pos[t] = coord[t] + rest % box[t];
+            rest /= box[t];
+            inside = inside && pos[t] >= 0 && pos[t] < shape[rank - 1 - t];
+        }
+        for (int t = rank - 1; t >= 0; --t) flat = flat * shape[rank - 1 - t] + pos[t];
+        out.emplace_back(z.defined() ? z.apply(first + e) : first + e, inside ? flat : -1);
+    }
+    return out;
+}
+
 void LoopInterpreter::exec_tma_load(const Call* op) {
     auto [st, key] = mbarrier_of(op, false);
     const Variable* dst_var = op->args[0].as<Variable>();
@@ -141,43 +192,9 @@ void LoopInterpreter::exec_tma_load(const Call* op) {
         TESSEL_THROW(RuntimeError)
             << "tma_load from " << src.name << ", which is shared memory (TMA reads global tensors)"
             << loop_context();
-    const int rank = static_cast<int>(as_const_int(op->args[6]).value());
-    const std::vector<int64_t>& shape = src.array->shape();
-    if (static_cast<int>(shape.size()) != rank)
-        TESSEL_THROW(RuntimeError)
-            << "tma_load of rank " << rank << " from " << src.name << ", which has " << shape.size()
-            << " dimensions" << loop_context();
-    const int64_t swizzle = as_const_int(op->args[5]).value();
-    const int64_t size = elem.bytes();
-    const BufferSwizzle z =
-        swizzle ? BufferSwizzle{16 / size, 128 / size, swizzle / 16} : BufferSwizzle{};
-    std::vector<int64_t> box(rank), coord(rank);
-    int64_t count = 1;
-    for (int t = 0; t < rank; ++t) {
-        box[t] = as_const_int(op->args[7 + t]).value();
-        coord[t] = eval_int(op->args[7 + rank + t], "tma_load coordinate");
-        count *= box[t];
-    }
-    const int64_t first = eval_int(op->args[1], "tma_load destination index");
-    if ((first * size) % (swizzle ? 8 * swizzle : 128) != 0)
-        TESSEL_THROW(RuntimeError)
-            << "tma_load into " << dst->name << " element " << first << ": not aligned to "
-            << (swizzle ? 8 * swizzle : 128) << " bytes" << loop_context();
-    if (first < 0 || first + count > dst->array->size())
-        flat_out_of_bounds("tma_load into", *dst, first < 0 ? first : first + count - 1, 0, 1);
+    const std::vector<std::pair<int64_t, int64_t>> box = tma_box(op, 5, *dst, src);
     TmaBlockState& tma = *spmd_->tma;
-    for (int64_t e = 0; e < count; ++e) {
-        // The box's element e, innermost dimension first; the source's row-major index.
-        int64_t rest = e, from = 0;
-        bool inside = true;
-        std::vector<int64_t> at(rank);
-        for (int t = 0; t < rank; ++t) {
-            at[t] = coord[t] + rest % box[t];
-            rest /= box[t];
-            inside = inside && at[t] >= 0 && at[t] < shape[rank - 1 - t];
-        }
-        for (int t = rank - 1; t >= 0; --t) from = from * shape[rank - 1 - t] + at[t];
-        const int64_t flat = z.defined() ? z.apply(first + e) : first + e;
+    for (const auto& [flat, from] : box) {
         const uint64_t dkey = element_key(dst->serial, flat);
         if (auto it = tma.elements.find(dkey); it != tma.elements.end() && !it->second.landed)
             TESSEL_THROW(RuntimeError)
@@ -195,7 +212,7 @@ void LoopInterpreter::exec_tma_load(const Call* op) {
                     << " still reads (a wgmma_wait is missing before the refill)" << loop_context();
         check_unread(*dst, flat, "tma_load into");
         TmaElement t{key, st->phase, false, dst, flat, elem, Scalar{}, spmd_};
-        if (inside) {
+        if (from >= 0) {
             t.value = read_element(src, elem, from);
         } else if (elem.is_float()) {
             t.value.f = 0;
@@ -205,8 +222,52 @@ void LoopInterpreter::exec_tma_load(const Call* op) {
         tma.elements[dkey] = t;
         st->bringing.push_back(dkey);
     }
-    st->tx -= count * size;
+    st->tx -= static_cast<int64_t>(box.size()) * elem.bytes();
     complete_phase(*st, key);
+}
+
+void LoopInterpreter::exec_tma_store(const Call* op) {
+    if (!spmd_)
+        TESSEL_THROW(RuntimeError)
+            << "tma_store outside a GPU block (it copies shared memory)" << loop_context();
+    const Variable* src_var = op->args[0].as<Variable>();
+    InterpStorage* src = slot_of(src_var).storage;
+    if (!src || !src->shared)
+        TESSEL_THROW(RuntimeError)
+            << "tma_store from " << src_var->name << ", which is not allocated shared memory here"
+            << loop_context();
+    const Type elem = src->array->dtype();
+    InterpStorage& dst = storage_for(op->args[2].as<Variable>(), elem, "tma_store into");
+    if (dst.shared)
+        TESSEL_THROW(RuntimeError)
+            << "tma_store into " << dst.name
+            << ", which is shared memory (TMA stores into global tensors)" << loop_context();
+    WgmmaBlockState& proxy = *spmd_->wgmma;
+    for (const auto& [flat, to] : tma_box(op, 3, *src, dst)) {
+        const uint64_t key = element_key(src->serial, flat);
+        // The asynchronous proxy reads the box: what the block's threads stored there must have
+        // been fenced for it, and ordered before this thread by a barrier (read_element's race
+        // check).
+        if (auto it = proxy.unfenced.find(key); it != proxy.unfenced.end())
+            TESSEL_THROW(RuntimeError)
+                << "tma_store by " << thread_label(spmd_) << " reads shared memory " << src->name
+                << " element " << flat << ", which " << thread_label(it->second)
+                << " wrote with an ordinary store and did not make visible to the asynchronous "
+                   "proxy (fence_proxy_async before the barrier)"
+                << loop_context();
+        const Scalar v = read_element(*src, elem, flat);
+        proxy.store_reads[key] = spmd_;
+        store_reads_mine_.push_back(key);
+        if (to >= 0) write_element(dst, elem, to, v);
+    }
+}
+
+void LoopInterpreter::exec_tma_store_wait() {
+    if (!spmd_) return;
+    auto& reads = spmd_->wgmma->store_reads;
+    for (uint64_t key : store_reads_mine_)
+        if (auto it = reads.find(key); it != reads.end() && it->second == spmd_) reads.erase(it);
+    store_reads_mine_.clear();
 }
 
 void LoopInterpreter::check_tma_access(const InterpStorage& s, int64_t flat, bool write) {

@@ -15,8 +15,9 @@
 #include "tessel/ir/IRPrinter.h"
 #include "tessel/lower/InjectBoundsChecks.h"
 #include "tessel/lower/InjectDoubleBuffer.h"
-#include "tessel/lower/InjectWgmmaSync.h"
+#include "tessel/lower/InjectTmaStores.h"
 #include "tessel/lower/InjectVirtualThreads.h"
+#include "tessel/lower/InjectWgmmaSync.h"
 #include "tessel/lower/InsertBarriers.h"
 #include "tessel/lower/LowerAsyncCopies.h"
 #include "tessel/lower/PartitionLoops.h"
@@ -58,10 +59,11 @@ namespace {
 // The passes in pipeline order; a GPU target adds split_host_device before verify_lowered.
 std::vector<std::string> pass_names(bool gpu) {
     std::vector<std::string> names = {
-        "verify_schedule",     "schedule_ops",         "simplify",        "inject_virtual_threads",
-        "insert_barriers",     "inject_double_buffer", "partition_loops", "storage_flatten",
-        "vectorize_loops",     "lower_async_copies",   "unroll_loops",    "inject_wgmma_sync",
-        "remove_no_op",        "inject_bounds_checks"};
+        "verify_schedule",        "schedule_ops",       "simplify",
+        "inject_virtual_threads", "insert_barriers",    "inject_tma_stores",
+        "inject_double_buffer",   "partition_loops",    "storage_flatten",
+        "vectorize_loops",        "lower_async_copies", "unroll_loops",
+        "inject_wgmma_sync",      "remove_no_op",       "inject_bounds_checks"};
     if (gpu) names.push_back("split_host_device");
     names.push_back("verify_lowered");
     return names;
@@ -135,6 +137,7 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("inject_virtual_threads", &f,
              [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });
     pass.run("insert_barriers", &f, [](LoweredFunc* g) { g->body = insert_barriers(g->body); });
+    pass.run("inject_tma_stores", &f, [](LoweredFunc* g) { g->body = inject_tma_stores(g->body); });
     pass.run("inject_double_buffer", &f,
              [](LoweredFunc* g) { g->body = inject_double_buffer(g->body); });
     pass.run("partition_loops", &f, [](LoweredFunc* g) { g->body = partition_loops(g->body); });
@@ -146,8 +149,7 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
     pass.run("unroll_loops", &f, [&](LoweredFunc* g) {
         g->body = unroll_loops(g->body, static_cast<int>(max_unroll));
     });
-    pass.run("inject_wgmma_sync", &f,
-             [](LoweredFunc* g) { g->body = inject_wgmma_sync(g->body); });
+    pass.run("inject_wgmma_sync", &f, [](LoweredFunc* g) { g->body = inject_wgmma_sync(g->body); });
     SimplifyOptions last;  // nothing substitutes into the indices after this one
     last.swizzle_cycles_out = true;
     pass.run("simplify", &f, [&](LoweredFunc* g) { g->body = simplify(g->body, last); });

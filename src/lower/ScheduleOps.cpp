@@ -550,7 +550,26 @@ Stmt NestBuilder::allocate(int i, Stmt body) {
 }
 
 // Stages computed at (i, iter_id), emitted before `body` with their storage around both.
+// Whether `s` holds an AttrStmt of `key`.
+bool has_attr(const Stmt& s, const std::string& key) {
+    bool found = false;
+    post_order_visit(s, [&](const IRNode* n) {
+        found = found || (n->node_type == IRNodeType::AttrStmt &&
+                          static_cast<const AttrStmt*>(n)->key == key);
+    });
+    return found;
+}
+
 Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
+    // A tma_store() stage's copy out of the shared stage computed here, the innermost such
+    // loop's (inject_tma_stores).
+    if (s_.stages()[i].tma_store && !has_attr(body, "tma_store_copy"))
+        for (const Stage& st : s_.stages())
+            if (st.attach == AttachKind::At && st.attach_stage == i && st.attach_iter == iter_id &&
+                st.scope == StorageScope::Shared) {
+                body = AttrStmt::make("tma_store_copy", buffers_[i][0]->data, body);
+                break;
+            }
     for (int p = static_cast<int>(s_.stages().size()) - 1; p >= 0; --p) {
         const Stage& st = s_.stages()[p];
         if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id)
@@ -583,6 +602,12 @@ Stmt NestBuilder::loops(int i, size_t from, size_t to, bool init, const Stmt& in
         if (!init) body = with_attached(i, id, body);
         body = make_loop(i, id, body);
     }
+    if (st.tma_store && !init && from == 0 && !has_attr(body, "tma_store_copy"))
+        internal::schedule_fail(
+            s_, "tma_store", i,
+            "no shared stage is computed at one of its loops; a TMA store copies one "
+            "out (cache_write the stage into \"shared\" and compute_at the cache at one "
+            "of its loops)");
     return body;
 }
 

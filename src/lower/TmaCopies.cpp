@@ -15,12 +15,15 @@ namespace tessel::internal {
 
 namespace {
 
-/// The fetch taken apart: its loops (outermost first), guards and the copy.
+/// A fetch (global tensor -> shared tile) or a store (shared tile -> global tensor) taken apart:
+/// its loops (outermost first), guards, and the two sides of the copy.
 struct Copy {
     std::vector<const For*> loops;
     std::vector<Expr> guards;
-    const BufferStore* store = nullptr;
-    const BufferLoad* load = nullptr;
+    Buffer tile;  ///< the shared side
+    std::vector<Expr> tile_indices;
+    Buffer tensor;  ///< the global side
+    std::vector<Expr> tensor_indices;
 };
 
 /// The one statement of `q` that is not a thread_barrier (undefined if there are more).
@@ -38,19 +41,23 @@ Stmt without_barriers(const Seq* q) {
 
 class TmaBuilder {
 public:
-    explicit TmaBuilder(std::string stage) : stage_(std::move(stage)) {}
+    TmaBuilder(std::string stage, bool store) : stage_(std::move(stage)), store_(store) {}
 
     [[noreturn]] void fail(const std::string& why) const {
+        if (store_) TESSEL_THROW(ScheduleError) << "tma_store: stage '" << stage_ << "': " << why;
         TESSEL_THROW(ScheduleError) << "tma: shared stage '" << stage_ << "': " << why;
     }
+
+    /// "fetch" or "copy": what the messages call the nest.
+    const char* nest() const { return store_ ? "copy" : "fetch"; }
 
     Copy take_apart(Stmt s) const {
         Copy c;
         for (;;) {
             if (const auto* f = s.as<For>()) {
                 if (!as_const_int(f->extent) || !is_zero(f->min) || f->kind != ForKind::Serial)
-                    fail(
-                        "its fetch has a loop that is not a serial loop of constant extent from 0");
+                    fail(std::string("its ") + nest() +
+                         " has a loop that is not a serial loop of constant extent from 0");
                 c.loops.push_back(f);
                 s = f->body;
             } else if (const auto* l = s.as<LetStmt>()) {
@@ -66,23 +73,34 @@ public:
                 break;
             }
         }
-        c.store = s.as<BufferStore>();
-        if (!c.store) fail("its fetch is not a loop nest around one store");
-        Expr value = c.store->value;
-        if (const auto* call = value.as<Call>(); call && call->op == Intrinsic::if_then_else) {
+        const auto* store = s.as<BufferStore>();
+        if (!store) fail(std::string("its ") + nest() + " is not a loop nest around one store");
+        Expr value = store->value;
+        if (const auto* call = value.as<Call>();
+            !store_ && call && call->op == Intrinsic::if_then_else) {
             auto zero = as_const_float(call->args[2]);
             if (!(zero && *zero == 0.0) && !is_zero(call->args[2]))
                 fail("its fetch fills the tile's padding with something other than zero");
             c.guards.push_back(call->args[0]);
             value = call->args[1];
         }
-        c.load = value.as<BufferLoad>();
-        if (!c.load || c.load->buffer->scope != StorageScope::Global)
-            fail("its fetch is not a plain copy of a global tensor (" + to_string(value) +
-                 "); a TMA copy moves elements as they are");
-        if (c.load->buffer->dtype != c.store->buffer->dtype)
-            fail("its fetch converts " + c.load->buffer->dtype.str() + " to " +
-                 c.store->buffer->dtype.str());
+        const auto* load = value.as<BufferLoad>();
+        const StorageScope from = store_ ? StorageScope::Shared : StorageScope::Global;
+        if (!load || load->buffer->scope != from)
+            fail(store_ ? "it is not a plain copy of a shared stage (" + to_string(value) +
+                              "); a TMA store moves elements as they are (cache_write the stage "
+                              "into \"shared\" and compute the rest there)"
+                        : "its fetch is not a plain copy of a global tensor (" + to_string(value) +
+                              "); a TMA copy moves elements as they are");
+        if (store_ && store->buffer->scope != StorageScope::Global)
+            fail("it stores into " + store->buffer->name + ", which is not global memory");
+        if (load->buffer->dtype != store->buffer->dtype)
+            fail(std::string("its ") + nest() + " converts " + load->buffer->dtype.str() + " to " +
+                 store->buffer->dtype.str());
+        c.tile = store_ ? load->buffer : store->buffer;
+        c.tile_indices = store_ ? load->indices : store->indices;
+        c.tensor = store_ ? store->buffer : load->buffer;
+        c.tensor_indices = store_ ? store->indices : load->indices;
         return c;
     }
 
@@ -90,7 +108,7 @@ public:
     std::vector<int> loop_of_dims(const Copy& c) const {
         std::vector<int> out;
         std::vector<bool> used(c.loops.size(), false);
-        for (const Expr& idx : c.load->indices) {
+        for (const Expr& idx : c.tensor_indices) {
             Expr d = simplify(idx - at_origin(c, idx));
             int which = -1;
             for (size_t k = 0; k < c.loops.size(); ++k)
@@ -98,18 +116,19 @@ public:
                     (d.as<Variable>() && d.as<Variable>() == c.loops[k]->loop_var.get()))
                     which = static_cast<int>(k);
             if (which < 0 && !is_zero(d))
-                fail("its fetch reads " + c.load->buffer->name + " at " + to_string(idx) +
-                     ", not at the tile's origin plus one of the tile's loops (a box reads "
+                fail(std::string("its ") + nest() + (store_ ? " writes " : " reads ") +
+                     c.tensor->name + " at " + to_string(idx) +
+                     ", not at the tile's origin plus one of the tile's loops (a box covers "
                      "consecutive elements along each dimension)");
             if (which >= 0 && used[which])
-                fail("two dimensions of its source run along one loop of the tile");
+                fail("two dimensions of its tensor run along one loop of the tile");
             if (which >= 0) used[which] = true;
             out.push_back(which);
         }
         for (size_t k = 0; k < used.size(); ++k)
             if (!used[k])
                 fail("its loop '" + c.loops[k]->loop_var.name() +
-                     "' reads no dimension of the source (the tile repeats elements)");
+                     "' runs along no dimension of the tensor (the tile repeats elements)");
         return out;
     }
 
@@ -124,11 +143,12 @@ public:
         VarMap m;
         for (size_t k = 0; k < c.loops.size(); ++k)
             m[c.loops[k]->loop_var.get()] = make_const(c.loops[k]->loop_var.type(), at[k]);
-        Expr f = unswizzled_flat_index(c.store->buffer, c.store->indices);
+        Expr f = unswizzled_flat_index(c.tile, c.tile_indices);
         return as_const_int(simplify(substitute(f, m)));
     }
 
     std::string stage_;
+    bool store_ = false;
 };
 
 /// TMA reads rows whose byte strides are multiples of 16: a source whose constant shape gives
@@ -141,25 +161,25 @@ void check_row_strides(const TmaBuilder& b, const Buffer& src, int64_t size) {
         if (!extent) return;
         stride *= *extent;
         if (stride % 16 != 0)
-            b.fail("its source " + src->name + " has rows of " + std::to_string(stride) +
+            b.fail("its tensor " + src->name + " has rows of " + std::to_string(stride) +
                    " bytes along dimension " + std::to_string(d - 1) +
-                   ", not a multiple of 16: TMA cannot read it (schedule this shape without "
-                   "tma(), pipelined with cp.async)");
+                   ", not a multiple of 16: TMA cannot copy it (schedule this shape without "
+                   "TMA)");
     }
 }
 
 /// `e` is one of the source's bounds, `idx < extent` or `idx >= 0` (TMA's zero fill covers it):
 /// as `u < 0` with u equal to idx - extent or -idx - 1.
-bool is_bound_of(const Expr& cond, const BufferLoad* load) {
+bool is_bound_of(const Expr& cond, const Copy& c) {
     Expr u;
     if (const auto* c = cond.as<LT>()) u = c->a - c->b;
     if (const auto* c = cond.as<LE>()) u = c->a - c->b - 1;
     if (const auto* c = cond.as<GT>()) u = c->b - c->a;
     if (const auto* c = cond.as<GE>()) u = c->b - c->a - 1;
     if (!u.defined()) return false;
-    for (size_t d = 0; d < load->indices.size(); ++d) {
-        const Expr& idx = load->indices[d];
-        Expr extent = cast(idx.type(), load->buffer->shape[d]);
+    for (size_t d = 0; d < c.tensor_indices.size(); ++d) {
+        const Expr& idx = c.tensor_indices[d];
+        Expr extent = cast(idx.type(), c.tensor->shape[d]);
         if (is_zero(simplify(u - (idx - extent))) || is_zero(simplify(u - (0 - idx - 1))))
             return true;
     }
@@ -177,27 +197,38 @@ void conjuncts(const Expr& e, std::vector<Expr>* out) {
     }
 }
 
-}  // namespace
+/// The boxes of a copy: the swizzle, the box (innermost first) and, per box, where it starts in
+/// the tile and its coordinates in the tensor (innermost first).
+struct Boxes {
+    int swizzle = 0;
+    int64_t align = 128;  ///< bytes: a box's start in shared memory (TMA's alignment)
+    std::vector<int64_t> box;
+    std::vector<int64_t> bases;
+    std::vector<std::vector<Expr>> coords;
+    int64_t elems() const {
+        int64_t n = 1;
+        for (int64_t e : box) n *= e;
+        return n;
+    }
+};
 
-TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy,
-                    int64_t copy_elems, const Var& bar) {
-    TmaBuilder b(stage);
-    const Copy c = b.take_apart(nest);
+Boxes boxes_of(const TmaBuilder& b, const Copy& c) {
     for (const Expr& g : c.guards) {
         std::vector<Expr> terms;
         conjuncts(g, &terms);
         for (const Expr& t : terms)
-            if (!is_bound_of(t, c.load))
-                b.fail("its fetch is guarded by " + to_string(t) +
-                       ", which is not a bound of the source tensor (TMA reads zeros only past "
-                       "the tensor's edges)");
+            if (!is_bound_of(t, c))
+                b.fail(std::string("its ") + b.nest() + " is guarded by " + to_string(t) +
+                       ", which is not a bound of the tensor (TMA " +
+                       (b.nest()[0] == 'c' ? "skips elements" : "reads zeros") +
+                       " only past the tensor's edges)");
     }
     const std::vector<int> loop_of = b.loop_of_dims(c);
     const int rank = static_cast<int>(loop_of.size());
     if (rank < 1 || rank > 5)
-        b.fail("its source has " + std::to_string(rank) + " dimensions (TMA: 1 to 5)");
-    const int64_t size = c.store->buffer->dtype.bytes();
-    check_row_strides(b, c.load->buffer, size);
+        b.fail("its tensor has " + std::to_string(rank) + " dimensions (TMA: 1 to 5)");
+    const int64_t size = c.tile->dtype.bytes();
+    check_row_strides(b, c.tensor, size);
     // Extents innermost first, and the loop each runs along.
     std::vector<int64_t> extent(rank, 1);
     std::vector<int> loop(rank, -1);
@@ -230,60 +261,96 @@ TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy
     while (w > 0 && (extent[0] % w != 0 || !dense(w, 0))) --w;
     if (w == 0 || w * size % 16 != 0)
         b.fail("its layout is dense for " + std::to_string(w * size) +
-               " bytes along the source's innermost dimension (a TMA box needs rows of a multiple "
+               " bytes along the tensor's innermost dimension (a TMA box needs rows of a multiple "
                "of 16 bytes, each row's tile elements consecutive; padded rows (storage_align) "
-               "cannot be filled by TMA)");
+               "cannot be copied by TMA)");
     for (int t = 1; t < rank; ++t)
         if (extent[t] > 256)
             b.fail("its tile is " + std::to_string(extent[t]) +
                    " elements along a dimension; a TMA box is at most 256");
     if (w > 256) w = 256;  // a box of at most 256 elements, each of them dense
     while (extent[0] % w != 0) --w;
-    int swizzle = 0;
-    const BufferSwizzle& z = c.store->buffer->swizzle;
+    Boxes out;
+    const BufferSwizzle& z = c.tile->swizzle;
     if (z.defined()) {
         if (z.vector * size != 16 || z.span * size != 128 || z.phases * 16 != w * size ||
             (z.phases != 2 && z.phases != 4 && z.phases != 8))
             b.fail(
-                "its swizzle is not one TMA writes: rows of 32, 64 or 128 bytes swizzled by "
-                "storage_swizzle() (bits 3), each row one box row of the source (the rows "
+                "its swizzle is not one TMA copies: rows of 32, 64 or 128 bytes swizzled by "
+                "storage_swizzle() (bits 3), each row one box row of the tensor (the rows "
                 "here are " +
                 std::to_string(w * size) + " bytes)");
-        swizzle = static_cast<int>(z.phases * 16);
+        out.swizzle = static_cast<int>(z.phases * 16);
     }
-    const int64_t align = swizzle ? 8 * swizzle : 128;
-    if (copy_elems * size % align != 0)
-        b.fail("its tile is " + std::to_string(copy_elems * size) + " bytes, not a multiple of " +
-               std::to_string(align) +
-               ": the pipeline's copies of it would not all start aligned for TMA");
-    const Expr offset = cast(Int(32), copy) * make_const(Int(32), copy_elems);
-    std::vector<Stmt> calls;
-    const int64_t boxes = extent[0] / w;
-    int64_t box_elems = w;
-    for (int t = 1; t < rank; ++t) box_elems *= extent[t];
-    for (int64_t q = 0; q < boxes; ++q) {
+    out.align = out.swizzle ? 8 * out.swizzle : 128;
+    out.box = extent;
+    out.box[0] = w;
+    for (int64_t q = 0; q < extent[0] / w; ++q) {
         if (q > 0 && !dense(w, q))
             b.fail("its layout is not dense within box " + std::to_string(q) + " of " +
                    std::to_string(w) + " elements a row");
         const int64_t base = *b.offset(c, point(0, q * w, origin));
-        if (base * size % align != 0)
+        if (base * size % out.align != 0)
             b.fail("its box " + std::to_string(q) + " starts " + std::to_string(base * size) +
-                   " bytes into the tile, not a multiple of " + std::to_string(align) +
-                   " (TMA's destination alignment" +
-                   (swizzle ? " for the swizzle's 8-row cycle)" : ")"));
-        std::vector<Expr> args = {c.store->buffer->data,    offset + make_const(Int(32), base),
-                                  c.load->buffer->data,     bar,
-                                  cast(Int(32), copy),      make_const(Int(32), swizzle),
-                                  make_const(Int(32), rank)};
-        for (int t = 0; t < rank; ++t) args.push_back(make_const(Int(32), t == 0 ? w : extent[t]));
+                   " bytes into the tile, not a multiple of " + std::to_string(out.align) +
+                   " (TMA's shared-memory alignment" +
+                   (out.swizzle ? " for the swizzle's 8-row cycle)" : ")"));
+        std::vector<Expr> coords;
         for (int t = 0; t < rank; ++t) {
-            Expr coord = TmaBuilder::at_origin(c, c.load->indices[rank - 1 - t]);
+            Expr coord = TmaBuilder::at_origin(c, c.tensor_indices[rank - 1 - t]);
             if (t == 0 && q > 0) coord = coord + make_const(coord.type(), q * w);
-            args.push_back(simplify(cast(Int(32), coord)));
+            coords.push_back(simplify(cast(Int(32), coord)));
         }
-        calls.push_back(Evaluate::make(Call::make(Intrinsic::tma_load, args)));
+        out.bases.push_back(base);
+        out.coords.push_back(std::move(coords));
     }
-    return {calls.size() == 1 ? calls[0] : Seq::make(calls), boxes * box_elems * size};
+    return out;
+}
+
+/// A tma_load's or tma_store's arguments after its first `head`: the swizzle, rank, box and
+/// coordinates of box `q`.
+std::vector<Expr> box_args(const Boxes& x, size_t q, std::vector<Expr> head) {
+    head.push_back(make_const(Int(32), x.swizzle));
+    head.push_back(make_const(Int(32), static_cast<int64_t>(x.box.size())));
+    for (int64_t e : x.box) head.push_back(make_const(Int(32), e));
+    for (const Expr& e : x.coords[q]) head.push_back(e);
+    return head;
+}
+
+}  // namespace
+
+TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy,
+                    int64_t copy_elems, const Var& bar) {
+    TmaBuilder b(stage, false);
+    const Copy c = b.take_apart(nest);
+    const Boxes x = boxes_of(b, c);
+    const int64_t size = c.tile->dtype.bytes();
+    if (copy_elems * size % x.align != 0)
+        b.fail("its tile is " + std::to_string(copy_elems * size) + " bytes, not a multiple of " +
+               std::to_string(x.align) +
+               ": the pipeline's copies of it would not all start aligned for TMA");
+    const Expr offset = cast(Int(32), copy) * make_const(Int(32), copy_elems);
+    std::vector<Stmt> calls;
+    for (size_t q = 0; q < x.bases.size(); ++q)
+        calls.push_back(Evaluate::make(Call::make(
+            Intrinsic::tma_load, box_args(x, q,
+                                          {c.tile->data, offset + make_const(Int(32), x.bases[q]),
+                                           c.tensor->data, bar, cast(Int(32), copy)}))));
+    return {calls.size() == 1 ? calls[0] : Seq::make(calls),
+            static_cast<int64_t>(x.bases.size()) * x.elems() * size};
+}
+
+Stmt tma_stores(const Stmt& nest, const std::string& stage) {
+    TmaBuilder b(stage, true);
+    const Copy c = b.take_apart(nest);
+    const Boxes x = boxes_of(b, c);
+    std::vector<Stmt> calls;
+    for (size_t q = 0; q < x.bases.size(); ++q)
+        calls.push_back(Evaluate::make(Call::make(
+            Intrinsic::tma_store,
+            box_args(x, q, {c.tile->data, make_const(Int(32), x.bases[q]), c.tensor->data}))));
+    calls.push_back(Evaluate::make(Call::make(Intrinsic::tma_store_wait, {})));
+    return Seq::make(calls);
 }
 
 Stmt on_first_thread(const Stmt& body) {

@@ -1,4 +1,5 @@
-// The bulk tensor copies (ir/IR.h, tma_load) of a tma() stage's fetch, for inject_double_buffer.
+// The bulk tensor copies (ir/IR.h, tma_load) of a tma() stage's fetch, for inject_double_buffer,
+// and those (tma_store) of a tma_store() stage's copy out of shared memory, for inject_tma_stores.
 //
 // A tma() stage's fetch is its own nest: one serial loop an axis of the shared tile around the
 // copy `tile[i, j, ..] = src[c_0 + i, c_1 + j, ..]`, maybe guarded by the source's bounds (a
@@ -28,6 +29,13 @@ struct TmaFetch {
 /// layout is not one that boxes fill.
 TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy,
                     int64_t copy_elems, const Var& bar);
+
+/// The tma_store calls of `nest` (a tma_store() stage's copy out of its shared stage, the
+/// tile's origin fixed by the loops around it), then a tma_store_wait: one box a dense run of
+/// the tile's rows, as tma_copies boxes a fetch. Its guards must be bounds of the tensor (TMA
+/// skips the elements past its edges). Throws ScheduleError naming the stage when the copy is not
+/// a plain one from shared memory or its layout is not one that boxes cover.
+Stmt tma_stores(const Stmt& nest, const std::string& stage);
 
 /// `body` executed by the block's thread (0, 0, 0) only: threadIdx loops of extent 1.
 Stmt on_first_thread(const Stmt& body);

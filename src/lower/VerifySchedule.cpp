@@ -100,6 +100,11 @@ void check_pipelines(const Schedule& s, const Target& target) {
                                     "the target '" + target.str() + "' (" + target.arch() +
                                         ") has no Tensor Memory Accelerator (sm_90 and newer); "
                                         "pipeline its fetch with cp.async instead");
+        if (st.tma_store && cc < 90)
+            internal::schedule_fail(s, "tma_store", static_cast<int>(i),
+                                    "the target '" + target.str() + "' (" + target.arch() +
+                                        ") has no Tensor Memory Accelerator (sm_90 and newer); "
+                                        "copy the shared stage out with the block's threads");
         if (!st.pipeline_depth || cc >= 80) continue;
         internal::schedule_fail(
             s, "pipeline", static_cast<int>(i),

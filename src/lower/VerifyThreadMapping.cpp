@@ -116,8 +116,10 @@ void check_coverage(const Schedule& s, const std::map<int, std::map<IterAnnotati
                          (x == kernel->second.end() ? std::string("1 (no stage binds it)")
                                                     : to_string(x->second.extent)));
         }
-        // A tma() stage is copied by one thread of the block (its loops are not bound).
-        bool everyone = i == kernel->first || (st.scope == StorageScope::Shared && !st.tma);
+        // A tma() stage is copied by one thread of the block (its loops are not bound), and so is
+        // a tma_store() stage's copy out of shared memory.
+        bool everyone =
+            (i == kernel->first && !st.tma_store) || (st.scope == StorageScope::Shared && !st.tma);
         if (!everyone) continue;
         for (const auto& [a, use] : kernel->second) {
             auto e = as_const_int(use.extent);

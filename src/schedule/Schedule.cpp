@@ -180,6 +180,8 @@ StepResult Schedule::apply(const Step& step) {
                 tma(s.stage);
             else if constexpr (std::is_same_v<T, WarpSpecializeStep>)
                 warp_specialize(s.stage);
+            else if constexpr (std::is_same_v<T, TmaStoreStep>)
+                tma_store(s.stage);
             else if constexpr (std::is_same_v<T, TensorizeStep>)
                 tensorize(s.stage, s.iter, s.intrin);
             else if constexpr (std::is_same_v<T, FollowSplitStep>)
@@ -290,6 +292,7 @@ Stage replacement_stage(const Stage& old, const Operation& op) {
     st.pipeline_depth = old.pipeline_depth;
     st.tma = old.tma;
     st.warp_specialized = old.warp_specialized;
+    st.tma_store = old.tma_store;
     st.pre_transform = old.pre_transform;
     return st;
 }

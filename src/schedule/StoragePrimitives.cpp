@@ -209,4 +209,22 @@ void Schedule::warp_specialize(int stage) {
     record(WarpSpecializeStep{stage});
 }
 
+void Schedule::tma_store(int stage) {
+    const char* prim = "tma_store";
+    Stage& st = A::loop_stage(*this, prim, stage);
+    if (st.scope != StorageScope::Global)
+        schedule_fail(*this, prim, stage,
+                      std::string("it is in ") + scope_name(st.scope) +
+                          " memory; TMA stores into global tensors (the kernel's outputs)");
+    if (st.attach == AttachKind::Inlined)
+        schedule_fail(*this, prim, stage, "is inlined; it stores nothing");
+    if (st.attach == AttachKind::At)
+        schedule_fail(*this, prim, stage,
+                      "is computed at another stage's loop; a TMA store copies a shared stage "
+                      "computed at one of this stage's own loops");
+    if (st.tma_store) schedule_fail(*this, prim, stage, "it is already stored by TMA");
+    st.tma_store = true;
+    record(TmaStoreStep{stage});
+}
+
 }  // namespace tessel

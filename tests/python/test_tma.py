@@ -2,8 +2,10 @@
 # interpreter (the asynchronous copies land on their mbarrier phase; a read before the wait, a
 # refill of a tile in use or a wait that cannot complete is an error there) against numpy,
 # compiled by NVRTC for sm_90a with the bulk tensor copies and mbarrier waits in the PTX, and the
-# schedule errors of stages TMA cannot fetch.
+# schedule errors of stages TMA cannot fetch. TMA stores (docs/cuda.md, "TMA stores"): tutorial
+# 08's step 7 at edges the tiles do not divide, its PTX, and the stages TMA cannot store.
 
+import numpy as np
 import pytest
 
 import tessel as ts
@@ -11,6 +13,7 @@ from util import tutorial
 
 
 t8 = tutorial("08_hopper_gemm")
+SM90A = "cuda -arch=sm_90a"
 
 
 def test_tutorial_step_3_matches_numpy_in_interpreter():
@@ -115,7 +118,7 @@ def test_tma_of_a_double_buffered_stage_is_refused():
 def test_rows_tma_cannot_read_are_a_schedule_error():
     """K = 100 halves: rows of 200 bytes, not a multiple of 16."""
     s, args = gemm_stage(k=100, bk=20)
-    with pytest.raises(ts.ScheduleError, match="not a multiple of 16: TMA cannot read it"):
+    with pytest.raises(ts.ScheduleError, match="not a multiple of 16: TMA cannot copy it"):
         ts.lower(s, args)
 
 
@@ -146,3 +149,102 @@ def test_too_few_k_tiles_keep_a_pipeline_per_tile():
     assert text.index("mbarrier_init") > text.index("in range(0, 4)")
     t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
                             t8.step4(m, n, k, dtype, bt, group=2, blocks=1), (256, 512, 128))
+
+
+@pytest.mark.parametrize("panels", [True, False], ids=["swizzled_panels", "dense_rows"])
+@pytest.mark.parametrize("shape", [(200, 296, 192), (256, 256, 128)], ids=str)
+def test_tma_store_step_matches_numpy_in_interpreter(shape, panels):
+    """Step 7: the tiles past m and n are stored in part (TMA skips what lies outside C); a
+    swizzled tile in 4 boxes of 128 x 32 floats, or a dense one in one box of 128 x 128."""
+    t8.check_in_interpreter(lambda m, n, k, dtype="float16", bt=False:
+                            t8.step7(m, n, k, dtype, bt, group=2, blocks=2, panels=panels), shape)
+
+
+def test_tma_store_lowers_to_fenced_stores_of_one_thread():
+    s, args = t8.step7(256, 256, 128, group=2, blocks=2)
+    text = str(ts.lower(s, args, stop_after="inject_tma_stores"))
+    copy = text[text.index("fence_proxy_async()"):]
+    assert copy.index("thread_barrier()") < copy.index("tma_store(C.shared")
+    assert copy.count("tma_store(C.shared") == 4  # a box a panel of 32 columns
+    assert copy.index("tma_store_wait()") < copy.rindex("thread_barrier()")
+    assert 'thread_binding(0, 1, "threadIdx.x")' in copy  # issued by one thread
+
+
+def test_nvrtc_compiles_tma_stores_for_sm_90a():
+    f = ts.build(*t8.step7(1024, 1024, 1024), target="cuda -arch=sm_90a")
+    ptx = f.get_source("ptx")
+    for instruction in ("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+                        "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
+                        "fence.proxy.async.shared::cta"):
+        assert instruction in ptx, instruction
+    assert f.get_source("cu").count("const __grid_constant__ tsl_tensor_map") == 3  # A, B, C
+
+
+def copy_through_shared(tma_store=True, scope="shared", bind=False, align=False):
+    """C = 2 A in 32 x 64 tiles computed by 64 threads into a shared stage, copied out."""
+    A = ts.placeholder((100, 64), name="A")
+    C = ts.compute((100, 64), lambda i, j: A[i, j] * 2.0, name="C")
+    s = ts.create_schedule(C)
+    CS = s.cache_write(C, scope)
+    i, j = C.op.axis
+    bi, i = s[C].split(i, factor=32)
+    s[C].bind(bi, "blockIdx.x")
+    if bind:
+        s[C].bind(j, "threadIdx.x")
+    s[CS].compute_at(s[C], bi)
+    if align:
+        s[CS].storage_align(0, 8, 4)
+    if scope == "shared":
+        e = s[CS].fuse(*CS.op.axis)
+        _, t = s[CS].split(e, factor=64)
+        s[CS].bind(t, "threadIdx.x")
+    if tma_store:
+        s[C].tma_store()
+    return s, [A, C]
+
+
+def test_tma_store_copies_a_shared_stage_out_in_interpreter():
+    s, args = copy_through_shared()
+    a = np.random.default_rng(0).standard_normal((100, 64)).astype("float32")
+    c = np.full((100, 64), np.nan, dtype="float32")
+    ts.lower(s, args).run(a, c)
+    np.testing.assert_array_equal(c, 2 * a)
+
+
+def test_tma_store_of_a_shared_stage_is_refused():
+    s, (A, C) = copy_through_shared(tma_store=False)
+    CS = [st for st in s.stages if st.op.name == "C.shared"][0]
+    with pytest.raises(ts.ScheduleError, match="shared memory; TMA stores into global tensors"):
+        CS.tma_store()
+
+
+def test_tma_store_needs_a_shared_stage_at_its_loops():
+    s, args = copy_through_shared(scope="local")
+    with pytest.raises(ts.ScheduleError, match="no shared stage is computed at one of its loops"):
+        ts.lower(s, args)
+
+
+def test_tma_store_copy_loops_stay_as_they_are():
+    s, args = copy_through_shared(bind=True)
+    with pytest.raises(ts.ScheduleError, match="not a serial loop"):
+        ts.lower(s, args)
+
+
+def test_tma_store_of_padded_rows_is_a_schedule_error():
+    s, args = copy_through_shared(align=True)
+    with pytest.raises(ts.ScheduleError, match="padded rows"):
+        ts.lower(s, args)
+
+
+def test_tma_store_needs_hopper():
+    s, args = copy_through_shared()
+    with pytest.raises(ts.ScheduleError, match="no Tensor Memory Accelerator"):
+        ts.build(s, args, target="cuda -arch=sm_80")
+
+
+def test_tma_store_round_trips_as_a_step():
+    s, args = copy_through_shared()
+    assert '"kind": "tma_store"' in s.to_json().replace('"kind":"', '"kind": "')
+    again = ts.schedule_from_json(s.outputs, s.to_json())
+    assert str(ts.lower(again, args, target=SM90A)) == str(ts.lower(s, args, target=SM90A))
+    assert ".tma_store(" in s.to_python()

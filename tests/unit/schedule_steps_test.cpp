@@ -204,6 +204,16 @@ std::vector<StepCase> step_cases() {
              s.warp_specialize(as);
          },
          {"s.tma(1)  # A.shared", "s.warp_specialize(1)  # A.shared"}},
+        {"tma_store",  // R's 16-row tiles computed into R.shared by 16 threads, stored by TMA
+         [](Schedule& s, const Workload& w) {
+             s.cache_write(w.r, "shared");  // 4 = R.shared, 5 = R
+             s.split(5, 0, 16);
+             s.bind(5, 0, IterAnnotation::BlockX);
+             s.compute_at(4, 5, 0);
+             s.bind(4, 0, IterAnnotation::ThreadX);
+             s.tma_store(5);
+         },
+         {"s.tma_store(5)  # R"}},
         {"storage_swizzle",  // A.shared: 16 x 8 floats, rows of 2 chunks
          [](Schedule& s, const Workload& w) {
              int as = shared_tile_of_a(s, w);

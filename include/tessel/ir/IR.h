@@ -589,7 +589,8 @@ struct Let : ExprNodeBase<Let> {
     X(round_tf32, 1, true)   /* float32 rounded to tf32: 10 mantissa bits; see below */   \
     X(mbarrier_init, 3, false) X(mbarrier_expect_tx, 3, false) /* Hopper; see below */     \
     X(mbarrier_wait, 3, false) X(tma_load, -1, false)                                    \
-    X(mbarrier_arrive, 2, false) X(setmaxnreg, 2, false) /* warp specialization */
+    X(mbarrier_arrive, 2, false) X(setmaxnreg, 2, false) /* warp specialization */      \
+    X(tma_store, -1, false) X(tma_store_wait, 0, false)  /* TMA's stores; see below */
 // clang-format on
 // New intrinsics go at the end: structural hashes (ir/Hash.cpp), and with them the DAG hashes that
 // key the tuning logs, shipped ones included, read an intrinsic's number.
@@ -724,6 +725,16 @@ struct Let : ExprNodeBase<Let> {
 //    semantics): the calling thread's memory accesses before it happen before whatever a thread
 //    that waits for the phase (mbarrier_wait) does after its wait. Warp-specialized pipelines
 //    (Schedule::warp_specialize) release a consumed copy of their tiles with it.
+//  - tma_store(src, src_index, dst, swizzle, rank, box[rank], coords[rank]): one thread starts
+//    a bulk tensor copy (cp.async.bulk.tensor, bulk_group completion) of a box of the shared
+//    buffer `src` from element src_index on, laid out as tma_load's destination, into the global
+//    tensor `dst` (a kernel argument) at coords: the box's element e is stored at dst's element
+//    coords + e, and not at all where that is outside the tensor. Every thread that wrote an
+//    element of the box must have made its writes visible to the asynchronous proxy
+//    (fence_proxy_async, then a barrier of the block) before.
+//  - tma_store_wait(): closes the calling thread's group of tma_stores and waits until they have
+//    read their shared boxes (cp.async.bulk.commit_group, cp.async.bulk.wait_group.read 0): the
+//    boxes may be written again after it (their global writes complete by the kernel's end).
 //
 // setmaxnreg(count, increase) (sm_90a, a statement every thread of a warp group executes
 // together): the warp group's registers a thread become `count` (an int32 constant, a multiple

@@ -116,6 +116,7 @@ struct Stage {
     int pipeline_depth = 0;  ///< pipeline: copies of the buffer, fetches by cp.async (0: none)
     bool tma = false;        ///< tma: the pipelined fetch is TMA's bulk tensor copies
     bool warp_specialized = false;  ///< warp_specialize: a producer warp group issues them
+    bool tma_store = false;         ///< tma_store: the copy out of its shared stage is TMA's
     int swizzle_bits = 0;           ///< storage_swizzle: log2 of the phases (0: no swizzle)
     int tensorize_iter = -1;        ///< tensorize: the iterator id the intrinsic replaces from
     bool pre_transform = false;     ///< pre_transform: computed once, outside the kernel
@@ -247,6 +248,12 @@ public:
     /// warp-specialized; lowering checks the rest (every stage of the pipeline alike, warp groups
     /// along threadIdx.z, no block barrier among the consumers).
     void warp_specialize(int stage);
+    /// Stores global stage `stage`, a plain copy of a shared stage computed at one of its loops
+    /// (a cache_write into "shared"), by TMA bulk tensor copies of the tile that one thread
+    /// issues (TmaStoreStep). Throws ScheduleError for a stage that is not global, inlined or
+    /// computed at another stage's loop, or is stored so already; lowering checks the rest (the
+    /// shared stage, a plain copy with loops untouched, a layout boxes cover, the target).
+    void tma_store(int stage);
     /// Replaces the stage's loops from leaf `iter` inwards by the tensor intrinsic `intrin`
     /// (schedule/TensorIntrin.h lists them), TVM's tensorize. The leaves from `iter` on must be
     /// the intrinsic's axes in order (same extents, spatial then reduction) and the stage's body

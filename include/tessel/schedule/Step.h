@@ -443,6 +443,29 @@ struct WarpSpecializeStep {
     }
 };
 
+/// The global stage's copy out of the shared stage computed at one of its loops as bulk tensor
+/// copies by the Tensor Memory Accelerator (Hopper, sm_90): one thread issues the stores of the
+/// whole tile once the block's threads have written it (docs/cuda.md, "TMA stores").
+struct TmaStoreStep {
+    int stage = 0;
+    TESSEL_STEP(TmaStoreStep, "tma_store")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[C].tma_store(): global stage C (an output), a plain copy of a shared stage computed at "
+        "one of its loops (CS = s.cache_write(C, 'shared'), s[CS].compute_at(s[C], loop)), is "
+        "stored by the Tensor Memory Accelerator (sm_90 and newer): once every thread has "
+        "written the tile (and fenced it for the asynchronous proxy, then a barrier), one "
+        "thread issues bulk tensor copies of it and waits until they have read it; elements "
+        "past the tensor's edge are not stored. Leave C's loops inside that loop as they are (no "
+        "split, bind or vectorize): the copy is one instruction a box. CS's layout may be "
+        "swizzled (storage_swizzle) with rows of 32, 64 or 128 bytes, else dense (no "
+        "storage_align). docs/cuda.md, 'TMA stores'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+    }
+};
+
 /// Replaces the loop nest of `stage` from leaf `iter` inwards by the tensor intrinsic named
 /// `intrin` (schedule/TensorIntrin.h), TVM's tensorize: the leaves from `iter` on must match the
 /// intrinsic's axes (extents and kinds) and the stage's body its compute pattern.
@@ -488,19 +511,19 @@ struct ReindexStep {
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step =
-    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
-                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
-                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep, TensorizeStep,
-                 StorageSwizzleStep, PreTransformStep, TmaStep, ReindexStep, WarpSpecializeStep>;
+using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
+                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
+                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
+                          PipelineStep, TensorizeStep, StorageSwizzleStep, PreTransformStep,
+                          TmaStep, ReindexStep, WarpSpecializeStep, TmaStoreStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
 /// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma", "reindex",
-/// "warp_specialize" (the struct's `kind`).
+/// "warp_specialize", "tma_store" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

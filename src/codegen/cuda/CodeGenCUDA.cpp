@@ -367,7 +367,8 @@ CudaCode codegen_cuda(const LoweredFunc& f, const std::vector<Var>& shape_vars,
         if (n->node_type != IRNodeType::Call) return;
         const Intrinsic op = static_cast<const Call*>(n)->op;
         tensor_cores = tensor_cores || is_tensor_core_intrinsic(op);
-        tma = tma || op == Intrinsic::mbarrier_init || op == Intrinsic::tma_load;
+        tma = tma || op == Intrinsic::mbarrier_init || op == Intrinsic::tma_load ||
+              op == Intrinsic::tma_store;
     });
     if (tensor_cores) os << cuda_tensor_core_prelude();
     if (tma) os << cuda_tma_prelude();

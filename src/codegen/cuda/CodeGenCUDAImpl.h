@@ -50,7 +50,8 @@ private:
         bool written = false;
         bool aligned16 = false;  // may be accessed as float4 (param: alignment recorded)
     };
-    // A tensor map parameter: the tensor a tma_load reads, with its box and swizzle.
+    // A tensor map parameter: the tensor a tma_load reads (a tma_store writes), with its box and
+    // swizzle.
     struct TmaMap {
         const Variable* src = nullptr;
         std::vector<int64_t> box;
@@ -122,6 +123,10 @@ private:
     std::string shared_address(const Expr& buffer, const Expr& index);
     void tma(const Call* op);
     void tma_load(const Call* op);
+    void tma_store(const Call* op);
+    /// The tensor map of a tma_load's or tma_store's box (its swizzle argument at `at`).
+    TmaMap tma_map_of(const Call* op, size_t at) const;
+    const TmaMap& find_tma_map(const Call* op, size_t at) const;
     void push_bounds(const Var& v, const Expr& min, const Expr& extent);
 
     // Cross-thread reductions (CodeGenCUDAAllreduce.cpp).

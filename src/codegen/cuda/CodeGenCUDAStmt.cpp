@@ -279,7 +279,8 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
         if (is_tensor_core_intrinsic(c->op)) return tensor_core(c);
         if (c->op == Intrinsic::mbarrier_init || c->op == Intrinsic::mbarrier_expect_tx ||
             c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::mbarrier_arrive ||
-            c->op == Intrinsic::tma_load)
+            c->op == Intrinsic::tma_load || c->op == Intrinsic::tma_store ||
+            c->op == Intrinsic::tma_store_wait)
             return tma(c);
         if (c->op == Intrinsic::setmaxnreg)
             return line(std::string("asm volatile(\"setmaxnreg.") +

@@ -16,25 +16,39 @@ int64_t const_arg(const Call* op, size_t i) {
 
 }  // namespace
 
-// Every distinct (tensor, box, swizzle) a tma_load reads gets a tensor map parameter; the
-// tensors need 16-byte aligned addresses (CudaCode::arg_alignment).
+CodeGenCUDA::TmaMap CodeGenCUDA::tma_map_of(const Call* op, size_t at) const {
+    TmaMap m;
+    m.src = op->args[2].as<Variable>();
+    m.swizzle = static_cast<int>(const_arg(op, at));
+    const int64_t rank = const_arg(op, at + 1);
+    for (int64_t t = 0; t < rank; ++t) m.box.push_back(const_arg(op, at + 2 + t));
+    return m;
+}
+
+const CodeGenCUDA::TmaMap& CodeGenCUDA::find_tma_map(const Call* op, size_t at) const {
+    const TmaMap want = tma_map_of(op, at);
+    for (const TmaMap& m : tma_maps_)
+        if (m.src == want.src && m.box == want.box && m.swizzle == want.swizzle) return m;
+    TESSEL_THROW(InternalError) << intrinsic_name(op->op) << " without its tensor map";
+}
+
+// Every distinct (tensor, box, swizzle) a tma_load reads or a tma_store writes gets a tensor map
+// parameter; the tensors need 16-byte aligned addresses (CudaCode::arg_alignment).
 void CodeGenCUDA::collect_tma_maps(const Stmt& body) {
     post_order_visit(body, [&](const IRNode* n) {
         if (n->node_type != IRNodeType::Call) return;
         const Call* op = static_cast<const Call*>(n);
-        if (op->op != Intrinsic::tma_load) return;
-        TmaMap m;
-        m.src = op->args[2].as<Variable>();
-        m.swizzle = static_cast<int>(const_arg(op, 5));
-        const int64_t rank = const_arg(op, 6);
-        for (int64_t t = 0; t < rank; ++t) m.box.push_back(const_arg(op, 7 + t));
+        if (op->op != Intrinsic::tma_load && op->op != Intrinsic::tma_store) return;
+        TmaMap m = tma_map_of(op, op->op == Intrinsic::tma_load ? 5 : 3);
         for (const TmaMap& seen : tma_maps_)
             if (seen.src == m.src && seen.box == m.box && seen.swizzle == m.swizzle) return;
         auto p = global_param_.find(m.src);
         if (p == global_param_.end() || p->second >= static_cast<int>(f_.args.size()))
-            TESSEL_THROW(CompileError) << "cuda: kernel " << kernel_->name << ": tma_load from "
-                                       << m.src->name << ", which is not an argument of '"
-                                       << f_.name << "' (TMA reads the kernel's argument tensors)";
+            TESSEL_THROW(CompileError)
+                << "cuda: kernel " << kernel_->name << ": " << intrinsic_name(op->op)
+                << (op->op == Intrinsic::tma_load ? " from " : " into ") << m.src->name
+                << ", which is not an argument of '" << f_.name
+                << "' (TMA copies the kernel's argument tensors)";
         arg_alignment_[p->second] = std::max<int64_t>(arg_alignment_[p->second], 16);
         m.name = "tsl_tmap_" + std::to_string(tma_maps_.size());
         tma_maps_.push_back(m);
@@ -81,6 +95,13 @@ std::string CodeGenCUDA::shared_address(const Expr& buffer, const Expr& index) {
 
 void CodeGenCUDA::tma(const Call* op) {
     if (op->op == Intrinsic::tma_load) return tma_load(op);
+    if (op->op == Intrinsic::tma_store) return tma_store(op);
+    if (op->op == Intrinsic::tma_store_wait) {
+        flush_pre();
+        return line(
+            "asm volatile(\"cp.async.bulk.commit_group;\\n"
+            "cp.async.bulk.wait_group.read 0;\\n\" ::: \"memory\");");
+    }
     const std::string bar = shared_address(op->args[0], op->args[1]);
     if (op->op == Intrinsic::mbarrier_arrive) {
         flush_pre();
@@ -111,13 +132,7 @@ void CodeGenCUDA::tma(const Call* op) {
 // innermost first.
 void CodeGenCUDA::tma_load(const Call* op) {
     const int64_t rank = const_arg(op, 6);
-    std::vector<int64_t> box;
-    for (int64_t t = 0; t < rank; ++t) box.push_back(const_arg(op, 7 + t));
-    const TmaMap* map = nullptr;
-    for (const TmaMap& m : tma_maps_)
-        if (m.src == op->args[2].as<Variable>() && m.box == box && m.swizzle == const_arg(op, 5))
-            map = &m;
-    TESSEL_CHECK(map) << "tma_load without its tensor map";
+    const TmaMap* map = &find_tma_map(op, 5);
     const Variable* dst = op->args[0].as<Variable>();
     for (SharedArray& s : shared_)
         if (s.name == name_of(dst)) s.align = std::max<int64_t>(s.align, 1024);
@@ -135,6 +150,31 @@ void CodeGenCUDA::tma_load(const Call* op) {
          "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " + operands +
          "}], [%2];\\n\" :: \"r\"(" + to + "), \"l\"((unsigned long long)&" + map->name +
          "), \"r\"(" + bar + ")" + inputs + " : \"memory\");");
+}
+
+// cp.async.bulk.tensor from shared memory (sm_90): the box at a 32-bit shared address into the
+// tensor map's tensor at the coordinates (innermost first), completing in the thread's bulk
+// group (tma_store_wait).
+void CodeGenCUDA::tma_store(const Call* op) {
+    const int64_t rank = const_arg(op, 4);
+    const TmaMap& map = find_tma_map(op, 3);
+    for (SharedArray& s : shared_)
+        if (s.name == name_of(op->args[0].as<Variable>()))
+            s.align = std::max<int64_t>(s.align, 1024);
+    const std::string from = shared_address(op->args[0], op->args[1]);
+    std::vector<std::string> coords;
+    for (int64_t t = 0; t < rank; ++t) coords.push_back(index_expr(op->args[5 + rank + t]));
+    flush_pre();
+    std::string operands = "{", inputs;
+    for (int64_t t = 0; t < rank; ++t) {
+        operands += (t ? ", %" : "%") + std::to_string(2 + t);
+        inputs += ", \"r\"((int)(" + coords[t] + "))";
+    }
+    line("asm volatile(\"cp.async.bulk.tensor." + std::to_string(rank) +
+         "d.global.shared::cta.tile.bulk_group [%0, " + operands +
+         "}], [%1];\\n\" :: \"l\"("
+         "(unsigned long long)&" +
+         map.name + "), \"r\"(" + from + ")" + inputs + " : \"memory\");");
 }
 
 }  // namespace tessel::internal
