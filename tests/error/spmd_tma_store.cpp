@@ -5,6 +5,7 @@
 // threads' stores visible to the asynchronous proxy, or without the wait before the next tile
 // overwrites the shared tile the stores read, the interpreter says what breaks.
 #include "error/ExpectRuntimeError.h"
+#include "error/RemoveCalls.h"
 #include "tessel/Error.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/lower/LoopInterpreter.h"
@@ -17,6 +18,7 @@ namespace tma_store_test {
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;
+using tessel::testing::RemoveCalls;
 
 constexpr int kN = 72, kTile = 32;
 
@@ -44,24 +46,6 @@ struct TiledCopy {
     }
 };
 
-class Remove : public IRMutator {
-public:
-    explicit Remove(Intrinsic op) : op_(op) {}
-    using IRMutator::visit;
-    int removed = 0;
-
-protected:
-    Stmt visit(const Evaluate* op) override {
-        const Call* c = op->value.as<Call>();
-        if (!c || c->op != op_) return IRMutator::visit(op);
-        ++removed;
-        return Evaluate::make(make_const(Int(32), 0));
-    }
-
-private:
-    Intrinsic op_;
-};
-
 struct Arrays {
     explicit Arrays(int m) : a(HostArray::random(Float(32), {m, kN}, 3)), c(Float(32), {m, kN}) {}
     HostArray a, c;
@@ -69,7 +53,7 @@ struct Arrays {
 
 void expect_broken_without(Intrinsic op, std::initializer_list<std::string> parts) {
     TiledCopy t(128);
-    Remove r(op);
+    RemoveCalls r(op);
     t.f.body = r.mutate(t.f.body);
     EXPECT_GE(r.removed, 1);
     Arrays x(128);

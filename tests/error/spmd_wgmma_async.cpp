@@ -11,6 +11,7 @@
 // issues the copies, the consumers release each copy on an mbarrier), it computes the product;
 // without the producer's waits for the releases, or without the releases, it is reported.
 #include "error/ExpectRuntimeError.h"
+#include "error/RemoveCalls.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/lower/LoopInterpreter.h"
@@ -20,6 +21,7 @@
 
 using namespace tessel;
 using tessel::testing::expect_runtime_error;
+using tessel::testing::RemoveCalls;
 
 namespace {
 
@@ -86,24 +88,6 @@ struct WgmmaGemm {
         }
         f = lower(s, {A, B, C});
     }
-};
-
-class Remove : public IRMutator {
-public:
-    explicit Remove(Intrinsic op) : op_(op) {}
-    using IRMutator::visit;
-    int removed = 0;
-
-protected:
-    Stmt visit(const Evaluate* op) override {
-        const Call* c = op->value.as<Call>();
-        if (!c || c->op != op_) return IRMutator::visit(op);
-        ++removed;
-        return Evaluate::make(make_const(Int(32), 0));
-    }
-
-private:
-    Intrinsic op_;
 };
 
 // Drops wgmma_wait(0) (only the wait(1)s of the k loop stay), or the barrier (and its proxy
@@ -191,7 +175,7 @@ void expect_broken(WgmmaGemm g, Mutator remover, std::initializer_list<std::stri
 }
 
 void expect_broken_without(Intrinsic op, std::initializer_list<std::string> parts) {
-    expect_broken(WgmmaGemm(), Remove(op), parts);
+    expect_broken(WgmmaGemm(), RemoveCalls(op), parts);
 }
 
 void expect_product(int kK, bool tma = false, bool ws = false) {
@@ -247,12 +231,12 @@ TEST(LoopInterpreterError, TmaGemmComputesTheProduct) {
 }
 
 TEST(LoopInterpreterError, TmaTileReadBeforeItsMbarrierWaitIsReported) {
-    expect_broken(WgmmaGemm(512, true), Remove(Intrinsic::mbarrier_wait),
+    expect_broken(WgmmaGemm(512, true), RemoveCalls(Intrinsic::mbarrier_wait),
                   {"TMA copy", "an mbarrier_wait is missing"});
 }
 
 TEST(LoopInterpreterError, TmaWithoutTheBytesAnnouncedNeverCompletes) {
-    expect_broken(WgmmaGemm(512, true), Remove(Intrinsic::mbarrier_expect_tx),
+    expect_broken(WgmmaGemm(512, true), RemoveCalls(Intrinsic::mbarrier_expect_tx),
                   {"mbarrier_wait never completes", "arrivals"});
 }
 
@@ -274,6 +258,6 @@ TEST(LoopInterpreterError, WarpSpecializedRefillBeforeTheReleaseIsReported) {
 }
 
 TEST(LoopInterpreterError, WarpSpecializedConsumersThatNeverReleaseAreReported) {
-    expect_broken(WgmmaGemm(512, true, true), Remove(Intrinsic::mbarrier_arrive),
+    expect_broken(WgmmaGemm(512, true, true), RemoveCalls(Intrinsic::mbarrier_arrive),
                   {"mbarrier_wait never completes"});
 }

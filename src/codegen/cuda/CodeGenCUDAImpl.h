@@ -127,6 +127,7 @@ private:
     /// The tensor map of a tma_load's or tma_store's box (its swizzle argument at `at`).
     TmaMap tma_map_of(const Call* op, size_t at) const;
     const TmaMap& find_tma_map(const Call* op, size_t at) const;
+    std::pair<std::string, std::string> tma_coords(const Call* op, size_t at, int first);
     void push_bounds(const Var& v, const Expr& min, const Expr& extent);
 
     // Cross-thread reductions (CodeGenCUDAAllreduce.cpp).

@@ -127,28 +127,34 @@ void CodeGenCUDA::tma(const Call* op) {
     }
 }
 
+// A tma_load's or tma_store's shared buffer (its first argument) aligned for TMA, and its box's
+// coordinates (after the swizzle at `at`, the rank and the box) as asm operands from %first on:
+// "{%3, %4}", and their inputs.
+std::pair<std::string, std::string> CodeGenCUDA::tma_coords(const Call* op, size_t at, int first) {
+    for (SharedArray& s : shared_)
+        if (s.name == name_of(op->args[0].as<Variable>()))
+            s.align = std::max<int64_t>(s.align, 1024);
+    const int64_t rank = const_arg(op, at + 1);
+    std::string operands = "{", inputs;
+    for (int64_t t = 0; t < rank; ++t) {
+        operands += (t ? ", %" : "%") + std::to_string(first + t);
+        inputs += ", \"r\"((int)(" + index_expr(op->args[at + 2 + rank + t]) + "))";
+    }
+    return {operands + "}", inputs};
+}
+
 // cp.async.bulk.tensor (sm_90): the destination and the barrier as 32-bit shared addresses, the
 // tensor map by its generic address (a __grid_constant__ parameter), the box's coordinates
 // innermost first.
 void CodeGenCUDA::tma_load(const Call* op) {
-    const int64_t rank = const_arg(op, 6);
-    const TmaMap* map = &find_tma_map(op, 5);
-    const Variable* dst = op->args[0].as<Variable>();
-    for (SharedArray& s : shared_)
-        if (s.name == name_of(dst)) s.align = std::max<int64_t>(s.align, 1024);
+    const TmaMap& map = find_tma_map(op, 5);
     const std::string to = shared_address(op->args[0], op->args[1]);
     const std::string bar = shared_address(op->args[3], op->args[4]);
-    std::vector<std::string> coords;
-    for (int64_t t = 0; t < rank; ++t) coords.push_back(index_expr(op->args[7 + rank + t]));
+    const auto [coords, inputs] = tma_coords(op, 5, 3);
     flush_pre();
-    std::string operands = "{", inputs;
-    for (int64_t t = 0; t < rank; ++t) {
-        operands += (t ? ", %" : "%") + std::to_string(3 + t);
-        inputs += ", \"r\"((int)(" + coords[t] + "))";
-    }
-    line("asm volatile(\"cp.async.bulk.tensor." + std::to_string(rank) +
-         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " + operands +
-         "}], [%2];\\n\" :: \"r\"(" + to + "), \"l\"((unsigned long long)&" + map->name +
+    line("asm volatile(\"cp.async.bulk.tensor." + std::to_string(const_arg(op, 6)) +
+         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " + coords +
+         "], [%2];\\n\" :: \"r\"(" + to + "), \"l\"((unsigned long long)&" + map.name +
          "), \"r\"(" + bar + ")" + inputs + " : \"memory\");");
 }
 
@@ -156,25 +162,14 @@ void CodeGenCUDA::tma_load(const Call* op) {
 // tensor map's tensor at the coordinates (innermost first), completing in the thread's bulk
 // group (tma_store_wait).
 void CodeGenCUDA::tma_store(const Call* op) {
-    const int64_t rank = const_arg(op, 4);
     const TmaMap& map = find_tma_map(op, 3);
-    for (SharedArray& s : shared_)
-        if (s.name == name_of(op->args[0].as<Variable>()))
-            s.align = std::max<int64_t>(s.align, 1024);
     const std::string from = shared_address(op->args[0], op->args[1]);
-    std::vector<std::string> coords;
-    for (int64_t t = 0; t < rank; ++t) coords.push_back(index_expr(op->args[5 + rank + t]));
+    const auto [coords, inputs] = tma_coords(op, 3, 2);
     flush_pre();
-    std::string operands = "{", inputs;
-    for (int64_t t = 0; t < rank; ++t) {
-        operands += (t ? ", %" : "%") + std::to_string(2 + t);
-        inputs += ", \"r\"((int)(" + coords[t] + "))";
-    }
-    line("asm volatile(\"cp.async.bulk.tensor." + std::to_string(rank) +
-         "d.global.shared::cta.tile.bulk_group [%0, " + operands +
-         "}], [%1];\\n\" :: \"l\"("
-         "(unsigned long long)&" +
-         map.name + "), \"r\"(" + from + ")" + inputs + " : \"memory\");");
+    line("asm volatile(\"cp.async.bulk.tensor." + std::to_string(const_arg(op, 4)) +
+         "d.global.shared::cta.tile.bulk_group [%0, " + coords + "], [%1];\\n\" :: \"l\"(" +
+         "(unsigned long long)&" + map.name + "), \"r\"(" + from + ")" + inputs +
+         " : \"memory\");");
 }
 
 }  // namespace tessel::internal
