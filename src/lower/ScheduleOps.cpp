@@ -549,7 +549,6 @@ Stmt NestBuilder::allocate(int i, Stmt body) {
     return body;
 }
 
-// Stages computed at (i, iter_id), emitted before `body` with their storage around both.
 // Whether `s` holds an AttrStmt of `key`.
 bool has_attr(const Stmt& s, const std::string& key) {
     bool found = false;
@@ -560,6 +559,7 @@ bool has_attr(const Stmt& s, const std::string& key) {
     return found;
 }
 
+// Stages computed at (i, iter_id), emitted before `body` with their storage around both.
 Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
     // A tma_store() stage's copy out of the shared stage computed here, the innermost such
     // loop's (inject_tma_stores).
