@@ -18,19 +18,9 @@ namespace tessel {
 
 namespace {
 
-bool is_barrier(const Stmt& s) {
-    const auto* e = s.as<Evaluate>();
-    const auto* c = e ? e->value.as<Call>() : nullptr;
-    return c && c->op == Intrinsic::thread_barrier;
-}
-
-Stmt barrier() {
-    return Evaluate::make(Call::make(Intrinsic::thread_barrier, {}));
-}
-
-Stmt call_stmt(Intrinsic op, std::vector<Expr> args = {}) {
-    return Evaluate::make(Call::make(op, std::move(args)));
-}
+using internal::barrier_stmt;
+using internal::call_stmt;
+using internal::is_barrier_stmt;
 
 /// `depth` 0: double_buffer; else pipeline(depth).
 [[noreturn]] void fail(int depth, const std::string& buffer, const std::string& why) {
@@ -236,7 +226,7 @@ Stmt double_buffer_loop(const Marked& m) {
     for (const Stmt& x : m.fetches)
         prologue.push_back(
             substitute(Retarget(m.body.buffers, make_const(Int(32), 0)).mutate(x), v, first));
-    prologue.push_back(barrier());
+    prologue.push_back(barrier_stmt());
     Stager stager(m.body.buffers, copy_of(m, v, 2));  // stores are then moved to v + 1
     std::vector<Stmt> loads, stores;
     for (const Stmt& x : m.fetches) {
@@ -248,7 +238,7 @@ Stmt double_buffer_loop(const Marked& m) {
     std::vector<Stmt> iteration = loads;
     iteration.push_back(work);
     iteration.insert(iteration.end(), stores.begin(), stores.end());
-    iteration.push_back(barrier());
+    iteration.push_back(barrier_stmt());
     Stmt main =
         For::make(v, m.loop->min, make_const(t, m.n - 1), ForKind::Serial, Seq::make(iteration));
     for (const Buffer& r : stager.registers())
@@ -284,7 +274,7 @@ Stmt pipelined_loop(const Marked& m) {
     }
     Expr ahead = v + make_const(t, d - 1);
     std::vector<Stmt> iteration = {
-        call_stmt(Intrinsic::cp_async_wait, {make_const(Int(32), d - 2)}), barrier(),
+        call_stmt(Intrinsic::cp_async_wait, {make_const(Int(32), d - 2)}), barrier_stmt(),
         Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute)),
         IfThenElse::make(ahead < make_const(t, m.lo + m.n),
                          async_fetch(m, ahead, copy_of(m, ahead, d))),
@@ -398,7 +388,7 @@ std::vector<Stmt> init_mbarriers(const Var& bar, int d) {
     for (int c = 0; c < d; ++c)
         init.push_back(call_stmt(Intrinsic::mbarrier_init,
                                  {bar, make_const(Int(32), c), make_const(Int(32), 1)}));
-    return {internal::on_first_thread(Seq::make(init)), barrier()};
+    return {internal::on_first_thread(Seq::make(init)), barrier_stmt()};
 }
 
 /// pipelined_loop with tma() fetches: one mbarrier a copy of the buffers (one arrival a phase,
@@ -433,7 +423,7 @@ Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
         Stmt next_tile = tma_issue(m, bar, ahead - make_const(t, m.n), copy(next),
                                    {{tt.get(), tt + make_one(tt.type())}});
         std::vector<Stmt> iteration = {
-            call_stmt(Intrinsic::mbarrier_wait, {bar, copy(g), parity}), barrier(),
+            call_stmt(Intrinsic::mbarrier_wait, {bar, copy(g), parity}), barrier_stmt(),
             Retarget(m.body.buffers, copy(g)).mutate(Seq::make(m.compute)),
             IfThenElse::make(ahead < make_const(t, m.lo + m.n),
                              tma_issue(m, bar, ahead, copy(next)),
@@ -445,7 +435,7 @@ Stmt tma_pipelined_loop(const Marked& m, TileLoop* tile = nullptr) {
         cast(Int(32), FloorMod::make(FloorDiv::make(v - make_const(t, m.lo), make_const(t, d)),
                                      make_const(t, 2)));
     std::vector<Stmt> iteration = {
-        call_stmt(Intrinsic::mbarrier_wait, {bar, copy_of(m, v, d), parity}), barrier(),
+        call_stmt(Intrinsic::mbarrier_wait, {bar, copy_of(m, v, d), parity}), barrier_stmt(),
         Retarget(m.body.buffers, copy_of(m, v, d)).mutate(Seq::make(m.compute)),
         IfThenElse::make(ahead < make_const(t, m.lo + m.n),
                          tma_issue(m, bar, ahead, copy_of(m, ahead, d)))};
@@ -494,7 +484,7 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
         std::vector<Stmt> items;
         if (const auto* seq = f->body.as<Seq>())
             for (const Stmt& x : seq->stmts)
-                if (!is_barrier(x) || !items.empty()) items.push_back(x);
+                if (!is_barrier_stmt(x) || !items.empty()) items.push_back(x);
         if (!items.empty())
             region =
                 For::make(f->loop_var, f->min, f->extent, f->kind, Seq::make(items), f->thread_tag);
@@ -532,8 +522,8 @@ Stmt warp_specialized_block(const TileLoop& t, Stmt region) {
                               IfThenElse::make(pz == groups, issue), "threadIdx.z");
     if (w.consumer_registers) region = Seq::make({registers(w.consumer_registers, 1), region});
     Stmt consumers = thread_loop("ws.consumer", "threadIdx.z", groups, region);
-    Stmt s =
-        Seq::make({internal::on_first_thread(Seq::make(init)), barrier(), producer, consumers});
+    Stmt s = Seq::make(
+        {internal::on_first_thread(Seq::make(init)), barrier_stmt(), producer, consumers});
     for (const Var& bar : {w.empty, t.bar})
         s = Allocate::make(bar, UInt(64), {make_const(Int(32), t.depth)}, StorageScope::Shared, s);
     return s;
@@ -559,7 +549,7 @@ Stmt without_leading_barrier(const Stmt& s) {
         return Allocate::make(a->buffer_var, a->dtype, a->extents, a->scope, body);
     }
     const auto* seq = s.as<Seq>();
-    if (!seq || seq->stmts.empty() || !is_barrier(seq->stmts[0])) return s;
+    if (!seq || seq->stmts.empty() || !is_barrier_stmt(seq->stmts[0])) return s;
     std::vector<Stmt> rest(seq->stmts.begin() + 1, seq->stmts.end());
     return rest.size() == 1 ? rest[0] : Seq::make(rest);
 }
@@ -567,7 +557,7 @@ Stmt without_leading_barrier(const Stmt& s) {
 /// Splits the marked loop's items into fetches and computation, checking the loop's form.
 void take_apart(Marked* m) {
     for (const Stmt& stmt : m->body.items) {
-        if (is_barrier(stmt)) continue;
+        if (is_barrier_stmt(stmt)) continue;
         const Stmt item = m->compute.empty() ? without_leading_barrier(stmt) : stmt;
         const auto* a = item.as<AttrStmt>();
         if (a && a->key == "double_buffer_write") {
@@ -579,7 +569,7 @@ void take_apart(Marked* m) {
             Body inner;
             peel(a->body, &inner);
             for (const Stmt& x : inner.items) {
-                if (is_barrier(x)) continue;
+                if (is_barrier_stmt(x)) continue;
                 m->fetches.push_back(x);
                 m->tma = m->tma || is_tma_fetch(x);
                 if (m->tma != is_tma_fetch(x) || (m->tma && !m->depth))
@@ -731,7 +721,7 @@ private:
         } else if (m.n == 1) {
             // Nothing to overlap: the loop as it was, without the marks.
             std::vector<Stmt> items = m.fetches;
-            items.push_back(barrier());
+            items.push_back(barrier_stmt());
             items.insert(items.end(), m.compute.begin(), m.compute.end());
             const For* f = m.loop;
             result =
@@ -865,7 +855,7 @@ Stmt tma_without_loop(const AttrStmt* scope) {
             Body inner;
             peel(a->body, &inner);
             for (const Stmt& x : inner.items)
-                if (!is_barrier(x)) fetches.push_back(x);
+                if (!is_barrier_stmt(x)) fetches.push_back(x);
         } else {
             rest.push_back(item);
         }

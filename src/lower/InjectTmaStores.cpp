@@ -1,16 +1,13 @@
 // InjectTmaStores: see the header.
 #include "tessel/lower/InjectTmaStores.h"
 
+#include "PassUtil.h"
 #include "TmaCopies.h"
 #include "tessel/ir/IRMutator.h"
 
 namespace tessel {
 
 namespace {
-
-Stmt sync_stmt(Intrinsic op) {
-    return Evaluate::make(Call::make(op, {}));
-}
 
 class TmaStores : public IRMutator {
 public:
@@ -21,9 +18,10 @@ protected:
         if (op->key != "tma_store_copy") return IRMutator::visit(op);
         const auto* data = op->value.as<Variable>();
         return Seq::make(
-            {sync_stmt(Intrinsic::fence_proxy_async), sync_stmt(Intrinsic::thread_barrier),
+            {internal::call_stmt(Intrinsic::fence_proxy_async),
+             internal::call_stmt(Intrinsic::thread_barrier),
              internal::on_first_thread(internal::tma_stores(op->body, data ? data->name : "?")),
-             sync_stmt(Intrinsic::thread_barrier)});
+             internal::call_stmt(Intrinsic::thread_barrier)});
     }
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "PassUtil.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRVisitor.h"
@@ -14,15 +15,8 @@ namespace tessel {
 
 namespace {
 
-bool is_call(const Stmt& s, Intrinsic op) {
-    const auto* e = s.as<Evaluate>();
-    const auto* c = e ? e->value.as<Call>() : nullptr;
-    return c && c->op == op;
-}
-
-Stmt call(Intrinsic op, std::vector<Expr> args = {}) {
-    return Evaluate::make(Call::make(op, std::move(args)));
-}
+using internal::call_stmt;
+using internal::is_call_stmt;
 
 // What a statement does, for the rules below: stores, cp.async copies issued and committed,
 // copies landed (cp_async_wait), wgmma's own calls, other calls with effects. Shared
@@ -81,9 +75,9 @@ public:
 
 protected:
     Stmt visit(const Evaluate* op) override {
-        if (!is_call(op, Intrinsic::wgmma)) return IRMutator::visit(op);
-        return Seq::make({call(Intrinsic::wgmma_fence), op, call(Intrinsic::wgmma_commit),
-                          call(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
+        if (!is_call_stmt(op, Intrinsic::wgmma)) return IRMutator::visit(op);
+        return Seq::make({call_stmt(Intrinsic::wgmma_fence), op, call_stmt(Intrinsic::wgmma_commit),
+                          call_stmt(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
     }
 
     // commit, wait(0), fence between two wgmmas: dropped (one group).
@@ -95,11 +89,11 @@ protected:
         std::vector<Stmt> out;
         bool changed = false;
         for (size_t i = 0; i < in.size(); ++i) {
-            if (i + 3 < in.size() && !out.empty() && is_call(out.back(), Intrinsic::wgmma) &&
-                is_call(in[i], Intrinsic::wgmma_commit) &&
-                is_call(in[i + 1], Intrinsic::wgmma_wait) &&
-                is_call(in[i + 2], Intrinsic::wgmma_fence) &&
-                is_call(in[i + 3], Intrinsic::wgmma)) {
+            if (i + 3 < in.size() && !out.empty() && is_call_stmt(out.back(), Intrinsic::wgmma) &&
+                is_call_stmt(in[i], Intrinsic::wgmma_commit) &&
+                is_call_stmt(in[i + 1], Intrinsic::wgmma_wait) &&
+                is_call_stmt(in[i + 2], Intrinsic::wgmma_fence) &&
+                is_call_stmt(in[i + 3], Intrinsic::wgmma)) {
                 i += 2;
                 changed = true;
                 continue;
@@ -109,7 +103,7 @@ protected:
         // The wait sinks past the pipelined copies that follow (their stage is never the one
         // this iteration's wgmmas read): the copies are issued while the tensor cores work.
         for (size_t i = 0; i + 1 < out.size(); ++i) {
-            if (!is_call(out[i], Intrinsic::wgmma_wait) ||
+            if (!is_call_stmt(out[i], Intrinsic::wgmma_wait) ||
                 !effects_of(out[i + 1]).async_copies_only())
                 continue;
             std::swap(out[i], out[i + 1]);
@@ -132,29 +126,29 @@ protected:
         if (Stmt r = release_after_next_group(loop, body->stmts); r.defined()) return r;
         std::vector<Stmt> out = body->stmts;
         for (size_t i = 0; i < out.size(); ++i) {
-            if (!is_call(out[i], Intrinsic::wgmma_commit)) continue;
+            if (!is_call_stmt(out[i], Intrinsic::wgmma_commit)) continue;
             size_t w = i + 1;
             bool copies = false, tma = false;
             for (Effects e; w < out.size() && (e = effects_of(out[w])).async_copies_only(); ++w) {
                 copies = copies || e.copies;
                 tma = tma || e.tma;
             }
-            if (w == i + 1 || w >= out.size() || !is_call(out[w], Intrinsic::wgmma_wait) ||
+            if (w == i + 1 || w >= out.size() || !is_call_stmt(out[w], Intrinsic::wgmma_wait) ||
                 !is_zero(out[w].as<Evaluate>()->value.as<Call>()->args[0]))
                 continue;
             out.erase(out.begin() + static_cast<std::ptrdiff_t>(w));
-            std::vector<Stmt> sync = {call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)})};
-            if (copies) sync.push_back(call(Intrinsic::thread_barrier));
+            std::vector<Stmt> sync = {call_stmt(Intrinsic::wgmma_wait, {make_const(Int(32), 1)})};
+            if (copies) sync.push_back(call_stmt(Intrinsic::thread_barrier));
             out.insert(out.begin() + static_cast<std::ptrdiff_t>(i) + 1, sync.begin(), sync.end());
             // TMA's pipeline: each thread waits for its tiles on the mbarrier, so the barrier
             // after that wait only ordered the previous iteration's reads before the refill,
             // which the barrier after wait(1) now does.
-            if (copies && tma && out.size() > 1 && is_call(out[0], Intrinsic::mbarrier_wait) &&
-                is_call(out[1], Intrinsic::thread_barrier))
+            if (copies && tma && out.size() > 1 && is_call_stmt(out[0], Intrinsic::mbarrier_wait) &&
+                is_call_stmt(out[1], Intrinsic::thread_barrier))
                 out.erase(out.begin() + 1);
             Stmt l = For::make(loop->loop_var, loop->min, loop->extent, loop->kind,
                                Seq::make(std::move(out)), loop->thread_tag);
-            return Seq::make({l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
+            return Seq::make({l, call_stmt(Intrinsic::wgmma_wait, {make_zero(Int(32))})});
         }
         return m;
     }
@@ -166,22 +160,22 @@ protected:
     // the release of the last iteration's copy.
     static Stmt release_after_next_group(const For* loop, const std::vector<Stmt>& in) {
         const size_t n = in.size();
-        if (n < 3 || !is_call(in[n - 1], Intrinsic::mbarrier_arrive) ||
-            !is_call(in[n - 2], Intrinsic::wgmma_wait) ||
+        if (n < 3 || !is_call_stmt(in[n - 1], Intrinsic::mbarrier_arrive) ||
+            !is_call_stmt(in[n - 2], Intrinsic::wgmma_wait) ||
             !is_zero(in[n - 2].as<Evaluate>()->value.as<Call>()->args[0]) ||
-            !is_call(in[n - 3], Intrinsic::wgmma_commit))
+            !is_call_stmt(in[n - 3], Intrinsic::wgmma_commit))
             return Stmt();
         const Var& v = loop->loop_var;
         const Stmt& release = in[n - 1];
         std::vector<Stmt> out(in.begin(), in.end() - 2);
-        out.push_back(call(Intrinsic::wgmma_wait, {make_const(Int(32), 1)}));
+        out.push_back(call_stmt(Intrinsic::wgmma_wait, {make_const(Int(32), 1)}));
         out.push_back(
             IfThenElse::make(v > loop->min, substitute(release, v, v - make_one(v.type()))));
         Stmt l = For::make(v, loop->min, loop->extent, loop->kind, Seq::make(std::move(out)),
                            loop->thread_tag);
         Expr last = loop->min + loop->extent - make_one(v.type());
-        return Seq::make(
-            {l, call(Intrinsic::wgmma_wait, {make_zero(Int(32))}), substitute(release, v, last)});
+        return Seq::make({l, call_stmt(Intrinsic::wgmma_wait, {make_zero(Int(32))}),
+                          substitute(release, v, last)});
     }
 };
 
@@ -259,8 +253,8 @@ public:
 
 protected:
     Stmt visit(const Evaluate* op) override {
-        if (!is_call(op, Intrinsic::thread_barrier)) return IRMutator::visit(op);
-        return Seq::make({call(Intrinsic::fence_proxy_async), op});
+        if (!is_call_stmt(op, Intrinsic::thread_barrier)) return IRMutator::visit(op);
+        return Seq::make({call_stmt(Intrinsic::fence_proxy_async), op});
     }
 
     Stmt visit(const For* op) override {
@@ -274,9 +268,9 @@ protected:
         });
         if (!fenced) return m;
         Stmt body = Remove(Intrinsic::fence_proxy_async).mutate(loop->body);
-        return Seq::make(
-            {call(Intrinsic::fence_proxy_async), For::make(loop->loop_var, loop->min, loop->extent,
-                                                           loop->kind, body, loop->thread_tag)});
+        return Seq::make({call_stmt(Intrinsic::fence_proxy_async),
+                          For::make(loop->loop_var, loop->min, loop->extent, loop->kind, body,
+                                    loop->thread_tag)});
     }
 
     Stmt visit(const Seq* op) override {
@@ -287,14 +281,14 @@ protected:
         std::optional<size_t> last_barrier;  // in `out`
         bool changed = false;
         for (const Stmt& st : seq->stmts) {
-            if (is_call(st, Intrinsic::fence_proxy_async) && !out.empty() &&
-                is_call(out.back(), Intrinsic::fence_proxy_async)) {
+            if (is_call_stmt(st, Intrinsic::fence_proxy_async) && !out.empty() &&
+                is_call_stmt(out.back(), Intrinsic::fence_proxy_async)) {
                 changed = true;  // two fences in a row (a hoisted one after another)
                 continue;
             }
-            if (is_call(st, Intrinsic::thread_barrier)) {
+            if (is_call_stmt(st, Intrinsic::thread_barrier)) {
                 const bool fenced =
-                    !out.empty() && is_call(out.back(), Intrinsic::fence_proxy_async);
+                    !out.empty() && is_call_stmt(out.back(), Intrinsic::fence_proxy_async);
                 if (fenced && last_barrier) {
                     bool writes = false;
                     for (size_t i = *last_barrier + 1; i + 1 < out.size() && !writes; ++i)
@@ -325,7 +319,7 @@ private:
             if (!seq) return m;
             std::vector<Stmt> out;
             for (const Stmt& st : seq->stmts)
-                if (!is_call(st, op_)) out.push_back(st);
+                if (!is_call_stmt(st, op_)) out.push_back(st);
             if (out.size() == seq->stmts.size()) return m;
             return out.empty() ? Evaluate::make(make_zero(Int(32))) : Seq::make(std::move(out));
         }

@@ -44,10 +44,6 @@ int thread_axis(const std::string& tag) {
     return -1;
 }
 
-Stmt barrier() {
-    return Evaluate::make(Call::make(Intrinsic::thread_barrier, {}));
-}
-
 class BarrierPlanner {
 public:
     Stmt run(const Stmt& s) {
@@ -241,7 +237,7 @@ private:
                 bool wrapper = c.as<Allocate>() || c.as<LetStmt>() || c.as<AttrStmt>();
                 Pending acc = accesses(c);
                 if (!wrapper && p.conflict(acc)) {
-                    out.push_back(barrier());
+                    out.push_back(internal::barrier_stmt());
                     p.clear();
                 }
                 out.push_back(plan_child(c, p));
@@ -252,7 +248,7 @@ private:
         bool wrapper = s.as<Allocate>() || s.as<LetStmt>() || s.as<AttrStmt>();
         if (!wrapper && p.conflict(acc)) {
             p.clear();
-            return Seq::make({barrier(), plan_child(s, p)});
+            return Seq::make({internal::barrier_stmt(), plan_child(s, p)});
         }
         return plan_child(s, p);
     }

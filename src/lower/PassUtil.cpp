@@ -13,6 +13,24 @@ bool is_noop_stmt(const Stmt& s) {
     return e && e->value.as<IntImm>() != nullptr;
 }
 
+Stmt call_stmt(Intrinsic op, std::vector<Expr> args) {
+    return Evaluate::make(Call::make(op, std::move(args)));
+}
+
+bool is_call_stmt(const Stmt& s, Intrinsic op) {
+    const auto* e = s.as<Evaluate>();
+    const auto* c = e ? e->value.as<Call>() : nullptr;
+    return c && c->op == op;
+}
+
+Stmt barrier_stmt() {
+    return call_stmt(Intrinsic::thread_barrier);
+}
+
+bool is_barrier_stmt(const Stmt& s) {
+    return is_call_stmt(s, Intrinsic::thread_barrier);
+}
+
 namespace {
 
 /// Both operands are scalar integer constants of one type: their values.

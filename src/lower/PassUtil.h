@@ -11,6 +11,15 @@ namespace tessel::internal {
 Stmt make_noop_stmt();
 /// True for `Evaluate(c)` of an integer constant (what make_noop_stmt builds).
 bool is_noop_stmt(const Stmt& s);
+/// `Evaluate(Call(op, args))`: an intrinsic called for its effect (a barrier, a fence, an async
+/// copy's commit or wait).
+Stmt call_stmt(Intrinsic op, std::vector<Expr> args = {});
+/// Whether `s` is `Evaluate(Call(op, ...))`.
+bool is_call_stmt(const Stmt& s, Intrinsic op);
+/// The block's barrier: `call_stmt(Intrinsic::thread_barrier)`.
+Stmt barrier_stmt();
+/// Whether `s` is the block's barrier (`is_call_stmt(s, Intrinsic::thread_barrier)`).
+bool is_barrier_stmt(const Stmt& s);
 
 /// a + b, folding constants and dropping a zero operand. Operands have one type.
 Expr fold_add(const Expr& a, const Expr& b);

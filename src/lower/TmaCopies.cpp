@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "PassUtil.h"
 #include "tessel/Error.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
@@ -30,9 +31,7 @@ struct Copy {
 Stmt without_barriers(const Seq* q) {
     Stmt only;
     for (const Stmt& x : q->stmts) {
-        const auto* e = x.as<Evaluate>();
-        const auto* c = e ? e->value.as<Call>() : nullptr;
-        if (c && c->op == Intrinsic::thread_barrier) continue;
+        if (is_barrier_stmt(x)) continue;
         if (only.defined()) return Stmt();
         only = x;
     }
@@ -332,10 +331,10 @@ TmaFetch tma_copies(const Stmt& nest, const std::string& stage, const Expr& copy
     const Expr offset = cast(Int(32), copy) * make_const(Int(32), copy_elems);
     std::vector<Stmt> calls;
     for (size_t q = 0; q < x.bases.size(); ++q)
-        calls.push_back(Evaluate::make(Call::make(
-            Intrinsic::tma_load, box_args(x, q,
-                                          {c.tile->data, offset + make_const(Int(32), x.bases[q]),
-                                           c.tensor->data, bar, cast(Int(32), copy)}))));
+        calls.push_back(call_stmt(Intrinsic::tma_load,
+                                  box_args(x, q,
+                                           {c.tile->data, offset + make_const(Int(32), x.bases[q]),
+                                            c.tensor->data, bar, cast(Int(32), copy)})));
     return {calls.size() == 1 ? calls[0] : Seq::make(calls),
             static_cast<int64_t>(x.bases.size()) * x.elems() * size};
 }
@@ -346,10 +345,10 @@ Stmt tma_stores(const Stmt& nest, const std::string& stage) {
     const Boxes x = boxes_of(b, c);
     std::vector<Stmt> calls;
     for (size_t q = 0; q < x.bases.size(); ++q)
-        calls.push_back(Evaluate::make(Call::make(
+        calls.push_back(call_stmt(
             Intrinsic::tma_store,
-            box_args(x, q, {c.tile->data, make_const(Int(32), x.bases[q]), c.tensor->data}))));
-    calls.push_back(Evaluate::make(Call::make(Intrinsic::tma_store_wait, {})));
+            box_args(x, q, {c.tile->data, make_const(Int(32), x.bases[q]), c.tensor->data})));
+    calls.push_back(call_stmt(Intrinsic::tma_store_wait));
     return Seq::make(calls);
 }
 
