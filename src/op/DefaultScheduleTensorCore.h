@@ -121,6 +121,16 @@ struct WgmmaSplit {
 std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n, int64_t k,
                                              bool tma_rows, const Target& target);
 
+/// The wgmma kernel for one row of tiles (m <= 128), unsplit, where neither choose_wgmma_tiles
+/// nor a split serves it: the product streams B once, and TMA's copies stream it faster than
+/// mma.sync's cp.async tiles even on half the SMs. Its width is the one of choose_wgmma_tiles'
+/// (256, 128 or 64 columns) whose tiles keep the most SMs busy, if enough; rows past m and the
+/// width's own speed are not weighed (the product waits for memory, not for the tensor cores).
+/// TMA's rows needed (`tma_rows`), one product (no batch), an output the fragments store.
+std::optional<TensorCoreTiles> choose_wgmma_row(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                                bool direct_store, bool tma_rows,
+                                                const Target& target);
+
 /// The blocks of a persistent kernel over `tiles` tiles: about one an SM, the tiles spread evenly
 /// (each block computes ceil(tiles / blocks) tiles, the last round's past `tiles` computed on
 /// zeros and not stored).

@@ -381,6 +381,22 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width)
     assert "mma_sync" in text and ".rf" not in text
 
 
+@pytest.mark.parametrize("m", [128, 96])
+def test_sm_90a_default_runs_one_row_of_tiles_on_wgmma(m):
+    """m <= 128 rows that mma.sync would compute unsplit (128 x 4096 x 4096 on 132 SMs: 64
+    tiles of 128 x 64) run on the wgmma kernel, unsplit: 4 tiles of 64 columns for 8 SMs, the
+    rows past m (96) zeros from TMA; checked in the interpreter. Too few tiles for the SMs
+    (one tile of 64 columns) keep mma.sync."""
+    target = "cuda -arch=sm_90a -num-cores=8"
+    s, args = check((m, 512), (512, 256), target=target, instruction="wgmma(")
+    ptx = ts.build(s, args, target=target).get_source("ptx")
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32" in ptx and ptx.count(".entry") == 1
+    assert "cp.async.bulk.tensor.2d" in ptx
+    a, b, y = product((m, 512), (512, 64), "float16")
+    text = str(ts.lower(op.default_schedule(y, ts.Target(target)), [a, b, y]))
+    assert "mma_sync" in text and "wgmma(" not in text
+
+
 @pytest.mark.parametrize("dense", [False, True], ids=["matmul", "dense_bias_relu"])
 def test_sm_90a_default_splits_k_on_wgmma_with_b_read_n_by_k(dense):
     """dense's weight layout (B read [n][k], the _bt intrinsics), bfloat16, 50 rows: the same
