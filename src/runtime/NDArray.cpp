@@ -44,7 +44,8 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype, Device device
     result.state_ = state;
     // Arrays of a page or more start on a page: a kernel's speed depends on where its buffers
     // lie relative to each other (one 1024^3 GEMM ran at 310 GFLOP/s on 64-byte aligned arrays and
-    // at 459 on page-aligned ones), and the tuner's measurements use page-aligned arrays too.
+    // at 459 on page-aligned ones). (The tuner's worker places its arrays 16 bytes past a page
+    // by default, where NumPy's large arrays lie: MeasureOptions::array_offset.)
     int64_t align = device.type == DeviceType::CPU && result.nbytes() >= kPageBytes
                         ? kPageBytes
                         : kAllocAlignment;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "daemon/DaemonTestUtil.h"
 #include "tessel/auto_schedule/measure/MeasureRunner.h"
@@ -55,6 +56,13 @@ TEST(MeasureRunner, RequestsAndResultsSurviveJson) {
     EXPECT_EQ(spread_back.device_id, 3);
     EXPECT_EQ(spread_back.workers, 2);
     EXPECT_THROW(measure_options_from_json(R"({"number": 3})"), RuntimeError);
+    // array_offset travels; a request of a tessel before it keeps the default placement.
+    MeasureOptions placed = quick();
+    placed.array_offset = 0;
+    EXPECT_EQ(measure_options_from_json(measure_options_to_json(placed)).array_offset, 0);
+    auto older = nlohmann::json::parse(measure_options_to_json(placed));
+    older.erase("array_offset");
+    EXPECT_EQ(measure_options_from_json(older.dump()).array_offset, 16);
 
     MeasureResult r;
     r.error = MeasureError::RunTimeout;

@@ -64,6 +64,26 @@ TEST(MeasureReference, InputsAreRandomAndNeverZero) {
     EXPECT_EQ(worker.starts(), 0);  // a small task's reference needs no worker
 }
 
+// The worker places each CPU argument array_offset bytes past a page: by default where malloc
+// places NumPy's and std::vector's large arrays (16), 0 on request; other offsets are refused.
+TEST(MeasureReference, TheWorkerPlacesArgumentsWhereUsersArraysLie) {
+    SearchTask task = small_matmul_task(32);
+    for (int64_t offset : {16, 0, 4080}) {
+        MeasureOptions options = fast_options();
+        if (offset != 16) options.array_offset = offset;
+        internal::WorkerProcess worker(default_measure_worker_path(), 0, false);
+        internal::TaskData data = internal::prepare_task(task, options, worker);
+        internal::WorkerProcess::Outcome o = worker.request(data.setup, 30);
+        ASSERT_EQ(o.error, MeasureError::None) << o.message;
+        EXPECT_EQ(o.header.at("placement"), nlohmann::json::array({offset, offset, offset}));
+    }
+    for (int64_t bad : {8, 4096, -16}) {
+        MeasureOptions options = fast_options();
+        options.array_offset = bad;
+        EXPECT_THROW(Measurer{options}, RuntimeError) << bad;
+    }
+}
+
 // Float outputs are compared in the worker (docs/tuning.md, "Check"): the message names the
 // one damaged element, as the client's comparison would.
 TEST(MeasureReference, TheWorkerComparesFloatOutputsAndNamesTheWorstElement) {

@@ -80,7 +80,7 @@ def test_measurer_keywords_are_the_described_options():
     # MeasureOptions::fields: each keyword with its default in the docstring; others refused.
     doc = ts.Measurer.__init__.__doc__
     for line in ("number (3):", "min_repeat_ms (100.0):", "worker_memory_limit (0):",
-                 "worker_path (''):", "seed (1):"):
+                 "worker_path (''):", "seed (1):", "array_offset (16):"):
         assert line in doc, line
     with pytest.raises(TypeError, match="unexpected keyword argument 'numbr'"):
         ts.Measurer(numbr=3)

@@ -29,8 +29,9 @@ namespace status = internal::measure::status;
 
 namespace {
 
-// A page: the data starts page-aligned, as NDArray::empty places arrays of a page or more (the
-// placement of a kernel's buffers changes its speed: docs/perf/tune-gemm-cpu.md).
+// A page: each argument starts on a page plus the Setup's "array_offset" (MeasureOptions: where
+// users' arrays lie; the placement of a kernel's buffers changes its speed:
+// docs/perf/tune-gemm-cpu.md, docs/perf/user-calls.md).
 constexpr size_t kGuardBytes = 4096;
 constexpr uint8_t kGuardByte = 0xA5;
 
@@ -107,17 +108,24 @@ NDArray Worker::allocate(const std::vector<int64_t>& shape, DataType dtype, Argu
     int64_t n = 1;
     for (int64_t e : shape) n *= e;
     size_t bytes = static_cast<size_t>(n * dtype.bytes());
-    size_t total = (bytes + 2 * kGuardBytes + kGuardBytes - 1) / kGuardBytes * kGuardBytes;
+    size_t total =
+        (bytes + array_offset_ + 2 * kGuardBytes + kGuardBytes - 1) / kGuardBytes * kGuardBytes;
     auto* raw = static_cast<uint8_t*>(std::aligned_alloc(kGuardBytes, total));
     if (!raw) throw std::bad_alloc();
     arg.guarded = std::shared_ptr<uint8_t[]>(raw, [](uint8_t* p) { std::free(p); });
     std::memset(raw, kGuardByte, total);
-    return NDArray::from_external(raw + kGuardBytes, shape, dtype, cpu(), nullptr);
+    return NDArray::from_external(raw + kGuardBytes + array_offset_, shape, dtype, cpu(), nullptr);
 }
 
 json Worker::setup(const json& request, const std::vector<uint8_t>& data) {
     gpu_ = request.at("device").get<std::string>() == "cuda";
     device_id_ = request.value("device_id", 0);
+    const int64_t asked = request.value("array_offset", int64_t{0});
+    if (asked < 0 || asked >= static_cast<int64_t>(kGuardBytes) || asked % 16 != 0)
+        throw std::invalid_argument("array_offset " + std::to_string(asked) +
+                                    " is not a multiple of 16 below " +
+                                    std::to_string(kGuardBytes));
+    array_offset_ = static_cast<size_t>(asked);
     args_.clear();
     arrays_.clear();
     call_arrays_.clear();
@@ -173,7 +181,12 @@ json Worker::setup(const json& request, const std::vector<uint8_t>& data) {
         return {{"status", status::kBadRequest},
                 {"message", "references for some outputs but not all"}};
     checks_ = references > 0;
-    return {{"status", status::kOk}};
+    // Where the CPU arguments lie, in bytes past their page (array_offset; tests read it).
+    json placement = json::array();
+    for (const Argument& a : args_)
+        if (a.guarded)
+            placement.push_back(reinterpret_cast<uintptr_t>(a.array.data()) % kGuardBytes);
+    return {{"status", status::kOk}, {"placement", placement}};
 }
 
 json Worker::compare_outputs() {

@@ -63,6 +63,7 @@ private:
     WorkerOptions options_;
     bool gpu_ = false;
     int device_id_ = 0;
+    size_t array_offset_ = 0;  // CPU arguments: bytes past their page (Setup's "array_offset")
     std::vector<Argument> args_;
     bool checks_ = false;          // the outputs have references: Run compares them here
     std::vector<NDArray> arrays_;  // the task's arguments (Setup)

@@ -55,7 +55,7 @@ bool worker_checks(const TaskData& data) {
 
 // The Setup request: the arguments and the inputs' bytes; with `checked` (a task whose reference
 // is known and worker_checks), each output's reference and tolerance after the inputs.
-measure::Message setup_message(const SearchTask& task, int device_id,
+measure::Message setup_message(const SearchTask& task, const MeasureOptions& options,
                                const std::vector<HostArray>& inputs,
                                const TaskData* checked = nullptr) {
     json args = json::array();
@@ -85,7 +85,8 @@ measure::Message setup_message(const SearchTask& task, int device_id,
     if (checked)
         for (const HostArray& r : checked->reference) append(r);
     json header = {{"device", task.target().is_gpu() ? "cuda" : "cpu"},
-                   {"device_id", device_id},
+                   {"device_id", options.device_id},
+                   {"array_offset", options.array_offset},
                    {"args", args}};
     m.json = header.dump();
     return m;
@@ -202,7 +203,7 @@ TaskData prepare_task(const SearchTask& task, const MeasureOptions& options,
     data.key = task.key();
     for (size_t i = 0; i < dag.inputs.size(); ++i)
         data.inputs.push_back(random_input(dag.inputs[i], options.seed * 1000003 + i));
-    data.setup = setup_message(task, options.device_id, data.inputs);
+    data.setup = setup_message(task, options, data.inputs);
     int64_t k = reduction_length(dag);
     for (const Tensor& o : dag.outputs) {
         data.tolerance.push_back(tolerance_for(o->dtype, k, 1.0));
@@ -218,7 +219,7 @@ TaskData prepare_task(const SearchTask& task, const MeasureOptions& options,
     if (worker_checks(data)) {
         // The worker compares each candidate's outputs where they are: no outputs cross the
         // socket (256 MB per candidate for an 8192^2 softmax). It is sent the references next.
-        data.setup = setup_message(task, options.device_id, data.inputs, &data);
+        data.setup = setup_message(task, options, data.inputs, &data);
         data.worker_checks = true;
         if (worker.task_key == data.key) worker.task_key.clear();
     }

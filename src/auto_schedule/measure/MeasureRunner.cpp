@@ -70,7 +70,7 @@ double finite(Fields& f, const char* key) {
 }
 
 // Every field of MeasureOptions, as MeasureOptions::fields describes them. Each is required but
-// the three added after the protocol's first requests, which keep their defaults when absent.
+// those added after the protocol's first requests, which keep their defaults when absent.
 json options_json(const MeasureOptions& o) {
     return internal::options_json(o, internal::kEveryField);
 }
@@ -86,7 +86,8 @@ MeasureOptions options_from(const json& j) {
         internal::option_names<MeasureOptions>(internal::kEveryField);
     std::vector<std::string> required = names;
     std::erase_if(required, [](const std::string& n) {
-        return n == "device_id" || n == "workers" || n == "simulate_ms" || n == "simulate_builds";
+        return n == "device_id" || n == "workers" || n == "simulate_ms" ||
+               n == "simulate_builds" || n == "array_offset";
     });
     f.require(required);
     f.only(names);

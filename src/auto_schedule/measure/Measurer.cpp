@@ -119,7 +119,13 @@ struct Measurer::Impl {
     explicit Impl(MeasureOptions o)
         : options(std::move(o)),
           worker(options.worker_path.empty() ? default_measure_worker_path() : options.worker_path,
-                 options.worker_memory_limit_bytes, options.allow_test_faults) {}
+                 options.worker_memory_limit_bytes, options.allow_test_faults) {
+        if (options.array_offset < 0 || options.array_offset >= 4096 ||
+            options.array_offset % 16 != 0)
+            TESSEL_THROW(RuntimeError) << "Measurer: array_offset " << options.array_offset
+                                       << " is not a multiple of 16 below 4096 (bytes past a "
+                                          "page at which the worker places each CPU argument)";
+    }
 
     const TaskData& task_data(const SearchTask& task);
     bool ensure_setup(const TaskData& data, MeasureResult& r);

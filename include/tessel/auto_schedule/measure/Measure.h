@@ -144,6 +144,13 @@ struct MeasureOptions {
     /// the one of the build tree.
     std::string worker_path;
     uint64_t seed = 1;  ///< of the task's random inputs
+    /// CPU tasks: where the worker places each argument, in bytes past a page (a multiple of 16
+    /// below 4096). 16 is where glibc's malloc places a block of 128 KiB or more: a NumPy
+    /// array's data, a std::vector's. A kernel's speed can depend on it (a tuned 1024^3 GEMM
+    /// ran at 0.7 x on such arrays what it ran at on page-aligned ones, AMD Zen 4:
+    /// docs/perf/user-calls.md), so the tuner times candidates where users' arrays lie; 0 places
+    /// them on a page, as tessel's own NDArrays of a page or more.
+    int64_t array_offset = 16;
     /// Tasks doing at most this many floating-point operations take the reference interpreter's
     /// output as the reference; larger ones a checked default-schedule build (file comment).
     double reference_flop_limit = 5e7;
@@ -191,6 +198,10 @@ struct MeasureOptions {
                "the tessel-measure program (empty: $TESSEL_MEASURE_WORKER, else the installed "
                "one, else the build tree's)");
         v.integer("seed", s.seed, 0, kMax, kMeasurer, "the seed of the task's random inputs");
+        v.integer("array_offset", s.array_offset, 0, 4080, all,
+                  "CPU tasks: bytes past a page at which each argument lies, a multiple of 16 "
+                  "(16: where malloc places NumPy's and std::vector's large arrays; 0: "
+                  "page-aligned)");
         v.number("reference_flop_limit", s.reference_flop_limit, 0, 1e300, kProtocolOnly,
                  "tasks of at most this many operations take the interpreter's output as the "
                  "reference");
