@@ -51,8 +51,11 @@ constexpr double kWgmmaMinUse = 0.4;
 // The fewest k tiles a wgmma kernel with a shared epilogue keeps in flight: its float32 tile
 // leaves 128 x 256 tiles room for 2 (they are not taken), 128 x 128 for 5.
 constexpr int64_t kWgmmaMinStages = 3;
-// The shortest part of the wgmma kernel's split-K (choose_wgmma_split): 4 k tiles.
-constexpr int64_t kWgmmaSplitMinLength = 256;
+// The shortest part of the wgmma kernel's split-K (choose_wgmma_split), longest first: 16 k
+// tiles, else 8, else 4. A short part spends its time filling the pipeline (H100, 64 x 4096 x
+// 4096: 128 blocks of 64 x 256 in 8 parts of 512, 0.57 x cuBLAS; of 64 x 128 in 4 parts of
+// 1024, 0.72; 128 x 2048 x 4096: 0.55 -> 0.79).
+constexpr int64_t kWgmmaSplitMinLengths[] = {1024, 512, 256};
 // An implicit GEMM's split-K (split_k_length): at most 48 parts, each at least 256 long (parts
 // of 128 and of 512 were within the noise over ResNet-50's layers at batch 1 and 8, H200; 256 had
 // the highest lowest layer).
@@ -258,26 +261,29 @@ std::optional<WgmmaSplit> choose_wgmma_split(int64_t batch, int64_t m, int64_t n
     // the SMs without a split).
     if (target.arch() != "sm_90a" || batch != 1 || !tma_rows || m > 128) return std::nullopt;
     const int64_t sms = std::max(1, target.sm_count());
-    std::optional<std::pair<TensorCoreTiles, double>> best;
-    int64_t best_length = 0;
-    for (const auto& [bn, efficiency] : kWgmmaWidths) {
-        const int64_t tiles = ceil_div(n, bn);
-        if (tiles * 2 > sms) continue;
-        // As many parts as one round of the SMs holds (at most 16), each whole k tiles of 64.
-        const int64_t want = std::min<int64_t>(16, sms / tiles);
-        const int64_t length =
-            std::max<int64_t>(kWgmmaSplitMinLength, ceil_div(ceil_div(k, want), 64) * 64);
-        const int64_t parts = ceil_div(k, length);
-        if (parts < 2) continue;
-        if (auto t =
-                wgmma_tiles(m, n, k, length, parts, bn, efficiency, tma_rows, false, false, target);
-            t && (!best || t->second > best->second)) {
-            best = t;
-            best_length = length;
+    // The longest parts at which some width keeps the SMs busy enough.
+    for (const int64_t min_length : kWgmmaSplitMinLengths) {
+        std::optional<std::pair<TensorCoreTiles, double>> best;
+        int64_t best_length = 0;
+        for (const auto& [bn, efficiency] : kWgmmaWidths) {
+            const int64_t tiles = ceil_div(n, bn);
+            if (tiles * 2 > sms) continue;
+            // As many parts as one round of the SMs holds (at most 16), each whole k tiles of 64.
+            const int64_t want = std::min<int64_t>(16, sms / tiles);
+            const int64_t length =
+                std::max<int64_t>(min_length, ceil_div(ceil_div(k, want), 64) * 64);
+            const int64_t parts = ceil_div(k, length);
+            if (parts < 2) continue;
+            if (auto t = wgmma_tiles(m, n, k, length, parts, bn, efficiency, tma_rows, false, false,
+                                     target);
+                t && (!best || t->second > best->second)) {
+                best = t;
+                best_length = length;
+            }
         }
+        if (best && best->second >= kWgmmaMinUse) return WgmmaSplit{best->first, best_length};
     }
-    if (!best || best->second < kWgmmaMinUse) return std::nullopt;
-    return WgmmaSplit{best->first, best_length};
+    return std::nullopt;
 }
 
 namespace {

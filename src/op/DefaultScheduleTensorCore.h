@@ -109,8 +109,9 @@ std::optional<TensorCoreTiles> choose_wgmma_tiles(int64_t batch, int64_t m, int6
 /// Split-K for the wgmma kernel, where its tiles leave more than half the SMs idle and m <= 128
 /// (a few rows and a long k: 64 x 4096 x 4096): the tiles (as choose_wgmma_tiles, TMA's rows
 /// needed, one block row: one warp group for 64 rows, two for 128) and the length of the
-/// parts, a multiple of 64 and at least 256, so
-/// that the tiles of all the parts fill about one round of the SMs. Nothing where no split serves
+/// parts, a multiple of 64, so that the tiles of all the parts fill about one round of the SMs,
+/// and at least 1024 long where that keeps the SMs busy enough (else 512, else 256: a short part
+/// spends its time filling the pipeline). Nothing where no split serves
 /// (k too short, enough tiles, more rows). Whatever the consumer computes: the parts' partial
 /// sums store their fragments as they are, and the kernel summing them applies it (dense's bias
 /// and activation).

@@ -353,16 +353,18 @@ def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
     assert "cp.async.bulk.tensor.2d" in ptx
 
 
-@pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 2048, 8, "m64n256k16"),
+@pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 2048, 8, "m64n64k16"),
                                                  (40, 200, 2000, 8, "m64n128k16"),
-                                                 (100, 128, 2048, 8, "m64n128k16")], ids=str)
+                                                 (100, 128, 2048, 8, "m64n64k16")], ids=str)
 def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width):
     """A few rows over a long k (64 x 4096 x 4096 on 132 SMs: 16 tiles) on 8 SMs, where
     mma.sync would split k too: tiles of one block row (one warp group for 64 rows, two for 100),
     k split into parts whose tiles fill the SMs (rfactor: the partial sums [part, i, j] are the
     wgmma product, a persistent kernel over the parts' tiles), then a kernel summing the parts.
-    At k = 2000 the last of four 512-long parts runs past k, where TMA reads zeros; the 40 and
-    100 rows' tile stores stop at the output's edge (and 200 columns' at the second tile's)."""
+    Parts of 1024 where some width fills the SMs enough (2 x 4 tiles of 64 columns), else of 512:
+    at k = 2000, 2 x 4 tiles of 128 x 64 columns, the last of the four parts running past k,
+    where TMA reads zeros; the 40 and 100 rows' tile stores stop at the output's edge (and 200
+    columns' at the second tile's)."""
     target = "cuda -arch=sm_90a -num-cores=8"
     s, args = check((m, k), (k, n), target=target, instruction="wgmma(")
     text = str(ts.lower(s, args))
@@ -371,11 +373,12 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width)
     assert m.get_source("cu").count("__global__") == 2
     ptx = m.get_source("ptx")
     assert f"wgmma.mma_async.sync.aligned.{width}.f32" in ptx and "cp.async.bulk.tensor.2d" in ptx
-    # 64 x 4096 x 4096 on the H100's 132 SMs: 16 tiles of 64 x 256, in 8 parts of 512; a short
+    # 64 x 4096 x 4096 on the H100's 132 SMs: 32 tiles of 64 x 128, in 4 parts of 1024; a short
     # k (64 x 3072 x 768) fills them with mma.sync's small tiles, unsplit.
     a, b, y = product((64, 4096), (4096, 4096), "float16")
     text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
     assert 'thread_binding(0, 128, "blockIdx.x")' in text and "wgmma(" in text
+    assert "// 32 * 1024" in text  # the part's first k: 32 column tiles, parts of 1024
     a, b, y = product((64, 768), (768, 3072), "float16")
     text = str(ts.lower(op.default_schedule(y, ts.Target("cuda -arch=sm_90a")), [a, b, y]))
     assert "mma_sync" in text and ".rf" not in text
@@ -405,7 +408,7 @@ def test_sm_90a_default_splits_k_on_wgmma_with_b_read_n_by_k(dense):
     are."""
     ptx = check_transposed_b((50, 2048), (256, 2048), "bfloat16", dense=dense,
                              target="cuda -arch=sm_90a -num-cores=8", instruction="wgmma(")
-    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16" in ptx
     assert "cp.async.bulk.tensor.2d" in ptx
 
 
