@@ -216,6 +216,9 @@ protected:
     void exec_tma_load(const Call* op);
     void exec_tma_store(const Call* op);
     void exec_tma_store_wait();
+    /// A tma_load's (`load`) or tma_store's shared operand (its first argument) and global one
+    /// (its third), checked to be those.
+    std::pair<InterpStorage*, InterpStorage*> tma_operands(const Call* op, bool load);
     /// The box of a tma_load or tma_store (`op`, its swizzle argument at `at`) between shared
     /// `smem` and global `gmem`: per element, its shared storage index (swizzled) and its index
     /// in `gmem`, row-major (-1 outside the tensor).

@@ -178,20 +178,28 @@ std::vector<std::pair<int64_t, int64_t>> LoopInterpreter::tma_box(const Call* op
     return out;
 }
 
+std::pair<InterpStorage*, InterpStorage*> LoopInterpreter::tma_operands(const Call* op, bool load) {
+    const char* name = load ? "tma_load" : "tma_store";
+    const Variable* smem_var = op->args[0].as<Variable>();
+    InterpStorage* smem = slot_of(smem_var).storage;
+    if (!smem || !smem->shared)
+        TESSEL_THROW(RuntimeError)
+            << name << (load ? " into " : " from ") << smem_var->name
+            << ", which is not allocated shared memory here" << loop_context();
+    InterpStorage& gmem = storage_for(op->args[2].as<Variable>(), smem->array->dtype(),
+                                      load ? "tma_load from" : "tma_store into");
+    if (gmem.shared)
+        TESSEL_THROW(RuntimeError)
+            << name << (load ? " from " : " into ") << gmem.name << ", which is shared memory (TMA "
+            << (load ? "reads" : "stores into") << " global tensors)" << loop_context();
+    return {smem, &gmem};
+}
+
 void LoopInterpreter::exec_tma_load(const Call* op) {
     auto [st, key] = mbarrier_of(op, false);
-    const Variable* dst_var = op->args[0].as<Variable>();
-    InterpStorage* dst = slot_of(dst_var).storage;
-    if (!dst || !dst->shared)
-        TESSEL_THROW(RuntimeError)
-            << "tma_load into " << dst_var->name << ", which is not allocated shared memory here"
-            << loop_context();
+    auto [dst, srcp] = tma_operands(op, true);
+    InterpStorage& src = *srcp;
     const Type elem = dst->array->dtype();
-    InterpStorage& src = storage_for(op->args[2].as<Variable>(), elem, "tma_load from");
-    if (src.shared)
-        TESSEL_THROW(RuntimeError)
-            << "tma_load from " << src.name << ", which is shared memory (TMA reads global tensors)"
-            << loop_context();
     const std::vector<std::pair<int64_t, int64_t>> box = tma_box(op, 5, *dst, src);
     TmaBlockState& tma = *spmd_->tma;
     for (const auto& [flat, from] : box) {
@@ -230,18 +238,9 @@ void LoopInterpreter::exec_tma_store(const Call* op) {
     if (!spmd_)
         TESSEL_THROW(RuntimeError)
             << "tma_store outside a GPU block (it copies shared memory)" << loop_context();
-    const Variable* src_var = op->args[0].as<Variable>();
-    InterpStorage* src = slot_of(src_var).storage;
-    if (!src || !src->shared)
-        TESSEL_THROW(RuntimeError)
-            << "tma_store from " << src_var->name << ", which is not allocated shared memory here"
-            << loop_context();
+    auto [src, dstp] = tma_operands(op, false);
+    InterpStorage& dst = *dstp;
     const Type elem = src->array->dtype();
-    InterpStorage& dst = storage_for(op->args[2].as<Variable>(), elem, "tma_store into");
-    if (dst.shared)
-        TESSEL_THROW(RuntimeError)
-            << "tma_store into " << dst.name
-            << ", which is shared memory (TMA stores into global tensors)" << loop_context();
     WgmmaBlockState& proxy = *spmd_->wgmma;
     for (const auto& [flat, to] : tma_box(op, 3, *src, dst)) {
         const uint64_t key = element_key(src->serial, flat);
