@@ -2,25 +2,28 @@
 // `resnet50` preset: batch 1, NCHW float32) on the CPU, tessel against oneDNN's convolution, both
 // on 2 threads (TESSEL_NUM_THREADS and OMP_NUM_THREADS, default 2; set before the libraries load,
 // by re-exec, with OMP_WAIT_POLICY=passive so that oneDNN's threads do not spin while tessel runs).
-// Two tessel kernels per layer: the default rules (op::default_schedule_rules, no tuning) and the
+// Four tessel kernels per layer: the default rules (op::default_schedule_rules, no tuning) and the
 // tuned schedule as a user gets it (op::default_schedule: the shipped tuning logs' record,
-// tuning_logs/, when they hold one for this machine's target; else the rules again). A third,
-// "prepacked", is the rules with the weight constant (docs/tuning.md, "Constant operands and
-// layout rewrite"): its pack runs once, by the module's pre_transform, outside the timing, as
-// oneDNN's weight reorder does; both one-time costs are printed per layer.
+// tuning_logs/, when they hold one for this machine's target; else the rules again), both with
+// the weight packed inside every call; then both with the weight constant, "prepacked" and
+// "tuned+prepacked" (docs/tuning.md, "Constant operands and layout rewrite"): a pack runs once,
+// by the module's pre_transform, outside the timing, as oneDNN's weight reorder does, and the
+// tuned one takes the shipped record of the task with the constant weight. The one-time costs
+// are printed per layer.
 //
 // oneDNN is configured as a framework uses it for inference: NCHW source and destination, weights
 // in its preferred layout (format_tag::any) reordered once outside the timing. Each layer's
 // outputs are first checked on sampled entries against a double-precision direct convolution of
-// the same random (non-zero) inputs; then the three run interleaved, one run of each per round,
+// the same random (non-zero) inputs; then the five run interleaved, one run of each per round,
 // after warm-up runs, and the median of the rounds counts.
 //
 //   bench_conv2d_cpu [--rounds N] [--layer I]
 //
 // Prints one line per layer, then `BENCH conv2d_cpu <case> tessel=<GFLOP/s> onednn=<GFLOP/s>
-// ratio=<x>` per layer for the rules and `<case>,tuned` for the tuned kernels, and
-// `BENCH conv2d_cpu geomean ...` and `geomean,tuned`, the geometric means (the ratio's is the
-// geometric mean of the ratios; bars: the rules >= 0.3, issue 21; tuned >= 0.8, issue 24).
+// ratio=<x>` per layer for the rules, `<case>,tuned`, `<case>,prepacked` and
+// `<case>,tuned_prepacked`, `<case>,weight_transform` (the one-time costs), and `BENCH conv2d_cpu
+// geomean ...` with the same suffixes, the geometric means (the ratio's is the geometric mean of
+// the ratios; bars: the rules >= 0.3, issue 21; tuned >= 0.8, issue 24).
 #include <unistd.h>
 
 #include <algorithm>
@@ -153,102 +156,117 @@ struct OneDNNConv {
     }
 };
 
+// tessel's kernels of a layer, as `run_layer` times them: the rules and the tuned schedule with
+// the weight packed inside every call, then both with the weight constant (a pack they have runs
+// once, by the module's pre_transform, outside the timing). `suffix` names the BENCH case.
+struct Variant {
+    const char* label;   // the per-layer line's column
+    const char* suffix;  // "<layer><suffix>" in the BENCH lines
+    bool tuned;          // op::default_schedule (shipped logs) rather than the rules
+    bool constant;       // the weight is constant: packed once
+};
+constexpr Variant kVariants[] = {{"rules", "", false, false},
+                                 {"tuned", ",tuned", true, false},
+                                 {"prepacked", ",prepacked", false, true},
+                                 {"tuned+prepacked", ",tuned_prepacked", true, true}};
+constexpr size_t kNumVariants = std::size(kVariants);
+
 struct Result {
-    double rules = 0, tuned = 0, prepacked = 0, onednn = 0;  // GFLOP/s
-    double transform_ms = 0, reorder_ms = 0;  // one-time: tessel's pre_transform, oneDNN's reorder
-    bool shipped = false;                     // the tuned kernel is a shipped record
+    double gflops[kNumVariants] = {};        // per variant
+    double transform_ms[kNumVariants] = {};  // one-time: tessel's pre_transform (0: no pack)
+    bool shipped[kNumVariants] = {};         // the kernel is a shipped record
+    double onednn = 0, reorder_ms = 0;       // GFLOP/s; one-time: oneDNN's weight reorder
 };
 
-// The rules' kernel of the layer with its weight constant, and its pre_transform (none when the
-// schedule has no pack to rewrite).
-struct Prepacked {
+// A variant's kernel of the layer and its pre_transform (none when the schedule has no pack to
+// rewrite), and whether the shipped logs hold the record it was built from.
+struct Built {
     Kernel kernel;
     std::optional<Kernel> transform;
+    bool shipped = false;
 };
 
-Prepacked prepacked_kernel(const TensorDAG& dag, const Target& target) {
-    TensorDAG c = mark_constant(dag, {dag.inputs.at(1).op()->name});
-    Module m = build(op::default_schedule_rules(c.outputs, target), c.args(), target);
-    Prepacked p{m.get("main"), std::nullopt};
+Built build_variant(const Variant& v, const Layer& l, const Target& target) {
+    TensorDAG dag = make_workload("op.conv2d_nchw", l.params);
+    std::vector<std::string> constant;
+    if (v.constant) constant.push_back(dag.inputs.at(1).op()->name);
+    dag = mark_constant(dag, constant);
+    Schedule s = v.tuned ? op::default_schedule(dag.outputs, target)
+                         : op::default_schedule_rules(dag.outputs, target);
+    Module m = build(s, dag.args(), target);
+    Built b{m.get("main"), std::nullopt, false};
     std::vector<std::string> names = m.kernel_names();
     if (std::find(names.begin(), names.end(), "main_pre_transform") != names.end())
-        p.transform = m.get("main_pre_transform");
-    return p;
+        b.transform = m.get("main_pre_transform");
+    ApplyHistoryBest* shipped = shipped_tuning_logs();
+    std::string hash =
+        SearchTask("op.conv2d_nchw", l.params, target, std::nullopt, constant).dag_hash_hex();
+    b.shipped = v.tuned && shipped && !shipped->candidates(hash, target).empty();
+    return b;
 }
 
 bool run_layer(const Layer& l, int rounds, Result& result) {
-    TensorDAG dag = make_workload("op.conv2d_nchw", l.params);
     Target target("llvm");
-    Kernel rules =
-        build(op::default_schedule_rules(dag.outputs, target), dag.args(), target).get("main");
-    Kernel tuned = build(op::default_schedule(dag.outputs, target), dag.args(), target).get("main");
-    Prepacked packed = prepacked_kernel(dag, target);
-    std::string hash = SearchTask("op.conv2d_nchw", l.params, target).dag_hash_hex();
-    ApplyHistoryBest* shipped = shipped_tuning_logs();
-    result.shipped = shipped && !shipped->candidates(hash, target).empty();
     std::vector<float> x = random_floats(size_t(l.c * l.h * l.w), 3),
                        w = random_floats(size_t(l.k * l.c * l.r * l.s), 5);
     NDArray X = NDArray::empty({1, l.c, l.h, l.w}, float32()),
-            W = NDArray::empty({l.k, l.c, l.r, l.s}, float32()),
-            Y = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32()),
-            Yt = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32()),
-            Yp = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
+            W = NDArray::empty({l.k, l.c, l.r, l.s}, float32());
     std::copy(x.begin(), x.end(), X.data_as<float>());
     std::copy(w.begin(), w.end(), W.data_as<float>());
-    NDArray Wp = W;  // the weight the prepacked kernel takes: packed once when it has a transform
-    if (packed.transform) {
-        std::vector<int64_t> shape;
-        for (const Dim& d : packed.transform->signature().args.at(1).shape)
-            shape.push_back(d.value);
-        Wp = NDArray::empty(shape, float32());
-        result.transform_ms = median_ms([&] { (*packed.transform)({W, Wp}); }, 1, 5);
+    std::vector<std::function<void()>> runs;
+    std::vector<NDArray> outs;
+    for (size_t i = 0; i < kNumVariants; ++i) {
+        Built b = build_variant(kVariants[i], l, target);
+        result.shipped[i] = b.shipped;
+        NDArray weight = W;  // the weight the kernel takes: packed once when it has a transform
+        if (b.transform) {
+            std::vector<int64_t> shape;
+            for (const Dim& d : b.transform->signature().args.at(1).shape) shape.push_back(d.value);
+            weight = NDArray::empty(shape, float32());
+            Kernel transform = *b.transform;
+            result.transform_ms[i] = median_ms([&] { transform({W, weight}); }, 1, 5);
+        }
+        NDArray out = NDArray::empty({1, l.k, l.oh(), l.ow()}, float32());
+        outs.push_back(out);
+        runs.push_back([kernel = b.kernel, X, weight, out]() mutable { kernel({X, weight, out}); });
     }
     std::vector<float> y_dnnl(size_t(l.k * l.oh() * l.ow()));
     OneDNNConv dnnl(l, x.data(), w.data(), y_dnnl.data());
-    auto run_rules = [&] { rules({X, W, Y}); };
-    auto run_tuned = [&] { tuned({X, W, Yt}); };
-    auto run_packed = [&] { packed.kernel({X, Wp, Yp}); };
-    auto run_dnnl = [&] { dnnl.run(); };
+    runs.push_back([&] { dnnl.run(); });
     result.reorder_ms = dnnl.reorder_ms;
-    run_rules();
-    run_tuned();
-    run_packed();
-    run_dnnl();
-    for (auto [who, out] : {std::pair<const char*, const float*>{"tessel", Y.data_as<float>()},
-                            {"tessel (tuned)", Yt.data_as<float>()},
-                            {"tessel (prepacked)", Yp.data_as<float>()},
-                            {"oneDNN", y_dnnl.data()}}) {
+    for (auto& run : runs) run();
+    for (size_t i = 0; i <= kNumVariants; ++i) {
+        const float* out = i < kNumVariants ? outs[i].data_as<float>() : y_dnnl.data();
         std::string mismatch = check_sampled(l, x, w, out);
         if (!mismatch.empty()) {
-            std::printf("%s %s: check failed: %s\n", l.name().c_str(), who, mismatch.c_str());
+            std::printf("%s %s: check failed: %s\n", l.name().c_str(),
+                        i < kNumVariants ? kVariants[i].label : "oneDNN", mismatch.c_str());
             return false;
         }
     }
-    for (int i = 0; i < 3; ++i) run_rules(), run_tuned(), run_packed(), run_dnnl();
-    std::vector<double> rs, ts, ps, ds;
+    for (int i = 0; i < 3; ++i)
+        for (auto& run : runs) run();
+    std::vector<std::vector<double>> seconds(runs.size());
     for (int r = 0; r < rounds; ++r) {
         // Each timed run follows an untimed one of its own: a library's threads may still spin
         // after its run (tessel's for TESSEL_SPIN_US), which would take the next one's cores.
-        warm_for(run_rules, tessel_spin_margin());
-        rs.push_back(seconds_of(run_rules));
-        warm_for(run_tuned, tessel_spin_margin());
-        ts.push_back(seconds_of(run_tuned));
-        warm_for(run_packed, tessel_spin_margin());
-        ps.push_back(seconds_of(run_packed));
-        warm_for(run_dnnl, tessel_spin_margin());
-        ds.push_back(seconds_of(run_dnnl));
+        for (size_t i = 0; i < runs.size(); ++i) {
+            warm_for(runs[i], tessel_spin_margin());
+            seconds[i].push_back(seconds_of(runs[i]));
+        }
     }
-    result.rules = l.flops() / median(rs) / 1e9;
-    result.tuned = l.flops() / median(ts) / 1e9;
-    result.prepacked = l.flops() / median(ps) / 1e9;
-    result.onednn = l.flops() / median(ds) / 1e9;
+    for (size_t i = 0; i < kNumVariants; ++i)
+        result.gflops[i] = l.flops() / median(seconds[i]) / 1e9;
+    result.onednn = l.flops() / median(seconds.back()) / 1e9;
+    std::printf("%-24s x%d ", l.name().c_str(), l.count);
+    for (size_t i = 0; i < kNumVariants; ++i)
+        std::printf(" %s %.1f%s", kVariants[i].label, result.gflops[i],
+                    kVariants[i].tuned && !result.shipped[i] ? " (no record)" : "");
     std::printf(
-        "%-24s x%d  rules %6.1f  tuned %6.1f%s  prepacked %6.1f  oneDNN %6.1f GFLOP/s  ratios "
-        "%.3f %.3f %.3f  one-time weight transform: tessel %.3f ms%s, oneDNN %.3f ms\n",
-        l.name().c_str(), l.count, result.rules, result.tuned, result.shipped ? "" : " (no record)",
-        result.prepacked, result.onednn, result.rules / result.onednn, result.tuned / result.onednn,
-        result.prepacked / result.onednn, result.transform_ms, packed.transform ? "" : " (no pack)",
-        result.reorder_ms);
+        "  oneDNN %.1f GFLOP/s; one-time weight transform: tessel %.3f ms%s (tuned %.3f), "
+        "oneDNN %.3f ms\n",
+        result.onednn, result.transform_ms[2], result.transform_ms[2] > 0 ? "" : " (no pack)",
+        result.transform_ms[3], result.reorder_ms);
     std::fflush(stdout);
     return true;
 }
@@ -297,32 +315,29 @@ int main(int argc, char** argv) {
         if (!run_layer(layers[i], rounds, r)) return 1;
         results.emplace_back(layers[i].name(), r);
     }
-    double log_r = 0, log_t = 0, log_p = 0, log_d = 0;
-    int shipped = 0;
+    double log_t[kNumVariants] = {}, log_d = 0;
+    int shipped[kNumVariants] = {};
     for (const auto& [name, r] : results) {
-        std::printf("BENCH conv2d_cpu %s tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
-                    r.rules, r.onednn, r.rules / r.onednn);
-        std::printf("BENCH conv2d_cpu %s,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
-                    r.tuned, r.onednn, r.tuned / r.onednn);
-        log_r += std::log(r.rules);
-        std::printf("BENCH conv2d_cpu %s,prepacked tessel=%.1f onednn=%.1f ratio=%.3f\n",
-                    name.c_str(), r.prepacked, r.onednn, r.prepacked / r.onednn);
-        std::printf("BENCH conv2d_cpu %s,weight_transform tessel_ms=%.3f onednn_ms=%.3f\n",
-                    name.c_str(), r.transform_ms, r.reorder_ms);
-        log_t += std::log(r.tuned);
-        log_p += std::log(r.prepacked);
+        for (size_t i = 0; i < kNumVariants; ++i) {
+            std::printf("BENCH conv2d_cpu %s%s tessel=%.1f onednn=%.1f ratio=%.3f\n", name.c_str(),
+                        kVariants[i].suffix, r.gflops[i], r.onednn, r.gflops[i] / r.onednn);
+            log_t[i] += std::log(r.gflops[i]);
+            shipped[i] += r.shipped[i];
+        }
+        std::printf(
+            "BENCH conv2d_cpu %s,weight_transform tessel_ms=%.3f tuned_ms=%.3f onednn_ms=%.3f\n",
+            name.c_str(), r.transform_ms[2], r.transform_ms[3], r.reorder_ms);
         log_d += std::log(r.onednn);
-        shipped += r.shipped;
     }
     const double n = double(std::max<size_t>(results.size(), 1));
-    std::printf("tuned: %d of %zu layers from the shipped tuning logs (%s)\n", shipped,
-                results.size(),
-                shipped_tuning_logs() ? shipped_tuning_logs_folder().c_str() : "off");
-    std::printf("BENCH conv2d_cpu geomean tessel=%.1f onednn=%.1f ratio=%.3f\n",
-                std::exp(log_r / n), std::exp(log_d / n), std::exp((log_r - log_d) / n));
-    std::printf("BENCH conv2d_cpu geomean,tuned tessel=%.1f onednn=%.1f ratio=%.3f\n",
-                std::exp(log_t / n), std::exp(log_d / n), std::exp((log_t - log_d) / n));
-    std::printf("BENCH conv2d_cpu geomean,prepacked tessel=%.1f onednn=%.1f ratio=%.3f\n",
-                std::exp(log_p / n), std::exp(log_d / n), std::exp((log_p - log_d) / n));
+    std::printf(
+        "tuned: %d of %zu layers from the shipped tuning logs, %d with the weight constant "
+        "(%s)\n",
+        shipped[1], results.size(), shipped[3],
+        shipped_tuning_logs() ? shipped_tuning_logs_folder().c_str() : "off");
+    for (size_t i = 0; i < kNumVariants; ++i)
+        std::printf("BENCH conv2d_cpu geomean%s tessel=%.1f onednn=%.1f ratio=%.3f\n",
+                    kVariants[i].suffix, std::exp(log_t[i] / n), std::exp(log_d / n),
+                    std::exp((log_t[i] - log_d) / n));
     return 0;
 }

@@ -21,9 +21,9 @@
 //
 // The layers' weights are constant (the task's layout-rewrite option, docs/tuning.md, "Constant
 // operands and layout rewrite"): a schedule that packs a weight does so once, outside the timing,
-// as oneDNN's weights are reordered once; each line also gives both one-time costs. The shipped
-// logs hold records of the tasks without constant weights, so pre-packed layers take the default
-// rules until the logs are regenerated; --no-pre-packed measures today's tasks (the shipped logs).
+// as oneDNN's weights are reordered once; each line also gives both one-time costs. The Zen 5
+// logs hold records of the tasks without constant weights (--no-pre-packed measures those), the
+// Zen 4 logs of three tasks with them; a layer without a record takes the default rules.
 //
 // Prints one line per layer (milliseconds, and where its schedule came from: the shipped logs'
 // record for this exact target or for a compatible one, or the default rules), then

@@ -31,7 +31,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def task_of(recorded):
     """The SearchTask of a record's "task" object (its registered workload rebuilt here)."""
     params = [np.dtype(p["dtype"]) if isinstance(p, dict) else p for p in recorded["params"]]
-    task = ts.SearchTask(recorded["workload"], params, target=recorded["target"])
+    task = ts.SearchTask(recorded["workload"], params, target=recorded["target"],
+                         constant=recorded.get("constant", []))
     assert task.dag_hash == recorded["dag_hash"], f"{recorded['workload']}: another DAG here"
     return task
 

@@ -143,7 +143,8 @@ TEST(ShippedLogs, ANameThatIsNotAFolderIsARuntimeError) {
 }
 
 // The repository's logs: every line a record, one best schedule per task (distilled), and each
-// replays on its workload's DAG, as build() would replay it.
+// replays on its workload's DAG (its constant inputs marked as the record says), as build() would
+// replay it.
 TEST(ShippedLogs, TheRepositoryLogsReadAndReplay) {
     unsetenv("TESSEL_TUNING_LOGS");
     set_shipped_tuning_logs_folder("");
@@ -162,7 +163,8 @@ TEST(ShippedLogs, TheRepositoryLogsReadAndReplay) {
             ASSERT_TRUE(r.ok()) << e.path() << ": " << r.error_message;
             schedules[r.task_key()].insert(r.schedule_json);
             if (!tasks.insert(r.task_key()).second) continue;
-            SearchTask task(r.workload, workload_params_from_json(r.params_json), Target(r.target));
+            SearchTask task(r.workload, workload_params_from_json(r.params_json), Target(r.target),
+                            std::nullopt, r.constant);
             EXPECT_EQ(task.dag_hash_hex(), r.dag_hash) << r.task_key();
             EXPECT_NO_THROW(schedule_from_json(task.initial_schedule(), r.schedule_json))
                 << r.task_key();
