@@ -170,6 +170,8 @@ constexpr Variant kVariants[] = {{"rules", "", false, false},
                                  {"prepacked", ",prepacked", false, true},
                                  {"tuned+prepacked", ",tuned_prepacked", true, true}};
 constexpr size_t kNumVariants = std::size(kVariants);
+// The variants the summary lines name: the tuned kernels and the two pre-packed ones.
+constexpr size_t kTuned = 1, kPrepacked = 2, kTunedPrepacked = 3;
 
 struct Result {
     double gflops[kNumVariants] = {};        // per variant
@@ -265,8 +267,9 @@ bool run_layer(const Layer& l, int rounds, Result& result) {
     std::printf(
         "  oneDNN %.1f GFLOP/s; one-time weight transform: tessel %.3f ms%s (tuned %.3f), "
         "oneDNN %.3f ms\n",
-        result.onednn, result.transform_ms[2], result.transform_ms[2] > 0 ? "" : " (no pack)",
-        result.transform_ms[3], result.reorder_ms);
+        result.onednn, result.transform_ms[kPrepacked],
+        result.transform_ms[kPrepacked] > 0 ? "" : " (no pack)",
+        result.transform_ms[kTunedPrepacked], result.reorder_ms);
     std::fflush(stdout);
     return true;
 }
@@ -326,14 +329,15 @@ int main(int argc, char** argv) {
         }
         std::printf(
             "BENCH conv2d_cpu %s,weight_transform tessel_ms=%.3f tuned_ms=%.3f onednn_ms=%.3f\n",
-            name.c_str(), r.transform_ms[2], r.transform_ms[3], r.reorder_ms);
+            name.c_str(), r.transform_ms[kPrepacked], r.transform_ms[kTunedPrepacked],
+            r.reorder_ms);
         log_d += std::log(r.onednn);
     }
     const double n = double(std::max<size_t>(results.size(), 1));
     std::printf(
         "tuned: %d of %zu layers from the shipped tuning logs, %d with the weight constant "
         "(%s)\n",
-        shipped[1], results.size(), shipped[3],
+        shipped[kTuned], results.size(), shipped[kTunedPrepacked],
         shipped_tuning_logs() ? shipped_tuning_logs_folder().c_str() : "off");
     for (size_t i = 0; i < kNumVariants; ++i)
         std::printf("BENCH conv2d_cpu geomean%s tessel=%.1f onednn=%.1f ratio=%.3f\n",
