@@ -55,7 +55,7 @@ def trials(log):
     read through gzip)."""
     with (gzip.open(log, "rt") if log.endswith(".gz") else open(log)) as f:
         rows = [json.loads(line) for line in f]
-    return [r for r in rows if r.get("provenance", {}).get("origin") != "remeasure"]
+    return [r for r in rows if r.get("provenance", {}).get("origin") not in ("remeasure", "check")]
 
 
 def seconds(r):

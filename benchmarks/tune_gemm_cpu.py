@@ -252,7 +252,7 @@ def print_bench(rows, refs, trial_list):
 
 
 def print_final(results, rows, trial_list, have):
-    """tessel's best timed again at the end of its tuning (the figure tune() prints first)
+    """tessel's best in the final check of its tuning (the figure tune() prints first)
     against the re-timing of that best here (issue 61, item 6: within 5 %)."""
     last = max(trial_list)
     finals = [results[("tessel", s)].get("final_gflops") for s in have["tessel"]]

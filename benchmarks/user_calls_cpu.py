@@ -16,7 +16,7 @@ then
   BENCH user_calls_cpu <setting> tessel=<GFLOP/s> tuner=<the tuner's GFLOP/s> ratio=<x/tuner>
 (the tuner's figure: the median of its measurements of the schedule, ts.ScheduleCosts), and
 where the tuning was made here, `<setting>,vs_final` lines against the figure tune() prints
-first: the best timed again at the end of the tuning (TuningResult.final_gflops). With
+first: the best's median in the tuning's final check (TuningResult.final_gflops). With
 --seeds S1 S2 ..., one log per seed (tuned with that seed), each re-timed as above; the BENCH line
 then gives the median over the seeds of the re-timed figure and of the ratio (the issue's bar: the
 median of 3 seeds within 5 %), after a line per seed.
@@ -151,7 +151,7 @@ def bench_lines(per_log, suffix=""):
     and of each ratio (with one log, its own); each setting against the log's figure, then the
     user's settings against the re-measurement made in the same minutes (the machine's drift
     between the tuning and the re-timing cancels there), then each setting against the best
-    timed again at the end of the tuning (where every log has that figure)."""
+    in the tuning's final check (where every log has that figure)."""
     def median(values):
         return statistics.median(list(values))
 
@@ -185,7 +185,7 @@ def main():
         figures, tuner = retime(a.log, a.processes)
         final = final_figure(a.log)
         print(f"the tuner's figure for the best schedule: {tuner:.1f} GFLOP/s in the log, "
-              f"{final or 0:.1f} timed again at the end")
+              f"{final or 0:.1f} in the final check")
         now = statistics.median(figures[("remeasure", "1")])
         bench_lines({s: [(statistics.median(v), tuner, now, final)] for s, v in figures.items()})
         return

@@ -239,9 +239,13 @@ bool run_tuned_matmul(int n, int64_t trials, const std::string& log_file) {
         if (p.trial % options.measurements_per_round == 0 || p.trial == r.trials)
             std::printf(" %lld: %.1f", static_cast<long long>(p.trial), p.best_gflops);
     std::printf("\n");
-    if (r.final_gflops > 0)
-        std::printf("the best timed again at the end of the tuning: %.1f GFLOP/s\n",
+    if (r.final_gflops > 0) {
+        std::printf("the final check (the fastest and the default side by side): best %.1f GFLOP/s",
                     r.final_gflops);
+        if (std::isfinite(r.default_seconds) && !r.best_is_default)
+            std::printf(", the default %.1f", r.flops / r.default_seconds / 1e9);
+        std::printf("%s\n", r.best_is_default ? " (the default schedule)" : "");
+    }
     std::printf("best schedule, as Python:\n%s", r.best_schedule->to_python().c_str());
     const TensorDAG& dag = task.dag();
     Schedule plain = task.initial_schedule();

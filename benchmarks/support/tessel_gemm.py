@@ -84,7 +84,7 @@ def tune(n, trials, seed, log):
             # as the tuner judges: a schedule costs the median of its measurements, so the best
             # can fall when a lucky timing is re-measured
             "best_gflops": [p.best_gflops for p in ts.auto_schedule.tuning_curve(records, flop)],
-            # the best timed again at the end of tune(), the figure it prints first
+            # the best's median in tune()'s final check, the figure it prints first
             "final_gflops": returned.final_gflops,
             "marks": marks, "split": reported_split(returned, marks, wall)}
 

@@ -89,8 +89,10 @@ void init_record(py::module_& m) {
             "origin", [](const TuningRecord& r) { return candidate_origin_name(r.origin); })
         .def_readonly("format_version", &TuningRecord::format_version)
         .def_property_readonly("ok", &TuningRecord::ok)
-        .def_property_readonly("is_trial", &TuningRecord::is_trial,
-                               "False for a re-measurement (origin 'remeasure').")
+        .def_property_readonly(
+            "is_trial", &TuningRecord::is_trial,
+            "False for a re-measurement (origin 'remeasure') and a final check's "
+            "measurement (origin 'check').")
         .def_property_readonly("mean_cost", &TuningRecord::mean_cost)
         .def_property_readonly("task_key", &TuningRecord::task_key)
         .def("to_json", &record_to_json, "The record as one line of JSON.");
@@ -120,14 +122,18 @@ void init_record(py::module_& m) {
         py::arg("path"), "(records, skipped lines, {reason: lines}) of the log at path.");
     py::class_<ScheduleCosts>(m, "ScheduleCosts",
                               "Each schedule's cost in a log: the median of its successful "
-                              "measurements (its trial and re-measurements). Add records in the "
-                              "log's order.")
+                              "measurements (its trial and re-measurements), a final check's "
+                              "alone once one timed it; the schedules a check did not time rank "
+                              "behind. Add records in the log's order.")
         .def(py::init<>())
         .def("add", &ScheduleCosts::add, py::arg("record"),
              "Adds the next record; returns its schedule's cost after it (inf: none succeeded).")
         .def("cost", &ScheduleCosts::cost, py::arg("record"), "The record's schedule's cost.")
         .def("measurements", &ScheduleCosts::measurements, py::arg("record"),
              "Successful measurements of the record's schedule.")
+        .def("behind_check", &ScheduleCosts::behind_check, py::arg("record"),
+             "Whether the record's schedule ranks behind its task's last final check (measured "
+             "before it and not timed in it).")
         .def(
             "best",
             [](const ScheduleCosts& c) -> py::object {

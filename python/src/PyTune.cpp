@@ -112,12 +112,20 @@ void bind_types(py::module_& a) {
         .def_property_readonly("best_schedule", &best_schedule,
                                "The best schedule in the log, or None when no trial succeeded.")
         .def_readonly("best_seconds", &TuningResult::best_seconds,
-                      "The best schedule's cost in the log (the median of the search's timings).")
+                      "The best schedule's cost in the log (the median of its timings in the "
+                      "final check, where one ran; else of the search's).")
         .def_readonly("best_gflops", &TuningResult::best_gflops)
         .def_readonly("final_seconds", &TuningResult::final_seconds,
-                      "The best schedule timed again at the end of the run (final_measurements; "
-                      "the median), after the search. inf when not timed again.")
+                      "The best schedule's median in the final check (final_measurements: the "
+                      "fastest states and the default timed side by side), which chose it. inf "
+                      "when no check ran.")
         .def_readonly("final_gflops", &TuningResult::final_gflops)
+        .def_readonly("default_seconds", &TuningResult::default_seconds,
+                      "The default schedule's median in the final check (inf: not checked).")
+        .def_readonly("best_is_default", &TuningResult::best_is_default,
+                      "The best is the default schedule: the check found none faster.")
+        .def_readonly("search_best_seconds", &TuningResult::search_best_seconds,
+                      "The search's best before the final check, as the search timed it.")
         .def_readonly("flops", &TuningResult::flops)
         .def_readonly("trials", &TuningResult::trials)
         .def_readonly("resumed_trials", &TuningResult::resumed_trials)

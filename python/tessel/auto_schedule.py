@@ -95,11 +95,13 @@ def tune(task, *args, **kwargs):
     the first round also measures the task's rule-based default schedule (origin "default"), so
     that the log's best is never slower than not tuning. ``restart_after``: restart the search
     (a new epoch: fresh model and seeds, the log's best kept) once that many trials in a row have
-    not improved the epoch's best by 1 % (0: never). ``final_measurements``: at the end, the
-    log's best is timed again that many times, not logged; their median is the result's
-    ``final_seconds`` (``final_gflops``), a figure taken after the search, which
-    ``print_schedule`` prints beside the search's (0: not timed again). Ctrl-C stops the
-    tuning at the next phase of a round, with what was measured in the log.
+    not improved the epoch's best by 1 % (0: never). ``final_measurements``: the final check,
+    the fastest states and the default schedule timed side by side, in turns, that many times
+    each and logged (origin "check"); their medians decide the log's best, so a tuned best
+    slower than the default side by side is not kept (the result's ``final_seconds``,
+    ``default_seconds``, ``best_is_default``; ``search_best_seconds`` is the search's own figure;
+    0: no check). Ctrl-C stops the tuning at the next phase of a round, with what was measured
+    in the log.
     """
     bound = tune.__signature__.bind(task, *args, **kwargs)
     bound.apply_defaults()
@@ -119,11 +121,24 @@ def tune(task, *args, **kwargs):
     if print_schedule and result.best_schedule is not None:
         best = f"{result.best_gflops:.2f} GFLOP/s ({result.best_seconds * 1e3:.3f} ms)"
         if math.isfinite(result.final_seconds):
-            best = (f"{result.final_gflops:.2f} GFLOP/s ({result.final_seconds * 1e3:.3f} ms), "
-                    f"timed again at the end (the search's timings: {best})")
+            best = _checked_text(result)
         print(f"# best of {result.trials} trials: {best}")
         print(result.best_schedule.to_python(), end="")
     return result
+
+
+def _checked_text(result):
+    """The final check's figures, as the C++ progress printer writes them."""
+    def text(seconds):
+        if result.flops <= 0:
+            return f"{seconds * 1e3:.3f} ms"
+        return f"{result.flops / seconds / 1e9:.2f} GFLOP/s ({seconds * 1e3:.3f} ms)"
+    out = f"{text(result.final_seconds)} in the final check ("
+    if result.best_is_default:
+        out += "the default schedule; "
+    elif math.isfinite(result.default_seconds):
+        out += f"the default: {text(result.default_seconds)}; "
+    return out + f"the search's timings of its best: {text(result.search_best_seconds)})"
 
 
 def _tune_signature():

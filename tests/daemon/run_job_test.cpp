@@ -78,13 +78,39 @@ TEST(RunJob, SpendsTheBudgetExactlyAndResumesFromTheLogs) {
         total += trials.size();
     }
     EXPECT_EQ(total, 28u);
-    // More budget: the job goes on from its logs.
+    // Each task's log ends with its final check (the default and the fastest, side by side),
+    // which its best in the job's progress is the result of.
+    auto checks = [](const std::vector<TuningRecord>& records) {
+        size_t n = 0;
+        while (n < records.size() &&
+               records[records.size() - 1 - n].origin == CandidateOrigin::Check)
+            ++n;
+        return n;
+    };
+    for (const JobTaskProgress& t : r.progress.tasks) {
+        const std::vector<TuningRecord>& records = logs[fs::path(t.log_file).filename().string()];
+        EXPECT_GE(checks(records), 3u * 3) << t.name;
+        ScheduleCosts costs;
+        for (const TuningRecord& rec : records) costs.add(rec);
+        ASSERT_TRUE(costs.best().has_value());
+        EXPECT_EQ(t.best_seconds, costs.best()->seconds);
+        EXPECT_FALSE(costs.behind_check(records[costs.best()->record])) << t.name;
+    }
+    // More budget: the job goes on from its logs; the task tuned again is checked again, the
+    // other is not (nothing new since its check).
     job.trials = 36;
     JobResult more = run_job(job, in(dir));
     EXPECT_EQ(more.progress.resumed_trials, 28);
     EXPECT_EQ(more.progress.trials, 36);
     EXPECT_EQ(more.schedule.steps.size(), 1u);
     EXPECT_EQ(more.schedule.steps[0].step, 4);  // the round after the logs' last
+    auto after = logs_of(dir);
+    for (size_t i = 0; i < more.progress.tasks.size(); ++i) {
+        std::string name = fs::path(more.progress.tasks[i].log_file).filename().string();
+        const bool tuned = static_cast<int>(i) == more.schedule.steps[0].task;
+        EXPECT_EQ(after[name].size() > logs[name].size(), tuned) << name;
+        EXPECT_GE(checks(after[name]), 3u * 3) << name;
+    }
 }
 
 // The log is the only truth: the first k rounds of a run's logs make a resumed job propose the
@@ -117,8 +143,9 @@ TEST_P(RunJobResume, FromTheFirstKRoundsProposesRoundKPlusOne) {
         for (int s = 0; s < k; ++s) ++task_rounds[full.schedule.steps[s].task];
         for (size_t t = 0; t < names.size(); ++t) {
             std::string text;
-            for (const TuningRecord& rec : logs[names[t]])
-                if (rec.round < task_rounds[static_cast<int>(t)])
+            for (const TuningRecord& rec : logs[names[t]])  // the final checks came after
+                if (rec.round < task_rounds[static_cast<int>(t)] &&
+                    rec.origin != CandidateOrigin::Check)
                     text += record_to_json(rec) + "\n";
             write_file(part / names[t], text);
         }

@@ -82,6 +82,9 @@ struct Row {
     bool operator==(const Row& o) const {
         return schedule == o.schedule && costs == o.costs && round == o.round && origin == o.origin;
     }
+    bool trial() const {
+        return origin != CandidateOrigin::Remeasure && origin != CandidateOrigin::Check;
+    }
 };
 
 std::vector<Row> rows(const fs::path& log) {
@@ -95,7 +98,7 @@ std::vector<Row> rows(const fs::path& log) {
 std::vector<int> round_sizes(const std::vector<Row>& rs) {
     std::vector<int> sizes;
     for (const Row& r : rs) {
-        if (r.origin == CandidateOrigin::Remeasure) continue;
+        if (!r.trial()) continue;
         if (static_cast<int64_t>(sizes.size()) <= r.round) sizes.resize(r.round + 1, 0);
         ++sizes[r.round];
     }
@@ -105,7 +108,7 @@ std::vector<int> round_sizes(const std::vector<Row>& rs) {
 std::vector<std::string> round_schedules(const std::vector<Row>& rs, int64_t round) {
     std::vector<std::string> out;
     for (const Row& r : rs)
-        if (r.round == round && r.origin != CandidateOrigin::Remeasure) out.push_back(r.schedule);
+        if (r.round == round && r.trial()) out.push_back(r.schedule);
     return out;
 }
 
@@ -121,7 +124,7 @@ TEST(SearchAhead, ARunnerTimingElsewhereAndOneTimingHereWriteTheSameRecords) {
     EXPECT_EQ(a.stop_reason, "trials");
     EXPECT_TRUE(rows(dir / "there.jsonl") == rows(dir / "here.jsonl"));
     // The rounds' trials measured on a thread of their own beside the search, the
-    // re-measurements and the best's timing at the end on the caller's; without timing
+    // re-measurements and the final check on the caller's; without timing
     // elsewhere, everything on the caller's.
     EXPECT_EQ(there->runs_elsewhere(), static_cast<int>(a.rounds.size()));
     EXPECT_EQ(there->runs_here(), static_cast<int>(a.rounds.size()) + 1);
@@ -156,7 +159,7 @@ TEST(SearchAhead, RoundsAreSearchedWithoutTheRoundBeforeThem) {
     EXPECT_GT(ar.rounds[2].chosen_by_model, 0);
     std::set<std::string> keys;
     for (const Row& r : a) {
-        if (r.origin != CandidateOrigin::Remeasure) {
+        if (r.trial()) {
             EXPECT_TRUE(keys.insert(r.schedule).second);
         }
     }

@@ -3,6 +3,7 @@ two rounds writes one record per trial and apply-best builds its best schedule i
 kernel; a resumed tuning continues the trial count; errors are typed; the progress line and
 bar; plot() draws the curve (skipped without matplotlib)."""
 import io
+import math
 
 import numpy as np
 import pytest
@@ -39,19 +40,26 @@ def test_tune_writes_the_log_and_apply_best_builds_a_correct_kernel(tmp_path):
     # The fastest 3 re-measured after each round, and the default in the round after its trial
     # wherever it stands, up to 3 measurements each: a schedule costs the median of its
     # measurements.
-    again = [rec for rec in records if not rec.is_trial]
+    again = [rec for rec in records if rec.origin == "remeasure"]
     assert r.rounds[0].remeasured == 3 and r.rounds[1].remeasured in (3, 4)
     assert len(again) == sum(x.remeasured for x in r.rounds)
     default = trials[0].schedule_json
     assert trials[0].origin == "default"
     assert any(rec.schedule_json == default and rec.round == 1 for rec in again)
-    assert all(rec.origin == "remeasure" for rec in again)
     assert {rec.schedule_json for rec in again} <= {rec.schedule_json for rec in trials}
+    # Then the final check, last in the log: the 3 fastest and the default, in turns, 3 times.
+    checked = [rec for rec in records if rec.origin == "check"]
+    assert records[-len(checked):] == checked and not any(rec.is_trial for rec in checked)
+    assert len(checked) in (9, 12) and default in {rec.schedule_json for rec in checked}
+    assert r.final_seconds == r.best_seconds
+    assert math.isfinite(r.default_seconds) and math.isfinite(r.search_best_seconds)
+    assert r.best_is_default == (r.best_seconds == r.default_seconds)
     costs = ts.ScheduleCosts()
     for rec in records:
         costs.add(rec)
     assert max(costs.measurements(rec) for rec in records) <= 3
     assert costs.best()[0] == r.best_seconds
+    assert not costs.behind_check(records[costs.best()[1]])
     assert r.best_schedule is not None and r.best_gflops > 0
     assert [p.trial for p in r.curve] == list(range(1, 9))
     assert r.curve[-1].best_seconds == r.best_seconds
@@ -136,23 +144,32 @@ def test_plain_progress_lines_and_the_printed_schedule(tmp_path, capsys):
                **{**FAST, "print_schedule": True})
     out = capsys.readouterr().out
     assert out.startswith("# best of 12 trials: ")
-    assert ", timed again at the end (the search's timings: " in out.splitlines()[0]
+    assert " in the final check (" in out.splitlines()[0]
+    assert "the search's timings of its best: " in out.splitlines()[0]
     assert "def apply_schedule(s):" in out
 
 
-def test_the_best_is_timed_again_at_the_end_and_not_logged(tmp_path):
-    """final_measurements: the log's best timed again at the end (with simulated timings, its
-    own simulated cost, as every timing of it), no record more in the log; 0 leaves it untimed."""
+def test_the_final_check_is_logged_and_agrees_with_steady_timings(tmp_path):
+    """final_measurements: the fastest states and the default timed side by side at the end and
+    logged (origin "check"); with simulated timings (a schedule's own simulated cost, every
+    time) the check agrees with the search; 0 leaves no check."""
     log = tmp_path / "f.jsonl"
     r = autos.tune(small_task(), trials=8, log_file=str(log), **{**FAST, "simulate_ms": 0.1})
     assert r.best_schedule is not None
     assert r.final_seconds == r.best_seconds and r.final_gflops == pytest.approx(r.best_gflops)
+    assert r.search_best_seconds == r.best_seconds
     assert "final_gflops=" in repr(r)
     records, _, _ = ts.read_records(str(log))
-    assert len(records) == sum(x.measured + x.remeasured for x in r.rounds)
-    untimed = autos.tune(small_task(), trials=8, log_file=str(tmp_path / "g.jsonl"),
-                         **{**FAST, "simulate_ms": 0.1, "final_measurements": 0})
-    assert untimed.final_seconds == float("inf") and untimed.final_gflops == 0
+    checks = [rec for rec in records if rec.origin == "check"]
+    assert len(records) == sum(x.measured + x.remeasured for x in r.rounds) + len(checks)
+    assert len(checks) in (9, 12)
+    text = autos._checked_text(r)
+    assert text.startswith(f"{r.final_gflops:.2f} GFLOP/s ({r.final_seconds * 1e3:.3f} ms)")
+    assert "the default" in text
+    unchecked = autos.tune(small_task(), trials=8, log_file=str(tmp_path / "g.jsonl"),
+                           **{**FAST, "simulate_ms": 0.1, "final_measurements": 0})
+    assert unchecked.final_seconds == float("inf") and unchecked.final_gflops == 0
+    assert unchecked.default_seconds == float("inf")
 
 
 @requires_llvm

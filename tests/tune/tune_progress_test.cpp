@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "tune/TuneTestUtil.h"
@@ -65,17 +66,16 @@ TEST(TuneProgress, PlainLinesOffATerminalAndTheScriptAtTheEnd) {
     ASSERT_TRUE(r.best_schedule.has_value());
     EXPECT_NE(out.find(r.best_schedule->to_python()), std::string::npos) << out;
     EXPECT_EQ(out.rfind("# best of 8 trials: ", 0), 0u) << out;
-    // The best timed again at the end, the search's figure beside it.
-    EXPECT_NE(out.find(", timed again at the end (the search's timings: "), std::string::npos)
-        << out;
-    EXPECT_NE(err.find(", timed again at the end (the search's timings: "), std::string::npos)
-        << err;
+    // The final check's figure, the search's beside it.
+    EXPECT_NE(out.find(" in the final check ("), std::string::npos) << out;
+    EXPECT_NE(out.find("the search's timings of its best: "), std::string::npos) << out;
+    EXPECT_NE(err.find(" in the final check ("), std::string::npos) << err;
 }
 
-// At the end the log's best is measured final_measurements times more, and not logged: with
-// simulated timings its figure is the schedule's own simulated cost, which every measurement of
-// it gives; 0 measurements, or a stop, leave it untimed.
-TEST(TuneProgress, TheBestIsTimedAgainAtTheEndAndNotLogged) {
+// At the end the final check times the fastest states and the default side by side,
+// final_measurements times each, and logs it: with simulated timings (a schedule's own
+// simulated cost, every time) it agrees with the search; 0 measurements leave no check.
+TEST(TuneProgress, TheFinalCheckIsLoggedAndAgreesWithSteadyTimings) {
     if (!CostModel::available()) GTEST_SKIP() << "the tuner's cost model needs XGBoost";
     SearchTask task = small_gemm_task(32);
     std::string log = fresh_log("final");
@@ -85,18 +85,90 @@ TEST(TuneProgress, TheBestIsTimedAgainAtTheEndAndNotLogged) {
     ASSERT_TRUE(r.best_schedule.has_value());
     EXPECT_EQ(r.final_seconds, simulated_cost(*r.best_schedule));
     EXPECT_EQ(r.final_seconds, r.best_seconds);
+    EXPECT_EQ(r.search_best_seconds, r.best_seconds);
     EXPECT_DOUBLE_EQ(r.final_gflops, 2.0 * 32 * 32 * 32 / r.final_seconds / 1e9);
-    size_t measured = 0;
+    std::vector<TuningRecord> records = read_records(log).records;
+    ASSERT_EQ(records[0].origin, CandidateOrigin::Default);
+    EXPECT_EQ(r.default_seconds, simulated_cost(task.apply_record(records[0].schedule_json)));
+    EXPECT_EQ(r.best_is_default, r.best_seconds == r.default_seconds);
+    size_t measured = 0, checks = 0;
     for (const TuningRound& round : r.rounds) measured += round.measured + round.remeasured;
-    EXPECT_EQ(read_records(log).records.size(), measured);  // nothing more in the log
+    for (const TuningRecord& rec : records) checks += rec.origin == CandidateOrigin::Check;
+    EXPECT_EQ(records.size(), measured + checks);
+    EXPECT_GE(checks, 3u * 3);  // the 3 fastest (the default among them or beside them)
+    EXPECT_LE(checks, 3u * 4);
+    EXPECT_EQ(checks % 3, 0u);
 
     TuningOptions none = small_options(fresh_log("none"), 8, 4);
     none.measure.simulate_ms = 0.1;
     none.final_measurements = 0;
-    TuningResult untimed = tune(task, none);
-    EXPECT_TRUE(std::isinf(untimed.final_seconds));
-    EXPECT_EQ(untimed.final_gflops, 0);
-    EXPECT_EQ(untimed.best_seconds, r.best_seconds);  // the same search, the same log
+    TuningResult unchecked = tune(task, none);
+    EXPECT_TRUE(std::isinf(unchecked.final_seconds));
+    EXPECT_TRUE(std::isinf(unchecked.default_seconds));
+    EXPECT_EQ(unchecked.final_gflops, 0);
+    EXPECT_EQ(unchecked.best_seconds, r.best_seconds);  // the same search, the same best
+    for (const TuningRecord& rec : read_records(none.log_file).records)
+        EXPECT_NE(rec.origin, CandidateOrigin::Check);
+}
+
+// A best whose one timing fell in a lucky moment (a log whose slowest tuned schedule reads
+// a thousand times fast) loses the final check to the default, which then is the log's best for
+// every reader (ScheduleCosts); resumed with nothing new, the tuning does not check again.
+TEST(TuneProgress, ALuckyBestLosesTheFinalCheckToTheDefault) {
+    if (!CostModel::available()) GTEST_SKIP() << "the tuner's cost model needs XGBoost";
+    SearchTask task = small_gemm_task(32);
+    std::string log = fresh_log("lucky");
+    TuningOptions first = small_options(log, 8, 4);
+    first.measure.simulate_ms = 0.1;
+    first.remeasure_top = 0;  // one record per trial
+    first.final_measurements = 0;
+    tune(task, first);
+    std::vector<TuningRecord> records = read_records(log).records;
+    ASSERT_EQ(records.size(), 8u);
+    ASSERT_EQ(records[0].origin, CandidateOrigin::Default);
+    auto true_cost = [&](const TuningRecord& rec) {
+        return simulated_cost(task.apply_record(rec.schedule_json));
+    };
+    size_t lucky = 1;
+    for (size_t i = 2; i < records.size(); ++i)
+        if (true_cost(records[i]) > true_cost(records[lucky])) lucky = i;
+    ASSERT_GT(true_cost(records[lucky]), true_cost(records[0]));
+    records[lucky].costs = {true_cost(records[lucky]) / 1000};
+    {
+        std::ofstream out(log, std::ios::trunc);
+        for (const TuningRecord& rec : records) out << record_to_json(rec) << "\n";
+    }
+
+    TuningOptions check = small_options(log, 8, 4);
+    check.measure.simulate_ms = 0.1;
+    check.remeasure_top = 1;    // the check: the lucky best and the default
+    check.remeasure_limit = 1;  // no re-measurement on the resume
+    TuningResult r = tune(task, check);
+    EXPECT_EQ(r.search_best_seconds, true_cost(records[lucky]) / 1000);
+    EXPECT_TRUE(r.best_is_default);
+    EXPECT_EQ(r.best_seconds, true_cost(records[0]));
+    EXPECT_EQ(r.final_seconds, r.best_seconds);
+    EXPECT_EQ(r.default_seconds, r.best_seconds);
+    ASSERT_TRUE(r.best_schedule.has_value());
+    EXPECT_EQ(state_key(*r.best_schedule), state_key(task.apply_record(records[0].schedule_json)));
+    std::vector<TuningRecord> after = read_records(log).records;
+    ASSERT_EQ(after.size(), 8u + 2 * 3);
+    for (size_t i = 8; i < after.size(); ++i) {
+        EXPECT_EQ(after[i].origin, CandidateOrigin::Check);
+        EXPECT_EQ(after[i].round, records.back().round);
+        EXPECT_EQ(after[i].schedule_json, records[i % 2 ? 0 : lucky].schedule_json);  // in turns
+    }
+    ScheduleCosts costs;
+    for (const TuningRecord& rec : after) costs.add(rec);
+    ASSERT_TRUE(costs.best().has_value());
+    EXPECT_EQ(costs.best()->record, 0u);  // the default's trial
+    EXPECT_TRUE(costs.behind_check(records[1 == lucky ? 2 : 1]));
+
+    TuningResult again = tune(task, check);
+    EXPECT_EQ(read_records(log).records.size(), after.size());
+    EXPECT_TRUE(again.best_is_default);
+    EXPECT_EQ(again.final_seconds, r.final_seconds);
+    EXPECT_EQ(again.search_best_seconds, r.search_best_seconds);  // the checks left out
 }
 
 // should_stop stops between rounds; what was measured stays in the log.

@@ -58,22 +58,39 @@ TEST(TuneSmallGemm, FindsACorrectScheduleAndReMeasuresTheFastest) {
     EXPECT_NE(trials[15].origin, CandidateOrigin::Random);
 
     // Re-measurements: after each round, of schedules already tried, at most 3 of a round (and
-    // the default) and 3 measurements of a schedule in all.
+    // the default) and 3 measurements of a schedule in all. Then the final check: the 3 fastest
+    // and the default, in turns, 3 times each, in the last round's number, last in the log.
     TuningOptions o = small_options(log, 16);
     std::map<std::string, int> measured;  // schedule -> its records so far
     std::map<int64_t, int> per_round;
+    std::vector<std::string> checked;
     ScheduleCosts costs;
     for (const TuningRecord& rec : read.records) {
         costs.add(rec);
         if (rec.is_trial()) {
             EXPECT_EQ(measured[rec.schedule_json]++, 0);
+            EXPECT_TRUE(checked.empty()) << "a trial after the check";
             continue;
         }
+        if (rec.origin == CandidateOrigin::Check) {
+            EXPECT_EQ(rec.round, 1);
+            EXPECT_GE(measured[rec.schedule_json], 1) << "checked before its trial";
+            checked.push_back(rec.schedule_json);
+            continue;
+        }
+        EXPECT_TRUE(checked.empty()) << "a re-measurement after the check";
         EXPECT_EQ(rec.origin, CandidateOrigin::Remeasure);
         EXPECT_GE(measured[rec.schedule_json], 1) << "re-measured before its trial";
         EXPECT_LT(measured[rec.schedule_json]++, o.remeasure_limit);
         ++per_round[rec.round];
     }
+    ASSERT_GE(checked.size(), 3u * 3);
+    const size_t turn = checked.size() / 3;  // the states of one turn
+    ASSERT_EQ(checked.size(), 3 * turn);
+    EXPECT_LE(turn, static_cast<size_t>(o.remeasure_top + 1));
+    EXPECT_NE(std::find(checked.begin(), checked.end(), trials[0].schedule_json), checked.end())
+        << "the default was not checked";
+    for (size_t i = turn; i < checked.size(); ++i) EXPECT_EQ(checked[i], checked[i - turn]);
     ASSERT_EQ(per_round.size(), 2u) << "each round re-measures its fastest";
     for (const auto& [round, n] : per_round) EXPECT_LE(n, o.remeasure_top + 1);
     EXPECT_EQ(r.rounds[0].remeasured, per_round[0]);
@@ -118,6 +135,7 @@ TEST(TuneSmallGemm, TheDefaultIsReMeasuredWhenItsTimingIsSlow) {
     std::string log = fresh_log("gemm_slow_default");
     TuningOptions first = small_options(log, 8);
     first.remeasure_top = 0;  // one record per trial: the default's only timing is its trial
+    first.final_measurements = 0;
     tune(task, first);
 
     std::vector<TuningRecord> records = read_records(log).records;
@@ -133,6 +151,7 @@ TEST(TuneSmallGemm, TheDefaultIsReMeasuredWhenItsTimingIsSlow) {
 
     TuningOptions more = small_options(log, 24);
     more.remeasure_top = 1;
+    more.final_measurements = 0;
     TuningResult r = tune(task, more);
     ASSERT_EQ(r.rounds.size(), 2u);
     std::map<int64_t, int> default_remeasured;  // round -> re-measurements of the default

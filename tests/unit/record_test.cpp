@@ -219,6 +219,81 @@ TEST(ScheduleCosts, TheMedianOfEachSchedulesMeasurementsChoosesTheBest) {
     EXPECT_DOUBLE_EQ(curve[2].best_seconds, 1.25e-3);
 }
 
+// A final check (records of origin "check", one round of one task) decides among the schedules
+// it timed by its timings alone; the task's schedules it did not time rank behind them, and
+// behind any schedule first measured after it; a later check decides again; another task's
+// schedules are not moved.
+TEST(ScheduleCosts, AFinalCheckDecidesAmongTheSchedulesItTimed) {
+    SearchTask task("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)}, Target("llvm"));
+    SearchTask other("matmul", {int64_t(16), int64_t(16), int64_t(16), Float(32)},
+                     Target("llvm -num-cores=1"));
+    const auto check = CandidateOrigin::Check;
+    auto in_round = [](TuningRecord r, int64_t round) {
+        r.round = round;
+        return r;
+    };
+    ScheduleCosts costs;
+    costs.add(in_round(timed(task, 2, 1.0e-3, CandidateOrigin::Default), 0));  // 0: the default
+    costs.add(in_round(timed(task, 4, 0.5e-3), 0));                            // 1: lucky
+    costs.add(in_round(timed(task, 8, 0.7e-3), 0));                            // 2: never checked
+    costs.add(in_round(timed(other, 2, 0.1e-3), 0));                           // 3: another task
+    EXPECT_EQ(costs.best()->record, 3u);
+    ScheduleCosts one_task;  // the same log without the other task
+    auto add_all = [&](const TuningRecord& r) {
+        costs.add(r);
+        if (r.task_key() == task.key()) one_task.add(r);
+    };
+    one_task.add(in_round(timed(task, 2, 1.0e-3, CandidateOrigin::Default), 0));
+    one_task.add(in_round(timed(task, 4, 0.5e-3), 0));
+    one_task.add(in_round(timed(task, 8, 0.7e-3), 0));
+    EXPECT_EQ(one_task.best()->record, 1u);
+    // The check: the lucky one and the default, in turns.
+    for (double lucky : {1.2e-3, 1.3e-3, 1.25e-3}) {
+        add_all(in_round(timed(task, 4, lucky, check), 0));
+        add_all(in_round(timed(task, 2, 0.9e-3, check), 0));
+    }
+    ASSERT_TRUE(one_task.best().has_value());
+    EXPECT_EQ(one_task.best()->record, 0u);  // the default, at its check's median
+    EXPECT_DOUBLE_EQ(one_task.best()->seconds, 0.9e-3);
+    TuningRecord lucky_trial = timed(task, 4, 1);
+    TuningRecord unchecked = timed(task, 8, 1);
+    EXPECT_DOUBLE_EQ(one_task.cost(lucky_trial), 1.25e-3);  // the check's timings alone
+    EXPECT_EQ(one_task.measurements(lucky_trial), 3);
+    EXPECT_TRUE(one_task.behind_check(unchecked));  // 0.7 ms, from before the check
+    EXPECT_FALSE(one_task.behind_check(lucky_trial));
+    std::vector<ScheduleCosts::Best> ranking = one_task.ranking();
+    ASSERT_EQ(ranking.size(), 3u);
+    EXPECT_EQ(ranking[1].record, 1u);
+    EXPECT_EQ(ranking[2].record, 2u);
+    EXPECT_EQ(costs.best()->record, 3u);  // the other task's schedule is not moved
+    EXPECT_FALSE(costs.behind_check(timed(other, 2, 1)));
+
+    // A schedule first measured after the check competes with the checked ones by its median.
+    add_all(in_round(timed(task, 16, 0.95e-3), 1));
+    EXPECT_EQ(one_task.best()->record, 0u);
+    add_all(in_round(timed(task, 32, 0.8e-3), 1));
+    EXPECT_DOUBLE_EQ(one_task.best()->seconds, 0.8e-3);
+    // A later check: the 0.8 ms find and the default; everything else behind.
+    for (int turn = 0; turn < 3; ++turn) {
+        add_all(in_round(timed(task, 32, 0.85e-3, check), 1));
+        add_all(in_round(timed(task, 2, 1.1e-3, check), 1));
+    }
+    EXPECT_DOUBLE_EQ(one_task.best()->seconds, 0.85e-3);
+    EXPECT_TRUE(one_task.behind_check(lucky_trial));
+    EXPECT_FALSE(one_task.behind_check(timed(task, 2, 1)));
+    EXPECT_DOUBLE_EQ(one_task.cost(timed(task, 2, 1)), 1.1e-3);
+    // A failed check timing does not count; a schedule whose check timings all failed has none.
+    ScheduleCosts failed;
+    failed.add(in_round(timed(task, 2, 1.0e-3, CandidateOrigin::Default), 0));
+    failed.add(in_round(timed(task, 4, 0.5e-3), 0));
+    failed.add(in_round(timed(task, 4, 0, check), 0));
+    failed.add(in_round(timed(task, 2, 0.9e-3, check), 0));
+    EXPECT_TRUE(std::isinf(failed.cost(lucky_trial)));
+    EXPECT_EQ(failed.ranking().size(), 1u);
+    EXPECT_EQ(failed.best()->record, 0u);
+    EXPECT_FALSE(timed(task, 4, 1, check).is_trial());
+}
+
 // Layout rewrite: a task with a constant input lists it (in its JSON and its records, which
 // round-trip), its DAG differs from the workload's without it, the record's steps carry the
 // layout (pre_transform replays), and a record without the field (written before it) reads

@@ -27,7 +27,7 @@ constexpr std::array<std::pair<MeasureError, const char*>, 12> kErrors = {{
     {MeasureError::WorkerError, "worker_error"},
 }};
 
-constexpr std::array<std::pair<CandidateOrigin, const char*>, 7> kOrigins = {{
+constexpr std::array<std::pair<CandidateOrigin, const char*>, 8> kOrigins = {{
     {CandidateOrigin::Manual, "manual"},
     {CandidateOrigin::CostModel, "cost_model"},
     {CandidateOrigin::Random, "random"},
@@ -35,6 +35,7 @@ constexpr std::array<std::pair<CandidateOrigin, const char*>, 7> kOrigins = {{
     {CandidateOrigin::Crossover, "crossover"},
     {CandidateOrigin::Remeasure, "remeasure"},
     {CandidateOrigin::Default, "default"},
+    {CandidateOrigin::Check, "check"},
 }};
 
 template <typename Table, typename E>

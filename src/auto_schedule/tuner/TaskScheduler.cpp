@@ -192,6 +192,14 @@ bool any(const std::vector<bool>& v) {
     return std::find(v.begin(), v.end(), true) != v.end();
 }
 
+// The scheduling's end: each task's final check (unless it was stopped), then the objective.
+void finish(const std::vector<std::unique_ptr<SchedulableTask>>& tasks,
+            const std::vector<double>& weights, TaskSchedulerResult& result) {
+    if (result.stop_reason != "stopped")
+        for (const std::unique_ptr<SchedulableTask>& task : tasks) task->check_best();
+    result.objective = weighted_latency(tasks, weights);
+}
+
 // A step whose round is done: its task marked exhausted if it is, the step's trials and objective
 // filled in, the step recorded and reported. False when the round measured nothing without
 // being exhausted (the task's should_stop interrupted it): the scheduling stops.
@@ -275,7 +283,7 @@ public:
             if (!go_on) break;
         }
         result.trials = trials;
-        result.objective = weighted_latency(tasks_, weights_);
+        finish(tasks_, weights_, result);
         return result;
     }
 
@@ -371,7 +379,7 @@ TaskSchedulerResult schedule_tasks(const std::vector<std::unique_ptr<Schedulable
         if (!go_on) break;
     }
     result.trials = trials;
-    result.objective = weighted_latency(tasks, weights);
+    finish(tasks, weights, result);
     return result;
 }
 
@@ -474,6 +482,10 @@ private:
 };
 
 }  // namespace
+
+void TuningTask::check_best() {
+    tuner_->check_best();
+}
 
 std::unique_ptr<TaskRound> TuningTask::prepare_round(int64_t max_trials) {
     return std::make_unique<TuningTaskRound>(*tuner_, max_trials);

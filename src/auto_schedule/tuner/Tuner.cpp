@@ -463,26 +463,67 @@ void Tuner::report_round() {
     if (options_.on_progress) options_.on_progress(p);
 }
 
-// The log's best timed again at the end: final_measurements measurements of it as the tuner's
-// re-measurements are made (the tuning's measurer: its worker, its reference), not logged; their
-// median. Its figure in the log is the median of timings that made it the best of many, some
-// taken long before: the search keeps whichever schedule's timings fell lowest, on a machine
-// whose speed moves (docs/tuning.md, "What the tuner reports").
-void Tuner::time_best_again() {
-    if (options_.final_measurements < 1 || !history_.best_schedule || stop_reason_ == "stopped")
+// The tuning's final check (TuningOptions::final_measurements): the fastest few states
+// (remeasure_top, at least the best) and the default schedule (when the log has it), timed in
+// turns, final_measurements times each, and logged as one check (origin "check", the last
+// round's number). The search's costs are medians of timings taken minutes or hours apart, and
+// its best is the state whose timings fell lowest among hundreds: the check's are side by side,
+// and they decide (ScheduleCosts, Record.h). A task checked since its last trial is not checked
+// again.
+void Tuner::check_best() {
+    ScheduleCosts search;  // the search's own figures: its records without the checks'
+    for (const TuningRecord& r : history_.records)
+        if (r.origin != CandidateOrigin::Check) search.add(r);
+    if (std::optional<ScheduleCosts::Best> b = search.best()) search_best_seconds_ = b->seconds;
+    if (options_.final_measurements < 1 || history_.successes.empty() || stop_reason_ == "stopped")
         return;
-    std::vector<MeasureInput> batch(static_cast<size_t>(options_.final_measurements),
-                                    {*history_.best_schedule, CandidateOrigin::Remeasure});
+    if (history_.records.back().origin == CandidateOrigin::Check) {  // nothing new since
+        note_check();
+        return;
+    }
+    auto is_default = [&](const TuningHistory::Success& s) {
+        return history_.records[s.record].origin == CandidateOrigin::Default;
+    };
+    const auto& successes = history_.successes;
+    std::vector<const TuningHistory::Success*> states;
+    const size_t top = static_cast<size_t>(std::max(1, options_.remeasure_top));
+    for (size_t i = 0; i < successes.size(); ++i)
+        if (i < top || is_default(successes[i])) states.push_back(&successes[i]);
+    std::vector<MeasureInput> batch;
+    for (int r = 0; r < options_.final_measurements; ++r)
+        for (const TuningHistory::Success* s : states)
+            batch.push_back({s->state.schedule, CandidateOrigin::Check});
     std::vector<MeasureResult> results;
     try {
         results = measurer_->run(make_measure_request(task_, batch, options_.measure));
     } catch (const Error&) {
-        return;  // the tuning is in the log; its result says the best was not timed again
+        return;  // the tuning is in the log; its result says the best was not checked
     }
-    std::vector<double> costs;
-    for (const MeasureResult& r : results)
-        if (r.ok() && std::isfinite(r.mean_cost())) costs.push_back(r.mean_cost());
-    if (!costs.empty()) final_seconds_ = summarize_samples(costs).median;
+    std::vector<TuningRecord> records;
+    std::vector<std::optional<Schedule>> schedules;
+    const int64_t round = history_.next_round - 1;
+    for (size_t i = 0; i < batch.size(); ++i) {
+        const TuningRecord& trial = history_.records[states[i % states.size()]->record];
+        records.push_back(make_record(task_, batch[i], results[i], options_.seed, round));
+        records.back().schedule_json = trial.schedule_json;  // as remeasure() keeps it
+        schedules.push_back(batch[i].schedule);
+    }
+    log_.append(records);
+    history_.add(task_, std::move(records), schedules, threads_);
+    note_check();
+}
+
+// The check's figures for result(): the best's and the default's medians in it.
+void Tuner::note_check() {
+    for (const TuningHistory::Success& s : history_.successes) {
+        if (s.behind) break;
+        const TuningRecord& trial = history_.records[s.record];
+        if (&s == &history_.successes.front()) {
+            final_seconds_ = s.seconds;
+            best_is_default_ = trial.origin == CandidateOrigin::Default;
+        }
+        if (trial.origin == CandidateOrigin::Default) default_seconds_ = s.seconds;
+    }
 }
 
 TuningResult Tuner::result() {
@@ -496,6 +537,10 @@ TuningResult Tuner::result() {
     r.best_gflops = gflops(r.best_seconds);
     r.final_seconds = final_seconds_;
     r.final_gflops = gflops(final_seconds_);
+    r.default_seconds = default_seconds_;
+    r.best_is_default = best_is_default_;
+    r.search_best_seconds =
+        std::isfinite(search_best_seconds_) ? search_best_seconds_ : history_.best_seconds;
     r.trials = history_.trials();
     r.resumed_trials = resumed_;
     for (const TuningRecord& rec : history_.records) r.errors += rec.is_trial() && !rec.ok();
@@ -604,7 +649,7 @@ TuningResult tune(const SearchTask& task, const TuningOptions& options) {
         while (!tuner.finished())
             if (!tuner.run_round()) break;
     }
-    tuner.time_best_again();
+    tuner.check_best();
     return tuner.result();
 }
 

@@ -28,6 +28,7 @@ struct TuningHistory {
     /// A state measured without error, with what its measurements say it costs.
     struct Success {
         double seconds = 0;    ///< the median of its measurements (ScheduleCosts)
+        bool behind = false;   ///< behind its task's last check (ScheduleCosts::behind_check)
         size_t record = 0;     ///< its trial's index in `records`
         int measurements = 1;  ///< its trial and its re-measurements (failed ones included)
         SearchState state;
@@ -35,8 +36,8 @@ struct TuningHistory {
     std::vector<TuningRecord> records;      ///< the task's, in log order (re-measurements too)
     std::unordered_set<std::string> keys;   ///< state_key of every measured state
     std::vector<MeasuredProgram> programs;  ///< one per trial: what the model trains on
-    /// The states measured without error, fastest first (the search's seeds; the first is the
-    /// best).
+    /// The states measured without error, fastest first as ScheduleCosts ranks them (the
+    /// search's seeds; the first is the best).
     std::vector<Success> successes;
     ScheduleCosts costs;        ///< every schedule's cost, over `records`
     int64_t next_round = 0;     ///< one past the last round recorded
@@ -77,6 +78,7 @@ struct TuningHistory {
 private:
     void add_success(double seconds, const Schedule& schedule);
     void remeasured(const TuningRecord& r);
+    void rerank();
     int64_t trials_ = 0;
 };
 
@@ -166,8 +168,9 @@ public:
     void run_rounds_ahead();
     void stop(const char* reason) { stop_reason_ = reason; }
     bool stop_requested();
-    /// Times the log's best again (TuningOptions::final_measurements), for result().
-    void time_best_again();
+    /// The final check (TuningOptions::final_measurements; Tuner.cpp), logged; its figures for
+    /// result().
+    void check_best();
     TuningResult result();
 
     // For the task scheduler.
@@ -207,7 +210,12 @@ private:
     std::vector<MeasuredProgram> batch_programs_;
     std::vector<TuningRound> rounds_;
     std::string stop_reason_;
-    double final_seconds_ = std::numeric_limits<double>::infinity();  // time_best_again()
+    void note_check();
+    // check_best(): the search's best before it, the best's and the default's medians in it.
+    double search_best_seconds_ = std::numeric_limits<double>::infinity();
+    double final_seconds_ = std::numeric_limits<double>::infinity();
+    double default_seconds_ = std::numeric_limits<double>::infinity();
+    bool best_is_default_ = false;
     // Rounds prepared and not completed: their candidates' keys, trials and count.
     std::unordered_set<std::string> in_flight_keys_;
     int64_t in_flight_trials_ = 0;

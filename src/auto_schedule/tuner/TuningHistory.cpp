@@ -2,6 +2,8 @@
 // records, the keys of the measured states, the programs the model trains on, the fastest states
 // that seed the search, the next round's number.
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include "TunerInternal.h"
 #include "tessel/Error.h"
@@ -39,6 +41,7 @@ void TuningHistory::add(const SearchTask& task, std::vector<TuningRecord> batch,
     for (size_t i = 0; i < batch.size(); ++i)
         if (batch[i].is_trial()) trial_schedules[i] = schedules[i];
     std::vector<FeatureMatrix> features = features_of(task, trial_schedules, threads);
+    bool checked = false;
     for (size_t i = 0; i < batch.size(); ++i) {
         TuningRecord& r = batch[i];
         next_round = std::max(next_round, r.round + 1);
@@ -46,6 +49,7 @@ void TuningHistory::add(const SearchTask& task, std::vector<TuningRecord> batch,
         records.push_back(std::move(r));
         const TuningRecord& rec = records.back();
         if (!rec.is_trial()) {
+            checked = checked || rec.origin == CandidateOrigin::Check;
             remeasured(rec);
             continue;
         }
@@ -63,18 +67,19 @@ void TuningHistory::add(const SearchTask& task, std::vector<TuningRecord> batch,
         }
         if (rec.ok() && schedules[i]) add_success(seconds, *schedules[i]);
     }
+    if (checked) rerank();  // a check moves the states it did not time behind
 }
 
 namespace {
 
 bool faster(const TuningHistory::Success& a, const TuningHistory::Success& b) {
-    return a.seconds < b.seconds || (a.seconds == b.seconds && a.record < b.record);
+    return std::tie(a.behind, a.seconds, a.record) < std::tie(b.behind, b.seconds, b.record);
 }
 
 }  // namespace
 
 void TuningHistory::add_success(double seconds, const Schedule& schedule) {
-    Success s{seconds, records.size() - 1, 1, SearchState{schedule, -1, "measured", 0, {}}};
+    Success s{seconds, false, records.size() - 1, 1, SearchState{schedule, -1, "measured", 0, {}}};
     successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster), std::move(s));
     if (seconds < best_seconds) last_improvement = trials();
     best_seconds = successes.front().seconds;
@@ -89,12 +94,34 @@ void TuningHistory::remeasured(const TuningRecord& r) {
     Success s = std::move(*it);
     successes.erase(it);
     s.seconds = costs.cost(r);
+    s.behind = costs.behind_check(r);
     s.measurements += 1;
     successes.insert(std::upper_bound(successes.begin(), successes.end(), s, faster), std::move(s));
     // Neither a slower re-measurement of the best (another state may become the best) nor a
     // faster one is a trial that improved the best: early stopping counts trials.
     best_seconds = successes.front().seconds;
     best_schedule = successes.front().state.schedule;
+}
+
+// Every state's cost and rank again, after a check (ScheduleCosts): the check timed some states
+// anew and put the others behind them. A state whose check timings all failed has no cost
+// left and is no longer a success.
+void TuningHistory::rerank() {
+    std::vector<Success> all = std::move(successes);
+    successes.clear();
+    for (Success& s : all) {
+        const TuningRecord& r = records[s.record];
+        s.seconds = costs.cost(r);
+        s.behind = costs.behind_check(r);
+        if (std::isfinite(s.seconds)) successes.push_back(std::move(s));
+    }
+    std::sort(successes.begin(), successes.end(), faster);
+    best_seconds =
+        successes.empty() ? std::numeric_limits<double>::infinity() : successes.front().seconds;
+    if (successes.empty())
+        best_schedule.reset();
+    else
+        best_schedule = successes.front().state.schedule;
 }
 
 std::vector<SearchState> TuningHistory::epoch_states(size_t n) const {

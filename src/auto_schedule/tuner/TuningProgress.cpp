@@ -87,12 +87,20 @@ void ProgressPrinter::finish(const TuningResult& r, const std::string& task) {
     if (verbose_ < 1) return;
     if (tty_ && open_line_) std::cerr << "\n";
     open_line_ = false;
-    // The best's figure: timed again at the end where it was (TuningResult::final_seconds),
-    // with the search's own timings beside it.
+    // The best's figure: the final check's where it ran (TuningResult::final_seconds), with the
+    // default's beside it and the search's own figure for its best.
     std::string best = best_text(r.best_gflops, r.best_seconds);
-    if (std::isfinite(r.final_seconds))
-        best = best_text(r.final_gflops, r.final_seconds) +
-               ", timed again at the end (the search's timings: " + best + ")";
+    if (std::isfinite(r.final_seconds)) {
+        auto gflops = [&](double s) { return r.flops > 0 ? r.flops / s / 1e9 : 0; };
+        best = best_text(r.final_gflops, r.final_seconds) + " in the final check (";
+        if (r.best_is_default)
+            best += "the default schedule; ";
+        else if (std::isfinite(r.default_seconds))
+            best +=
+                "the default: " + best_text(gflops(r.default_seconds), r.default_seconds) + "; ";
+        best += "the search's timings of its best: " +
+                best_text(gflops(r.search_best_seconds), r.search_best_seconds) + ")";
+    }
     std::cerr << "tune " << task << ": " << r.trials << " trials (" << r.stop_reason << "), best "
               << best << ", " << format_duration(r.seconds) << "\n"
               << std::flush;

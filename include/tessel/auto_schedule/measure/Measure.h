@@ -75,9 +75,13 @@ enum class CandidateOrigin : uint8_t {
     /// The task's rule-based default schedule (op::default_schedule_rules): the tuner's first
     /// trial (TuningOptions::measure_default), so that a tuned best is never slower than it.
     Default,
+    /// A measurement of the tuning's final check (not a trial): the fastest schedules and the
+    /// default timed side by side, in turns, at the end of a tuning; the check's timings decide
+    /// which of them is the best (ScheduleCosts, Record.h).
+    Check,
 };
 
-/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure", "default".
+/// "manual", "cost_model", "random", "mutation", "crossover", "remeasure", "default", "check".
 const char* candidate_origin_name(CandidateOrigin origin);
 /// The origin named `name`; nullopt for an unknown name.
 std::optional<CandidateOrigin> candidate_origin_from_name(const std::string& name);

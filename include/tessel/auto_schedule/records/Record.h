@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessel/auto_schedule/measure/Measure.h"
@@ -66,8 +67,11 @@ struct TuningRecord {
 
     /// Measured without error, with at least one cost.
     bool ok() const { return error == MeasureError::None && !costs.empty(); }
-    /// A trial: a candidate's first measurement; false for a re-measurement (origin Remeasure).
-    bool is_trial() const { return origin != CandidateOrigin::Remeasure; }
+    /// A trial: a candidate's first measurement; false for a re-measurement (origin Remeasure)
+    /// and a measurement of the final check (origin Check).
+    bool is_trial() const {
+        return origin != CandidateOrigin::Remeasure && origin != CandidateOrigin::Check;
+    }
     /// The mean of costs (infinity when !ok()).
     double mean_cost() const;
     /// "<workload key> <target> <dag hash>", as SearchTask::key() of its task.
@@ -136,6 +140,14 @@ std::vector<TuningRecord> trial_records(const std::vector<TuningRecord>& records
 /// its task (task_key) and its steps (schedule_json). Records are added in the log's order; the
 /// fastest schedule so far is known after each.
 ///
+/// A tuning's final check (records of origin Check, one round of one task: Tuner.h) times the
+/// fastest few schedules and the default side by side; its timings are the only fair comparison
+/// of them, so they decide. A checked schedule costs the median of its check's timings alone,
+/// and the schedules its task had before the check that it did not time rank behind those it
+/// did, and behind every schedule first measured after it: the best of hundreds of noisy timings
+/// (which a check found slower than the default) does not come back as the best, while a later
+/// tuning's faster find still does. A later check of the task decides again.
+///
 ///   ScheduleCosts costs;
 ///   for (const TuningRecord& r : log.records) costs.add(r);
 ///   costs.best();   // the fastest schedule's cost and the index of its first record
@@ -152,9 +164,13 @@ public:
     double cost(const TuningRecord& record) const;
     /// Successful measurements of the record's schedule.
     int measurements(const TuningRecord& record) const;
-    /// The fastest schedule so far, over all tasks added; nullopt while no record succeeded.
+    /// Whether the record's schedule ranks behind its task's last check (the class comment):
+    /// measured before that check and not timed in it.
+    bool behind_check(const TuningRecord& record) const;
+    /// The fastest schedule so far (those behind a check after the rest), over all tasks added;
+    /// nullopt while no record succeeded.
     std::optional<Best> best() const;
-    /// Every schedule with a successful record, fastest first.
+    /// Every schedule with a successful record, fastest first (as best() ranks them).
     std::vector<Best> ranking() const;
 
 private:
@@ -162,10 +178,16 @@ private:
         size_t first = 0;
         std::vector<double> samples;  // mean costs of its successful records
         double cost = std::numeric_limits<double>::infinity();
+        int64_t check = -1;   // the round of its task's check that timed it (-1: none)
+        bool behind = false;  // measured before its task's last check, not timed in it
     };
+    using Rank = std::tuple<bool, double, size_t>;  // (behind, cost, first record)
     static std::string key(const TuningRecord& record);
+    static Rank rank(const Entry& e) { return {e.behind, e.cost, e.first}; }
+    void begin_check(const std::string& task_key, int64_t round);
     std::map<std::string, Entry> entries_;
-    std::set<std::pair<double, size_t>> order_;  // (cost, first record) of successful schedules
+    std::map<std::string, int64_t> checks_;  // task key -> the round of its last check
+    std::set<Rank> order_;                   // the successful schedules
     size_t added_ = 0;
 };
 

@@ -109,6 +109,10 @@ public:
     /// its candidates. A round left uncompleted (destroyed) is forgotten. The default, for a task
     /// that cannot search ahead: a round whose complete() runs tune_round(max_trials).
     virtual std::unique_ptr<TaskRound> prepare_round(int64_t max_trials);
+    /// Once the scheduling ends (not stopped): the task's final check (Tuner.h: a TuningTask
+    /// times its fastest states and the default side by side, and the check decides its best).
+    /// The default: nothing.
+    virtual void check_best() {}
 
     int64_t trials() const;
     double best_seconds() const;
@@ -163,7 +167,9 @@ double weighted_latency(const std::vector<std::unique_ptr<SchedulableTask>>& tas
                         const std::vector<double>& weights);
 
 /// Tunes `tasks` with `weights` (one each, > 0) until options.trials trials are spent (see the
-/// file comment). RuntimeError for bad options or weights. `on_step` is called after each step.
+/// file comment), then (unless should_stop stopped it) checks each task's best
+/// (SchedulableTask::check_best); the result's objective is the one after the checks.
+/// RuntimeError for bad options or weights. `on_step` is called after each step.
 TaskSchedulerResult schedule_tasks(
     const std::vector<std::unique_ptr<SchedulableTask>>& tasks, const std::vector<double>& weights,
     const TaskSchedulerOptions& options,
@@ -195,6 +201,7 @@ public:
     int64_t trials_since_improvement() const override;
     TaskRoundOutcome tune_round(int64_t max_trials) override;
     std::unique_ptr<TaskRound> prepare_round(int64_t max_trials) override;
+    void check_best() override;
 
     const SearchTask& task() const;
     /// The task's tuning as tune() reports it (best schedule, curve, this run's rounds).

@@ -30,12 +30,16 @@
 //     TuningOptions::shared_cost_model is set) before the next round's search;
 //  6. restart (restart_after): when the epoch's best has stalled, a new epoch begins: the model
 //     forgets the task's programs and the search's seeds are the new epoch's measured states.
-// At the end (unless should_stop stopped it), the log's best is timed again, final_measurements
-// times, and not logged: TuningResult::final_seconds, a figure taken after the search and free of
-// its choice among many timings. The log's own figure for it (best_seconds) is the median of the
-// timings that made it the best, taken minutes or hours before. Both are the tuning process's:
-// on a machine whose speed moves, a later process may see less (docs/tuning.md, "What the
-// tuner reports").
+// At the end (unless should_stop stopped it), the final check: the fastest few states
+// (remeasure_top) and the default schedule are timed side by side, in turns, final_measurements
+// times each, and logged (origin "check"). The search's costs are medians of timings taken
+// minutes or hours apart, and its best is the state whose timings fell lowest among hundreds
+// (on a machine whose speed moves, a few percent below what it runs at); the check's timings
+// are taken together, and they decide: a checked state costs the median of its check's timings,
+// the states it did not time rank behind (ScheduleCosts, Record.h). So a tuned best that is
+// slower than the default side by side is not the log's best: the default is. TuningResult has
+// the check's figures (final_seconds, default_seconds) and the search's (search_best_seconds);
+// a later process may still see less than either (docs/tuning.md, "What the tuner reports").
 // A trial is one distinct candidate sent to measurement, failures included; re-measurements are
 // not trials. No state is a trial twice: the search skips every state whose step list
 // (state_key) is in the log.
@@ -158,8 +162,9 @@ struct TuningOptions {
     /// Search each round before the one before it is recorded, so that the search can run while
     /// that round measures on a cluster (see "Searching ahead" in the file comment).
     bool search_ahead = false;
-    /// At the end, measure the log's best this many times more (as re-measurements are made),
-    /// not logged: TuningResult::final_seconds is their median (0: not timed again).
+    /// The final check (the file comment): the fastest states and the default schedule timed
+    /// this many times each, in turns, and logged; their medians decide the log's best
+    /// (TuningResult::final_seconds, default_seconds; 0: no check).
     int final_measurements = 3;
     MeasureOptions measure;  ///< how candidates are built and timed (TVM's timing defaults)
     /// Where candidates are measured (MeasureRunner.h); none: a LocalMeasureRunner of this
@@ -226,8 +231,8 @@ struct TuningOptions {
         v.integer("min_programs", s.cost_model.min_programs, 1, 1 << 20, search,
                   "successful programs before the cost model trains");
         v.integer("final_measurements", s.final_measurements, 0, 1 << 16, kTune,
-                  "at the end, the log's best is timed again this many times, not logged "
-                  "(final_seconds; 0: not)");
+                  "the final check: the fastest states and the default timed side by side "
+                  "this many times each, logged; they decide the best (0: no check)");
     }
 };
 
@@ -246,11 +251,19 @@ struct TuningResult {
     /// Its cost in the log: the median of the search's timings of it (ScheduleCosts).
     double best_seconds = std::numeric_limits<double>::infinity();
     double best_gflops = 0;
-    /// The best schedule timed again at the end of the run (TuningOptions::final_measurements;
-    /// the median), after the search. Infinity (0 GFLOP/s) when it was not timed
-    /// again (none asked, no best, stopped) or the timing failed.
+    /// The best schedule's median in the final check (TuningOptions::final_measurements), which
+    /// chose it. Infinity (0 GFLOP/s) when there was no check (none asked, no success, stopped)
+    /// or it failed.
     double final_seconds = std::numeric_limits<double>::infinity();
     double final_gflops = 0;
+    /// The default schedule's median in the final check (infinity when it was not checked: the
+    /// log has no successful default trial, or no check ran).
+    double default_seconds = std::numeric_limits<double>::infinity();
+    /// The best schedule is the default (the check found none of the search's faster).
+    bool best_is_default = false;
+    /// The search's best before the final check: the median of its timings in the search (the
+    /// figure the progress lines printed).
+    double search_best_seconds = std::numeric_limits<double>::infinity();
     double flops = 0;                     ///< the task's floating-point operations per run
     int64_t trials = 0;                   ///< trials of the task in the log, after this run
     int64_t resumed_trials = 0;           ///< of which were in the log before it
