@@ -1096,16 +1096,38 @@ std::vector<TilePlan> choose_tiles(Schedule& s, const DAGAnalysis& a,
 // 0.32 against 0.42 ms), at 14 x 14 as fast, stride 2 (28 x 28 in) 1.27 x slower.
 constexpr int64_t kConvGemmMinPixels = 196;
 
-// Whether `op` is a float32 1 x 1 NCHW conv2d over at least kConvGemmMinPixels output pixels:
-// conv_as_gemm's checks before any reindexing.
-bool pointwise_conv_over_many_pixels(const Operation& op) {
+// Whether the GEMM's register tile of a 1 x 1 conv with 32 vector registers (AVX-512: 12 rows of
+// the weight, each K input channels long) reads more of the weight a panel than L1 holds. On a
+// 2-core Zen 4 (32 KiB of L1), the vector-axis tile then ran faster, the weights constant
+// (interleaved, 7-11 rounds): 1024 -> 256 and 1024 -> 512 at 14 x 14 1.19-1.28 x and 1.23-1.5 x,
+// 2048 -> 512 at 14 x 14 1.29 x, 1024 -> 256 at 28 x 28 1.16 x; with rows within L1, 256 -> 1024
+// at 14 x 14 and 512 -> 128 at 28 x 28 ran alike, 128 -> 512 at 28 x 28 1.2 x slower. With
+// AVX2's 16 registers (6 rows), the vector-axis tile ran 2.6-3 x slower than the GEMM there, also
+// where the rows outgrow L1 (2048 -> 512 at 14 x 14, AVX2 code on the same Zen 4).
+bool gemm_rows_outgrow_l1(const Operation& op, int64_t pixels, const Target& target) {
+    const ComputeOpNode* c = as_compute(op);
+    const Type dtype = op_output(op, 0).dtype();
+    const int64_t lanes = target.vector_lanes(dtype), l1 = target.l1d_cache_bytes();
+    if (vector_registers(lanes, dtype) < 32 || l1 <= 0) return false;
+    const int64_t m = as_const_int(c->axis[1].dom().extent).value_or(0);
+    int64_t k = 1;
+    for (const IterVar& r : c->reduce_axis) k *= as_const_int(r.dom().extent).value_or(0);
+    const GemmTile t = gemm_tile(m, pixels, k, dtype, target);
+    return t.mr * k * (dtype.bits / 8) > l1;
+}
+
+// Whether `op` is a float32 1 x 1 NCHW conv2d over at least kConvGemmMinPixels output pixels
+// whose GEMM tile's weight rows fit L1 (gemm_rows_outgrow_l1): conv_as_gemm's checks before any
+// reindexing.
+bool pointwise_conv_over_many_pixels(const Operation& op, const Target& target) {
     const std::optional<ImplicitGemmLayout> layout = implicit_gemm_layout(op);
     if (!layout || layout->consumer_order.front() != 1 || op_output(op, 0).dtype() != Float(32))
         return false;
     const ComputeOpNode* c = as_compute(op);
     int64_t pixels = 1;
     for (size_t d : {0, 2, 3}) pixels *= as_const_int(c->axis[d].dom().extent).value_or(0);
-    return internal::conv_window(op) == 1 && pixels >= kConvGemmMinPixels;
+    return internal::conv_window(op) == 1 && pixels >= kConvGemmMinPixels &&
+           !gemm_rows_outgrow_l1(op, pixels, target);
 }
 
 // The product a 1 x 1 NCHW conv2d `op` (pointwise_conv_over_many_pixels) is reindexed into when
@@ -1176,7 +1198,7 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<bool> convs_as_gemms(static_cast<size_t>(a.num_ops()), false);
     for (int i = 0; i < a.num_ops(); ++i) {
         const Operation& op = a.ops()[static_cast<size_t>(i)];
-        if (tiled(a, i) && pointwise_conv_over_many_pixels(op))
+        if (tiled(a, i) && pointwise_conv_over_many_pixels(op, target))
             products[static_cast<size_t>(i)] = reindexed_gemm(s, op);
         convs_as_gemms[static_cast<size_t>(i)] = products[static_cast<size_t>(i)].has_value();
     }

@@ -67,7 +67,8 @@ TEST(OpConv, NchwRowsOutsideTheChannelBlocksForALargeInput) {
 // A 1 x 1 NCHW conv over 196 output pixels or more runs as the CPU GEMM (reindexed: output
 // channels x pixels over input channels), its epilogue (bias and ReLU) computing the product in
 // its register tiles; strides 1 and 2, two images (pixels of both in one axis), a channel count
-// no tile divides. Below 196 pixels it keeps the vector-axis tile.
+// no tile divides. Below 196 pixels it keeps the vector-axis tile, and where the GEMM tile's rows
+// of the weight outgrow L1 with AVX-512 (gemm_rows_outgrow_l1).
 TEST(OpConv, NchwPointwiseAsAGemm) {
     auto reindexed = [](const Schedule& s) {
         return s.to_python().find("reindex") != std::string::npos;
@@ -89,6 +90,17 @@ TEST(OpConv, NchwPointwiseAsAGemm) {
     }
     Tensor x = placeholder({1, 8, 8, 8}), w = placeholder({16, 8, 1, 1});  // 64 pixels
     EXPECT_FALSE(reindexed(op::default_schedule({op::conv2d_nchw(x, w)}, Target("llvm"))));
+
+    // With AVX-512's 32 registers, where the GEMM tile's 12 rows of the weight (700 input
+    // channels: 33.6 KB) outgrow L1, the vector-axis tile; not with a larger L1, nor with AVX2's
+    // 16 registers (6 rows).
+    Tensor big = placeholder({1, 700, 14, 14}), wide = placeholder({24, 700, 1, 1});
+    Tensor y = op::conv2d_nchw(big, wide);
+    Schedule small_l1 = op::default_schedule({y}, Target("llvm -mcpu=skylake-avx512 -l1d=32K"));
+    EXPECT_FALSE(reindexed(small_l1)) << small_l1.to_python();
+    expect_matches_reference(small_l1, 700);
+    EXPECT_TRUE(reindexed(op::default_schedule({y}, Target("llvm -mcpu=skylake-avx512 -l1d=48K"))));
+    EXPECT_TRUE(reindexed(op::default_schedule({y}, Target("llvm -mcpu=znver3 -l1d=32K"))));
 }
 
 // conv2d on blocked activations: blocks of 8 and 16 input channels, output blocks of 16 and 32
