@@ -121,10 +121,14 @@ TEST(MeasurePrebuilt, TheSimulatedWorkerBuildsWhenAsked) {
     o.simulate_builds = true;
     EXPECT_TRUE(measure_options_from_json(measure_options_to_json(o)).simulate_builds);
     o.build_timeout_seconds = 60;
-    std::vector<MeasureResult> built = Measurer(o).measure(task, {good});
+    std::vector<MeasureResult> built = Measurer(o).measure(task, {good, good});
     ASSERT_TRUE(built[0].ok()) << built[0].error_message;
     EXPECT_GT(built[0].build_seconds, 0);
     EXPECT_EQ(built[0].costs, plain[0].costs);
+    // A schedule given twice in one request is built once (its copy's build took no time).
+    ASSERT_TRUE(built[1].ok()) << built[1].error_message;
+    EXPECT_EQ(built[1].build_seconds, 0);
+    EXPECT_EQ(built[1].costs, plain[0].costs);
     // ...and the hanging one is a build timeout, under a short limit not to wait long.
     o.build_timeout_seconds = 0.2;
     std::vector<MeasureResult> hung = Measurer(o).measure(task, {hanging});

@@ -15,7 +15,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "auto_schedule/measure/MeasureInternal.h"
 #include "runtime/RealTimePriority.h"
@@ -185,19 +187,32 @@ int build_thread_count(const MeasureOptions& options) {
 std::vector<BuiltCandidate> build_candidates(const SearchTask& task,
                                              const std::vector<MeasureInput>& inputs, int threads,
                                              double timeout_seconds) {
+    // A schedule given more than once (a final check times each state several times) is built
+    // once; its copies' build took no time.
     std::vector<MeasureInput> to_build;
-    std::vector<size_t> where;
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (!inputs[i].built) {
-            to_build.push_back(inputs[i]);
-            where.push_back(i);
-        }
+    std::vector<size_t> where(inputs.size(), SIZE_MAX);  // the input's build in to_build
+    std::vector<bool> copy(inputs.size(), false);
+    std::unordered_map<std::string, size_t> first;  // a schedule's text and fault -> its build
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].built) continue;
+        std::string key = std::to_string(static_cast<int>(inputs[i].test_fault)) + " " +
+                          inputs[i].schedule.to_json();
+        auto [it, fresh] = first.try_emplace(std::move(key), to_build.size());
+        where[i] = it->second;
+        copy[i] = !fresh;
+        if (fresh) to_build.push_back(inputs[i]);
+    }
     std::vector<BuiltCandidate> out(inputs.size());
     std::vector<BuiltCandidate> built;
     if (!to_build.empty()) built = build_all(task, std::move(to_build), threads, timeout_seconds);
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (inputs[i].built) out[i] = *inputs[i].built;
-    for (size_t k = 0; k < where.size(); ++k) out[where[k]] = std::move(built[k]);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].built) {
+            out[i] = *inputs[i].built;
+            continue;
+        }
+        out[i] = built[where[i]];
+        if (copy[i]) out[i].seconds = 0;
+    }
     return out;
 }
 

@@ -251,7 +251,9 @@ public:
     Measurer(const Measurer&) = delete;
     Measurer& operator=(const Measurer&) = delete;
 
-    /// Measures `inputs` of `task`; one result per input, in order. Throws (RuntimeError) only
+    /// Measures `inputs` of `task`; one result per input, in order (a schedule given more than
+    /// once is built once and timed once per input: its copies' build_seconds are 0). Throws
+    /// (RuntimeError) only
     /// when the task itself cannot be measured: no worker program, a reference that cannot be
     /// computed or that fails its check.
     std::vector<MeasureResult> measure(const SearchTask& task,
@@ -269,7 +271,8 @@ private:
 
 /// Builds `inputs` of `task` as a Measurer's build stage would (options.build_threads threads,
 /// each build under options.build_timeout_seconds); one result per input, in order. An input
-/// built already is returned as it is.
+/// built already is returned as it is; a schedule given more than once (with the same test
+/// fault) is built once, its copies' seconds 0.
 std::vector<BuiltModule> build_modules(const SearchTask& task,
                                        const std::vector<MeasureInput>& inputs,
                                        const MeasureOptions& options);
