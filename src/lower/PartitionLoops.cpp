@@ -4,6 +4,8 @@
 #include "tessel/lower/PartitionLoops.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include "PassUtil.h"
@@ -11,6 +13,7 @@
 #include "tessel/arith/Interval.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IROperator.h"
 #include "tessel/ir/IRVisitor.h"
 
 namespace tessel {
@@ -239,6 +242,67 @@ bool worth_splitting(const For* op, int parts) {
     return work.guarded * 2 >= work.total && work.loops * (parts - 1) <= kMaxCopiedLoops;
 }
 
+/// Where the conjunct `c` (a comparison of integers) holds as a bound on `v`: {true, b} for
+/// v >= b, {false, b} for v < b, b free of v; nothing unless `c` is linear in `v` (a constant
+/// coefficient: a convolution's window row times its dilation).
+std::optional<std::pair<bool, Expr>> bound_on(const Expr& c, const Var& v) {
+    Expr e;  // c as e < 0
+    if (const auto* op = c.as<LT>())
+        e = Sub::make(op->a, op->b);
+    else if (const auto* op = c.as<LE>())
+        e = Sub::make(Sub::make(op->a, op->b), make_one(op->a.type()));
+    else if (const auto* op = c.as<GT>())
+        e = Sub::make(op->b, op->a);
+    else if (const auto* op = c.as<GE>())
+        e = Sub::make(Sub::make(op->b, op->a), make_one(op->a.type()));
+    if (!e.defined() || !e.type().is_int() || !e.type().is_scalar() || e.type() != v.type())
+        return std::nullopt;
+    Type t = v.type();
+    e = simplify(e);
+    Expr r = simplify(substitute(e, v, make_zero(t)));
+    // e = a * v + r for a constant a, checked by simplifying e - a * v - r to zero.
+    std::optional<int64_t> a = as_const_int(simplify(Sub::make(substitute(e, v, make_one(t)), r)));
+    if (!a || *a == 0 ||
+        !is_zero(simplify(Sub::make(Sub::make(e, Mul::make(make_const(t, *a), v)), r))))
+        return std::nullopt;
+    if (*a > 0)  // v < -r / a: v <= floor((-r - 1) / a)
+        return std::make_pair(false,
+                              simplify(floordiv(Sub::make(Sub::make(make_zero(t), r), make_one(t)),
+                                                make_const(t, *a)) +
+                                       1));
+    // -a v > r: v >= floor(r / -a) + 1
+    return std::make_pair(true, simplify(floordiv(r, make_const(t, -*a)) + 1));
+}
+
+/// Whether every leaf statement of a loop body sits under a guard with the conjunct `c` (the same
+/// node).
+bool all_under(const Stmt& body, const Expr& c) {
+    bool all = true;
+    std::function<void(const Stmt&, bool)> walk = [&](const Stmt& s, bool under) {
+        if (!all || !s.defined()) return;
+        if (const auto* f = s.as<For>()) return walk(f->body, under);
+        if (const auto* l = s.as<LetStmt>()) return walk(l->body, under);
+        if (const auto* a = s.as<Allocate>()) return walk(a->body, under);
+        if (const auto* a = s.as<AttrStmt>()) return walk(a->body, under);
+        if (const auto* q = s.as<Seq>()) {
+            for (const Stmt& x : q->stmts) walk(x, under);
+            return;
+        }
+        if (const auto* i = s.as<IfThenElse>()) {
+            std::vector<Expr> conjuncts;
+            split_conjuncts(i->condition, &conjuncts);
+            bool here = under || std::any_of(conjuncts.begin(), conjuncts.end(),
+                                             [&](const Expr& k) { return k.same_as(c); });
+            walk(i->then_case, here);
+            walk(i->else_case, under);
+            return;
+        }
+        all = all && under;
+    };
+    walk(body, false);
+    return all;
+}
+
 /// Decides guards under the ranges of the enclosing loops and partitions loops around them.
 class LoopPartitioner : public IRMutator {
 public:
@@ -271,6 +335,16 @@ protected:
         return IRMutator::visit(op);
     }
 
+    // A skippable guard (kSkippableGuardAttr) decided here goes; one left undecided goes too,
+    // its statement then running unguarded.
+    Stmt visit(const AttrStmt* op) override {
+        const auto* guard = op->body.as<IfThenElse>();
+        if (op->key != kSkippableGuardAttr || !guard || guard->else_case.defined())
+            return IRMutator::visit(op);
+        if (is_zero(decide(guard->condition))) return internal::make_noop_stmt();
+        return mutate(guard->then_case);
+    }
+
     Stmt visit(const LetStmt* op) override {
         Expr value = mutate(op->value);
         scope_[op->var.get()] = bounds_of(value, scope_);
@@ -286,6 +360,9 @@ private:
     Expr decide(const Expr& cond);
     /// The loop of `op` as it is partitioned (see visit(For)).
     Stmt partition(const For* op);
+    /// `op` over the part of its range where the guards around its whole body can hold (bounds
+    /// in the enclosing loops' variables), or undefined (see the header).
+    Stmt narrow(const For* op);
     /// `if (P) op' else op`, op' without the guards that P makes true for every iteration of the
     /// loop nest, or undefined when no guard can be taken out of `op` (see the header).
     Stmt unswitch(const For* op);
@@ -439,6 +516,8 @@ Stmt LoopPartitioner::partition(const For* op) {
         if (body.same_as(op->body)) return op;
         return For::make(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag);
     }
+    if (op->kind == ForKind::Serial && !in_threads_ && *extent > 1)
+        if (Stmt n = narrow(op); n.defined()) return n;
     int64_t lo = *min, hi = *min + *extent;
     auto [b, e] = splittable && *extent > 1 ? main_range(op, lo, hi) : std::make_pair(lo, hi);
     if ((b != lo || e != hi) && !worth_splitting(op, 1 + (b > lo) + (e < hi))) {
@@ -457,6 +536,49 @@ Stmt LoopPartitioner::partition(const For* op) {
     const auto* f = out.as<For>();
     if (f && f->body.same_as(op->body) && b == lo && e == hi) return op;
     return out;
+}
+
+Stmt LoopPartitioner::narrow(const For* op) {
+    const int64_t lo = *as_const_int(op->min), hi = lo + *as_const_int(op->extent);
+    CandidateCollector collector(op->loop_var);
+    collector.visit(op->body);
+    Type t = op->loop_var.type();
+    Expr first = make_const(t, lo), end = make_const(t, hi);
+    std::vector<const IRNode*> taken;
+    for (const Candidate& c : collector.candidates) {
+        if (assumed_.count(c.cond.get()) || uses_any(c.cond, c.inner) ||
+            holds(c, op->loop_var, lo, hi - 1) || !all_under(op->body, c.cond))
+            continue;
+        auto bound = bound_on(c.cond, op->loop_var);
+        if (!bound) continue;
+        // A bound the enclosing loops fix (a part of a split loop) is a constant.
+        Expr b = bound->second;
+        Interval i = bounds_of(b, scope_);
+        if (i.min.defined() && i.max.defined() && as_const_int(i.min) && as_const_int(i.max) &&
+            *as_const_int(i.min) == *as_const_int(i.max))
+            b = i.min;
+        if (bound->first)
+            first = Max::make(first, b);
+        else
+            end = Min::make(end, b);
+        taken.push_back(c.cond.get());
+    }
+    if (taken.empty()) return Stmt();
+    first = simplify(first);
+    end = simplify(end);
+    Expr extent = simplify(Max::make(Sub::make(end, first), make_zero(t)));
+    if (as_const_int(first) && as_const_int(extent)) {  // constant: partition it as any other
+        if (*as_const_int(extent) == 0) return internal::make_noop_stmt();
+        Stmt part = For::make(op->loop_var, first, extent, op->kind, op->body, op->thread_tag);
+        return partition(part.as<For>());
+    }
+    for (const IRNode* k : taken) assumed_.insert(k);
+    scope_[op->loop_var.get()] = Interval(make_const(t, lo), make_const(t, hi - 1));
+    Stmt body = mutate(op->body);
+    scope_.erase(op->loop_var.get());
+    for (const IRNode* k : taken) assumed_.erase(k);
+    if (internal::is_noop_stmt(body)) return body;
+    return For::make(op->loop_var, first, extent, op->kind, body, op->thread_tag);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // conv2d (NCHW and NHWC: stride 2 on odd inputs, dilation 2, groups 3; blocked NCHW[x]c),
 // depthwise conv2d and conv2d_transpose under their default CPU and GPU schedules.
 #include "op/OpTestUtil.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/op/Conv.h"
 #include "tessel/op/Elementwise.h"
 
@@ -227,6 +228,52 @@ TEST(OpConv, NchwcBlockedActivations) {
             << text;
         if (outside) expect_matches_reference(b, 128);
     }
+}
+
+// The taps on the zero padding are skipped, not multiplied (ScheduleOps' padding guard,
+// partition_loops): in the blocked 3 x 3 tile at 7 x 7 (2 blocks x 7 columns, AVX-512), the
+// window's row loop runs over the rows inside the input (the output row loop split into its first
+// row, the middle and its last, each running the window rows inside: [1, 3), [0, 3), [0, 2)), and
+// the window's first and last columns leave out the tile's first and last column (6, 7 and 6
+// columns under the three parts of the window's column loop). No guard is left; the results are
+// the definition's.
+TEST(OpConv, NchwcTapsOnThePaddingSkipped) {
+    Tensor x = placeholder({1, 2, 7, 7, 16}), w = placeholder({2, 2, 3, 3, 16, 16});
+    Tensor y = op::conv2d_nchwc(x, w, op::conv_params(1, 1));
+    Schedule s = op::default_schedule({y}, Target("llvm -mcpu=skylake-avx512"));
+    LowerOptions o;
+    o.stop_after = "partition_loops";
+    LoweredFunc f = lower(s, {x, w, y}, Target("llvm -mcpu=skylake-avx512"), "main", o);
+    const std::string ir = to_string(f);
+    std::vector<int64_t> columns;  // the unrolled tile's column loops inside the reduction
+    std::vector<std::pair<int64_t, int64_t>> rows;  // the window row loops' ranges
+    int guards = 0;
+    post_order_visit(f.body, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::IfThenElse) ++guards;
+        if (n->node_type != IRNodeType::For) return;
+        const auto* loop = static_cast<const For*>(n);
+        if (loop->loop_var.name() == "ry")
+            rows.emplace_back(as_const_int(loop->min).value_or(-1),
+                              as_const_int(loop->extent).value_or(-1));
+        if (loop->loop_var.name() == "rx")
+            post_order_visit(loop->body, [&](const IRNode* m) {
+                const auto* c =
+                    m->node_type == IRNodeType::For ? static_cast<const For*>(m) : nullptr;
+                if (c && c->loop_var.name().rfind("i3", 0) == 0)
+                    columns.push_back(as_const_int(c->extent).value_or(-1));
+            });
+    });
+    using Rows = std::vector<std::pair<int64_t, int64_t>>;
+    EXPECT_EQ(rows, (Rows{{1, 2}, {0, 3}, {0, 2}})) << ir;
+    EXPECT_EQ(columns, (std::vector<int64_t>{6, 7, 6, 6, 7, 6, 6, 7, 6})) << ir;
+    EXPECT_EQ(guards, 0) << ir;
+    expect_matches_reference(s, 2 * 16 * 9);
+    // NCHW, stride 2 on an odd input, dilation 2 and asymmetric padding: as the definition.
+    Tensor xn = placeholder({1, 5, 9, 11}), wn = placeholder({32, 5, 3, 3});
+    expect_default_cpu_matches({op::conv2d_nchw(xn, wn, op::conv_params(2, 1))}, 45);
+    op::Conv2DParams dilated = op::conv_params(1, 2, 2);
+    dilated.padding = {2, 1, 0, 2};
+    expect_default_cpu_matches({op::conv2d_nchw(xn, wn, dilated)}, 45);
 }
 
 TEST(OpConv, NchwcLayoutErrors) {

@@ -236,5 +236,64 @@ TEST(PartitionLoops, LoopsWithBarriersSplitButAreNotUnswitched) {
     EXPECT_EQ(count_nodes(out, IRNodeType::Evaluate), 2) << out;  // one barrier per part
 }
 
+/// A convolution's window row loop (ry) under the guard that skips its taps on the padding: the
+/// output row `f % 7` of a fused loop that cannot be split on it, a window of 3 rows dilated by
+/// `dilation` over 7 input rows with `dilation` rows of padding on each side.
+Stmt window_rows(const Var& A, const Var& B, const Var& f, const Var& ry, int64_t dilation,
+                 bool unguarded_store = false) {
+    Var rx("rx");
+    Expr row = floormod(f, 7) + ry * int(dilation);
+    Expr inside = row >= int(dilation) && row < int(7 + dilation);
+    Stmt update = Store::make(B, load(B, f) + load(A, row * 3 + rx), f);
+    Stmt body = IfThenElse::make(inside, update);
+    if (unguarded_store) body = Seq::make({body, Store::make(B, load(B, f) * 0.5f, f)});
+    return sfor(f, 0, 14, sfor(ry, 0, 3, sfor(rx, 0, 3, body)));
+}
+
+/// The (last) For of `v` in `s`, or nullptr.
+const For* loop_of(const Stmt& s, const Var& v) {
+    const For* found = nullptr;
+    post_order_visit(s, [&](const IRNode* n) {
+        if (n->node_type == IRNodeType::For && static_cast<const For*>(n)->loop_var.same_as(v))
+            found = static_cast<const For*>(n);
+    });
+    return found;
+}
+
+TEST(PartitionLoops, WindowRowsNarrowedToTheRowsInsideTheInput) {
+    for (int64_t dilation : {1, 2}) {
+        SCOPED_TRACE(dilation);
+        Var A("A", Handle()), B("B", Handle()), f("f"), ry("ry");
+        Stmt in = window_rows(A, B, f, ry, dilation);
+        Stmt out = partition_loops(in);
+        // ry runs from max(0, ...) to min(3, ...) of the output row; no guard is left.
+        const For* narrowed = loop_of(out, ry);
+        ASSERT_TRUE(narrowed) << out;
+        EXPECT_FALSE(as_const_int(narrowed->min)) << out;
+        EXPECT_FALSE(as_const_int(narrowed->extent)) << out;
+        EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 0) << out;
+        test::expect_same_results(in, out,
+                                  {{A, Float(32), (7 + 2 * dilation) * 3}, {B, Float(32), 14}});
+    }
+}
+
+TEST(PartitionLoops, WindowRowsAreNotNarrowedWhereAStatementIsOutsideTheGuard) {
+    Var A("A", Handle()), B("B", Handle()), f("f"), ry("ry");
+    Stmt in = window_rows(A, B, f, ry, 1, /*unguarded_store=*/true);
+    Stmt out = partition_loops(in);
+    // The unguarded store runs on every row: ry is split (constant parts), the first and last
+    // keeping the guard on the output row.
+    int parts = 0;
+    post_order_visit(out, [&](const IRNode* n) {
+        const auto* loop = n->node_type == IRNodeType::For ? static_cast<const For*>(n) : nullptr;
+        if (!loop || !loop->loop_var.same_as(ry)) return;
+        ++parts;
+        EXPECT_TRUE(as_const_int(loop->min) && as_const_int(loop->extent)) << out;
+    });
+    EXPECT_EQ(parts, 3) << out;
+    EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 2) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 27}, {B, Float(32), 14}});
+}
+
 }  // namespace
 }  // namespace tessel

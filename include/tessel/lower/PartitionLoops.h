@@ -27,6 +27,14 @@
 // guarded statements, are considered on their own: a convolution's padding copy computed inside
 // its reduction loops gets its row and column loops split, not every tile loop above it
 // (docs/perf/conv-build-time.md).
+// Narrowing (outside thread loops): a Serial loop with constant bounds whose every statement
+// sits under a guard conjunct linear in the loop variable (a constant coefficient) and free of
+// the variables bound inside the loop runs over the range where the conjunct holds instead,
+// bounds in the enclosing loops' variables: `for ry in [0, 3): if (h + ry >= 1 && h + ry < 15)`
+// becomes `for ry in [max(0, 1 - h), min(3, 15 - h))`, without the guard. This is tried before
+// splitting: a split on such a guard leaves it in the head and tail parts wherever `h` is not
+// fixed. Bounds that the enclosing ranges fix (a part of a split `h` loop) are constants, and the
+// loop is then partitioned over the narrowed constant range as any other.
 // Vectorized and thread-bound loops are never split (their bodies are still simplified), nor are
 // loops with symbolic bounds. Loops with constant bounds split even when they hold barriers:
 // every thread of a block runs the same parts.
@@ -48,6 +56,13 @@
 #include "tessel/ir/IR.h"
 
 namespace tessel {
+
+/// The AttrStmt key of a skippable guard: `attr skippable_guard: if (c) body`, a guard whose
+/// statement does the same whether or not it runs where `c` is false (ScheduleOps' padding guard:
+/// an update adding zero). partition_loops splits and narrows loops on it as on any guard, and
+/// then removes it: where the loops' ranges do not decide `c`, the statement runs unguarded, so
+/// that no such guard is left as a branch in the generated code.
+inline constexpr const char* kSkippableGuardAttr = "skippable_guard";
 
 /// Partitions the loops of `s` around their guards (see the file comment).
 Stmt partition_loops(const Stmt& s);

@@ -24,6 +24,15 @@ enum class SchedulePart : uint8_t {
 /// initialisation nest (over the data-parallel loops inside the first reduction loop) and an
 /// update nest, split guards as `if likely(cond)` around the innermost statements.
 ///
+/// A sum whose term reads a zero padding as a factor (a convolution's window over its padded
+/// input: the padding stage read, or its `if_then_else(c, x, 0)` inlined) updates under the
+/// padding's condition `if (c)`, in a schedule without thread bindings (a CPU's): the taps on the
+/// padding are skipped rather than multiplied by zero. Conjuncts of `c` on the stage's vectorized
+/// loops are left out; partition_loops takes the rest out of the loops (docs/operators.md,
+/// "Taps on the padding"). A skipped tap whose other factor is infinite or NaN would have added
+/// NaN: the result then differs from the definition's, as oneDNN's and PyTorch's convolutions,
+/// which never multiply the padding, do.
+///
 /// `args` lists the tensors the caller passes (every placeholder the DAG reads, every output, in
 /// any order; other stages may be listed too and are then written to the caller's buffer).
 /// The result accesses buffers with BufferLoad/BufferStore. Throws ScheduleError for arguments
