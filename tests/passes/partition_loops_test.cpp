@@ -295,5 +295,27 @@ TEST(PartitionLoops, WindowRowsAreNotNarrowedWhereAStatementIsOutsideTheGuard) {
     test::expect_same_results(in, out, {{A, Float(32), 27}, {B, Float(32), 14}});
 }
 
+TEST(PartitionLoops, TwoTilesOfARowAreCutBetweenTheirEdges) {
+    // A row of 14 columns in two tiles of 7 (t), a window of 3 columns (rx) over a padding of 1:
+    // the first tile meets the left edge, the second the right, no tile neither.
+    Var A("A", Handle()), B("B", Handle()), t("t"), rx("rx"), c("c");
+    Expr col = t * 7 + c + rx;
+    Stmt update = Store::make(B, load(B, t * 7 + c) + load(A, col), t * 7 + c);
+    Stmt in = sfor(t, 0, 2,
+                   sfor(rx, 0, 3,
+                        For::make(c, 0, 7, ForKind::Unrolled,
+                                  IfThenElse::make(col >= 1 && col <= 14, update))));
+    Stmt out = partition_loops(in);
+    const auto* parts = out.as<Seq>();
+    ASSERT_TRUE(parts && parts->stmts.size() == 2) << out;
+    for (size_t p = 0; p < 2; ++p) {
+        const auto* tile = parts->stmts[p].as<For>();
+        ASSERT_TRUE(tile && is_const_int(tile->min, int64_t(p)) && is_const_int(tile->extent, 1))
+            << out;
+    }
+    EXPECT_EQ(count_nodes(out, IRNodeType::IfThenElse), 0) << out;
+    test::expect_same_results(in, out, {{A, Float(32), 16}, {B, Float(32), 14}});
+}
+
 }  // namespace
 }  // namespace tessel

@@ -19,6 +19,10 @@
 // removed), and parts left without effect are dropped. Inner loops are partitioned inside each
 // part with the outer ranges known, so the example above becomes io in [0, 31) guard-free, and
 // for io = 31 the loop ii in [0, 8) guard-free (ii in [8, 32) does nothing and is dropped).
+// A Serial loop (outside thread loops) with no main range but a head where one conjunct holds
+// ending where a tail where another does begins (`t * 7 + c + rx >= 1` true from t = 1, `<= 14` up to
+// t = 0: a row's two tiles under a window's padding) is cut there into two parts, each partitioned
+// on its own.
 // A split copies the loop's whole body once per part, so a loop is split only where it pays: at
 // least half of its body's work (leaf statements weighted by the iterations of the loops around
 // them) is under guards on its variable, and the split copies at most 8 loops (loops in the body
