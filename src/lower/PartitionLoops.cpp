@@ -20,23 +20,8 @@ namespace tessel {
 
 namespace {
 
-/// `c` without `likely` hints at the top.
-Expr strip_likely(const Expr& c) {
-    const auto* call = c.as<Call>();
-    if (call && call->op == Intrinsic::likely) return strip_likely(call->args[0]);
-    return c;
-}
-
-/// The conjuncts of `c` (likely hints stripped).
-void split_conjuncts(const Expr& c, std::vector<Expr>* out) {
-    Expr e = strip_likely(c);
-    if (const auto* a = e.as<And>()) {
-        split_conjuncts(a->a, out);
-        split_conjuncts(a->b, out);
-    } else {
-        out->push_back(e);
-    }
-}
+using internal::split_conjuncts;
+using internal::strip_likely;
 
 /// A guard conjunct that depends on the loop variable, with the ranges of the loops and lets
 /// between the loop and the guard.

@@ -88,6 +88,22 @@ Expr fold_product(const std::vector<Expr>& extents, Type t) {
     return p;
 }
 
+Expr strip_likely(const Expr& c) {
+    const auto* call = c.as<Call>();
+    if (call && call->op == Intrinsic::likely) return strip_likely(call->args[0]);
+    return c;
+}
+
+void split_conjuncts(const Expr& c, std::vector<Expr>* out) {
+    Expr e = strip_likely(c);
+    if (const auto* a = e.as<And>()) {
+        split_conjuncts(a->a, out);
+        split_conjuncts(a->b, out);
+    } else {
+        out->push_back(e);
+    }
+}
+
 Expr lane_of(const Expr& e, int k) {
     if (e.type().is_scalar()) return e;
     if (const auto* r = e.as<Ramp>())

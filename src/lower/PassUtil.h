@@ -37,6 +37,11 @@ Expr fold_product(const std::vector<Expr>& extents, Type t);
 /// threads of a block).
 bool has_thread_sync(const Stmt& s);
 
+/// `c` without `likely` hints at the top.
+Expr strip_likely(const Expr& c);
+/// Appends the conjuncts of `c` (likely hints stripped) to `out`.
+void split_conjuncts(const Expr& c, std::vector<Expr>* out);
+
 /// Lane `k` of a vector expression as a scalar expression (Ramp, Broadcast, Cast, unpredicated
 /// Load, arithmetic, comparisons, And/Or/Not), or undefined where it cannot be written.
 Expr lane_of(const Expr& e, int k);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../schedule/ScheduleInternal.h"
+#include "PassUtil.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/Equality.h"
 #include "tessel/ir/IRMutator.h"
@@ -600,15 +601,7 @@ Expr NestBuilder::padding_guard(int i) {
         if (st.iters[id].annotation == IterAnnotation::Vectorize)
             lanes.push_back(bounds_[i].iter_vars[id]);
     std::vector<Expr> conjuncts;
-    std::function<void(const Expr&)> split = [&](const Expr& c) {
-        if (const auto* a = c.as<And>()) {
-            split(a->a);
-            split(a->b);
-        } else {
-            conjuncts.push_back(c);
-        }
-    };
-    split(simplify(lower_expr(i, zero)));
+    internal::split_conjuncts(simplify(lower_expr(i, zero)), &conjuncts);
     Expr guard;
     for (const Expr& c : conjuncts) {
         if (is_one(c) ||
