@@ -131,8 +131,9 @@ LoweredFunc lower_for(const Schedule& s, const std::vector<Tensor>& args, const 
             verify_annotated_extents(s, &bounds);
         }
     });
-    pass.run("schedule_ops", &f,
-             [&](LoweredFunc* g) { *g = schedule_ops(s, args, name, std::move(bounds), part); });
+    pass.run("schedule_ops", &f, [&](LoweredFunc* g) {
+        *g = schedule_ops(s, args, name, std::move(bounds), part, options.skip_padding_taps);
+    });
     pass.run("simplify", &f, [](LoweredFunc* g) { g->body = simplify(g->body); });
     pass.run("inject_virtual_threads", &f,
              [&](LoweredFunc* g) { g->body = inject_virtual_threads(g->body, max_unroll); });

@@ -146,9 +146,10 @@ Expr zero_outside(const Expr& e) {
 class NestBuilder {
 public:
     NestBuilder(const Schedule& s, const std::vector<Tensor>& args, std::vector<StageBounds> bounds,
-                SchedulePart part)
+                SchedulePart part, bool skip_padding_taps)
         : s_(s),
           part_(part),
+          skip_padding_taps_(skip_padding_taps),
           bounds_(std::move(bounds)),
           bodies_(inlined_bodies(s)),
           buffers_(s.stages().size()),
@@ -197,6 +198,7 @@ private:
 
     const Schedule& s_;
     SchedulePart part_;
+    bool skip_padding_taps_;
     std::vector<StageBounds> bounds_;
     std::vector<std::vector<Expr>> bodies_;
     std::vector<std::vector<Buffer>> buffers_;  ///< per stage, per output
@@ -587,7 +589,8 @@ Stmt NestBuilder::update_into(int i, const std::vector<Buffer>& into,
 Expr NestBuilder::padding_guard(int i) {
     const auto* red = bodies_[i][0].as<Reduce>();
     const CommReducer& comb = red->combiner;
-    if (comb.num_values() != 1 || !is_zero_value(comb->identity[0]) || binds_threads(s_))
+    if (!skip_padding_taps_ || comb.num_values() != 1 || !is_zero_value(comb->identity[0]) ||
+        binds_threads(s_))
         return Expr();
     const auto* add = comb->result[0].as<Add>();
     if (!add || !((add->a.same_as(comb->lhs[0]) && add->b.same_as(comb->rhs[0])) ||
@@ -1348,9 +1351,9 @@ private:
 
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
                          const std::string& name, std::vector<StageBounds> bounds,
-                         SchedulePart part) {
+                         SchedulePart part, bool skip_padding_taps) {
     if (bounds.empty()) bounds = infer_bounds(s);
-    LoweredFunc f = NestBuilder(s, args, std::move(bounds), part).build(name);
+    LoweredFunc f = NestBuilder(s, args, std::move(bounds), part, skip_padding_taps).build(name);
     f.body = BindLanes().mutate(f.body);
     return f;
 }

@@ -31,7 +31,8 @@ enum class SchedulePart : uint8_t {
 /// loops are left out; partition_loops takes the rest out of the loops (docs/operators.md,
 /// "Taps on the padding"). A skipped tap whose other factor is infinite or NaN would have added
 /// NaN: the result then differs from the definition's, as oneDNN's and PyTorch's convolutions,
-/// which never multiply the padding, do.
+/// which never multiply the padding, do. `skip_padding_taps` false leaves the guard out
+/// (LowerOptions::skip_padding_taps).
 ///
 /// `args` lists the tensors the caller passes (every placeholder the DAG reads, every output, in
 /// any order; other stages may be listed too and are then written to the caller's buffer).
@@ -48,6 +49,6 @@ enum class SchedulePart : uint8_t {
 /// besides its transformed copy or the copy does not cover the whole weight).
 LoweredFunc schedule_ops(const Schedule& s, const std::vector<Tensor>& args,
                          const std::string& name, std::vector<StageBounds> bounds = {},
-                         SchedulePart part = SchedulePart::Kernel);
+                         SchedulePart part = SchedulePart::Kernel, bool skip_padding_taps = true);
 
 }  // namespace tessel

@@ -96,6 +96,7 @@ std::string SearchSpace::check(const Schedule& s) const {
         }
         LowerOptions lo;
         lo.stop_after = "partition_loops";
+        lo.skip_padding_taps = false;
         lower(s, task_.dag().args(), task_.target(), "main", lo);
     } catch (const ScheduleError& e) {
         return reason(e.what());
