@@ -511,8 +511,9 @@ Stmt LoopPartitioner::partition(const For* op) {
         if (Stmt n = narrow(op); n.defined()) return n;
     int64_t lo = *min, hi = *min + *extent, cut = lo;
     auto [b, e] = splittable && *extent > 1 ? main_range(op, lo, hi, &cut) : std::make_pair(lo, hi);
-    // No main range, but a head where one guard holds before a tail where another does (a row's
-    // two tiles: the first with the padding's left edge, the second with its right): the two
+    // No main range, but a head where one guard holds ending where a tail where another holds
+    // begins (a row's two tiles: the first with the padding's left edge, the second with its
+    // right): the two
     // parts, each partitioned on its own. Serial loops outside thread loops only: a parallel
     // loop cut so runs two parallel regions, one of them a single iteration (a blocked conv
     // 4-8 % slower).
