@@ -280,19 +280,19 @@ void NestBuilder::pass_pre_transformed() {
         if (!st.pre_transform) continue;
         const Tensor w = op_inputs(st.op).at(0);
         const int p = s_.stage_of(w);
-        const std::vector<Expr> shape = as_placeholder(w.op())->shape;
+        // (A copy of the weight has its shape; a transform of it, its own.)
+        const std::vector<Expr> shape = op_output(st.op, 0).shape();
         const StageBounds& b = bounds_[i];
-        // The stage covers the whole weight (its storage may be padded past the end: a padded
-        // tile's reads there are clamped to the last point, so they never leave the weight).
+        // The stage covers the whole transformed weight (its storage may be padded past the end:
+        // a padded tile's reads there are clamped to the last point, so they never leave it).
         for (size_t d = 0; d < shape.size(); ++d) {
             auto have = as_const_int(b.storage_extent[d]), want = as_const_int(shape[d]);
             if (!is_zero(b.region_min[d]) || !have || !want || *have < *want)
                 TESSEL_THROW(ScheduleError)
                     << "lower: pre-transformed stage '" << st.name() << "' covers "
                     << to_string(b.storage_extent[d]) << " from " << to_string(b.region_min[d])
-                    << " of axis " << d << " of '" << w.name() << "' (extent "
-                    << to_string(shape[d])
-                    << "); its readers must read the whole weight, of constant shape";
+                    << " of its axis " << d << " (extent " << to_string(shape[d]) << ", of '"
+                    << w.name() << "'); its readers must read the whole weight, of constant shape";
         }
         for (size_t c = 0; c < s_.stages().size(); ++c) {
             const Stage& r = s_.stages()[c];

@@ -202,6 +202,136 @@ Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
         name);
 }
 
+namespace {
+
+// Winograd's F(2 x 2, 3 x 3) (Lavin and Gray, 2015): Bᵀ d B of a 4 x 4 input tile, G g Gᵀ of a
+// 3 x 3 filter, Aᵀ m A of their product's 4 x 4 tile. A row of each matrix as its non-zero
+// entries (column, coefficient).
+using WinogradRow = std::vector<std::pair<int, double>>;
+const WinogradRow kWinogradBt[4] = {
+    {{0, 1}, {2, -1}}, {{1, 1}, {2, 1}}, {{2, 1}, {1, -1}}, {{1, 1}, {3, -1}}};
+const WinogradRow kWinogradG[4] = {
+    {{0, 1}}, {{0, 0.5}, {1, 0.5}, {2, 0.5}}, {{0, 0.5}, {1, -0.5}, {2, 0.5}}, {{2, 1}}};
+const WinogradRow kWinogradAt[2] = {{{0, 1}, {1, 1}, {2, 1}}, {{1, 1}, {2, -1}, {3, -1}}};
+
+// Σ coefficient · at(column) over a row (sums and differences where the coefficient is ±1).
+Expr winograd_sum(const WinogradRow& row, const std::function<Expr(int)>& at) {
+    Expr e;
+    for (const auto& [col, coef] : row) {
+        Expr v = at(col);
+        if (coef != 1 && coef != -1) v = v * make_const(v.type(), coef);
+        if (!e.defined())
+            e = coef == -1 ? make_const(v.type(), 0.0) - v : v;
+        else
+            e = coef == -1 ? e - v : e + v;
+    }
+    return e;
+}
+
+// values[i] for an index i in [0, values.size()): a chain of selects, which folds to one value
+// once the loop over i is unrolled.
+Expr select_by(const Expr& i, const std::vector<Expr>& values) {
+    Expr e = values.back();
+    for (size_t k = values.size() - 1; k-- > 0;)
+        e = if_then_else(i == static_cast<int>(k), values[k], e);
+    return e;
+}
+
+// The transform M of a 2-D tile at (a, b): Σ_r Σ_s rows[a][r] · v(r, s) · cols[b][s], the row
+// and column picked by the (unrolled) indices a and b.
+template <size_t Rows>
+Expr winograd_transform(const WinogradRow (&rows)[Rows], const Expr& a, const Expr& b,
+                        const std::function<Expr(int, int)>& v) {
+    std::vector<Expr> by_a;
+    for (size_t ra = 0; ra < Rows; ++ra) {
+        std::vector<Expr> by_b;
+        for (size_t rb = 0; rb < Rows; ++rb)
+            by_b.push_back(winograd_sum(rows[ra], [&](int r) {
+                return winograd_sum(rows[rb], [&](int s) { return v(r, s); });
+            }));
+        by_a.push_back(select_by(b, by_b));
+    }
+    return select_by(a, by_a);
+}
+
+}  // namespace
+
+Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                             const std::string& name) {
+    const char* op = name.c_str();
+    check_operands(x, w, 5, 6, p, op);
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    if (sw[2] != 3 || sw[3] != 3)
+        bad_param(op, "w",
+                  "is a " + std::to_string(sw[2]) + " x " + std::to_string(sw[3]) +
+                      " window; Winograd's F(2 x 2, 3 x 3) takes 3 x 3 (use conv2d_nchwc)");
+    if (p.stride != std::array<int64_t, 2>{1, 1} || p.dilation != std::array<int64_t, 2>{1, 1} ||
+        p.groups != 1)
+        bad_param(op, "stride",
+                  "dilation and groups must be 1 for Winograd's F(2 x 2, 3 x 3) (use "
+                  "conv2d_nchwc)");
+    if (x.dtype() != Float(32) || (p.out_dtype && *p.out_dtype != Float(32)))
+        bad_param(op, "x",
+                  "is " + x.dtype().str() +
+                      "; the Winograd transforms are float32 (use "
+                      "conv2d_nchwc)");
+    if (sw[1] != sx[1] || sw[4] != sx[4])
+        bad_param(op, "w",
+                  "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
+                      " input channels but x has " + std::to_string(sx[1]) + " of " +
+                      std::to_string(sx[4]));
+    const auto [oh, ow] = out_extents(sx[2], sx[3], 3, 3, p, op);
+    const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tiles = sx[0] * th * tw;
+    const int64_t cb = sx[4], kb = sw[5], c = sx[1] * cb, k = sw[0] * kb;
+    const int64_t top = p.padding[0], left = p.padding[1];
+    // The input's 4 x 4 tiles, each 2 rows and columns after the last, transformed:
+    // V[a, b, tile, c] (zero past the input's edges).
+    Tensor v = compute(
+        internal::to_exprs({4, 4, tiles, c}),
+        [&](const std::vector<Var>& i) {
+            Expr n = floordiv(i[2], int(th * tw)), ty = floormod(floordiv(i[2], int(tw)), int(th)),
+                 tx = floormod(i[2], int(tw));
+            Expr co = floordiv(i[3], int(cb)), ci = floormod(i[3], int(cb));
+            return winograd_transform(kWinogradBt, i[0], i[1], [&](int r, int s) {
+                Expr y = ty * 2 + (r - int(top)), xx = tx * 2 + (s - int(left));
+                Expr inside = y >= 0 && y < int(sx[2]) && xx >= 0 && xx < int(sx[3]);
+                return if_then_else(inside, x(n, co, y, xx, ci), make_const(Float(32), 0.0));
+            });
+        },
+        name + ".winograd_input");
+    // The filters transformed: U[a, b, c, k].
+    Tensor u = compute(
+        internal::to_exprs({4, 4, c, k}),
+        [&](const std::vector<Var>& i) {
+            Expr co = floordiv(i[2], int(cb)), ci = floormod(i[2], int(cb));
+            Expr ko = floordiv(i[3], int(kb)), ki = floormod(i[3], int(kb));
+            return winograd_transform(kWinogradG, i[0], i[1], [&](int r, int s) {
+                return w(ko, co, make_const(Int(32), r), make_const(Int(32), s), ci, ki);
+            });
+        },
+        name + ".winograd_weight");
+    // Their products, a batch of 16 matrix products over the input channels: M[a, b, tile, k].
+    IterVar rc = reduce_axis({0, make_const(Int(32), c)}, "rc");
+    Tensor m = compute(
+        internal::to_exprs({4, 4, tiles, k}),
+        [&](const std::vector<Var>& i) {
+            return tessel::sum(v(i[0], i[1], i[2], rc.var()) * u(i[0], i[1], rc.var(), i[3]), {rc});
+        },
+        name + ".winograd_product");
+    // The output's 2 x 2 tiles: Aᵀ M A, each output point picking its tile's row and column.
+    return compute(
+        internal::to_exprs({sx[0], sw[0], oh, ow, kb}),
+        [&](const std::vector<Var>& i) {
+            Expr tile = (i[0] * int(th) + floordiv(i[2], 2)) * int(tw) + floordiv(i[3], 2);
+            Expr kk = i[1] * int(kb) + i[4];
+            return winograd_transform(
+                kWinogradAt, floormod(i[2], 2), floormod(i[3], 2), [&](int a, int b) {
+                    return m(make_const(Int(32), a), make_const(Int(32), b), tile, kk);
+                });
+        },
+        name);
+}
+
 Tensor nchw_to_nchwc(const Tensor& x, int64_t block, const std::string& name) {
     const char* op = name.c_str();
     internal::check_rank(x, 4, op, "x");

@@ -337,10 +337,20 @@ bool is_constant(const Tensor& tensor) {
     return p && p->constant;
 }
 
+// A constant placeholder, or a stage computed element-wise from one alone (a transformed weight).
+bool from_constant(const Tensor& tensor) {
+    if (is_constant(tensor)) return true;
+    const ComputeOpNode* c = as_compute(tensor.op());
+    if (!c || !c->reduce_axis.empty()) return false;
+    const std::vector<Tensor> inputs = op_inputs(tensor.op());
+    return inputs.size() == 1 && is_constant(inputs[0]);
+}
+
 // A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
-// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
+// one (a weight, or a transform of one) is packed once, outside the kernel, in the same layout
+// (layout rewrite).
 void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
-    if (is_constant(tensor))
+    if (from_constant(tensor))
         s.pre_transform(pack);
     else
         s.compute_at(pack, q, loop);
@@ -660,6 +670,9 @@ struct GemmPlan {
     Tensor b;               ///< the operand packed into column panels
     int b_dim = 0;          ///< its dimension indexed by j
     bool a_k_last = false;  ///< A's last index is the reduction axis (a row of A is contiguous)
+    /// B is a computed stage laid out in panels itself (Winograd's transformed filters) instead
+    /// of copied into them.
+    bool b_in_place = false;
 };
 
 GemmPlan plan_gemm(const ComputeOpNode* c) {
@@ -934,7 +947,8 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
 
     // B packed into panels at q's block loop: storage [.., j / nr, (the rest), j % nr].
     const int ndim = static_cast<int>(plan.b.ndim());
-    int pack = s.cache_read(s.stage_of(plan.b), "global", {s.stage_of(p_op)});
+    int pack = plan.b_in_place ? s.stage_of(plan.b)
+                               : s.cache_read(s.stage_of(plan.b), "global", {s.stage_of(p_op)});
     // Its storage and its loops in one order: [batch..., j / nr, the other axis, j % nr], the
     // last vectorised.
     std::vector<int> panels_order;
@@ -970,6 +984,92 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
     place_pack(s, pack, plan.b, s.stage_of(q_op), block);
+}
+
+// --- Winograd's F(2 x 2, 3 x 3) on CPUs (op::conv2d_nchwc_winograd) ---------------------------
+
+// A Winograd convolution's stages (op/Conv.h) as the DAG's operation indices, found by the names
+// the operator gives them: `<name>.winograd_input` and `.winograd_weight` read by
+// `.winograd_product`, whose one reader is `<name>`.
+struct WinogradOps {
+    int input = -1, weight = -1, product = -1, output = -1;
+    GemmPlan gemm;  ///< the product's: A the input's tiles, B the transformed filters
+};
+
+std::vector<WinogradOps> find_winograds(const DAGAnalysis& a) {
+    static const std::string kProduct = ".winograd_product";
+    std::vector<WinogradOps> found;
+    for (int i = 0; i < a.num_ops(); ++i) {
+        const std::string& name = a.ops()[static_cast<size_t>(i)]->name;
+        if (name.size() <= kProduct.size() ||
+            name.compare(name.size() - kProduct.size(), kProduct.size(), kProduct) != 0 ||
+            a.consumers(i).size() != 1)
+            continue;
+        const std::string base = name.substr(0, name.size() - kProduct.size());
+        WinogradOps w;
+        w.product = i;
+        w.output = a.consumers(i)[0];
+        for (int p : a.producers(i)) {
+            const std::string& producer = a.ops()[static_cast<size_t>(p)]->name;
+            if (producer == base + ".winograd_input") w.input = p;
+            if (producer == base + ".winograd_weight") w.weight = p;
+        }
+        w.gemm = plan_gemm(as_compute(a.ops()[static_cast<size_t>(i)]));
+        if (w.input < 0 || w.weight < 0 || a.ops()[static_cast<size_t>(w.output)]->name != base ||
+            !w.gemm.ok || !w.gemm.b.op().same_as(a.ops()[static_cast<size_t>(w.weight)]))
+            continue;
+        w.gemm.b_in_place = true;
+        found.push_back(w);
+    }
+    return found;
+}
+
+// The widest vector of at most `lanes` that divides `extent` (1: none).
+int64_t dividing_vector(int64_t extent, int64_t lanes) {
+    while (lanes > 1 && extent % lanes != 0) lanes /= 2;
+    return lanes;
+}
+
+// The four stages of a Winograd convolution: the input's tiles transformed in parallel over the
+// tiles, each tile's 16 transforms unrolled (their index selects fold) over vectors of
+// channels; the product as a batch of 16 GEMMs (schedule_gemm_cpu), the transformed filters laid
+// out in its panels themselves (once, outside the kernel, for a constant weight); the output's
+// 2 x 2 tiles unrolled over vectors of its channel block, in parallel over rows of tiles.
+// Returns the operations it scheduled.
+std::vector<Operation> schedule_winograd_cpu(Schedule& s, const DAGAnalysis& a,
+                                             const WinogradOps& w, const Target& target) {
+    const Type f32 = Float(32);
+    const int64_t lanes = target.vector_lanes(f32);
+    const Operation input = a.ops()[static_cast<size_t>(w.input)],
+                    product = a.ops()[static_cast<size_t>(w.product)],
+                    output = a.ops()[static_cast<size_t>(w.output)];
+    // V [a, b, tile, c] -> [tile, c / vec, a, b, c % vec].
+    const int v = s.stage_of(input);
+    const int64_t channels = a.spatial_extents(w.input).back();
+    if (const int64_t vec = dividing_vector(channels, lanes); vec > 1) {
+        s.split(v, 3, vec);
+        s.reorder(v, {2, 3, 0, 1, 4});
+        s.vectorize(v, 4);
+    } else {
+        s.reorder(v, {2, 3, 0, 1});
+    }
+    s.unroll(v, 2);
+    s.unroll(v, 3);
+    if (worth_parallel(s, v)) s.parallel(v, 0);
+    // M: its register tiles in a local cache, the product the copy out.
+    const Operation cache = s.stage(s.cache_write(s.stage_of(product), "local")).op;
+    schedule_gemm_cpu(s, s.stage_of(cache), s.stage_of(product), w.gemm, target);
+    // Y [n, k / kb, y, x, kb] -> [n, k / kb, y / 2, x / 2, y % 2, x % 2, kb].
+    const int y = s.stage_of(output);
+    s.split(y, 2, 2);
+    s.split(y, 4, 2);
+    s.reorder(y, {0, 1, 2, 4, 3, 5, 6});
+    s.unroll(y, 4);
+    s.unroll(y, 5);
+    if (dividing_vector(a.spatial_extents(w.output).back(), lanes) > 1) s.vectorize(y, 6);
+    fuse_outer(s, y, 3);
+    if (worth_parallel(s, y)) s.parallel(y, 0);
+    return {input, a.ops()[static_cast<size_t>(w.weight)], product, cache, output};
 }
 
 bool constant_extents(const DAGAnalysis& a, int op) {
@@ -1182,6 +1282,10 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     std::vector<VectorAxisPlan> plans = choose_vector_axes(a, gemms, target);
     std::vector<bool> inlined = choose_inlined(a, plans);
     keep_dot_operands(a, gemms, target, inlined);
+    const std::vector<WinogradOps> winograds = find_winograds(a);
+    for (const WinogradOps& w : winograds)
+        for (int op : {w.input, w.weight, w.product, w.output})
+            inlined[static_cast<size_t>(op)] = false;
     const std::vector<std::optional<BlockedTile>> blocked =
         choose_blocked_tiles(a, gemms, plans, target);
     // The stages kept for a tile to read (paddings): copied in parallel from kPaddingParallelWork.
@@ -1214,7 +1318,11 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
             conv_as_gemm(s, a, i, product->first, product->second, inlined, target);
         scheduled[product->first.get()] = scheduled[consumer.get()] = true;
     }
+    for (const WinogradOps& w : winograds)
+        for (const Operation& op : schedule_winograd_cpu(s, a, w, target))
+            scheduled[op.get()] = true;
     for (const TilePlan& t : tiles) {
+        if (scheduled.count(t.producer.get())) continue;  // (a Winograd product)
         bool q_tiled = scheduled.count(t.consumer.get()) > 0;
         int ps = s.stage_of(t.producer), qs = s.stage_of(t.consumer);
         if (t.gemm.ok && !q_tiled && num_spatial(s.stage(ps)) == num_spatial(s.stage(qs)))

@@ -176,20 +176,20 @@ TensorDAG conv2d(const P& p, bool nhwc, std::optional<Type> out_dtype) {
 }
 
 // conv2d_nchwc: the geometry in channels (C, K), then the input's and the output's channel blocks.
-TensorDAG conv2d_blocked(const P& p, std::optional<Type> out_dtype) {
+// op.conv2d_nchwc_winograd: the same parameters, Winograd's F(2 x 2, 3 x 3).
+TensorDAG conv2d_blocked(const P& p, std::optional<Type> out_dtype, bool winograd) {
+    const char* workload = winograd ? "op.conv2d_nchwc_winograd" : "op.conv2d_nchwc";
     const int64_t c = integer(p, 1), k = integer(p, 4), cb = integer(p, 9), kb = integer(p, 10);
     if (cb < 1 || c % cb != 0)
-        op::internal::bad_param("op.conv2d_nchwc", "in_block",
-                                "must divide C = " + std::to_string(c));
+        op::internal::bad_param(workload, "in_block", "must divide C = " + std::to_string(c));
     if (kb < 1 || k % kb != 0)
-        op::internal::bad_param("op.conv2d_nchwc", "out_block",
-                                "must divide K = " + std::to_string(k));
+        op::internal::bad_param(workload, "out_block", "must divide K = " + std::to_string(k));
     auto kernel = expand<2>(list(p, 5), "kernel");
     Tensor x = input({integer(p, 0), c / cb, integer(p, 2), integer(p, 3), cb}, dtype(p), "x");
     Tensor f = input({k / kb, c / cb, kernel[0], kernel[1], cb, kb}, dtype(p), "w");
     op::Conv2DParams cp = conv_params(p, 6, 1);
     cp.out_dtype = out_dtype;
-    return {{x, f}, {op::conv2d_nchwc(x, f, cp)}};
+    return {{x, f}, {winograd ? op::conv2d_nchwc_winograd(x, f, cp) : op::conv2d_nchwc(x, f, cp)}};
 }
 
 TensorDAG depthwise(const P& p, std::optional<Type> out_dtype) {
@@ -378,8 +378,12 @@ std::vector<WorkloadDefinition> nn_workloads() {
                      [](const P& p, std::optional<Type> out) { return conv2d(p, false, out); }),
         accumulating("op.conv2d_nhwc", conv,
                      [](const P& p, std::optional<Type> out) { return conv2d(p, true, out); }),
-        accumulating("op.conv2d_nchwc", spec(conv_geometry({{"in_block", I}, {"out_block", I}})),
-                     conv2d_blocked),
+        accumulating(
+            "op.conv2d_nchwc", spec(conv_geometry({{"in_block", I}, {"out_block", I}})),
+            [](const P& p, std::optional<Type> out) { return conv2d_blocked(p, out, false); }),
+        accumulating(
+            "op.conv2d_nchwc_winograd", spec(conv_geometry({{"in_block", I}, {"out_block", I}})),
+            [](const P& p, std::optional<Type> out) { return conv2d_blocked(p, out, true); }),
         accumulating("op.depthwise_conv2d_nchw",
                      spec({{"N", I},
                            {"C", I},

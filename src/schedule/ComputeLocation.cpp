@@ -144,17 +144,14 @@ void refuse_pre_transformed(Schedule& s, const char* prim, int stage) {
                       "root");
 }
 
-// The placeholder `st` copies when it is a plain copy of one (what cache_read makes), or null.
-const PlaceholderOpNode* copied_placeholder(const Stage& st) {
+// The placeholder `st` transforms when it computes each element from that one placeholder alone,
+// without a reduction: a plain copy of it (what cache_read makes) or an element-wise transform
+// (Winograd's transformed filters, op/Conv.h). Null otherwise.
+const PlaceholderOpNode* transformed_placeholder(const Stage& st) {
     const ComputeOpNode* c = as_compute(st.op);
     if (!c || c->body.size() != 1 || !c->reduce_axis.empty()) return nullptr;
-    const TensorRead* r = c->body[0].as<TensorRead>();
-    if (!r || r->indices.size() != c->axis.size()) return nullptr;
-    for (size_t d = 0; d < c->axis.size(); ++d) {
-        const Variable* v = r->indices[d].as<Variable>();
-        if (!v || v != c->axis[d].var().get()) return nullptr;
-    }
-    return as_placeholder(r->tensor.op());
+    const std::vector<Tensor> inputs = op_inputs(st.op);
+    return inputs.size() == 1 ? as_placeholder(inputs[0].op()) : nullptr;
 }
 
 }  // namespace
@@ -162,11 +159,12 @@ const PlaceholderOpNode* copied_placeholder(const Stage& st) {
 void Schedule::pre_transform(int stage) {
     const char* prim = "pre_transform";
     Stage& st = A::loop_stage(*this, prim, stage);
-    const PlaceholderOpNode* p = copied_placeholder(st);
+    const PlaceholderOpNode* p = transformed_placeholder(st);
     if (st.is_output || !p)
         schedule_fail(*this, prim, stage,
-                      "is not a copy of a placeholder; pre_transform takes the stage that "
-                      "cache_read(weight, \"global\", readers) made");
+                      "is neither a copy nor an element-wise transform of one placeholder; "
+                      "pre_transform takes the stage that cache_read(weight, \"global\", "
+                      "readers) made, or a transform of the weight alone");
     if (!p->constant)
         schedule_fail(*this, prim, stage,
                       "copies placeholder '" + p->name +

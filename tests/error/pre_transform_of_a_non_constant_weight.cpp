@@ -19,9 +19,19 @@ TEST(ErrorPreTransformOfANonConstantWeight, Throws) {
                           {"pre_transform", "'W.global'", "'W'", "not constant"});
     EXPECT_EQ(s.steps().size(), 1u);
     EXPECT_FALSE(s.stage(pack).pre_transform);
-    // Nor a stage that is no copy of a placeholder.
+    // Nor a stage that is neither a copy nor an element-wise transform of one placeholder.
     expect_schedule_error([&] { s.pre_transform(s.stage_of(C)); },
-                          {"pre_transform", "'C'", "not a copy of a placeholder"});
+                          {"pre_transform", "'C'",
+                           "neither a copy nor an element-wise transform of one placeholder"});
+    Tensor V = placeholder({12, 8}, Float(32), "V", /*constant=*/true);
+    Tensor both = compute(
+        {12, 8}, [&](Var i, Var j) { return W(i, j) + V(i, j); }, "both");
+    IterVar r = reduce_axis({0, 12}, "r");
+    Tensor D = compute(
+        {16, 8}, [&](Var i, Var j) { return sum(A(i, r) * both(r, j), {r}); }, "D");
+    Schedule t = create_schedule({D});
+    expect_schedule_error([&] { t.pre_transform(t.stage_of(both)); },
+                          {"pre_transform", "'both'", "element-wise transform of one placeholder"});
 }
 
 TEST(ErrorComputeAtOfAPreTransformedStage, Throws) {

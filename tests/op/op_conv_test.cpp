@@ -276,6 +276,43 @@ TEST(OpConv, NchwcTapsOnThePaddingSkipped) {
     expect_default_cpu_matches({op::conv2d_nchw(xn, wn, dilated)}, 45);
 }
 
+// Winograd's F(2 x 2, 3 x 3) computes the convolution: its definition, run by the reference
+// interpreter, against conv2d_nchwc's on the same operands (odd extents: the last tiles run past
+// the output; asymmetric padding), and its default CPU schedule against its definition.
+TEST(OpConv, NchwcWinogradIsTheConvolution) {
+    Tensor x = placeholder({2, 2, 9, 7, 8}, Float(32), "x");
+    Tensor w = placeholder({3, 2, 3, 3, 8, 16}, Float(32), "w");
+    op::Conv2DParams p;
+    p.padding = {1, 0, 2, 1};
+    Tensor direct = op::conv2d_nchwc(x, w, p), winograd = op::conv2d_nchwc_winograd(x, w, p);
+    EXPECT_EQ(const_shape(winograd), (std::vector<int64_t>{2, 3, 10, 6, 16}));
+    std::vector<std::pair<Tensor, HostArray>> in = {
+        {x, HostArray::random(Float(32), const_shape(x), 3)},
+        {w, HostArray::random(Float(32), const_shape(w), 4)}};
+    const HostArray want = evaluate_reference({direct}, in).at(0);
+    const HostArray got = evaluate_reference({winograd}, in).at(0);
+    CompareResult r = compare_to_reference(got, want, tolerance_for(Float(32), 4 * 16 * 9));
+    EXPECT_TRUE(r.ok) << r.message();
+    expect_default_cpu_matches({winograd}, 4 * 16 * 9);
+    // The product is a batch of GEMMs; the input's and the output's transforms unrolled.
+    Schedule s = op::default_schedule({winograd}, Target("llvm -mcpu=skylake-avx512"));
+    const std::string py = s.to_python();
+    EXPECT_NE(py.find("winograd_product.local"), std::string::npos) << py;
+    expect_matches_reference(s, 4 * 16 * 9);
+}
+
+TEST(OpConv, NchwcWinogradErrors) {
+    Tensor x = placeholder({1, 2, 8, 8, 8});
+    Tensor w = placeholder({2, 2, 3, 3, 8, 16});
+    EXPECT_THROW(op::conv2d_nchwc_winograd(x, placeholder({2, 2, 5, 5, 8, 16})), DSLError);
+    EXPECT_THROW(op::conv2d_nchwc_winograd(x, w, op::conv_params(2, 1)), DSLError);
+    EXPECT_THROW(op::conv2d_nchwc_winograd(x, w, op::conv_params(1, 2, 2)), DSLError);
+    EXPECT_THROW(op::conv2d_nchwc_winograd(placeholder({1, 2, 8, 8, 8}, Float(16)),
+                                           placeholder({2, 2, 3, 3, 8, 16}, Float(16))),
+                 DSLError);
+    EXPECT_THROW(op::conv2d_nchwc_winograd(x, placeholder({2, 3, 3, 3, 8, 16})), DSLError);
+}
+
 TEST(OpConv, NchwcLayoutErrors) {
     Tensor x = placeholder({1, 2, 8, 8, 8});
     EXPECT_THROW(op::conv2d_nchwc(x, placeholder({2, 3, 3, 3, 8, 16})), DSLError);

@@ -55,6 +55,20 @@ TEST(OpPreTransform, Conv2dNchwWithAConstantWeight) {
     expect_pre_transformed(op::conv2d_nchw(x, w1, op::conv_params(2, 0)), 16);
 }
 
+// Winograd's transformed filters (an element-wise transform of the weight, not a copy) are laid
+// out in the product's panels once, outside the kernel.
+TEST(OpPreTransform, WinogradFiltersTransformedOnce) {
+    Tensor x = placeholder({1, 2, 11, 9, 8}, Float(32), "x");
+    Tensor w = placeholder({2, 2, 3, 3, 8, 16}, Float(32), "w", /*constant=*/true);
+    expect_pre_transformed(op::conv2d_nchwc_winograd(x, w, op::conv_params(1, 1)), 4 * 16 * 9);
+    // Not constant: the transform runs in the kernel, in the same panels.
+    Tensor v = placeholder({2, 2, 3, 3, 8, 16}, Float(32), "v");
+    Schedule s = op::default_schedule({op::conv2d_nchwc_winograd(x, v, op::conv_params(1, 1))},
+                                      Target("llvm"));
+    EXPECT_FALSE(has_pre_transform(s));
+    expect_matches_reference(s, 4 * 16 * 9);
+}
+
 // NHWC's default reads the HWIO weight in place (output channels innermost, in vectors): it has
 // no pack to rewrite, and a constant weight changes nothing but the DAG's key.
 TEST(OpPreTransform, Conv2dNhwcWithAConstantWeight) {

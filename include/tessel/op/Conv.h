@@ -58,6 +58,21 @@ Tensor conv2d_nhwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
 Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
                     const std::string& name = "conv2d_nchwc");
 
+/// conv2d_nchwc's 3 x 3 convolution (stride and dilation 1, float32) by Winograd's minimal
+/// filtering F(2 x 2, 3 x 3): the same operands and result, in 16 matrix products of 2.25 x
+/// fewer multiply-adds (docs/operators.md, "Winograd"). Its stages: `<name>.winograd_input`
+/// V (4, 4, tiles, C), the input's 4 x 4 tiles (2 apart, zero past the edges) transformed (Bᵀ d
+/// B); `<name>.winograd_weight` U (4, 4, C, K), the filters transformed (G g Gᵀ);
+/// `<name>.winograd_product` M (4, 4, tiles, K), V times U over the input channels; and the
+/// output (Aᵀ m A of each 2 x 2 tile). tiles = N * ceil(OH / 2) * ceil(OW / 2). The CPU default
+/// schedule recognises the stages by these names: the product as a batch of GEMMs, the
+/// transformed weight laid out in its panels (once, outside the kernel, when `w` is constant).
+/// Results differ from the direct convolution's by rounding (about 1e-6 relative).
+/// DSLError as conv2d_nchwc's, and for a window other than 3 x 3, a stride, dilation or groups
+/// other than 1, or a dtype other than float32.
+Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                             const std::string& name = "conv2d_nchwc_winograd");
+
 /// x (N, C, H, W) in blocks of `block` channels: (N, C / block, H, W, block); `block` divides C.
 Tensor nchw_to_nchwc(const Tensor& x, int64_t block, const std::string& name = "nchw_to_nchwc");
 
