@@ -15,8 +15,11 @@ int64_t workspace_live_blocks();
 
 extern "C" {
 /// A block of `bytes` (> 0) aligned to 64 bytes, or null when memory is exhausted (the kernel
-/// then fails with status 2). Thread-safe.
+/// then fails with status 2). Thread-safe. A block of the same size that this thread freed
+/// before is handed out again (its pages already in memory).
 void* tessel_workspace_alloc(int64_t bytes);
-/// Frees a block of tessel_workspace_alloc; null is ignored. Thread-safe.
+/// Frees a block of tessel_workspace_alloc; null is ignored. Thread-safe. The thread keeps the
+/// block for its next allocation of that size (up to 16 blocks and 256 MiB a thread, the oldest
+/// returned to the system first; all of them when the thread exits).
 void tessel_workspace_free(void* block);
 }
