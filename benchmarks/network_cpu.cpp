@@ -17,7 +17,11 @@
 // layers agree on the layout, so the only transform is the network's input into it, timed and
 // counted once in tessel's total (the last block's output, pooled to 1 x 1, is NCHW's order
 // already). Their schedules come from the shipped logs' records of the blocked tasks where the
-// logs hold them (tessel-tune on a job with that layout makes them), else from the rules.
+// logs hold them (tessel-tune on a job with that layout makes them), else from the rules. With
+// the weights constant (unless --no-pre-packed), the 3 x 3 stride-1 convolutions run by
+// Winograd's F(2 x 2, 3 x 3) (op.conv2d_nchwc_winograd, op::blocked_layers): their filters are
+// transformed once, with the other layers' weights, and timed as a one-time cost. oneDNN runs
+// its own convolution algorithm choice (format any, the direct convolution on this path).
 //
 // The layers' weights are constant (the task's layout-rewrite option, docs/tuning.md, "Constant
 // operands and layout rewrite"): a schedule that packs a weight does so once, outside the timing,
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < job.tasks.size(); ++i) {
         const JobTask& t = job.tasks[i];
         if (t.workload != "op.conv2d_nchw" && t.workload != "op.conv2d_nchwc" &&
-            t.workload != "op.dense")
+            t.workload != "op.conv2d_nchwc_winograd" && t.workload != "op.dense")
             continue;
         if (!only.empty() && std::find(only.begin(), only.end(), i) == only.end()) continue;
         const SearchTask& task = search[i];

@@ -1,10 +1,10 @@
 // ResNet-50's layers timed against oneDNN in one harness (benchmarks tune_network_cpu and
 // network_cpu): random inputs for a task's arguments, oneDNN's forward-inference primitive of an
-// op.conv2d_nchw, op.conv2d_nchwc or op.dense layer (format any, reorders outside the timing, as a
-// framework keeps its tensors), the two timed alternately, and tessel's output checked against
-// oneDNN's. A layer whose weight is constant runs tessel's pre_transform once before the timing, as
-// oneDNN's weight reorder runs once; both one-time costs are measured too. Link oneDNN
-// (libdnnl-dev).
+// op.conv2d_nchw, op.conv2d_nchwc (or _winograd) or op.dense layer (format any, reorders outside
+// the timing, as a framework keeps its tensors), the two timed alternately, and tessel's output
+// checked against oneDNN's. A layer whose weight is constant runs tessel's pre_transform once
+// before the timing, as oneDNN's weight reorder runs once; both one-time costs are measured too.
+// Link oneDNN (libdnnl-dev).
 #pragma once
 
 #include <unistd.h>
@@ -73,12 +73,14 @@ inline double transform_ms(const std::function<void()>& work) {
 
 // oneDNN's forward-inference primitive of the layer on `inputs` (plain layouts): its output
 // (plain layout) in `out`, and the median milliseconds of `tessel` and of the primitive alone,
-// timed alternately.
+// timed alternately. A convolution is oneDNN's direct one, or with `any_algorithm` the one
+// oneDNN chooses (convolution_auto: its Winograd where it has one), against tessel's Winograd.
 inline std::pair<double, double> onednn_layer(const JobTask& t,
                                               const std::vector<std::vector<float>>& inputs,
                                               std::vector<float>& out,
                                               const std::function<void()>& tessel, int runs,
-                                              double* reorder_ms = nullptr) {
+                                              double* reorder_ms = nullptr,
+                                              bool any_algorithm = false) {
     using namespace dnnl;
     using tag = memory::format_tag;
     engine eng(engine::kind::cpu, 0);
@@ -100,10 +102,13 @@ inline std::pair<double, double> onednn_layer(const JobTask& t,
         auto any = [](const memory::dims& d) {
             return memory::desc(d, memory::data_type::f32, tag::any);
         };
-        convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct,
-                                    any(src), any(wei), any(dst), {stride[0], stride[1]},
-                                    {dil[0] - 1, dil[1] - 1}, {pad[0], pad[1]}, {pad[2], pad[3]});
+        convolution_forward::desc d(
+            prop_kind::forward_inference,
+            any_algorithm ? algorithm::convolution_auto : algorithm::convolution_direct, any(src),
+            any(wei), any(dst), {stride[0], stride[1]}, {dil[0] - 1, dil[1] - 1}, {pad[0], pad[1]},
+            {pad[2], pad[3]});
         convolution_forward::primitive_desc pd(d, eng);
+        if (any_algorithm) std::cerr << "  oneDNN's choice: " << pd.impl_info_str() << "\n";
         memory user_src({src, memory::data_type::f32, tag::nchw}, eng,
                         const_cast<float*>(inputs[0].data()));
         memory user_wei({wei, memory::data_type::f32, tag::oihw}, eng,
@@ -193,8 +198,9 @@ inline bool matches(const JobTask& t, const float* got, const std::vector<float>
     return worst < 1e-3;
 }
 
-// An op.conv2d_nchwc layer (blocked activations, docs/operators.md) as oneDNN sees it: the
-// op.conv2d_nchw of the same geometry (groups 1), and its arrays between the two layouts.
+// An op.conv2d_nchwc (or op.conv2d_nchwc_winograd) layer (blocked activations,
+// docs/operators.md) as oneDNN sees it: the op.conv2d_nchw of the same geometry (groups 1), and
+// its arrays between the two layouts.
 struct BlockedConv {
     int64_t n, c, h, w, k, r, s, cb, kb;
 
@@ -247,8 +253,9 @@ struct BlockedConv {
 
 // `schedule` of `task` (layer `t` of a job) built and timed against oneDNN's layer alternately
 // (`runs` samples each, the medians), its output checked against oneDNN's first. A blocked
-// convolution (op.conv2d_nchwc) is timed against oneDNN's of the same geometry on the same
-// numbers, which oneDNN takes in its own layouts (reordered outside the timing).
+// convolution (op.conv2d_nchwc, op.conv2d_nchwc_winograd) is timed against oneDNN's of the same
+// geometry on the same numbers, which oneDNN takes in its own layouts (reordered outside the
+// timing).
 inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Schedule& schedule,
                               int runs) {
     LayerTiming r;
@@ -281,11 +288,12 @@ inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Sc
     std::vector<float> expected(static_cast<size_t>(size));
     const float* got = static_cast<const float*>(out.data());
     std::vector<float> unblocked;
-    if (t.workload == "op.conv2d_nchwc") {
+    if (t.workload == "op.conv2d_nchwc" || t.workload == "op.conv2d_nchwc_winograd") {
         BlockedConv b(t);
         std::vector<std::vector<float>> plain = {b.input(a.inputs[0]), b.weight(a.inputs[1])};
         std::tie(r.tessel_ms, r.onednn_ms) =
-            onednn_layer(b.nchw(t), plain, expected, tessel_run, runs, &r.onednn_transform_ms);
+            onednn_layer(b.nchw(t), plain, expected, tessel_run, runs, &r.onednn_transform_ms,
+                         t.workload == "op.conv2d_nchwc_winograd");
         unblocked = b.output(got, size / (b.n * b.k));
         got = unblocked.data();
     } else {

@@ -983,6 +983,9 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
         s.vectorize(pack, ndim);
     }
     if (parallel && !parallel_blocks) s.parallel(pack, ndim - 2);
+    // (A computed B's batch, Winograd's 4 x 4 transforms, unrolled: their index selects fold.)
+    if (plan.b_in_place)
+        for (int x = 0; x < ndim - 2; ++x) s.unroll(pack, x);
     place_pack(s, pack, plan.b, s.stage_of(q_op), block);
 }
 
@@ -1024,6 +1027,9 @@ std::vector<WinogradOps> find_winograds(const DAGAnalysis& a) {
     return found;
 }
 
+// The stride of a Winograd slice in elements: a cache line past a multiple of 4 KiB (float32).
+constexpr int64_t kSliceAlign = 1024, kSliceOffset = 16;
+
 // The widest vector of at most `lanes` that divides `extent` (1: none).
 int64_t dividing_vector(int64_t extent, int64_t lanes) {
     while (lanes > 1 && extent % lanes != 0) lanes /= 2;
@@ -1056,9 +1062,13 @@ std::vector<Operation> schedule_winograd_cpu(Schedule& s, const DAGAnalysis& a,
     s.unroll(v, 2);
     s.unroll(v, 3);
     if (worth_parallel(s, v)) s.parallel(v, 0);
+    // A tile's 16 transforms go to (and the output's come from) 16 slices of V and M; slices a
+    // multiple of 4 KiB apart (784 tiles x 64 channels at 56 x 56) fall in one set of L1.
+    s.storage_align(v, 1, kSliceAlign, kSliceOffset);
     // M: its register tiles in a local cache, the product the copy out.
     const Operation cache = s.stage(s.cache_write(s.stage_of(product), "local")).op;
     schedule_gemm_cpu(s, s.stage_of(cache), s.stage_of(product), w.gemm, target);
+    s.storage_align(s.stage_of(product), 1, kSliceAlign, kSliceOffset);
     // Y [n, k / kb, y, x, kb] -> [n, k / kb, y / 2, x / 2, y % 2, x % 2, kb].
     const int y = s.stage_of(output);
     s.split(y, 2, 2);

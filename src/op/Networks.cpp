@@ -93,6 +93,17 @@ int64_t input_block(int64_t c, int64_t block) {
     return d;
 }
 
+// Whether an op.conv2d_nchw layer's parameters (N, C, H, W, K, kernel, stride, padding, dilation,
+// groups, dtype) take Winograd's F(2 x 2, 3 x 3): a 3 x 3 window, stride, dilation and groups 1,
+// float32 without another output dtype.
+bool winograd_conv(const WorkloadParams& p) {
+    using Pair = std::vector<int64_t>;
+    const Pair one{1, 1};
+    return p.size() == 11 && std::get<Pair>(p[5]) == Pair{3, 3} && std::get<Pair>(p[6]) == one &&
+           std::get<Pair>(p[8]) == one && std::get<int64_t>(p[9]) == 1 &&
+           std::holds_alternative<Type>(p[10]) && std::get<Type>(p[10]) == Float(32);
+}
+
 }  // namespace
 
 int64_t activation_block(const std::string& layout) {
@@ -111,19 +122,21 @@ int64_t activation_block(const std::string& layout) {
     return block;
 }
 
-std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block) {
+std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block,
+                                        bool winograd) {
     if (block == 0) return layers;
     for (PresetLayer& l : layers) {
         if (l.workload != "op.conv2d_nchw") continue;
         const int64_t c = std::get<int64_t>(l.params[1]), k = std::get<int64_t>(l.params[4]),
                       groups = std::get<int64_t>(l.params[9]);
         if (groups != 1 || k % block != 0) continue;
+        const bool by_winograd = winograd && winograd_conv(l.params);
         // The geometry (N ... dilation), the blocks in place of groups, then the dtype(s).
         WorkloadParams params(l.params.begin(), l.params.begin() + 9);
         params.emplace_back(input_block(c, block));
         params.emplace_back(block);
         params.insert(params.end(), l.params.begin() + 10, l.params.end());
-        l.workload = "op.conv2d_nchwc";
+        l.workload = by_winograd ? "op.conv2d_nchwc_winograd" : "op.conv2d_nchwc";
         l.params = std::move(params);
     }
     return layers;

@@ -145,7 +145,8 @@ TEST(Job, ANetworksLayoutBlocksItsConvolutions) {
         R"({"format_version": 1, "target": "llvm -num-cores=2", "trials": 1, "network": "resnet50", )";
     Job job = parse_job(head + R"("layout": "NCHW16c", "constant_weights": true})");
     EXPECT_EQ(job.layout, "NCHW16c");
-    std::vector<op::PresetLayer> expected = op::blocked_layers(op::network_preset("resnet50"), 16);
+    std::vector<op::PresetLayer> expected =
+        op::blocked_layers(op::network_preset("resnet50"), 16, true);
     ASSERT_EQ(job.tasks.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
         EXPECT_EQ(job.tasks[i].workload, expected[i].workload);
@@ -153,6 +154,10 @@ TEST(Job, ANetworksLayoutBlocksItsConvolutions) {
     }
     EXPECT_EQ(job.tasks[0].workload, "op.conv2d_nchwc");
     EXPECT_EQ(job.tasks[0].constant, std::vector<std::string>{"w"});
+    // Constant weights: the 3 x 3 stride-1 convolutions by Winograd (op::blocked_layers);
+    // without, conv2d_nchwc.
+    EXPECT_EQ(job.tasks[3].workload, "op.conv2d_nchwc_winograd");
+    EXPECT_EQ(parse_job(head + R"("layout": "NCHW16c"})").tasks[3].workload, "op.conv2d_nchwc");
     Job again = parse_job(job_to_json(job));
     ASSERT_EQ(again.tasks.size(), job.tasks.size());
     EXPECT_EQ(job_search_tasks(again)[0].key(), job_search_tasks(job)[0].key());

@@ -128,6 +128,24 @@ TEST(OpWorkloads, BlockedNetworkPreset) {
     EXPECT_EQ(convs, 53);
     EXPECT_EQ(op::blocked_layers(plain, op::activation_block("NCHW")).front().workload,
               "op.conv2d_nchw");
+    // With Winograd (constant weights): the 3 x 3 stride-1 convolutions, and only they, take
+    // op.conv2d_nchwc_winograd, whose workload has conv2d_nchwc's parameters and output.
+    std::vector<op::PresetLayer> winograd = op::blocked_layers(plain, 16, true);
+    int by_winograd = 0;
+    for (size_t i = 0; i < winograd.size(); ++i) {
+        SCOPED_TRACE(workload_key(winograd[i].workload, winograd[i].params));
+        EXPECT_EQ(winograd[i].params, blocked[i].params);
+        if (blocked[i].workload != "op.conv2d_nchwc") continue;
+        const auto& kernel = std::get<V>(blocked[i].params[5]);
+        const auto& stride = std::get<V>(blocked[i].params[6]);
+        const bool three = kernel == V{3, 3} && stride == V{1, 1};
+        EXPECT_EQ(winograd[i].workload, three ? "op.conv2d_nchwc_winograd" : "op.conv2d_nchwc");
+        if (!three) continue;
+        by_winograd += winograd[i].count;
+        EXPECT_EQ(const_shape(make_workload(winograd[i].workload, winograd[i].params).outputs[0]),
+                  const_shape(make_workload(blocked[i].workload, blocked[i].params).outputs[0]));
+    }
+    EXPECT_EQ(by_winograd, 13);
     EXPECT_EQ(op::activation_block("NCHW8c"), 8);
     for (const char* bad : {"NHWC", "NCHW1c", "NCHW65c", "NCHWc", "NCHW16", "NCHW-4c", "NCHW016c"})
         EXPECT_THROW(op::activation_block(bad), DSLError) << bad;

@@ -191,7 +191,9 @@ public:
     /// Computes `stage` in its own loop nest at the top level.
     void compute_root(int stage);
     /// Layout rewrite: `stage`, a "global" cache_read of a constant placeholder (a weight,
-    /// PlaceholderOpNode::constant), is computed once outside the kernel. It moves to the root
+    /// PlaceholderOpNode::constant) or a stage computing each element from that placeholder alone
+    /// without a reduction (Winograd's transformed filters, op/Conv.h), is computed once outside
+    /// the kernel. It moves to the root
     /// (the whole tensor, in the stage's storage layout and with its own loops); lower() then
     /// makes the kernel read the laid-out buffer as the argument in the weight's place, and
     /// lower_pre_transform() the one-time function weight -> laid-out buffer. ScheduleError for

@@ -112,11 +112,19 @@ def conv(ctx, n, blocked):
         runtime.append(ctx.add_const(n, "bias_blocked",
                                      np.ascontiguousarray(ctx.const(b).reshape(k // kb, kb))))
 
+    # A float32 3 x 3 window of stride and dilation 1 runs by Winograd (its constant filters
+    # transformed once: docs/operators.md, "Winograd").
+    winograd = (tuple(w.shape[2:]) == (3, 3) and tuple(stride) == (1, 1) and tuple(dil) == (1, 1)
+                and w.dtype == np.float32)
+
     def make(*t):
-        y = _op.conv2d_nchwc(t[0], t[1], stride=stride, padding=pads, dilation=dil)
+        if winograd:
+            y = _op.conv2d_nchwc_winograd(t[0], t[1], padding=pads)
+        else:
+            y = _op.conv2d_nchwc(t[0], t[1], stride=stride, padding=pads, dilation=dil)
         if len(t) > 2:  # one element-wise stage reading b[ko, ki] (the default's epilogue)
             bias, c = t[2], y
             y = _ts.compute(c.shape, lambda i, ko, h, w_, ki: c[i, ko, h, w_, ki] + bias[ko, ki],
                             name="conv_bias")
         return y
-    return runtime, make, ("nchwc", stride, dil, pads)
+    return runtime, make, ("nchwc_winograd" if winograd else "nchwc", stride, dil, pads)

@@ -105,7 +105,8 @@ void read_task(const json& t, size_t i, Job& job, std::vector<std::string>& prob
 void read_network(const std::string& name, int64_t block, Job& job,
                   std::vector<std::string>& problems) {
     try {
-        for (const op::PresetLayer& l : op::blocked_layers(op::network_preset(name), block))
+        for (const op::PresetLayer& l :
+             op::blocked_layers(op::network_preset(name), block, job.constant_weights))
             job.tasks.push_back({l.workload, l.params, static_cast<double>(l.count),
                                  job.constant_weights ? l.weights : std::vector<std::string>{},
                                  std::string()});
