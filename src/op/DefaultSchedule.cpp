@@ -337,9 +337,8 @@ bool is_constant(const Tensor& tensor) {
     return p && p->constant;
 }
 
-// A constant placeholder, or a stage computed element-wise from one alone (a transformed weight).
-bool from_constant(const Tensor& tensor) {
-    if (is_constant(tensor)) return true;
+// A stage computed element-wise from one constant placeholder alone (a transformed weight).
+bool transform_of_constant(const Tensor& tensor) {
     const ComputeOpNode* c = as_compute(tensor.op());
     if (!c || !c->reduce_axis.empty()) return false;
     const std::vector<Tensor> inputs = op_inputs(tensor.op());
@@ -347,10 +346,9 @@ bool from_constant(const Tensor& tensor) {
 }
 
 // A pack of `tensor` computed at (q, loop) when the tensor changes from call to call; a constant
-// one (a weight, or a transform of one) is packed once, outside the kernel, in the same layout
-// (layout rewrite).
+// one (a weight) is packed once, outside the kernel, in the same layout (layout rewrite).
 void place_pack(Schedule& s, int pack, const Tensor& tensor, int q, int loop) {
-    if (from_constant(tensor))
+    if (is_constant(tensor))
         s.pre_transform(pack);
     else
         s.compute_at(pack, q, loop);
@@ -986,7 +984,12 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
     // (A computed B's batch, Winograd's 4 x 4 transforms, unrolled: their index selects fold.)
     if (plan.b_in_place)
         for (int x = 0; x < ndim - 2; ++x) s.unroll(pack, x);
-    place_pack(s, pack, plan.b, s.stage_of(q_op), block);
+    // (A transformed constant laid out in place is computed once too; a copy of a computed B
+    // is not: its stage reads no placeholder.)
+    if (plan.b_in_place && transform_of_constant(plan.b))
+        s.pre_transform(pack);
+    else
+        place_pack(s, pack, plan.b, s.stage_of(q_op), block);
 }
 
 // --- Winograd's F(2 x 2, 3 x 3) on CPUs (op::conv2d_nchwc_winograd) ---------------------------

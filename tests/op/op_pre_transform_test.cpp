@@ -67,6 +67,16 @@ TEST(OpPreTransform, WinogradFiltersTransformedOnce) {
                                       Target("llvm"));
     EXPECT_FALSE(has_pre_transform(s));
     expect_matches_reference(s, 4 * 16 * 9);
+    // A GEMM whose B is computed from a constant weight (not laid out in place) packs a copy of
+    // it in every call, as before: only a placeholder's copy or an in-place transform is
+    // computed once.
+    Tensor a = placeholder({9, 12}, Float(32), "a");
+    Tensor c = placeholder({12, 20}, Float(32), "c", /*constant=*/true);
+    Tensor twice = compute(
+        {12, 20}, [&](Var i, Var j) { return c(i, j) * 2.0f; }, "twice");
+    Schedule g = op::default_schedule({op::matmul(a, twice)}, Target("llvm"));
+    EXPECT_FALSE(has_pre_transform(g));
+    expect_matches_reference(g, 12);
 }
 
 // NHWC's default reads the HWIO weight in place (output channels innermost, in vectors): it has
