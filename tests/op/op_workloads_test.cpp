@@ -37,6 +37,8 @@ TEST(OpWorkloads, EveryOperatorBuildsByName) {
                              V{1, 1}, V{1, 1, 1, 1}, V{2, 2}, int64_t(1), f32}},
         {"op.conv2d_nchwc", P{int64_t(1), int64_t(6), int64_t(9), int64_t(9), int64_t(8), V{3},
                               V{2}, V{1}, V{1}, int64_t(3), int64_t(4), f32}},
+        {"op.conv2d_nchwc_winograd", P{int64_t(1), int64_t(8), int64_t(9), int64_t(7), int64_t(8),
+                                       V{3}, V{1}, V{1}, V{1}, int64_t(4), int64_t(4), f32}},
         {"op.depthwise_conv2d_nchw", P{int64_t(1), int64_t(4), int64_t(9), int64_t(9), int64_t(1),
                                        V{3}, V{1}, V{1}, V{1}, f32}},
         {"op.conv2d_transpose_nchw", P{int64_t(1), int64_t(4), int64_t(5), int64_t(5), int64_t(2),
