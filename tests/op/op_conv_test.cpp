@@ -299,6 +299,10 @@ TEST(OpConv, NchwcWinogradIsTheConvolution) {
     const std::string py = s.to_python();
     EXPECT_NE(py.find("winograd_product.local"), std::string::npos) << py;
     expect_matches_reference(s, 4 * 16 * 9);
+    // The GPU's generic rules run it too (an SPMD program in the interpreter; NVRTC compiles it).
+    Tensor xs = placeholder({1, 1, 5, 5, 4}, Float(32), "xs");
+    Tensor ws = placeholder({1, 1, 3, 3, 4, 8}, Float(32), "ws");
+    expect_default_gpu_matches({op::conv2d_nchwc_winograd(xs, ws, op::conv_params(1, 1))}, 4 * 9);
 }
 
 TEST(OpConv, NchwcWinogradErrors) {
