@@ -166,6 +166,20 @@ void check_block(int64_t block, int64_t extent, const char* op, const char* para
                       std::to_string(extent) + ")");
 }
 
+// The constant shapes of blocked operands x (N, C / cb, H, W, cb) and w (K / kb, C / cb, R, S, cb,
+// kb), whose input channel blocks must agree.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> blocked_shapes(const Tensor& x,
+                                                                     const Tensor& w,
+                                                                     const char* op) {
+    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    if (sw[1] != sx[1] || sw[4] != sx[4])
+        bad_param(op, "w",
+                  "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
+                      " input channels but x has " + std::to_string(sx[1]) + " of " +
+                      std::to_string(sx[4]));
+    return {sx, sw};
+}
+
 }  // namespace
 
 Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
@@ -177,12 +191,7 @@ Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p,
                   "must be 1 for blocked activations, got " + std::to_string(p.groups) +
                       " (use conv2d_nchw)");
     internal::Accumulation acc = internal::accumulation(x.dtype(), p.out_dtype, op);
-    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
-    if (sw[1] != sx[1] || sw[4] != sx[4])
-        bad_param(op, "w",
-                  "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
-                      " input channels but x has " + std::to_string(sx[1]) + " of " +
-                      std::to_string(sx[4]));
+    const auto [sx, sw] = blocked_shapes(x, w, op);
     const auto [oh, ow] = out_extents(sx[2], sx[3], sw[2], sw[3], p, op);
     Tensor padded = pad_hw(x, 2, 3, p, name);
     IterVar rco = reduce_axis({0, make_const(Int(32), sx[1])}, "rco");
@@ -260,26 +269,20 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
                              const std::string& name) {
     const char* op = name.c_str();
     check_operands(x, w, 5, 6, p, op);
-    std::vector<int64_t> sx = constant_shape(x, op, "x"), sw = constant_shape(w, op, "w");
+    const auto [sx, sw] = blocked_shapes(x, w, op);
+    const std::string instead = " for Winograd's F(2 x 2, 3 x 3) (use conv2d_nchwc)";
     if (sw[2] != 3 || sw[3] != 3)
         bad_param(op, "w",
-                  "is a " + std::to_string(sw[2]) + " x " + std::to_string(sw[3]) +
-                      " window; Winograd's F(2 x 2, 3 x 3) takes 3 x 3 (use conv2d_nchwc)");
-    if (p.stride != std::array<int64_t, 2>{1, 1} || p.dilation != std::array<int64_t, 2>{1, 1} ||
-        p.groups != 1)
-        bad_param(op, "stride",
-                  "dilation and groups must be 1 for Winograd's F(2 x 2, 3 x 3) (use "
-                  "conv2d_nchwc)");
-    if (x.dtype() != Float(32) || (p.out_dtype && *p.out_dtype != Float(32)))
-        bad_param(op, "x",
-                  "is " + x.dtype().str() +
-                      "; the Winograd transforms are float32 (use "
-                      "conv2d_nchwc)");
-    if (sw[1] != sx[1] || sw[4] != sx[4])
-        bad_param(op, "w",
-                  "has " + std::to_string(sw[1]) + " blocks of " + std::to_string(sw[4]) +
-                      " input channels but x has " + std::to_string(sx[1]) + " of " +
-                      std::to_string(sx[4]));
+                  "has a " + std::to_string(sw[2]) + " x " + std::to_string(sw[3]) +
+                      " window; it must be 3 x 3" + instead);
+    const std::array<int64_t, 2> one{1, 1};
+    if (p.stride != one) bad_param(op, "stride", "must be 1" + instead);
+    if (p.dilation != one) bad_param(op, "dilation", "must be 1" + instead);
+    if (p.groups != 1) bad_param(op, "groups", "must be 1" + instead);
+    if (x.dtype() != Float(32))
+        bad_param(op, "x", "is " + x.dtype().str() + "; it must be float32" + instead);
+    if (p.out_dtype && *p.out_dtype != Float(32))
+        bad_param(op, "out_dtype", "is " + p.out_dtype->str() + "; it must be float32" + instead);
     const auto [oh, ow] = out_extents(sx[2], sx[3], 3, 3, p, op);
     const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tiles = sx[0] * th * tw;
     const int64_t cb = sx[4], kb = sw[5], c = sx[1] * cb, k = sw[0] * kb;

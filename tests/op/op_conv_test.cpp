@@ -315,6 +315,15 @@ TEST(OpConv, NchwcWinogradErrors) {
                                            placeholder({2, 2, 3, 3, 8, 16}, Float(16))),
                  DSLError);
     EXPECT_THROW(op::conv2d_nchwc_winograd(x, placeholder({2, 3, 3, 3, 8, 16})), DSLError);
+    op::Conv2DParams wide = op::conv_params(1, 1);
+    wide.out_dtype = Float(16);
+    try {
+        op::conv2d_nchwc_winograd(x, w, wide);
+        ADD_FAILURE() << "a float16 output was accepted";
+    } catch (const DSLError& e) {
+        EXPECT_NE(std::string(e.what()).find("parameter 'out_dtype' is float16"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(OpConv, NchwcLayoutErrors) {
