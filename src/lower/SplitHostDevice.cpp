@@ -1,6 +1,7 @@
 // SplitHostDevice: workspaces and kernels of a lowered function (see the header).
 #include "tessel/lower/SplitHostDevice.h"
 
+#include <cstdlib>
 #include <functional>
 #include <unordered_set>
 
@@ -22,12 +23,74 @@ using Wrapper = std::function<Stmt(Stmt)>;
 struct HostContext {
     std::vector<Wrapper> wrappers;
     VarMap lets;  // host LetStmt variables → their values (substituted into workspace sizes)
+    int id = 0;   // the same for two contexts only when their wrappers are the same
 };
+
+/// A kernel's root loop and the host context it runs in.
+struct KernelRoot {
+    Stmt root;
+    HostContext ctx;
+};
+
+/// What a kernel reads and writes, for merging (merge_independent).
+struct Accesses {
+    std::unordered_set<const Variable*> reads, writes;
+};
+
+/// The launch grid of a kernel that may be merged with its neighbours: its root loop is the only
+/// block loop, bound to blockIdx.x from 0, and its body synchronises nothing (every intrinsic it
+/// calls is pure: no barrier, no asynchronous copy, no tensor core) and allocates nothing but
+/// registers; its loads and stores go to `acc`. Undefined otherwise.
+Expr mergeable_grid(const Stmt& root, Accesses* acc) {
+    const For* f = root.as<For>();
+    if (!f || f->kind != ForKind::ThreadBound || f->thread_tag != "blockIdx.x" || !is_zero(f->min))
+        return Expr();
+    bool simple = true;
+    post_order_visit(f->body, [&](const IRNode* n) {
+        switch (n->node_type) {
+            case IRNodeType::For: {
+                const auto* l = static_cast<const For*>(n);
+                simple = simple && !(l->kind == ForKind::ThreadBound &&
+                                     internal::is_block_tag(l->thread_tag));
+                break;
+            }
+            case IRNodeType::Call:
+                simple = simple && intrinsic_is_pure(static_cast<const Call*>(n)->op);
+                break;
+            case IRNodeType::Allocate:
+                simple = simple && static_cast<const Allocate*>(n)->scope == StorageScope::Local;
+                break;
+            case IRNodeType::Load:
+                acc->reads.insert(static_cast<const Load*>(n)->buffer_var.get());
+                break;
+            case IRNodeType::Store:
+                acc->writes.insert(static_cast<const Store*>(n)->buffer_var.get());
+                break;
+            default: break;
+        }
+    });
+    return simple ? f->extent : Expr();
+}
+
+bool disjoint(const std::unordered_set<const Variable*>& a,
+              const std::unordered_set<const Variable*>& b) {
+    for (const Variable* v : a)
+        if (b.count(v)) return false;
+    return true;
+}
+
+/// Whether independent kernels are merged (merge_independent): TESSEL_CUDA_MERGE_KERNELS=0 keeps
+/// every kernel a launch of its own.
+bool merge_kernels() {
+    const char* v = std::getenv("TESSEL_CUDA_MERGE_KERNELS");
+    return !(v && std::string(v) == "0");
+}
 
 class Splitter {
 public:
     Splitter(const LoweredFunc& f, const Target& target) : f_(f), target_(target) {
         for (const Buffer& b : f.args) global_.insert(b->data.get());
+        args_ = global_;
     }
 
     Stmt run();
@@ -38,6 +101,8 @@ private:
     void walk_evaluate(const Evaluate* op);
     void add_workspace(const Allocate* op, const HostContext& ctx);
     void add_kernel(const Stmt& s, const HostContext& ctx);
+    HostContext wrapped(const HostContext& ctx, Wrapper w);
+    void merge_independent();
     void check_limits(const Stmt& kernel, size_t index);
     std::string kernel_name(size_t index) const;
     [[noreturn]] void loop_outside_kernels(const Stmt& s);
@@ -45,6 +110,9 @@ private:
     const LoweredFunc& f_;
     const Target& target_;
     std::unordered_set<const Variable*> global_;
+    std::unordered_set<const Variable*> args_;
+    int contexts_ = 0;
+    std::vector<KernelRoot> roots_;
     std::vector<Stmt> kernels_;
     std::vector<const Allocate*> workspaces_;
     std::vector<std::vector<Expr>> workspace_extents_;
@@ -52,6 +120,14 @@ private:
 
 Stmt Splitter::run() {
     walk(f_.body, HostContext{});
+    if (merge_kernels()) merge_independent();
+    for (const KernelRoot& k : roots_) {
+        Stmt body = k.root;
+        for (auto it = k.ctx.wrappers.rbegin(); it != k.ctx.wrappers.rend(); ++it)
+            body = (*it)(body);
+        check_limits(body, kernels_.size());
+        kernels_.push_back(body);
+    }
     std::vector<Stmt> marked;
     for (size_t i = 0; i < kernels_.size(); ++i) {
         marked.push_back(AttrStmt::make(kDeviceKernelAttr,
@@ -80,18 +156,19 @@ void Splitter::walk(const Stmt& s, const HostContext& ctx) {
         case IRNodeType::Allocate: return add_workspace(s.as<Allocate>(), ctx);
         case IRNodeType::LetStmt: {
             const LetStmt* op = s.as<LetStmt>();
-            HostContext inner = ctx;
-            inner.wrappers.push_back(
-                [op](Stmt body) { return LetStmt::make(op->var, op->value, std::move(body)); });
+            HostContext inner = wrapped(ctx, [op](Stmt body) {
+                return LetStmt::make(op->var, op->value, std::move(body));
+            });
             inner.lets[op->var.get()] = substitute(op->value, ctx.lets);
             return walk(op->body, inner);
         }
         case IRNodeType::IfThenElse: {
             const IfThenElse* op = s.as<IfThenElse>();
-            HostContext then_ctx = ctx, else_ctx = ctx;
             Expr c = op->condition;
-            then_ctx.wrappers.push_back([c](Stmt b) { return IfThenElse::make(c, std::move(b)); });
-            else_ctx.wrappers.push_back([c](Stmt b) { return IfThenElse::make(!c, std::move(b)); });
+            HostContext then_ctx =
+                wrapped(ctx, [c](Stmt b) { return IfThenElse::make(c, std::move(b)); });
+            HostContext else_ctx =
+                wrapped(ctx, [c](Stmt b) { return IfThenElse::make(!c, std::move(b)); });
             walk(op->then_case, then_ctx);
             return walk(op->else_case, else_ctx);
         }
@@ -111,7 +188,7 @@ void Splitter::walk_seq(const Seq* op, const HostContext& ctx) {
     for (const Stmt& s : op->stmts) {
         if (s.as<AssertStmt>()) {
             Stmt check = s;
-            c.wrappers.push_back([check](Stmt b) { return Seq::make({check, std::move(b)}); });
+            c = wrapped(c, [check](Stmt b) { return Seq::make({check, std::move(b)}); });
             continue;
         }
         walk(s, c);
@@ -158,10 +235,74 @@ void Splitter::add_workspace(const Allocate* op, const HostContext& ctx) {
 }
 
 void Splitter::add_kernel(const Stmt& s, const HostContext& ctx) {
-    Stmt body = s;
-    for (auto it = ctx.wrappers.rbegin(); it != ctx.wrappers.rend(); ++it) body = (*it)(body);
-    check_limits(body, kernels_.size());
-    kernels_.push_back(body);
+    roots_.push_back({s, ctx});
+}
+
+HostContext Splitter::wrapped(const HostContext& ctx, Wrapper w) {
+    HostContext inner = ctx;
+    inner.wrappers.push_back(std::move(w));
+    inner.id = ++contexts_;
+    return inner;
+}
+
+// Consecutive kernels that depend on each other in no way become one launch: a kernel that
+// neither reads nor writes what the ones before it in the group write, nor writes what they read,
+// runs in the blocks after theirs (blockIdx.x offset by their grids). Only small kernels qualify
+// (mergeable_grid: one blockIdx.x loop, nothing synchronised, no shared memory) that write no
+// argument (a workspace cannot alias another buffer) and run in the same host context. What it
+// saves is a launch: the padded copies of a product's two operands (docs/cuda.md, "Padded
+// copies") are one kernel, not two.
+void Splitter::merge_independent() {
+    std::vector<KernelRoot> out;
+    Accesses group;           // of the kernels merged into out.back()
+    std::vector<Expr> grids;  // theirs, in order
+    std::vector<Stmt> bodies;
+    std::vector<Var> vars;
+    auto close = [&]() {
+        if (grids.size() < 2) return;
+        Var b("merged_block", vars[0].type());
+        Expr offset = make_zero(b.type()), total = grids[0];
+        for (size_t k = 1; k < grids.size(); ++k) total = total + grids[k];
+        Stmt body;
+        for (size_t k = grids.size(); k-- > 0;) {
+            offset = make_zero(b.type());
+            for (size_t j = 0; j < k; ++j) offset = offset + grids[j];
+            Stmt part = substitute(bodies[k], VarMap{{vars[k].get(), simplify(b - offset)}});
+            body = body.defined() ? IfThenElse::make(b < simplify(offset + grids[k]), part, body)
+                                  : part;
+        }
+        out.back().root = For::make(b, make_zero(b.type()), simplify(total), ForKind::ThreadBound,
+                                    body, "blockIdx.x");
+    };
+    for (const KernelRoot& k : roots_) {
+        Accesses acc;
+        Expr grid = mergeable_grid(k.root, &acc);
+        const bool writes_arg = !disjoint(acc.writes, args_);
+        if (grid.defined() && !writes_arg && !grids.empty() && out.back().ctx.id == k.ctx.id &&
+            grid.type() == grids[0].type() && disjoint(group.writes, acc.reads) &&
+            disjoint(group.writes, acc.writes) && disjoint(acc.writes, group.reads)) {
+            group.reads.insert(acc.reads.begin(), acc.reads.end());
+            group.writes.insert(acc.writes.begin(), acc.writes.end());
+            grids.push_back(grid);
+            bodies.push_back(k.root.as<For>()->body);
+            vars.push_back(k.root.as<For>()->loop_var);
+            continue;
+        }
+        close();
+        out.push_back(k);
+        grids.clear();
+        bodies.clear();
+        vars.clear();
+        group = Accesses{};
+        if (grid.defined() && !writes_arg) {
+            group = std::move(acc);
+            grids.push_back(grid);
+            bodies.push_back(k.root.as<For>()->body);
+            vars.push_back(k.root.as<For>()->loop_var);
+        }
+    }
+    close();
+    roots_ = std::move(out);
 }
 
 std::string Splitter::kernel_name(size_t index) const {

@@ -97,3 +97,69 @@ TEST(CudaHostDeviceSplit, DependentLaunchesWaitAndTrigger) {
     EXPECT_FALSE(single.plan.launches[0].dependent);
     EXPECT_EQ(count(single.source, "griddepcontrol"), 0u) << single.source;
 }
+
+namespace {
+
+// for b in blockIdx.x(0, blocks): for t in threadIdx.x(0, threads): W[b * threads + t] = value
+// (`sync`: a barrier after the store)
+Stmt fill(const Var& w, Expr blocks, int threads, Expr value, bool sync = false) {
+    Var b("b"), t("t");
+    Stmt body = Store::make(w, value, b * threads + t);
+    Stmt loop = For::make(t, 0, threads, ForKind::ThreadBound, body, "threadIdx.x");
+    if (sync) loop = Seq::make({loop, Evaluate::make(Call::make(Intrinsic::thread_barrier, {}))});
+    return For::make(b, 0, blocks, ForKind::ThreadBound, loop, "blockIdx.x");
+}
+
+size_t count_of(const std::string& src, const std::string& what) {
+    size_t k = 0;
+    for (size_t at = src.find(what); at != std::string::npos; at = src.find(what, at + 1)) ++k;
+    return k;
+}
+
+}  // namespace
+
+// Kernels that depend on each other in no way and write workspaces alone are one launch: two
+// fills of workspaces (grids of n / 64 and n / 32 blocks of 64 and 32 threads) run in the blocks
+// of one kernel, the second's after the first's; the sum that reads both is a kernel of its own.
+TEST(CudaHostDeviceSplit, IndependentKernelsAreOneLaunch) {
+    Var n("n");
+    Buffer c("C", Float(32), {n});
+    Var w1("W1", Handle()), w2("W2", Handle());
+    Var b("b"), t("t");
+    Stmt sum = For::make(b, 0, floordiv(n, 64), ForKind::ThreadBound,
+                         For::make(t, 0, 64, ForKind::ThreadBound,
+                                   Store::make(c->data,
+                                               Load::make(Float(32), w1, b * 64 + t) +
+                                                   Load::make(Float(32), w2, b * 64 + t),
+                                               b * 64 + t),
+                                   "threadIdx.x"),
+                         "blockIdx.x");
+    auto function = [&](bool sync) {
+        Stmt body = Seq::make(
+            {fill(w1, floordiv(n, 64), 64, 1.0f), fill(w2, floordiv(n, 32), 32, 2.0f, sync), sum});
+        body = Allocate::make(w2, Float(32), {n}, StorageScope::Global, body);
+        body = Allocate::make(w1, Float(32), {n}, StorageScope::Global, body);
+        return LoweredFunc{"f", {c}, body};
+    };
+    internal::CudaCode code = internal::codegen_cuda(split_for_cuda(function(false)), {n}, {});
+    ASSERT_EQ(code.plan.launches.size(), 2u);
+    int64_t n_value = 640;
+    EXPECT_EQ(code.plan.launches[0].grid[0].eval(&n_value), 10 + 20);
+    EXPECT_EQ(code.plan.launches[0].block[0], LaunchExpr::constant(64));
+    EXPECT_EQ(code.plan.launches[1].grid[0].eval(&n_value), 10);
+    const std::string& src = code.source;
+    // The second fill's threads past its 32 are guarded; its blocks come after the first's.
+    EXPECT_TRUE(contains(src, "if ((int)threadIdx.x < 32)")) << src;
+    EXPECT_EQ(count_of(src, "__global__"), 2u) << src;
+    if (internal::has_nvrtc()) internal::nvrtc_compile(src, "sm_80", {});
+
+    // A kernel that synchronises its block (here a barrier) keeps its own launch.
+    internal::CudaCode synced = internal::codegen_cuda(split_for_cuda(function(true)), {n}, {});
+    EXPECT_EQ(synced.plan.launches.size(), 3u);
+
+    // TESSEL_CUDA_MERGE_KERNELS=0: every kernel a launch.
+    setenv("TESSEL_CUDA_MERGE_KERNELS", "0", 1);
+    internal::CudaCode apart = internal::codegen_cuda(split_for_cuda(function(false)), {n}, {});
+    unsetenv("TESSEL_CUDA_MERGE_KERNELS");
+    EXPECT_EQ(apart.plan.launches.size(), 3u);
+}

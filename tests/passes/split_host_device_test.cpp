@@ -78,5 +78,38 @@ TEST(SplitHostDevice, IsIdempotent) {
     EXPECT_EQ(to_string(split_host_device(f, gpu)), to_string(f));
 }
 
+// B1 = A * 2 and B2 = A * 3 (workspaces, blocks of 64 and 32 threads) depend on each other in no
+// way: one kernel computes both, B2 in the blocks after B1's; C = B1 + B2 reads them, a kernel
+// of its own. The split function computes what the unsplit one does.
+TEST(SplitHostDevice, IndependentKernelsMerged) {
+    Tensor A = placeholder({256}, Float(32), "A");
+    Tensor B1 = compute(
+        {256}, [&](Var i) { return A(i) * 2.0f; }, "B1");
+    Tensor B2 = compute(
+        {256}, [&](Var i) { return A(i) * 3.0f; }, "B2");
+    Tensor C = compute(
+        {256}, [&](Var i) { return B1(i) + B2(i); }, "C");
+    Schedule s = create_schedule({C});
+    for (auto [x, threads] : {std::pair{B1, 64}, std::pair{B2, 32}, std::pair{C, 64}}) {
+        int st = s.stage_of(x);
+        s.split(st, 0, threads);
+        s.bind(st, 0, IterAnnotation::BlockX);
+        s.bind(st, 1, IterAnnotation::ThreadX);
+    }
+    LoweredFunc split = lower(s, {A, C}, Target("cuda -arch=sm_80"), "main", LowerOptions{});
+    std::string ir = to_string(split);
+    EXPECT_TRUE(contains(ir, "attr device_kernel = 1")) << ir;
+    EXPECT_FALSE(contains(ir, "attr device_kernel = 2")) << ir;
+    LoweredFunc plain = lower(s, {A, C}, "main", LowerOptions{});
+    HostArray a = HostArray::random(Float(32), {256}, 11);
+    HostArray c1(Float(32), {256}), c2(Float(32), {256});
+    run_lowered(split, {&a, &c1});
+    run_lowered(plain, {&a, &c2});
+    for (int64_t i = 0; i < 256; ++i) {
+        EXPECT_EQ(c1.get(i), c2.get(i)) << i;
+        EXPECT_FLOAT_EQ(c1.get(i), a.get(i) * 2.0f + a.get(i) * 3.0f) << i;
+    }
+}
+
 }  // namespace
 }  // namespace tessel

@@ -21,7 +21,11 @@
 // Guarantees: the body is `Allocate` of each workspace (in first-use order, outermost first, its
 // extents over shape variables only) around a Seq of kernels, each
 // `AttrStmt(kDeviceKernelAttr, <index>, kernel)` in launch order, the kernel being its root loop
-// inside the host lets, ifs and asserts in its scope. Running the split function in the loop
+// inside the host lets, ifs and asserts in its scope. Consecutive kernels that depend on each
+// other in no way, each a single blockIdx.x loop that synchronises nothing, has no shared memory
+// and stores only to workspaces, under the same lets, ifs and asserts, are one kernel: each
+// part's blocks after the previous part's along blockIdx.x (docs/cuda.md, "From schedule to
+// launch"; TESSEL_CUDA_MERGE_KERNELS=0 turns it off). Running the split function in the loop
 // interpreter computes what the unsplit one does. Idempotent: a function already split is
 // returned as it is (kernels renumbered).
 #pragma once
