@@ -23,6 +23,10 @@
 // transformed once, with the other layers' weights, and timed as a one-time cost. oneDNN runs
 // its own convolution algorithm choice (format any, the direct convolution on this path).
 //
+// On NCHW activations too, with the weights constant, the 3 x 3 stride-1 convolutions run by
+// Winograd (op.conv2d_nchw_winograd: the blocked one between two layout copies, each timed as
+// part of the layer's call), against oneDNN's own choice of algorithm on NCHW.
+//
 // The layers' weights are constant (the task's layout-rewrite option, docs/tuning.md, "Constant
 // operands and layout rewrite"): a schedule that packs a weight does so once, outside the timing,
 // as oneDNN's weights are reordered once; each line also gives both one-time costs. The Zen 5
@@ -92,7 +96,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < job.tasks.size(); ++i) {
         const JobTask& t = job.tasks[i];
         if (t.workload != "op.conv2d_nchw" && t.workload != "op.conv2d_nchwc" &&
-            t.workload != "op.conv2d_nchwc_winograd" && t.workload != "op.dense")
+            t.workload != "op.conv2d_nchwc_winograd" && t.workload != "op.conv2d_nchw_winograd" &&
+            t.workload != "op.dense")
             continue;
         if (!only.empty() && std::find(only.begin(), only.end(), i) == only.end()) continue;
         const SearchTask& task = search[i];

@@ -255,7 +255,8 @@ struct BlockedConv {
 // (`runs` samples each, the medians), its output checked against oneDNN's first. A blocked
 // convolution (op.conv2d_nchwc, op.conv2d_nchwc_winograd) is timed against oneDNN's of the same
 // geometry on the same numbers, which oneDNN takes in its own layouts (reordered outside the
-// timing).
+// timing). A Winograd convolution (op.conv2d_nchwc_winograd, op.conv2d_nchw_winograd) is timed
+// against oneDNN's own choice of algorithm.
 inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Schedule& schedule,
                               int runs) {
     LayerTiming r;
@@ -296,6 +297,11 @@ inline LayerTiming time_layer(const JobTask& t, const SearchTask& task, const Sc
                          t.workload == "op.conv2d_nchwc_winograd");
         unblocked = b.output(got, size / (b.n * b.k));
         got = unblocked.data();
+    } else if (t.workload == "op.conv2d_nchw_winograd") {  // oneDNN's choice of algorithm
+        JobTask plain = t;
+        plain.workload = "op.conv2d_nchw";
+        std::tie(r.tessel_ms, r.onednn_ms) =
+            onednn_layer(plain, a.inputs, expected, tessel_run, runs, &r.onednn_transform_ms, true);
     } else {
         std::tie(r.tessel_ms, r.onednn_ms) =
             onednn_layer(t, a.inputs, expected, tessel_run, runs, &r.onednn_transform_ms);

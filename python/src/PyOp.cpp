@@ -135,7 +135,8 @@ void def_conv(py::module_& m) {
     for (auto [name, fn] :
          {std::pair{"conv2d_nchw", &op::conv2d_nchw}, std::pair{"conv2d_nhwc", &op::conv2d_nhwc},
           std::pair{"conv2d_nchwc", &op::conv2d_nchwc},
-          std::pair{"conv2d_nchwc_winograd", &op::conv2d_nchwc_winograd}})
+          std::pair{"conv2d_nchwc_winograd", &op::conv2d_nchwc_winograd},
+          std::pair{"conv2d_nchw_winograd", &op::conv2d_nchw_winograd}})
         m.def(
             name,
             [fn](const Tensor& x, const Tensor& w, py::object stride, py::object padding,

@@ -1,6 +1,8 @@
 // Convolutions (op/Conv.h).
 #include "tessel/op/Conv.h"
 
+#include <functional>
+
 #include "op/OpUtil.h"
 #include "tessel/op/Transform.h"
 
@@ -217,6 +219,9 @@ namespace {
 // 3 x 3 filter, Aᵀ m A of their product's 4 x 4 tile. A row of each matrix as its non-zero
 // entries (column, coefficient).
 using WinogradRow = std::vector<std::pair<int, double>>;
+// conv2d_nchw_winograd's channel block: the widest of 16, 8, 4, 2, 1 dividing C and K.
+constexpr int64_t kWinogradBlock = 16;
+
 const WinogradRow kWinogradBt[4] = {
     {{0, 1}, {2, -1}}, {{1, 1}, {2, 1}}, {{2, 1}, {1, -1}}, {{1, 1}, {3, -1}}};
 const WinogradRow kWinogradG[4] = {
@@ -265,15 +270,15 @@ Expr winograd_transform(const WinogradRow (&rows)[Rows], const Expr& a, const Ex
 
 }  // namespace
 
-Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p,
-                             const std::string& name) {
-    const char* op = name.c_str();
-    check_operands(x, w, 5, 6, p, op);
-    const auto [sx, sw] = blocked_shapes(x, w, op);
-    const std::string instead = " for Winograd's F(2 x 2, 3 x 3) (use conv2d_nchwc)";
-    if (sw[2] != 3 || sw[3] != 3)
+namespace {
+
+// The refusals both Winograd operators share: a 3 x 3 window (`window`), stride, dilation and
+// groups of 1, float32.
+void check_winograd(const Tensor& x, const std::array<int64_t, 2>& window, const Conv2DParams& p,
+                    const char* op, const std::string& instead) {
+    if (window[0] != 3 || window[1] != 3)
         bad_param(op, "w",
-                  "has a " + std::to_string(sw[2]) + " x " + std::to_string(sw[3]) +
+                  "has a " + std::to_string(window[0]) + " x " + std::to_string(window[1]) +
                       " window; it must be 3 x 3" + instead);
     const std::array<int64_t, 2> one{1, 1};
     if (p.stride != one) bad_param(op, "stride", "must be 1" + instead);
@@ -283,9 +288,19 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
         bad_param(op, "x", "is " + x.dtype().str() + "; it must be float32" + instead);
     if (p.out_dtype && *p.out_dtype != Float(32))
         bad_param(op, "out_dtype", "is " + p.out_dtype->str() + "; it must be float32" + instead);
+}
+
+// Winograd's stages of a 3 x 3 convolution of the blocked input `xb` (N, C / cb, H, W, cb)
+// (op/Conv.h, conv2d_nchwc_winograd): the filter's value at (output channel, input channel, r,
+// s) is `filter`'s; the blocked output (N, K / kb, OH, OW, kb) is named `out`.
+Tensor winograd_stages(const Tensor& xb, int64_t k, int64_t kb,
+                       const std::function<Expr(Expr, Expr, int, int)>& filter,
+                       const Conv2DParams& p, const char* op, const std::string& name,
+                       const std::string& out) {
+    const std::vector<int64_t> sx = constant_shape(xb, op, "x");
     const auto [oh, ow] = out_extents(sx[2], sx[3], 3, 3, p, op);
     const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tiles = sx[0] * th * tw;
-    const int64_t cb = sx[4], kb = sw[5], c = sx[1] * cb, k = sw[0] * kb;
+    const int64_t cb = sx[4], c = sx[1] * cb;
     const int64_t top = p.padding[0], left = p.padding[1];
     // The input's 4 x 4 tiles, each 2 rows and columns after the last, transformed:
     // V[a, b, tile, c] (zero past the input's edges).
@@ -298,7 +313,7 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
             return winograd_transform(kWinogradBt, i[0], i[1], [&](int r, int s) {
                 Expr y = ty * 2 + (r - int(top)), xx = tx * 2 + (s - int(left));
                 Expr inside = y >= 0 && y < int(sx[2]) && xx >= 0 && xx < int(sx[3]);
-                return if_then_else(inside, x(n, co, y, xx, ci), make_const(Float(32), 0.0));
+                return if_then_else(inside, xb(n, co, y, xx, ci), make_const(Float(32), 0.0));
             });
         },
         name + ".winograd_input");
@@ -306,11 +321,8 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
     Tensor u = compute(
         internal::to_exprs({4, 4, c, k}),
         [&](const std::vector<Var>& i) {
-            Expr co = floordiv(i[2], int(cb)), ci = floormod(i[2], int(cb));
-            Expr ko = floordiv(i[3], int(kb)), ki = floormod(i[3], int(kb));
-            return winograd_transform(kWinogradG, i[0], i[1], [&](int r, int s) {
-                return w(ko, co, make_const(Int(32), r), make_const(Int(32), s), ci, ki);
-            });
+            return winograd_transform(kWinogradG, i[0], i[1],
+                                      [&](int r, int s) { return filter(i[3], i[2], r, s); });
         },
         name + ".winograd_weight");
     // Their products, a batch of 16 matrix products over the input channels: M[a, b, tile, k].
@@ -323,7 +335,7 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
         name + ".winograd_product");
     // The output's 2 x 2 tiles: Aᵀ M A, each output point picking its tile's row and column.
     return compute(
-        internal::to_exprs({sx[0], sw[0], oh, ow, kb}),
+        internal::to_exprs({sx[0], k / kb, oh, ow, kb}),
         [&](const std::vector<Var>& i) {
             Expr tile = (i[0] * int(th) + floordiv(i[2], 2)) * int(tw) + floordiv(i[3], 2);
             Expr kk = i[1] * int(kb) + i[4];
@@ -331,6 +343,48 @@ Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParam
                 kWinogradAt, floormod(i[2], 2), floormod(i[3], 2), [&](int a, int b) {
                     return m(make_const(Int(32), a), make_const(Int(32), b), tile, kk);
                 });
+        },
+        out);
+}
+
+}  // namespace
+
+Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                             const std::string& name) {
+    const char* op = name.c_str();
+    check_operands(x, w, 5, 6, p, op);
+    const auto [sx, sw] = blocked_shapes(x, w, op);
+    check_winograd(x, {sw[2], sw[3]}, p, op, " for Winograd's F(2 x 2, 3 x 3) (use conv2d_nchwc)");
+    const int64_t cb = sx[4], kb = sw[5];
+    auto filter = [&](Expr k, Expr c, int r, int s) {
+        return w(floordiv(k, int(kb)), floordiv(c, int(cb)), make_const(Int(32), r),
+                 make_const(Int(32), s), floormod(c, int(cb)), floormod(k, int(kb)));
+    };
+    return winograd_stages(x, sw[0] * kb, kb, filter, p, op, name, name);
+}
+
+Tensor conv2d_nchw_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p,
+                            const std::string& name) {
+    const char* op = name.c_str();
+    internal::Conv2DGeometry g = internal::check_conv2d_nchw(x, w, p, op);
+    check_winograd(x, {g.w[2], g.w[3]}, p, op, " for Winograd's F(2 x 2, 3 x 3) (use conv2d_nchw)");
+    const int64_t c = g.x[1], k = g.w[0];
+    int64_t block = kWinogradBlock;
+    while (c % block != 0 || k % block != 0) block /= 2;
+    // The input in blocks of channels, the blocked convolution, the output back to NCHW.
+    Tensor xb = compute(
+        internal::to_exprs({g.x[0], c / block, g.x[2], g.x[3], block}),
+        [&](const std::vector<Var>& i) { return x(i[0], i[1] * int(block) + i[4], i[2], i[3]); },
+        name + ".winograd_layout");
+    auto filter = [&](Expr kk, Expr cc, int r, int s) {
+        return w(kk, cc, make_const(Int(32), r), make_const(Int(32), s));
+    };
+    Tensor yb = winograd_stages(xb, k, block, filter, p, op, name, name + ".winograd_output");
+    const std::vector<int64_t> sy = constant_shape(yb, op, "y");
+    return compute(
+        internal::to_exprs({sy[0], k, sy[2], sy[3]}),
+        [&](const std::vector<Var>& i) {
+            return yb(i[0], floordiv(i[1], int(block)), i[2], i[3], floormod(i[1], int(block)));
         },
         name);
 }

@@ -995,10 +995,12 @@ void schedule_gemm_cpu(Schedule& s, int p, int q, const GemmPlan& plan, const Ta
 // --- Winograd's F(2 x 2, 3 x 3) on CPUs (op::conv2d_nchwc_winograd) ---------------------------
 
 // A Winograd convolution's stages (op/Conv.h) as the DAG's operation indices, found by the names
-// the operator gives them: `<name>.winograd_input` and `.winograd_weight` read by
-// `.winograd_product`, whose one reader is `<name>`.
+// the operators give them: `<name>.winograd_input` and `.winograd_weight` read by
+// `.winograd_product`, whose one reader is `<name>` (conv2d_nchwc_winograd) or
+// `<name>.winograd_output`, itself read by `<name>` alone (conv2d_nchw_winograd, whose input is
+// `<name>.winograd_layout`; `layout` and `nchw` are its two copies, -1 otherwise).
 struct WinogradOps {
-    int input = -1, weight = -1, product = -1, output = -1;
+    int input = -1, weight = -1, product = -1, output = -1, layout = -1, nchw = -1;
     GemmPlan gemm;  ///< the product's: A the input's tiles, B the transformed filters
 };
 
@@ -1021,8 +1023,20 @@ std::vector<WinogradOps> find_winograds(const DAGAnalysis& a) {
             if (producer == base + ".winograd_weight") w.weight = p;
         }
         w.gemm = plan_gemm(as_compute(a.ops()[static_cast<size_t>(i)]));
-        if (w.input < 0 || w.weight < 0 || a.ops()[static_cast<size_t>(w.output)]->name != base ||
-            !w.gemm.ok || !w.gemm.b.op().same_as(a.ops()[static_cast<size_t>(w.weight)]))
+        auto name_of = [&](int op) -> const std::string& {
+            return a.ops()[static_cast<size_t>(op)]->name;
+        };
+        if (name_of(w.output) == base + ".winograd_output" && a.consumers(w.output).size() == 1 &&
+            name_of(a.consumers(w.output)[0]) == base && w.input >= 0) {
+            w.nchw = a.consumers(w.output)[0];
+            for (int p : a.producers(w.input))
+                if (name_of(p) == base + ".winograd_layout") w.layout = p;
+            if (w.layout < 0) continue;
+        } else if (name_of(w.output) != base) {
+            continue;
+        }
+        if (w.input < 0 || w.weight < 0 || !w.gemm.ok ||
+            !w.gemm.b.op().same_as(a.ops()[static_cast<size_t>(w.weight)]))
             continue;
         w.gemm.b_in_place = true;
         found.push_back(w);
@@ -1297,8 +1311,8 @@ Schedule default_schedule_rules(const std::vector<Tensor>& outputs, const Target
     keep_dot_operands(a, gemms, target, inlined);
     const std::vector<WinogradOps> winograds = find_winograds(a);
     for (const WinogradOps& w : winograds)
-        for (int op : {w.input, w.weight, w.product, w.output})
-            inlined[static_cast<size_t>(op)] = false;
+        for (int op : {w.input, w.weight, w.product, w.output, w.layout, w.nchw})
+            if (op >= 0) inlined[static_cast<size_t>(op)] = false;
     const std::vector<std::optional<BlockedTile>> blocked =
         choose_blocked_tiles(a, gemms, plans, target);
     // The stages kept for a tile to read (paddings): copied in parallel from kPaddingParallelWork.

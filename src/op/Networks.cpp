@@ -124,7 +124,13 @@ int64_t activation_block(const std::string& layout) {
 
 std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block,
                                         bool winograd) {
-    if (block == 0) return layers;
+    if (block == 0) {
+        if (winograd)
+            for (PresetLayer& l : layers)
+                if (l.workload == "op.conv2d_nchw" && winograd_conv(l.params))
+                    l.workload = "op.conv2d_nchw_winograd";
+        return layers;
+    }
     for (PresetLayer& l : layers) {
         if (l.workload != "op.conv2d_nchw") continue;
         const int64_t c = std::get<int64_t>(l.params[1]), k = std::get<int64_t>(l.params[4]),

@@ -175,6 +175,14 @@ TensorDAG conv2d(const P& p, bool nhwc, std::optional<Type> out_dtype) {
     return {{x, f}, {nhwc ? op::conv2d_nhwc(x, f, s.params) : op::conv2d_nchw(x, f, s.params)}};
 }
 
+// op.conv2d_nchw_winograd: conv2d_nchw's parameters, Winograd's F(2 x 2, 3 x 3).
+TensorDAG conv2d_winograd(const P& p, std::optional<Type> out_dtype) {
+    ConvShapes s = conv_shapes(p, false, "op.conv2d_nchw_winograd");
+    Tensor x = input(s.x, dtype(p), "x"), f = input(s.w, dtype(p), "w");
+    s.params.out_dtype = out_dtype;
+    return {{x, f}, {op::conv2d_nchw_winograd(x, f, s.params)}};
+}
+
 // conv2d_nchwc: the geometry in channels (C, K), then the input's and the output's channel blocks.
 // op.conv2d_nchwc_winograd: the same parameters, Winograd's F(2 x 2, 3 x 3).
 TensorDAG conv2d_blocked(const P& p, std::optional<Type> out_dtype, bool winograd) {
@@ -376,6 +384,8 @@ std::vector<WorkloadDefinition> nn_workloads() {
                      spec({{"M", I}, {"N", I}, {"K", I}, {"bias", I}, {"activation", S}}), dense),
         accumulating("op.conv2d_nchw", conv,
                      [](const P& p, std::optional<Type> out) { return conv2d(p, false, out); }),
+        accumulating("op.conv2d_nchw_winograd", conv,
+                     [](const P& p, std::optional<Type> out) { return conv2d_winograd(p, out); }),
         accumulating("op.conv2d_nhwc", conv,
                      [](const P& p, std::optional<Type> out) { return conv2d(p, true, out); }),
         accumulating(

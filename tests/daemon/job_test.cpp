@@ -122,16 +122,27 @@ TEST(Job, ANetworksWeightsMayBeConstant) {
     Job plain = parse_job(head + R"("network": "resnet50"})");
     Job packed = parse_job(head + R"("network": "resnet50", "constant_weights": true})");
     ASSERT_EQ(packed.tasks.size(), plain.tasks.size());
-    int marked = 0;
+    int marked = 0, winograd = 0;
     for (size_t i = 0; i < packed.tasks.size(); ++i) {
         EXPECT_TRUE(plain.tasks[i].constant.empty());
-        const bool weighted =
-            packed.tasks[i].workload == "op.conv2d_nchw" || packed.tasks[i].workload == "op.dense";
+        const std::string& workload = packed.tasks[i].workload;
+        const bool weighted = workload == "op.conv2d_nchw" || workload == "op.dense" ||
+                              workload == "op.conv2d_nchw_winograd";
         EXPECT_EQ(packed.tasks[i].constant,
                   weighted ? std::vector<std::string>{"w"} : std::vector<std::string>{});
         marked += weighted;
+        // Constant weights: the 3 x 3 stride-1 convolutions by Winograd (op::blocked_layers with
+        // block 0); the other layers as the plain job's.
+        if (workload == "op.conv2d_nchw_winograd") {
+            ++winograd;
+            EXPECT_EQ(plain.tasks[i].workload, "op.conv2d_nchw");
+        } else {
+            EXPECT_EQ(workload, plain.tasks[i].workload);
+        }
+        EXPECT_EQ(packed.tasks[i].params, plain.tasks[i].params);
     }
     EXPECT_EQ(marked, 24);
+    EXPECT_EQ(winograd, 4);  // 64 x 56^2, 128 x 28^2, 256 x 14^2, 512 x 7^2
     EXPECT_EQ(job_search_tasks(packed)[0].constant(), std::vector<std::string>{"w"});  // conv 7 x 7
     std::vector<std::string> p = problems_of(head + R"("tasks": [], "constant_weights": true})");
     ASSERT_FALSE(p.empty());

@@ -326,6 +326,62 @@ TEST(OpConv, NchwcWinogradErrors) {
     }
 }
 
+// The NCHW operator: the input put in blocks (of 4: the widest of 16, 8, 4 dividing C = 12 and
+// K = 20), the blocked convolution with the filters read from OIHW, the output back to NCHW;
+// against conv2d_nchw in the reference interpreter (asymmetric padding, tiles past the output),
+// the CPU default (the product's local cache, the two copies kept) through the loop interpreter
+// and the JIT, with the weight constant (its transform once, outside the kernel) and not.
+TEST(OpConv, NchwWinogradIsTheConvolution) {
+    for (bool constant : {false, true}) {
+        Tensor x = placeholder({2, 12, 9, 7}, Float(32), "x");
+        Tensor w = placeholder({20, 12, 3, 3}, Float(32), "w", constant);
+        op::Conv2DParams p;
+        p.padding = {1, 0, 2, 1};
+        Tensor direct = op::conv2d_nchw(x, w, p), winograd = op::conv2d_nchw_winograd(x, w, p);
+        EXPECT_EQ(const_shape(winograd), (std::vector<int64_t>{2, 20, 10, 6}));
+        std::vector<std::pair<Tensor, HostArray>> in = {
+            {x, HostArray::random(Float(32), const_shape(x), 3)},
+            {w, HostArray::random(Float(32), const_shape(w), 4)}};
+        const HostArray want = evaluate_reference({direct}, in).at(0);
+        const HostArray got = evaluate_reference({winograd}, in).at(0);
+        CompareResult r = compare_to_reference(got, want, tolerance_for(Float(32), 4 * 12 * 9));
+        EXPECT_TRUE(r.ok) << r.message();
+        expect_default_cpu_matches({winograd}, 4 * 12 * 9);
+        Schedule s = op::default_schedule({winograd}, Target("llvm -mcpu=skylake-avx512"));
+        const std::string py = s.to_python();
+        EXPECT_NE(py.find("winograd_product.local"), std::string::npos) << py;
+        EXPECT_EQ(py.find("compute_inline"), std::string::npos) << py;  // the copies kept
+        EXPECT_EQ(py.find("pre_transform") != std::string::npos, constant) << py;
+        expect_matches_reference(s, 4 * 12 * 9);
+    }
+    // One channel in, three out: blocks of 1.
+    Tensor x = placeholder({1, 1, 5, 6}, Float(32), "x");
+    Tensor w = placeholder({3, 1, 3, 3}, Float(32), "w");
+    expect_default_cpu_matches({op::conv2d_nchw_winograd(x, w, op::conv_params(1, 1))}, 9);
+}
+
+TEST(OpConv, NchwWinogradErrors) {
+    Tensor x = placeholder({1, 8, 8, 8});
+    Tensor w = placeholder({16, 8, 3, 3});
+    EXPECT_THROW(op::conv2d_nchw_winograd(x, placeholder({16, 8, 5, 5})), DSLError);
+    EXPECT_THROW(op::conv2d_nchw_winograd(x, w, op::conv_params(2, 1)), DSLError);
+    EXPECT_THROW(op::conv2d_nchw_winograd(x, w, op::conv_params(1, 2, 2)), DSLError);
+    EXPECT_THROW(
+        op::conv2d_nchw_winograd(x, placeholder({16, 4, 3, 3}), op::conv_params(1, 1, 1, 2)),
+        DSLError);
+    EXPECT_THROW(op::conv2d_nchw_winograd(x, placeholder({16, 7, 3, 3})), DSLError);
+    EXPECT_THROW(op::conv2d_nchw_winograd(placeholder({1, 8, 8, 8}, Float(16)),
+                                          placeholder({16, 8, 3, 3}, Float(16))),
+                 DSLError);
+    try {
+        op::conv2d_nchw_winograd(x, w, op::conv_params(1, 1, 2));
+        ADD_FAILURE() << "a dilation of 2 was accepted";
+    } catch (const DSLError& e) {
+        EXPECT_NE(std::string(e.what()).find("parameter 'dilation'"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(OpConv, NchwcLayoutErrors) {
     Tensor x = placeholder({1, 2, 8, 8, 8});
     EXPECT_THROW(op::conv2d_nchwc(x, placeholder({2, 3, 3, 3, 8, 16})), DSLError);

@@ -73,6 +73,17 @@ Tensor conv2d_nchwc(const Tensor& x, const Tensor& w, const Conv2DParams& p = {}
 Tensor conv2d_nchwc_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
                              const std::string& name = "conv2d_nchwc_winograd");
 
+/// conv2d_nchw's 3 x 3 convolution (stride and dilation 1, float32) by Winograd's F(2 x 2,
+/// 3 x 3) on NCHW operands: the input is put in blocks of channels (`<name>.winograd_layout`, N,
+/// C / b, H, W, b with b the widest of 16, 8, 4, 2 and 1 dividing C and K), convolved as
+/// conv2d_nchwc_winograd does (its stages named after `name`, the blocked output
+/// `<name>.winograd_output`) with the filters read from `w` (K, C, 3, 3) directly, and the output
+/// put back to (N, K, OH, OW) (`name`). The two layout copies cost a pass over the input and the
+/// output each (docs/operators.md, "Winograd"). DSLError as conv2d_nchw's, and as
+/// conv2d_nchwc_winograd's for the window, stride, dilation, groups and dtype.
+Tensor conv2d_nchw_winograd(const Tensor& x, const Tensor& w, const Conv2DParams& p = {},
+                            const std::string& name = "conv2d_nchw_winograd");
+
 /// x (N, C, H, W) in blocks of `block` channels: (N, C / block, H, W, block); `block` divides C.
 Tensor nchw_to_nchwc(const Tensor& x, int64_t block, const std::string& name = "nchw_to_nchwc");
 

@@ -37,10 +37,11 @@ int64_t activation_block(const std::string& layout);
 /// activations"), as `from_onnx(..., layout="NCHW<block>c")` imports a model: each op.conv2d_nchw
 /// of groups 1 whose output channels `block` divides becomes op.conv2d_nchwc, its input in blocks
 /// of `block` channels (or of the largest divisor of its channels below that: the RGB input in
-/// one block of 3). The other layers are unchanged; block 0 changes nothing. With `winograd`
-/// (a network whose weights are constant: the filters are then transformed once), the 3 x 3
-/// convolutions of stride, dilation and groups 1 in float32 become op.conv2d_nchwc_winograd
-/// instead (op/Conv.h; ResNet-50's on a 2-core Zen 4: 1.2-2.2 x faster than conv2d_nchwc).
+/// one block of 3). The other layers are unchanged. With `winograd` (a network whose weights are
+/// constant: the filters are then transformed once), the 3 x 3 convolutions of stride, dilation
+/// and groups 1 in float32 become op.conv2d_nchwc_winograd instead (op/Conv.h; ResNet-50's on a
+/// 2-core Zen 4: 1.2-2.2 x faster than conv2d_nchwc); with block 0 (NCHW activations) they
+/// become op.conv2d_nchw_winograd and nothing else changes.
 std::vector<PresetLayer> blocked_layers(std::vector<PresetLayer> layers, int64_t block,
                                         bool winograd = false);
 
