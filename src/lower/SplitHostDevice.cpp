@@ -254,52 +254,41 @@ HostContext Splitter::wrapped(const HostContext& ctx, Wrapper w) {
 // copies") are one kernel, not two.
 void Splitter::merge_independent() {
     std::vector<KernelRoot> out;
-    Accesses group;           // of the kernels merged into out.back()
-    std::vector<Expr> grids;  // theirs, in order
-    std::vector<Stmt> bodies;
-    std::vector<Var> vars;
+    Accesses group;                 // of the kernels merged into out.back()
+    std::vector<const For*> parts;  // their root loops, in order
     auto close = [&]() {
-        if (grids.size() < 2) return;
-        Var b("merged_block", vars[0].type());
-        Expr offset = make_zero(b.type()), total = grids[0];
-        for (size_t k = 1; k < grids.size(); ++k) total = total + grids[k];
+        if (parts.size() < 2) return;
+        Var b("merged_block", parts[0]->loop_var.type());
+        // Each part in the blocks after the ones before it: if b < end_0 ... else if b < end_1 ...
+        std::vector<Expr> begins{make_zero(b.type())};
+        for (const For* f : parts) begins.push_back(simplify(begins.back() + f->extent));
         Stmt body;
-        for (size_t k = grids.size(); k-- > 0;) {
-            offset = make_zero(b.type());
-            for (size_t j = 0; j < k; ++j) offset = offset + grids[j];
-            Stmt part = substitute(bodies[k], VarMap{{vars[k].get(), simplify(b - offset)}});
-            body = body.defined() ? IfThenElse::make(b < simplify(offset + grids[k]), part, body)
-                                  : part;
+        for (size_t k = parts.size(); k-- > 0;) {
+            Stmt part = substitute(parts[k]->body,
+                                   VarMap{{parts[k]->loop_var.get(), simplify(b - begins[k])}});
+            body = body.defined() ? IfThenElse::make(b < begins[k + 1], part, body) : part;
         }
-        out.back().root = For::make(b, make_zero(b.type()), simplify(total), ForKind::ThreadBound,
+        out.back().root = For::make(b, make_zero(b.type()), begins.back(), ForKind::ThreadBound,
                                     body, "blockIdx.x");
     };
     for (const KernelRoot& k : roots_) {
         Accesses acc;
-        Expr grid = mergeable_grid(k.root, &acc);
-        const bool writes_arg = !disjoint(acc.writes, args_);
-        if (grid.defined() && !writes_arg && !grids.empty() && out.back().ctx.id == k.ctx.id &&
-            grid.type() == grids[0].type() && disjoint(group.writes, acc.reads) &&
+        const bool mergeable =
+            mergeable_grid(k.root, &acc).defined() && disjoint(acc.writes, args_);
+        const For* f = k.root.as<For>();
+        if (mergeable && !parts.empty() && out.back().ctx.id == k.ctx.id &&
+            f->loop_var.type() == parts[0]->loop_var.type() && disjoint(group.writes, acc.reads) &&
             disjoint(group.writes, acc.writes) && disjoint(acc.writes, group.reads)) {
             group.reads.insert(acc.reads.begin(), acc.reads.end());
             group.writes.insert(acc.writes.begin(), acc.writes.end());
-            grids.push_back(grid);
-            bodies.push_back(k.root.as<For>()->body);
-            vars.push_back(k.root.as<For>()->loop_var);
+            parts.push_back(f);
             continue;
         }
         close();
         out.push_back(k);
-        grids.clear();
-        bodies.clear();
-        vars.clear();
-        group = Accesses{};
-        if (grid.defined() && !writes_arg) {
-            group = std::move(acc);
-            grids.push_back(grid);
-            bodies.push_back(k.root.as<For>()->body);
-            vars.push_back(k.root.as<For>()->loop_var);
-        }
+        parts.clear();
+        group = mergeable ? std::move(acc) : Accesses{};
+        if (mergeable) parts.push_back(f);
     }
     close();
     roots_ = std::move(out);
