@@ -151,7 +151,8 @@ HOPPER_STEPS = [("1", lambda n, dtype: hopper.step1(n, n, n, dtype)),
                 ("3", lambda n, dtype: hopper.step3(n, n, n, dtype)),
                 ("3,group=8", lambda n, dtype: hopper.step3(n, n, n, dtype, group=8)),
                 ("4", lambda n, dtype: hopper.step4(n, n, n, dtype)),
-                ("5", lambda n, dtype: hopper.step5(n, n, n, dtype))]
+                ("5", lambda n, dtype: hopper.step5(n, n, n, dtype)),
+                ("7", lambda n, dtype: hopper.step7(n, n, n, dtype))]
 
 
 def hopper_gemms(sizes, rounds=5):

@@ -540,6 +540,16 @@ Expr Call::make(Intrinsic op, std::vector<Expr> args) {
         case Intrinsic::tma_load:
         case Intrinsic::tma_store: check_tma_args(op, args); break;
         case Intrinsic::tma_store_wait: break;
+        case Intrinsic::tile_arrive: {
+            auto count = as_const_int(args[2]);
+            TESSEL_CHECK(args[0].as<Variable>() && args[0].type().is_handle() &&
+                         args[3].as<Variable>() && args[3].type().is_handle())
+                << "tile_arrive: counter and last must be handle Variables";
+            TESSEL_CHECK(args[1].type().is_int_or_uint() && args[1].type().is_scalar())
+                << "tile_arrive: the tile must be a scalar integer";
+            TESSEL_CHECK(count && *count >= 1) << "tile_arrive: count must be a positive constant";
+            break;
+        }
         case Intrinsic::wgmma_wait: {
             auto n = as_const_int(args[0]);
             TESSEL_CHECK(n && *n >= 0) << "wgmma_wait: n must be a non-negative constant";

@@ -150,6 +150,7 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
     const Call* c = op->value.as<Call>();
     if (c && c->op == Intrinsic::thread_barrier) return exec_barrier();
     if (c && c->op == Intrinsic::thread_allreduce) return exec_allreduce(c);
+    if (c && c->op == Intrinsic::tile_arrive) return exec_tile_arrive(c);
     if (c && c->op == Intrinsic::cp_async) return exec_cp_async(c);
     if (c && (c->op == Intrinsic::mbarrier_init || c->op == Intrinsic::mbarrier_expect_tx ||
               c->op == Intrinsic::mbarrier_wait || c->op == Intrinsic::mbarrier_arrive))
@@ -181,6 +182,8 @@ void LoopInterpreter::exec_evaluate(const Evaluate* op) {
 }
 
 void LoopInterpreter::exec_allocate(const Allocate* op) {
+    const AttrStmt* z = op->body.as<AttrStmt>();
+    const bool zeroed = z && z->key == "zeroed_workspace" && z->value.same_as(op->buffer_var);
     const std::string& name = op->buffer_var.name();
     int64_t size = op->dtype.lanes;
     for (size_t d = 0; d < op->extents.size(); ++d) {
@@ -211,6 +214,8 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
         storage->name = name;
         storage->serial = next_serial_++;
         storage->warp = op->scope == StorageScope::Warp;
+        if (zeroed)
+            for (int64_t i = 0; i < size; ++i) storage->array->set(i, 0.0);
         mine = storage.get();
     }
     BufferSlot& slot = slot_of(op->buffer_var.get());
@@ -218,6 +223,14 @@ void LoopInterpreter::exec_allocate(const Allocate* op) {
     slot.storage = mine;
     exec(op->body);
     slot.storage = outer;
+    // tile_arrive's counters end at zero: a tile whose counter did not had fewer arrivals than
+    // counted, and nothing computed it.
+    for (int64_t i = 0; zeroed && storage && i < size; ++i)
+        if (storage->array->get(i) != 0)
+            TESSEL_THROW(RuntimeError)
+                << "tile_arrive's counter " << name << " of tile " << i << " ends at "
+                << storage->array->get(i) << ", not zero: the tile had fewer arrivals than counted"
+                << loop_context();
 }
 
 void LoopInterpreter::exec_store(const Store* op) {

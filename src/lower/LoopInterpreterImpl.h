@@ -189,6 +189,8 @@ protected:
     virtual void exec_barrier();
     /// A thread_allreduce Evaluate (see ir/IR.h).
     void exec_allreduce(const Call* op);
+    /// A tile_arrive Evaluate (see ir/IR.h): a barrier of the block, then one arrival for it.
+    void exec_tile_arrive(const Call* op);
     /// Runs `body` as one block of threads (LoopInterpreterSPMD.cpp).
     void run_block(const Stmt& body);
     /// The storage of a shared Allocate in this thread's block, made by its first thread.
@@ -198,6 +200,7 @@ protected:
     void exec_assert(const AssertStmt* op);
     void exec_if(const IfThenElse* op);
     void exec_evaluate(const Evaluate* op);
+    /// A buffer whose body is an AttrStmt "zeroed_workspace" naming it starts zero.
     void exec_allocate(const Allocate* op);
     void exec_store(const Store* op);
     void exec_buffer_store(const BufferStore* op);

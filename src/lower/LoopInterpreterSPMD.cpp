@@ -105,6 +105,10 @@ struct SpmdBlock {
     WgmmaBlockState wgmma;
     TmaBlockState tma;
     std::vector<std::pair<uint64_t, int64_t>> mbarrier_wait;  ///< per thread: barrier, parity
+    // tile_arrive: each thread's tile; whether the block has arrived in this phase, and how.
+    std::vector<int64_t> arrive_tile;
+    bool arrived = false;
+    bool arrived_last = false;
 
     std::string thread_name(int t) const {
         const SpmdThread& th = threads[t];
@@ -138,8 +142,8 @@ BlockShape block_shape(const Stmt& body) {
             shape.wgmma = shape.wgmma || op == Intrinsic::wgmma || op == Intrinsic::tma_store;
             shape.arrivals = shape.arrivals || op == Intrinsic::mbarrier_arrive;
             shape.syncs = shape.syncs || op == Intrinsic::thread_barrier ||
-                          op == Intrinsic::thread_allreduce || op == Intrinsic::mbarrier_wait ||
-                          is_warp_collective(op);
+                          op == Intrinsic::thread_allreduce || op == Intrinsic::tile_arrive ||
+                          op == Intrinsic::mbarrier_wait || is_warp_collective(op);
         }
     });
     return shape;
@@ -510,6 +514,7 @@ void LoopInterpreter::run_block(const Stmt& body) {
         if (barrier) {  // a new phase
             b.accesses.clear();
             ++b.tma.epoch;
+            b.arrived = false;
         }
         for (int t = 0; t < b.nthreads; ++t)
             if (b.state[t] == ThreadState::AtBarrier) b.state[t] = ThreadState::Ready;
@@ -566,6 +571,54 @@ void LoopInterpreter::exec_allreduce(const Call* op) {
         InterpStorage& s = storage_for(dest, r.type.element_of(), "store to");
         write_element(s, r.type.element_of(), 0, r.lanes[0]);
     }
+}
+
+// The block stops at the arrival as at a barrier (every thread's writes are in); the first of
+// its threads to go on arrives for the block (blocks run one after another here, so the last
+// part of a tile to arrive is the last block in order), the others take its outcome.
+void LoopInterpreter::exec_tile_arrive(const Call* op) {
+    const int64_t tile = eval_int(op->args[1], "tile_arrive's tile");
+    auto arrive = [&]() {
+        const int64_t count = as_const_int(op->args[2]).value();
+        InterpStorage& c = storage_for(op->args[0].as<Variable>(), Int(32), "tile_arrive on");
+        if (tile < 0 || tile >= c.array->size())
+            TESSEL_THROW(RuntimeError)
+                << "tile_arrive on " << c.name << ": tile " << tile << " outside its "
+                << c.array->size() << " counters" << loop_context();
+        const int64_t n = read_element(c, Int(32), tile).i + 1;
+        if (n > count)
+            TESSEL_THROW(RuntimeError)
+                << "tile_arrive on " << c.name << ": arrival " << n << " at tile " << tile
+                << ", which counts " << count << " (more blocks write its parts than it waits for)"
+                << loop_context();
+        write_element(c, Int(32), tile, Scalar{n == count ? 0 : n});
+        return n == count;
+    };
+    bool last = false;
+    if (!spmd_) {
+        last = arrive();
+    } else {
+        SpmdBlock& b = *spmd_->block;
+        const int t = spmd_->index;
+        if (b.arrive_tile.size() != static_cast<size_t>(b.nthreads))
+            b.arrive_tile.assign(static_cast<size_t>(b.nthreads), 0);
+        b.arrive_tile[static_cast<size_t>(t)] = tile;
+        stop_at(b, t, op, ThreadState::AtBarrier);
+        if (!b.arrived) {
+            for (int u = 0; u < b.nthreads; ++u)
+                if (b.arrive_tile[static_cast<size_t>(u)] != tile)
+                    TESSEL_THROW(RuntimeError)
+                        << "tile_arrive: thread " << b.thread_name(t) << " arrives for tile "
+                        << tile << " but thread " << b.thread_name(u) << " for tile "
+                        << b.arrive_tile[static_cast<size_t>(u)]
+                        << " (the block arrives together, for one tile)" << b.where;
+            b.arrived_last = arrive();
+            b.arrived = true;
+        }
+        last = b.arrived_last;
+    }
+    InterpStorage& dest = storage_for(op->args[3].as<Variable>(), Int(32), "store to");
+    write_element(dest, Int(32), 0, Scalar{last ? 1 : 0});
 }
 
 void LoopInterpreter::wait_for_mbarrier(const Call* op, uint64_t key, int64_t parity) {

@@ -50,6 +50,16 @@ bool binds_threads(const Schedule& s) {
 // computed inside a kernel.
 StorageScope effective_scope(const Schedule& s, int i) {
     const Stage& st = s.stages()[i];
+    if (st.attach == AttachKind::At && st.attach_after) {  // its tiles of a global tensor
+        if (st.scope != StorageScope::Global)
+            TESSEL_THROW(ScheduleError)
+                << "lower: stage '" << st.name() << "' has " << scope_name(st.scope)
+                << " scope, but it is computed by reverse_compute_at, which writes its tiles "
+                   "of a global tensor\n  loop nest of '"
+                << st.name() << "':\n"
+                << s.loop_nest_string(i);
+        return StorageScope::Global;
+    }
     if (!internal::computed_inside_kernel(s, i)) {
         if (st.scope != StorageScope::Global && !binds_threads(s)) return StorageScope::Global;
         if (st.scope != StorageScope::Global)
@@ -62,6 +72,20 @@ StorageScope effective_scope(const Schedule& s, int i) {
         return StorageScope::Global;
     }
     return st.scope == StorageScope::Global ? StorageScope::Local : st.scope;
+}
+
+// Whether stage i is computed by reverse_compute_at: its buffer is the whole tensor (global),
+// indexed by absolute indices, not its region's.
+bool whole_tensor(const Stage& st) {
+    return st.attach == AttachKind::At && st.attach_after;
+}
+
+// The index of a stage's buffer that point `index` of root axis d is at: relative to its region,
+// or absolute for a whole tensor.
+Expr storage_index(const Stage& st, const StageBounds& b, size_t d, Expr index) {
+    const Expr& mn = b.region_min[d];
+    if (index.type() != mn.type()) index = Cast::make(mn.type(), index);
+    return whole_tensor(st) || is_zero(mn) ? index : Sub::make(index, mn);
 }
 
 // Whether stage i reduces across threads: a reduction leaf bound to threadIdx.
@@ -174,6 +198,7 @@ private:
     Stmt tma_nest(int i);
     Stmt loops(int i, size_t from, size_t to, bool init, const Stmt& inner);
     Stmt with_attached(int i, int iter_id, Stmt body);
+    Stmt after_nest(int x);
     Stmt allocate(int i, Stmt body);
     Stmt guarded(int i, bool init, Stmt body);
     Stmt init_stmt(int i);
@@ -205,6 +230,7 @@ private:
     std::vector<bool> is_arg_;
     std::vector<Buffer> arg_buffers_;
     std::map<const BufferNode*, Expr> alloc_size_;  ///< padded (storage_align) buffers' sizes
+    std::vector<Buffer> counters_;  ///< tile_arrive's counters (after_nest), zero between calls
 };
 
 void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
@@ -257,6 +283,10 @@ void NestBuilder::make_buffers(const std::vector<Tensor>& args) {
         const StageBounds& b = bounds_[i];
         std::vector<Expr> shape;
         for (size_t d = 0; d < as_compute(st.op)->axis.size(); ++d) {
+            if (whole_tensor(st)) {
+                shape.push_back(as_compute(st.op)->axis[d].dom().extent);
+                continue;
+            }
             if (!as_const_int(b.storage_extent[d]) && st.attach == AttachKind::At)
                 TESSEL_THROW(ScheduleError)
                     << "lower: stage '" << st.name() << "' needs storage of extent "
@@ -472,11 +502,8 @@ protected:
         mutate_all(op->indices, &idx);
         int p = s_.stage_of(op->tensor);
         const StageBounds& pb = bounds_[p];
-        for (size_t d = 0; d < idx.size(); ++d) {
-            Expr mn = pb.region_min[d];
-            if (idx[d].type() != mn.type()) idx[d] = Cast::make(mn.type(), idx[d]);
-            if (!is_zero(mn)) idx[d] = Sub::make(idx[d], mn);
-        }
+        for (size_t d = 0; d < idx.size(); ++d)
+            idx[d] = storage_index(s_.stages()[p], pb, d, idx[d]);
         Expr load = BufferLoad::make(buffers_[p][op->tensor.value_index()],
                                      storage_indices(s_.stages()[p], idx));
         if (!guard_reads_) return load;
@@ -530,7 +557,8 @@ std::vector<Expr> NestBuilder::store_indices(int i) {
     const ComputeOpNode* c = as_compute(s_.stages()[i].op);
     std::vector<Expr> idx;
     for (size_t d = 0; d < c->axis.size(); ++d)
-        idx.push_back(simplify(Sub::make(bounds_[i].root_values[d], bounds_[i].region_min[d])));
+        idx.push_back(
+            simplify(storage_index(s_.stages()[i], bounds_[i], d, bounds_[i].root_values[d])));
     return storage_indices(s_.stages()[i], idx);
 }
 
@@ -659,7 +687,8 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
             }
     for (int p = static_cast<int>(s_.stages().size()) - 1; p >= 0; --p) {
         const Stage& st = s_.stages()[p];
-        if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id)
+        if (st.attach != AttachKind::At || st.attach_stage != i || st.attach_iter != iter_id ||
+            st.attach_after)
             continue;
         if (st.double_buffer || st.pipeline_depth) {  // marked for inject_double_buffer
             const Var& data = buffers_[p][0]->data;
@@ -675,7 +704,49 @@ Stmt NestBuilder::with_attached(int i, int iter_id, Stmt body) {
         }
         body = allocate(p, Seq::make({stage_nest(p), body}));
     }
+    for (size_t x = 0; x < s_.stages().size(); ++x) {
+        const Stage& st = s_.stages()[x];
+        if (st.attach == AttachKind::At && st.attach_after && st.attach_stage == i &&
+            st.attach_iter == iter_id)
+            body = Seq::make({body, after_nest(static_cast<int>(x))});
+    }
     return body;
+}
+
+// A stage computed by reverse_compute_at, after its target's body: where several iterations
+// write the target's points one tile of it reads, the last of them to finish computes it
+// (tile_arrive on a counter per tile, kept zero between calls: build() allocates it).
+Stmt NestBuilder::after_nest(int x) {
+    const StageBounds& b = bounds_[x];
+    const Stage& st = s_.stages()[x];
+    Stmt nest = stage_nest(x);  // (its buffer: an argument, or allocated by build())
+    if (b.arrivals > 1) {
+        const Stage& t = s_.stages()[st.attach_stage];
+        for (size_t pos = 0; pos < t.leaf.size() && t.leaf[pos] != st.attach_iter; ++pos)
+            if (is_thread_axis(t.iters[t.leaf[pos]].annotation) ||
+                t.iters[t.leaf[pos]].annotation == IterAnnotation::VThread)
+                internal::schedule_fail(s_, "lower", x,
+                                        "it is computed after '" + t.name() +
+                                            "' by the last block to finish a "
+                                            "tile, at a loop inside '" +
+                                            t.name() + "''s thread loop '" +
+                                            t.iters[t.leaf[pos]].name +
+                                            "': the block arrives together, so the "
+                                            "attach loop must be outside every threadIdx loop");
+        Buffer counter(st.name() + ".arrivals", Int(32), {make_const(Int(32), b.arrival_tiles)});
+        counters_.push_back(counter);
+        Buffer last(st.name() + ".last", Int(32), {make_const(Int(32), 1)}, StorageScope::Local);
+        Stmt arrive = Evaluate::make(Call::make(
+            Intrinsic::tile_arrive,
+            {counter->data, b.arrival_tile, make_const(Int(32), b.arrivals), last->data}));
+        Stmt run = IfThenElse::make(
+            NE::make(BufferLoad::make(last, {make_zero(Int(32))}), make_zero(Int(32))), nest);
+        nest = Allocate::make(last->data, Int(32), {make_const(Int(32), 1)}, StorageScope::Local,
+                              Seq::make({arrive, run}));
+    }
+    if (b.arrival_valid.defined() && !is_one(b.arrival_valid))
+        nest = IfThenElse::make(b.arrival_valid, nest);
+    return nest;
 }
 
 // Leaf loops [from, to) of stage i around `inner`; the init nest skips reduction leaves.
@@ -1292,10 +1363,15 @@ LoweredFunc NestBuilder::build(const std::string& name) {
         nests.push_back(stage_nest(static_cast<int>(i)));
     }
     Stmt body = Seq::make(nests);
+    // The root stages' buffers, and those of the whole tensors computed inside them
+    // (reverse_compute_at) when they are not arguments.
     for (size_t i = s_.stages().size(); i-- > 0;) {
         const Stage& st = s_.stages()[i];
-        if (emitted(st)) body = allocate(static_cast<int>(i), body);
+        if (emitted(st) || (whole_tensor(st) && !want)) body = allocate(static_cast<int>(i), body);
     }
+    for (const Buffer& c : counters_)
+        body = Allocate::make(c->data, c.dtype(), c.shape(), c->scope,
+                              AttrStmt::make("zeroed_workspace", c->data, body));
     return LoweredFunc{name, arg_buffers_, body};
 }
 

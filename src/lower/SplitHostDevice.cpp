@@ -111,6 +111,7 @@ private:
     const Target& target_;
     std::unordered_set<const Variable*> global_;
     std::unordered_set<const Variable*> args_;
+    std::unordered_set<const Variable*> zeroed_;  ///< workspaces that are zero between calls
     int contexts_ = 0;
     std::vector<KernelRoot> roots_;
     std::vector<Stmt> kernels_;
@@ -138,6 +139,8 @@ Stmt Splitter::run() {
                                      : Seq::make(marked);
     for (size_t i = workspaces_.size(); i-- > 0;) {
         const Allocate* a = workspaces_[i];
+        if (zeroed_.count(a->buffer_var.get()))
+            body = AttrStmt::make("zeroed_workspace", a->buffer_var, body);
         body = Allocate::make(a->buffer_var, a->dtype, workspace_extents_[i], a->scope, body);
     }
     return body;
@@ -151,6 +154,8 @@ void Splitter::walk(const Stmt& s, const HostContext& ctx) {
         case IRNodeType::AttrStmt: {
             const AttrStmt* a = s.as<AttrStmt>();
             if (a->key == kDeviceKernelAttr) return add_kernel(a->body, ctx);  // already split
+            if (a->key == "zeroed_workspace")  // tile_arrive's counters (ir/IR.h)
+                if (const Variable* v = a->value.as<Variable>()) zeroed_.insert(v);
             return walk(a->body, ctx);
         }
         case IRNodeType::Allocate: return add_workspace(s.as<Allocate>(), ctx);

@@ -175,8 +175,9 @@ void verify_thread_mapping(const Schedule& s, int max_threads_per_block,
                 fail(s, i, os.str());
             }
             seen_thread = seen_thread || !is_block_axis(a);
+            // (A stage computed by reverse_compute_at writes its tiles of a global tensor.)
             if (!is_block_axis(a) && !outer.empty() && st.scope != StorageScope::Shared &&
-                it.kind != IterKind::Reduction) {
+                it.kind != IterKind::Reduction && !st.attach_after) {
                 os << "loop '" << it.name << "' is bound to " << annotation_name(a)
                    << ", but the stage's buffer is private to each thread (it is computed inside "
                       "a kernel and its scope is not shared): each thread would compute only its "

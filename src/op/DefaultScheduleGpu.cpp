@@ -911,7 +911,7 @@ Schedule default_schedule_gpu(const std::vector<Tensor>& outputs, const Target& 
             tensor_core.push_back(*p);
             // Split-K's sum: one thread an output, inside the epilogue's threads when there is
             // one (an output sum is a root reduction, below).
-            if (p->split_sum.defined() && p->sum_consumer.defined())
+            if (p->split_sum.defined() && p->sum_consumer.defined() && !p->sum_in_kernel)
                 small.emplace_back(p->split_sum, p->sum_consumer);
             continue;
         }

@@ -16,10 +16,12 @@
 #include "op/DefaultScheduleTensorCore.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "op/DefaultScheduleGpu.h"
 #include "op/LoopNest.h"
 #include "op/OpUtil.h"
+#include "schedule/ScheduleInternal.h"
 #include "tessel/arith/Simplify.h"
 #include "tessel/ir/IRMutator.h"
 #include "tessel/schedule/TensorIntrin.h"
@@ -456,6 +458,19 @@ std::optional<GemmMatch> match_gemm(const Operation& op, bool split = false, boo
     return g;
 }
 
+// Whether split-K's sum goes in the wgmma kernel (TensorCorePlan::sum_in_kernel): a 2-D product
+// whose sum, or the sum's one consumer, reads the partial sums `partials` as reverse_compute_at
+// needs (its own axes, the parts summed), unless TESSEL_CUDA_SPLIT_K_KERNELS=2 asks for a second
+// kernel.
+bool sum_in_kernel(const Schedule& s, const TensorCorePlan& p, const Operation& partials) {
+    const char* env = std::getenv("TESSEL_CUDA_SPLIT_K_KERNELS");
+    if (env && std::string(env) == "2") return false;
+    if (op_output(partials, 0).shape().size() != 3) return false;
+    const Operation x = p.sum_consumer.defined() ? p.sum_consumer : p.split_sum;
+    return tessel::internal::reverse_reads(s.stages(), s.stage_of(x), s.stage_of(partials))
+        .error.empty();
+}
+
 // Split-K: the length of the parts a 2-D product's reduction is split into where its tiles
 // leave more than half the multiprocessors idle: about one wave of blocks in all, each part a
 // multiple of 64 long (whole k tiles of any block: a part's mma cannot pad into the next part's
@@ -557,6 +572,7 @@ std::optional<TensorCorePlan> plan_product(Schedule& s, const Operation& dag_op,
     if (ws) {  // the wgmma product computes the parts' partial sums
         g = split_k(ws->length);
         w = ws->tiles;
+        p.sum_in_kernel = !w->shared_epilogue && sum_in_kernel(s, p, op);
     }
     if (w) {
         // Tutorial 08: the operands' shared tiles feed wgmma directly (no fragment stages).
@@ -745,6 +761,44 @@ void schedule_epilogue(Schedule& s, const TensorCorePlan& p, int store, bool bat
     s.compute_at(store, e, n.pos("bj"));
 }
 
+// Split-K's sum in the wgmma kernel (TensorCorePlan::sum_in_kernel): the sum's consumer (or the
+// sum, an output) computed after each tile of partial sums by the last block to finish the tile's
+// parts (reverse_compute_at at the tile loop `at` of the partial sums' stage `store`), its tile
+// of bm x bn as vectors of 4 along the columns (where the columns allow), the block's threads
+// (32 lanes x 4 warps x the warp groups) on consecutive vectors, the sum over the parts per
+// vector inside it. 64 x 4096 x 4096 on an H100: the second kernel took 4.2 us of the 16.2 us
+// product (docs/perf/tensor-cores.md, "64 x 4096 x 4096: the second kernel").
+void schedule_split_sum(Schedule& s, const TensorCorePlan& p, int store, int at) {
+    const TensorCoreTiles& t = p.tiles;
+    const bool consumer = p.sum_consumer.defined();
+    const int x = s.stage_of(consumer ? p.sum_consumer : p.split_sum);
+    s.reverse_compute_at(x, store, at);
+    const int64_t n = as_const_int(op_output(p.split_sum, 0).shape().back()).value_or(1);
+    const int64_t vector = n % 4 == 0 ? 4 : 1;
+    LoopNest l(
+        s, x,
+        consumer ? std::vector<std::string>{"i", "j"} : std::vector<std::string>{"i", "j", "r"});
+    l.split("j", vector, "jv", "j4");
+    l.fuse({"i", "jv"}, "f");
+    l.split("f", 32, "f", "fx");
+    l.split("f", 4, "f", "fy");
+    l.split("f", t.bm / 64, "fr", "fz");
+    std::vector<std::string> order = {"fz", "fy", "fx", "fr", "j4"};
+    if (!consumer) order.insert(order.end() - 1, "r");
+    l.reorder(order);
+    l.bind("fz", IterAnnotation::ThreadZ);
+    l.bind("fy", IterAnnotation::ThreadY);
+    l.bind("fx", IterAnnotation::ThreadX);
+    if (vector > 1) l.vectorize("j4");
+    if (!consumer) return;
+    const int sum = s.stage_of(p.split_sum);
+    s.set_scope(sum, StorageScope::Local);
+    s.compute_at(sum, x, l.pos("fr"));
+    LoopNest r(s, sum, {"i", "j", "r"});
+    r.reorder({"i", "r", "j"});
+    if (vector > 1) r.vectorize("j");
+}
+
 // Tutorial 08's kernel (tutorials/08_hopper_gemm.py, step 2 with blocks numbered `group` block
 // rows first): warp groups of 64 rows (threadIdx.z), their 4 warps of 16 rows (threadIdx.y),
 // each warp's 16 x bn slice one wgmma per 16 of k; A's and B's tiles k tiles of 64 deep,
@@ -789,6 +843,7 @@ void schedule_wgmma(Schedule& s, const TensorCorePlan& p) {
         }
         o.bind("b", IterAnnotation::BlockX);
     }
+    if (p.sum_in_kernel) schedule_split_sum(s, p, store, o.pos(p.tma ? "tt" : "b"));
     o.bind("g", IterAnnotation::ThreadZ);
     o.bind("w", IterAnnotation::ThreadY);
     o.unroll("fj");

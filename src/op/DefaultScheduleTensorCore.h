@@ -79,6 +79,10 @@ struct TensorCorePlan {
     /// of parts, rfactor), and its element-wise consumer (undefined for none); both are left to
     /// the CUDA-core rules (one thread an output).
     Operation split_sum, sum_consumer;
+    /// Split-K on wgmma: the sum (and its consumer) computed in the wgmma kernel after each tile
+    /// of partial sums by the last block to finish the tile's parts (reverse_compute_at), not in
+    /// a kernel of its own (TESSEL_CUDA_SPLIT_K_KERNELS=2 asks for the second kernel).
+    bool sum_in_kernel = false;
     /// Hopper's warp-group tensor cores (sm_90a): the wgmma intrinsic (tutorial 08's kernel:
     /// warp groups of 64 rows, B's shared tile in column panels, no fragment stages); empty for
     /// the mma.sync kernel.

@@ -235,7 +235,11 @@ std::vector<uint8_t> encode_cuda_payload(const CudaPayload& payload) {
     json plans = json::object();
     for (const auto& [name, plan] : payload.plans) {
         json ws = json::array(), launches = json::array();
-        for (const auto& w : plan.workspaces) ws.push_back({w.name, expr_to_json(w.bytes)});
+        for (const auto& w : plan.workspaces) {
+            json entry = {w.name, expr_to_json(w.bytes)};
+            if (w.zeroed) entry.push_back(true);  // (absent: payloads written before it)
+            ws.push_back(entry);
+        }
         for (const auto& l : plan.launches) launches.push_back(launch_to_json(l));
         plans[name] = {{"workspaces", ws}, {"launches", launches}};
     }
@@ -261,7 +265,8 @@ CudaPayload decode_cuda_payload(const std::vector<uint8_t>& bytes) {
         for (const auto& [name, pj] : j.at("plans").items()) {
             CudaLaunchPlan plan;
             for (const json& w : pj.at("workspaces"))
-                plan.workspaces.push_back({w.at(0).get<std::string>(), expr_from_json(w.at(1))});
+                plan.workspaces.push_back({w.at(0).get<std::string>(), expr_from_json(w.at(1)),
+                                           w.size() > 2 && w.at(2).get<bool>()});
             for (const json& l : pj.at("launches")) plan.launches.push_back(launch_from_json(l));
             p.plans[name] = std::move(plan);
         }

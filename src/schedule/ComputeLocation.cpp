@@ -1,8 +1,14 @@
-// Compute-location primitives: compute_at, compute_inline, compute_root, pre_transform.
+// Compute-location primitives: compute_at, reverse_compute_at, compute_inline, compute_root,
+// pre_transform.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "ScheduleInternal.h"
+#include "tessel/arith/Simplify.h"
+#include "tessel/ir/IRMutator.h"
+#include "tessel/ir/IRPrinter.h"
+#include "tessel/ir/IRVisitor.h"
 #include "tessel/te/Operation.h"
 
 namespace tessel {
@@ -67,6 +73,130 @@ bool computed_inside_kernel(const Schedule& s, int i) {
     return false;
 }
 
+namespace {
+
+// Walks the reads of a body towards `target` for reverse_reads: `sub` maps the variables of the
+// body being walked to indices in the reading stage's own variables; reduction variables keep
+// their own (their ranges collected in `summed_ranges`).
+class ReverseReadWalk {
+public:
+    ReverseReadWalk(const std::vector<Stage>& stages, int stage, int target, ReverseReads& out)
+        : stages_(stages), target_(target), out_(out) {
+        const ComputeOpNode* c = as_compute(stages[stage].op);
+        for (size_t k = 0; k < c->axis.size(); ++k)
+            own_[c->axis[k].var().get()] = static_cast<int>(k);
+        out_.target_axis.assign(c->axis.size(), -1);
+        const ComputeOpNode* t = as_compute(stages[target].op);
+        const size_t rank = t ? t->axis.size() : as_placeholder(stages[target].op)->shape.size();
+        out_.summed.assign(rank, false);
+    }
+
+    // Whether `body` (under `sub`) reads the target; records the pattern or an error.
+    bool walk(const Expr& body, const VarMap& sub, int depth) {
+        bool found = false;
+        post_order_visit(body, [&](const IRNode* n) {  // (a Reduce is visited after its reads)
+            if (n->node_type == IRNodeType::Reduce)
+                for (const IterVar& iv : static_cast<const Reduce*>(n)->axis)
+                    ranges_[iv.var().get()] = iv.dom();
+        });
+        post_order_visit(body, [&](const IRNode* n) {
+            if (n->node_type != IRNodeType::TensorRead || !out_.error.empty()) return;
+            const auto* r = static_cast<const TensorRead*>(n);
+            std::vector<Expr> idx;
+            for (const Expr& e : r->indices) idx.push_back(simplify(substitute(e, sub)));
+            const Operation& op = r->tensor.op();
+            if (op.same_as(stages_[target_].op)) {
+                found = true;
+                record(idx);
+                return;
+            }
+            const ComputeOpNode* c = as_compute(op);
+            if (!c || depth > static_cast<int>(stages_.size())) return;
+            int st = -1;
+            for (size_t i = 0; i < stages_.size(); ++i)
+                if (stages_[i].op.same_as(op)) st = static_cast<int>(i);
+            if (st < 0) return;
+            VarMap inner;
+            for (size_t d = 0; d < c->axis.size() && d < idx.size(); ++d)
+                inner[c->axis[d].var().get()] = idx[d];
+            bool reads = false;
+            for (const Expr& b : c->body) reads = walk(b, inner, depth + 1) || reads;
+            if (reads) {
+                found = true;
+                if (std::find(out_.between.begin(), out_.between.end(), st) == out_.between.end())
+                    out_.between.push_back(st);
+            }
+        });
+        return found;
+    }
+
+private:
+    void record(const std::vector<Expr>& idx) {
+        std::vector<int> axis_of(out_.target_axis.size(), -1);
+        std::vector<bool> summed(idx.size(), false);
+        for (size_t d = 0; d < idx.size(); ++d) {
+            const Variable* v = idx[d].as<Variable>();
+            auto own = v ? own_.find(v) : own_.end();
+            auto range = v ? ranges_.find(v) : ranges_.end();
+            if (own != own_.end() && axis_of[own->second] < 0) {
+                axis_of[own->second] = static_cast<int>(d);
+            } else if (range != ranges_.end() && whole(range->second, d)) {
+                summed[d] = true;
+            } else {
+                std::ostringstream os;
+                os << "its read of '" << stages_[target_].name() << "' at index " << d << " ("
+                   << to_string(idx[d])
+                   << ") is neither one of its own axes nor a reduction over that whole axis";
+                out_.error = os.str();
+                return;
+            }
+        }
+        for (size_t k = 0; k < axis_of.size(); ++k) {
+            if (axis_of[k] >= 0) continue;
+            std::ostringstream os;
+            os << "its axis " << k << " is not the index of any axis of '"
+               << stages_[target_].name() << "' it reads";
+            out_.error = os.str();
+            return;
+        }
+        if (any_ && (axis_of != out_.target_axis || summed != out_.summed)) {
+            out_.error = "it reads '" + stages_[target_].name() + "' at different indices";
+            return;
+        }
+        any_ = true;
+        out_.target_axis = axis_of;
+        out_.summed = summed;
+    }
+
+    // Whether `r` is the whole of the target's axis d.
+    bool whole(const Range& r, size_t d) const {
+        const ComputeOpNode* t = as_compute(stages_[target_].op);
+        const Expr extent =
+            t ? t->axis[d].dom().extent : as_placeholder(stages_[target_].op)->shape[d];
+        return is_zero(r.min) && is_zero(simplify(Sub::make(r.extent, extent)));
+    }
+
+    const std::vector<Stage>& stages_;
+    int target_;
+    ReverseReads& out_;
+    std::map<const Variable*, int> own_;
+    std::map<const Variable*, Range> ranges_;
+    bool any_ = false;
+};
+
+}  // namespace
+
+ReverseReads reverse_reads(const std::vector<Stage>& stages, int stage, int target) {
+    ReverseReads out;
+    ReverseReadWalk walk(stages, stage, target, out);
+    bool found = false;
+    for (const Expr& body : as_compute(stages[stage].op)->body)
+        found = walk.walk(body, VarMap{}, 0) || found;
+    if (!found && out.error.empty()) out.error = "it does not read '" + stages[target].name() + "'";
+    std::sort(out.between.begin(), out.between.end());
+    return out;
+}
+
 }  // namespace internal
 
 using internal::schedule_fail;
@@ -95,20 +225,24 @@ std::string stage_name(const Schedule& s, int i) {
 // later step can still mend (compute_at: readers of the stage not attached yet).
 template <typename Excuse>
 void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
-                  AttachKind kind, int target, int iter, Excuse may_break) {
+                  AttachKind kind, int target, int iter, Excuse may_break,
+                  bool attach_after = false) {
     std::vector<internal::BrokenAttachment> after;
     {
         Stage& st = stages[stage];
         AttachKind old_kind = st.attach;
         int old_target = st.attach_stage, old_iter = st.attach_iter;
+        bool old_after = st.attach_after;
         st.attach = kind;
         st.attach_stage = target;
         st.attach_iter = iter;
+        st.attach_after = attach_after;
         after = internal::broken_attachments(stages);
         if (after.empty()) return;
         st.attach = old_kind;
         st.attach_stage = old_target;
         st.attach_iter = old_iter;
+        st.attach_after = old_after;
     }
     std::vector<internal::BrokenAttachment> before = internal::broken_attachments(stages);
     for (const internal::BrokenAttachment& b : after) {
@@ -121,6 +255,7 @@ void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int
     st.attach = kind;
     st.attach_stage = target;
     st.attach_iter = iter;
+    st.attach_after = attach_after;
 }
 
 void move_checked(Schedule& s, std::vector<Stage>& stages, const char* prim, int stage,
@@ -249,6 +384,54 @@ void Schedule::compute_at(int stage, int target, int target_iter) {
                      return b.stage.same_as(self) && r >= 0 && !stages_[r].is_output;
                  });
     record(ComputeAtStep{stage, target, target_iter});
+}
+
+void Schedule::reverse_compute_at(int stage, int target, int target_iter) {
+    const char* prim = "reverse_compute_at";
+    A::loop_stage(*this, prim, stage);
+    refuse_pre_transformed(*this, prim, stage);
+    if (target == stage) schedule_fail(*this, prim, stage, "a stage cannot be computed at itself");
+    A::loop_stage(*this, prim, target);
+    const Stage& t = stages_[target];
+    if (t.attach == AttachKind::Inlined)
+        schedule_fail(*this, prim, stage,
+                      "target " + stage_name(*this, target) + " is inlined; it has no loops");
+    if (t.attach != AttachKind::Root)
+        schedule_fail(*this, prim, stage,
+                      "target " + stage_name(*this, target) +
+                          " is computed at another stage's loop, where its region follows its "
+                          "readers; reverse_compute_at needs a target computed at the root");
+    if (attached_within(stages_, target, stage))
+        schedule_fail(*this, prim, stage,
+                      "target " + stage_name(*this, target) + " is itself computed inside " +
+                          stage_name(*this, stage) + ": that would be a cycle");
+    internal::ReverseReads reads = internal::reverse_reads(stages_, stage, target);
+    if (!reads.error.empty()) schedule_fail(*this, prim, stage, reads.error);
+    if (target_iter < 0 || target_iter >= static_cast<int>(t.leaf.size())) {
+        std::ostringstream os;
+        os << "cannot compute " << stage_name(*this, stage) << " at iterator position "
+           << target_iter << ": it is not a leaf loop of this stage; legal positions are 0.."
+           << t.leaf.size() - 1;
+        schedule_fail(*this, prim, target, os.str());
+    }
+    for (int pos = 0; pos <= target_iter; ++pos)
+        if (t.iters[t.leaf[pos]].kind == IterKind::Reduction)
+            schedule_fail(
+                *this, prim, stage,
+                "loop '" + t.iters[t.leaf[target_iter]].name + "' of " + stage_name(*this, target) +
+                    " is inside (or is) its reduction loop '" + t.iters[t.leaf[pos]].name +
+                    "': the target's values are final only outside its reduction");
+    // The stages between the two are computed inside this one by later steps (compute_at): what
+    // the move leaves incomplete about its own readers may be mended so.
+    const Operation self = stages_[stage].dag_op;
+    move_checked(
+        *this, stages_, prim, stage, AttachKind::At, target, t.leaf[target_iter],
+        [&](const internal::BrokenAttachment& b) {
+            int r = stage_made_from(stages_, b.reader);
+            return b.stage.same_as(self) && r >= 0 && !stages_[r].is_output;
+        },
+        /*attach_after=*/true);
+    record(ReverseComputeAtStep{stage, target, target_iter});
 }
 
 void Schedule::compute_inline(int stage) {

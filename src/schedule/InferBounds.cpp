@@ -119,13 +119,16 @@ public:
         : s_(s), bodies_(inlined_bodies(s)), out_(s.stages().size()) {}
 
     std::vector<StageBounds> run() {
-        for (int i = static_cast<int>(s_.stages().size()) - 1; i >= 0; --i) infer_stage(i);
+        state_.assign(s_.stages().size(), 0);
+        for (int i = static_cast<int>(s_.stages().size()) - 1; i >= 0; --i) ensure(i);
         return std::move(out_);
     }
 
 private:
+    void ensure(int i);
     void infer_stage(int i);
     void infer_region(int i);
+    void infer_region_after(int i);
     void derive_loops(int i);
     Interval consumer_root_interval(int c, int target, size_t r, const Scope& inner, bool clamp);
     Scope inner_scope(int target, int attach_pos, bool shared);
@@ -134,7 +137,27 @@ private:
     const Schedule& s_;
     std::vector<std::vector<Expr>> bodies_;
     std::vector<StageBounds> out_;
+    std::vector<int> state_;  // per stage: 0 not inferred, 1 under way, 2 done
 };
+
+// Infers stage i after what its bounds depend on: a stage computed at a loop after its readers
+// and every stage its target is computed inside; one computed by reverse_compute_at after its
+// target (a producer, whose region does not depend on it). Stage order (readers after what they
+// read) gives the first; the second goes against it.
+void BoundInference::ensure(int i) {
+    if (state_[i] == 2) return;
+    if (state_[i] == 1)
+        schedule_fail(s_, "lower", i, "its bounds depend on themselves (a cycle of attachments)");
+    state_[i] = 1;
+    const Stage& st = s_.stages()[i];
+    if (st.attach == AttachKind::At) {
+        if (!st.attach_after)
+            for (int c : internal::consumers_of(s_, i)) ensure(c);
+        ensure(st.attach_stage);
+    }
+    infer_stage(i);
+    state_[i] = 2;
+}
 
 void BoundInference::infer_stage(int i) {
     const Stage& st = s_.stages()[i];
@@ -149,7 +172,9 @@ void BoundInference::infer_stage(int i) {
         }
         return;
     }
-    if (st.attach == AttachKind::At) {
+    if (st.attach == AttachKind::At && st.attach_after) {
+        infer_region_after(i);
+    } else if (st.attach == AttachKind::At) {
         infer_region(i);
     } else {
         for (size_t r = 0; r < st.root.size(); ++r) {
@@ -354,6 +379,146 @@ void BoundInference::infer_region(int i) {
         b.region_extent.push_back(iv.dom().extent);
         b.region_bound.push_back(Expr());
     }
+}
+
+// A stage computed by reverse_compute_at (see the file comment and Schedule.h): its region along
+// each data-parallel axis is what one iteration of the attach loop writes of the target axis it
+// reads; the target's axes it sums whole count the iterations that write one tile of it.
+void BoundInference::infer_region_after(int i) {
+    const Stage& st = s_.stages()[i];
+    const ComputeOpNode* xc = as_compute(st.op);
+    const int target = st.attach_stage;
+    const Stage& t = s_.stages()[target];
+    const ComputeOpNode* tc = as_compute(t.op);
+    const int attach_pos =
+        static_cast<int>(std::find(t.leaf.begin(), t.leaf.end(), st.attach_iter) - t.leaf.begin());
+    if (attach_pos >= static_cast<int>(t.leaf.size()))
+        schedule_fail(s_, "lower", i, "its attach loop is no longer a leaf of '" + t.name() + "'");
+    if (t.attach != AttachKind::Root)
+        schedule_fail(s_, "lower", i,
+                      "it is computed after '" + t.name() +
+                          "' (reverse_compute_at), which is no longer computed at the root");
+    const internal::ReverseReads reads = internal::reverse_reads(s_.stages(), i, target);
+    if (!reads.error.empty()) schedule_fail(s_, "lower", i, reads.error);
+    for (int b : reads.between) {
+        const Stage& bs = s_.stages()[b];
+        const bool inside =
+            bs.attach == AttachKind::Inlined ||
+            (bs.attach == AttachKind::At && bs.attach_stage == i && !bs.attach_after);
+        if (!inside)
+            schedule_fail(s_, "lower", i,
+                          "'" + bs.name() + "', between it and '" + t.name() +
+                              "', is not computed inside it (compute_at it at one of its loops, "
+                              "or inline it)");
+    }
+    for (int pos = 0; pos <= attach_pos; ++pos)
+        if (t.iters[t.leaf[pos]].kind == IterKind::Reduction)
+            schedule_fail(s_, "lower", i,
+                          "it is computed after '" + t.name() +
+                              "' at a loop inside its "
+                              "reduction, where the values it reads are not final");
+    if (t.tma_store)
+        schedule_fail(
+            s_, "lower", i,
+            "it is computed after '" + t.name() +
+                "', whose TMA stores complete asynchronously (store it from the threads)");
+    for (const IterRelation& rel : t.relations)
+        if (rel.kind == IterRelation::Kind::Split && rel.tail == TailStrategy::ShiftInwards)
+            schedule_fail(s_, "lower", i,
+                          "'" + t.name() +
+                              "' splits with shift_inwards, which writes some points twice; "
+                              "reverse_compute_at needs each point written once");
+    const StageBounds& tb = out_[target];
+    const Scope inner = inner_scope(target, attach_pos, false);
+    const Scope outer = enclosing_scope(target);
+    Analyzer known;
+    for (const auto& [v, range] : outer) known.bind(Var(v), range);
+    StageBounds& b = out_[i];
+    std::vector<Expr> lo(tc->axis.size()), hi(tc->axis.size());
+    std::vector<int64_t> bound(tc->axis.size());
+    Expr valid = const_true();
+    int64_t arrivals = 1;
+    for (size_t d = 0; d < tc->axis.size(); ++d) {
+        const Range& dom = tc->axis[d].dom();
+        Interval iv = bounds_of(tb.root_values[d], inner);
+        if (!iv.is_bounded())
+            schedule_fail(s_, "lower", i,
+                          "cannot bound what one iteration of '" + t.name() + "' writes");
+        lo[d] = known.simplify(iv.min);
+        hi[d] = known.simplify(iv.max);
+        Expr e = extent_upper_bound(lo[d], hi[d], outer);
+        if (!e.defined())
+            schedule_fail(s_, "lower", i,
+                          "what one iteration of '" + t.name() + "' writes along axis " +
+                              std::to_string(d) + " has no constant bound");
+        bound[d] = *as_const_int(e);
+        Expr end = simplify(Add::make(dom.min, dom.extent));
+        if (!can_prove(LT::make(lo[d], end), outer)) valid = And::make(valid, LT::make(lo[d], end));
+        if (!reads.summed[d]) continue;
+        const std::optional<int64_t> whole = as_const_int(dom.extent);
+        if (!whole || *whole % bound[d] != 0)
+            schedule_fail(s_, "lower", i,
+                          "it sums axis " + std::to_string(d) + " of '" + t.name() +
+                              "', which one iteration writes " + std::to_string(bound[d]) +
+                              " points of at a time: that must divide a constant extent");
+        arrivals *= *whole / bound[d];
+    }
+    // What one iteration writes must be the whole box just bounded (a fused loop split across
+    // rows writes a ragged part of one): the loops inside it, one point each, fill it.
+    int64_t points = 1, box = 1;
+    for (size_t pos = static_cast<size_t>(attach_pos) + 1; pos < t.leaf.size(); ++pos) {
+        const int id = t.leaf[pos];
+        const std::optional<int64_t> e = as_const_int(tb.iter_extents[id]);
+        if (t.iters[id].kind == IterKind::Spatial) points *= e.value_or(-1);
+    }
+    for (int64_t e : bound) box *= e;
+    if (points != box)
+        schedule_fail(s_, "lower", i,
+                      "one iteration of '" + t.name() + "''s loop writes " +
+                          std::to_string(points) + " points, not the whole box of " +
+                          std::to_string(box) +
+                          " around them (reverse_compute_at needs a tile per iteration)");
+    // The tile's index: each axis's first point in units of the tile, in row-major order.
+    Expr tile = make_const(Int(32), 0);
+    int64_t tiles = 1;
+    for (size_t k = 0; k < xc->axis.size(); ++k) {
+        const size_t d = static_cast<size_t>(reads.target_axis[k]);
+        const Range& dom = tc->axis[d].dom();
+        const Range& own = xc->axis[k].dom();
+        Type ty = own.min.type();
+        Expr dmax = simplify(Sub::make(Add::make(own.min, own.extent), make_one(ty)));
+        Interval iv = interval_intersect(Interval(lo[d], hi[d]), Interval(own.min, dmax));
+        Expr mn = known.simplify(iv.min), mx = known.simplify(iv.max);
+        b.region_min.push_back(mn);
+        b.region_extent.push_back(known.simplify(Add::make(Sub::make(mx, mn), make_one(ty))));
+        b.region_bound.push_back(make_const(ty, bound[d]));
+        if (arrivals == 1) continue;
+        const std::optional<int64_t> extent = as_const_int(dom.extent);
+        Expr start = simplify(Sub::make(lo[d], dom.min));
+        if (!extent ||
+            !can_prove(EQ::make(FloorMod::make(start, make_const(start.type(), bound[d])),
+                                make_zero(start.type())),
+                       outer))
+            schedule_fail(s_, "lower", i,
+                          "the tiles one iteration of '" + t.name() + "' writes along axis " +
+                              std::to_string(d) +
+                              " do not start at multiples of their size in a constant extent "
+                              "(the last to finish a tile is counted per tile)");
+        const int64_t n = (*extent + bound[d] - 1) / bound[d];
+        tile = simplify(
+            Add::make(Mul::make(tile, make_const(Int(32), n)),
+                      cast(Int(32), FloorDiv::make(start, make_const(start.type(), bound[d])))));
+        tiles *= n;
+    }
+    for (const IterVar& iv : xc->reduce_axis) {
+        b.region_min.push_back(iv.dom().min);
+        b.region_extent.push_back(iv.dom().extent);
+        b.region_bound.push_back(Expr());
+    }
+    b.arrivals = arrivals;
+    b.arrival_tiles = tiles;
+    b.arrival_tile = tile;
+    b.arrival_valid = simplify(valid);
 }
 
 // Iterators derived from `id` by later relations (the parts of its splits, the fusions).

@@ -152,6 +152,8 @@ StepResult Schedule::apply(const Step& step) {
                 pragma(s.stage, s.key, s.value);
             else if constexpr (std::is_same_v<T, ComputeAtStep>)
                 compute_at(s.stage, s.target, s.target_iter);
+            else if constexpr (std::is_same_v<T, ReverseComputeAtStep>)
+                reverse_compute_at(s.stage, s.target, s.target_iter);
             else if constexpr (std::is_same_v<T, ComputeInlineStep>)
                 compute_inline(s.stage);
             else if constexpr (std::is_same_v<T, ComputeRootStep>)

@@ -93,6 +93,17 @@ bool computed_inside_kernel(const Schedule& s, int i);
 /// the copy's reads past that extent are zeros.
 bool reads_zero_past(const Schedule& s, const TensorRead* read, size_t d, int64_t length);
 
+/// How stage `stage` reads stage `target` for reverse_compute_at (Schedule::reverse_compute_at):
+/// through the bodies of the stages between them (read by `stage`, reading `target`), each
+/// substituted at the indices it is read at.
+struct ReverseReads {
+    std::vector<int> target_axis;  ///< per data-parallel axis of `stage`: the target axis it reads
+    std::vector<bool> summed;      ///< per target axis: summed whole by a reduction on the way
+    std::vector<int> between;      ///< the stages between them, in stage order
+    std::string error;             ///< why `stage` cannot be computed so (empty: it can)
+};
+ReverseReads reverse_reads(const std::vector<Stage>& stages, int stage, int target);
+
 /// The indices of the stages that read stage `stage`'s outputs, in stage order; an inlined reader
 /// is replaced by its own consumers (transitively).
 std::vector<int> consumers_of(const Schedule& s, int stage);

@@ -60,4 +60,48 @@ struct Softmax {
     }
 };
 
+/// Split-K as one GPU kernel: Y (40 x 24, "Y") = (A (40 x 96) · B (96 x 24)) * 0.5, the product
+/// C's reduction in `parts` parts (rfactor: P[part, i, j], stage p), P's 8 x 8 tiles over blocks
+/// of 8 x 8 threads (persistent when `blocks` > 0: that many blocks walk the tiles in turn), Y
+/// computed after each of P's tiles (reverse_compute_at) by the last block to finish it, C's sum
+/// over the parts per element inside Y.
+struct SplitKProduct {
+    Tensor A = placeholder({40, 96}, Float(32), "A");
+    Tensor B = placeholder({96, 24}, Float(32), "B");
+    Tensor C = product(A, B);
+    Tensor Y = compute(
+        {40, 24}, [&](Var i, Var j) { return C(i, j) * 0.5f; }, "Y");
+    Schedule s = create_schedule({Y});
+    int p = 0, c = 0, y = 0;  // stages
+    static Tensor product(const Tensor& a, const Tensor& b) {
+        IterVar k = reduce_axis({0, 96}, "k");
+        return compute(
+            {40, 24}, [&](Var i, Var j) { return sum(a(i, k) * b(k, j), {k}); }, "C");
+    }
+    SplitKProduct(int parts, int blocks) {
+        s.split(s.stage_of(C), 2, 96 / parts);  // C: i, j, k.outer, k.inner
+        p = s.rfactor(s.stage_of(C), 2, 0);     // P[part, i, j] over k.inner
+        c = p + 1;
+        y = s.stage_of(Y);
+        s.split(p, 1, 8);  // part, i.o, i.i, j, k
+        s.split(p, 3, 8);  // part, i.o, i.i, j.o, j.i, k
+        s.reorder(p, {0, 1, 3, 2, 4, 5});
+        int tile = s.fuse(p, {0, 1, 2});  // tile, i.i, j.i, k
+        if (blocks > 0) {
+            s.split(p, tile, blocks);  // tile.outer (serial), the block
+            s.reorder(p, {1, 0, 2, 3, 4});
+            s.bind(p, 0, IterAnnotation::BlockX);
+            tile = 1;
+        } else {
+            s.bind(p, 0, IterAnnotation::BlockX);
+        }
+        s.bind(p, tile + 1, IterAnnotation::ThreadY);
+        s.bind(p, tile + 2, IterAnnotation::ThreadX);
+        s.reverse_compute_at(y, p, tile);
+        s.bind(y, 0, IterAnnotation::ThreadY);
+        s.bind(y, 1, IterAnnotation::ThreadX);
+        s.compute_at(c, y, 1);
+    }
+};
+
 }  // namespace tessel::testing

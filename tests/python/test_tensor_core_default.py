@@ -358,11 +358,13 @@ def test_sm_90a_default_runs_wgmma_at_a_shape_its_tiles_do_not_divide():
 @pytest.mark.parametrize("m,n,k,blocks,width", [(64, 256, 2048, 8, "m64n64k16"),
                                                  (40, 200, 2000, 8, "m64n128k16"),
                                                  (100, 128, 2048, 8, "m64n64k16")], ids=str)
-def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width):
+def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width, monkeypatch):
     """A few rows over a long k (64 x 4096 x 4096 on 132 SMs: 16 tiles) on 8 SMs, where
     mma.sync would split k too: tiles of one block row (one warp group for 64 rows, two for 100),
     k split into parts whose tiles fill the SMs (rfactor: the partial sums [part, i, j] are the
-    wgmma product, a persistent kernel over the parts' tiles), then a kernel summing the parts.
+    wgmma product, a persistent kernel over the parts' tiles), the last block to finish a tile
+    summing its parts in the same kernel (reverse_compute_at; TESSEL_CUDA_SPLIT_K_KERNELS=2: a
+    second kernel sums them).
     Parts of 1024 where some width fills the SMs enough (2 x 4 tiles of 64 columns), else of 512:
     at k = 2000, 2 x 4 tiles of 128 x 64 columns, the last of the four parts running past k,
     where TMA reads zeros; the 40 and 100 rows' tile stores stop at the output's edge (and 200
@@ -371,10 +373,17 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width)
     s, args = check((m, k), (k, n), target=target, instruction="wgmma(")
     text = str(ts.lower(s, args))
     assert ".rf" in text and f'thread_binding(0, {blocks}, "blockIdx.x")' in text
-    m = ts.build(s, args, target=target)
-    assert m.get_source("cu").count("__global__") == 2
-    ptx = m.get_source("ptx")
+    assert "tile_arrive(" in text
+    mod = ts.build(s, args, target=target)
+    assert mod.get_source("cu").count("__global__") == 1
+    ptx = mod.get_source("ptx")
     assert f"wgmma.mma_async.sync.aligned.{width}.f32" in ptx and "cp.async.bulk.tensor.2d" in ptx
+    assert "atom.global.add" in ptx or "red.global.add" in ptx
+    monkeypatch.setenv("TESSEL_CUDA_SPLIT_K_KERNELS", "2")
+    s2, args2 = check((m, k), (k, n), target=target, instruction="wgmma(")
+    assert "tile_arrive(" not in str(ts.lower(s2, args2))
+    assert ts.build(s2, args2, target=target).get_source("cu").count("__global__") == 2
+    monkeypatch.delenv("TESSEL_CUDA_SPLIT_K_KERNELS")
     # 64 x 4096 x 4096 on the H100's 132 SMs: 32 tiles of 64 x 128, in 4 parts of 1024; a short
     # k (64 x 3072 x 768) fills them with mma.sync's small tiles, unsplit.
     a, b, y = product((64, 4096), (4096, 4096), "float16")

@@ -197,6 +197,12 @@ std::vector<StepCase> step_cases() {
              s.tma(as);
          },
          {"s.compute_at(1, 4, 2)  # A.shared at C's k.outer", "s.tma(1)  # A.shared"}},
+        {"reverse_compute_at",  // R after each 16-row tile of C
+         [](Schedule& s, const Workload& w) {
+             s.split(w.c, 0, 16);
+             s.reverse_compute_at(w.r, w.c, 0);
+         },
+         {"s.reverse_compute_at(4, 3, 0)  # R at C's i0.outer"}},
         {"warp_specialize",
          [](Schedule& s, const Workload& w) {
              int as = shared_tile_of_a(s, w);

@@ -590,7 +590,8 @@ struct Let : ExprNodeBase<Let> {
     X(mbarrier_init, 3, false) X(mbarrier_expect_tx, 3, false) /* Hopper; see below */     \
     X(mbarrier_wait, 3, false) X(tma_load, -1, false)                                    \
     X(mbarrier_arrive, 2, false) X(setmaxnreg, 2, false) /* warp specialization */      \
-    X(tma_store, -1, false) X(tma_store_wait, 0, false)  /* TMA's stores; see below */
+    X(tma_store, -1, false) X(tma_store_wait, 0, false)  /* TMA's stores; see below */   \
+    X(tile_arrive, 4, false) /* the last block to finish a tile; see below */
 // clang-format on
 // New intrinsics go at the end: structural hashes (ir/Hash.cpp), and with them the DAG hashes that
 // key the tuning logs, shipped ones included, read an intrinsic's number.
@@ -735,6 +736,17 @@ struct Let : ExprNodeBase<Let> {
 //  - tma_store_wait(): closes the calling thread's group of tma_stores and waits until they have
 //    read their shared boxes (cp.async.bulk.commit_group, cp.async.bulk.wait_group.read 0): the
 //    boxes may be written again after it (their global writes complete by the kernel's end).
+//
+// tile_arrive(counter, tile, count, last) (a GPU kernel's statement that every thread of the
+// block executes together, like a barrier; reverse_compute_at makes it, lower/ScheduleOps.cpp):
+// the block's writes to global memory before it, every thread's, are made visible to the whole
+// device; then the block arrives once on element `tile` (an int32 expression) of `counter`, the
+// handle Variable of a global int32 buffer that is zero between calls (its Allocate's body an
+// AttrStmt "zeroed_workspace" naming it). The block whose arrival is the `count`-th (an int32
+// constant) sets the element back to zero, sees every write the arriving blocks made before
+// their arrivals, and each of its threads receives 1 at element 0 of `last` (the handle Variable
+// of a local int32 buffer); every other block's threads receive 0. So the last block to finish
+// its part of a tile can combine the parts.
 //
 // setmaxnreg(count, increase) (sm_90a, a statement every thread of a warp group executes
 // together): the warp group's registers a thread become `count` (an int32 constant, a multiple

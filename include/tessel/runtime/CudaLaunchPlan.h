@@ -106,6 +106,9 @@ struct CudaLaunch {
 struct CudaWorkspace {
     std::string name;
     LaunchExpr bytes;
+    /// Zero between calls (tile_arrive's counters, ir/IR.h): one buffer per stream, zeroed when
+    /// first used there and kept; the kernels leave it zero. Otherwise a fresh allocation a call.
+    bool zeroed = false;
     bool operator==(const CudaWorkspace& o) const = default;
 };
 

@@ -1,5 +1,8 @@
 // Bound inference: the loop structure of every stage of a schedule.
 //
+// A stage computed by reverse_compute_at (Stage::attach_after) gets its region from its target
+// instead: along each of its data-parallel axes, the points of the target axis it reads that one
+// iteration of the attach loop writes (the target's root values bounded over the loops inside).
 // For each stage: a variable and an extent for every iterator (leaf or not), the value of every
 // root axis as an expression of the leaf variables, and the region of the root axes the stage
 // computes. Root stages compute their whole domain. A stage computed at consumer T's loop L
@@ -61,6 +64,15 @@ struct StageBounds {
     bool overcomputed = false;
     /// Per data-parallel root axis of a padded tile: its region is the unclamped tile.
     std::vector<bool> overcomputed_axes;
+    /// A stage computed by reverse_compute_at: how many iterations of the loops around its
+    /// attach point write the target's points one tile of it reads (1: its own iteration alone;
+    /// more: the last of them to finish computes it, counted per tile), the tile's index among
+    /// `arrival_tiles`, and whether the iteration wrote anything (its part of the target lies in
+    /// the target's domain). 0 for other stages.
+    int64_t arrivals = 0;
+    int64_t arrival_tiles = 0;
+    Expr arrival_tile;
+    Expr arrival_valid;
 };
 
 /// Bound inference over every stage. Placeholder and inlined stages get their full domain and

@@ -106,8 +106,11 @@ struct Stage {
     std::vector<IterRelation> relations;
     std::vector<StorageDim> storage;  ///< the buffer's layout, outermost first (see StorageDim)
     AttachKind attach = AttachKind::Root;
-    int attach_stage = -1;             ///< At: the consumer stage's index
-    int attach_iter = -1;              ///< At: the consumer's iterator id
+    int attach_stage = -1;  ///< At: the consumer stage's index
+    int attach_iter = -1;   ///< At: the consumer's iterator id
+    /// At, by reverse_compute_at: `attach_stage` is a producer this stage reads, and the stage is
+    /// computed inside that producer's loop after the loop's body (see reverse_compute_at).
+    bool attach_after = false;
     int64_t auto_unroll_max_step = 0;  ///< pragma: auto-unroll inner loops up to this many steps
     bool is_output = false;            ///< one of the schedule's outputs
     StorageScope scope = StorageScope::Global;  ///< where the stage's buffer lives (set_scope,
@@ -186,6 +189,19 @@ public:
     void pragma(int stage, const std::string& key, int64_t value);
     /// Computes `stage` inside consumer `target` at the target's leaf `target_iter`.
     void compute_at(int stage, int target, int target_iter);
+    /// TVM's reverse_compute_at: computes `stage`, a consumer of `target`, inside the target's
+    /// leaf loop `target_iter`, after the target's body there. Its region is the points whose
+    /// reads of the target fall in what one iteration of that loop wrote: each of the stage's
+    /// data-parallel axes must read one target axis at exactly its own index (directly, or through
+    /// stages computed inside it, which it reads at its own indices), and every other target
+    /// axis must be summed whole by a reduction on the way (split-K's parts). Where such a
+    /// summed axis is written by several iterations of the loops around `target_iter` (a GPU's
+    /// blocks), the last iteration to finish a tile computes the stage's points for it: a
+    /// counter per tile, kept zero between calls (docs/schedule.md, "reverse_compute_at").
+    /// The target must be computed at the root. An output may be moved so; ScheduleError for a
+    /// target the stage does not read, a pre-transformed stage, an inlined target or a loop that is
+    /// not a leaf.
+    void reverse_compute_at(int stage, int target, int target_iter);
     /// Substitutes `stage` into its consumers (not outputs, not reductions).
     void compute_inline(int stage);
     /// Computes `stage` in its own loop nest at the top level.

@@ -195,6 +195,26 @@ struct ComputeAtStep {
         v.leaf("target_iter", s.target_iter, s.target);
     }
 };
+/// Computes `stage`, a consumer of `target`, inside the target's leaf `target_iter`, after the
+/// target's body there (TVM's reverse_compute_at).
+struct ReverseComputeAtStep {
+    int stage = 0, target = 0, target_iter = 0;
+    TESSEL_STEP(ReverseComputeAtStep, "reverse_compute_at")
+    /// For the Python method's docstring.
+    static constexpr const char* summary =
+        "s[C].reverse_compute_at(s[P], loop): computes consumer C inside producer P's loop, "
+        "after P's body there: C's region is what reads the points that one iteration of the "
+        "loop wrote (each of C's axes reads one of P's at its own index; P's other axes are "
+        "summed whole on the way, as split-K's parts). Where several blocks write those summed "
+        "points, the last block to finish a tile computes C's points for it. P must be computed "
+        "at the root. docs/schedule.md, 'reverse_compute_at'.";
+    template <typename S, typename V>
+    static void fields(S& s, V& v) {
+        v.stage("stage", s.stage);
+        v.stage("target", s.target);
+        v.leaf("target_iter", s.target_iter, s.target);
+    }
+};
 /// Substitutes the stage into its consumers.
 struct ComputeInlineStep {
     int stage = 0;
@@ -511,19 +531,20 @@ struct ReindexStep {
 #undef TESSEL_STEP
 
 /// One recorded schedule step.
-using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep,
-                          CacheWriteStep, StorageSplitStep, StorageReorderStep, StorageAlignStep,
-                          FollowSplitStep, RfactorStep, FollowFusedSplitStep, DoubleBufferStep,
-                          PipelineStep, TensorizeStep, StorageSwizzleStep, PreTransformStep,
-                          TmaStep, ReindexStep, WarpSpecializeStep, TmaStoreStep>;
+using Step =
+    std::variant<SplitStep, FuseStep, ReorderStep, AnnotateStep, PragmaStep, ComputeAtStep,
+                 ComputeInlineStep, ComputeRootStep, SetScopeStep, CacheReadStep, CacheWriteStep,
+                 StorageSplitStep, StorageReorderStep, StorageAlignStep, FollowSplitStep,
+                 RfactorStep, FollowFusedSplitStep, DoubleBufferStep, PipelineStep, TensorizeStep,
+                 StorageSwizzleStep, PreTransformStep, TmaStep, ReindexStep, WarpSpecializeStep,
+                 TmaStoreStep, ReverseComputeAtStep>;
 
 /// The step's kind as written in JSON and as the Python method that applies it: "split",
 /// "fuse", "reorder", "annotate", "pragma", "compute_at", "compute_inline", "compute_root",
 /// "set_scope", "cache_read", "cache_write", "storage_split", "storage_reorder",
 /// "storage_align", "follow_split", "rfactor", "follow_fused_split", "double_buffer",
 /// "pipeline", "tensorize", "storage_swizzle", "pre_transform", "tma", "reindex",
-/// "warp_specialize", "tma_store" (the struct's `kind`).
+/// "warp_specialize", "tma_store", "reverse_compute_at" (the struct's `kind`).
 const char* step_kind_name(const Step& step);
 
 /// Calls `f(StepType{})` for the step kind named `kind` (a default-constructed step of that

@@ -132,7 +132,12 @@ void CodeGenCUDA::collect_buffers(const Stmt& body) {
     });
     post_order_visit(body, [&](const IRNode* n) {
         if (n->node_type == IRNodeType::Call &&
-            static_cast<const Call*>(n)->op == Intrinsic::cp_async) {
+            static_cast<const Call*>(n)->op == Intrinsic::tile_arrive) {  // its int32 counters
+            const Call* op = static_cast<const Call*>(n);
+            touch(Var(op->args[0].as<Variable>()), Int(32), false);
+            touch(Var(op->args[0].as<Variable>()), Int(32), true);
+        } else if (n->node_type == IRNodeType::Call &&
+                   static_cast<const Call*>(n)->op == Intrinsic::cp_async) {
             const Call* op = static_cast<const Call*>(n);
             auto a = allocated.find(op->args[0].as<Variable>());
             if (a != allocated.end()) touch(Var(op->args[2].as<Variable>()), a->second, false);

@@ -117,6 +117,7 @@ private:
     void if_then_else(const IfThenElse* op);
     void evaluate(const Evaluate* op);
     void cp_async(const Call* op);
+    void tile_arrive(const Call* op);
     // mbarriers and TMA copies (CodeGenCUDATma.cpp).
     void collect_tma_maps(const Stmt& body);
     CudaTensorMap tensor_map(const TmaMap& m) const;

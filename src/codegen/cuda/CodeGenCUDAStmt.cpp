@@ -269,6 +269,7 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
         if (c->op == Intrinsic::thread_barrier) return line("__syncthreads();");
         if (c->op == Intrinsic::thread_allreduce) return allreduce(c);
         if (c->op == Intrinsic::cp_async) return cp_async(c);
+        if (c->op == Intrinsic::tile_arrive) return tile_arrive(c);
         if (c->op == Intrinsic::cp_async_commit)
             return line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
         if (c->op == Intrinsic::cp_async_wait)
@@ -290,6 +291,33 @@ void CodeGenCUDA::evaluate(const Evaluate* op) {
     std::string v = expr(op->value);
     flush_pre();
     line("(void)" + v + ";");
+}
+
+// tile_arrive (ir/IR.h): every thread fences its global writes for the device, a barrier, then
+// thread (0, 0, 0) arrives with one atomic add; the count-th arrival resets the counter, and
+// __syncthreads_or tells every thread of the block, which then fences again (acquire) before it
+// reads what the other blocks wrote.
+void CodeGenCUDA::tile_arrive(const Call* op) {
+    const std::string counter = name_of(op->args[0].as<Variable>());
+    const std::string last = name_of(op->args[3].as<Variable>());
+    const std::string tile = index_expr(op->args[1]);
+    const std::string count = std::to_string(*as_const_int(op->args[2]));
+    flush_pre();
+    line("{");
+    ++indent_;
+    line("__threadfence();");
+    line("__syncthreads();");
+    line("int tessel_last = 0;");
+    line("if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {");
+    ++indent_;
+    line("tessel_last = atomicAdd((int*)&" + counter + "[" + tile + "], 1) == " + count + " - 1;");
+    line("if (tessel_last) atomicExch((int*)&" + counter + "[" + tile + "], 0);");
+    --indent_;
+    line("}");
+    line(last + "[0] = __syncthreads_or(tessel_last);");
+    line("if (" + last + "[0]) __threadfence();");
+    --indent_;
+    line("}");
 }
 
 // cp.async (sm_80+): .cg (L2 only) for 16 bytes, .ca for 4 and 8 (.cg takes only 16); the

@@ -36,6 +36,8 @@ private:
             add_workspace(a);
         } else if (const AttrStmt* a = s.as<AttrStmt>(); a && a->key == kDeviceKernelAttr) {
             add_kernel(a->body);
+        } else if (const AttrStmt* z = s.as<AttrStmt>(); z && z->key == "zeroed_workspace") {
+            walk(z->body);  // (its workspace, around it, is marked so)
         } else {
             TESSEL_CHECK(s.as<Evaluate>())
                 << "cuda: '" << f_.name << "' is not split into kernels (split_host_device): "
@@ -44,12 +46,14 @@ private:
     }
 
     void add_workspace(const Allocate* op) {
+        const AttrStmt* z = op->body.as<AttrStmt>();
+        const bool zeroed = z && z->key == "zeroed_workspace" && z->value.same_as(op->buffer_var);
         TESSEL_CHECK(op->scope == StorageScope::Global) << "a non-global workspace";
         Expr elems = make_const(Int(64), int64_t(op->dtype.bytes()) * op->dtype.lanes);
         for (const Expr& e : op->extents) elems = elems * cast(Int(64), e);
         std::string what = "the size of workspace " + op->buffer_var.name();
         out_.workspaces.push_back(
-            {op->buffer_var.name(), to_launch_expr(simplify(elems), shape_vars_, what)});
+            {op->buffer_var.name(), to_launch_expr(simplify(elems), shape_vars_, what), zeroed});
         out_.workspace_vars.push_back(op->buffer_var);
         out_.workspace_types.push_back(op->dtype.element_of());
         global_.insert(op->buffer_var.get());

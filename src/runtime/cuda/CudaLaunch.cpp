@@ -5,6 +5,9 @@
 // taken from the launcher's cache) and the launches queued in order on the stream.
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/TensorMaps.h"
@@ -190,9 +193,54 @@ ResolvedLaunch resolve_launch(const std::string& kernel, size_t index, const Cud
     return r;
 }
 
+/// The launcher's workspaces that are zero between calls (CudaWorkspace::zeroed): one buffer per
+/// (device, stream, workspace), zeroed on the stream before its first use there and kept (the
+/// kernels leave it zero), so calls on one stream, which run in order, share it and calls on two
+/// streams never do. Freed with the launcher.
+class ZeroedWorkspaces {
+public:
+    ZeroedWorkspaces() = default;
+    ZeroedWorkspaces(const ZeroedWorkspaces&) = delete;
+    ZeroedWorkspaces& operator=(const ZeroedWorkspaces&) = delete;
+    ~ZeroedWorkspaces() {
+        for (const auto& [key, block] : blocks_) {
+            try {
+                ContextGuard guard(std::get<0>(key));
+                driver().cuMemFree_v2(block.first);
+            } catch (...) {  // the device is gone: nothing to free
+            }
+        }
+    }
+
+    CUdeviceptr get(int device, CUstream stream, size_t workspace, int64_t bytes,
+                    const std::string& what) {
+        std::lock_guard lock(mu_);
+        auto& block = blocks_[{device, stream, workspace}];
+        if (block.first && block.second >= bytes) return block.first;
+        const DriverApi& api = driver();
+        if (block.first) {  // grown: the stream's kernels may still use the old one
+            check(api.cuStreamSynchronize(stream), what);
+            api.cuMemFree_v2(block.first);
+            block = {0, 0};
+        }
+        check(api.cuMemAlloc_v2(&block.first, static_cast<size_t>(bytes)), what);
+        block.second = bytes;
+        if (api.cuMemsetD8Async) {
+            check(api.cuMemsetD8Async(block.first, 0, static_cast<size_t>(bytes), stream), what);
+        } else {
+            check(api.cuMemsetD8_v2(block.first, 0, static_cast<size_t>(bytes)), what);
+        }
+        return block.first;
+    }
+
+private:
+    std::mutex mu_;
+    std::map<std::tuple<int, CUstream, size_t>, std::pair<CUdeviceptr, int64_t>> blocks_;
+};
+
 /// The workspaces of one call: stream-ordered allocations where the device has memory pools
 /// (freed on the stream after the launches), otherwise cuMemAlloc'd and freed after a stream
-/// synchronisation.
+/// synchronisation; the zeroed ones (ZeroedWorkspaces) kept by the launcher.
 class Workspaces {
 public:
     Workspaces(const DeviceModule& m, CUstream stream) : m_(m), stream_(stream) {}
@@ -209,11 +257,20 @@ public:
     Workspaces(const Workspaces&) = delete;
     Workspaces& operator=(const Workspaces&) = delete;
 
-    void allocate(const std::string& label, const CudaWorkspace& w, int64_t bytes) {
+    void allocate(const std::string& label, const CudaWorkspace& w, int64_t bytes,
+                  ZeroedWorkspaces& zeroed, int device) {
         if (bytes < 0) {
             TESSEL_THROW(RuntimeError)
                 << label << ": workspace '" << w.name << "' has " << bytes << " bytes";
         }
+        if (w.zeroed && bytes > 0) {
+            pointers_.push_back(0);
+            kept_.push_back(zeroed.get(device, stream_, pointers_.size() - 1, bytes,
+                                       label + ": allocating zeroed workspace '" + w.name + "' (" +
+                                           std::to_string(bytes) + " bytes)"));
+            return;
+        }
+        kept_.push_back(0);
         CUdeviceptr p = 0;
         if (bytes > 0) {
             std::string what = label + ": allocating workspace '" + w.name + "' (" +
@@ -225,12 +282,13 @@ public:
         }
         pointers_.push_back(p);
     }
-    CUdeviceptr at(size_t i) const { return pointers_.at(i); }
+    CUdeviceptr at(size_t i) const { return pointers_.at(i) ? pointers_.at(i) : kept_.at(i); }
 
 private:
     const DeviceModule& m_;
     CUstream stream_;
-    std::vector<CUdeviceptr> pointers_;
+    std::vector<CUdeviceptr> pointers_;  // this call's own (freed with it)
+    std::vector<CUdeviceptr> kept_;      // the zeroed ones, the launcher's
 };
 
 class CudaKernelLauncher final : public KernelLauncher {
@@ -270,8 +328,8 @@ public:
         auto cu_stream = static_cast<CUstream>(stream);
         Workspaces workspaces(m, cu_stream);
         for (const CudaWorkspace& w : plan_.workspaces)
-            workspaces.allocate("CUDA kernel '" + kernel_ + "'", w,
-                                w.bytes.eval(shape_vars.data()));
+            workspaces.allocate("CUDA kernel '" + kernel_ + "'", w, w.bytes.eval(shape_vars.data()),
+                                zeroed_, device);
         for (ResolvedLaunch& r : launches) {
             if (!r.empty) encode_tensor_maps(r, num_args, workspaces);
         }
@@ -368,6 +426,7 @@ private:
     std::string kernel_;
     const CudaLaunchPlan& plan_;
     mutable TensorMapCache tensor_maps_;  // the encoded maps, shared by the calling threads
+    mutable ZeroedWorkspaces zeroed_;     // tile_arrive's counters, per device and stream
 };
 
 }  // namespace
