@@ -146,3 +146,63 @@ def fp16_gemm_experiment(argv, peak_fn, make_kernels):
     for n in sizes:
         a, b, ref = fp16_gemm_inputs(n)
         check_and_time_fp16_gemms(make_kernels(n, a, b), n, a, b, ref, rounds, peak)
+
+
+def matmul_default_under(ts, m, n, k, dtype, env, value):
+    """The default "cuda" schedule of an m x n x k matmul of `dtype`, built with environment
+    variable `env` set to `value` (a switch the build reads)."""
+    import os
+
+    os.environ[env] = value
+    try:
+        a = ts.placeholder((m, k), dtype=dtype, name="a")
+        b = ts.placeholder((k, n), dtype=dtype, name="b")
+        y = ts.op.matmul(a, b)
+        return ts.build(ts.op.default_schedule(y, ts.Target("cuda")), [a, b, y], target="cuda")
+    finally:
+        del os.environ[env]
+
+
+def compare_matmul_builds(ts, shapes, env, values, labels, dtypes, calls=1, only_differing=False):
+    """Each shape's matmul default built under each value of switch `env` in one process, each
+    called `calls` times and checked against a float64 product, then timed against PyTorch's
+    product (cuBLAS) in 3 interleaved rounds of medians; prints each shape's kernel counts and
+    ratios (`labels` names the builds), then each dtype's geometric means. With `only_differing`,
+    shapes whose builds have the same kernel count are skipped."""
+    import math
+
+    gen = torch.Generator("cuda").manual_seed(1)
+    for dtype in dtypes:
+        tdt = getattr(torch, dtype)
+        logs = [[] for _ in values]
+        for m, n, k in shapes:
+            fs = [matmul_default_under(ts, m, n, k, dtype, env, v) for v in values]
+            counts = [f.get_source("cu").count("__global__") for f in fs]
+            if only_differing and len(set(counts)) == 1:
+                continue
+            a = torch.randn((m, k), device="cuda", generator=gen).to(tdt)
+            b = torch.randn((k, n), device="cuda", generator=gen).to(tdt)
+            ref = a.double() @ b.double()
+            outs = []
+            for f in fs:
+                y = torch.full((m, n), float("nan"), device="cuda", dtype=tdt)
+                for _ in range(calls):
+                    f(a, b, y)
+                    torch.cuda.synchronize()
+                    err = relative_error(y.double(), ref)
+                    assert err < 2e-2, f"{dtype} {m}x{n}x{k}: relative error {err}"
+                outs.append(y)
+            ratios = [[] for _ in values]
+            for _ in range(3):
+                t_ref = median_ms(lambda: a @ b)
+                for i, f in enumerate(fs):
+                    ratios[i].append(t_ref / median_ms(lambda: f(a, b, outs[i])))
+            x = [statistics.median(r) for r in ratios]
+            for i in range(len(values)):
+                logs[i].append(math.log(x[i]))
+            parts = [f"{labels[i]} ({counts[i]} kernels) {x[i]:.3f}" for i in range(len(values))]
+            print(f"{dtype} {m}x{n}x{k}: " + ", ".join(parts) + " x cuBLAS", flush=True)
+        if logs[0]:
+            g = [math.exp(sum(v) / len(v)) for v in logs]
+            print(f"{dtype}: {len(logs[0])} shapes, geomean " +
+                  ", ".join(f"{labels[i]} {g[i]:.3f}" for i in range(len(values))))

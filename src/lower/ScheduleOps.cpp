@@ -48,27 +48,30 @@ bool binds_threads(const Schedule& s) {
 // and "local" / "shared" buffers are plain allocations at the attach point (cache_write(C,
 // "local") is the CPU register-tile idiom). A GPU schedule's shared or local stage must be
 // computed inside a kernel.
+// A stage whose scope cannot be where it is computed: `why` follows "has <scope> scope".
+[[noreturn]] void refuse_scope(const Schedule& s, int i, const std::string& why) {
+    const Stage& st = s.stages()[i];
+    TESSEL_THROW(ScheduleError) << "lower: stage '" << st.name() << "' has "
+                                << scope_name(st.scope) << " scope" << why << "\n  loop nest of '"
+                                << st.name() << "':\n"
+                                << s.loop_nest_string(i);
+}
+
 StorageScope effective_scope(const Schedule& s, int i) {
     const Stage& st = s.stages()[i];
     if (st.attach == AttachKind::At && st.attach_after) {  // its tiles of a global tensor
         if (st.scope != StorageScope::Global)
-            TESSEL_THROW(ScheduleError)
-                << "lower: stage '" << st.name() << "' has " << scope_name(st.scope)
-                << " scope, but it is computed by reverse_compute_at, which writes its tiles "
-                   "of a global tensor\n  loop nest of '"
-                << st.name() << "':\n"
-                << s.loop_nest_string(i);
+            refuse_scope(s, i,
+                         ", but it is computed by reverse_compute_at, which writes its tiles of a "
+                         "global tensor");
         return StorageScope::Global;
     }
     if (!internal::computed_inside_kernel(s, i)) {
         if (st.scope != StorageScope::Global && !binds_threads(s)) return StorageScope::Global;
         if (st.scope != StorageScope::Global)
-            TESSEL_THROW(ScheduleError)
-                << "lower: stage '" << st.name() << "' has " << scope_name(st.scope)
-                << " scope but is not computed inside a kernel; compute_at it at a loop inside "
-                   "the blockIdx/threadIdx loops of its consumer\n  loop nest of '"
-                << st.name() << "':\n"
-                << s.loop_nest_string(i);
+            refuse_scope(s, i,
+                         " but is not computed inside a kernel; compute_at it at a loop inside "
+                         "the blockIdx/threadIdx loops of its consumer");
         return StorageScope::Global;
     }
     return st.scope == StorageScope::Global ? StorageScope::Local : st.scope;

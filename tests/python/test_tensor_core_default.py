@@ -395,6 +395,16 @@ def test_sm_90a_default_splits_k_on_wgmma_for_a_few_rows(m, n, k, blocks, width,
     assert "mma_sync" in text and ".rf" not in text
 
 
+def test_sm_90a_default_split_k_sum_is_the_output():
+    """A float32 output: the sum over the parts is the output itself, computed after each tile of
+    partial sums by the last block to finish it (its reduction over the parts inside)."""
+    target = "cuda -arch=sm_90a -num-cores=8"
+    s, args = check((64, 2048), (2048, 256), out_dtype="float32", target=target,
+                    instruction="wgmma(")
+    assert "tile_arrive(" in str(ts.lower(s, args))
+    assert ts.build(s, args, target=target).get_source("cu").count("__global__") == 1
+
+
 @pytest.mark.parametrize("m", [128, 96])
 def test_sm_90a_default_runs_one_row_of_tiles_on_wgmma(m):
     """m <= 128 rows that mma.sync would compute unsplit (128 x 4096 x 4096 on 132 SMs: 64
